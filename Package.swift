@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Intake",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "intake", targets: ["intake"]),
+        .library(name: "IntakeCore", targets: ["IntakeCore"]),
+        .library(name: "IntakeStore", targets: ["IntakeStore"]),
+        .library(name: "IntakeForm", targets: ["IntakeForm"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Questionnaire format, PatientResponse, validation. Foundation only.
+        .target(name: "IntakeCore"),
+        // Local drafts (and later the outbound queue) in SQLite.
+        .target(
+            name: "IntakeStore",
+            dependencies: ["IntakeCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The line-based form a field worker fills in a terminal.
+        .target(name: "IntakeForm", dependencies: ["IntakeCore", "IntakeStore"]),
+        .executableTarget(
+            name: "intake",
+            dependencies: [
+                "IntakeCore", "IntakeStore", "IntakeForm",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "IntakeCoreTests", dependencies: ["IntakeCore"]),
+        .testTarget(name: "IntakeStoreTests", dependencies: ["IntakeStore"]),
+        .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeStore"]),
+        .testTarget(name: "intakeTests", dependencies: ["IntakeCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,128 @@
+/// One question: one line of a section file.
+public struct Question: Sendable {
+    public var position: QuestionPosition
+    /// The stable id given with `id:`, if any. Show-if conditions and exports use it.
+    public var id: String?
+    public var text: LocalizedText
+    public var type: QuestionType
+    public var isRequired: Bool
+    public var help: LocalizedText?
+    /// The question is asked only when this holds; hidden questions have no answer.
+    public var showIf: Condition?
+    /// The line in the section file, for messages.
+    public var line: Int
+
+    /// The id, or `s2_q5` for a question without one.
+    public var key: String { id ?? "s\(position.section)_q\(position.index)" }
+}
+
+/// What kind of answer a question takes.
+public indirect enum QuestionType: Sendable, Hashable {
+    case text
+    case yesNo
+    case singleChoice(ChoiceSet)
+    case multipleChoice(ChoiceSet)
+    case integer(ClosedBounds<Int>)
+    case decimal(ClosedBounds<Double>)
+    case date(ClosedBounds<DateBound>)
+    /// An answer made of named sub-answers, e.g. a medication's name, dose and frequency.
+    case compound([CompoundField])
+
+    /// The keyword used in question files.
+    public var keyword: String {
+        switch self {
+        case .text: "text"
+        case .yesNo: "yesno"
+        case .singleChoice: "single"
+        case .multipleChoice: "multiple"
+        case .integer: "integer"
+        case .decimal: "decimal"
+        case .date: "date"
+        case .compound: "compound"
+        }
+    }
+
+    public var choices: ChoiceSet? {
+        switch self {
+        case .singleChoice(let set), .multipleChoice(let set): set
+        default: nil
+        }
+    }
+}
+
+/// Optional lower and upper bounds, both inclusive.
+public struct ClosedBounds<Bound: Comparable & Sendable & Hashable>: Sendable, Hashable {
+    public var lower: Bound?
+    public var upper: Bound?
+
+    public init(lower: Bound? = nil, upper: Bound? = nil) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    public static var unbounded: ClosedBounds { ClosedBounds() }
+}
+
+/// A bound of a date range: a fixed date or the day the answer is given.
+public enum DateBound: Sendable, Hashable, Comparable, CustomStringConvertible {
+    case date(LocalDate)
+    case today
+
+    public func resolved(today: LocalDate) -> LocalDate {
+        switch self {
+        case .date(let date): date
+        case .today: today
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .date(let date): date.description
+        case .today: "today"
+        }
+    }
+}
+
+/// The choices of a single- or multiple-choice question.
+public struct ChoiceSet: Sendable, Hashable {
+    public var choices: [Choice]
+    /// The shared list the choices came from (`countries`), if any.
+    public var listName: String?
+
+    public init(choices: [Choice], listName: String? = nil) {
+        self.choices = choices
+        self.listName = listName
+    }
+
+    public func choice(code: String) -> Choice? {
+        choices.first { $0.code == code }
+    }
+}
+
+/// One choice: a stable code stored in answers and a label shown to people.
+public struct Choice: Sendable, Hashable {
+    public var code: String
+    public var label: LocalizedText
+
+    public init(code: String, label: LocalizedText) {
+        self.code = code
+        self.label = label
+    }
+}
+
+/// A named part of a compound answer.
+public struct CompoundField: Sendable, Hashable {
+    public var key: String
+    public var type: QuestionType
+    public var isRequired: Bool
+    /// Made from the key (`dose_unit` → `Dose unit`); translations come from `fields:`.
+    public var label: LocalizedText
+
+    public init(key: String, type: QuestionType, isRequired: Bool, label: LocalizedText? = nil) {
+        self.key = key
+        self.type = type
+        self.isRequired = isRequired
+        let words = key.replacingOccurrences(of: "_", with: " ")
+        self.label = label ?? LocalizedText(words.prefix(1).uppercased() + words.dropFirst())
+    }
+}

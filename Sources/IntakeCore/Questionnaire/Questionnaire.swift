@@ -1,0 +1,92 @@
+import Foundation
+
+/// A parsed questionnaire: a manifest and its numbered sections of questions.
+///
+/// Load one with ``QuestionnaireLoader``; its ``version`` is a hash of every file it was read
+/// from, so a response that records the version can always be mapped back to the exact questions
+/// it answered.
+public struct Questionnaire: Sendable {
+    /// The stable id from the manifest, e.g. `refugee-health`.
+    public var id: String
+    public var title: LocalizedText
+    /// The first 16 hex digits of a SHA-256 over the questionnaire's files (see the format docs).
+    public var version: String
+    /// The version of the text format the files are written in.
+    public var formatVersion: Int
+    /// The base language first, then the translations.
+    public var languages: [String]
+    public var sections: [Section]
+
+    public var baseLanguage: String { languages.first ?? "en" }
+
+    public var reference: QuestionnaireReference {
+        QuestionnaireReference(id: id, version: version)
+    }
+
+    public var questionCount: Int { sections.reduce(0) { $0 + $1.questions.count } }
+
+    /// All questions in order, section by section.
+    public var allQuestions: [Question] { sections.flatMap(\.questions) }
+
+    public func section(_ number: Int) -> Section? {
+        sections.first { $0.number == number }
+    }
+
+    public func question(at position: QuestionPosition) -> Question? {
+        guard let section = section(position.section), section.questions.indices.contains(position.index - 1)
+        else { return nil }
+        return section.questions[position.index - 1]
+    }
+
+    public func question(id: String) -> Question? {
+        allQuestions.first { $0.id == id }
+    }
+}
+
+/// The id and version a response was collected with.
+public struct QuestionnaireReference: Hashable, Codable, Sendable, CustomStringConvertible {
+    public var id: String
+    public var version: String
+
+    public init(id: String, version: String) {
+        self.id = id
+        self.version = version
+    }
+
+    public var description: String { "\(id)@\(version)" }
+}
+
+/// Where a question stands: its section number and 1-based index within the section.
+public struct QuestionPosition: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var section: Int
+    public var index: Int
+
+    public init(section: Int, index: Int) {
+        self.section = section
+        self.index = index
+    }
+
+    /// `2.5`: section 2, question 5.
+    public var description: String { "\(section).\(index)" }
+
+    public static func < (lhs: QuestionPosition, rhs: QuestionPosition) -> Bool {
+        (lhs.section, lhs.index) < (rhs.section, rhs.index)
+    }
+}
+
+/// Text in the questionnaire's base language with its translations.
+public struct LocalizedText: Hashable, Sendable {
+    public var base: String
+    public var translations: [String: String]
+
+    public init(_ base: String, translations: [String: String] = [:]) {
+        self.base = base
+        self.translations = translations
+    }
+
+    /// The text in `language`, or the base text when there is no translation.
+    public func text(in language: String?) -> String {
+        guard let language, let translated = translations[language], !translated.isEmpty else { return base }
+        return translated
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+extension QuestionnaireParser {
+    /// The section files by number, after checking their names and numbering.
+    func sectionFiles() -> [(number: Int, name: SectionFileName, file: QuestionnaireFiles.File)] {
+        var sections: [Int: (SectionFileName, QuestionnaireFiles.File)] = [:]
+        for (fileName, file) in files.files.sorted(by: { $0.key < $1.key }) where fileName != Manifest.fileName {
+            guard fileName.first?.isNumber == true else { continue }
+            guard let name = SectionFileName(fileName) else {
+                report(file.path, nil, nil, "cannot read the section number and name from '\(fileName)'", hint: "name section files like 1-demographics.txt")
+                continue
+            }
+            guard name.language == nil else { continue }
+            if let other = sections[name.number] {
+                report(
+                    file.path, nil, nil, "two section files are numbered \(name.number): '\(other.1.path)' and this one",
+                    hint: "give each section its own number")
+                continue
+            }
+            sections[name.number] = (name, file)
+        }
+        if sections.isEmpty, !files.files.isEmpty {
+            report(files.directory, nil, nil, "the questionnaire has no section files", hint: "add section files named 1-name.txt, 2-name.txt, …")
+        }
+        let numbers = sections.keys.sorted()
+        for (expected, number) in zip(1..., numbers) where expected != number {
+            report(
+                sections[number]!.1.path, nil, nil, "sections must be numbered 1, 2, 3… without gaps; this is \(number) where \(expected) was expected",
+                hint: "rename the file to start with '\(expected)-'")
+            break
+        }
+        return numbers.map { ($0, sections[$0]!.0, sections[$0]!.1) }
+    }
+
+    func parseSections() -> [Section] {
+        var idPositions: [String: (QuestionPosition, String, Int)] = [:]
+        return sectionFiles().map { number, name, file in
+            let text = textFile(file)
+            var section = Section(number: number, name: name.name, title: LocalizedText(name.defaultTitle), questions: [], path: file.path)
+            for line in text.lines {
+                switch QuestionLine.split(line.text) {
+                case .blank: continue
+                case .directive(let directive, let value, let column):
+                    applyDirective(directive, value: value, to: &section.title, path: file.path, line: line.number, column: column)
+                case .question(let textSegment, let annotations):
+                    let position = QuestionPosition(section: number, index: section.questions.count + 1)
+                    guard let question = parseQuestion(textSegment, annotations, position: position, path: file.path, line: line.number)
+                    else { continue }
+                    if let id = question.id {
+                        if let (other, otherPath, otherLine) = idPositions[id] {
+                            report(
+                                file.path, line.number, nil, "the id '\(id)' is already used by question \(other) (\(otherPath):\(otherLine))",
+                                hint: "ids must be unique across the questionnaire")
+                        } else {
+                            idPositions[id] = (position, file.path, line.number)
+                        }
+                    }
+                    section.questions.append(question)
+                }
+            }
+            if section.questions.isEmpty, text.diagnostics.isEmpty {
+                report(file.path, nil, nil, "the section has no questions", hint: "add one question a line, or remove the file")
+            }
+            return section
+        }
+    }
+
+    func applyDirective(_ name: String, value: String, to title: inout LocalizedText, language: String? = nil, path: String, line: Int, column: Int) {
+        guard name == "title" else {
+            let hint = Suggestion.nearest(to: name, in: ["title"]).map { "did you mean '@\($0)'?" }
+            report(path, line, column, "unknown directive '@\(name)'", hint: hint ?? "the only directive is '@title Section title'; start a question with '\\@' to begin it with '@'")
+            return
+        }
+        guard !value.isEmpty else {
+            report(path, line, column, "@title needs a title", hint: "write '@title Medical history'")
+            return
+        }
+        if let language { title.translations[language] = value } else { title.base = value }
+    }
+
+    private func parseQuestion(
+        _ textSegment: QuestionLine.Segment, _ annotations: [QuestionLine.Segment], position: QuestionPosition, path: String, line: Int
+    ) -> Question? {
+        guard !textSegment.text.isEmpty else {
+            report(path, line, textSegment.column, "the question has no text", hint: "write the question before the first '|'")
+            return nil
+        }
+        var question = Question(
+            position: position, id: nil, text: LocalizedText(textSegment.text), type: .text, isRequired: false,
+            help: nil, showIf: nil, line: line)
+        var typeSeen = false
+        for segment in annotations {
+            guard !segment.text.isEmpty else {
+                report(path, line, segment.column, "empty annotation", hint: "remove the extra '|'")
+                continue
+            }
+            let annotation: Annotation
+            do {
+                annotation = try Annotation.parse(segment)
+            } catch {
+                report(path, line, error.column, error.message, hint: error.hint)
+                continue
+            }
+            switch annotation {
+            case .id(let id): question.id = id
+            case .required(let required): question.isRequired = required
+            case .help(let help): question.help = LocalizedText(help)
+            case .showIf(let syntax):
+                pendingConditions.append(PendingCondition(position: position, syntax: syntax, path: path, line: line))
+            case .type(let spec):
+                if typeSeen {
+                    report(path, line, segment.column, "the question has more than one type", hint: "keep one of them")
+                }
+                typeSeen = true
+                if let type = resolve(spec, path: path, line: line, column: segment.column) { question.type = type }
+            case .labels, .fields:
+                report(path, line, segment.column, "'labels' and 'fields' belong in translation files", hint: "give choices here as 'single: code=Label, …'")
+            }
+        }
+        return question
+    }
+
+    /// Turns a parsed type into a question type, reading shared choice lists.
+    func resolve(_ spec: Annotation.TypeSpec, path: String, line: Int, column: Int) -> QuestionType? {
+        switch spec {
+        case .text: return .text
+        case .yesNo: return .yesNo
+        case .integer(let bounds): return .integer(bounds)
+        case .decimal(let bounds): return .decimal(bounds)
+        case .date(let bounds): return .date(bounds)
+        case .single(let choices): return choiceSet(choices, path: path, line: line, column: column).map(QuestionType.singleChoice)
+        case .multiple(let choices): return choiceSet(choices, path: path, line: line, column: column).map(QuestionType.multipleChoice)
+        case .compound(let fields):
+            var resolved: [CompoundField] = []
+            for field in fields {
+                guard let type = resolve(field.type, path: path, line: line, column: column) else { return nil }
+                resolved.append(CompoundField(key: field.key, type: type, isRequired: field.required))
+            }
+            return .compound(resolved)
+        }
+    }
+
+    private func choiceSet(_ spec: Annotation.ChoicesSpec, path: String, line: Int, column: Int) -> ChoiceSet? {
+        switch spec {
+        case .inline(let choices):
+            return ChoiceSet(choices: choices.map { Choice(code: $0.code, label: LocalizedText($0.label)) })
+        case .list(let name):
+            return choiceList(named: name, path: path, line: line, column: column)
+        }
+    }
+}
+

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Makes valid, varied synthetic records for demos, tests and benchmarks.
+///
+/// Every record it makes passes ``Validator`` for its questionnaire: required questions are
+/// answered, show-if is followed, values stay in range. The names are invented.
+public struct SampleGenerator {
+    public let questionnaire: Questionnaire
+    private var random: SeededGenerator
+    private let validator: Validator
+    private let now: Date
+
+    public init(questionnaire: Questionnaire, seed: UInt64 = 1, now: Date = PatientResponse.now()) {
+        self.questionnaire = questionnaire
+        self.random = SeededGenerator(seed: seed)
+        self.now = now
+        self.validator = Validator(questionnaire: questionnaire, today: LocalDate.today(in: TimeZone(identifier: "UTC")!, now: now))
+    }
+
+    public mutating func next() -> PatientResponse {
+        let created = now.addingTimeInterval(-Double(Int.random(in: 0..<(365 * 24 * 3600), using: &random)))
+        var response = PatientResponse(
+            id: uuid(), questionnaire: questionnaire.reference, patient: patient(), status: .complete,
+            collector: Self.collectors.randomElement(using: &random)!, deviceId: "sample-device-\(Int.random(in: 1...5, using: &random))",
+            language: Bool.random(using: &random) ? nil : questionnaire.languages.dropFirst().first,
+            createdAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded()),
+            updatedAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded() + 900))
+        for question in questionnaire.allQuestions {
+            let shown = question.showIf?.isSatisfied { response[$0] } ?? true
+            guard shown, question.isRequired || Double.random(in: 0..<1, using: &random) < 0.85 else { continue }
+            response[question.position] = answer(for: question.type)
+        }
+        return response
+    }
+
+    private mutating func uuid() -> UUID {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    private mutating func patient() -> PatientIdentification {
+        let sex = [PatientIdentification.Sex.female, .male, .female, .male, .other, .unknown].randomElement(using: &random)!
+        let given = (sex == .female ? Self.femaleNames : sex == .male ? Self.maleNames : Self.femaleNames + Self.maleNames)
+        let age = Int.random(in: 0...85, using: &random)
+        let birth = Bool.random(using: &random) || age < 90
+            ? LocalDate(ordinal: validator.today.ordinal - age * 365 - Int.random(in: 0..<365, using: &random)) : nil
+        let externalId = Int.random(in: 0..<3, using: &random) == 0 ? nil : String(format: "CASE-%06d", Int.random(in: 0..<1_000_000, using: &random))
+        return PatientIdentification(
+            givenName: given.randomElement(using: &random)!, familyName: Self.familyNames.randomElement(using: &random)!,
+            dateOfBirth: birth, sex: sex, externalId: externalId)
+    }
+
+    private mutating func answer(for type: QuestionType) -> Answer {
+        switch type {
+        case .text: return .text(Self.phrases.randomElement(using: &random)!)
+        case .yesNo: return .yesNo(Bool.random(using: &random))
+        case .singleChoice(let set): return .choice(set.choices.randomElement(using: &random)!.code)
+        case .multipleChoice(let set):
+            let count = Int.random(in: 1...min(3, set.choices.count), using: &random)
+            let picked = Set(set.choices.shuffled(using: &random).prefix(count).map(\.code))
+            return .choices(set.choices.map(\.code).filter(picked.contains))
+        case .integer(let bounds):
+            let lower = bounds.lower ?? min(0, bounds.upper ?? 0)
+            let upper = bounds.upper ?? lower + 100
+            return .integer(Int.random(in: lower...upper, using: &random))
+        case .decimal(let bounds):
+            let lower = bounds.lower ?? min(0, bounds.upper ?? 0)
+            let upper = bounds.upper ?? lower + 100
+            let value = (Double.random(in: lower...upper, using: &random) * 10).rounded() / 10
+            return .decimal(min(max(value, lower), upper))
+        case .date(let bounds):
+            let upper = (bounds.upper?.resolved(today: validator.today) ?? validator.today).ordinal
+            let lower = bounds.lower?.resolved(today: validator.today).ordinal ?? upper - 5 * 365
+            return .date(LocalDate(ordinal: Int.random(in: lower...max(lower, upper), using: &random)))
+        case .compound(let fields):
+            var parts: [String: Answer] = [:]
+            for field in fields where field.isRequired || Double.random(in: 0..<1, using: &random) < 0.7 {
+                parts[field.key] = answer(for: field.type)
+            }
+            if parts.isEmpty, let first = fields.first { parts[first.key] = answer(for: first.type) }
+            return .dictionary(parts)
+        }
+    }
+
+    static let collectors = ["amina.h", "farid.k", "grace.o", "samir.a", "lena.m"]
+    static let femaleNames = ["Amina", "Fatima", "Hawa", "Layla", "Mariam", "Nour", "Rahel", "Sahra", "Yasmin", "Zainab", "Shukria", "Hevin"]
+    static let maleNames = ["Abdi", "Ahmad", "Daniel", "Farid", "Hassan", "Jamal", "Karim", "Mohammed", "Omar", "Tesfay", "Wahid", "Yonas"]
+    static let familyNames = ["Abdullahi", "Ahmadi", "Al-Hassan", "Haile", "Hussaini", "Ibrahim", "Karimi", "Mohamud", "Nazari", "Osman", "Rahimi", "Tesfaye", "Yusuf", "Şahin"]
+    static let phrases = [
+        "No concerns reported", "Lives with two children", "Walks with a cane", "Follow-up at the district clinic",
+        "Reports poor sleep since arrival", "Needs an interpreter for appointments", "Previously treated in transit camp",
+        "Family member has similar symptoms", "Would like information on vaccination", "Prefers a female clinician",
+    ]
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// A calendar date with no time or time zone, written as ISO 8601 `YYYY-MM-DD`.
+///
+/// Dates of birth and symptom onsets are days, not instants: storing them as `Date` would shift
+/// them across time zones.
+public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    /// Creates a date, or nil when the day does not exist (2023-02-29, month 13).
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month),
+            (1...LocalDate.daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses exactly `YYYY-MM-DD`.
+    public init?(iso string: String) {
+        let parts = string.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) }),
+            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+        else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    /// Today in the given time zone (the device's by default).
+    public static func today(in timeZone: TimeZone = .current, now: Date = Date()) -> LocalDate {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day], from: now)
+        return LocalDate(year: c.year!, month: c.month!, day: c.day!)!
+    }
+
+    public var description: String {
+        String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    /// Days since 0001-01-01, for arithmetic such as age and random dates.
+    public var ordinal: Int {
+        let y = year - 1
+        var days = y * 365 + y / 4 - y / 100 + y / 400
+        for m in 1..<month { days += LocalDate.daysIn(month: m, year: year) }
+        return days + day - 1
+    }
+
+    public init(ordinal: Int) {
+        var remaining = max(0, ordinal)
+        var year = 1
+        while true {
+            let length = LocalDate.isLeap(year) ? 366 : 365
+            if remaining < length { break }
+            remaining -= length
+            year += 1
+        }
+        var month = 1
+        while remaining >= LocalDate.daysIn(month: month, year: year) {
+            remaining -= LocalDate.daysIn(month: month, year: year)
+            month += 1
+        }
+        self.init(year: year, month: month, day: remaining + 1)!
+    }
+
+    static func isLeap(_ year: Int) -> Bool {
+        (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}
+
+extension LocalDate: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        guard let date = LocalDate(iso: string) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Expected a date written as YYYY-MM-DD.")
+        }
+        self = date
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Checks a response against its questionnaire: required answers, types, ranges, known choices,
+/// and show-if. The same rules run in the form, in `intake sample` and on the server.
+public struct Validator: Sendable {
+    public let questionnaire: Questionnaire
+    /// The day that `today` in date ranges means.
+    public var today: LocalDate
+
+    public static let maxTextLength = 10_000
+
+    public init(questionnaire: Questionnaire, today: LocalDate = .today()) {
+        self.questionnaire = questionnaire
+        self.today = today
+    }
+
+    /// Every issue with the response. Required answers and patient fields are checked only for
+    /// complete records; drafts may be partial.
+    public func validate(_ response: PatientResponse) -> [ValidationIssue] {
+        guard response.questionnaire == questionnaire.reference else {
+            return [
+                ValidationIssue(
+                    kind: .wrongQuestionnaire,
+                    message: "the record answers \(response.questionnaire), not \(questionnaire.reference); validate it with that version")
+            ]
+        }
+        let complete = response.status == .complete
+        var issues = response.status == .complete ? patientIssues(response.patient) : []
+        let visible = visiblePositions(in: response)
+        for (position, _) in response.allAnswers where questionnaire.question(at: position) == nil {
+            issues.append(
+                ValidationIssue(
+                    kind: .unknownQuestion, position: position,
+                    message: "there is no question \(position) in \(questionnaire.reference); remove the answer"))
+        }
+        for question in questionnaire.allQuestions {
+            let answer = response[question.position]
+            if !visible.contains(question.position) {
+                if answer != nil {
+                    issues.append(ValidationIssue(.hiddenAnswer, question, severity: .warning, "answered, but hidden by its show-if condition; the answer is dropped"))
+                }
+            } else if let answer {
+                issues += check(answer, for: question)
+            } else if complete, question.isRequired {
+                issues.append(ValidationIssue(.missingRequired, question, "a required question has no answer"))
+            }
+        }
+        return issues
+    }
+
+    /// The questions shown for these answers: those without a condition and those whose
+    /// condition holds, where hidden questions count as unanswered.
+    public func visiblePositions(in response: PatientResponse) -> Set<QuestionPosition> {
+        var visible: Set<QuestionPosition> = []
+        for question in questionnaire.allQuestions {
+            let shown = question.showIf?.isSatisfied { visible.contains($0) ? response[$0] : nil } ?? true
+            if shown { visible.insert(question.position) }
+        }
+        return visible
+    }
+
+    /// The response without answers to hidden or unknown questions.
+    public func droppingHiddenAnswers(_ response: PatientResponse) -> PatientResponse {
+        let visible = visiblePositions(in: response)
+        var cleaned = response
+        for (position, _) in response.allAnswers where !visible.contains(position) {
+            cleaned[position] = nil
+        }
+        return cleaned
+    }
+
+    /// Problems with one answer to one question.
+    public func check(_ answer: Answer, for question: Question) -> [ValidationIssue] {
+        check(answer, type: question.type).map { problem in
+            ValidationIssue(problem.kind, question, field: problem.field, problem.message)
+        }
+    }
+
+    /// Why an answer does not fit a question type (a compound field's type, say), or nil when it fits.
+    public func problem(with answer: Answer, type: QuestionType) -> String? {
+        check(answer, type: type).first.map { problem in
+            problem.field.map { "\($0): \(problem.message)" } ?? problem.message
+        }
+    }
+
+    struct Problem {
+        var kind: ValidationIssue.Kind
+        var field: String?
+        var message: String
+    }
+
+    func check(_ answer: Answer, type: QuestionType, field: String? = nil) -> [Problem] {
+        func problem(_ kind: ValidationIssue.Kind, _ message: String) -> [Problem] {
+            [Problem(kind: kind, field: field, message: message)]
+        }
+        switch (type, answer) {
+        case (.text, .text(let text)):
+            if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return problem(.invalidValue, "the text is blank") }
+            if text.count > Self.maxTextLength { return problem(.invalidValue, "the text is longer than \(Self.maxTextLength) characters") }
+            return []
+        case (.yesNo, .yesNo): return []
+        case (.singleChoice(let set), .choice(let code)):
+            return set.choice(code: code) == nil ? problem(.unknownChoice, "the answer is not one of the question's choices") : []
+        case (.multipleChoice(let set), .choices(let codes)):
+            if codes.isEmpty { return problem(.invalidValue, "no choice is selected; leave the question unanswered instead") }
+            if Set(codes).count != codes.count { return problem(.invalidValue, "a choice is selected twice") }
+            return codes.allSatisfy { set.choice(code: $0) != nil } ? [] : problem(.unknownChoice, "an answer is not one of the question's choices")
+        case (.integer(let bounds), .integer(let value)):
+            return range(value, bounds, describe: String.init).map { problem(.outOfRange, $0) } ?? []
+        case (.decimal(let bounds), .decimal(let value)):
+            if !value.isFinite { return problem(.invalidValue, "the number is not finite") }
+            return range(value, bounds, describe: { "\($0)" }).map { problem(.outOfRange, $0) } ?? []
+        case (.date(let bounds), .date(let value)):
+            let resolved = ClosedBounds(lower: bounds.lower?.resolved(today: today), upper: bounds.upper?.resolved(today: today))
+            return range(value, resolved, describe: { bound in bound == today ? "today (\(bound))" : bound.description })
+                .map { problem(.outOfRange, $0) } ?? []
+        case (.compound(let fields), .dictionary(let parts)):
+            return checkCompound(parts, fields: fields)
+        default:
+            return problem(.wrongType, "expected a \(type.keyword) answer, got \(answer.kind)")
+        }
+    }
+
+    private func checkCompound(_ parts: [String: Answer], fields: [CompoundField]) -> [Problem] {
+        if parts.isEmpty {
+            return [Problem(kind: .invalidValue, message: "no field is filled in; leave the question unanswered instead")]
+        }
+        var problems: [Problem] = []
+        for key in parts.keys.sorted() where !fields.contains(where: { $0.key == key }) {
+            problems.append(Problem(kind: .unknownQuestion, field: key, message: "the question has no field '\(key)'"))
+        }
+        for field in fields {
+            if let part = parts[field.key] {
+                problems += check(part, type: field.type, field: field.key)
+            } else if field.isRequired {
+                problems.append(Problem(kind: .missingRequired, field: field.key, message: "the required field '\(field.key)' is missing"))
+            }
+        }
+        return problems
+    }
+
+    private func range<T: Comparable>(_ value: T, _ bounds: ClosedBounds<T>, describe: (T) -> String) -> String? {
+        if let lower = bounds.lower, value < lower { return "the answer is below the minimum \(describe(lower))" }
+        if let upper = bounds.upper, value > upper { return "the answer is above the maximum \(describe(upper))" }
+        return nil
+    }
+
+    private func patientIssues(_ patient: PatientIdentification) -> [ValidationIssue] {
+        var issues: [ValidationIssue] = []
+        func add(_ field: PatientIdentification.Field, _ message: String) {
+            issues.append(ValidationIssue(kind: .missingIdentification, field: field.rawValue, message: message))
+        }
+        if patient.givenName.trimmingCharacters(in: .whitespaces).isEmpty { add(.givenName, "the given name is missing") }
+        if patient.familyName.trimmingCharacters(in: .whitespaces).isEmpty { add(.familyName, "the family name is missing") }
+        if patient.sex == nil { add(.sex, "sex is missing; use 'unknown' when it was not given") }
+        if let birth = patient.dateOfBirth, birth > today || birth.year < 1900 {
+            issues.append(ValidationIssue(kind: .outOfRange, field: PatientIdentification.Field.dateOfBirth.rawValue, message: "the date of birth must be between 1900-01-01 and today"))
+        }
+        return issues
+    }
+}
+
+extension [ValidationIssue] {
+    /// Issues that stop a record from being completed.
+    public var errors: [ValidationIssue] { filter { $0.severity == .error } }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import IntakeCore
+
+/// Reads what a person typed as an answer of a given type.
+struct AnswerInput {
+    var language: String?
+    var validator: Validator
+
+    enum Failure: Error, Equatable {
+        /// The input cannot be read; the message says what is expected.
+        case invalid(String)
+        /// Several choices match; the person should pick one of these.
+        case ambiguous([Choice])
+    }
+
+    func parse(_ raw: String, as type: QuestionType) throws(Failure) -> Answer {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        let answer: Answer
+        switch type {
+        case .text:
+            answer = .text(text)
+        case .yesNo:
+            guard let value = Self.yesNo(text) else { throw .invalid("Please answer yes or no (y/n).") }
+            answer = .yesNo(value)
+        case .singleChoice(let set):
+            answer = .choice(try choice(text, in: set).code)
+        case .multipleChoice(let set):
+            var codes: [String] = []
+            for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+                let code = try choice(item, in: set).code
+                if !codes.contains(code) { codes.append(code) }
+            }
+            guard !codes.isEmpty else { throw .invalid("Choose at least one, separated by commas.") }
+            answer = .choices(set.choices.map(\.code).filter(codes.contains))
+        case .integer:
+            guard let value = Int(text) else { throw .invalid("Please enter a whole number, like 42.") }
+            answer = .integer(value)
+        case .decimal:
+            let normalized = text.contains(".") ? text : text.replacingOccurrences(of: ",", with: ".")
+            guard let value = Double(normalized), value.isFinite, !normalized.contains(where: \.isLetter) else {
+                throw .invalid("Please enter a number, like 37.5.")
+            }
+            answer = .decimal(value)
+        case .date:
+            guard let date = text.lowercased() == "today" ? validator.today : LocalDate(iso: text) else {
+                throw .invalid("Please enter a date as YYYY-MM-DD, like 2024-03-15, or 'today'.")
+            }
+            answer = .date(date)
+        case .compound:
+            throw .invalid("A compound answer is entered field by field.")
+        }
+        if let problem = validator.problem(with: answer, type: type) {
+            throw .invalid(Self.sentence(problem))
+        }
+        return answer
+    }
+
+    static func yesNo(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "y", "yes", "1", "true", "نعم", "بلی", "هو": true
+        case "n", "no", "0", "false", "لا", "نه", "نه خیر": false
+        default: nil
+        }
+    }
+
+    /// A choice by its number in the list, its code, its label, or the start of one label.
+    func choice(_ text: String, in set: ChoiceSet) throws(Failure) -> Choice {
+        if let number = Int(text), set.choices.indices.contains(number - 1) {
+            return set.choices[number - 1]
+        }
+        let lowered = text.lowercased()
+        if let exact = set.choices.first(where: {
+            $0.code.lowercased() == lowered || $0.label.base.lowercased() == lowered
+                || $0.label.text(in: language).lowercased() == lowered
+        }) {
+            return exact
+        }
+        let matches = set.choices.filter { choice in
+            [choice.label.base, choice.label.text(in: language)].contains { label in
+                label.lowercased().hasPrefix(lowered)
+                    || label.lowercased().split(separator: " ").contains { $0.hasPrefix(lowered) }
+            }
+        }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw .invalid("'\(text)' is not one of the choices. Type its number, code or name; :list shows them all.")
+        default: throw .ambiguous(matches)
+        }
+    }
+
+    /// `the answer is above the maximum 120` → `The answer is above the maximum 120.`
+    static func sentence(_ message: String) -> String {
+        message.prefix(1).uppercased() + message.dropFirst() + "."
+    }
+}

@@ -1,0 +1,43 @@
+import IntakeCore
+
+extension FormSession {
+    /// Every place in order: patient fields, then each question, then the end.
+    var places: [FormPlace] {
+        PatientIdentification.Field.allCases.map(FormPlace.patient)
+            + questionnaire.allQuestions.map { .question($0.position) } + [.end]
+    }
+
+    func isShown(_ place: FormPlace, visible: Set<QuestionPosition>) -> Bool {
+        if case .question(let position) = place { return visible.contains(position) }
+        return true
+    }
+
+    /// The next place that is shown for the answers so far.
+    func next(after place: FormPlace) -> FormPlace {
+        let visible = validator.visiblePositions(in: response)
+        let all = places
+        let start = (all.firstIndex(of: place) ?? 0) + 1
+        return all[min(start, all.count - 1)...].first { isShown($0, visible: visible) } ?? .end
+    }
+
+    func previous(before place: FormPlace) -> FormPlace? {
+        let visible = validator.visiblePositions(in: response)
+        let all = places
+        guard let index = all.firstIndex(of: place), index > 0 else { return nil }
+        return all[..<index].last { isShown($0, visible: visible) }
+    }
+
+    /// The first shown question of a section, or nil when all its questions are hidden.
+    func firstShown(inSection number: Int) -> FormPlace? {
+        let visible = validator.visiblePositions(in: response)
+        return questionnaire.section(number)?.questions.first { visible.contains($0.position) }.map { .question($0.position) }
+    }
+
+    func section(of place: FormPlace) -> Int {
+        switch place {
+        case .patient: 0
+        case .question(let position): position.section
+        case .end: questionnaire.sections.count + 1
+        }
+    }
+}

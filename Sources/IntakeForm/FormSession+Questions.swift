@@ -1,0 +1,150 @@
+import IntakeCore
+
+extension FormSession {
+    /// Prints the question at `place` with its type, choices, help and current answer.
+    func show(_ place: FormPlace) {
+        switch place {
+        case .patient(let field):
+            io.write("\n[P.\(PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] \(field.label)\(field.isRequired ? " *" : "")")
+            io.write("    " + Self.patientHint(field))
+            if let current = response.patient.display(field) { io.write("    current answer: \(current) (Enter keeps it)") }
+        case .question(let position):
+            guard let question = questionnaire.question(at: position) else { return }
+            io.write("\n[\(position)] \(question.text.text(in: language))\(question.isRequired ? " *" : "")")
+            io.write("    " + display.hint(for: question.type))
+            if let set = question.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
+                display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
+            }
+            if let help = question.help?.text(in: language), !help.isEmpty { io.write("    help: \(help)") }
+            if let current = response[position] {
+                io.write("    current answer: \(display.text(of: current, for: question.type)) (Enter keeps it)")
+            }
+        case .end:
+            showEnd()
+        }
+    }
+
+    private func showEnd() {
+        let visible = validator.visiblePositions(in: response)
+        let missing = questionnaire.allQuestions.filter { $0.isRequired && visible.contains($0.position) && response[$0.position] == nil }
+        io.write("\nEnd of the questionnaire: \(response.answerCount) questions answered.")
+        if !missing.isEmpty {
+            io.write("Still required: " + missing.map { "\($0.position)" }.joined(separator: ", "))
+        }
+        io.write("Type :finish to complete the record, :review to check the answers, or :go 2 to change section 2.")
+    }
+
+    func answerQuestion(at position: QuestionPosition, _ text: String) throws {
+        guard let question = questionnaire.question(at: position) else { return }
+        if case .compound(let fields) = question.type {
+            try answerCompound(question, fields: fields, first: text)
+            return
+        }
+        if text.isEmpty {
+            try acceptEmpty(required: question.isRequired, hasAnswer: response[position] != nil)
+            return
+        }
+        guard let answer = parse(text, as: question.type) else { return }
+        response[position] = answer
+        response.touch()
+        try move(to: next(after: place))
+    }
+
+    /// The answer typed, or nil after saying what is wrong with it.
+    private func parse(_ text: String, as type: QuestionType) -> Answer? {
+        do {
+            return try input.parse(text, as: type)
+        } catch {
+            switch error {
+            case .invalid(let message):
+                io.write(message)
+            case .ambiguous(let matches):
+                io.write("Several choices match; type one of their numbers or codes:")
+                display.choiceLines(Array(matches.prefix(AnswerDisplay.shortListLimit)), numbersFrom: type.choices?.choices ?? [])
+                    .forEach(io.write)
+            }
+            return nil
+        }
+    }
+
+    /// Enter on a question: keep its answer, leave an optional one empty, or explain that it is required.
+    private func acceptEmpty(required: Bool, hasAnswer: Bool) throws {
+        if hasAnswer || !required {
+            try move(to: next(after: place))
+        } else {
+            io.write("This question is required. Answer it, or type :skip to come back to it later.")
+        }
+    }
+
+    /// Asks each field of a compound question; `first` is the line already typed for the first field.
+    private func answerCompound(_ question: Question, fields: [CompoundField], first: String) throws {
+        let existing: [String: Answer]
+        if case .dictionary(let parts) = response[question.position] { existing = parts } else { existing = [:] }
+        var parts: [String: Answer] = [:]
+        var pending: String? = first
+        var index = 0
+        while index < fields.count {
+            let field = fields[index]
+            let text: String
+            if let line = pending {
+                text = line
+                pending = nil
+            } else {
+                let current = existing[field.key].map { ", Enter keeps \(display.text(of: $0, for: field.type))" } ?? ""
+                guard let line = io.readLine(prompt: "  \(field.label.text(in: language)) (\(display.hint(for: field.type))\(field.isRequired ? ", required" : "")\(current))> ") else {
+                    return
+                }
+                text = line.trimmingCharacters(in: .whitespaces)
+                if text.hasPrefix(":") {
+                    io.write("The answer to this question was not changed.")
+                    _ = try perform(text)
+                    return
+                }
+            }
+            if text.isEmpty {
+                if let kept = existing[field.key] { parts[field.key] = kept }
+                if field.isRequired, parts[field.key] == nil {
+                    io.write("\(field.label.text(in: language)) is required. Type :skip to leave the whole question for now.")
+                    continue
+                }
+                index += 1
+                continue
+            }
+            if let answer = parse(text, as: field.type) {
+                parts[field.key] = answer
+                index += 1
+            }
+        }
+        if parts.isEmpty {
+            try acceptEmpty(required: question.isRequired, hasAnswer: false)
+            return
+        }
+        response[question.position] = .dictionary(parts)
+        response.touch()
+        try move(to: next(after: place))
+    }
+
+    func answerPatient(_ field: PatientIdentification.Field, _ text: String) throws {
+        if text.isEmpty {
+            try acceptEmpty(required: field.isRequired, hasAnswer: response.patient.display(field) != nil)
+            return
+        }
+        switch PatientInput.parse(text, for: field, today: validator.today) {
+        case .success(let update):
+            update(&response.patient)
+            response.touch()
+            try move(to: next(after: place))
+        case .failure(let problem):
+            io.write(problem.message)
+        }
+    }
+
+    static func patientHint(_ field: PatientIdentification.Field) -> String {
+        switch field {
+        case .givenName, .familyName: "text"
+        case .dateOfBirth: "date YYYY-MM-DD; press Enter if it is not known"
+        case .sex: "female, male, other or unknown (f/m/o/u)"
+        case .externalId: "text; press Enter if there is none"
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import IntakeCore
+import IntakeStore
+
+/// The line-based form: the patient section and the questionnaire's sections, asked in order,
+/// with commands to move around, review and finish.
+///
+/// Every answer updates the one ``PatientResponse`` and is handed to `save` at once, so stopping
+/// at any moment loses at most the line being typed.
+public final class FormSession {
+    public enum Outcome: Equatable, Sendable {
+        /// The record passed validation and was saved as complete.
+        case completed(PatientResponse)
+        /// The person typed `:quit`; the draft is saved.
+        case quit(Draft)
+        /// Input ended before the record was finished; the draft is saved.
+        case inputEnded(Draft)
+    }
+
+    public let questionnaire: Questionnaire
+    public internal(set) var response: PatientResponse
+    let validator: Validator
+    let io: any FormIO
+    let save: (Draft) throws -> Void
+    let language: String?
+    let input: AnswerInput
+    let display: AnswerDisplay
+    var place: FormPlace
+    /// The place whose question was last shown, so a re-prompt does not repeat it.
+    var shownPlace: FormPlace?
+    var announcedSection: Int?
+
+    /// - Parameters:
+    ///   - draft: the record to fill; a new one or one from the local store.
+    ///   - save: called with the draft after every change; an error stops the form.
+    public init(
+        questionnaire: Questionnaire, draft: Draft, io: any FormIO, today: LocalDate = .today(),
+        save: @escaping (Draft) throws -> Void
+    ) throws(FormError) {
+        guard draft.response.questionnaire == questionnaire.reference else {
+            throw FormError.versionMismatch(draft: draft.response.questionnaire, loaded: questionnaire.reference)
+        }
+        if let language = draft.response.language, !questionnaire.languages.contains(language) {
+            throw FormError.unknownLanguage(language, available: questionnaire.languages)
+        }
+        self.questionnaire = questionnaire
+        self.response = draft.response
+        self.validator = Validator(questionnaire: questionnaire, today: today)
+        self.io = io
+        self.save = save
+        self.language = draft.response.language
+        self.input = AnswerInput(language: draft.response.language, validator: validator)
+        self.display = AnswerDisplay(language: draft.response.language)
+        self.place = FormPlace(cursor: draft.cursor, sectionCount: questionnaire.sections.count)
+    }
+
+    var draft: Draft {
+        Draft(response: response, cursor: place.cursor(sectionCount: questionnaire.sections.count))
+    }
+
+    /// Runs the form until the record is complete, the person quits, or input ends.
+    public func run() throws -> Outcome {
+        introduce()
+        while true {
+            if let outcome = try step() { return outcome }
+        }
+    }
+
+    private func introduce() {
+        let title = questionnaire.title.text(in: language)
+        io.write("\(title) (\(questionnaire.id), version \(questionnaire.version))")
+        io.write("Record \(response.id.uuidString.lowercased())")
+        if response.answerCount > 0 || place != .patient(.givenName) {
+            io.write("Resuming the draft at \(describe(place)); \(response.answerCount) answers so far.")
+        }
+        io.write("Type :help for commands. Every answer is saved as you go.")
+    }
+
+    /// Asks for the current place once; returns an outcome when the form is over.
+    private func step() throws -> Outcome? {
+        if shownPlace != place {
+            announceSectionIfNeeded()
+            show(place)
+            shownPlace = place
+        }
+        guard let line = io.readLine(prompt: "> ") else {
+            try persist()
+            return .inputEnded(draft)
+        }
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.hasPrefix(":") {
+            return try perform(trimmed)
+        }
+        switch place {
+        case .patient(let field): try answerPatient(field, trimmed)
+        case .question(let position): try answerQuestion(at: position, trimmed)
+        case .end:
+            if ["finish", "yes", "y"].contains(trimmed.lowercased()) { return try finish() }
+            io.write("Type :finish to complete the record, :review to check the answers, or :go 2 to change section 2.")
+        }
+        return nil
+    }
+
+    func persist() throws {
+        try save(draft)
+    }
+
+    /// Moves to `newPlace` and saves the position, so a resumed draft starts there.
+    func move(to newPlace: FormPlace) throws {
+        place = newPlace
+        try persist()
+    }
+
+    func describe(_ place: FormPlace) -> String {
+        switch place {
+        case .patient(let field): "the patient section (\(field.label.lowercased()))"
+        case .question(let position): "question \(position)"
+        case .end: "the end of the questionnaire"
+        }
+    }
+
+    private func announceSectionIfNeeded() {
+        let section: Int
+        switch place {
+        case .patient: section = 0
+        case .question(let position): section = position.section
+        case .end: section = questionnaire.sections.count + 1
+        }
+        guard section != announcedSection else { return }
+        announcedSection = section
+        if section == 0 {
+            io.write("\n── Patient information ──")
+        } else if let s = questionnaire.section(section) {
+            io.write("\n── Section \(s.number) of \(questionnaire.sections.count): \(s.title.text(in: language)) ──")
+        }
+    }
+}
+
+/// Why a form cannot start.
+public enum FormError: Error, Equatable, CustomStringConvertible {
+    case versionMismatch(draft: QuestionnaireReference, loaded: QuestionnaireReference)
+    case unknownLanguage(String, available: [String])
+
+    public var description: String {
+        switch self {
+        case .versionMismatch(let draft, let loaded):
+            "this draft was started with \(draft), but the questionnaire loaded is \(loaded); "
+                + "fill it with the questionnaire version it was started with (--questionnaire), or discard it"
+        case .unknownLanguage(let language, let available):
+            "the questionnaire has no '\(language)' translation; choose one of \(available.joined(separator: ", "))"
+        }
+    }
+}

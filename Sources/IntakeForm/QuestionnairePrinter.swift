@@ -1,0 +1,41 @@
+import IntakeCore
+
+/// Renders a questionnaire as a field worker sees it, for `intake questionnaire show`.
+public struct QuestionnairePrinter {
+    public var language: String?
+
+    public init(language: String? = nil) {
+        self.language = language
+    }
+
+    public func lines(for questionnaire: Questionnaire) -> [String] {
+        let display = AnswerDisplay(language: language)
+        var lines = [
+            "\(questionnaire.title.text(in: language)) (\(questionnaire.id), version \(questionnaire.version))",
+            "\(questionnaire.sections.count) sections, \(questionnaire.questionCount) questions; languages: \(questionnaire.languages.joined(separator: ", "))",
+            "* marks a required question.",
+        ]
+        for section in questionnaire.sections {
+            lines.append("")
+            lines.append("── Section \(section.number): \(section.title.text(in: language)) ──")
+            for question in section.questions {
+                let id = question.id.map { " {\($0)}" } ?? ""
+                lines.append("[\(question.position)] \(question.text.text(in: language))\(question.isRequired ? " *" : "")\(id)")
+                lines.append("    " + display.hint(for: question.type))
+                if let set = question.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
+                    lines += display.choiceLines(set.choices, numbersFrom: set.choices)
+                } else if let list = question.type.choices?.listName {
+                    lines.append("    choices from the list '\(list)'")
+                }
+                if case .compound(let fields) = question.type {
+                    for field in fields {
+                        lines.append("    - \(field.label.text(in: language)): \(display.hint(for: field.type))\(field.isRequired ? ", required" : "")")
+                    }
+                }
+                if let help = question.help?.text(in: language), !help.isEmpty { lines.append("    help: \(help)") }
+                if let condition = question.showIf { lines.append("    shown if: \(questionnaire.describe(condition))") }
+            }
+        }
+        return lines
+    }
+}

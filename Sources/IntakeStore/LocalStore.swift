@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import IntakeCore
+
+/// The field worker's local data: drafts and completed records in one SQLite file.
+///
+/// Every answer is saved as it is given, so a crash, a closed terminal or Ctrl-C loses nothing.
+/// A record's patient data and answers live in one `payload` column, so that the outbound queue
+/// can later seal it without reshaping the schema; the other columns hold only what lists need.
+public final class LocalStore: Sendable {
+    public let directory: URL
+    let database: DatabasePool
+
+    public static let fileName = "intake.sqlite"
+
+    /// Opens (creating when needed) the store in `directory`, readable by its owner only.
+    public init(directory: URL) throws(LocalStoreError) {
+        self.directory = directory
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw LocalStoreError(
+                "cannot create the data directory \(directory.path)",
+                fix: "choose a writable folder with --data-dir or INTAKE_DATA_DIR")
+        }
+        let path = directory.appendingPathComponent(Self.fileName).path
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in
+                // FULL: a committed answer survives a power cut, not only a crash.
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            database = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(database)
+        } catch {
+            throw LocalStoreError(
+                "cannot open the local store \(path)",
+                fix: "check that the folder is writable and the file is an Intake store; another version of Intake may have written it")
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
+        }
+    }
+
+    /// `INTAKE_DATA_DIR`, else `$XDG_DATA_HOME/intake`, else `~/.local/share/intake`
+    /// (`~/Library/Application Support/Intake` on macOS).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let explicit = environment["INTAKE_DATA_DIR"], !explicit.isEmpty {
+            return URL(fileURLWithPath: explicit)
+        }
+        let home = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory())
+        #if os(macOS)
+            return home.appendingPathComponent("Library/Application Support/Intake")
+        #else
+            if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+                return URL(fileURLWithPath: xdg).appendingPathComponent("intake")
+            }
+            return home.appendingPathComponent(".local/share/intake")
+        #endif
+    }
+
+    /// This device's id, made on first use and kept in the store.
+    public func deviceId() throws(LocalStoreError) -> String {
+        try write("read the device id") { db in
+            if let existing = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'deviceId'") {
+                return existing
+            }
+            let id = UUID().uuidString.lowercased()
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('deviceId', ?)", arguments: [id])
+            return id
+        }
+    }
+
+    func write<T>(_ action: String, _ body: (Database) throws -> T) throws(LocalStoreError) -> T {
+        do {
+            return try database.write(body)
+        } catch let error as LocalStoreError {
+            throw error
+        } catch {
+            throw LocalStoreError("cannot \(action) in the local store", fix: Self.fix(for: error))
+        }
+    }
+
+    func read<T>(_ action: String, _ body: (Database) throws -> T) throws(LocalStoreError) -> T {
+        do {
+            return try database.read(body)
+        } catch let error as LocalStoreError {
+            throw error
+        } catch {
+            throw LocalStoreError("cannot \(action) in the local store", fix: Self.fix(for: error))
+        }
+    }
+
+    private static func fix(for error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_FULL: return "the disk is full; free some space and try again"
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return "another intake process is writing; try again in a moment"
+            case .SQLITE_READONLY: return "the data directory is read-only; choose another with --data-dir"
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB: return "the store file is damaged; restore it from a backup"
+            default: return "SQLite reported code \(error.resultCode.rawValue); try again, and report it if it persists"
+            }
+        }
+        return "a stored record could not be read; it may have been written by a newer Intake"
+    }
+}

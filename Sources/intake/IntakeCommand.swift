@@ -1,0 +1,15 @@
+import ArgumentParser
+
+@main
+struct IntakeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intake",
+        abstract: "Collect health questionnaire data in the field, online or off.",
+        discussion: """
+            Start with 'intake fill' to fill in the bundled questionnaire. Answers are saved on this \
+            machine as you type; see 'intake drafts list' for unfinished records.
+            """,
+        version: "0.1.0",
+        subcommands: [FillCommand.self, DraftsCommand.self, QuestionnaireCommand.self, SampleCommand.self]
+    )
+}
