@@ -61,11 +61,18 @@ struct AnswerDisplay {
         }
     }
 
-    /// `  1) Syria [SY]`, one line a choice.
+    /// `    1) Syria [SY]`, one line a choice; choices coded by number show just their code.
     func choiceLines(_ choices: [Choice], numbersFrom all: [Choice]) -> [String] {
-        choices.map { choice in
+        let byCode = Self.isNumbered(byCode: ChoiceSet(choices: all))
+        return choices.map { choice in
+            if byCode { return "    \(choice.code)) \(choice.label.text(in: language))" }
             let number = (all.firstIndex(of: choice) ?? 0) + 1
             return "    \(number)) \(choice.label.text(in: language)) [\(choice.code)]"
         }
+    }
+
+    /// Whether every code is a whole number, as in scales coded 0–3; such choices are typed by code.
+    static func isNumbered(byCode set: ChoiceSet) -> Bool {
+        !set.choices.isEmpty && set.choices.allSatisfy { Int($0.code) != nil }
     }
 }

@@ -65,8 +65,13 @@ struct AnswerInput {
 
     /// A choice by its number in the list, its code, its label, or the start of one label.
     func choice(_ text: String, in set: ChoiceSet) throws(Failure) -> Choice {
-        if let number = Int(text), set.choices.indices.contains(number - 1) {
-            return set.choices[number - 1]
+        if let number = Int(text) {
+            // Choices coded 0, 1, 2… (scales) are picked by code; others by their place in the list.
+            if AnswerDisplay.isNumbered(byCode: set) {
+                if let choice = set.choice(code: text) ?? set.choices.first(where: { Int($0.code) == number }) { return choice }
+            } else if set.choices.indices.contains(number - 1) {
+                return set.choices[number - 1]
+            }
         }
         let lowered = text.lowercased()
         if let exact = set.choices.first(where: {

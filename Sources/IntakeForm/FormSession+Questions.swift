@@ -36,10 +36,6 @@ extension FormSession {
 
     func answerQuestion(at position: QuestionPosition, _ text: String) throws {
         guard let question = questionnaire.question(at: position) else { return }
-        if case .compound(let fields) = question.type {
-            try answerCompound(question, fields: fields, first: text)
-            return
-        }
         if text.isEmpty {
             try acceptEmpty(required: question.isRequired, hasAnswer: response[position] != nil)
             return
@@ -76,30 +72,30 @@ extension FormSession {
         }
     }
 
-    /// Asks each field of a compound question; `first` is the line already typed for the first field.
-    private func answerCompound(_ question: Question, fields: [CompoundField], first: String) throws {
+    /// Asks each field of a compound question in turn. Returns an outcome when input ends or a
+    /// command typed at a field ends the form.
+    func answerCompound(_ question: Question, fields: [CompoundField]) throws -> Outcome? {
         let existing: [String: Answer]
         if case .dictionary(let parts) = response[question.position] { existing = parts } else { existing = [:] }
         var parts: [String: Answer] = [:]
-        var pending: String? = first
         var index = 0
         while index < fields.count {
             let field = fields[index]
             let text: String
-            if let line = pending {
-                text = line
-                pending = nil
-            } else {
+            do {
                 let current = existing[field.key].map { ", Enter keeps \(display.text(of: $0, for: field.type))" } ?? ""
-                guard let line = io.readLine(prompt: "  \(field.label.text(in: language)) (\(display.hint(for: field.type))\(field.isRequired ? ", required" : "")\(current))> ") else {
-                    return
+                if let set = field.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
+                    display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
+                }
+                guard let line = io.readLine(prompt: fieldPrompt(field, current: current)) else {
+                    try persist()
+                    return .inputEnded(draft)
                 }
                 text = line.trimmingCharacters(in: .whitespaces)
-                if text.hasPrefix(":") {
-                    io.write("The answer to this question was not changed.")
-                    _ = try perform(text)
-                    return
-                }
+            }
+            if text.hasPrefix(":") {
+                if !parts.isEmpty { io.write("The answer to this question was not changed.") }
+                return try perform(text)
             }
             if text.isEmpty {
                 if let kept = existing[field.key] { parts[field.key] = kept }
@@ -117,11 +113,17 @@ extension FormSession {
         }
         if parts.isEmpty {
             try acceptEmpty(required: question.isRequired, hasAnswer: false)
-            return
+            return nil
         }
         response[question.position] = .dictionary(parts)
         response.touch()
         try move(to: next(after: place))
+        return nil
+    }
+
+    /// `  Dose (number from 0 to 5000, Enter keeps 500)> `.
+    private func fieldPrompt(_ field: CompoundField, current: String) -> String {
+        "  \(field.label.text(in: language)) (\(display.hint(for: field.type))\(field.isRequired ? ", required" : "")\(current))> "
     }
 
     func answerPatient(_ field: PatientIdentification.Field, _ text: String) throws {

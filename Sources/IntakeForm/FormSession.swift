@@ -83,6 +83,11 @@ public final class FormSession {
             show(place)
             shownPlace = place
         }
+        if case .question(let position) = place, let question = questionnaire.question(at: position),
+            case .compound(let fields) = question.type
+        {
+            return try answerCompound(question, fields: fields)
+        }
         guard let line = io.readLine(prompt: "> ") else {
             try persist()
             return .inputEnded(draft)

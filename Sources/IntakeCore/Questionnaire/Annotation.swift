@@ -181,7 +181,7 @@ extension Annotation {
         var offset = 0
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             defer { offset += part.count + 1 }
-            let partColumn = column + offset
+            let partColumn = column + offset + part.prefix { $0 == " " }.count
             let item = part.trimmingCharacters(in: .whitespaces)
             guard !item.isEmpty else {
                 throw Failure(column: partColumn, message: "empty choice", hint: "remove the extra comma")

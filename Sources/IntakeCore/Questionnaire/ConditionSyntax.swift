@@ -76,14 +76,13 @@ struct ConditionParser {
                 tokens.append((.symbol(String(c)), column))
                 i += 1
             } else if "=<>!".contains(c) {
-                var op = String(c)
-                if i + 1 < chars.count, chars[i + 1] == "=" { op.append("="); i += 1 }
+                var op = ""
+                while i < chars.count, "=<>!".contains(chars[i]) { op.append(chars[i]); i += 1 }
                 guard ComparisonOperator(rawValue: op) != nil else {
                     throw ConditionSyntaxError(
                         column: column, message: "unknown operator '\(op)'", hint: "use one of = != < <= > >=")
                 }
                 tokens.append((.symbol(op), column))
-                i += 1
             } else {
                 var word = ""
                 while i < chars.count, !chars[i].isWhitespace, !"()=<>!,\"".contains(chars[i]) {
