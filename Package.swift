@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "IntakeCoreTests", dependencies: ["IntakeCore"]),
         .testTarget(name: "IntakeStoreTests", dependencies: ["IntakeStore"]),
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeStore"]),
-        .testTarget(name: "intakeTests", dependencies: ["IntakeCore"]),
+        .testTarget(name: "intakeTests", dependencies: ["IntakeCore", "IntakeStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -12,7 +12,7 @@ struct FillCommand: ParsableCommand {
             Answer each question and press Enter. Commands start with ':' (:back, :next, :go 3, :review, \
             :finish, :quit, :help). Ctrl-C or a closed terminal loses nothing: resume with 'intake fill --resume'.
             Exit status: 0 when the record is complete or you quit with :quit, 3 when input ended first \
-            (the draft is kept), 1 on errors.
+            (the draft is kept), 130 after Ctrl-C (the draft is kept), 1 on errors.
             """)
 
     @OptionGroup var questionnaireOptions: QuestionnaireOptions
@@ -42,6 +42,7 @@ struct FillCommand: ParsableCommand {
             throw ValidationError("The questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", ")).")
         }
         let store = try storeOptions.open()
+        Interruption.install()
         let io = StandardIO()
         guard var draft = try chooseDraft(store: store, questionnaire: questionnaire, io: io) else { return }
         if let language {

@@ -1,0 +1,133 @@
+import Foundation
+import IntakeCore
+import IntakeStore
+import Testing
+
+@testable import IntakeForm
+
+struct FormSessionTests {
+    let questionnaire: Questionnaire
+    let today = LocalDate(iso: "2026-11-22")!
+
+    init() throws {
+        let files = QuestionnaireFiles(
+            directory: "q",
+            files: [
+                "manifest.txt": .init(path: "q/manifest.txt", bytes: Array("id: t\ntitle: Test\n".utf8)),
+                "1-a.txt": .init(
+                    path: "q/1-a.txt",
+                    bytes: Array(
+                        """
+                        Age | id: age | integer 0..120 | required
+                        Smoker | id: smoker | yesno
+                        Packs a day | id: packs | decimal 0..10 | show if: smoker = yes
+                        """.utf8)),
+                "2-b.txt": .init(
+                    path: "q/2-b.txt",
+                    bytes: Array(
+                        """
+                        Symptoms | id: symptoms | multiple: fever=Fever, cough=Cough, rash=Rash
+                        Medication | id: meds | compound: name* text; dose decimal 0..100
+                        Notes
+                        """.utf8)),
+            ])
+        questionnaire = try QuestionnaireLoader.load(files)
+    }
+
+    private func newDraft() -> Draft {
+        Draft(response: PatientResponse(questionnaire: questionnaire.reference, collector: "c", deviceId: "d"))
+    }
+
+    private let patient = ["Amina", "Haddad", "1990-05-01", "f", ""]
+
+    /// Runs a form over `lines`, recording every saved draft.
+    private func run(_ lines: [String], draft: Draft? = nil) throws -> (FormSession.Outcome, ScriptedIO, [Draft]) {
+        let io = ScriptedIO(lines)
+        var saves: [Draft] = []
+        let session = try FormSession(questionnaire: questionnaire, draft: draft ?? newDraft(), io: io, today: today) {
+            saves.append($0)
+        }
+        return (try session.run(), io, saves)
+    }
+
+    @Test func fillsAWholeRecordAndCompletesIt() throws {
+        let (outcome, io, saves) = try run(patient + ["40", "y", "1.5", "fever, 2", "Aspirin", "75", "", ":finish"])
+        guard case .completed(let record) = outcome else { Issue.record("not completed: \(io.transcript)"); return }
+        #expect(record.status == .complete)
+        #expect(record.patient.givenName == "Amina" && record.patient.sex == .female)
+        #expect(record[QuestionPosition(section: 1, index: 1)] == .integer(40))
+        #expect(record[QuestionPosition(section: 1, index: 3)] == .decimal(1.5))
+        #expect(record[QuestionPosition(section: 2, index: 1)] == .choices(["fever", "cough"]))
+        #expect(record[QuestionPosition(section: 2, index: 2)] == .dictionary(["name": .text("Aspirin"), "dose": .decimal(75)]))
+        #expect(saves.last?.response == record)
+        #expect(saves.count >= 11, "every answer is saved as it is given")
+    }
+
+    @Test func badInputIsExplainedAndAskedAgain() throws {
+        let (outcome, io, _) = try run(patient + ["forty", "200", "", "40", "maybe", "n", ":quit"])
+        guard case .quit(let draft) = outcome else { Issue.record("expected quit"); return }
+        #expect(draft.response[QuestionPosition(section: 1, index: 1)] == .integer(40))
+        #expect(draft.response[QuestionPosition(section: 1, index: 2)] == .yesNo(false))
+        #expect(io.transcript.contains("Please enter a whole number, like 42."))
+        #expect(io.transcript.contains("The answer is above the maximum 120."))
+        #expect(io.transcript.contains("This question is required. Answer it, or type :skip to come back to it later."))
+        #expect(io.transcript.contains("Please answer yes or no (y/n)."))
+    }
+
+    @Test func hiddenQuestionsAreSkippedAndTheirAnswersDroppedOnFinish() throws {
+        let (outcome, io, _) = try run(patient + ["40", "y", "2", ":back", ":back", "n", ":go 2", "rash", ":skip", "", ":finish"])
+        guard case .completed(let record) = outcome else { Issue.record("not completed: \(io.transcript)"); return }
+        #expect(record[QuestionPosition(section: 1, index: 3)] == nil)
+        #expect(io.transcript.contains("1 answer to questions hidden by later changes were dropped."))
+    }
+
+    @Test func finishingWithMissingAnswersGoesToTheFirstOne() throws {
+        let (outcome, io, _) = try run(["Amina", "Haddad", "", "", ":go 2", ":finish", "f", ":finish", "33", ":finish"])
+        guard case .completed(let record) = outcome else { Issue.record("not completed: \(io.transcript)"); return }
+        #expect(io.transcript.contains("  - patient sex: sex is missing; use 'unknown' when it was not given"))
+        #expect(io.transcript.contains("  - section 1, question 1 (age) \"Age\": a required question has no answer"))
+        #expect(record.patient.sex == .female)
+        #expect(record[QuestionPosition(section: 1, index: 1)] == .integer(33))
+    }
+
+    @Test func inputEndingKeepsTheDraftAtItsPlace() throws {
+        let (outcome, _, saves) = try run(patient + ["40"])
+        guard case .inputEnded(let draft) = outcome else { Issue.record("expected input to end"); return }
+        #expect(draft.cursor == QuestionPosition(section: 1, index: 2))
+        #expect(saves.last == draft)
+        let (resumed, io, _) = try run(["n", ":quit"], draft: draft)
+        guard case .quit(let final) = resumed else { Issue.record("expected quit"); return }
+        #expect(io.transcript.contains("Resuming the draft at question 1.2"))
+        #expect(final.response[QuestionPosition(section: 1, index: 1)] == .integer(40))
+        #expect(final.response[QuestionPosition(section: 1, index: 2)] == .yesNo(false))
+    }
+
+    @Test func commandsNavigateReviewAndClear() throws {
+        let (outcome, io, _) = try run(
+            patient + ["40", ":review", ":go 1.3", ":go 9", ":clear", ":bogus", ":nxt", ":go patient", ":next", ":quit"])
+        guard case .quit(let draft) = outcome else { Issue.record("expected quit"); return }
+        let text = io.transcript
+        #expect(text.contains("[1.1] Age: 40"))
+        #expect(text.contains("Question 1.3 is hidden by earlier answers (its show-if condition)."))
+        #expect(text.contains("There is no section 9; sections are 1 to 2."))
+        #expect(text.contains("Unknown command ':nxt'. Did you mean :next?"))
+        #expect(draft.cursor == QuestionPosition(section: 1, index: 1))
+        #expect(draft.response[QuestionPosition(section: 1, index: 2)] == nil)
+    }
+
+    @Test func refusesADraftOfAnotherQuestionnaireVersion() {
+        var draft = newDraft()
+        draft.response.questionnaire.version = "0000000000000000"
+        #expect(throws: FormError.self) {
+            _ = try FormSession(questionnaire: questionnaire, draft: draft, io: ScriptedIO([])) { _ in }
+        }
+    }
+
+    @Test func choicesAreFoundByNumberCodeLabelOrPrefix() throws {
+        let input = AnswerInput(language: nil, validator: Validator(questionnaire: questionnaire, today: today))
+        let type = questionnaire.question(id: "symptoms")!.type
+        #expect(try input.parse("1, cough, RASH", as: type) == .choices(["fever", "cough", "rash"]))
+        #expect(try input.parse("fev", as: type) == .choices(["fever"]))
+        #expect(throws: AnswerInput.Failure.self) { try input.parse("headache", as: type) }
+    }
+}

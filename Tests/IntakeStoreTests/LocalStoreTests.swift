@@ -1,0 +1,101 @@
+import Foundation
+import IntakeCore
+import Testing
+
+@testable import IntakeStore
+
+struct LocalStoreTests {
+    let directory: URL
+    let store: LocalStore
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-store-\(UUID().uuidString)")
+        store = try LocalStore(directory: directory)
+    }
+
+    private func draft(given: String = "Amina", answers: [Int: [Int: Answer]] = [:]) -> Draft {
+        Draft(
+            response: PatientResponse(
+                questionnaire: QuestionnaireReference(id: "q", version: "v1"),
+                patient: PatientIdentification(givenName: given, familyName: "Haddad"),
+                answers: answers, collector: "c", deviceId: "d"),
+            cursor: QuestionPosition(section: 2, index: 3))
+    }
+
+    @Test func savedDraftsSurviveReopeningTheStore() throws {
+        let saved = draft(answers: [1: [1: .text("a")]])
+        try store.save(saved)
+        let reopened = try LocalStore(directory: directory)
+        #expect(try reopened.draft(id: saved.response.id) == saved)
+    }
+
+    @Test func savingAgainReplacesTheDraft() throws {
+        var saved = draft()
+        try store.save(saved)
+        saved.response[QuestionPosition(section: 1, index: 2)] = .yesNo(true)
+        saved.cursor = QuestionPosition(section: 1, index: 3)
+        try store.save(saved)
+        #expect(try store.draft(id: saved.response.id) == saved)
+        #expect(try store.summaries().count == 1)
+    }
+
+    @Test func summariesShowInitialsAndProgressButNoNames() throws {
+        let saved = draft(answers: [1: [1: .text("a"), 2: .text("b")]])
+        try store.save(saved)
+        var complete = draft(given: "Omar")
+        complete.response.status = .complete
+        try store.save(complete)
+        let drafts = try store.summaries()
+        #expect(drafts.count == 1)
+        #expect(drafts[0].initials == "A. H.")
+        #expect(drafts[0].answerCount == 2)
+        #expect(drafts[0].cursor == QuestionPosition(section: 2, index: 3))
+        #expect(try store.summaries(including: [.draft, .complete]).count == 2)
+    }
+
+    @Test func findsRecordsByIdPrefix() throws {
+        let saved = draft()
+        try store.save(saved)
+        let prefix = String(saved.response.id.uuidString.lowercased().prefix(8))
+        #expect(try store.draft(idPrefix: prefix.uppercased()) == saved)
+        #expect(throws: LocalStoreError.self) { try store.draft(idPrefix: "ab") }
+        #expect(throws: LocalStoreError.self) { try store.draft(idPrefix: "00000000") }
+    }
+
+    @Test func discardDeletesForGood() throws {
+        let saved = draft()
+        try store.save(saved)
+        #expect(try store.discard(id: saved.response.id))
+        #expect(try store.draft(id: saved.response.id) == nil)
+        #expect(try !store.discard(id: saved.response.id))
+    }
+
+    @Test func deviceIdIsMadeOnceAndKept() throws {
+        let id = try store.deviceId()
+        #expect(try LocalStore(directory: directory).deviceId() == id)
+    }
+
+    @Test func dataDirectoryIsPrivateToItsOwner() throws {
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        let file = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(LocalStore.fileName).path)
+        #expect((file[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func aFileThatIsNotADatabaseGivesAClearError() throws {
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("intake-broken-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try Data("this is not sqlite".utf8).write(to: broken.appendingPathComponent(LocalStore.fileName))
+        #expect {
+            _ = try LocalStore(directory: broken)
+        } throws: { error in
+            (error as? LocalStoreError)?.message.hasPrefix("cannot open the local store") == true
+        }
+    }
+
+    @Test func defaultDirectoryFollowsTheEnvironment() {
+        #expect(LocalStore.defaultDirectory(environment: ["INTAKE_DATA_DIR": "/x/y"]).path == "/x/y")
+        #expect(LocalStore.defaultDirectory(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]).path == "/d/intake")
+        #expect(LocalStore.defaultDirectory(environment: ["HOME": "/h"]).path == "/h/.local/share/intake")
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Runs the built `intake` binary with its own data directory, as a person or a script would.
+struct IntakeProcess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var terminatedBySignal: Bool
+    }
+
+    let dataDirectory: URL
+
+    init() {
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-e2e-\(UUID().uuidString)")
+    }
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// `INTAKE_BINARY`, else `intake` beside the test bundle (both are built into one folder).
+    static var binary: URL {
+        if let explicit = ProcessInfo.processInfo.environment["INTAKE_BINARY"] { return URL(fileURLWithPath: explicit) }
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("intake")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder.deleteLastPathComponent()
+        }
+        return repositoryRoot.appendingPathComponent(".build/debug/intake")
+    }
+
+    func process(_ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.repositoryRoot
+        var environment = ProcessInfo.processInfo.environment
+        environment["INTAKE_DATA_DIR"] = dataDirectory.path
+        environment["INTAKE_COLLECTOR"] = "test.worker"
+        environment.removeValue(forKey: "INTAKE_QUESTIONNAIRES")
+        process.environment = environment
+        return process
+    }
+
+    /// Waits for `process` to end; kills it and returns false if it has not ended in time.
+    static func waitForExit(_ process: Process, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        guard process.isRunning else { return true }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return false
+    }
+
+    /// Runs to the end with `input` on standard input.
+    @discardableResult
+    func run(_ arguments: [String], input: [String] = []) throws -> Result {
+        let process = process(arguments)
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.map { $0 + "\n" }.joined().utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self), terminatedBySignal: process.terminationReason == .uncaughtSignal)
+    }
+}
