@@ -94,7 +94,10 @@ extension FormSession {
     func review() {
         let visible = validator.visiblePositions(in: response)
         io.write("\n── Review ──")
-        io.write("Patient: " + PatientIdentification.Field.allCases.map { "\($0.label): \(response.patient.display($0) ?? "—")" }.joined(separator: "; "))
+        io.write(
+            "Patient: "
+                + PatientIdentification.Field.allCases.map { "\($0.label): \(response.patient.display($0) ?? "—")" }.joined(separator: "; ")
+        )
         for section in questionnaire.sections {
             io.write("Section \(section.number): \(section.title.text(in: language))")
             for question in section.questions where visible.contains(question.position) {
@@ -126,7 +129,8 @@ extension FormSession {
         if dropped > 0 {
             io.write("\(dropped) answer\(dropped == 1 ? "" : "s") to questions hidden by later changes were dropped.")
         }
-        io.write("Record \(response.id.uuidString.lowercased()) is complete (\(response.answerCount) answers) and saved in the local store.")
+        io.write(
+            "Record \(response.id.uuidString.lowercased()) is complete (\(response.answerCount) answers) and saved in the local store.")
         return .completed(response)
     }
 

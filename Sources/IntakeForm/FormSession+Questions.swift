@@ -5,7 +5,8 @@ extension FormSession {
     func show(_ place: FormPlace) {
         switch place {
         case .patient(let field):
-            io.write("\n[P.\(PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] \(field.label)\(field.isRequired ? " *" : "")")
+            io.write(
+                "\n[P.\(PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] \(field.label)\(field.isRequired ? " *" : "")")
             io.write("    " + Self.patientHint(field))
             if let current = response.patient.display(field) { io.write("    current answer: \(current) (Enter keeps it)") }
         case .question(let position):

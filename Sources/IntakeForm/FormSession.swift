@@ -71,7 +71,8 @@ public final class FormSession {
         io.write("\(title) (\(questionnaire.id), version \(questionnaire.version))")
         io.write("Record \(response.id.uuidString.lowercased())")
         if response.answerCount > 0 || place != .patient(.givenName) {
-            io.write("Resuming the draft at \(describe(place)); \(response.answerCount) answer\(response.answerCount == 1 ? "" : "s") so far.")
+            io.write(
+                "Resuming the draft at \(describe(place)); \(response.answerCount) answer\(response.answerCount == 1 ? "" : "s") so far.")
         }
         io.write("Type :help for commands. Every answer is saved as you go.")
     }

@@ -21,7 +21,8 @@ enum PatientInput {
             }
         case .dateOfBirth:
             guard let date = LocalDate(iso: text) else {
-                return .failure(Problem(message: "Please enter the date of birth as YYYY-MM-DD, like 1988-04-02, or press Enter if it is not known."))
+                return .failure(
+                    Problem(message: "Please enter the date of birth as YYYY-MM-DD, like 1988-04-02, or press Enter if it is not known."))
             }
             guard date <= today, date.year >= 1900 else {
                 return .failure(Problem(message: "The date of birth must be between 1900-01-01 and today."))

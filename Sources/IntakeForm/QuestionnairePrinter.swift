@@ -29,7 +29,9 @@ public struct QuestionnairePrinter {
                 }
                 if case .compound(let fields) = question.type {
                     for field in fields {
-                        lines.append("    - \(field.label.text(in: language)): \(display.hint(for: field.type))\(field.isRequired ? ", required" : "")")
+                        lines.append(
+                            "    - \(field.label.text(in: language)): \(display.hint(for: field.type))\(field.isRequired ? ", required" : "")"
+                        )
                     }
                 }
                 if let help = question.help?.text(in: language), !help.isEmpty { lines.append("    help: \(help)") }

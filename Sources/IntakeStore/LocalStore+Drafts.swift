@@ -42,7 +42,8 @@ extension LocalStore {
     public func draft(idPrefix prefix: String) throws(LocalStoreError) -> Draft {
         let prefix = prefix.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw LocalStoreError("'\(prefix)' is not a record id", fix: "give at least the first 4 characters of an id from 'intake drafts list'")
+            throw LocalStoreError(
+                "'\(prefix)' is not a record id", fix: "give at least the first 4 characters of an id from 'intake drafts list'")
         }
         let rows = try read("find the record") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM record WHERE id LIKE ? ORDER BY updatedAt DESC LIMIT 2", arguments: [prefix + "%"])

@@ -17,10 +17,13 @@ struct FillCommandTests {
         let records = try store().summaries(including: [.complete])
         #expect(records.count == 1)
         let record = try #require(try store().draft(id: records[0].id)).response
-        let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
+        let questionnaire = try QuestionnaireLoader.load(
+            directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         #expect(Validator(questionnaire: questionnaire).validate(record).isEmpty)
         #expect(record.collector == "test.worker")
-        #expect(record[QuestionPosition(section: 2, index: 5)] == .dictionary(["name": .text("Metformin"), "dose": .decimal(500), "unit": .choice("mg"), "frequency": .choice("twice")]))
+        #expect(
+            record[QuestionPosition(section: 2, index: 5)]
+                == .dictionary(["name": .text("Metformin"), "dose": .decimal(500), "unit": .choice("mg"), "frequency": .choice("twice")]))
     }
 
     @Test func badInputIsAskedAgain() throws {
@@ -77,7 +80,9 @@ struct FillCommandTests {
         let draft = try #require(try store().summaries().first)
         #expect(draft.cursor == QuestionPosition(section: 1, index: 7))
         let prefix = String(draft.id.uuidString.lowercased().prefix(8))
-        let resumed = try intake.run(["fill", "--resume", prefix], input: Array(Answers.section1.dropFirst(6)) + Answers.section2 + Answers.section3 + Answers.section4 + [":finish"])
+        let resumed = try intake.run(
+            ["fill", "--resume", prefix],
+            input: Array(Answers.section1.dropFirst(6)) + Answers.section2 + Answers.section3 + Answers.section4 + [":finish"])
         #expect(resumed.status == 0, "\(resumed.stdout)")
         #expect(resumed.stdout.contains("is complete (43 answers)"))
     }
@@ -100,7 +105,9 @@ struct FillCommandTests {
         let language = try intake.run(["fill", "--language", "fr"])
         #expect(language.stderr.contains("Error: The questionnaire has no 'fr' translation; choose one of en, ar."))
         let unknown = try intake.run(["fill", "--resume", "ffffffff"])
-        #expect(unknown.stderr.contains("Error: no local record has an id starting with 'ffffffff': see 'intake drafts list --all' for the ids"))
+        #expect(
+            unknown.stderr.contains("Error: no local record has an id starting with 'ffffffff': see 'intake drafts list --all' for the ids")
+        )
     }
 
     @Test func draftsCanBeShownAndDiscarded() throws {

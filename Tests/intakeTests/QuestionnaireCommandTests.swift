@@ -46,7 +46,8 @@ struct QuestionnaireCommandTests {
     @Test func sampleWritesValidRecords() throws {
         let result = try intake.run(["sample", "--count", "40", "--seed", "3"])
         #expect(result.status == 0)
-        let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
+        let questionnaire = try QuestionnaireLoader.load(
+            directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         let validator = Validator(questionnaire: questionnaire)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 40)
@@ -54,6 +55,9 @@ struct QuestionnaireCommandTests {
             let record = try PatientResponse(jsonData: Data(line.utf8))
             #expect(validator.validate(record).isEmpty)
         }
-        #expect(try intake.run(["sample", "--count", "40", "--seed", "3"]).stdout.split(separator: "\n").map { try PatientResponse(jsonData: Data($0.utf8)).id } == lines.map { try PatientResponse(jsonData: Data($0.utf8)).id })
+        #expect(
+            try intake.run(["sample", "--count", "40", "--seed", "3"]).stdout.split(separator: "\n").map {
+                try PatientResponse(jsonData: Data($0.utf8)).id
+            } == lines.map { try PatientResponse(jsonData: Data($0.utf8)).id })
     }
 }

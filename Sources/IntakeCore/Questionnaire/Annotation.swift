@@ -71,7 +71,9 @@ extension Annotation {
             }
             return .required(keyword == "required")
         case "help":
-            guard !rest.isEmpty else { throw Failure(column: segment.column, message: "help text is empty", hint: "write 'help: …' or leave it out") }
+            guard !rest.isEmpty else {
+                throw Failure(column: segment.column, message: "help text is empty", hint: "write 'help: …' or leave it out")
+            }
             return .help(String(rest))
         case "labels":
             return .labels(try parseChoices(rest, column: restColumn))
@@ -117,14 +119,17 @@ extension Annotation {
         case "compound" where allowCompound:
             return .compound(try parseFields(rest, column: restColumn))
         case "compound":
-            throw Failure(column: column, message: "a compound field cannot itself be compound", hint: "list its parts as fields of the outer question")
+            throw Failure(
+                column: column, message: "a compound field cannot itself be compound",
+                hint: "list its parts as fields of the outer question")
         default:
             let word = String(text.prefix { !$0.isWhitespace && $0 != ":" })
             let candidates = allowCompound ? typeKeywords + annotationKeywords : typeKeywords
             let hint = Suggestion.nearest(to: word, in: candidates).map { "did you mean '\($0)'?" }
             throw Failure(
                 column: column, message: "unknown type or annotation '\(word)'",
-                hint: hint ?? "types are \(typeKeywords.joined(separator: ", ")); annotations are \(annotationKeywords.joined(separator: ", "))")
+                hint: hint
+                    ?? "types are \(typeKeywords.joined(separator: ", ")); annotations are \(annotationKeywords.joined(separator: ", "))")
         }
     }
 
@@ -133,7 +138,8 @@ extension Annotation {
     ) throws(Failure) -> ClosedBounds<B> {
         if text.isEmpty { return .unbounded }
         guard let dots = text.range(of: "..") else {
-            throw Failure(column: column, message: "expected a range 'min..max'", hint: "for example '\(example)'; either end may be left out")
+            throw Failure(
+                column: column, message: "expected a range 'min..max'", hint: "for example '\(example)'; either end may be left out")
         }
         let lowerText = text[..<dots.lowerBound].trimmingCharacters(in: .whitespaces)
         let upperText = text[dots.upperBound...].trimmingCharacters(in: .whitespaces)
@@ -153,7 +159,8 @@ extension Annotation {
             bounds.upper = value
         }
         if let lower = bounds.lower, let upper = bounds.upper, lower > upper {
-            throw Failure(column: column, message: "the range is empty: \(lowerText) is above \(upperText)", hint: "write the smaller bound first")
+            throw Failure(
+                column: column, message: "the range is empty: \(lowerText) is above \(upperText)", hint: "write the smaller bound first")
         }
         return bounds
     }
@@ -163,7 +170,9 @@ extension Annotation {
         if lowered.hasPrefix("from ") || lowered == "from" {
             let name = text.dropFirst(4).trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-                throw Failure(column: column, message: "expected a list name after 'from'", hint: "for example '\(keyword) from countries' reads Data/countries.txt")
+                throw Failure(
+                    column: column, message: "expected a list name after 'from'",
+                    hint: "for example '\(keyword) from countries' reads Data/countries.txt")
             }
             return .list(name: name)
         }
@@ -187,10 +196,13 @@ extension Annotation {
                 throw Failure(column: partColumn, message: "empty choice", hint: "remove the extra comma")
             }
             guard let choice = ChoiceListParser.choice(from: item) else {
-                throw Failure(column: partColumn, message: "cannot make a code from the label '\(item)'", hint: "give the choice a code: 'code=\(item)'")
+                throw Failure(
+                    column: partColumn, message: "cannot make a code from the label '\(item)'",
+                    hint: "give the choice a code: 'code=\(item)'")
             }
             if result.contains(where: { $0.code == choice.code }) {
-                throw Failure(column: partColumn, message: "the choice code '\(choice.code)' appears twice", hint: "give each choice its own code")
+                throw Failure(
+                    column: partColumn, message: "the choice code '\(choice.code)' appears twice", hint: "give each choice its own code")
             }
             result.append(choice)
         }
@@ -200,7 +212,9 @@ extension Annotation {
     /// `name text required; dose decimal 0..5000; unit single: mg, ml`.
     private static func parseFields(_ text: Substring, column: Int) throws(Failure) -> [(key: String, type: TypeSpec, required: Bool)] {
         guard !text.isEmpty else {
-            throw Failure(column: column, message: "'compound' needs fields", hint: "for example 'compound: name text; dose decimal 0..5000; frequency text'")
+            throw Failure(
+                column: column, message: "'compound' needs fields",
+                hint: "for example 'compound: name text; dose decimal 0..5000; frequency text'")
         }
         var fields: [(key: String, type: TypeSpec, required: Bool)] = []
         var offset = 0
@@ -214,7 +228,8 @@ extension Annotation {
             var required = false
             if key.hasSuffix("*") { required = true; key.removeLast() }
             guard ConditionParser.isIdentifier(key) else {
-                throw Failure(column: partColumn, message: "a field name must be letters, digits or '_'", hint: "for example 'dose decimal 0..5000'")
+                throw Failure(
+                    column: partColumn, message: "a field name must be letters, digits or '_'", hint: "for example 'dose decimal 0..5000'")
             }
             guard !fields.contains(where: { $0.key == key }) else {
                 throw Failure(column: partColumn, message: "the field '\(key)' appears twice", hint: "give each field its own name")

@@ -15,9 +15,10 @@ enum ChoiceListParser {
     }
 
     static func isCode(_ s: String) -> Bool {
-        !s.isEmpty && s.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0))
-        }
+        !s.isEmpty
+            && s.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0))
+            }
     }
 
     /// `Once a day` → `once_a_day`.

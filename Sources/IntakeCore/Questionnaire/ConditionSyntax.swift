@@ -72,7 +72,7 @@ struct ConditionParser {
                 }
                 tokens.append((.quoted(value), column))
                 i = j + 1
-            } else if "()," .contains(c) {
+            } else if "(),".contains(c) {
                 tokens.append((.symbol(String(c)), column))
                 i += 1
             } else if "=<>!".contains(c) {
@@ -200,7 +200,8 @@ struct ConditionParser {
 
     private mutating func expect(_ token: Token, _ hint: String) throws(ConditionSyntaxError) {
         guard current.token == token else {
-            throw ConditionSyntaxError(column: current.column, message: "expected \(describe(token)), found \(describe(current.token))", hint: hint)
+            throw ConditionSyntaxError(
+                column: current.column, message: "expected \(describe(token)), found \(describe(current.token))", hint: hint)
         }
         advance()
     }

@@ -52,7 +52,10 @@ struct Manifest {
         let valueColumn = 1
         switch key {
         case "id":
-            guard !value.isEmpty, value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
+            guard !value.isEmpty,
+                value.unicodeScalars.allSatisfy({
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+                })
             else {
                 report(
                     QuestionnaireDiagnostic(
@@ -65,7 +68,9 @@ struct Manifest {
             title.base = value
         case "format":
             guard let number = Int(value), number >= 1 else {
-                report(QuestionnaireDiagnostic(path: path, line: line, column: valueColumn, message: "format must be a whole number", hint: "write 'format: 1'"))
+                report(
+                    QuestionnaireDiagnostic(
+                        path: path, line: line, column: valueColumn, message: "format must be a whole number", hint: "write 'format: 1'"))
                 return
             }
             if number > Self.supportedFormat {

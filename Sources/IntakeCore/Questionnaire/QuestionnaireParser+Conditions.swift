@@ -34,7 +34,8 @@ extension QuestionnaireParser {
                 case .integer, .decimal, .date: break
                 default:
                     report(
-                        pending.path, pending.line, reference.column, "'\(op.rawValue)' compares numbers or dates; '\(reference.id)' is a \(target.type.keyword) question",
+                        pending.path, pending.line, reference.column,
+                        "'\(op.rawValue)' compares numbers or dates; '\(reference.id)' is a \(target.type.keyword) question",
                         hint: "use = or != here, or 'any of (…)' for choices")
                     return nil
                 }
@@ -64,7 +65,9 @@ extension QuestionnaireParser {
             return nil
         }
         if case .compound = target.type {
-            report(pending.path, pending.line, reference.column, "show-if cannot test the compound question '\(reference.id)'", hint: "test a separate yes/no or choice question instead")
+            report(
+                pending.path, pending.line, reference.column, "show-if cannot test the compound question '\(reference.id)'",
+                hint: "test a separate yes/no or choice question instead")
             return nil
         }
         return target
@@ -77,7 +80,9 @@ extension QuestionnaireParser {
         let expected: String
         switch target.type {
         case .yesNo:
-            value = ["yes", "true"].contains(text.lowercased()) ? .yesNo(true) : ["no", "false"].contains(text.lowercased()) ? .yesNo(false) : nil
+            value =
+                ["yes", "true"].contains(text.lowercased())
+                ? .yesNo(true) : ["no", "false"].contains(text.lowercased()) ? .yesNo(false) : nil
             expected = "yes or no"
         case .singleChoice(let set), .multipleChoice(let set):
             let match = set.choice(code: text) ?? set.choices.first { $0.label.base.lowercased() == text.lowercased() }

@@ -24,7 +24,9 @@ extension QuestionnaireParser {
             }
             for entry in ChoiceListParser.parse(textFile(translation), report: report) {
                 guard let index = choices.firstIndex(where: { $0.code == entry.code }) else {
-                    report(translation.path, nil, nil, "the code '\(entry.code)' is not in \(name).txt", hint: "translations use the codes of the base list")
+                    report(
+                        translation.path, nil, nil, "the code '\(entry.code)' is not in \(name).txt",
+                        hint: "translations use the codes of the base list")
                     continue
                 }
                 choices[index].label.translations[language] = entry.label
@@ -37,7 +39,8 @@ extension QuestionnaireParser {
 
     private func reportMissingList(_ name: String, path: String, line: Int, column: Int) {
         let available = files.lists.keys.filter { $0.split(separator: ".").count == 2 }.map { String($0.dropLast(4)) }.sorted()
-        let hint = Suggestion.nearest(to: name, in: available).map { "did you mean '\($0)'?" }
+        let hint =
+            Suggestion.nearest(to: name, in: available).map { "did you mean '\($0)'?" }
             ?? (available.isEmpty
                 ? "put \(name).txt in the Data/ folder beside Questionnaires/, or in the questionnaire folder"
                 : "lists found: \(available.joined(separator: ", "))")

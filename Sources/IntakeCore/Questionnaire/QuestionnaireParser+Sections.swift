@@ -7,7 +7,9 @@ extension QuestionnaireParser {
         for (fileName, file) in files.files.sorted(by: { $0.key < $1.key }) where fileName != Manifest.fileName {
             guard fileName.first?.isNumber == true else { continue }
             guard let name = SectionFileName(fileName) else {
-                report(file.path, nil, nil, "cannot read the section number and name from '\(fileName)'", hint: "name section files like 1-demographics.txt")
+                report(
+                    file.path, nil, nil, "cannot read the section number and name from '\(fileName)'",
+                    hint: "name section files like 1-demographics.txt")
                 continue
             }
             guard name.language == nil else { continue }
@@ -20,12 +22,15 @@ extension QuestionnaireParser {
             sections[name.number] = (name, file)
         }
         if sections.isEmpty, !files.files.isEmpty {
-            report(files.directory, nil, nil, "the questionnaire has no section files", hint: "add section files named 1-name.txt, 2-name.txt, …")
+            report(
+                files.directory, nil, nil, "the questionnaire has no section files",
+                hint: "add section files named 1-name.txt, 2-name.txt, …")
         }
         let numbers = sections.keys.sorted()
         for (expected, number) in zip(1..., numbers) where expected != number {
             report(
-                sections[number]!.1.path, nil, nil, "sections must be numbered 1, 2, 3… without gaps; this is \(number) where \(expected) was expected",
+                sections[number]!.1.path, nil, nil,
+                "sections must be numbered 1, 2, 3… without gaps; this is \(number) where \(expected) was expected",
                 hint: "rename the file to start with '\(expected)-'")
             break
         }
@@ -49,7 +54,8 @@ extension QuestionnaireParser {
                     if let id = question.id {
                         if let (other, otherPath, otherLine) = idPositions[id] {
                             report(
-                                file.path, line.number, nil, "the id '\(id)' is already used by question \(other) (\(otherPath):\(otherLine))",
+                                file.path, line.number, nil,
+                                "the id '\(id)' is already used by question \(other) (\(otherPath):\(otherLine))",
                                 hint: "ids must be unique across the questionnaire")
                         } else {
                             idPositions[id] = (position, file.path, line.number)
@@ -65,10 +71,14 @@ extension QuestionnaireParser {
         }
     }
 
-    func applyDirective(_ name: String, value: String, to title: inout LocalizedText, language: String? = nil, path: String, line: Int, column: Int) {
+    func applyDirective(
+        _ name: String, value: String, to title: inout LocalizedText, language: String? = nil, path: String, line: Int, column: Int
+    ) {
         guard name == "title" else {
             let hint = Suggestion.nearest(to: name, in: ["title"]).map { "did you mean '@\($0)'?" }
-            report(path, line, column, "unknown directive '@\(name)'", hint: hint ?? "the only directive is '@title Section title'; start a question with '\\@' to begin it with '@'")
+            report(
+                path, line, column, "unknown directive '@\(name)'",
+                hint: hint ?? "the only directive is '@title Section title'; start a question with '\\@' to begin it with '@'")
             return
         }
         guard !value.isEmpty else {
@@ -114,7 +124,9 @@ extension QuestionnaireParser {
                 typeSeen = true
                 if let type = resolve(spec, path: path, line: line, column: segment.column) { question.type = type }
             case .labels, .fields:
-                report(path, line, segment.column, "'labels' and 'fields' belong in translation files", hint: "give choices here as 'single: code=Label, …'")
+                report(
+                    path, line, segment.column, "'labels' and 'fields' belong in translation files",
+                    hint: "give choices here as 'single: code=Label, …'")
             }
         }
         return question
@@ -149,4 +161,3 @@ extension QuestionnaireParser {
         }
     }
 }
-

@@ -14,7 +14,9 @@ extension QuestionnaireParser {
                 continue
             }
             guard sections.contains(where: { $0.number == name.number && $0.name == name.name }) else {
-                report(file.path, nil, nil, "a translation of a section that does not exist", hint: "name it after its section file: N-name.\(language).txt")
+                report(
+                    file.path, nil, nil, "a translation of a section that does not exist",
+                    hint: "name it after its section file: N-name.\(language).txt")
                 continue
             }
             translationFiles[name] = file
@@ -26,7 +28,9 @@ extension QuestionnaireParser {
                 guard let file = translationFiles[key] else {
                     report(
                         sections[index].path, nil, nil, "section \(sections[index].number) has no '\(language)' translation",
-                        hint: "add \(sections[index].number)-\(sections[index].name).\(language).txt with the same questions in the same order")
+                        hint:
+                            "add \(sections[index].number)-\(sections[index].name).\(language).txt with the same questions in the same order"
+                    )
                     continue
                 }
                 translate(&sections[index], language: language, file: file)
@@ -42,7 +46,8 @@ extension QuestionnaireParser {
             switch QuestionLine.split(line.text) {
             case .blank: continue
             case .directive(let name, let value, let column):
-                applyDirective(name, value: value, to: &section.title, language: language, path: file.path, line: line.number, column: column)
+                applyDirective(
+                    name, value: value, to: &section.title, language: language, path: file.path, line: line.number, column: column)
             case .question(let textSegment, let annotations):
                 count += 1
                 guard count <= section.questions.count else { continue }
@@ -61,7 +66,8 @@ extension QuestionnaireParser {
         language: String, path: String, line: Int
     ) {
         if textSegment.text.isEmpty {
-            report(path, line, textSegment.column, "the translated question has no text", hint: "write the translation before the first '|'")
+            report(
+                path, line, textSegment.column, "the translated question has no text", hint: "write the translation before the first '|'")
         }
         question.text.translations[language] = textSegment.text
         for segment in annotations {
@@ -86,7 +92,9 @@ extension QuestionnaireParser {
                     translateFieldChoices(&fields, labels, language: language, path: path, line: line, column: segment.column)
                     question.type = .compound(fields)
                 } else {
-                    question.type = translated(question.type, labels, language: language, path: path, line: line, column: segment.column, position: question.position)
+                    question.type = translated(
+                        question.type, labels, language: language, path: path, line: line, column: segment.column,
+                        position: question.position)
                 }
             case .fields(let labels):
                 translateFieldLabels(&question, labels, language: language, path: path, line: line, column: segment.column)
@@ -104,12 +112,16 @@ extension QuestionnaireParser {
         position: QuestionPosition
     ) -> QuestionType {
         guard var set = type.choices, set.listName == nil else {
-            report(path, line, column, "question \(position) has no inline choices to label", hint: "choices from a shared list are translated in the list's own file")
+            report(
+                path, line, column, "question \(position) has no inline choices to label",
+                hint: "choices from a shared list are translated in the list's own file")
             return type
         }
         for entry in labels {
             guard let index = set.choices.firstIndex(where: { $0.code == entry.code }) else {
-                report(path, line, column, "no choice '\(entry.code)' in question \(position)", hint: "use the codes of the base file: \(set.choices.map(\.code).joined(separator: ", "))")
+                report(
+                    path, line, column, "no choice '\(entry.code)' in question \(position)",
+                    hint: "use the codes of the base file: \(set.choices.map(\.code).joined(separator: ", "))")
                 continue
             }
             set.choices[index].label.translations[language] = entry.label
@@ -125,11 +137,15 @@ extension QuestionnaireParser {
         for entry in labels {
             let parts = entry.code.split(separator: ".", maxSplits: 1).map(String.init)
             guard parts.count == 2, let index = fields.firstIndex(where: { $0.key == parts[0] }) else {
-                report(path, line, column, "'\(entry.code)' names no field choice", hint: "label a compound field's choices as field.code=label, e.g. unit.mg=…")
+                report(
+                    path, line, column, "'\(entry.code)' names no field choice",
+                    hint: "label a compound field's choices as field.code=label, e.g. unit.mg=…")
                 continue
             }
             let position = QuestionPosition(section: 0, index: 0)
-            fields[index].type = translated(fields[index].type, [(parts[1], entry.label)], language: language, path: path, line: line, column: column, position: position)
+            fields[index].type = translated(
+                fields[index].type, [(parts[1], entry.label)], language: language, path: path, line: line, column: column,
+                position: position)
         }
     }
 
@@ -137,12 +153,16 @@ extension QuestionnaireParser {
         _ question: inout Question, _ labels: [(code: String, label: String)], language: String, path: String, line: Int, column: Int
     ) {
         guard case .compound(var fields) = question.type else {
-            report(path, line, column, "question \(question.position) is not compound; only compound questions have fields", hint: "remove 'fields:'")
+            report(
+                path, line, column, "question \(question.position) is not compound; only compound questions have fields",
+                hint: "remove 'fields:'")
             return
         }
         for entry in labels {
             guard let index = fields.firstIndex(where: { $0.key == entry.code }) else {
-                report(path, line, column, "question \(question.position) has no field '\(entry.code)'", hint: "its fields are \(fields.map(\.key).joined(separator: ", "))")
+                report(
+                    path, line, column, "question \(question.position) has no field '\(entry.code)'",
+                    hint: "its fields are \(fields.map(\.key).joined(separator: ", "))")
                 continue
             }
             fields[index].label.translations[language] = entry.label

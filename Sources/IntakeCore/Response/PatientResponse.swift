@@ -92,11 +92,13 @@ extension PatientResponse: Codable {
         answers = [:]
         for (sectionKey, byIndex) in sections {
             guard let section = Int(sectionKey), section > 0 else {
-                throw DecodingError.dataCorruptedError(forKey: .answers, in: c, debugDescription: "section keys are numbers from 1; found '\(sectionKey)'")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .answers, in: c, debugDescription: "section keys are numbers from 1; found '\(sectionKey)'")
             }
             for (indexKey, answer) in byIndex {
                 guard let index = Int(indexKey), index > 0 else {
-                    throw DecodingError.dataCorruptedError(forKey: .answers, in: c, debugDescription: "question keys are numbers from 1; found '\(indexKey)'")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .answers, in: c, debugDescription: "question keys are numbers from 1; found '\(indexKey)'")
                 }
                 answers[section, default: [:]][index] = answer
             }
@@ -131,7 +133,8 @@ extension PatientResponse: Codable {
     private static func decodeTimestamp(_ c: KeyedDecodingContainer<Key>, _ key: Key) throws -> Date {
         let text = try c.decode(String.self, forKey: key)
         guard let date = Timestamp.date(from: text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected an ISO 8601 time such as 2026-11-22T05:19:08.123Z")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "expected an ISO 8601 time such as 2026-11-22T05:19:08.123Z")
         }
         return date
     }
@@ -141,7 +144,8 @@ extension PatientResponse {
     /// Encodes as the documented JSON, keys sorted so equal records encode to equal bytes.
     public func jsonData(pretty: Bool = false) throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
     }
 
@@ -157,10 +161,11 @@ enum Timestamp {
     }
 
     static func date(from string: String) -> Date? {
-        formatter().date(from: string) ?? {
-            let plain = ISO8601DateFormatter()
-            return plain.date(from: string)
-        }()
+        formatter().date(from: string)
+            ?? {
+                let plain = ISO8601DateFormatter()
+                return plain.date(from: string)
+            }()
     }
 
     private static func formatter() -> ISO8601DateFormatter {

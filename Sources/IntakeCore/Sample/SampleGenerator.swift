@@ -37,17 +37,22 @@ public struct SampleGenerator {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     private mutating func patient() -> PatientIdentification {
         let sex = [PatientIdentification.Sex.female, .male, .female, .male, .other, .unknown].randomElement(using: &random)!
         let given = (sex == .female ? Self.femaleNames : sex == .male ? Self.maleNames : Self.femaleNames + Self.maleNames)
         let age = Int.random(in: 0...85, using: &random)
-        let birth = Bool.random(using: &random) || age < 90
+        let birth =
+            Bool.random(using: &random) || age < 90
             ? LocalDate(ordinal: validator.today.ordinal - age * 365 - Int.random(in: 0..<365, using: &random)) : nil
-        let externalId = Int.random(in: 0..<3, using: &random) == 0 ? nil : String(format: "CASE-%06d", Int.random(in: 0..<1_000_000, using: &random))
+        let externalId =
+            Int.random(in: 0..<3, using: &random) == 0 ? nil : String(format: "CASE-%06d", Int.random(in: 0..<1_000_000, using: &random))
         return PatientIdentification(
             givenName: given.randomElement(using: &random)!, familyName: Self.familyNames.randomElement(using: &random)!,
             dateOfBirth: birth, sex: sex, externalId: externalId)
@@ -86,9 +91,14 @@ public struct SampleGenerator {
     }
 
     static let collectors = ["amina.h", "farid.k", "grace.o", "samir.a", "lena.m"]
-    static let femaleNames = ["Amina", "Fatima", "Hawa", "Layla", "Mariam", "Nour", "Rahel", "Sahra", "Yasmin", "Zainab", "Shukria", "Hevin"]
+    static let femaleNames = [
+        "Amina", "Fatima", "Hawa", "Layla", "Mariam", "Nour", "Rahel", "Sahra", "Yasmin", "Zainab", "Shukria", "Hevin",
+    ]
     static let maleNames = ["Abdi", "Ahmad", "Daniel", "Farid", "Hassan", "Jamal", "Karim", "Mohammed", "Omar", "Tesfay", "Wahid", "Yonas"]
-    static let familyNames = ["Abdullahi", "Ahmadi", "Al-Hassan", "Haile", "Hussaini", "Ibrahim", "Karimi", "Mohamud", "Nazari", "Osman", "Rahimi", "Tesfaye", "Yusuf", "Şahin"]
+    static let familyNames = [
+        "Abdullahi", "Ahmadi", "Al-Hassan", "Haile", "Hussaini", "Ibrahim", "Karimi", "Mohamud", "Nazari", "Osman", "Rahimi", "Tesfaye",
+        "Yusuf", "Şahin",
+    ]
     static let phrases = [
         "No concerns reported", "Lives with two children", "Walks with a cane", "Follow-up at the district clinic",
         "Reports poor sleep since arrival", "Needs an interpreter for appointments", "Previously treated in transit camp",

@@ -58,7 +58,8 @@ package struct SHA256Digest {
     private mutating func compress(_ block: [UInt8]) {
         var w = [UInt32](repeating: 0, count: 64)
         for i in 0..<16 {
-            w[i] = UInt32(block[i * 4]) << 24 | UInt32(block[i * 4 + 1]) << 16
+            w[i] =
+                UInt32(block[i * 4]) << 24 | UInt32(block[i * 4 + 1]) << 16
                 | UInt32(block[i * 4 + 2]) << 8 | UInt32(block[i * 4 + 3])
         }
         for i in 16..<64 {

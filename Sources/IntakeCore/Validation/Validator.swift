@@ -37,7 +37,10 @@ public struct Validator: Sendable {
             let answer = response[question.position]
             if !visible.contains(question.position) {
                 if answer != nil {
-                    issues.append(ValidationIssue(.hiddenAnswer, question, severity: .warning, "answered, but hidden by its show-if condition; the answer is dropped"))
+                    issues.append(
+                        ValidationIssue(
+                            .hiddenAnswer, question, severity: .warning,
+                            "answered, but hidden by its show-if condition; the answer is dropped"))
                 }
             } else if let answer {
                 issues += check(answer, for: question)
@@ -104,7 +107,8 @@ public struct Validator: Sendable {
         case (.multipleChoice(let set), .choices(let codes)):
             if codes.isEmpty { return problem(.invalidValue, "no choice is selected; leave the question unanswered instead") }
             if Set(codes).count != codes.count { return problem(.invalidValue, "a choice is selected twice") }
-            return codes.allSatisfy { set.choice(code: $0) != nil } ? [] : problem(.unknownChoice, "an answer is not one of the question's choices")
+            return codes.allSatisfy { set.choice(code: $0) != nil }
+                ? [] : problem(.unknownChoice, "an answer is not one of the question's choices")
         case (.integer(let bounds), .integer(let value)):
             return range(value, bounds, describe: String.init).map { problem(.outOfRange, $0) } ?? []
         case (.decimal(let bounds), .decimal(let value)):
@@ -154,7 +158,10 @@ public struct Validator: Sendable {
         if patient.familyName.trimmingCharacters(in: .whitespaces).isEmpty { add(.familyName, "the family name is missing") }
         if patient.sex == nil { add(.sex, "sex is missing; use 'unknown' when it was not given") }
         if let birth = patient.dateOfBirth, birth > today || birth.year < 1900 {
-            issues.append(ValidationIssue(kind: .outOfRange, field: PatientIdentification.Field.dateOfBirth.rawValue, message: "the date of birth must be between 1900-01-01 and today"))
+            issues.append(
+                ValidationIssue(
+                    kind: .outOfRange, field: PatientIdentification.Field.dateOfBirth.rawValue,
+                    message: "the date of birth must be between 1900-01-01 and today"))
         }
         return issues
     }

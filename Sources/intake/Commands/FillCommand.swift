@@ -24,7 +24,8 @@ struct FillCommand: ParsableCommand {
     @Flag(help: "Resume a draft: the one given by id, or the only one there is.")
     var resume = false
 
-    @Argument(help: ArgumentHelp("With --resume: the draft's id or its first characters (see 'intake drafts list').", valueName: "draft-id"))
+    @Argument(
+        help: ArgumentHelp("With --resume: the draft's id or its first characters (see 'intake drafts list').", valueName: "draft-id"))
     var draftId: String?
 
     @Option(help: "Who is collecting (default: INTAKE_COLLECTOR, else your user name).")
@@ -39,7 +40,8 @@ struct FillCommand: ParsableCommand {
     func run() throws {
         let questionnaire = try questionnaireOptions.load()
         if let language, !questionnaire.languages.contains(language) {
-            throw ValidationError("The questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", ")).")
+            throw ValidationError(
+                "The questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", ")).")
         }
         let store = try storeOptions.open()
         Interruption.install()
@@ -52,7 +54,9 @@ struct FillCommand: ParsableCommand {
         switch try session.run() {
         case .completed, .quit: return
         case .inputEnded(let saved):
-            printError("Input ended before the record was finished. The draft is saved: intake fill --resume \(saved.response.id.uuidString.lowercased().prefix(8))")
+            printError(
+                "Input ended before the record was finished. The draft is saved: intake fill --resume \(saved.response.id.uuidString.lowercased().prefix(8))"
+            )
             throw ExitCode(3)
         }
     }
@@ -71,7 +75,8 @@ struct FillCommand: ParsableCommand {
             if drafts.count == 1, let only = try store.draft(id: drafts[0].id) { return only }
             if drafts.isEmpty { throw ValidationError("There is no draft of \(questionnaire.id) to resume; start one with 'intake fill'.") }
             guard isatty(STDIN_FILENO) == 1 else {
-                throw ValidationError("There are \(drafts.count) drafts; name one: intake fill --resume <id> (ids from 'intake drafts list').")
+                throw ValidationError(
+                    "There are \(drafts.count) drafts; name one: intake fill --resume <id> (ids from 'intake drafts list').")
             }
         }
         guard !drafts.isEmpty, isatty(STDIN_FILENO) == 1 else { return try newDraft(store: store, questionnaire: questionnaire) }

@@ -23,7 +23,9 @@ struct QuestionnaireCommand: ParsableCommand {
                 do {
                     let url = try QuestionnaireCatalog().folder(for: folder)
                     let q = try QuestionnaireLoader.load(directory: url)
-                    print("ok: \(url.path): \(q.id) version \(q.version), \(q.sections.count) sections, \(q.questionCount) questions, languages \(q.languages.joined(separator: ", "))")
+                    print(
+                        "ok: \(url.path): \(q.id) version \(q.version), \(q.sections.count) sections, \(q.questionCount) questions, languages \(q.languages.joined(separator: ", "))"
+                    )
                 } catch {
                     printError(error.description)
                     failed = true
@@ -45,7 +47,8 @@ struct QuestionnaireCommand: ParsableCommand {
         func run() throws {
             let questionnaire = try QuestionnaireOptions.load(folder)
             if let language, !questionnaire.languages.contains(language) {
-                throw ValidationError("The questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", ")).")
+                throw ValidationError(
+                    "The questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", ")).")
             }
             QuestionnairePrinter(language: language).lines(for: questionnaire).forEach { print($0) }
         }
@@ -63,9 +66,13 @@ struct QuestionnaireCommand: ParsableCommand {
             for folder in catalog.folders() {
                 do {
                     let q = try QuestionnaireLoader.load(directory: folder)
-                    print("  \(q.id)  version \(q.version)  \(q.sections.count) sections, \(q.questionCount) questions  [\(q.languages.joined(separator: ", "))]  \(q.title.base)")
+                    print(
+                        "  \(q.id)  version \(q.version)  \(q.sections.count) sections, \(q.questionCount) questions  [\(q.languages.joined(separator: ", "))]  \(q.title.base)"
+                    )
                 } catch {
-                    print("  \(folder.lastPathComponent)  has \(error.diagnostics.count) problems: run 'intake questionnaire check \(folder.path)'")
+                    print(
+                        "  \(folder.lastPathComponent)  has \(error.diagnostics.count) problems: run 'intake questionnaire check \(folder.path)'"
+                    )
                 }
             }
         }

@@ -28,7 +28,7 @@ struct SampleCommand: ParsableCommand {
         var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
         let handle: FileHandle
         if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil) , let file = FileHandle(forWritingAtPath: output) else {
+            guard FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) else {
                 throw ValidationError("Cannot write to \(output); check that its folder exists and is writable.")
             }
             handle = file

@@ -8,14 +8,14 @@ struct ConditionTests {
     init() throws {
         questionnaire = try TestQuestionnaires.load([
             "1-a.txt": """
-                Age | id: age | integer
-                Symptoms | id: symptoms | multiple: fever, cough, rash
-                Smoker | id: smoker | yesno
-                Onset | id: onset | date
-                A | show if: age >= 18 and (smoker = yes or symptoms any of (cough, rash))
-                B | show if: not onset is answered
-                C | show if: onset < 2020-01-01 or age != 40
-                """
+            Age | id: age | integer
+            Symptoms | id: symptoms | multiple: fever, cough, rash
+            Smoker | id: smoker | yesno
+            Onset | id: onset | date
+            A | show if: age >= 18 and (smoker = yes or symptoms any of (cough, rash))
+            B | show if: not onset is answered
+            C | show if: onset < 2020-01-01 or age != 40
+            """
         ])
     }
 

@@ -5,7 +5,8 @@ import Testing
 
 /// Each loading problem is reported with its place and a hint, all of them in one pass.
 struct QuestionnaireErrorTests {
-    private func only(_ problems: [QuestionnaireDiagnostic], sourceLocation: SourceLocation = #_sourceLocation) -> QuestionnaireDiagnostic? {
+    private func only(_ problems: [QuestionnaireDiagnostic], sourceLocation: SourceLocation = #_sourceLocation) -> QuestionnaireDiagnostic?
+    {
         #expect(problems.count == 1, "\(problems)", sourceLocation: sourceLocation)
         return problems.first
     }
@@ -38,12 +39,12 @@ struct QuestionnaireErrorTests {
     @Test func conditionValuesMustFitTheQuestion() {
         let problems = TestQuestionnaires.problems([
             "1-a.txt": """
-                Smoker | id: smoker | yesno
-                Colour | id: colour | single: red, blue
-                A | show if: smoker > 3
-                B | show if: colour = green
-                C | show if: smoker = maybe
-                """
+            Smoker | id: smoker | yesno
+            Colour | id: colour | single: red, blue
+            A | show if: smoker > 3
+            B | show if: colour = green
+            C | show if: smoker = maybe
+            """
         ])
         #expect(problems.map(\.line) == [3, 4, 5])
         #expect(problems[0].message == "'>' compares numbers or dates; 'smoker' is a yesno question")
@@ -64,7 +65,8 @@ struct QuestionnaireErrorTests {
     }
 
     @Test func translationMustMatchTheBaseFile() {
-        var files = TestQuestionnaires.files(["1-a.txt": "One | id: one\nTwo | id: two\n"], manifest: "id: t\ntitle: T\nlanguages: en, ar\n")
+        var files = TestQuestionnaires.files(
+            ["1-a.txt": "One | id: one\nTwo | id: two\n"], manifest: "id: t\ntitle: T\nlanguages: en, ar\n")
         files.files["1-a.ar.txt"] = TestQuestionnaires.file("1-a.ar.txt", "واحد | id: two\n")
         let problems = TestQuestionnaires.problems(files)
         #expect(problems.count == 2, "\(problems)")
@@ -119,7 +121,8 @@ struct QuestionnaireErrorTests {
 
     @Test func nonUTF8BytesAreReportedAtTheirLineAndColumn() throws {
         var files = TestQuestionnaires.files([:])
-        files.files["1-a.txt"] = QuestionnaireFiles.File(path: "q/1-a.txt", bytes: Array("Good line\nBad ".utf8) + [0xFF, 0x41] + Array("\nAlso good\n".utf8))
+        files.files["1-a.txt"] = QuestionnaireFiles.File(
+            path: "q/1-a.txt", bytes: Array("Good line\nBad ".utf8) + [0xFF, 0x41] + Array("\nAlso good\n".utf8))
         let problem = try #require(only(TestQuestionnaires.problems(files)))
         #expect(problem.line == 2 && problem.column == 5)
         #expect(problem.message == "bytes that are not valid UTF-8")

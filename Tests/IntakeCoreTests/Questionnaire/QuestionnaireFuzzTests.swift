@@ -5,7 +5,8 @@ import Testing
 
 /// Random and mutated input must give a questionnaire or diagnostics: never a crash or a hang.
 struct QuestionnaireFuzzTests {
-    private static let alphabet: [UInt8] = Array("|:=,;.()\"\\#@ \n\r\t-*0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+    private static let alphabet: [UInt8] =
+        Array("|:=,;.()\"\\#@ \n\r\t-*0123456789abcdefghijklmnopqrstuvwxyz".utf8)
         + [0x00, 0xFF, 0xC3, 0xA9, 0xE2, 0x80, 0xEF, 0xBB, 0xBF, 0xD8, 0xB9]
 
     @Test(arguments: 0..<8)

@@ -27,7 +27,11 @@ struct PatientResponseTests {
 
     @Test func jsonHasTheDocumentedShape() throws {
         let object = try #require(JSONSerialization.jsonObject(with: try Self.example.jsonData()) as? [String: Any])
-        #expect(Set(object.keys) == ["format", "id", "questionnaire", "patient", "answers", "status", "collector", "deviceId", "language", "createdAt", "updatedAt"])
+        #expect(
+            Set(object.keys) == [
+                "format", "id", "questionnaire", "patient", "answers", "status", "collector", "deviceId", "language", "createdAt",
+                "updatedAt",
+            ])
         #expect(object["format"] as? Int == 1)
         #expect(object["id"] as? String == "6f9619ff-8b86-d011-b42d-00c04fc964ff")
         #expect(object["createdAt"] as? String == "2025-11-22T05:39:08.123Z")

@@ -10,14 +10,14 @@ struct ValidatorTests {
     init() throws {
         questionnaire = try TestQuestionnaires.load([
             "1-a.txt": """
-                Age | id: age | integer 0..120 | required
-                Smoker | id: smoker | yesno
-                Packs a day | id: packs | decimal 0..10 | show if: smoker = yes
-                Colour | id: colour | single: red, blue
-                Onset | id: onset | date ..today
-                Medication | id: meds | compound: name* text; dose decimal 0..100
-                Notes
-                """
+            Age | id: age | integer 0..120 | required
+            Smoker | id: smoker | yesno
+            Packs a day | id: packs | decimal 0..10 | show if: smoker = yes
+            Colour | id: colour | single: red, blue
+            Onset | id: onset | date ..today
+            Medication | id: meds | compound: name* text; dose decimal 0..100
+            Notes
+            """
         ])
         validator = Validator(questionnaire: questionnaire, today: LocalDate(iso: "2026-11-22")!)
     }
@@ -30,10 +30,11 @@ struct ValidatorTests {
     }
 
     @Test func acceptsAValidCompleteRecord() {
-        let issues = validator.validate(response([
-            1: .integer(40), 2: .yesNo(true), 3: .decimal(1.5), 4: .choice("red"), 5: .date(LocalDate(iso: "2026-11-22")!),
-            6: .dictionary(["name": .text("Aspirin")]), 7: .text("fine"),
-        ]))
+        let issues = validator.validate(
+            response([
+                1: .integer(40), 2: .yesNo(true), 3: .decimal(1.5), 4: .choice("red"), 5: .date(LocalDate(iso: "2026-11-22")!),
+                6: .dictionary(["name": .text("Aspirin")]), 7: .text("fine"),
+            ]))
         #expect(issues.isEmpty, "\(issues)")
     }
 
@@ -45,10 +46,11 @@ struct ValidatorTests {
     }
 
     @Test func reportsTypesRangesAndChoicesWithoutTheValue() {
-        let issues = validator.validate(response([
-            1: .integer(999_123), 2: .text("yes"), 4: .choice("green"), 5: .date(LocalDate(iso: "2030-01-01")!),
-            6: .dictionary(["dose": .decimal(5), "colour": .text("x")]),
-        ]))
+        let issues = validator.validate(
+            response([
+                1: .integer(999_123), 2: .text("yes"), 4: .choice("green"), 5: .date(LocalDate(iso: "2030-01-01")!),
+                6: .dictionary(["dose": .decimal(5), "colour": .text("x")]),
+            ]))
         #expect(issues.map(\.kind) == [.outOfRange, .wrongType, .unknownChoice, .outOfRange, .unknownQuestion, .missingRequired])
         #expect(issues[0].message == "the answer is above the maximum 120")
         #expect(issues[3].message == "the answer is above the maximum today (2026-11-22)")
