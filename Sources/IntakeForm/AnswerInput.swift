@@ -36,7 +36,7 @@ struct AnswerInput {
             guard let value = Int(text) else { throw .invalid("Please enter a whole number, like 42.") }
             answer = .integer(value)
         case .decimal:
-            let normalized = text.contains(".") ? text : text.replacingOccurrences(of: ",", with: ".")
+            let normalized = Self.decimalComma(text)
             guard let value = Double(normalized), value.isFinite, !normalized.contains(where: \.isLetter) else {
                 throw .invalid("Please enter a number, like 37.5.")
             }
@@ -53,6 +53,13 @@ struct AnswerInput {
             throw .invalid(Self.sentence(problem))
         }
         return answer
+    }
+
+    /// `37,5` → `37.5`; `1,000` stays as it is (and is rejected) rather than becoming 1.0.
+    static func decimalComma(_ text: String) -> String {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard !text.contains("."), parts.count == 2, (1...2).contains(parts[1].count) else { return text }
+        return parts.joined(separator: ".")
     }
 
     static func yesNo(_ text: String) -> Bool? {

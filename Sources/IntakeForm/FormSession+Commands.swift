@@ -127,7 +127,10 @@ extension FormSession {
         place = .end
         try persist()
         if dropped > 0 {
-            io.write("\(dropped) answer\(dropped == 1 ? "" : "s") to questions hidden by later changes were dropped.")
+            io.write(
+                dropped == 1
+                    ? "1 answer to a question hidden by later changes was dropped."
+                    : "\(dropped) answers to questions hidden by later changes were dropped.")
         }
         io.write(
             "Record \(response.id.uuidString.lowercased()) is complete (\(response.answerCount) answers) and saved in the local store.")

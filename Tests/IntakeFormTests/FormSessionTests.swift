@@ -78,7 +78,7 @@ struct FormSessionTests {
         let (outcome, io, _) = try run(patient + ["40", "y", "2", ":back", ":back", "n", ":go 2", "rash", ":skip", "", ":finish"])
         guard case .completed(let record) = outcome else { Issue.record("not completed: \(io.transcript)"); return }
         #expect(record[QuestionPosition(section: 1, index: 3)] == nil)
-        #expect(io.transcript.contains("1 answer to questions hidden by later changes were dropped."))
+        #expect(io.transcript.contains("1 answer to a question hidden by later changes was dropped."))
     }
 
     @Test func finishingWithMissingAnswersGoesToTheFirstOne() throws {
@@ -129,5 +129,14 @@ struct FormSessionTests {
         #expect(try input.parse("1, cough, RASH", as: type) == .choices(["fever", "cough", "rash"]))
         #expect(try input.parse("fev", as: type) == .choices(["fever"]))
         #expect(throws: AnswerInput.Failure.self) { try input.parse("headache", as: type) }
+    }
+
+    @Test func decimalCommasAreReadOnlyWhenUnambiguous() throws {
+        let input = AnswerInput(language: nil, validator: Validator(questionnaire: questionnaire, today: today))
+        let type = QuestionType.decimal(.unbounded)
+        #expect(try input.parse("37,5", as: type) == .decimal(37.5))
+        #expect(try input.parse("37.5", as: type) == .decimal(37.5))
+        #expect(throws: AnswerInput.Failure.self) { try input.parse("1,000", as: type) }
+        #expect(throws: AnswerInput.Failure.self) { try input.parse("nan", as: type) }
     }
 }

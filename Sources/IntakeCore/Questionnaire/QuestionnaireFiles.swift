@@ -83,7 +83,8 @@ public struct QuestionnaireFiles: Sendable {
                         hint: "split it into smaller files"))
                 continue
             }
-            guard attributes?[.type] as? FileAttributeType != .typeDirectory else { continue }
+            // Only regular files (or links to them): a FIFO or device named *.txt would block a read.
+            guard (try? fileURL.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
             do {
                 let data = try Data(contentsOf: fileURL)
                 files[name] = File(path: fileURL.path, bytes: [UInt8](data))
