@@ -99,18 +99,7 @@ extension QuestionnaireParser {
             position: position, id: nil, text: LocalizedText(textSegment.text), type: .text, isRequired: false,
             help: nil, showIf: nil, line: line)
         var typeSeen = false
-        for segment in annotations {
-            guard !segment.text.isEmpty else {
-                report(path, line, segment.column, "empty annotation", hint: "remove the extra '|'")
-                continue
-            }
-            let annotation: Annotation
-            do {
-                annotation = try Annotation.parse(segment)
-            } catch {
-                report(path, line, error.column, error.message, hint: error.hint)
-                continue
-            }
+        for (annotation, segment) in parse(annotations, path: path, line: line) {
             switch annotation {
             case .id(let id): question.id = id
             case .required(let required): question.isRequired = required
@@ -130,6 +119,22 @@ extension QuestionnaireParser {
             }
         }
         return question
+    }
+
+    /// The annotations that parse, each with its segment; the others are reported.
+    func parse(_ segments: [QuestionLine.Segment], path: String, line: Int) -> [(Annotation, QuestionLine.Segment)] {
+        segments.compactMap { segment in
+            guard !segment.text.isEmpty else {
+                report(path, line, segment.column, "empty annotation", hint: "remove the extra '|'")
+                return nil
+            }
+            do {
+                return (try Annotation.parse(segment), segment)
+            } catch {
+                report(path, line, error.column, error.message, hint: error.hint)
+                return nil
+            }
+        }
     }
 
     /// Turns a parsed type into a question type, reading shared choice lists.

@@ -70,14 +70,7 @@ extension QuestionnaireParser {
                 path, line, textSegment.column, "the translated question has no text", hint: "write the translation before the first '|'")
         }
         question.text.translations[language] = textSegment.text
-        for segment in annotations {
-            let annotation: Annotation
-            do {
-                annotation = try Annotation.parse(segment)
-            } catch {
-                report(path, line, error.column, error.message, hint: error.hint)
-                continue
-            }
+        for (annotation, segment) in parse(annotations, path: path, line: line) {
             switch annotation {
             case .id(let id) where id != question.id:
                 report(
