@@ -123,7 +123,7 @@ extension QuestionnaireParser {
 
     /// The annotations that parse, each with its segment; the others are reported.
     func parse(_ segments: [QuestionLine.Segment], path: String, line: Int) -> [(Annotation, QuestionLine.Segment)] {
-        segments.compactMap { segment in
+        segments.compactMap { segment -> (Annotation, QuestionLine.Segment)? in
             guard !segment.text.isEmpty else {
                 report(path, line, segment.column, "empty annotation", hint: "remove the extra '|'")
                 return nil
