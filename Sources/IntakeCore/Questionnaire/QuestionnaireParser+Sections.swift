@@ -123,18 +123,19 @@ extension QuestionnaireParser {
 
     /// The annotations that parse, each with its segment; the others are reported.
     func parse(_ segments: [QuestionLine.Segment], path: String, line: Int) -> [(Annotation, QuestionLine.Segment)] {
-        segments.compactMap { segment -> (Annotation, QuestionLine.Segment)? in
+        var parsed: [(Annotation, QuestionLine.Segment)] = []
+        for segment in segments {
             guard !segment.text.isEmpty else {
                 report(path, line, segment.column, "empty annotation", hint: "remove the extra '|'")
-                return nil
+                continue
             }
             do {
-                return (try Annotation.parse(segment), segment)
+                parsed.append((try Annotation.parse(segment), segment))
             } catch {
                 report(path, line, error.column, error.message, hint: error.hint)
-                return nil
             }
         }
+        return parsed
     }
 
     /// Turns a parsed type into a question type, reading shared choice lists.
