@@ -9,10 +9,14 @@ let package = Package(
         .library(name: "IntakeCore", targets: ["IntakeCore"]),
         .library(name: "IntakeStore", targets: ["IntakeStore"]),
         .library(name: "IntakeForm", targets: ["IntakeForm"]),
+        .library(name: "IntakeServer", targets: ["IntakeServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Questionnaire format, PatientResponse, validation. Foundation only.
@@ -24,16 +28,32 @@ let package = Package(
         ),
         // The line-based form a field worker fills in a terminal.
         .target(name: "IntakeForm", dependencies: ["IntakeCore", "IntakeStore"]),
+        // The reference server: REST API, accounts, record storage.
+        .target(
+            name: "IntakeServer",
+            dependencies: [
+                "IntakeCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("openapi.yaml")]
+        ),
         .executableTarget(
             name: "intake",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeForm",
+                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "IntakeCoreTests", dependencies: ["IntakeCore"]),
         .testTarget(name: "IntakeStoreTests", dependencies: ["IntakeStore"]),
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeStore"]),
+        .testTarget(
+            name: "IntakeServerTests",
+            dependencies: ["IntakeServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
         .testTarget(name: "intakeTests", dependencies: ["IntakeCore", "IntakeStore"]),
     ],
     swiftLanguageModes: [.v6]

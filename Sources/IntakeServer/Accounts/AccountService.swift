@@ -1,0 +1,126 @@
+import Foundation
+import HummingbirdBcrypt
+import IntakeCore
+
+/// Teams, users, passwords and tokens: the rules shared by the API and `intake admin`.
+public struct AccountService: Sendable {
+    public let store: any RecordStore
+    public var bcryptCost: UInt8
+    public var sessionLifetime: TimeInterval
+
+    /// A hash of a random string nobody knows, checked when a username is unknown.
+    private let dummyHash: String
+
+    public init(store: any RecordStore, bcryptCost: UInt8 = 12, sessionLifetime: TimeInterval = 30 * 24 * 3600) {
+        self.store = store
+        self.bcryptCost = bcryptCost
+        self.sessionLifetime = sessionLifetime
+        self.dummyHash = Bcrypt.hash(UUID().uuidString, cost: bcryptCost)
+    }
+
+    public static let minimumPasswordLength = 10
+
+    /// Creates the first admin; refused once any user exists.
+    public func bootstrapAdmin(username: String, password: String) async throws -> User {
+        guard try await store.userCount() == 0 else {
+            throw AccountError("the database already has users; an admin creates more with 'intake admin user create'")
+        }
+        return try await createUser(username: username, password: password, role: .admin, team: nil)
+    }
+
+    public func createTeam(name: String) async throws -> Team {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
+        return try await store.createTeam(name: trimmed, at: Date())
+    }
+
+    public func createUser(username: String, password: String, role: Role, team: String?) async throws -> User {
+        try Self.checkUsername(username)
+        try Self.checkPassword(password)
+        let teamId = try await teamId(named: team, for: role)
+        let hash = Bcrypt.hash(password, cost: bcryptCost)
+        return try await store.createUser(NewUser(username: username, passwordHash: hash, role: role, teamId: teamId), at: Date())
+    }
+
+    public func updateUser(username: String, role: Role?, team: String??, password: String?, disabled: Bool?) async throws -> User {
+        if let password { try Self.checkPassword(password) }
+        var change = UserChange(role: role, passwordHash: password.map { Bcrypt.hash($0, cost: bcryptCost) }, disabled: disabled)
+        if let team {
+            if let name = team {
+                guard let found = try await store.team(named: name) else { throw RecordStoreError.notFound("team '\(name)'") }
+                change.teamId = .some(found.id)
+            } else {
+                change.teamId = .some(nil)
+            }
+        }
+        guard let user = try await store.updateUser(username: username, change) else { throw RecordStoreError.notFound("user '\(username)'") }
+        return user
+    }
+
+    /// Checks a password and issues a session token; nil for a wrong name or password alike.
+    public func signIn(username: String, password: String) async throws -> (token: String, user: User, expiresAt: Date)? {
+        guard let credentials = try await store.credentials(username: username) else {
+            // Spend the same time as a real check, so a response's speed does not reveal which names exist.
+            _ = Bcrypt.verify(password, hash: dummyHash)
+            return nil
+        }
+        guard Bcrypt.verify(password, hash: credentials.passwordHash), !credentials.user.disabled else { return nil }
+        let expiresAt = Date().addingTimeInterval(sessionLifetime)
+        let token = try await issueToken(for: credentials.user, name: "session", expiresAt: expiresAt)
+        return (token, credentials.user, expiresAt)
+    }
+
+    /// A new random token for `user`; only its hash is stored.
+    public func issueToken(for user: User, name: String, expiresAt: Date?) async throws -> String {
+        let token = APIToken.generate()
+        try await store.createToken(NewToken(userId: user.id, hash: APIToken.hash(token), name: name, expiresAt: expiresAt), at: Date())
+        return token
+    }
+
+    public func issueToken(username: String, name: String, expiresAt: Date?) async throws -> String {
+        guard let user = try await store.credentials(username: username)?.user else { throw RecordStoreError.notFound("user '\(username)'") }
+        return try await issueToken(for: user, name: name, expiresAt: expiresAt)
+    }
+
+    public func user(token: String) async throws -> User? {
+        try await store.user(tokenHash: APIToken.hash(token), now: Date())
+    }
+
+    public func revoke(token: String) async throws {
+        try await store.revokeToken(hash: APIToken.hash(token))
+    }
+
+    private func teamId(named team: String?, for role: Role) async throws -> Int64? {
+        guard let team else {
+            if role == .fieldworker || role == .coordinator {
+                throw AccountError("a \(role.rawValue) must belong to a team; give one with --team (API: \"team\")")
+            }
+            return nil
+        }
+        guard let found = try await store.team(named: team) else {
+            throw AccountError("there is no team '\(team)'; create it first with 'intake admin team create \(team)' (API: POST /v1/teams)")
+        }
+        return found.id
+    }
+
+    static func checkUsername(_ name: String) throws {
+        guard (2...64).contains(name.count),
+            name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) })
+        else { throw AccountError("a username has 2 to 64 letters, digits, '.', '_' or '-'") }
+    }
+
+    static func checkPassword(_ password: String) throws {
+        guard password.count >= minimumPasswordLength, password.utf8.count <= 72 else {
+            throw AccountError("a password has at least \(minimumPasswordLength) characters and at most 72 bytes")
+        }
+    }
+}
+
+/// A rule of accounts that a request or command broke; the message says how to comply.
+public struct AccountError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

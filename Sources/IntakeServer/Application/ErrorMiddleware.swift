@@ -1,0 +1,81 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Turns every error into `{"error": {…}}` with the right status. Anything unexpected is a 500
+/// whose log line names the error type only, never request data.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = IntakeRequestContext
+
+    struct Body: Encodable {
+        struct Detail: Encodable {
+            var code: String
+            var message: String
+            var details: JSONValue?
+        }
+
+        var error: Detail
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            return try Self.response(error)
+        } catch let error as RecordStoreError {
+            switch error {
+            case .alreadyExists(let what):
+                return try Self.response(APIError(.conflict, code: "already_exists", message: "\(what) already exists"))
+            case .notFound(let what):
+                return try Self.response(APIError.notFound(what))
+            }
+        } catch let error as any HTTPResponseError {
+            let code = error.status == .notFound ? "not_found" : error.status == .contentTooLarge ? "body_too_large" : "http_error"
+            let message =
+                error.status == .notFound
+                ? "no such route: \(request.method) \(request.uri.path); see GET /openapi.yaml"
+                : error.status.reasonPhrase
+            return try Self.response(APIError(error.status, code: code, message: message))
+        } catch {
+            context.logger.error("request failed", metadata: ["error.type": "\(type(of: error))"])
+            return try Self.response(
+                APIError(.internalServerError, code: "internal", message: "the server failed; the error is logged; try again later"))
+        }
+    }
+
+    static func response(_ error: APIError) throws -> Response {
+        try JSONCoding.response(Body(error: .init(code: error.code, message: error.message, details: error.details)), status: error.status)
+    }
+}
+
+/// Logs each request's method, path (without its query, which can hold names), status and time.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = IntakeRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response = try await next(request, context)
+        let elapsed = ContinuousClock.now - start
+        context.logger.info(
+            "\(request.method) \(request.uri.path) \(response.status.code)",
+            metadata: ["ms": "\(elapsed.components.attoseconds / 1_000_000_000_000_000 + elapsed.components.seconds * 1000)"])
+        return response
+    }
+}
+
+/// Finds the user of a bearer token; routes decide whether one is required.
+struct AuthenticationMiddleware: RouterMiddleware {
+    typealias Context = IntakeRequestContext
+    let accounts: AccountService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let header = request.headers[.authorization] {
+            guard header.lowercased().hasPrefix("bearer "), let user = try await accounts.user(token: String(header.dropFirst(7))) else {
+                throw APIError.unauthenticated
+            }
+            context.user = user
+        }
+        return try await next(request, context)
+    }
+}

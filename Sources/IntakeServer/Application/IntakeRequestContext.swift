@@ -1,0 +1,32 @@
+import Hummingbird
+
+/// The request context: Hummingbird's core storage plus the user the bearer token belongs to.
+public struct IntakeRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public var user: User?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        user = nil
+    }
+
+    /// The signed-in user if their role is one of `roles`; otherwise 401 or 403.
+    func require(_ roles: Set<Role>) throws -> User {
+        guard let user else { throw APIError.unauthenticated }
+        guard roles.contains(user.role) else {
+            throw APIError(
+                .forbidden, code: "forbidden",
+                message: "a \(user.role.rawValue) may not do this; it needs the role \(roles.map(\.rawValue).sorted().joined(separator: " or "))")
+        }
+        return user
+    }
+
+    /// The signed-in user's team, for routes that work on team records.
+    func requireTeam(_ roles: Set<Role>) throws -> (User, Int64) {
+        let user = try require(roles)
+        guard let team = user.teamId else {
+            throw APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
+        }
+        return (user, team)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Everything the routes need, shared by the API and `intake admin`.
+public struct IntakeServices: Sendable {
+    public let configuration: ServerConfiguration
+    public let store: any RecordStore
+    public let accounts: AccountService
+    public let questionnaires: QuestionnaireService
+    public let records: RecordService
+
+    public init(configuration: ServerConfiguration, store: any RecordStore) {
+        self.configuration = configuration
+        self.store = store
+        self.accounts = AccountService(
+            store: store, bcryptCost: configuration.bcryptCost, sessionLifetime: configuration.sessionLifetime)
+        self.questionnaires = QuestionnaireService(store: store)
+        self.records = RecordService(store: store, questionnaires: questionnaires)
+    }
+
+    /// Opens the SQLite store the configuration names.
+    public static func sqlite(_ configuration: ServerConfiguration) throws -> IntakeServices {
+        IntakeServices(configuration: configuration, store: try SQLiteRecordStore(path: configuration.databasePath))
+    }
+}
+
+public enum IntakeServerApp {
+    /// The router with every route and middleware, and the list of routes it registered.
+    public static func router(_ services: IntakeServices) -> (router: Router<IntakeRequestContext>, routes: [String]) {
+        let router = Router(context: IntakeRequestContext.self)
+        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: AuthenticationMiddleware(accounts: services.accounts))
+        let registrar = RouteRegistrar(router: router)
+        HealthController(services: services).register(registrar)
+        SessionController(services: services).register(registrar)
+        QuestionnaireController(services: services).register(registrar)
+        RecordController(services: services).register(registrar)
+        LookupController(services: services).register(registrar)
+        AdminController(services: services).register(registrar)
+        return (router, registrar.routes)
+    }
+
+    public static func application(_ services: IntakeServices, logger: Logger) -> some ApplicationProtocol {
+        Application(
+            router: router(services).router,
+            configuration: .init(address: .hostname(services.configuration.host, port: services.configuration.port), serverName: "intake"),
+            logger: logger)
+    }
+
+    /// The OpenAPI contract served at `/openapi.yaml`.
+    public static func openAPIDocument() throws -> String {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
+            throw ConfigurationError("openapi.yaml is missing from the server's resources; rebuild Intake")
+        }
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// How `intake serve` runs. Every value has a default; `init(environment:)` reads the
+/// `INTAKE_SERVER_*` variables, and command-line flags override both.
+public struct ServerConfiguration: Sendable {
+    /// Address to listen on. The default serves this machine only; use 0.0.0.0 to serve a network.
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// The SQLite database file.
+    public var databasePath: String
+    /// Largest request body accepted, in bytes (413 above it).
+    public var maxBodyBytes = 16 * 1024 * 1024
+    /// Most records accepted by one `POST /v1/records/batch`.
+    public var maxBatchRecords = 500
+    /// bcrypt cost for passwords (each step doubles the work; 12 takes about 0.2 s).
+    public var bcryptCost: UInt8 = 12
+    /// How long a token from `POST /v1/sessions` is valid.
+    public var sessionLifetime: TimeInterval = 30 * 24 * 3600
+
+    public init(databasePath: String) {
+        self.databasePath = databasePath
+    }
+
+    /// The defaults, overridden by `INTAKE_SERVER_HOST`, `INTAKE_SERVER_PORT`, `INTAKE_SERVER_DATABASE`,
+    /// `INTAKE_SERVER_MAX_BODY_BYTES` and `INTAKE_SERVER_MAX_BATCH`.
+    public init(environment: [String: String], defaultDatabasePath: String) throws(ConfigurationError) {
+        self.init(databasePath: environment["INTAKE_SERVER_DATABASE"] ?? defaultDatabasePath)
+        if let host = environment["INTAKE_SERVER_HOST"] { self.host = host }
+        if let port = environment["INTAKE_SERVER_PORT"] { self.port = try Self.number(port, "INTAKE_SERVER_PORT", 0...65535) }
+        if let bytes = environment["INTAKE_SERVER_MAX_BODY_BYTES"] {
+            maxBodyBytes = try Self.number(bytes, "INTAKE_SERVER_MAX_BODY_BYTES", 1024...(1 << 30))
+        }
+        if let batch = environment["INTAKE_SERVER_MAX_BATCH"] { maxBatchRecords = try Self.number(batch, "INTAKE_SERVER_MAX_BATCH", 1...10_000) }
+    }
+
+    private static func number(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigurationError("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

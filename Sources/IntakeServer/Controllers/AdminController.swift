@@ -1,0 +1,92 @@
+import Foundation
+import Hummingbird
+
+/// Teams, users and tokens, for admins: `/v1/teams`, `/v1/users`, `/v1/users/{username}/tokens`.
+struct AdminController {
+    let services: IntakeServices
+
+    struct NewTeam: Decodable {
+        var name: String
+    }
+
+    struct NewUserBody: Decodable {
+        var username: String
+        var password: String
+        var role: Role
+        var team: String?
+    }
+
+    struct UserPatch: Decodable {
+        var role: Role?
+        var team: String?
+        var password: String?
+        var disabled: Bool?
+    }
+
+    struct NewTokenBody: Decodable {
+        var name: String?
+        var expiresInDays: Int?
+    }
+
+    struct IssuedToken: Encodable {
+        var token: String
+        var name: String
+        var expiresAt: Date?
+    }
+
+    func register(_ routes: RouteRegistrar) {
+        routes.on(.get, "/v1/teams") { _, context in
+            _ = try context.require([.admin])
+            return try JSONCoding.response(["teams": try await services.store.teams().map(TeamJSON.init)])
+        }
+        routes.on(.post, "/v1/teams") { request, context in
+            _ = try context.require([.admin])
+            let body = try JSONCoding.decode(NewTeam.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024))
+            return try JSONCoding.response(TeamJSON(try await accountRule { try await services.accounts.createTeam(name: body.name) }), status: .created)
+        }
+        routes.on(.get, "/v1/users") { _, context in
+            _ = try context.require([.admin])
+            return try JSONCoding.response(["users": try await services.store.users().map(UserJSON.init)])
+        }
+        routes.on(.post, "/v1/users") { request, context in
+            _ = try context.require([.admin])
+            let body = try JSONCoding.decode(NewUserBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024))
+            let user = try await accountRule {
+                try await services.accounts.createUser(username: body.username, password: body.password, role: body.role, team: body.team)
+            }
+            return try JSONCoding.response(UserJSON(user), status: .created)
+        }
+        routes.on(.patch, "/v1/users/{username}") { request, context in
+            _ = try context.require([.admin])
+            let username = try context.parameters.require("username")
+            let data = try await JSONCoding.body(of: request, limit: 64 * 1024)
+            let body = try JSONCoding.decode(UserPatch.self, from: data)
+            // "team": null removes the user from their team; leaving "team" out keeps it.
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            let team: String?? = object?.keys.contains("team") == true ? .some(body.team) : .none
+            let user = try await accountRule {
+                try await services.accounts.updateUser(username: username, role: body.role, team: team, password: body.password, disabled: body.disabled)
+            }
+            return try JSONCoding.response(UserJSON(user))
+        }
+        routes.on(.post, "/v1/users/{username}/tokens") { request, context in
+            _ = try context.require([.admin])
+            let username = try context.parameters.require("username")
+            let body = try JSONCoding.decode(NewTokenBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024))
+            if let days = body.expiresInDays, !(1...3650).contains(days) { throw APIError.badRequest("expiresInDays must be from 1 to 3650") }
+            let expiresAt = body.expiresInDays.map { Date().addingTimeInterval(Double($0) * 86400) }
+            let name = body.name ?? "api"
+            let token = try await services.accounts.issueToken(username: username, name: name, expiresAt: expiresAt)
+            return try JSONCoding.response(IssuedToken(token: token, name: name, expiresAt: expiresAt), status: .created)
+        }
+    }
+
+    /// Runs an account operation, answering a broken rule with 422 and what to do.
+    private func accountRule<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as AccountError {
+            throw APIError(.unprocessableContent, code: "invalid_account", message: error.description)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Hummingbird
+import IntakeCore
+
+/// `GET /v1/records?familyName=&givenName=&dateOfBirth=&externalId=&limit=&offset=`: find a patient
+/// in the caller's team. Names match without regard to case or accents; partial matches rank lower.
+struct LookupController {
+    let services: IntakeServices
+
+    struct Match: Encodable {
+        var id: String
+        var revision: Int
+        var status: String
+        var questionnaire: QuestionnaireReference
+        var patient: PatientIdentification
+        var updatedAt: Date
+        var score: Int
+    }
+
+    struct Page: Encodable {
+        var results: [Match]
+        var nextOffset: Int?
+    }
+
+    func register(_ routes: RouteRegistrar) {
+        routes.on(.get, "/v1/records") { request, context in
+            let (_, team) = try context.requireTeam(RecordController.writers)
+            var parameters: [String: String] = [:]
+            for (key, value) in request.uri.queryParameters where parameters[String(key)] == nil {
+                parameters[String(key)] = String(value)
+            }
+            var query = try Self.query(parameters, team: team)
+            let pageSize = query.limit
+            query.limit += 1
+            let matches = try await services.store.lookup(query)
+            let page = matches.prefix(pageSize).map {
+                Match(
+                    id: $0.id.uuidString.lowercased(), revision: $0.revision, status: $0.status.rawValue, questionnaire: $0.questionnaire,
+                    patient: $0.patient, updatedAt: $0.updatedAt, score: $0.score)
+            }
+            return try JSONCoding.response(Page(results: Array(page), nextOffset: matches.count > pageSize ? query.offset + pageSize : nil))
+        }
+    }
+
+    static func query(_ parameters: [String: String], team: Int64) throws -> LookupQuery {
+        func text(_ name: String) -> String? {
+            parameters[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        var query = LookupQuery(teamId: team, givenName: text("givenName"), familyName: text("familyName"), externalId: text("externalId"))
+        if let birth = text("dateOfBirth") {
+            guard let date = LocalDate(iso: birth) else { throw APIError.badRequest("dateOfBirth must be written YYYY-MM-DD") }
+            query.dateOfBirth = date
+        }
+        guard query.givenName != nil || query.familyName != nil || query.dateOfBirth != nil || query.externalId != nil else {
+            throw APIError.badRequest("give at least one of familyName, givenName, dateOfBirth or externalId")
+        }
+        if let limit = text("limit") {
+            guard let value = Int(limit), (1...100).contains(value) else { throw APIError.badRequest("limit must be from 1 to 100") }
+            query.limit = value
+        }
+        if let offset = text("offset") {
+            guard let value = Int(offset), value >= 0 else { throw APIError.badRequest("offset must be 0 or more") }
+            query.offset = value
+        }
+        return query
+    }
+}

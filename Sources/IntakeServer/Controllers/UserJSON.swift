@@ -1,0 +1,28 @@
+import Foundation
+
+/// A user as the API shows it: never the password hash.
+struct UserJSON: Encodable {
+    var username: String
+    var role: String
+    var team: String?
+    var disabled: Bool
+    var createdAt: Date
+
+    init(_ user: User) {
+        username = user.username
+        role = user.role.rawValue
+        team = user.teamName
+        disabled = user.disabled
+        createdAt = user.createdAt
+    }
+}
+
+struct TeamJSON: Encodable {
+    var name: String
+    var createdAt: Date
+
+    init(_ team: Team) {
+        name = team.name
+        createdAt = team.createdAt
+    }
+}

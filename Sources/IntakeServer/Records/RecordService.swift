@@ -1,0 +1,57 @@
+import Foundation
+import IntakeCore
+
+/// Checks records against their published questionnaire and stores them idempotently.
+public struct RecordService: Sendable {
+    public let store: any RecordStore
+    public let questionnaires: QuestionnaireService
+
+    public init(store: any RecordStore, questionnaires: QuestionnaireService) {
+        self.store = store
+        self.questionnaires = questionnaires
+    }
+
+    /// What became of one record sent to the server.
+    public enum Result: Sendable {
+        case stored(IngestOutcome, warnings: [ValidationIssue])
+        case invalid(code: String, message: String, issues: [ValidationIssue])
+    }
+
+    /// A record that passed validation, with hidden answers dropped, ready to store.
+    enum Checked {
+        case valid(IngestItem, warnings: [ValidationIssue])
+        case invalid(code: String, message: String, issues: [ValidationIssue])
+    }
+
+    /// Validates with the same `IntakeCore` validator the CLI uses. `today` is a day ahead of
+    /// UTC so a device east of the server may record its own today.
+    func check(_ record: PatientResponse) async throws -> Checked {
+        guard let questionnaire = try await questionnaires.questionnaire(record.questionnaire) else {
+            return .invalid(
+                code: "unknown_questionnaire",
+                message: "questionnaire \(record.questionnaire) is not published on this server; publish it first (POST /v1/questionnaires)",
+                issues: [])
+        }
+        let today = LocalDate(ordinal: LocalDate.today(in: TimeZone(identifier: "UTC")!).ordinal + 1)
+        let validator = Validator(questionnaire: questionnaire, today: today)
+        let issues = validator.validate(record)
+        guard issues.errors.isEmpty else {
+            return .invalid(code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
+        }
+        return .valid(try IngestItem(record: validator.droppingHiddenAnswers(record)), warnings: issues)
+    }
+
+    /// Validates and stores records in one transaction; invalid ones are reported, not stored.
+    public func ingest(_ records: [PatientResponse], owner: RecordOwner) async throws -> [Result] {
+        var checked: [Checked] = []
+        for record in records { checked.append(try await check(record)) }
+        let items = checked.compactMap { if case .valid(let item, _) = $0 { item } else { nil } }
+        var outcomes = try await store.ingest(items, owner: owner, at: Date()).makeIterator()
+        return checked.map { entry in
+            switch entry {
+            case .valid(_, let warnings): .stored(outcomes.next()!, warnings: warnings)
+            case .invalid(let code, let message, let issues): .invalid(code: code, message: message, issues: issues)
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import IntakeCore
+
+/// Where the server keeps questionnaires, records and accounts.
+///
+/// Nothing here names a database: the SQLite store and (later) a PostgreSQL store implement it,
+/// and one shared test suite proves they behave the same.
+public protocol RecordStore: Sendable {
+    /// Throws when the store cannot be read, for `/health`.
+    func checkHealth() async throws
+
+    // MARK: Questionnaires
+
+    /// Stores a questionnaire version; returns false when that version was already published.
+    func publish(_ questionnaire: PublishedQuestionnaire) async throws -> Bool
+    func questionnaire(id: String, version: String) async throws -> PublishedQuestionnaire?
+    /// Every published version, newest first.
+    func questionnaires() async throws -> [PublishedQuestionnaire]
+
+    // MARK: Records
+
+    /// Stores each new record, recognises re-sent ones and refuses changed ones, all in one
+    /// transaction: the batch is stored wholly or not at all.
+    func ingest(_ items: [IngestItem], owner: RecordOwner, at time: Date) async throws -> [IngestOutcome]
+    func record(id: UUID) async throws -> StoredRecord?
+    /// Every revision of a record, oldest first.
+    func revisions(of id: UUID) async throws -> [RecordRevision]
+    /// Saves a new revision if `baseRevision` is still the current one and the record belongs to `teamId`.
+    func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String, at time: Date) async throws -> UpdateOutcome
+    /// Records of one team matching any of the query's fields, best matches first.
+    func lookup(_ query: LookupQuery) async throws -> [LookupMatch]
+
+    // MARK: Accounts
+
+    func createTeam(name: String, at time: Date) async throws -> Team
+    func teams() async throws -> [Team]
+    func team(named name: String) async throws -> Team?
+    func createUser(_ user: NewUser, at time: Date) async throws -> User
+    func users() async throws -> [User]
+    func credentials(username: String) async throws -> UserCredentials?
+    func updateUser(username: String, _ change: UserChange) async throws -> User?
+    func userCount() async throws -> Int
+    func createToken(_ token: NewToken, at time: Date) async throws
+    /// The user a token belongs to, if the token is known, unexpired and the user enabled.
+    func user(tokenHash: String, now: Date) async throws -> User?
+    func revokeToken(hash: String) async throws
+}
+
+/// A failure of the store that the API reports as a client error.
+public enum RecordStoreError: Error, Equatable, Sendable {
+    /// A unique name (team, user) is taken.
+    case alreadyExists(String)
+    /// A referenced team or user does not exist.
+    case notFound(String)
+}

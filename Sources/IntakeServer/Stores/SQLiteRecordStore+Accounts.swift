@@ -1,0 +1,119 @@
+import Foundation
+import GRDB
+
+extension SQLiteRecordStore {
+    public func createTeam(name: String, at time: Date) async throws -> Team {
+        try await database.write { db in
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM team WHERE name = ?", arguments: [name]) == nil else {
+                throw RecordStoreError.alreadyExists("team '\(name)'")
+            }
+            try db.execute(sql: "INSERT INTO team (name, createdAt) VALUES (?, ?)", arguments: [name, Self.timestamp(time)])
+            return Team(id: db.lastInsertedRowID, name: name, createdAt: time)
+        }
+    }
+
+    public func teams() async throws -> [Team] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM team ORDER BY name").map(Self.team)
+        }
+    }
+
+    public func team(named name: String) async throws -> Team? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM team WHERE name = ?", arguments: [name]).map(Self.team)
+        }
+    }
+
+    public func createUser(_ user: NewUser, at time: Date) async throws -> User {
+        try await database.write { db in
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM user WHERE username = ?", arguments: [user.username]) == nil else {
+                throw RecordStoreError.alreadyExists("user '\(user.username)'")
+            }
+            try db.execute(
+                sql: "INSERT INTO user (username, passwordHash, role, teamId, createdAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [user.username, user.passwordHash, user.role.rawValue, user.teamId, Self.timestamp(time)])
+            return try Self.fetchUser(db, where: "u.id = ?", db.lastInsertedRowID)!.user
+        }
+    }
+
+    public func users() async throws -> [User] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: Self.userSelect + " ORDER BY u.username").map { try Self.credentials($0).user }
+        }
+    }
+
+    public func credentials(username: String) async throws -> UserCredentials? {
+        try await database.read { db in try Self.fetchUser(db, where: "u.username = ?", username) }
+    }
+
+    public func updateUser(username: String, _ change: UserChange) async throws -> User? {
+        try await database.write { db in
+            guard try Self.fetchUser(db, where: "u.username = ?", username) != nil else { return nil }
+            if let role = change.role {
+                try db.execute(sql: "UPDATE user SET role = ? WHERE username = ?", arguments: [role.rawValue, username])
+            }
+            if let teamId = change.teamId {
+                try db.execute(sql: "UPDATE user SET teamId = ? WHERE username = ?", arguments: [teamId, username])
+            }
+            if let hash = change.passwordHash {
+                try db.execute(sql: "UPDATE user SET passwordHash = ? WHERE username = ?", arguments: [hash, username])
+            }
+            if let disabled = change.disabled {
+                try db.execute(sql: "UPDATE user SET disabled = ? WHERE username = ?", arguments: [disabled, username])
+            }
+            return try Self.fetchUser(db, where: "u.username = ?", username)?.user
+        }
+    }
+
+    public func userCount() async throws -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") ?? 0 }
+    }
+
+    public func createToken(_ token: NewToken, at time: Date) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT INTO token (hash, userId, name, createdAt, expiresAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [token.hash, token.userId, token.name, Self.timestamp(time), token.expiresAt.map(Self.timestamp)])
+        }
+    }
+
+    public func user(tokenHash: String, now: Date) async throws -> User? {
+        try await database.read { db in
+            try Row.fetchOne(
+                db,
+                sql: Self.userSelect + """
+                     JOIN token t ON t.userId = u.id
+                    WHERE t.hash = ? AND (t.expiresAt IS NULL OR t.expiresAt > ?) AND u.disabled = 0
+                    """,
+                arguments: [tokenHash, Self.timestamp(now)]
+            ).map { try Self.credentials($0).user }
+        }
+    }
+
+    public func revokeToken(hash: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM token WHERE hash = ?", arguments: [hash])
+        }
+    }
+
+    private static let userSelect = "SELECT u.*, tm.name AS teamName FROM user u LEFT JOIN team tm ON tm.id = u.teamId"
+
+    private static func fetchUser(_ db: Database, where condition: String, _ argument: some DatabaseValueConvertible) throws
+        -> UserCredentials?
+    {
+        try Row.fetchOne(db, sql: userSelect + " WHERE " + condition, arguments: [argument]).map(credentials)
+    }
+
+    private static func credentials(_ row: Row) throws -> UserCredentials {
+        guard let role = Role(rawValue: row["role"]) else { throw RecordStoreError.notFound("role") }
+        return UserCredentials(
+            user: User(
+                id: row["id"], username: row["username"], role: role, teamId: row["teamId"], teamName: row["teamName"],
+                disabled: row["disabled"], createdAt: date(row["createdAt"])),
+            passwordHash: row["passwordHash"])
+    }
+
+    private static func team(_ row: Row) -> Team {
+        Team(id: row["id"], name: row["name"], createdAt: date(row["createdAt"]))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import IntakeCore
+
+extension SQLiteRecordStore {
+    public func ingest(_ items: [IngestItem], owner: RecordOwner, at time: Date) async throws -> [IngestOutcome] {
+        try await database.write { db in
+            try items.map { item in try Self.ingest(item, owner: owner, at: time, db) }
+        }
+    }
+
+    private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ db: Database) throws -> IngestOutcome {
+        let id = key(item.record.id)
+        if let current = try Int.fetchOne(db, sql: "SELECT revision FROM record WHERE id = ?", arguments: [id]) {
+            let seen = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)",
+                arguments: [id, item.contentHash]) ?? false
+            return seen ? .duplicate(revision: current) : .conflict(currentRevision: current)
+        }
+        let r = item.record
+        try db.execute(
+            sql: """
+                INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
+                                    createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body)
+                VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.status.rawValue,
+                timestamp(r.createdAt), timestamp(time), timestamp(time), NameKey.fold(r.patient.givenName),
+                NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId,
+                String(decoding: item.body, as: UTF8.self),
+            ])
+        try insertRevision(item, revision: 1, savedBy: owner.username, at: time, db)
+        return .created(revision: 1)
+    }
+
+    private static func insertRevision(_ item: IngestItem, revision: Int, savedBy: String, at time: Date, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [key(item.record.id), revision, item.contentHash, String(decoding: item.body, as: UTF8.self), savedBy, timestamp(time)])
+    }
+
+    public func record(id: UUID) async throws -> StoredRecord? {
+        try await database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [Self.key(id)]) else { return nil }
+            return StoredRecord(
+                record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)), revision: row["revision"],
+                teamId: row["teamId"], receivedBy: row["receivedBy"], receivedAt: Self.date(row["receivedAt"]),
+                updatedAt: Self.date(row["updatedAt"]))
+        }
+    }
+
+    public func revisions(of id: UUID) async throws -> [RecordRevision] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM recordRevision WHERE recordId = ? ORDER BY revision", arguments: [Self.key(id)])
+                .map { row in
+                    RecordRevision(
+                        revision: row["revision"], record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)),
+                        savedBy: row["savedBy"], savedAt: Self.date(row["savedAt"]))
+                }
+        }
+    }
+
+    public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String, at time: Date) async throws
+        -> UpdateOutcome
+    {
+        try await database.write { db in
+            let id = Self.key(item.record.id)
+            guard let row = try Row.fetchOne(db, sql: "SELECT revision, teamId FROM record WHERE id = ?", arguments: [id]),
+                (row["teamId"] as Int64) == teamId
+            else { return .notFound }
+            let current: Int = row["revision"]
+            guard current == baseRevision else { return .stale(currentRevision: current) }
+            let r = item.record
+            try db.execute(
+                sql: """
+                    UPDATE record SET questionnaireId = ?, questionnaireVersion = ?, status = ?, revision = ?, updatedAt = ?,
+                        givenNameKey = ?, familyNameKey = ?, dateOfBirth = ?, externalId = ?, body = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    r.questionnaire.id, r.questionnaire.version, r.status.rawValue, current + 1, Self.timestamp(time),
+                    NameKey.fold(r.patient.givenName), NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description,
+                    r.patient.externalId, String(decoding: item.body, as: UTF8.self), id,
+                ])
+            try Self.insertRevision(item, revision: current + 1, savedBy: savedBy, at: time, db)
+            return .updated(revision: current + 1)
+        }
+    }
+
+    static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+import IntakeCore
+
+/// The embedded default store: one SQLite file (WAL) through GRDB and the system libsqlite3.
+public final class SQLiteRecordStore: RecordStore {
+    let database: DatabasePool
+
+    /// Opens (creating and migrating when needed) the database at `path`.
+    public init(path: String) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        database = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(database)
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
+        }
+    }
+
+    public func checkHealth() async throws {
+        _ = try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM schemaVersion") }
+    }
+
+    static func timestamp(_ date: Date) -> Double { date.timeIntervalSince1970 }
+    static func date(_ value: Double) -> Date { Date(timeIntervalSince1970: value) }
+}
+
+extension SQLiteRecordStore {
+    /// Migrations never change once shipped; add new ones at the end.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: questionnaires, records, revisions, accounts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE schemaVersion (version INTEGER NOT NULL);
+                    INSERT INTO schemaVersion (version) VALUES (1);
+                    CREATE TABLE questionnaire (
+                        id TEXT NOT NULL,
+                        version TEXT NOT NULL,
+                        title TEXT NOT NULL,
+                        questionCount INTEGER NOT NULL,
+                        files TEXT NOT NULL,
+                        lists TEXT NOT NULL,
+                        publishedAt REAL NOT NULL,
+                        PRIMARY KEY (id, version)
+                    );
+                    CREATE TABLE team (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL UNIQUE,
+                        createdAt REAL NOT NULL
+                    );
+                    CREATE TABLE user (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        username TEXT NOT NULL UNIQUE,
+                        passwordHash TEXT NOT NULL,
+                        role TEXT NOT NULL CHECK (role IN ('fieldworker', 'coordinator', 'researcher', 'admin')),
+                        teamId INTEGER REFERENCES team(id),
+                        disabled INTEGER NOT NULL DEFAULT 0,
+                        createdAt REAL NOT NULL
+                    );
+                    CREATE TABLE token (
+                        hash TEXT PRIMARY KEY NOT NULL,
+                        userId INTEGER NOT NULL REFERENCES user(id),
+                        name TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        expiresAt REAL
+                    );
+                    CREATE TABLE record (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        questionnaireId TEXT NOT NULL,
+                        questionnaireVersion TEXT NOT NULL,
+                        teamId INTEGER NOT NULL REFERENCES team(id),
+                        receivedBy TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        revision INTEGER NOT NULL,
+                        createdAt REAL NOT NULL,
+                        updatedAt REAL NOT NULL,
+                        receivedAt REAL NOT NULL,
+                        givenNameKey TEXT NOT NULL,
+                        familyNameKey TEXT NOT NULL,
+                        dateOfBirth TEXT,
+                        externalId TEXT,
+                        body TEXT NOT NULL
+                    );
+                    CREATE INDEX record_team_family ON record (teamId, familyNameKey);
+                    CREATE INDEX record_team_given ON record (teamId, givenNameKey);
+                    CREATE TABLE recordRevision (
+                        recordId TEXT NOT NULL REFERENCES record(id),
+                        revision INTEGER NOT NULL,
+                        contentHash TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        savedBy TEXT NOT NULL,
+                        savedAt REAL NOT NULL,
+                        PRIMARY KEY (recordId, revision)
+                    );
+                    CREATE INDEX recordRevision_hash ON recordRevision (recordId, contentHash);
+                    """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import IntakeCore
+
+/// A questionnaire version as published: its source files, from which `IntakeCore` parses it.
+public struct PublishedQuestionnaire: Sendable, Hashable, Codable {
+    public var id: String
+    public var version: String
+    public var title: String
+    public var questionCount: Int
+    /// Section, translation and manifest files by name.
+    public var files: [String: String]
+    /// The shared choice-list files it uses, by name.
+    public var lists: [String: String]
+    public var publishedAt: Date
+
+    public init(
+        id: String, version: String, title: String, questionCount: Int, files: [String: String], lists: [String: String],
+        publishedAt: Date
+    ) {
+        self.id = id
+        self.version = version
+        self.title = title
+        self.questionCount = questionCount
+        self.files = files
+        self.lists = lists
+        self.publishedAt = publishedAt
+    }
+}
+
+/// A record ready to store, with the hash of its canonical JSON.
+public struct IngestItem: Sendable {
+    public var record: PatientResponse
+    public var body: Data
+    public var contentHash: String
+
+    public init(record: PatientResponse) throws {
+        self.record = record
+        self.body = try record.jsonData()
+        var digest = SHA256Digest()
+        digest.update(body)
+        self.contentHash = digest.finalizeHex()
+    }
+}
+
+/// Who a new record belongs to: the team and user who sent it.
+public struct RecordOwner: Sendable {
+    public var teamId: Int64
+    public var username: String
+
+    public init(teamId: Int64, username: String) {
+        self.teamId = teamId
+        self.username = username
+    }
+}
+
+public enum IngestOutcome: Sendable, Equatable {
+    case created(revision: Int)
+    /// The same content was stored before (a retried upload); nothing changed.
+    case duplicate(revision: Int)
+    /// A record with this id exists with other content.
+    case conflict(currentRevision: Int)
+}
+
+public enum UpdateOutcome: Sendable, Equatable {
+    case updated(revision: Int)
+    case stale(currentRevision: Int)
+    case notFound
+}
+
+public struct StoredRecord: Sendable {
+    public var record: PatientResponse
+    public var revision: Int
+    public var teamId: Int64
+    public var receivedBy: String
+    public var receivedAt: Date
+    public var updatedAt: Date
+}
+
+public struct RecordRevision: Sendable {
+    public var revision: Int
+    public var record: PatientResponse
+    public var savedBy: String
+    public var savedAt: Date
+}
+
+/// A lookup by identifying information within one team.
+public struct LookupQuery: Sendable {
+    public var teamId: Int64
+    public var givenName: String?
+    public var familyName: String?
+    public var dateOfBirth: LocalDate?
+    public var externalId: String?
+    public var limit: Int
+    public var offset: Int
+
+    public init(
+        teamId: Int64, givenName: String? = nil, familyName: String? = nil, dateOfBirth: LocalDate? = nil,
+        externalId: String? = nil, limit: Int = 20, offset: Int = 0
+    ) {
+        self.teamId = teamId
+        self.givenName = givenName
+        self.familyName = familyName
+        self.dateOfBirth = dateOfBirth
+        self.externalId = externalId
+        self.limit = limit
+        self.offset = offset
+    }
+}
+
+public struct LookupMatch: Sendable {
+    public var id: UUID
+    public var revision: Int
+    public var status: PatientResponse.Status
+    public var questionnaire: QuestionnaireReference
+    public var patient: PatientIdentification
+    public var updatedAt: Date
+    /// Higher is better: exact matches outrank prefixes, which outrank substrings.
+    public var score: Int
+}
+
+public enum Role: String, Sendable, Codable, CaseIterable {
+    case fieldworker, coordinator, researcher, admin
+}
+
+public struct Team: Sendable, Codable, Hashable {
+    public var id: Int64
+    public var name: String
+    public var createdAt: Date
+}
+
+public struct User: Sendable, Hashable {
+    public var id: Int64
+    public var username: String
+    public var role: Role
+    public var teamId: Int64?
+    public var teamName: String?
+    public var disabled: Bool
+    public var createdAt: Date
+}
+
+public struct UserCredentials: Sendable {
+    public var user: User
+    public var passwordHash: String
+}
+
+public struct NewUser: Sendable {
+    public var username: String
+    public var passwordHash: String
+    public var role: Role
+    public var teamId: Int64?
+
+    public init(username: String, passwordHash: String, role: Role, teamId: Int64?) {
+        self.username = username
+        self.passwordHash = passwordHash
+        self.role = role
+        self.teamId = teamId
+    }
+}
+
+public struct UserChange: Sendable {
+    public var role: Role?
+    public var teamId: Int64??
+    public var passwordHash: String?
+    public var disabled: Bool?
+
+    public init(role: Role? = nil, teamId: Int64?? = nil, passwordHash: String? = nil, disabled: Bool? = nil) {
+        self.role = role
+        self.teamId = teamId
+        self.passwordHash = passwordHash
+        self.disabled = disabled
+    }
+}
+
+public struct NewToken: Sendable {
+    public var userId: Int64
+    public var hash: String
+    public var name: String
+    public var expiresAt: Date?
+
+    public init(userId: Int64, hash: String, name: String, expiresAt: Date?) {
+        self.userId = userId
+        self.hash = hash
+        self.name = name
+        self.expiresAt = expiresAt
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+
+/// An error the API answers with `{"error": {"code", "message", "details"?}}` and a status.
+///
+/// Messages never carry answers or patient identities.
+public struct APIError: Error, Sendable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var details: JSONValue?
+
+    public init(_ status: HTTPResponse.Status, code: String, message: String, details: JSONValue? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+    }
+
+    static let unauthenticated = APIError(
+        .unauthorized, code: "unauthenticated",
+        message: "send a valid token as 'Authorization: Bearer <token>'; get one from POST /v1/sessions")
+
+    static func badRequest(_ message: String) -> APIError {
+        APIError(.badRequest, code: "bad_request", message: message)
+    }
+
+    static func notFound(_ what: String) -> APIError {
+        APIError(.notFound, code: "not_found", message: "\(what) was not found")
+    }
+}
+
+/// A JSON value, for error details and other free-form parts of responses.
+public enum JSONValue: Sendable, Hashable, Codable {
+    case string(String), number(Double), integer(Int), bool(Bool), array([JSONValue]), object([String: JSONValue]), null
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Int.self) { self = .integer(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
+    }
+}
