@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct IntakeCommand: ParsableCommand {
+struct IntakeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intake",
         abstract: "Collect health questionnaire data in the field, online or off.",
@@ -10,6 +10,9 @@ struct IntakeCommand: ParsableCommand {
             machine as you type; see 'intake drafts list' for unfinished records.
             """,
         version: "0.1.0",
-        subcommands: [FillCommand.self, DraftsCommand.self, QuestionnaireCommand.self, SampleCommand.self]
+        subcommands: [
+            FillCommand.self, DraftsCommand.self, QuestionnaireCommand.self, SampleCommand.self, ServeCommand.self,
+            AdminCommand.self,
+        ]
     )
 }

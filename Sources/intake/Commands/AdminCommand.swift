@@ -1,0 +1,185 @@
+import ArgumentParser
+import Foundation
+import IntakeCore
+import IntakeServer
+
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Manage the server's users, teams, tokens and questionnaires directly in its database.",
+        subcommands: [Bootstrap.self, TeamCommand.self, UserCommand.self, TokenCommand.self, PublishCommand.self]
+    )
+
+    struct Bootstrap: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create the first admin of an empty database.")
+
+        @OptionGroup var databaseOptions: ServerDatabaseOptions
+        @Option(help: "The admin's username.") var username: String
+        @Flag(help: "Read the password from the first line of standard input instead of asking.") var passwordStdin = false
+
+        func run() async throws {
+            let services = try databaseOptions.services()
+            let password = try PasswordInput.read(fromStdin: passwordStdin)
+            let user = try await AdminRule.run { try await services.accounts.bootstrapAdmin(username: username, password: password) }
+            print("Created admin '\(user.username)'. Sign in with POST /v1/sessions, or create a token: intake admin token create \(user.username)")
+        }
+    }
+
+    struct TeamCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "team", abstract: "Create and list teams.", subcommands: [Create.self, List.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Create a team.")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+            @Argument(help: "The team's name.") var name: String
+
+            func run() async throws {
+                let team = try await AdminRule.run { try await databaseOptions.services().accounts.createTeam(name: name) }
+                print("Created team '\(team.name)'.")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List teams.")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+
+            func run() async throws {
+                for team in try await databaseOptions.services().store.teams() { print(team.name) }
+            }
+        }
+    }
+
+    struct UserCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "user", abstract: "Create, list and change users.", subcommands: [Create.self, List.self, Update.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Create a user with a role (and a team for field workers and coordinators).")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+            @Argument(help: "The username.") var username: String
+            @Option(help: "fieldworker, coordinator, researcher or admin.") var role: Role
+            @Option(help: "The user's team (required for field workers and coordinators).") var team: String?
+            @Flag(help: "Read the password from the first line of standard input instead of asking.") var passwordStdin = false
+
+            func run() async throws {
+                let services = try databaseOptions.services()
+                let password = try PasswordInput.read(fromStdin: passwordStdin)
+                let user = try await AdminRule.run {
+                    try await services.accounts.createUser(username: username, password: password, role: role, team: team)
+                }
+                print("Created \(user.role.rawValue) '\(user.username)'\(user.teamName.map { " in team '\($0)'" } ?? "").")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List users.")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+
+            func run() async throws {
+                for user in try await databaseOptions.services().store.users() {
+                    print([user.username, user.role.rawValue, user.teamName ?? "-", user.disabled ? "disabled" : "active"].joined(separator: "\t"))
+                }
+            }
+        }
+
+        struct Update: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Change a user's role or team, disable or enable them, or reset their password.")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+            @Argument(help: "The username.") var username: String
+            @Option(help: "A new role.") var role: Role?
+            @Option(help: "A new team.") var team: String?
+            @Flag(inversion: .prefixedEnableDisable, help: "Enable or disable the account (a disabled user's tokens stop working).") var enabled: Bool?
+            @Flag(help: "Set a new password (asked, or read with --password-stdin).") var resetPassword = false
+            @Flag(help: "Read the new password from standard input.") var passwordStdin = false
+
+            func run() async throws {
+                let services = try databaseOptions.services()
+                let password = resetPassword ? try PasswordInput.read(fromStdin: passwordStdin) : nil
+                let user = try await AdminRule.run {
+                    try await services.accounts.updateUser(
+                        username: username, role: role, team: team.map { .some($0) }, password: password, disabled: enabled.map { !$0 })
+                }
+                print("Updated '\(user.username)': \(user.role.rawValue), team \(user.teamName ?? "-"), \(user.disabled ? "disabled" : "active").")
+            }
+        }
+    }
+
+    struct TokenCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "token", abstract: "Create API tokens.", subcommands: [Create.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Create a token for a user and print it once; it is stored only as a hash.")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+            @Argument(help: "The username.") var username: String
+            @Option(help: "A name to recognise the token by, e.g. the device.") var name = "cli"
+            @Option(help: "Days until it expires (default: never).") var expiresInDays: Int?
+
+            func validate() throws {
+                if let days = expiresInDays, !(1...3650).contains(days) { throw ValidationError("Please give --expires-in-days from 1 to 3650.") }
+            }
+
+            func run() async throws {
+                let expires = expiresInDays.map { Date().addingTimeInterval(Double($0) * 86400) }
+                let token = try await AdminRule.run {
+                    try await databaseOptions.services().accounts.issueToken(username: username, name: name, expiresAt: expires)
+                }
+                print(token)
+            }
+        }
+    }
+
+    struct PublishCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "publish", abstract: "Publish a questionnaire version so records may use it.")
+        @OptionGroup var databaseOptions: ServerDatabaseOptions
+        @Argument(help: ArgumentHelp("A questionnaire id under Questionnaires/ or a folder.", valueName: "id-or-path"))
+        var questionnaire: String = QuestionnaireCatalog.defaultId
+
+        func run() async throws {
+            let folder = try QuestionnaireCatalog().folder(for: questionnaire)
+            let (published, isNew) = try await AdminRule.run { try await databaseOptions.services().questionnaires.publish(directory: folder) }
+            print("\(isNew ? "Published" : "Already published"): \(published.id) version \(published.version) (\(published.questionCount) questions)")
+        }
+    }
+}
+
+extension Role: ExpressibleByArgument {}
+
+/// Turns account and store errors into messages for the command line.
+enum AdminRule {
+    static func run<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as AccountError {
+            throw ValidationError(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
+        } catch let error as RecordStoreError {
+            switch error {
+            case .alreadyExists(let what): throw ValidationError("The \(what) already exists.")
+            case .notFound(let what): throw ValidationError("There is no \(what).")
+            }
+        } catch let error as QuestionnaireLoadError {
+            printError(error.description)
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Passwords come from a prompt that does not echo, or from standard input for scripts.
+enum PasswordInput {
+    static func read(fromStdin: Bool) throws -> String {
+        if fromStdin {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                throw ValidationError("No password on standard input; pipe it as the first line.")
+            }
+            return line
+        }
+        guard isatty(STDIN_FILENO) == 1, let entered = getpass("Password: ") else {
+            throw ValidationError("Standard input is not a terminal; give the password with --password-stdin.")
+        }
+        let password = String(cString: entered)
+        guard let again = getpass("Password again: "), String(cString: again) == password else {
+            throw ValidationError("The passwords differ; try again.")
+        }
+        return password
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import IntakeCore
+import IntakeServer
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Intake reference server: the REST API field records are sent to.",
+        discussion: """
+            Listens on 127.0.0.1:8080 by default and keeps everything in one SQLite file. Create the \
+            first admin with 'intake admin bootstrap'. The API is described at GET /openapi.yaml.
+            Environment: INTAKE_SERVER_HOST, INTAKE_SERVER_PORT, INTAKE_SERVER_DATABASE, \
+            INTAKE_SERVER_MAX_BODY_BYTES, INTAKE_SERVER_MAX_BATCH, INTAKE_LOG_LEVEL; flags win.
+            """)
+
+    @OptionGroup var databaseOptions: ServerDatabaseOptions
+
+    @Option(help: "Address to listen on; 0.0.0.0 serves the network (default: 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on (default: 8080).")
+    var port: Int?
+
+    @Option(help: ArgumentHelp("Publish a questionnaire (an id under Questionnaires/ or a folder) before serving; repeatable.", valueName: "id-or-path"))
+    var publish: [String] = []
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error (default: info, or INTAKE_LOG_LEVEL).")
+    var logLevel: String?
+
+    func validate() throws {
+        if let port, !(0...65535).contains(port) { throw ValidationError("Please give a port from 0 to 65535.") }
+        if let level = logLevel ?? ProcessInfo.processInfo.environment["INTAKE_LOG_LEVEL"], Logger.Level(rawValue: level) == nil {
+            throw ValidationError("Unknown log level '\(level)'; use trace, debug, info, notice, warning or error.")
+        }
+    }
+
+    func run() async throws {
+        var configuration = try databaseOptions.configuration()
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        let services = try databaseOptions.services(configuration)
+        for reference in publish {
+            let folder = try QuestionnaireCatalog().folder(for: reference)
+            let (published, isNew) = try await services.questionnaires.publish(directory: folder)
+            say("\(isNew ? "Published" : "Already published"): \(published.id) version \(published.version)")
+        }
+        let level = Logger.Level(rawValue: logLevel ?? ProcessInfo.processInfo.environment["INTAKE_LOG_LEVEL"] ?? "info") ?? .info
+        var logger = Logger(label: "intake.server")
+        logger.logLevel = level
+        if try await services.store.userCount() == 0 {
+            say("The database has no users yet. Create the first admin: intake admin bootstrap --username admin")
+        }
+        say("Serving on http://\(configuration.host):\(configuration.port) (database \(configuration.databasePath))")
+        try await IntakeServerApp.application(services, logger: logger).runService()
+    }
+}
+
+/// Writes a line to standard output at once (print is block-buffered when output is a file).
+private func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import IntakeCore
+import Testing
+
+@testable import IntakeServer
+
+/// Every route × every role × own or other team, against the expected status.
+struct AccessMatrixTests {
+    static let callers: [String?] = [nil, "fieldworker-a", "coordinator-a", "researcher", "admin"]
+
+    struct Case {
+        var method: HTTPRequest.Method
+        /// The route as registered, e.g. `/v1/records/{id}`.
+        var route: String
+        /// The URI to call; `{own}` and `{other}` stand for a record of the caller's team and of another.
+        var uri: String
+        /// Expected status by caller (`nil` key: no token), for the caller's own team's resources.
+        var expected: [String?: HTTPResponse.Status]
+        var body: @Sendable (TestServer, Int, UUID) async throws -> Data? = { _, _, _ in nil }
+    }
+
+    static func everyone(_ status: HTTPResponse.Status, anonymous: HTTPResponse.Status = .unauthorized) -> [String?: HTTPResponse.Status] {
+        [nil: anonymous, "fieldworker-a": status, "coordinator-a": status, "researcher": status, "admin": status]
+    }
+
+    static func writers(_ status: HTTPResponse.Status) -> [String?: HTTPResponse.Status] {
+        [nil: .unauthorized, "fieldworker-a": status, "coordinator-a": status, "researcher": .forbidden, "admin": .forbidden]
+    }
+
+    static func admins(_ status: HTTPResponse.Status) -> [String?: HTTPResponse.Status] {
+        [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .forbidden, "researcher": .forbidden, "admin": status]
+    }
+
+    static func json(_ value: some Encodable) -> Data { try! JSONEncoder().encode(value) }
+
+    struct Update: Encodable {
+        var baseRevision: Int
+        var record: PatientResponse
+    }
+
+    static func cases() -> [Case] {
+        [
+            Case(method: .get, route: "/health", uri: "/health", expected: everyone(.ok, anonymous: .ok)),
+            Case(method: .get, route: "/openapi.yaml", uri: "/openapi.yaml", expected: everyone(.ok, anonymous: .ok)),
+            Case(
+                method: .post, route: "/v1/sessions", uri: "/v1/sessions", expected: everyone(.created, anonymous: .created),
+                body: { _, _, _ in json(["username": "researcher", "password": "password-researcher"]) }),
+            Case(method: .get, route: "/v1/me", uri: "/v1/me", expected: everyone(.ok)),
+            Case(method: .get, route: "/v1/questionnaires", uri: "/v1/questionnaires", expected: everyone(.ok)),
+            Case(
+                method: .get, route: "/v1/questionnaires/{id}/versions/{version}", uri: "/v1/questionnaires/{qid}/versions/{qversion}",
+                expected: everyone(.ok)),
+            Case(
+                method: .post, route: "/v1/questionnaires", uri: "/v1/questionnaires",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .ok, "researcher": .forbidden, "admin": .ok],
+                body: { server, _, _ in
+                    let published = try await server.services.store.questionnaires()[0]
+                    return json(["files": published.files, "lists": published.lists])
+                }),
+            Case(
+                method: .post, route: "/v1/records", uri: "/v1/records", expected: writers(.created),
+                body: { server, n, _ in json(server.record(seed: UInt64(100 + n))) }),
+            Case(
+                method: .post, route: "/v1/records/batch", uri: "/v1/records/batch", expected: writers(.ok),
+                body: { server, n, _ in json(Batch(records: [server.record(seed: UInt64(200 + n))])) }),
+            Case(method: .get, route: "/v1/records", uri: "/v1/records?familyName=a", expected: writers(.ok)),
+            Case(method: .get, route: "/v1/records/{id}", uri: "/v1/records/{own}", expected: writers(.ok)),
+            Case(
+                method: .put, route: "/v1/records/{id}", uri: "/v1/records/{own}", expected: writers(.ok),
+                body: { server, _, target in
+                    let current = try await server.services.store.record(id: target)!
+                    return json(Update(baseRevision: current.revision, record: current.record.with { $0.patient.externalId = UUID().uuidString }))
+                }),
+            Case(method: .get, route: "/v1/records/{id}/revisions", uri: "/v1/records/{own}/revisions", expected: writers(.ok)),
+            Case(method: .get, route: "/v1/teams", uri: "/v1/teams", expected: admins(.ok)),
+            Case(method: .post, route: "/v1/teams", uri: "/v1/teams", expected: admins(.created), body: { _, n, _ in json(["name": "team-\(n)"]) }),
+            Case(method: .get, route: "/v1/users", uri: "/v1/users", expected: admins(.ok)),
+            Case(
+                method: .post, route: "/v1/users", uri: "/v1/users", expected: admins(.created),
+                body: { _, n, _ in json(["username": "user-\(n)", "password": "a-long-password", "role": "researcher"]) }),
+            Case(
+                method: .patch, route: "/v1/users/{username}", uri: "/v1/users/researcher", expected: admins(.ok),
+                body: { _, _, _ in json(["role": "researcher"]) }),
+            Case(
+                method: .post, route: "/v1/users/{username}/tokens", uri: "/v1/users/researcher/tokens", expected: admins(.created),
+                body: { _, _, _ in json(["name": "matrix"]) }),
+            Case(method: .delete, route: "/v1/sessions/current", uri: "/v1/sessions/current", expected: everyone(.noContent)),
+        ]
+    }
+
+    @Test func everyRouteAnswersEveryRoleAsDocumented() async throws {
+        var server = try await TestServer.make()
+        let own = server.record(seed: 1), other = server.record(seed: 2)
+        _ = try await server.services.records.ingest([own], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        _ = try await server.services.records.ingest([other], owner: RecordOwner(teamId: 2, username: "fieldworker-b"))
+        let cases = Self.cases()
+        let routes = IntakeServerApp.router(server.services).routes
+        #expect(Set(cases.map { "\($0.method.rawValue) \($0.route)" }) == Set(routes), "the matrix covers every registered route")
+        // Signing out revokes the caller's token: give that case tokens of its own.
+        for caller in Self.callers.compactMap({ $0 }) {
+            let user = try #require(try await server.services.store.credentials(username: caller)?.user)
+            server.tokens["signout-\(caller)"] = try await server.services.accounts.issueToken(for: user, name: "signout", expiresAt: nil)
+        }
+        let q = server.questionnaire.reference
+        let mismatches = try await server.application().test(.router) { [server] client in
+            var mismatches: [String] = []
+            var counter = 0
+            for test in cases {
+                for caller in Self.callers {
+                    for team in ["own", "other"] {
+                        guard team == "own" || test.uri.contains("{own}") else { continue }
+                        counter += 1
+                        let target = (team == "own" ? own : other).id
+                        let uri = test.uri.replacingOccurrences(of: "{own}", with: target.uuidString.lowercased())
+                            .replacingOccurrences(of: "{qid}", with: q.id).replacingOccurrences(of: "{qversion}", with: q.version)
+                        var expected = test.expected[caller]!
+                        if team == "other", expected.code < 300 { expected = .notFound }
+                        let token = test.route == "/v1/sessions/current" ? caller.map { "signout-\($0)" } : caller
+                        let response = try await client.send(test.method, uri, as: token, in: server, body: try await test.body(server, counter, target))
+                        if response.status != expected {
+                            mismatches.append("\(test.method) \(uri) as \(caller ?? "anonymous"): \(response.status.code), expected \(expected.code)")
+                        }
+                        #expect(response.status.code < 500)
+                    }
+                }
+            }
+            return mismatches
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+    }
+}

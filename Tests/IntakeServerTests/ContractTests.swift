@@ -1,0 +1,43 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@testable import IntakeServer
+
+struct ContractTests {
+    /// `GET /v1/records/{id}` for each operation in the document.
+    static func documentedRoutes(_ yaml: String) -> Set<String> {
+        var routes: Set<String> = []
+        var path: String?
+        for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if !line.hasPrefix(" "), !line.isEmpty {
+                path = nil
+            } else if let path, let method = ["get", "post", "put", "patch", "delete"].first(where: { line == "    \($0):" }) {
+                routes.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        return routes
+    }
+
+    @Test func everyRegisteredRouteIsInTheOpenAPIDocument() async throws {
+        let server = try await TestServer.make()
+        let document = try IntakeServerApp.openAPIDocument()
+        let registered = Set(IntakeServerApp.router(server.services).routes)
+        #expect(registered.count == 20)
+        #expect(Self.documentedRoutes(document) == registered)
+    }
+
+    @Test func servesTheDocumentAndHealth() async throws {
+        let server = try await TestServer.make()
+        let file = try String(contentsOf: TestServer.repositoryRoot.appendingPathComponent("Sources/IntakeServer/openapi.yaml"), encoding: .utf8)
+        try await server.application().test(.router) { client in
+            let document = try await client.send(.get, "/openapi.yaml", as: nil, in: server)
+            #expect(document.text == file)
+            #expect(document.headers[.contentType] == "application/yaml; charset=utf-8")
+            let health = try await client.send(.get, "/health", as: nil, in: server)
+            #expect(health.json["status"] as? String == "ok")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import IntakeCore
+import Logging
+import NIOCore
+
+@testable import IntakeServer
+
+/// A server over a fresh SQLite file with the bundled questionnaire published, two teams, and a
+/// user of every role in each team (admins and researchers without a team).
+struct TestServer {
+    let services: IntakeServices
+    let questionnaire: Questionnaire
+    /// Tokens by user name: `fieldworker-a`, `coordinator-b`, `researcher`, `admin`.
+    var tokens: [String: String] = [:]
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-server-\(UUID().uuidString)/server.sqlite").path
+        var configuration = ServerConfiguration(databasePath: path)
+        configuration.bcryptCost = 4
+        configure(&configuration)
+        let services = try IntakeServices.sqlite(configuration)
+        let folder = repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")
+        _ = try await services.questionnaires.publish(directory: folder)
+        var server = TestServer(services: services, questionnaire: try QuestionnaireLoader.load(directory: folder))
+        for team in ["a", "b"] {
+            _ = try await services.accounts.createTeam(name: "team-\(team)")
+            for role in [Role.fieldworker, .coordinator] {
+                try await server.addUser("\(role.rawValue)-\(team)", role: role, team: "team-\(team)")
+            }
+        }
+        try await server.addUser("researcher", role: .researcher, team: nil)
+        try await server.addUser("admin", role: .admin, team: nil)
+        return server
+    }
+
+    mutating func addUser(_ name: String, role: Role, team: String?) async throws {
+        let user = try await services.accounts.createUser(username: name, password: "password-\(name)", role: role, team: team)
+        tokens[name] = try await services.accounts.issueToken(for: user, name: "test", expiresAt: nil)
+    }
+
+    func application() -> some ApplicationProtocol {
+        Application(router: IntakeServerApp.router(services).router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    /// A valid complete record of the bundled questionnaire.
+    func record(seed: UInt64 = 1, familyName: String? = nil, givenName: String? = nil) -> PatientResponse {
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+        var record = generator.next()
+        if let familyName { record.patient.familyName = familyName }
+        if let givenName { record.patient.givenName = givenName }
+        return record
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends a request as `user` (nil: no token) with a JSON body.
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, as user: String?, in server: TestServer, json: some Encodable
+    ) async throws -> TestResponse {
+        try await send(method, uri, as: user, in: server, body: try JSONEncoder().encode(json))
+    }
+
+    func send(_ method: HTTPRequest.Method, _ uri: String, as user: String?, in server: TestServer, body: Data? = nil) async throws
+        -> TestResponse
+    {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let user { headers[.authorization] = "Bearer \(server.tokens[user] ?? user)" }
+        return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+    }
+}
+
+extension TestResponse {
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+    }
+
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    var text: String { String(buffer: body) }
+}
+
+/// `{"records": [...]}` for a batch.
+struct Batch: Encodable {
+    var records: [PatientResponse]
+}
+
+extension PatientResponse {
+    /// A copy changed by `change`, for building test records as constants.
+    func with(_ change: (inout PatientResponse) -> Void) -> PatientResponse {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}
