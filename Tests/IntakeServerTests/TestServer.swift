@@ -44,7 +44,10 @@ struct TestServer {
     }
 
     func application() -> some ApplicationProtocol {
-        Application(router: IntakeServerApp.router(services).router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        var logger = Logger(label: "intake.test")
+        logger.logLevel = .warning
+        return Application(
+            router: IntakeServerApp.router(services).router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 
     /// A valid complete record of the bundled questionnaire.
