@@ -38,6 +38,14 @@ struct ContractTests {
             #expect(document.headers[.contentType] == "application/yaml; charset=utf-8")
             let health = try await client.send(.get, "/health", as: nil, in: server)
             #expect(health.json["status"] as? String == "ok")
+            let q = server.questionnaire.reference
+            let detail = try await client.send(.get, "/v1/questionnaires/\(q.id)/versions/\(q.version)", as: "researcher", in: server)
+            let questions = try #require(detail.json["questions"] as? [[String: Any]])
+            #expect(questions.count == 53)
+            #expect(questions[0]["id"] as? String == "birth_country" && questions[0]["type"] as? String == "single")
+            let wrongMethod = try await client.send(.delete, "/v1/records", as: "fieldworker-a", in: server)
+            #expect(wrongMethod.status.code >= 400 && wrongMethod.status.code < 500)
+            #expect(wrongMethod.errorCode != nil)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeCore
 
 /// `GET /v1/questionnaires`, `GET /v1/questionnaires/{id}/versions/{version}`, `POST /v1/questionnaires`.
 struct QuestionnaireController {
@@ -29,6 +30,26 @@ struct QuestionnaireController {
         var publishedAt: Date
         var files: [String: String]
         var lists: [String: String]
+        var questions: [QuestionJSON]
+    }
+
+    /// A parsed question, so clients need not parse the text files to know what an index means.
+    struct QuestionJSON: Encodable {
+        var section: Int
+        var index: Int
+        var id: String?
+        var text: String
+        var type: String
+        var required: Bool
+
+        init(_ question: Question) {
+            section = question.position.section
+            index = question.position.index
+            id = question.id
+            text = question.text.base
+            type = question.type.keyword
+            required = question.isRequired
+        }
     }
 
     struct Publish: Decodable {
@@ -44,13 +65,15 @@ struct QuestionnaireController {
         routes.on(.get, "/v1/questionnaires/{id}/versions/{version}") { _, context in
             _ = try context.require(Set(Role.allCases))
             let id = try context.parameters.require("id"), version = try context.parameters.require("version")
-            guard let q = try await services.store.questionnaire(id: id, version: version) else {
+            guard let q = try await services.store.questionnaire(id: id, version: version),
+                let parsed = try await services.questionnaires.questionnaire(QuestionnaireReference(id: id, version: version))
+            else {
                 throw APIError.notFound("questionnaire \(id) version \(version)")
             }
             return try JSONCoding.response(
                 Detail(
                     id: q.id, version: q.version, title: q.title, questionCount: q.questionCount, publishedAt: q.publishedAt,
-                    files: q.files, lists: q.lists))
+                    files: q.files, lists: q.lists, questions: parsed.allQuestions.map(QuestionJSON.init)))
         }
         routes.on(.post, "/v1/questionnaires") { request, context in
             _ = try context.require([.admin, .coordinator])
