@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "IntakeStore", targets: ["IntakeStore"]),
         .library(name: "IntakeForm", targets: ["IntakeForm"]),
         .library(name: "IntakeServer", targets: ["IntakeServer"]),
+        .library(name: "IntakeClient", targets: ["IntakeClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -17,15 +18,23 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // Questionnaire format, PatientResponse, validation. Foundation only.
         .target(name: "IntakeCore"),
-        // Local drafts (and later the outbound queue) in SQLite.
+        // Local drafts and the outbound queue in SQLite, sealed with AES-GCM.
         .target(
             name: "IntakeStore",
-            dependencies: ["IntakeCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "IntakeCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
         ),
+        // Talking to the server: records, batches, lookup; submitting and flushing the queue.
+        .target(name: "IntakeClient", dependencies: ["IntakeCore", "IntakeStore"]),
         // The line-based form a field worker fills in a terminal.
         .target(name: "IntakeForm", dependencies: ["IntakeCore", "IntakeStore"]),
         // The reference server: REST API, accounts, record storage.
@@ -43,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "intake",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer",
+                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer", "IntakeClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -53,6 +62,12 @@ let package = Package(
         .testTarget(
             name: "IntakeServerTests",
             dependencies: ["IntakeServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
+        .testTarget(
+            name: "IntakeClientTests",
+            dependencies: [
+                "IntakeClient", "IntakeServer", "IntakeStore", .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(name: "intakeTests", dependencies: ["IntakeCore", "IntakeStore"]),
     ],

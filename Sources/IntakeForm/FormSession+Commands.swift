@@ -133,7 +133,7 @@ extension FormSession {
                     : "\(dropped) answers to questions hidden by later changes were dropped.")
         }
         io.write(
-            "Record \(response.id.uuidString.lowercased()) is complete (\(response.answerCount) answers) and saved in the local store.")
+            "Record \(response.id.uuidString.lowercased()) is complete (\(response.answerCount) answers).")
         return .completed(response)
     }
 

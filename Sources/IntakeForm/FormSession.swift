@@ -9,7 +9,7 @@ import IntakeStore
 /// at any moment loses at most the line being typed.
 public final class FormSession {
     public enum Outcome: Equatable, Sendable {
-        /// The record passed validation and was saved as complete.
+        /// The record passed validation and was saved as complete (still in the drafts, for the caller to send or queue).
         case completed(PatientResponse)
         /// The person typed `:quit`; the draft is saved.
         case quit(Draft)
@@ -26,6 +26,8 @@ public final class FormSession {
     let input: AnswerInput
     let display: AnswerDisplay
     var place: FormPlace
+    /// For an edit of a server record: the revision it was loaded at.
+    let baseRevision: Int?
     /// The place whose question was last shown, so a re-prompt does not repeat it.
     var shownPlace: FormPlace?
     var announcedSection: Int?
@@ -52,10 +54,11 @@ public final class FormSession {
         self.input = AnswerInput(language: draft.response.language, validator: validator)
         self.display = AnswerDisplay(language: draft.response.language)
         self.place = FormPlace(cursor: draft.cursor, sectionCount: questionnaire.sections.count)
+        self.baseRevision = draft.baseRevision
     }
 
     var draft: Draft {
-        Draft(response: response, cursor: place.cursor(sectionCount: questionnaire.sections.count))
+        Draft(response: response, cursor: place.cursor(sectionCount: questionnaire.sections.count), baseRevision: baseRevision)
     }
 
     /// Runs the form until the record is complete, the person quits, or input ends.

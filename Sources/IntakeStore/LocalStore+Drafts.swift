@@ -3,84 +3,73 @@ import GRDB
 import IntakeCore
 
 extension LocalStore {
-    /// Saves a draft or complete record, replacing the earlier copy, in one durable transaction.
+    /// Saves a draft, sealed, replacing the earlier copy, in one durable transaction.
     public func save(_ draft: Draft) throws(LocalStoreError) {
-        let payload: Data
-        do {
-            payload = try draft.response.jsonData()
-        } catch {
-            throw LocalStoreError("cannot encode the record", fix: "this is a bug in Intake; please report it")
-        }
         let response = draft.response
-        try write("save the record") { db in
+        let payload = try sealed(response)
+        try write("save the draft") { db in
             try db.execute(
                 sql: """
                     INSERT INTO record (id, questionnaireId, questionnaireVersion, state, cursorSection, cursorIndex,
-                                        answerCount, createdAt, updatedAt, payload)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                        answerCount, createdAt, updatedAt, baseRevision, payload)
+                    VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET
                         questionnaireId = excluded.questionnaireId, questionnaireVersion = excluded.questionnaireVersion,
-                        state = excluded.state, cursorSection = excluded.cursorSection, cursorIndex = excluded.cursorIndex,
-                        answerCount = excluded.answerCount, updatedAt = excluded.updatedAt, payload = excluded.payload
+                        cursorSection = excluded.cursorSection, cursorIndex = excluded.cursorIndex,
+                        answerCount = excluded.answerCount, updatedAt = excluded.updatedAt,
+                        baseRevision = excluded.baseRevision, payload = excluded.payload
                     """,
                 arguments: [
-                    Self.key(response.id), response.questionnaire.id, response.questionnaire.version,
-                    response.status.rawValue, draft.cursor?.section, draft.cursor?.index, response.answerCount,
-                    response.createdAt.timeIntervalSince1970, response.updatedAt.timeIntervalSince1970, payload,
+                    Self.key(response.id), response.questionnaire.id, response.questionnaire.version, draft.cursor?.section,
+                    draft.cursor?.index, response.answerCount, response.createdAt.timeIntervalSince1970,
+                    response.updatedAt.timeIntervalSince1970, draft.baseRevision, payload,
                 ])
         }
     }
 
-    /// The stored record with this id, if any.
+    /// The draft with this id, if any.
     public func draft(id: UUID) throws(LocalStoreError) -> Draft? {
-        try read("read the record") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [Self.key(id)]).map(Self.draft)
+        let cipher = try cipher()
+        let found = try write("read the draft") { db -> Draft?? in
+            try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [Self.key(id)]).map { try Self.draft($0, cipher, db) }
         }
+        guard let found else { return nil }
+        guard let draft = found else { throw Self.quarantined(Self.key(id)) }
+        return draft
     }
 
-    /// The record whose id starts with `prefix` (at least 4 characters), as shown by `drafts list`.
+    /// The draft whose id starts with `prefix` (at least 4 characters), as shown by `drafts list`.
     public func draft(idPrefix prefix: String) throws(LocalStoreError) -> Draft {
-        let prefix = prefix.lowercased()
-        guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw LocalStoreError(
-                "'\(prefix)' is not a record id", fix: "give at least the first 4 characters of an id from 'intake drafts list'")
+        let rows = try rows(matching: prefix, in: "record", listCommand: "intake drafts list")
+        let cipher = try cipher()
+        guard let draft = try write("read the draft", { db in try Self.draft(rows[0], cipher, db) }) else {
+            throw Self.quarantined(rows[0]["id"])
         }
-        let rows = try read("find the record") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM record WHERE id LIKE ? ORDER BY updatedAt DESC LIMIT 2", arguments: [prefix + "%"])
-        }
-        guard rows.count == 1 else {
-            throw rows.isEmpty
-                ? LocalStoreError("no local record has an id starting with '\(prefix)'", fix: "see 'intake drafts list --all' for the ids")
-                : LocalStoreError("more than one record has an id starting with '\(prefix)'", fix: "give more characters of the id")
-        }
-        do {
-            return try Self.draft(rows[0])
-        } catch {
-            throw LocalStoreError("cannot read the record \(prefix)", fix: "the stored copy is damaged or was written by a newer Intake")
+        return draft
+    }
+
+    /// Every draft, most recently changed first. Drafts that do not decrypt are quarantined.
+    public func summaries() throws(LocalStoreError) -> [DraftSummary] {
+        try drafts().map { draft in
+            DraftSummary(
+                id: draft.response.id, questionnaire: draft.response.questionnaire, answerCount: draft.response.answerCount,
+                cursor: draft.cursor, initials: draft.response.patient.initials, baseRevision: draft.baseRevision,
+                createdAt: draft.response.createdAt, updatedAt: draft.response.updatedAt)
         }
     }
 
-    /// Summaries of local records, most recently changed first.
-    public func summaries(including states: Set<PatientResponse.Status> = [.draft]) throws(LocalStoreError) -> [DraftSummary] {
-        let placeholders = Array(repeating: "?", count: states.count).joined(separator: ", ")
-        return try read("list the records") { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM record WHERE state IN (\(placeholders)) ORDER BY updatedAt DESC",
-                arguments: StatementArguments(states.map(\.rawValue).sorted())
-            ).map { row in
-                let draft = try Self.draft(row)
-                return DraftSummary(
-                    id: draft.response.id, questionnaire: draft.response.questionnaire, status: draft.response.status,
-                    answerCount: row["answerCount"], cursor: draft.cursor, initials: draft.response.patient.initials,
-                    createdAt: draft.response.createdAt, updatedAt: draft.response.updatedAt)
-            }
+    /// Every draft, decrypted, most recently changed first.
+    public func drafts() throws(LocalStoreError) -> [Draft] {
+        let cipher = try cipher()
+        return try write("list the drafts") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM record ORDER BY updatedAt DESC").compactMap { try Self.draft($0, cipher, db) }
         }
     }
 
-    /// Deletes a local record. Returns false when there was none.
+    /// Deletes a draft. Returns false when there was none.
     @discardableResult
     public func discard(id: UUID) throws(LocalStoreError) -> Bool {
-        try write("discard the record") { db in
+        try write("discard the draft") { db in
             try db.execute(sql: "DELETE FROM record WHERE id = ?", arguments: [Self.key(id)])
             return db.changesCount > 0
         }
@@ -88,12 +77,60 @@ extension LocalStore {
 
     static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
 
-    static func draft(_ row: Row) throws -> Draft {
-        let payload: Data = row["payload"]
-        let response = try PatientResponse(jsonData: payload)
+    func sealed(_ response: PatientResponse) throws(LocalStoreError) -> Data {
+        let cipher = try cipher()
+        do {
+            return try cipher.seal(try response.jsonData(), id: response.id)
+        } catch {
+            throw LocalStoreError("cannot seal the record", fix: "this is a bug in Intake; please report it")
+        }
+    }
+
+    /// Rows of `table` whose id starts with `prefix`; exactly one, or an error saying what to do.
+    func rows(matching prefix: String, in table: String, listCommand: String) throws(LocalStoreError) -> [Row] {
+        let prefix = prefix.lowercased()
+        guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw LocalStoreError("'\(prefix)' is not a record id", fix: "give at least the first 4 characters of an id from '\(listCommand)'")
+        }
+        let rows = try read("find the record") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE id LIKE ? LIMIT 2", arguments: [prefix + "%"])
+        }
+        guard rows.count == 1 else {
+            throw rows.isEmpty
+                ? LocalStoreError("no record here has an id starting with '\(prefix)'", fix: "see '\(listCommand)' for the ids")
+                : LocalStoreError("more than one record has an id starting with '\(prefix)'", fix: "give more characters of the id")
+        }
+        return rows
+    }
+
+    /// Opens a draft row; one that does not decrypt is moved to quarantine and gives nil.
+    static func draft(_ row: Row, _ cipher: RecordCipher, _ db: Database) throws -> Draft? {
+        guard let response = try open(row, cipher, source: "record", db) else { return nil }
         let section: Int? = row["cursorSection"]
         let index: Int? = row["cursorIndex"]
         let cursor = section.flatMap { s in index.map { QuestionPosition(section: s, index: $0) } }
-        return Draft(response: response, cursor: cursor)
+        return Draft(response: response, cursor: cursor, baseRevision: row["baseRevision"])
+    }
+
+    /// The record sealed in a row of `source`, or nil after quarantining a row that does not open.
+    static func open(_ row: Row, _ cipher: RecordCipher, source: String, _ db: Database) throws -> PatientResponse? {
+        let id: String = row["id"]
+        let payload: Data = row["payload"]
+        if let uuid = UUID(uuidString: id), let plain = try? cipher.open(payload, id: uuid), let response = try? PatientResponse(jsonData: plain),
+            response.id == uuid
+        {
+            return response
+        }
+        try db.execute(
+            sql: "INSERT INTO quarantine (id, source, reason, quarantinedAt, payload) VALUES (?, ?, ?, ?, ?)",
+            arguments: [id, source, "does not decrypt with this store's key (damaged or tampered with)", Date().timeIntervalSince1970, payload])
+        try db.execute(sql: "DELETE FROM \(source) WHERE id = ?", arguments: [id])
+        return nil
+    }
+
+    static func quarantined(_ id: String) -> LocalStoreError {
+        LocalStoreError(
+            "record \(id.prefix(8)) is damaged or was tampered with and cannot be decrypted",
+            fix: "it was moved to quarantine ('intake queue list' shows it); the other records are unaffected")
     }
 }

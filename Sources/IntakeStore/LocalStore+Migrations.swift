@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 extension LocalStore {
@@ -26,6 +27,47 @@ extension LocalStore {
                     );
                     """)
         }
+        migrator.registerMigration("v2: outbound queue, quarantine, base revisions") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN baseRevision INTEGER;
+                    CREATE TABLE outbox (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('pending', 'rejected')),
+                        baseRevision INTEGER,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        enqueuedAt REAL NOT NULL,
+                        lastAttemptAt REAL,
+                        reason TEXT,
+                        size INTEGER NOT NULL,
+                        payload BLOB NOT NULL
+                    );
+                    CREATE INDEX outbox_state_enqueued ON outbox (state, enqueuedAt);
+                    CREATE TABLE quarantine (
+                        id TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        reason TEXT NOT NULL,
+                        quarantinedAt REAL NOT NULL,
+                        payload BLOB NOT NULL
+                    );
+                    INSERT INTO outbox (id, state, attempts, enqueuedAt, size, payload)
+                        SELECT id, 'pending', 0, updatedAt, length(payload), payload FROM record WHERE state = 'complete';
+                    DELETE FROM record WHERE state = 'complete';
+                    """)
+        }
         return migrator
+    }
+
+    /// Seals payloads written before encryption existed (format 1 stores), in place.
+    static func sealPlaintextPayloads(with cipher: RecordCipher, _ db: Database) throws {
+        for table in ["record", "outbox"] {
+            let rows = try Row.fetchAll(db, sql: "SELECT id, payload FROM \(table)")
+            for row in rows {
+                let payload: Data = row["payload"]
+                guard !RecordCipher.isSealed(payload), let id = UUID(uuidString: row["id"]) else { continue }
+                try db.execute(
+                    sql: "UPDATE \(table) SET payload = ? WHERE id = ?", arguments: [try cipher.seal(payload, id: id), row["id"] as String])
+            }
+        }
     }
 }

@@ -1,21 +1,42 @@
+import Crypto
 import Foundation
 import GRDB
 import IntakeCore
 
-/// The field worker's local data: drafts and completed records in one SQLite file.
+/// The field worker's local data: drafts and the outbound queue, in one SQLite file.
 ///
 /// Every answer is saved as it is given, so a crash, a closed terminal or Ctrl-C loses nothing.
-/// A record's patient data and answers live in one `payload` column, so that the outbound queue
-/// can later seal it without reshaping the schema; the other columns hold only what lists need.
+/// Every record's patient data and answers are sealed (AES-256-GCM, the record id bound as
+/// associated data) in one `payload` column; the other columns hold only what lists and the queue
+/// need: ids, states, counts, times and sizes.
 public final class LocalStore: Sendable {
     public let directory: URL
+    public let configuration: Configuration
     let database: DatabasePool
+    private let unlocked = CipherCache()
 
     public static let fileName = "intake.sqlite"
 
-    /// Opens (creating when needed) the store in `directory`, readable by its owner only.
-    public init(directory: URL) throws(LocalStoreError) {
+    /// How the store's data key is protected and unlocked.
+    public struct Configuration: Sendable {
+        /// Asked for the passphrase when the store is passphrase-protected.
+        public var passphrase: (@Sendable () throws -> String)?
+        /// When a new store is created with this, it is passphrase-protected; otherwise a device key file protects it.
+        public var newStorePassphrase: String?
+        /// scrypt's cost N for passphrases (32,768: about 0.1 s and 32 MiB).
+        public var scryptRounds = 1 << 15
+
+        public init(passphrase: (@Sendable () throws -> String)? = nil, newStorePassphrase: String? = nil) {
+            self.passphrase = passphrase
+            self.newStorePassphrase = newStorePassphrase
+        }
+    }
+
+    /// Opens (creating when needed) the store in `directory`, readable by its owner only. The key
+    /// is unlocked when a payload is first read or written.
+    public init(directory: URL, configuration: Configuration = Configuration()) throws(LocalStoreError) {
         self.directory = directory
+        self.configuration = configuration
         do {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -26,13 +47,13 @@ public final class LocalStore: Sendable {
         }
         let path = directory.appendingPathComponent(Self.fileName).path
         do {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            configuration.prepareDatabase { db in
+            var sqlite = GRDB.Configuration()
+            sqlite.busyMode = .timeout(10)
+            sqlite.prepareDatabase { db in
                 // FULL: a committed answer survives a power cut, not only a crash.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
             }
-            database = try DatabasePool(path: path, configuration: configuration)
+            database = try DatabasePool(path: path, configuration: sqlite)
             try Self.migrator.migrate(database)
         } catch {
             throw LocalStoreError(
@@ -73,6 +94,35 @@ public final class LocalStore: Sendable {
         }
     }
 
+    /// The cipher for payloads, unlocking (or on first use creating) the data key.
+    func cipher() throws(LocalStoreError) -> RecordCipher {
+        if let cipher = unlocked.value { return cipher }
+        let cipher = try write("unlock the store") { db -> RecordCipher in
+            let key: SymmetricKey
+            if let wrapped = try KeyVault.load(db) {
+                key = try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() }
+            } else {
+                key = RecordCipher.generateKey()
+                try KeyVault.save(
+                    try KeyVault.wrap(key, passphrase: configuration.newStorePassphrase, directory: directory, rounds: configuration.scryptRounds), db)
+            }
+            let cipher = RecordCipher(key: key)
+            try Self.sealPlaintextPayloads(with: cipher, db)
+            return cipher
+        }
+        unlocked.value = cipher
+        return cipher
+    }
+
+    func remember(_ cipher: RecordCipher) { unlocked.value = cipher }
+
+    func askPassphrase() throws -> String {
+        guard let ask = configuration.passphrase else {
+            throw LocalStoreError("this store is protected by a passphrase", fix: "set INTAKE_PASSPHRASE, or run intake in a terminal to be asked for it")
+        }
+        return try ask()
+    }
+
     func write<T>(_ action: String, _ body: (Database) throws -> T) throws(LocalStoreError) -> T {
         do {
             return try database.write(body)
@@ -104,5 +154,16 @@ public final class LocalStore: Sendable {
             }
         }
         return "a stored record could not be read; it may have been written by a newer Intake"
+    }
+}
+
+/// The unlocked cipher, kept for the life of the store object.
+final class CipherCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cipher: RecordCipher?
+
+    var value: RecordCipher? {
+        get { lock.withLock { cipher } }
+        set { lock.withLock { cipher = newValue } }
     }
 }

@@ -164,22 +164,27 @@ enum AdminRule {
     }
 }
 
-/// Passwords come from a prompt that does not echo, or from standard input for scripts.
+/// Passwords and passphrases come from a prompt that does not echo, or from standard input for scripts.
 enum PasswordInput {
-    static func read(fromStdin: Bool) throws -> String {
+    static func read(fromStdin: Bool, prompt: String = "Password: ", confirm: Bool = true, minimum: Int = 1) throws -> String {
+        let secret: String
         if fromStdin {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-                throw ValidationError("No password on standard input; pipe it as the first line.")
+                throw ValidationError("Nothing on standard input; pipe the secret as the first line.")
             }
-            return line
+            secret = line
+        } else {
+            guard isatty(STDIN_FILENO) == 1, let entered = getpass(prompt) else {
+                throw ValidationError("Standard input is not a terminal; pipe the secret and add the --…-stdin flag.")
+            }
+            secret = String(cString: entered)
+            if confirm {
+                guard let again = getpass("Again: "), String(cString: again) == secret else {
+                    throw ValidationError("The two entries differ; try again.")
+                }
+            }
         }
-        guard isatty(STDIN_FILENO) == 1, let entered = getpass("Password: ") else {
-            throw ValidationError("Standard input is not a terminal; give the password with --password-stdin.")
-        }
-        let password = String(cString: entered)
-        guard let again = getpass("Password again: "), String(cString: again) == password else {
-            throw ValidationError("The passwords differ; try again.")
-        }
-        return password
+        guard secret.count >= minimum else { throw ValidationError("Please use at least \(minimum) characters.") }
+        return secret
     }
 }

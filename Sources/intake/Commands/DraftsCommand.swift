@@ -6,24 +6,21 @@ import IntakeStore
 struct DraftsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drafts",
-        abstract: "List, show and discard the records kept on this machine.",
+        abstract: "List, show and discard the unfinished records on this machine.",
+        discussion: "Finished records wait in the queue instead: see 'intake queue list'.",
         subcommands: [List.self, Show.self, Discard.self],
         defaultSubcommand: List.self
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List unfinished drafts (with --all, completed records too).")
+        static let configuration = CommandConfiguration(abstract: "List drafts, most recent first.")
 
         @OptionGroup var storeOptions: StoreOptions
 
-        @Flag(help: "Include completed records.")
-        var all = false
-
         func run() throws {
-            let store = try storeOptions.open()
-            let summaries = try store.summaries(including: all ? [.draft, .complete] : [.draft])
+            let summaries = try storeOptions.open().summaries()
             guard !summaries.isEmpty else {
-                print(all ? "No records on this machine." : "No drafts. Start one with 'intake fill'.")
+                print("No drafts. Start one with 'intake fill'.")
                 return
             }
             DraftTable.lines(summaries).forEach { print($0) }
@@ -31,11 +28,11 @@ struct DraftsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one record as JSON, patient details and answers included.")
+        static let configuration = CommandConfiguration(abstract: "Show one draft as JSON, patient details and answers included.")
 
         @OptionGroup var storeOptions: StoreOptions
 
-        @Argument(help: ArgumentHelp("The record's id or its first characters.", valueName: "id"))
+        @Argument(help: ArgumentHelp("The draft's id or its first characters.", valueName: "id"))
         var id: String
 
         func run() throws {
@@ -52,15 +49,9 @@ struct DraftsCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The draft's id or its first characters.", valueName: "id"))
         var id: String
 
-        @Flag(help: "Also discard a completed record.")
-        var force = false
-
         func run() throws {
             let store = try storeOptions.open()
             let draft = try store.draft(idPrefix: id)
-            guard draft.response.status == .draft || force else {
-                throw ValidationError("Record \(id) is complete; add --force to delete it anyway.")
-            }
             try store.discard(id: draft.response.id)
             print("Discarded \(draft.response.id.uuidString.lowercased()).")
         }

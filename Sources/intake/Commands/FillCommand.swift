@@ -1,22 +1,26 @@
 import ArgumentParser
 import Foundation
+import IntakeClient
 import IntakeCore
 import IntakeForm
 import IntakeStore
 
-struct FillCommand: ParsableCommand {
+struct FillCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fill",
         abstract: "Fill in a questionnaire in the terminal, typed or piped; every answer is saved as you go.",
         discussion: """
             Answer each question and press Enter. Commands start with ':' (:back, :next, :go 3, :review, \
             :finish, :quit, :help). Ctrl-C or a closed terminal loses nothing: resume with 'intake fill --resume'.
-            Exit status: 0 when the record is complete or you quit with :quit, 3 when input ended first \
-            (the draft is kept), 130 after Ctrl-C (the draft is kept), 1 on errors.
+            When the record is finished it is sent to the server (--server, INTAKE_SERVER or 'intake login'); \
+            when that cannot succeed it is kept in the encrypted queue for 'intake flush'.
+            Exit status: 0 when the record is sent or queued, or you quit with :quit; 3 when input ended first \
+            (the draft is kept); 130 after Ctrl-C (the draft is kept); 1 when the server refused the record or on errors.
             """)
 
     @OptionGroup var questionnaireOptions: QuestionnaireOptions
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var clientOptions: ClientOptions
 
     @Option(help: "Fill in a translation, e.g. 'ar'.")
     var language: String?
@@ -37,13 +41,14 @@ struct FillCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let questionnaire = try questionnaireOptions.load()
         if let language, !questionnaire.languages.contains(language) {
             throw ValidationError(
                 "The questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", ")).")
         }
         let store = try storeOptions.open()
+        let client = try clientOptions.client(dataDirectory: storeOptions.directory)
         Interruption.install()
         let io = StandardIO()
         guard var draft = try chooseDraft(store: store, questionnaire: questionnaire, io: io) else { return }
@@ -52,7 +57,9 @@ struct FillCommand: ParsableCommand {
         }
         let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io) { try store.save($0) }
         switch try session.run() {
-        case .completed, .quit: return
+        case .completed(let record):
+            try await report(try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision), io: io)
+        case .quit: return
         case .inputEnded(let saved):
             printError(
                 "Input ended before the record was finished. The draft is saved: intake fill --resume \(saved.response.id.uuidString.lowercased().prefix(8))"
@@ -61,14 +68,32 @@ struct FillCommand: ParsableCommand {
         }
     }
 
+    private func report(_ outcome: Submitter.Outcome, io: StandardIO) async throws {
+        switch outcome {
+        case .sent(.duplicate): io.write("The server already had this record; nothing was sent twice.")
+        case .sent(.updated(let revision)): io.write("Saved on the server as revision \(revision).")
+        case .sent: io.write("Sent to the server.")
+        case .queued(let waiting, let reason):
+            io.write("Saved offline (\(reason)): \(waiting) record\(waiting == 1 ? "" : "s") waiting, encrypted on this machine. Upload with 'intake flush'.")
+        case .invalid(let message, let issues):
+            io.write("The server refused the record: \(message)")
+            issues.forEach { io.write("  - \($0)") }
+            printError("The record is a draft again; fix it with: intake fill --resume")
+            throw ExitCode.failure
+        case .heldBack(let reason):
+            printError("The server has a different record with this id (\(reason)). It is kept in the queue, set aside: see 'intake queue list'.")
+            throw ExitCode.failure
+        case .stale(let current, _):
+            printError(
+                "Someone saved this record on the server (now revision \(current)) after you loaded it, so your changes were not saved over theirs. They are kept as a draft; look the record up again ('intake lookup') and apply them to the current version.")
+            throw ExitCode.failure
+        }
+    }
+
     /// The draft named by --resume, one picked from a list on a terminal, or a new record.
     private func chooseDraft(store: LocalStore, questionnaire: Questionnaire, io: StandardIO) throws -> Draft? {
         if let draftId {
-            let draft = try store.draft(idPrefix: draftId)
-            guard draft.response.status == .draft else {
-                throw ValidationError("Record \(draftId) is already complete; see 'intake drafts show \(draftId)'.")
-            }
-            return draft
+            return try store.draft(idPrefix: draftId)
         }
         let drafts = try store.summaries().filter { $0.questionnaire.id == questionnaire.id }
         if resume {

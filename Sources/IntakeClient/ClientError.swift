@@ -1,0 +1,56 @@
+import Foundation
+
+/// Why a request to the server did not give an answer the client can use.
+public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The server could not be reached or did not answer in time.
+    case offline(String)
+    /// The server failed (5xx) or was overloaded (429).
+    case server(status: Int, message: String)
+    /// The token is missing, wrong, expired, or lacks the role.
+    case notAllowed(status: Int, message: String)
+    /// The request was refused as malformed or too large (4xx other than the above).
+    case refused(status: Int, message: String)
+    case notFound(String)
+    case unexpected(String)
+
+    /// Worth retrying later: the record stays queued.
+    public var isTransient: Bool {
+        switch self {
+        case .offline, .server: true
+        default: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .offline(let message): message
+        case .server(let status, let message): "the server failed (HTTP \(status)): \(message)"
+        case .notAllowed(_, let message): "the server refused the token: \(message); sign in again with 'intake login'"
+        case .refused(let status, let message): "the server refused the request (HTTP \(status)): \(message)"
+        case .notFound(let message): message
+        case .unexpected(let message): message
+        }
+    }
+
+    static func from(status: Int, data: Data) -> ClientError {
+        let message = message(in: data)
+        switch status {
+        case 401, 403: return .notAllowed(status: status, message: message)
+        case 404: return .notFound(message)
+        case 429, 500...599: return .server(status: status, message: message)
+        default: return .refused(status: status, message: message)
+        }
+    }
+
+    static func message(in data: Data) -> String {
+        (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.message ?? "no explanation given"
+    }
+
+    static func issues(in data: Data) -> [String] {
+        ((try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.details?.issues ?? []).map(\.description)
+    }
+
+    static func currentRevision(in data: Data) -> Int? {
+        (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.details?.currentRevision
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// The server and token to use, from flags, `INTAKE_SERVER` / `INTAKE_TOKEN`, or the
+/// `client.json` that `intake login` writes in the data directory (readable by its owner only).
+public struct ClientSettings: Codable, Sendable, Equatable {
+    public var server: String
+    public var token: String?
+
+    public static let fileName = "client.json"
+
+    public init(server: String, token: String?) {
+        self.server = server
+        self.token = token
+    }
+
+    /// Flags first, then the environment, then the saved file; nil when no server is configured.
+    public static func resolve(server: String?, token: String?, environment: [String: String], directory: URL) -> ClientSettings? {
+        let saved = load(from: directory)
+        guard let url = server ?? environment["INTAKE_SERVER"] ?? saved?.server, !url.isEmpty else { return nil }
+        return ClientSettings(server: url, token: token ?? environment["INTAKE_TOKEN"] ?? saved?.token)
+    }
+
+    public static func load(from directory: URL) -> ClientSettings? {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(fileName).path) else { return nil }
+        return try? JSONDecoder().decode(ClientSettings.self, from: data)
+    }
+
+    public func save(in directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = directory.appendingPathComponent(Self.fileName).path
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard FileManager.default.createFile(atPath: path, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteNoPermission)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    /// The server's URL, or nil when it is not an http(s) URL.
+    public var url: URL? {
+        guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? "") , url.host != nil else { return nil }
+        return url
+    }
+}

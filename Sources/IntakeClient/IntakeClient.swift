@@ -1,0 +1,193 @@
+import Foundation
+import IntakeCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The server's REST API over URLSession: sign-in, records, batches, lookup.
+public final class IntakeClient: Sendable {
+    public let baseURL: URL
+    let token: String?
+    let session: URLSession
+
+    /// - Parameter timeout: seconds to wait for an answer before treating the server as unreachable.
+    public init(baseURL: URL, token: String?, timeout: TimeInterval = 15) {
+        self.baseURL = baseURL
+        self.token = token
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout * 4
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        self.session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Exchanges a username and password for a token.
+    public func signIn(username: String, password: String) async throws(ClientError) -> String {
+        let body = try encode(["username": username, "password": password])
+        let (status, data) = try await send("POST", "/v1/sessions", body: body, authenticated: false)
+        guard status == 201, let token = (try? JSONDecoder().decode(SessionJSON.self, from: data))?.token else {
+            throw ClientError.from(status: status, data: data)
+        }
+        return token
+    }
+
+    /// Sends one new record.
+    public func post(_ record: PatientResponse) async throws(ClientError) -> SendResult {
+        let (status, data) = try await send("POST", "/v1/records", body: try encode(record))
+        switch status {
+        case 201: return .created
+        case 200: return .duplicate
+        case 409: return .conflict(message: ClientError.message(in: data))
+        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.issues(in: data))
+        default: throw ClientError.from(status: status, data: data)
+        }
+    }
+
+    /// Sends new records in one request; a result for each, in order.
+    public func postBatch(_ records: [PatientResponse]) async throws(ClientError) -> [SendResult] {
+        struct Batch: Encodable { var records: [PatientResponse] }
+        let (status, data) = try await send("POST", "/v1/records/batch", body: try encode(Batch(records: records)))
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        guard let response = try? JSONDecoder().decode(BatchJSON.self, from: data), response.results.count == records.count else {
+            throw ClientError.unexpected("the server's answer to a batch could not be read")
+        }
+        return response.results.map(\.result)
+    }
+
+    /// Saves an edit of a server record, based on the revision it was loaded at.
+    public func put(_ record: PatientResponse, baseRevision: Int) async throws(ClientError) -> SendResult {
+        struct Update: Encodable { var baseRevision: Int; var record: PatientResponse }
+        let path = "/v1/records/\(record.id.uuidString.lowercased())"
+        let (status, data) = try await send("PUT", path, body: try encode(Update(baseRevision: baseRevision, record: record)))
+        switch status {
+        case 200: return .updated(revision: (try? JSONDecoder().decode(ResultJSON.self, from: data))?.revision ?? baseRevision + 1)
+        case 409: return .stale(currentRevision: ClientError.currentRevision(in: data) ?? baseRevision, message: ClientError.message(in: data))
+        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.issues(in: data))
+        default: throw ClientError.from(status: status, data: data)
+        }
+    }
+
+    /// A record of your team and its current revision.
+    public func record(id: UUID) async throws(ClientError) -> (record: PatientResponse, revision: Int) {
+        let (status, data) = try await send("GET", "/v1/records/\(id.uuidString.lowercased())", body: nil)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        do {
+            let stored = try JSONDecoder().decode(StoredJSON.self, from: data)
+            return (stored.record, stored.revision)
+        } catch {
+            throw ClientError.unexpected("the server's record could not be read")
+        }
+    }
+
+    /// Patients of your team matching any of the criteria, best first.
+    public func lookup(_ criteria: LookupCriteria, limit: Int = 20) async throws(ClientError) -> [RemoteMatch] {
+        var components = URLComponents()
+        components.queryItems = criteria.queryItems + [URLQueryItem(name: "limit", value: String(limit))]
+        let (status, data) = try await send("GET", "/v1/records?" + (components.percentEncodedQuery ?? ""), body: nil)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        do {
+            return try JSONDecoder().decode(LookupJSON.self, from: data).results
+        } catch {
+            throw ClientError.unexpected("the server's lookup answer could not be read")
+        }
+    }
+
+    private func encode(_ value: some Encodable) throws(ClientError) -> Data {
+        do {
+            return try JSONEncoder().encode(value)
+        } catch {
+            throw ClientError.unexpected("the request could not be encoded")
+        }
+    }
+
+    func send(_ method: String, _ path: String, body: Data?, authenticated: Bool = true) async throws(ClientError) -> (Int, Data) {
+        guard let url = URL(string: path, relativeTo: baseURL) else { throw ClientError.unexpected("bad path \(path)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if authenticated, let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        do {
+            let (data, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else { throw ClientError.unexpected("no HTTP response") }
+            return (http.statusCode, data)
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw ClientError.offline("cannot reach \(baseURL.absoluteString): \(Self.describe(error))")
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        let code = (error as NSError).code
+        switch code {
+        case NSURLErrorTimedOut: return "no answer in time"
+        case NSURLErrorCannotConnectToHost: return "connection refused"
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return "unknown host"
+        case NSURLErrorNotConnectedToInternet, NSURLErrorNetworkConnectionLost: return "no network"
+        default: return "network error \(code)"
+        }
+    }
+}
+
+/// What the server did with a record.
+public enum SendResult: Sendable, Equatable {
+    case created
+    /// Already on the server with this content.
+    case duplicate
+    /// The id exists with other content.
+    case conflict(message: String)
+    /// The server's validation refused it.
+    case invalid(message: String, issues: [String])
+    case updated(revision: Int)
+    /// The record changed on the server since it was loaded.
+    case stale(currentRevision: Int, message: String)
+
+    /// The server has the record: it may leave the queue.
+    public var isAcknowledged: Bool {
+        switch self {
+        case .created, .duplicate, .updated: true
+        default: false
+        }
+    }
+}
+
+/// Identifying information to look a patient up by.
+public struct LookupCriteria: Sendable {
+    public var familyName: String?
+    public var givenName: String?
+    public var dateOfBirth: LocalDate?
+    public var externalId: String?
+
+    public init(familyName: String? = nil, givenName: String? = nil, dateOfBirth: LocalDate? = nil, externalId: String? = nil) {
+        self.familyName = familyName
+        self.givenName = givenName
+        self.dateOfBirth = dateOfBirth
+        self.externalId = externalId
+    }
+
+    public var isEmpty: Bool { familyName == nil && givenName == nil && dateOfBirth == nil && externalId == nil }
+
+    var queryItems: [URLQueryItem] {
+        [
+            familyName.map { URLQueryItem(name: "familyName", value: $0) }, givenName.map { URLQueryItem(name: "givenName", value: $0) },
+            dateOfBirth.map { URLQueryItem(name: "dateOfBirth", value: $0.description) },
+            externalId.map { URLQueryItem(name: "externalId", value: $0) },
+        ].compactMap { $0 }
+    }
+}
+
+/// A match from the server's lookup.
+public struct RemoteMatch: Sendable, Decodable {
+    public var id: String
+    public var revision: Int
+    public var status: String
+    public var patient: PatientIdentification
+    public var score: Int
+}

@@ -1,0 +1,46 @@
+import Crypto
+import Foundation
+import GRDB
+
+extension LocalStore {
+    /// How the data key is protected, or nil before the store has one.
+    public func keyProtection() throws(LocalStoreError) -> KeyProtection? {
+        try read("read the key settings") { db in try KeyVault.load(db)?.protection }
+    }
+
+    /// Re-wraps the data key: under `passphrase`, or under the device key file when nil. The
+    /// current passphrase (if any) is asked for first; nothing changes when it is wrong.
+    public func changePassphrase(to passphrase: String?) throws(LocalStoreError) {
+        _ = try cipher()
+        try write("change the passphrase") { db in
+            guard let wrapped = try KeyVault.load(db) else { return }
+            let key = try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() }
+            try KeyVault.save(try KeyVault.wrap(key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
+        }
+    }
+
+    /// Makes a new data key and re-seals every draft and queued record with it, in one transaction.
+    /// Returns how many payloads were re-sealed; any that did not open are quarantined.
+    @discardableResult
+    public func rotateKey() throws(LocalStoreError) -> Int {
+        let old = try cipher()
+        let new = RecordCipher(key: RecordCipher.generateKey())
+        let count = try write("rotate the key") { db -> Int in
+            guard let wrapped = try KeyVault.load(db) else { return 0 }
+            var count = 0
+            for table in ["record", "outbox"] {
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table)") {
+                    guard let response = try Self.open(row, old, source: table, db) else { continue }
+                    let payload = try new.seal(try response.jsonData(), id: response.id)
+                    try db.execute(sql: "UPDATE \(table) SET payload = ? WHERE id = ?", arguments: [payload, Self.key(response.id)])
+                    count += 1
+                }
+            }
+            let passphrase = wrapped.protection == .passphrase ? try askPassphrase() : nil
+            try KeyVault.save(try KeyVault.wrap(new.key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
+            return count
+        }
+        remember(new)
+        return count
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import IntakeCore
+
+extension LocalStore {
+    /// Puts a finished record in the outbound queue, sealed, and removes its draft, in one transaction.
+    /// A record already queued is replaced (its newest content is what will be sent).
+    public func enqueue(_ response: PatientResponse, baseRevision: Int? = nil) throws(LocalStoreError) {
+        let payload = try sealed(response)
+        try write("queue the record") { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET state = 'pending', baseRevision = excluded.baseRevision, reason = NULL,
+                        size = excluded.size, payload = excluded.payload
+                    """,
+                arguments: [Self.key(response.id), baseRevision, Date().timeIntervalSince1970, payload.count, payload])
+            try db.execute(sql: "DELETE FROM record WHERE id = ?", arguments: [Self.key(response.id)])
+        }
+    }
+
+    /// The queue's entries, oldest first; reads no payload, so needs no key.
+    public func queueEntries() throws(LocalStoreError) -> [QueueEntry] {
+        try read("list the queue") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY enqueuedAt, id").map(Self.entry)
+        }
+    }
+
+    public func pendingCount() throws(LocalStoreError) -> Int {
+        try read("count the queue") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state = 'pending'") ?? 0 }
+    }
+
+    /// Up to `limit` pending records, oldest first, decrypted; entries that do not decrypt are quarantined.
+    public func pending(limit: Int, after: (enqueuedAt: Date, id: UUID)? = nil) throws(LocalStoreError) -> [QueuedRecord] {
+        let cipher = try cipher()
+        return try write("read the queue") { db in
+            let rows: [Row]
+            if let after {
+                rows = try Row.fetchAll(
+                    db,
+                    sql: "SELECT * FROM outbox WHERE state = 'pending' AND (enqueuedAt, id) > (?, ?) ORDER BY enqueuedAt, id LIMIT ?",
+                    arguments: [after.enqueuedAt.timeIntervalSince1970, Self.key(after.id), limit])
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state = 'pending' ORDER BY enqueuedAt, id LIMIT ?", arguments: [limit])
+            }
+            return try rows.compactMap { row in
+                try Self.open(row, cipher, source: "outbox", db).map { QueuedRecord(entry: try Self.entry(row), response: $0) }
+            }
+        }
+    }
+
+    /// The queued record whose id starts with `prefix`.
+    public func queuedRecord(idPrefix prefix: String) throws(LocalStoreError) -> QueuedRecord {
+        let rows = try rows(matching: prefix, in: "outbox", listCommand: "intake queue list")
+        let cipher = try cipher()
+        let response = try write("read the queued record") { db in try Self.open(rows[0], cipher, source: "outbox", db) }
+        guard let response else { throw Self.quarantined(rows[0]["id"]) }
+        do {
+            return QueuedRecord(entry: try Self.entry(rows[0]), response: response)
+        } catch {
+            throw LocalStoreError("cannot read the queue entry", fix: "the store is damaged; restore it from a backup")
+        }
+    }
+
+    /// Removes records the server acknowledged (created or already stored), in one transaction.
+    public func acknowledge(_ ids: [UUID]) throws(LocalStoreError) {
+        guard !ids.isEmpty else { return }
+        try write("remove acknowledged records") { db in
+            for id in ids { try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [Self.key(id)]) }
+        }
+    }
+
+    /// Sets a record the server refused aside, with the server's reason.
+    public func reject(_ id: UUID, reason: String) throws(LocalStoreError) {
+        try write("set the record aside") { db in
+            try db.execute(
+                sql: "UPDATE outbox SET state = 'rejected', reason = ?, attempts = attempts + 1, lastAttemptAt = ? WHERE id = ?",
+                arguments: [reason, Date().timeIntervalSince1970, Self.key(id)])
+        }
+    }
+
+    /// Notes a failed attempt (network, server error) on records that stay pending.
+    public func recordAttempt(_ ids: [UUID], reason: String) throws(LocalStoreError) {
+        try write("note the attempt") { db in
+            for id in ids {
+                try db.execute(
+                    sql: "UPDATE outbox SET attempts = attempts + 1, lastAttemptAt = ?, reason = ? WHERE id = ?",
+                    arguments: [Date().timeIntervalSince1970, reason, Self.key(id)])
+            }
+        }
+    }
+
+    /// Puts rejected records back in line: the one named by `idPrefix`, or all of them. Returns how many.
+    @discardableResult
+    public func retry(idPrefix: String? = nil) throws(LocalStoreError) -> Int {
+        let ids: [String]
+        if let idPrefix {
+            ids = [try rows(matching: idPrefix, in: "outbox", listCommand: "intake queue list")[0]["id"]]
+        } else {
+            ids = try read("list rejected records") { db in try String.fetchAll(db, sql: "SELECT id FROM outbox WHERE state = 'rejected'") }
+        }
+        return try write("retry records") { db in
+            for id in ids { try db.execute(sql: "UPDATE outbox SET state = 'pending', reason = NULL WHERE id = ?", arguments: [id]) }
+            return ids.count
+        }
+    }
+
+    public func quarantined() throws(LocalStoreError) -> [QuarantineEntry] {
+        try read("list the quarantine") { db in
+            try Row.fetchAll(db, sql: "SELECT id, source, reason, quarantinedAt FROM quarantine ORDER BY quarantinedAt").map {
+                QuarantineEntry(id: $0["id"], source: $0["source"], reason: $0["reason"], quarantinedAt: Date(timeIntervalSince1970: $0["quarantinedAt"]))
+            }
+        }
+    }
+
+    static func entry(_ row: Row) throws -> QueueEntry {
+        guard let id = UUID(uuidString: row["id"]), let state = QueueEntry.State(rawValue: row["state"]) else {
+            throw LocalStoreError("a queue entry is damaged", fix: "restore the store from a backup")
+        }
+        let lastAttempt: Double? = row["lastAttemptAt"]
+        return QueueEntry(
+            id: id, state: state, baseRevision: row["baseRevision"], attempts: row["attempts"],
+            enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]), lastAttemptAt: lastAttempt.map(Date.init(timeIntervalSince1970:)),
+            reason: row["reason"], size: row["size"])
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import IntakeClient
+
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "login",
+        abstract: "Sign in to a server and save its address and your token for fill, flush and lookup.",
+        discussion: "The token is saved in client.json in the data directory, readable by you only.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: ArgumentHelp("The server's URL, e.g. http://127.0.0.1:8080.", valueName: "url"))
+    var server: String
+
+    @Option(help: "Your username on the server.")
+    var username: String
+
+    @Flag(help: "Read the password from the first line of standard input instead of asking.")
+    var passwordStdin = false
+
+    func run() async throws {
+        let settings = ClientSettings(server: server, token: nil)
+        guard let url = settings.url else {
+            throw ValidationError("'\(server)' is not a server URL; give one like http://127.0.0.1:8080.")
+        }
+        let password = try PasswordInput.read(fromStdin: passwordStdin, confirm: false)
+        do {
+            let token = try await IntakeClient(baseURL: url, token: nil).signIn(username: username, password: password)
+            try ClientSettings(server: server, token: token).save(in: storeOptions.directory)
+            print("Signed in to \(server) as \(username); the token is saved for intake fill, flush and lookup.")
+        } catch let error as ClientError {
+            throw ValidationError("Could not sign in: \(error.description).")
+        }
+    }
+}
