@@ -13,6 +13,12 @@ struct LocalStoreTests {
         store = try LocalStore(directory: directory)
     }
 
+    static func record(given: String = "Amina", answers: [Int: [Int: Answer]] = [:]) -> PatientResponse {
+        PatientResponse(
+            questionnaire: QuestionnaireReference(id: "q", version: "v1"),
+            patient: PatientIdentification(givenName: given, familyName: "Haddad"), answers: answers, collector: "c", deviceId: "d")
+    }
+
     private func draft(given: String = "Amina", answers: [Int: [Int: Answer]] = [:]) -> Draft {
         Draft(
             response: PatientResponse(
@@ -44,13 +50,13 @@ struct LocalStoreTests {
         try store.save(saved)
         var complete = draft(given: "Omar")
         complete.response.status = .complete
-        try store.save(complete)
+        try store.enqueue(complete.response)
         let drafts = try store.summaries()
         #expect(drafts.count == 1)
         #expect(drafts[0].initials == "A. H.")
         #expect(drafts[0].answerCount == 2)
         #expect(drafts[0].cursor == QuestionPosition(section: 2, index: 3))
-        #expect(try store.summaries(including: [.draft, .complete]).count == 2)
+        #expect(try store.queueEntries().count == 1)
     }
 
     @Test func findsRecordsByIdPrefix() throws {

@@ -13,10 +13,12 @@ struct FillCommandTests {
     @Test func fillsAWholeRecordFromPipedInput() throws {
         let result = try intake.run(["fill"], input: Answers.all + [":finish"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("is complete (43 answers) and saved in the local store."))
-        let records = try store().summaries(including: [.complete])
-        #expect(records.count == 1)
-        let record = try #require(try store().draft(id: records[0].id)).response
+        #expect(result.stdout.contains("is complete (43 answers)."))
+        #expect(result.stdout.contains("Saved offline (no server is configured): 1 record waiting, encrypted on this machine."))
+        let entries = try store().queueEntries()
+        #expect(entries.count == 1)
+        #expect(try store().summaries().isEmpty, "a finished record leaves the drafts")
+        let record = try store().queuedRecord(idPrefix: String(entries[0].id.uuidString.prefix(8))).response
         let questionnaire = try QuestionnaireLoader.load(
             directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         #expect(Validator(questionnaire: questionnaire).validate(record).isEmpty)
@@ -46,8 +48,8 @@ struct FillCommandTests {
         let resumed = try intake.run(["fill", "--resume"], input: Answers.section2 + Answers.section3 + Answers.section4 + [":finish"])
         #expect(resumed.status == 0, "\(resumed.stdout)\(resumed.stderr)")
         #expect(resumed.stdout.contains("Resuming the draft at question 2.1"))
-        #expect(try store().summaries(including: [.draft]).isEmpty)
-        #expect(try store().summaries(including: [.complete]).count == 1)
+        #expect(try store().summaries().isEmpty)
+        #expect(try store().queueEntries().count == 1)
     }
 
     @Test(arguments: [SIGINT, SIGKILL])
@@ -106,7 +108,7 @@ struct FillCommandTests {
         #expect(language.stderr.contains("Error: The questionnaire has no 'fr' translation; choose one of en, ar."))
         let unknown = try intake.run(["fill", "--resume", "ffffffff"])
         #expect(
-            unknown.stderr.contains("Error: no local record has an id starting with 'ffffffff': see 'intake drafts list --all' for the ids")
+            unknown.stderr.contains("Error: no record here has an id starting with 'ffffffff': see 'intake drafts list' for the ids")
         )
     }
 
