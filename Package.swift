@@ -69,7 +69,10 @@ let package = Package(
                 "IntakeClient", "IntakeServer", "IntakeStore", .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
-        .testTarget(name: "intakeTests", dependencies: ["IntakeCore", "IntakeStore"]),
+        .testTarget(
+            name: "intakeTests",
+            dependencies: ["IntakeCore", "IntakeStore", "IntakeServer", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,79 @@
+import Foundation
+import IntakeCore
+import IntakeServer
+import IntakeStore
+import Testing
+
+@testable import IntakeClient
+
+@Suite(.serialized)
+struct QueueFlusherTests {
+    static let fast = QueueFlusher.RetryPolicy(attempts: 3, baseDelay: 0.01, maxDelay: 0.05)
+
+    @Test func flushSortsCreatedDuplicateConflictAndInvalid() async throws {
+        let server = try await ClientTestServer.make()
+        let fresh = (1...3).map { server.record(seed: $0) }
+        let already = server.record(seed: 10)
+        let conflicting = server.record(seed: 11)
+        var invalid = server.record(seed: 12)
+        invalid.patient.givenName = ""
+        _ = try await server.services.records.ingest([already, conflicting], owner: RecordOwner(teamId: 1, username: "cora"))
+        var changed = conflicting
+        changed.patient.externalId = "CHANGED"
+        for record in fresh + [already, changed, invalid] { try server.store.enqueue(record) }
+        let summary = try await server.serving { port in
+            try await QueueFlusher(store: server.store, client: server.client(port: port), batchSize: 2, retry: Self.fast).flush()
+        }
+        #expect(summary.uploaded == 3)
+        #expect(summary.alreadyOnServer == 1)
+        #expect(summary.setAside.count == 2)
+        #expect(summary.remaining == 2)
+        #expect(summary.stoppedBecause == nil)
+        let entries = try server.store.queueEntries()
+        #expect(Set(entries.map(\.id)) == [changed.id, invalid.id])
+        #expect(entries.allSatisfy { $0.state == .rejected })
+        #expect(entries.first { $0.id == changed.id }?.reason?.hasPrefix("conflict:") == true)
+        #expect(entries.first { $0.id == invalid.id }?.reason?.contains("patient givenName") == true)
+    }
+
+    @Test func serverDownStopsTheFlushAndKeepsEveryRecord() async throws {
+        let server = try await ClientTestServer.make()
+        let records = (1...5).map { server.record(seed: $0) }
+        for record in records { try server.store.enqueue(record) }
+        let flusher = QueueFlusher(store: server.store, client: server.client(port: ClientTestServer.closedPort()), batchSize: 2, retry: Self.fast)
+        let summary = try await flusher.flush()
+        #expect(summary.uploaded == 0)
+        #expect(summary.remaining == 5)
+        #expect(summary.stoppedBecause?.contains("connection refused") == true)
+        #expect(try server.store.queueEntries().first?.attempts == 3, "each attempt is counted")
+    }
+
+    @Test func retriesUntilTheServerComesBack() async throws {
+        let server = try await ClientTestServer.make()
+        let records = (1...4).map { server.record(seed: $0) }
+        for record in records { try server.store.enqueue(record) }
+        let port = ClientTestServer.closedPort()
+        let flusher = QueueFlusher(
+            store: server.store, client: server.client(port: port), batchSize: 10,
+            retry: .init(attempts: 30, baseDelay: 0.05, maxDelay: 0.2))
+        let flush = Task { try await flusher.flush() }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let summary = try await server.serving(port: port) { _ in try await flush.value }
+        #expect(summary.uploaded == 4)
+        #expect(summary.remaining == 0)
+        for record in records { #expect(try await server.services.store.revisions(of: record.id).count == 1) }
+    }
+
+    @Test func aFlushRunTwiceStoresNothingTwice() async throws {
+        let server = try await ClientTestServer.make()
+        let records = (1...6).map { server.record(seed: $0) }
+        for record in records { try server.store.enqueue(record) }
+        // The server stored the first three, but the answer was lost: they are still queued here.
+        _ = try await server.services.records.ingest(Array(records.prefix(3)), owner: RecordOwner(teamId: 1, username: "cora"))
+        let summary = try await server.serving { port in
+            try await QueueFlusher(store: server.store, client: server.client(port: port), retry: Self.fast).flush()
+        }
+        #expect(summary.uploaded == 3 && summary.alreadyOnServer == 3 && summary.remaining == 0)
+        for record in records { #expect(try await server.services.store.revisions(of: record.id).count == 1) }
+    }
+}

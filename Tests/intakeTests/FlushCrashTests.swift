@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import IntakeCore
+import IntakeStore
+import Testing
+
+/// Killing `intake flush` (SIGKILL) at random moments, and the server mid-batch, loses nothing and
+/// stores nothing twice: at every moment each record is on the server once, or still queued.
+@Suite(.serialized)
+struct FlushCrashTests {
+    let intake = IntakeProcess()
+
+    private func serverIds() throws -> [String: Int] {
+        let path = intake.dataDirectory.appendingPathComponent("server.sqlite").path
+        let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        return try queue.read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT recordId, COUNT(*) AS n FROM recordRevision GROUP BY recordId") {
+                counts[row["recordId"]] = row["n"]
+            }
+            return counts
+        }
+    }
+
+    private func queuedIds() throws -> Set<String> {
+        Set(try LocalStore(directory: intake.dataDirectory).queueEntries().map { $0.id.uuidString.lowercased() })
+    }
+
+    private func startServer(port: Int) throws -> Process {
+        let server = intake.process(["serve", "--port", "\(port)", "--log-level", "error"])
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        for _ in 0..<200 {
+            if (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/health")!)) != nil { return server }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        server.terminate()
+        throw CocoaError(.fileReadUnknown)
+    }
+
+    private func freePort() -> Int { Int.random(in: 20_000...40_000) }
+
+    @Test func killingFlushOrServerAtRandomLosesAndDuplicatesNothing() throws {
+        // Given a server, a coordinator's token and 400 queued records
+        #expect(try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"]).status == 0)
+        _ = try intake.run(["admin", "team", "create", "clinic"])
+        _ = try intake.run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
+        let token = try intake.run(["admin", "token", "create", "cora"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try intake.run(["admin", "publish", "refugee-health"])
+        let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: 99)
+        let store = try LocalStore(directory: intake.dataDirectory)
+        var all: Set<String> = []
+        for _ in 0..<400 {
+            let record = generator.next()
+            try store.enqueue(record)
+            all.insert(record.id.uuidString.lowercased())
+        }
+        let port = freePort()
+        var server = try startServer(port: port)
+        defer { server.terminate() }
+        var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        let flushArguments = ["flush", "--server", "http://127.0.0.1:\(port)", "--token", token, "--batch-size", "7", "--attempts", "20"]
+
+        // When flushes are killed at random moments, and sometimes the server too
+        var partialRounds = 0
+        for round in 0..<16 {
+            let flush = intake.process(flushArguments)
+            flush.standardOutput = FileHandle.nullDevice
+            flush.standardError = FileHandle.nullDevice
+            try flush.run()
+            Thread.sleep(forTimeInterval: Double.random(in: 0.03...0.2, using: &random))
+            if round % 4 == 3 {
+                kill(server.processIdentifier, SIGKILL)
+                server.waitUntilExit()
+                Thread.sleep(forTimeInterval: Double.random(in: 0...0.2, using: &random))
+                server = try startServer(port: port)
+            }
+            kill(flush.processIdentifier, SIGKILL)
+            flush.waitUntilExit()
+
+            // Then every record is on the server exactly once, or still queued
+            let onServer = try serverIds()
+            #expect(onServer.values.allSatisfy { $0 == 1 }, "round \(round): a record was stored twice")
+            #expect(Set(onServer.keys).isSubset(of: all))
+            #expect(Set(onServer.keys).union(try queuedIds()) == all, "round \(round): a record was lost")
+            if !onServer.isEmpty, onServer.count < all.count { partialRounds += 1 }
+            print("round \(round): \(onServer.count) on the server, \(try queuedIds().count) queued")
+        }
+        #expect(partialRounds > 0, "some kills must land in the middle of a flush")
+
+        // And a last flush finishes the job
+        let last = try intake.run(flushArguments)
+        #expect(last.status == 0, "\(last.stdout)\(last.stderr)")
+        #expect(try queuedIds().isEmpty)
+        let onServer = try serverIds()
+        #expect(Set(onServer.keys) == all)
+        #expect(onServer.values.allSatisfy { $0 == 1 })
+    }
+}
