@@ -191,3 +191,29 @@ public struct RemoteMatch: Sendable, Decodable {
     public var patient: PatientIdentification
     public var score: Int
 }
+
+extension IntakeClient {
+    /// A questionnaire version published on the server, parsed with `IntakeCore`.
+    public func questionnaire(_ reference: QuestionnaireReference) async throws(ClientError) -> Questionnaire {
+        let (status, data) = try await send("GET", "/v1/questionnaires/\(reference.id)/versions/\(reference.version)", body: nil)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        struct Detail: Decodable {
+            var files: [String: String]
+            var lists: [String: String]
+        }
+        guard let detail = try? JSONDecoder().decode(Detail.self, from: data) else {
+            throw ClientError.unexpected("the server's questionnaire could not be read")
+        }
+        func file(_ entry: (key: String, value: String)) -> (String, QuestionnaireFiles.File) {
+            (entry.key, QuestionnaireFiles.File(path: entry.key, bytes: Array(entry.value.utf8)))
+        }
+        let files = QuestionnaireFiles(
+            directory: reference.id, files: Dictionary(uniqueKeysWithValues: detail.files.map(file)),
+            lists: Dictionary(uniqueKeysWithValues: detail.lists.map(file)))
+        do {
+            return try QuestionnaireLoader.load(files)
+        } catch {
+            throw ClientError.unexpected("the server's copy of \(reference) does not load: \(error.diagnostics.count) problem(s)")
+        }
+    }
+}

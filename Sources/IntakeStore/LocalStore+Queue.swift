@@ -124,3 +124,32 @@ extension LocalStore {
             reason: row["reason"], size: row["size"])
     }
 }
+
+extension LocalStore {
+    /// Moves a queued record back into the drafts, to edit before it is sent, in one transaction.
+    public func takeOutOfQueue(id: UUID) throws(LocalStoreError) -> Draft {
+        let cipher = try cipher()
+        let draft = try write("take the record out of the queue") { db -> Draft? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [Self.key(id)]),
+                var response = try Self.open(row, cipher, source: "outbox", db)
+            else { return nil }
+            response.status = .draft
+            let draft = Draft(response: response, cursor: QuestionPosition(section: 0, index: 1), baseRevision: row["baseRevision"])
+            try db.execute(
+                sql: """
+                    INSERT INTO record (id, questionnaireId, questionnaireVersion, state, cursorSection, cursorIndex, answerCount,
+                                        createdAt, updatedAt, baseRevision, payload)
+                    VALUES (?, ?, ?, 'draft', 0, 1, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    Self.key(id), response.questionnaire.id, response.questionnaire.version, response.answerCount,
+                    response.createdAt.timeIntervalSince1970, response.updatedAt.timeIntervalSince1970, draft.baseRevision,
+                    try cipher.seal(try response.jsonData(), id: id),
+                ])
+            try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [Self.key(id)])
+            return draft
+        }
+        guard let draft else { throw LocalStoreError("the record is no longer queued", fix: "search again; it may have been uploaded") }
+        return draft
+    }
+}

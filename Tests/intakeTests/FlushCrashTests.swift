@@ -26,21 +26,6 @@ struct FlushCrashTests {
         Set(try LocalStore(directory: intake.dataDirectory).queueEntries().map { $0.id.uuidString.lowercased() })
     }
 
-    private func startServer(port: Int) throws -> Process {
-        let server = intake.process(["serve", "--port", "\(port)", "--log-level", "error"])
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        for _ in 0..<200 {
-            if (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/health")!)) != nil { return server }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        server.terminate()
-        throw CocoaError(.fileReadUnknown)
-    }
-
-    private func freePort() -> Int { Int.random(in: 20_000...40_000) }
-
     @Test func killingFlushOrServerAtRandomLosesAndDuplicatesNothing() throws {
         // Given a server, a coordinator's token and 400 queued records
         #expect(try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"]).status == 0)
@@ -57,8 +42,7 @@ struct FlushCrashTests {
             try store.enqueue(record)
             all.insert(record.id.uuidString.lowercased())
         }
-        let port = freePort()
-        var server = try startServer(port: port)
+        var (server, port) = try intake.startServer()
         defer { server.terminate() }
         var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
         let flushArguments = ["flush", "--server", "http://127.0.0.1:\(port)", "--token", token, "--batch-size", "7", "--attempts", "20"]
@@ -75,7 +59,7 @@ struct FlushCrashTests {
                 kill(server.processIdentifier, SIGKILL)
                 server.waitUntilExit()
                 Thread.sleep(forTimeInterval: Double.random(in: 0...0.2, using: &random))
-                server = try startServer(port: port)
+                server = try intake.startServer(port: port).process
             }
             kill(flush.processIdentifier, SIGKILL)
             flush.waitUntilExit()

@@ -54,6 +54,27 @@ struct IntakeProcess {
         return false
     }
 
+    /// Starts `intake serve` on `port` (0: a free one) and returns it once it listens, with its port.
+    func startServer(port: Int = 0, arguments: [String] = []) throws -> (process: Process, port: Int) {
+        let process = process(["serve", "--port", "\(port)"] + arguments)
+        let errors = Pipe()
+        let log = LogBuffer()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        errors.fileHandleForReading.readabilityHandler = { log.append($0.availableData) }
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning {
+            let text = log.text
+            if let range = text.range(of: #"listening on 127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                return (process, Int(text[range].split(separator: ":").last!)!)
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        process.terminate()
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start: \(log.text)"])
+    }
+
     /// Runs to the end with `input` on standard input.
     @discardableResult
     func run(_ arguments: [String], input: [String] = []) throws -> Result {
@@ -72,4 +93,13 @@ struct IntakeProcess {
             status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
             stderr: String(decoding: err, as: UTF8.self), terminatedBySignal: process.terminationReason == .uncaughtSignal)
     }
+}
+
+/// Collects a child process's output from a readability handler.
+final class LogBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }
