@@ -153,3 +153,21 @@ extension LocalStore {
         return draft
     }
 }
+
+extension LocalStore {
+    /// For `intake bench` only: inserts the records' JSON unsealed into a scratch table shaped like
+    /// the queue, one transaction each like `enqueue`, as the reference for the cost of sealing.
+    package func benchmarkPlainInserts(_ records: [PatientResponse]) throws {
+        try database.write { db in
+            try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS plainBench (id TEXT PRIMARY KEY, enqueuedAt REAL, size INTEGER, payload BLOB)")
+        }
+        for record in records {
+            let payload = try record.jsonData()
+            try database.write { db in
+                try db.execute(
+                    sql: "INSERT INTO plainBench (id, enqueuedAt, size, payload) VALUES (?, ?, ?, ?)",
+                    arguments: [Self.key(record.id), Date().timeIntervalSince1970, payload.count, payload])
+            }
+        }
+    }
+}
