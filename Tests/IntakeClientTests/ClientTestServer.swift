@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import IntakeCore
 import IntakeServer
 import IntakeStore
@@ -44,28 +43,10 @@ struct ClientTestServer {
     }
 
     /// Runs the server on `port` (0: any free port) while `body` runs, then stops it.
-    func serving<T: Sendable>(port: Int = 0, _ body: @Sendable (Int) async throws -> T) async throws -> T {
-        let (app, portBox) = application(port: port)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await app.runService()
-                return nil
-            }
-            let actualPort = try await portBox.wait()
-            let result = try await body(actualPort)
-            group.cancelAll()
-            return result
-        }
-    }
-
-    func application(port: Int) -> (some ApplicationProtocol, PortBox) {
+    func serving<T: Sendable>(port: Int = 0, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
         var logger = Logger(label: "intake.client-test")
         logger.logLevel = .critical
-        let box = PortBox()
-        let app = Application(
-            router: IntakeServerApp.router(services).router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-            onServerRunning: { channel in box.set(channel.localAddress?.port ?? port) }, logger: logger)
-        return (app, box)
+        return try await IntakeServerApp.serving(services, port: port, logger: logger, body)
     }
 
     /// A port nothing listens on.
@@ -84,21 +65,5 @@ struct ClientTestServer {
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
-/// The port the server bound, once it is listening.
-final class PortBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var port: Int?
-
-    func set(_ value: Int) { lock.withLock { port = value } }
-
-    func wait() async throws -> Int {
-        for _ in 0..<500 {
-            if let port = lock.withLock({ port }) { return port }
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        throw CancellationError()
     }
 }

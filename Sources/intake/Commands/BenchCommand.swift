@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import IntakeClient
 import IntakeCore
 import IntakeServer
@@ -43,7 +42,9 @@ struct BenchCommand: AsyncParsableCommand {
         let target = try await services(scratch.appendingPathComponent("server.sqlite"), folder: folder)
         let queue = try LocalStore(directory: scratch.appendingPathComponent("queue"))
         for record in flushRecords { try queue.enqueue(record) }
-        let flushRate = try await serving(target.services) { port in
+        var logger = Logger(label: "intake.bench")
+        logger.logLevel = .critical
+        let flushRate = try await IntakeServerApp.serving(target.services, logger: logger) { [batchSize, flushCount] port in
             let client = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: target.token, timeout: 120)
             return try await asyncRate(flushCount) {
                 let summary = try await QueueFlusher(store: queue, client: client, batchSize: batchSize).flush()
@@ -81,30 +82,4 @@ struct BenchCommand: AsyncParsableCommand {
         let user = try await services.accounts.createUser(username: "bench", password: "bench-password", role: .coordinator, team: "bench")
         return (services, team.id, try await services.accounts.issueToken(for: user, name: "bench", expiresAt: nil))
     }
-
-    private func serving<T: Sendable>(_ services: IntakeServices, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
-        var logger = Logger(label: "intake.bench")
-        logger.logLevel = .critical
-        let port = PortHolder()
-        let app = Application(
-            router: IntakeServerApp.router(services).router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { port.set($0.localAddress?.port ?? 0) }, logger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await app.runService()
-                return nil
-            }
-            while port.value == nil { try await Task.sleep(nanoseconds: 10_000_000) }
-            let result = try await body(port.value!)
-            group.cancelAll()
-            return result
-        }
-    }
-}
-
-final class PortHolder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var port: Int?
-    func set(_ value: Int) { lock.withLock { port = value } }
-    var value: Int? { lock.withLock { port } }
 }

@@ -1,0 +1,41 @@
+import Foundation
+import Hummingbird
+import Logging
+
+extension IntakeServerApp {
+    /// Runs the server on 127.0.0.1:`port` (0: any free port) while `body` runs with the port it
+    /// bound, then stops it. For tests and `intake bench`, which need a real server for a while.
+    public static func serving<T: Sendable>(
+        _ services: IntakeServices, port: Int = 0, logger: Logger, _ body: @escaping @Sendable (Int) async throws -> T
+    ) async throws -> T {
+        let bound = BoundPort()
+        let app = Application(
+            router: router(services).router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+            onServerRunning: { bound.set($0.localAddress?.port ?? port) }, logger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await app.runService()
+                return nil
+            }
+            let result = try await body(try await bound.wait())
+            group.cancelAll()
+            return result
+        }
+    }
+}
+
+/// The port the server bound, once it listens.
+final class BoundPort: @unchecked Sendable {
+    private let lock = NSLock()
+    private var port: Int?
+
+    func set(_ value: Int) { lock.withLock { port = value } }
+
+    func wait() async throws -> Int {
+        for _ in 0..<1000 {
+            if let port = lock.withLock({ port }) { return port }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        throw ConfigurationError("the server did not start listening within 10 seconds")
+    }
+}
