@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+import IntakeStore
+import Testing
+
+/// Issue 4's walkthrough with the built binary: three records finished offline wait encrypted;
+/// the coordinator starts the server and flushes; all three arrive exactly once.
+@Suite(.serialized)
+struct OfflineCommandTests {
+    let intake = IntakeProcess()
+
+    @Test func recordsFinishedOfflineWaitEncryptedAndArriveOnceAfterAFlush() throws {
+        for _ in 0..<3 {
+            let fill = try intake.run(["fill"], input: Answers.all + [":finish"])
+            #expect(fill.status == 0)
+        }
+        let list = try intake.run(["queue", "list"])
+        #expect(list.stdout.contains("3 waiting, 0 set aside."))
+        var onDisk = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: intake.dataDirectory.path) where name.hasPrefix("intake.sqlite") {
+            onDisk += try Data(contentsOf: intake.dataDirectory.appendingPathComponent(name))
+        }
+        let text = String(decoding: onDisk, as: UTF8.self)
+        for secret in ["Amina", "Haddad", "Metformin", "1990-05-01"] { #expect(!text.contains(secret), "'\(secret)' is readable on disk") }
+
+        _ = try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
+        _ = try intake.run(["admin", "team", "create", "clinic"])
+        _ = try intake.run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
+        let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
+        defer { server.terminate() }
+        _ = try intake.run(["login", "--server", "http://127.0.0.1:\(port)", "--username", "cora", "--password-stdin"], input: ["coordinator-1"])
+        let flush = try intake.run(["flush"])
+        #expect(flush.status == 0, "\(flush.stderr)")
+        #expect(flush.stdout.contains("Uploaded: 3. Already on the server: 0. Set aside: 0. Still queued: 0."))
+        let again = try intake.run(["flush"])
+        #expect(again.stdout.contains("The queue is empty; nothing to upload."))
+        let db = try DatabaseQueue(path: intake.dataDirectory.appendingPathComponent("server.sqlite").path)
+        #expect(try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM record") } == 3)
+        #expect(try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM recordRevision") } == 3)
+    }
+
+    @Test func benchPrintsEachFigureWithItsReference() throws {
+        let result = try intake.run(["bench", "--enqueue-count", "20", "--flush-count", "60", "--batch-size", "25"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("sealed/plain = "))
+        #expect(result.stdout.contains("flush/raw = "))
+    }
+}
