@@ -155,12 +155,12 @@ extension PatientResponse {
 }
 
 /// ISO 8601 UTC times with milliseconds: `2026-11-22T05:19:08.123Z`.
-enum Timestamp {
-    static func string(from date: Date) -> String {
+package enum Timestamp {
+    package static func string(from date: Date) -> String {
         formatter().string(from: date)
     }
 
-    static func date(from string: String) -> Date? {
+    package static func date(from string: String) -> Date? {
         formatter().date(from: string)
             ?? {
                 let plain = ISO8601DateFormatter()

@@ -23,23 +23,10 @@ struct IssueJSON: Encodable {
         message = issue.message
     }
 
+    /// `{"issues": [...]}` for an error's details.
     static func details(_ issues: [ValidationIssue]) -> JSONValue {
-        .object([
-            "issues": .array(
-                issues.map { issue in
-                    var object: [String: JSONValue] = [
-                        "kind": .string(issue.kind.rawValue), "severity": .string(issue.severity.rawValue), "message": .string(issue.message),
-                    ]
-                    if let p = issue.position {
-                        object["section"] = .integer(p.section)
-                        object["index"] = .integer(p.index)
-                    }
-                    if let id = issue.questionId { object["questionId"] = .string(id) }
-                    if let text = issue.questionText { object["questionText"] = .string(text) }
-                    if let field = issue.field { object["field"] = .string(field) }
-                    return .object(object)
-                })
-        ])
+        let encoded = (try? JSONCoding.encoder.encode(issues.map(IssueJSON.init))).flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+        return .object(["issues": encoded ?? .array([])])
     }
 }
 

@@ -9,7 +9,7 @@ enum JSONCoding {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(Timestamps.string(date))
+            try container.encode(Timestamp.string(from: date))
         }
         return encoder
     }()
@@ -82,14 +82,5 @@ enum JSONCoding {
         case is [Any].Type: "an array"
         default: type is any Collection.Type ? "an array" : "an object"
         }
-    }
-}
-
-/// ISO 8601 UTC times with milliseconds, as in the record format.
-enum Timestamps {
-    static func string(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
     }
 }
