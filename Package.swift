@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "IntakeForm", targets: ["IntakeForm"]),
         .library(name: "IntakeServer", targets: ["IntakeServer"]),
         .library(name: "IntakeClient", targets: ["IntakeClient"]),
+        .library(name: "IntakeExport", targets: ["IntakeExport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Questionnaire format, PatientResponse, validation. Foundation only.
@@ -34,16 +36,22 @@ let package = Package(
             ]
         ),
         // Talking to the server: records, batches, lookup; submitting and flushing the queue.
-        .target(name: "IntakeClient", dependencies: ["IntakeCore", "IntakeStore"]),
+        .target(name: "IntakeClient", dependencies: ["IntakeCore", "IntakeStore", "IntakeExport"]),
         // The line-based form a field worker fills in a terminal.
         .target(name: "IntakeForm", dependencies: ["IntakeCore", "IntakeStore"]),
+        // Research exports: wide and long CSV, codebook, JSON Lines, FHIR R4, Frictionless data package.
+        .target(
+            name: "IntakeExport",
+            dependencies: ["IntakeCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The reference server: REST API, accounts, record storage.
         .target(
             name: "IntakeServer",
             dependencies: [
-                "IntakeCore",
+                "IntakeCore", "IntakeExport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -52,12 +60,13 @@ let package = Package(
         .executableTarget(
             name: "intake",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer", "IntakeClient",
+                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer", "IntakeClient", "IntakeExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "IntakeCoreTests", dependencies: ["IntakeCore"]),
         .testTarget(name: "IntakeStoreTests", dependencies: ["IntakeStore"]),
+        .testTarget(name: "IntakeExportTests", dependencies: ["IntakeExport", "IntakeCore"]),
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeStore"]),
         .testTarget(
             name: "IntakeServerTests",

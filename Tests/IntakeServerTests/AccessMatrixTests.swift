@@ -86,6 +86,9 @@ struct AccessMatrixTests {
             Case(
                 method: .post, route: "/v1/users/{username}/tokens", uri: "/v1/users/researcher/tokens", expected: admins(.created),
                 body: { _, _, _ in json(["name": "matrix"]) }),
+            Case(
+                method: .get, route: "/v1/exports", uri: "/v1/exports?format=jsonl",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .ok, "researcher": .ok, "admin": .forbidden]),
             Case(method: .delete, route: "/v1/sessions/current", uri: "/v1/sessions/current", expected: everyone(.noContent)),
         ]
     }

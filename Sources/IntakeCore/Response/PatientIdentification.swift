@@ -28,6 +28,20 @@ public struct PatientIdentification: Hashable, Sendable, Codable {
             .joined(separator: " ")
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case givenName, familyName, dateOfBirth, sex, externalId
+    }
+
+    /// Names may be absent (de-identified exports leave them out); they read as empty.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        givenName = try c.decodeIfPresent(String.self, forKey: .givenName) ?? ""
+        familyName = try c.decodeIfPresent(String.self, forKey: .familyName) ?? ""
+        dateOfBirth = try c.decodeIfPresent(LocalDate.self, forKey: .dateOfBirth)
+        sex = try c.decodeIfPresent(Sex.self, forKey: .sex)
+        externalId = try c.decodeIfPresent(String.self, forKey: .externalId)
+    }
+
     public enum Sex: String, Hashable, Sendable, Codable, CaseIterable {
         case female, male, other, unknown
     }

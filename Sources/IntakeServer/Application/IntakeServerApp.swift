@@ -9,6 +9,7 @@ public struct IntakeServices: Sendable {
     public let accounts: AccountService
     public let questionnaires: QuestionnaireService
     public let records: RecordService
+    public let exports: ExportService
 
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
@@ -17,6 +18,7 @@ public struct IntakeServices: Sendable {
             store: store, bcryptCost: configuration.bcryptCost, sessionLifetime: configuration.sessionLifetime)
         self.questionnaires = QuestionnaireService(store: store)
         self.records = RecordService(store: store, questionnaires: questionnaires)
+        self.exports = ExportService(store: store, questionnaires: questionnaires)
     }
 
     /// Opens the SQLite store the configuration names.
@@ -39,6 +41,7 @@ public enum IntakeServerApp {
         RecordController(services: services).register(registrar)
         LookupController(services: services).register(registrar)
         AdminController(services: services).register(registrar)
+        ExportController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 

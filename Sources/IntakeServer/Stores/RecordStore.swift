@@ -30,6 +30,17 @@ public protocol RecordStore: Sendable {
     /// Records of one team matching any of the query's fields, best matches first.
     func lookup(_ query: LookupQuery) async throws -> [LookupMatch]
 
+    // MARK: Exports
+
+    /// The cursor of the newest change: an export reads up to it, and the next one starts after it.
+    func exportCursor() async throws -> Int64
+    /// How many records an export of `query` (ignoring its limit) will read.
+    func exportCount(_ query: ExportQuery) async throws -> Int
+    /// Up to `query.limit` records changed after `query.after` and up to `query.upTo`, oldest change first.
+    func exportPage(_ query: ExportQuery) async throws -> [ExportedRecord]
+    /// A secret the server keeps under `name`, made of 32 random bytes on first use.
+    func secret(named name: String) async throws -> Data
+
     // MARK: Accounts
 
     func createTeam(name: String, at time: Date) async throws -> Team

@@ -21,8 +21,9 @@ extension SQLiteRecordStore {
         try db.execute(
             sql: """
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
-                                    createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body)
-                VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body,
+                                    changeSeq)
+                VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record))
                 """,
             arguments: [
                 id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.status.rawValue,
@@ -75,7 +76,8 @@ extension SQLiteRecordStore {
             try db.execute(
                 sql: """
                     UPDATE record SET questionnaireId = ?, questionnaireVersion = ?, status = ?, revision = ?, updatedAt = ?,
-                        givenNameKey = ?, familyNameKey = ?, dateOfBirth = ?, externalId = ?, body = ?
+                        givenNameKey = ?, familyNameKey = ?, dateOfBirth = ?, externalId = ?, body = ?,
+                        changeSeq = (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record)
                     WHERE id = ?
                     """,
                 arguments: [

@@ -101,6 +101,19 @@ extension SQLiteRecordStore {
                     CREATE INDEX recordRevision_hash ON recordRevision (recordId, contentHash);
                     """)
         }
+        migrator.registerMigration("v2: change cursor for exports, server secrets") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN changeSeq INTEGER NOT NULL DEFAULT 0;
+                    UPDATE record SET changeSeq = rowid;
+                    CREATE INDEX record_change ON record (changeSeq);
+                    CREATE TABLE serverSecret (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value BLOB NOT NULL,
+                        createdAt REAL NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

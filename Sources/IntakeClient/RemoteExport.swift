@@ -1,0 +1,60 @@
+import Foundation
+import IntakeCore
+import IntakeExport
+
+/// A research export from a server: the records arrive once as JSON Lines (de-identified and
+/// keyed by the server), are checked against the count the server announced, and every other
+/// file is made from them locally, with the questionnaire versions fetched from the server.
+public struct RemoteExport {
+    public var client: IntakeClient
+    public var questionnaireId: String?
+    public var since: String?
+    public var options: ExportOptions
+    public var formats: [ExportFormat]
+    public var idleTimeout: TimeInterval
+
+    public init(
+        client: IntakeClient, questionnaireId: String?, since: String?, options: ExportOptions, formats: [ExportFormat] = ExportFormat.allCases,
+        idleTimeout: TimeInterval = 60
+    ) {
+        self.client = client
+        self.questionnaireId = questionnaireId
+        self.since = since
+        self.options = options
+        self.formats = formats
+        self.idleTimeout = idleTimeout
+    }
+
+    public func write(to folder: URL) async throws -> FolderExport.Summary {
+        let parent = folder.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        let download = parent.appendingPathComponent(".\(folder.lastPathComponent).records-\(UUID().uuidString.prefix(8)).jsonl")
+        defer { try? FileManager.default.removeItem(at: download) }
+        var query = ["format": ExportFormat.jsonLines.rawValue]
+        if let questionnaireId { query["questionnaire"] = questionnaireId }
+        if let since { query["since"] = since }
+        if options.includeIdentifiers { query["includeIdentifiers"] = "true" }
+        if options.dropFreeText { query["dropFreeText"] = "true" }
+        let received = try await client.downloadExport(query: query, to: download, idleTimeout: idleTimeout)
+
+        var lines = 0
+        let reader = try JSONLinesReader(url: download)
+        while try reader.nextLine() != nil { lines += 1 }
+        if let expected = received.records, expected != lines {
+            throw ExportError("the server announced \(expected) records but \(lines) arrived; the connection was cut — export again")
+        }
+        var versions: [Questionnaire] = []
+        if let id = received.questionnaireId ?? questionnaireId {
+            for version in received.versions {
+                versions.append(try await client.questionnaire(QuestionnaireReference(id: id, version: version)))
+            }
+        }
+        if lines == 0 {
+            guard !versions.isEmpty else { throw ExportError("the server sent no records and names no questionnaire version; nothing to export") }
+            let plan = try ExportPlan(questionnaires: versions, options: options)
+            return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: received.cursor, since: since) { nil }
+        }
+        let export = try JSONLinesExport(inputs: [download], available: versions, options: options, keyer: nil, formats: formats)
+        return try await export.write(to: folder, cursor: received.cursor, since: since)
+    }
+}

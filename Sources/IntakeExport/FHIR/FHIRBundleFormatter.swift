@@ -1,0 +1,134 @@
+import Foundation
+import IntakeCore
+
+/// An HL7 FHIR R4 `Bundle` (type collection): a `Questionnaire` per version, then a
+/// `QuestionnaireResponse` per record, written as the records arrive.
+public final class FHIRBundleFormatter: ExportFormatter {
+    let plan: ExportPlan
+    let names: FHIRNames
+    let generatedAt: Date
+
+    public init(plan: ExportPlan, generatedAt: Date = Date()) {
+        self.plan = plan
+        self.names = FHIRNames(base: plan.options.fhirBase, questionnaireId: plan.questionnaireId)
+        self.generatedAt = generatedAt
+    }
+
+    public func header() -> String {
+        var out = "{\"resourceType\":\"Bundle\",\"type\":\"collection\",\"timestamp\":"
+        JSONValue.string(UTCTime.string(generatedAt)).write(into: &out)
+        out += ",\"entry\":["
+        for (index, version) in plan.versions.enumerated() {
+            if index > 0 { out += "," }
+            out += "\n"
+            let resource = FHIRQuestionnaire(questionnaire: version, names: names, options: plan.options).resource
+            JSONValue.object([("resource", resource)]).write(into: &out)
+        }
+        return out
+    }
+
+    public func row(_ item: ExportRecord) throws(ExportError) -> String {
+        let layout = try plan.layout(for: item.record.questionnaire)
+        var out = ",\n"
+        JSONValue.object([
+            ("fullUrl", .string("urn:uuid:" + item.record.id.uuidString.lowercased())),
+            ("resource", response(item, layout.questionnaire)),
+        ]).write(into: &out)
+        return out
+    }
+
+    public func footer() -> String { "\n]}\n" }
+
+    func response(_ item: ExportRecord, _ questionnaire: Questionnaire) -> JSONValue {
+        let record = item.record
+        let id = record.id.uuidString.lowercased()
+        var members: [(String, JSONValue)] = [("resourceType", .string("QuestionnaireResponse")), ("id", .string(id))]
+        if let language = record.language { members.append(("language", .string(language))) }
+        let patient = plan.options.includeIdentifiers ? containedPatient(item) : nil
+        if let patient { members.append(("contained", .array([patient]))) }
+        members.append(("identifier", .object([("system", .string(names.recordSystem)), ("value", .string(id))])))
+        members.append(("questionnaire", .string(names.questionnaireURL + "|" + record.questionnaire.version)))
+        members.append(("status", .string(record.status == .complete ? "completed" : "in-progress")))
+        if patient != nil {
+            members.append(("subject", .object([("reference", .string("#patient"))])))
+        } else if let key = item.patientKey {
+            members.append(("subject", .object([("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))]))])))
+        }
+        members.append(("authored", .string(UTCTime.string(record.updatedAt))))
+        members.append(
+            (
+                "author",
+                .object([
+                    ("identifier", .object([("system", .string(names.userSystem)), ("value", .string(record.collector))])),
+                    ("display", .string(record.collector)),
+                ])
+            ))
+        let shown = ExportPlan.shownQuestions(of: record, in: questionnaire)
+        var sections: [JSONValue] = []
+        for section in questionnaire.sections {
+            let items = section.questions.compactMap { question -> JSONValue? in
+                guard shown.contains(question.position), let answer = record[question.position] else { return nil }
+                return self.item(question, answer)
+            }
+            if !items.isEmpty {
+                sections.append(.object([("linkId", .string("section-\(section.number)")), ("item", .array(items))]))
+            }
+        }
+        if !sections.isEmpty { members.append(("item", .array(sections))) }
+        return .object(members)
+    }
+
+    private func item(_ question: Question, _ answer: Answer) -> JSONValue? {
+        if case .compound(let fields) = question.type {
+            guard case .dictionary(let values) = answer else { return nil }
+            let items = fields.compactMap { field -> JSONValue? in
+                guard let value = values[field.key], let answers = answers(value, type: field.type, question: question) else { return nil }
+                return .object([("linkId", .string(question.key + "." + field.key)), ("answer", .array(answers))])
+            }
+            return items.isEmpty ? nil : .object([("linkId", .string(question.key)), ("item", .array(items))])
+        }
+        guard let answers = answers(answer, type: question.type, question: question) else { return nil }
+        return .object([("linkId", .string(question.key)), ("answer", .array(answers))])
+    }
+
+    /// The answers typed as the item is; nil for free text when it is left out, or an answer of the wrong type.
+    private func answers(_ answer: Answer, type: QuestionType, question: Question) -> [JSONValue]? {
+        func value(_ key: String, _ value: JSONValue) -> [JSONValue] { [.object([(key, value)])] }
+        func coding(_ code: String, _ set: ChoiceSet) -> JSONValue {
+            var members: [(String, JSONValue)] = [("system", .string(names.choiceSystem(question: question, set: set))), ("code", .string(code))]
+            if let choice = set.choice(code: code) { members.append(("display", .string(choice.label.base))) }
+            return .object([("valueCoding", .object(members))])
+        }
+        switch (answer, type) {
+        case (.text(let text), .text): return plan.options.dropFreeText ? nil : value("valueString", .string(text))
+        case (.integer(let number), .integer): return value("valueInteger", .integer(number))
+        case (.decimal(let number), .decimal): return value("valueDecimal", .number(number))
+        case (.integer(let number), .decimal): return value("valueDecimal", .number(Double(number)))
+        case (.date(let date), .date): return value("valueDate", .string(date.description))
+        case (.yesNo(let flag), .yesNo): return value("valueBoolean", .bool(flag))
+        case (.choice(let code), .singleChoice(let set)): return [coding(code, set)]
+        case (.choices(let codes), .multipleChoice(let set)): return codes.isEmpty ? nil : codes.map { coding($0, set) }
+        default: return nil
+        }
+    }
+
+    private func containedPatient(_ item: ExportRecord) -> JSONValue? {
+        let patient = item.record.patient
+        var members: [(String, JSONValue)] = [("resourceType", .string("Patient")), ("id", .string("patient"))]
+        var identifiers: [JSONValue] = []
+        if let key = item.patientKey {
+            identifiers.append(.object([("system", .string(names.patientKeySystem)), ("value", .string(key))]))
+        }
+        if let external = patient.externalId, !external.isEmpty {
+            identifiers.append(.object([("system", .string(names.externalIdSystem)), ("value", .string(external))]))
+        }
+        if !identifiers.isEmpty { members.append(("identifier", .array(identifiers))) }
+        var name: [(String, JSONValue)] = []
+        if !patient.familyName.isEmpty { name.append(("family", .string(patient.familyName))) }
+        if !patient.givenName.isEmpty { name.append(("given", .array([.string(patient.givenName)]))) }
+        if !name.isEmpty { members.append(("name", .array([.object(name)]))) }
+        if let sex = patient.sex { members.append(("gender", .string(sex.rawValue))) }
+        if let birth = patient.dateOfBirth { members.append(("birthDate", .string(birth.description))) }
+        return members.count > 2 ? .object(members) : nil
+    }
+}

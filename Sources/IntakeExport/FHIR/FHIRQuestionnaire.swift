@@ -1,0 +1,128 @@
+import IntakeCore
+
+/// One questionnaire version as an HL7 FHIR R4 `Questionnaire`: a group per section, an item per
+/// question (linkId = the question's key, stable across versions), typed, with answer options,
+/// ranges, translations and enableWhen for show-if.
+struct FHIRQuestionnaire {
+    let questionnaire: Questionnaire
+    let names: FHIRNames
+    let options: ExportOptions
+
+    static let translationURL = "http://hl7.org/fhir/StructureDefinition/translation"
+    static let expressionURL = "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression"
+
+    var resource: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("resourceType", .string("Questionnaire")),
+            ("id", .string(names.resourceId(version: questionnaire.version))),
+            ("language", .string(questionnaire.baseLanguage)),
+            ("url", .string(names.questionnaireURL)),
+            ("version", .string(questionnaire.version)),
+            ("name", .string(Self.computableName(questionnaire.id))),
+            ("title", .string(questionnaire.title.base)),
+        ]
+        if let translations = Self.translations(questionnaire.title) { members.append(("_title", translations)) }
+        members.append(("status", .string("active")))
+        let sections = questionnaire.sections.compactMap { section -> JSONValue? in
+            let items = section.questions.compactMap(item)
+            guard !items.isEmpty else { return nil }
+            var group: [(String, JSONValue)] = [("linkId", .string("section-\(section.number)")), ("text", .string(section.title.base))]
+            if let translations = Self.translations(section.title) { group.append(("_text", translations)) }
+            group.append(("type", .string("group")))
+            group.append(("item", .array(items)))
+            return .object(group)
+        }
+        members.append(("item", .array(sections)))
+        return .object(members)
+    }
+
+    private func item(_ question: Question) -> JSONValue? {
+        if options.dropFreeText, question.type == .text { return nil }
+        var members: [(String, JSONValue)] = []
+        members += range(question.type)
+        members.append(("linkId", .string(question.key)))
+        members.append(("prefix", .string(question.position.description)))
+        members.append(("text", .string(question.text.base)))
+        if let translations = Self.translations(question.text) { members.append(("_text", translations)) }
+        members.append(("type", .string(question.type.fhirType)))
+        if let condition = question.showIf { members += enableWhen(condition) }
+        if question.isRequired { members.append(("required", .bool(true))) }
+        if case .multipleChoice = question.type { members.append(("repeats", .bool(true))) }
+        if let set = question.type.choices { members.append(("answerOption", answerOptions(set, question: question))) }
+        if case .compound(let fields) = question.type {
+            let items = fields.compactMap { field -> JSONValue? in
+                if options.dropFreeText, field.type == .text { return nil }
+                var item: [(String, JSONValue)] = range(field.type)
+                item.append(("linkId", .string(question.key + "." + field.key)))
+                item.append(("text", .string(field.label.base)))
+                if let translations = Self.translations(field.label) { item.append(("_text", translations)) }
+                item.append(("type", .string(field.type.fhirType)))
+                if field.isRequired { item.append(("required", .bool(true))) }
+                if case .multipleChoice = field.type { item.append(("repeats", .bool(true))) }
+                if let set = field.type.choices { item.append(("answerOption", answerOptions(set, question: question))) }
+                return .object(item)
+            }
+            guard !items.isEmpty else { return nil }
+            members.append(("item", .array(items)))
+        }
+        return .object(members)
+    }
+
+    private func answerOptions(_ set: ChoiceSet, question: Question) -> JSONValue {
+        let system = names.choiceSystem(question: question, set: set)
+        return .array(
+            set.choices.map { choice in
+                .object([("valueCoding", .object([("system", .string(system)), ("code", .string(choice.code)), ("display", .string(choice.label.base))]))])
+            })
+    }
+
+    /// minValue / maxValue extensions for bounded numbers and dates.
+    private func range(_ type: QuestionType) -> [(String, JSONValue)] {
+        var extensions: [JSONValue] = []
+        func add(_ name: String, _ key: String, _ value: JSONValue) {
+            extensions.append(.object([("url", .string("http://hl7.org/fhir/StructureDefinition/\(name)")), (key, value)]))
+        }
+        switch type {
+        case .integer(let bounds):
+            if let lower = bounds.lower { add("minValue", "valueInteger", .integer(lower)) }
+            if let upper = bounds.upper { add("maxValue", "valueInteger", .integer(upper)) }
+        case .decimal(let bounds):
+            if let lower = bounds.lower { add("minValue", "valueDecimal", .number(lower)) }
+            if let upper = bounds.upper { add("maxValue", "valueDecimal", .number(upper)) }
+        case .date(let bounds):
+            if case .date(let lower)? = bounds.lower { add("minValue", "valueDate", .string(lower.description)) }
+            if case .date(let upper)? = bounds.upper { add("maxValue", "valueDate", .string(upper.description)) }
+        default: break
+        }
+        return extensions.isEmpty ? [] : [("extension", .array(extensions))]
+    }
+
+    static func translations(_ text: LocalizedText) -> JSONValue? {
+        let entries = text.translations.sorted { $0.key < $1.key }.filter { !$0.value.isEmpty }
+        guard !entries.isEmpty else { return nil }
+        return .object([
+            (
+                "extension",
+                .array(
+                    entries.map { language, content in
+                        .object([
+                            ("url", .string(translationURL)),
+                            (
+                                "extension",
+                                .array([
+                                    .object([("url", .string("lang")), ("valueCode", .string(language))]),
+                                    .object([("url", .string("content")), ("valueString", .string(content))]),
+                                ])
+                            ),
+                        ])
+                    })
+            )
+        ])
+    }
+
+    static func computableName(_ id: String) -> String {
+        let words = id.split { !($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        let name = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        return name.first?.isLetter == true ? name : "Q" + name
+    }
+}

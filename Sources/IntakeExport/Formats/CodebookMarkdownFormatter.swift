@@ -1,0 +1,56 @@
+import Foundation
+import IntakeCore
+
+/// The codebook for people: how missing answers are marked, then a table of every column.
+public final class CodebookMarkdownFormatter: ExportFormatter {
+    let plan: ExportPlan
+    let generatedAt: Date
+
+    public init(plan: ExportPlan, generatedAt: Date = Date()) {
+        self.plan = plan
+        self.generatedAt = generatedAt
+    }
+
+    public func header() -> String {
+        let newest = plan.versions[plan.versions.count - 1]
+        let code = plan.options.unansweredCode
+        var out = """
+            # Codebook: \(newest.title.base) (`\(plan.questionnaireId)`)
+
+            Generated \(UTCTime.string(generatedAt)) by Intake. Versions in this export, oldest first: \
+            \(plan.versions.map { "`\($0.version)`" }.joined(separator: ", ")).
+
+            ## Reading the data
+
+            - `records.csv` has one row per record and one column per question (the union of all versions; \
+            a question removed in a later version keeps its column). Each record fills the columns of its own version.
+            - **Empty cell: not asked.** The question was hidden by its show-if condition, or is not part of the \
+            record's questionnaire version.
+            - **`\(code)`: asked, no answer.** The question was shown but left unanswered (skipped, or the record is a draft).
+            - Yes/no answers are `1` (yes) and `0` (no). A multiple-choice question has one `0`/`1` column per choice. \
+            A compound question has one column per field. Dates are `YYYY-MM-DD`; times are UTC, ISO 8601.
+            - Identifiers are \(plan.options.includeIdentifiers ? "**included**" : "left out"); `patient_key` links the records \
+            of one patient (a keyed hash of the folded names and date of birth). \
+            \(plan.options.dropFreeText ? "Free-text answers are left out." : "Free-text answers are included and may contain names or places.")
+            - `records_long.csv` has one row per answer (one per chosen code, one per compound field), keyed by section and index.
+
+
+            """
+        out += "## Columns\n\n| column | type | question | values | range | show if | versions |\n|---|---|---|---|---|---|---|\n"
+        for entry in CodebookEntry.entries(plan) {
+            let cells = [
+                "`\(entry.column.name)`", entry.typeName, entry.label(in: nil), entry.choiceList(in: nil), entry.range, entry.showIf,
+                entry.versions.map { "\($0.version.prefix(8))@\($0.position)" }.joined(separator: " "),
+            ]
+            out += "| " + cells.map(Self.escaped).joined(separator: " | ") + " |\n"
+        }
+        return out
+    }
+
+    public func row(_ record: ExportRecord) -> String { "" }
+    public func footer() -> String { "" }
+
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+    }
+}

@@ -1,0 +1,93 @@
+import IntakeCore
+
+/// `datapackage.json` (Frictionless Data Package): a Table Schema for each CSV, with types, enums
+/// and required fields, so `frictionless validate`, R and pandas can check and load the export.
+public final class DataPackageFormatter: ExportFormatter {
+    let plan: ExportPlan
+    let files: [ExportFormat]
+
+    /// `files` are the formats written beside it; the CSV ones become resources.
+    public init(plan: ExportPlan, files: [ExportFormat]) {
+        self.plan = plan
+        self.files = files
+    }
+
+    public func header() -> String {
+        var resources: [JSONValue] = []
+        let missing = JSONValue.array(["", plan.options.unansweredCode].map { .string($0) })
+        if files.contains(.wideCSV) {
+            let fields = CodebookEntry.entries(plan).map { entry -> JSONValue in
+                var members: [(String, JSONValue)] = [("name", .string(entry.column.name)), ("type", .string(entry.column.type.tableSchemaType))]
+                if entry.column.type == .datetime { members.append(("format", .string("any"))) }
+                let title = entry.label(in: nil)
+                if case .answer = entry.column.source, !title.isEmpty { members.append(("title", .string(title))) }
+                if case .meta(let meta) = entry.column.source { members.append(("description", .string(meta.description))) }
+                var constraints: [(String, JSONValue)] = []
+                if case .meta(let meta) = entry.column.source, meta.isRequired { constraints.append(("required", .bool(true))) }
+                if entry.column.type == .indicator { constraints.append(("enum", .array([.integer(0), .integer(1)]))) }
+                if !entry.codes.isEmpty, entry.column.type == .string { constraints.append(("enum", .array(entry.codes.map { .string($0) }))) }
+                if case .meta(.status) = entry.column.source { constraints.append(("enum", .array([.string("complete"), .string("draft")]))) }
+                if !constraints.isEmpty { members.append(("constraints", .object(constraints))) }
+                return .object(members)
+            }
+            resources.append(
+                resource(
+                    name: "records", path: ExportFormat.wideCSV.fileName, title: "Records, one row per record",
+                    schema: [("fields", .array(fields)), ("missingValues", missing), ("primaryKey", .array([.string("record_id")]))]))
+        }
+        if files.contains(.longCSV) {
+            let types = ["string", "string", "string", "integer", "integer", "string", "string", "string", "string"]
+            let fields = zip(LongCSVFormatter.columns, types).map { name, type -> JSONValue in
+                var members: [(String, JSONValue)] = [("name", .string(name)), ("type", .string(type))]
+                if ["record_id", "questionnaire_version", "section", "index", "question_id"].contains(name) {
+                    members.append(("constraints", .object([("required", .bool(true))])))
+                }
+                return .object(members)
+            }
+            resources.append(
+                resource(
+                    name: "records_long", path: ExportFormat.longCSV.fileName, title: "Answers, one row per answer",
+                    schema: [("fields", .array(fields)), ("missingValues", .array([.string("")]))]))
+        }
+        if files.contains(.codebookCSV) {
+            let fields = CSVHeader.columns(of: CodebookCSVFormatter(plan: plan).header()).map { name -> JSONValue in
+                .object([("name", .string(name)), ("type", .string("string"))])
+            }
+            resources.append(
+                resource(
+                    name: "codebook", path: ExportFormat.codebookCSV.fileName, title: "Codebook, one row per column of records.csv",
+                    schema: [("fields", .array(fields)), ("missingValues", .array([]))]))
+        }
+        let newest = plan.versions[plan.versions.count - 1]
+        let package = JSONValue.object([
+            ("name", .string(ExportPlan.safeName(plan.questionnaireId).lowercased().replacingOccurrences(of: "_", with: "-"))),
+            ("title", .string(newest.title.base)),
+            ("description", .string("Intake export of \(plan.questionnaireId), versions \(plan.versions.map(\.version).joined(separator: ", ")).")),
+            ("resources", .array(resources)),
+        ])
+        return package.text + "\n"
+    }
+
+    private func resource(name: String, path: String, title: String, schema: [(String, JSONValue)]) -> JSONValue {
+        .object([
+            ("name", .string(name)), ("path", .string(path)), ("title", .string(title)), ("profile", .string("tabular-data-resource")),
+            ("format", .string("csv")), ("mediatype", .string("text/csv")), ("encoding", .string("utf-8")),
+            (
+                "dialect",
+                .object([("delimiter", .string(",")), ("lineTerminator", .string("\r\n")), ("quoteChar", .string("\"")), ("doubleQuote", .bool(true))])
+            ),
+            ("schema", .object(schema)),
+        ])
+    }
+
+    public func row(_ record: ExportRecord) -> String { "" }
+    public func footer() -> String { "" }
+}
+
+/// The column names in a CSV text's first line (names never need quoting here).
+enum CSVHeader {
+    static func columns(of text: String) -> [String] {
+        let first = text.split(whereSeparator: \.isNewline).first ?? ""
+        return first.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
+}

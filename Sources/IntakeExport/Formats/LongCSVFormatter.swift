@@ -1,0 +1,46 @@
+import IntakeCore
+
+/// One row per answer (and per chosen code, per compound field): record, section, index,
+/// question id, field, type, value. Suits analyses across versions, where positions moved.
+public final class LongCSVFormatter: ExportFormatter {
+    let plan: ExportPlan
+    static let columns = ["record_id", "patient_key", "questionnaire_version", "section", "index", "question_id", "field", "type", "value"]
+
+    public init(plan: ExportPlan) {
+        self.plan = plan
+    }
+
+    public func header() -> String { CSV.line(Self.columns) }
+
+    public func row(_ item: ExportRecord) throws(ExportError) -> String {
+        let record = item.record
+        let layout = try plan.layout(for: record.questionnaire)
+        var out = ""
+        let recordId = record.id.uuidString.lowercased()
+        for (position, answer) in record.allAnswers {
+            guard let question = layout.questionnaire.question(at: position) else { continue }
+            if plan.options.dropFreeText, question.type == .text { continue }
+            let base = [recordId, item.patientKey ?? "", record.questionnaire.version, String(position.section), String(position.index), question.key]
+            func emit(field: String, type: QuestionType?, _ answer: Answer) {
+                let keyword = type?.keyword ?? answer.kind
+                if case .choices(let codes) = answer {
+                    for code in codes { out += CSV.line(base + [field, keyword, code]) }
+                } else {
+                    out += CSV.line(base + [field, keyword, ExportPlan.text(of: answer)])
+                }
+            }
+            if case .dictionary(let fields) = answer, case .compound(let defined) = question.type {
+                for field in defined {
+                    guard let value = fields[field.key] else { continue }
+                    if plan.options.dropFreeText, field.type == .text { continue }
+                    emit(field: field.key, type: field.type, value)
+                }
+            } else {
+                emit(field: "", type: question.type, answer)
+            }
+        }
+        return out
+    }
+
+    public func footer() -> String { "" }
+}

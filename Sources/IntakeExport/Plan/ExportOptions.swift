@@ -1,0 +1,22 @@
+/// What an export leaves in and how it marks missing answers.
+public struct ExportOptions: Sendable, Hashable {
+    /// Names, date of birth and external id are left out unless this is set (and the caller may see them).
+    public var includeIdentifiers: Bool
+    /// Free-text answers can hold names and places; this leaves their columns out.
+    public var dropFreeText: Bool
+    /// Written for a question that was asked (shown) but not answered. Hidden questions, and questions
+    /// not in the record's questionnaire version, are left empty.
+    public var unansweredCode: String
+    /// The prefix of canonical URLs in FHIR output: `<base>:questionnaire:<id>` for a `urn:` base,
+    /// `<base>/Questionnaire/<id>` for an `http(s)` one.
+    public var fhirBase: String
+
+    public init(
+        includeIdentifiers: Bool = false, dropFreeText: Bool = false, unansweredCode: String = ".", fhirBase: String = "urn:intake"
+    ) {
+        self.includeIdentifiers = includeIdentifiers
+        self.dropFreeText = dropFreeText
+        self.unansweredCode = unansweredCode
+        self.fhirBase = fhirBase
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import IntakeCore
+
+extension ExportPlan {
+    /// The wide-CSV cells of one record, one per column.
+    ///
+    /// An answered question gives its value; a question that was shown but not answered gives
+    /// ``ExportOptions/unansweredCode``; a question hidden by show-if, or absent from the record's
+    /// version, gives an empty cell.
+    func cells(for item: ExportRecord) throws(ExportError) -> [String] {
+        let record = item.record
+        let layout = try layout(for: record.questionnaire)
+        let shown = Self.shownQuestions(of: record, in: layout.questionnaire)
+        var cells = [String](repeating: "", count: columns.count)
+        for index in columns.indices {
+            guard case .meta(let field) = columns[index].source else { break }
+            cells[index] = Self.meta(field, of: item)
+        }
+        let code = options.unansweredCode
+        for (planned, question) in zip(questions, layout.questions) {
+            guard let question, shown.contains(question.position) else { continue }
+            let answer = record[question.position]
+            for index in planned.columns where layout.hasColumn[index] {
+                guard case .answer(_, let path) = columns[index].source else { continue }
+                cells[index] = answer.map { Self.cell($0, path[...], type: question.type, unanswered: code) } ?? code
+            }
+        }
+        return cells
+    }
+
+    /// The positions of the questions show-if lets the record see, given its answers.
+    static func shownQuestions(of record: PatientResponse, in questionnaire: Questionnaire) -> Set<QuestionPosition> {
+        var shown = Set<QuestionPosition>()
+        for question in questionnaire.allQuestions {
+            let visible = question.showIf?.isSatisfied { shown.contains($0) ? record[$0] : nil } ?? true
+            if visible { shown.insert(question.position) }
+        }
+        return shown
+    }
+
+    private static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType, unanswered: String) -> String {
+        guard let step = path.first else { return text(of: answer) }
+        switch (step, answer) {
+        case (.field(let key), .dictionary(let fields)):
+            let fieldType = type.part(at: [step][...]) ?? .text
+            guard let value = fields[key] else { return unanswered }
+            return cell(value, path.dropFirst(), type: fieldType, unanswered: unanswered)
+        case (.choice(let code), .choices(let codes)):
+            return codes.contains(code) ? "1" : "0"
+        case (.choice(let code), .choice(let chosen)):
+            return code == chosen ? "1" : "0"
+        default:
+            return text(of: answer)
+        }
+    }
+
+    /// An answer as one cell: codes for choices, 1/0 for yes/no, ISO dates.
+    static func text(of answer: Answer) -> String {
+        switch answer {
+        case .text(let value): value
+        case .integer(let value): String(value)
+        case .decimal(let value): number(value)
+        case .date(let value): value.description
+        case .yesNo(let value): value ? "1" : "0"
+        case .choice(let code): code
+        case .choices(let codes): codes.joined(separator: ";")
+        case .dictionary(let fields): fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(text(of: $0.value))" }.joined(separator: ";")
+        }
+    }
+
+    static func number(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        return "\(value)"
+    }
+
+    static func meta(_ field: MetaField, of item: ExportRecord) -> String {
+        let record = item.record
+        switch field {
+        case .recordId: return record.id.uuidString.lowercased()
+        case .patientKey: return item.patientKey ?? ""
+        case .givenName: return record.patient.givenName
+        case .familyName: return record.patient.familyName
+        case .dateOfBirth: return record.patient.dateOfBirth?.description ?? ""
+        case .externalId: return record.patient.externalId ?? ""
+        case .sex: return record.patient.sex?.rawValue ?? ""
+        case .ageYears: return item.ageYears.map(String.init) ?? ""
+        case .questionnaireId: return record.questionnaire.id
+        case .questionnaireVersion: return record.questionnaire.version
+        case .status: return record.status.rawValue
+        case .revision: return item.revision.map(String.init) ?? ""
+        case .language: return record.language ?? ""
+        case .collector: return record.collector
+        case .createdAt: return UTCTime.string(record.createdAt)
+        case .updatedAt: return UTCTime.string(record.updatedAt)
+        }
+    }
+}

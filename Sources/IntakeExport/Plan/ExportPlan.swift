@@ -1,0 +1,150 @@
+import IntakeCore
+
+/// The columns of an export over one or more versions of a questionnaire, and where each
+/// version's questions land in them.
+///
+/// Columns are the union of every version's questions, keyed by question id (or section and
+/// index for questions without one). A question removed in a later version keeps its column;
+/// a question added later gets one next to its neighbours. Each record fills the columns of its
+/// own version, found through the answers' section and index, so nothing can be misaligned.
+public struct ExportPlan: Sendable {
+    public let questionnaireId: String
+    /// The versions, in the order given (oldest first).
+    public let versions: [Questionnaire]
+    public let options: ExportOptions
+    public let questions: [PlannedQuestion]
+    public let columns: [ExportColumn]
+    let layouts: [String: VersionLayout]
+
+    public init(questionnaires: [Questionnaire], options: ExportOptions = ExportOptions()) throws(ExportError) {
+        guard let first = questionnaires.first else {
+            throw ExportError("there is no questionnaire version to export; publish one or name a questionnaire folder")
+        }
+        let ids = Set(questionnaires.map(\.id))
+        guard ids.count == 1 else {
+            throw ExportError(
+                "an export covers one questionnaire, but versions of \(ids.sorted().joined(separator: ", ")) were given; export each separately")
+        }
+        var versions: [Questionnaire] = []
+        for questionnaire in questionnaires where !versions.contains(where: { $0.version == questionnaire.version }) {
+            versions.append(questionnaire)
+        }
+        questionnaireId = first.id
+        self.versions = versions
+        self.options = options
+
+        // The union of questions, in a stable order: new questions go after the previous question of their version.
+        var order: [String] = []
+        var appearances: [String: [PlannedQuestion.Appearance]] = [:]
+        for questionnaire in versions {
+            var previous = -1
+            for question in questionnaire.allQuestions {
+                let key = question.key
+                if let index = order.firstIndex(of: key) {
+                    previous = index
+                } else {
+                    order.insert(key, at: previous + 1)
+                    previous += 1
+                }
+                appearances[key, default: []].append(.init(version: questionnaire.version, question: question))
+            }
+        }
+
+        var columns = MetaField.allCases.filter { options.includeIdentifiers || !$0.isIdentifier }
+            .map { ExportColumn(name: $0.rawValue, type: $0.type, source: .meta($0)) }
+        var used = Set(columns.map(\.name))
+        var questions: [PlannedQuestion] = []
+        for key in order {
+            let seen = appearances[key] ?? []
+            if options.dropFreeText, seen.contains(where: { $0.question.type == .text }) { continue }
+            let shapes = seen.compactMap { AnswerShape($0.question.type, dropFreeText: options.dropFreeText) }
+            guard var shape = shapes.first else { continue }
+            for other in shapes.dropFirst() { shape = shape.merged(with: other) }
+            let start = columns.count
+            for column in shape.columns(base: Self.safeName(key), questionKey: key) {
+                var name = column.name
+                var suffix = 2
+                while used.contains(name) {
+                    name = "\(column.name)_\(suffix)"
+                    suffix += 1
+                }
+                used.insert(name)
+                columns.append(ExportColumn(name: name, type: column.type, source: .answer(questionKey: key, path: column.path)))
+            }
+            questions.append(PlannedQuestion(key: key, appearances: seen, columns: start..<columns.count, shape: shape))
+        }
+        self.questions = questions
+        self.columns = columns
+        self.layouts = Dictionary(
+            uniqueKeysWithValues: versions.map { ($0.version, VersionLayout(questionnaire: $0, questions: questions, columns: columns)) })
+    }
+
+    /// The version a record names, or an error that says which versions the export knows.
+    func layout(for reference: QuestionnaireReference) throws(ExportError) -> VersionLayout {
+        guard reference.id == questionnaireId, let layout = layouts[reference.version] else {
+            throw ExportError(
+                "a record answers \(reference), which this export does not have (it has \(questionnaireId) versions "
+                    + versions.map(\.version).joined(separator: ", ")
+                    + "); publish that version on the server or pass its folder with --questionnaire")
+        }
+        return layout
+    }
+
+    /// The allowed codes of a single-choice column, for codebooks and Table Schema enums.
+    func codes(of column: ExportColumn) -> [String] {
+        guard case .answer(let key, let path) = column.source, let question = questions.first(where: { $0.key == key }) else { return [] }
+        return question.shape.codes(at: path)
+    }
+
+    /// Letters, digits and `_` only, so every tool accepts the name.
+    static func safeName(_ text: String) -> String {
+        String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    }
+}
+
+/// A question as exported: its key and every version it appears in.
+public struct PlannedQuestion: Sendable {
+    public let key: String
+    public let appearances: [Appearance]
+    /// Its columns' indices in ``ExportPlan/columns``.
+    public let columns: Range<Int>
+    let shape: AnswerShape
+
+    /// The newest wording.
+    public var latest: Question { appearances[appearances.count - 1].question }
+
+    public struct Appearance: Sendable {
+        public let version: String
+        public let question: Question
+    }
+}
+
+/// Where one version's questions land in the plan.
+struct VersionLayout: Sendable {
+    let questionnaire: Questionnaire
+    /// For each planned question: the question in this version, or nil.
+    let questions: [Question?]
+    /// For each column: whether this version has the part it reads.
+    let hasColumn: [Bool]
+
+    init(questionnaire: Questionnaire, questions planned: [PlannedQuestion], columns: [ExportColumn]) {
+        self.questionnaire = questionnaire
+        let byKey = Dictionary(questionnaire.allQuestions.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        questions = planned.map { byKey[$0.key] }
+        hasColumn = columns.map { column in
+            switch column.source {
+            case .meta: return true
+            case .answer(let key, let path): return byKey[key]?.type.part(at: path[...]) != nil
+            }
+        }
+    }
+}
+
+/// Why an export cannot be made, with what to do about it.
+public struct ExportError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import IntakeCore
+
+/// A record on its way into an export: de-identified unless identifiers were asked for, with its
+/// pseudonymous patient key and the server's revision.
+public struct ExportRecord: Sendable {
+    /// The record; its patient part holds only sex unless the export includes identifiers.
+    public var record: PatientResponse
+    public var patientKey: String?
+    /// Whole years at the record's start, capped at 90 (meaning 90 or older).
+    public var ageYears: Int?
+    /// The server's revision, when the record came from a server.
+    public var revision: Int?
+
+    public init(record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?) {
+        self.record = record
+        self.patientKey = patientKey
+        self.ageYears = ageYears
+        self.revision = revision
+    }
+
+    /// Prepares a full record: keys the patient, works out the age, then drops identifiers unless
+    /// `includeIdentifiers`.
+    public init(_ record: PatientResponse, revision: Int? = nil, keyer: PatientKeyer?, includeIdentifiers: Bool) {
+        self.patientKey = keyer?.key(for: record.patient)
+        self.ageYears = record.patient.dateOfBirth.map { Self.age(born: $0, at: record.createdAt) }
+        self.revision = revision
+        self.record = record
+        if !includeIdentifiers { self.record.patient = PatientIdentification(sex: record.patient.sex) }
+    }
+
+    static func age(born: LocalDate, at time: Date) -> Int {
+        let today = LocalDate.today(in: TimeZone(identifier: "UTC")!, now: time)
+        var years = today.year - born.year
+        if (today.month, today.day) < (born.month, born.day) { years -= 1 }
+        return min(max(years, 0), 90)
+    }
+}

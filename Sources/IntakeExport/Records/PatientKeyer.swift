@@ -1,0 +1,33 @@
+import Crypto
+import Foundation
+import IntakeCore
+
+/// Makes pseudonymous patient keys: an HMAC-SHA256, under a secret the exporter keeps, of the
+/// folded names and date of birth.
+///
+/// Records of one patient get one key, so they can be linked; without the secret nobody can test
+/// a guessed name against a key, which a plain hash would allow.
+public struct PatientKeyer: Sendable {
+    private let key: SymmetricKey
+
+    /// `secret` should be 32 random bytes, kept out of every export.
+    public init(secret: Data) throws(ExportError) {
+        guard secret.count >= 16 else { throw ExportError("the patient-key secret is too short (\(secret.count) bytes; at least 16)") }
+        key = SymmetricKey(data: secret)
+    }
+
+    /// 32 random bytes for a new secret.
+    public static func newSecret() -> Data {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
+
+    /// `pk-` and 24 hex digits, or nil when the record has no names to key.
+    public func key(for patient: PatientIdentification) -> String? {
+        let given = NameKey.fold(patient.givenName)
+        let family = NameKey.fold(patient.familyName)
+        guard !given.isEmpty || !family.isEmpty else { return nil }
+        let message = ["intake-patient-key-1", given, family, patient.dateOfBirth?.description ?? ""].joined(separator: "\u{1F}")
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
+        return "pk-" + mac.prefix(12).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Streams records, a page at a time, through several formatters at once: one pass over the
+/// records, however many files, and memory for one page.
+public struct ExportRun {
+    public struct Output {
+        public var formatter: any ExportFormatter
+        public var sink: any ExportSink
+
+        public init(formatter: any ExportFormatter, sink: any ExportSink) {
+            self.formatter = formatter
+            self.sink = sink
+        }
+    }
+
+    /// Writes headers, every page `nextPage` returns until it returns nil, then footers; returns
+    /// how many records were written. The sinks are closed when it succeeds.
+    public static func run(_ outputs: [Output], nextPage: () async throws -> [ExportRecord]?) async throws -> Int {
+        for output in outputs { try await output.sink.write(try output.formatter.header()) }
+        var count = 0
+        while let page = try await nextPage() {
+            for output in outputs {
+                var chunk = ""
+                for record in page { chunk += try output.formatter.row(record) }
+                if !chunk.isEmpty { try await output.sink.write(chunk) }
+            }
+            count += page.count
+        }
+        for output in outputs {
+            try await output.sink.write(try output.formatter.footer())
+            try await output.sink.close()
+        }
+        return count
+    }
+
+    /// Writes one formatter's output through `write`, for sinks that cannot be objects (an HTTP
+    /// response body writer); returns how many records were written.
+    public static func stream(
+        _ formatter: any ExportFormatter, nextPage: () async throws -> [ExportRecord]?, write: (String) async throws -> Void
+    ) async throws -> Int {
+        try await write(try formatter.header())
+        var count = 0
+        while let page = try await nextPage() {
+            var chunk = ""
+            for record in page { chunk += try formatter.row(record) }
+            if !chunk.isEmpty { try await write(chunk) }
+            count += page.count
+        }
+        try await write(try formatter.footer())
+        return count
+    }
+}
+
+extension ExportRecord {
+    /// Ready for an export: keyed (keeping a key it already has) and de-identified unless asked.
+    public func prepared(keyer: PatientKeyer?, includeIdentifiers: Bool) -> ExportRecord {
+        var prepared = ExportRecord(record, revision: revision, keyer: keyer, includeIdentifiers: includeIdentifiers)
+        if let patientKey { prepared.patientKey = patientKey }
+        if prepared.ageYears == nil { prepared.ageYears = ageYears }
+        return prepared
+    }
+}

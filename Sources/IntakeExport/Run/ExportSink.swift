@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where an export's text goes: a file, or an HTTP response body.
+public protocol ExportSink: AnyObject {
+    func write(_ text: String) async throws
+    /// Called once after the last write.
+    func close() async throws
+}
+
+/// Writes to a file through a buffer, so the file grows in large writes and memory stays flat.
+public final class FileSink: ExportSink {
+    private let handle: FileHandle
+    private var buffer = Data()
+    private let limit = 1 << 18
+
+    /// Creates (or empties) the file at `url`, readable by its owner only.
+    public init(url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw ExportError("cannot create \(url.path); check that its folder exists and is writable")
+        }
+        handle = try FileHandle(forWritingTo: url)
+    }
+
+    public func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= limit { try flush() }
+    }
+
+    private func flush() throws {
+        try handle.write(contentsOf: buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    public func close() throws {
+        try flush()
+        try handle.synchronize()
+        try handle.close()
+    }
+}

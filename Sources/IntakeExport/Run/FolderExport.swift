@@ -1,0 +1,68 @@
+import Foundation
+
+/// Writes an export as a folder of files in one pass over the records.
+///
+/// The files are written into a hidden sibling folder that is renamed into place only when every
+/// file is complete, so a folder with the export's name is never a half-written export.
+public struct FolderExport {
+    public var plan: ExportPlan
+    public var formats: [ExportFormat]
+    public var folder: URL
+
+    public init(plan: ExportPlan, formats: [ExportFormat] = ExportFormat.allCases, folder: URL) {
+        self.plan = plan
+        self.formats = formats
+        self.folder = folder
+    }
+
+    /// What an export wrote, also saved as `export.json` in the folder.
+    public struct Summary: Codable, Sendable, Equatable {
+        public var questionnaire: String
+        public var versions: [String]
+        public var records: Int
+        public var files: [String]
+        /// Give this to the next export's `since` to get only what changed after this one.
+        public var cursor: String?
+        public var since: String?
+        public var includeIdentifiers: Bool
+        public var dropFreeText: Bool
+        public var generatedAt: String
+    }
+
+    /// Runs the export; `cursor` and `since` are recorded in `export.json`.
+    public func write(cursor: String?, since: String?, nextPage: () async throws -> [ExportRecord]?) async throws -> Summary {
+        let manager = FileManager.default
+        if let existing = try? manager.contentsOfDirectory(atPath: folder.path), !existing.isEmpty {
+            throw ExportError("\(folder.path) already exists and is not empty; choose a new folder or remove it")
+        }
+        let parent = folder.deletingLastPathComponent()
+        do {
+            try manager.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw ExportError("cannot create \(parent.path): \((error as NSError).localizedDescription)")
+        }
+        let staging = parent.appendingPathComponent(".\(folder.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
+        try manager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        do {
+            let outputs = try formats.map { format in
+                ExportRun.Output(
+                    formatter: format.formatter(plan: plan, files: formats),
+                    sink: try FileSink(url: staging.appendingPathComponent(format.fileName)))
+            }
+            let count = try await ExportRun.run(outputs, nextPage: nextPage)
+            let summary = Summary(
+                questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
+                files: formats.map(\.fileName), cursor: cursor, since: since, includeIdentifiers: plan.options.includeIdentifiers,
+                dropFreeText: plan.options.dropFreeText, generatedAt: UTCTime.string(Date()))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(summary).write(to: staging.appendingPathComponent("export.json"))
+            if manager.fileExists(atPath: folder.path) { try manager.removeItem(at: folder) }
+            try manager.moveItem(at: staging, to: folder)
+            return summary
+        } catch {
+            try? manager.removeItem(at: staging)
+            throw error
+        }
+    }
+}

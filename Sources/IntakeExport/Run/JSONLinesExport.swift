@@ -1,0 +1,77 @@
+import Foundation
+import IntakeCore
+
+/// An export from JSON Lines files of records (from `intake sample`, a server export, or a
+/// backup), with the questionnaire versions they answer.
+public struct JSONLinesExport {
+    public var inputs: [URL]
+    public var plan: ExportPlan
+    /// Keys patients that have no key yet; nil leaves them without one.
+    public var keyer: PatientKeyer?
+    public var formats: [ExportFormat]
+
+    /// Reads the files once to find the versions their records answer, then plans over those
+    /// versions, taken from `available` in its order (oldest first).
+    public init(inputs: [URL], available: [Questionnaire], options: ExportOptions, keyer: PatientKeyer?, formats: [ExportFormat] = ExportFormat.allCases)
+        throws(ExportError)
+    {
+        guard !inputs.isEmpty else { throw ExportError("name at least one JSON Lines file of records") }
+        var referenced: [QuestionnaireReference] = []
+        for input in inputs {
+            for reference in try JSONLinesReader.references(in: input) where !referenced.contains(reference) { referenced.append(reference) }
+        }
+        guard !referenced.isEmpty else { throw ExportError("the input holds no records; nothing to export") }
+        let missing = referenced.filter { reference in !available.contains { $0.reference == reference } }
+        guard missing.isEmpty else {
+            throw ExportError(
+                "records answer \(missing.map(\.description).joined(separator: ", ")), which no questionnaire folder given has; "
+                    + "pass the folder of each version with --questionnaire")
+        }
+        let versions = available.filter { referenced.contains($0.reference) }
+        self.inputs = inputs
+        self.plan = try ExportPlan(questionnaires: versions, options: options)
+        self.keyer = keyer
+        self.formats = formats
+    }
+
+    /// Writes the folder (see ``FolderExport``).
+    public func write(to folder: URL, cursor: String? = nil, since: String? = nil) async throws -> FolderExport.Summary {
+        var remaining = inputs
+        var reader: JSONLinesReader?
+        let include = plan.options.includeIdentifiers
+        let keyer = keyer
+        return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: cursor, since: since) {
+            while true {
+                if reader == nil {
+                    guard !remaining.isEmpty else { return nil }
+                    reader = try JSONLinesReader(url: remaining.removeFirst())
+                }
+                if let page = try reader?.nextPage() {
+                    return page.map { $0.prepared(keyer: keyer, includeIdentifiers: include) }
+                }
+                reader = nil
+            }
+        }
+    }
+}
+
+/// The local secret patient keys are made with when exporting records that have none: 32 random
+/// bytes in a file readable by its owner only, made on first use.
+public enum PatientKeyFile {
+    public static func keyer(at url: URL) throws(ExportError) -> PatientKeyer {
+        let manager = FileManager.default
+        if let data = manager.contents(atPath: url.path) {
+            return try PatientKeyer(secret: data)
+        }
+        do {
+            try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ExportError("cannot create \(url.deletingLastPathComponent().path): \((error as NSError).localizedDescription)")
+        }
+        let secret = PatientKeyer.newSecret()
+        guard manager.createFile(atPath: url.path, contents: secret, attributes: [.posixPermissions: 0o600]) else {
+            throw ExportError("cannot write the patient-key secret at \(url.path); check the folder is writable")
+        }
+        return try PatientKeyer(secret: secret)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import IntakeCore
+
+/// Reads a JSON Lines file of records a line at a time, in 1 MB reads.
+public final class JSONLinesReader {
+    public let url: URL
+    private let handle: FileHandle
+    private var buffer = Data()
+    private var atEnd = false
+    /// The 1-based number of the last line returned.
+    public private(set) var lineNumber = 0
+
+    public init(url: URL) throws(ExportError) {
+        self.url = url
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw ExportError("cannot read \(url.path): \((error as NSError).localizedDescription); check the path")
+        }
+    }
+
+    deinit { try? handle.close() }
+
+    /// The next non-blank line, or nil at the end of the file.
+    public func nextLine() throws -> Data? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer = buffer[(newline + 1)...]
+                lineNumber += 1
+                if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+                return Data(line)
+            }
+            if atEnd {
+                guard !buffer.isEmpty else { return nil }
+                let line = buffer
+                buffer = Data()
+                lineNumber += 1
+                return line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) ? nil : Data(line)
+            }
+            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            if chunk.isEmpty { atEnd = true } else { buffer = Data(buffer) + chunk }
+        }
+    }
+
+    /// Up to `limit` records, or nil at the end. A line that is not a record stops the export
+    /// with its line number (never its content, which may identify a patient).
+    public func nextPage(limit: Int = 500) throws(ExportError) -> [ExportRecord]? {
+        var page: [ExportRecord] = []
+        while page.count < limit {
+            let line: Data?
+            do {
+                line = try nextLine()
+            } catch {
+                throw ExportError("cannot read \(url.path): \((error as NSError).localizedDescription)")
+            }
+            guard let line else { break }
+            do {
+                page.append(try ExportRecord(jsonLine: line))
+            } catch {
+                throw ExportError(
+                    "\(url.lastPathComponent):\(lineNumber): not a record in the documented format (\(Self.reason(error))); fix or remove that line")
+            }
+        }
+        return page.isEmpty ? nil : page
+    }
+
+    /// Every questionnaire version the file's records name, in order of first appearance.
+    public static func references(in url: URL) throws(ExportError) -> [QuestionnaireReference] {
+        struct Named: Decodable { var questionnaire: QuestionnaireReference }
+        let reader = try JSONLinesReader(url: url)
+        var seen: [QuestionnaireReference] = []
+        var known = Set<QuestionnaireReference>()
+        while true {
+            let line: Data?
+            do { line = try reader.nextLine() } catch { throw ExportError("cannot read \(url.path): \((error as NSError).localizedDescription)") }
+            guard let line else { break }
+            guard let named = try? JSONDecoder().decode(Named.self, from: line) else {
+                throw ExportError("\(url.lastPathComponent):\(reader.lineNumber): not a record in the documented format (no questionnaire id and version); fix or remove that line")
+            }
+            if known.insert(named.questionnaire).inserted { seen.append(named.questionnaire) }
+        }
+        return seen
+    }
+
+    /// Why decoding failed, without any value from the line.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "not JSON" }
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "not JSON"
+        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context.codingPath)) has the wrong type"
+        @unknown default: return "not a record"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty ? "the record" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import IntakeCore
+import IntakeExport
+
+/// Builds research exports from the store: the plan over every published version of a
+/// questionnaire, the pseudonym secret, and the records page by page.
+public struct ExportService: Sendable {
+    let store: any RecordStore
+    let questionnaires: QuestionnaireService
+    /// The name of the server secret patient keys are made with.
+    static let patientKeySecret = "patient-key"
+
+    public init(store: any RecordStore, questionnaires: QuestionnaireService) {
+        self.store = store
+        self.questionnaires = questionnaires
+    }
+
+    /// What to export.
+    public struct Request: Sendable {
+        /// nil when only one questionnaire is published.
+        public var questionnaireId: String?
+        /// nil for every team.
+        public var teamId: Int64?
+        public var since: Since?
+        public var options: ExportOptions
+
+        public init(questionnaireId: String? = nil, teamId: Int64? = nil, since: Since? = nil, options: ExportOptions = ExportOptions()) {
+            self.questionnaireId = questionnaireId
+            self.teamId = teamId
+            self.since = since
+            self.options = options
+        }
+    }
+
+    /// Where an incremental export starts: after a previous export's cursor, or at a time.
+    public enum Since: Sendable, Equatable {
+        case cursor(Int64)
+        case time(Date)
+
+        /// A cursor (digits) or an ISO 8601 time (`2026-11-01` or `2026-11-01T00:00:00Z`).
+        public init?(_ text: String) {
+            if let cursor = Int64(text), cursor >= 0 {
+                self = .cursor(cursor)
+            } else if let date = Timestamp.date(from: text) {
+                self = .time(date)
+            } else if let day = LocalDate(iso: text) {
+                self = .time(Date(timeIntervalSince1970: Double(day.ordinal - LocalDate(year: 1970, month: 1, day: 1)!.ordinal) * 86_400))
+            } else {
+                return nil
+            }
+        }
+
+        public static let hint = "give a cursor from a previous export (digits) or a UTC time such as 2026-11-01 or 2026-11-01T06:00:00Z"
+    }
+
+    /// An export ready to stream: its plan, how many records it holds and the cursor to resume after it.
+    public struct Prepared: Sendable {
+        public let plan: ExportPlan
+        public let count: Int
+        /// Give it as `since` next time to get only later changes.
+        public let cursor: Int64
+        let query: ExportQuery
+        let keyer: PatientKeyer
+    }
+
+    public func prepare(_ request: Request) async throws -> Prepared {
+        let published = try await store.questionnaires()
+        let id = try questionnaireId(request.questionnaireId, published: published)
+        var versions: [Questionnaire] = []
+        for entry in published.filter({ $0.id == id }).sorted(by: { $0.publishedAt < $1.publishedAt }) {
+            if let questionnaire = try await questionnaires.questionnaire(QuestionnaireReference(id: entry.id, version: entry.version)) {
+                versions.append(questionnaire)
+            }
+        }
+        let plan: ExportPlan
+        do {
+            plan = try ExportPlan(questionnaires: versions, options: request.options)
+        } catch {
+            throw APIError(.notFound, code: "not_found", message: error.description)
+        }
+        let cursor = try await store.exportCursor()
+        var query = ExportQuery(questionnaireId: id, teamId: request.teamId, after: 0, upTo: cursor)
+        switch request.since {
+        case .cursor(let after)?: query.after = after
+        case .time(let date)?: query.changedSince = date
+        case nil: break
+        }
+        let count = try await store.exportCount(query)
+        let keyer = try PatientKeyer(secret: try await store.secret(named: Self.patientKeySecret))
+        return Prepared(plan: plan, count: count, cursor: cursor, query: query, keyer: keyer)
+    }
+
+    private func questionnaireId(_ requested: String?, published: [PublishedQuestionnaire]) throws -> String {
+        let ids = Set(published.map(\.id)).sorted()
+        if let requested {
+            guard ids.contains(requested) else {
+                throw APIError(
+                    .notFound, code: "not_found",
+                    message: "no questionnaire '\(requested)' is published" + (ids.isEmpty ? "" : "; published: \(ids.joined(separator: ", "))"))
+            }
+            return requested
+        }
+        switch ids.count {
+        case 0: throw APIError(.notFound, code: "not_found", message: "no questionnaire is published yet, so there is nothing to export")
+        case 1: return ids[0]
+        default:
+            throw APIError(
+                .badRequest, code: "bad_request",
+                message: "several questionnaires are published (\(ids.joined(separator: ", "))); name one with 'questionnaire'")
+        }
+    }
+
+    /// Reads a prepared export's records, a page at a time, de-identified as its options say.
+    public final class Pager {
+        let store: any RecordStore
+        let prepared: Prepared
+        private var query: ExportQuery
+
+        public init(_ prepared: Prepared, store: any RecordStore) {
+            self.prepared = prepared
+            self.store = store
+            self.query = prepared.query
+        }
+
+        public func next() async throws -> [ExportRecord]? {
+            let rows = try await store.exportPage(query)
+            guard let last = rows.last else { return nil }
+            query.after = last.cursor
+            let include = prepared.plan.options.includeIdentifiers
+            return rows.map { ExportRecord($0.record, revision: $0.revision, keyer: prepared.keyer, includeIdentifiers: include) }
+        }
+    }
+
+    public func pager(_ prepared: Prepared) -> Pager { Pager(prepared, store: store) }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import IntakeCore
+
+/// Which records an export reads: one questionnaire, optionally one team, by change cursor.
+public struct ExportQuery: Sendable {
+    public var questionnaireId: String
+    /// nil for every team.
+    public var teamId: Int64?
+    /// Records changed after this cursor (0 for all).
+    public var after: Int64
+    /// …and up to this one, so records that change during an export wait for the next.
+    public var upTo: Int64
+    /// Only records changed at or after this time, if set.
+    public var changedSince: Date?
+    public var limit: Int
+
+    public init(questionnaireId: String, teamId: Int64?, after: Int64, upTo: Int64, changedSince: Date? = nil, limit: Int = 500) {
+        self.questionnaireId = questionnaireId
+        self.teamId = teamId
+        self.after = after
+        self.upTo = upTo
+        self.changedSince = changedSince
+        self.limit = limit
+    }
+}
+
+/// A record as an export reads it: its current revision and change cursor.
+public struct ExportedRecord: Sendable {
+    public var record: PatientResponse
+    public var revision: Int
+    public var cursor: Int64
+}

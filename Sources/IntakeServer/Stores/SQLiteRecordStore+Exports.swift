@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+import IntakeCore
+
+extension SQLiteRecordStore {
+    public func exportCursor() async throws -> Int64 {
+        try await database.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(changeSeq), 0) FROM record") ?? 0 }
+    }
+
+    public func exportCount(_ query: ExportQuery) async throws -> Int {
+        try await database.read { db in
+            let (filter, arguments) = Self.filter(query)
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE \(filter)", arguments: arguments) ?? 0
+        }
+    }
+
+    public func exportPage(_ query: ExportQuery) async throws -> [ExportedRecord] {
+        try await database.read { db in
+            let (filter, arguments) = Self.filter(query)
+            return try Row.fetchAll(
+                db, sql: "SELECT body, revision, changeSeq FROM record WHERE \(filter) ORDER BY changeSeq LIMIT ?",
+                arguments: arguments + [query.limit]
+            ).map { row in
+                ExportedRecord(
+                    record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)), revision: row["revision"], cursor: row["changeSeq"])
+            }
+        }
+    }
+
+    private static func filter(_ query: ExportQuery) -> (String, StatementArguments) {
+        var sql = "changeSeq > ? AND changeSeq <= ? AND questionnaireId = ?"
+        var arguments: StatementArguments = [query.after, query.upTo, query.questionnaireId]
+        if let team = query.teamId {
+            sql += " AND teamId = ?"
+            arguments += [team]
+        }
+        if let since = query.changedSince {
+            sql += " AND updatedAt >= ?"
+            arguments += [timestamp(since)]
+        }
+        return (sql, arguments)
+    }
+
+    public func secret(named name: String) async throws -> Data {
+        try await database.write { db in
+            if let existing = try Data.fetchOne(db, sql: "SELECT value FROM serverSecret WHERE name = ?", arguments: [name]) {
+                return existing
+            }
+            var bytes = [UInt8](repeating: 0, count: 32)
+            var generator = SystemRandomNumberGenerator()
+            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+            let secret = Data(bytes)
+            try db.execute(
+                sql: "INSERT INTO serverSecret (name, value, createdAt) VALUES (?, ?, ?)", arguments: [name, secret, Self.timestamp(Date())])
+            return secret
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import IntakeClient
+import IntakeCore
+import IntakeExport
+import IntakeServer
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export records for research: CSVs, codebook, JSON Lines, FHIR R4 and a data package, in one folder.",
+        discussion: """
+            Records come from the server you signed in to (default; needs a researcher or coordinator \
+            account), from a server database on this machine (--database), or from JSON Lines files \
+            (--input, e.g. from 'intake sample'). The folder gets records.csv (one row per record), \
+            records_long.csv (one row per answer), records.jsonl, fhir-bundle.json, codebook.csv, \
+            codebook.md, datapackage.json and export.json (with the cursor for --since next time). \
+            Exports are de-identified unless --include-identifiers is given; patients stay linkable \
+            through a keyed-hash patient_key.
+            """)
+
+    @Option(name: [.short, .long], help: ArgumentHelp("The folder to create (must not exist, or be empty).", valueName: "folder"))
+    var out: String
+
+    @Option(name: .customLong("input"), help: ArgumentHelp("A JSON Lines file of records to export instead of a server (repeatable).", valueName: "file"))
+    var inputs: [String] = []
+
+    @Option(
+        name: [.short, .customLong("questionnaire")],
+        help: ArgumentHelp(
+            "With --input: a questionnaire id or folder whose versions the records answer (repeatable; default: every folder in Questionnaires/). From a server: the questionnaire id to export.",
+            valueName: "id-or-path"))
+    var questionnaires: [String] = []
+
+    @Option(help: ArgumentHelp("Export straight from a server database on this machine (all teams).", valueName: "path"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("Only records changed after this cursor (from a previous export.json) or since this UTC time.", valueName: "cursor-or-time"))
+    var since: String?
+
+    @Flag(help: "Include names, date of birth and external id (coordinators only, on a server).")
+    var includeIdentifiers = false
+
+    @Flag(help: "Leave out free-text answers, which can hold names and places.")
+    var dropFreeText = false
+
+    @Option(name: .customLong("format"), help: ArgumentHelp("Only these files (repeatable): \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
+    var formats: [String] = []
+
+    @Option(help: ArgumentHelp("Written in a cell for a question asked but not answered.", valueName: "code"))
+    var unansweredCode = "."
+
+    @Option(help: ArgumentHelp("Prefix of canonical URLs in the FHIR bundle (a urn: or https URL).", valueName: "uri"))
+    var fhirBase = "urn:intake"
+
+    @Option(help: ArgumentHelp("With --input: the secret patient keys are made with (default: export-patient-key in the data directory; made when missing).", valueName: "path"))
+    var keyFile: String?
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var clientOptions: ClientOptions
+
+    func validate() throws {
+        if !inputs.isEmpty, database != nil { throw ValidationError("Give either --input files or --database, not both.") }
+        for format in formats where ExportFormat(rawValue: format) == nil {
+            throw ValidationError("Unknown format '\(format)'; use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        if let since, ExportService.Since(since) == nil { throw ValidationError("--since: \(ExportService.Since.hint).") }
+        if unansweredCode.isEmpty || unansweredCode.contains(",") || unansweredCode.contains("\"") {
+            throw ValidationError("--unanswered-code must be non-empty and hold no comma or quote, e.g. '.' or 'NA'.")
+        }
+        if database == nil, inputs.isEmpty, questionnaires.count > 1 {
+            throw ValidationError("A server export covers one questionnaire; give --questionnaire once.")
+        }
+    }
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: out)
+        let options = ExportOptions(
+            includeIdentifiers: includeIdentifiers, dropFreeText: dropFreeText, unansweredCode: unansweredCode, fhirBase: fhirBase)
+        var chosen = formats.compactMap(ExportFormat.init(rawValue:))
+        if chosen.isEmpty { chosen = ExportFormat.allCases }
+        do {
+            let summary: FolderExport.Summary
+            if !inputs.isEmpty {
+                summary = try await exportFiles(to: folder, options: options, formats: chosen)
+            } else if let database {
+                summary = try await exportDatabase(database, to: folder, options: options, formats: chosen)
+            } else {
+                guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
+                    throw ValidationError(
+                        "No server is configured; sign in with 'intake login', or export from files with --input or from a server database with --database.")
+                }
+                let export = RemoteExport(
+                    client: client, questionnaireId: questionnaires.first, since: since, options: options, formats: chosen,
+                    idleTimeout: max(clientOptions.timeout, 60))
+                summary = try await export.write(to: folder)
+            }
+            print(
+                "Exported \(summary.records) record(s) of \(summary.questionnaire) (version\(summary.versions.count == 1 ? "" : "s") "
+                    + "\(summary.versions.joined(separator: ", "))) to \(folder.path):")
+            for file in summary.files + ["export.json"] { print("  \(file)") }
+            print(summary.includeIdentifiers ? "Identifiers are INCLUDED: keep this folder safe." : "De-identified: names, date of birth and external id are left out.")
+            if let cursor = summary.cursor { print("For the next incremental export: --since \(cursor)") }
+        } catch let error as ExportError {
+            printError(error.description)
+            throw ExitCode.failure
+        } catch let error as ClientError {
+            printError("Export failed: \(error)")
+            throw ExitCode.failure
+        } catch let error as APIError {
+            printError(error.message)
+            throw ExitCode.failure
+        }
+    }
+
+    private func exportFiles(to folder: URL, options: ExportOptions, formats: [ExportFormat]) async throws -> FolderExport.Summary {
+        let catalog = QuestionnaireCatalog()
+        let folders = questionnaires.isEmpty ? catalog.folders() : try questionnaires.map { try catalog.folder(for: $0) }
+        var available: [Questionnaire] = []
+        for questionnaireFolder in folders {
+            do {
+                available.append(try QuestionnaireLoader.load(directory: questionnaireFolder))
+            } catch {
+                printError(error.description)
+                throw ExitCode.failure
+            }
+        }
+        let keyURL = keyFile.map { URL(fileURLWithPath: $0) } ?? storeOptions.directory.appendingPathComponent("export-patient-key")
+        let export = try JSONLinesExport(
+            inputs: inputs.map { URL(fileURLWithPath: $0) }, available: available, options: options, keyer: try PatientKeyFile.keyer(at: keyURL),
+            formats: formats)
+        return try await export.write(to: folder, since: since)
+    }
+
+    private func exportDatabase(_ path: String, to folder: URL, options: ExportOptions, formats: [ExportFormat]) async throws
+        -> FolderExport.Summary
+    {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ValidationError("There is no server database at \(path); give the path 'intake serve' uses.")
+        }
+        var databaseOptions = ServerDatabaseOptions()
+        databaseOptions.database = path
+        let services = try databaseOptions.services()
+        let prepared = try await services.exports.prepare(
+            ExportService.Request(questionnaireId: questionnaires.first, since: since.flatMap(ExportService.Since.init), options: options))
+        let pager = services.exports.pager(prepared)
+        return try await FolderExport(plan: prepared.plan, formats: formats, folder: folder).write(cursor: String(prepared.cursor), since: since) {
+            try await pager.next()
+        }
+    }
+}

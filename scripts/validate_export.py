@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Checks an `intake export` folder with tools Intake did not write.
+
+- every CSV parses with Python's csv module in strict mode, every row as wide as its header;
+- fhir-bundle.json parses as an HL7 FHIR R4B Bundle with fhir.resources (pydantic models);
+- every QuestionnaireResponse matches its Questionnaire: linkIds exist, answers are typed as the
+  item is, codes come from the item's answerOptions, items follow the Questionnaire's order;
+- datapackage.json passes `frictionless validate`;
+- counts agree with export.json, and (with --versions N) the records span N questionnaire versions.
+
+Exits non-zero with a message naming the file and the problem. Usage:
+    validate_export.py FOLDER [--versions N] [--frictionless PATH]
+"""
+import argparse
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+problems = []
+
+
+def problem(message):
+    problems.append(message)
+
+
+def check_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f, strict=True)
+        header = next(reader)
+        if len(set(header)) != len(header):
+            problem(f"{path.name}: duplicate column names")
+        rows = 0
+        for number, row in enumerate(reader, start=2):
+            if len(row) != len(header):
+                problem(f"{path.name}:{number}: {len(row)} fields, header has {len(header)}")
+            rows += 1
+    return header, rows
+
+
+VALUE_KEYS = {
+    "boolean": "valueBoolean",
+    "choice": "valueCoding",
+    "integer": "valueInteger",
+    "decimal": "valueDecimal",
+    "date": "valueDate",
+    "text": "valueString",
+    "string": "valueString",
+}
+
+
+def index_items(items, into, order, parent):
+    for item in items:
+        link = item["linkId"]
+        if link in into:
+            problem(f"Questionnaire linkId {link} is not unique")
+        into[link] = item
+        order[link] = len(order)
+        item["_parent"] = parent
+        index_items(item.get("item", []), into, order, link)
+
+
+def check_response_items(items, questionnaire, order, parent, where):
+    last = -1
+    for item in items:
+        link = item.get("linkId")
+        definition = questionnaire.get(link)
+        if definition is None:
+            problem(f"{where}: linkId {link} is not in its Questionnaire")
+            continue
+        if definition["_parent"] != parent:
+            problem(f"{where}: {link} is nested under {parent}, its Questionnaire has it under {definition['_parent']}")
+        if order[link] <= last:
+            problem(f"{where}: {link} is out of the Questionnaire's order")
+        last = order[link]
+        answers = item.get("answer", [])
+        nested = item.get("item", [])
+        if answers and nested:
+            problem(f"{where}: {link} has both answers and nested items")
+        kind = definition["type"]
+        if kind == "group":
+            if answers:
+                problem(f"{where}: group {link} has answers")
+            check_response_items(nested, questionnaire, order, link, where)
+            continue
+        if not answers:
+            problem(f"{where}: {link} has no answer")
+        if len(answers) > 1 and not definition.get("repeats"):
+            problem(f"{where}: {link} has {len(answers)} answers but does not repeat")
+        expected = VALUE_KEYS.get(kind)
+        options = {(o["valueCoding"]["system"], o["valueCoding"]["code"]) for o in definition.get("answerOption", [])}
+        for answer in answers:
+            keys = [k for k in answer if k.startswith("value")]
+            if keys != [expected]:
+                problem(f"{where}: {link} is {kind} but answered with {keys}")
+                continue
+            if kind == "choice":
+                coding = answer["valueCoding"]
+                if (coding.get("system"), coding.get("code")) not in options:
+                    problem(f"{where}: {link} answered with a code not among its answerOptions")
+
+
+def check_fhir(path):
+    from fhir.resources.R4B.bundle import Bundle
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        Bundle.model_validate_json(text)
+    except Exception as error:  # pydantic.ValidationError, with every problem listed
+        problem(f"{path.name}: not a valid FHIR R4B Bundle: {error}")
+        return 0, 0
+    bundle = json.loads(text)
+    questionnaires = {}
+    responses = 0
+    for entry in bundle.get("entry", []):
+        resource = entry["resource"]
+        if resource["resourceType"] == "Questionnaire":
+            items, order = {}, {}
+            index_items(resource.get("item", []), items, order, None)
+            for item in items.values():
+                for condition in item.get("enableWhen", []):
+                    if condition["question"] not in items:
+                        problem(f"Questionnaire {resource['version']}: enableWhen of {item['linkId']} names unknown {condition['question']}")
+            questionnaires[resource["url"] + "|" + resource["version"]] = (items, order)
+    for entry in bundle.get("entry", []):
+        resource = entry["resource"]
+        if resource["resourceType"] != "QuestionnaireResponse":
+            continue
+        responses += 1
+        where = f"QuestionnaireResponse {resource['id']}"
+        target = questionnaires.get(resource.get("questionnaire"))
+        if target is None:
+            problem(f"{where}: its questionnaire {resource.get('questionnaire')} is not in the bundle")
+            continue
+        if resource.get("status") not in ("completed", "in-progress"):
+            problem(f"{where}: status {resource.get('status')}")
+        check_response_items(resource.get("item", []), target[0], target[1], None, where)
+    return len(questionnaires), responses
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--versions", type=int)
+    parser.add_argument("--frictionless", default="frictionless")
+    args = parser.parse_args()
+    folder = args.folder
+    summary = json.loads((folder / "export.json").read_text(encoding="utf-8"))
+    records = summary["records"]
+
+    header, rows = check_csv(folder / "records.csv")
+    if rows != records:
+        problem(f"records.csv has {rows} rows, export.json says {records} records")
+    check_csv(folder / "records_long.csv")
+    codebook_header, codebook_rows = check_csv(folder / "codebook.csv")
+    if codebook_rows != len(header):
+        problem(f"codebook.csv describes {codebook_rows} columns, records.csv has {len(header)}")
+    if args.versions:
+        with open(folder / "records.csv", newline="", encoding="utf-8") as f:
+            seen = {row["questionnaire_version"] for row in csv.DictReader(f, strict=True)}
+        if len(seen) != args.versions:
+            problem(f"records.csv spans {len(seen)} questionnaire versions, expected {args.versions}")
+    lines = sum(1 for line in open(folder / "records.jsonl", encoding="utf-8") if line.strip())
+    if lines != records:
+        problem(f"records.jsonl has {lines} lines, export.json says {records} records")
+
+    versions, responses = check_fhir(folder / "fhir-bundle.json")
+    if responses != records:
+        problem(f"fhir-bundle.json has {responses} QuestionnaireResponses, export.json says {records} records")
+    if versions != len(summary["versions"]):
+        problem(f"fhir-bundle.json has {versions} Questionnaires, export.json lists {len(summary['versions'])} versions")
+
+    result = subprocess.run([args.frictionless, "validate", str(folder / "datapackage.json")], capture_output=True, text=True)
+    if result.returncode != 0:
+        problem("frictionless validate failed:\n" + result.stdout[-4000:] + result.stderr[-2000:])
+
+    if problems:
+        for message in problems[:50]:
+            print(f"validate_export: {message}", file=sys.stderr)
+        print(f"validate_export: {len(problems)} problem(s) in {folder}", file=sys.stderr)
+        sys.exit(1)
+    print(f"validate_export: ok: {records} records, {versions} questionnaire versions, {len(header)} columns, FHIR, CSV and data package valid")
+
+
+if __name__ == "__main__":
+    main()
