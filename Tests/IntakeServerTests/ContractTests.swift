@@ -25,7 +25,7 @@ struct ContractTests {
         let server = try await TestServer.make()
         let document = try IntakeServerApp.openAPIDocument()
         let registered = Set(IntakeServerApp.router(server.services).routes)
-        #expect(registered.count == 20)
+        #expect(registered.count == 21)
         #expect(Self.documentedRoutes(document) == registered)
     }
 

@@ -1,0 +1,107 @@
+import Foundation
+import IntakeCore
+import Testing
+
+@testable import IntakeExport
+
+struct FormatTests {
+    @Test func csvQuotesCommasQuotesAndLineBreaksAsRFC4180Says() throws {
+        let fields = ["plain", "a, b", "say \"hi\"", "two\nlines", "cr\r\nlf", "", "عربي"]
+        let line = CSV.line(fields)
+        #expect(line == "plain,\"a, b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\nlf\",,عربي\r\n")
+        #expect(try CSVReader.rows(line) == [fields])
+    }
+
+    @Test func wideCSVParsesStrictlyWithOneRowPerRecord() throws {
+        let (v1, v2) = try Fixtures.versions()
+        let plan = try ExportPlan(questionnaires: [v1, v2])
+        let formatter = WideCSVFormatter(plan: plan)
+        var text = formatter.header()
+        let records = [
+            Fixtures.record(v1, [1: .yesNo(true), 2: .integer(3), 7: .text("line one\nline \"two\", end")]),
+            Fixtures.record(v2, [1: .yesNo(false), 7: .yesNo(true)]),
+        ]
+        for record in records { text += try formatter.row(Fixtures.item(record)) }
+        let rows = try CSVReader.rows(text)
+        #expect(rows.count == 3)
+        #expect(rows.allSatisfy { $0.count == plan.columns.count })
+        let table = try CSVReader.table(text)
+        #expect(table[0]["notes"] == "line one\nline \"two\", end")
+        #expect(table[0]["record_id"] == records[0].id.uuidString.lowercased())
+        #expect(table[0]["created_at"] == "2026-11-18T11:06:40.000Z" && table[0]["updated_at"] == "2026-11-18T11:21:40.500Z")
+        #expect(table[0]["age_years"] == "36")
+        #expect(!text.contains("Amina") && !text.contains("Haddad") && !text.contains("CASE-7") && !text.contains("1990-05-01"))
+    }
+
+    @Test func longCSVHasARowPerAnswerChosenCodeAndField() throws {
+        let (v1, _) = try Fixtures.versions()
+        let plan = try ExportPlan(questionnaires: [v1])
+        let record = Fixtures.record(
+            v1, [1: .yesNo(true), 3: .choices(["fever", "rash"]), 5: .dictionary(["name": .text("Aspirin"), "dose": .decimal(2.5)])])
+        let formatter = LongCSVFormatter(plan: plan)
+        let table = try CSVReader.table(formatter.header() + (try formatter.row(Fixtures.item(record))))
+        #expect(table.map { $0["question_id"]! } == ["cough", "symptoms", "symptoms", "meds", "meds"])
+        #expect(table.map { $0["value"]! } == ["1", "fever", "rash", "Aspirin", "2.5"], "fields in the questionnaire's order")
+        #expect(table[4]["field"] == "dose" && table[4]["type"] == "decimal" && table[3]["field"] == "name" && table[1]["type"] == "multiple")
+        #expect(table.allSatisfy { $0["section"] == "1" && $0["patient_key"]!.hasPrefix("pk-") })
+    }
+
+    @Test func jsonLinesRoundTripAndLeaveIdentifiersOut() throws {
+        let (v1, _) = try Fixtures.versions()
+        let plan = try ExportPlan(questionnaires: [v1])
+        let record = Fixtures.record(v1, [1: .yesNo(true), 3: .choices(["rash"]), 5: .dictionary(["name": .text("A \"b\"\n")])])
+        let line = try JSONLinesFormatter(plan: plan).row(Fixtures.item(record))
+        #expect(line.hasSuffix("\n") && !line.dropLast().contains("\n"))
+        #expect(!line.contains("Amina") && !line.contains("Haddad") && !line.contains("CASE-7") && !line.contains("1990"))
+        let back = try ExportRecord(jsonLine: Data(line.utf8))
+        #expect(back.record.answers == record.answers && back.record.id == record.id && back.record.updatedAt == record.updatedAt)
+        #expect(back.record.patient == PatientIdentification(sex: .female))
+        #expect(back.patientKey == Fixtures.item(record).patientKey && back.ageYears == 36 && back.revision == 1)
+        // With identifiers the line is a full record in the documented format.
+        let full = try JSONLinesFormatter(plan: plan).row(Fixtures.item(record, includeIdentifiers: true))
+        #expect(try PatientResponse(jsonData: Data(full.utf8)) == record)
+    }
+
+    @Test func patientKeysLinkOnePatientWithoutRevealingThem() throws {
+        let keyer = try PatientKeyer(secret: Fixtures.secret)
+        let a = PatientIdentification(givenName: "Amina", familyName: "Haddad", dateOfBirth: LocalDate(year: 1990, month: 5, day: 1))
+        let b = PatientIdentification(givenName: " amína ", familyName: "HADDAD", dateOfBirth: LocalDate(year: 1990, month: 5, day: 1))
+        let key = try #require(keyer.key(for: a))
+        #expect(key == keyer.key(for: b), "case, accents and spaces do not matter")
+        #expect(key.hasPrefix("pk-") && key.count == 27)
+        #expect(keyer.key(for: PatientIdentification(givenName: "Amina", familyName: "Haddad")) != key, "the date of birth counts")
+        #expect(try PatientKeyer(secret: Data(repeating: 7, count: 32)).key(for: a) != key, "another secret, another key")
+        #expect(keyer.key(for: PatientIdentification()) == nil)
+        #expect(throws: ExportError.self) { try PatientKeyer(secret: Data([1, 2, 3])) }
+    }
+
+    @Test func dataPackageDescribesEveryColumnWithTypesAndEnums() throws {
+        let (v1, v2) = try Fixtures.versions()
+        let plan = try ExportPlan(questionnaires: [v1, v2])
+        let text = DataPackageFormatter(plan: plan, files: ExportFormat.allCases).header()
+        let package = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let resources = try #require(package["resources"] as? [[String: Any]])
+        #expect(resources.map { $0["path"] as? String } == ["records.csv", "records_long.csv", "codebook.csv"])
+        let schema = try #require(resources[0]["schema"] as? [String: Any])
+        let fields = try #require(schema["fields"] as? [[String: Any]])
+        #expect(fields.map { $0["name"] as? String } == plan.columns.map(\.name))
+        let unit = try #require(fields.first { $0["name"] as? String == "meds_unit" })
+        #expect((unit["constraints"] as? [String: Any])?["enum"] as? [String] == ["mg", "ml"])
+        #expect(fields.first { $0["name"] as? String == "visits" }?["type"] as? String == "number")
+        #expect(schema["missingValues"] as? [String] == ["", "."])
+        let codebook = try CSVReader.table(CodebookCSVFormatter(plan: plan).header())
+        #expect(codebook.map { $0["column"]! } == plan.columns.map(\.name))
+        let weight = try #require(codebook.first { $0["column"] == "weight" })
+        #expect(weight["versions"] == "\(v1.version)@1.4" && weight["range"] == "1 to 300" && weight["text_ar"] == "الوزن")
+        let days = try #require(codebook.first { $0["column"] == "cough_days" })
+        #expect(days["show_if"] == "cough = yes")
+        #expect(codebook.first { $0["column"] == "symptoms_cough" }?["versions"] == "\(v2.version)@1.4")
+    }
+
+    @Test func codebookMarkdownExplainsMissingValues() throws {
+        let (v1, v2) = try Fixtures.versions()
+        let text = CodebookMarkdownFormatter(plan: try ExportPlan(questionnaires: [v1, v2])).header()
+        #expect(text.contains("**Empty cell: not asked.**") && text.contains("**`.`: asked, no answer.**"))
+        #expect(text.contains("| `symptoms_cough` | indicator (0/1) | Symptoms: Cough |"))
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import IntakeCore
+import Testing
+
+@testable import IntakeServer
+
+struct ExportRoutesTests {
+    static let cursor = HTTPField.Name("Intake-Export-Cursor")!
+    static let count = HTTPField.Name("Intake-Export-Records")!
+
+    @Test func coordinatorsExportTheirTeamAndResearchersEveryTeamDeidentified() async throws {
+        let server = try await TestServer.make()
+        let a = server.record(seed: 1, familyName: "Haddad", givenName: "Amina")
+        let b = server.record(seed: 2, familyName: "Sahin", givenName: "Leyla")
+        try await server.application().test(.router) { client in
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: a).status == .created)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-b", in: server, json: b).status == .created)
+
+            let coordinator = try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-a", in: server)
+            #expect(coordinator.status == .ok && coordinator.headers[.contentType]?.hasPrefix("application/x-ndjson") == true)
+            #expect(coordinator.headers[Self.count] == "1" && coordinator.headers[.cacheControl] == "no-store")
+            #expect(lines(coordinator).map { $0["id"] as? String } == [a.id.uuidString.lowercased()])
+
+            let researcher = try await client.send(.get, "/v1/exports?format=jsonl", as: "researcher", in: server)
+            #expect(researcher.headers[Self.count] == "2" && lines(researcher).count == 2)
+            for text in ["Amina", "Haddad", "Leyla", "Sahin"] { #expect(!researcher.text.contains(text)) }
+            #expect(lines(researcher).allSatisfy { ($0["patientKey"] as? String)?.hasPrefix("pk-") == true })
+
+            let csv = try await client.send(.get, "/v1/exports", as: "researcher", in: server)
+            #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
+            #expect(csv.text.hasPrefix("record_id,patient_key,sex,age_years,") && csv.text.split(separator: "\r\n").count == 3)
+        }
+    }
+
+    @Test func onlyCoordinatorsMayIncludeIdentifiers() async throws {
+        let server = try await TestServer.make()
+        let a = server.record(seed: 1, familyName: "Haddad", givenName: "Amina")
+        try await server.application().test(.router) { client in
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: a)
+            let denied = try await client.send(.get, "/v1/exports?includeIdentifiers=true", as: "researcher", in: server)
+            #expect(denied.status == .forbidden && denied.errorCode == "forbidden")
+            let full = try await client.send(.get, "/v1/exports?includeIdentifiers=true", as: "coordinator-a", in: server)
+            #expect(full.status == .ok && full.text.contains("Haddad") && full.text.contains("given_name,family_name"))
+        }
+    }
+
+    @Test func sinceACursorExportsOnlyWhatChangedIncludingEdits() async throws {
+        let server = try await TestServer.make()
+        let first = server.record(seed: 1), second = server.record(seed: 2)
+        try await server.application().test(.router) { client in
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: first)
+            let all = try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-a", in: server)
+            let cursor = try #require(all.headers[Self.cursor])
+            let none = try await client.send(.get, "/v1/exports?format=jsonl&since=\(cursor)", as: "coordinator-a", in: server)
+            #expect(none.status == .ok && none.headers[Self.count] == "0" && none.text.isEmpty && none.headers[Self.cursor] == cursor)
+
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: second)
+            let edited = first.with { $0.patient.externalId = "CASE-9" }
+            let put = try await client.send(
+                .put, "/v1/records/\(first.id.uuidString.lowercased())", as: "fieldworker-a", in: server,
+                json: AccessMatrixTests.Update(baseRevision: 1, record: edited))
+            #expect(put.status == .ok)
+            let later = try await client.send(.get, "/v1/exports?format=jsonl&since=\(cursor)", as: "coordinator-a", in: server)
+            let rows = lines(later)
+            #expect(rows.map { $0["id"] as? String } == [second.id, first.id].map { $0.uuidString.lowercased() })
+            #expect(rows.map { $0["revision"] as? Int } == [1, 2])
+            #expect(Int(try #require(later.headers[Self.cursor]))! > Int(cursor)!)
+
+            let future = try await client.send(.get, "/v1/exports?format=jsonl&since=2999-01-01", as: "coordinator-a", in: server)
+            #expect(future.status == .ok && future.headers[Self.count] == "0")
+            let past = try await client.send(.get, "/v1/exports?format=jsonl&since=2000-01-01T00:00:00Z", as: "coordinator-a", in: server)
+            #expect(past.headers[Self.count] == "2")
+        }
+    }
+
+    @Test func badParametersAreClearErrors() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            for (uri, fragment) in [
+                ("/v1/exports?format=xlsx", "unknown format 'xlsx'"), ("/v1/exports?since=yesterday", "'since' is not a cursor or time"),
+                ("/v1/exports?includeIdentifiers=maybe", "'includeIdentifiers' is true or false"), ("/v1/exports?limit=3", "unknown parameter 'limit'"),
+            ] {
+                let response = try await client.send(.get, uri, as: "researcher", in: server)
+                #expect(response.status == .badRequest, "\(uri)")
+                let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
+                #expect(message.contains(fragment), "\(uri)")
+            }
+            let unknown = try await client.send(.get, "/v1/exports?questionnaire=nope", as: "researcher", in: server)
+            #expect(unknown.status == .notFound && unknown.text.contains("refugee-health"))
+        }
+    }
+
+    @Test func everyFormatStreamsWithItsType() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            for seed in 1...3 { _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: UInt64(seed))) }
+            for (format, type) in [
+                ("csv", "text/csv"), ("long", "text/csv"), ("jsonl", "application/x-ndjson"), ("fhir", "application/fhir+json"),
+                ("codebook", "text/csv"), ("codebook-md", "text/markdown"), ("datapackage", "application/json"),
+            ] {
+                let response = try await client.send(.get, "/v1/exports?format=\(format)", as: "coordinator-a", in: server)
+                #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix(type) == true, "\(format)")
+                #expect(!response.text.isEmpty, "\(format)")
+            }
+            let fhir = try await client.send(.get, "/v1/exports?format=fhir", as: "coordinator-a", in: server)
+            let bundle = try #require(try JSONSerialization.jsonObject(with: Data(fhir.text.utf8)) as? [String: Any])
+            #expect((bundle["entry"] as? [Any])?.count == 4)
+        }
+    }
+
+    @Test func patientKeysStayTheSameAcrossExportsAndServerRestarts() async throws {
+        let server = try await TestServer.make()
+        let a = server.record(seed: 1, familyName: "Haddad", givenName: "Amina")
+        let again = server.record(seed: 2, familyName: "haddad", givenName: "AMINA").with { $0.patient.dateOfBirth = a.patient.dateOfBirth }
+        let keys = try await server.application().test(.router) { client in
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: a)
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: again)
+            let rows = lines(try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-a", in: server))
+            return rows.compactMap { $0["patientKey"] as? String }
+        }
+        #expect(keys.count == 2 && keys[0] == keys[1], "one patient, one key")
+        let reopened = try IntakeServices.sqlite(server.services.configuration)
+        let prepared = try await reopened.exports.prepare(ExportService.Request())
+        let page = try #require(try await reopened.exports.pager(prepared).next())
+        #expect(page.map(\.patientKey) == [keys[0], keys[0]])
+    }
+
+    private func lines(_ response: TestResponse) -> [[String: Any]] {
+        response.text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+}
