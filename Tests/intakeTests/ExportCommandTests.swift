@@ -1,0 +1,173 @@
+import Foundation
+import IntakeCore
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Issue 5's "done": a researcher runs one command and gets a folder that tools we did not write
+/// accept, for records spanning two questionnaire versions. `scripts/test` sets
+/// INTAKE_EXPORT_VALIDATOR to scripts/validate_export.py (fhir.resources, Python's csv in strict
+/// mode, frictionless), which then checks every folder these tests make.
+@Suite(.serialized)
+struct ExportCommandTests {
+    let intake = IntakeProcess()
+
+    @Test func aResearcherExportsRecordsOfTwoVersionsFromTheServerInOneCommand() async throws {
+        let v1Folder = IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")
+        let v2Folder = try SecondVersion.make(in: intake.dataDirectory)
+        let v1 = try QuestionnaireLoader.load(directory: v1Folder), v2 = try QuestionnaireLoader.load(directory: v2Folder)
+        #expect(v1.version != v2.version)
+
+        _ = try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
+        _ = try intake.run(["admin", "team", "create", "clinic"])
+        _ = try intake.run(["admin", "user", "create", "field", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
+        _ = try intake.run(["admin", "user", "create", "rita", "--role", "researcher", "--password-stdin"], input: ["researcher-1"])
+        let token = try intake.run(["admin", "token", "create", "field"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (server, port) = try intake.startServer(arguments: ["--publish", v1Folder.path, "--publish", v2Folder.path])
+        defer { server.terminate() }
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+
+        var records = Self.samples(v1, count: 40, seed: 1) + Self.samples(v2, count: 40, seed: 2)
+        try await Self.upload(records, to: base, token: token)
+        _ = try intake.run(["login", "--server", base.absoluteString, "--username", "rita", "--password-stdin"], input: ["researcher-1"])
+
+        let folder = intake.dataDirectory.appendingPathComponent("export-1")
+        let export = try intake.run(["export", "--out", folder.path])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.contains("Exported 80 record(s) of refugee-health (versions \(v1.version), \(v2.version))"))
+        #expect(export.stdout.contains("De-identified"))
+        try checkFolder(folder, records: records, versions: [v1.version, v2.version])
+
+        // Incremental: nothing new, then only what was added since.
+        let cursor = try #require(export.stdout.components(separatedBy: "--since ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let none = try intake.run(["export", "--out", intake.dataDirectory.appendingPathComponent("export-2").path, "--since", cursor])
+        #expect(none.status == 0 && none.stdout.contains("Exported 0 record(s)"), "\(none.stderr)")
+        let added = Self.samples(v2, count: 5, seed: 3)
+        try await Self.upload(added, to: base, token: token)
+        records += added
+        let later = intake.dataDirectory.appendingPathComponent("export-3")
+        let incremental = try intake.run(["export", "--out", later.path, "--since", cursor])
+        #expect(incremental.stdout.contains("Exported 5 record(s)"), "\(incremental.stderr)")
+
+        // Refusals are clear and change nothing.
+        let identified = try intake.run(["export", "--out", intake.dataDirectory.appendingPathComponent("export-4").path, "--include-identifiers"])
+        #expect(identified.status == 1 && identified.stderr.contains("only coordinators may export identifiers"))
+        #expect(!FileManager.default.fileExists(atPath: intake.dataDirectory.appendingPathComponent("export-4").path))
+        let again = try intake.run(["export", "--out", folder.path])
+        #expect(again.status == 1 && again.stderr.contains("already exists and is not empty"))
+    }
+
+    @Test func jsonLinesFilesExportWithoutAServer() throws {
+        let v2Folder = try SecondVersion.make(in: intake.dataDirectory)
+        let a = intake.dataDirectory.appendingPathComponent("a.jsonl"), b = intake.dataDirectory.appendingPathComponent("b.jsonl")
+        #expect(try intake.run(["sample", "--count", "30", "--output", a.path]).status == 0)
+        #expect(try intake.run(["sample", "--questionnaire", v2Folder.path, "--count", "30", "--seed", "9", "--output", b.path]).status == 0)
+        let folder = intake.dataDirectory.appendingPathComponent("local-export")
+        let export = try intake.run(
+            ["export", "--input", a.path, "--input", b.path, "-q", "refugee-health", "-q", v2Folder.path, "--out", folder.path, "--drop-free-text"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.contains("Exported 60 record(s)"))
+        var records: [PatientResponse] = []
+        for file in [a, b] {
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") { records.append(try PatientResponse(jsonData: Data(line.utf8))) }
+        }
+        try checkFolder(folder, records: records, versions: nil)
+        let key = intake.dataDirectory.appendingPathComponent("export-patient-key")
+        #expect((try FileManager.default.attributesOfItem(atPath: key.path)[.posixPermissions] as? Int) == 0o600)
+
+        let missing = try intake.run(["export", "--input", b.path, "--out", intake.dataDirectory.appendingPathComponent("x").path])
+        #expect(missing.status == 1 && missing.stderr.contains("pass the folder of each version with --questionnaire"))
+        let broken = intake.dataDirectory.appendingPathComponent("broken.jsonl")
+        try Data("{\"not\": \"a record\"}\n".utf8).write(to: broken)
+        let bad = try intake.run(["export", "--input", broken.path, "--out", intake.dataDirectory.appendingPathComponent("y").path])
+        #expect(bad.status == 1 && bad.stderr.contains("broken.jsonl:1:"))
+    }
+
+    /// Files, row counts, no identities, and the outside validators when scripts/test provides them.
+    private func checkFolder(_ folder: URL, records: [PatientResponse], versions: [String]?) throws {
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        #expect(
+            files == [
+                "records.csv", "records_long.csv", "records.jsonl", "fhir-bundle.json", "codebook.csv", "codebook.md", "datapackage.json",
+                "export.json",
+            ])
+        let csv = try String(contentsOf: folder.appendingPathComponent("records.csv"), encoding: .utf8)
+        #expect(csv.components(separatedBy: "\r\n").count - 2 >= records.count)
+        if let versions { for version in versions { #expect(csv.contains(version)) } }
+        for name in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            for record in records.prefix(20) {
+                let fullName = "\(record.patient.givenName) \(record.patient.familyName)"
+                #expect(!text.contains(fullName) && !text.contains("\"\(record.patient.familyName)\""), "\(name) names a patient")
+            }
+        }
+        guard let validator = ProcessInfo.processInfo.environment["INTAKE_EXPORT_VALIDATOR"], !validator.isEmpty else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let versionsArgument = versions.map { " --versions \($0.count)" } ?? ""
+        process.arguments = ["-c", "\(validator) '\(folder.path)'\(versionsArgument) 2>&1"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "validate_export.py: \(text)")
+        #expect(text.contains("validate_export: ok"))
+    }
+
+    static func samples(_ questionnaire: Questionnaire, count: Int, seed: UInt64) -> [PatientResponse] {
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+        return (0..<count).map { _ in generator.next() }
+    }
+
+    static func upload(_ records: [PatientResponse], to base: URL, token: String) async throws {
+        struct Batch: Encodable { var records: [PatientResponse] }
+        var request = URLRequest(url: base.appendingPathComponent("v1/records/batch"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.httpBody = try JSONEncoder().encode(Batch(records: records))
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(!String(decoding: data, as: UTF8.self).contains("\"outcome\":\"invalid\""), "every sample record is valid")
+    }
+}
+
+/// A second version of the bundled questionnaire: a choice added, a question removed and one
+/// added in section 3, in English and Arabic.
+enum SecondVersion {
+    static func make(in directory: URL) throws -> URL {
+        let manager = FileManager.default
+        let source = IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")
+        let folder = directory.appendingPathComponent("refugee-health-v2")
+        try manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        if manager.fileExists(atPath: folder.path) { try manager.removeItem(at: folder) }
+        try manager.copyItem(at: source, to: folder)
+        for list in ["countries.txt", "countries.ar.txt", "languages.txt", "languages.ar.txt"] {
+            try manager.copyItem(
+                at: IntakeProcess.repositoryRoot.appendingPathComponent("Data/\(list)"), to: folder.appendingPathComponent(list))
+        }
+        try edit(folder.appendingPathComponent("3-symptoms.txt"), [
+            ("none=None of these", "vomiting=Vomiting, none=None of these"),
+            ("Height in cm | id: height | decimal 30..250\n", ""),
+            ("Pulse in beats per minute | id: pulse | integer 20..250\n", "Pulse in beats per minute | id: pulse | integer 20..250\nDo you smoke tobacco? | id: smoker | yesno\n"),
+        ])
+        try edit(folder.appendingPathComponent("3-symptoms.ar.txt"), [
+            ("none=لا شيء مما سبق", "vomiting=تقيؤ, none=لا شيء مما سبق"),
+            ("الطول بالسنتيمتر | id: height\n", ""),
+            ("النبض (نبضة في الدقيقة) | id: pulse\n", "النبض (نبضة في الدقيقة) | id: pulse\nهل تدخن التبغ؟ | id: smoker\n"),
+        ])
+        return folder
+    }
+
+    private static func edit(_ file: URL, _ replacements: [(String, String)]) throws {
+        var text = try String(contentsOf: file, encoding: .utf8)
+        for (old, new) in replacements {
+            guard text.contains(old) else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(file.lastPathComponent) lacks '\(old)'"]) }
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        try text.write(to: file, atomically: true, encoding: .utf8)
+    }
+}
