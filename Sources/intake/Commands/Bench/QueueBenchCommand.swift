@@ -6,9 +6,9 @@ import IntakeServer
 import IntakeStore
 import Logging
 
-struct BenchCommand: AsyncParsableCommand {
+struct QueueBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "queue",
         abstract: "Measure the queue: encrypted vs plain enqueue, and flush throughput vs the server's raw insert rate.",
         discussion: "Everything runs in temporary folders on this machine, with a real server on 127.0.0.1 and synthetic records.")
 
