@@ -150,27 +150,10 @@ extension PatientResponse {
     }
 
     public init(jsonData: Data) throws {
-        self = try JSONDecoder().decode(PatientResponse.self, from: jsonData)
-    }
-}
-
-/// ISO 8601 UTC times with milliseconds: `2026-11-22T05:19:08.123Z`.
-package enum Timestamp {
-    package static func string(from date: Date) -> String {
-        formatter().string(from: date)
-    }
-
-    package static func date(from string: String) -> Date? {
-        formatter().date(from: string)
-            ?? {
-                let plain = ISO8601DateFormatter()
-                return plain.date(from: string)
-            }()
-    }
-
-    private static func formatter() -> ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
+        if let raw = RawJSON.parse(jsonData), let record = PatientResponse(raw: raw) {
+            self = record
+        } else {
+            self = try JSONDecoder().decode(PatientResponse.self, from: jsonData)
+        }
     }
 }

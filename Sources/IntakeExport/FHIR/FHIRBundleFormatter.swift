@@ -16,7 +16,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
 
     public func header() -> String {
         var out = "{\"resourceType\":\"Bundle\",\"type\":\"collection\",\"timestamp\":"
-        JSONValue.string(UTCTime.string(generatedAt)).write(into: &out)
+        JSONValue.string(Timestamp.string(from: generatedAt)).write(into: &out)
         out += ",\"entry\":["
         for (index, version) in plan.versions.enumerated() {
             if index > 0 { out += "," }
@@ -54,7 +54,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
         } else if let key = item.patientKey {
             members.append(("subject", .object([("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))]))])))
         }
-        members.append(("authored", .string(UTCTime.string(record.updatedAt))))
+        members.append(("authored", .string(Timestamp.string(from: record.updatedAt))))
         members.append(
             (
                 "author",

@@ -17,7 +17,7 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
         var out = """
             # Codebook: \(newest.title.base) (`\(plan.questionnaireId)`)
 
-            Generated \(UTCTime.string(generatedAt)) by Intake. Versions in this export, oldest first: \
+            Generated \(Timestamp.string(from: generatedAt)) by Intake. Versions in this export, oldest first: \
             \(plan.versions.map { "`\($0.version)`" }.joined(separator: ", ")).
 
             ## Reading the data

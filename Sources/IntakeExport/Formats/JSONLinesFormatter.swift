@@ -35,7 +35,7 @@ public final class JSONLinesFormatter: ExportFormatter {
         }
         members.append(("answers", .object(sections)))
         members.append(("collector", .string(record.collector)))
-        members.append(("createdAt", .string(UTCTime.string(record.createdAt))))
+        members.append(("createdAt", .string(Timestamp.string(from: record.createdAt))))
         members.append(("deviceId", .string(record.deviceId)))
         members.append(("format", .integer(PatientResponse.formatVersion)))
         members.append(("id", .string(record.id.uuidString.lowercased())))
@@ -52,7 +52,7 @@ public final class JSONLinesFormatter: ExportFormatter {
         members.append(("questionnaire", .object([("id", .string(record.questionnaire.id)), ("version", .string(record.questionnaire.version))])))
         if let revision = item.revision { members.append(("revision", .integer(revision))) }
         members.append(("status", .string(record.status.rawValue)))
-        members.append(("updatedAt", .string(UTCTime.string(record.updatedAt))))
+        members.append(("updatedAt", .string(Timestamp.string(from: record.updatedAt))))
         return .object(members)
     }
 
@@ -90,6 +90,13 @@ extension ExportRecord {
     /// Reads one line of a JSON Lines file: a record in the documented format, with the export's
     /// extra keys when present.
     public init(jsonLine: Data) throws {
+        if let raw = RawJSON.parse(jsonLine), let record = PatientResponse(raw: raw),
+            let patientKey = Self.optional(raw["patientKey"], \.string), let ageYears = Self.optional(raw["ageYears"], \.integer),
+            let revision = Self.optional(raw["revision"], \.integer)
+        {
+            self.init(record: record, patientKey: patientKey, ageYears: ageYears, revision: revision)
+            return
+        }
         struct Extras: Decodable {
             var patientKey: String?
             var ageYears: Int?
@@ -98,5 +105,12 @@ extension ExportRecord {
         let record = try PatientResponse(jsonData: jsonLine)
         let extras = try JSONDecoder().decode(Extras.self, from: jsonLine)
         self.init(record: record, patientKey: extras.patientKey, ageYears: extras.ageYears, revision: extras.revision)
+    }
+
+    /// `.some(nil)` when absent or null, `.some(value)` when of the right type, nil otherwise.
+    private static func optional<T>(_ json: RawJSON?, _ read: (RawJSON) -> T?) -> T?? {
+        guard let json else { return .some(nil) }
+        if case .null = json { return .some(nil) }
+        return read(json).map { .some($0) }
     }
 }

@@ -90,8 +90,8 @@ extension ExportPlan {
         case .revision: return item.revision.map(String.init) ?? ""
         case .language: return record.language ?? ""
         case .collector: return record.collector
-        case .createdAt: return UTCTime.string(record.createdAt)
-        case .updatedAt: return UTCTime.string(record.updatedAt)
+        case .createdAt: return Timestamp.string(from: record.createdAt)
+        case .updatedAt: return Timestamp.string(from: record.updatedAt)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 
 /// Writes an export as a folder of files in one pass over the records.
 ///
@@ -53,7 +54,7 @@ public struct FolderExport {
             let summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
                 files: formats.map(\.fileName), cursor: cursor, since: since, includeIdentifiers: plan.options.includeIdentifiers,
-                dropFreeText: plan.options.dropFreeText, generatedAt: UTCTime.string(Date()))
+                dropFreeText: plan.options.dropFreeText, generatedAt: Timestamp.string(from: Date()))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             try encoder.encode(summary).write(to: staging.appendingPathComponent("export.json"))

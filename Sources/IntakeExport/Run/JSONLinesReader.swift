@@ -75,10 +75,13 @@ public final class JSONLinesReader {
             let line: Data?
             do { line = try reader.nextLine() } catch { throw ExportError("cannot read \(url.path): \((error as NSError).localizedDescription)") }
             guard let line else { break }
-            guard let named = try? JSONDecoder().decode(Named.self, from: line) else {
+            let fast = RawJSON.parse(line).flatMap { raw in
+                raw["questionnaire"].flatMap { q in q["id"]?.string.flatMap { id in q["version"]?.string.map { QuestionnaireReference(id: id, version: $0) } } }
+            }
+            guard let reference = fast ?? (try? JSONDecoder().decode(Named.self, from: line))?.questionnaire else {
                 throw ExportError("\(url.lastPathComponent):\(reader.lineNumber): not a record in the documented format (no questionnaire id and version); fix or remove that line")
             }
-            if known.insert(named.questionnaire).inserted { seen.append(named.questionnaire) }
+            if known.insert(reference).inserted { seen.append(reference) }
         }
         return seen
     }

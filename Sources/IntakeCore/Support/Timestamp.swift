@@ -1,0 +1,96 @@
+import Foundation
+
+/// ISO 8601 UTC times with milliseconds: `2026-11-22T05:19:08.123Z`.
+///
+/// Written and read by hand: records carry two of these and exports handle millions of records,
+/// and a date formatter per call cost more than everything else in decoding a record. Other
+/// ISO 8601 spellings (offsets, no fraction) are read through Foundation's formatter.
+package enum Timestamp {
+    package static func string(from date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = Int(milliseconds - seconds * 1000)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        let (year, month, day) = civil(fromDays: days)
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        return text + "." + pad(fraction, 3) + "Z"
+    }
+
+    package static func date(from string: String) -> Date? {
+        // Our own spelling is read by hand; an impossible date in it (February 30) is refused,
+        // where Foundation's formatter would roll it over into the next month.
+        if let parsed = fastDate(from: string) { return parsed }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: string) ?? ISO8601DateFormatter().date(from: string)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.sssZ` or `YYYY-MM-DDTHH:MM:SSZ`: the date, or `.some(nil)` when the
+    /// fields are out of range; nil for any other spelling.
+    private static func fastDate(from string: String) -> Date?? {
+        var utf8 = string.utf8.makeIterator()
+        func digits(_ count: Int) -> Int? {
+            var value = 0
+            for _ in 0..<count {
+                guard let byte = utf8.next(), byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        func expect(_ character: UInt8) -> Bool { utf8.next() == character }
+        guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2), expect(84),
+            let hour = digits(2), expect(58), let minute = digits(2), expect(58), let second = digits(2)
+        else { return nil }
+        var milliseconds = 0
+        switch utf8.next() {
+        case 46:
+            guard let fraction = digits(3), expect(90) else { return nil }
+            milliseconds = fraction
+        case 90: break
+        default: return nil
+        }
+        guard utf8.next() == nil else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60 else {
+            return .some(nil)
+        }
+        let seconds = days(fromCivil: year, month, day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return Date(timeIntervalSince1970: Double(seconds * 1000 + Int64(milliseconds)) / 1000)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = Int64((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1)
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func civil(fromDays days: Int64) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
+        let month = Int(mp < 10 ? mp + 3 : mp - 9)
+        return (Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}

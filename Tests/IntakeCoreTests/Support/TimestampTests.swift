@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+@testable import IntakeCore
+
+struct TimestampTests {
+    @Test func writesAndReadsWhatFoundationsFormatterDoes() throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var random = SeededGenerator(seed: 5)
+        for _ in 0..<5000 {
+            // Milliseconds between 1901 and 2099, as records keep them.
+            let milliseconds = Int64.random(in: -2_177_452_800_000...4_102_444_800_000, using: &random)
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let text = Timestamp.string(from: date)
+            #expect(text == formatter.string(from: date))
+            #expect(Timestamp.date(from: text) == date)
+        }
+    }
+
+    @Test func readsOtherISO8601SpellingsAndRefusesNonsense() {
+        #expect(Timestamp.date(from: "2026-11-22T05:19:08Z") == Date(timeIntervalSince1970: 1_795_324_748))
+        #expect(Timestamp.date(from: "2026-11-22T07:19:08.000+02:00") == Date(timeIntervalSince1970: 1_795_324_748))
+        #expect(Timestamp.date(from: "2024-02-29T00:00:00.000Z") != nil)
+        for bad in ["2023-02-29T00:00:00.000Z", "2026-13-01T00:00:00Z", "2026-11-22 05:19:08Z", "yesterday", "", "2026-11-22T05:19:08.123"] {
+            #expect(Timestamp.date(from: bad) == nil, "\(bad)")
+        }
+    }
+}
