@@ -38,7 +38,11 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     public var description: String {
-        String(format: "%04d-%02d-%02d", year, month, day)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        }
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
     }
 
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {

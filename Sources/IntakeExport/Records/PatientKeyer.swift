@@ -28,6 +28,12 @@ public struct PatientKeyer: Sendable {
         guard !given.isEmpty || !family.isEmpty else { return nil }
         let message = ["intake-patient-key-1", given, family, patient.dateOfBirth?.description ?? ""].joined(separator: "\u{1F}")
         let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
-        return "pk-" + mac.prefix(12).map { String(format: "%02x", $0) }.joined()
+        let hex = Array("0123456789abcdef".utf8)
+        var key = Array("pk-".utf8)
+        for byte in mac.prefix(12) {
+            key.append(hex[Int(byte >> 4)])
+            key.append(hex[Int(byte & 15)])
+        }
+        return String(decoding: key, as: UTF8.self)
     }
 }

@@ -5,7 +5,9 @@ import IntakeCore
 public final class JSONLinesReader {
     public let url: URL
     private let handle: FileHandle
-    private var buffer = Data()
+    /// Bytes read but not yet returned start at `position`.
+    private var buffer: [UInt8] = []
+    private var position = 0
     private var atEnd = false
     /// The 1-based number of the last line returned.
     public private(set) var lineNumber = 0
@@ -24,23 +26,34 @@ public final class JSONLinesReader {
     /// The next non-blank line, or nil at the end of the file.
     public func nextLine() throws -> Data? {
         while true {
-            if let newline = buffer.firstIndex(of: 10) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer = buffer[(newline + 1)...]
+            let start = position
+            let newline = buffer.withUnsafeBufferPointer { bytes -> Int? in
+                guard start < bytes.count, let base = bytes.baseAddress,
+                    let found = memchr(base + start, 10, bytes.count - start)
+                else { return nil }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
+            if let newline {
+                position = newline + 1
                 lineNumber += 1
-                if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-                return Data(line)
+                if Self.isBlank(buffer[start..<newline]) { continue }
+                return Data(buffer[start..<newline])
             }
             if atEnd {
-                guard !buffer.isEmpty else { return nil }
-                let line = buffer
-                buffer = Data()
+                guard start < buffer.count else { return nil }
+                position = buffer.count
                 lineNumber += 1
-                return line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) ? nil : Data(line)
+                return Self.isBlank(buffer[start...]) ? nil : Data(buffer[start...])
             }
             let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-            if chunk.isEmpty { atEnd = true } else { buffer = Data(buffer) + chunk }
+            buffer.removeFirst(start)
+            position = 0
+            if chunk.isEmpty { atEnd = true } else { buffer.append(contentsOf: chunk) }
         }
+    }
+
+    private static func isBlank(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 == 32 || $0 == 9 || $0 == 13 }
     }
 
     /// Up to `limit` records, or nil at the end. A line that is not a record stops the export
