@@ -75,7 +75,10 @@ let package = Package(
         .testTarget(
             name: "IntakeClientTests",
             dependencies: [
-                "IntakeClient", "IntakeServer", "IntakeStore", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "IntakeClient", "IntakeServer", "IntakeStore", "IntakeExport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(

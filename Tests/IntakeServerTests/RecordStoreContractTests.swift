@@ -50,28 +50,35 @@ struct RecordStoreContractTests {
         for store in try Self.stores() {
             let team = try await store.createTeam(name: "t", at: Date())
             let other = try await store.createTeam(name: "o", at: Date())
-            #expect(try await store.exportCursor() == 0)
+            #expect(try await store.exportSnapshot().cursor == 0)
             let records = (1...5).map { Self.record(UInt64($0)) }
             _ = try await store.ingest(try records.prefix(4).map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
             _ = try await store.ingest([try IngestItem(record: records[4])], owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
-            let cursor = try await store.exportCursor()
+            let snapshot = try await store.exportSnapshot()
+            let cursor = snapshot.cursor
             let id = Self.questionnaire.id
             var query = ExportQuery(questionnaireId: id, teamId: team.id, after: 0, upTo: cursor, limit: 3)
-            #expect(try await store.exportCount(query) == 4)
-            let first = try await store.exportPage(query)
+            #expect(try await snapshot.count(query) == 4)
+            let first = try await snapshot.page(query)
             #expect(first.map(\.record.id) == records.prefix(3).map(\.id))
-            query.after = first.last!.cursor
-            #expect(try await store.exportPage(query).map(\.record.id) == [records[3].id])
-            #expect(try await store.exportCount(ExportQuery(questionnaireId: id, teamId: nil, after: 0, upTo: cursor)) == 5)
-            #expect(try await store.exportCount(ExportQuery(questionnaireId: "other", teamId: nil, after: 0, upTo: cursor)) == 0)
 
-            // An edit moves the record past the cursor, with its new revision.
-            let edit = try IngestItem(record: records[0].with { $0.patient.externalId = "E" })
+            // An edit while the export runs: the snapshot keeps the record as it was, so the count holds.
+            let edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E" })
             #expect(try await store.update(edit, baseRevision: 1, teamId: team.id, savedBy: "u", at: Date()) == .updated(revision: 2))
-            let later = try await store.exportCursor()
-            let changed = try await store.exportPage(ExportQuery(questionnaireId: id, teamId: nil, after: cursor, upTo: later))
-            #expect(changed.map(\.record.id) == [records[0].id] && changed.map(\.revision) == [2])
-            #expect(try await store.exportCount(ExportQuery(questionnaireId: id, teamId: nil, after: 0, upTo: later, changedSince: Date().addingTimeInterval(3600))) == 0)
+            query.after = first.last!.cursor
+            let rest = try await snapshot.page(query)
+            #expect(rest.map(\.record.id) == [records[3].id] && rest.map(\.revision) == [1])
+            #expect(rest.first?.record.patient.externalId != "E")
+            #expect(try await snapshot.count(ExportQuery(questionnaireId: id, teamId: nil, after: 0, upTo: cursor)) == 5)
+            #expect(try await snapshot.count(ExportQuery(questionnaireId: "other", teamId: nil, after: 0, upTo: cursor)) == 0)
+
+            // The next export starts after the cursor and finds the edit, with its new revision.
+            let next = try await store.exportSnapshot()
+            let changed = try await next.page(ExportQuery(questionnaireId: id, teamId: nil, after: cursor, upTo: next.cursor))
+            #expect(changed.map(\.record.id) == [records[3].id] && changed.map(\.revision) == [2])
+            #expect(changed.first?.record.patient.externalId == "E")
+            let future = ExportQuery(questionnaireId: id, teamId: nil, after: 0, upTo: next.cursor, changedSince: Date().addingTimeInterval(3600))
+            #expect(try await next.count(future) == 0)
         }
     }
 

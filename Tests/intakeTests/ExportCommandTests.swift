@@ -48,7 +48,7 @@ struct ExportCommandTests {
         try await Self.upload(added, to: base, token: token)
         records += added
         let later = intake.dataDirectory.appendingPathComponent("export-3")
-        let incremental = try intake.run(["export", "--out", later.path, "--since", cursor])
+        let incremental = try intake.run(["export", "--out", later.path, "--since", folder.path])  // the previous export's folder
         #expect(incremental.stdout.contains("Exported 5 record(s)"), "\(incremental.stderr)")
 
         // Refusals are clear and change nothing.
@@ -76,6 +76,12 @@ struct ExportCommandTests {
         try checkFolder(folder, records: records, versions: nil)
         let key = intake.dataDirectory.appendingPathComponent("export-patient-key")
         #expect((try FileManager.default.attributesOfItem(atPath: key.path)[.posixPermissions] as? Int) == 0o600)
+
+        let future = try intake.run(
+            ["export", "--input", a.path, "--out", intake.dataDirectory.appendingPathComponent("future").path, "--since", "2999-01-01"])
+        #expect(future.status == 0 && future.stdout.contains("Exported 0 record(s)"), "\(future.stderr)")
+        let cursor = try intake.run(["export", "--input", a.path, "--out", intake.dataDirectory.appendingPathComponent("c").path, "--since", "42"])
+        #expect(cursor.status != 0 && cursor.stderr.contains("cursors come from server exports"))
 
         let missing = try intake.run(["export", "--input", b.path, "--out", intake.dataDirectory.appendingPathComponent("x").path])
         #expect(missing.status == 1 && missing.stderr.contains("pass the folder of each version with --questionnaire"))

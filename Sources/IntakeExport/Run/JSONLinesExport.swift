@@ -9,6 +9,8 @@ public struct JSONLinesExport {
     /// Keys patients that have no key yet; nil leaves them without one.
     public var keyer: PatientKeyer?
     public var formats: [ExportFormat]
+    /// Only records changed (`updatedAt`) at or after this time, if set.
+    public var changedSince: Date?
 
     /// Reads the files once to find the versions their records answer, then plans over those
     /// versions, taken from `available` in its order (oldest first).
@@ -40,6 +42,7 @@ public struct JSONLinesExport {
         var reader: JSONLinesReader?
         let include = plan.options.includeIdentifiers
         let keyer = keyer
+        let changedSince = changedSince
         return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: cursor, since: since) {
             while true {
                 if reader == nil {
@@ -47,7 +50,8 @@ public struct JSONLinesExport {
                     reader = try JSONLinesReader(url: remaining.removeFirst())
                 }
                 if let page = try reader?.nextPage() {
-                    return page.map { $0.prepared(keyer: keyer, includeIdentifiers: include) }
+                    return page.filter { item in changedSince.map { item.record.updatedAt >= $0 } ?? true }
+                        .map { $0.prepared(keyer: keyer, includeIdentifiers: include) }
                 }
                 reader = nil
             }

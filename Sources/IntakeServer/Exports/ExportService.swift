@@ -61,6 +61,7 @@ public struct ExportService: Sendable {
         public let cursor: Int64
         let query: ExportQuery
         let keyer: PatientKeyer
+        let snapshot: any ExportSnapshot
     }
 
     public func prepare(_ request: Request) async throws -> Prepared {
@@ -78,16 +79,17 @@ public struct ExportService: Sendable {
         } catch {
             throw APIError(.notFound, code: "not_found", message: error.description)
         }
-        let cursor = try await store.exportCursor()
+        let snapshot = try await store.exportSnapshot()
+        let cursor = snapshot.cursor
         var query = ExportQuery(questionnaireId: id, teamId: request.teamId, after: 0, upTo: cursor)
         switch request.since {
         case .cursor(let after)?: query.after = after
         case .time(let date)?: query.changedSince = date
         case nil: break
         }
-        let count = try await store.exportCount(query)
+        let count = try await snapshot.count(query)
         let keyer = try PatientKeyer(secret: try await store.secret(named: Self.patientKeySecret))
-        return Prepared(plan: plan, count: count, cursor: cursor, query: query, keyer: keyer)
+        return Prepared(plan: plan, count: count, cursor: cursor, query: query, keyer: keyer, snapshot: snapshot)
     }
 
     private func questionnaireId(_ requested: String?, published: [PublishedQuestionnaire]) throws -> String {
@@ -110,20 +112,18 @@ public struct ExportService: Sendable {
         }
     }
 
-    /// Reads a prepared export's records, a page at a time, de-identified as its options say.
+    /// Reads a prepared export's records from its snapshot, a page at a time, de-identified as its options say.
     public final class Pager {
-        let store: any RecordStore
         let prepared: Prepared
         private var query: ExportQuery
 
-        public init(_ prepared: Prepared, store: any RecordStore) {
+        public init(_ prepared: Prepared) {
             self.prepared = prepared
-            self.store = store
             self.query = prepared.query
         }
 
         public func next() async throws -> [ExportRecord]? {
-            let rows = try await store.exportPage(query)
+            let rows = try await prepared.snapshot.page(query)
             guard let last = rows.last else { return nil }
             query.after = last.cursor
             let include = prepared.plan.options.includeIdentifiers
@@ -131,5 +131,5 @@ public struct ExportService: Sendable {
         }
     }
 
-    public func pager(_ prepared: Prepared) -> Pager { Pager(prepared, store: store) }
+    public func pager(_ prepared: Prepared) -> Pager { Pager(prepared) }
 }

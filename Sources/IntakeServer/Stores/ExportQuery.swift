@@ -24,6 +24,16 @@ public struct ExportQuery: Sendable {
     }
 }
 
+/// The records as they were when an export started: what it counts is what it pages.
+public protocol ExportSnapshot: Sendable {
+    /// The newest change in the snapshot: the next export starts after it.
+    var cursor: Int64 { get }
+    /// How many records `query` (ignoring its limit) reads.
+    func count(_ query: ExportQuery) async throws -> Int
+    /// Up to `query.limit` records changed after `query.after` and up to `query.upTo`, oldest change first.
+    func page(_ query: ExportQuery) async throws -> [ExportedRecord]
+}
+
 /// A record as an export reads it: its current revision and change cursor.
 public struct ExportedRecord: Sendable {
     public var record: PatientResponse

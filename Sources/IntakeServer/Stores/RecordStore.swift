@@ -32,12 +32,9 @@ public protocol RecordStore: Sendable {
 
     // MARK: Exports
 
-    /// The cursor of the newest change: an export reads up to it, and the next one starts after it.
-    func exportCursor() async throws -> Int64
-    /// How many records an export of `query` (ignoring its limit) will read.
-    func exportCount(_ query: ExportQuery) async throws -> Int
-    /// Up to `query.limit` records changed after `query.after` and up to `query.upTo`, oldest change first.
-    func exportPage(_ query: ExportQuery) async throws -> [ExportedRecord]
+    /// A consistent view of the records as they are now, for one export: records that change
+    /// while it is read keep their content in it, and show up in the next export.
+    func exportSnapshot() async throws -> any ExportSnapshot
     /// A secret the server keeps under `name`, made of 32 random bytes on first use.
     func secret(named name: String) async throws -> Data
 

@@ -3,19 +3,43 @@ import GRDB
 import IntakeCore
 
 extension SQLiteRecordStore {
-    public func exportCursor() async throws -> Int64 {
-        try await database.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(changeSeq), 0) FROM record") ?? 0 }
+    public func exportSnapshot() async throws -> any ExportSnapshot {
+        // A snapshot is a read-only connection held in one read transaction; writers go on.
+        let snapshot = try database.makeSnapshot()
+        let cursor = try await snapshot.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(changeSeq), 0) FROM record") ?? 0 }
+        return SQLiteExportSnapshot(snapshot: snapshot, cursor: cursor)
     }
 
-    public func exportCount(_ query: ExportQuery) async throws -> Int {
-        try await database.read { db in
+    public func secret(named name: String) async throws -> Data {
+        try await database.write { db in
+            if let existing = try Data.fetchOne(db, sql: "SELECT value FROM serverSecret WHERE name = ?", arguments: [name]) {
+                return existing
+            }
+            var bytes = [UInt8](repeating: 0, count: 32)
+            var generator = SystemRandomNumberGenerator()
+            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+            let secret = Data(bytes)
+            try db.execute(
+                sql: "INSERT INTO serverSecret (name, value, createdAt) VALUES (?, ?, ?)", arguments: [name, secret, Self.timestamp(Date())])
+            return secret
+        }
+    }
+}
+
+/// An export's view of the SQLite store: a GRDB snapshot (one read transaction).
+struct SQLiteExportSnapshot: ExportSnapshot {
+    let snapshot: DatabaseSnapshot
+    let cursor: Int64
+
+    func count(_ query: ExportQuery) async throws -> Int {
+        try await snapshot.read { db in
             let (filter, arguments) = Self.filter(query)
             return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE \(filter)", arguments: arguments) ?? 0
         }
     }
 
-    public func exportPage(_ query: ExportQuery) async throws -> [ExportedRecord] {
-        try await database.read { db in
+    func page(_ query: ExportQuery) async throws -> [ExportedRecord] {
+        try await snapshot.read { db in
             let (filter, arguments) = Self.filter(query)
             return try Row.fetchAll(
                 db, sql: "SELECT body, revision, changeSeq FROM record WHERE \(filter) ORDER BY changeSeq LIMIT ?",
@@ -36,23 +60,8 @@ extension SQLiteRecordStore {
         }
         if let since = query.changedSince {
             sql += " AND updatedAt >= ?"
-            arguments += [timestamp(since)]
+            arguments += [SQLiteRecordStore.timestamp(since)]
         }
         return (sql, arguments)
-    }
-
-    public func secret(named name: String) async throws -> Data {
-        try await database.write { db in
-            if let existing = try Data.fetchOne(db, sql: "SELECT value FROM serverSecret WHERE name = ?", arguments: [name]) {
-                return existing
-            }
-            var bytes = [UInt8](repeating: 0, count: 32)
-            var generator = SystemRandomNumberGenerator()
-            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
-            let secret = Data(bytes)
-            try db.execute(
-                sql: "INSERT INTO serverSecret (name, value, createdAt) VALUES (?, ?, ?)", arguments: [name, secret, Self.timestamp(Date())])
-            return secret
-        }
     }
 }

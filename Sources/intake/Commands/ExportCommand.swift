@@ -35,7 +35,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Export straight from a server database on this machine (all teams).", valueName: "path"))
     var database: String?
 
-    @Option(help: ArgumentHelp("Only records changed after this cursor (from a previous export.json) or since this UTC time.", valueName: "cursor-or-time"))
+    @Option(
+        help: ArgumentHelp(
+            "Only records changed after a previous export: its folder, or the cursor from its export.json; or since a UTC time.",
+            valueName: "folder-cursor-or-time"))
     var since: String?
 
     @Flag(help: "Include names, date of birth and external id (coordinators only, on a server).")
@@ -64,7 +67,9 @@ struct ExportCommand: AsyncParsableCommand {
         for format in formats where ExportFormat(rawValue: format) == nil {
             throw ValidationError("Unknown format '\(format)'; use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        if let since, ExportService.Since(since) == nil { throw ValidationError("--since: \(ExportService.Since.hint).") }
+        if let since, ExportService.Since(since) == nil, !FileManager.default.fileExists(atPath: since) {
+            throw ValidationError("--since: \(ExportService.Since.hint), or the folder of a previous export.")
+        }
         if unansweredCode.isEmpty || unansweredCode.contains(",") || unansweredCode.contains("\"") {
             throw ValidationError("--unanswered-code must be non-empty and hold no comma or quote, e.g. '.' or 'NA'.")
         }
@@ -74,6 +79,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let since = try resolvedSince()
         let folder = URL(fileURLWithPath: out)
         let options = ExportOptions(
             includeIdentifiers: includeIdentifiers, dropFreeText: dropFreeText, unansweredCode: unansweredCode, fhirBase: fhirBase)
@@ -82,9 +88,9 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             let summary: FolderExport.Summary
             if !inputs.isEmpty {
-                summary = try await exportFiles(to: folder, options: options, formats: chosen)
+                summary = try await exportFiles(to: folder, options: options, formats: chosen, since: since)
             } else if let database {
-                summary = try await exportDatabase(database, to: folder, options: options, formats: chosen)
+                summary = try await exportDatabase(database, to: folder, options: options, formats: chosen, since: since)
             } else {
                 guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
                     throw ValidationError(
@@ -113,7 +119,24 @@ struct ExportCommand: AsyncParsableCommand {
         }
     }
 
-    private func exportFiles(to folder: URL, options: ExportOptions, formats: [ExportFormat]) async throws -> FolderExport.Summary {
+    /// `--since` as given, or the cursor saved in the export.json of the folder it names.
+    private func resolvedSince() throws -> String? {
+        guard let since, ExportService.Since(since) == nil else { return since }
+        let summaryFile = URL(fileURLWithPath: since).appendingPathComponent("export.json")
+        guard let data = FileManager.default.contents(atPath: summaryFile.path),
+            let summary = try? JSONDecoder().decode(FolderExport.Summary.self, from: data)
+        else {
+            throw ValidationError("--since: \(since) is not an export folder (no readable export.json in it).")
+        }
+        guard let cursor = summary.cursor else {
+            throw ValidationError("--since: the export in \(since) has no cursor (it was made from files); give a time instead.")
+        }
+        return cursor
+    }
+
+    private func exportFiles(to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?) async throws
+        -> FolderExport.Summary
+    {
         let catalog = QuestionnaireCatalog()
         let folders = questionnaires.isEmpty ? catalog.folders() : try questionnaires.map { try catalog.folder(for: $0) }
         var available: [Questionnaire] = []
@@ -126,14 +149,19 @@ struct ExportCommand: AsyncParsableCommand {
             }
         }
         let keyURL = keyFile.map { URL(fileURLWithPath: $0) } ?? storeOptions.directory.appendingPathComponent("export-patient-key")
-        let export = try JSONLinesExport(
+        var export = try JSONLinesExport(
             inputs: inputs.map { URL(fileURLWithPath: $0) }, available: available, options: options, keyer: try PatientKeyFile.keyer(at: keyURL),
             formats: formats)
+        switch since.flatMap(ExportService.Since.init) {
+        case .time(let date)?: export.changedSince = date
+        case .cursor?: throw ValidationError("--since: cursors come from server exports; with --input give a time such as 2026-11-01.")
+        case nil: break
+        }
         return try await export.write(to: folder, since: since)
     }
 
-    private func exportDatabase(_ path: String, to folder: URL, options: ExportOptions, formats: [ExportFormat]) async throws
-        -> FolderExport.Summary
+    private func exportDatabase(_ path: String, to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?)
+        async throws -> FolderExport.Summary
     {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("There is no server database at \(path); give the path 'intake serve' uses.")
