@@ -6,10 +6,11 @@
 - every QuestionnaireResponse matches its Questionnaire: linkIds exist, answers are typed as the
   item is, codes come from the item's answerOptions, items follow the Questionnaire's order;
 - datapackage.json passes `frictionless validate`;
+- records.sps runs in GNU PSPP without an error or warning and reads every record;
 - counts agree with export.json, and (with --versions N) the records span N questionnaire versions.
 
 Exits non-zero with a message naming the file and the problem. Usage:
-    validate_export.py FOLDER [--versions N] [--frictionless PATH]
+    validate_export.py FOLDER [--versions N] [--frictionless PATH] [--pspp PATH]
 """
 import argparse
 import csv
@@ -139,11 +140,31 @@ def check_fhir(path):
     return len(questionnaires), responses
 
 
+def check_spss(folder, records, pspp):
+    check = folder / ".validate.sps"
+    check.write_text('INSERT FILE="records.sps".\nCOMPUTE validate_one = 1.\n'
+                     'AGGREGATE OUTFILE=* /BREAK=validate_one /validate_cases=N.\nLIST.\n', encoding="utf-8")
+    try:
+        result = subprocess.run([pspp, check.name], cwd=folder, capture_output=True, text=True)
+    finally:
+        check.unlink()
+    output = result.stdout + result.stderr
+    complaints = [line for line in output.splitlines() if "error:" in line or "warning:" in line]
+    if result.returncode != 0 or complaints:
+        problem("records.sps does not run cleanly in PSPP:\n" + "\n".join(complaints[:20] or [output[-2000:]]))
+        return
+    counts = [line for line in output.splitlines() if line.strip().startswith("|") and "1.00|" in line]
+    cases = counts[-1].strip("|").split("|")[-1].strip() if counts else None
+    if cases != str(records):
+        problem(f"records.sps read {cases} cases, export.json says {records} records")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("folder", type=Path)
     parser.add_argument("--versions", type=int)
     parser.add_argument("--frictionless", default="frictionless")
+    parser.add_argument("--pspp", default="pspp")
     args = parser.parse_args()
     folder = args.folder
     summary = json.loads((folder / "export.json").read_text(encoding="utf-8"))
@@ -175,12 +196,15 @@ def main():
     if result.returncode != 0:
         problem("frictionless validate failed:\n" + result.stdout[-4000:] + result.stderr[-2000:])
 
+    if (folder / "records.sps").exists():
+        check_spss(folder, records, args.pspp)
+
     if problems:
         for message in problems[:50]:
             print(f"validate_export: {message}", file=sys.stderr)
         print(f"validate_export: {len(problems)} problem(s) in {folder}", file=sys.stderr)
         sys.exit(1)
-    print(f"validate_export: ok: {records} records, {versions} questionnaire versions, {len(header)} columns, FHIR, CSV and data package valid")
+    print(f"validate_export: ok: {records} records, {versions} questionnaire versions, {len(header)} columns, FHIR, CSV, data package and SPSS syntax valid")
 
 
 if __name__ == "__main__":

@@ -98,6 +98,21 @@ struct FormatTests {
         #expect(codebook.first { $0["column"] == "symptoms_cough" }?["versions"] == "\(v2.version)@1.4")
     }
 
+    @Test func spssSyntaxDeclaresEveryColumnWithLabels() throws {
+        let (v1, v2) = try Fixtures.versions()
+        let plan = try ExportPlan(questionnaires: [v1, v2])
+        let syntax = SPSSSyntaxFormatter(plan: plan).header()
+        #expect(syntax.contains("GET DATA\n  /TYPE=TXT\n  /FILE=\"records.csv\""))
+        for column in plan.columns { #expect(syntax.contains("\n    \(column.name) "), "\(column.name) is declared") }
+        #expect(syntax.contains("    visits F18.6\n") && syntax.contains("    cough F1.0\n") && syntax.contains("    notes A10000\n"))
+        #expect(syntax.contains("  /meds_unit \"mg\" \"mg\" \"ml\" \"ml\""))
+        #expect(syntax.contains("  /symptoms_cough 0 \"No\" 1 \"Yes\""))
+        #expect(syntax.contains("  cough_days \"For how many days?\""))
+        #expect(SPSSSyntaxFormatter.names(["to", "_x", "a", "A", "record_id"]) == ["to_", "v_x", "a", "A_2", "record_id"])
+        #expect(SPSSSyntaxFormatter.quoted("say \"hi\"\nnow") == "\"say \"\"hi\"\" now\"")
+        #expect(SPSSSyntaxFormatter.truncated("ééé", bytes: 5) == "éé")
+    }
+
     @Test func codebookMarkdownExplainsMissingValues() throws {
         let (v1, v2) = try Fixtures.versions()
         let text = CodebookMarkdownFormatter(plan: try ExportPlan(questionnaires: [v1, v2])).header()

@@ -7,6 +7,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case codebookCSV = "codebook"
     case codebookMarkdown = "codebook-md"
     case dataPackage = "datapackage"
+    case spss
 
     public var fileName: String {
         switch self {
@@ -17,6 +18,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .codebookCSV: "codebook.csv"
         case .codebookMarkdown: "codebook.md"
         case .dataPackage: "datapackage.json"
+        case .spss: "records.sps"
         }
     }
 
@@ -27,6 +29,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .fhir: "application/fhir+json; charset=utf-8"
         case .codebookMarkdown: "text/markdown; charset=utf-8"
         case .dataPackage: "application/json; charset=utf-8"
+        case .spss: "text/plain; charset=utf-8"
         }
     }
 
@@ -34,7 +37,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     public var hasRecords: Bool {
         switch self {
         case .wideCSV, .longCSV, .jsonLines, .fhir: true
-        case .codebookCSV, .codebookMarkdown, .dataPackage: false
+        case .codebookCSV, .codebookMarkdown, .dataPackage, .spss: false
         }
     }
 
@@ -48,6 +51,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .codebookCSV: CodebookCSVFormatter(plan: plan)
         case .codebookMarkdown: CodebookMarkdownFormatter(plan: plan)
         case .dataPackage: DataPackageFormatter(plan: plan, files: files)
+        case .spss: SPSSSyntaxFormatter(plan: plan)
         }
     }
 }
