@@ -44,6 +44,8 @@ struct FormatTests {
         #expect(table.map { $0["value"]! } == ["1", "fever", "rash", "Aspirin", "2.5"], "fields in the questionnaire's order")
         #expect(table[4]["field"] == "dose" && table[4]["type"] == "decimal" && table[3]["field"] == "name" && table[1]["type"] == "multiple")
         #expect(table.allSatisfy { $0["section"] == "1" && $0["patient_key"]!.hasPrefix("pk-") })
+        let hidden = Fixtures.record(v1, [1: .yesNo(false), 2: .integer(5)], status: .draft)
+        #expect(!(try formatter.row(Fixtures.item(hidden))).contains("cough_days"), "an answer hidden by show-if is left out")
     }
 
     @Test func jsonLinesRoundTripAndLeaveIdentifiersOut() throws {

@@ -34,6 +34,18 @@ struct ExportRoutesTests {
         }
     }
 
+    @Test func aResearcherInATeamExportsThatTeamOnly() async throws {
+        var server = try await TestServer.make()
+        try await server.addUser("researcher-b", role: .researcher, team: "team-b")
+        try await server.application().test(.router) { [server] client in
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: 1))
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-b", in: server, json: server.record(seed: 2))
+            let own = try await client.send(.get, "/v1/exports?format=jsonl", as: "researcher-b", in: server)
+            #expect(own.status == .ok && own.headers[Self.count] == "1")
+            #expect(lines(own).map { $0["id"] as? String } == [server.record(seed: 2).id.uuidString.lowercased()])
+        }
+    }
+
     @Test func onlyCoordinatorsMayIncludeIdentifiers() async throws {
         let server = try await TestServer.make()
         let a = server.record(seed: 1, familyName: "Haddad", givenName: "Amina")

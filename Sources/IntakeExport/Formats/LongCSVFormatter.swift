@@ -2,6 +2,7 @@ import IntakeCore
 
 /// One row per answer (and per chosen code, per compound field): record, section, index,
 /// question id, field, type, value. Suits analyses across versions, where positions moved.
+/// Like the wide CSV, it leaves out answers to questions hidden by show-if (drafts can hold them).
 public final class LongCSVFormatter: ExportFormatter {
     let plan: ExportPlan
     static let columns = ["record_id", "patient_key", "questionnaire_version", "section", "index", "question_id", "field", "type", "value"]
@@ -17,7 +18,8 @@ public final class LongCSVFormatter: ExportFormatter {
         let layout = try plan.layout(for: record.questionnaire)
         var out = ""
         let recordId = record.id.uuidString.lowercased()
-        for (position, answer) in record.allAnswers {
+        let shown = ExportPlan.shownQuestions(of: record, in: layout.questionnaire)
+        for (position, answer) in record.allAnswers where shown.contains(position) {
             guard let question = layout.questionnaire.question(at: position) else { continue }
             if plan.options.dropFreeText, question.type == .text { continue }
             let base = [recordId, item.patientKey ?? "", record.questionnaire.version, String(position.section), String(position.index), question.key]
