@@ -7,10 +7,11 @@
   item is, codes come from the item's answerOptions, items follow the Questionnaire's order;
 - datapackage.json passes `frictionless validate`;
 - records.sps runs in GNU PSPP without an error or warning and reads every record;
+- records.R runs in R with warnings as errors and gives a data frame of every record and column;
 - counts agree with export.json, and (with --versions N) the records span N questionnaire versions.
 
 Exits non-zero with a message naming the file and the problem. Usage:
-    validate_export.py FOLDER [--versions N] [--frictionless PATH] [--pspp PATH]
+    validate_export.py FOLDER [--versions N] [--frictionless PATH] [--pspp PATH] [--rscript PATH]
 """
 import argparse
 import csv
@@ -159,12 +160,28 @@ def check_spss(folder, records, pspp):
         problem(f"records.sps read {cases} cases, export.json says {records} records")
 
 
+def check_r(folder, records, columns, rscript):
+    program = (
+        'options(warn = 2); source("records.R", encoding = "UTF-8"); '
+        'cat("validate_dimensions", nrow(records), ncol(records), "\\n")'
+    )
+    result = subprocess.run([rscript, "-e", program], cwd=folder, capture_output=True, text=True)
+    output = result.stdout + result.stderr
+    if result.returncode != 0:
+        problem("records.R fails in R:\n" + output[-2000:])
+        return
+    dimensions = [line.split()[1:] for line in output.splitlines() if line.startswith("validate_dimensions")]
+    if dimensions != [[str(records), str(columns)]]:
+        problem(f"records.R gives {dimensions}, expected {records} rows and {columns} columns")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("folder", type=Path)
     parser.add_argument("--versions", type=int)
     parser.add_argument("--frictionless", default="frictionless")
     parser.add_argument("--pspp", default="pspp")
+    parser.add_argument("--rscript", default="Rscript")
     args = parser.parse_args()
     folder = args.folder
     summary = json.loads((folder / "export.json").read_text(encoding="utf-8"))
@@ -198,13 +215,15 @@ def main():
 
     if (folder / "records.sps").exists():
         check_spss(folder, records, args.pspp)
+    if (folder / "records.R").exists():
+        check_r(folder, records, len(header), args.rscript)
 
     if problems:
         for message in problems[:50]:
             print(f"validate_export: {message}", file=sys.stderr)
         print(f"validate_export: {len(problems)} problem(s) in {folder}", file=sys.stderr)
         sys.exit(1)
-    print(f"validate_export: ok: {records} records, {versions} questionnaire versions, {len(header)} columns, FHIR, CSV, data package and SPSS syntax valid")
+    print(f"validate_export: ok: {records} records, {versions} questionnaire versions, {len(header)} columns, FHIR, CSV, data package, SPSS syntax and R script valid")
 
 
 if __name__ == "__main__":

@@ -115,6 +115,17 @@ struct FormatTests {
         #expect(SPSSSyntaxFormatter.truncated("ééé", bytes: 5) == "éé")
     }
 
+    @Test func rScriptReadsEveryColumnWithItsClassAndLabels() throws {
+        let (v1, v2) = try Fixtures.versions()
+        let script = RScriptFormatter(plan: try ExportPlan(questionnaires: [v1, v2])).header()
+        #expect(script.contains("    \"visits\" = \"numeric\",\n") && script.contains("    \"cough\" = \"integer\",\n"))
+        #expect(script.contains("    \"created_at\" = \"character\",\n") && script.contains("as.POSIXct(records[[\"created_at\"]]"))
+        #expect(script.contains("records[[\"meds_unit\"]] <- intake_factor(records[[\"meds_unit\"]], \"meds_unit\",\n  c(\"mg\", \"ml\"),\n  c(\"mg\", \"ml\"))"))
+        #expect(script.contains("attr(records[[\"cough_days\"]], \"label\") <- \"For how many days?\""))
+        #expect(script.contains("na.strings = c(\"\", \".\")"))
+        #expect(RScriptFormatter.quoted("a \"b\" \\ c\nd") == "\"a \\\"b\\\" \\\\ c\\nd\"")
+    }
+
     @Test func codebookMarkdownExplainsMissingValues() throws {
         let (v1, v2) = try Fixtures.versions()
         let text = CodebookMarkdownFormatter(plan: try ExportPlan(questionnaires: [v1, v2])).header()

@@ -110,7 +110,7 @@ struct ExportRoutesTests {
             for seed in 1...3 { _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: UInt64(seed))) }
             for (format, type) in [
                 ("csv", "text/csv"), ("long", "text/csv"), ("jsonl", "application/x-ndjson"), ("fhir", "application/fhir+json"),
-                ("codebook", "text/csv"), ("codebook-md", "text/markdown"), ("datapackage", "application/json"), ("spss", "text/plain"),
+                ("codebook", "text/csv"), ("codebook-md", "text/markdown"), ("datapackage", "application/json"), ("spss", "text/plain"), ("r", "text/plain"),
             ] {
                 let response = try await client.send(.get, "/v1/exports?format=\(format)", as: "coordinator-a", in: server)
                 #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix(type) == true, "\(format)")

@@ -8,6 +8,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case codebookMarkdown = "codebook-md"
     case dataPackage = "datapackage"
     case spss
+    case r
 
     public var fileName: String {
         switch self {
@@ -19,6 +20,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .codebookMarkdown: "codebook.md"
         case .dataPackage: "datapackage.json"
         case .spss: "records.sps"
+        case .r: "records.R"
         }
     }
 
@@ -29,7 +31,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .fhir: "application/fhir+json; charset=utf-8"
         case .codebookMarkdown: "text/markdown; charset=utf-8"
         case .dataPackage: "application/json; charset=utf-8"
-        case .spss: "text/plain; charset=utf-8"
+        case .spss, .r: "text/plain; charset=utf-8"
         }
     }
 
@@ -37,7 +39,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     public var hasRecords: Bool {
         switch self {
         case .wideCSV, .longCSV, .jsonLines, .fhir: true
-        case .codebookCSV, .codebookMarkdown, .dataPackage, .spss: false
+        case .codebookCSV, .codebookMarkdown, .dataPackage, .spss, .r: false
         }
     }
 
@@ -52,6 +54,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .codebookMarkdown: CodebookMarkdownFormatter(plan: plan)
         case .dataPackage: DataPackageFormatter(plan: plan, files: files)
         case .spss: SPSSSyntaxFormatter(plan: plan)
+        case .r: RScriptFormatter(plan: plan)
         }
     }
 }
