@@ -28,7 +28,12 @@ public struct RemoteExport {
     public func write(to folder: URL) async throws -> FolderExport.Summary {
         let parent = folder.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        let download = parent.appendingPathComponent(".\(folder.lastPathComponent).records-\(UUID().uuidString.prefix(8)).jsonl")
+        // A download to this folder that was killed left its records behind: remove them.
+        let stalePrefix = ".\(folder.lastPathComponent).records-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix(stalePrefix) {
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
+        let download = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8) + ".jsonl")
         defer { try? FileManager.default.removeItem(at: download) }
         var query = ["format": ExportFormat.jsonLines.rawValue]
         if let questionnaireId { query["questionnaire"] = questionnaireId }

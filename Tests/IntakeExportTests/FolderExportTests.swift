@@ -38,6 +38,18 @@ struct FolderExportTests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty ?? true)
     }
 
+    @Test func aKilledExportsLeftoversAreRemovedByTheNextExport() async throws {
+        let (v1, _) = try Fixtures.versions()
+        let stale = directory.appendingPathComponent(".out.partial-dead1234")
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
+        try Data("half an export".utf8).write(to: stale.appendingPathComponent("records.csv"))
+        let other = directory.appendingPathComponent(".other.partial-alive")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        _ = try await FolderExport(plan: try ExportPlan(questionnaires: [v1]), folder: directory.appendingPathComponent("out")).write(
+            cursor: nil, since: nil) { nil }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [".other.partial-alive", "out"])
+    }
+
     @Test func anExistingFolderIsNeverOverwritten() async throws {
         let (v1, _) = try Fixtures.versions()
         let folder = directory.appendingPathComponent("out")

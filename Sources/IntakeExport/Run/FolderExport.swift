@@ -42,7 +42,12 @@ public struct FolderExport {
         } catch {
             throw ExportError("cannot create \(parent.path): \((error as NSError).localizedDescription)")
         }
-        let staging = parent.appendingPathComponent(".\(folder.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
+        // An export to this folder that was killed left its staging folder (patient data) behind.
+        let stalePrefix = ".\(folder.lastPathComponent).partial-"
+        for name in (try? manager.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix(stalePrefix) {
+            try? manager.removeItem(at: parent.appendingPathComponent(name))
+        }
+        let staging = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8))
         try manager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         do {
             let outputs = try formats.map { format in
