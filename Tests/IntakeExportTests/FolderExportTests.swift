@@ -18,6 +18,11 @@ struct FolderExportTests {
         #expect(summary.records == 50 && summary.versions == [v1.version, v2.version] && summary.cursor == "42")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(Set(files) == Set(ExportFormat.allCases.map(\.fileName) + ["export.json"]))
+        #expect(try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int == 0o700)
+        for file in files {
+            let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(file).path)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file) is readable by its owner only")
+        }
         let table = try CSVReader.table(try String(contentsOf: folder.appendingPathComponent("records.csv"), encoding: .utf8))
         #expect(table.count == 50)
         #expect(Set(table.map { $0["questionnaire_version"]! }) == [v1.version, v2.version])

@@ -62,7 +62,10 @@ public struct FolderExport {
                 dropFreeText: plan.options.dropFreeText, generatedAt: Timestamp.string(from: Date()))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try encoder.encode(summary).write(to: staging.appendingPathComponent("export.json"))
+            let summaryPath = staging.appendingPathComponent("export.json").path
+            guard manager.createFile(atPath: summaryPath, contents: try encoder.encode(summary), attributes: [.posixPermissions: 0o600]) else {
+                throw ExportError("cannot write \(summaryPath); check the disk has room")
+            }
             if manager.fileExists(atPath: folder.path) { try manager.removeItem(at: folder) }
             try manager.moveItem(at: staging, to: folder)
             return summary
