@@ -40,6 +40,7 @@ public struct RemoteExport {
         if let since { query["since"] = since }
         if options.includeIdentifiers { query["includeIdentifiers"] = "true" }
         if options.dropFreeText { query["dropFreeText"] = "true" }
+        if options.shiftDates { query["shiftDates"] = "true" }
         let received = try await client.downloadExport(query: query, to: download, idleTimeout: idleTimeout)
 
         var lines = 0

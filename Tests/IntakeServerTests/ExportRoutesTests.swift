@@ -87,6 +87,23 @@ struct ExportRoutesTests {
         }
     }
 
+    @Test func shiftedExportsMoveEachPatientsDates() async throws {
+        let server = try await TestServer.make()
+        let a = server.record(seed: 1)
+        try await server.application().test(.router) { client in
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: a)
+            let plain = lines(try await client.send(.get, "/v1/exports?format=jsonl", as: "researcher", in: server))
+            let shifted = lines(try await client.send(.get, "/v1/exports?format=jsonl&shiftDates=true", as: "researcher", in: server))
+            #expect(plain[0]["datesShifted"] == nil && shifted[0]["datesShifted"] as? Bool == true)
+            let before = try #require(Timestamp.date(from: plain[0]["createdAt"] as! String))
+            let after = try #require(Timestamp.date(from: shifted[0]["createdAt"] as! String))
+            let days = before.timeIntervalSince(after) / 86_400
+            #expect(days >= 0 && days < 365 && days == days.rounded())
+            let both = try await client.send(.get, "/v1/exports?shiftDates=true&includeIdentifiers=true", as: "coordinator-a", in: server)
+            #expect(both.status == .badRequest)
+        }
+    }
+
     @Test func badParametersAreClearErrors() async throws {
         let server = try await TestServer.make()
         try await server.application().test(.router) { client in

@@ -66,8 +66,9 @@ struct ExportCommandTests {
         #expect(try intake.run(["sample", "--questionnaire", v2Folder.path, "--count", "30", "--seed", "9", "--output", b.path]).status == 0)
         let folder = intake.dataDirectory.appendingPathComponent("local-export")
         let export = try intake.run(
-            ["export", "--input", a.path, "--input", b.path, "-q", "refugee-health", "-q", v2Folder.path, "--out", folder.path, "--drop-free-text"])
+            ["export", "--input", a.path, "--input", b.path, "-q", "refugee-health", "-q", v2Folder.path, "--out", folder.path, "--drop-free-text", "--shift-dates"])
         #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.contains("Dates are shifted back"))
         #expect(export.stdout.contains("Exported 60 record(s)"))
         var records: [PatientResponse] = []
         for file in [a, b] {

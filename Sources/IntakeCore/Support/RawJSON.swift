@@ -31,6 +31,11 @@ package indirect enum RawJSON: Sendable {
         return nil
     }
 
+    package var bool: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
     package var integer: Int? {
         if case .integer(let value) = self { return value }
         return nil

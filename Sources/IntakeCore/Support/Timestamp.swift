@@ -12,7 +12,7 @@ package enum Timestamp {
         let fraction = Int(milliseconds - seconds * 1000)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDays.date(fromDays: days)
         var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
         text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
         return text + "." + pad(fraction, 3) + "Z"
@@ -55,7 +55,7 @@ package enum Timestamp {
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60 else {
             return .some(nil)
         }
-        let seconds = days(fromCivil: year, month, day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        let seconds = CivilDays.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: Double(seconds * 1000 + Int64(milliseconds)) / 1000)
     }
 
@@ -65,28 +65,6 @@ package enum Timestamp {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = Int64((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1)
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * mp + 2) / 5 + 1)
-        let month = Int(mp < 10 ? mp + 3 : mp - 9)
-        return (Int(yearOfEra + era * 400) + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

@@ -22,7 +22,8 @@ public final class JSONLinesFormatter: ExportFormatter {
             let layout = try plan.layout(for: record.questionnaire)
             if plan.options.dropFreeText { record = Self.withoutFreeText(record, layout.questionnaire) }
         }
-        return Self.json(ExportRecord(record: record, patientKey: item.patientKey, ageYears: item.ageYears, revision: item.revision))
+        return Self.json(
+            ExportRecord(record: record, patientKey: item.patientKey, ageYears: item.ageYears, revision: item.revision, datesShifted: item.datesShifted))
             .text + "\n"
     }
 
@@ -36,6 +37,7 @@ public final class JSONLinesFormatter: ExportFormatter {
         members.append(("answers", .object(sections)))
         members.append(("collector", .string(record.collector)))
         members.append(("createdAt", .string(Timestamp.string(from: record.createdAt))))
+        if item.datesShifted { members.append(("datesShifted", .bool(true))) }
         members.append(("deviceId", .string(record.deviceId)))
         members.append(("format", .integer(PatientResponse.formatVersion)))
         members.append(("id", .string(record.id.uuidString.lowercased())))
@@ -92,19 +94,22 @@ extension ExportRecord {
     public init(jsonLine: Data) throws {
         if let raw = RawJSON.parse(jsonLine), let record = PatientResponse(raw: raw),
             let patientKey = Self.optional(raw["patientKey"], \.string), let ageYears = Self.optional(raw["ageYears"], \.integer),
-            let revision = Self.optional(raw["revision"], \.integer)
+            let revision = Self.optional(raw["revision"], \.integer), let shifted = Self.optional(raw["datesShifted"], \.bool)
         {
-            self.init(record: record, patientKey: patientKey, ageYears: ageYears, revision: revision)
+            self.init(record: record, patientKey: patientKey, ageYears: ageYears, revision: revision, datesShifted: shifted ?? false)
             return
         }
         struct Extras: Decodable {
             var patientKey: String?
             var ageYears: Int?
             var revision: Int?
+            var datesShifted: Bool?
         }
         let record = try PatientResponse(jsonData: jsonLine)
         let extras = try JSONDecoder().decode(Extras.self, from: jsonLine)
-        self.init(record: record, patientKey: extras.patientKey, ageYears: extras.ageYears, revision: extras.revision)
+        self.init(
+            record: record, patientKey: extras.patientKey, ageYears: extras.ageYears, revision: extras.revision,
+            datesShifted: extras.datesShifted ?? false)
     }
 
     /// `.some(nil)` when absent or null, `.some(value)` when of the right type, nil otherwise.

@@ -4,6 +4,9 @@ public struct ExportOptions: Sendable, Hashable {
     public var includeIdentifiers: Bool
     /// Free-text answers can hold names and places; this leaves their columns out.
     public var dropFreeText: Bool
+    /// Moves every date and time of a patient's records back by the same number of days (0 to 364,
+    /// from a keyed hash of the patient key), hiding real dates but keeping intervals.
+    public var shiftDates: Bool
     /// Written for a question that was asked (shown) but not answered. Hidden questions, and questions
     /// not in the record's questionnaire version, are left empty.
     public var unansweredCode: String
@@ -12,10 +15,12 @@ public struct ExportOptions: Sendable, Hashable {
     public var fhirBase: String
 
     public init(
-        includeIdentifiers: Bool = false, dropFreeText: Bool = false, unansweredCode: String = ".", fhirBase: String = "urn:intake"
+        includeIdentifiers: Bool = false, dropFreeText: Bool = false, shiftDates: Bool = false, unansweredCode: String = ".",
+        fhirBase: String = "urn:intake"
     ) {
         self.includeIdentifiers = includeIdentifiers
         self.dropFreeText = dropFreeText
+        self.shiftDates = shiftDates
         self.unansweredCode = unansweredCode
         self.fhirBase = fhirBase
     }

@@ -20,6 +20,9 @@ public struct ExportPlan: Sendable {
         guard let first = questionnaires.first else {
             throw ExportError("there is no questionnaire version to export; publish one or name a questionnaire folder")
         }
+        guard !(options.includeIdentifiers && options.shiftDates) else {
+            throw ExportError("shifting dates hides them and identifiers show them; ask for one or the other")
+        }
         let ids = Set(questionnaires.map(\.id))
         guard ids.count == 1 else {
             throw ExportError(

@@ -11,22 +11,45 @@ public struct ExportRecord: Sendable {
     public var ageYears: Int?
     /// The server's revision, when the record came from a server.
     public var revision: Int?
+    /// Whether its dates were moved already (see ``ExportOptions/shiftDates``).
+    public var datesShifted: Bool
 
-    public init(record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?) {
+    public init(record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?, datesShifted: Bool = false) {
         self.record = record
         self.patientKey = patientKey
         self.ageYears = ageYears
         self.revision = revision
+        self.datesShifted = datesShifted
     }
 
-    /// Prepares a full record: keys the patient, works out the age, then drops identifiers unless
-    /// `includeIdentifiers`.
-    public init(_ record: PatientResponse, revision: Int? = nil, keyer: PatientKeyer?, includeIdentifiers: Bool) {
+    /// Prepares a full record: keys the patient, works out the age, drops identifiers unless
+    /// `includeIdentifiers`, and moves its dates when `shiftDates` (which needs the keyer).
+    public init(_ record: PatientResponse, revision: Int? = nil, keyer: PatientKeyer?, includeIdentifiers: Bool, shiftDates: Bool = false) {
         self.patientKey = keyer?.key(for: record.patient)
         self.ageYears = record.patient.dateOfBirth.map { Self.age(born: $0, at: record.createdAt) }
         self.revision = revision
         self.record = record
+        self.datesShifted = false
         if !includeIdentifiers { self.record.patient = PatientIdentification(sex: record.patient.sex) }
+        if shiftDates, let keyer { shift(by: keyer.dateShift(patientKey: patientKey, recordId: record.id)) }
+    }
+
+    /// Moves every date and time of the record `days` days back.
+    mutating func shift(by days: Int) {
+        let seconds = TimeInterval(days * 86_400)
+        record.createdAt -= seconds
+        record.updatedAt -= seconds
+        record.patient.dateOfBirth = record.patient.dateOfBirth?.adding(days: -days)
+        for (position, answer) in record.allAnswers { record[position] = Self.shifted(answer, by: days) }
+        datesShifted = true
+    }
+
+    private static func shifted(_ answer: Answer, by days: Int) -> Answer {
+        switch answer {
+        case .date(let date): .date(date.adding(days: -days))
+        case .dictionary(let fields): .dictionary(fields.mapValues { shifted($0, by: days) })
+        default: answer
+        }
     }
 
     static func age(born: LocalDate, at time: Date) -> Int {

@@ -21,6 +21,15 @@ public struct PatientKeyer: Sendable {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
 
+    /// How many days (0 to 364) to move a patient's dates back: the same for every record with
+    /// this patient key (or, without one, for this record), and unguessable without the secret.
+    public func dateShift(patientKey: String?, recordId: UUID) -> Int {
+        let subject = patientKey ?? recordId.uuidString.lowercased()
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(("intake-date-shift-1\u{1F}" + subject).utf8), using: key)
+        let value = mac.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return Int(value % 365)
+    }
+
     /// `pk-` and 24 hex digits, or nil when the record has no names to key.
     public func key(for patient: PatientIdentification) -> String? {
         let given = NameKey.fold(patient.givenName)

@@ -52,11 +52,17 @@ public struct ExportRun {
 }
 
 extension ExportRecord {
-    /// Ready for an export: keyed (keeping a key it already has) and de-identified unless asked.
-    public func prepared(keyer: PatientKeyer?, includeIdentifiers: Bool) -> ExportRecord {
+    /// Ready for an export: keyed (keeping a key it already has), de-identified unless asked,
+    /// and with its dates moved when asked (once: a record whose dates were moved keeps them).
+    public func prepared(keyer: PatientKeyer?, includeIdentifiers: Bool, shiftDates: Bool = false) -> ExportRecord {
         var prepared = ExportRecord(record, revision: revision, keyer: keyer, includeIdentifiers: includeIdentifiers)
         if let patientKey { prepared.patientKey = patientKey }
         if prepared.ageYears == nil { prepared.ageYears = ageYears }
+        if datesShifted {
+            prepared.datesShifted = true
+        } else if shiftDates, let keyer {
+            prepared.shift(by: keyer.dateShift(patientKey: prepared.patientKey, recordId: record.id))
+        }
         return prepared
     }
 }

@@ -27,6 +27,7 @@ public struct FolderExport {
         public var since: String?
         public var includeIdentifiers: Bool
         public var dropFreeText: Bool
+        public var shiftDates: Bool?
         public var generatedAt: String
     }
 
@@ -59,7 +60,7 @@ public struct FolderExport {
             let summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
                 files: formats.map(\.fileName), cursor: cursor, since: since, includeIdentifiers: plan.options.includeIdentifiers,
-                dropFreeText: plan.options.dropFreeText, generatedAt: Timestamp.string(from: Date()))
+                dropFreeText: plan.options.dropFreeText, shiftDates: plan.options.shiftDates, generatedAt: Timestamp.string(from: Date()))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let summaryPath = staging.appendingPathComponent("export.json").path

@@ -41,6 +41,7 @@ public struct JSONLinesExport {
         var remaining = inputs
         var reader: JSONLinesReader?
         let include = plan.options.includeIdentifiers
+        let shift = plan.options.shiftDates
         let keyer = keyer
         let changedSince = changedSince
         return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: cursor, since: since) {
@@ -51,7 +52,7 @@ public struct JSONLinesExport {
                 }
                 if let page = try reader?.nextPage() {
                     return page.filter { item in changedSince.map { item.record.updatedAt >= $0 } ?? true }
-                        .map { $0.prepared(keyer: keyer, includeIdentifiers: include) }
+                        .map { $0.prepared(keyer: keyer, includeIdentifiers: include, shiftDates: shift) }
                 }
                 reader = nil
             }

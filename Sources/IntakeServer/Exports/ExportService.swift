@@ -74,10 +74,11 @@ public struct ExportService: Sendable {
             }
         }
         let plan: ExportPlan
+        guard !versions.isEmpty else { throw APIError(.notFound, code: "not_found", message: "no version of '\(id)' can be read") }
         do {
             plan = try ExportPlan(questionnaires: versions, options: request.options)
         } catch {
-            throw APIError(.notFound, code: "not_found", message: error.description)
+            throw APIError.badRequest(error.description)
         }
         let snapshot = try await store.exportSnapshot()
         let cursor = snapshot.cursor
@@ -126,8 +127,12 @@ public struct ExportService: Sendable {
             let rows = try await prepared.snapshot.page(query)
             guard let last = rows.last else { return nil }
             query.after = last.cursor
-            let include = prepared.plan.options.includeIdentifiers
-            return rows.map { ExportRecord($0.record, revision: $0.revision, keyer: prepared.keyer, includeIdentifiers: include) }
+            let options = prepared.plan.options
+            return rows.map {
+                ExportRecord(
+                    $0.record, revision: $0.revision, keyer: prepared.keyer, includeIdentifiers: options.includeIdentifiers,
+                    shiftDates: options.shiftDates)
+            }
         }
     }
 

@@ -47,6 +47,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: "Leave out free-text answers, which can hold names and places.")
     var dropFreeText = false
 
+    @Flag(help: "Move each patient's dates and times back by a secret number of days (0 to 364), keeping intervals.")
+    var shiftDates = false
+
     @Option(name: .customLong("format"), help: ArgumentHelp("Only these files (repeatable): \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
     var formats: [String] = []
 
@@ -64,6 +67,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !inputs.isEmpty, database != nil { throw ValidationError("Give either --input files or --database, not both.") }
+        if includeIdentifiers, shiftDates { throw ValidationError("--shift-dates hides dates and --include-identifiers shows them; choose one.") }
         for format in formats where ExportFormat(rawValue: format) == nil {
             throw ValidationError("Unknown format '\(format)'; use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
@@ -82,7 +86,8 @@ struct ExportCommand: AsyncParsableCommand {
         let since = try resolvedSince()
         let folder = URL(fileURLWithPath: out)
         let options = ExportOptions(
-            includeIdentifiers: includeIdentifiers, dropFreeText: dropFreeText, unansweredCode: unansweredCode, fhirBase: fhirBase)
+            includeIdentifiers: includeIdentifiers, dropFreeText: dropFreeText, shiftDates: shiftDates, unansweredCode: unansweredCode,
+            fhirBase: fhirBase)
         var chosen = formats.compactMap(ExportFormat.init(rawValue:))
         if chosen.isEmpty { chosen = ExportFormat.allCases }
         do {
@@ -106,6 +111,7 @@ struct ExportCommand: AsyncParsableCommand {
                     + "\(summary.versions.joined(separator: ", "))) to \(folder.path):")
             for file in summary.files + ["export.json"] { print("  \(file)") }
             print(summary.includeIdentifiers ? "Identifiers are INCLUDED: keep this folder safe." : "De-identified: names, date of birth and external id are left out.")
+            if summary.shiftDates == true { print("Dates are shifted back by a secret number of days per patient.") }
             if let cursor = summary.cursor { print("For the next incremental export: --since \(cursor)") }
         } catch let error as ExportError {
             printError(error.description)
