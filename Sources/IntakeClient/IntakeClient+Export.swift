@@ -59,7 +59,8 @@ extension IntakeClient {
         case .success(let value): (file, response) = value
         case .failure(let error as ClientError): throw error
         case .failure(let error):
-            throw ClientError.offline("the export from \(baseURL.absoluteString) did not arrive: \((error as NSError).localizedDescription)")
+            throw ClientError.offline(
+                "the export from \(baseURL.absoluteString) did not arrive: \((error as NSError).localizedDescription)")
         }
         guard response.statusCode == 200 else {
             let data = (try? Data(contentsOf: file)) ?? Data()

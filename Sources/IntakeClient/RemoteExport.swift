@@ -14,7 +14,8 @@ public struct RemoteExport {
     public var idleTimeout: TimeInterval
 
     public init(
-        client: IntakeClient, questionnaireId: String?, since: String?, options: ExportOptions, formats: [ExportFormat] = ExportFormat.allCases,
+        client: IntakeClient, questionnaireId: String?, since: String?, options: ExportOptions,
+        formats: [ExportFormat] = ExportFormat.allCases,
         idleTimeout: TimeInterval = 60
     ) {
         self.client = client
@@ -56,7 +57,9 @@ public struct RemoteExport {
             }
         }
         if lines == 0 {
-            guard !versions.isEmpty else { throw ExportError("the server sent no records and names no questionnaire version; nothing to export") }
+            guard !versions.isEmpty else {
+                throw ExportError("the server sent no records and names no questionnaire version; nothing to export")
+            }
             let plan = try ExportPlan(questionnaires: versions, options: options)
             return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: received.cursor, since: since) { nil }
         }

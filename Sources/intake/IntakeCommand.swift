@@ -12,7 +12,8 @@ struct IntakeCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             FillCommand.self, DraftsCommand.self, QuestionnaireCommand.self, SampleCommand.self, ServeCommand.self,
-            AdminCommand.self, LoginCommand.self, FlushCommand.self, QueueCommand.self, KeyCommand.self, LookupCommand.self, ExportCommand.self,
+            AdminCommand.self, LoginCommand.self, FlushCommand.self, QueueCommand.self, KeyCommand.self, LookupCommand.self,
+            ExportCommand.self,
             BenchCommand.self,
         ]
     )

@@ -10,7 +10,9 @@ struct DateShiftTests {
     @Test func aPatientsDatesMoveTogetherSoIntervalsStay() throws {
         let questionnaire = try Fixtures.questionnaire("When | id: when | date\nMedication | id: meds | compound: started date; name text")
         var first = Fixtures.record(questionnaire, [1: .date(LocalDate(year: 2026, month: 3, day: 1)!)])
-        first[QuestionPosition(section: 1, index: 2)] = .dictionary(["started": .date(LocalDate(year: 2026, month: 1, day: 10)!), "name": .text("x")])
+        first[QuestionPosition(section: 1, index: 2)] = .dictionary([
+            "started": .date(LocalDate(year: 2026, month: 1, day: 10)!), "name": .text("x"),
+        ])
         var second = Fixtures.record(questionnaire, [1: .date(LocalDate(year: 2026, month: 3, day: 11)!)])
         second.createdAt += 86_400 * 10
         let a = ExportRecord(first, keyer: keyer, includeIdentifiers: false, shiftDates: true)
@@ -39,7 +41,9 @@ struct DateShiftTests {
 
     @Test func shiftingAndIdentifiersExcludeEachOther() throws {
         let (v1, _) = try Fixtures.versions()
-        #expect(throws: ExportError.self) { try ExportPlan(questionnaires: [v1], options: ExportOptions(includeIdentifiers: true, shiftDates: true)) }
+        #expect(throws: ExportError.self) {
+            try ExportPlan(questionnaires: [v1], options: ExportOptions(includeIdentifiers: true, shiftDates: true))
+        }
         #expect(LocalDate(year: 2024, month: 3, day: 1)!.adding(days: -1) == LocalDate(year: 2024, month: 2, day: 29))
         #expect(LocalDate(year: 2026, month: 1, day: 1)!.adding(days: -364) == LocalDate(year: 2025, month: 1, day: 2))
     }

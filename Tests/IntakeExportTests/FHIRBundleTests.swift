@@ -14,7 +14,10 @@ struct FHIRBundleTests {
         let bundle = try self.bundle(plan, records)
         #expect(bundle["resourceType"] as? String == "Bundle" && bundle["type"] as? String == "collection")
         let resources = try entries(bundle)
-        #expect(resources.map { $0["resourceType"] as? String } == ["Questionnaire", "Questionnaire", "QuestionnaireResponse", "QuestionnaireResponse"])
+        #expect(
+            resources.map { $0["resourceType"] as? String } == [
+                "Questionnaire", "Questionnaire", "QuestionnaireResponse", "QuestionnaireResponse",
+            ])
         #expect(resources[0]["version"] as? String == v1.version && resources[0]["url"] as? String == "urn:intake:questionnaire:clinic")
         #expect(resources[2]["questionnaire"] as? String == "urn:intake:questionnaire:clinic|\(v1.version)")
         #expect(resources[3]["questionnaire"] as? String == "urn:intake:questionnaire:clinic|\(v2.version)")
@@ -51,7 +54,9 @@ struct FHIRBundleTests {
             Days | id: days | integer | show if: cough = yes or fever = yes
             Why not | id: why | text | show if: not (cough = yes and fever = yes)
             """)
-        let items = try #require(((try entries(try bundle(try ExportPlan(questionnaires: [questionnaire]), []))[0]["item"] as? [Object])?.first?["item"]) as? [Object])
+        let items = try #require(
+            ((try entries(try bundle(try ExportPlan(questionnaires: [questionnaire]), []))[0]["item"] as? [Object])?.first?["item"])
+                as? [Object])
         #expect((items[2]["enableWhen"] as? [Object])?.count == 2 && items[2]["enableBehavior"] as? String == "any")
         let expression = try #require((items[3]["extension"] as? [Object])?.first)
         #expect(expression["url"] as? String == FHIRQuestionnaire.expressionURL)
@@ -64,7 +69,8 @@ struct FHIRBundleTests {
         let record = Fixtures.record(
             v1,
             [
-                1: .yesNo(false), 2: .integer(9), 3: .choices(["fever", "rash"]), 5: .dictionary(["dose": .decimal(2.5), "unit": .choice("mg")]),
+                1: .yesNo(false), 2: .integer(9), 3: .choices(["fever", "rash"]),
+                5: .dictionary(["dose": .decimal(2.5), "unit": .choice("mg")]),
                 7: .text("hello"),
             ], status: .draft)
         let response = try entries(try bundle(try ExportPlan(questionnaires: [v1]), [record]))[1]

@@ -37,7 +37,9 @@ struct FolderExportTests {
         let folder = directory.appendingPathComponent("out")
         var pages = [[Fixtures.item(Fixtures.record(v1, [1: .yesNo(true)]))], [Fixtures.item(Fixtures.record(v2, [1: .yesNo(true)]))]]
         await #expect(throws: ExportError.self) {
-            _ = try await FolderExport(plan: plan, folder: folder).write(cursor: nil, since: nil) { pages.isEmpty ? nil : pages.removeFirst() }
+            _ = try await FolderExport(plan: plan, folder: folder).write(cursor: nil, since: nil) {
+                pages.isEmpty ? nil : pages.removeFirst()
+            }
         }
         #expect(!FileManager.default.fileExists(atPath: folder.path))
         #expect((try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty ?? true)
@@ -51,7 +53,8 @@ struct FolderExportTests {
         let other = directory.appendingPathComponent(".other.partial-alive")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
         _ = try await FolderExport(plan: try ExportPlan(questionnaires: [v1]), folder: directory.appendingPathComponent("out")).write(
-            cursor: nil, since: nil) { nil }
+            cursor: nil, since: nil
+        ) { nil }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [".other.partial-alive", "out"])
     }
 

@@ -42,7 +42,8 @@ struct FormatTests {
         let table = try CSVReader.table(formatter.header() + (try formatter.row(Fixtures.item(record))))
         #expect(table.map { $0["question_id"]! } == ["cough", "symptoms", "symptoms", "meds", "meds"])
         #expect(table.map { $0["value"]! } == ["1", "fever", "rash", "Aspirin", "2.5"], "fields in the questionnaire's order")
-        #expect(table[4]["field"] == "dose" && table[4]["type"] == "decimal" && table[3]["field"] == "name" && table[1]["type"] == "multiple")
+        #expect(
+            table[4]["field"] == "dose" && table[4]["type"] == "decimal" && table[3]["field"] == "name" && table[1]["type"] == "multiple")
         #expect(table.allSatisfy { $0["section"] == "1" && $0["patient_key"]!.hasPrefix("pk-") })
         let hidden = Fixtures.record(v1, [1: .yesNo(false), 2: .integer(5)], status: .draft)
         #expect(!(try formatter.row(Fixtures.item(hidden))).contains("cough_days"), "an answer hidden by show-if is left out")
@@ -120,7 +121,10 @@ struct FormatTests {
         let script = RScriptFormatter(plan: try ExportPlan(questionnaires: [v1, v2])).header()
         #expect(script.contains("    \"visits\" = \"numeric\",\n") && script.contains("    \"cough\" = \"integer\",\n"))
         #expect(script.contains("    \"created_at\" = \"character\",\n") && script.contains("as.POSIXct(records[[\"created_at\"]]"))
-        #expect(script.contains("records[[\"meds_unit\"]] <- intake_factor(records[[\"meds_unit\"]], \"meds_unit\",\n  c(\"mg\", \"ml\"),\n  c(\"mg\", \"ml\"))"))
+        #expect(
+            script.contains(
+                "records[[\"meds_unit\"]] <- intake_factor(records[[\"meds_unit\"]], \"meds_unit\",\n  c(\"mg\", \"ml\"),\n  c(\"mg\", \"ml\"))"
+            ))
         #expect(script.contains("attr(records[[\"cough_days\"]], \"label\") <- \"For how many days?\""))
         #expect(script.contains("na.strings = c(\"\", \".\")"))
         #expect(RScriptFormatter.quoted("a \"b\" \\ c\nd") == "\"a \\\"b\\\" \\\\ c\\nd\"")

@@ -71,11 +71,14 @@ struct AccessMatrixTests {
                 method: .put, route: "/v1/records/{id}", uri: "/v1/records/{own}", expected: writers(.ok),
                 body: { server, _, target in
                     let current = try await server.services.store.record(id: target)!
-                    return json(Update(baseRevision: current.revision, record: current.record.with { $0.patient.externalId = UUID().uuidString }))
+                    return json(
+                        Update(baseRevision: current.revision, record: current.record.with { $0.patient.externalId = UUID().uuidString }))
                 }),
             Case(method: .get, route: "/v1/records/{id}/revisions", uri: "/v1/records/{own}/revisions", expected: writers(.ok)),
             Case(method: .get, route: "/v1/teams", uri: "/v1/teams", expected: admins(.ok)),
-            Case(method: .post, route: "/v1/teams", uri: "/v1/teams", expected: admins(.created), body: { _, n, _ in json(["name": "team-\(n)"]) }),
+            Case(
+                method: .post, route: "/v1/teams", uri: "/v1/teams", expected: admins(.created),
+                body: { _, n, _ in json(["name": "team-\(n)"]) }),
             Case(method: .get, route: "/v1/users", uri: "/v1/users", expected: admins(.ok)),
             Case(
                 method: .post, route: "/v1/users", uri: "/v1/users", expected: admins(.created),
@@ -121,9 +124,11 @@ struct AccessMatrixTests {
                         var expected = test.expected[caller]!
                         if team == "other", expected.code < 300 { expected = .notFound }
                         let token = test.route == "/v1/sessions/current" ? caller.map { "signout-\($0)" } : caller
-                        let response = try await client.send(test.method, uri, as: token, in: server, body: try await test.body(server, counter, target))
+                        let response = try await client.send(
+                            test.method, uri, as: token, in: server, body: try await test.body(server, counter, target))
                         if response.status != expected {
-                            mismatches.append("\(test.method) \(uri) as \(caller ?? "anonymous"): \(response.status.code), expected \(expected.code)")
+                            mismatches.append(
+                                "\(test.method) \(uri) as \(caller ?? "anonymous"): \(response.status.code), expected \(expected.code)")
                         }
                         #expect(response.status.code < 500)
                     }

@@ -31,7 +31,8 @@ struct ContractTests {
 
     @Test func servesTheDocumentAndHealth() async throws {
         let server = try await TestServer.make()
-        let file = try String(contentsOf: TestServer.repositoryRoot.appendingPathComponent("Sources/IntakeServer/openapi.yaml"), encoding: .utf8)
+        let file = try String(
+            contentsOf: TestServer.repositoryRoot.appendingPathComponent("Sources/IntakeServer/openapi.yaml"), encoding: .utf8)
         try await server.application().test(.router) { client in
             let document = try await client.send(.get, "/openapi.yaml", as: nil, in: server)
             #expect(document.text == file)

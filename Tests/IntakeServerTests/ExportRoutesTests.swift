@@ -109,7 +109,8 @@ struct ExportRoutesTests {
         try await server.application().test(.router) { client in
             for (uri, fragment) in [
                 ("/v1/exports?format=xlsx", "unknown format 'xlsx'"), ("/v1/exports?since=yesterday", "'since' is not a cursor or time"),
-                ("/v1/exports?includeIdentifiers=maybe", "'includeIdentifiers' is true or false"), ("/v1/exports?limit=3", "unknown parameter 'limit'"),
+                ("/v1/exports?includeIdentifiers=maybe", "'includeIdentifiers' is true or false"),
+                ("/v1/exports?limit=3", "unknown parameter 'limit'"),
             ] {
                 let response = try await client.send(.get, uri, as: "researcher", in: server)
                 #expect(response.status == .badRequest, "\(uri)")
@@ -124,10 +125,13 @@ struct ExportRoutesTests {
     @Test func everyFormatStreamsWithItsType() async throws {
         let server = try await TestServer.make()
         try await server.application().test(.router) { client in
-            for seed in 1...3 { _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: UInt64(seed))) }
+            for seed in 1...3 {
+                _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: UInt64(seed)))
+            }
             for (format, type) in [
                 ("csv", "text/csv"), ("long", "text/csv"), ("jsonl", "application/x-ndjson"), ("fhir", "application/fhir+json"),
-                ("codebook", "text/csv"), ("codebook-md", "text/markdown"), ("datapackage", "application/json"), ("spss", "text/plain"), ("r", "text/plain"),
+                ("codebook", "text/csv"), ("codebook-md", "text/markdown"), ("datapackage", "application/json"), ("spss", "text/plain"),
+                ("r", "text/plain"),
             ] {
                 let response = try await client.send(.get, "/v1/exports?format=\(format)", as: "coordinator-a", in: server)
                 #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix(type) == true, "\(format)")

@@ -52,8 +52,10 @@ struct RecordStoreContractTests {
             let other = try await store.createTeam(name: "o", at: Date())
             #expect(try await store.exportSnapshot().cursor == 0)
             let records = (1...5).map { Self.record(UInt64($0)) }
-            _ = try await store.ingest(try records.prefix(4).map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
-            _ = try await store.ingest([try IngestItem(record: records[4])], owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
+            _ = try await store.ingest(
+                try records.prefix(4).map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
+            _ = try await store.ingest(
+                [try IngestItem(record: records[4])], owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
             let snapshot = try await store.exportSnapshot()
             let cursor = snapshot.cursor
             let id = Self.questionnaire.id
@@ -77,7 +79,8 @@ struct RecordStoreContractTests {
             let changed = try await next.page(ExportQuery(questionnaireId: id, teamId: nil, after: cursor, upTo: next.cursor))
             #expect(changed.map(\.record.id) == [records[3].id] && changed.map(\.revision) == [2])
             #expect(changed.first?.record.patient.externalId == "E")
-            let future = ExportQuery(questionnaireId: id, teamId: nil, after: 0, upTo: next.cursor, changedSince: Date().addingTimeInterval(3600))
+            let future = ExportQuery(
+                questionnaireId: id, teamId: nil, after: 0, upTo: next.cursor, changedSince: Date().addingTimeInterval(3600))
             #expect(try await next.count(future) == 0)
         }
     }
@@ -97,7 +100,8 @@ struct RecordStoreContractTests {
             let owner = RecordOwner(teamId: team.id, username: "u")
             let names = ["Müller", "Mullerova", "Al_Muller", "100%"]
             for (seed, name) in names.enumerated() {
-                _ = try await store.ingest([try IngestItem(record: Self.record(UInt64(seed)).with { $0.patient.familyName = name })], owner: owner, at: Date())
+                _ = try await store.ingest(
+                    [try IngestItem(record: Self.record(UInt64(seed)).with { $0.patient.familyName = name })], owner: owner, at: Date())
             }
             let found = try await store.lookup(LookupQuery(teamId: team.id, familyName: "muller"))
             #expect(found.map(\.patient.familyName) == ["Müller", "Mullerova", "Al_Muller"])
@@ -111,7 +115,8 @@ struct RecordStoreContractTests {
         for store in try Self.stores() {
             let user = try await store.createUser(NewUser(username: "u", passwordHash: "h", role: .researcher, teamId: nil), at: Date())
             try await store.createToken(NewToken(userId: user.id, hash: "live", name: "n", expiresAt: nil), at: Date())
-            try await store.createToken(NewToken(userId: user.id, hash: "old", name: "n", expiresAt: Date().addingTimeInterval(-1)), at: Date())
+            try await store.createToken(
+                NewToken(userId: user.id, hash: "old", name: "n", expiresAt: Date().addingTimeInterval(-1)), at: Date())
             #expect(try await store.user(tokenHash: "live", now: Date())?.username == "u")
             #expect(try await store.user(tokenHash: "old", now: Date()) == nil)
             _ = try await store.updateUser(username: "u", UserChange(disabled: true))
@@ -124,7 +129,8 @@ struct RecordStoreContractTests {
 
     @Test func publishingTheSameVersionTwiceIsANoOp() async throws {
         for store in try Self.stores() {
-            let q = PublishedQuestionnaire(id: "q", version: "v", title: "Q", questionCount: 1, files: ["1-a.txt": "A"], lists: [:], publishedAt: Date())
+            let q = PublishedQuestionnaire(
+                id: "q", version: "v", title: "Q", questionCount: 1, files: ["1-a.txt": "A"], lists: [:], publishedAt: Date())
             #expect(try await store.publish(q))
             #expect(try await !store.publish(q))
             #expect(try await store.questionnaire(id: "q", version: "v")?.files == ["1-a.txt": "A"])

@@ -22,7 +22,8 @@ struct ExportCommandTests {
 
         _ = try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
         _ = try intake.run(["admin", "team", "create", "clinic"])
-        _ = try intake.run(["admin", "user", "create", "field", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
+        _ = try intake.run(
+            ["admin", "user", "create", "field", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
         _ = try intake.run(["admin", "user", "create", "rita", "--role", "researcher", "--password-stdin"], input: ["researcher-1"])
         let token = try intake.run(["admin", "token", "create", "field"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let (server, port) = try intake.startServer(arguments: ["--publish", v1Folder.path, "--publish", v2Folder.path])
@@ -52,7 +53,9 @@ struct ExportCommandTests {
         #expect(incremental.stdout.contains("Exported 5 record(s)"), "\(incremental.stderr)")
 
         // Refusals are clear and change nothing.
-        let identified = try intake.run(["export", "--out", intake.dataDirectory.appendingPathComponent("export-4").path, "--include-identifiers"])
+        let identified = try intake.run([
+            "export", "--out", intake.dataDirectory.appendingPathComponent("export-4").path, "--include-identifiers",
+        ])
         #expect(identified.status == 1 && identified.stderr.contains("only coordinators may export identifiers"))
         #expect(!FileManager.default.fileExists(atPath: intake.dataDirectory.appendingPathComponent("export-4").path))
         let again = try intake.run(["export", "--out", folder.path])
@@ -63,16 +66,22 @@ struct ExportCommandTests {
         let v2Folder = try SecondVersion.make(in: intake.dataDirectory)
         let a = intake.dataDirectory.appendingPathComponent("a.jsonl"), b = intake.dataDirectory.appendingPathComponent("b.jsonl")
         #expect(try intake.run(["sample", "--count", "30", "--output", a.path]).status == 0)
-        #expect(try intake.run(["sample", "--questionnaire", v2Folder.path, "--count", "30", "--seed", "9", "--output", b.path]).status == 0)
+        #expect(
+            try intake.run(["sample", "--questionnaire", v2Folder.path, "--count", "30", "--seed", "9", "--output", b.path]).status == 0)
         let folder = intake.dataDirectory.appendingPathComponent("local-export")
         let export = try intake.run(
-            ["export", "--input", a.path, "--input", b.path, "-q", "refugee-health", "-q", v2Folder.path, "--out", folder.path, "--drop-free-text", "--shift-dates"])
+            [
+                "export", "--input", a.path, "--input", b.path, "-q", "refugee-health", "-q", v2Folder.path, "--out", folder.path,
+                "--drop-free-text", "--shift-dates",
+            ])
         #expect(export.status == 0, "\(export.stderr)")
         #expect(export.stdout.contains("Dates are shifted back"))
         #expect(export.stdout.contains("Exported 60 record(s)"))
         var records: [PatientResponse] = []
         for file in [a, b] {
-            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") { records.append(try PatientResponse(jsonData: Data(line.utf8))) }
+            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+                records.append(try PatientResponse(jsonData: Data(line.utf8)))
+            }
         }
         try checkFolder(folder, records: records, versions: nil)
         let key = intake.dataDirectory.appendingPathComponent("export-patient-key")
@@ -81,7 +90,9 @@ struct ExportCommandTests {
         let future = try intake.run(
             ["export", "--input", a.path, "--out", intake.dataDirectory.appendingPathComponent("future").path, "--since", "2999-01-01"])
         #expect(future.status == 0 && future.stdout.contains("Exported 0 record(s)"), "\(future.stderr)")
-        let cursor = try intake.run(["export", "--input", a.path, "--out", intake.dataDirectory.appendingPathComponent("c").path, "--since", "42"])
+        let cursor = try intake.run([
+            "export", "--input", a.path, "--out", intake.dataDirectory.appendingPathComponent("c").path, "--since", "42",
+        ])
         #expect(cursor.status != 0 && cursor.stderr.contains("cursors come from server exports"))
 
         let missing = try intake.run(["export", "--input", b.path, "--out", intake.dataDirectory.appendingPathComponent("x").path])
@@ -156,23 +167,32 @@ enum SecondVersion {
             try manager.copyItem(
                 at: IntakeProcess.repositoryRoot.appendingPathComponent("Data/\(list)"), to: folder.appendingPathComponent(list))
         }
-        try edit(folder.appendingPathComponent("3-symptoms.txt"), [
-            ("none=None of these", "vomiting=Vomiting, none=None of these"),
-            ("Height in cm | id: height | decimal 30..250\n", ""),
-            ("Pulse in beats per minute | id: pulse | integer 20..250\n", "Pulse in beats per minute | id: pulse | integer 20..250\nDo you smoke tobacco? | id: smoker | yesno\n"),
-        ])
-        try edit(folder.appendingPathComponent("3-symptoms.ar.txt"), [
-            ("none=لا شيء مما سبق", "vomiting=تقيؤ, none=لا شيء مما سبق"),
-            ("الطول بالسنتيمتر | id: height\n", ""),
-            ("النبض (نبضة في الدقيقة) | id: pulse\n", "النبض (نبضة في الدقيقة) | id: pulse\nهل تدخن التبغ؟ | id: smoker\n"),
-        ])
+        try edit(
+            folder.appendingPathComponent("3-symptoms.txt"),
+            [
+                ("none=None of these", "vomiting=Vomiting, none=None of these"),
+                ("Height in cm | id: height | decimal 30..250\n", ""),
+                (
+                    "Pulse in beats per minute | id: pulse | integer 20..250\n",
+                    "Pulse in beats per minute | id: pulse | integer 20..250\nDo you smoke tobacco? | id: smoker | yesno\n"
+                ),
+            ])
+        try edit(
+            folder.appendingPathComponent("3-symptoms.ar.txt"),
+            [
+                ("none=لا شيء مما سبق", "vomiting=تقيؤ, none=لا شيء مما سبق"),
+                ("الطول بالسنتيمتر | id: height\n", ""),
+                ("النبض (نبضة في الدقيقة) | id: pulse\n", "النبض (نبضة في الدقيقة) | id: pulse\nهل تدخن التبغ؟ | id: smoker\n"),
+            ])
         return folder
     }
 
     private static func edit(_ file: URL, _ replacements: [(String, String)]) throws {
         var text = try String(contentsOf: file, encoding: .utf8)
         for (old, new) in replacements {
-            guard text.contains(old) else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(file.lastPathComponent) lacks '\(old)'"]) }
+            guard text.contains(old) else {
+                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(file.lastPathComponent) lacks '\(old)'"])
+            }
             text = text.replacingOccurrences(of: old, with: new)
         }
         try text.write(to: file, atomically: true, encoding: .utf8)

@@ -164,10 +164,13 @@ package indirect enum RawJSON: Sendable {
             }
             // JSON numbers only: no leading zeros, no '+', no bare '.' (Swift's parsers accept more).
             let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
-            guard let first = digits.first, first.isNumber, !(first == "0" && digits.count > 1 && digits.dropFirst().first?.isNumber == true)
+            guard let first = digits.first, first.isNumber,
+                !(first == "0" && digits.count > 1 && digits.dropFirst().first?.isNumber == true)
             else { return nil }
             if isInteger { return Int(text).map(RawJSON.integer) }
-            guard !text.hasSuffix("."), !text.contains(".e"), !text.contains(".E"), let value = Double(text), value.isFinite else { return nil }
+            guard !text.hasSuffix("."), !text.contains(".e"), !text.contains(".E"), let value = Double(text), value.isFinite else {
+                return nil
+            }
             return .number(value)
         }
     }

@@ -52,7 +52,8 @@ public final class FHIRBundleFormatter: ExportFormatter {
         if patient != nil {
             members.append(("subject", .object([("reference", .string("#patient"))])))
         } else if let key = item.patientKey {
-            members.append(("subject", .object([("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))]))])))
+            members.append(
+                ("subject", .object([("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))]))])))
         }
         members.append(("authored", .string(Timestamp.string(from: record.updatedAt))))
         members.append(
@@ -95,7 +96,9 @@ public final class FHIRBundleFormatter: ExportFormatter {
     private func answers(_ answer: Answer, type: QuestionType, question: Question) -> [JSONValue]? {
         func value(_ key: String, _ value: JSONValue) -> [JSONValue] { [.object([(key, value)])] }
         func coding(_ code: String, _ set: ChoiceSet) -> JSONValue {
-            var members: [(String, JSONValue)] = [("system", .string(names.choiceSystem(question: question, set: set))), ("code", .string(code))]
+            var members: [(String, JSONValue)] = [
+                ("system", .string(names.choiceSystem(question: question, set: set))), ("code", .string(code)),
+            ]
             if let choice = set.choice(code: code) { members.append(("display", .string(choice.label.base))) }
             return .object([("valueCoding", .object(members))])
         }

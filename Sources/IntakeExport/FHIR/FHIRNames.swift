@@ -24,7 +24,9 @@ struct FHIRNames: Sendable {
     }
 
     func resourceId(version: String) -> String {
-        String((questionnaireId + "-" + version).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") ? $0 : "-" }.prefix(64))
+        String(
+            (questionnaireId + "-" + version).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") ? $0 : "-" }
+                .prefix(64))
     }
 }
 

@@ -65,7 +65,9 @@ extension FHIRQuestionnaire {
         switch (value, question.type) {
         case (.yesNo(let flag), _): return ("answerBoolean", .bool(flag))
         case (.code(let code), .singleChoice(let set)), (.code(let code), .multipleChoice(let set)):
-            return ("answerCoding", .object([("system", .string(names.choiceSystem(question: question, set: set))), ("code", .string(code))]))
+            return (
+                "answerCoding", .object([("system", .string(names.choiceSystem(question: question, set: set))), ("code", .string(code))])
+            )
         case (.integer(let number), .decimal): return ("answerDecimal", .number(Double(number)))
         case (.integer(let number), _): return ("answerInteger", .integer(number))
         case (.decimal(let number), .decimal): return ("answerDecimal", .number(number))

@@ -72,7 +72,12 @@ struct FHIRQuestionnaire {
         let system = names.choiceSystem(question: question, set: set)
         return .array(
             set.choices.map { choice in
-                .object([("valueCoding", .object([("system", .string(system)), ("code", .string(choice.code)), ("display", .string(choice.label.base))]))])
+                .object([
+                    (
+                        "valueCoding",
+                        .object([("system", .string(system)), ("code", .string(choice.code)), ("display", .string(choice.label.base))])
+                    )
+                ])
             })
     }
 

@@ -109,7 +109,9 @@ public final class CodebookCSVFormatter: ExportFormatter {
 
     var translations: [String] {
         var languages: [String] = []
-        for version in plan.versions { for language in version.languages.dropFirst() where !languages.contains(language) { languages.append(language) } }
+        for version in plan.versions {
+            for language in version.languages.dropFirst() where !languages.contains(language) { languages.append(language) }
+        }
         return languages
     }
 

@@ -4,7 +4,9 @@ import IntakeCore
 /// `cough = yes and cough_days > 14`.
 enum ConditionText {
     static func text(_ condition: Condition, in questionnaire: Questionnaire) -> String {
-        func key(_ position: QuestionPosition) -> String { questionnaire.question(at: position)?.key ?? "s\(position.section)_q\(position.index)" }
+        func key(_ position: QuestionPosition) -> String {
+            questionnaire.question(at: position)?.key ?? "s\(position.section)_q\(position.index)"
+        }
         func value(_ value: ConditionValue) -> String {
             switch value {
             case .yesNo(let flag): flag ? "yes" : "no"

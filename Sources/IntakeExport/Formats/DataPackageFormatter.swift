@@ -17,7 +17,9 @@ public final class DataPackageFormatter: ExportFormatter {
         let missing = JSONValue.array(["", plan.options.unansweredCode].map { .string($0) })
         if files.contains(.wideCSV) {
             let fields = CodebookEntry.entries(plan).map { entry -> JSONValue in
-                var members: [(String, JSONValue)] = [("name", .string(entry.column.name)), ("type", .string(entry.column.type.tableSchemaType))]
+                var members: [(String, JSONValue)] = [
+                    ("name", .string(entry.column.name)), ("type", .string(entry.column.type.tableSchemaType)),
+                ]
                 if entry.column.type == .datetime { members.append(("format", .string("any"))) }
                 let title = entry.label(in: nil)
                 if case .answer = entry.column.source, !title.isEmpty { members.append(("title", .string(title))) }
@@ -25,8 +27,12 @@ public final class DataPackageFormatter: ExportFormatter {
                 var constraints: [(String, JSONValue)] = []
                 if case .meta(let meta) = entry.column.source, meta.isRequired { constraints.append(("required", .bool(true))) }
                 if entry.column.type == .indicator { constraints.append(("enum", .array([.integer(0), .integer(1)]))) }
-                if !entry.codes.isEmpty, entry.column.type == .string { constraints.append(("enum", .array(entry.codes.map { .string($0) }))) }
-                if case .meta(.status) = entry.column.source { constraints.append(("enum", .array([.string("complete"), .string("draft")]))) }
+                if !entry.codes.isEmpty, entry.column.type == .string {
+                    constraints.append(("enum", .array(entry.codes.map { .string($0) })))
+                }
+                if case .meta(.status) = entry.column.source {
+                    constraints.append(("enum", .array([.string("complete"), .string("draft")])))
+                }
                 if !constraints.isEmpty { members.append(("constraints", .object(constraints))) }
                 return .object(members)
             }
@@ -62,7 +68,10 @@ public final class DataPackageFormatter: ExportFormatter {
         let package = JSONValue.object([
             ("name", .string(ExportPlan.safeName(plan.questionnaireId).lowercased().replacingOccurrences(of: "_", with: "-"))),
             ("title", .string(newest.title.base)),
-            ("description", .string("Intake export of \(plan.questionnaireId), versions \(plan.versions.map(\.version).joined(separator: ", ")).")),
+            (
+                "description",
+                .string("Intake export of \(plan.questionnaireId), versions \(plan.versions.map(\.version).joined(separator: ", ")).")
+            ),
             ("resources", .array(resources)),
         ])
         return package.text + "\n"
@@ -74,7 +83,10 @@ public final class DataPackageFormatter: ExportFormatter {
             ("format", .string("csv")), ("mediatype", .string("text/csv")), ("encoding", .string("utf-8")),
             (
                 "dialect",
-                .object([("delimiter", .string(",")), ("lineTerminator", .string("\r\n")), ("quoteChar", .string("\"")), ("doubleQuote", .bool(true))])
+                .object([
+                    ("delimiter", .string(",")), ("lineTerminator", .string("\r\n")), ("quoteChar", .string("\"")),
+                    ("doubleQuote", .bool(true)),
+                ])
             ),
             ("schema", .object(schema)),
         ])

@@ -23,8 +23,11 @@ public final class JSONLinesFormatter: ExportFormatter {
             if plan.options.dropFreeText { record = Self.withoutFreeText(record, layout.questionnaire) }
         }
         return Self.json(
-            ExportRecord(record: record, patientKey: item.patientKey, ageYears: item.ageYears, revision: item.revision, datesShifted: item.datesShifted))
-            .text + "\n"
+            ExportRecord(
+                record: record, patientKey: item.patientKey, ageYears: item.ageYears, revision: item.revision,
+                datesShifted: item.datesShifted)
+        )
+        .text + "\n"
     }
 
     static func json(_ item: ExportRecord) -> JSONValue {
@@ -32,7 +35,10 @@ public final class JSONLinesFormatter: ExportFormatter {
         var members: [(String, JSONValue)] = []
         if let age = item.ageYears { members.append(("ageYears", .integer(age))) }
         let sections = record.answers.keys.sorted().map { section in
-            (String(section), JSONValue.object(record.answers[section]!.sorted { $0.key < $1.key }.map { (String($0.key), answer($0.value)) }))
+            (
+                String(section),
+                JSONValue.object(record.answers[section]!.sorted { $0.key < $1.key }.map { (String($0.key), answer($0.value)) })
+            )
         }
         members.append(("answers", .object(sections)))
         members.append(("collector", .string(record.collector)))
@@ -51,7 +57,8 @@ public final class JSONLinesFormatter: ExportFormatter {
         if let sex = patient.sex { person.append(("sex", .string(sex.rawValue))) }
         members.append(("patient", .object(person)))
         if let key = item.patientKey { members.append(("patientKey", .string(key))) }
-        members.append(("questionnaire", .object([("id", .string(record.questionnaire.id)), ("version", .string(record.questionnaire.version))])))
+        members.append(
+            ("questionnaire", .object([("id", .string(record.questionnaire.id)), ("version", .string(record.questionnaire.version))])))
         if let revision = item.revision { members.append(("revision", .integer(revision))) }
         members.append(("status", .string(record.status.rawValue)))
         members.append(("updatedAt", .string(Timestamp.string(from: record.updatedAt))))

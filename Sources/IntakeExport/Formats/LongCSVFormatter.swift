@@ -22,7 +22,10 @@ public final class LongCSVFormatter: ExportFormatter {
         for (position, answer) in record.allAnswers where shown.contains(position) {
             guard let question = layout.questionnaire.question(at: position) else { continue }
             if plan.options.dropFreeText, question.type == .text { continue }
-            let base = [recordId, item.patientKey ?? "", record.questionnaire.version, String(position.section), String(position.index), question.key]
+            let base = [
+                recordId, item.patientKey ?? "", record.questionnaire.version, String(position.section), String(position.index),
+                question.key,
+            ]
             func emit(field: String, type: QuestionType?, _ answer: Answer) {
                 let keyword = type?.keyword ?? answer.kind
                 if case .choices(let codes) = answer {

@@ -42,7 +42,9 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
             if entry.column.type == .indicator {
                 valueLabels.append("  /\(name) 0 \"No\" 1 \"Yes\"")
             } else if entry.column.type == .string, !entry.codes.isEmpty, let set = entry.partType?.choices {
-                let pairs = entry.codes.map { "\(Self.quoted($0)) \(Self.quoted(Self.truncated(set.choice(code: $0)?.label.base ?? $0, bytes: 120)))" }
+                let pairs = entry.codes.map {
+                    "\(Self.quoted($0)) \(Self.quoted(Self.truncated(set.choice(code: $0)?.label.base ?? $0, bytes: 120)))"
+                }
                 valueLabels.append("  /\(name) " + pairs.joined(separator: " "))
             }
             if case .answer = entry.column.source, entry.column.type == .string, code.utf8.count <= 8 { userMissing.append(name) }
@@ -97,7 +99,9 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
     }
 
     static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\"", with: "\"\"").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ") + "\""
+        "\""
+            + text.replacingOccurrences(of: "\"", with: "\"\"").replacingOccurrences(of: "\n", with: " ").replacingOccurrences(
+                of: "\r", with: " ") + "\""
     }
 
     /// At most `bytes` bytes of UTF-8, cut between characters.

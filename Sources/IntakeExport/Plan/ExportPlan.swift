@@ -26,7 +26,8 @@ public struct ExportPlan: Sendable {
         let ids = Set(questionnaires.map(\.id))
         guard ids.count == 1 else {
             throw ExportError(
-                "an export covers one questionnaire, but versions of \(ids.sorted().joined(separator: ", ")) were given; export each separately")
+                "an export covers one questionnaire, but versions of \(ids.sorted().joined(separator: ", ")) were given; export each separately"
+            )
         }
         var versions: [Questionnaire] = []
         for questionnaire in questionnaires where !versions.contains(where: { $0.version == questionnaire.version }) {

@@ -64,7 +64,8 @@ public struct FolderExport {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let summaryPath = staging.appendingPathComponent("export.json").path
-            guard manager.createFile(atPath: summaryPath, contents: try encoder.encode(summary), attributes: [.posixPermissions: 0o600]) else {
+            guard manager.createFile(atPath: summaryPath, contents: try encoder.encode(summary), attributes: [.posixPermissions: 0o600])
+            else {
                 throw ExportError("cannot write \(summaryPath); check the disk has room")
             }
             if manager.fileExists(atPath: folder.path) { try manager.removeItem(at: folder) }

@@ -14,13 +14,18 @@ public struct JSONLinesExport {
 
     /// Reads the files once to find the versions their records answer, then plans over those
     /// versions, taken from `available` in its order (oldest first).
-    public init(inputs: [URL], available: [Questionnaire], options: ExportOptions, keyer: PatientKeyer?, formats: [ExportFormat] = ExportFormat.allCases)
+    public init(
+        inputs: [URL], available: [Questionnaire], options: ExportOptions, keyer: PatientKeyer?,
+        formats: [ExportFormat] = ExportFormat.allCases
+    )
         throws(ExportError)
     {
         guard !inputs.isEmpty else { throw ExportError("name at least one JSON Lines file of records") }
         var referenced: [QuestionnaireReference] = []
         for input in inputs {
-            for reference in try JSONLinesReader.references(in: input) where !referenced.contains(reference) { referenced.append(reference) }
+            for reference in try JSONLinesReader.references(in: input) where !referenced.contains(reference) {
+                referenced.append(reference)
+            }
         }
         guard !referenced.isEmpty else { throw ExportError("the input holds no records; nothing to export") }
         let missing = referenced.filter { reference in !available.contains { $0.reference == reference } }
@@ -69,7 +74,8 @@ public enum PatientKeyFile {
             return try PatientKeyer(secret: data)
         }
         do {
-            try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try manager.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw ExportError("cannot create \(url.deletingLastPathComponent().path): \((error as NSError).localizedDescription)")
         }

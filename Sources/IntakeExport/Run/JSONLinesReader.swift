@@ -72,7 +72,8 @@ public final class JSONLinesReader {
                 page.append(try ExportRecord(jsonLine: line))
             } catch {
                 throw ExportError(
-                    "\(url.lastPathComponent):\(lineNumber): not a record in the documented format (\(Self.reason(error))); fix or remove that line")
+                    "\(url.lastPathComponent):\(lineNumber): not a record in the documented format (\(Self.reason(error))); fix or remove that line"
+                )
             }
         }
         return page.isEmpty ? nil : page
@@ -86,13 +87,19 @@ public final class JSONLinesReader {
         var known = Set<QuestionnaireReference>()
         while true {
             let line: Data?
-            do { line = try reader.nextLine() } catch { throw ExportError("cannot read \(url.path): \((error as NSError).localizedDescription)") }
+            do { line = try reader.nextLine() } catch {
+                throw ExportError("cannot read \(url.path): \((error as NSError).localizedDescription)")
+            }
             guard let line else { break }
             let fast = RawJSON.parse(line).flatMap { raw in
-                raw["questionnaire"].flatMap { q in q["id"]?.string.flatMap { id in q["version"]?.string.map { QuestionnaireReference(id: id, version: $0) } } }
+                raw["questionnaire"].flatMap { q in
+                    q["id"]?.string.flatMap { id in q["version"]?.string.map { QuestionnaireReference(id: id, version: $0) } }
+                }
             }
             guard let reference = fast ?? (try? JSONDecoder().decode(Named.self, from: line))?.questionnaire else {
-                throw ExportError("\(url.lastPathComponent):\(reader.lineNumber): not a record in the documented format (no questionnaire id and version); fix or remove that line")
+                throw ExportError(
+                    "\(url.lastPathComponent):\(reader.lineNumber): not a record in the documented format (no questionnaire id and version); fix or remove that line"
+                )
             }
             if known.insert(reference).inserted { seen.append(reference) }
         }

@@ -42,7 +42,9 @@ struct ExportController {
         }
         var since: ExportService.Since?
         if let text = parameters["since"] {
-            guard let parsed = ExportService.Since(text) else { throw APIError.badRequest("'since' is not a cursor or time; \(ExportService.Since.hint)") }
+            guard let parsed = ExportService.Since(text) else {
+                throw APIError.badRequest("'since' is not a cursor or time; \(ExportService.Since.hint)")
+            }
             since = parsed
         }
         let prepared = try await services.exports.prepare(
@@ -75,7 +77,8 @@ struct ExportController {
     private static func format(_ text: String?) throws -> ExportFormat {
         guard let text else { return .wideCSV }
         guard let format = ExportFormat(rawValue: text) else {
-            throw APIError.badRequest("unknown format '\(text)'; use one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw APIError.badRequest(
+                "unknown format '\(text)'; use one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return format
     }

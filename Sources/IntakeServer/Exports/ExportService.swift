@@ -99,7 +99,8 @@ public struct ExportService: Sendable {
             guard ids.contains(requested) else {
                 throw APIError(
                     .notFound, code: "not_found",
-                    message: "no questionnaire '\(requested)' is published" + (ids.isEmpty ? "" : "; published: \(ids.joined(separator: ", "))"))
+                    message: "no questionnaire '\(requested)' is published"
+                        + (ids.isEmpty ? "" : "; published: \(ids.joined(separator: ", "))"))
             }
             return requested
         }

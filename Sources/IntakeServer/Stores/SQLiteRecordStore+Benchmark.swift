@@ -20,7 +20,8 @@ extension SQLiteRecordStore {
                 try statement.execute(arguments: [
                     Self.key(record.id), record.questionnaire.id, record.questionnaire.version, teamId, username, record.status.rawValue,
                     Self.timestamp(record.createdAt), Self.timestamp(record.updatedAt), Self.timestamp(record.updatedAt),
-                    NameKey.fold(record.patient.givenName), NameKey.fold(record.patient.familyName), record.patient.dateOfBirth?.description,
+                    NameKey.fold(record.patient.givenName), NameKey.fold(record.patient.familyName),
+                    record.patient.dateOfBirth?.description,
                     record.patient.externalId, body, next,
                 ])
             }

@@ -20,7 +20,8 @@ extension SQLiteRecordStore {
             for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
             let secret = Data(bytes)
             try db.execute(
-                sql: "INSERT INTO serverSecret (name, value, createdAt) VALUES (?, ?, ?)", arguments: [name, secret, Self.timestamp(Date())])
+                sql: "INSERT INTO serverSecret (name, value, createdAt) VALUES (?, ?, ?)",
+                arguments: [name, secret, Self.timestamp(Date())])
             return secret
         }
     }
@@ -46,7 +47,8 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                 arguments: arguments + [query.limit]
             ).map { row in
                 ExportedRecord(
-                    record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)), revision: row["revision"], cursor: row["changeSeq"])
+                    record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)), revision: row["revision"],
+                    cursor: row["changeSeq"])
             }
         }
     }

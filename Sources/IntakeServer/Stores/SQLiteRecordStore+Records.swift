@@ -12,9 +12,10 @@ extension SQLiteRecordStore {
     private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ db: Database) throws -> IngestOutcome {
         let id = key(item.record.id)
         if let current = try Int.fetchOne(db, sql: "SELECT revision FROM record WHERE id = ?", arguments: [id]) {
-            let seen = try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)",
-                arguments: [id, item.contentHash]) ?? false
+            let seen =
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)",
+                    arguments: [id, item.contentHash]) ?? false
             return seen ? .duplicate(revision: current) : .conflict(currentRevision: current)
         }
         let r = item.record
@@ -38,7 +39,9 @@ extension SQLiteRecordStore {
     private static func insertRevision(_ item: IngestItem, revision: Int, savedBy: String, at time: Date, _ db: Database) throws {
         try db.execute(
             sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [key(item.record.id), revision, item.contentHash, String(decoding: item.body, as: UTF8.self), savedBy, timestamp(time)])
+            arguments: [
+                key(item.record.id), revision, item.contentHash, String(decoding: item.body, as: UTF8.self), savedBy, timestamp(time),
+            ])
     }
 
     public func record(id: UUID) async throws -> StoredRecord? {

@@ -22,7 +22,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("The folder to create (must not exist, or be empty).", valueName: "folder"))
     var out: String
 
-    @Option(name: .customLong("input"), help: ArgumentHelp("A JSON Lines file of records to export instead of a server (repeatable).", valueName: "file"))
+    @Option(
+        name: .customLong("input"),
+        help: ArgumentHelp("A JSON Lines file of records to export instead of a server (repeatable).", valueName: "file"))
     var inputs: [String] = []
 
     @Option(
@@ -50,7 +52,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: "Move each patient's dates and times back by a secret number of days (0 to 364), keeping intervals.")
     var shiftDates = false
 
-    @Option(name: .customLong("format"), help: ArgumentHelp("Only these files (repeatable): \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
+    @Option(
+        name: .customLong("format"),
+        help: ArgumentHelp(
+            "Only these files (repeatable): \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
     var formats: [String] = []
 
     @Option(help: ArgumentHelp("Written in a cell for a question asked but not answered.", valueName: "code"))
@@ -59,7 +64,10 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Prefix of canonical URLs in the FHIR bundle (a urn: or https URL).", valueName: "uri"))
     var fhirBase = "urn:intake"
 
-    @Option(help: ArgumentHelp("With --input: the secret patient keys are made with (default: export-patient-key in the data directory; made when missing).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "With --input: the secret patient keys are made with (default: export-patient-key in the data directory; made when missing).",
+            valueName: "path"))
     var keyFile: String?
 
     @OptionGroup var storeOptions: StoreOptions
@@ -67,7 +75,9 @@ struct ExportCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !inputs.isEmpty, database != nil { throw ValidationError("Give either --input files or --database, not both.") }
-        if includeIdentifiers, shiftDates { throw ValidationError("--shift-dates hides dates and --include-identifiers shows them; choose one.") }
+        if includeIdentifiers, shiftDates {
+            throw ValidationError("--shift-dates hides dates and --include-identifiers shows them; choose one.")
+        }
         for format in formats where ExportFormat(rawValue: format) == nil {
             throw ValidationError("Unknown format '\(format)'; use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
@@ -99,7 +109,8 @@ struct ExportCommand: AsyncParsableCommand {
             } else {
                 guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
                     throw ValidationError(
-                        "No server is configured; sign in with 'intake login', or export from files with --input or from a server database with --database.")
+                        "No server is configured; sign in with 'intake login', or export from files with --input or from a server database with --database."
+                    )
                 }
                 let export = RemoteExport(
                     client: client, questionnaireId: questionnaires.first, since: since, options: options, formats: chosen,
@@ -110,7 +121,10 @@ struct ExportCommand: AsyncParsableCommand {
                 "Exported \(summary.records) record(s) of \(summary.questionnaire) (version\(summary.versions.count == 1 ? "" : "s") "
                     + "\(summary.versions.joined(separator: ", "))) to \(folder.path):")
             for file in summary.files + ["export.json"] { print("  \(file)") }
-            print(summary.includeIdentifiers ? "Identifiers are INCLUDED: keep this folder safe." : "De-identified: names, date of birth and external id are left out.")
+            print(
+                summary.includeIdentifiers
+                    ? "Identifiers are INCLUDED: keep this folder safe."
+                    : "De-identified: names, date of birth and external id are left out.")
             if summary.shiftDates == true { print("Dates are shifted back by a secret number of days per patient.") }
             if let cursor = summary.cursor { print("For the next incremental export: --since \(cursor)") }
         } catch let error as ExportError {
@@ -156,7 +170,8 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let keyURL = keyFile.map { URL(fileURLWithPath: $0) } ?? storeOptions.directory.appendingPathComponent("export-patient-key")
         var export = try JSONLinesExport(
-            inputs: inputs.map { URL(fileURLWithPath: $0) }, available: available, options: options, keyer: try PatientKeyFile.keyer(at: keyURL),
+            inputs: inputs.map { URL(fileURLWithPath: $0) }, available: available, options: options,
+            keyer: try PatientKeyFile.keyer(at: keyURL),
             formats: formats)
         switch since.flatMap(ExportService.Since.init) {
         case .time(let date)?: export.changedSince = date
@@ -178,7 +193,9 @@ struct ExportCommand: AsyncParsableCommand {
         let prepared = try await services.exports.prepare(
             ExportService.Request(questionnaireId: questionnaires.first, since: since.flatMap(ExportService.Since.init), options: options))
         let pager = services.exports.pager(prepared)
-        return try await FolderExport(plan: prepared.plan, formats: formats, folder: folder).write(cursor: String(prepared.cursor), since: since) {
+        return try await FolderExport(plan: prepared.plan, formats: formats, folder: folder).write(
+            cursor: String(prepared.cursor), since: since
+        ) {
             try await pager.next()
         }
     }

@@ -39,7 +39,8 @@ struct FastDecodingTests {
             let data = Data(bytes)
             let slow = try? JSONDecoder().decode(PatientResponse.self, from: data)
             if let fast = RawJSON.parse(data).flatMap(PatientResponse.init(raw:)) {
-                #expect(fast == slow, "the fast path read something JSONDecoder reads differently: \(String(decoding: data, as: UTF8.self))")
+                #expect(
+                    fast == slow, "the fast path read something JSONDecoder reads differently: \(String(decoding: data, as: UTF8.self))")
                 agreed += 1
             }
             #expect((try? PatientResponse(jsonData: data)) == slow)

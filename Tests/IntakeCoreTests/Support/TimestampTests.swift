@@ -22,7 +22,8 @@ struct TimestampTests {
         #expect(Timestamp.date(from: "2026-11-22T05:19:08Z") == Date(timeIntervalSince1970: 1_795_324_748))
         #expect(Timestamp.date(from: "2026-11-22T07:19:08.000+02:00") == Date(timeIntervalSince1970: 1_795_324_748))
         #expect(Timestamp.date(from: "2024-02-29T00:00:00.000Z") != nil)
-        for bad in ["2023-02-29T00:00:00.000Z", "2026-13-01T00:00:00Z", "2026-11-22 05:19:08Z", "yesterday", "", "2026-11-22T05:19:08.123"] {
+        for bad in ["2023-02-29T00:00:00.000Z", "2026-13-01T00:00:00Z", "2026-11-22 05:19:08Z", "yesterday", "", "2026-11-22T05:19:08.123"]
+        {
             #expect(Timestamp.date(from: bad) == nil, "\(bad)")
         }
     }

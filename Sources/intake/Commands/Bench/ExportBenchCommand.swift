@@ -43,13 +43,18 @@ struct ExportBenchCommand: AsyncParsableCommand {
                 intake, ["export", "--database", database.path, "--format", "csv", "--out", exportFolder.path],
                 output: scratch.appendingPathComponent("export.log"))
             guard export.status == 0 else {
-                throw ValidationError("intake export failed (status \(export.status)): \((try? String(contentsOf: scratch.appendingPathComponent("export.log"), encoding: .utf8)) ?? "")")
+                throw ValidationError(
+                    "intake export failed (status \(export.status)): \((try? String(contentsOf: scratch.appendingPathComponent("export.log"), encoding: .utf8)) ?? "")"
+                )
             }
             let reference = try MeasuredProcess.run(sqlite, ["-csv", database.path, "SELECT * FROM record"], output: dump)
             let exported = try Self.size(exportFolder.appendingPathComponent("records.csv"))
             let dumped = try Self.size(dump)
             let exportRate = Double(count) / export.seconds, referenceRate = Double(count) / reference.seconds
-            print(Self.line(count, "intake export (csv)", exportRate, export.peakBytes, exported, String(format: "%.2f", exportRate / referenceRate)))
+            print(
+                Self.line(
+                    count, "intake export (csv)", exportRate, export.peakBytes, exported, String(format: "%.2f", exportRate / referenceRate)
+                ))
             print(Self.line(count, "sqlite3 -csv", referenceRate, reference.peakBytes, dumped, ""))
         }
     }

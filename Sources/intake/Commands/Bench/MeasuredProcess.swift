@@ -23,7 +23,9 @@ struct MeasuredProcess {
         let start = ContinuousClock.now
         let spawned = posix_spawnp(&pid, executable, &actions, nil, argv, environ)
         guard spawned == 0 else {
-            throw CocoaError(.executableNotLoadable, userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable) (error \(spawned)); is it installed?"])
+            throw CocoaError(
+                .executableNotLoadable,
+                userInfo: [NSLocalizedDescriptionKey: "cannot start \(executable) (error \(spawned)); is it installed?"])
         }
         var status: Int32 = 0
         var peak = 0
@@ -31,7 +33,9 @@ struct MeasuredProcess {
             peak = max(peak, highWaterMark(pid))
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid { break }
-            if reaped == -1, errno != EINTR { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "lost track of \(executable)"]) }
+            if reaped == -1, errno != EINTR {
+                throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "lost track of \(executable)"])
+            }
             usleep(2_000)
         }
         let elapsed = ContinuousClock.now - start

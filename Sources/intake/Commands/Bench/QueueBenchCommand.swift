@@ -36,7 +36,8 @@ struct QueueBenchCommand: AsyncParsableCommand {
         let rawRate = try await asyncRate(flushCount) {
             for start in stride(from: 0, to: flushRecords.count, by: batchSize) {
                 _ = try await raw.services.records.ingest(
-                    Array(flushRecords[start..<min(start + batchSize, flushRecords.count)]), owner: RecordOwner(teamId: raw.team, username: "bench"))
+                    Array(flushRecords[start..<min(start + batchSize, flushRecords.count)]),
+                    owner: RecordOwner(teamId: raw.team, username: "bench"))
             }
         }
         let target = try await services(scratch.appendingPathComponent("server.sqlite"), folder: folder)
@@ -48,7 +49,9 @@ struct QueueBenchCommand: AsyncParsableCommand {
             let client = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: target.token, timeout: 120)
             return try await asyncRate(flushCount) {
                 let summary = try await QueueFlusher(store: queue, client: client, batchSize: batchSize).flush()
-                guard summary.uploaded == flushCount else { throw ValidationError("The flush uploaded \(summary.uploaded) of \(flushCount) records.") }
+                guard summary.uploaded == flushCount else {
+                    throw ValidationError("The flush uploaded \(summary.uploaded) of \(flushCount) records.")
+                }
             }
         }
         print(String(format: "flush into intake serve:    %8.0f records/s (%d records, batches of %d)", flushRate, flushCount, batchSize))
