@@ -26,7 +26,8 @@ public struct RemoteExport {
         self.idleTimeout = idleTimeout
     }
 
-    public func write(to folder: URL) async throws -> FolderExport.Summary {
+    /// Downloads and writes the export; `progress` hears records written so far and the total.
+    public func write(to folder: URL, progress: (Int, Int) -> Void = { _, _ in }) async throws -> FolderExport.Summary {
         let parent = folder.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
         // A download to this folder that was killed left its records behind: remove them.
@@ -64,6 +65,6 @@ public struct RemoteExport {
             return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: received.cursor, since: since) { nil }
         }
         let export = try JSONLinesExport(inputs: [download], available: versions, options: options, keyer: nil, formats: formats)
-        return try await export.write(to: folder, cursor: received.cursor, since: since)
+        return try await export.write(to: folder, cursor: received.cursor, since: since) { progress($0, lines) }
     }
 }

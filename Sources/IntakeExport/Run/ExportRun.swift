@@ -14,8 +14,11 @@ public struct ExportRun {
     }
 
     /// Writes headers, every page `nextPage` returns until it returns nil, then footers; returns
-    /// how many records were written. The sinks are closed when it succeeds.
-    public static func run(_ outputs: [Output], nextPage: () async throws -> [ExportRecord]?) async throws -> Int {
+    /// how many records were written, and tells `progress` the count after each page. The sinks
+    /// are closed when it succeeds.
+    public static func run(
+        _ outputs: [Output], progress: (Int) -> Void = { _ in }, nextPage: () async throws -> [ExportRecord]?
+    ) async throws -> Int {
         for output in outputs { try await output.sink.write(try output.formatter.header()) }
         var count = 0
         while let page = try await nextPage() {
@@ -25,6 +28,7 @@ public struct ExportRun {
                 if !chunk.isEmpty { try await output.sink.write(chunk) }
             }
             count += page.count
+            progress(count)
         }
         for output in outputs {
             try await output.sink.write(try output.formatter.footer())

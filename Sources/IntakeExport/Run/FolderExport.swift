@@ -31,8 +31,11 @@ public struct FolderExport {
         public var generatedAt: String
     }
 
-    /// Runs the export; `cursor` and `since` are recorded in `export.json`.
-    public func write(cursor: String?, since: String?, nextPage: () async throws -> [ExportRecord]?) async throws -> Summary {
+    /// Runs the export; `cursor` and `since` are recorded in `export.json`; `progress` hears the
+    /// number of records written so far.
+    public func write(
+        cursor: String?, since: String?, progress: (Int) -> Void = { _ in }, nextPage: () async throws -> [ExportRecord]?
+    ) async throws -> Summary {
         let manager = FileManager.default
         if let existing = try? manager.contentsOfDirectory(atPath: folder.path), !existing.isEmpty {
             throw ExportError("\(folder.path) already exists and is not empty; choose a new folder or remove it")
@@ -56,7 +59,7 @@ public struct FolderExport {
                     formatter: format.formatter(plan: plan, files: formats),
                     sink: try FileSink(url: staging.appendingPathComponent(format.fileName)))
             }
-            let count = try await ExportRun.run(outputs, nextPage: nextPage)
+            let count = try await ExportRun.run(outputs, progress: progress, nextPage: nextPage)
             let summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
                 files: formats.map(\.fileName), cursor: cursor, since: since, includeIdentifiers: plan.options.includeIdentifiers,

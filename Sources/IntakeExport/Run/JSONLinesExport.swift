@@ -11,6 +11,8 @@ public struct JSONLinesExport {
     public var formats: [ExportFormat]
     /// Only records changed (`updatedAt`) at or after this time, if set.
     public var changedSince: Date?
+    /// How many records the files hold.
+    public let recordCount: Int
 
     /// Reads the files once to find the versions their records answer, then plans over those
     /// versions, taken from `available` in its order (oldest first).
@@ -22,8 +24,11 @@ public struct JSONLinesExport {
     {
         guard !inputs.isEmpty else { throw ExportError("name at least one JSON Lines file of records") }
         var referenced: [QuestionnaireReference] = []
+        var count = 0
         for input in inputs {
-            for reference in try JSONLinesReader.references(in: input) where !referenced.contains(reference) {
+            let scan = try JSONLinesReader.references(in: input)
+            count += scan.records
+            for reference in scan.references where !referenced.contains(reference) {
                 referenced.append(reference)
             }
         }
@@ -36,20 +41,23 @@ public struct JSONLinesExport {
         }
         let versions = available.filter { referenced.contains($0.reference) }
         self.inputs = inputs
+        self.recordCount = count
         self.plan = try ExportPlan(questionnaires: versions, options: options)
         self.keyer = keyer
         self.formats = formats
     }
 
     /// Writes the folder (see ``FolderExport``).
-    public func write(to folder: URL, cursor: String? = nil, since: String? = nil) async throws -> FolderExport.Summary {
+    public func write(to folder: URL, cursor: String? = nil, since: String? = nil, progress: (Int) -> Void = { _ in }) async throws
+        -> FolderExport.Summary
+    {
         var remaining = inputs
         var reader: JSONLinesReader?
         let include = plan.options.includeIdentifiers
         let shift = plan.options.shiftDates
         let keyer = keyer
         let changedSince = changedSince
-        return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: cursor, since: since) {
+        return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: cursor, since: since, progress: progress) {
             while true {
                 if reader == nil {
                     guard !remaining.isEmpty else { return nil }

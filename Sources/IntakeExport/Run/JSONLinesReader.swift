@@ -79,12 +79,14 @@ public final class JSONLinesReader {
         return page.isEmpty ? nil : page
     }
 
-    /// Every questionnaire version the file's records name, in order of first appearance.
-    public static func references(in url: URL) throws(ExportError) -> [QuestionnaireReference] {
+    /// Every questionnaire version the file's records name, in order of first appearance, and
+    /// how many records it holds.
+    public static func references(in url: URL) throws(ExportError) -> (references: [QuestionnaireReference], records: Int) {
         struct Named: Decodable { var questionnaire: QuestionnaireReference }
         let reader = try JSONLinesReader(url: url)
         var seen: [QuestionnaireReference] = []
         var known = Set<QuestionnaireReference>()
+        var records = 0
         while true {
             let line: Data?
             do { line = try reader.nextLine() } catch {
@@ -102,8 +104,9 @@ public final class JSONLinesReader {
                 )
             }
             if known.insert(reference).inserted { seen.append(reference) }
+            records += 1
         }
-        return seen
+        return (seen, records)
     }
 
     /// Why decoding failed, without any value from the line.

@@ -100,12 +100,13 @@ struct ExportCommand: AsyncParsableCommand {
             fhirBase: fhirBase)
         var chosen = formats.compactMap(ExportFormat.init(rawValue:))
         if chosen.isEmpty { chosen = ExportFormat.allCases }
+        let display = isatty(STDOUT_FILENO) == 1 ? ProgressDisplay(interactive: true) : nil
         do {
             let summary: FolderExport.Summary
             if !inputs.isEmpty {
-                summary = try await exportFiles(to: folder, options: options, formats: chosen, since: since)
+                summary = try await exportFiles(to: folder, options: options, formats: chosen, since: since, display: display)
             } else if let database {
-                summary = try await exportDatabase(database, to: folder, options: options, formats: chosen, since: since)
+                summary = try await exportDatabase(database, to: folder, options: options, formats: chosen, since: since, display: display)
             } else {
                 guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
                     throw ValidationError(
@@ -115,8 +116,9 @@ struct ExportCommand: AsyncParsableCommand {
                 let export = RemoteExport(
                     client: client, questionnaireId: questionnaires.first, since: since, options: options, formats: chosen,
                     idleTimeout: max(clientOptions.timeout, 60))
-                summary = try await export.write(to: folder)
+                summary = try await export.write(to: folder) { display?.show($0, of: $1) }
             }
+            display?.finish()
             print(
                 "Exported \(summary.records) record(s) of \(summary.questionnaire) (version\(summary.versions.count == 1 ? "" : "s") "
                     + "\(summary.versions.joined(separator: ", "))) to \(folder.path):")
@@ -154,8 +156,8 @@ struct ExportCommand: AsyncParsableCommand {
         return cursor
     }
 
-    private func exportFiles(to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?) async throws
-        -> FolderExport.Summary
+    private func exportFiles(to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?, display: ProgressDisplay?)
+        async throws -> FolderExport.Summary
     {
         let catalog = QuestionnaireCatalog()
         let folders = questionnaires.isEmpty ? catalog.folders() : try questionnaires.map { try catalog.folder(for: $0) }
@@ -178,11 +180,12 @@ struct ExportCommand: AsyncParsableCommand {
         case .cursor?: throw ValidationError("--since: cursors come from server exports; with --input give a time such as 2026-11-01.")
         case nil: break
         }
-        return try await export.write(to: folder, since: since)
+        return try await export.write(to: folder, since: since) { display?.show($0, of: export.recordCount) }
     }
 
-    private func exportDatabase(_ path: String, to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?)
-        async throws -> FolderExport.Summary
+    private func exportDatabase(
+        _ path: String, to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?, display: ProgressDisplay?
+    ) async throws -> FolderExport.Summary
     {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("There is no server database at \(path); give the path 'intake serve' uses.")
@@ -194,7 +197,7 @@ struct ExportCommand: AsyncParsableCommand {
             ExportService.Request(questionnaireId: questionnaires.first, since: since.flatMap(ExportService.Since.init), options: options))
         let pager = services.exports.pager(prepared)
         return try await FolderExport(plan: prepared.plan, formats: formats, folder: folder).write(
-            cursor: String(prepared.cursor), since: since
+            cursor: String(prepared.cursor), since: since, progress: { display?.show($0, of: prepared.count) }
         ) {
             try await pager.next()
         }
