@@ -44,9 +44,11 @@ extension IntakeClient {
                     return continuation.resume(returning: .failure(ClientError.unexpected("no HTTP response")))
                 }
                 // The temporary file is removed when this handler returns: move it first.
-                let kept = destination.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).download")
+                let kept = destination.deletingLastPathComponent().appendingPathComponent(destination.lastPathComponent + ".part")
                 do {
+                    try? FileManager.default.removeItem(at: kept)
                     try FileManager.default.moveItem(at: file, to: kept)
+                    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: kept.path)
                     continuation.resume(returning: .success((kept, http)))
                 } catch {
                     continuation.resume(returning: .failure(error))
