@@ -51,20 +51,17 @@ public struct RemoteExport {
         if let expected = received.records, expected != lines {
             throw ExportError("the server announced \(expected) records but \(lines) arrived; the connection was cut — export again")
         }
+        // Columns cover every version the server has, as its own CSV does, so incremental
+        // exports keep the same columns whichever versions their records answer.
+        guard let id = received.questionnaireId ?? questionnaireId, !received.versions.isEmpty else {
+            throw ExportError("the server names no questionnaire version for this export; nothing to export")
+        }
         var versions: [Questionnaire] = []
-        if let id = received.questionnaireId ?? questionnaireId {
-            for version in received.versions {
-                versions.append(try await client.questionnaire(QuestionnaireReference(id: id, version: version)))
-            }
+        for version in received.versions {
+            versions.append(try await client.questionnaire(QuestionnaireReference(id: id, version: version)))
         }
-        if lines == 0 {
-            guard !versions.isEmpty else {
-                throw ExportError("the server sent no records and names no questionnaire version; nothing to export")
-            }
-            let plan = try ExportPlan(questionnaires: versions, options: options)
-            return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: received.cursor, since: since) { nil }
-        }
-        let export = try JSONLinesExport(inputs: [download], available: versions, options: options, keyer: nil, formats: formats)
+        let plan = try ExportPlan(questionnaires: versions, options: options)
+        let export = JSONLinesExport(inputs: [download], plan: plan, keyer: nil, formats: formats, recordCount: lines)
         return try await export.write(to: folder, cursor: received.cursor, since: since) { progress($0, lines) }
     }
 }

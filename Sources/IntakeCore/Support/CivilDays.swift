@@ -23,6 +23,14 @@ package enum CivilDays {
     }
 }
 
+extension Int {
+    /// The number with leading zeros up to `width` digits: `7.zeroPadded(2)` is `07`.
+    package func zeroPadded(_ width: Int) -> String {
+        let digits = String(self)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
+
 extension LocalDate {
     /// This date moved by `days` (negative: earlier).
     package func adding(days: Int) -> LocalDate {

@@ -38,11 +38,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     public var description: String {
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-        }
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        year.zeroPadded(4) + "-" + month.zeroPadded(2) + "-" + day.zeroPadded(2)
     }
 
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {

@@ -88,17 +88,10 @@ package indirect enum RawJSON: Sendable {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
                 index += 1
-                guard let value = value(), members.updateValue(value, forKey: key) == nil else { return nil }
-                skipSpace()
-                guard index < bytes.count else { return nil }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(members)
-                } else {
-                    return nil
-                }
+                guard let value = value(), members.updateValue(value, forKey: key) == nil,
+                    let more = separator(closing: UInt8(ascii: "}"))
+                else { return nil }
+                if !more { return .object(members) }
             }
         }
 
@@ -113,19 +106,18 @@ package indirect enum RawJSON: Sendable {
                 return .array(items)
             }
             while true {
-                guard let item = value() else { return nil }
+                guard let item = value(), let more = separator(closing: UInt8(ascii: "]")) else { return nil }
                 items.append(item)
-                skipSpace()
-                guard index < bytes.count else { return nil }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(items)
-                } else {
-                    return nil
-                }
+                if !more { return .array(items) }
             }
+        }
+
+        /// After a member: true past a comma, false past the closing bracket, nil for anything else.
+        private mutating func separator(closing: UInt8) -> Bool? {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == closing else { return nil }
+            index += 1
+            return bytes[index - 1] == UInt8(ascii: ",")
         }
 
         /// A string without escapes, or nil (escaped strings are left to JSONDecoder).

@@ -13,9 +13,9 @@ package enum Timestamp {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
         let (year, month, day) = CivilDays.date(fromDays: days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        return text + "." + pad(fraction, 3) + "Z"
+        var text = year.zeroPadded(4) + "-" + month.zeroPadded(2) + "-" + day.zeroPadded(2) + "T"
+        text += (secondOfDay / 3600).zeroPadded(2) + ":" + (secondOfDay / 60 % 60).zeroPadded(2) + ":" + (secondOfDay % 60).zeroPadded(2)
+        return text + "." + fraction.zeroPadded(3) + "Z"
     }
 
     package static func date(from string: String) -> Date? {
@@ -52,23 +52,11 @@ package enum Timestamp {
         default: return nil
         }
         guard utf8.next() == nil else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60 else {
+        guard (1...12).contains(month), day >= 1, day <= LocalDate.daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
+        else {
             return .some(nil)
         }
         let seconds = CivilDays.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: Double(seconds * 1000 + Int64(milliseconds)) / 1000)
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 }

@@ -115,11 +115,15 @@ public final class CodebookCSVFormatter: ExportFormatter {
         return languages
     }
 
+    /// The codebook's own columns: one text column per translation.
+    var columnNames: [String] {
+        ["column", "type", "section", "index", "question_id", "field", "choice_code", "text"] + translations.map { "text_\($0)" }
+            + ["choices", "range", "required", "show_if", "versions"]
+    }
+
     public func header() -> String {
         let languages = translations
-        var out = CSV.line(
-            ["column", "type", "section", "index", "question_id", "field", "choice_code", "text"] + languages.map { "text_\($0)" }
-                + ["choices", "range", "required", "show_if", "versions"])
+        var out = CSV.line(columnNames)
         for entry in CodebookEntry.entries(plan) {
             let position = entry.versions.last?.position
             var row = [

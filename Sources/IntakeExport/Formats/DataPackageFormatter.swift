@@ -56,7 +56,7 @@ public final class DataPackageFormatter: ExportFormatter {
                     schema: [("fields", .array(fields)), ("missingValues", .array([.string("")]))]))
         }
         if files.contains(.codebookCSV) {
-            let fields = CSVHeader.columns(of: CodebookCSVFormatter(plan: plan).header()).map { name -> JSONValue in
+            let fields = CodebookCSVFormatter(plan: plan).columnNames.map { name -> JSONValue in
                 .object([("name", .string(name)), ("type", .string("string"))])
             }
             resources.append(
@@ -94,12 +94,4 @@ public final class DataPackageFormatter: ExportFormatter {
 
     public func row(_ record: ExportRecord) -> String { "" }
     public func footer() -> String { "" }
-}
-
-/// The column names in a CSV text's first line (names never need quoting here).
-enum CSVHeader {
-    static func columns(of text: String) -> [String] {
-        let first = text.split(whereSeparator: \.isNewline).first ?? ""
-        return first.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-    }
 }

@@ -53,11 +53,9 @@ public struct ExportRecord: Sendable {
     }
 
     static func age(born: LocalDate, at time: Date) -> Int {
-        var seconds = time_t(time.timeIntervalSince1970.rounded(.down))
-        var today = tm()
-        gmtime_r(&seconds, &today)
-        var years = Int(today.tm_year) + 1900 - born.year
-        if (Int(today.tm_mon) + 1, Int(today.tm_mday)) < (born.month, born.day) { years -= 1 }
+        let today = CivilDays.date(fromDays: Int64((time.timeIntervalSince1970 / 86_400).rounded(.down)))
+        var years = today.year - born.year
+        if (today.month, today.day) < (born.month, born.day) { years -= 1 }
         return min(max(years, 0), 90)
     }
 }

@@ -80,3 +80,15 @@ public struct FolderExport {
         }
     }
 }
+
+extension FolderExport.Summary {
+    /// The `export.json` an earlier export wrote in `folder`.
+    public init(folder: URL) throws(ExportError) {
+        let file = folder.appendingPathComponent("export.json")
+        guard let data = FileManager.default.contents(atPath: file.path), let summary = try? JSONDecoder().decode(Self.self, from: data)
+        else {
+            throw ExportError("\(folder.path) is not an export folder (no readable export.json in it)")
+        }
+        self = summary
+    }
+}

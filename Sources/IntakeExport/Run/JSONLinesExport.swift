@@ -40,11 +40,18 @@ public struct JSONLinesExport {
                     + "pass the folder of each version with --questionnaire")
         }
         let versions = available.filter { referenced.contains($0.reference) }
+        self.init(
+            inputs: inputs, plan: try ExportPlan(questionnaires: versions, options: options), keyer: keyer, formats: formats,
+            recordCount: count)
+    }
+
+    /// An export over a plan made already (a server named its versions): the files are not scanned.
+    public init(inputs: [URL], plan: ExportPlan, keyer: PatientKeyer?, formats: [ExportFormat] = ExportFormat.allCases, recordCount: Int) {
         self.inputs = inputs
-        self.recordCount = count
-        self.plan = try ExportPlan(questionnaires: versions, options: options)
+        self.plan = plan
         self.keyer = keyer
         self.formats = formats
+        self.recordCount = recordCount
     }
 
     /// Writes the folder (see ``FolderExport``).
@@ -57,7 +64,8 @@ public struct JSONLinesExport {
         let shift = plan.options.shiftDates
         let keyer = keyer
         let changedSince = changedSince
-        return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: cursor, since: since, progress: progress) {
+        return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: cursor, since: since, progress: progress)
+        {
             while true {
                 if reader == nil {
                     guard !remaining.isEmpty else { return nil }

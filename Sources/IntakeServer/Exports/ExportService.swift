@@ -44,7 +44,7 @@ public struct ExportService: Sendable {
             } else if let date = Timestamp.date(from: text) {
                 self = .time(date)
             } else if let day = LocalDate(iso: text) {
-                self = .time(Date(timeIntervalSince1970: Double(day.ordinal - LocalDate(year: 1970, month: 1, day: 1)!.ordinal) * 86_400))
+                self = .time(Date(timeIntervalSince1970: Double(CivilDays.days(year: day.year, month: day.month, day: day.day)) * 86_400))
             } else {
                 return nil
             }

@@ -145,11 +145,11 @@ struct ExportCommand: AsyncParsableCommand {
     /// `--since` as given, or the cursor saved in the export.json of the folder it names.
     private func resolvedSince() throws -> String? {
         guard let since, ExportService.Since(since) == nil else { return since }
-        let summaryFile = URL(fileURLWithPath: since).appendingPathComponent("export.json")
-        guard let data = FileManager.default.contents(atPath: summaryFile.path),
-            let summary = try? JSONDecoder().decode(FolderExport.Summary.self, from: data)
-        else {
-            throw ValidationError("--since: \(since) is not an export folder (no readable export.json in it).")
+        let summary: FolderExport.Summary
+        do {
+            summary = try FolderExport.Summary(folder: URL(fileURLWithPath: since))
+        } catch {
+            throw ValidationError("--since: \(error.description).")
         }
         guard let cursor = summary.cursor else {
             throw ValidationError("--since: the export in \(since) has no cursor (it was made from files); give a time instead.")
@@ -186,8 +186,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     private func exportDatabase(
         _ path: String, to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?, display: ProgressDisplay?
-    ) async throws -> FolderExport.Summary
-    {
+    ) async throws -> FolderExport.Summary {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("There is no server database at \(path); give the path 'intake serve' uses.")
         }
