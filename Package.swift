@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Intake",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "intake", targets: ["intake"]),
         .library(name: "IntakeCore", targets: ["IntakeCore"]),
@@ -23,8 +23,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
-        // Questionnaire format, PatientResponse, validation. Foundation only.
-        .target(name: "IntakeCore"),
+        // Questionnaire format, PatientResponse and its codec, validation. Foundation, and
+        // swift-crypto for SHA-256 (questionnaire versions, record content hashes).
+        .target(name: "IntakeCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Local drafts and the outbound queue in SQLite, sealed with AES-GCM.
         .target(
             name: "IntakeStore",
@@ -53,6 +54,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("openapi.yaml")]

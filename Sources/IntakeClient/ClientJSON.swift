@@ -22,9 +22,23 @@ struct ResultJSON: Decodable {
 
 struct BatchJSON: Decodable { var results: [ResultJSON] }
 
-struct StoredJSON: Decodable {
-    var record: PatientResponse
-    var revision: Int
+/// `GET /v1/records/{id}`: the record (through ``RecordCodec``) and its revision.
+enum StoredRecordReader {
+    static func read(_ data: Data) throws(JSONReadError) -> (record: PatientResponse, revision: Int) {
+        try JSONReader.document(data) { reader throws(JSONReadError) in
+            var record: PatientResponse?
+            var revision: Int?
+            try reader.object { key, reader throws(JSONReadError) in
+                switch key {
+                case "record": record = try RecordCodec.read(&reader)
+                case "revision": revision = try reader.integer()
+                default: try reader.skipValue()
+                }
+            }
+            guard let record, let revision else { throw reader.error("the answer lacks 'record' or 'revision'", at: 0) }
+            return (record, revision)
+        }
+    }
 }
 
 struct LookupJSON: Decodable { var results: [RemoteMatch] }

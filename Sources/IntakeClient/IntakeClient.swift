@@ -39,7 +39,7 @@ public final class IntakeClient: Sendable {
 
     /// Sends one new record.
     public func post(_ record: PatientResponse) async throws(ClientError) -> SendResult {
-        let (status, data) = try await send("POST", "/v1/records", body: try encode(record))
+        let (status, data) = try await send("POST", "/v1/records", body: record.jsonData())
         switch status {
         case 201: return .created
         case 200: return .duplicate
@@ -51,8 +51,19 @@ public final class IntakeClient: Sendable {
 
     /// Sends new records in one request; a result for each, in order.
     public func postBatch(_ records: [PatientResponse]) async throws(ClientError) -> [SendResult] {
-        struct Batch: Encodable { var records: [PatientResponse] }
-        let (status, data) = try await send("POST", "/v1/records/batch", body: try encode(Batch(records: records)))
+        try await postBatch(json: records.map { RecordCodec.encode($0) })
+    }
+
+    /// Sends records already in their JSON form (as the queue keeps them) in one request.
+    public func postBatch(json records: [[UInt8]]) async throws(ClientError) -> [SendResult] {
+        var writer = JSONWriter(capacity: records.reduce(16) { $0 + $1.count + 1 })
+        writer.beginObject()
+        writer.key("records")
+        writer.beginArray()
+        for record in records { writer.raw(record) }
+        writer.endArray()
+        writer.endObject()
+        let (status, data) = try await send("POST", "/v1/records/batch", body: Data(writer.bytes))
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
         guard let response = try? JSONDecoder().decode(BatchJSON.self, from: data), response.results.count == records.count else {
             throw ClientError.unexpected("the server's answer to a batch could not be read")
@@ -62,9 +73,20 @@ public final class IntakeClient: Sendable {
 
     /// Saves an edit of a server record, based on the revision it was loaded at.
     public func put(_ record: PatientResponse, baseRevision: Int) async throws(ClientError) -> SendResult {
-        struct Update: Encodable { var baseRevision: Int; var record: PatientResponse }
-        let path = "/v1/records/\(record.id.uuidString.lowercased())"
-        let (status, data) = try await send("PUT", path, body: try encode(Update(baseRevision: baseRevision, record: record)))
+        try await put(json: RecordCodec.encode(record), id: record.id, baseRevision: baseRevision)
+    }
+
+    /// Saves an edit already in its JSON form (as the queue keeps it).
+    public func put(json record: [UInt8], id: UUID, baseRevision: Int) async throws(ClientError) -> SendResult {
+        var writer = JSONWriter(capacity: record.count + 32)
+        writer.beginObject()
+        writer.key("baseRevision")
+        writer.integer(baseRevision)
+        writer.key("record")
+        writer.raw(record)
+        writer.endObject()
+        let path = "/v1/records/\(id.uuidString.lowercased())"
+        let (status, data) = try await send("PUT", path, body: Data(writer.bytes))
         switch status {
         case 200: return .updated(revision: (try? JSONDecoder().decode(ResultJSON.self, from: data))?.revision ?? baseRevision + 1)
         case 409: return .stale(currentRevision: ClientError.currentRevision(in: data) ?? baseRevision, message: ClientError.message(in: data))
@@ -78,10 +100,9 @@ public final class IntakeClient: Sendable {
         let (status, data) = try await send("GET", "/v1/records/\(id.uuidString.lowercased())", body: nil)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
         do {
-            let stored = try JSONDecoder().decode(StoredJSON.self, from: data)
-            return (stored.record, stored.revision)
+            return try StoredRecordReader.read(data)
         } catch {
-            throw ClientError.unexpected("the server's record could not be read")
+            throw ClientError.unexpected("the server's record could not be read: \(error)")
         }
     }
 

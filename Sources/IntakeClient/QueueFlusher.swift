@@ -5,19 +5,31 @@ import IntakeStore
 /// Uploads the queue in batches. A record leaves the queue only after the server acknowledged it;
 /// refused records are set aside with the server's reason; failures that may pass are retried
 /// with exponential backoff and jitter, a bounded number of times.
+///
+/// The queue is streamed: each record is decrypted once and sent as the JSON it was queued with,
+/// batches are cut by size in bytes as well as by count, and a few batches are in flight at once.
 public struct QueueFlusher: Sendable {
     public let store: LocalStore
     public let client: IntakeClient
+    /// Most records in one batch (the server's limit is 500 unless set otherwise).
     public var batchSize: Int
+    /// A batch stops growing past this many bytes of sealed records (one record always fits).
+    public var batchBytes: Int
+    /// How many batches may be on their way to the server at once.
+    public var inFlight: Int
     public var retry: RetryPolicy
 
-    public init(store: LocalStore, client: IntakeClient, batchSize: Int = 100, retry: RetryPolicy = RetryPolicy()) {
+    public init(
+        store: LocalStore, client: IntakeClient, batchSize: Int = 250, batchBytes: Int = 1 << 20, inFlight: Int = 4,
+        retry: RetryPolicy = RetryPolicy()
+    ) {
         self.store = store
         self.client = client
         self.batchSize = batchSize
+        self.batchBytes = batchBytes
+        self.inFlight = inFlight
         self.retry = retry
     }
-
     /// How hard to retry failures that may pass (network, 5xx).
     public struct RetryPolicy: Sendable {
         public var attempts = 5
@@ -56,48 +68,83 @@ public struct QueueFlusher: Sendable {
         var summary = Summary()
         let total = try store.pendingCount()
         var done = 0
-        var size = max(1, batchSize)
         progress(Progress(done: 0, total: total))
-        var failures = 0
-        while true {
-            let batch = try store.pending(limit: size)
-            if batch.isEmpty { break }
-            do {
-                try await send(batch, into: &summary)
-                done += batch.count
-                failures = 0
+        var last: QueueEntry?
+        try await withThrowingTaskGroup(of: BatchOutcome.self) { group in
+            var running = 0
+            var exhausted = false
+            while true {
+                while !exhausted, summary.stoppedBecause == nil, running < max(1, inFlight) {
+                    let batch = try store.pendingPayloads(limit: max(1, batchSize), maxBytes: batchBytes, after: last)
+                    guard let tail = batch.last else {
+                        exhausted = true
+                        break
+                    }
+                    last = tail.entry
+                    running += 1
+                    group.addTask { await self.deliver(batch) }
+                }
+                guard running > 0, let outcome = try await group.next() else { break }
+                running -= 1
+                try record(outcome, into: &summary)
+                done += outcome.results.count
                 progress(Progress(done: min(done, total), total: total))
-            } catch let error as ClientError {
-                if case .refused(413, _) = error, size > 1 {
-                    size = max(1, size / 2)
-                    continue
-                }
-                try store.recordAttempt(batch.map(\.entry.id), reason: error.description)
-                guard error.isTransient, failures + 1 < retry.attempts else {
-                    summary.stoppedBecause = error.description
-                    break
-                }
-                failures += 1
-                try await Task.sleep(nanoseconds: UInt64(retry.delay(afterAttempt: failures) * 1e9))
             }
         }
         summary.remaining = try store.queueEntries().count
         return summary
     }
 
-    /// Sends one batch: new records together, edits one by one; records the outcome of each locally.
-    private func send(_ batch: [QueuedRecord], into summary: inout Summary) async throws {
-        let edits = batch.filter { $0.entry.baseRevision != nil }
+    /// What became of one batch: a result for each record the server answered, and the error
+    /// that stopped the rest, if any.
+    struct BatchOutcome: Sendable {
+        var results: [(QueuedPayload, SendResult)] = []
+        var unsent: [QueuedPayload] = []
+        var error: ClientError?
+    }
+
+    /// Sends one batch, retrying failures that may pass and halving it when the server finds it too large.
+    private func deliver(_ batch: [QueuedPayload]) async -> BatchOutcome {
+        var failures = 0
+        while true {
+            do {
+                return BatchOutcome(results: try await send(batch))
+            } catch {
+                if case .refused(413, _) = error, batch.count > 1 {
+                    let half = batch.count / 2
+                    var first = await deliver(Array(batch[..<half]))
+                    guard first.error == nil else {
+                        first.unsent += batch[half...]
+                        return first
+                    }
+                    let second = await deliver(Array(batch[half...]))
+                    return BatchOutcome(results: first.results + second.results, unsent: second.unsent, error: second.error)
+                }
+                failures += 1
+                guard error.isTransient, failures < retry.attempts else { return BatchOutcome(unsent: batch, error: error) }
+                try? await Task.sleep(nanoseconds: UInt64(retry.delay(afterAttempt: failures) * 1e9))
+            }
+        }
+    }
+
+    /// New records in one request, edits one by one.
+    private func send(_ batch: [QueuedPayload]) async throws(ClientError) -> [(QueuedPayload, SendResult)] {
         let new = batch.filter { $0.entry.baseRevision == nil }
-        var results: [(QueuedRecord, SendResult)] = []
+        var results: [(QueuedPayload, SendResult)] = []
         if !new.isEmpty {
-            results += zip(new, try await client.postBatch(new.map(\.response))).map { ($0, $1) }
+            results += zip(new, try await client.postBatch(json: new.map(\.json))).map { ($0, $1) }
         }
-        for edit in edits {
-            results.append((edit, try await client.put(edit.response, baseRevision: edit.entry.baseRevision!)))
+        for edit in batch where edit.entry.baseRevision != nil {
+            results.append((edit, try await client.put(json: edit.json, id: edit.entry.id, baseRevision: edit.entry.baseRevision!)))
         }
-        try store.acknowledge(results.filter { $0.1.isAcknowledged }.map(\.0.entry.id))
-        for (queued, result) in results {
+        return results
+    }
+
+    /// Removes what the server acknowledged (one local transaction), sets refused records aside
+    /// and notes failed attempts.
+    private func record(_ outcome: BatchOutcome, into summary: inout Summary) throws {
+        try store.acknowledge(outcome.results.filter { $0.1.isAcknowledged }.map(\.0.entry.id))
+        for (queued, result) in outcome.results {
             switch result {
             case .created, .updated: summary.uploaded += 1
             case .duplicate: summary.alreadyOnServer += 1
@@ -106,6 +153,10 @@ public struct QueueFlusher: Sendable {
                 try store.reject(queued.entry.id, reason: reason)
                 summary.setAside.append((queued.entry.id, reason))
             }
+        }
+        if let error = outcome.error {
+            try store.recordAttempt(outcome.unsent.map(\.entry.id), reason: error.description)
+            if summary.stoppedBecause == nil { summary.stoppedBecause = error.description }
         }
     }
 

@@ -115,17 +115,29 @@ extension LocalStore {
     /// The record sealed in a row of `source`, or nil after quarantining a row that does not open.
     static func open(_ row: Row, _ cipher: RecordCipher, source: String, _ db: Database) throws -> PatientResponse? {
         let id: String = row["id"]
-        let payload: Data = row["payload"]
-        if let uuid = UUID(uuidString: id), let plain = try? cipher.open(payload, id: uuid), let response = try? PatientResponse(jsonData: plain),
-            response.id == uuid
-        {
-            return response
+        if let plain = try openJSON(row, cipher, source: source, db) {
+            if let uuid = UUID(uuidString: id), let response = try? PatientResponse(jsonData: plain), response.id == uuid { return response }
+            try quarantine(row, source: source, db)
         }
+        return nil
+    }
+
+    /// The payload's plaintext JSON, or nil after quarantining a payload that does not decrypt.
+    static func openJSON(_ row: Row, _ cipher: RecordCipher, source: String, _ db: Database) throws -> [UInt8]? {
+        let id: String = row["id"]
+        let payload: Data = row["payload"]
+        if let uuid = UUID(uuidString: id), let plain = try? cipher.open(payload, id: uuid) { return Array(plain) }
+        try quarantine(row, source: source, db)
+        return nil
+    }
+
+    private static func quarantine(_ row: Row, source: String, _ db: Database) throws {
+        let id: String = row["id"]
+        let payload: Data = row["payload"]
         try db.execute(
             sql: "INSERT INTO quarantine (id, source, reason, quarantinedAt, payload) VALUES (?, ?, ?, ?, ?)",
             arguments: [id, source, "does not decrypt with this store's key (damaged or tampered with)", Date().timeIntervalSince1970, payload])
         try db.execute(sql: "DELETE FROM \(source) WHERE id = ?", arguments: [id])
-        return nil
     }
 
     static func quarantined(_ id: String) -> LocalStoreError {

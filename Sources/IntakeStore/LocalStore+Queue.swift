@@ -49,6 +49,35 @@ extension LocalStore {
         }
     }
 
+    /// Pending records after `after` (oldest first) as the JSON they were queued with, decrypted
+    /// once and not parsed: at most `limit` of them and, past the first, at most `maxBytes` in all.
+    /// Entries that do not decrypt are quarantined.
+    public func pendingPayloads(limit: Int, maxBytes: Int, after: QueueEntry? = nil) throws(LocalStoreError) -> [QueuedPayload] {
+        let cipher = try cipher()
+        return try write("read the queue") { db in
+            let rows: [Row]
+            if let after {
+                rows = try Row.fetchAll(
+                    db,
+                    sql: "SELECT * FROM outbox WHERE state = 'pending' AND (enqueuedAt, id) > (?, ?) ORDER BY enqueuedAt, id LIMIT ?",
+                    arguments: [after.enqueuedAt.timeIntervalSince1970, Self.key(after.id), limit])
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state = 'pending' ORDER BY enqueuedAt, id LIMIT ?", arguments: [limit])
+            }
+            var payloads: [QueuedPayload] = []
+            var bytes = 0
+            for row in rows {
+                let size: Int = row["size"]
+                if !payloads.isEmpty, bytes + size > maxBytes { break }
+                bytes += size
+                if let json = try Self.openJSON(row, cipher, source: "outbox", db) {
+                    payloads.append(QueuedPayload(entry: try Self.entry(row), json: json))
+                }
+            }
+            return payloads
+        }
+    }
+
     /// The queued record whose id starts with `prefix`.
     public func queuedRecord(idPrefix prefix: String) throws(LocalStoreError) -> QueuedRecord {
         let rows = try rows(matching: prefix, in: "outbox", listCommand: "intake queue list")
@@ -66,7 +95,8 @@ extension LocalStore {
     public func acknowledge(_ ids: [UUID]) throws(LocalStoreError) {
         guard !ids.isEmpty else { return }
         try write("remove acknowledged records") { db in
-            for id in ids { try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [Self.key(id)]) }
+            let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?")
+            for id in ids { try statement.execute(arguments: [Self.key(id)]) }
         }
     }
 
@@ -151,23 +181,5 @@ extension LocalStore {
         }
         guard let draft else { throw LocalStoreError("the record is no longer queued", fix: "search again; it may have been uploaded") }
         return draft
-    }
-}
-
-extension LocalStore {
-    /// For `intake bench` only: inserts the records' JSON unsealed into a scratch table shaped like
-    /// the queue, one transaction each like `enqueue`, as the reference for the cost of sealing.
-    package func benchmarkPlainInserts(_ records: [PatientResponse]) throws {
-        try database.write { db in
-            try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS plainBench (id TEXT PRIMARY KEY, enqueuedAt REAL, size INTEGER, payload BLOB)")
-        }
-        for record in records {
-            let payload = try record.jsonData()
-            try database.write { db in
-                try db.execute(
-                    sql: "INSERT INTO plainBench (id, enqueuedAt, size, payload) VALUES (?, ?, ?, ?)",
-                    arguments: [Self.key(record.id), Date().timeIntervalSince1970, payload.count, payload])
-            }
-        }
     }
 }

@@ -29,6 +29,12 @@ public struct QueuedRecord: Sendable {
     public var response: PatientResponse
 }
 
+/// A queued record, decrypted but not parsed: its canonical JSON, to send as it is.
+public struct QueuedPayload: Sendable {
+    public var entry: QueueEntry
+    public var json: [UInt8]
+}
+
 /// A payload that did not decrypt, set aside so the rest keeps working.
 public struct QuarantineEntry: Sendable {
     public var id: String

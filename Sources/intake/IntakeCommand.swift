@@ -14,7 +14,6 @@ struct IntakeCommand: AsyncParsableCommand {
             FillCommand.self, DraftsCommand.self, QuestionnaireCommand.self, SampleCommand.self, ServeCommand.self,
             AdminCommand.self, LoginCommand.self, FlushCommand.self, QueueCommand.self, KeyCommand.self, LookupCommand.self,
             ExportCommand.self,
-            BenchCommand.self,
         ]
     )
 }

@@ -34,11 +34,7 @@ struct AccessMatrixTests {
     }
 
     static func json(_ value: some Encodable) -> Data { try! JSONEncoder().encode(value) }
-
-    struct Update: Encodable {
-        var baseRevision: Int
-        var record: PatientResponse
-    }
+    static func json(_ value: some RecordBody) -> Data { value.jsonBody }
 
     static func cases() -> [Case] {
         [

@@ -72,7 +72,7 @@ struct ExportRoutesTests {
             let edited = first.with { $0.patient.externalId = "CASE-9" }
             let put = try await client.send(
                 .put, "/v1/records/\(first.id.uuidString.lowercased())", as: "fieldworker-a", in: server,
-                json: AccessMatrixTests.Update(baseRevision: 1, record: edited))
+                json: Update(baseRevision: 1, record: edited))
             #expect(put.status == .ok)
             let later = try await client.send(.get, "/v1/exports?format=jsonl&since=\(cursor)", as: "coordinator-a", in: server)
             let rows = lines(later)

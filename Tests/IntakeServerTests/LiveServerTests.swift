@@ -53,7 +53,7 @@ struct LiveServerTests {
             return try await withThrowingTaskGroup(of: Int.self) { group in
                 for start in stride(from: 0, to: 30, by: 5) {
                     let slice = Array(records[start..<min(30, start + 15)])
-                    let body = try JSONEncoder().encode(Batch(records: slice))
+                    let body = Batch(records: slice).jsonBody
                     group.addTask {
                         let (_, data) = try await Self.send(Self.request("POST", port, "/v1/records/batch", token: token, body: body))
                         let summary = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["summary"] as? [String: Int]

@@ -99,7 +99,7 @@ struct RecordRoutesTests {
         let fresh = server.record(seed: 4)
         try await server.application().test(.router) { client in
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: existing)
-            var body = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(Batch(records: [fresh, existing, conflicting, invalid]))) as! [String: Any]
+            var body = try JSONSerialization.jsonObject(with: Batch(records: [fresh, existing, conflicting, invalid]).jsonBody) as! [String: Any]
             var records = body["records"] as! [Any]
             records.append(["id": "broken"])
             body["records"] = records
@@ -128,10 +128,6 @@ struct RecordRoutesTests {
         }
     }
 
-    struct Update: Encodable {
-        var baseRevision: Int
-        var record: PatientResponse
-    }
 
     @Test func updatesKeepEveryRevisionAndRefuseStaleOnes() async throws {
         let server = try await TestServer.make()

@@ -68,6 +68,13 @@ extension TestClientProtocol {
         try await send(method, uri, as: user, in: server, body: try JSONEncoder().encode(json))
     }
 
+    /// Sends a request with a body that carries records, written by ``RecordCodec``.
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, as user: String?, in server: TestServer, json: some RecordBody
+    ) async throws -> TestResponse {
+        try await send(method, uri, as: user, in: server, body: json.jsonBody)
+    }
+
     func send(_ method: HTTPRequest.Method, _ uri: String, as user: String?, in server: TestServer, body: Data? = nil) async throws
         -> TestResponse
     {
@@ -86,9 +93,46 @@ extension TestResponse {
     var text: String { String(buffer: body) }
 }
 
+/// A request body holding records, which only ``RecordCodec`` writes.
+protocol RecordBody {
+    var jsonBody: Data { get }
+}
+
+extension PatientResponse: RecordBody {
+    var jsonBody: Data { jsonData() }
+}
+
 /// `{"records": [...]}` for a batch.
-struct Batch: Encodable {
+struct Batch: RecordBody {
     var records: [PatientResponse]
+
+    var jsonBody: Data {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("records")
+        writer.beginArray()
+        for record in records { RecordCodec.write(record, into: &writer) }
+        writer.endArray()
+        writer.endObject()
+        return Data(writer.bytes)
+    }
+}
+
+/// `{"baseRevision": n, "record": {...}}` for an edit.
+struct Update: RecordBody {
+    var baseRevision: Int
+    var record: PatientResponse
+
+    var jsonBody: Data {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("baseRevision")
+        writer.integer(baseRevision)
+        writer.key("record")
+        RecordCodec.write(record, into: &writer)
+        writer.endObject()
+        return Data(writer.bytes)
+    }
 }
 
 extension PatientResponse {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Turns ``QuestionnaireFiles`` into a ``Questionnaire``, collecting every problem on the way.
@@ -78,12 +79,12 @@ final class QuestionnaireParser {
 
     /// The first 16 hex digits of SHA-256 over every file's name and decoded lines, in name order.
     private func version() -> String {
-        var digest = SHA256Digest()
+        var digest = SHA256()
         for name in contentByFile.keys.sorted() {
             let lines = contentByFile[name]!
-            digest.update("\(name)\n\(lines.count)\n")
-            for line in lines { digest.update(line + "\n") }
+            digest.update(data: Array("\(name)\n\(lines.count)\n".utf8))
+            for line in lines { digest.update(data: Array((line + "\n").utf8)) }
         }
-        return String(digest.finalizeHex().prefix(16))
+        return String(digest.finalize().hex.prefix(16))
     }
 }

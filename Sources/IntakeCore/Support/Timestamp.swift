@@ -27,6 +27,12 @@ package enum Timestamp {
         return formatter.date(from: string) ?? ISO8601DateFormatter().date(from: string)
     }
 
+    /// Only `YYYY-MM-DDTHH:MM:SS.sssZ` or `YYYY-MM-DDTHH:MM:SSZ` naming a time that exists: what
+    /// records carry. Nothing is rolled over or guessed.
+    package static func strictDate(from string: String) -> Date? {
+        fastDate(from: string) ?? nil
+    }
+
     /// `YYYY-MM-DDTHH:MM:SS.sssZ` or `YYYY-MM-DDTHH:MM:SSZ`: the date, or `.some(nil)` when the
     /// fields are out of range; nil for any other spelling.
     private static func fastDate(from string: String) -> Date?? {

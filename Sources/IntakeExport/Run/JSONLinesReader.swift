@@ -82,7 +82,6 @@ public final class JSONLinesReader {
     /// Every questionnaire version the file's records name, in order of first appearance, and
     /// how many records it holds.
     public static func references(in url: URL) throws(ExportError) -> (references: [QuestionnaireReference], records: Int) {
-        struct Named: Decodable { var questionnaire: QuestionnaireReference }
         let reader = try JSONLinesReader(url: url)
         var seen: [QuestionnaireReference] = []
         var known = Set<QuestionnaireReference>()
@@ -93,12 +92,7 @@ public final class JSONLinesReader {
                 throw ExportError("cannot read \(url.path): \((error as NSError).localizedDescription)")
             }
             guard let line else { break }
-            let fast = RawJSON.parse(line).flatMap { raw in
-                raw["questionnaire"].flatMap { q in
-                    q["id"]?.string.flatMap { id in q["version"]?.string.map { QuestionnaireReference(id: id, version: $0) } }
-                }
-            }
-            guard let reference = fast ?? (try? JSONDecoder().decode(Named.self, from: line))?.questionnaire else {
+            guard let reference = Self.questionnaire(in: line) else {
                 throw ExportError(
                     "\(url.lastPathComponent):\(reader.lineNumber): not a record in the documented format (no questionnaire id and version); fix or remove that line"
                 )
@@ -109,19 +103,33 @@ public final class JSONLinesReader {
         return (seen, records)
     }
 
-    /// Why decoding failed, without any value from the line.
-    static func reason(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "not JSON" }
-        switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "not JSON"
-        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context.codingPath)) has the wrong type"
-        @unknown default: return "not a record"
-        }
+    /// The record's questionnaire reference, read without reading the rest of the record.
+    static func questionnaire(in line: Data) -> QuestionnaireReference? {
+        try? JSONReader.document(line) { reader throws(JSONReadError) -> QuestionnaireReference? in
+            var reference: QuestionnaireReference?
+            try reader.object { key, reader throws(JSONReadError) in
+                guard key == "questionnaire" else {
+                    try reader.skipValue()
+                    return
+                }
+                var id: String?
+                var version: String?
+                try reader.object { key, reader throws(JSONReadError) in
+                    switch key {
+                    case "id": id = try reader.string()
+                    case "version": version = try reader.string()
+                    default: try reader.skipValue()
+                    }
+                }
+                reference = id.flatMap { id in version.map { QuestionnaireReference(id: id, version: $0) } }
+            }
+            return reference
+        } ?? nil
     }
 
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.isEmpty ? "the record" : keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    /// Why decoding failed, without any value from the line.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? JSONReadError { return error.description }
+        return "not a record"
     }
 }

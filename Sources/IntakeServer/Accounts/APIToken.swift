@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import IntakeCore
 
@@ -12,8 +13,6 @@ enum APIToken {
     }
 
     static func hash(_ token: String) -> String {
-        var digest = SHA256Digest()
-        digest.update(token)
-        return digest.finalizeHex()
+        SHA256.hash(data: Array(token.utf8)).hex
     }
 }

@@ -10,6 +10,8 @@ public struct AccountService: Sendable {
 
     /// A hash of a random string nobody knows, checked when a username is unknown.
     private let dummyHash: String
+    /// Token → user for every request; emptied when this server changes a user or token.
+    private let tokens = TokenCache()
 
     public init(store: any RecordStore, bcryptCost: UInt8 = 12, sessionLifetime: TimeInterval = 30 * 24 * 3600) {
         self.store = store
@@ -53,6 +55,7 @@ public struct AccountService: Sendable {
                 change.teamId = .some(nil)
             }
         }
+        defer { tokens.removeAll() }
         guard let user = try await store.updateUser(username: username, change) else { throw RecordStoreError.notFound("user '\(username)'") }
         return user
     }
@@ -83,10 +86,15 @@ public struct AccountService: Sendable {
     }
 
     public func user(token: String) async throws -> User? {
-        try await store.user(tokenHash: APIToken.hash(token), now: Date())
+        let hash = APIToken.hash(token)
+        if let cached = tokens.user(hash: hash) { return cached }
+        let user = try await store.user(tokenHash: hash, now: Date())
+        if let user { tokens.insert(user, hash: hash) }
+        return user
     }
 
     public func revoke(token: String) async throws {
+        defer { tokens.removeAll() }
         try await store.revokeToken(hash: APIToken.hash(token))
     }
 

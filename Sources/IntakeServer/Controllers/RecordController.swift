@@ -7,45 +7,35 @@ struct RecordController {
     let services: IntakeServices
     static let writers: Set<Role> = [.fieldworker, .coordinator]
 
-    struct Update: Decodable {
-        var baseRevision: Int
-        var record: PatientResponse
-    }
-
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/records", postOne)
         routes.on(.post, "/v1/records/batch", postBatch)
         routes.on(.get, "/v1/records/{id}") { _, context in
             let (_, team) = try context.requireTeam(Self.writers)
             let stored = try await ownRecord(try Self.id(context), team: team)
-            return try JSONCoding.response(
-                StoredRecordJSON(
-                    record: stored.record, revision: stored.revision, receivedBy: stored.receivedBy, receivedAt: stored.receivedAt,
-                    updatedAt: stored.updatedAt))
+            var writer = JSONWriter()
+            StoredRecordJSON.write(stored, into: &writer)
+            return JSONCoding.response(json: writer.bytes)
         }
         routes.on(.put, "/v1/records/{id}", put)
         routes.on(.get, "/v1/records/{id}/revisions") { _, context in
             let (_, team) = try context.requireTeam(Self.writers)
             let id = try Self.id(context)
             _ = try await ownRecord(id, team: team)
-            let revisions = try await services.store.revisions(of: id).map {
-                StoredRevisionJSON(revision: $0.revision, savedBy: $0.savedBy, savedAt: $0.savedAt, record: $0.record)
-            }
-            return try JSONCoding.response(["revisions": revisions])
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("revisions")
+            writer.beginArray()
+            for revision in try await services.store.revisions(of: id) { StoredRecordJSON.write(revision, into: &writer) }
+            writer.endArray()
+            writer.endObject()
+            return JSONCoding.response(json: writer.bytes)
         }
-    }
-
-    struct StoredRevisionJSON: Encodable {
-        var revision: Int
-        var savedBy: String
-        var savedAt: Date
-        var record: PatientResponse
     }
 
     private func postOne(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
-        let record = try JSONCoding.decode(
-            PatientResponse.self, from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes))
+        let record = try JSONCoding.record(from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes))
         let result = try await services.records.ingest([record], owner: RecordOwner(teamId: team, username: user.username))[0]
         switch result {
         case .invalid(let code, let message, let issues):
@@ -65,20 +55,15 @@ struct RecordController {
     private func postBatch(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
         let data = try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes)
-        let items = try BatchBody.items(in: data)
-        guard items.count <= services.configuration.maxBatchRecords else {
-            throw APIError(
-                .contentTooLarge, code: "batch_too_large",
-                message: "a batch holds at most \(services.configuration.maxBatchRecords) records; this one has \(items.count); split it")
-        }
+        let items = try BatchBody.items(in: data, limit: services.configuration.maxBatchRecords)
         var records: [(index: Int, record: PatientResponse)] = []
         var results: [IngestResultJSON?] = Array(repeating: nil, count: items.count)
         for (index, item) in items.enumerated() {
-            do {
-                records.append((index, try JSONDecoder().decode(PatientResponse.self, from: item)))
-            } catch let error as DecodingError {
+            switch item {
+            case .success(let record): records.append((index, record))
+            case .failure(let error):
                 results[index] = IngestResultJSON(
-                    index: index, outcome: "invalid", code: "malformed_record", message: JSONCoding.describe(error))
+                    index: index, outcome: "invalid", code: "malformed_record", message: "records[\(index)] " + error.description)
             }
         }
         let stored = try await services.records.ingest(records.map(\.record), owner: RecordOwner(teamId: team, username: user.username))
@@ -99,7 +84,7 @@ struct RecordController {
     private func put(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
         let id = try Self.id(context)
-        let body = try JSONCoding.decode(Update.self, from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes))
+        let body = try RecordUpdate(json: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes))
         guard body.record.id == id else {
             throw APIError.badRequest("the record's id does not match the id in the path; a record keeps its id through edits")
         }
@@ -160,23 +145,64 @@ struct RecordController {
     }
 }
 
-/// `{"records": [ … ]}` split into one JSON document per record, so one bad record does not sink the batch.
+/// `{"records": [ … ]}`: each record read on its own, so one bad record does not sink the batch.
 enum BatchBody {
-    static func items(in data: Data) throws -> [Data] {
-        let object: Any
+    static func items(in data: Data, limit: Int) throws -> [Result<PatientResponse, JSONReadError>] {
+        let items: [Result<PatientResponse, JSONReadError>]
         do {
-            object = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw APIError.badRequest("the body is not valid JSON")
-        }
-        guard let body = object as? [String: Any], let records = body["records"] as? [Any] else {
-            throw APIError.badRequest("expected {\"records\": [ … ]}")
-        }
-        return try records.map { record in
-            guard JSONSerialization.isValidJSONObject(record) else {
-                return Data("null".utf8)
+            items = try JSONReader.document(data) { reader throws(JSONReadError) in
+                var items: [Result<PatientResponse, JSONReadError>] = []
+                var sawRecords = false
+                try reader.object { key, reader throws(JSONReadError) in
+                    guard key == "records", !sawRecords else {
+                        throw reader.error(key == "records" ? "the key 'records' appears twice" : "unknown key '\(key)'; a batch is {\"records\": [ … ]}")
+                    }
+                    sawRecords = true
+                    try reader.array { _, reader throws(JSONReadError) in
+                        let span = try reader.skipValue()
+                        let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(reader.bytes)[span])
+                        items.append(Result { () throws(JSONReadError) in try RecordCodec.decode(bytes) })
+                    }
+                }
+                guard sawRecords else { throw reader.error("expected {\"records\": [ … ]}", at: 0) }
+                return items
             }
-            return try JSONSerialization.data(withJSONObject: record)
+        } catch {
+            throw APIError.badRequest("the batch could not be read " + error.description)
+        }
+        guard items.count <= limit else {
+            throw APIError(
+                .contentTooLarge, code: "batch_too_large",
+                message: "a batch holds at most \(limit) records; this one has \(items.count); split it")
+        }
+        return items
+    }
+}
+
+/// The body of `PUT /v1/records/{id}`: `{"baseRevision": 3, "record": { … }}`.
+struct RecordUpdate {
+    var baseRevision: Int
+    var record: PatientResponse
+
+    init(json data: Data) throws {
+        do {
+            (baseRevision, record) = try JSONReader.document(data) { reader throws(JSONReadError) in
+                var base: Int?
+                var record: PatientResponse?
+                try reader.object { key, reader throws(JSONReadError) in
+                    switch key {
+                    case "baseRevision" where base == nil: base = try reader.integer()
+                    case "record" where record == nil: record = try RecordCodec.read(&reader)
+                    case "baseRevision", "record": throw reader.error("the key '\(key)' appears twice")
+                    default: throw reader.error("unknown key '\(key)'; an edit is {\"baseRevision\": n, \"record\": { … }}")
+                    }
+                }
+                guard let base else { throw reader.error("field 'baseRevision' is missing", at: 0) }
+                guard let record else { throw reader.error("field 'record' is missing", at: 0) }
+                return (base, record)
+            }
+        } catch {
+            throw APIError.badRequest("the body could not be read " + error.description)
         }
     }
 }

@@ -30,13 +30,35 @@ struct IssueJSON: Encodable {
     }
 }
 
-/// A stored record with its server-side facts.
-struct StoredRecordJSON: Encodable {
-    var record: PatientResponse
-    var revision: Int
-    var receivedBy: String
-    var receivedAt: Date
-    var updatedAt: Date
+/// A stored record with its server-side facts, the record in its canonical form.
+enum StoredRecordJSON {
+    static func write(_ stored: StoredRecord, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("receivedAt")
+        writer.string(Timestamp.string(from: stored.receivedAt))
+        writer.key("receivedBy")
+        writer.string(stored.receivedBy)
+        writer.key("record")
+        RecordCodec.write(stored.record, into: &writer)
+        writer.key("revision")
+        writer.integer(stored.revision)
+        writer.key("updatedAt")
+        writer.string(Timestamp.string(from: stored.updatedAt))
+        writer.endObject()
+    }
+
+    static func write(_ revision: RecordRevision, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("record")
+        RecordCodec.write(revision.record, into: &writer)
+        writer.key("revision")
+        writer.integer(revision.revision)
+        writer.key("savedAt")
+        writer.string(Timestamp.string(from: revision.savedAt))
+        writer.key("savedBy")
+        writer.string(revision.savedBy)
+        writer.endObject()
+    }
 }
 
 /// The answer to `POST /v1/records` and to each item of a batch.

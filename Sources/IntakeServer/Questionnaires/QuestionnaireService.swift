@@ -1,10 +1,12 @@
 import Foundation
 import IntakeCore
+import Synchronization
 
 /// Publishes questionnaire versions and parses them back, once each, for validation.
-public actor QuestionnaireService {
+public final class QuestionnaireService: Sendable {
     public let store: any RecordStore
-    private var parsed: [QuestionnaireReference: Questionnaire] = [:]
+    /// Versions never change once published, so a parsed one stays valid for the server's life.
+    private let parsed = Mutex<[QuestionnaireReference: Questionnaire]>([:])
 
     public init(store: any RecordStore) {
         self.store = store
@@ -31,7 +33,7 @@ public actor QuestionnaireService {
             id: questionnaire.id, version: questionnaire.version, title: questionnaire.title.base,
             questionCount: questionnaire.questionCount, files: files, lists: lists, publishedAt: Date())
         let isNew = try await store.publish(published)
-        parsed[questionnaire.reference] = questionnaire
+        parsed.withLock { $0[questionnaire.reference] = questionnaire }
         return (isNew ? published : try await store.questionnaire(id: published.id, version: published.version) ?? published, isNew)
     }
 
@@ -59,14 +61,14 @@ public actor QuestionnaireService {
 
     /// The parsed questionnaire a record refers to, or nil when that version is not published.
     public func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire? {
-        if let cached = parsed[reference] { return cached }
+        if let cached = parsed.withLock({ $0[reference] }) { return cached }
         guard let published = try await store.questionnaire(id: reference.id, version: reference.version) else { return nil }
         let files = QuestionnaireFiles(
             directory: published.id,
             files: published.files.reduce(into: [:]) { $0[$1.key] = .init(path: $1.key, bytes: Array($1.value.utf8)) },
             lists: published.lists.reduce(into: [:]) { $0[$1.key] = .init(path: $1.key, bytes: Array($1.value.utf8)) })
         let questionnaire = try QuestionnaireLoader.load(files)
-        parsed[reference] = questionnaire
+        parsed.withLock { $0[reference] = questionnaire }
         return questionnaire
     }
 }

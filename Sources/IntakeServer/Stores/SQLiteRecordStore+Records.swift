@@ -4,8 +4,23 @@ import IntakeCore
 
 extension SQLiteRecordStore {
     public func ingest(_ items: [IngestItem], owner: RecordOwner, at time: Date) async throws -> [IngestOutcome] {
+        try await ingestGroup.submit(IngestJob(items: items, owner: owner, time: time))
+    }
+
+    /// One transaction for every request's records that arrived while the last commit ran, a
+    /// savepoint each, so a request that fails takes nothing else with it.
+    static func commit(_ jobs: [IngestJob], into database: DatabasePool) async throws -> [Result<[IngestOutcome], any Error>] {
         try await database.write { db in
-            try items.map { item in try Self.ingest(item, owner: owner, at: time, db) }
+            jobs.map { job in
+                Result {
+                    var outcomes: [IngestOutcome] = []
+                    try db.inSavepoint {
+                        outcomes = try job.items.map { item in try Self.ingest(item, owner: job.owner, at: job.time, db) }
+                        return .commit
+                    }
+                    return outcomes
+                }
+            }
         }
     }
 

@@ -5,6 +5,13 @@ import IntakeCore
 /// The embedded default store: one SQLite file (WAL) through GRDB and the system libsqlite3.
 public final class SQLiteRecordStore: RecordStore {
     let database: DatabasePool
+    let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
+
+    struct IngestJob: Sendable {
+        var items: [IngestItem]
+        var owner: RecordOwner
+        var time: Date
+    }
 
     /// Opens (creating and migrating when needed) the database at `path`.
     public init(path: String) throws {
@@ -15,8 +22,10 @@ public final class SQLiteRecordStore: RecordStore {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        database = try DatabasePool(path: path, configuration: configuration)
+        let database = try DatabasePool(path: path, configuration: configuration)
+        self.database = database
         try Self.migrator.migrate(database)
+        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, into: database) }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
         }
@@ -114,6 +123,32 @@ extension SQLiteRecordStore {
                     );
                     """)
         }
+        migrator.registerMigration("v3: records in the canonical form of RecordCodec 1, hashed with it") { db in
+            try rewriteCanonically(table: "recordRevision", hashColumn: "contentHash", db)
+            try rewriteCanonically(table: "record", hashColumn: nil, db)
+        }
         return migrator
+    }
+
+    /// Rewrites every body of `table` in canonical form (and its hash), a thousand rows at a time.
+    private static func rewriteCanonically(table: String, hashColumn: String?, _ db: Database) throws {
+        let set = hashColumn.map { "body = ?, \($0) = ?" } ?? "body = ?"
+        let update = try db.makeStatement(sql: "UPDATE \(table) SET \(set) WHERE rowid = ?")
+        var after: Int64 = 0
+        while true {
+            let rows = try Row.fetchAll(db, sql: "SELECT rowid, body FROM \(table) WHERE rowid > ? ORDER BY rowid LIMIT 1000", arguments: [after])
+            guard let last = rows.last else { return }
+            for row in rows {
+                let canonical = RecordCodec.encode(try RecordCodec.decode(Array((row["body"] as String).utf8)))
+                let body = String(decoding: canonical, as: UTF8.self)
+                let rowid: Int64 = row["rowid"]
+                if hashColumn != nil {
+                    try update.execute(arguments: [body, RecordCodec.contentHash(ofCanonical: canonical), rowid])
+                } else {
+                    try update.execute(arguments: [body, rowid])
+                }
+            }
+            after = last["rowid"]
+        }
     }
 }

@@ -27,18 +27,16 @@ public struct PublishedQuestionnaire: Sendable, Hashable, Codable {
     }
 }
 
-/// A record ready to store, with the hash of its canonical JSON.
+/// A record ready to store: its canonical bytes (``RecordCodec``) and their SHA-256.
 public struct IngestItem: Sendable {
     public var record: PatientResponse
-    public var body: Data
+    public var body: [UInt8]
     public var contentHash: String
 
-    public init(record: PatientResponse) throws {
+    public init(record: PatientResponse) {
         self.record = record
-        self.body = try record.jsonData()
-        var digest = SHA256Digest()
-        digest.update(body)
-        self.contentHash = digest.finalizeHex()
+        self.body = RecordCodec.encode(record)
+        self.contentHash = RecordCodec.contentHash(ofCanonical: body)
     }
 }
 

@@ -21,6 +21,22 @@ enum JSONCoding {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// A JSON body already written, such as canonical record bytes.
+    static func response(json: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: json)))
+    }
+
+    /// One record from a request body, read by ``RecordCodec``; 400 says where it went wrong.
+    static func record(from data: Data) throws -> PatientResponse {
+        do {
+            return try RecordCodec.decode(data)
+        } catch {
+            throw APIError.badRequest("the record could not be read " + error.description)
+        }
+    }
+
     /// The request body, at most `limit` bytes (413 above it).
     static func body(of request: Request, limit: Int) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {

@@ -45,17 +45,16 @@ struct PatientResponseTests {
 
     @Test(arguments: [
         #"{"format": 2}"#,
-        #"{"text": "a", "integer": 1}"#,
+        #"{"answers": {"1": {"1": {"text": "a", "integer": 1}}}}"#,
     ])
     func rejectsMalformedJSONWithAReason(json: String) {
-        #expect(throws: DecodingError.self) { try PatientResponse(jsonData: Data(json.utf8)) }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Answer.self, from: Data(json.utf8)) }
+        #expect(throws: JSONReadError.self) { try PatientResponse(jsonData: Data(json.utf8)) }
     }
 
     @Test func rejectsNonNumericAnswerKeys() throws {
         var object = try #require(JSONSerialization.jsonObject(with: try Self.example.jsonData()) as? [String: Any])
         object["answers"] = ["first": ["1": ["text": "x"]]]
         let data = try JSONSerialization.data(withJSONObject: object)
-        #expect(throws: DecodingError.self) { try PatientResponse(jsonData: data) }
+        #expect(throws: JSONReadError.self) { try PatientResponse(jsonData: data) }
     }
 }

@@ -1,0 +1,364 @@
+import Foundation
+
+/// A strict JSON reader over UTF-8 bytes, one value at a time, for the record codec and the
+/// documents that carry records (batches, edits, server answers).
+///
+/// Strict by construction (RFC 8259 with no extensions): no trailing commas, no comments, no
+/// byte order mark, no UTF-16/32, no invalid UTF-8, no lone surrogates, no leading zeros.
+/// Duplicate keys are caught by the code that reads an object, which knows its keys. Every
+/// error carries the byte offset and the path of keys that led there, and never a value.
+package struct JSONReader {
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package private(set) var index = 0
+    /// Keys and indices from the document's top to the value being read, for error messages.
+    private var path: [PathComponent] = []
+    private static let maxDepth = 64
+
+    enum PathComponent {
+        case key(String)
+        case index(Int)
+    }
+
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONReadError) {
+        self.bytes = bytes
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            throw JSONReadError(offset: 0, path: "", "the document starts with a byte order mark; send UTF-8 without one")
+        }
+        if bytes.count >= 2, bytes[0] == 0 || bytes[1] == 0 || (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) {
+            throw JSONReadError(offset: 0, path: "", "the document is UTF-16 or UTF-32; send UTF-8")
+        }
+    }
+
+    /// Reads `bytes` as one JSON document with `read`, and checks nothing follows it.
+    package static func document<T>(_ data: some ContiguousBytes, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws(JSONReadError) -> T {
+        let result: Result<T, JSONReadError> = data.withUnsafeBytes { raw in
+            do throws(JSONReadError) {
+                var reader = try JSONReader(raw.bindMemory(to: UInt8.self))
+                let value = try read(&reader)
+                try reader.end()
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Errors
+
+    package func error(_ message: String, at offset: Int? = nil) -> JSONReadError {
+        JSONReadError(offset: offset ?? index, path: pathText, message)
+    }
+
+    var pathText: String {
+        var text = ""
+        for component in path {
+            switch component {
+            case .key(let key): text += (text.isEmpty ? "" : ".") + key
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    // MARK: Structure
+
+    package mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next byte after white space, without taking it; nil at the end.
+    package mutating func peek() -> UInt8? {
+        skipSpace()
+        return index < bytes.count ? bytes[index] : nil
+    }
+
+    package mutating func end() throws(JSONReadError) {
+        skipSpace()
+        guard index == bytes.count else { throw error("unexpected text after the end of the document") }
+    }
+
+    private mutating func expect(_ byte: UInt8, _ what: String) throws(JSONReadError) {
+        guard peek() == byte else {
+            throw error(index < bytes.count ? "expected \(what)" : "the document ends early; expected \(what)")
+        }
+        index += 1
+    }
+
+    /// Reads `{`, then calls `member` with each key; `member` must read the value.
+    package mutating func object(_ member: (String, inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
+        guard path.count < Self.maxDepth else { throw error("nested more than \(Self.maxDepth) levels deep") }
+        try expect(UInt8(ascii: "{"), "an object ('{')")
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            guard peek() == UInt8(ascii: "\"") else {
+                throw error(index < bytes.count ? "expected a key in double quotes (a trailing comma?)" : "the document ends early inside an object")
+            }
+            let key = try string()
+            try expect(UInt8(ascii: ":"), "':' after the key")
+            path.append(.key(key))
+            try member(key, &self)
+            path.removeLast()
+            switch peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                return
+            case nil: throw error("the document ends early inside an object")
+            default: throw error("expected ',' or '}' after a value")
+            }
+        }
+    }
+
+    /// Reads `[`, then calls `element` with each position; `element` must read the value.
+    package mutating func array(_ element: (Int, inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
+        guard path.count < Self.maxDepth else { throw error("nested more than \(Self.maxDepth) levels deep") }
+        try expect(UInt8(ascii: "["), "an array ('[')")
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        var position = 0
+        while true {
+            guard peek() != UInt8(ascii: "]") else { throw error("expected a value (a trailing comma?)") }
+            path.append(.index(position))
+            try element(position, &self)
+            path.removeLast()
+            position += 1
+            switch peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return
+            case nil: throw error("the document ends early inside an array")
+            default: throw error("expected ',' or ']' after a value")
+            }
+        }
+    }
+
+    /// Reads `null` if it comes next and says so; otherwise reads nothing.
+    package mutating func null() -> Bool {
+        guard peek() == UInt8(ascii: "n"), literal("null") else { return false }
+        return true
+    }
+
+    package mutating func bool() throws(JSONReadError) -> Bool {
+        switch peek() {
+        case UInt8(ascii: "t") where literal("true"): return true
+        case UInt8(ascii: "f") where literal("false"): return false
+        default: throw error("expected true or false")
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+        if index + count < bytes.count, Self.isWordByte(bytes[index + count]) { return false }
+        index += count
+        return true
+    }
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x5F
+    }
+
+    /// Skips one value of any kind, checking its syntax, and returns the bytes it spans.
+    @discardableResult
+    package mutating func skipValue() throws(JSONReadError) -> Range<Int> {
+        guard let first = peek() else { throw error("the document ends early; expected a value") }
+        let start = index
+        switch first {
+        case UInt8(ascii: "{"): try object { _, reader throws(JSONReadError) in try reader.skipValue() }
+        case UInt8(ascii: "["): try array { _, reader throws(JSONReadError) in try reader.skipValue() }
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
+        case UInt8(ascii: "n"):
+            guard null() else { throw error("expected a value") }
+        default: _ = try numberText()
+        }
+        return start..<index
+    }
+
+    // MARK: Strings
+
+    package mutating func string() throws(JSONReadError) -> String {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
+        index += 1
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                    throw error("a string is not valid UTF-8", at: start)
+                }
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            if byte < 0x20 { throw error("a control character inside a string must be escaped (\\n, \\t, \\u0000)") }
+            index += 1
+        }
+        throw error("the document ends early inside a string", at: start - 1)
+    }
+
+    private mutating func escapedString(from start: Int) throws(JSONReadError) -> String {
+        var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                guard let text = String(validating: buffer, as: UTF8.self) else { throw error("a string is not valid UTF-8", at: start) }
+                return text
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { break }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escape)
+                case UInt8(ascii: "b"): buffer.append(0x08)
+                case UInt8(ascii: "f"): buffer.append(0x0C)
+                case UInt8(ascii: "n"): buffer.append(0x0A)
+                case UInt8(ascii: "r"): buffer.append(0x0D)
+                case UInt8(ascii: "t"): buffer.append(0x09)
+                case UInt8(ascii: "u"): buffer.append(contentsOf: try unicodeEscape())
+                default: throw error("unknown escape '\\\(Character(Unicode.Scalar(escape)))' in a string", at: index - 2)
+                }
+            default:
+                if byte < 0x20 { throw error("a control character inside a string must be escaped (\\n, \\t, \\u0000)") }
+                buffer.append(byte)
+                index += 1
+            }
+        }
+        throw error("the document ends early inside a string", at: start - 1)
+    }
+
+    /// After `\u`: four hex digits, or a surrogate pair written as two escapes; the UTF-8 bytes.
+    private mutating func unicodeEscape() throws(JSONReadError) -> [UInt8] {
+        let at = index - 2
+        var value = try hex4()
+        if (0xD800...0xDBFF).contains(value) {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw error("a \\u escape holds half a surrogate pair; write the whole character", at: at)
+            }
+            index += 2
+            let low = try hex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw error("a \\u escape holds half a surrogate pair; write the whole character", at: at) }
+            value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(value) {
+            throw error("a \\u escape holds half a surrogate pair; write the whole character", at: at)
+        }
+        return Array(String(Character(Unicode.Scalar(value)!)).utf8)
+    }
+
+    private mutating func hex4() throws(JSONReadError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x41...0x46: digit = byte - 0x41 + 10
+            case 0x61...0x66: digit = byte - 0x61 + 10
+            default: throw error("a \\u escape needs four hex digits")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    // MARK: Numbers
+
+    /// A JSON number's text, checked against the grammar (no '+', no leading zeros, no bare '.').
+    private mutating func numberText() throws(JSONReadError) -> (range: Range<Int>, isInteger: Bool) {
+        skipSpace()
+        let start = index
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, Self.isDigit(bytes[index]) else {
+            throw error(index < bytes.count ? "expected a value" : "the document ends early; expected a value", at: start)
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, Self.isDigit(bytes[index]) { throw error("a number has a leading zero", at: start) }
+        } else {
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, Self.isDigit(bytes[index]) else { throw error("a number needs digits after '.'", at: start) }
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, Self.isDigit(bytes[index]) else { throw error("a number needs digits in its exponent", at: start) }
+            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, Self.isWordByte(bytes[index]) || bytes[index] == UInt8(ascii: ".") {
+            throw error("expected a value", at: start)
+        }
+        return (start..<index, isInteger)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// A whole number that fits 64 bits.
+    package mutating func integer() throws(JSONReadError) -> Int {
+        guard let next = peek(), next == UInt8(ascii: "-") || Self.isDigit(next) else { throw error("expected a whole number") }
+        let (range, isInteger) = try numberText()
+        guard isInteger else { throw error("expected a whole number, without a fraction or exponent", at: range.lowerBound) }
+        var value = 0
+        let negative = bytes[range.lowerBound] == UInt8(ascii: "-")
+        for position in (negative ? range.lowerBound + 1 : range.lowerBound)..<range.upperBound {
+            let digit = Int(bytes[position] - 0x30)
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            guard !overflow1, !overflow2 else { throw error("a whole number is too large (64 bits at most)", at: range.lowerBound) }
+            value = sum
+        }
+        return value
+    }
+
+    /// Any finite number.
+    package mutating func number() throws(JSONReadError) -> Double {
+        guard let next = peek(), next == UInt8(ascii: "-") || Self.isDigit(next) else { throw error("expected a number") }
+        let (range, _) = try numberText()
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw error("a number is too large", at: range.lowerBound) }
+        return value
+    }
+}
+
+/// Where and why a JSON document could not be read. Never holds a value from the document.
+public struct JSONReadError: Error, Equatable, CustomStringConvertible {
+    /// Byte offset from the start of the document.
+    public var offset: Int
+    /// Keys and indices leading to the value, such as `answers.2.5.integer`; empty at the top.
+    public var path: String
+    public var message: String
+
+    package init(offset: Int, path: String, _ message: String) {
+        self.offset = offset
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String {
+        "at byte \(offset)" + (path.isEmpty ? "" : " (\(path))") + ": \(message)"
+    }
+}

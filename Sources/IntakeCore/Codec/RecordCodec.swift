@@ -1,0 +1,330 @@
+import Foundation
+
+/// The one door between a ``PatientResponse`` and its bytes: the server, the client, the local
+/// queue and the exports all read and write records through it.
+///
+/// Reading is strict (see ``JSONReader``) and goes straight from the bytes to the record.
+/// Writing produces the canonical form, version ``canonicalForm`` (docs/record-format.md):
+/// equal records give equal bytes, which is what the server stores and hashes.
+public enum RecordCodec {
+    /// The version of the canonical byte form; changes only with a migration of stored hashes.
+    public static let canonicalForm = 1
+
+    /// Reads one record from a JSON document.
+    public static func decode(_ data: some ContiguousBytes) throws(JSONReadError) -> PatientResponse {
+        try JSONReader.document(data) { reader throws(JSONReadError) in try read(&reader) }
+    }
+
+    /// The record's canonical bytes.
+    public static func encode(_ record: PatientResponse) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512 + record.answerCount * 40)
+        write(record, into: &writer)
+        return writer.bytes
+    }
+
+    // MARK: Reading
+
+    /// Reads a record at the reader's position. Keys the record does not have go to `extra`,
+    /// which reads their value and returns true, or returns false to refuse them.
+    package static func read(
+        _ reader: inout JSONReader, extra: (String, inout JSONReader) throws(JSONReadError) -> Bool = { _, _ in false }
+    ) throws(JSONReadError) -> PatientResponse {
+        var fields = Fields()
+        let start = reader.index
+        try reader.object { key, reader throws(JSONReadError) in
+            guard let member = Member(rawValue: key) else {
+                guard try extra(key, &reader) else {
+                    throw reader.error("unknown key '\(key)' in a record; docs/record-format.md lists the keys")
+                }
+                return
+            }
+            guard fields.seen.insert(member).inserted else { throw reader.error("the key '\(key)' appears twice") }
+            try fields.read(member, &reader)
+        }
+        return try fields.record(reader, start: start)
+    }
+
+    private enum Member: String {
+        case format, id, questionnaire, patient, answers, status, collector, deviceId, language, createdAt, updatedAt
+    }
+
+    /// What has been read of a record so far.
+    private struct Fields {
+        var seen: Set<Member> = []
+        var id: UUID?
+        var questionnaire: QuestionnaireReference?
+        var patient = PatientIdentification()
+        var answers: [Int: [Int: Answer]]?
+        var status: PatientResponse.Status?
+        var collector: String?
+        var deviceId: String?
+        var language: String?
+        var createdAt: Date?
+        var updatedAt: Date?
+        var format: Int?
+
+        mutating func read(_ member: Member, _ reader: inout JSONReader) throws(JSONReadError) {
+            switch member {
+            case .format:
+                let value = try reader.integer()
+                guard value >= 1 else { throw reader.error("the record format is 1 or later") }
+                guard value <= PatientResponse.formatVersion else {
+                    throw reader.error("record format \(value) is newer than this Intake reads (\(PatientResponse.formatVersion)); update Intake")
+                }
+                format = value
+            case .id:
+                guard let value = UUID(uuidString: try reader.string()) else { throw reader.error("expected a record id (a UUID)") }
+                id = value
+            case .questionnaire: questionnaire = try RecordCodec.questionnaire(&reader)
+            case .patient: patient = try RecordCodec.patient(&reader)
+            case .answers: answers = try RecordCodec.answers(&reader)
+            case .status:
+                guard let value = PatientResponse.Status(rawValue: try reader.string()) else {
+                    throw reader.error("expected 'draft' or 'complete'")
+                }
+                status = value
+            case .collector: collector = try reader.string()
+            case .deviceId: deviceId = try reader.string()
+            case .language: language = reader.null() ? nil : try reader.string()
+            case .createdAt: createdAt = try RecordCodec.timestamp(&reader)
+            case .updatedAt: updatedAt = try RecordCodec.timestamp(&reader)
+            }
+        }
+
+        func record(_ reader: borrowing JSONReader, start: Int) throws(JSONReadError) -> PatientResponse {
+            guard let format, format >= 1 else { throw missing("format", reader, start) }
+            guard let id else { throw missing("id", reader, start) }
+            guard let questionnaire else { throw missing("questionnaire", reader, start) }
+            guard let answers else { throw missing("answers", reader, start) }
+            guard let status else { throw missing("status", reader, start) }
+            guard let collector else { throw missing("collector", reader, start) }
+            guard let deviceId else { throw missing("deviceId", reader, start) }
+            guard let createdAt else { throw missing("createdAt", reader, start) }
+            guard let updatedAt else { throw missing("updatedAt", reader, start) }
+            return PatientResponse(
+                id: id, questionnaire: questionnaire, patient: patient, answers: answers, status: status, collector: collector,
+                deviceId: deviceId, language: language, createdAt: createdAt, updatedAt: updatedAt)
+        }
+
+        private func missing(_ key: String, _ reader: borrowing JSONReader, _ start: Int) -> JSONReadError {
+            reader.error("the record has no '\(key)'", at: start)
+        }
+    }
+
+    private static func questionnaire(_ reader: inout JSONReader) throws(JSONReadError) -> QuestionnaireReference {
+        var id: String?
+        var version: String?
+        let start = reader.index
+        try reader.object { key, reader throws(JSONReadError) in
+            switch key {
+            case "id" where id == nil: id = try reader.string()
+            case "version" where version == nil: version = try reader.string()
+            case "id", "version": throw reader.error("the key '\(key)' appears twice")
+            default: throw reader.error("unknown key '\(key)' in questionnaire; it has 'id' and 'version'")
+            }
+        }
+        guard let id, let version else { throw reader.error("questionnaire needs both 'id' and 'version'", at: start) }
+        return QuestionnaireReference(id: id, version: version)
+    }
+
+    private static func patient(_ reader: inout JSONReader) throws(JSONReadError) -> PatientIdentification {
+        var patient = PatientIdentification()
+        var seen: Set<String> = []
+        try reader.object { key, reader throws(JSONReadError) in
+            guard seen.insert(key).inserted else { throw reader.error("the key '\(key)' appears twice") }
+            switch key {
+            case "givenName": patient.givenName = reader.null() ? "" : try reader.string()
+            case "familyName": patient.familyName = reader.null() ? "" : try reader.string()
+            case "externalId": patient.externalId = reader.null() ? nil : try reader.string()
+            case "dateOfBirth":
+                guard !reader.null() else { return }
+                guard let date = LocalDate(iso: try reader.string()) else { throw reader.error("expected a date that exists, written as YYYY-MM-DD") }
+                patient.dateOfBirth = date
+            case "sex":
+                guard !reader.null() else { return }
+                guard let sex = PatientIdentification.Sex(rawValue: try reader.string()) else {
+                    throw reader.error("expected one of female, male, other, unknown")
+                }
+                patient.sex = sex
+            default:
+                throw reader.error("unknown key '\(key)' in patient; it has givenName, familyName, dateOfBirth, sex and externalId")
+            }
+        }
+        return patient
+    }
+
+    private static func answers(_ reader: inout JSONReader) throws(JSONReadError) -> [Int: [Int: Answer]] {
+        var answers: [Int: [Int: Answer]] = [:]
+        try reader.object { sectionKey, reader throws(JSONReadError) in
+            guard let section = position(sectionKey) else {
+                throw reader.error("section keys are whole numbers from 1 written plainly (\"2\", not \"02\" or \"+2\")")
+            }
+            guard answers[section] == nil else { throw reader.error("section \(section) appears twice") }
+            var byIndex: [Int: Answer] = [:]
+            try reader.object { indexKey, reader throws(JSONReadError) in
+                guard let index = position(indexKey) else {
+                    throw reader.error("question keys are whole numbers from 1 written plainly (\"5\", not \"05\" or \"+5\")")
+                }
+                guard byIndex[index] == nil else { throw reader.error("question \(index) appears twice") }
+                byIndex[index] = try answer(&reader)
+            }
+            if !byIndex.isEmpty { answers[section] = byIndex }
+        }
+        return answers
+    }
+
+    /// `1`, `25`: a positive whole number without sign, leading zeros or anything else.
+    private static func position(_ key: String) -> Int? {
+        let utf8 = key.utf8
+        guard let first = utf8.first, first >= UInt8(ascii: "1"), first <= UInt8(ascii: "9"), utf8.count <= 9 else { return nil }
+        var value = 0
+        for byte in utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+
+    private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary"
+
+    private static func answer(_ reader: inout JSONReader) throws(JSONReadError) -> Answer {
+        var result: Answer?
+        let start = reader.index
+        try reader.object { kind, reader throws(JSONReadError) in
+            guard result == nil else { throw reader.error("an answer has exactly one key, its type (\(answerKinds))") }
+            switch kind {
+            case "text": result = .text(try reader.string())
+            case "integer": result = .integer(try reader.integer())
+            case "decimal": result = .decimal(try reader.number())
+            case "date":
+                guard let date = LocalDate(iso: try reader.string()) else { throw reader.error("expected a date that exists, written as YYYY-MM-DD") }
+                result = .date(date)
+            case "yesNo": result = .yesNo(try reader.bool())
+            case "choice": result = .choice(try reader.string())
+            case "choices":
+                var codes: [String] = []
+                try reader.array { _, reader throws(JSONReadError) in codes.append(try reader.string()) }
+                result = .choices(codes)
+            case "dictionary":
+                var fields: [String: Answer] = [:]
+                try reader.object { name, reader throws(JSONReadError) in
+                    guard fields[name] == nil else { throw reader.error("the field '\(name)' appears twice") }
+                    fields[name] = try answer(&reader)
+                }
+                result = .dictionary(fields)
+            default: throw reader.error("unknown answer type '\(kind)'; an answer has one of \(answerKinds)")
+            }
+        }
+        guard let result else { throw reader.error("an answer has exactly one key, its type (\(answerKinds))", at: start) }
+        return result
+    }
+
+    private static func timestamp(_ reader: inout JSONReader) throws(JSONReadError) -> Date {
+        guard let date = Timestamp.strictDate(from: try reader.string()) else {
+            throw reader.error("expected a UTC time that exists, written as 2026-11-22T05:19:08.123Z")
+        }
+        return date
+    }
+
+    // MARK: Writing
+
+    /// Writes the canonical form; `extras` (keys a record does not have, with their JSON) are
+    /// placed among its keys in order, as exports do with `patientKey`.
+    package static func write(_ record: PatientResponse, into writer: inout JSONWriter, extras: [(key: String, json: [UInt8])] = []) {
+        var extras = extras.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }[...]
+        func member(_ key: String, _ write: (inout JSONWriter) -> Void) {
+            while let next = extras.first, next.key.utf8.lexicographicallyPrecedes(key.utf8) {
+                writer.key(next.key)
+                writer.raw(next.json)
+                extras.removeFirst()
+            }
+            writer.key(key)
+            write(&writer)
+        }
+        writer.beginObject()
+        member("answers") { writer in
+            writer.beginObject()
+            for section in record.answers.keys.sorted() {
+                writer.key(String(section))
+                writer.beginObject()
+                for (index, answer) in record.answers[section]!.sorted(by: { $0.key < $1.key }) {
+                    writer.key(String(index))
+                    write(answer, into: &writer)
+                }
+                writer.endObject()
+            }
+            writer.endObject()
+        }
+        member("collector") { $0.string(record.collector) }
+        member("createdAt") { $0.string(Timestamp.string(from: record.createdAt)) }
+        member("deviceId") { $0.string(record.deviceId) }
+        member("format") { $0.integer(PatientResponse.formatVersion) }
+        member("id") { $0.string(record.id.uuidString.lowercased()) }
+        if let language = record.language { member("language") { $0.string(language) } }
+        member("patient") { writer in write(record.patient, into: &writer) }
+        member("questionnaire") { writer in
+            writer.beginObject()
+            writer.key("id")
+            writer.string(record.questionnaire.id)
+            writer.key("version")
+            writer.string(record.questionnaire.version)
+            writer.endObject()
+        }
+        member("status") { $0.string(record.status.rawValue) }
+        member("updatedAt") { $0.string(Timestamp.string(from: record.updatedAt)) }
+        for extra in extras {
+            writer.key(extra.key)
+            writer.raw(extra.json)
+        }
+        writer.endObject()
+    }
+
+    private static func write(_ patient: PatientIdentification, into writer: inout JSONWriter) {
+        writer.beginObject()
+        if let date = patient.dateOfBirth {
+            writer.key("dateOfBirth")
+            writer.string(date.description)
+        }
+        if let external = patient.externalId {
+            writer.key("externalId")
+            writer.string(external)
+        }
+        if !patient.familyName.isEmpty {
+            writer.key("familyName")
+            writer.string(patient.familyName)
+        }
+        if !patient.givenName.isEmpty {
+            writer.key("givenName")
+            writer.string(patient.givenName)
+        }
+        if let sex = patient.sex {
+            writer.key("sex")
+            writer.string(sex.rawValue)
+        }
+        writer.endObject()
+    }
+
+    package static func write(_ answer: Answer, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key(answer.kind)
+        switch answer {
+        case .text(let value), .choice(let value): writer.string(value)
+        case .integer(let value): writer.integer(value)
+        case .decimal(let value): writer.number(value)
+        case .date(let value): writer.string(value.description)
+        case .yesNo(let value): writer.bool(value)
+        case .choices(let codes):
+            writer.beginArray()
+            for code in codes { writer.string(code) }
+            writer.endArray()
+        case .dictionary(let fields):
+            writer.beginObject()
+            for (name, field) in fields.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                writer.key(name)
+                write(field, into: &writer)
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+@testable import IntakeCore
+
+struct RecordCodecTests {
+    @Test func randomRecordsRoundTripAndWriteTheSameBytesAgain() throws {
+        var records = RandomRecords(seed: TestSeed.make("round trip"))
+        for _ in 0..<TestSeed.count(3000) / 3 {
+            let record = records.record()
+            let bytes = RecordCodec.encode(record)
+            let read = try RecordCodec.decode(bytes)
+            #expect(read == record)
+            #expect(RecordCodec.encode(read) == bytes)
+        }
+    }
+
+    /// Foundation's own JSON reader, an independent one, reads the canonical bytes as the same values.
+    @Test func canonicalBytesAreJSONThatFoundationReadsAlike() throws {
+        var records = RandomRecords(seed: TestSeed.make("foundation"))
+        for _ in 0..<300 {
+            let record = records.record()
+            let object = try #require(JSONSerialization.jsonObject(with: Data(RecordCodec.encode(record))) as? [String: Any])
+            #expect(object["collector"] as? String == record.collector)
+            #expect(object["id"] as? String == record.id.uuidString.lowercased())
+            let patient = try #require(object["patient"] as? [String: Any])
+            #expect((patient["givenName"] as? String ?? "") == record.patient.givenName)
+            let answers = try #require(object["answers"] as? [String: [String: [String: Any]]])
+            #expect(answers.values.reduce(0) { $0 + $1.count } == record.answerCount)
+            for (position, answer) in record.allAnswers {
+                let json = try #require(answers[String(position.section)]?[String(position.index)])
+                if case .text(let text) = answer { #expect(json["text"] as? String == text) }
+                if case .integer(let number) = answer { #expect((json["integer"] as? NSNumber)?.int64Value == Int64(number)) }
+            }
+        }
+    }
+
+    @Test func canonicalFormIsSortedCompactAndDocumented() throws {
+        let record = PatientResponse(
+            id: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, questionnaire: QuestionnaireReference(id: "q", version: "v1"),
+            patient: PatientIdentification(givenName: "A\"b", familyName: "", sex: .female),
+            answers: [10: [2: .decimal(500)], 2: [10: .integer(-3), 9: .choices(["x", "y"])]], status: .complete, collector: "c/d",
+            deviceId: "dev", createdAt: Date(timeIntervalSince1970: 1_763_789_948.123), updatedAt: Date(timeIntervalSince1970: 1_763_789_948))
+        let text = String(decoding: RecordCodec.encode(record), as: UTF8.self)
+        #expect(
+            text
+                == #"{"answers":{"2":{"9":{"choices":["x","y"]},"10":{"integer":-3}},"10":{"2":{"decimal":500.0}}},"collector":"c/d","createdAt":"2025-11-22T05:39:08.123Z","deviceId":"dev","format":1,"id":"6f9619ff-8b86-d011-b42d-00c04fc964ff","patient":{"givenName":"A\"b","sex":"female"},"questionnaire":{"id":"q","version":"v1"},"status":"complete","updatedAt":"2025-11-22T05:39:08.000Z"}"#
+        )
+    }
+
+    @Test(arguments: [
+        (#"{"format":1,"format":1}"#, "appears twice"),
+        (#"{"format":1,}"#, "trailing comma"),
+        (#"{"answers":{"01":{}}}"#, "whole numbers from 1"),
+        (#"{"answers":{"+1":{}}}"#, "whole numbers from 1"),
+        (#"{"answers":{"1":{"1":{"text":"a"},"1":{"text":"b"}}}}"#, "appears twice"),
+        (#"{"answers":{"1":{"1":{"text":"a","integer":1}}}}"#, "exactly one key"),
+        (#"{"answers":{"1":{"1":{"integer":1.0}}}}"#, "whole number"),
+        (#"{"answers":{"1":{"1":{"choices":["a",]}}}}"#, "trailing comma"),
+        (#"{"createdAt":"2026-02-30T00:00:00.000Z"}"#, "UTC time that exists"),
+        (#"{"createdAt":"2026-01-01T00:00:00+01:00"}"#, "UTC time that exists"),
+        (#"{"patient":{"dateOfBirth":"+990-01-01"}}"#, "date that exists"),
+        (#"{"collector":"\ud800"}"#, "surrogate"),
+        (#"{"format":2}"#, "newer than this Intake reads"),
+        (#"{"format":0}"#, "format is 1"),
+        (#"{"nickname":"x"}"#, "unknown key 'nickname'"),
+        (#"{"format":01}"#, "leading zero"),
+        (#"{"format":1} x"#, "after the end"),
+        (#"{"format":1"#, "ends early"),
+        (#"{"id":"not-a-uuid"}"#, "UUID"),
+    ])
+    func rejectsWhatIsNotStrictlyARecordAndSaysWhere(json: String, expected: String) {
+        do {
+            _ = try RecordCodec.decode(Array(json.utf8))
+            Issue.record("read \(json)")
+        } catch {
+            #expect(error.message.contains(expected), "\(json): \(error.description)")
+            #expect(error.offset >= 0 && error.offset <= json.utf8.count)
+        }
+    }
+
+    @Test func rejectsEncodingsOtherThanUTF8() throws {
+        let record = Array(RecordCodec.encode(PatientResponseExamples.minimal))
+        for (bytes, expected) in [
+            ([0xEF, 0xBB, 0xBF] + record, "byte order mark"),
+            (Array(String(decoding: record, as: UTF8.self).utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }), "UTF-16 or UTF-32"),
+            (Array(record[..<20]) + [0xC3, 0x28] + Array(record[20...]), "not valid UTF-8"),
+        ] {
+            #expect(throws: JSONReadError.self) { try RecordCodec.decode(bytes) }
+            do { _ = try RecordCodec.decode(bytes) } catch { #expect(error.message.contains(expected), "\(error)") }
+        }
+    }
+
+    @Test func errorsNameThePathButNeverTheValue() {
+        let json = #"{"answers":{"3":{"7":{"integer":"secret-value"}}}}"#
+        do {
+            _ = try RecordCodec.decode(Array(json.utf8))
+            Issue.record("read it")
+        } catch {
+            #expect(error.path == "answers.3.7.integer")
+            #expect(!error.description.contains("secret"))
+        }
+    }
+
+    /// Random and mutated bytes never crash the reader, and every refusal says where.
+    @Test func mutatedRecordsNeverCrashAndAlwaysGiveALocatedError() {
+        let seed = TestSeed.make("mutations")
+        var records = RandomRecords(seed: seed)
+        var random = SeededGenerator(seed: seed &+ 1)
+        let alphabet = Array("{}[]\":,0123456789.eE-+ tfnulrsa\\/\u{0}é".utf8) + [0xFF, 0xC3, 0xEF, 0xBB, 0xBF]
+        var refused = 0
+        let count = TestSeed.count(20_000)
+        var base = Array(RecordCodec.encode(records.record()))
+        for round in 0..<count {
+            if round % 50 == 0 { base = Array(RecordCodec.encode(records.record())) }
+            var bytes = base
+            for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
+                let position = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: bytes[position] = alphabet.randomElement(using: &random)!
+                case 1: bytes.remove(at: position)
+                case 2: bytes.insert(alphabet.randomElement(using: &random)!, at: position)
+                default: bytes = Array(bytes[..<position])
+                }
+            }
+            do {
+                let record = try RecordCodec.decode(bytes)
+                #expect(try RecordCodec.decode(RecordCodec.encode(record)) == record)
+            } catch {
+                refused += 1
+                #expect(error.offset >= 0 && error.offset <= bytes.count, "offset \(error.offset) of \(bytes.count)")
+                #expect(!error.message.isEmpty)
+            }
+        }
+        #expect(refused > count / 2)
+    }
+}
+
+enum PatientResponseExamples {
+    static let minimal = PatientResponse(
+        id: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, questionnaire: QuestionnaireReference(id: "q", version: "v"),
+        collector: "c", deviceId: "d", createdAt: Date(timeIntervalSince1970: 1_763_789_948.123))
+}
