@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // Questionnaire format, PatientResponse and its codec, validation. Foundation, and
@@ -65,6 +66,23 @@ let package = Package(
                 "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer", "IntakeClient", "IntakeExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // Benchmarks: not shipped. The micro paths with ordo-one/benchmark
+        // (`swift package benchmark`), and the comparisons with reference tools (`scripts/bench`).
+        .executableTarget(
+            name: "RecordCodecBenchmarks",
+            dependencies: ["IntakeCore", "IntakeStore", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/RecordCodec",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "intake-bench",
+            dependencies: [
+                "IntakeCore", "IntakeStore", "IntakeServer", "IntakeClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/RecordPath"
         ),
         .testTarget(name: "IntakeCoreTests", dependencies: ["IntakeCore"]),
         .testTarget(name: "IntakeStoreTests", dependencies: ["IntakeStore"]),

@@ -121,6 +121,7 @@ public struct QueueFlusher: Sendable {
                     return BatchOutcome(results: first.results + second.results, unsent: second.unsent, error: second.error)
                 }
                 failures += 1
+                try? store.recordAttempt(batch.map(\.entry.id), reason: error.description)
                 guard error.isTransient, failures < retry.attempts else { return BatchOutcome(unsent: batch, error: error) }
                 try? await Task.sleep(nanoseconds: UInt64(retry.delay(afterAttempt: failures) * 1e9))
             }
@@ -154,10 +155,7 @@ public struct QueueFlusher: Sendable {
                 summary.setAside.append((queued.entry.id, reason))
             }
         }
-        if let error = outcome.error {
-            try store.recordAttempt(outcome.unsent.map(\.entry.id), reason: error.description)
-            if summary.stoppedBecause == nil { summary.stoppedBecause = error.description }
-        }
+        if let error = outcome.error, summary.stoppedBecause == nil { summary.stoppedBecause = error.description }
     }
 
     private static func reason(_ result: SendResult, _ message: String) -> String {

@@ -62,7 +62,7 @@ struct FormatTests {
         #expect(back.patientKey == Fixtures.item(record).patientKey && back.ageYears == 36 && back.revision == 1)
         // With identifiers the line is a full record in the documented format.
         let full = try JSONLinesFormatter(plan: plan).row(Fixtures.item(record, includeIdentifiers: true))
-        #expect(try PatientResponse(jsonData: Data(full.utf8)) == record)
+        #expect(try ExportRecord(jsonLine: Data(full.utf8)).record == record)
     }
 
     @Test func patientKeysLinkOnePatientWithoutRevealingThem() throws {

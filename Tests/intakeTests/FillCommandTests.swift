@@ -116,7 +116,7 @@ struct FillCommandTests {
         try intake.run(["fill"], input: ["Amina", ":quit"])
         let id = try #require(try store().summaries().first?.id.uuidString.lowercased())
         let shown = try intake.run(["drafts", "show", String(id.prefix(6))])
-        #expect(shown.stdout.contains("\"givenName\" : \"Amina\""))
+        #expect(shown.stdout.contains("\"givenName\": \"Amina\""))
         let discarded = try intake.run(["drafts", "discard", String(id.prefix(6))])
         #expect(discarded.stdout == "Discarded \(id).\n")
         #expect(try intake.run(["drafts", "list"]).stdout == "No drafts. Start one with 'intake fill'.\n")

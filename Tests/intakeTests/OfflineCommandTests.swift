@@ -38,11 +38,4 @@ struct OfflineCommandTests {
         #expect(try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM record") } == 3)
         #expect(try db.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM recordRevision") } == 3)
     }
-
-    @Test func benchPrintsEachFigureWithItsReference() throws {
-        let result = try intake.run(["bench", "--enqueue-count", "20", "--flush-count", "60", "--batch-size", "25"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("sealed/plain = "))
-        #expect(result.stdout.contains("flush/raw = "))
-    }
 }

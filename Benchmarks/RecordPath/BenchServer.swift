@@ -1,0 +1,110 @@
+import Foundation
+import IntakeCore
+import IntakeServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A real `intake serve` process on 127.0.0.1 over a fresh database that has the bundled
+/// questionnaire, a team and a coordinator's token.
+final class BenchServer {
+    let process: Process
+    let port: Int
+    let token: String
+    let database: URL
+
+    static func start(intake: String, in scratch: URL, port: Int) async throws -> BenchServer {
+        let database = scratch.appendingPathComponent("server.sqlite")
+        let token = try await prepare(database)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: intake)
+        process.arguments = ["serve", "--database", database.path, "--port", String(port), "--log-level", "error"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let server = BenchServer(process: process, port: port, token: token, database: database)
+        try await waitUntilUp("http://127.0.0.1:\(port)/health", process: process)
+        return server
+    }
+
+    private init(process: Process, port: Int, token: String, database: URL) {
+        self.process = process
+        self.port = port
+        self.token = token
+        self.database = database
+    }
+
+    /// Publishes the bundled questionnaire and makes a team and a coordinator; the token.
+    static func prepare(_ database: URL) async throws -> String {
+        var configuration = ServerConfiguration(databasePath: database.path)
+        configuration.bcryptCost = 4
+        let services = try IntakeServices.sqlite(configuration)
+        _ = try await services.questionnaires.publish(directory: try BenchRecords.questionnaireFolder())
+        _ = try await services.accounts.createTeam(name: "bench")
+        let user = try await services.accounts.createUser(username: "bench", password: "bench-password", role: .coordinator, team: "bench")
+        return try await services.accounts.issueToken(for: user, name: "bench", expiresAt: nil)
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// Polls `url` until it answers, the process dies, or 30 seconds pass.
+func waitUntilUp(_ url: String, process: Process) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+        guard process.isRunning else { throw BenchError("\(process.executableURL?.lastPathComponent ?? "the server") exited on start") }
+        if let (_, response) = try? await URLSession.shared.data(from: URL(string: url)!), (response as? HTTPURLResponse)?.statusCode == 200 {
+            return
+        }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    throw BenchError("\(url) did not answer within 30 s")
+}
+
+/// Synthetic records of the bundled questionnaire, as `intake sample` makes them.
+enum BenchRecords {
+    static func questionnaireFolder() throws -> URL {
+        try QuestionnaireCatalog().folder(for: nil)
+    }
+
+    static func make(_ count: Int, seed: UInt64 = 7) throws -> [PatientResponse] {
+        let questionnaire = try QuestionnaireLoader.load(directory: try questionnaireFolder())
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+        return (0..<count).map { _ in generator.next() }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a program to its end with its output captured; throws when it fails.
+@discardableResult
+func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: URL? = nil) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
+    process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    if let input { process.standardInput = try FileHandle(forReadingFrom: input) }
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    guard process.terminationStatus == 0 else {
+        throw BenchError("\(executable) \(arguments.prefix(3).joined(separator: " ")) failed (\(process.terminationStatus)): \(text.suffix(500))")
+    }
+    return text
+}
+
+func scratchFolder(_ name: String) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("intake-bench-\(name)-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import IntakeCore
+import IntakeServer
+
+/// `intake export --format csv` from a server database against `sqlite3 -csv` dumping the same
+/// table: records per second and peak resident memory of each, as child processes.
+struct ExportBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "export", abstract: "intake export (wide CSV) vs sqlite3 -csv.")
+    @OptionGroup var tools: BenchTools
+    @Option(help: "Records in the database.") var count = 1_000_000
+
+    func run() async throws {
+        BenchRow.printTable(try await Self.measure(tools, count: count))
+    }
+
+    static func measure(_ tools: BenchTools, count: Int) async throws -> [BenchRow] {
+        let scratch = try scratchFolder("export")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let database = scratch.appendingPathComponent("server.sqlite")
+        try await fill(database, count: count)
+        let dump = scratch.appendingPathComponent("sqlite3.csv")
+        _ = try MeasuredProcess.run(tools.sqlite3, ["-csv", database.path, "SELECT * FROM record"], output: dump)
+        log("export: intake export …")
+        let folder = scratch.appendingPathComponent("export")
+        let export = try MeasuredProcess.run(
+            tools.intake, ["export", "--database", database.path, "--format", "csv", "--out", folder.path],
+            output: scratch.appendingPathComponent("export.log"))
+        guard export.status == 0 else {
+            throw BenchError("intake export failed: \((try? String(contentsOf: scratch.appendingPathComponent("export.log"), encoding: .utf8)) ?? "")")
+        }
+        log("export: sqlite3 -csv …")
+        let reference = try MeasuredProcess.run(tools.sqlite3, ["-csv", database.path, "SELECT * FROM record"], output: dump)
+        let exportRate = Double(count) / export.seconds, referenceRate = Double(count) / reference.seconds
+        return [
+            BenchRow(
+                what: "intake export, wide CSV, \(count) records", intake: format(exportRate, "records/s") + ", peak " + megabytes(export.peakBytes),
+                reference: "sqlite3 -csv: " + format(referenceRate, "rows/s") + ", peak " + megabytes(reference.peakBytes),
+                ratio: exportRate / referenceRate, target: "≥ 0.5, peak ≤ 64 MB")
+        ]
+    }
+
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+
+    /// A server database (made by the server, so its schema is the real one) filled straight
+    /// through SQL with synthetic records in canonical form, 10,000 to a transaction.
+    static func fill(_ database: URL, count: Int) async throws {
+        _ = try await BenchServer.prepare(database)
+        let questionnaire = try QuestionnaireLoader.load(directory: try BenchRecords.questionnaireFolder())
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: 11)
+        let queue = try DatabaseQueue(path: database.path)
+        var done = 0
+        while done < count {
+            let chunk = min(10_000, count - done)
+            let batch = (0..<chunk).map { _ in generator.next() }
+            let base = done
+            try await queue.write { db in
+                let statement = try db.makeStatement(
+                    sql: """
+                        INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
+                                            createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, changeSeq)
+                        VALUES (?, ?, ?, 1, 'bench', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
+                for (offset, record) in batch.enumerated() {
+                    try statement.execute(arguments: [
+                        record.id.uuidString.lowercased(), record.questionnaire.id, record.questionnaire.version, record.status.rawValue,
+                        record.createdAt.timeIntervalSince1970, record.updatedAt.timeIntervalSince1970, record.updatedAt.timeIntervalSince1970,
+                        record.patient.givenName.lowercased(), record.patient.familyName.lowercased(), record.patient.dateOfBirth?.description,
+                        record.patient.externalId, String(decoding: RecordCodec.encode(record), as: UTF8.self), base + offset + 1,
+                    ])
+                }
+            }
+            done += chunk
+            log("export: filling the database: \(done)/\(count)")
+        }
+        try await queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+}

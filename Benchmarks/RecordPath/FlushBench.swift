@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import IntakeClient
+import IntakeCore
+import IntakeStore
+
+/// `intake flush` of a queue of synthetic records into `intake serve`, against the sqlite3
+/// shell inserting the same JSON (one transaction, WAL, synchronous FULL).
+struct FlushBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "flush", abstract: "intake flush vs sqlite3 inserting the same JSON rows.")
+    @OptionGroup var tools: BenchTools
+    @Option(help: "Records in the queue.") var count = 100_000
+
+    func run() async throws {
+        BenchRow.printTable(try await Self.measure(tools, count: count))
+    }
+
+    static func measure(_ tools: BenchTools, count: Int) async throws -> [BenchRow] {
+        let scratch = try scratchFolder("flush")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        log("flush: making and queueing \(count) records …")
+        let records = try BenchRecords.make(count, seed: 21)
+        let data = scratch.appendingPathComponent("device")
+        let queue = try LocalStore(directory: data)
+        for record in records { try queue.enqueue(record) }
+
+        let server = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_183)
+        let flushSeconds: Double
+        do {
+            defer { server.stop() }
+            try ClientSettings(server: "http://127.0.0.1:\(server.port)", token: server.token).save(in: data)
+            log("flush: intake flush …")
+            let start = ContinuousClock.now
+            let output = try runProgram(tools.intake, ["flush", "--data-dir", data.path])
+            flushSeconds = seconds(ContinuousClock.now - start)
+            guard try queue.queueEntries().isEmpty else { throw BenchError("intake flush left records in the queue: \(output.suffix(300))") }
+        }
+
+        log("flush: sqlite3 inserting the same JSON …")
+        let sql = scratch.appendingPathComponent("insert.sql")
+        FileManager.default.createFile(atPath: sql.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: sql)
+        handle.write(Data("PRAGMA journal_mode=WAL;\nPRAGMA synchronous=FULL;\nCREATE TABLE record (id TEXT PRIMARY KEY, body TEXT NOT NULL);\nBEGIN;\n".utf8))
+        var chunk = ""
+        for record in records {
+            let body = String(decoding: RecordCodec.encode(record), as: UTF8.self).replacingOccurrences(of: "'", with: "''")
+            chunk += "INSERT INTO record VALUES ('\(record.id.uuidString.lowercased())', '\(body)');\n"
+            if chunk.utf8.count > 1 << 20 {
+                handle.write(Data(chunk.utf8))
+                chunk = ""
+            }
+        }
+        handle.write(Data((chunk + "COMMIT;\n").utf8))
+        try handle.close()
+        let start = ContinuousClock.now
+        try runProgram(tools.sqlite3, [scratch.appendingPathComponent("reference.sqlite").path], input: sql)
+        let referenceSeconds = seconds(ContinuousClock.now - start)
+        let flushRate = Double(count) / flushSeconds, referenceRate = Double(count) / referenceSeconds
+        return [
+            BenchRow(
+                what: "intake flush of \(count) queued records into intake serve", intake: format(flushRate, "records/s"),
+                reference: "sqlite3, one transaction: " + format(referenceRate, "rows/s"), ratio: flushRate / referenceRate, target: "≥ 0.5")
+        ]
+    }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import IntakeCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `POST /v1/records`, one record per request, 10 connections (wrk), against PocketBase
+/// storing the same JSON in a collection.
+struct PostBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "post", abstract: "POST one record per request: intake serve vs PocketBase.")
+    @OptionGroup var tools: BenchTools
+    @Option(help: "Seconds of load for each server.") var seconds = 10
+
+    func run() async throws {
+        BenchRow.printTable(try await Self.measure(tools, seconds: seconds))
+    }
+
+    static func measure(_ tools: BenchTools, seconds: Int) async throws -> [BenchRow] {
+        let scratch = try scratchFolder("post")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let record = try BenchRecords.make(1, seed: 3)[0]
+        let body = String(decoding: RecordCodec.encode(record), as: UTF8.self)
+        let id = record.id.uuidString.lowercased()
+
+        log("post: intake serve under wrk for \(seconds) s …")
+        let server = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_181)
+        let intakeRate: Double
+        do {
+            defer { server.stop() }
+            intakeRate = try wrk(
+                tools, url: "http://127.0.0.1:\(server.port)/v1/records", body: body, id: id, token: server.token, seconds: seconds,
+                scratch: scratch, expect: 201)
+        }
+        log("post: PocketBase under wrk for \(seconds) s …")
+        let pocketbase = try await PocketBase.start(tools.pocketbase, in: scratch.appendingPathComponent("pb"), port: 18_182)
+        let referenceRate: Double
+        do {
+            defer { pocketbase.stop() }
+            referenceRate = try wrk(
+                tools, url: "http://127.0.0.1:18182/api/collections/records/records", body: "{\"body\":" + body + "}", id: id, token: nil,
+                seconds: seconds, scratch: scratch, expect: 200)
+        }
+        return [
+            BenchRow(
+                what: "POST /v1/records, 1 record (\(body.utf8.count) B) per request, 10 connections",
+                intake: format(intakeRate, "req/s"), reference: "PocketBase: " + format(referenceRate, "req/s"),
+                ratio: intakeRate / referenceRate, target: "≥ 5")
+        ]
+    }
+
+    /// Runs wrk with a script that gives every request a fresh record id; the request rate.
+    /// Fails if any answer was not a success: a fast error is no figure.
+    static func wrk(
+        _ tools: BenchTools, url: String, body: String, id: String, token: String?, seconds: Int, scratch: URL, expect: Int
+    ) throws -> Double {
+        let parts = body.components(separatedBy: id)
+        guard parts.count == 2 else { throw BenchError("the record's id must appear once in its body") }
+        func lua(_ text: String) -> String {
+            "\"" + text.utf8.map { $0 >= 32 && $0 < 127 && $0 != 34 && $0 != 92 ? String(UnicodeScalar($0)) : String(format: "\\%03d", $0) }.joined() + "\""
+        }
+        let script = """
+            local counter = 0
+            local prefix = \(lua(parts[0]))
+            local suffix = \(lua(parts[1]))
+            local thread_number = 0
+            local threads = {}
+            function setup(thread)
+              thread_number = thread_number + 1
+              thread:set("tid", thread_number)
+            end
+            function init(args)
+              wrk.method = "POST"
+              wrk.headers["Content-Type"] = "application/json"
+              \(token.map { "wrk.headers[\"Authorization\"] = \"Bearer \($0)\"" } ?? "")
+            end
+            function request()
+              counter = counter + 1
+              local fresh = string.format("%08x-0000-4000-8000-%012x", tid, counter)
+              return wrk.format(nil, nil, nil, prefix .. fresh .. suffix)
+            end
+            """
+        let path = scratch.appendingPathComponent("post.lua")
+        try script.write(to: path, atomically: true, encoding: .utf8)
+        let output = try runProgram(tools.wrk, ["-t2", "-c10", "-d\(seconds)s", "-s", path.path, url])
+        if let line = output.split(separator: "\n").first(where: { $0.contains("Non-2xx") }) {
+            throw BenchError("wrk saw failed requests against \(url): \(line.trimmingCharacters(in: .whitespaces))")
+        }
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("Requests/sec:") }),
+            let rate = Double(line.split(separator: " ").last ?? "")
+        else { throw BenchError("cannot read wrk's output: \(output)") }
+        return rate
+    }
+}
+
+/// A PocketBase server with a `records` collection holding a JSON field anyone may create.
+struct PocketBase {
+    let process: Process
+
+    static func start(_ binary: String, in folder: URL, port: Int) async throws -> PocketBase {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try runProgram(binary, ["superuser", "upsert", "bench@example.org", "bench-password-1", "--dir", folder.path])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary.hasPrefix("/") ? binary : "/usr/bin/env")
+        process.arguments = (binary.hasPrefix("/") ? [] : [binary]) + ["serve", "--http", "127.0.0.1:\(port)", "--dir", folder.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let base = "http://127.0.0.1:\(port)"
+        try await waitUntilUp(base + "/api/health", process: process)
+        let auth = try await post(base + "/api/collections/_superusers/auth-with-password", ["identity": "bench@example.org", "password": "bench-password-1"], token: nil)
+        guard let token = auth["token"] as? String else { throw BenchError("PocketBase sign-in failed: \(auth)") }
+        let collection: [String: Any] = [
+            "name": "records", "type": "base", "createRule": "",
+            "fields": [["name": "body", "type": "json", "maxSize": 2_000_000]],
+        ]
+        _ = try await post(base + "/api/collections", collection, token: token)
+        return PocketBase(process: process)
+    }
+
+    private static func post(_ url: String, _ body: [String: Any], token: String?) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let token { request.setValue(token, forHTTPHeaderField: "Authorization") }
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw BenchError("PocketBase refused \(url): \(String(decoding: data, as: UTF8.self))")
+        }
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
