@@ -10,14 +10,9 @@ import Foundation
 package struct JSONReader {
     package let bytes: UnsafeBufferPointer<UInt8>
     package private(set) var index = 0
-    /// Keys and indices from the document's top to the value being read, for error messages.
-    private var path: [PathComponent] = []
+    /// How many objects and arrays the value being read is inside.
+    private var depth = 0
     private static let maxDepth = 64
-
-    enum PathComponent {
-        case key(String)
-        case index(Int)
-    }
 
     package init(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONReadError) {
         self.bytes = bytes
@@ -46,19 +41,11 @@ package struct JSONReader {
 
     // MARK: Errors
 
+    /// An error at the current position (or `offset`). The keys and indices that lead to it are
+    /// added as it travels out through the objects and arrays it is in, so reading that goes
+    /// well pays nothing for them.
     package func error(_ message: String, at offset: Int? = nil) -> JSONReadError {
-        JSONReadError(offset: offset ?? index, path: pathText, message)
-    }
-
-    var pathText: String {
-        var text = ""
-        for component in path {
-            switch component {
-            case .key(let key): text += (text.isEmpty ? "" : ".") + key
-            case .index(let index): text += "[\(index)]"
-            }
-        }
-        return text
+        JSONReadError(offset: offset ?? index, path: "", message)
     }
 
     // MARK: Structure
@@ -92,8 +79,16 @@ package struct JSONReader {
 
     /// Reads `{`, then calls `member` with each key; `member` must read the value.
     package mutating func object(_ member: (String, inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
-        guard path.count < Self.maxDepth else { throw error("nested more than \(Self.maxDepth) levels deep") }
+        try objectKeys { key, reader throws(JSONReadError) in try member(key.string, &reader) }
+    }
+
+    /// ``object(_:)`` handing over keys as they stand in the document, so that known keys are
+    /// recognised without making a string of each.
+    package mutating func objectKeys(_ member: (JSONKey, inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
+        guard depth < Self.maxDepth else { throw error("nested more than \(Self.maxDepth) levels deep") }
         try expect(UInt8(ascii: "{"), "an object ('{')")
+        depth += 1
+        defer { depth -= 1 }
         if peek() == UInt8(ascii: "}") {
             index += 1
             return
@@ -102,11 +97,13 @@ package struct JSONReader {
             guard peek() == UInt8(ascii: "\"") else {
                 throw error(index < bytes.count ? "expected a key in double quotes (a trailing comma?)" : "the document ends early inside an object")
             }
-            let key = try string()
+            let key = try self.key()
             try expect(UInt8(ascii: ":"), "':' after the key")
-            path.append(.key(key))
-            try member(key, &self)
-            path.removeLast()
+            do {
+                try member(key, &self)
+            } catch {
+                throw error.inside(key: key.string)
+            }
             switch peek() {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
@@ -120,8 +117,10 @@ package struct JSONReader {
 
     /// Reads `[`, then calls `element` with each position; `element` must read the value.
     package mutating func array(_ element: (Int, inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
-        guard path.count < Self.maxDepth else { throw error("nested more than \(Self.maxDepth) levels deep") }
+        guard depth < Self.maxDepth else { throw error("nested more than \(Self.maxDepth) levels deep") }
         try expect(UInt8(ascii: "["), "an array ('[')")
+        depth += 1
+        defer { depth -= 1 }
         if peek() == UInt8(ascii: "]") {
             index += 1
             return
@@ -129,9 +128,11 @@ package struct JSONReader {
         var position = 0
         while true {
             guard peek() != UInt8(ascii: "]") else { throw error("expected a value (a trailing comma?)") }
-            path.append(.index(position))
-            try element(position, &self)
-            path.removeLast()
+            do {
+                try element(position, &self)
+            } catch {
+                throw error.inside(index: position)
+            }
             position += 1
             switch peek() {
             case UInt8(ascii: ","): index += 1
@@ -190,19 +191,40 @@ package struct JSONReader {
 
     // MARK: Strings
 
+    /// A key: its bytes when it is plain ASCII without escapes (most are), else the string.
+    private mutating func key() throws(JSONReadError) -> JSONKey {
+        let start = index + 1
+        var position = start
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                index = position + 1
+                return JSONKey(bytes: UnsafeBufferPointer(rebasing: bytes[start..<position]))
+            }
+            if byte == UInt8(ascii: "\\") || byte >= 0x80 || byte < 0x20 { break }
+            position += 1
+        }
+        return JSONKey(text: try string())
+    }
+
     package mutating func string() throws(JSONReadError) -> String {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
         index += 1
         let start = index
+        var high: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                // ASCII needs no validation; anything else is validated, never repaired.
+                if high < 0x80 { return String(decoding: slice, as: UTF8.self) }
+                guard let text = String(validating: slice, as: UTF8.self) else {
                     throw error("a string is not valid UTF-8", at: start)
                 }
-                index += 1
                 return text
             }
+            high |= byte
             if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
             if byte < 0x20 { throw error("a control character inside a string must be escaped (\\n, \\t, \\u0000)") }
             index += 1
@@ -344,6 +366,45 @@ package struct JSONReader {
     }
 }
 
+/// An object's key as read: see ``JSONReader/objectKeys(_:)``.
+package struct JSONKey {
+    private let bytes: UnsafeBufferPointer<UInt8>?
+    private let text: String?
+
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        self.text = nil
+    }
+
+    init(text: String) {
+        self.bytes = nil
+        self.text = text
+    }
+
+    package var string: String { text ?? String(decoding: bytes!, as: UTF8.self) }
+
+    /// Whether the key is exactly `word`.
+    package func `is`(_ word: StaticString) -> Bool {
+        guard let bytes else { return text == word.description }
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        for offset in 0..<bytes.count where bytes[offset] != word.utf8Start[offset] { return false }
+        return true
+    }
+
+    /// `1`, `25`: a positive whole number without sign, leading zeros or anything else.
+    package var position: Int? {
+        guard let bytes, let first = bytes.first, first >= UInt8(ascii: "1"), first <= UInt8(ascii: "9"), bytes.count <= 9 else {
+            return nil
+        }
+        var value = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+}
+
 /// Where and why a JSON document could not be read. Never holds a value from the document.
 public struct JSONReadError: Error, Equatable, CustomStringConvertible {
     /// Byte offset from the start of the document.
@@ -356,6 +417,20 @@ public struct JSONReadError: Error, Equatable, CustomStringConvertible {
         self.offset = offset
         self.path = path
         self.message = message
+    }
+
+    /// The same error, one level further out: inside the member `key`.
+    func inside(key: String) -> JSONReadError {
+        var outer = self
+        outer.path = key + (path.isEmpty ? "" : (path.hasPrefix("[") ? "" : ".") + path)
+        return outer
+    }
+
+    /// The same error, one level further out: inside the element at `index`.
+    func inside(index: Int) -> JSONReadError {
+        var outer = self
+        outer.path = "[\(index)]" + (path.isEmpty || path.hasPrefix("[") ? "" : ".") + path
+        return outer
     }
 
     public var description: String {

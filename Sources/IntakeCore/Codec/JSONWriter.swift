@@ -42,6 +42,31 @@ package struct JSONWriter {
         needsComma = false
     }
 
+    /// A key that is a whole number, as section and question keys are.
+    package mutating func key(_ number: Int) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        digits(number)
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        needsComma = false
+    }
+
+    private mutating func digits(_ value: Int) {
+        guard value != 0 else { return bytes.append(UInt8(ascii: "0")) }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var reversed: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &reversed) { buffer in
+            while magnitude > 0 {
+                buffer[count] = UInt8(magnitude % 10) + 0x30
+                magnitude /= 10
+                count += 1
+            }
+            for position in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[position]) }
+        }
+    }
+
     package mutating func string(_ value: String) {
         separate()
         quoted(value)
@@ -50,7 +75,7 @@ package struct JSONWriter {
 
     package mutating func integer(_ value: Int) {
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        digits(value)
         needsComma = true
     }
 

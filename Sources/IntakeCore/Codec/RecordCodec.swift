@@ -31,26 +31,46 @@ public enum RecordCodec {
     ) throws(JSONReadError) -> PatientResponse {
         var fields = Fields()
         let start = reader.index
-        try reader.object { key, reader throws(JSONReadError) in
-            guard let member = Member(rawValue: key) else {
-                guard try extra(key, &reader) else {
-                    throw reader.error("unknown key '\(key)' in a record; docs/record-format.md lists the keys")
+        try reader.objectKeys { key, reader throws(JSONReadError) in
+            guard let member = Member(key) else {
+                guard try extra(key.string, &reader) else {
+                    throw reader.error("unknown key '\(key.string)' in a record; docs/record-format.md lists the keys")
                 }
                 return
             }
-            guard fields.seen.insert(member).inserted else { throw reader.error("the key '\(key)' appears twice") }
+            guard fields.seen & member.bit == 0 else { throw reader.error("the key '\(key.string)' appears twice") }
+            fields.seen |= member.bit
             try fields.read(member, &reader)
         }
         return try fields.record(reader, start: start)
     }
 
-    private enum Member: String {
+    private enum Member: String, CaseIterable {
         case format, id, questionnaire, patient, answers, status, collector, deviceId, language, createdAt, updatedAt
+
+        var bit: UInt16 { 1 << UInt16(Self.allCases.firstIndex(of: self)!) }
+
+        init?(_ key: JSONKey) {
+            switch true {
+            case key.is("answers"): self = .answers
+            case key.is("id"): self = .id
+            case key.is("format"): self = .format
+            case key.is("questionnaire"): self = .questionnaire
+            case key.is("patient"): self = .patient
+            case key.is("status"): self = .status
+            case key.is("collector"): self = .collector
+            case key.is("deviceId"): self = .deviceId
+            case key.is("language"): self = .language
+            case key.is("createdAt"): self = .createdAt
+            case key.is("updatedAt"): self = .updatedAt
+            default: return nil
+            }
+        }
     }
 
     /// What has been read of a record so far.
     private struct Fields {
-        var seen: Set<Member> = []
+        var seen: UInt16 = 0
         var id: UUID?
         var questionnaire: QuestionnaireReference?
         var patient = PatientIdentification()
@@ -73,7 +93,7 @@ public enum RecordCodec {
                 }
                 format = value
             case .id:
-                guard let value = UUID(uuidString: try reader.string()) else { throw reader.error("expected a record id (a UUID)") }
+                guard let value = UUID(canonical: try reader.string()) else { throw reader.error("expected a record id (a UUID)") }
                 id = value
             case .questionnaire: questionnaire = try RecordCodec.questionnaire(&reader)
             case .patient: patient = try RecordCodec.patient(&reader)
@@ -155,34 +175,22 @@ public enum RecordCodec {
 
     private static func answers(_ reader: inout JSONReader) throws(JSONReadError) -> [Int: [Int: Answer]] {
         var answers: [Int: [Int: Answer]] = [:]
-        try reader.object { sectionKey, reader throws(JSONReadError) in
-            guard let section = position(sectionKey) else {
+        try reader.objectKeys { sectionKey, reader throws(JSONReadError) in
+            guard let section = sectionKey.position else {
                 throw reader.error("section keys are whole numbers from 1 written plainly (\"2\", not \"02\" or \"+2\")")
             }
             guard answers[section] == nil else { throw reader.error("section \(section) appears twice") }
             var byIndex: [Int: Answer] = [:]
-            try reader.object { indexKey, reader throws(JSONReadError) in
-                guard let index = position(indexKey) else {
+            try reader.objectKeys { indexKey, reader throws(JSONReadError) in
+                guard let index = indexKey.position else {
                     throw reader.error("question keys are whole numbers from 1 written plainly (\"5\", not \"05\" or \"+5\")")
                 }
-                guard byIndex[index] == nil else { throw reader.error("question \(index) appears twice") }
-                byIndex[index] = try answer(&reader)
+                let answer = try answer(&reader)
+                guard byIndex.updateValue(answer, forKey: index) == nil else { throw reader.error("question \(index) appears twice") }
             }
             if !byIndex.isEmpty { answers[section] = byIndex }
         }
         return answers
-    }
-
-    /// `1`, `25`: a positive whole number without sign, leading zeros or anything else.
-    private static func position(_ key: String) -> Int? {
-        let utf8 = key.utf8
-        guard let first = utf8.first, first >= UInt8(ascii: "1"), first <= UInt8(ascii: "9"), utf8.count <= 9 else { return nil }
-        var value = 0
-        for byte in utf8 {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
     }
 
     private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary"
@@ -190,29 +198,29 @@ public enum RecordCodec {
     private static func answer(_ reader: inout JSONReader) throws(JSONReadError) -> Answer {
         var result: Answer?
         let start = reader.index
-        try reader.object { kind, reader throws(JSONReadError) in
+        try reader.objectKeys { kind, reader throws(JSONReadError) in
             guard result == nil else { throw reader.error("an answer has exactly one key, its type (\(answerKinds))") }
-            switch kind {
-            case "text": result = .text(try reader.string())
-            case "integer": result = .integer(try reader.integer())
-            case "decimal": result = .decimal(try reader.number())
-            case "date":
+            switch true {
+            case kind.is("text"): result = .text(try reader.string())
+            case kind.is("integer"): result = .integer(try reader.integer())
+            case kind.is("decimal"): result = .decimal(try reader.number())
+            case kind.is("date"):
                 guard let date = LocalDate(iso: try reader.string()) else { throw reader.error("expected a date that exists, written as YYYY-MM-DD") }
                 result = .date(date)
-            case "yesNo": result = .yesNo(try reader.bool())
-            case "choice": result = .choice(try reader.string())
-            case "choices":
+            case kind.is("yesNo"): result = .yesNo(try reader.bool())
+            case kind.is("choice"): result = .choice(try reader.string())
+            case kind.is("choices"):
                 var codes: [String] = []
                 try reader.array { _, reader throws(JSONReadError) in codes.append(try reader.string()) }
                 result = .choices(codes)
-            case "dictionary":
+            case kind.is("dictionary"):
                 var fields: [String: Answer] = [:]
                 try reader.object { name, reader throws(JSONReadError) in
-                    guard fields[name] == nil else { throw reader.error("the field '\(name)' appears twice") }
-                    fields[name] = try answer(&reader)
+                    let field = try answer(&reader)
+                    guard fields.updateValue(field, forKey: name) == nil else { throw reader.error("the field '\(name)' appears twice") }
                 }
                 result = .dictionary(fields)
-            default: throw reader.error("unknown answer type '\(kind)'; an answer has one of \(answerKinds)")
+            default: throw reader.error("unknown answer type '\(kind.string)'; an answer has one of \(answerKinds)")
             }
         }
         guard let result else { throw reader.error("an answer has exactly one key, its type (\(answerKinds))", at: start) }
@@ -245,10 +253,10 @@ public enum RecordCodec {
         member("answers") { writer in
             writer.beginObject()
             for section in record.answers.keys.sorted() {
-                writer.key(String(section))
+                writer.key(section)
                 writer.beginObject()
                 for (index, answer) in record.answers[section]!.sorted(by: { $0.key < $1.key }) {
-                    writer.key(String(index))
+                    writer.key(index)
                     write(answer, into: &writer)
                 }
                 writer.endObject()

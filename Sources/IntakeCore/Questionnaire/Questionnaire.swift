@@ -15,7 +15,21 @@ public struct Questionnaire: Sendable {
     public var formatVersion: Int
     /// The base language first, then the translations.
     public var languages: [String]
-    public var sections: [Section]
+    public var sections: [Section] {
+        didSet { allQuestions = sections.flatMap(\.questions) }
+    }
+    /// All questions in order, section by section (kept, as every record's check walks them).
+    public private(set) var allQuestions: [Question]
+
+    public init(id: String, title: LocalizedText, version: String, formatVersion: Int, languages: [String], sections: [Section]) {
+        self.id = id
+        self.title = title
+        self.version = version
+        self.formatVersion = formatVersion
+        self.languages = languages
+        self.sections = sections
+        self.allQuestions = sections.flatMap(\.questions)
+    }
 
     public var baseLanguage: String { languages.first ?? "en" }
 
@@ -24,9 +38,6 @@ public struct Questionnaire: Sendable {
     }
 
     public var questionCount: Int { sections.reduce(0) { $0 + $1.questions.count } }
-
-    /// All questions in order, section by section.
-    public var allQuestions: [Question] { sections.flatMap(\.questions) }
 
     public func section(_ number: Int) -> Section? {
         sections.first { $0.number == number }

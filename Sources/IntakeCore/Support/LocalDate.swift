@@ -19,12 +19,19 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         self.day = day
     }
 
-    /// Parses exactly `YYYY-MM-DD`.
+    /// Parses exactly `YYYY-MM-DD` (digits only).
     public init?(iso string: String) {
-        let parts = string.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            parts.allSatisfy({ $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
-            let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+        var utf8 = string.utf8.makeIterator()
+        func digits(_ count: Int) -> Int? {
+            var value = 0
+            for _ in 0..<count {
+                guard let byte = utf8.next(), byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        guard let y = digits(4), utf8.next() == UInt8(ascii: "-"), let m = digits(2), utf8.next() == UInt8(ascii: "-"),
+            let d = digits(2), utf8.next() == nil
         else { return nil }
         self.init(year: y, month: m, day: d)
     }

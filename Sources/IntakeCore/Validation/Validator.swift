@@ -17,6 +17,17 @@ public struct Validator: Sendable {
     /// Every issue with the response. Required answers and patient fields are checked only for
     /// complete records; drafts may be partial.
     public func validate(_ response: PatientResponse) -> [ValidationIssue] {
+        validate(response, visible: visiblePositions(in: response))
+    }
+
+    /// The issues, and the response without answers to hidden or unknown questions, from one
+    /// pass over show-if: what the server does with every record it receives.
+    public func validateAndClean(_ response: PatientResponse) -> (issues: [ValidationIssue], cleaned: PatientResponse) {
+        let visible = visiblePositions(in: response)
+        return (validate(response, visible: visible), dropping(response, notIn: visible))
+    }
+
+    private func validate(_ response: PatientResponse, visible: Set<QuestionPosition>) -> [ValidationIssue] {
         guard response.questionnaire == questionnaire.reference else {
             return [
                 ValidationIssue(
@@ -26,12 +37,16 @@ public struct Validator: Sendable {
         }
         let complete = response.status == .complete
         var issues = response.status == .complete ? patientIssues(response.patient) : []
-        let visible = visiblePositions(in: response)
-        for (position, _) in response.allAnswers where questionnaire.question(at: position) == nil {
-            issues.append(
-                ValidationIssue(
-                    kind: .unknownQuestion, position: position,
-                    message: "there is no question \(position) in \(questionnaire.reference); remove the answer"))
+        let answered = response.answerCount
+        var known = 0
+        for question in questionnaire.allQuestions where response[question.position] != nil { known += 1 }
+        if known < answered {
+            for (position, _) in response.allAnswers where questionnaire.question(at: position) == nil {
+                issues.append(
+                    ValidationIssue(
+                        kind: .unknownQuestion, position: position,
+                        message: "there is no question \(position) in \(questionnaire.reference); remove the answer"))
+            }
         }
         for question in questionnaire.allQuestions {
             let answer = response[question.position]
@@ -64,10 +79,15 @@ public struct Validator: Sendable {
 
     /// The response without answers to hidden or unknown questions.
     public func droppingHiddenAnswers(_ response: PatientResponse) -> PatientResponse {
-        let visible = visiblePositions(in: response)
+        dropping(response, notIn: visiblePositions(in: response))
+    }
+
+    private func dropping(_ response: PatientResponse, notIn visible: Set<QuestionPosition>) -> PatientResponse {
         var cleaned = response
-        for (position, _) in response.allAnswers where !visible.contains(position) {
-            cleaned[position] = nil
+        for (section, byIndex) in response.answers {
+            for index in byIndex.keys where !visible.contains(QuestionPosition(section: section, index: index)) {
+                cleaned[QuestionPosition(section: section, index: index)] = nil
+            }
         }
         return cleaned
     }
@@ -98,8 +118,10 @@ public struct Validator: Sendable {
         }
         switch (type, answer) {
         case (.text, .text(let text)):
-            if text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return problem(.invalidValue, "the text is blank") }
-            if text.count > Self.maxTextLength { return problem(.invalidValue, "the text is longer than \(Self.maxTextLength) characters") }
+            if !text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) { return problem(.invalidValue, "the text is blank") }
+            if text.utf8.count > Self.maxTextLength, text.count > Self.maxTextLength {
+                return problem(.invalidValue, "the text is longer than \(Self.maxTextLength) characters")
+            }
             return []
         case (.yesNo, .yesNo): return []
         case (.singleChoice(let set), .choice(let code)):

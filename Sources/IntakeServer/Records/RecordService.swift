@@ -25,26 +25,32 @@ public struct RecordService: Sendable {
 
     /// Validates with the same `IntakeCore` validator the CLI uses. `today` is a day ahead of
     /// UTC so a device east of the server may record its own today.
-    func check(_ record: PatientResponse) async throws -> Checked {
+    func check(_ record: PatientResponse, today: LocalDate = RecordService.today()) async throws -> Checked {
         guard let questionnaire = try await questionnaires.questionnaire(record.questionnaire) else {
             return .invalid(
                 code: "unknown_questionnaire",
                 message: "questionnaire \(record.questionnaire) is not published on this server; publish it first (POST /v1/questionnaires)",
                 issues: [])
         }
-        let today = LocalDate(ordinal: LocalDate.today(in: TimeZone(identifier: "UTC")!).ordinal + 1)
-        let validator = Validator(questionnaire: questionnaire, today: today)
-        let issues = validator.validate(record)
+        let (issues, cleaned) = Validator(questionnaire: questionnaire, today: today).validateAndClean(record)
         guard issues.errors.isEmpty else {
             return .invalid(code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
         }
-        return .valid(try IngestItem(record: validator.droppingHiddenAnswers(record)), warnings: issues)
+        return .valid(IngestItem(record: cleaned), warnings: issues)
+    }
+
+    /// A day ahead of UTC's today, so a device east of the server may record its own today.
+    static func today(now: Date = Date()) -> LocalDate {
+        let days = Int((now.timeIntervalSince1970 / 86_400).rounded(.down)) + 1
+        let (year, month, day) = CivilDays.date(fromDays: Int64(days))
+        return LocalDate(year: year, month: month, day: day)!
     }
 
     /// Validates and stores records in one transaction; invalid ones are reported, not stored.
     public func ingest(_ records: [PatientResponse], owner: RecordOwner) async throws -> [Result] {
         var checked: [Checked] = []
-        for record in records { checked.append(try await check(record)) }
+        let today = Self.today()
+        for record in records { checked.append(try await check(record, today: today)) }
         let items = checked.compactMap { if case .valid(let item, _) = $0 { item } else { nil } }
         var outcomes = try await store.ingest(items, owner: owner, at: Date()).makeIterator()
         return checked.map { entry in

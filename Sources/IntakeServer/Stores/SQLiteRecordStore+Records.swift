@@ -26,37 +26,36 @@ extension SQLiteRecordStore {
 
     private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ db: Database) throws -> IngestOutcome {
         let id = key(item.record.id)
-        if let current = try Int.fetchOne(db, sql: "SELECT revision FROM record WHERE id = ?", arguments: [id]) {
+        if let current = try Int.fetchOne(db.cachedStatement(sql: "SELECT revision FROM record WHERE id = ?"), arguments: [id]) {
             let seen =
                 try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)",
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)"),
                     arguments: [id, item.contentHash]) ?? false
             return seen ? .duplicate(revision: current) : .conflict(currentRevision: current)
         }
         let r = item.record
-        try db.execute(
+        let body = String(decoding: item.body, as: UTF8.self)
+        try db.cachedStatement(
             sql: """
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
                                     createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body,
                                     changeSeq)
                 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record))
-                """,
+                """
+        ).execute(
             arguments: [
                 id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.status.rawValue,
                 timestamp(r.createdAt), timestamp(time), timestamp(time), NameKey.fold(r.patient.givenName),
-                NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId,
-                String(decoding: item.body, as: UTF8.self),
+                NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId, body,
             ])
-        try insertRevision(item, revision: 1, savedBy: owner.username, at: time, db)
+        try insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, db)
         return .created(revision: 1)
     }
 
-    private static func insertRevision(_ item: IngestItem, revision: Int, savedBy: String, at time: Date, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [
-                key(item.record.id), revision, item.contentHash, String(decoding: item.body, as: UTF8.self), savedBy, timestamp(time),
-            ])
+    private static func insertRevision(_ item: IngestItem, body: String, revision: Int, savedBy: String, at time: Date, _ db: Database) throws {
+        try db.cachedStatement(
+            sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt) VALUES (?, ?, ?, ?, ?, ?)"
+        ).execute(arguments: [key(item.record.id), revision, item.contentHash, body, savedBy, timestamp(time)])
     }
 
     public func record(id: UUID) async throws -> StoredRecord? {
@@ -103,7 +102,7 @@ extension SQLiteRecordStore {
                     NameKey.fold(r.patient.givenName), NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description,
                     r.patient.externalId, String(decoding: item.body, as: UTF8.self), id,
                 ])
-            try Self.insertRevision(item, revision: current + 1, savedBy: savedBy, at: time, db)
+            try Self.insertRevision(item, body: String(decoding: item.body, as: UTF8.self), revision: current + 1, savedBy: savedBy, at: time, db)
             return .updated(revision: current + 1)
         }
     }
