@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -38,7 +39,15 @@ let package = Package(
             ]
         ),
         // Talking to the server: records, batches, lookup; submitting and flushing the queue.
-        .target(name: "IntakeClient", dependencies: ["IntakeCore", "IntakeStore", "IntakeExport"]),
+        .target(
+            name: "IntakeClient",
+            dependencies: [
+                "IntakeCore", "IntakeStore", "IntakeExport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The line-based form a field worker fills in a terminal.
         .target(name: "IntakeForm", dependencies: ["IntakeCore", "IntakeStore"]),
         // Research exports: wide and long CSV, codebook, JSON Lines, FHIR R4, Frictionless data package.

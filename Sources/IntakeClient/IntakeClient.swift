@@ -1,5 +1,6 @@
 import Foundation
 import IntakeCore
+import NIOHTTP1
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -10,6 +11,8 @@ public final class IntakeClient: Sendable {
     public let baseURL: URL
     let token: String?
     let session: URLSession
+    /// Plain-HTTP servers are spoken to over SwiftNIO; others (https) through URLSession.
+    let transport: HTTPTransport?
 
     /// - Parameter timeout: seconds to wait for an answer before treating the server as unreachable.
     public init(baseURL: URL, token: String?, timeout: TimeInterval = 15) {
@@ -21,6 +24,11 @@ public final class IntakeClient: Sendable {
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         self.session = URLSession(configuration: configuration)
+        if baseURL.scheme == "http", let host = baseURL.host {
+            transport = HTTPTransport(host: host, port: baseURL.port ?? 80, timeout: timeout)
+        } else {
+            transport = nil
+        }
     }
 
     deinit {
@@ -128,6 +136,16 @@ public final class IntakeClient: Sendable {
     }
 
     func send(_ method: String, _ path: String, body: Data?, authenticated: Bool = true) async throws(ClientError) -> (Int, Data) {
+        if let transport {
+            var headers = [("Content-Type", "application/json")]
+            if authenticated, let token { headers.append(("Authorization", "Bearer \(token)")) }
+            do {
+                let answer = try await transport.send(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: body)
+                return (answer.status, answer.body)
+            } catch {
+                throw ClientError.offline("cannot reach \(baseURL.absoluteString): \(Self.describe(transportError: error))")
+            }
+        }
         guard let url = URL(string: path, relativeTo: baseURL) else { throw ClientError.unexpected("bad path \(path)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -143,6 +161,15 @@ public final class IntakeClient: Sendable {
         } catch {
             throw ClientError.offline("cannot reach \(baseURL.absoluteString): \(Self.describe(error))")
         }
+    }
+
+    private static func describe(transportError error: any Error) -> String {
+        let text = String(describing: error).lowercased()
+        if case .timedOut? = error as? HTTPTransport.TransportError { return "no answer in time" }
+        if text.contains("refused") { return "connection refused" }
+        if text.contains("timeout") || text.contains("timed out") { return "no answer in time" }
+        if text.contains("resolve") || text.contains("unknown host") { return "unknown host" }
+        return "network error (\(type(of: error)))"
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -1,0 +1,156 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// Plain HTTP/1.1 to the server over SwiftNIO, with kept-alive connections reused.
+///
+/// URLSession on Linux spends more CPU on its event handling than the server spends storing a
+/// batch; this sends a request with one write and reads the answer as it arrives.
+final class HTTPTransport: Sendable {
+    let host: String
+    let port: Int
+    /// How long a connection may take to open.
+    let timeout: TimeAmount
+    /// How long a whole exchange may take once connected (a large batch on a slow link).
+    let deadline: TimeAmount
+    private let idle = Mutex<[any Channel]>([])
+    private static let maxIdle = 8
+
+    init(host: String, port: Int, timeout: TimeInterval) {
+        self.host = host
+        self.port = port
+        self.timeout = .milliseconds(Int64(timeout * 1000))
+        self.deadline = .milliseconds(Int64(timeout * 4000))
+    }
+
+    deinit {
+        for channel in idle.withLock({ $0 }) { channel.close(promise: nil) }
+    }
+
+    struct Answer: Sendable {
+        var status: Int
+        var body: Data
+    }
+
+    /// Sends one request and collects the whole answer. A kept-alive connection the server has
+    /// closed meanwhile is retried once on a new one (records are idempotent by id).
+    func send(method: HTTPMethod, path: String, headers: [(String, String)], body: Data?) async throws -> Answer {
+        if let channel = idle.withLock({ $0.popLast() }), channel.isActive {
+            if let answer = try? await exchange(on: channel, method: method, path: path, headers: headers, body: body) { return answer }
+        }
+        let channel = try await connect()
+        return try await exchange(on: channel, method: method, path: path, headers: headers, body: body)
+    }
+
+    private func connect() async throws -> any Channel {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(timeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(ResponseCollector())
+                }
+            }
+            .connect(host: host, port: port).get()
+    }
+
+    private func exchange(on channel: any Channel, method: HTTPMethod, path: String, headers: [(String, String)], body: Data?) async throws
+        -> Answer
+    {
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
+        head.headers.add(name: "Host", value: "\(host):\(port)")
+        head.headers.add(name: "Content-Length", value: String(body?.count ?? 0))
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
+        let promise = channel.eventLoop.makePromise(of: CollectedResponse.self)
+        let timer = channel.eventLoop.scheduleTask(in: deadline) {
+            promise.fail(TransportError.timedOut)
+            channel.close(promise: nil)
+        }
+        let buffer = body.map { ByteBuffer(bytes: $0) }
+        channel.writeAndFlush(PendingRequest(head: head, body: buffer, promise: promise), promise: nil)
+        let response: CollectedResponse
+        do {
+            response = try await promise.futureResult.get()
+            timer.cancel()
+        } catch {
+            timer.cancel()
+            channel.close(promise: nil)
+            throw error
+        }
+        if response.keepAlive, channel.isActive {
+            let kept = idle.withLock { idle in
+                guard idle.count < Self.maxIdle else { return false }
+                idle.append(channel)
+                return true
+            }
+            if !kept { channel.close(promise: nil) }
+        } else {
+            channel.close(promise: nil)
+        }
+        return Answer(status: response.status, body: response.body)
+    }
+
+    enum TransportError: Error {
+        case timedOut
+        case closed
+    }
+}
+
+struct PendingRequest: Sendable {
+    var head: HTTPRequestHead
+    var body: ByteBuffer?
+    var promise: EventLoopPromise<CollectedResponse>
+}
+
+struct CollectedResponse: Sendable {
+    var status: Int
+    var keepAlive: Bool
+    var body: Data
+}
+
+/// Writes one request and collects its answer; one request at a time per connection.
+final class ResponseCollector: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = PendingRequest
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private var promise: EventLoopPromise<CollectedResponse>?
+    private var head: HTTPResponseHead?
+    private var body = ByteBuffer()
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let request = unwrapOutboundIn(data)
+        self.promise = request.promise
+        head = nil
+        body.clear()
+        context.write(wrapOutboundOut(.head(request.head)), promise: nil)
+        if let payload = request.body { context.write(wrapOutboundOut(.body(.byteBuffer(payload))), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let received): head = received
+        case .body(var chunk): body.writeBuffer(&chunk)
+        case .end:
+            guard let head, let promise else { return }
+            self.promise = nil
+            promise.succeed(CollectedResponse(status: Int(head.status.code), keepAlive: head.isKeepAlive, body: Data(body.readableBytesView)))
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise?.fail(HTTPTransport.TransportError.closed)
+        promise = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise?.fail(error)
+        promise = nil
+        context.close(promise: nil)
+    }
+}
