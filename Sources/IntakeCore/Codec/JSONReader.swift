@@ -180,7 +180,7 @@ package struct JSONReader {
         switch first {
         case UInt8(ascii: "{"): try object { _, reader throws(JSONReadError) in try reader.skipValue() }
         case UInt8(ascii: "["): try array { _, reader throws(JSONReadError) in try reader.skipValue() }
-        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
         case UInt8(ascii: "n"):
             guard null() else { throw error("expected a value") }
@@ -190,6 +190,35 @@ package struct JSONReader {
     }
 
     // MARK: Strings
+
+    /// Passes over a string without making it: its escapes are checked, its UTF-8 is checked
+    /// when it is read for real.
+    private mutating func skipString() throws(JSONReadError) {
+        let start = index
+        index += 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                index += 1
+                return
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { break }
+                switch bytes[index] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+                    UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    index += 1
+                case UInt8(ascii: "u"):
+                    index += 1
+                    _ = try hex4()
+                default: throw error("unknown escape in a string", at: index - 1)
+                }
+            case 0..<0x20: throw error("a control character inside a string must be escaped (\\n, \\t, \\u0000)")
+            default: index += 1
+            }
+        }
+        throw error("the document ends early inside a string", at: start)
+    }
 
     /// A key: its bytes when it is plain ASCII without escapes (most are), else the string.
     private mutating func key() throws(JSONReadError) -> JSONKey {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A show-if condition on earlier answers, e.g. `cough = yes and cough_days > 14`.
-public indirect enum Condition: Sendable, Hashable {
+public enum Condition: Sendable, Hashable {
     case compare(QuestionPosition, ComparisonOperator, ConditionValue)
     /// The answer (single choice, or any of a multiple choice's) is one of these values.
     case anyOf(QuestionPosition, [ConditionValue])
@@ -9,7 +9,7 @@ public indirect enum Condition: Sendable, Hashable {
     case answered(QuestionPosition, Bool)
     case and([Condition])
     case or([Condition])
-    case not(Condition)
+    indirect case not(Condition)
 
     /// The questions this condition reads.
     public var references: [QuestionPosition] {

@@ -17,7 +17,7 @@ public struct Question: Sendable {
 }
 
 /// What kind of answer a question takes.
-public indirect enum QuestionType: Sendable, Hashable {
+public enum QuestionType: Sendable, Hashable {
     case text
     case yesNo
     case singleChoice(ChoiceSet)
@@ -96,6 +96,10 @@ public struct ChoiceSet: Sendable, Hashable {
 
     public func choice(code: String) -> Choice? {
         choices.first { $0.code == code }
+    }
+
+    public func contains(code: String) -> Bool {
+        choices.contains { $0.code == code }
     }
 }
 

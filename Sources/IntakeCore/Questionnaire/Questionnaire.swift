@@ -16,10 +16,13 @@ public struct Questionnaire: Sendable {
     /// The base language first, then the translations.
     public var languages: [String]
     public var sections: [Section] {
-        didSet { allQuestions = sections.flatMap(\.questions) }
+        didSet { (allQuestions, checks) = Self.index(sections) }
     }
     /// All questions in order, section by section (kept, as every record's check walks them).
     public private(set) var allQuestions: [Question]
+    /// What validation needs of each question, in the same order: small, so that walking every
+    /// question for every record stays cheap.
+    package private(set) var checks: [QuestionCheck]
 
     public init(id: String, title: LocalizedText, version: String, formatVersion: Int, languages: [String], sections: [Section]) {
         self.id = id
@@ -28,7 +31,19 @@ public struct Questionnaire: Sendable {
         self.formatVersion = formatVersion
         self.languages = languages
         self.sections = sections
-        self.allQuestions = sections.flatMap(\.questions)
+        (allQuestions, checks) = Self.index(sections)
+    }
+
+    private static func index(_ sections: [Section]) -> ([Question], [QuestionCheck]) {
+        let questions = sections.flatMap(\.questions)
+        return (
+            questions,
+            questions.enumerated().map { ordinal, question in
+                QuestionCheck(
+                    position: question.position, type: question.type, isRequired: question.isRequired, showIf: question.showIf,
+                    ordinal: ordinal)
+            }
+        )
     }
 
     public var baseLanguage: String { languages.first ?? "en" }
@@ -52,6 +67,15 @@ public struct Questionnaire: Sendable {
     public func question(id: String) -> Question? {
         allQuestions.first { $0.id == id }
     }
+}
+
+/// A question as validation sees it; `ordinal` finds the whole question in `allQuestions`.
+package struct QuestionCheck: Sendable {
+    package var position: QuestionPosition
+    package var type: QuestionType
+    package var isRequired: Bool
+    package var showIf: Condition?
+    package var ordinal: Int
 }
 
 /// The id and version a response was collected with.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// In JSON each answer is an object with exactly one key naming its type:
 /// `{"integer": 42}`, `{"choices": ["fever", "cough"]}`, `{"dictionary": {"dose": {"decimal": 5}}}`.
-public indirect enum Answer: Hashable, Sendable {
+public enum Answer: Hashable, Sendable {
     case text(String)
     case integer(Int)
     case decimal(Double)

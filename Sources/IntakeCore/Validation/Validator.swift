@@ -39,7 +39,7 @@ public struct Validator: Sendable {
         var issues = response.status == .complete ? patientIssues(response.patient) : []
         let answered = response.answerCount
         var known = 0
-        for question in questionnaire.allQuestions where response[question.position] != nil { known += 1 }
+        for check in questionnaire.checks where response[check.position] != nil { known += 1 }
         if known < answered {
             for (position, _) in response.allAnswers where questionnaire.question(at: position) == nil {
                 issues.append(
@@ -48,19 +48,20 @@ public struct Validator: Sendable {
                         message: "there is no question \(position) in \(questionnaire.reference); remove the answer"))
             }
         }
-        for question in questionnaire.allQuestions {
-            let answer = response[question.position]
-            if !visible.contains(question.position) {
+        for step in questionnaire.checks {
+            let answer = response[step.position]
+            if !visible.contains(step.position) {
                 if answer != nil {
                     issues.append(
                         ValidationIssue(
-                            .hiddenAnswer, question, severity: .warning,
+                            .hiddenAnswer, questionnaire.allQuestions[step.ordinal], severity: .warning,
                             "answered, but hidden by its show-if condition; the answer is dropped"))
                 }
             } else if let answer {
-                issues += check(answer, for: question)
-            } else if complete, question.isRequired {
-                issues.append(ValidationIssue(.missingRequired, question, "a required question has no answer"))
+                let problems = check(answer, type: step.type)
+                if !problems.isEmpty { issues += check(answer, for: questionnaire.allQuestions[step.ordinal]) }
+            } else if complete, step.isRequired {
+                issues.append(ValidationIssue(.missingRequired, questionnaire.allQuestions[step.ordinal], "a required question has no answer"))
             }
         }
         return issues
@@ -69,10 +70,10 @@ public struct Validator: Sendable {
     /// The questions shown for these answers: those without a condition and those whose
     /// condition holds, where hidden questions count as unanswered.
     public func visiblePositions(in response: PatientResponse) -> Set<QuestionPosition> {
-        var visible: Set<QuestionPosition> = []
-        for question in questionnaire.allQuestions {
-            let shown = question.showIf?.isSatisfied { visible.contains($0) ? response[$0] : nil } ?? true
-            if shown { visible.insert(question.position) }
+        var visible = Set<QuestionPosition>(minimumCapacity: questionnaire.checks.count)
+        for step in questionnaire.checks {
+            let shown = step.showIf?.isSatisfied { visible.contains($0) ? response[$0] : nil } ?? true
+            if shown { visible.insert(step.position) }
         }
         return visible
     }
@@ -125,11 +126,11 @@ public struct Validator: Sendable {
             return []
         case (.yesNo, .yesNo): return []
         case (.singleChoice(let set), .choice(let code)):
-            return set.choice(code: code) == nil ? problem(.unknownChoice, "the answer is not one of the question's choices") : []
+            return set.contains(code: code) ? [] : problem(.unknownChoice, "the answer is not one of the question's choices")
         case (.multipleChoice(let set), .choices(let codes)):
             if codes.isEmpty { return problem(.invalidValue, "no choice is selected; leave the question unanswered instead") }
             if Set(codes).count != codes.count { return problem(.invalidValue, "a choice is selected twice") }
-            return codes.allSatisfy { set.choice(code: $0) != nil }
+            return codes.allSatisfy { set.contains(code: $0) }
                 ? [] : problem(.unknownChoice, "an answer is not one of the question's choices")
         case (.integer(let bounds), .integer(let value)):
             return range(value, bounds, describe: String.init).map { problem(.outOfRange, $0) } ?? []

@@ -47,8 +47,8 @@ struct RecordController {
                 details: .object(["currentRevision": .integer(current)]))
         case .stored(let outcome, let warnings):
             let json = Self.json(.stored(outcome, warnings: warnings), id: record.id, index: nil)
-            if case .created = outcome { return try JSONCoding.response(json, status: .created) }
-            return try JSONCoding.response(json)
+            if case .created = outcome { return JSONCoding.response(json: json.json, status: .created) }
+            return JSONCoding.response(json: json.json)
         }
     }
 
@@ -73,12 +73,21 @@ struct RecordController {
         let all = results.compactMap { $0 }
         var summary: [String: Int] = ["created": 0, "duplicate": 0, "conflict": 0, "invalid": 0]
         for result in all { summary[result.outcome, default: 0] += 1 }
-        return try JSONCoding.response(BatchResponse(results: all, summary: summary))
-    }
-
-    struct BatchResponse: Encodable {
-        var results: [IngestResultJSON]
-        var summary: [String: Int]
+        var writer = JSONWriter(capacity: 64 + all.count * 96)
+        writer.beginObject()
+        writer.key("results")
+        writer.beginArray()
+        for result in all { result.write(into: &writer) }
+        writer.endArray()
+        writer.key("summary")
+        writer.beginObject()
+        for (outcome, count) in summary.sorted(by: { $0.key < $1.key }) {
+            writer.key(outcome)
+            writer.integer(count)
+        }
+        writer.endObject()
+        writer.endObject()
+        return JSONCoding.response(json: writer.bytes)
     }
 
     private func put(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
@@ -95,7 +104,7 @@ struct RecordController {
         case .valid(let item, _):
             switch try await services.store.update(item, baseRevision: body.baseRevision, teamId: team, savedBy: user.username, at: Date()) {
             case .updated(let revision):
-                return try JSONCoding.response(IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision))
+                return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
             case .stale(let current):
                 throw APIError(
                     .conflict, code: "stale_revision",

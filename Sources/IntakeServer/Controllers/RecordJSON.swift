@@ -62,7 +62,7 @@ enum StoredRecordJSON {
 }
 
 /// The answer to `POST /v1/records` and to each item of a batch.
-struct IngestResultJSON: Encodable {
+struct IngestResultJSON {
     var index: Int?
     var id: String?
     var outcome: String
@@ -72,4 +72,50 @@ struct IngestResultJSON: Encodable {
     var message: String?
     var issues: [IssueJSON]?
     var warnings: [IssueJSON]?
+}
+
+extension IssueJSON {
+    /// Keys in order, absent values left out: as `JSONCoding.encoder` would write it.
+    func write(into writer: inout JSONWriter) {
+        writer.beginObject()
+        if let field { writer.key("field"); writer.string(field) }
+        if let index { writer.key("index"); writer.integer(index) }
+        writer.key("kind"); writer.string(kind)
+        writer.key("message"); writer.string(message)
+        if let questionId { writer.key("questionId"); writer.string(questionId) }
+        if let questionText { writer.key("questionText"); writer.string(questionText) }
+        if let section { writer.key("section"); writer.integer(section) }
+        writer.key("severity"); writer.string(severity)
+        writer.endObject()
+    }
+}
+
+extension IngestResultJSON {
+    /// Keys in order, absent values left out: every record of a batch gets one, so it is
+    /// written directly rather than through `JSONEncoder`.
+    func write(into writer: inout JSONWriter) {
+        writer.beginObject()
+        if let code { writer.key("code"); writer.string(code) }
+        if let currentRevision { writer.key("currentRevision"); writer.integer(currentRevision) }
+        if let id { writer.key("id"); writer.string(id) }
+        if let index { writer.key("index"); writer.integer(index) }
+        if let issues { writer.key("issues"); Self.write(issues, into: &writer) }
+        if let message { writer.key("message"); writer.string(message) }
+        writer.key("outcome"); writer.string(outcome)
+        if let revision { writer.key("revision"); writer.integer(revision) }
+        if let warnings { writer.key("warnings"); Self.write(warnings, into: &writer) }
+        writer.endObject()
+    }
+
+    private static func write(_ issues: [IssueJSON], into writer: inout JSONWriter) {
+        writer.beginArray()
+        for issue in issues { issue.write(into: &writer) }
+        writer.endArray()
+    }
+
+    var json: [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        write(into: &writer)
+        return writer.bytes
+    }
 }
