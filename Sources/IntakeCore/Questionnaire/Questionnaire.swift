@@ -64,6 +64,17 @@ public struct Questionnaire: Sendable {
         return section.questions[position.index - 1]
     }
 
+    /// The questions shown for a response's answers: those without a condition and those whose
+    /// condition holds, where hidden questions count as unanswered.
+    public func visiblePositions(in response: PatientResponse) -> Set<QuestionPosition> {
+        var visible = Set<QuestionPosition>(minimumCapacity: checks.count)
+        for step in checks {
+            let shown = step.showIf?.isSatisfied { visible.contains($0) ? response[$0] : nil } ?? true
+            if shown { visible.insert(step.position) }
+        }
+        return visible
+    }
+
     public func question(id: String) -> Question? {
         allQuestions.first { $0.id == id }
     }

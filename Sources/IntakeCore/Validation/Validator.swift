@@ -70,12 +70,7 @@ public struct Validator: Sendable {
     /// The questions shown for these answers: those without a condition and those whose
     /// condition holds, where hidden questions count as unanswered.
     public func visiblePositions(in response: PatientResponse) -> Set<QuestionPosition> {
-        var visible = Set<QuestionPosition>(minimumCapacity: questionnaire.checks.count)
-        for step in questionnaire.checks {
-            let shown = step.showIf?.isSatisfied { visible.contains($0) ? response[$0] : nil } ?? true
-            if shown { visible.insert(step.position) }
-        }
-        return visible
+        questionnaire.visiblePositions(in: response)
     }
 
     /// The response without answers to hidden or unknown questions.

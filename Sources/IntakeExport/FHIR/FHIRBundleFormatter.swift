@@ -64,7 +64,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
                     ("display", .string(record.collector)),
                 ])
             ))
-        let shown = ExportPlan.shownQuestions(of: record, in: questionnaire)
+        let shown = questionnaire.visiblePositions(in: record)
         var sections: [JSONValue] = []
         for section in questionnaire.sections {
             let items = section.questions.compactMap { question -> JSONValue? in

@@ -18,7 +18,7 @@ public final class LongCSVFormatter: ExportFormatter {
         let layout = try plan.layout(for: record.questionnaire)
         var out = ""
         let recordId = record.id.uuidString.lowercased()
-        let shown = ExportPlan.shownQuestions(of: record, in: layout.questionnaire)
+        let shown = layout.questionnaire.visiblePositions(in: record)
         for (position, answer) in record.allAnswers where shown.contains(position) {
             guard let question = layout.questionnaire.question(at: position) else { continue }
             if plan.options.dropFreeText, question.type == .text { continue }

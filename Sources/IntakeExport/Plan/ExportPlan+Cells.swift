@@ -10,7 +10,7 @@ extension ExportPlan {
     func cells(for item: ExportRecord) throws(ExportError) -> [String] {
         let record = item.record
         let layout = try layout(for: record.questionnaire)
-        let shown = Self.shownQuestions(of: record, in: layout.questionnaire)
+        let shown = layout.questionnaire.visiblePositions(in: record)
         var cells = [String](repeating: "", count: columns.count)
         for index in columns.indices {
             guard case .meta(let field) = columns[index].source else { break }
@@ -26,16 +26,6 @@ extension ExportPlan {
             }
         }
         return cells
-    }
-
-    /// The positions of the questions show-if lets the record see, given its answers.
-    static func shownQuestions(of record: PatientResponse, in questionnaire: Questionnaire) -> Set<QuestionPosition> {
-        var shown = Set<QuestionPosition>()
-        for question in questionnaire.allQuestions {
-            let visible = question.showIf?.isSatisfied { shown.contains($0) ? record[$0] : nil } ?? true
-            if visible { shown.insert(question.position) }
-        }
-        return shown
     }
 
     private static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType, unanswered: String) -> String {

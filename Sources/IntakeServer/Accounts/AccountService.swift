@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdBcrypt
 import IntakeCore
+import Synchronization
 
 /// Teams, users, passwords and tokens: the rules shared by the API and `intake admin`.
 public struct AccountService: Sendable {
@@ -8,8 +9,9 @@ public struct AccountService: Sendable {
     public var bcryptCost: UInt8
     public var sessionLifetime: TimeInterval
 
-    /// A hash of a random string nobody knows, checked when a username is unknown.
-    private let dummyHash: String
+    /// A hash of a random string nobody knows, checked when a username is unknown; made on the
+    /// first such sign-in, so commands that never sign anyone in do not pay for it.
+    private let dummyHash: DummyHash
     /// Token → user for every request; emptied when this server changes a user or token.
     private let tokens = TokenCache()
 
@@ -17,7 +19,7 @@ public struct AccountService: Sendable {
         self.store = store
         self.bcryptCost = bcryptCost
         self.sessionLifetime = sessionLifetime
-        self.dummyHash = Bcrypt.hash(UUID().uuidString, cost: bcryptCost)
+        self.dummyHash = DummyHash(cost: bcryptCost)
     }
 
     public static let minimumPasswordLength = 10
@@ -64,7 +66,7 @@ public struct AccountService: Sendable {
     public func signIn(username: String, password: String) async throws -> (token: String, user: User, expiresAt: Date)? {
         guard let credentials = try await store.credentials(username: username) else {
             // Spend the same time as a real check, so a response's speed does not reveal which names exist.
-            _ = Bcrypt.verify(password, hash: dummyHash)
+            _ = Bcrypt.verify(password, hash: dummyHash.value)
             return nil
         }
         guard Bcrypt.verify(password, hash: credentials.passwordHash), !credentials.user.disabled else { return nil }
@@ -130,5 +132,24 @@ public struct AccountError: Error, CustomStringConvertible, Sendable {
 
     public init(_ description: String) {
         self.description = description
+    }
+}
+
+/// A bcrypt hash of a random string, made once on first use.
+final class DummyHash: Sendable {
+    private let cost: UInt8
+    private let made = Mutex<String?>(nil)
+
+    init(cost: UInt8) {
+        self.cost = cost
+    }
+
+    var value: String {
+        made.withLock { made in
+            if let made { return made }
+            let hash = Bcrypt.hash(UUID().uuidString, cost: cost)
+            made = hash
+            return hash
+        }
     }
 }

@@ -114,25 +114,47 @@ public struct ExportService: Sendable {
         }
     }
 
-    /// Reads a prepared export's records from its snapshot, a page at a time, de-identified as its options say.
+    /// Reads a prepared export's records from its snapshot, a page at a time, de-identified as its
+    /// options say. While one page is being written, the next is read and prepared (on the other
+    /// core), and never more than that: memory stays at two pages.
     public final class Pager {
         let prepared: Prepared
-        private var query: ExportQuery
+        private var ahead: Task<Page, any Error>?
+        private var after: Int64
+
+        struct Page: Sendable {
+            var records: [ExportRecord]
+            var cursor: Int64?
+        }
 
         public init(_ prepared: Prepared) {
             self.prepared = prepared
-            self.query = prepared.query
+            self.after = prepared.query.after
         }
 
+        deinit { ahead?.cancel() }
+
         public func next() async throws -> [ExportRecord]? {
-            let rows = try await prepared.snapshot.page(query)
-            guard let last = rows.last else { return nil }
-            query.after = last.cursor
-            let options = prepared.plan.options
-            return rows.map {
-                ExportRecord(
-                    $0.record, revision: $0.revision, keyer: prepared.keyer, includeIdentifiers: options.includeIdentifiers,
-                    shiftDates: options.shiftDates)
+            let page = try await (ahead ?? fetch(after: after)).value
+            ahead = nil
+            guard let cursor = page.cursor else { return nil }
+            after = cursor
+            ahead = fetch(after: cursor)
+            return page.records
+        }
+
+        private func fetch(after cursor: Int64) -> Task<Page, any Error> {
+            var query = prepared.query
+            query.after = cursor
+            let (snapshot, keyer, options) = (prepared.snapshot, prepared.keyer, prepared.plan.options)
+            return Task {
+                let rows = try await snapshot.page(query)
+                let records = rows.map {
+                    ExportRecord(
+                        $0.record, revision: $0.revision, keyer: keyer, includeIdentifiers: options.includeIdentifiers,
+                        shiftDates: options.shiftDates)
+                }
+                return Page(records: records, cursor: rows.last?.cursor)
             }
         }
     }
