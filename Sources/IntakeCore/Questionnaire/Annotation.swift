@@ -141,8 +141,8 @@ extension Annotation {
             throw Failure(
                 column: column, message: "expected a range 'min..max'", hint: "for example '\(example)'; either end may be left out")
         }
-        let lowerText = text[..<dots.lowerBound].trimmingCharacters(in: .whitespaces)
-        let upperText = text[dots.upperBound...].trimmingCharacters(in: .whitespaces)
+        let lowerText = text[..<dots.lowerBound].trimmingSpaces()
+        let upperText = text[dots.upperBound...].trimmingSpaces()
         var bounds = ClosedBounds<B>()
         if !lowerText.isEmpty {
             guard let value = parse(lowerText) else {
@@ -168,7 +168,7 @@ extension Annotation {
     private static func parseChoicesSpec(_ text: Substring, column: Int, keyword: String) throws(Failure) -> ChoicesSpec {
         let lowered = text.lowercased()
         if lowered.hasPrefix("from ") || lowered == "from" {
-            let name = text.dropFirst(4).trimmingCharacters(in: .whitespaces)
+            let name = text.dropFirst(4).trimmingSpaces()
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                 throw Failure(
                     column: column, message: "expected a list name after 'from'",
@@ -191,7 +191,7 @@ extension Annotation {
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             defer { offset += part.count + 1 }
             let partColumn = column + offset + part.prefix { $0 == " " }.count
-            let item = part.trimmingCharacters(in: .whitespaces)
+            let item = part.trimmingSpaces()
             guard !item.isEmpty else {
                 throw Failure(column: partColumn, message: "empty choice", hint: "remove the extra comma")
             }
@@ -222,7 +222,7 @@ extension Annotation {
             defer { offset += part.count + 1 }
             let leading = part.prefix { $0 == " " }.count
             let partColumn = column + offset + leading
-            var item = part.trimmingCharacters(in: .whitespaces)
+            var item = part.trimmingSpaces()
             guard !item.isEmpty else { throw Failure(column: partColumn, message: "empty field", hint: "remove the extra ';'") }
             var key = String(item.prefix { !$0.isWhitespace })
             var required = false
@@ -234,7 +234,7 @@ extension Annotation {
             guard !fields.contains(where: { $0.key == key }) else {
                 throw Failure(column: partColumn, message: "the field '\(key)' appears twice", hint: "give each field its own name")
             }
-            item = String(item.dropFirst(key.count + (required ? 1 : 0))).trimmingCharacters(in: .whitespaces)
+            item = String(item.dropFirst(key.count + (required ? 1 : 0))).trimmingSpaces()
             let type: TypeSpec = item.isEmpty ? .text : try parseType(item, column: partColumn + key.count + 1, allowCompound: false)
             fields.append((key, type, required))
         }

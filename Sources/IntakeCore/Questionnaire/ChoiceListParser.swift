@@ -5,8 +5,8 @@ enum ChoiceListParser {
     /// `SY = Syria` or `Syria` (code `syria`); nil when no code can be made from the label.
     static func choice(from item: String) -> (code: String, label: String)? {
         if let equals = item.firstIndex(of: "=") {
-            let code = item[..<equals].trimmingCharacters(in: .whitespaces)
-            let label = item[item.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let code = item[..<equals].trimmingSpaces()
+            let label = item[item.index(after: equals)...].trimmingSpaces()
             guard isCode(code), !label.isEmpty else { return nil }
             return (code, label)
         }
@@ -40,7 +40,7 @@ enum ChoiceListParser {
         var result: [(code: String, label: String)] = []
         var codes: Set<String> = []
         for line in file.lines {
-            let item = line.text.trimmingCharacters(in: .whitespaces)
+            let item = line.text.trimmingSpaces()
             if item.isEmpty || item.hasPrefix("#") { continue }
             guard let choice = choice(from: item) else {
                 report(

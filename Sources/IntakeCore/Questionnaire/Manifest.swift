@@ -23,7 +23,7 @@ struct Manifest {
         var manifest = Manifest()
         var seen: Set<String> = []
         for line in file.lines {
-            let trimmed = line.text.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.text.trimmingSpaces()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard let colon = trimmed.firstIndex(of: ":") else {
                 report(
@@ -32,8 +32,8 @@ struct Manifest {
                         hint: "manifest lines are like 'title: Refugee health screening'"))
                 continue
             }
-            let key = trimmed[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let key = trimmed[..<colon].trimmingSpaces().lowercased()
+            let value = trimmed[trimmed.index(after: colon)...].trimmingSpaces()
             seen.insert(key)
             manifest.apply(key: key, value: value, line: line.number, path: file.path, report: report)
         }
@@ -82,7 +82,7 @@ struct Manifest {
             }
             format = number
         case "languages":
-            let codes = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let codes = value.split(separator: ",").map { $0.trimmingSpaces() }
             guard !codes.isEmpty, codes.allSatisfy(Self.isLanguageCode) else {
                 report(
                     QuestionnaireDiagnostic(

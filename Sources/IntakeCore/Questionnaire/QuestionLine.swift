@@ -19,12 +19,12 @@ struct QuestionLine {
 
     /// Splits a line; `\|` stands for a literal bar, and a leading `\#` or `\@` for those characters.
     static func split(_ line: String) -> Kind {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces()
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return .blank }
         if trimmed.hasPrefix("@") {
             let body = trimmed.dropFirst()
             let name = body.prefix { !$0.isWhitespace }
-            let value = body.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+            let value = body.dropFirst(name.count).trimmingSpaces()
             let column = (line.distance(from: line.startIndex, to: line.firstIndex(of: "@")!)) + 1
             return .directive(name: String(name), value: value, column: column)
         }
@@ -41,7 +41,7 @@ struct QuestionLine {
                 current.append(next)
                 column += 1
             } else if c == "|" {
-                segments.append(Segment(text: current.trimmingCharacters(in: .whitespaces), column: start ?? column))
+                segments.append(Segment(text: current.trimmingSpaces(), column: start ?? column))
                 current = ""
                 start = nil
             } else {
@@ -49,7 +49,7 @@ struct QuestionLine {
                 current.append(c)
             }
         }
-        segments.append(Segment(text: current.trimmingCharacters(in: .whitespaces), column: start ?? column + 1))
+        segments.append(Segment(text: current.trimmingSpaces(), column: start ?? column + 1))
         return .question(text: segments[0], annotations: Array(segments.dropFirst()))
     }
 }

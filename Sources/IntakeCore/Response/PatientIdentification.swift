@@ -24,7 +24,7 @@ public struct PatientIdentification: Hashable, Sendable, Codable {
 
     /// `A. K.`: enough to tell drafts apart on screen without showing a full name.
     public var initials: String {
-        [givenName, familyName].compactMap { $0.trimmingCharacters(in: .whitespaces).first.map { "\($0)." } }
+        [givenName, familyName].compactMap { $0.trimmingSpaces().first.map { "\($0)." } }
             .joined(separator: " ")
     }
 

@@ -172,8 +172,8 @@ public struct Validator: Sendable {
         func add(_ field: PatientIdentification.Field, _ message: String) {
             issues.append(ValidationIssue(kind: .missingIdentification, field: field.rawValue, message: message))
         }
-        if patient.givenName.trimmingCharacters(in: .whitespaces).isEmpty { add(.givenName, "the given name is missing") }
-        if patient.familyName.trimmingCharacters(in: .whitespaces).isEmpty { add(.familyName, "the family name is missing") }
+        if patient.givenName.trimmingSpaces().isEmpty { add(.givenName, "the given name is missing") }
+        if patient.familyName.trimmingSpaces().isEmpty { add(.familyName, "the family name is missing") }
         if patient.sex == nil { add(.sex, "sex is missing; use 'unknown' when it was not given") }
         if let birth = patient.dateOfBirth, birth > today || birth.year < 1900 {
             issues.append(
