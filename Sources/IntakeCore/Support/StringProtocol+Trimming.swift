@@ -6,7 +6,7 @@ extension StringProtocol {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !Self.isSpace($0) }) else { return "" }
         let last = scalars.lastIndex(where: { !Self.isSpace($0) })!
-        return String(String.UnicodeScalarView(scalars[first...last]))
+        return String(self[first..<scalars.index(after: last)])
     }
 
     private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {

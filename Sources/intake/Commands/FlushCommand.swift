@@ -17,8 +17,11 @@ struct FlushCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var clientOptions: ClientOptions
 
-    @Option(help: "Records per request (1 to 500).")
-    var batchSize = 100
+    @Option(help: "Records per request at most (1 to 500); a request also stops growing past 1 MiB.")
+    var batchSize = 250
+
+    @Option(help: "Requests on their way to the server at once (1 to 16).")
+    var inFlight = 4
 
     @Option(help: "Attempts for each batch when the network or server fails.")
     var attempts = 5
@@ -26,6 +29,7 @@ struct FlushCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...500).contains(batchSize) else { throw ValidationError("Please give a batch size from 1 to 500.") }
         guard (1...20).contains(attempts) else { throw ValidationError("Please give from 1 to 20 attempts.") }
+        guard (1...16).contains(inFlight) else { throw ValidationError("Please give from 1 to 16 requests in flight.") }
     }
 
     func run() async throws {
@@ -43,7 +47,8 @@ struct FlushCommand: AsyncParsableCommand {
         }
         let bar = ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1)
         let flusher = QueueFlusher(
-            store: store, client: client, batchSize: batchSize, retry: .init(attempts: attempts, baseDelay: 0.5, maxDelay: 8))
+            store: store, client: client, batchSize: batchSize, inFlight: inFlight,
+            retry: .init(attempts: attempts, baseDelay: 0.5, maxDelay: 8))
         let summary = try await flusher.flush { bar.show($0.done, of: $0.total) }
         bar.finish()
         print("Uploaded: \(summary.uploaded). Already on the server: \(summary.alreadyOnServer). Set aside: \(summary.setAside.count). Still queued: \(summary.remaining).")
