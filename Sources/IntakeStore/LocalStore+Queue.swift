@@ -34,19 +34,20 @@ extension LocalStore {
     public func pending(limit: Int, after: (enqueuedAt: Date, id: UUID)? = nil) throws(LocalStoreError) -> [QueuedRecord] {
         let cipher = try cipher()
         return try write("read the queue") { db in
-            let rows: [Row]
-            if let after {
-                rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM outbox WHERE state = 'pending' AND (enqueuedAt, id) > (?, ?) ORDER BY enqueuedAt, id LIMIT ?",
-                    arguments: [after.enqueuedAt.timeIntervalSince1970, Self.key(after.id), limit])
-            } else {
-                rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state = 'pending' ORDER BY enqueuedAt, id LIMIT ?", arguments: [limit])
-            }
-            return try rows.compactMap { row in
+            try Self.pendingRows(limit: limit, after: after, db).compactMap { row in
                 try Self.open(row, cipher, source: "outbox", db).map { QueuedRecord(entry: try Self.entry(row), response: $0) }
             }
         }
+    }
+
+    /// Pending rows after `after`, in queue order.
+    private static func pendingRows(limit: Int, after: (enqueuedAt: Date, id: UUID)?, _ db: Database) throws -> [Row] {
+        guard let after else {
+            return try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state = 'pending' ORDER BY enqueuedAt, id LIMIT ?", arguments: [limit])
+        }
+        return try Row.fetchAll(
+            db, sql: "SELECT * FROM outbox WHERE state = 'pending' AND (enqueuedAt, id) > (?, ?) ORDER BY enqueuedAt, id LIMIT ?",
+            arguments: [after.enqueuedAt.timeIntervalSince1970, key(after.id), limit])
     }
 
     /// Pending records after `after` (oldest first) as the JSON they were queued with, decrypted
@@ -55,15 +56,7 @@ extension LocalStore {
     public func pendingPayloads(limit: Int, maxBytes: Int, after: QueueEntry? = nil) throws(LocalStoreError) -> [QueuedPayload] {
         let cipher = try cipher()
         return try write("read the queue") { db in
-            let rows: [Row]
-            if let after {
-                rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT * FROM outbox WHERE state = 'pending' AND (enqueuedAt, id) > (?, ?) ORDER BY enqueuedAt, id LIMIT ?",
-                    arguments: [after.enqueuedAt.timeIntervalSince1970, Self.key(after.id), limit])
-            } else {
-                rows = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state = 'pending' ORDER BY enqueuedAt, id LIMIT ?", arguments: [limit])
-            }
+            let rows = try Self.pendingRows(limit: limit, after: after.map { ($0.enqueuedAt, $0.id) }, db)
             var payloads: [QueuedPayload] = []
             var bytes = 0
             for row in rows {

@@ -10,29 +10,13 @@ import Testing
 struct FlushCrashTests {
     let intake = IntakeProcess()
 
-    private func serverIds() throws -> [String: Int] {
-        let path = intake.dataDirectory.appendingPathComponent("server.sqlite").path
-        let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
-        return try queue.read { db in
-            var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT recordId, COUNT(*) AS n FROM recordRevision GROUP BY recordId") {
-                counts[row["recordId"]] = row["n"]
-            }
-            return counts
-        }
-    }
-
     private func queuedIds() throws -> Set<String> {
         Set(try LocalStore(directory: intake.dataDirectory).queueEntries().map { $0.id.uuidString.lowercased() })
     }
 
     @Test func killingFlushOrServerAtRandomLosesAndDuplicatesNothing() throws {
         // Given a server, a coordinator's token and 400 queued records
-        #expect(try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"]).status == 0)
-        _ = try intake.run(["admin", "team", "create", "clinic"])
-        _ = try intake.run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
-        let token = try intake.run(["admin", "token", "create", "cora"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try intake.run(["admin", "publish", "refugee-health"])
+        let token = try intake.prepareServerWithCoordinator()
         let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         var generator = SampleGenerator(questionnaire: questionnaire, seed: 99)
         let store = try LocalStore(directory: intake.dataDirectory)
@@ -65,7 +49,7 @@ struct FlushCrashTests {
             flush.waitUntilExit()
 
             // Then every record is on the server exactly once, or still queued
-            let onServer = try serverIds()
+            let onServer = try intake.serverRevisionsById()
             #expect(onServer.values.allSatisfy { $0 == 1 }, "round \(round): a record was stored twice")
             #expect(Set(onServer.keys).isSubset(of: all))
             #expect(Set(onServer.keys).union(try queuedIds()) == all, "round \(round): a record was lost")
@@ -78,7 +62,7 @@ struct FlushCrashTests {
         let last = try intake.run(flushArguments)
         #expect(last.status == 0, "\(last.stdout)\(last.stderr)")
         #expect(try queuedIds().isEmpty)
-        let onServer = try serverIds()
+        let onServer = try intake.serverRevisionsById()
         #expect(Set(onServer.keys) == all)
         #expect(onServer.values.allSatisfy { $0 == 1 })
     }

@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import Testing
 
 /// Runs the built `intake` binary with its own data directory, as a person or a script would.
 struct IntakeProcess {
@@ -73,6 +75,29 @@ struct IntakeProcess {
         }
         process.terminate()
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the server did not start: \(log.text)"])
+    }
+
+    /// An admin, a team `clinic` with a coordinator `cora`, and the bundled questionnaire
+    /// published, in the server database of this data directory; cora's token.
+    func prepareServerWithCoordinator() throws -> String {
+        #expect(try run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"]).status == 0)
+        _ = try run(["admin", "team", "create", "clinic"])
+        _ = try run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
+        _ = try run(["admin", "publish", "refugee-health"])
+        return try run(["admin", "token", "create", "cora"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// How many revisions the server database of this data directory holds for each record id.
+    func serverRevisionsById() throws -> [String: Int] {
+        let path = dataDirectory.appendingPathComponent("server.sqlite").path
+        let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        return try queue.read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT recordId, COUNT(*) AS n FROM recordRevision GROUP BY recordId") {
+                counts[row["recordId"]] = row["n"]
+            }
+            return counts
+        }
     }
 
     /// Runs to the end with `input` on standard input.

@@ -13,18 +13,13 @@ import Testing
 struct ServerKillTests {
     let intake = IntakeProcess()
 
+    /// Revisions per stored record; every stored record has one, and no revision lacks its record.
     private func revisionsById() throws -> [String: Int] {
+        let counts = try intake.serverRevisionsById()
         let path = intake.dataDirectory.appendingPathComponent("server.sqlite").path
         let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
-        return try queue.read { db in
-            var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT recordId, COUNT(*) AS n FROM recordRevision GROUP BY recordId") {
-                counts[row["recordId"]] = row["n"]
-            }
-            let records = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0
-            #expect(records == counts.count, "every stored record has its revision, and no revision lacks its record")
-            return counts
-        }
+        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM record") } == counts.count)
+        return counts
     }
 
     /// Posts `records` from `clients` connections at once until each is acknowledged or the server is gone.
@@ -53,11 +48,7 @@ struct ServerKillTests {
     }
 
     @Test func killingTheServerDuringGroupCommitsLosesNoAcknowledgedRecord() async throws {
-        #expect(try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"]).status == 0)
-        _ = try intake.run(["admin", "team", "create", "clinic"])
-        _ = try intake.run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
-        let token = try intake.run(["admin", "token", "create", "cora"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try intake.run(["admin", "publish", "refugee-health"])
+        let token = try intake.prepareServerWithCoordinator()
         let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))
         print("server kill test: seed \(seed)")
