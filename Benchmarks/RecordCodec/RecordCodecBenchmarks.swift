@@ -17,6 +17,9 @@ let benchmarks: @Sendable () -> Void = {
     let cipher = RecordCipher(key: RecordCipher.generateKey())
     let sealed = zip(records, encoded).map { try! cipher.seal(Data($1), id: $0.id) }
 
+    Benchmark("QuestionnaireLoader.load (bundled questionnaire, every language)") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try QuestionnaireLoader.load(directory: folder.standardizedFileURL)) }
+    }
     Benchmark("RecordCodec.decode (100 records)") { benchmark in
         for _ in benchmark.scaledIterations {
             for bytes in encoded { blackHole(try RecordCodec.decode(bytes)) }

@@ -17,12 +17,10 @@ extension ExportPlan {
             cells[index] = Self.meta(field, of: item)
         }
         let code = options.unansweredCode
-        for (planned, question) in zip(questions, layout.questions) {
-            guard let question, shown.contains(question.position) else { continue }
-            let answer = record[question.position]
-            for index in planned.columns where layout.hasColumn[index] {
-                guard case .answer(_, let path) = columns[index].source else { continue }
-                cells[index] = answer.map { Self.cell($0, path[...], type: question.type, unanswered: code) } ?? code
+        for slot in layout.slots where shown.contains(slot.position) {
+            let answer = record[slot.position]
+            for (index, path) in slot.columns {
+                cells[index] = answer.map { Self.cell($0, path[...], type: slot.type, unanswered: code) } ?? code
             }
         }
         return cells

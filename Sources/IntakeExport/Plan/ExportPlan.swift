@@ -130,16 +130,34 @@ struct VersionLayout: Sendable {
     let questions: [Question?]
     /// For each column: whether this version has the part it reads.
     let hasColumn: [Bool]
+    /// The planned questions this version has, with the columns each fills: what laying out a
+    /// record needs, worked out once per version rather than once per record.
+    let slots: [Slot]
+
+    struct Slot: Sendable {
+        let position: QuestionPosition
+        let type: QuestionType
+        let columns: [(index: Int, path: [AnswerStep])]
+    }
 
     init(questionnaire: Questionnaire, questions planned: [PlannedQuestion], columns: [ExportColumn]) {
         self.questionnaire = questionnaire
         let byKey = Dictionary(questionnaire.allQuestions.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         questions = planned.map { byKey[$0.key] }
-        hasColumn = columns.map { column in
+        let hasColumn = columns.map { column in
             switch column.source {
             case .meta: return true
             case .answer(let key, let path): return byKey[key]?.type.part(at: path[...]) != nil
             }
+        }
+        self.hasColumn = hasColumn
+        slots = zip(planned, questions).compactMap { planned, question in
+            guard let question else { return nil }
+            let filled = planned.columns.compactMap { index -> (index: Int, path: [AnswerStep])? in
+                guard hasColumn[index], case .answer(_, let path) = columns[index].source else { return nil }
+                return (index, path)
+            }
+            return Slot(position: question.position, type: question.type, columns: filled)
         }
     }
 }
