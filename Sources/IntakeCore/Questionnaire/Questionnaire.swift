@@ -67,12 +67,20 @@ public struct Questionnaire: Sendable {
     /// The questions shown for a response's answers: those without a condition and those whose
     /// condition holds, where hidden questions count as unanswered.
     public func visiblePositions(in response: PatientResponse) -> Set<QuestionPosition> {
-        var visible = Set<QuestionPosition>(minimumCapacity: checks.count)
+        let hidden = hiddenPositions(in: response)
+        return Set(checks.lazy.map(\.position).filter { !hidden.contains($0) })
+    }
+
+    /// The questions show-if hides for a response's answers (usually a handful): the cheap side
+    /// to compute for every record of an export or an upload. Conditions read only earlier
+    /// questions (the parser makes sure), so one pass in order settles every question.
+    public func hiddenPositions(in response: PatientResponse) -> Set<QuestionPosition> {
+        var hidden = Set<QuestionPosition>()
         for step in checks {
-            let shown = step.showIf?.isSatisfied { visible.contains($0) ? response[$0] : nil } ?? true
-            if shown { visible.insert(step.position) }
+            guard let condition = step.showIf else { continue }
+            if !condition.isSatisfied(by: { hidden.contains($0) ? nil : response[$0] }) { hidden.insert(step.position) }
         }
-        return visible
+        return hidden
     }
 
     public func question(id: String) -> Question? {

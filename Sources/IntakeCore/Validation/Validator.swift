@@ -17,17 +17,17 @@ public struct Validator: Sendable {
     /// Every issue with the response. Required answers and patient fields are checked only for
     /// complete records; drafts may be partial.
     public func validate(_ response: PatientResponse) -> [ValidationIssue] {
-        validate(response, visible: visiblePositions(in: response))
+        validate(response, hidden: questionnaire.hiddenPositions(in: response))
     }
 
     /// The issues, and the response without answers to hidden or unknown questions, from one
     /// pass over show-if: what the server does with every record it receives.
     public func validateAndClean(_ response: PatientResponse) -> (issues: [ValidationIssue], cleaned: PatientResponse) {
-        let visible = visiblePositions(in: response)
-        return (validate(response, visible: visible), dropping(response, notIn: visible))
+        let hidden = questionnaire.hiddenPositions(in: response)
+        return (validate(response, hidden: hidden), dropping(response, hidden: hidden))
     }
 
-    private func validate(_ response: PatientResponse, visible: Set<QuestionPosition>) -> [ValidationIssue] {
+    private func validate(_ response: PatientResponse, hidden: Set<QuestionPosition>) -> [ValidationIssue] {
         guard response.questionnaire == questionnaire.reference else {
             return [
                 ValidationIssue(
@@ -50,7 +50,7 @@ public struct Validator: Sendable {
         }
         for step in questionnaire.checks {
             let answer = response[step.position]
-            if !visible.contains(step.position) {
+            if hidden.contains(step.position) {
                 if answer != nil {
                     issues.append(
                         ValidationIssue(
@@ -75,14 +75,15 @@ public struct Validator: Sendable {
 
     /// The response without answers to hidden or unknown questions.
     public func droppingHiddenAnswers(_ response: PatientResponse) -> PatientResponse {
-        dropping(response, notIn: visiblePositions(in: response))
+        dropping(response, hidden: questionnaire.hiddenPositions(in: response))
     }
 
-    private func dropping(_ response: PatientResponse, notIn visible: Set<QuestionPosition>) -> PatientResponse {
+    private func dropping(_ response: PatientResponse, hidden: Set<QuestionPosition>) -> PatientResponse {
         var cleaned = response
         for (section, byIndex) in response.answers {
-            for index in byIndex.keys where !visible.contains(QuestionPosition(section: section, index: index)) {
-                cleaned[QuestionPosition(section: section, index: index)] = nil
+            for index in byIndex.keys {
+                let position = QuestionPosition(section: section, index: index)
+                if hidden.contains(position) || questionnaire.question(at: position) == nil { cleaned[position] = nil }
             }
         }
         return cleaned

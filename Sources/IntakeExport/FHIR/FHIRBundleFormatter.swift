@@ -64,11 +64,11 @@ public final class FHIRBundleFormatter: ExportFormatter {
                     ("display", .string(record.collector)),
                 ])
             ))
-        let shown = questionnaire.visiblePositions(in: record)
+        let hidden = questionnaire.hiddenPositions(in: record)
         var sections: [JSONValue] = []
         for section in questionnaire.sections {
             let items = section.questions.compactMap { question -> JSONValue? in
-                guard shown.contains(question.position), let answer = record[question.position] else { return nil }
+                guard !hidden.contains(question.position), let answer = record[question.position] else { return nil }
                 return self.item(question, answer)
             }
             if !items.isEmpty {

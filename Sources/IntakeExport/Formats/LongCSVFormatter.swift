@@ -18,8 +18,8 @@ public final class LongCSVFormatter: ExportFormatter {
         let layout = try plan.layout(for: record.questionnaire)
         var out = ""
         let recordId = record.id.uuidString.lowercased()
-        let shown = layout.questionnaire.visiblePositions(in: record)
-        for (position, answer) in record.allAnswers where shown.contains(position) {
+        let hidden = layout.questionnaire.hiddenPositions(in: record)
+        for (position, answer) in record.allAnswers where !hidden.contains(position) && layout.questionnaire.question(at: position) != nil {
             guard let question = layout.questionnaire.question(at: position) else { continue }
             if plan.options.dropFreeText, question.type == .text { continue }
             let base = [

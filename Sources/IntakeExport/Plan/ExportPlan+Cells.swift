@@ -10,14 +10,14 @@ extension ExportPlan {
     func cells(for item: ExportRecord) throws(ExportError) -> [String] {
         let record = item.record
         let layout = try layout(for: record.questionnaire)
-        let shown = layout.questionnaire.visiblePositions(in: record)
+        let hidden = layout.questionnaire.hiddenPositions(in: record)
         var cells = [String](repeating: "", count: columns.count)
         for index in columns.indices {
             guard case .meta(let field) = columns[index].source else { break }
             cells[index] = Self.meta(field, of: item)
         }
         let code = options.unansweredCode
-        for slot in layout.slots where shown.contains(slot.position) {
+        for slot in layout.slots where !hidden.contains(slot.position) {
             let answer = record[slot.position]
             for (index, path) in slot.columns {
                 cells[index] = answer.map { Self.cell($0, path[...], type: slot.type, unanswered: code) } ?? code
