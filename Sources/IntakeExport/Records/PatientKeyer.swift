@@ -9,11 +9,14 @@ import IntakeCore
 /// a guessed name against a key, which a plain hash would allow.
 public struct PatientKeyer: Sendable {
     private let key: SymmetricKey
+    /// HMAC keyed once; each record's key is computed on a copy, without the key schedule again.
+    private let keyed: HMAC<SHA256>
 
     /// `secret` should be 32 random bytes, kept out of every export.
     public init(secret: Data) throws(ExportError) {
         guard secret.count >= 16 else { throw ExportError("the patient-key secret is too short (\(secret.count) bytes; at least 16)") }
         key = SymmetricKey(data: secret)
+        keyed = HMAC<SHA256>(key: key)
     }
 
     /// 32 random bytes for a new secret.
@@ -36,7 +39,9 @@ public struct PatientKeyer: Sendable {
         let family = NameKey.fold(patient.familyName)
         guard !given.isEmpty || !family.isEmpty else { return nil }
         let message = ["intake-patient-key-1", given, family, patient.dateOfBirth?.description ?? ""].joined(separator: "\u{1F}")
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
+        var hmac = keyed
+        hmac.update(data: Array(message.utf8))
+        let mac = hmac.finalize()
         let hex = Array("0123456789abcdef".utf8)
         var key = Array("pk-".utf8)
         for byte in mac.prefix(12) {
