@@ -165,7 +165,11 @@ public final class IntakeClient: Sendable {
 
     private static func describe(transportError error: any Error) -> String {
         let text = String(describing: error).lowercased()
-        if case .timedOut? = error as? HTTPTransport.TransportError { return "no answer in time" }
+        switch error as? HTTPTransport.TransportError {
+        case .timedOut?: return "no answer in time"
+        case .closed?: return "the connection closed before the server answered"
+        case nil: break
+        }
         if text.contains("refused") { return "connection refused" }
         if text.contains("timeout") || text.contains("timed out") { return "no answer in time" }
         if text.contains("resolve") || text.contains("unknown host") { return "unknown host" }

@@ -1,0 +1,55 @@
+import Crypto
+import Foundation
+import GRDB
+import IntakeCore
+import Testing
+
+@testable import IntakeServer
+
+/// Records stored before the canonical form (as JSONEncoder wrote them) are moved into it, with
+/// their hashes, so a device re-sending one is still told "duplicate", not "conflict".
+struct CanonicalMigrationTests {
+    /// The record as the server wrote it before: keys sorted as strings ("10" before "2"),
+    /// whole decimals without a fraction, slashes unescaped.
+    static func legacyBody(_ record: PatientResponse) throws -> String {
+        let canonical = try #require(JSONSerialization.jsonObject(with: Data(RecordCodec.encode(record))) as? [String: Any])
+        let data = try JSONSerialization.data(withJSONObject: canonical, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func recordsStoredBeforeTheCanonicalFormAreRewrittenAndStillRecognised() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-migration-\(UUID().uuidString)/db.sqlite").path
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let record = RecordStoreContractTests.record(5)
+        let legacy = try Self.legacyBody(record)
+        #expect(Array(legacy.utf8) != RecordCodec.encode(record), "the old spelling differs from the canonical one")
+
+        // Given a database at schema v2 holding the record in the old spelling and hash
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteRecordStore.migrator.migrate(queue, upTo: "v2: change cursor for exports, server secrets")
+        let id = record.id.uuidString.lowercased()
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO team (id, name, createdAt) VALUES (1, 't', 0)")
+            try db.execute(
+                sql: """
+                    INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision, createdAt,
+                        updatedAt, receivedAt, givenNameKey, familyNameKey, body, changeSeq)
+                    VALUES (?, ?, ?, 1, 'u', 'complete', 1, 0, 0, 0, '', '', ?, 1)
+                    """, arguments: [id, record.questionnaire.id, record.questionnaire.version, legacy])
+            try db.execute(
+                sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt) VALUES (?, 1, ?, ?, 'u', 0)",
+                arguments: [id, SHA256.hash(data: Array(legacy.utf8)).map { String(format: "%02x", $0) }.joined(), legacy])
+        }
+        try queue.close()
+
+        // When the server opens it
+        let store = try SQLiteRecordStore(path: path)
+
+        // Then the record reads back the same, is stored canonically, and re-sending it is a duplicate
+        #expect(try await store.record(id: record.id)?.record == record)
+        let body = try await store.database.read { db in try String.fetchOne(db, sql: "SELECT body FROM recordRevision WHERE recordId = ?", arguments: [id]) }
+        #expect(body.map { Array($0.utf8) } == RecordCodec.encode(record))
+        let outcome = try await store.ingest([IngestItem(record: record)], owner: RecordOwner(teamId: 1, username: "u"), at: Date())
+        #expect(outcome == [.duplicate(revision: 1)])
+    }
+}
