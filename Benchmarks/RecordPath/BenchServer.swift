@@ -56,7 +56,8 @@ func waitUntilUp(_ url: String, process: Process) async throws {
     let deadline = ContinuousClock.now + .seconds(30)
     while ContinuousClock.now < deadline {
         guard process.isRunning else { throw BenchError("\(process.executableURL?.lastPathComponent ?? "the server") exited on start") }
-        if let (_, response) = try? await URLSession.shared.data(from: URL(string: url)!), (response as? HTTPURLResponse)?.statusCode == 200 {
+        if let (_, response) = try? await URLSession.shared.data(from: URL(string: url)!), (response as? HTTPURLResponse)?.statusCode == 200
+        {
             return
         }
         try await Task.sleep(for: .milliseconds(50))
@@ -98,7 +99,8 @@ func runProgram(_ executable: String, _ arguments: [String], environment: [Strin
     process.waitUntilExit()
     let text = String(decoding: data, as: UTF8.self)
     guard process.terminationStatus == 0 else {
-        throw BenchError("\(executable) \(arguments.prefix(3).joined(separator: " ")) failed (\(process.terminationStatus)): \(text.suffix(500))")
+        throw BenchError(
+            "\(executable) \(arguments.prefix(3).joined(separator: " ")) failed (\(process.terminationStatus)): \(text.suffix(500))")
     }
     return text
 }

@@ -28,14 +28,16 @@ struct ExportBench: AsyncParsableCommand {
             tools.intake, ["export", "--database", database.path, "--format", "csv", "--out", folder.path],
             output: scratch.appendingPathComponent("export.log"))
         guard export.status == 0 else {
-            throw BenchError("intake export failed: \((try? String(contentsOf: scratch.appendingPathComponent("export.log"), encoding: .utf8)) ?? "")")
+            throw BenchError(
+                "intake export failed: \((try? String(contentsOf: scratch.appendingPathComponent("export.log"), encoding: .utf8)) ?? "")")
         }
         log("export: sqlite3 -csv …")
         let reference = try MeasuredProcess.run(tools.sqlite3, ["-csv", database.path, "SELECT * FROM record"], output: dump)
         let exportRate = Double(count) / export.seconds, referenceRate = Double(count) / reference.seconds
         return [
             BenchRow(
-                what: "intake export, wide CSV, \(count) records", intake: format(exportRate, "records/s") + ", peak " + megabytes(export.peakBytes),
+                what: "intake export, wide CSV, \(count) records",
+                intake: format(exportRate, "records/s") + ", peak " + megabytes(export.peakBytes),
                 reference: "sqlite3 -csv: " + format(referenceRate, "rows/s") + ", peak " + megabytes(reference.peakBytes),
                 ratio: exportRate / referenceRate, target: "≥ 0.5, peak ≤ 64 MB")
         ]
@@ -65,8 +67,10 @@ struct ExportBench: AsyncParsableCommand {
                 for (offset, record) in batch.enumerated() {
                     try statement.execute(arguments: [
                         record.id.uuidString.lowercased(), record.questionnaire.id, record.questionnaire.version, record.status.rawValue,
-                        record.createdAt.timeIntervalSince1970, record.updatedAt.timeIntervalSince1970, record.updatedAt.timeIntervalSince1970,
-                        record.patient.givenName.lowercased(), record.patient.familyName.lowercased(), record.patient.dateOfBirth?.description,
+                        record.createdAt.timeIntervalSince1970, record.updatedAt.timeIntervalSince1970,
+                        record.updatedAt.timeIntervalSince1970,
+                        record.patient.givenName.lowercased(), record.patient.familyName.lowercased(),
+                        record.patient.dateOfBirth?.description,
                         record.patient.externalId, String(decoding: RecordCodec.encode(record), as: UTF8.self), base + offset + 1,
                     ])
                 }

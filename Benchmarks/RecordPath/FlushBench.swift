@@ -33,14 +33,19 @@ struct FlushBench: AsyncParsableCommand {
             let start = ContinuousClock.now
             let output = try runProgram(tools.intake, ["flush", "--data-dir", data.path])
             flushSeconds = seconds(ContinuousClock.now - start)
-            guard try queue.queueEntries().isEmpty else { throw BenchError("intake flush left records in the queue: \(output.suffix(300))") }
+            guard try queue.queueEntries().isEmpty else {
+                throw BenchError("intake flush left records in the queue: \(output.suffix(300))")
+            }
         }
 
         log("flush: sqlite3 inserting the same JSON …")
         let sql = scratch.appendingPathComponent("insert.sql")
         FileManager.default.createFile(atPath: sql.path, contents: nil)
         let handle = try FileHandle(forWritingTo: sql)
-        handle.write(Data("PRAGMA journal_mode=WAL;\nPRAGMA synchronous=FULL;\nCREATE TABLE record (id TEXT PRIMARY KEY, body TEXT NOT NULL);\nBEGIN;\n".utf8))
+        handle.write(
+            Data(
+                "PRAGMA journal_mode=WAL;\nPRAGMA synchronous=FULL;\nCREATE TABLE record (id TEXT PRIMARY KEY, body TEXT NOT NULL);\nBEGIN;\n"
+                    .utf8))
         var chunk = ""
         for record in records {
             let body = String(decoding: RecordCodec.encode(record), as: UTF8.self).replacingOccurrences(of: "'", with: "''")
@@ -59,7 +64,8 @@ struct FlushBench: AsyncParsableCommand {
         return [
             BenchRow(
                 what: "intake flush of \(count) queued records into intake serve", intake: format(flushRate, "records/s"),
-                reference: "sqlite3, one transaction: " + format(referenceRate, "rows/s"), ratio: flushRate / referenceRate, target: "≥ 0.5")
+                reference: "sqlite3, one transaction: " + format(referenceRate, "rows/s"), ratio: flushRate / referenceRate, target: "≥ 0.5"
+            )
         ]
     }
 }

@@ -9,7 +9,8 @@ import IntakeCore
 /// `POST /v1/records`, one record per request, 10 connections (wrk), against PocketBase
 /// storing the same JSON in a collection.
 struct PostBench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "post", abstract: "POST one record per request: intake serve vs PocketBase.")
+    static let configuration = CommandConfiguration(
+        commandName: "post", abstract: "POST one record per request: intake serve vs PocketBase.")
     @OptionGroup var tools: BenchTools
     @Option(help: "Seconds of load for each server.") var seconds = 10
 
@@ -58,7 +59,9 @@ struct PostBench: AsyncParsableCommand {
         let parts = body.components(separatedBy: id)
         guard parts.count == 2 else { throw BenchError("the record's id must appear once in its body") }
         func lua(_ text: String) -> String {
-            "\"" + text.utf8.map { $0 >= 32 && $0 < 127 && $0 != 34 && $0 != 92 ? String(UnicodeScalar($0)) : String(format: "\\%03d", $0) }.joined() + "\""
+            "\""
+                + text.utf8.map { $0 >= 32 && $0 < 127 && $0 != 34 && $0 != 92 ? String(UnicodeScalar($0)) : String(format: "\\%03d", $0) }
+                .joined() + "\""
         }
         let script = """
             local counter = 0
@@ -109,7 +112,9 @@ struct PocketBase {
         try process.run()
         let base = "http://127.0.0.1:\(port)"
         try await waitUntilUp(base + "/api/health", process: process)
-        let auth = try await post(base + "/api/collections/_superusers/auth-with-password", ["identity": "bench@example.org", "password": "bench-password-1"], token: nil)
+        let auth = try await post(
+            base + "/api/collections/_superusers/auth-with-password", ["identity": "bench@example.org", "password": "bench-password-1"],
+            token: nil)
         guard let token = auth["token"] as? String else { throw BenchError("PocketBase sign-in failed: \(auth)") }
         let collection: [String: Any] = [
             "name": "records", "type": "base", "createRule": "",

@@ -59,7 +59,8 @@ struct StartBench: AsyncParsableCommand {
         process.terminate()
         process.waitUntilExit()
         if let marker, !String(decoding: seen, as: UTF8.self).contains(marker) {
-            throw BenchError("intake \(arguments.joined(separator: " ")) never showed '\(marker)': \(String(decoding: seen, as: UTF8.self).suffix(300))")
+            throw BenchError(
+                "intake \(arguments.joined(separator: " ")) never showed '\(marker)': \(String(decoding: seen, as: UTF8.self).suffix(300))")
         }
         return elapsed
     }

@@ -53,8 +53,11 @@ struct IssueJSON: Decodable, CustomStringConvertible {
 
     var description: String {
         var place = ""
-        if let section, let index { place = "question \(section).\(index)" + (questionId.map { " (\($0))" } ?? "") }
-        else if let field { place = "patient \(field)" }
+        if let section, let index {
+            place = "question \(section).\(index)" + (questionId.map { " (\($0))" } ?? "")
+        } else if let field {
+            place = "patient \(field)"
+        }
         if let questionText { place += " \"\(questionText)\"" }
         return place.isEmpty ? message : "\(place): \(message)"
     }

@@ -138,7 +138,8 @@ final class ResponseCollector: ChannelDuplexHandler {
         case .end:
             guard let head, let promise else { return }
             self.promise = nil
-            promise.succeed(CollectedResponse(status: Int(head.status.code), keepAlive: head.isKeepAlive, body: Data(body.readableBytesView)))
+            promise.succeed(
+                CollectedResponse(status: Int(head.status.code), keepAlive: head.isKeepAlive, body: Data(body.readableBytesView)))
         }
     }
 

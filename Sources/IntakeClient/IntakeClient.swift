@@ -97,7 +97,8 @@ public final class IntakeClient: Sendable {
         let (status, data) = try await send("PUT", path, body: Data(writer.bytes))
         switch status {
         case 200: return .updated(revision: (try? JSONDecoder().decode(ResultJSON.self, from: data))?.revision ?? baseRevision + 1)
-        case 409: return .stale(currentRevision: ClientError.currentRevision(in: data) ?? baseRevision, message: ClientError.message(in: data))
+        case 409:
+            return .stale(currentRevision: ClientError.currentRevision(in: data) ?? baseRevision, message: ClientError.message(in: data))
         case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.issues(in: data))
         default: throw ClientError.from(status: status, data: data)
         }

@@ -90,7 +90,8 @@ extension LocalStore {
     func rows(matching prefix: String, in table: String, listCommand: String) throws(LocalStoreError) -> [Row] {
         let prefix = prefix.lowercased()
         guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw LocalStoreError("'\(prefix)' is not a record id", fix: "give at least the first 4 characters of an id from '\(listCommand)'")
+            throw LocalStoreError(
+                "'\(prefix)' is not a record id", fix: "give at least the first 4 characters of an id from '\(listCommand)'")
         }
         let rows = try read("find the record") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE id LIKE ? LIMIT 2", arguments: [prefix + "%"])
@@ -116,7 +117,9 @@ extension LocalStore {
     static func open(_ row: Row, _ cipher: RecordCipher, source: String, _ db: Database) throws -> PatientResponse? {
         let id: String = row["id"]
         if let plain = try openJSON(row, cipher, source: source, db) {
-            if let uuid = UUID(uuidString: id), let response = try? PatientResponse(jsonData: plain), response.id == uuid { return response }
+            if let uuid = UUID(uuidString: id), let response = try? PatientResponse(jsonData: plain), response.id == uuid {
+                return response
+            }
             try quarantine(row, source: source, db)
         }
         return nil
@@ -136,7 +139,9 @@ extension LocalStore {
         let payload: Data = row["payload"]
         try db.execute(
             sql: "INSERT INTO quarantine (id, source, reason, quarantinedAt, payload) VALUES (?, ?, ?, ?, ?)",
-            arguments: [id, source, "does not decrypt with this store's key (damaged or tampered with)", Date().timeIntervalSince1970, payload])
+            arguments: [
+                id, source, "does not decrypt with this store's key (damaged or tampered with)", Date().timeIntervalSince1970, payload,
+            ])
         try db.execute(sql: "DELETE FROM \(source) WHERE id = ?", arguments: [id])
     }
 

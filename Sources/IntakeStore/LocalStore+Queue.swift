@@ -43,7 +43,8 @@ extension LocalStore {
     /// Pending rows after `after`, in queue order.
     private static func pendingRows(limit: Int, after: (enqueuedAt: Date, id: UUID)?, _ db: Database) throws -> [Row] {
         guard let after else {
-            return try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state = 'pending' ORDER BY enqueuedAt, id LIMIT ?", arguments: [limit])
+            return try Row.fetchAll(
+                db, sql: "SELECT * FROM outbox WHERE state = 'pending' ORDER BY enqueuedAt, id LIMIT ?", arguments: [limit])
         }
         return try Row.fetchAll(
             db, sql: "SELECT * FROM outbox WHERE state = 'pending' AND (enqueuedAt, id) > (?, ?) ORDER BY enqueuedAt, id LIMIT ?",
@@ -131,7 +132,9 @@ extension LocalStore {
     public func quarantined() throws(LocalStoreError) -> [QuarantineEntry] {
         try read("list the quarantine") { db in
             try Row.fetchAll(db, sql: "SELECT id, source, reason, quarantinedAt FROM quarantine ORDER BY quarantinedAt").map {
-                QuarantineEntry(id: $0["id"], source: $0["source"], reason: $0["reason"], quarantinedAt: Date(timeIntervalSince1970: $0["quarantinedAt"]))
+                QuarantineEntry(
+                    id: $0["id"], source: $0["source"], reason: $0["reason"],
+                    quarantinedAt: Date(timeIntervalSince1970: $0["quarantinedAt"]))
             }
         }
     }

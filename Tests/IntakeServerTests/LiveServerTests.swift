@@ -3,11 +3,11 @@ import HummingbirdTesting
 import IntakeCore
 import Testing
 
+@testable import IntakeServer
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-@testable import IntakeServer
 
 /// The server over real sockets on 127.0.0.1, called with URLSession as a field client would.
 struct LiveServerTests {

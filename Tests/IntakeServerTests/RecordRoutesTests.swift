@@ -81,7 +81,8 @@ struct RecordRoutesTests {
             let missing = try await client.send(
                 .post, "/v1/records", as: "fieldworker-a", in: server, body: try JSONSerialization.data(withJSONObject: object))
             #expect(missing.text.contains("field 'status' is missing"))
-            let huge = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, body: Data(repeating: 0x20, count: 10_000))
+            let huge = try await client.send(
+                .post, "/v1/records", as: "fieldworker-a", in: server, body: Data(repeating: 0x20, count: 10_000))
             #expect(huge.status == .contentTooLarge)
             #expect(huge.errorCode == "body_too_large")
             let badId = try await client.send(.get, "/v1/records/not-a-uuid", as: "fieldworker-a", in: server)
@@ -99,7 +100,8 @@ struct RecordRoutesTests {
         let fresh = server.record(seed: 4)
         try await server.application().test(.router) { client in
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: existing)
-            var body = try JSONSerialization.jsonObject(with: Batch(records: [fresh, existing, conflicting, invalid]).jsonBody) as! [String: Any]
+            var body =
+                try JSONSerialization.jsonObject(with: Batch(records: [fresh, existing, conflicting, invalid]).jsonBody) as! [String: Any]
             var records = body["records"] as! [Any]
             records.append(["id": "broken"])
             body["records"] = records
@@ -128,7 +130,6 @@ struct RecordRoutesTests {
         }
     }
 
-
     @Test func updatesKeepEveryRevisionAndRefuseStaleOnes() async throws {
         let server = try await TestServer.make()
         let record = server.record()
@@ -136,10 +137,12 @@ struct RecordRoutesTests {
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
             var edited = record
             edited.patient.externalId = "CASE-2"
-            let saved = try await client.send(.put, "/v1/records/\(record.id)", as: "coordinator-a", in: server, json: Update(baseRevision: 1, record: edited))
+            let saved = try await client.send(
+                .put, "/v1/records/\(record.id)", as: "coordinator-a", in: server, json: Update(baseRevision: 1, record: edited))
             #expect(saved.status == .ok)
             #expect(saved.json["revision"] as? Int == 2)
-            let stale = try await client.send(.put, "/v1/records/\(record.id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: record))
+            let stale = try await client.send(
+                .put, "/v1/records/\(record.id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: record))
             #expect(stale.status == .conflict)
             #expect(stale.errorCode == "stale_revision")
             #expect(((stale.json["error"] as? [String: Any])?["details"] as? [String: Any])?["currentRevision"] as? Int == 2)
@@ -150,7 +153,8 @@ struct RecordRoutesTests {
             let list = try #require(revisions.json["revisions"] as? [[String: Any]])
             #expect(list.compactMap { $0["revision"] as? Int } == [1, 2])
             #expect(list.compactMap { $0["savedBy"] as? String } == ["fieldworker-a", "coordinator-a"])
-            let mismatch = try await client.send(.put, "/v1/records/\(UUID())", as: "fieldworker-a", in: server, json: Update(baseRevision: 2, record: edited))
+            let mismatch = try await client.send(
+                .put, "/v1/records/\(UUID())", as: "fieldworker-a", in: server, json: Update(baseRevision: 2, record: edited))
             #expect(mismatch.status == .badRequest)
             let reposted = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
             #expect(reposted.json["outcome"] as? String == "duplicate", "re-sending an earlier revision is not a conflict")

@@ -145,7 +145,8 @@ struct ExportCommandTests {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.httpBody = Data(("{\"records\":[" + records.map { String(decoding: $0.jsonData(), as: UTF8.self) }.joined(separator: ",") + "]}").utf8)
+        request.httpBody = Data(
+            ("{\"records\":[" + records.map { String(decoding: $0.jsonData(), as: UTF8.self) }.joined(separator: ",") + "]}").utf8)
         let (data, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(!String(decoding: data, as: UTF8.self).contains("\"outcome\":\"invalid\""), "every sample record is valid")

@@ -17,7 +17,8 @@ struct FlushCrashTests {
     @Test func killingFlushOrServerAtRandomLosesAndDuplicatesNothing() throws {
         // Given a server, a coordinator's token and 400 queued records
         let token = try intake.prepareServerWithCoordinator()
-        let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
+        let questionnaire = try QuestionnaireLoader.load(
+            directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         var generator = SampleGenerator(questionnaire: questionnaire, seed: 99)
         let store = try LocalStore(directory: intake.dataDirectory)
         var all: Set<String> = []

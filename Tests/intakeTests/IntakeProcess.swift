@@ -82,7 +82,8 @@ struct IntakeProcess {
     func prepareServerWithCoordinator() throws -> String {
         #expect(try run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"]).status == 0)
         _ = try run(["admin", "team", "create", "clinic"])
-        _ = try run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
+        _ = try run(
+            ["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
         _ = try run(["admin", "publish", "refugee-health"])
         return try run(["admin", "token", "create", "cora"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -90,7 +91,11 @@ struct IntakeProcess {
     /// How many revisions the server database of this data directory holds for each record id.
     func serverRevisionsById() throws -> [String: Int] {
         let path = dataDirectory.appendingPathComponent("server.sqlite").path
-        let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let queue = try DatabaseQueue(
+            path: path,
+            configuration: {
+                var c = Configuration(); c.readonly = true; return c
+            }())
         return try queue.read { db in
             var counts: [String: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT recordId, COUNT(*) AS n FROM recordRevision GROUP BY recordId") {

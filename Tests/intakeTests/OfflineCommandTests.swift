@@ -25,10 +25,12 @@ struct OfflineCommandTests {
 
         _ = try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
         _ = try intake.run(["admin", "team", "create", "clinic"])
-        _ = try intake.run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
+        _ = try intake.run(
+            ["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
         let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
         defer { server.terminate() }
-        _ = try intake.run(["login", "--server", "http://127.0.0.1:\(port)", "--username", "cora", "--password-stdin"], input: ["coordinator-1"])
+        _ = try intake.run(
+            ["login", "--server", "http://127.0.0.1:\(port)", "--username", "cora", "--password-stdin"], input: ["coordinator-1"])
         let flush = try intake.run(["flush"])
         #expect(flush.status == 0, "\(flush.stderr)")
         #expect(flush.stdout.contains("Uploaded: 3. Already on the server: 0. Set aside: 0. Still queued: 0."))

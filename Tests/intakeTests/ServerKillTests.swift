@@ -17,7 +17,11 @@ struct ServerKillTests {
     private func revisionsById() throws -> [String: Int] {
         let counts = try intake.serverRevisionsById()
         let path = intake.dataDirectory.appendingPathComponent("server.sqlite").path
-        let queue = try DatabaseQueue(path: path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        let queue = try DatabaseQueue(
+            path: path,
+            configuration: {
+                var c = Configuration(); c.readonly = true; return c
+            }())
         #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM record") } == counts.count)
         return counts
     }
@@ -35,7 +39,8 @@ struct ServerKillTests {
                         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
                         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
                         request.timeoutInterval = 10
-                        guard let (_, response) = try? await URLSession.shared.data(for: request), let http = response as? HTTPURLResponse else {
+                        guard let (_, response) = try? await URLSession.shared.data(for: request), let http = response as? HTTPURLResponse
+                        else {
                             break
                         }
                         outcomes[record.id.uuidString.lowercased()] = http.statusCode
@@ -49,7 +54,8 @@ struct ServerKillTests {
 
     @Test func killingTheServerDuringGroupCommitsLosesNoAcknowledgedRecord() async throws {
         let token = try intake.prepareServerWithCoordinator()
-        let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
+        let questionnaire = try QuestionnaireLoader.load(
+            directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))
         print("server kill test: seed \(seed)")
         var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
@@ -83,7 +89,8 @@ struct ServerKillTests {
             server = try intake.startServer(port: port).process
             let again = await Self.post(records, port: port, token: token, clients: 4)
             #expect(again.count == records.count)
-            #expect(again.values.allSatisfy { $0 == 200 || $0 == 201 }, "round \(round): a re-sent record was refused: \(Set(again.values))")
+            #expect(
+                again.values.allSatisfy { $0 == 200 || $0 == 201 }, "round \(round): a re-sent record was refused: \(Set(again.values))")
         }
         #expect(cutRounds > 0, "some kills must land in the middle of the load")
         let stored = try revisionsById()

@@ -19,13 +19,17 @@ package struct JSONReader {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw JSONReadError(offset: 0, path: "", "the document starts with a byte order mark; send UTF-8 without one")
         }
-        if bytes.count >= 2, bytes[0] == 0 || bytes[1] == 0 || (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) {
+        if bytes.count >= 2,
+            bytes[0] == 0 || bytes[1] == 0 || (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
+        {
             throw JSONReadError(offset: 0, path: "", "the document is UTF-16 or UTF-32; send UTF-8")
         }
     }
 
     /// Reads `bytes` as one JSON document with `read`, and checks nothing follows it.
-    package static func document<T>(_ data: some ContiguousBytes, _ read: (inout JSONReader) throws(JSONReadError) -> T) throws(JSONReadError) -> T {
+    package static func document<T>(_ data: some ContiguousBytes, _ read: (inout JSONReader) throws(JSONReadError) -> T)
+        throws(JSONReadError) -> T
+    {
         let result: Result<T, JSONReadError> = data.withUnsafeBytes { raw in
             do throws(JSONReadError) {
                 var reader = try JSONReader(raw.bindMemory(to: UInt8.self))
@@ -95,7 +99,9 @@ package struct JSONReader {
         }
         while true {
             guard peek() == UInt8(ascii: "\"") else {
-                throw error(index < bytes.count ? "expected a key in double quotes (a trailing comma?)" : "the document ends early inside an object")
+                throw error(
+                    index < bytes.count ? "expected a key in double quotes (a trailing comma?)" : "the document ends early inside an object"
+                )
             }
             let key = try self.key()
             try expect(UInt8(ascii: ":"), "':' after the key")
@@ -304,7 +310,9 @@ package struct JSONReader {
             }
             index += 2
             let low = try hex4()
-            guard (0xDC00...0xDFFF).contains(low) else { throw error("a \\u escape holds half a surrogate pair; write the whole character", at: at) }
+            guard (0xDC00...0xDFFF).contains(low) else {
+                throw error("a \\u escape holds half a surrogate pair; write the whole character", at: at)
+            }
             value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
         } else if (0xDC00...0xDFFF).contains(value) {
             throw error("a \\u escape holds half a surrogate pair; write the whole character", at: at)

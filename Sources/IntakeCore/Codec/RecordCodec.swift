@@ -89,7 +89,8 @@ public enum RecordCodec {
                 let value = try reader.integer()
                 guard value >= 1 else { throw reader.error("the record format is 1 or later") }
                 guard value <= PatientResponse.formatVersion else {
-                    throw reader.error("record format \(value) is newer than this Intake reads (\(PatientResponse.formatVersion)); update Intake")
+                    throw reader.error(
+                        "record format \(value) is newer than this Intake reads (\(PatientResponse.formatVersion)); update Intake")
                 }
                 format = value
             case .id:
@@ -158,7 +159,9 @@ public enum RecordCodec {
             case "externalId": patient.externalId = reader.null() ? nil : try reader.string()
             case "dateOfBirth":
                 guard !reader.null() else { return }
-                guard let date = LocalDate(iso: try reader.string()) else { throw reader.error("expected a date that exists, written as YYYY-MM-DD") }
+                guard let date = LocalDate(iso: try reader.string()) else {
+                    throw reader.error("expected a date that exists, written as YYYY-MM-DD")
+                }
                 patient.dateOfBirth = date
             case "sex":
                 guard !reader.null() else { return }
@@ -205,7 +208,9 @@ public enum RecordCodec {
             case kind.is("integer"): result = .integer(try reader.integer())
             case kind.is("decimal"): result = .decimal(try reader.number())
             case kind.is("date"):
-                guard let date = LocalDate(iso: try reader.string()) else { throw reader.error("expected a date that exists, written as YYYY-MM-DD") }
+                guard let date = LocalDate(iso: try reader.string()) else {
+                    throw reader.error("expected a date that exists, written as YYYY-MM-DD")
+                }
                 result = .date(date)
             case kind.is("yesNo"): result = .yesNo(try reader.bool())
             case kind.is("choice"): result = .choice(try reader.string())

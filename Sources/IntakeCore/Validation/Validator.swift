@@ -61,7 +61,8 @@ public struct Validator: Sendable {
                 let problems = check(answer, type: step.type)
                 if !problems.isEmpty { issues += check(answer, for: questionnaire.allQuestions[step.ordinal]) }
             } else if complete, step.isRequired {
-                issues.append(ValidationIssue(.missingRequired, questionnaire.allQuestions[step.ordinal], "a required question has no answer"))
+                issues.append(
+                    ValidationIssue(.missingRequired, questionnaire.allQuestions[step.ordinal], "a required question has no answer"))
             }
         }
         return issues

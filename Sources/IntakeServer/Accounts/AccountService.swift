@@ -58,7 +58,9 @@ public struct AccountService: Sendable {
             }
         }
         defer { tokens.removeAll() }
-        guard let user = try await store.updateUser(username: username, change) else { throw RecordStoreError.notFound("user '\(username)'") }
+        guard let user = try await store.updateUser(username: username, change) else {
+            throw RecordStoreError.notFound("user '\(username)'")
+        }
         return user
     }
 
@@ -83,7 +85,9 @@ public struct AccountService: Sendable {
     }
 
     public func issueToken(username: String, name: String, expiresAt: Date?) async throws -> String {
-        guard let user = try await store.credentials(username: username)?.user else { throw RecordStoreError.notFound("user '\(username)'") }
+        guard let user = try await store.credentials(username: username)?.user else {
+            throw RecordStoreError.notFound("user '\(username)'")
+        }
         return try await issueToken(for: user, name: name, expiresAt: expiresAt)
     }
 
@@ -115,7 +119,9 @@ public struct AccountService: Sendable {
 
     static func checkUsername(_ name: String) throws {
         guard (2...64).contains(name.count),
-            name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) })
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+            })
         else { throw AccountError("a username has 2 to 64 letters, digits, '.', '_' or '-'") }
     }
 

@@ -102,13 +102,15 @@ struct RecordController {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
         case .valid(let item, _):
-            switch try await services.store.update(item, baseRevision: body.baseRevision, teamId: team, savedBy: user.username, at: Date()) {
+            switch try await services.store.update(item, baseRevision: body.baseRevision, teamId: team, savedBy: user.username, at: Date())
+            {
             case .updated(let revision):
                 return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
             case .stale(let current):
                 throw APIError(
                     .conflict, code: "stale_revision",
-                    message: "the record changed since revision \(body.baseRevision); it is now at revision \(current). Load it again, apply your changes and save with baseRevision \(current)",
+                    message:
+                        "the record changed since revision \(body.baseRevision); it is now at revision \(current). Load it again, apply your changes and save with baseRevision \(current)",
                     details: .object(["currentRevision": .integer(current)]))
             case .notFound:
                 throw APIError.notFound("record \(Self.key(id))")
@@ -164,7 +166,8 @@ enum BatchBody {
                 var sawRecords = false
                 try reader.object { key, reader throws(JSONReadError) in
                     guard key == "records", !sawRecords else {
-                        throw reader.error(key == "records" ? "the key 'records' appears twice" : "unknown key '\(key)'; a batch is {\"records\": [ … ]}")
+                        throw reader.error(
+                            key == "records" ? "the key 'records' appears twice" : "unknown key '\(key)'; a batch is {\"records\": [ … ]}")
                     }
                     sawRecords = true
                     try reader.array { _, reader throws(JSONReadError) in

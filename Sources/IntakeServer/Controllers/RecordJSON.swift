@@ -25,7 +25,9 @@ struct IssueJSON: Encodable {
 
     /// `{"issues": [...]}` for an error's details.
     static func details(_ issues: [ValidationIssue]) -> JSONValue {
-        let encoded = (try? JSONCoding.encoder.encode(issues.map(IssueJSON.init))).flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+        let encoded = (try? JSONCoding.encoder.encode(issues.map(IssueJSON.init))).flatMap {
+            try? JSONDecoder().decode(JSONValue.self, from: $0)
+        }
         return .object(["issues": encoded ?? .array([])])
     }
 }

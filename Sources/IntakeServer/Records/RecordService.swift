@@ -29,12 +29,14 @@ public struct RecordService: Sendable {
         guard let questionnaire = try await questionnaires.questionnaire(record.questionnaire) else {
             return .invalid(
                 code: "unknown_questionnaire",
-                message: "questionnaire \(record.questionnaire) is not published on this server; publish it first (POST /v1/questionnaires)",
+                message:
+                    "questionnaire \(record.questionnaire) is not published on this server; publish it first (POST /v1/questionnaires)",
                 issues: [])
         }
         let (issues, cleaned) = Validator(questionnaire: questionnaire, today: today).validateAndClean(record)
         guard issues.errors.isEmpty else {
-            return .invalid(code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
+            return .invalid(
+                code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
         }
         return .valid(IngestItem(record: cleaned), warnings: issues)
     }

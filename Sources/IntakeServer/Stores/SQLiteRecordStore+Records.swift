@@ -52,7 +52,9 @@ extension SQLiteRecordStore {
         return .created(revision: 1)
     }
 
-    private static func insertRevision(_ item: IngestItem, body: String, revision: Int, savedBy: String, at time: Date, _ db: Database) throws {
+    private static func insertRevision(_ item: IngestItem, body: String, revision: Int, savedBy: String, at time: Date, _ db: Database)
+        throws
+    {
         try db.cachedStatement(
             sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt) VALUES (?, ?, ?, ?, ?, ?)"
         ).execute(arguments: [key(item.record.id), revision, item.contentHash, body, savedBy, timestamp(time)])
@@ -102,7 +104,8 @@ extension SQLiteRecordStore {
                     NameKey.fold(r.patient.givenName), NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description,
                     r.patient.externalId, String(decoding: item.body, as: UTF8.self), id,
                 ])
-            try Self.insertRevision(item, body: String(decoding: item.body, as: UTF8.self), revision: current + 1, savedBy: savedBy, at: time, db)
+            try Self.insertRevision(
+                item, body: String(decoding: item.body, as: UTF8.self), revision: current + 1, savedBy: savedBy, at: time, db)
             return .updated(revision: current + 1)
         }
     }

@@ -136,7 +136,8 @@ extension SQLiteRecordStore {
         let update = try db.makeStatement(sql: "UPDATE \(table) SET \(set) WHERE rowid = ?")
         var after: Int64 = 0
         while true {
-            let rows = try Row.fetchAll(db, sql: "SELECT rowid, body FROM \(table) WHERE rowid > ? ORDER BY rowid LIMIT 1000", arguments: [after])
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT rowid, body FROM \(table) WHERE rowid > ? ORDER BY rowid LIMIT 1000", arguments: [after])
             guard let last = rows.last else { return }
             for row in rows {
                 let canonical = RecordCodec.encode(try RecordCodec.decode(Array((row["body"] as String).utf8)))

@@ -35,7 +35,8 @@ struct FlushCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try storeOptions.open()
         guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
-            throw ValidationError("No server is configured; sign in with 'intake login --server URL --username NAME', or give --server and --token.")
+            throw ValidationError(
+                "No server is configured; sign in with 'intake login --server URL --username NAME', or give --server and --token.")
         }
         let pending = try store.pendingCount()
         if pending == 0 {
@@ -51,9 +52,13 @@ struct FlushCommand: AsyncParsableCommand {
             retry: .init(attempts: attempts, baseDelay: 0.5, maxDelay: 8))
         let summary = try await flusher.flush { bar.show($0.done, of: $0.total) }
         bar.finish()
-        print("Uploaded: \(summary.uploaded). Already on the server: \(summary.alreadyOnServer). Set aside: \(summary.setAside.count). Still queued: \(summary.remaining).")
+        print(
+            "Uploaded: \(summary.uploaded). Already on the server: \(summary.alreadyOnServer). Set aside: \(summary.setAside.count). Still queued: \(summary.remaining)."
+        )
         for (id, reason) in summary.setAside { print("  \(id.uuidString.lowercased().prefix(8)) set aside: \(reason)") }
-        if let reason = summary.stoppedBecause { printError("Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later.") }
+        if let reason = summary.stoppedBecause {
+            printError("Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later.")
+        }
         if summary.remaining > 0 { throw ExitCode.failure }
     }
 }

@@ -56,7 +56,11 @@ struct RandomRecords {
         let milliseconds = Int64.random(in: -62_135_596_800_000...253_402_299_799_999, using: &random)
         let created = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
-        let id = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        let id = UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
+                bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
         return PatientResponse(
             id: id, questionnaire: QuestionnaireReference(id: string(), version: string()),
             patient: PatientIdentification(

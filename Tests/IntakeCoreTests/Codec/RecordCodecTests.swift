@@ -42,7 +42,8 @@ struct RecordCodecTests {
             id: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, questionnaire: QuestionnaireReference(id: "q", version: "v1"),
             patient: PatientIdentification(givenName: "A\"b", familyName: "", sex: .female),
             answers: [10: [2: .decimal(500)], 2: [10: .integer(-3), 9: .choices(["x", "y"])]], status: .complete, collector: "c/d",
-            deviceId: "dev", createdAt: Date(timeIntervalSince1970: 1_763_789_948.123), updatedAt: Date(timeIntervalSince1970: 1_763_789_948))
+            deviceId: "dev", createdAt: Date(timeIntervalSince1970: 1_763_789_948.123),
+            updatedAt: Date(timeIntervalSince1970: 1_763_789_948))
         let text = String(decoding: RecordCodec.encode(record), as: UTF8.self)
         #expect(
             text

@@ -18,13 +18,16 @@ struct FastPathTests {
                 // Foundation's reader lets some damaged ids through; ours reads only the canonical
                 // spelling, and reads that as Foundation does.
                 if let read = UUID(canonical: text) { #expect(read == UUID(uuidString: text), "\(text)") }
-                let canonical = text.utf8.count == 36 && text.utf8.enumerated().allSatisfy { offset, byte in
-                    [8, 13, 18, 23].contains(offset) ? byte == UInt8(ascii: "-") : Character(UnicodeScalar(byte)).isHexDigit
-                }
+                let canonical =
+                    text.utf8.count == 36
+                    && text.utf8.enumerated().allSatisfy { offset, byte in
+                        [8, 13, 18, 23].contains(offset) ? byte == UInt8(ascii: "-") : Character(UnicodeScalar(byte)).isHexDigit
+                    }
                 #expect((UUID(canonical: text) != nil) == canonical, "\(text)")
             }
         }
-        for bad in ["", "6f9619ff8b86d011b42d00c04fc964ff", "6f9619ff-8b86-d011-b42d-00c04fc964f", "6f9619ff-8b86-d011-b42d-00c04fc964fff"] {
+        for bad in ["", "6f9619ff8b86d011b42d00c04fc964ff", "6f9619ff-8b86-d011-b42d-00c04fc964f", "6f9619ff-8b86-d011-b42d-00c04fc964fff"]
+        {
             #expect(UUID(canonical: bad) == nil)
         }
     }
@@ -52,6 +55,8 @@ struct FastPathTests {
 
     @Test func datesAreReadOnlyWhenTheyExist() {
         #expect(LocalDate(iso: "2024-02-29") != nil)
-        for bad in ["2023-02-29", "2024-13-01", "+202-01-01", "2024-1-01", "2024-01-01 ", "２０２４-01-01"] { #expect(LocalDate(iso: bad) == nil, "\(bad)") }
+        for bad in ["2023-02-29", "2024-13-01", "+202-01-01", "2024-1-01", "2024-01-01 ", "２０２４-01-01"] {
+            #expect(LocalDate(iso: bad) == nil, "\(bad)")
+        }
     }
 }
