@@ -21,17 +21,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// Parses exactly `YYYY-MM-DD` (digits only).
     public init?(iso string: String) {
-        var utf8 = string.utf8.makeIterator()
-        func digits(_ count: Int) -> Int? {
-            var value = 0
-            for _ in 0..<count {
-                guard let byte = utf8.next(), byte >= 0x30, byte <= 0x39 else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            return value
-        }
-        guard let y = digits(4), utf8.next() == UInt8(ascii: "-"), let m = digits(2), utf8.next() == UInt8(ascii: "-"),
-            let d = digits(2), utf8.next() == nil
+        var reader = FixedWidthReader(string)
+        guard let y = reader.digits(4), reader.expect(UInt8(ascii: "-")), let m = reader.digits(2), reader.expect(UInt8(ascii: "-")),
+            let d = reader.digits(2), reader.next() == nil
         else { return nil }
         self.init(year: y, month: m, day: d)
     }

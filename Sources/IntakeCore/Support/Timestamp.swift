@@ -36,28 +36,20 @@ package enum Timestamp {
     /// `YYYY-MM-DDTHH:MM:SS.sssZ` or `YYYY-MM-DDTHH:MM:SSZ`: the date, or `.some(nil)` when the
     /// fields are out of range; nil for any other spelling.
     private static func fastDate(from string: String) -> Date?? {
-        var utf8 = string.utf8.makeIterator()
-        func digits(_ count: Int) -> Int? {
-            var value = 0
-            for _ in 0..<count {
-                guard let byte = utf8.next(), byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-            }
-            return value
-        }
-        func expect(_ character: UInt8) -> Bool { utf8.next() == character }
-        guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2), expect(84),
-            let hour = digits(2), expect(58), let minute = digits(2), expect(58), let second = digits(2)
+        var reader = FixedWidthReader(string)
+        guard let year = reader.digits(4), reader.expect(UInt8(ascii: "-")), let month = reader.digits(2), reader.expect(UInt8(ascii: "-")),
+            let day = reader.digits(2), reader.expect(UInt8(ascii: "T")), let hour = reader.digits(2), reader.expect(UInt8(ascii: ":")),
+            let minute = reader.digits(2), reader.expect(UInt8(ascii: ":")), let second = reader.digits(2)
         else { return nil }
         var milliseconds = 0
-        switch utf8.next() {
-        case 46:
-            guard let fraction = digits(3), expect(90) else { return nil }
+        switch reader.next() {
+        case UInt8(ascii: "."):
+            guard let fraction = reader.digits(3), reader.expect(UInt8(ascii: "Z")) else { return nil }
             milliseconds = fraction
-        case 90: break
+        case UInt8(ascii: "Z"): break
         default: return nil
         }
-        guard utf8.next() == nil else { return nil }
+        guard reader.next() == nil else { return nil }
         guard (1...12).contains(month), day >= 1, day <= LocalDate.daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
         else {
             return .some(nil)
