@@ -45,10 +45,11 @@ public enum RecordCodec {
         return try fields.record(reader, start: start)
     }
 
-    private enum Member: String, CaseIterable {
+    private enum Member: UInt16 {
         case format, id, questionnaire, patient, answers, status, collector, deviceId, language, createdAt, updatedAt
 
-        var bit: UInt16 { 1 << UInt16(Self.allCases.firstIndex(of: self)!) }
+        /// Its flag in the set of keys seen so far.
+        var bit: UInt16 { 1 << rawValue }
 
         init?(_ key: JSONKey) {
             switch true {
@@ -113,7 +114,7 @@ public enum RecordCodec {
         }
 
         func record(_ reader: borrowing JSONReader, start: Int) throws(JSONReadError) -> PatientResponse {
-            guard let format, format >= 1 else { throw missing("format", reader, start) }
+            guard format != nil else { throw missing("format", reader, start) }
             guard let id else { throw missing("id", reader, start) }
             guard let questionnaire else { throw missing("questionnaire", reader, start) }
             guard let answers else { throw missing("answers", reader, start) }
