@@ -10,16 +10,19 @@ struct ExportBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "export", abstract: "intake export (wide CSV) vs sqlite3 -csv.")
     @OptionGroup var tools: BenchTools
     @Option(help: "Records in the database.") var count = 1_000_000
+    @Option(help: "A server database to fill once and reuse across runs (for profiling); it is kept.")
+    var database: String?
 
     func run() async throws {
-        BenchRow.printTable(try await Self.measure(tools, count: count))
+        BenchRow.printTable(try await Self.measure(tools, count: count, database: database.map { URL(fileURLWithPath: $0) }))
     }
 
-    static func measure(_ tools: BenchTools, count: Int) async throws -> [BenchRow] {
+    static func measure(_ tools: BenchTools, count: Int, database kept: URL? = nil) async throws -> [BenchRow] {
         let scratch = try scratchFolder("export")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let database = scratch.appendingPathComponent("server.sqlite")
-        try await fill(database, count: count)
+        let database = kept ?? scratch.appendingPathComponent("server.sqlite")
+        if !FileManager.default.fileExists(atPath: database.path) { try await fill(database, count: count) }
+        let count = try await DatabaseQueue(path: database.path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0 }
         let dump = scratch.appendingPathComponent("sqlite3.csv")
         _ = try MeasuredProcess.run(tools.sqlite3, ["-csv", database.path, "SELECT * FROM record"], output: dump)
         log("export: intake export …")

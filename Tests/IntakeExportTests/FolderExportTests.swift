@@ -35,7 +35,7 @@ struct FolderExportTests {
         let (v1, v2) = try Fixtures.versions()
         let plan = try ExportPlan(questionnaires: [v1])
         let folder = directory.appendingPathComponent("out")
-        var pages = [[Fixtures.item(Fixtures.record(v1, [1: .yesNo(true)]))], [Fixtures.item(Fixtures.record(v2, [1: .yesNo(true)]))]]
+        var pages = [v1, v2].map { [ExportInput(record: Fixtures.item(Fixtures.record($0, [1: .yesNo(true)])))] }
         await #expect(throws: ExportError.self) {
             _ = try await FolderExport(plan: plan, folder: folder).write(cursor: nil, since: nil) {
                 pages.isEmpty ? nil : pages.removeFirst()

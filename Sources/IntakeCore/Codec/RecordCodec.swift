@@ -29,6 +29,23 @@ public enum RecordCodec {
     package static func read(
         _ reader: inout JSONReader, extra: (String, inout JSONReader) throws(JSONReadError) -> Bool = { _, _ in false }
     ) throws(JSONReadError) -> PatientResponse {
+        var answers: [Int: [Int: Answer]] = [:]
+        var record = try read(&reader, extra: extra) { position, answer, reader throws(JSONReadError) in
+            guard answers[position.section, default: [:]].updateValue(answer, forKey: position.index) == nil else {
+                throw reader.error("question \(position.index) appears twice")
+            }
+        }
+        record.answers = answers
+        return record
+    }
+
+    /// Reads a record at the reader's position without building its answers: each answer goes
+    /// to `answer` as it is read, in the order of the bytes, and the record returned has none.
+    /// For readers that lay answers out their own way (an export's columns).
+    package static func read(
+        _ reader: inout JSONReader, extra: (String, inout JSONReader) throws(JSONReadError) -> Bool = { _, _ in false },
+        answer: (QuestionPosition, Answer, borrowing JSONReader) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) -> PatientResponse {
         var fields = Fields()
         let start = reader.index
         try reader.objectKeys { key, reader throws(JSONReadError) in
@@ -40,7 +57,11 @@ public enum RecordCodec {
             }
             guard fields.seen & member.bit == 0 else { throw reader.error("the key '\(key.string)' appears twice") }
             fields.seen |= member.bit
-            try fields.read(member, &reader)
+            if member == .answers {
+                try answers(&reader, each: answer)
+            } else {
+                try fields.read(member, &reader)
+            }
         }
         return try fields.record(reader, start: start)
     }
@@ -75,7 +96,6 @@ public enum RecordCodec {
         var id: UUID?
         var questionnaire: QuestionnaireReference?
         var patient = PatientIdentification()
-        var answers: [Int: [Int: Answer]]?
         var status: PatientResponse.Status?
         var collector: String?
         var deviceId: String?
@@ -99,7 +119,7 @@ public enum RecordCodec {
                 id = value
             case .questionnaire: questionnaire = try RecordCodec.questionnaire(&reader)
             case .patient: patient = try RecordCodec.patient(&reader)
-            case .answers: answers = try RecordCodec.answers(&reader)
+            case .answers: preconditionFailure("answers are read by their caller")
             case .status:
                 guard let value = PatientResponse.Status(rawValue: try reader.string()) else {
                     throw reader.error("expected 'draft' or 'complete'")
@@ -117,14 +137,14 @@ public enum RecordCodec {
             guard format != nil else { throw missing("format", reader, start) }
             guard let id else { throw missing("id", reader, start) }
             guard let questionnaire else { throw missing("questionnaire", reader, start) }
-            guard let answers else { throw missing("answers", reader, start) }
+            guard seen & Member.answers.bit != 0 else { throw missing("answers", reader, start) }
             guard let status else { throw missing("status", reader, start) }
             guard let collector else { throw missing("collector", reader, start) }
             guard let deviceId else { throw missing("deviceId", reader, start) }
             guard let createdAt else { throw missing("createdAt", reader, start) }
             guard let updatedAt else { throw missing("updatedAt", reader, start) }
             return PatientResponse(
-                id: id, questionnaire: questionnaire, patient: patient, answers: answers, status: status, collector: collector,
+                id: id, questionnaire: questionnaire, patient: patient, status: status, collector: collector,
                 deviceId: deviceId, language: language, createdAt: createdAt, updatedAt: updatedAt)
         }
 
@@ -177,24 +197,21 @@ public enum RecordCodec {
         return patient
     }
 
-    private static func answers(_ reader: inout JSONReader) throws(JSONReadError) -> [Int: [Int: Answer]] {
-        var answers: [Int: [Int: Answer]] = [:]
+    private static func answers(
+        _ reader: inout JSONReader, each: (QuestionPosition, Answer, borrowing JSONReader) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) {
         try reader.objectKeys { sectionKey, reader throws(JSONReadError) in
             guard let section = sectionKey.position else {
                 throw reader.error("section keys are whole numbers from 1 written plainly (\"2\", not \"02\" or \"+2\")")
             }
-            guard answers[section] == nil else { throw reader.error("section \(section) appears twice") }
-            var byIndex: [Int: Answer] = [:]
             try reader.objectKeys { indexKey, reader throws(JSONReadError) in
                 guard let index = indexKey.position else {
                     throw reader.error("question keys are whole numbers from 1 written plainly (\"5\", not \"05\" or \"+5\")")
                 }
                 let answer = try answer(&reader)
-                guard byIndex.updateValue(answer, forKey: index) == nil else { throw reader.error("question \(index) appears twice") }
+                try each(QuestionPosition(section: section, index: index), answer, reader)
             }
-            if !byIndex.isEmpty { answers[section] = byIndex }
         }
-        return answers
     }
 
     private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary"

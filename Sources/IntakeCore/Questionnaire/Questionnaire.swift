@@ -16,13 +16,15 @@ public struct Questionnaire: Sendable {
     /// The base language first, then the translations.
     public var languages: [String]
     public var sections: [Section] {
-        didSet { (allQuestions, checks) = Self.index(sections) }
+        didSet { (allQuestions, checks, ordinals) = Self.index(sections) }
     }
     /// All questions in order, section by section (kept, as every record's check walks them).
     public private(set) var allQuestions: [Question]
     /// What validation needs of each question, in the same order: small, so that walking every
     /// question for every record stays cheap.
     package private(set) var checks: [QuestionCheck]
+    /// Finds a position's ordinal without hashing.
+    package private(set) var ordinals: QuestionOrdinals
 
     public init(id: String, title: LocalizedText, version: String, formatVersion: Int, languages: [String], sections: [Section]) {
         self.id = id
@@ -31,10 +33,10 @@ public struct Questionnaire: Sendable {
         self.formatVersion = formatVersion
         self.languages = languages
         self.sections = sections
-        (allQuestions, checks) = Self.index(sections)
+        (allQuestions, checks, ordinals) = Self.index(sections)
     }
 
-    private static func index(_ sections: [Section]) -> ([Question], [QuestionCheck]) {
+    private static func index(_ sections: [Section]) -> ([Question], [QuestionCheck], QuestionOrdinals) {
         let questions = sections.flatMap(\.questions)
         return (
             questions,
@@ -42,8 +44,19 @@ public struct Questionnaire: Sendable {
                 QuestionCheck(
                     position: question.position, type: question.type, isRequired: question.isRequired, showIf: question.showIf,
                     ordinal: ordinal)
-            }
+            },
+            QuestionOrdinals(sections)
         )
+    }
+
+    /// Where the question at `position` is in ``allQuestions`` (and `checks`), if it exists.
+    package func ordinal(of position: QuestionPosition) -> Int? { ordinals[position] }
+
+    /// What settling show-if for a record needs, small enough to keep beside every record.
+    package var visibility: Visibility {
+        Visibility(
+            ordinals: ordinals, questionCount: checks.count,
+            conditions: checks.compactMap { check in check.showIf.map { (check.ordinal, $0) } })
     }
 
     public var baseLanguage: String { languages.first ?? "en" }
@@ -85,6 +98,54 @@ public struct Questionnaire: Sendable {
 
     public func question(id: String) -> Question? {
         allQuestions.first { $0.id == id }
+    }
+}
+
+/// Where each question is in a questionnaire's order, found from its position by arithmetic.
+package struct QuestionOrdinals: Sendable {
+    /// By section number: the ordinal of the section's first question and its question count
+    /// (count 0 for numbers no section has).
+    private let starts: [(first: Int, count: Int)]
+
+    init(_ sections: [Section]) {
+        var starts = [(first: Int, count: Int)](repeating: (0, 0), count: (sections.map(\.number).max() ?? 0) + 1)
+        var first = 0
+        for section in sections where section.number >= 0 {
+            starts[section.number] = (first, section.questions.count)
+            first += section.questions.count
+        }
+        self.starts = starts
+    }
+
+    package subscript(position: QuestionPosition) -> Int? {
+        guard starts.indices.contains(position.section) else { return nil }
+        let start = starts[position.section]
+        guard position.index >= 1, position.index <= start.count else { return nil }
+        return start.first + position.index - 1
+    }
+}
+
+/// A questionnaire's show-if conditions by ordinal: ``Questionnaire/hiddenPositions(in:)`` for
+/// answers laid out in an array rather than a record.
+package struct Visibility: Sendable {
+    package let ordinals: QuestionOrdinals
+    package let questionCount: Int
+    let conditions: [(ordinal: Int, condition: Condition)]
+
+    /// Sets `hidden[ordinal]` for each question show-if hides; `answers` and `hidden` are by
+    /// ordinal (`hidden` is resized to the question count). Conditions read only earlier
+    /// questions, so one pass in order settles every question.
+    package func markHidden(_ hidden: inout [Bool], answers: [Answer?]) {
+        hidden.removeAll(keepingCapacity: true)
+        hidden.append(contentsOf: repeatElement(false, count: questionCount))
+        let ordinals = ordinals
+        for (ordinal, condition) in conditions {
+            let shown = condition.isSatisfied { position in
+                guard let source = ordinals[position], !hidden[source] else { return nil }
+                return answers[source]
+            }
+            if !shown { hidden[ordinal] = true }
+        }
     }
 }
 

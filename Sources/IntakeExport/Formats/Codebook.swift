@@ -139,5 +139,6 @@ public final class CodebookCSVFormatter: ExportFormatter {
     }
 
     public func row(_ record: ExportRecord) -> String { "" }
+    public var readsRecords: Bool { false }
     public func footer() -> String { "" }
 }

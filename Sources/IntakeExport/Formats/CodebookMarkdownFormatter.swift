@@ -49,6 +49,7 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
     }
 
     public func row(_ record: ExportRecord) -> String { "" }
+    public var readsRecords: Bool { false }
     public func footer() -> String { "" }
 
     static func escaped(_ text: String) -> String {

@@ -93,5 +93,6 @@ public final class DataPackageFormatter: ExportFormatter {
     }
 
     public func row(_ record: ExportRecord) -> String { "" }
+    public var readsRecords: Bool { false }
     public func footer() -> String { "" }
 }

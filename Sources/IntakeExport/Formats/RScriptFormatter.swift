@@ -58,6 +58,7 @@ public final class RScriptFormatter: ExportFormatter {
     }
 
     public func row(_ record: ExportRecord) -> String { "" }
+    public var readsRecords: Bool { false }
     public func footer() -> String { "" }
 
     static func rClass(_ type: ColumnType) -> String {

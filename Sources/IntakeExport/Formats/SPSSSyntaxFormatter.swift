@@ -56,6 +56,7 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
     }
 
     public func row(_ record: ExportRecord) -> String { "" }
+    public var readsRecords: Bool { false }
     public func footer() -> String { "" }
 
     /// The input format: text up to the validator's 10,000 characters, codes as wide as the longest.

@@ -3,27 +3,51 @@ import IntakeCore
 
 extension ExportPlan {
     /// The wide-CSV cells of one record, one per column.
+    func cells(for item: ExportRecord) throws(ExportError) -> [String] {
+        var cells = [String](repeating: "", count: columns.count)
+        eachCell(of: try ExportRow(item, plan: self)) { index, text in cells[index] = text }
+        return cells
+    }
+
+    /// The record as one wide-CSV line (CRLF included), appended to `out`.
+    func writeLine(_ row: ExportRow, into out: inout [UInt8]) {
+        var next = 0
+        eachCell(of: row) { index, text in
+            while next < index {
+                if next > 0 { out.append(UInt8(ascii: ",")) }
+                next += 1
+            }
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            CSV.append(text, to: &out)
+            next = index + 1
+        }
+        while next < columns.count {
+            if next > 0 { out.append(UInt8(ascii: ",")) }
+            next += 1
+        }
+        out.append(13)
+        out.append(10)
+    }
+
+    /// Hands `cell` each non-empty cell of a record with its column index, in column order.
     ///
     /// An answered question gives its value; a question that was shown but not answered gives
     /// ``ExportOptions/unansweredCode``; a question hidden by show-if, or absent from the record's
     /// version, gives an empty cell.
-    func cells(for item: ExportRecord) throws(ExportError) -> [String] {
-        let record = item.record
-        let layout = try layout(for: record.questionnaire)
-        let hidden = layout.questionnaire.hiddenPositions(in: record)
-        var cells = [String](repeating: "", count: columns.count)
+    func eachCell(of row: ExportRow, _ cell: (Int, String) -> Void) {
         for index in columns.indices {
             guard case .meta(let field) = columns[index].source else { break }
-            cells[index] = Self.meta(field, of: item)
+            let text = Self.meta(field, of: row.item)
+            if !text.isEmpty { cell(index, text) }
         }
         let code = options.unansweredCode
-        for slot in layout.slots where !hidden.contains(slot.position) {
-            let answer = record[slot.position]
+        for slot in row.layout.slots where !row.hidden[slot.ordinal] {
+            let answer = row.answers[slot.ordinal]
             for (index, path) in slot.columns {
-                cells[index] = answer.map { Self.cell($0, path[...], type: slot.type, unanswered: code) } ?? code
+                let text = answer.map { Self.cell($0, path[...], type: slot.type, unanswered: code) } ?? code
+                if !text.isEmpty { cell(index, text) }
             }
         }
-        return cells
     }
 
     private static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType, unanswered: String) -> String {

@@ -123,9 +123,11 @@ public struct PlannedQuestion: Sendable {
     }
 }
 
-/// Where one version's questions land in the plan.
-struct VersionLayout: Sendable {
+/// Where one version's questions land in the plan. (A class: every row of an export holds one.)
+final class VersionLayout: Sendable {
     let questionnaire: Questionnaire
+    /// Its ordinals and show-if, kept apart so a record's layout copies no questionnaire.
+    let visibility: Visibility
     /// For each planned question: the question in this version, or nil.
     let questions: [Question?]
     /// For each column: whether this version has the part it reads.
@@ -136,12 +138,15 @@ struct VersionLayout: Sendable {
 
     struct Slot: Sendable {
         let position: QuestionPosition
+        /// The question's place in its version's ``Questionnaire/allQuestions``.
+        let ordinal: Int
         let type: QuestionType
         let columns: [(index: Int, path: [AnswerStep])]
     }
 
     init(questionnaire: Questionnaire, questions planned: [PlannedQuestion], columns: [ExportColumn]) {
         self.questionnaire = questionnaire
+        visibility = questionnaire.visibility
         let byKey = Dictionary(questionnaire.allQuestions.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         questions = planned.map { byKey[$0.key] }
         let hasColumn = columns.map { column in
@@ -157,7 +162,8 @@ struct VersionLayout: Sendable {
                 guard hasColumn[index], case .answer(_, let path) = columns[index].source else { return nil }
                 return (index, path)
             }
-            return Slot(position: question.position, type: question.type, columns: filled)
+            guard let ordinal = questionnaire.ordinal(of: question.position) else { return nil }
+            return Slot(position: question.position, ordinal: ordinal, type: question.type, columns: filled)
         }
     }
 }

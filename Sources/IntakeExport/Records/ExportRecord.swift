@@ -44,7 +44,7 @@ public struct ExportRecord: Sendable {
         datesShifted = true
     }
 
-    private static func shifted(_ answer: Answer, by days: Int) -> Answer {
+    static func shifted(_ answer: Answer, by days: Int) -> Answer {
         switch answer {
         case .date(let date): .date(date.adding(days: -days))
         case .dictionary(let fields): .dictionary(fields.mapValues { shifted($0, by: days) })

@@ -17,21 +17,22 @@ public struct ExportRun {
     /// how many records were written, and tells `progress` the count after each page. The sinks
     /// are closed when it succeeds.
     public static func run(
-        _ outputs: [Output], progress: (Int) -> Void = { _ in }, nextPage: () async throws -> [ExportRecord]?
+        _ outputs: [Output], progress: (Int) -> Void = { _ in }, nextPage: () async throws -> [ExportInput]?
     ) async throws -> Int {
-        for output in outputs { try await output.sink.write(try output.formatter.header()) }
+        for output in outputs { try await output.sink.write(Array(try output.formatter.header().utf8)) }
         var count = 0
+        var chunk: [UInt8] = []
         while let page = try await nextPage() {
-            for output in outputs {
-                var chunk = ""
-                for record in page { chunk += try output.formatter.row(record) }
+            for output in outputs where output.formatter.readsRecords {
+                chunk.removeAll(keepingCapacity: true)
+                for input in page { try output.formatter.write(input, into: &chunk) }
                 if !chunk.isEmpty { try await output.sink.write(chunk) }
             }
             count += page.count
             progress(count)
         }
         for output in outputs {
-            try await output.sink.write(try output.formatter.footer())
+            try await output.sink.write(Array(try output.formatter.footer().utf8))
             try await output.sink.close()
         }
         return count
@@ -40,17 +41,18 @@ public struct ExportRun {
     /// Writes one formatter's output through `write`, for sinks that cannot be objects (an HTTP
     /// response body writer); returns how many records were written.
     public static func stream(
-        _ formatter: any ExportFormatter, nextPage: () async throws -> [ExportRecord]?, write: (String) async throws -> Void
+        _ formatter: any ExportFormatter, nextPage: () async throws -> [ExportInput]?, write: ([UInt8]) async throws -> Void
     ) async throws -> Int {
-        try await write(try formatter.header())
+        try await write(Array(try formatter.header().utf8))
         var count = 0
-        while let page = try await nextPage() {
-            var chunk = ""
-            for record in page { chunk += try formatter.row(record) }
+        var chunk: [UInt8] = []
+        while formatter.readsRecords, let page = try await nextPage() {
+            chunk.removeAll(keepingCapacity: true)
+            for input in page { try formatter.write(input, into: &chunk) }
             if !chunk.isEmpty { try await write(chunk) }
             count += page.count
         }
-        try await write(try formatter.footer())
+        try await write(Array(try formatter.footer().utf8))
         return count
     }
 }

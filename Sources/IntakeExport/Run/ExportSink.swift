@@ -2,7 +2,7 @@ import Foundation
 
 /// Where an export's text goes: a file, or an HTTP response body.
 public protocol ExportSink: AnyObject {
-    func write(_ text: String) async throws
+    func write(_ bytes: [UInt8]) async throws
     /// Called once after the last write.
     func close() async throws
 }
@@ -21,8 +21,8 @@ public final class FileSink: ExportSink {
         handle = try FileHandle(forWritingTo: url)
     }
 
-    public func write(_ text: String) throws {
-        buffer.append(contentsOf: text.utf8)
+    public func write(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
         if buffer.count >= limit { try flush() }
     }
 

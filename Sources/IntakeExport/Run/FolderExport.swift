@@ -34,7 +34,7 @@ public struct FolderExport {
     /// Runs the export; `cursor` and `since` are recorded in `export.json`; `progress` hears the
     /// number of records written so far.
     public func write(
-        cursor: String?, since: String?, progress: (Int) -> Void = { _ in }, nextPage: () async throws -> [ExportRecord]?
+        cursor: String?, since: String?, progress: (Int) -> Void = { _ in }, nextPage: () async throws -> [ExportInput]?
     ) async throws -> Summary {
         let manager = FileManager.default
         if let existing = try? manager.contentsOfDirectory(atPath: folder.path), !existing.isEmpty {

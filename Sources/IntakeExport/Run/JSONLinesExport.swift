@@ -73,7 +73,7 @@ public struct JSONLinesExport {
                 }
                 if let page = try reader?.nextPage() {
                     return page.filter { item in changedSince.map { item.record.updatedAt >= $0 } ?? true }
-                        .map { $0.prepared(keyer: keyer, includeIdentifiers: include, shiftDates: shift) }
+                        .map { ExportInput(record: $0.prepared(keyer: keyer, includeIdentifiers: include, shiftDates: shift)) }
                 }
                 reader = nil
             }

@@ -49,7 +49,7 @@ struct ExportController {
         }
         let prepared = try await services.exports.prepare(
             ExportService.Request(questionnaireId: parameters["questionnaire"], teamId: user.teamId, since: since, options: options))
-        let pager = services.exports.pager(prepared)
+        let pager = services.exports.pager(prepared, formats: [format])
         let formatter = format.formatter(plan: prepared.plan, files: [.wideCSV, .longCSV, .codebookCSV])
         let headers: HTTPFields = [
             .contentType: format.contentType,
@@ -64,7 +64,7 @@ struct ExportController {
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                try await stream.run { text in try await writer.write(ByteBuffer(string: text)) }
+                try await stream.run { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
                 try await writer.finish(nil)
             })
     }
@@ -106,7 +106,7 @@ private final class ExportStream: @unchecked Sendable {
         self.hasRecords = hasRecords
     }
 
-    func run(write: (String) async throws -> Void) async throws {
+    func run(write: ([UInt8]) async throws -> Void) async throws {
         _ = try await ExportRun.stream(formatter, nextPage: { hasRecords ? try await pager.next() : nil }, write: write)
     }
 }

@@ -115,49 +115,60 @@ public struct ExportService: Sendable {
     }
 
     /// Reads a prepared export's records from its snapshot, a page at a time, de-identified as its
-    /// options say. While one page is being written, the next is read and prepared (on the other
-    /// core), and never more than that: memory stays at two pages.
+    /// options say, in the forms its formats read (``ExportFormat/reads``). While one page is
+    /// being written, the next is read and prepared (on the other core), and never more than
+    /// that: memory stays at two pages.
     public final class Pager {
         let prepared: Prepared
+        let needs: ExportInput.Needs
         private var ahead: Task<Page, any Error>?
         private var after: Int64
 
         struct Page: Sendable {
-            var records: [ExportRecord]
+            var inputs: [ExportInput]
             var cursor: Int64?
         }
 
-        public init(_ prepared: Prepared) {
+        public init(_ prepared: Prepared, reading needs: ExportInput.Needs) {
             self.prepared = prepared
+            self.needs = needs
             self.after = prepared.query.after
         }
 
         deinit { ahead?.cancel() }
 
-        public func next() async throws -> [ExportRecord]? {
+        public func next() async throws -> [ExportInput]? {
             let page = try await (ahead ?? fetch(after: after)).value
             ahead = nil
             guard let cursor = page.cursor else { return nil }
             after = cursor
             ahead = fetch(after: cursor)
-            return page.records
+            return page.inputs
         }
 
         private func fetch(after cursor: Int64) -> Task<Page, any Error> {
             var query = prepared.query
             query.after = cursor
-            let (snapshot, keyer, options) = (prepared.snapshot, prepared.keyer, prepared.plan.options)
+            let (snapshot, keyer, plan, needs) = (prepared.snapshot, prepared.keyer, prepared.plan, needs)
             return Task {
                 let rows = try await snapshot.page(query)
-                let records = rows.map {
-                    ExportRecord(
-                        $0.record, revision: $0.revision, keyer: keyer, includeIdentifiers: options.includeIdentifiers,
-                        shiftDates: options.shiftDates)
+                let inputs = try rows.map { stored in
+                    var input = ExportInput()
+                    if needs.contains(.rows) {
+                        input.row = try ExportRow(body: stored.body, revision: stored.revision, plan: plan, keyer: keyer)
+                    }
+                    if needs.contains(.records) {
+                        input.record = ExportRecord(
+                            try RecordCodec.decode(stored.body), revision: stored.revision, keyer: keyer,
+                            includeIdentifiers: plan.options.includeIdentifiers, shiftDates: plan.options.shiftDates)
+                    }
+                    return input
                 }
-                return Page(records: records, cursor: rows.last?.cursor)
+                return Page(inputs: inputs, cursor: rows.last?.cursor)
             }
         }
     }
 
-    public func pager(_ prepared: Prepared) -> Pager { Pager(prepared) }
+    /// A pager that reads what `formats` need.
+    public func pager(_ prepared: Prepared, formats: [ExportFormat]) -> Pager { Pager(prepared, reading: formats.reads) }
 }

@@ -34,9 +34,10 @@ public protocol ExportSnapshot: Sendable {
     func page(_ query: ExportQuery) async throws -> [ExportedRecord]
 }
 
-/// A record as an export reads it: its current revision and change cursor.
+/// A record as an export reads it: its canonical bytes, current revision and change cursor.
 public struct ExportedRecord: Sendable {
-    public var record: PatientResponse
+    /// As ``RecordCodec`` wrote it.
+    public var body: [UInt8]
     public var revision: Int
     public var cursor: Int64
 }

@@ -42,14 +42,17 @@ struct SQLiteExportSnapshot: ExportSnapshot {
     func page(_ query: ExportQuery) async throws -> [ExportedRecord] {
         try await snapshot.read { db in
             let (filter, arguments) = Self.filter(query)
-            return try Row.fetchAll(
+            let rows = try Row.fetchCursor(
                 db, sql: "SELECT body, revision, changeSeq FROM record WHERE \(filter) ORDER BY changeSeq LIMIT ?",
-                arguments: arguments + [query.limit]
-            ).map { row in
-                ExportedRecord(
-                    record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)), revision: row["revision"],
-                    cursor: row["changeSeq"])
+                arguments: arguments + [query.limit])
+            var page: [ExportedRecord] = []
+            page.reserveCapacity(query.limit)
+            while let row = try rows.next() {
+                // The body's bytes straight from SQLite's row buffer: one copy, no String.
+                let body = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
+                page.append(ExportedRecord(body: body, revision: row[1], cursor: row[2]))
             }
+            return page
         }
     }
 

@@ -195,7 +195,7 @@ struct ExportCommand: AsyncParsableCommand {
         let services = try databaseOptions.services()
         let prepared = try await services.exports.prepare(
             ExportService.Request(questionnaireId: questionnaires.first, since: since.flatMap(ExportService.Since.init), options: options))
-        let pager = services.exports.pager(prepared)
+        let pager = services.exports.pager(prepared, formats: formats)
         return try await FolderExport(plan: prepared.plan, formats: formats, folder: folder).write(
             cursor: String(prepared.cursor), since: since, progress: { display?.show($0, of: prepared.count) }
         ) {
