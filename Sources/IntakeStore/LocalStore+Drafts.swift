@@ -58,6 +58,14 @@ extension LocalStore {
         }
     }
 
+    /// How many drafts of a questionnaire the store holds, without unlocking it.
+    public func draftCount(questionnaireId: String) throws(LocalStoreError) -> Int {
+        try read("count the drafts") { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM record WHERE questionnaireId = ?", arguments: [questionnaireId]) ?? 0
+        }
+    }
+
     /// Every draft, decrypted, most recently changed first.
     public func drafts() throws(LocalStoreError) -> [Draft] {
         let cipher = try cipher()

@@ -84,7 +84,9 @@ public final class LocalStore: Sendable {
 
     /// This device's id, made on first use and kept in the store.
     public func deviceId() throws(LocalStoreError) -> String {
-        try write("read the device id") { db in
+        let known = try read("read the device id") { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'deviceId'") }
+        if let known { return known }
+        return try write("read the device id") { db in
             if let existing = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'deviceId'") {
                 return existing
             }

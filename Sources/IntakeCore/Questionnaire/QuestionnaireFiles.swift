@@ -75,16 +75,17 @@ public struct QuestionnaireFiles: Sendable {
         var files: [String: File] = [:]
         for name in names where name.hasSuffix(".txt") {
             let fileURL = folder.appendingPathComponent(name)
-            let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL.path)
-            if let size = attributes?[.size] as? Int, size > TextFile.maxFileSize {
+            // One stat: Foundation's attribute lookups also read the user and group databases.
+            var info = stat()
+            // Only regular files (or links to them): a FIFO or device named *.txt would block a read.
+            guard stat(fileURL.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            if info.st_size > TextFile.maxFileSize {
                 problems.append(
                     QuestionnaireDiagnostic(
-                        path: fileURL.path, message: "file is \(size) bytes; a questionnaire file may be at most \(TextFile.maxFileSize)",
+                        path: fileURL.path, message: "file is \(info.st_size) bytes; a questionnaire file may be at most \(TextFile.maxFileSize)",
                         hint: "split it into smaller files"))
                 continue
             }
-            // Only regular files (or links to them): a FIFO or device named *.txt would block a read.
-            guard (try? fileURL.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
             do {
                 let data = try Data(contentsOf: fileURL)
                 files[name] = File(path: fileURL.path, bytes: [UInt8](data))

@@ -63,6 +63,10 @@ struct FillCommand: AsyncParsableCommand {
         if let draftId {
             return try store.draft(idPrefix: draftId)
         }
+        // Without a terminal to pick on, or with no drafts, a new record: the store stays locked.
+        if try !resume && (isatty(STDIN_FILENO) != 1 || store.draftCount(questionnaireId: questionnaire.id) == 0) {
+            return try newDraft(store: store, questionnaire: questionnaire)
+        }
         let drafts = try store.summaries().filter { $0.questionnaire.id == questionnaire.id }
         if resume {
             if drafts.count == 1, let only = try store.draft(id: drafts[0].id) { return only }
