@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "IntakeStore", targets: ["IntakeStore"]),
         .library(name: "IntakeForm", targets: ["IntakeForm"]),
         .library(name: "IntakeServer", targets: ["IntakeServer"]),
+        .library(name: "IntakePostgres", targets: ["IntakePostgres"]),
         .library(name: "IntakeClient", targets: ["IntakeClient"]),
         .library(name: "IntakeExport", targets: ["IntakeExport"]),
     ],
@@ -22,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -69,10 +72,22 @@ let package = Package(
             ],
             resources: [.copy("openapi.yaml")]
         ),
+        // The server's PostgreSQL store, for deployments that outgrow one machine.
+        .target(
+            name: "IntakePostgres",
+            dependencies: [
+                "IntakeCore", "IntakeServer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "intake",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer", "IntakeClient", "IntakeExport",
+                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer", "IntakePostgres", "IntakeClient", "IntakeExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -99,7 +114,12 @@ let package = Package(
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeStore"]),
         .testTarget(
             name: "IntakeServerTests",
-            dependencies: ["IntakeServer", .product(name: "HummingbirdTesting", package: "hummingbird")]
+            dependencies: [
+                "IntakeServer", "IntakePostgres",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "IntakeClientTests",

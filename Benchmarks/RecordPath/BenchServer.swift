@@ -36,7 +36,7 @@ final class BenchServer {
 
     /// Publishes the bundled questionnaire and makes a team and a coordinator; the token.
     static func prepare(_ database: URL) async throws -> String {
-        var configuration = ServerConfiguration(databasePath: database.path)
+        var configuration = ServerConfiguration(database: database.path)
         configuration.bcryptCost = 4
         let services = try IntakeServices.sqlite(configuration)
         _ = try await services.questionnaires.publish(directory: try BenchRecords.questionnaireFolder())

@@ -18,7 +18,7 @@ struct ClientTestServer {
 
     static func make() async throws -> ClientTestServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-client-\(UUID().uuidString)")
-        var configuration = ServerConfiguration(databasePath: folder.appendingPathComponent("server.sqlite").path)
+        var configuration = ServerConfiguration(database: folder.appendingPathComponent("server.sqlite").path)
         configuration.bcryptCost = 4
         let services = try IntakeServices.sqlite(configuration)
         let questionnaireFolder = repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import IntakeCore
+import IntakePostgres
 import Testing
 
 @testable import IntakeServer
@@ -154,7 +155,7 @@ struct ExportRoutesTests {
             return rows.compactMap { $0["patientKey"] as? String }
         }
         #expect(keys.count == 2 && keys[0] == keys[1], "one patient, one key")
-        let reopened = try IntakeServices.sqlite(server.services.configuration)
+        let reopened = try await IntakeServices.open(server.services.configuration)
         let prepared = try await reopened.exports.prepare(ExportService.Request())
         let page = try #require(try await reopened.exports.pager(prepared, formats: [.jsonLines]).next())
         #expect(page.map(\.record?.patientKey) == [keys[0], keys[0]])

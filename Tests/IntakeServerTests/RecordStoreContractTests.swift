@@ -4,13 +4,8 @@ import Testing
 
 @testable import IntakeServer
 
-/// The behaviour every `RecordStore` must have; each implementation runs the same tests.
+/// The behaviour every `RecordStore` must have; every store (``StoreKind``) runs the same tests.
 struct RecordStoreContractTests {
-    static func stores() throws -> [any RecordStore] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-contract-\(UUID().uuidString)/db.sqlite").path
-        return [try SQLiteRecordStore(path: path)]
-    }
-
     static let questionnaire = try! QuestionnaireLoader.load(
         directory: TestServer.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
 
@@ -19,8 +14,9 @@ struct RecordStoreContractTests {
         return generator.next()
     }
 
-    @Test func ingestRecognisesDuplicatesAndConflictsWithinOneBatch() async throws {
-        for store in try Self.stores() {
+    @Test(arguments: StoreKind.allCases) func ingestRecognisesDuplicatesAndConflictsWithinOneBatch(_ kind: StoreKind) async throws {
+        do {
+            let store = try await kind.open()
             let team = try await store.createTeam(name: "t", at: Date())
             let owner = RecordOwner(teamId: team.id, username: "u")
             let a = Self.record(1)
@@ -31,8 +27,9 @@ struct RecordStoreContractTests {
         }
     }
 
-    @Test func updatesAreOptimisticAndScopedToTheTeam() async throws {
-        for store in try Self.stores() {
+    @Test(arguments: StoreKind.allCases) func updatesAreOptimisticAndScopedToTheTeam(_ kind: StoreKind) async throws {
+        do {
+            let store = try await kind.open()
             let team = try await store.createTeam(name: "t", at: Date())
             let other = try await store.createTeam(name: "o", at: Date())
             let a = Self.record(1)
@@ -46,8 +43,9 @@ struct RecordStoreContractTests {
         }
     }
 
-    @Test func exportsPageByChangeCursorWithinTeamAndQuestionnaire() async throws {
-        for store in try Self.stores() {
+    @Test(arguments: StoreKind.allCases) func exportsPageByChangeCursorWithinTeamAndQuestionnaire(_ kind: StoreKind) async throws {
+        do {
+            let store = try await kind.open()
             let team = try await store.createTeam(name: "t", at: Date())
             let other = try await store.createTeam(name: "o", at: Date())
             #expect(try await store.exportSnapshot().cursor == 0)
@@ -85,8 +83,9 @@ struct RecordStoreContractTests {
         }
     }
 
-    @Test func secretsAreMadeOnceAndKept() async throws {
-        for store in try Self.stores() {
+    @Test(arguments: StoreKind.allCases) func secretsAreMadeOnceAndKept(_ kind: StoreKind) async throws {
+        do {
+            let store = try await kind.open()
             let secret = try await store.secret(named: "patient-key")
             #expect(secret.count == 32)
             #expect(try await store.secret(named: "patient-key") == secret)
@@ -94,8 +93,9 @@ struct RecordStoreContractTests {
         }
     }
 
-    @Test func lookupIsScopedRankedAndEscapesWildcards() async throws {
-        for store in try Self.stores() {
+    @Test(arguments: StoreKind.allCases) func lookupIsScopedRankedAndEscapesWildcards(_ kind: StoreKind) async throws {
+        do {
+            let store = try await kind.open()
             let team = try await store.createTeam(name: "t", at: Date())
             let owner = RecordOwner(teamId: team.id, username: "u")
             let names = ["Müller", "Mullerova", "Al_Muller", "100%"]
@@ -111,8 +111,9 @@ struct RecordStoreContractTests {
         }
     }
 
-    @Test func tokensExpireAndDisabledUsersLoseAccess() async throws {
-        for store in try Self.stores() {
+    @Test(arguments: StoreKind.allCases) func tokensExpireAndDisabledUsersLoseAccess(_ kind: StoreKind) async throws {
+        do {
+            let store = try await kind.open()
             let user = try await store.createUser(NewUser(username: "u", passwordHash: "h", role: .researcher, teamId: nil), at: Date())
             try await store.createToken(NewToken(userId: user.id, hash: "live", name: "n", expiresAt: nil), at: Date())
             try await store.createToken(
@@ -127,14 +128,80 @@ struct RecordStoreContractTests {
         }
     }
 
-    @Test func publishingTheSameVersionTwiceIsANoOp() async throws {
-        for store in try Self.stores() {
+    @Test(arguments: StoreKind.allCases) func publishingTheSameVersionTwiceIsANoOp(_ kind: StoreKind) async throws {
+        do {
+            let store = try await kind.open()
             let q = PublishedQuestionnaire(
                 id: "q", version: "v", title: "Q", questionCount: 1, files: ["1-a.txt": "A"], lists: [:], publishedAt: Date())
             #expect(try await store.publish(q))
             #expect(try await !store.publish(q))
             #expect(try await store.questionnaire(id: "q", version: "v")?.files == ["1-a.txt": "A"])
         }
+    }
+
+    @Test(arguments: StoreKind.allCases) func teamsAndUsersAreUniqueByNameAndListedInOrder(_ kind: StoreKind) async throws {
+        let store = try await kind.open()
+        try await store.checkHealth()
+        #expect(try await store.userCount() == 0)
+        #expect(try await store.teams().isEmpty)
+        #expect(try await store.users().isEmpty)
+        let b = try await store.createTeam(name: "b", at: Date(timeIntervalSince1970: 10))
+        let a = try await store.createTeam(name: "a", at: Date(timeIntervalSince1970: 20))
+        await #expect(throws: RecordStoreError.alreadyExists("team 'a'")) { _ = try await store.createTeam(name: "a", at: Date()) }
+        #expect(try await store.teams().map(\.name) == ["a", "b"])
+        #expect(try await store.team(named: "b") == b)
+        #expect(try await store.team(named: "c") == nil)
+        #expect(a.createdAt == Date(timeIntervalSince1970: 20))
+
+        let zoe = try await store.createUser(NewUser(username: "zoe", passwordHash: "h1", role: .coordinator, teamId: a.id), at: Date())
+        _ = try await store.createUser(NewUser(username: "amir", passwordHash: "h2", role: .fieldworker, teamId: nil), at: Date())
+        #expect(zoe.teamName == "a" && zoe.role == .coordinator && !zoe.disabled)
+        #expect(try await store.users().map(\.username) == ["amir", "zoe"])
+        #expect(try await store.userCount() == 2)
+        #expect(try await store.credentials(username: "zoe")?.passwordHash == "h1")
+        #expect(try await store.credentials(username: "nobody") == nil)
+
+        let moved = try await store.updateUser(username: "amir", UserChange(role: .researcher, teamId: .some(b.id), passwordHash: "h3"))
+        #expect(moved?.role == .researcher && moved?.teamId == b.id && moved?.teamName == "b")
+        #expect(try await store.credentials(username: "amir")?.passwordHash == "h3")
+        let unassigned = try await store.updateUser(username: "amir", UserChange(teamId: .some(nil)))
+        #expect(unassigned?.teamId == nil)
+        #expect(try await store.updateUser(username: "nobody", UserChange(disabled: true)) == nil)
+
+        try await store.createToken(NewToken(userId: zoe.id, hash: "t1", name: "laptop", expiresAt: nil), at: Date())
+        #expect(try await store.user(tokenHash: "t1", now: Date())?.id == zoe.id)
+        try await store.revokeToken(hash: "t1")
+        #expect(try await store.user(tokenHash: "t1", now: Date()) == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases) func questionnairesAreListedNewestFirst(_ kind: StoreKind) async throws {
+        let store = try await kind.open()
+        for (version, time) in [("v1", 10.0), ("v2", 30.0), ("v0", 20.0)] {
+            let q = PublishedQuestionnaire(
+                id: "q", version: version, title: "Q \(version)", questionCount: 2, files: ["1-a.txt": version],
+                lists: ["l.txt": "x"], publishedAt: Date(timeIntervalSince1970: time))
+            #expect(try await store.publish(q))
+        }
+        let listed = try await store.questionnaires()
+        #expect(listed.map(\.version) == ["v2", "v0", "v1"])
+        #expect(listed.first == PublishedQuestionnaire(
+            id: "q", version: "v2", title: "Q v2", questionCount: 2, files: ["1-a.txt": "v2"], lists: ["l.txt": "x"],
+            publishedAt: Date(timeIntervalSince1970: 30)))
+        #expect(try await store.questionnaire(id: "q", version: "v9") == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aRecordKeepsWhoSentItAndWhen(_ kind: StoreKind) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let a = Self.record(5)
+        let received = Date(timeIntervalSince1970: 1_800_000_000.25)
+        _ = try await store.ingest([try IngestItem(record: a)], owner: RecordOwner(teamId: team.id, username: "amir"), at: received)
+        let stored = try #require(try await store.record(id: a.id))
+        #expect(stored.record == a && stored.revision == 1 && stored.teamId == team.id && stored.receivedBy == "amir")
+        #expect(stored.receivedAt == received && stored.updatedAt == received)
+        #expect(try await store.record(id: UUID()) == nil)
+        let revisions = try await store.revisions(of: a.id)
+        #expect(revisions.map(\.savedBy) == ["amir"] && revisions.first?.record == a && revisions.first?.savedAt == received)
     }
 }
 

@@ -2,28 +2,32 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import IntakeCore
+import IntakePostgres
 import Logging
 import NIOCore
 
 @testable import IntakeServer
 
-/// A server over a fresh SQLite file with the bundled questionnaire published, two teams, and a
-/// user of every role in each team (admins and researchers without a team).
+/// A server over a fresh store with the bundled questionnaire published, two teams, and a user
+/// of every role in each team (admins and researchers without a team). The store is SQLite, or
+/// PostgreSQL when `INTAKE_TEST_STORE=postgres` (scripts/test runs these tests both ways).
 struct TestServer {
     let services: IntakeServices
     let questionnaire: Questionnaire
     /// Tokens by user name: `fieldworker-a`, `coordinator-b`, `researcher`, `admin`.
     var tokens: [String: String] = [:]
 
+    /// The store these tests run on.
+    static let store = StoreKind(rawValue: ProcessInfo.processInfo.environment["INTAKE_TEST_STORE"] ?? "sqlite") ?? .sqlite
+
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-server-\(UUID().uuidString)/server.sqlite").path
-        var configuration = ServerConfiguration(databasePath: path)
+        var configuration = ServerConfiguration(database: try store.newDatabase())
         configuration.bcryptCost = 4
         configure(&configuration)
-        let services = try IntakeServices.sqlite(configuration)
+        let services = try await IntakeServices.open(configuration)
         let folder = repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")
         _ = try await services.questionnaires.publish(directory: folder)
         var server = TestServer(services: services, questionnaire: try QuestionnaireLoader.load(directory: folder))

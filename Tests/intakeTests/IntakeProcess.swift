@@ -12,6 +12,9 @@ struct IntakeProcess {
     }
 
     let dataDirectory: URL
+    /// The server database for `serve` and `admin` (INTAKE_SERVER_DATABASE); nil for the SQLite
+    /// file in the data directory.
+    var serverDatabase: String?
 
     init() {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-e2e-\(UUID().uuidString)")
@@ -42,6 +45,7 @@ struct IntakeProcess {
         environment["INTAKE_DATA_DIR"] = dataDirectory.path
         environment["INTAKE_COLLECTOR"] = "test.worker"
         environment.removeValue(forKey: "INTAKE_QUESTIONNAIRES")
+        environment["INTAKE_SERVER_DATABASE"] = serverDatabase
         process.environment = environment
         return process
     }

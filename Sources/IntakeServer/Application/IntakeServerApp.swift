@@ -23,7 +23,7 @@ public struct IntakeServices: Sendable {
 
     /// Opens the SQLite store the configuration names.
     public static func sqlite(_ configuration: ServerConfiguration) throws -> IntakeServices {
-        IntakeServices(configuration: configuration, store: try SQLiteRecordStore(path: configuration.databasePath))
+        IntakeServices(configuration: configuration, store: try SQLiteRecordStore(path: configuration.database))
     }
 }
 

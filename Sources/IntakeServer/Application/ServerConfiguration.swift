@@ -6,8 +6,9 @@ public struct ServerConfiguration: Sendable {
     /// Address to listen on. The default serves this machine only; use 0.0.0.0 to serve a network.
     public var host = "127.0.0.1"
     public var port = 8080
-    /// The SQLite database file.
-    public var databasePath: String
+    /// Where the server keeps its data: a SQLite file (the default), or a PostgreSQL URL such as
+    /// `postgres://intake:secret@127.0.0.1:5432/intake` (see `PostgresDatabaseURL`).
+    public var database: String
     /// Largest request body accepted, in bytes (413 above it).
     public var maxBodyBytes = 16 * 1024 * 1024
     /// Most records accepted by one `POST /v1/records/batch`.
@@ -17,14 +18,24 @@ public struct ServerConfiguration: Sendable {
     /// How long a token from `POST /v1/sessions` is valid.
     public var sessionLifetime: TimeInterval = 30 * 24 * 3600
 
-    public init(databasePath: String) {
-        self.databasePath = databasePath
+    public init(database: String) {
+        self.database = database
     }
+
+    /// ``database`` with any password hidden, for messages and logs.
+    public var databaseDescription: String {
+        guard usesPostgres, var components = URLComponents(string: database), components.password != nil else { return database }
+        components.password = "***"
+        return components.string ?? "(a PostgreSQL URL)"
+    }
+
+    /// Whether ``database`` names a PostgreSQL database rather than a SQLite file.
+    public var usesPostgres: Bool { database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") }
 
     /// The defaults, overridden by `INTAKE_SERVER_HOST`, `INTAKE_SERVER_PORT`, `INTAKE_SERVER_DATABASE`,
     /// `INTAKE_SERVER_MAX_BODY_BYTES` and `INTAKE_SERVER_MAX_BATCH`.
     public init(environment: [String: String], defaultDatabasePath: String) throws(ConfigurationError) {
-        self.init(databasePath: environment["INTAKE_SERVER_DATABASE"] ?? defaultDatabasePath)
+        self.init(database: environment["INTAKE_SERVER_DATABASE"] ?? defaultDatabasePath)
         if let host = environment["INTAKE_SERVER_HOST"] { self.host = host }
         if let port = environment["INTAKE_SERVER_PORT"] { self.port = try Self.number(port, "INTAKE_SERVER_PORT", 0...65535) }
         if let bytes = environment["INTAKE_SERVER_MAX_BODY_BYTES"] {

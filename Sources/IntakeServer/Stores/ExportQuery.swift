@@ -40,4 +40,10 @@ public struct ExportedRecord: Sendable {
     public var body: [UInt8]
     public var revision: Int
     public var cursor: Int64
+
+    package init(body: [UInt8], revision: Int, cursor: Int64) {
+        self.body = body
+        self.revision = revision
+        self.cursor = cursor
+    }
 }

@@ -7,8 +7,8 @@ import Synchronization
 /// the next commit takes all of them at once. A job's result comes back only after the commit
 /// that holds it returned, so an answer still means the data is on disk. `commit` isolates jobs
 /// from one another (a savepoint each), so one failing job fails alone.
-final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
-    typealias Commit = @Sendable ([Job]) async throws -> [Result<Output, any Error>]
+package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
+    package typealias Commit = @Sendable ([Job]) async throws -> [Result<Output, any Error>]
 
     private struct Waiting {
         var job: Job
@@ -23,11 +23,11 @@ final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
     private let state = Mutex(State())
     private let commit: Commit
 
-    init(commit: @escaping Commit) {
+    package init(commit: @escaping Commit) {
         self.commit = commit
     }
 
-    func submit(_ job: Job) async throws -> Output {
+    package func submit(_ job: Job) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             let lead = state.withLock { state in
                 state.waiting.append(Waiting(job: job, continuation: continuation))

@@ -24,6 +24,9 @@ public final class SQLiteRecordStore: RecordStore {
         }
         let database = try DatabasePool(path: path, configuration: configuration)
         self.database = database
+        if try database.read({ try Self.migrator.hasBeenSuperseded($0) }) {
+            throw SQLiteStoreError("\(path) was migrated by a newer Intake; run that version, or restore a backup made before it")
+        }
         try Self.migrator.migrate(database)
         ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, into: database) }
         for suffix in ["", "-wal", "-shm"] {
@@ -37,6 +40,15 @@ public final class SQLiteRecordStore: RecordStore {
 
     static func timestamp(_ date: Date) -> Double { date.timeIntervalSince1970 }
     static func date(_ value: Double) -> Date { Date(timeIntervalSince1970: value) }
+}
+
+/// Why the SQLite store cannot open, with what to do about it.
+public struct SQLiteStoreError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
 }
 
 extension SQLiteRecordStore {

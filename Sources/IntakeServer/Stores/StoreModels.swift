@@ -72,6 +72,15 @@ public struct StoredRecord: Sendable {
     public var receivedBy: String
     public var receivedAt: Date
     public var updatedAt: Date
+
+    package init(record: PatientResponse, revision: Int, teamId: Int64, receivedBy: String, receivedAt: Date, updatedAt: Date) {
+        self.record = record
+        self.revision = revision
+        self.teamId = teamId
+        self.receivedBy = receivedBy
+        self.receivedAt = receivedAt
+        self.updatedAt = updatedAt
+    }
 }
 
 public struct RecordRevision: Sendable {
@@ -79,6 +88,13 @@ public struct RecordRevision: Sendable {
     public var record: PatientResponse
     public var savedBy: String
     public var savedAt: Date
+
+    package init(revision: Int, record: PatientResponse, savedBy: String, savedAt: Date) {
+        self.revision = revision
+        self.record = record
+        self.savedBy = savedBy
+        self.savedAt = savedAt
+    }
 }
 
 /// A lookup by identifying information within one team.
@@ -114,6 +130,16 @@ public struct LookupMatch: Sendable {
     public var updatedAt: Date
     /// Higher is better: exact matches outrank prefixes, which outrank substrings.
     public var score: Int
+
+    package init(id: UUID, revision: Int, status: PatientResponse.Status, questionnaire: QuestionnaireReference, patient: PatientIdentification, updatedAt: Date, score: Int) {
+        self.id = id
+        self.revision = revision
+        self.status = status
+        self.questionnaire = questionnaire
+        self.patient = patient
+        self.updatedAt = updatedAt
+        self.score = score
+    }
 }
 
 public enum Role: String, Sendable, Codable, CaseIterable {
@@ -124,6 +150,12 @@ public struct Team: Sendable, Codable, Hashable {
     public var id: Int64
     public var name: String
     public var createdAt: Date
+
+    package init(id: Int64, name: String, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+    }
 }
 
 public struct User: Sendable, Hashable {
@@ -134,11 +166,26 @@ public struct User: Sendable, Hashable {
     public var teamName: String?
     public var disabled: Bool
     public var createdAt: Date
+
+    package init(id: Int64, username: String, role: Role, teamId: Int64?, teamName: String?, disabled: Bool, createdAt: Date) {
+        self.id = id
+        self.username = username
+        self.role = role
+        self.teamId = teamId
+        self.teamName = teamName
+        self.disabled = disabled
+        self.createdAt = createdAt
+    }
 }
 
 public struct UserCredentials: Sendable {
     public var user: User
     public var passwordHash: String
+
+    package init(user: User, passwordHash: String) {
+        self.user = user
+        self.passwordHash = passwordHash
+    }
 }
 
 public struct NewUser: Sendable {

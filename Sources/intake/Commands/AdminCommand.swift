@@ -7,7 +7,7 @@ struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
         abstract: "Manage the server's users, teams, tokens and questionnaires directly in its database.",
-        subcommands: [Bootstrap.self, TeamCommand.self, UserCommand.self, TokenCommand.self, PublishCommand.self]
+        subcommands: [Bootstrap.self, TeamCommand.self, UserCommand.self, TokenCommand.self, PublishCommand.self, CopyDatabaseCommand.self]
     )
 
     struct Bootstrap: AsyncParsableCommand {
@@ -18,7 +18,7 @@ struct AdminCommand: AsyncParsableCommand {
         @Flag(help: "Read the password from the first line of standard input instead of asking.") var passwordStdin = false
 
         func run() async throws {
-            let services = try databaseOptions.services()
+            let services = try await databaseOptions.services()
             let password = try PasswordInput.read(fromStdin: passwordStdin)
             let user = try await AdminRule.run { try await services.accounts.bootstrapAdmin(username: username, password: password) }
             print("Created admin '\(user.username)'. Sign in with POST /v1/sessions, or create a token: intake admin token create \(user.username)")
@@ -62,7 +62,7 @@ struct AdminCommand: AsyncParsableCommand {
             @Flag(help: "Read the password from the first line of standard input instead of asking.") var passwordStdin = false
 
             func run() async throws {
-                let services = try databaseOptions.services()
+                let services = try await databaseOptions.services()
                 let password = try PasswordInput.read(fromStdin: passwordStdin)
                 let user = try await AdminRule.run {
                     try await services.accounts.createUser(username: username, password: password, role: role, team: team)
@@ -93,7 +93,7 @@ struct AdminCommand: AsyncParsableCommand {
             @Flag(help: "Read the new password from standard input.") var passwordStdin = false
 
             func run() async throws {
-                let services = try databaseOptions.services()
+                let services = try await databaseOptions.services()
                 let password = resetPassword ? try PasswordInput.read(fromStdin: passwordStdin) : nil
                 let user = try await AdminRule.run {
                     try await services.accounts.updateUser(

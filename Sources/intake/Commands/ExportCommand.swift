@@ -192,7 +192,7 @@ struct ExportCommand: AsyncParsableCommand {
         }
         var databaseOptions = ServerDatabaseOptions()
         databaseOptions.database = path
-        let services = try databaseOptions.services()
+        let services = try await databaseOptions.services()
         let prepared = try await services.exports.prepare(
             ExportService.Request(questionnaireId: questionnaires.first, since: since.flatMap(ExportService.Since.init), options: options))
         let pager = services.exports.pager(prepared, formats: formats)

@@ -41,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try databaseOptions.configuration()
         if let host { configuration.host = host }
         if let port { configuration.port = port }
-        let services = try databaseOptions.services(configuration)
+        let services = try await databaseOptions.services(configuration)
         for reference in publish {
             let folder = try QuestionnaireCatalog().folder(for: reference)
             let (published, isNew) = try await services.questionnaires.publish(directory: folder)
@@ -53,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
         if try await services.store.userCount() == 0 {
             say("The database has no users yet. Create the first admin: intake admin bootstrap --username admin")
         }
-        say("Serving on http://\(configuration.host):\(configuration.port) (database \(configuration.databasePath))")
+        say("Serving on http://\(configuration.host):\(configuration.port) (database \(configuration.databaseDescription))")
         try await IntakeServerApp.application(services, logger: logger).runService()
     }
 }

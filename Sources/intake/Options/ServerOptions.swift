@@ -1,30 +1,36 @@
 import ArgumentParser
 import Foundation
+import IntakePostgres
 import IntakeServer
 import IntakeStore
 
-/// `--database`: the server's SQLite file, shared by `intake serve` and `intake admin`.
+/// `--database`: the server's SQLite file or PostgreSQL URL, shared by `intake serve` and `intake admin`.
 struct ServerDatabaseOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The server's SQLite database (default: INTAKE_SERVER_DATABASE, else server.sqlite in the data directory).",
-            valueName: "path"))
+            "The server's SQLite file or a PostgreSQL URL such as postgres://user:password@host:5432/db "
+                + "(default: INTAKE_SERVER_DATABASE, else server.sqlite in the data directory).",
+            valueName: "path-or-url"))
     var database: String?
 
     func configuration() throws -> ServerConfiguration {
         let defaultPath = LocalStore.defaultDirectory().appendingPathComponent("server.sqlite").path
         var configuration = try ServerConfiguration(environment: ProcessInfo.processInfo.environment, defaultDatabasePath: defaultPath)
-        if let database { configuration.databasePath = database }
+        if let database { configuration.database = database }
         return configuration
     }
 
-    func services(_ configuration: ServerConfiguration? = nil) throws -> IntakeServices {
+    func services(_ configuration: ServerConfiguration? = nil) async throws -> IntakeServices {
         let configuration = try configuration ?? self.configuration()
         do {
-            return try IntakeServices.sqlite(configuration)
+            return try await IntakeServices.open(configuration)
+        } catch let error as PostgresStoreError {
+            throw ValidationError(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
+        } catch let error as SQLiteStoreError {
+            throw ValidationError(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
         } catch {
             throw ValidationError(
-                "Cannot open the server database \(configuration.databasePath). Check that its folder is writable and that it is an Intake server database.")
+                "Cannot open the server database \(configuration.databaseDescription). Check that its folder is writable and that it is an Intake server database.")
         }
     }
 }

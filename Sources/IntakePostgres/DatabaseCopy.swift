@@ -1,0 +1,250 @@
+import Crypto
+import Foundation
+import GRDB
+import IntakeServer
+import PostgresNIO
+
+/// Moves a deployment from its SQLite file to an empty PostgreSQL database, and proves it: in one
+/// PostgreSQL transaction it copies every table (ids, change cursors and the server's secrets
+/// kept, so patient keys and export cursors stay valid), then reads both sides back and compares
+/// row counts and a SHA-256 over every row of every table. Anything that differs rolls the whole
+/// copy back: the target is left as it was.
+public enum DatabaseCopy {
+    /// One table as copied: its rows and the digest both sides agreed on.
+    public struct Table: Sendable, Equatable {
+        public var name: String
+        public var rows: Int
+        public var digest: String
+    }
+
+    /// Copies the SQLite database at `path` (the server should be stopped) into the empty
+    /// PostgreSQL database `url`; `progress` hears each table's name and rows copied so far.
+    public static func copy(
+        sqlite path: String, to url: PostgresDatabaseURL, progress: @Sendable (String, Int) -> Void = { _, _ in }
+    ) async throws -> [Table] {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw PostgresStoreError("there is no SQLite database at \(path); give the file 'intake serve' used")
+        }
+        // Opening it brings an older file up to the current schema, as 'intake serve' would.
+        do { _ = try SQLiteRecordStore(path: path) } catch {
+            throw PostgresStoreError("\(path) cannot be opened as an Intake server database")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let source = try DatabasePool(path: path, configuration: configuration)
+        let snapshot = try source.makeSnapshot()
+        let store = try await PostgresRecordStore(url: url)
+        return try await store.transaction { connection in
+            try await PostgresRecordStore.lock(PostgresRecordStore.changeLock, connection)
+            let held = try await connection.query(
+                """
+                SELECT (SELECT COUNT(*) FROM team) + (SELECT COUNT(*) FROM account) + (SELECT COUNT(*) FROM record)
+                     + (SELECT COUNT(*) FROM questionnaire) + (SELECT COUNT(*) FROM serverSecret)
+                """, logger: PostgresRecordStore.logger
+            ).collect().first?.decode(Int.self) ?? 0
+            guard held == 0 else {
+                throw PostgresStoreError("\(url) already holds Intake data; copy into an empty database (nothing was changed)")
+            }
+            var tables: [Table] = []
+            for table in CopiedTable.all {
+                try await table.copy(from: snapshot, to: connection) { progress(table.target, $0) }
+            }
+            try await connection.query(
+                "SELECT setval(pg_get_serial_sequence('team', 'id'), COALESCE((SELECT MAX(id) FROM team), 0) + 1, false)",
+                logger: PostgresRecordStore.logger)
+            try await connection.query(
+                "SELECT setval(pg_get_serial_sequence('account', 'id'), COALESCE((SELECT MAX(id) FROM account), 0) + 1, false)",
+                logger: PostgresRecordStore.logger)
+            try await connection.query(
+                "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
+                logger: PostgresRecordStore.logger)
+            for table in CopiedTable.all {
+                let (sourceRows, sourceDigest) = try table.digestOfSource(snapshot)
+                let (targetRows, targetDigest) = try await table.digestOfTarget(connection)
+                guard sourceRows == targetRows, sourceDigest == targetDigest else {
+                    throw PostgresStoreError(
+                        "the copy of \(table.source) differs (\(sourceRows) rows in SQLite, \(targetRows) in PostgreSQL"
+                            + (sourceRows == targetRows ? ", contents differ" : "") + "); nothing was changed")
+                }
+                tables.append(Table(name: table.target, rows: sourceRows, digest: sourceDigest))
+            }
+            return tables
+        }
+    }
+}
+
+/// A table as the copy moves it: the same columns on both sides, read in the same order.
+struct CopiedTable: Sendable {
+    enum Kind: Sendable { case text, integer, real, boolean, blob }
+
+    var source: String
+    var target: String
+    var columns: [(name: String, kind: Kind)]
+    /// The column(s) rows are read in order of, for the digest.
+    var order: String
+
+    static let all: [CopiedTable] = [
+        CopiedTable(
+            source: "team", target: "team", columns: [("id", .integer), ("name", .text), ("createdAt", .real)], order: "id"),
+        CopiedTable(
+            source: "user", target: "account",
+            columns: [
+                ("id", .integer), ("username", .text), ("passwordHash", .text), ("role", .text), ("teamId", .integer),
+                ("disabled", .boolean), ("createdAt", .real),
+            ], order: "id"),
+        CopiedTable(
+            source: "token", target: "token",
+            columns: [("hash", .text), ("userId", .integer), ("name", .text), ("createdAt", .real), ("expiresAt", .real)], order: "hash"),
+        CopiedTable(
+            source: "questionnaire", target: "questionnaire",
+            columns: [
+                ("id", .text), ("version", .text), ("title", .text), ("questionCount", .integer), ("files", .text), ("lists", .text),
+                ("publishedAt", .real),
+            ], order: "id, version"),
+        CopiedTable(
+            source: "record", target: "record",
+            columns: [
+                ("id", .text), ("questionnaireId", .text), ("questionnaireVersion", .text), ("teamId", .integer), ("receivedBy", .text),
+                ("status", .text), ("revision", .integer), ("createdAt", .real), ("updatedAt", .real), ("receivedAt", .real),
+                ("givenNameKey", .text), ("familyNameKey", .text), ("dateOfBirth", .text), ("externalId", .text), ("body", .text),
+                ("changeSeq", .integer),
+            ], order: "changeSeq"),
+        CopiedTable(
+            source: "recordRevision", target: "recordRevision",
+            columns: [
+                ("recordId", .text), ("revision", .integer), ("contentHash", .text), ("body", .text), ("savedBy", .text), ("savedAt", .real),
+            ], order: "recordId, revision"),
+        CopiedTable(
+            source: "serverSecret", target: "serverSecret", columns: [("name", .text), ("value", .blob), ("createdAt", .real)],
+            order: "name"),
+    ]
+
+    /// One value, as both sides read it.
+    enum Value: Sendable {
+        case null, text(String), integer(Int64), real(Double), boolean(Bool), blob(Data)
+
+        /// A spelling that is the same whichever side the value came from.
+        var canonical: String {
+            switch self {
+            case .null: "\u{0}"
+            case .text(let text): "t" + text
+            case .integer(let number): "i\(number)"
+            case .real(let number): "r\(number)"
+            case .boolean(let flag): flag ? "b1" : "b0"
+            case .blob(let data): "x" + data.map { String(format: "%02x", $0) }.joined()
+            }
+        }
+    }
+
+    private static let pageSize = 500
+
+    func copy(from snapshot: DatabaseSnapshot, to connection: PostgresConnection, progress: (Int) -> Void) async throws {
+        var offset = 0
+        while true {
+            let (sql, start) = ("SELECT \(sourceColumns) FROM \(quotedSource) ORDER BY \(order) LIMIT ? OFFSET ?", offset)
+            let rows = try await snapshot.read { db in
+                try Row.fetchAll(db, sql: sql, arguments: [Self.pageSize, start]).map(sourceValues)
+            }
+            guard !rows.isEmpty else { return }
+            var binds = PostgresBindings(capacity: rows.count * columns.count)
+            var tuples: [String] = []
+            for row in rows {
+                var placeholders: [String] = []
+                for value in row {
+                    try Self.bind(value, &binds)
+                    placeholders.append("$\(binds.count)")
+                }
+                tuples.append("(" + placeholders.joined(separator: ", ") + ")")
+            }
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO \(target) (\(columns.map(\.name).joined(separator: ", "))) VALUES "
+                        + tuples.joined(separator: ", "),
+                    binds: binds),
+                logger: PostgresRecordStore.logger)
+            offset += rows.count
+            progress(offset)
+        }
+    }
+
+    func digestOfSource(_ snapshot: DatabaseSnapshot) throws -> (rows: Int, digest: String) {
+        try snapshot.read { db in
+            var hash = SHA256()
+            var count = 0
+            let cursor = try Row.fetchCursor(db, sql: "SELECT \(sourceColumns) FROM \(quotedSource) ORDER BY \(order)")
+            while let row = try cursor.next() {
+                Self.add(sourceValues(row), to: &hash)
+                count += 1
+            }
+            return (count, hash.finalize().map { String(format: "%02x", $0) }.joined())
+        }
+    }
+
+    func digestOfTarget(_ connection: PostgresConnection) async throws -> (rows: Int, digest: String) {
+        var hash = SHA256()
+        var count = 0
+        // Text in byte order, as SQLite sorts it, whatever the database's collation.
+        let orderClause = order.split(separator: ",").map { part in
+            let name = part.trimmingCharacters(in: .whitespaces)
+            return columns.first { $0.name == name }?.kind == .text ? "\(name) COLLATE \"C\"" : name
+        }.joined(separator: ", ")
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT \(columns.map(\.name).joined(separator: ", ")) FROM \(target) ORDER BY \(orderClause)"),
+            logger: PostgresRecordStore.logger)
+        for try await row in rows {
+            Self.add(try targetValues(row), to: &hash)
+            count += 1
+        }
+        return (count, hash.finalize().map { String(format: "%02x", $0) }.joined())
+    }
+
+    private var quotedSource: String { "\"\(source)\"" }
+    private var sourceColumns: String { columns.map(\.name).joined(separator: ", ") }
+
+    private func sourceValues(_ row: Row) -> [Value] {
+        columns.indices.map { index in
+            let value = row[index] as DatabaseValue
+            guard !value.isNull else { return .null }
+            switch columns[index].kind {
+            case .text: return String.fromDatabaseValue(value).map(Value.text) ?? .null
+            case .integer: return Int64.fromDatabaseValue(value).map(Value.integer) ?? .null
+            case .real: return Double.fromDatabaseValue(value).map(Value.real) ?? .null
+            case .boolean: return Bool.fromDatabaseValue(value).map(Value.boolean) ?? .null
+            case .blob: return Data.fromDatabaseValue(value).map(Value.blob) ?? .null
+            }
+        }
+    }
+
+    private func targetValues(_ row: PostgresRow) throws -> [Value] {
+        var values: [Value] = []
+        for (index, cell) in row.enumerated() {
+            switch columns[index].kind {
+            case .text: values.append(try cell.decode(String?.self).map(Value.text) ?? .null)
+            case .integer: values.append(try cell.decode(Int64?.self).map(Value.integer) ?? .null)
+            case .real: values.append(try cell.decode(Double?.self).map(Value.real) ?? .null)
+            case .boolean: values.append(try cell.decode(Bool?.self).map(Value.boolean) ?? .null)
+            case .blob: values.append(try cell.decode(Data?.self).map(Value.blob) ?? .null)
+            }
+        }
+        return values
+    }
+
+    private static func bind(_ value: Value, _ binds: inout PostgresBindings) throws {
+        switch value {
+        case .null: binds.appendNull()
+        case .text(let text): binds.append(text)
+        case .integer(let number): binds.append(number)
+        case .real(let number): binds.append(number)
+        case .boolean(let flag): binds.append(flag)
+        case .blob(let data): try binds.append(data)
+        }
+    }
+
+    private static func add(_ values: [Value], to hash: inout SHA256) {
+        for value in values {
+            hash.update(data: Array(value.canonical.utf8))
+            hash.update(data: [0x1F])
+        }
+        hash.update(data: [0x1E])
+    }
+}

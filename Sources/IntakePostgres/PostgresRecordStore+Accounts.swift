@@ -1,0 +1,119 @@
+import Foundation
+import IntakeServer
+import PostgresNIO
+
+extension PostgresRecordStore {
+    public func createTeam(name: String, at time: Date) async throws -> Team {
+        let rows = try await client.query(
+            "INSERT INTO team (name, createdAt) VALUES (\(name), \(Self.timestamp(time))) ON CONFLICT (name) DO NOTHING RETURNING id",
+            logger: Self.logger
+        ).collect()
+        guard let row = rows.first else { throw RecordStoreError.alreadyExists("team '\(name)'") }
+        return Team(id: try row.decode(Int64.self), name: name, createdAt: time)
+    }
+
+    public func teams() async throws -> [Team] {
+        try await client.query("SELECT id, name, createdAt FROM team ORDER BY name", logger: Self.logger).collect().map(Self.team)
+    }
+
+    public func team(named name: String) async throws -> Team? {
+        try await client.query("SELECT id, name, createdAt FROM team WHERE name = \(name)", logger: Self.logger).collect().first.map(Self.team)
+    }
+
+    public func createUser(_ user: NewUser, at time: Date) async throws -> User {
+        let rows = try await client.query(
+            """
+            INSERT INTO account (username, passwordHash, role, teamId, createdAt)
+            VALUES (\(user.username), \(user.passwordHash), \(user.role.rawValue), \(user.teamId), \(Self.timestamp(time)))
+            ON CONFLICT (username) DO NOTHING RETURNING id
+            """, logger: Self.logger
+        ).collect()
+        guard !rows.isEmpty else { throw RecordStoreError.alreadyExists("user '\(user.username)'") }
+        guard let created = try await credentials(username: user.username) else { throw RecordStoreError.notFound("user '\(user.username)'") }
+        return created.user
+    }
+
+    public func users() async throws -> [User] {
+        try await client.query(Self.userSelect(where: "TRUE ORDER BY u.username", PostgresBindings()), logger: Self.logger).collect()
+            .map { try Self.credentials($0).user }
+    }
+
+    public func credentials(username: String) async throws -> UserCredentials? {
+        var binds = PostgresBindings()
+        binds.append(username)
+        return try await client.query(Self.userSelect(where: "u.username = $1", binds), logger: Self.logger).collect().first
+            .map(Self.credentials)
+    }
+
+    public func updateUser(username: String, _ change: UserChange) async throws -> User? {
+        let changed = try await transaction { connection in
+            let rows = try await connection.query("SELECT id FROM account WHERE username = \(username) FOR UPDATE", logger: Self.logger).collect()
+            guard !rows.isEmpty else { return false }
+            if let role = change.role {
+                try await connection.query("UPDATE account SET role = \(role.rawValue) WHERE username = \(username)", logger: Self.logger)
+            }
+            if let teamId = change.teamId {
+                try await connection.query("UPDATE account SET teamId = \(teamId) WHERE username = \(username)", logger: Self.logger)
+            }
+            if let hash = change.passwordHash {
+                try await connection.query("UPDATE account SET passwordHash = \(hash) WHERE username = \(username)", logger: Self.logger)
+            }
+            if let disabled = change.disabled {
+                try await connection.query("UPDATE account SET disabled = \(disabled) WHERE username = \(username)", logger: Self.logger)
+            }
+            return true
+        }
+        return changed ? try await credentials(username: username)?.user : nil
+    }
+
+    public func userCount() async throws -> Int {
+        try await client.query("SELECT COUNT(*) FROM account", logger: Self.logger).collect().first?.decode(Int.self) ?? 0
+    }
+
+    public func createToken(_ token: NewToken, at time: Date) async throws {
+        try await client.query(
+            """
+            INSERT INTO token (hash, userId, name, createdAt, expiresAt)
+            VALUES (\(token.hash), \(token.userId), \(token.name), \(Self.timestamp(time)), \(token.expiresAt.map(Self.timestamp)))
+            """, logger: Self.logger)
+    }
+
+    public func user(tokenHash: String, now: Date) async throws -> User? {
+        var binds = PostgresBindings()
+        binds.append(tokenHash)
+        binds.append(Self.timestamp(now))
+        return try await client.query(
+            Self.userSelect(
+                where: "u.id IN (SELECT userId FROM token WHERE hash = $1 AND (expiresAt IS NULL OR expiresAt > $2)) AND NOT u.disabled",
+                binds),
+            logger: Self.logger
+        ).collect().first.map { try Self.credentials($0).user }
+    }
+
+    public func revokeToken(hash: String) async throws {
+        try await client.query("DELETE FROM token WHERE hash = \(hash)", logger: Self.logger)
+    }
+
+    private static func userSelect(where condition: String, _ binds: PostgresBindings) -> PostgresQuery {
+        PostgresQuery(
+            unsafeSQL: """
+                SELECT u.id, u.username, u.role, u.teamId, tm.name, u.disabled, u.createdAt, u.passwordHash
+                FROM account u LEFT JOIN team tm ON tm.id = u.teamId WHERE \(condition)
+                """, binds: binds)
+    }
+
+    private static func credentials(_ row: PostgresRow) throws -> UserCredentials {
+        let (id, username, roleName, teamId, teamName, disabled, createdAt, passwordHash) = try row.decode(
+            (Int64, String, String, Int64?, String?, Bool, Double, String).self)
+        guard let role = Role(rawValue: roleName) else { throw RecordStoreError.notFound("role") }
+        return UserCredentials(
+            user: User(
+                id: id, username: username, role: role, teamId: teamId, teamName: teamName, disabled: disabled, createdAt: date(createdAt)),
+            passwordHash: passwordHash)
+    }
+
+    private static func team(_ row: PostgresRow) throws -> Team {
+        let (id, name, createdAt) = try row.decode((Int64, String, Double).self)
+        return Team(id: id, name: name, createdAt: date(createdAt))
+    }
+}

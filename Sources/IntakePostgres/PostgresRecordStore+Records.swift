@@ -1,0 +1,122 @@
+import Foundation
+import IntakeCore
+import IntakeServer
+import PostgresNIO
+
+extension PostgresRecordStore {
+    public func ingest(_ items: [IngestItem], owner: RecordOwner, at time: Date) async throws -> [IngestOutcome] {
+        try await ingestGroup.submit(IngestJob(items: items, owner: owner, time: time))
+    }
+
+    /// One transaction for every request's records that arrived while the last commit ran, a
+    /// savepoint each, so a request that fails takes nothing else with it.
+    static func commit(_ jobs: [IngestJob], client: PostgresClient) async throws -> [Result<[IngestOutcome], any Error>] {
+        try await transaction(client) { connection in
+            try await lock(changeLock, connection)
+            var results: [Result<[IngestOutcome], any Error>] = []
+            for job in jobs {
+                try await connection.query("SAVEPOINT job", logger: logger)
+                do {
+                    var outcomes: [IngestOutcome] = []
+                    for item in job.items { outcomes.append(try await ingest(item, owner: job.owner, at: job.time, connection)) }
+                    try await connection.query("RELEASE SAVEPOINT job", logger: logger)
+                    results.append(.success(outcomes))
+                } catch {
+                    try await connection.query("ROLLBACK TO SAVEPOINT job", logger: logger)
+                    results.append(.failure(error))
+                }
+            }
+            return results
+        }
+    }
+
+    /// Under the change lock: no other writer can slip in between the look and the insert.
+    private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ connection: PostgresConnection) async throws
+        -> IngestOutcome
+    {
+        let id = key(item.record.id)
+        let rows = try await connection.query(
+            """
+            SELECT revision, EXISTS (SELECT 1 FROM recordRevision WHERE recordId = \(id) AND contentHash = \(item.contentHash))
+            FROM record WHERE id = \(id)
+            """, logger: logger
+        ).collect()
+        if let row = rows.first {
+            let (current, seen) = try row.decode((Int, Bool).self)
+            return seen ? .duplicate(revision: current) : .conflict(currentRevision: current)
+        }
+        let r = item.record
+        let body = String(decoding: item.body, as: UTF8.self)
+        try await connection.query(
+            """
+            INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
+                                createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, changeSeq)
+            VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.status.rawValue), 1,
+                    \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(NameKey.fold(r.patient.givenName)),
+                    \(NameKey.fold(r.patient.familyName)), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
+                    nextval('record_change'))
+            """, logger: logger)
+        try await insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, connection)
+        return .created(revision: 1)
+    }
+
+    private static func insertRevision(
+        _ item: IngestItem, body: String, revision: Int, savedBy: String, at time: Date, _ connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt)
+            VALUES (\(key(item.record.id)), \(revision), \(item.contentHash), \(body), \(savedBy), \(timestamp(time)))
+            """, logger: logger)
+    }
+
+    public func record(id: UUID) async throws -> StoredRecord? {
+        let rows = try await client.query(
+            "SELECT body, revision, teamId, receivedBy, receivedAt, updatedAt FROM record WHERE id = \(Self.key(id))", logger: Self.logger
+        ).collect()
+        guard let row = rows.first else { return nil }
+        let (body, revision, teamId, receivedBy, receivedAt, updatedAt) = try row.decode((String, Int, Int64, String, Double, Double).self)
+        return StoredRecord(
+            record: try RecordCodec.decode(Array(body.utf8)), revision: revision, teamId: teamId, receivedBy: receivedBy,
+            receivedAt: Self.date(receivedAt), updatedAt: Self.date(updatedAt))
+    }
+
+    public func revisions(of id: UUID) async throws -> [RecordRevision] {
+        let rows = try await client.query(
+            "SELECT revision, body, savedBy, savedAt FROM recordRevision WHERE recordId = \(Self.key(id)) ORDER BY revision",
+            logger: Self.logger)
+        var revisions: [RecordRevision] = []
+        for try await (revision, body, savedBy, savedAt) in rows.decode((Int, String, String, Double).self) {
+            revisions.append(
+                RecordRevision(revision: revision, record: try RecordCodec.decode(Array(body.utf8)), savedBy: savedBy, savedAt: Self.date(savedAt)))
+        }
+        return revisions
+    }
+
+    public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String, at time: Date) async throws
+        -> UpdateOutcome
+    {
+        try await transaction { connection in
+            try await Self.lock(Self.changeLock, connection)
+            let id = Self.key(item.record.id)
+            let rows = try await connection.query("SELECT revision, teamId FROM record WHERE id = \(id)", logger: Self.logger).collect()
+            guard let row = rows.first else { return .notFound }
+            let (current, owner) = try row.decode((Int, Int64).self)
+            guard owner == teamId else { return .notFound }
+            guard current == baseRevision else { return .stale(currentRevision: current) }
+            let r = item.record
+            let body = String(decoding: item.body, as: UTF8.self)
+            try await connection.query(
+                """
+                UPDATE record SET questionnaireId = \(r.questionnaire.id), questionnaireVersion = \(r.questionnaire.version),
+                    status = \(r.status.rawValue), revision = \(current + 1), updatedAt = \(Self.timestamp(time)),
+                    givenNameKey = \(NameKey.fold(r.patient.givenName)), familyNameKey = \(NameKey.fold(r.patient.familyName)),
+                    dateOfBirth = \(r.patient.dateOfBirth?.description), externalId = \(r.patient.externalId), body = \(body),
+                    changeSeq = nextval('record_change')
+                WHERE id = \(id)
+                """, logger: Self.logger)
+            try await Self.insertRevision(item, body: body, revision: current + 1, savedBy: savedBy, at: time, connection)
+            return .updated(revision: current + 1)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import IntakeCore
+import IntakeServer
+import Logging
+import PostgresNIO
+
+/// The store for deployments that outgrow one machine: PostgreSQL through a pooled
+/// `PostgresClient` (postgres-nio). Several servers may share one database.
+///
+/// Writes that give records their change cursor (ingest, update) take one transaction-scoped
+/// advisory lock, so cursors are handed out in commit order: a reader that saw cursor N has seen
+/// every change up to N, whichever server made it.
+public final class PostgresRecordStore: RecordStore {
+    let client: PostgresClient
+    let url: PostgresDatabaseURL
+    private let running: Task<Void, Never>
+    let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
+    static let logger: Logger = {
+        var logger = Logger(label: "intake.postgres")
+        logger.logLevel = .error
+        return logger
+    }()
+    /// The advisory lock that orders changes (see ``lock(_:_:)``).
+    static let changeLock = "intake-change"
+
+    struct IngestJob: Sendable {
+        var items: [IngestItem]
+        var owner: RecordOwner
+        var time: Date
+    }
+
+    /// Connects, then creates or migrates the schema; fails within seconds, with a message that
+    /// says what to fix, when the database cannot be reached, refuses the login, or was migrated
+    /// by a newer Intake.
+    public init(url: PostgresDatabaseURL) async throws(PostgresStoreError) {
+        self.url = url
+        let client = PostgresClient(configuration: try url.clientConfiguration(), backgroundLogger: Self.logger)
+        self.client = client
+        running = Task { await client.run() }
+        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, client: client) }
+        do {
+            let probe = try url.connectionConfiguration()
+            try await Self.withTimeout(seconds: 15) {
+                let connection = try await PostgresConnection.connect(
+                    on: PostgresClient.defaultEventLoopGroup.next(), configuration: probe, id: 0, logger: Self.logger
+                ).get()
+                try await connection.close()
+            }
+            // Reachable and signed in: the migration may wait for another server's, so no short timeout.
+            try await Self.withTimeout(seconds: 300) { try await Self.migrate(client, schema: url.schema) }
+        } catch {
+            running.cancel()
+            throw Self.explain(error, url: url)
+        }
+    }
+
+    deinit { running.cancel() }
+
+    public func checkHealth() async throws {
+        try await client.query("SELECT 1", logger: Self.logger)
+    }
+
+    /// Runs `body` in one transaction on one pooled connection; the error `body` throws comes out
+    /// as it was (not wrapped), after a rollback.
+    static func transaction<T: Sendable>(
+        _ client: PostgresClient, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                let value = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Takes one of Intake's transaction-scoped advisory locks. Its key includes the schema, so
+    /// the servers of one deployment share it and deployments in other schemas do not wait.
+    static func lock(_ name: String, _ connection: PostgresConnection) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(name) || ':' || current_schema(), 0))", logger: logger)
+    }
+
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await Self.transaction(client, body)
+    }
+
+    static func withTimeout<T: Sendable>(seconds: Int, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                throw PostgresStoreError("no answer within \(seconds) s")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    /// One message for a failure to open: never the password, never a value from the database.
+    static func explain(_ error: any Error, url: PostgresDatabaseURL) -> PostgresStoreError {
+        if let error = error as? PostgresStoreError {
+            return PostgresStoreError("cannot open the PostgreSQL database \(url): \(error.description)")
+        }
+        let place = "the PostgreSQL database \(url)"
+        guard let error = error as? PSQLError else {
+            return PostgresStoreError("cannot open \(place): \(String(describing: type(of: error))); check the URL and that the server runs")
+        }
+        switch error.serverInfo?[.sqlState] {
+        case "28P01", "28000":
+            return PostgresStoreError("PostgreSQL refused the login to \(place); check the user name and password in the URL")
+        case "3D000":
+            return PostgresStoreError("\(place) does not exist; create it (createdb \(url.database)) or fix the URL")
+        case "42501":
+            return PostgresStoreError("the user \(url.username) may not create Intake's tables in \(place); grant it CREATE on the database or schema")
+        case let state?:
+            return PostgresStoreError("PostgreSQL refused to open \(place) (SQLSTATE \(state))")
+        case nil:
+            break
+        }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .uncleanShutdown:
+            return PostgresStoreError("cannot reach \(place); check the host and port and that PostgreSQL is running")
+        case .sslUnsupported:
+            return PostgresStoreError("\(place) does not offer TLS; use sslmode=disable only on a trusted network")
+        case .authMechanismRequiresPassword:
+            return PostgresStoreError("\(place) asks for a password; put it in the URL (postgres://user:password@host/db)")
+        default:
+            return PostgresStoreError("cannot open \(place): \(error.code)")
+        }
+    }
+
+    static func timestamp(_ date: Date) -> Double { date.timeIntervalSince1970 }
+    static func date(_ value: Double) -> Date { Date(timeIntervalSince1970: value) }
+    static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import IntakeCore
+import IntakePostgres
+import Testing
+
+@testable import IntakeServer
+
+/// `intake admin copy-database`: a SQLite deployment moved to PostgreSQL keeps everything,
+/// down to its export cursors and the secret patient keys are made with.
+struct DatabaseCopyTests {
+    @Test func aCopiedDeploymentHoldsTheSameRecordsAccountsAndSecrets() async throws {
+        let path = try StoreKind.sqlite.newDatabase()
+        let source = try SQLiteRecordStore(path: path)
+        let team = try await source.createTeam(name: "clinic", at: Date(timeIntervalSince1970: 100))
+        let cora = try await source.createUser(NewUser(username: "cora", passwordHash: "h", role: .coordinator, teamId: team.id), at: Date())
+        try await source.createToken(NewToken(userId: cora.id, hash: "token-hash", name: "laptop", expiresAt: nil), at: Date())
+        _ = try await source.publish(
+            PublishedQuestionnaire(
+                id: "refugee-health", version: RecordStoreContractTests.questionnaire.version, title: "T", questionCount: 3,
+                files: ["1-a.txt": "A"], lists: [:], publishedAt: Date()))
+        let records = (0..<1_200).map { RecordStoreContractTests.record(UInt64(500 + $0)) }
+        _ = try await source.ingest(try records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "cora"), at: Date())
+        let edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E-1" })
+        #expect(try await source.update(edit, baseRevision: 1, teamId: team.id, savedBy: "cora", at: Date()) == .updated(revision: 2))
+        let secret = try await source.secret(named: "patient-key")
+        let cursor = try await source.exportSnapshot().cursor
+
+        let target = try StoreKind.postgres.newDatabase()
+        let tables = try await DatabaseCopy.copy(sqlite: path, to: try PostgresDatabaseURL(target))
+        #expect(tables.first { $0.name == "record" }?.rows == 1_200)
+        #expect(tables.first { $0.name == "recordRevision" }?.rows == 1_201)
+        #expect(tables.first { $0.name == "account" }?.rows == 1)
+
+        let copy = try await StoreKind.postgres.open(database: target)
+        #expect(try await copy.secret(named: "patient-key") == secret, "patient keys stay the same")
+        #expect(try await copy.exportSnapshot().cursor == cursor, "export cursors stay valid")
+        #expect(try await copy.record(id: records[3].id)?.record.patient.externalId == "E-1")
+        #expect(try await copy.revisions(of: records[3].id).map(\.revision) == [1, 2])
+        #expect(try await copy.user(tokenHash: "token-hash", now: Date())?.username == "cora")
+        #expect(try await copy.teams() == source.teams())
+        // New rows continue the copied ids and cursors rather than colliding with them.
+        let next = try await copy.createTeam(name: "second", at: Date())
+        #expect(next.id > team.id)
+        _ = try await copy.ingest(
+            [try IngestItem(record: RecordStoreContractTests.record(9_999))], owner: RecordOwner(teamId: team.id, username: "cora"), at: Date())
+        #expect(try await copy.exportSnapshot().cursor == cursor + 1)
+    }
+
+    @Test func aDatabaseThatHoldsDataIsLeftAlone() async throws {
+        let path = try StoreKind.sqlite.newDatabase()
+        let source = try SQLiteRecordStore(path: path)
+        _ = try await source.createTeam(name: "clinic", at: Date())
+        let target = try StoreKind.postgres.newDatabase()
+        let existing = try await StoreKind.postgres.open(database: target)
+        _ = try await existing.createTeam(name: "already-here", at: Date())
+        await #expect {
+            _ = try await DatabaseCopy.copy(sqlite: path, to: try PostgresDatabaseURL(target))
+        } throws: { "\($0)".contains("already holds Intake data") }
+        #expect(try await existing.teams().map(\.name) == ["already-here"])
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import IntakeCore
+import Synchronization
+import Testing
+
+@testable import IntakeServer
+
+/// What every store must keep when requests race, run as two servers would: two store
+/// instances on the same data (two connection pools, or two SQLite connections).
+struct RecordStoreConcurrencyTests {
+    static func pair(_ kind: StoreKind) async throws -> (any RecordStore, any RecordStore, Team) {
+        let database = try kind.newDatabase()
+        let first = try await kind.open(database: database)
+        let second = try await kind.open(database: database)
+        return (first, second, try await first.createTeam(name: "t", at: Date()))
+    }
+
+    @Test(arguments: StoreKind.allCases) func twoWritersPostingOneIdAtOnceGiveOneCreated(_ kind: StoreKind) async throws {
+        let (first, second, team) = try await Self.pair(kind)
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        for seed in 0..<20 {
+            let record = RecordStoreContractTests.record(UInt64(100 + seed))
+            // Half the rounds race the same record (duplicate), half a changed one (conflict).
+            let other = seed.isMultiple(of: 2) ? record : record.with { $0.patient.externalId = "changed" }
+            async let a = first.ingest([try IngestItem(record: record)], owner: owner, at: Date())
+            async let b = second.ingest([try IngestItem(record: other)], owner: owner, at: Date())
+            let outcomes = try await a + b
+            #expect(outcomes.filter { $0 == .created(revision: 1) }.count == 1, "round \(seed): \(outcomes)")
+            let expected: IngestOutcome = seed.isMultiple(of: 2) ? .duplicate(revision: 1) : .conflict(currentRevision: 1)
+            #expect(outcomes.contains(expected), "round \(seed): \(outcomes)")
+            #expect(try await first.revisions(of: record.id).count == 1)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func twoEditsAtOneBaseRevisionGiveOneNewRevisionAndOneStale(_ kind: StoreKind) async throws {
+        let (first, second, team) = try await Self.pair(kind)
+        let record = RecordStoreContractTests.record(7)
+        _ = try await first.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
+        for round in 1...10 {
+            let left = try IngestItem(record: record.with { $0.patient.externalId = "L\(round)" })
+            let right = try IngestItem(record: record.with { $0.patient.externalId = "R\(round)" })
+            async let a = first.update(left, baseRevision: round, teamId: team.id, savedBy: "a", at: Date())
+            async let b = second.update(right, baseRevision: round, teamId: team.id, savedBy: "b", at: Date())
+            let outcomes = try await [a, b]
+            #expect(outcomes.filter { $0 == .updated(revision: round + 1) }.count == 1, "round \(round): \(outcomes)")
+            #expect(outcomes.contains(.stale(currentRevision: round + 1)), "round \(round): \(outcomes)")
+        }
+        #expect(try await second.revisions(of: record.id).map(\.revision) == Array(1...11))
+    }
+
+    /// A reader polling "changes after my cursor" while two writers commit: every change is
+    /// seen once at most, none is skipped (each record's latest revision is seen), though the
+    /// commits interleave.
+    @Test(arguments: StoreKind.allCases) func aReaderFollowingTheCursorSeesEveryChangeOnce(_ kind: StoreKind) async throws {
+        let (first, second, team) = try await Self.pair(kind)
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        let perWriter = 150
+        let done = Mutex(false)
+        let writers = Task {
+            defer { done.withLock { $0 = true } }
+            return try await withThrowingTaskGroup(of: [UUID].self) { group in
+                for (offset, store) in [first, second].enumerated() {
+                    group.addTask {
+                        var ids: [UUID] = []
+                        for index in 0..<perWriter {
+                            let record = RecordStoreContractTests.record(UInt64(10_000 * (offset + 1) + index))
+                            _ = try await store.ingest([try IngestItem(record: record)], owner: owner, at: Date())
+                            ids.append(record.id)
+                            // Some records change again, which moves them past the cursor.
+                            if index.isMultiple(of: 10) {
+                                let edit = try IngestItem(record: record.with { $0.patient.externalId = "edited" })
+                                _ = try await store.update(edit, baseRevision: 1, teamId: team.id, savedBy: "u", at: Date())
+                            }
+                        }
+                        return ids
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+        }
+        var cursor: Int64 = 0
+        var changesSeen: [String: Int] = [:]
+        var latestSeen: [UUID: Int] = [:]
+        func poll() async throws {
+            let snapshot = try await first.exportSnapshot()
+            var query = ExportQuery(
+                questionnaireId: RecordStoreContractTests.questionnaire.id, teamId: nil, after: cursor, upTo: snapshot.cursor, limit: 37)
+            while true {
+                let page = try await snapshot.page(query)
+                guard let last = page.last else { break }
+                for row in page {
+                    let id = try row.record().id
+                    changesSeen["\(id) \(row.revision)", default: 0] += 1
+                    latestSeen[id] = max(latestSeen[id] ?? 0, row.revision)
+                }
+                query.after = last.cursor
+            }
+            cursor = snapshot.cursor
+        }
+        var polls = 0
+        while !done.withLock({ $0 }) {
+            try await poll()
+            polls += 1
+        }
+        let written = try await writers.value
+        try await poll()
+        #expect(polls > 1, "the reader polled while the writers wrote")
+        #expect(written.count == 2 * perWriter && Set(written) == Set(latestSeen.keys), "every committed record was seen")
+        #expect(changesSeen.values.allSatisfy { $0 == 1 }, "no change was seen twice")
+        for id in written {
+            #expect(try await second.record(id: id)?.revision == latestSeen[id], "the latest change of each record was seen")
+        }
+    }
+}
