@@ -45,14 +45,15 @@ let package = Package(
         .target(
             name: "IntakeClient",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeExport",
+                "IntakeCore", "IntakeStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // The line-based form a field worker fills in a terminal.
-        .target(name: "IntakeForm", dependencies: ["IntakeCore", "IntakeStore"]),
+        // Its drafts are saved through the closure the caller hands it, so it needs no store.
+        .target(name: "IntakeForm", dependencies: ["IntakeCore"]),
         // Research exports: wide and long CSV, codebook, JSON Lines, FHIR R4, Frictionless data package.
         .target(
             name: "IntakeExport",
@@ -109,14 +110,20 @@ let package = Package(
             path: "Benchmarks/RecordPath"
         ),
         .testTarget(name: "IntakeCoreTests", dependencies: ["IntakeCore"]),
-        .testTarget(name: "IntakeStoreTests", dependencies: ["IntakeStore"]),
+        .testTarget(
+            name: "IntakeStoreTests", dependencies: ["IntakeStore", "IntakeCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IntakeExportTests", dependencies: ["IntakeExport", "IntakeCore"]),
-        .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeStore"]),
+        .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeCore"]),
         .testTarget(
             name: "IntakeServerTests",
             dependencies: [
-                "IntakeServer", "IntakePostgres",
+                "IntakeServer", "IntakePostgres", "IntakeCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -124,8 +131,9 @@ let package = Package(
         .testTarget(
             name: "IntakeClientTests",
             dependencies: [
-                "IntakeClient", "IntakeServer", "IntakeStore", "IntakeExport",
+                "IntakeClient", "IntakeServer", "IntakeStore", "IntakeExport", "IntakeCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -68,7 +68,7 @@ func waitUntilUp(_ url: String, process: Process) async throws {
 /// Synthetic records of the bundled questionnaire, as `intake sample` makes them.
 enum BenchRecords {
     static func questionnaireFolder() throws -> URL {
-        try QuestionnaireCatalog().folder(for: nil)
+        try QuestionnaireCatalog(searchPath: QuestionnaireCatalog.upward(from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))).folder(for: nil)
     }
 
     static func make(_ count: Int, seed: UInt64 = 7) throws -> [PatientResponse] {

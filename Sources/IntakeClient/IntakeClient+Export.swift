@@ -4,8 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// What `GET /v1/exports` sent, saved in a file.
-public struct ExportDownload: Sendable {
+/// What `GET /v1/exports` sent, saved in a file: the announced count, cursor and versions.
+public struct ExportResponse: Sendable {
     public var file: URL
     /// The cursor to give as `since` next time.
     public var cursor: String?
@@ -22,7 +22,7 @@ extension IntakeClient {
     ///
     /// - Parameter query: the endpoint's parameters (`format`, `questionnaire`, `since`, `includeIdentifiers`, `dropFreeText`).
     public func downloadExport(query: [String: String], to destination: URL, idleTimeout: TimeInterval) async throws(ClientError)
-        -> ExportDownload
+        -> ExportResponse
     {
         var components = URLComponents(url: baseURL.appendingPathComponent("v1/exports"), resolvingAgainstBaseURL: false)
         components?.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
@@ -77,7 +77,7 @@ extension IntakeClient {
             throw ClientError.unexpected("cannot save the export at \(destination.path): \((error as NSError).localizedDescription)")
         }
         let versions = (response.value(forHTTPHeaderField: "Intake-Export-Versions") ?? "").split(separator: ",").map(String.init)
-        return ExportDownload(
+        return ExportResponse(
             file: destination, cursor: response.value(forHTTPHeaderField: "Intake-Export-Cursor"),
             records: response.value(forHTTPHeaderField: "Intake-Export-Records").flatMap(Int.init), versions: versions,
             questionnaireId: response.value(forHTTPHeaderField: "Intake-Export-Questionnaire"))

@@ -1,6 +1,5 @@
 import Foundation
 import IntakeCore
-import IntakeStore
 
 /// The line-based form: the patient section and the questionnaire's sections, asked in order,
 /// with commands to move around, review and finish.

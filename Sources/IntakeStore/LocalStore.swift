@@ -65,21 +65,9 @@ public final class LocalStore: Sendable {
         }
     }
 
-    /// `INTAKE_DATA_DIR`, else `$XDG_DATA_HOME/intake`, else `~/.local/share/intake`
-    /// (`~/Library/Application Support/Intake` on macOS).
+    /// The data directory the environment names (``DataDirectory``).
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let explicit = environment["INTAKE_DATA_DIR"], !explicit.isEmpty {
-            return URL(fileURLWithPath: explicit)
-        }
-        let home = URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory())
-        #if os(macOS)
-            return home.appendingPathComponent("Library/Application Support/Intake")
-        #else
-            if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
-                return URL(fileURLWithPath: xdg).appendingPathComponent("intake")
-            }
-            return home.appendingPathComponent(".local/share/intake")
-        #endif
+        DataDirectory.resolve(environment: environment)
     }
 
     /// This device's id, made on first use and kept in the store.

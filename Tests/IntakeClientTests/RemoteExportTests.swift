@@ -19,9 +19,9 @@ struct RemoteExportTests {
         _ = try await server.services.records.ingest(records, owner: RecordOwner(teamId: team.id, username: "cora"))
         let (first, second) = try await server.serving { [folder] port in
             let client = server.client(port: port)
-            let first = try await RemoteExport(client: client, questionnaireId: nil, since: nil, options: ExportOptions())
+            let first = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions())
                 .write(to: folder.appendingPathComponent("one"))
-            let second = try await RemoteExport(client: client, questionnaireId: nil, since: first.cursor, options: ExportOptions())
+            let second = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: first.cursor, options: ExportOptions())
                 .write(to: folder.appendingPathComponent("two"))
             return (first, second)
         }
@@ -58,7 +58,7 @@ struct RemoteExportTests {
             var failure: (any Error)?
             for _ in 0..<100 {
                 do {
-                    _ = try await RemoteExport(client: client, questionnaireId: nil, since: nil, options: ExportOptions())
+                    _ = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions())
                         .write(to: folder.appendingPathComponent("cut"))
                     failure = nil
                     break
@@ -78,7 +78,7 @@ struct RemoteExportTests {
     @Test func anUnreachableServerIsAClearError() async throws {
         let client = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(ClientTestServer.closedPort())")!, token: "t", timeout: 2)
         await #expect {
-            _ = try await RemoteExport(client: client, questionnaireId: nil, since: nil, options: ExportOptions()).write(to: folder)
+            _ = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions()).write(to: folder)
         } throws: { error in
             guard let error = error as? ClientError, case .offline(let message) = error else { return false }
             return message.contains("127.0.0.1")
@@ -92,5 +92,21 @@ extension ClientTestServer {
         let questionnaire = try QuestionnaireLoader.load(directory: repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         var generator = SampleGenerator(questionnaire: questionnaire, seed: 1)
         return try generator.next().jsonData()
+    }
+}
+
+/// The client as the server a remote export reads from (the command layer has the same joint).
+struct TestExportServer: ExportServer {
+    let client: IntakeClient
+
+    func downloadExport(query: [String: String], into file: URL, idleTimeout: TimeInterval) async throws -> ExportDownload {
+        let response = try await client.downloadExport(query: query, to: file, idleTimeout: idleTimeout)
+        return ExportDownload(
+            file: response.file, cursor: response.cursor, records: response.records, versions: response.versions,
+            questionnaireId: response.questionnaireId)
+    }
+
+    func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire {
+        try await client.questionnaire(reference)
     }
 }

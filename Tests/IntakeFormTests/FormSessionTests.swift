@@ -1,6 +1,5 @@
 import Foundation
 import IntakeCore
-import IntakeStore
 import Testing
 
 @testable import IntakeForm

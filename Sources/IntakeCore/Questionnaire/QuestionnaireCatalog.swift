@@ -2,9 +2,9 @@ import Foundation
 
 /// Finds questionnaire folders: the bundled one by default, others by id or path.
 ///
-/// The root folder is `INTAKE_QUESTIONNAIRES` when set; otherwise the first `Questionnaires/`
-/// folder found in the current directory or above it, or beside the running executable or above
-/// it (so `swift run intake` and `.build/debug/intake` find the repository's folder).
+/// It is handed where to look (``init(searchPath:)``): the first folder of the search path that
+/// exists is the root that ids are found under. The command line builds that path from
+/// `INTAKE_QUESTIONNAIRES`, the current directory and the executable's folder.
 public struct QuestionnaireCatalog: Sendable {
     public static let defaultId = "refugee-health"
 
@@ -14,32 +14,26 @@ public struct QuestionnaireCatalog: Sendable {
         self.root = root
     }
 
-    public init(
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        currentDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-        executable: URL = URL(fileURLWithPath: CommandLine.arguments.first ?? ".")
-    ) {
-        if let explicit = environment["INTAKE_QUESTIONNAIRES"], !explicit.isEmpty {
-            root = URL(fileURLWithPath: explicit)
-            return
+    /// The first folder of `searchPath` that exists becomes the root.
+    public init(searchPath: [URL]) {
+        root = searchPath.first { candidate in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory) && isDirectory.boolValue
         }
-        let executableFolder = executable.resolvingSymlinksInPath().deletingLastPathComponent()
-        root = Self.searchUpward(from: currentDirectory) ?? Self.searchUpward(from: executableFolder)
     }
 
-    private static func searchUpward(from start: URL) -> URL? {
-        var folder = start.standardizedFileURL
+    /// `Questionnaires/` in `folder` and in each folder above it (at most eight levels), nearest
+    /// first: a search path that finds the repository's folder from anywhere inside it.
+    public static func upward(from folder: URL) -> [URL] {
+        var candidates: [URL] = []
+        var folder = folder.standardizedFileURL
         for _ in 0..<8 {
-            let candidate = folder.appendingPathComponent("Questionnaires")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                return candidate
-            }
+            candidates.append(folder.appendingPathComponent("Questionnaires"))
             let parent = folder.deletingLastPathComponent()
             if parent.path == folder.path { break }
             folder = parent
         }
-        return nil
+        return candidates
     }
 
     /// The folder for `reference`: a path to a folder, or the id of one under the root.

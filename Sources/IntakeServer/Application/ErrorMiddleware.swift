@@ -22,6 +22,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             return try Self.response(error)
+        } catch let error as ServiceError {
+            return try Self.response(APIError(error))
         } catch let error as RecordStoreError {
             switch error {
             case .alreadyExists(let what):
@@ -77,5 +79,19 @@ struct AuthenticationMiddleware: RouterMiddleware {
             context.user = user
         }
         return try await next(request, context)
+    }
+}
+
+extension APIError {
+    /// A service's error as the API answers it.
+    init(_ error: ServiceError) {
+        switch error.kind {
+        case .notFound: self.init(.notFound, code: "not_found", message: error.description)
+        case .invalid: self.init(.badRequest, code: "bad_request", message: error.description)
+        case .invalidQuestionnaire:
+            self.init(
+                .unprocessableContent, code: "invalid_questionnaire", message: error.description,
+                details: .object(["problems": .array(error.problems.map { .string($0) })]))
+        }
     }
 }

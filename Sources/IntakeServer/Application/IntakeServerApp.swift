@@ -52,6 +52,14 @@ public enum IntakeServerApp {
             logger: logger)
     }
 
+    /// Serves until the process is stopped (SIGINT or SIGTERM end it gracefully): what
+    /// `intake serve` runs, with the host, port and log level of the services' configuration.
+    public static func run(_ services: IntakeServices) async throws {
+        var logger = Logger(label: "intake.server")
+        logger.logLevel = Logger.Level(rawValue: services.configuration.logLevel) ?? .info
+        try await application(services, logger: logger).runService()
+    }
+
     /// The OpenAPI contract served at `/openapi.yaml`.
     public static func openAPIDocument() throws -> String {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 
 /// How `intake serve` runs. Every value has a default; `init(environment:)` reads the
 /// `INTAKE_SERVER_*` variables, and command-line flags override both.
@@ -17,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     public var bcryptCost: UInt8 = 12
     /// How long a token from `POST /v1/sessions` is valid.
     public var sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// One of ``logLevels``.
+    public var logLevel = "info"
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]
 
     public init(database: String) {
         self.database = database
@@ -32,16 +36,24 @@ public struct ServerConfiguration: Sendable {
     /// Whether ``database`` names a PostgreSQL database rather than a SQLite file.
     public var usesPostgres: Bool { database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") }
 
-    /// The defaults, overridden by `INTAKE_SERVER_HOST`, `INTAKE_SERVER_PORT`, `INTAKE_SERVER_DATABASE`,
-    /// `INTAKE_SERVER_MAX_BODY_BYTES` and `INTAKE_SERVER_MAX_BATCH`.
-    public init(environment: [String: String], defaultDatabasePath: String) throws(ConfigurationError) {
-        self.init(database: environment["INTAKE_SERVER_DATABASE"] ?? defaultDatabasePath)
+    /// The defaults (the database is `server.sqlite` in the data directory, ``DataDirectory``), overridden by `INTAKE_SERVER_HOST`, `INTAKE_SERVER_PORT`, `INTAKE_SERVER_DATABASE`,
+    /// `INTAKE_SERVER_MAX_BODY_BYTES`, `INTAKE_SERVER_MAX_BATCH` and `INTAKE_LOG_LEVEL`.
+    public init(environment: [String: String]) throws(ConfigurationError) {
+        self.init(
+            database: environment["INTAKE_SERVER_DATABASE"]
+                ?? DataDirectory.resolve(environment: environment).appendingPathComponent("server.sqlite").path)
         if let host = environment["INTAKE_SERVER_HOST"] { self.host = host }
         if let port = environment["INTAKE_SERVER_PORT"] { self.port = try Self.number(port, "INTAKE_SERVER_PORT", 0...65535) }
         if let bytes = environment["INTAKE_SERVER_MAX_BODY_BYTES"] {
             maxBodyBytes = try Self.number(bytes, "INTAKE_SERVER_MAX_BODY_BYTES", 1024...(1 << 30))
         }
         if let batch = environment["INTAKE_SERVER_MAX_BATCH"] { maxBatchRecords = try Self.number(batch, "INTAKE_SERVER_MAX_BATCH", 1...10_000) }
+        if let level = environment["INTAKE_LOG_LEVEL"] {
+            guard Self.logLevels.contains(level) else {
+                throw ConfigurationError("INTAKE_LOG_LEVEL is one of \(Self.logLevels.joined(separator: ", "))")
+            }
+            logLevel = level
+        }
     }
 
     private static func number(_ text: String, _ name: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {

@@ -32,26 +32,8 @@ public struct ExportService: Sendable {
         }
     }
 
-    /// Where an incremental export starts: after a previous export's cursor, or at a time.
-    public enum Since: Sendable, Equatable {
-        case cursor(Int64)
-        case time(Date)
-
-        /// A cursor (digits) or an ISO 8601 time (`2026-11-01` or `2026-11-01T00:00:00Z`).
-        public init?(_ text: String) {
-            if let cursor = Int64(text), cursor >= 0 {
-                self = .cursor(cursor)
-            } else if let date = Timestamp.date(from: text) {
-                self = .time(date)
-            } else if let day = LocalDate(iso: text) {
-                self = .time(Date(timeIntervalSince1970: Double(CivilDays.days(year: day.year, month: day.month, day: day.day)) * 86_400))
-            } else {
-                return nil
-            }
-        }
-
-        public static let hint = "give a cursor from a previous export (digits) or a UTC time such as 2026-11-01 or 2026-11-01T06:00:00Z"
-    }
+    /// Where an incremental export starts (``ExportSince``).
+    public typealias Since = ExportSince
 
     /// An export ready to stream: its plan, how many records it holds and the cursor to resume after it.
     public struct Prepared: Sendable {
@@ -74,11 +56,11 @@ public struct ExportService: Sendable {
             }
         }
         let plan: ExportPlan
-        guard !versions.isEmpty else { throw APIError(.notFound, code: "not_found", message: "no version of '\(id)' can be read") }
+        guard !versions.isEmpty else { throw ServiceError(.notFound, "no version of '\(id)' can be read") }
         do {
             plan = try ExportPlan(questionnaires: versions, options: request.options)
         } catch {
-            throw APIError.badRequest(error.description)
+            throw ServiceError(.invalid, error.description)
         }
         let snapshot = try await store.exportSnapshot()
         let cursor = snapshot.cursor
@@ -97,20 +79,20 @@ public struct ExportService: Sendable {
         let ids = Set(published.map(\.id)).sorted()
         if let requested {
             guard ids.contains(requested) else {
-                throw APIError(
-                    .notFound, code: "not_found",
-                    message: "no questionnaire '\(requested)' is published"
+                throw ServiceError(
+                    .notFound,
+                    "no questionnaire '\(requested)' is published"
                         + (ids.isEmpty ? "" : "; published: \(ids.joined(separator: ", "))"))
             }
             return requested
         }
         switch ids.count {
-        case 0: throw APIError(.notFound, code: "not_found", message: "no questionnaire is published yet, so there is nothing to export")
+        case 0: throw ServiceError(.notFound, "no questionnaire is published yet, so there is nothing to export")
         case 1: return ids[0]
         default:
-            throw APIError(
-                .badRequest, code: "bad_request",
-                message: "several questionnaires are published (\(ids.joined(separator: ", "))); name one with 'questionnaire'")
+            throw ServiceError(
+                .invalid,
+                "several questionnaires are published (\(ids.joined(separator: ", "))); name one with 'questionnaire'")
         }
     }
 

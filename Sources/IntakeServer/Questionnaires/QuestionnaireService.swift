@@ -24,10 +24,9 @@ public final class QuestionnaireService: Sendable {
         do {
             questionnaire = try QuestionnaireLoader.load(sources)
         } catch {
-            throw APIError(
-                .unprocessableContent, code: "invalid_questionnaire",
-                message: "the questionnaire has \(error.diagnostics.count) problem(s); fix them and publish again",
-                details: .object(["problems": .array(error.diagnostics.map { .string($0.description) })]))
+            throw ServiceError(
+                .invalidQuestionnaire, "the questionnaire has \(error.diagnostics.count) problem(s); fix them and publish again",
+                problems: error.diagnostics.map(\.description))
         }
         let published = PublishedQuestionnaire(
             id: questionnaire.id, version: questionnaire.version, title: questionnaire.title.base,

@@ -136,7 +136,7 @@ struct AdminCommand: AsyncParsableCommand {
         var questionnaire: String = QuestionnaireCatalog.defaultId
 
         func run() async throws {
-            let folder = try QuestionnaireCatalog().folder(for: questionnaire)
+            let folder = try QuestionnaireCatalog.commandLine.folder(for: questionnaire)
             let (published, isNew) = try await AdminRule.run { try await databaseOptions.services().questionnaires.publish(directory: folder) }
             print("\(isNew ? "Published" : "Already published"): \(published.id) version \(published.version) (\(published.questionCount) questions)")
         }

@@ -82,8 +82,8 @@ struct ExportCommand: AsyncParsableCommand {
         for format in formats where ExportFormat(rawValue: format) == nil {
             throw ValidationError("Unknown format '\(format)'; use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        if let since, ExportService.Since(since) == nil, !FileManager.default.fileExists(atPath: since) {
-            throw ValidationError("--since: \(ExportService.Since.hint), or the folder of a previous export.")
+        if let since, ExportSince(since) == nil, !FileManager.default.fileExists(atPath: since) {
+            throw ValidationError("--since: \(ExportSince.hint), or the folder of a previous export.")
         }
         if unansweredCode.isEmpty || unansweredCode.contains(",") || unansweredCode.contains("\"") {
             throw ValidationError("--unanswered-code must be non-empty and hold no comma or quote, e.g. '.' or 'NA'.")
@@ -115,7 +115,7 @@ struct ExportCommand: AsyncParsableCommand {
                     )
                 }
                 let export = RemoteExport(
-                    client: client, questionnaireId: questionnaires.first, since: since, options: options, formats: chosen,
+                    server: ClientExportServer(client: client), questionnaireId: questionnaires.first, since: since, options: options, formats: chosen,
                     idleTimeout: max(clientOptions.timeout, 60))
                 summary = try await export.write(to: folder) { display?.show($0, of: $1) }
             }
@@ -136,15 +136,15 @@ struct ExportCommand: AsyncParsableCommand {
         } catch let error as ClientError {
             printError("Export failed: \(error)")
             throw ExitCode.failure
-        } catch let error as APIError {
-            printError(error.message)
+        } catch let error as ServiceError {
+            printError(error.description)
             throw ExitCode.failure
         }
     }
 
     /// `--since` as given, or the cursor saved in the export.json of the folder it names.
     private func resolvedSince() throws -> String? {
-        guard let since, ExportService.Since(since) == nil else { return since }
+        guard let since, ExportSince(since) == nil else { return since }
         let summary: FolderExport.Summary
         do {
             summary = try FolderExport.Summary(folder: URL(fileURLWithPath: since))
@@ -160,7 +160,7 @@ struct ExportCommand: AsyncParsableCommand {
     private func exportFiles(to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?, display: ProgressDisplay?)
         async throws -> FolderExport.Summary
     {
-        let catalog = QuestionnaireCatalog()
+        let catalog = QuestionnaireCatalog.commandLine
         let folders = questionnaires.isEmpty ? catalog.folders() : try questionnaires.map { try catalog.folder(for: $0) }
         var available: [Questionnaire] = []
         for questionnaireFolder in folders {
@@ -176,7 +176,7 @@ struct ExportCommand: AsyncParsableCommand {
             inputs: inputs.map { URL(fileURLWithPath: $0) }, available: available, options: options,
             keyer: try PatientKeyFile.keyer(at: keyURL),
             formats: formats)
-        switch since.flatMap(ExportService.Since.init) {
+        switch since.flatMap(ExportSince.init) {
         case .time(let date)?: export.changedSince = date
         case .cursor?: throw ValidationError("--since: cursors come from server exports; with --input give a time such as 2026-11-01.")
         case nil: break
@@ -194,7 +194,7 @@ struct ExportCommand: AsyncParsableCommand {
         databaseOptions.database = path
         let services = try await databaseOptions.services()
         let prepared = try await services.exports.prepare(
-            ExportService.Request(questionnaireId: questionnaires.first, since: since.flatMap(ExportService.Since.init), options: options))
+            ExportService.Request(questionnaireId: questionnaires.first, since: since.flatMap(ExportSince.init), options: options))
         let pager = services.exports.pager(prepared, formats: formats)
         return try await FolderExport(plan: prepared.plan, formats: formats, folder: folder).write(
             cursor: String(prepared.cursor), since: since, progress: { display?.show($0, of: prepared.count) }

@@ -93,7 +93,7 @@ struct LookupCommand: AsyncParsableCommand {
     /// version, else from the server.
     private func questionnaire(for draft: Draft, client: IntakeClient?) async throws -> Questionnaire {
         let reference = draft.response.questionnaire
-        if let folder = try? QuestionnaireCatalog().folder(for: reference.id), let local = try? QuestionnaireLoader.load(directory: folder),
+        if let folder = try? QuestionnaireCatalog.commandLine.folder(for: reference.id), let local = try? QuestionnaireLoader.load(directory: folder),
             local.reference == reference
         {
             return local

@@ -21,7 +21,7 @@ struct QuestionnaireCommand: ParsableCommand {
             var failed = false
             for folder in folders {
                 do {
-                    let url = try QuestionnaireCatalog().folder(for: folder)
+                    let url = try QuestionnaireCatalog.commandLine.folder(for: folder)
                     let q = try QuestionnaireLoader.load(directory: url)
                     print(
                         "ok: \(url.path): \(q.id) version \(q.version), \(q.sections.count) sections, \(q.questionCount) questions, languages \(q.languages.joined(separator: ", "))"
@@ -58,7 +58,7 @@ struct QuestionnaireCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the questionnaires in the Questionnaires/ folder.")
 
         func run() throws {
-            let catalog = QuestionnaireCatalog()
+            let catalog = QuestionnaireCatalog.commandLine
             guard let root = catalog.root else {
                 throw ValidationError("No Questionnaires/ folder found. Run intake inside the Intake folder or set INTAKE_QUESTIONNAIRES.")
             }

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import IntakeCore
 import IntakeServer
-import Logging
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,8 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("Please give a port from 0 to 65535.") }
-        if let level = logLevel ?? ProcessInfo.processInfo.environment["INTAKE_LOG_LEVEL"], Logger.Level(rawValue: level) == nil {
-            throw ValidationError("Unknown log level '\(level)'; use trace, debug, info, notice, warning or error.")
+        if let logLevel, !ServerConfiguration.logLevels.contains(logLevel) {
+            throw ValidationError("Unknown log level '\(logLevel)'; use \(ServerConfiguration.logLevels.joined(separator: ", ")).")
         }
     }
 
@@ -41,20 +39,18 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try databaseOptions.configuration()
         if let host { configuration.host = host }
         if let port { configuration.port = port }
+        if let logLevel { configuration.logLevel = logLevel }
         let services = try await databaseOptions.services(configuration)
         for reference in publish {
-            let folder = try QuestionnaireCatalog().folder(for: reference)
+            let folder = try QuestionnaireCatalog.commandLine.folder(for: reference)
             let (published, isNew) = try await services.questionnaires.publish(directory: folder)
             say("\(isNew ? "Published" : "Already published"): \(published.id) version \(published.version)")
         }
-        let level = Logger.Level(rawValue: logLevel ?? ProcessInfo.processInfo.environment["INTAKE_LOG_LEVEL"] ?? "info") ?? .info
-        var logger = Logger(label: "intake.server")
-        logger.logLevel = level
         if try await services.store.userCount() == 0 {
             say("The database has no users yet. Create the first admin: intake admin bootstrap --username admin")
         }
         say("Serving on http://\(configuration.host):\(configuration.port) (database \(configuration.databaseDescription))")
-        try await IntakeServerApp.application(services, logger: logger).runService()
+        try await IntakeServerApp.run(services)
     }
 }
 

@@ -18,12 +18,27 @@ struct QuestionnaireOptions: ParsableArguments {
 
     static func load(_ reference: String?) throws -> Questionnaire {
         do {
-            let folder = try QuestionnaireCatalog().folder(for: reference)
+            let folder = try QuestionnaireCatalog.commandLine.folder(for: reference)
             return try QuestionnaireLoader.load(directory: folder)
         } catch {
             printError(error.description)
             throw ExitCode.failure
         }
+    }
+}
+
+extension QuestionnaireCatalog {
+    /// Where the command line looks for questionnaires: `INTAKE_QUESTIONNAIRES` when set;
+    /// otherwise the first `Questionnaires/` folder in the current directory or above it, or
+    /// beside the running executable or above it (so `swift run intake` and `.build/debug/intake`
+    /// find the repository's folder).
+    static var commandLine: QuestionnaireCatalog {
+        if let explicit = ProcessInfo.processInfo.environment["INTAKE_QUESTIONNAIRES"], !explicit.isEmpty {
+            return QuestionnaireCatalog(root: URL(fileURLWithPath: explicit))
+        }
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        return QuestionnaireCatalog(
+            searchPath: upward(from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) + upward(from: executable))
     }
 }
 

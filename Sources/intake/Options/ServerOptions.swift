@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import IntakePostgres
 import IntakeServer
-import IntakeStore
 
 /// `--database`: the server's SQLite file or PostgreSQL URL, shared by `intake serve` and `intake admin`.
 struct ServerDatabaseOptions: ParsableArguments {
@@ -14,8 +13,12 @@ struct ServerDatabaseOptions: ParsableArguments {
     var database: String?
 
     func configuration() throws -> ServerConfiguration {
-        let defaultPath = LocalStore.defaultDirectory().appendingPathComponent("server.sqlite").path
-        var configuration = try ServerConfiguration(environment: ProcessInfo.processInfo.environment, defaultDatabasePath: defaultPath)
+        var configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
+        }
         if let database { configuration.database = database }
         return configuration
     }

@@ -1,12 +1,40 @@
 import Foundation
 import IntakeCore
-import IntakeExport
+
+/// What a remote export needs of a server. IntakeClient has these calls; the command layer
+/// hands the client in (IntakeExport knows no HTTP).
+public protocol ExportServer: Sendable {
+    /// Streams `GET /v1/exports` with `query` into `file` (never through memory).
+    func downloadExport(query: [String: String], into file: URL, idleTimeout: TimeInterval) async throws -> ExportDownload
+    /// A published questionnaire version, read from its files.
+    func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire
+}
+
+/// What `GET /v1/exports` sent, saved in a file.
+public struct ExportDownload: Sendable {
+    public var file: URL
+    /// The cursor to give as `since` next time.
+    public var cursor: String?
+    /// How many records the server said it would send.
+    public var records: Int?
+    /// The questionnaire versions the export covers, oldest first.
+    public var versions: [String]
+    public var questionnaireId: String?
+
+    public init(file: URL, cursor: String?, records: Int?, versions: [String], questionnaireId: String?) {
+        self.file = file
+        self.cursor = cursor
+        self.records = records
+        self.versions = versions
+        self.questionnaireId = questionnaireId
+    }
+}
 
 /// A research export from a server: the records arrive once as JSON Lines (de-identified and
 /// keyed by the server), are checked against the count the server announced, and every other
 /// file is made from them locally, with the questionnaire versions fetched from the server.
 public struct RemoteExport {
-    public var client: IntakeClient
+    public var server: any ExportServer
     public var questionnaireId: String?
     public var since: String?
     public var options: ExportOptions
@@ -14,11 +42,11 @@ public struct RemoteExport {
     public var idleTimeout: TimeInterval
 
     public init(
-        client: IntakeClient, questionnaireId: String?, since: String?, options: ExportOptions,
+        server: any ExportServer, questionnaireId: String?, since: String?, options: ExportOptions,
         formats: [ExportFormat] = ExportFormat.allCases,
         idleTimeout: TimeInterval = 60
     ) {
-        self.client = client
+        self.server = server
         self.questionnaireId = questionnaireId
         self.since = since
         self.options = options
@@ -43,7 +71,7 @@ public struct RemoteExport {
         if options.includeIdentifiers { query["includeIdentifiers"] = "true" }
         if options.dropFreeText { query["dropFreeText"] = "true" }
         if options.shiftDates { query["shiftDates"] = "true" }
-        let received = try await client.downloadExport(query: query, to: download, idleTimeout: idleTimeout)
+        let received = try await server.downloadExport(query: query, into: download, idleTimeout: idleTimeout)
 
         var lines = 0
         let reader = try JSONLinesReader(url: download)
@@ -58,7 +86,7 @@ public struct RemoteExport {
         }
         var versions: [Questionnaire] = []
         for version in received.versions {
-            versions.append(try await client.questionnaire(QuestionnaireReference(id: id, version: version)))
+            versions.append(try await server.questionnaire(QuestionnaireReference(id: id, version: version)))
         }
         let plan = try ExportPlan(questionnaires: versions, options: options)
         let export = JSONLinesExport(inputs: [download], plan: plan, keyer: nil, formats: formats, recordCount: lines)

@@ -1,5 +1,4 @@
 import Foundation
-import IntakeCore
 
 /// A record being filled in on this device and where its form stood when it was last saved.
 public struct Draft: Hashable, Sendable {
@@ -14,16 +13,4 @@ public struct Draft: Hashable, Sendable {
         self.cursor = cursor
         self.baseRevision = baseRevision
     }
-}
-
-/// What a list of drafts shows: no names beyond initials, no answers.
-public struct DraftSummary: Hashable, Sendable {
-    public var id: UUID
-    public var questionnaire: QuestionnaireReference
-    public var answerCount: Int
-    public var cursor: QuestionPosition?
-    public var initials: String
-    public var baseRevision: Int?
-    public var createdAt: Date
-    public var updatedAt: Date
 }
