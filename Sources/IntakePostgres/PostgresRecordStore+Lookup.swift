@@ -15,47 +15,59 @@ extension PostgresRecordStore {
         }
     }
 
-    /// The same ranking as the SQLite store: exact matches score highest, then prefixes, then
-    /// substrings, plus date of birth and external id; nil when the query asks for nothing.
+    /// The same ranking and candidates as the SQLite store: a name's prefix from the B-tree on
+    /// the narrow `lookupEntry` table (byte order), its substrings (three letters or more) from
+    /// the pg_trgm GIN index, date of birth and external id by equality. Only candidates are
+    /// scored, and bodies are read for the page alone. nil when the query asks for nothing.
     static func lookupQuery(_ query: LookupQuery) -> PostgresQuery? {
         var binds = PostgresBindings()
-        func bind(_ value: some PostgresEncodable & Sendable) -> String {
-            try! binds.append(value)
+        func bind(_ value: String) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        func bind(_ value: Int) -> String {
+            binds.append(value)
             return "$\(binds.count)"
         }
         var scores: [String] = []
-        var filter: [String] = []
+        var candidates: [String] = []
         for (column, value, weights) in [
             ("familyNameKey", query.familyName, (40, 25, 10)),
             ("givenNameKey", query.givenName, (30, 20, 8)),
         ] {
-            guard let value, !NameKey.fold(value).isEmpty else { continue }
-            let folded = NameKey.fold(value), escaped = NameKey.likeEscaped(folded)
-            let exact = bind(folded), prefix = bind(escaped + "%"), any = bind("%" + escaped + "%")
+            guard let value else { continue }
+            let folded = NameKey.fold(value)
+            guard !folded.isEmpty else { continue }
+            let exact = bind(folded), high = bind(folded + "\u{10FFFF}")
+            let prefix = "\(column) COLLATE \"C\" >= \(exact) AND \(column) COLLATE \"C\" < \(high)"
             scores.append(
-                """
-                CASE WHEN \(column) = \(exact) THEN \(weights.0) WHEN \(column) LIKE \(prefix) ESCAPE '\\' THEN \(weights.1) \
-                WHEN \(column) LIKE \(any) ESCAPE '\\' THEN \(weights.2) ELSE 0 END
-                """)
-            filter.append("\(column) LIKE \(any) ESCAPE '\\'")
+                "CASE WHEN \(column) = \(exact) THEN \(weights.0) WHEN \(prefix) THEN \(weights.1) "
+                    + "WHEN strpos(\(column), \(exact)) > 0 THEN \(weights.2) ELSE 0 END")
+            candidates.append("(\(prefix))")
+            if folded.unicodeScalars.count >= 3 {
+                candidates.append("\(column) LIKE \(bind("%" + NameKey.likeEscaped(folded) + "%")) ESCAPE '\\'")
+            }
         }
         if let birth = query.dateOfBirth {
             let value = bind(birth.description)
             scores.append("CASE WHEN dateOfBirth = \(value) THEN 30 ELSE 0 END")
-            filter.append("dateOfBirth = \(value)")
+            candidates.append("dateOfBirth = \(value)")
         }
         if let external = query.externalId?.trimmingCharacters(in: .whitespaces), !external.isEmpty {
             let value = bind(external.lowercased())
-            scores.append("CASE WHEN LOWER(externalId) = \(value) THEN 50 ELSE 0 END")
-            filter.append("LOWER(externalId) = \(value)")
+            scores.append("CASE WHEN externalIdKey = \(value) THEN 50 ELSE 0 END")
+            candidates.append("externalIdKey = \(value)")
         }
-        guard !filter.isEmpty else { return nil }
-        let team = bind(query.teamId), limit = bind(query.limit), offset = bind(query.offset)
+        guard !candidates.isEmpty else { return nil }
+        let team = bind(Int(query.teamId)), limit = bind(query.limit), offset = bind(query.offset)
         return PostgresQuery(
             unsafeSQL: """
-                SELECT revision, body, updatedAt, (\(scores.joined(separator: " + "))) AS score FROM record
-                WHERE teamId = \(team) AND (\(filter.joined(separator: " OR ")))
-                ORDER BY score DESC, updatedAt DESC, id LIMIT \(limit) OFFSET \(offset)
+                SELECT r.revision, r.body, e.updatedAt, e.score FROM (
+                    SELECT recordId, updatedAt, (\(scores.joined(separator: " + "))) AS score FROM lookupEntry
+                    WHERE teamId = \(team) AND (\(candidates.joined(separator: " OR ")))
+                    ORDER BY score DESC, updatedAt DESC, recordId COLLATE "C" LIMIT \(limit) OFFSET \(offset)
+                ) e JOIN record r ON r.id = e.recordId
+                ORDER BY e.score DESC, e.updatedAt DESC, e.recordId COLLATE "C"
                 """, binds: binds)
     }
 }

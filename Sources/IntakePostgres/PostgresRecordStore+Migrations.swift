@@ -90,7 +90,63 @@ extension PostgresRecordStore {
                 )
                 """,
             ]
-        )
+        ),
+        (
+            "v2: a narrow lookup table, kept by a trigger, with trigram indexes of names (pg_trgm)",
+            [
+                // pg_trgm once per database, whichever schema asks first.
+                "SELECT pg_advisory_xact_lock(hashtextextended('intake-extension', 0))",
+                "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+                """
+                CREATE TABLE lookupEntry (
+                    recordId TEXT PRIMARY KEY REFERENCES record(id),
+                    teamId BIGINT NOT NULL,
+                    familyNameKey TEXT NOT NULL,
+                    givenNameKey TEXT NOT NULL,
+                    dateOfBirth TEXT,
+                    externalIdKey TEXT,
+                    updatedAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE INDEX lookupEntry_family ON lookupEntry (teamId, familyNameKey COLLATE "C")
+                    INCLUDE (givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                """,
+                """
+                CREATE INDEX lookupEntry_given ON lookupEntry (teamId, givenNameKey COLLATE "C")
+                    INCLUDE (familyNameKey, dateOfBirth, externalIdKey, updatedAt)
+                """,
+                "CREATE INDEX lookupEntry_birth ON lookupEntry (teamId, dateOfBirth)",
+                "CREATE INDEX lookupEntry_external ON lookupEntry (teamId, externalIdKey)",
+                """
+                DO $$
+                DECLARE trgm text;
+                BEGIN
+                    SELECT n.nspname INTO trgm FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+                    EXECUTE format('CREATE INDEX lookupEntry_family_trgm ON lookupEntry USING gin (familyNameKey %I.gin_trgm_ops)', trgm);
+                    EXECUTE format('CREATE INDEX lookupEntry_given_trgm ON lookupEntry USING gin (givenNameKey %I.gin_trgm_ops)', trgm);
+                END $$
+                """,
+                """
+                CREATE FUNCTION intake_lookup_sync() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+                BEGIN
+                    INSERT INTO lookupEntry (recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                    VALUES (NEW.id, NEW.teamId, NEW.familyNameKey, NEW.givenNameKey, NEW.dateOfBirth, lower(NEW.externalId), NEW.updatedAt)
+                    ON CONFLICT (recordId) DO UPDATE SET teamId = EXCLUDED.teamId, familyNameKey = EXCLUDED.familyNameKey,
+                        givenNameKey = EXCLUDED.givenNameKey, dateOfBirth = EXCLUDED.dateOfBirth,
+                        externalIdKey = EXCLUDED.externalIdKey, updatedAt = EXCLUDED.updatedAt;
+                    RETURN NULL;
+                END $$
+                """,
+                "CREATE TRIGGER record_lookup AFTER INSERT OR UPDATE ON record FOR EACH ROW EXECUTE FUNCTION intake_lookup_sync()",
+                """
+                INSERT INTO lookupEntry (recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                SELECT id, teamId, familyNameKey, givenNameKey, dateOfBirth, lower(externalId), updatedAt FROM record
+                """,
+                "DROP INDEX record_team_family",
+                "DROP INDEX record_team_given",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -94,21 +94,47 @@ struct RecordStoreContractTests {
     }
 
     @Test(arguments: StoreKind.allCases) func lookupIsScopedRankedAndEscapesWildcards(_ kind: StoreKind) async throws {
-        do {
-            let store = try await kind.open()
-            let team = try await store.createTeam(name: "t", at: Date())
-            let owner = RecordOwner(teamId: team.id, username: "u")
-            let names = ["Müller", "Mullerova", "Al_Muller", "100%"]
-            for (seed, name) in names.enumerated() {
-                _ = try await store.ingest(
-                    [try IngestItem(record: Self.record(UInt64(seed)).with { $0.patient.familyName = name })], owner: owner, at: Date())
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        let names = ["Müller", "Mullerova", "Al_Muller", "100%"]
+        var records: [PatientResponse] = []
+        for (seed, name) in names.enumerated() {
+            let record = Self.record(UInt64(seed)).with {
+                $0.patient.familyName = name
+                $0.patient.externalId = "Case-\(seed)"
             }
-            let found = try await store.lookup(LookupQuery(teamId: team.id, familyName: "muller"))
-            #expect(found.map(\.patient.familyName) == ["Müller", "Mullerova", "Al_Muller"])
-            #expect(try await store.lookup(LookupQuery(teamId: team.id, familyName: "_")).map(\.patient.familyName) == ["Al_Muller"])
-            #expect(try await store.lookup(LookupQuery(teamId: team.id, familyName: "%")).map(\.patient.familyName) == ["100%"])
-            #expect(try await store.lookup(LookupQuery(teamId: team.id + 1, familyName: "muller")).isEmpty)
+            records.append(record)
+            _ = try await store.ingest([try IngestItem(record: record)], owner: owner, at: Date(timeIntervalSince1970: Double(1000 + seed)))
         }
+        func family(_ text: String, team: Int64? = nil) async throws -> [String] {
+            try await store.lookup(LookupQuery(teamId: team ?? owner.teamId, familyName: text)).map(\.patient.familyName)
+        }
+        // Exact, then prefix, then substring; accents and case do not matter.
+        #expect(try await family("MULLER") == ["Müller", "Mullerova", "Al_Muller"])
+        #expect(try await store.lookup(LookupQuery(teamId: team.id, familyName: "muller")).map(\.score) == [40, 25, 10])
+        // Wildcards of SQL are plain letters.
+        #expect(try await family("l_m") == ["Al_Muller"])
+        #expect(try await family("00%") == ["100%"])
+        // One or two letters match at the start of a name only (a trigram index needs three);
+        // equal scores put the most recently changed first.
+        #expect(try await family("mu") == ["Mullerova", "Müller"])
+        #expect(try await family("zzq").isEmpty)
+        #expect(try await family("muller", team: team.id + 1).isEmpty)
+        // Date of birth and external id by equality (the id in any case), added to a name's score.
+        let birth = try #require(records[1].patient.dateOfBirth)
+        let both = try await store.lookup(LookupQuery(teamId: team.id, familyName: "mul", dateOfBirth: birth))
+        #expect(both.first?.patient.familyName == "Mullerova")
+        #expect(try await store.lookup(LookupQuery(teamId: team.id, externalId: " case-3 ")).map(\.patient.familyName) == ["100%"])
+        // An edit is found by its new name, and no longer by the old one.
+        let renamed = try IngestItem(record: records[0].with { $0.patient.familyName = "Okafor" })
+        #expect(try await store.update(renamed, baseRevision: 1, teamId: team.id, savedBy: "u", at: Date()) == .updated(revision: 2))
+        #expect(try await family("okafor") == ["Okafor"])
+        #expect(try await store.lookup(LookupQuery(teamId: team.id, familyName: "okafor")).first?.revision == 2)
+        #expect(try await family("muller") == ["Mullerova", "Al_Muller"])
+        // Paging: limit and offset over the ranking.
+        let page = try await store.lookup(LookupQuery(teamId: team.id, familyName: "mul", limit: 1, offset: 1))
+        #expect(page.map(\.patient.familyName) == ["Al_Muller"])
     }
 
     @Test(arguments: StoreKind.allCases) func tokensExpireAndDisabledUsersLoseAccess(_ kind: StoreKind) async throws {

@@ -139,6 +139,50 @@ extension SQLiteRecordStore {
             try rewriteCanonically(table: "recordRevision", hashColumn: "contentHash", db)
             try rewriteCanonically(table: "record", hashColumn: nil, db)
         }
+        migrator.registerMigration("v4: a narrow lookup table, kept by triggers, with a trigram index of names") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE lookupEntry (
+                        entry INTEGER PRIMARY KEY,
+                        recordId TEXT NOT NULL UNIQUE REFERENCES record(id),
+                        teamId INTEGER NOT NULL,
+                        familyNameKey TEXT NOT NULL,
+                        givenNameKey TEXT NOT NULL,
+                        dateOfBirth TEXT,
+                        externalIdKey TEXT,
+                        updatedAt REAL NOT NULL
+                    );
+                    CREATE INDEX lookupEntry_family ON lookupEntry
+                        (teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt);
+                    CREATE INDEX lookupEntry_given ON lookupEntry
+                        (teamId, givenNameKey, familyNameKey, dateOfBirth, externalIdKey, updatedAt);
+                    CREATE INDEX lookupEntry_birth ON lookupEntry (teamId, dateOfBirth);
+                    CREATE INDEX lookupEntry_external ON lookupEntry (teamId, externalIdKey);
+                    CREATE VIRTUAL TABLE lookupName USING fts5(
+                        familyNameKey, givenNameKey, content='lookupEntry', content_rowid='entry', tokenize='trigram');
+                    CREATE TRIGGER lookupEntry_insert AFTER INSERT ON lookupEntry BEGIN
+                        INSERT INTO lookupName (rowid, familyNameKey, givenNameKey) VALUES (new.entry, new.familyNameKey, new.givenNameKey);
+                    END;
+                    CREATE TRIGGER lookupEntry_update AFTER UPDATE ON lookupEntry BEGIN
+                        INSERT INTO lookupName (lookupName, rowid, familyNameKey, givenNameKey)
+                            VALUES ('delete', old.entry, old.familyNameKey, old.givenNameKey);
+                        INSERT INTO lookupName (rowid, familyNameKey, givenNameKey) VALUES (new.entry, new.familyNameKey, new.givenNameKey);
+                    END;
+                    CREATE TRIGGER record_lookup_insert AFTER INSERT ON record BEGIN
+                        INSERT INTO lookupEntry (recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                        VALUES (new.id, new.teamId, new.familyNameKey, new.givenNameKey, new.dateOfBirth, lower(new.externalId), new.updatedAt);
+                    END;
+                    CREATE TRIGGER record_lookup_update AFTER UPDATE ON record BEGIN
+                        UPDATE lookupEntry SET teamId = new.teamId, familyNameKey = new.familyNameKey, givenNameKey = new.givenNameKey,
+                            dateOfBirth = new.dateOfBirth, externalIdKey = lower(new.externalId), updatedAt = new.updatedAt
+                        WHERE recordId = new.id;
+                    END;
+                    INSERT INTO lookupEntry (recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                        SELECT id, teamId, familyNameKey, givenNameKey, dateOfBirth, lower(externalId), updatedAt FROM record;
+                    DROP INDEX record_team_family;
+                    DROP INDEX record_team_given;
+                    """)
+        }
         return migrator
     }
 
