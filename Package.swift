@@ -103,9 +103,11 @@ let package = Package(
         .executableTarget(
             name: "intake-bench",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeServer", "IntakeClient",
+                "IntakeCore", "IntakeStore", "IntakeServer", "IntakePostgres", "IntakeClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/RecordPath"
         ),

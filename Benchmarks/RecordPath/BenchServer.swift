@@ -1,5 +1,6 @@
 import Foundation
 import IntakeCore
+import IntakePostgres
 import IntakeServer
 
 #if canImport(FoundationNetworking)
@@ -12,14 +13,15 @@ final class BenchServer {
     let process: Process
     let port: Int
     let token: String
-    let database: URL
+    let database: String
 
-    static func start(intake: String, in scratch: URL, port: Int) async throws -> BenchServer {
-        let database = scratch.appendingPathComponent("server.sqlite")
+    /// `database`: a PostgreSQL URL, or nil for a SQLite file in `scratch`.
+    static func start(intake: String, in scratch: URL, port: Int, database postgres: String? = nil) async throws -> BenchServer {
+        let database = postgres ?? scratch.appendingPathComponent("server.sqlite").path
         let token = try await prepare(database)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: intake)
-        process.arguments = ["serve", "--database", database.path, "--port", String(port), "--log-level", "error"]
+        process.arguments = ["serve", "--database", database, "--port", String(port), "--log-level", "error"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let server = BenchServer(process: process, port: port, token: token, database: database)
@@ -27,7 +29,7 @@ final class BenchServer {
         return server
     }
 
-    private init(process: Process, port: Int, token: String, database: URL) {
+    private init(process: Process, port: Int, token: String, database: String) {
         self.process = process
         self.port = port
         self.token = token
@@ -35,10 +37,10 @@ final class BenchServer {
     }
 
     /// Publishes the bundled questionnaire and makes a team and a coordinator; the token.
-    static func prepare(_ database: URL) async throws -> String {
-        var configuration = ServerConfiguration(database: database.path)
+    static func prepare(_ database: String) async throws -> String {
+        var configuration = ServerConfiguration(database: database)
         configuration.bcryptCost = 4
-        let services = try IntakeServices.sqlite(configuration)
+        let services = try await IntakeServices.open(configuration)
         _ = try await services.questionnaires.publish(directory: try BenchRecords.questionnaireFolder())
         _ = try await services.accounts.createTeam(name: "bench")
         let user = try await services.accounts.createUser(username: "bench", password: "bench-password", role: .coordinator, team: "bench")

@@ -13,11 +13,16 @@ struct ExportBench: AsyncParsableCommand {
     @Option(help: "A server database to fill once and reuse across runs (for profiling); it is kept.")
     var database: String?
 
+    @Flag(help: "Also measure lookups on the same database (as 'lookup' does).") var lookups = false
+
     func run() async throws {
-        BenchRow.printTable(try await Self.measure(tools, count: count, database: database.map { URL(fileURLWithPath: $0) }))
+        BenchRow.printTable(
+            try await Self.measure(tools, count: count, database: database.map { URL(fileURLWithPath: $0) }, lookups: lookups))
     }
 
-    static func measure(_ tools: BenchTools, count: Int, database kept: URL? = nil) async throws -> [BenchRow] {
+    /// The export rows (and the lookup rows, with `lookups`) for SQLite, and for PostgreSQL when
+    /// the tools name one: the SQLite database is copied there with `intake admin copy-database`.
+    static func measure(_ tools: BenchTools, count: Int, database kept: URL? = nil, lookups: Bool = false) async throws -> [BenchRow] {
         let scratch = try scratchFolder("export")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let database = kept ?? scratch.appendingPathComponent("server.sqlite")
@@ -37,13 +42,33 @@ struct ExportBench: AsyncParsableCommand {
         log("export: sqlite3 -csv …")
         let reference = try MeasuredProcess.run(tools.sqlite3, ["-csv", database.path, "SELECT * FROM record"], output: dump)
         let exportRate = Double(count) / export.seconds, referenceRate = Double(count) / reference.seconds
-        return [
+        var rows = [
             BenchRow(
                 what: "intake export, wide CSV, \(count) records",
                 intake: format(exportRate, "records/s") + ", peak " + megabytes(export.peakBytes),
                 reference: "sqlite3 -csv: " + format(referenceRate, "rows/s") + ", peak " + megabytes(reference.peakBytes),
                 ratio: exportRate / referenceRate, target: "≥ 0.5, peak ≤ 64 MB")
         ]
+        if lookups { rows += try await LookupBench.measure(sqlite: database.path) }
+        guard let postgres = tools.postgres(schema: "bench_export") else { return rows }
+        try LookupBench.copy(database.path, to: postgres, tools: tools)
+        log("export: intake export from PostgreSQL …")
+        let fromPostgres = try MeasuredProcess.run(
+            tools.intake, ["export", "--database", postgres, "--format", "csv", "--out", scratch.appendingPathComponent("pg").path],
+            output: scratch.appendingPathComponent("export-pg.log"))
+        guard fromPostgres.status == 0 else {
+            throw BenchError(
+                "intake export from PostgreSQL failed: \((try? String(contentsOf: scratch.appendingPathComponent("export-pg.log"), encoding: .utf8)) ?? "")")
+        }
+        let postgresRate = Double(count) / fromPostgres.seconds
+        rows.append(
+            BenchRow(
+                what: "intake export from PostgreSQL, wide CSV, \(count) records",
+                intake: format(postgresRate, "records/s") + ", peak " + megabytes(fromPostgres.peakBytes),
+                reference: "sqlite3 -csv: " + format(referenceRate, "rows/s"), ratio: postgresRate / referenceRate,
+                target: "≥ 0.5, peak ≤ 64 MB"))
+        if lookups { rows += try await LookupBench.measure(postgres: postgres) }
+        return rows
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
@@ -51,7 +76,7 @@ struct ExportBench: AsyncParsableCommand {
     /// A server database (made by the server, so its schema is the real one) filled straight
     /// through SQL with synthetic records in canonical form, 10,000 to a transaction.
     static func fill(_ database: URL, count: Int) async throws {
-        _ = try await BenchServer.prepare(database)
+        _ = try await BenchServer.prepare(database.path)
         let questionnaire = try QuestionnaireLoader.load(directory: try BenchRecords.questionnaireFolder())
         var generator = SampleGenerator(questionnaire: questionnaire, seed: 11)
         let queue = try DatabaseQueue(path: database.path)

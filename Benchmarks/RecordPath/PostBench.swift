@@ -43,12 +43,28 @@ struct PostBench: AsyncParsableCommand {
                 tools, url: "http://127.0.0.1:18182/api/collections/records/records", body: "{\"body\":" + body + "}", id: id, token: nil,
                 seconds: seconds, scratch: scratch, expect: 200)
         }
-        return [
+        var rows = [
             BenchRow(
                 what: "POST /v1/records, 1 record (\(body.utf8.count) B) per request, 10 connections",
                 intake: format(intakeRate, "req/s"), reference: "PocketBase: " + format(referenceRate, "req/s"),
                 ratio: intakeRate / referenceRate, target: "≥ 5")
         ]
+        if let postgres = tools.postgres(schema: "bench_post") {
+            log("post: intake serve on PostgreSQL under wrk for \(seconds) s …")
+            let server = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_183, database: postgres)
+            let postgresRate: Double
+            do {
+                defer { server.stop() }
+                postgresRate = try wrk(
+                    tools, url: "http://127.0.0.1:\(server.port)/v1/records", body: body, id: id, token: server.token, seconds: seconds,
+                    scratch: scratch, expect: 201)
+            }
+            rows.append(
+                BenchRow(
+                    what: "POST /v1/records on PostgreSQL, same load", intake: format(postgresRate, "req/s"),
+                    reference: "PocketBase: " + format(referenceRate, "req/s"), ratio: postgresRate / referenceRate, target: "≥ 5"))
+        }
+        return rows
     }
 
     /// Runs wrk with a script that gives every request a fresh record id; the request rate.

@@ -202,16 +202,25 @@ struct CopiedTable: Sendable {
     private var sourceColumns: String { columns.map(\.name).joined(separator: ", ") }
 
     private func sourceValues(_ row: Row) -> [Value] {
-        columns.indices.map { index in
-            let value = row[index] as DatabaseValue
-            guard !value.isNull else { return .null }
-            switch columns[index].kind {
-            case .text: return String.fromDatabaseValue(value).map(Value.text) ?? .null
-            case .integer: return Int64.fromDatabaseValue(value).map(Value.integer) ?? .null
-            case .real: return Double.fromDatabaseValue(value).map(Value.real) ?? .null
-            case .boolean: return Bool.fromDatabaseValue(value).map(Value.boolean) ?? .null
-            case .blob: return Data.fromDatabaseValue(value).map(Value.blob) ?? .null
-            }
+        var values: [Value] = []
+        values.reserveCapacity(columns.count)
+        for index in columns.indices {
+            values.append(Self.value(row[index], as: columns[index].kind))
+        }
+        return values
+    }
+
+    private static func value(_ value: DatabaseValue, as kind: Kind) -> Value {
+        switch (kind, value.storage) {
+        case (_, .null): return .null
+        case (.text, .string(let text)): return .text(text)
+        case (.integer, .int64(let number)): return .integer(number)
+        case (.real, .double(let number)): return .real(number)
+        case (.real, .int64(let number)): return .real(Double(number))
+        case (.boolean, .int64(let number)): return .boolean(number != 0)
+        case (.blob, .blob(let data)): return .blob(data)
+        case (.text, .blob(let data)): return .text(String(decoding: data, as: UTF8.self))
+        default: return .text("\(value)")
         }
     }
 

@@ -22,6 +22,7 @@ extension SQLiteRecordStore {
     /// `lookupName`, date of birth and external id by equality. Only candidates are scored
     /// (exact 40/30, prefix 25/20, substring 10/8 for family/given name, 30 for the date of
     /// birth, 50 for the external id), on the narrow table; bodies are read for the page alone.
+    /// (`+teamId` keeps SQLite from walking the team's index instead of the candidates.)
     static func lookupSQL(_ query: LookupQuery) -> (String, StatementArguments)? {
         var scores: [String] = []
         var candidates: [String] = []
@@ -59,7 +60,7 @@ extension SQLiteRecordStore {
         let sql = """
             SELECT r.revision, r.body, e.updatedAt, e.score FROM (
                 SELECT recordId, updatedAt, \(scores.joined(separator: " + ")) AS score FROM lookupEntry
-                WHERE teamId = :team AND entry IN (\(candidates.joined(separator: " UNION ")))
+                WHERE +teamId = :team AND entry IN (\(candidates.joined(separator: " UNION ")))
                 ORDER BY score DESC, updatedAt DESC, recordId LIMIT :limit OFFSET :offset
             ) e JOIN record r ON r.id = e.recordId
             ORDER BY e.score DESC, e.updatedAt DESC, e.recordId

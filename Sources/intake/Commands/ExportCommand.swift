@@ -187,7 +187,7 @@ struct ExportCommand: AsyncParsableCommand {
     private func exportDatabase(
         _ path: String, to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?, display: ProgressDisplay?
     ) async throws -> FolderExport.Summary {
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard ServerConfiguration(database: path).usesPostgres || FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("There is no server database at \(path); give the path 'intake serve' uses.")
         }
         var databaseOptions = ServerDatabaseOptions()
