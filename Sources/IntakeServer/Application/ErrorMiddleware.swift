@@ -65,23 +65,6 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 }
 
-/// Finds the user of a bearer token; routes decide whether one is required.
-struct AuthenticationMiddleware: RouterMiddleware {
-    typealias Context = IntakeRequestContext
-    let accounts: AccountService
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var context = context
-        if let header = request.headers[.authorization] {
-            guard header.lowercased().hasPrefix("bearer "), let user = try await accounts.user(token: String(header.dropFirst(7))) else {
-                throw APIError.unauthenticated
-            }
-            context.user = user
-        }
-        return try await next(request, context)
-    }
-}
-
 extension APIError {
     /// A service's error as the API answers it.
     init(_ error: ServiceError) {

@@ -1,14 +1,19 @@
 import Hummingbird
+import HummingbirdAuth
 
-/// The request context: Hummingbird's core storage plus the user the bearer token belongs to.
-public struct IntakeRequestContext: RequestContext {
+/// The request context: Hummingbird's core storage plus the user the bearer token belongs to
+/// (set by ``TokenAuthenticator``).
+public struct IntakeRequestContext: AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
-    public var user: User?
+    public var identity: User?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        user = nil
+        identity = nil
     }
+
+    /// The signed-in user, if any.
+    var user: User? { identity }
 
     /// The signed-in user if their role is one of `roles`; otherwise 401 or 403.
     func require(_ roles: Set<Role>) throws -> User {

@@ -33,7 +33,7 @@ public enum IntakeServerApp {
         let router = Router(context: IntakeRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware())
-        router.add(middleware: AuthenticationMiddleware(accounts: services.accounts))
+        router.add(middleware: TokenAuthenticator(accounts: services.accounts))
         let registrar = RouteRegistrar(router: router)
         HealthController(services: services).register(registrar)
         SessionController(services: services).register(registrar)
