@@ -1,73 +1,84 @@
 import Foundation
 import IntakeCore
 import IntakeServer
+import Logging
 import PostgresNIO
 
 extension PostgresRecordStore {
     public func lookup(_ query: LookupQuery) async throws -> [LookupMatch] {
-        guard let sql = Self.lookupQuery(query) else { return [] }
-        return try await client.query(sql, logger: Self.logger).collect().map { row in
-            let (revision, body, updatedAt, score) = try row.decode((Int, String, Double, Int).self)
-            let record = try RecordCodec.decode(Array(body.utf8))
-            return LookupMatch(
-                id: record.id, revision: revision, status: record.status, questionnaire: record.questionnaire, patient: record.patient,
-                updatedAt: Self.date(updatedAt), score: score)
+        try await LookupRanking.lookup(query, in: PostgresLookupIndex(client: client))
+    }
+}
+
+/// The PostgreSQL store's lookup index: the narrow `lookupEntry` table (kept by a trigger on
+/// `record`), newest-first B-trees per name key and per pair of keys, and the vocabulary
+/// `lookupKey` with a pg_trgm GIN index for substrings.
+struct PostgresLookupIndex: LookupIndex {
+    let client: PostgresClient
+    var logger: Logger { PostgresRecordStore.logger }
+
+    func nameKeys(team: Int64, field: NameField, matching folded: String, substrings: Bool) async throws -> [String] {
+        var keys: [String] = []
+        let prefix = try await client.query(
+            """
+            SELECT key FROM lookupKey WHERE teamId = \(team) AND field = \(field.rawValue)
+            AND key COLLATE "C" >= \(folded) AND key COLLATE "C" < \(folded + "\u{10FFFF}")
+            """, logger: logger)
+        for try await key in prefix.decode(String.self) { keys.append(key) }
+        if substrings {
+            let pattern = "%" + NameKey.likeEscaped(folded) + "%"
+            let containing = try await client.query(
+                """
+                SELECT key FROM lookupKey WHERE teamId = \(team) AND field = \(field.rawValue)
+                AND key LIKE \(pattern) ESCAPE '\\'
+                """, logger: logger)
+            for try await key in containing.decode(String.self) { keys.append(key) }
+        }
+        return Array(Set(keys))
+    }
+
+    func newest(team: Int64, family: [String]?, given: [String]?, limit: Int) async throws -> [LookupEntry] {
+        var binds = PostgresBindings()
+        binds.append(team)
+        var conditions = ["teamId = $1"]
+        for (column, keys) in [("familyNameKey", family), ("givenNameKey", given)] {
+            guard let keys else { continue }
+            binds.append(keys)
+            conditions.append("\(column) = ANY($\(binds.count))")
+        }
+        binds.append(limit)
+        return try await entries(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT recordId, updatedAt, familyNameKey, givenNameKey, dateOfBirth, externalIdKey FROM lookupEntry
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY updatedAt DESC, recordId COLLATE "C" LIMIT $\(binds.count)
+                    """, binds: binds))
+    }
+
+    func entries(team: Int64, dateOfBirth: String?, externalIdKey: String?, limit: Int) async throws -> [LookupEntry] {
+        try await entries(
+            """
+            SELECT recordId, updatedAt, familyNameKey, givenNameKey, dateOfBirth, externalIdKey FROM lookupEntry
+            WHERE teamId = \(team) AND (dateOfBirth = \(dateOfBirth) OR externalIdKey = \(externalIdKey)) LIMIT \(limit)
+            """)
+    }
+
+    private func entries(_ query: PostgresQuery) async throws -> [LookupEntry] {
+        try await client.query(query, logger: logger).collect().map { row in
+            let (recordId, updatedAt, family, given, birth, external) = try row.decode((String, Double, String, String, String?, String?).self)
+            return LookupEntry(
+                recordId: recordId, updatedAt: updatedAt, familyNameKey: family, givenNameKey: given, dateOfBirth: birth,
+                externalIdKey: external)
         }
     }
 
-    /// The same ranking and candidates as the SQLite store: a name's prefix from the B-tree on
-    /// the narrow `lookupEntry` table (byte order), its substrings (three letters or more) from
-    /// the pg_trgm GIN index, date of birth and external id by equality. Only candidates are
-    /// scored, and bodies are read for the page alone. nil when the query asks for nothing.
-    static func lookupQuery(_ query: LookupQuery) -> PostgresQuery? {
-        var binds = PostgresBindings()
-        func bind(_ value: String) -> String {
-            binds.append(value)
-            return "$\(binds.count)"
+    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8])] {
+        guard !ids.isEmpty else { return [:] }
+        var found: [String: (revision: Int, body: [UInt8])] = [:]
+        let rows = try await client.query("SELECT id, revision, body FROM record WHERE id = ANY(\(ids))", logger: logger)
+        for try await (id, revision, body) in rows.decode((String, Int, ByteBuffer).self) {
+            found[id] = (revision, Array(body.readableBytesView))
         }
-        func bind(_ value: Int) -> String {
-            binds.append(value)
-            return "$\(binds.count)"
-        }
-        var scores: [String] = []
-        var candidates: [String] = []
-        for (column, value, weights) in [
-            ("familyNameKey", query.familyName, (40, 25, 10)),
-            ("givenNameKey", query.givenName, (30, 20, 8)),
-        ] {
-            guard let value else { continue }
-            let folded = NameKey.fold(value)
-            guard !folded.isEmpty else { continue }
-            let exact = bind(folded), high = bind(folded + "\u{10FFFF}")
-            let prefix = "\(column) COLLATE \"C\" >= \(exact) AND \(column) COLLATE \"C\" < \(high)"
-            scores.append(
-                "CASE WHEN \(column) = \(exact) THEN \(weights.0) WHEN \(prefix) THEN \(weights.1) "
-                    + "WHEN strpos(\(column), \(exact)) > 0 THEN \(weights.2) ELSE 0 END")
-            candidates.append("(\(prefix))")
-            if folded.unicodeScalars.count >= 3 {
-                candidates.append("\(column) LIKE \(bind("%" + NameKey.likeEscaped(folded) + "%")) ESCAPE '\\'")
-            }
-        }
-        if let birth = query.dateOfBirth {
-            let value = bind(birth.description)
-            scores.append("CASE WHEN dateOfBirth = \(value) THEN 30 ELSE 0 END")
-            candidates.append("dateOfBirth = \(value)")
-        }
-        if let external = query.externalId?.trimmingCharacters(in: .whitespaces), !external.isEmpty {
-            let value = bind(external.lowercased())
-            scores.append("CASE WHEN externalIdKey = \(value) THEN 50 ELSE 0 END")
-            candidates.append("externalIdKey = \(value)")
-        }
-        guard !candidates.isEmpty else { return nil }
-        let team = bind(Int(query.teamId)), limit = bind(query.limit), offset = bind(query.offset)
-        return PostgresQuery(
-            unsafeSQL: """
-                SELECT r.revision, r.body, e.updatedAt, e.score FROM (
-                    SELECT recordId, updatedAt, (\(scores.joined(separator: " + "))) AS score FROM lookupEntry
-                    WHERE teamId = \(team) AND (\(candidates.joined(separator: " OR ")))
-                    ORDER BY score DESC, updatedAt DESC, recordId COLLATE "C" LIMIT \(limit) OFFSET \(offset)
-                ) e JOIN record r ON r.id = e.recordId
-                ORDER BY e.score DESC, e.updatedAt DESC, e.recordId COLLATE "C"
-                """, binds: binds)
+        return found
     }
 }

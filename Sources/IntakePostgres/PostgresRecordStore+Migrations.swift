@@ -147,6 +147,55 @@ extension PostgresRecordStore {
                 "DROP INDEX record_team_given",
             ]
         ),
+        (
+            "v3: a vocabulary of the name keys each team has used, and newest-first indexes per key",
+            [
+                "DROP INDEX lookupEntry_family_trgm",
+                "DROP INDEX lookupEntry_given_trgm",
+                "DROP INDEX lookupEntry_family",
+                "DROP INDEX lookupEntry_given",
+                #"CREATE INDEX lookupEntry_family_newest ON lookupEntry (teamId, familyNameKey, updatedAt DESC, recordId COLLATE "C")"#,
+                #"CREATE INDEX lookupEntry_given_newest ON lookupEntry (teamId, givenNameKey, updatedAt DESC, recordId COLLATE "C")"#,
+                #"""
+                CREATE INDEX lookupEntry_pair_newest ON lookupEntry
+                    (teamId, familyNameKey, givenNameKey, updatedAt DESC, recordId COLLATE "C")
+                """#,
+                """
+                CREATE TABLE lookupKey (
+                    teamId BIGINT NOT NULL,
+                    field INTEGER NOT NULL,
+                    key TEXT NOT NULL,
+                    PRIMARY KEY (teamId, field, key)
+                )
+                """,
+                #"CREATE INDEX lookupKey_prefix ON lookupKey (teamId, field, key COLLATE "C")"#,
+                """
+                DO $$
+                DECLARE trgm text;
+                BEGIN
+                    SELECT n.nspname INTO trgm FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+                    EXECUTE format('CREATE INDEX lookupKey_trgm ON lookupKey USING gin (key %I.gin_trgm_ops)', trgm);
+                END $$
+                """,
+                // Keys only ever added (DO NOTHING writes no row version, so a long transaction
+                // of many records does not pile up versions of one counter).
+                """
+                CREATE FUNCTION intake_lookup_keys() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+                BEGIN
+                    INSERT INTO lookupKey (teamId, field, key) VALUES (NEW.teamId, 0, NEW.familyNameKey), (NEW.teamId, 1, NEW.givenNameKey)
+                        ON CONFLICT DO NOTHING;
+                    RETURN NULL;
+                END $$
+                """,
+                "CREATE TRIGGER lookupEntry_keys AFTER INSERT OR UPDATE ON lookupEntry FOR EACH ROW EXECUTE FUNCTION intake_lookup_keys()",
+                """
+                INSERT INTO lookupKey (teamId, field, key)
+                SELECT DISTINCT teamId, 0, familyNameKey FROM lookupEntry
+                UNION
+                SELECT DISTINCT teamId, 1, givenNameKey FROM lookupEntry
+                """,
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

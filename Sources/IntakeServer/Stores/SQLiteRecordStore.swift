@@ -183,6 +183,40 @@ extension SQLiteRecordStore {
                     DROP INDEX record_team_given;
                     """)
         }
+        migrator.registerMigration("v5: a vocabulary of the name keys each team has used, and newest-first indexes per key") { db in
+            try db.execute(
+                sql: """
+                    DROP TRIGGER lookupEntry_insert;
+                    DROP TRIGGER lookupEntry_update;
+                    DROP TABLE lookupName;
+                    DROP INDEX lookupEntry_family;
+                    DROP INDEX lookupEntry_given;
+                    CREATE INDEX lookupEntry_family_newest ON lookupEntry (teamId, familyNameKey, updatedAt DESC, recordId);
+                    CREATE INDEX lookupEntry_given_newest ON lookupEntry (teamId, givenNameKey, updatedAt DESC, recordId);
+                    CREATE INDEX lookupEntry_pair_newest ON lookupEntry (teamId, familyNameKey, givenNameKey, updatedAt DESC, recordId);
+                    CREATE TABLE lookupKey (
+                        keyId INTEGER PRIMARY KEY,
+                        teamId INTEGER NOT NULL,
+                        field INTEGER NOT NULL,
+                        key TEXT NOT NULL,
+                        UNIQUE (teamId, field, key)
+                    );
+                    CREATE VIRTUAL TABLE lookupKeyName USING fts5(key, content='lookupKey', content_rowid='keyId', tokenize='trigram');
+                    CREATE TRIGGER lookupKey_insert AFTER INSERT ON lookupKey BEGIN
+                        INSERT INTO lookupKeyName (rowid, key) VALUES (new.keyId, new.key);
+                    END;
+                    CREATE TRIGGER lookupEntry_keys_insert AFTER INSERT ON lookupEntry BEGIN
+                        INSERT OR IGNORE INTO lookupKey (teamId, field, key) VALUES (new.teamId, 0, new.familyNameKey);
+                        INSERT OR IGNORE INTO lookupKey (teamId, field, key) VALUES (new.teamId, 1, new.givenNameKey);
+                    END;
+                    CREATE TRIGGER lookupEntry_keys_update AFTER UPDATE OF teamId, familyNameKey, givenNameKey ON lookupEntry BEGIN
+                        INSERT OR IGNORE INTO lookupKey (teamId, field, key) VALUES (new.teamId, 0, new.familyNameKey);
+                        INSERT OR IGNORE INTO lookupKey (teamId, field, key) VALUES (new.teamId, 1, new.givenNameKey);
+                    END;
+                    INSERT OR IGNORE INTO lookupKey (teamId, field, key) SELECT DISTINCT teamId, 0, familyNameKey FROM lookupEntry;
+                    INSERT OR IGNORE INTO lookupKey (teamId, field, key) SELECT DISTINCT teamId, 1, givenNameKey FROM lookupEntry;
+                    """)
+        }
         return migrator
     }
 
