@@ -43,8 +43,15 @@ struct PostgresLookupIndex: LookupIndex {
         var conditions = ["teamId = $1"]
         for (column, keys) in [("familyNameKey", family), ("givenNameKey", given)] {
             guard let keys else { continue }
-            binds.append(keys)
-            conditions.append("\(column) = ANY($\(binds.count))")
+            // One key as `=`, so the newest-first index is read in order and stops at the limit
+            // (`= ANY` of an array makes PostgreSQL read every match and sort).
+            if keys.count == 1 {
+                binds.append(keys[0])
+                conditions.append("\(column) = $\(binds.count)")
+            } else {
+                binds.append(keys)
+                conditions.append("\(column) = ANY($\(binds.count))")
+            }
         }
         binds.append(limit)
         return try await entries(
