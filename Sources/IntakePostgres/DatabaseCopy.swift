@@ -34,7 +34,7 @@ public enum DatabaseCopy {
         let source = try DatabasePool(path: path, configuration: configuration)
         let snapshot = try source.makeSnapshot()
         let store = try await PostgresRecordStore(url: url)
-        return try await store.transaction { connection in
+        let tables = try await store.transaction { connection in
             try await PostgresRecordStore.lock(PostgresRecordStore.changeLock, connection)
             let held = try await connection.query(
                 """
@@ -70,6 +70,10 @@ public enum DatabaseCopy {
             }
             return tables
         }
+        // Fresh statistics, so the planner reads the lookup indexes in order from the first query
+        // rather than after autovacuum gets to the new tables.
+        try await store.client.query("ANALYZE", logger: PostgresRecordStore.logger)
+        return tables
     }
 }
 
