@@ -9,8 +9,12 @@ let package = Package(
         .library(name: "IntakeCore", targets: ["IntakeCore"]),
         .library(name: "IntakeStore", targets: ["IntakeStore"]),
         .library(name: "IntakeForm", targets: ["IntakeForm"]),
+        .library(name: "IntakeFieldwork", targets: ["IntakeFieldwork"]),
         .library(name: "IntakeServer", targets: ["IntakeServer"]),
+        .library(name: "IntakeSQLite", targets: ["IntakeSQLite"]),
         .library(name: "IntakePostgres", targets: ["IntakePostgres"]),
+        .library(name: "IntakeDeployment", targets: ["IntakeDeployment"]),
+        .library(name: "IntakeStoreTesting", targets: ["IntakeStoreTesting"]),
         .library(name: "IntakeClient", targets: ["IntakeClient"]),
         .library(name: "IntakeExport", targets: ["IntakeExport"]),
     ],
@@ -54,17 +58,20 @@ let package = Package(
         // The line-based form a field worker fills in a terminal.
         // Its drafts are saved through the closure the caller hands it, so it needs no store.
         .target(name: "IntakeForm", dependencies: ["IntakeCore"]),
+        // What a field worker does at the command line, as library code tests reach: filling
+        // (picking a draft), looking a patient up, flushing the queue with progress.
+        .target(name: "IntakeFieldwork", dependencies: ["IntakeCore", "IntakeStore", "IntakeClient", "IntakeForm"]),
         // Research exports: wide and long CSV, codebook, JSON Lines, FHIR R4, Frictionless data package.
         .target(
             name: "IntakeExport",
             dependencies: ["IntakeCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // The reference server: REST API, accounts, record storage.
+        // The reference server, independent of where it stores: REST API, services, access
+        // rules, and the `RecordStore` protocol the stores below implement.
         .target(
             name: "IntakeServer",
             dependencies: [
                 "IntakeCore", "IntakeExport",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -74,22 +81,38 @@ let package = Package(
             ],
             resources: [.copy("openapi.yaml")]
         ),
+        // The server's embedded default store: one SQLite file through GRDB.
+        .target(
+            name: "IntakeSQLite",
+            dependencies: ["IntakeCore", "IntakeServer", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The server's PostgreSQL store, for deployments that outgrow one machine.
         .target(
             name: "IntakePostgres",
             dependencies: [
                 "IntakeCore", "IntakeServer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A deployment's store chosen from its configuration, and moving one from SQLite to PostgreSQL.
+        .target(
+            name: "IntakeDeployment",
+            dependencies: [
+                "IntakeServer", "IntakeSQLite", "IntakePostgres",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The store contract every `RecordStore` must pass (Swift Testing expectations), for the
+        // tests of each store: IntakeServerTests runs it on SQLite and PostgreSQL.
+        .target(name: "IntakeStoreTesting", dependencies: ["IntakeCore", "IntakeServer"]),
         .executableTarget(
             name: "intake",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeServer", "IntakePostgres", "IntakeClient", "IntakeExport",
+                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeServer", "IntakeDeployment", "IntakeClient", "IntakeExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -104,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "intake-bench",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeServer", "IntakePostgres", "IntakeClient",
+                "IntakeCore", "IntakeStore", "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -118,9 +141,11 @@ let package = Package(
         .testTarget(name: "IntakeExportTests", dependencies: ["IntakeExport", "IntakeCore"]),
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeCore"]),
         .testTarget(
+            name: "IntakeFieldworkTests", dependencies: ["IntakeFieldwork", "IntakeForm", "IntakeStore", "IntakeClient", "IntakeCore"]),
+        .testTarget(
             name: "IntakeServerTests",
             dependencies: [
-                "IntakeServer", "IntakePostgres", "IntakeCore",
+                "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeStoreTesting", "IntakeCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -134,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "IntakeClientTests",
             dependencies: [
-                "IntakeClient", "IntakeServer", "IntakeStore", "IntakeExport", "IntakeCore",
+                "IntakeClient", "IntakeServer", "IntakeSQLite", "IntakeStore", "IntakeExport", "IntakeCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

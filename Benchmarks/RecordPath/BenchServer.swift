@@ -1,6 +1,8 @@
 import Foundation
 import IntakeCore
 import IntakePostgres
+import IntakeSQLite
+import IntakeDeployment
 import IntakeServer
 
 #if canImport(FoundationNetworking)

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import IntakeCore
 import IntakePostgres
+import IntakeSQLite
 import IntakeServer
 import Logging
 import PostgresNIO

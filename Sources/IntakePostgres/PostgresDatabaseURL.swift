@@ -84,7 +84,7 @@ public struct PostgresDatabaseURL: Sendable, CustomStringConvertible {
     }
 
     /// A URL's text with any password hidden.
-    static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         guard var components = URLComponents(string: text), components.password != nil else { return text }
         components.password = "***"
         return components.string ?? "(a database URL)"

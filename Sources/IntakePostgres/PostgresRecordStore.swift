@@ -11,17 +11,17 @@ import PostgresNIO
 /// advisory lock, so cursors are handed out in commit order: a reader that saw cursor N has seen
 /// every change up to N, whichever server made it.
 public final class PostgresRecordStore: RecordStore {
-    let client: PostgresClient
+    package let client: PostgresClient
     let url: PostgresDatabaseURL
     private let running: Task<Void, Never>
     let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
-    static let logger: Logger = {
+    package static let logger: Logger = {
         var logger = Logger(label: "intake.postgres")
         logger.logLevel = .error
         return logger
     }()
     /// The advisory lock that orders changes (see ``lock(_:_:)``).
-    static let changeLock = "intake-change"
+    package static let changeLock = "intake-change"
 
     struct IngestJob: Sendable {
         var items: [IngestItem]
@@ -80,11 +80,11 @@ public final class PostgresRecordStore: RecordStore {
 
     /// Takes one of Intake's transaction-scoped advisory locks. Its key includes the schema, so
     /// the servers of one deployment share it and deployments in other schemas do not wait.
-    static func lock(_ name: String, _ connection: PostgresConnection) async throws {
+    package static func lock(_ name: String, _ connection: PostgresConnection) async throws {
         try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(name) || ':' || current_schema(), 0))", logger: logger)
     }
 
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    package func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await Self.transaction(client, body)
     }
 

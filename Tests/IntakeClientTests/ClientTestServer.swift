@@ -1,5 +1,6 @@
 import Foundation
 import IntakeCore
+import IntakeSQLite
 import IntakeServer
 import IntakeStore
 import Logging
@@ -20,7 +21,7 @@ struct ClientTestServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-client-\(UUID().uuidString)")
         var configuration = ServerConfiguration(database: folder.appendingPathComponent("server.sqlite").path)
         configuration.bcryptCost = 4
-        let services = try IntakeServices.sqlite(configuration)
+        let services = IntakeServices(configuration: configuration, store: try SQLiteRecordStore(path: configuration.database))
         let questionnaireFolder = repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")
         _ = try await services.questionnaires.publish(directory: questionnaireFolder)
         _ = try await services.accounts.createTeam(name: "clinic")

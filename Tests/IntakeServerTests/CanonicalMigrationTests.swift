@@ -1,7 +1,10 @@
 import Crypto
 import Foundation
+import IntakeDeployment
+@testable import IntakeSQLite
 import GRDB
 import IntakeCore
+import IntakeStoreTesting
 import Testing
 
 @testable import IntakeServer
@@ -20,7 +23,7 @@ struct CanonicalMigrationTests {
     @Test func recordsStoredBeforeTheCanonicalFormAreRewrittenAndStillRecognised() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-migration-\(UUID().uuidString)/db.sqlite").path
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let record = RecordStoreContractTests.record(5)
+        let record = RecordStoreContract.record(5)
         let legacy = try Self.legacyBody(record)
         #expect(Array(legacy.utf8) != RecordCodec.encode(record), "the old spelling differs from the canonical one")
 

@@ -1,6 +1,9 @@
 import Foundation
+import IntakeDeployment
+import IntakeSQLite
 import IntakeCore
 import IntakePostgres
+import IntakeStoreTesting
 import Testing
 
 @testable import IntakeServer
@@ -16,9 +19,9 @@ struct DatabaseCopyTests {
         try await source.createToken(NewToken(userId: cora.id, hash: "token-hash", name: "laptop", expiresAt: nil), at: Date())
         _ = try await source.publish(
             PublishedQuestionnaire(
-                id: "refugee-health", version: RecordStoreContractTests.questionnaire.version, title: "T", questionCount: 3,
+                id: "refugee-health", version: RecordStoreContract.questionnaire.version, title: "T", questionCount: 3,
                 files: ["1-a.txt": "A"], lists: [:], publishedAt: Date()))
-        let records = (0..<1_200).map { RecordStoreContractTests.record(UInt64(500 + $0)) }
+        let records = (0..<1_200).map { RecordStoreContract.record(UInt64(500 + $0)) }
         _ = try await source.ingest(try records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "cora"), at: Date())
         let edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E-1" })
         #expect(try await source.update(edit, baseRevision: 1, teamId: team.id, savedBy: "cora", at: Date()) == .updated(revision: 2))
@@ -26,7 +29,7 @@ struct DatabaseCopyTests {
         let cursor = try await source.exportSnapshot().cursor
 
         let target = try StoreKind.postgres.newDatabase()
-        let tables = try await DatabaseCopy.copy(sqlite: path, to: try PostgresDatabaseURL(target))
+        let tables = try await DatabaseCopy.copy(sqlite: path, to: target)
         #expect(tables.first { $0.name == "record" }?.rows == 1_200)
         #expect(tables.first { $0.name == "recordRevision" }?.rows == 1_201)
         #expect(tables.first { $0.name == "account" }?.rows == 1)
@@ -42,7 +45,7 @@ struct DatabaseCopyTests {
         let next = try await copy.createTeam(name: "second", at: Date())
         #expect(next.id > team.id)
         _ = try await copy.ingest(
-            [try IngestItem(record: RecordStoreContractTests.record(9_999))], owner: RecordOwner(teamId: team.id, username: "cora"), at: Date())
+            [try IngestItem(record: RecordStoreContract.record(9_999))], owner: RecordOwner(teamId: team.id, username: "cora"), at: Date())
         #expect(try await copy.exportSnapshot().cursor == cursor + 1)
     }
 
@@ -54,7 +57,7 @@ struct DatabaseCopyTests {
         let existing = try await StoreKind.postgres.open(database: target)
         _ = try await existing.createTeam(name: "already-here", at: Date())
         await #expect {
-            _ = try await DatabaseCopy.copy(sqlite: path, to: try PostgresDatabaseURL(target))
+            _ = try await DatabaseCopy.copy(sqlite: path, to: target)
         } throws: { "\($0)".contains("already holds Intake data") }
         #expect(try await existing.teams().map(\.name) == ["already-here"])
     }

@@ -1,4 +1,6 @@
 import Foundation
+import IntakeDeployment
+import IntakeSQLite
 import HTTPTypes
 import HummingbirdTesting
 import IntakeCore

@@ -1,19 +1,19 @@
 import Foundation
+import IntakeDeployment
+import IntakeSQLite
 import IntakePostgres
 import IntakeServer
+import IntakeStoreTesting
 import Logging
 import PostgresNIO
 import Testing
 
 /// The stores the contract runs against. PostgreSQL comes from `INTAKE_TEST_POSTGRES_URL`
 /// (scripts/test starts a throwaway server and sets it); each store gets a schema of its own.
-enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, RecordStoreFactory {
     case sqlite, postgres
 
     var testDescription: String { rawValue }
-
-    /// A new, empty store; its `database` is where a second store on the same data can open.
-    func open() async throws -> any RecordStore { try await open(database: newDatabase()) }
 
     func open(database: String) async throws -> any RecordStore {
         switch self {

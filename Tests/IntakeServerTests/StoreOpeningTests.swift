@@ -1,4 +1,6 @@
 import Foundation
+import IntakeDeployment
+import IntakeSQLite
 import GRDB
 import IntakePostgres
 import Testing

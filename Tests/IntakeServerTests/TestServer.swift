@@ -1,4 +1,7 @@
 import Foundation
+import IntakeDeployment
+import IntakeSQLite
+import IntakeStoreTesting
 import Hummingbird
 import HummingbirdTesting
 import IntakeCore
@@ -136,14 +139,5 @@ struct Update: RecordBody {
         RecordCodec.write(record, into: &writer)
         writer.endObject()
         return Data(writer.bytes)
-    }
-}
-
-extension PatientResponse {
-    /// A copy changed by `change`, for building test records as constants.
-    func with(_ change: (inout PatientResponse) -> Void) -> PatientResponse {
-        var copy = self
-        change(&copy)
-        return copy
     }
 }

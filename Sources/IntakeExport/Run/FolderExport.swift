@@ -92,3 +92,22 @@ extension FolderExport.Summary {
         self = summary
     }
 }
+
+extension FolderExport.Summary {
+    /// What `intake export` says when it is done: the files, whether identifiers are in, and
+    /// how to continue incrementally.
+    public func report(folder: URL) -> [String] {
+        var lines = [
+            "Exported \(records) record(s) of \(questionnaire) (version\(versions.count == 1 ? "" : "s") "
+                + "\(versions.joined(separator: ", "))) to \(folder.path):"
+        ]
+        for file in files + ["export.json"] { lines.append("  \(file)") }
+        lines.append(
+            includeIdentifiers
+                ? "Identifiers are INCLUDED: keep this folder safe."
+                : "De-identified: names, date of birth and external id are left out.")
+        if shiftDates == true { lines.append("Dates are shifted back by a secret number of days per patient.") }
+        if let cursor { lines.append("For the next incremental export: --since \(cursor)") }
+        return lines
+    }
+}

@@ -102,3 +102,30 @@ public enum PatientKeyFile {
         return try PatientKeyer(secret: secret)
     }
 }
+
+extension JSONLinesExport {
+    /// `intake export --input`: the files' records, over the questionnaire folders named in
+    /// `questionnaires` (ids or paths; every folder of the catalog when empty), with patient keys
+    /// from the secret at `keyFile`; `since` a time (cursors belong to server exports).
+    public static func folder(
+        inputs: [URL], questionnaires: [String], catalog: QuestionnaireCatalog, keyFile: URL, options: ExportOptions,
+        formats: [ExportFormat], since: String?, to folder: URL, progress: (Int, Int) -> Void = { _, _ in }
+    ) async throws -> FolderExport.Summary {
+        var available: [Questionnaire] = []
+        do {
+            let folders = questionnaires.isEmpty ? catalog.folders() : try questionnaires.map { try catalog.folder(for: $0) }
+            for questionnaireFolder in folders { available.append(try QuestionnaireLoader.load(directory: questionnaireFolder)) }
+        } catch let error as QuestionnaireLoadError {
+            throw ExportError(error.description)
+        }
+        var export = try JSONLinesExport(
+            inputs: inputs, available: available, options: options, keyer: try PatientKeyFile.keyer(at: keyFile), formats: formats)
+        switch since.flatMap(ExportSince.init) {
+        case .time(let date)?: export.changedSince = date
+        case .cursor?: throw ExportError("--since: cursors come from server exports; with --input give a time such as 2026-11-01")
+        case nil: break
+        }
+        let count = export.recordCount
+        return try await export.write(to: folder, since: since) { progress($0, count) }
+    }
+}

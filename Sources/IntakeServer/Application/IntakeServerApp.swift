@@ -20,11 +20,6 @@ public struct IntakeServices: Sendable {
         self.records = RecordService(store: store, questionnaires: questionnaires)
         self.exports = ExportService(store: store, questionnaires: questionnaires)
     }
-
-    /// Opens the SQLite store the configuration names.
-    public static func sqlite(_ configuration: ServerConfiguration) throws -> IntakeServices {
-        IntakeServices(configuration: configuration, store: try SQLiteRecordStore(path: configuration.database))
-    }
 }
 
 public enum IntakeServerApp {

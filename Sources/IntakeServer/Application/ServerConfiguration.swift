@@ -34,7 +34,13 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// Whether ``database`` names a PostgreSQL database rather than a SQLite file.
-    public var usesPostgres: Bool { database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") }
+    public var usesPostgres: Bool { Self.isPostgresURL(database) }
+
+    /// Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL)
+    /// rather than a SQLite file.
+    public static func isPostgresURL(_ database: String) -> Bool {
+        database.hasPrefix("postgres://") || database.hasPrefix("postgresql://")
+    }
 
     /// The defaults (the database is `server.sqlite` in the data directory, ``DataDirectory``), overridden by `INTAKE_SERVER_HOST`, `INTAKE_SERVER_PORT`, `INTAKE_SERVER_DATABASE`,
     /// `INTAKE_SERVER_MAX_BODY_BYTES`, `INTAKE_SERVER_MAX_BATCH` and `INTAKE_LOG_LEVEL`.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import IntakePostgres
+import IntakeDeployment
 
 /// `intake admin copy-database`: moves a deployment from its SQLite file to PostgreSQL.
 struct CopyDatabaseCommand: AsyncParsableCommand {
@@ -20,9 +20,8 @@ struct CopyDatabaseCommand: AsyncParsableCommand {
     func run() async throws {
         let tables: [DatabaseCopy.Table]
         do {
-            let url = try PostgresDatabaseURL(to)
-            tables = try await DatabaseCopy.copy(sqlite: from, to: url)
-        } catch let error as PostgresStoreError {
+            tables = try await DatabaseCopy.copy(sqlite: from, to: to)
+        } catch {
             throw ValidationError(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
         }
         for table in tables {

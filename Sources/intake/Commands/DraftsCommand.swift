@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IntakeCore
+import IntakeFieldwork
 import IntakeStore
 
 struct DraftsCommand: ParsableCommand {
@@ -23,7 +24,7 @@ struct DraftsCommand: ParsableCommand {
                 print("No drafts. Start one with 'intake fill'.")
                 return
             }
-            DraftTable.lines(summaries).forEach { print($0) }
+            TextTable.drafts(summaries).forEach { print($0) }
         }
     }
 

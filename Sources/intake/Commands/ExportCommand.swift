@@ -3,6 +3,7 @@ import Foundation
 import IntakeClient
 import IntakeCore
 import IntakeExport
+import IntakeFieldwork
 import IntakeServer
 
 struct ExportCommand: AsyncParsableCommand {
@@ -82,9 +83,6 @@ struct ExportCommand: AsyncParsableCommand {
         for format in formats where ExportFormat(rawValue: format) == nil {
             throw ValidationError("Unknown format '\(format)'; use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
-        if let since, ExportSince(since) == nil, !FileManager.default.fileExists(atPath: since) {
-            throw ValidationError("--since: \(ExportSince.hint), or the folder of a previous export.")
-        }
         if unansweredCode.isEmpty || unansweredCode.contains(",") || unansweredCode.contains("\"") {
             throw ValidationError("--unanswered-code must be non-empty and hold no comma or quote, e.g. '.' or 'NA'.")
         }
@@ -94,7 +92,6 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let since = try resolvedSince()
         let folder = URL(fileURLWithPath: out)
         let options = ExportOptions(
             includeIdentifiers: includeIdentifiers, dropFreeText: dropFreeText, shiftDates: shiftDates, unansweredCode: unansweredCode,
@@ -102,12 +99,24 @@ struct ExportCommand: AsyncParsableCommand {
         var chosen = formats.compactMap(ExportFormat.init(rawValue:))
         if chosen.isEmpty { chosen = ExportFormat.allCases }
         let display = isatty(STDOUT_FILENO) == 1 ? ProgressDisplay(interactive: true) : nil
+        let progress: (Int, Int) -> Void = { display?.show($0, of: $1) }
         do {
+            let since = try since.map(ExportSince.resolve)
             let summary: FolderExport.Summary
             if !inputs.isEmpty {
-                summary = try await exportFiles(to: folder, options: options, formats: chosen, since: since, display: display)
+                summary = try await JSONLinesExport.folder(
+                    inputs: inputs.map { URL(fileURLWithPath: $0) }, questionnaires: questionnaires, catalog: QuestionnaireCatalog.commandLine,
+                    keyFile: keyFile.map { URL(fileURLWithPath: $0) } ?? storeOptions.directory.appendingPathComponent("export-patient-key"),
+                    options: options, formats: chosen, since: since, to: folder, progress: progress)
             } else if let database {
-                summary = try await exportDatabase(database, to: folder, options: options, formats: chosen, since: since, display: display)
+                var databaseOptions = ServerDatabaseOptions()
+                databaseOptions.database = database
+                let configuration = try databaseOptions.configuration()
+                guard configuration.usesPostgres || FileManager.default.fileExists(atPath: database) else {
+                    throw ValidationError("There is no server database at \(database); give the path 'intake serve' uses.")
+                }
+                summary = try await databaseOptions.services(configuration).exports.writeFolder(
+                    questionnaireId: questionnaires.first, since: since, options: options, formats: chosen, to: folder, progress: progress)
             } else {
                 guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
                     throw ValidationError(
@@ -115,21 +124,12 @@ struct ExportCommand: AsyncParsableCommand {
                     )
                 }
                 let export = RemoteExport(
-                    server: ClientExportServer(client: client), questionnaireId: questionnaires.first, since: since, options: options, formats: chosen,
-                    idleTimeout: max(clientOptions.timeout, 60))
-                summary = try await export.write(to: folder) { display?.show($0, of: $1) }
+                    server: ClientExportServer(client: client), questionnaireId: questionnaires.first, since: since, options: options,
+                    formats: chosen, idleTimeout: max(clientOptions.timeout, 60))
+                summary = try await export.write(to: folder, progress: progress)
             }
             display?.finish()
-            print(
-                "Exported \(summary.records) record(s) of \(summary.questionnaire) (version\(summary.versions.count == 1 ? "" : "s") "
-                    + "\(summary.versions.joined(separator: ", "))) to \(folder.path):")
-            for file in summary.files + ["export.json"] { print("  \(file)") }
-            print(
-                summary.includeIdentifiers
-                    ? "Identifiers are INCLUDED: keep this folder safe."
-                    : "De-identified: names, date of birth and external id are left out.")
-            if summary.shiftDates == true { print("Dates are shifted back by a secret number of days per patient.") }
-            if let cursor = summary.cursor { print("For the next incremental export: --since \(cursor)") }
+            summary.report(folder: folder).forEach { print($0) }
         } catch let error as ExportError {
             printError(error.description)
             throw ExitCode.failure
@@ -139,67 +139,6 @@ struct ExportCommand: AsyncParsableCommand {
         } catch let error as ServiceError {
             printError(error.description)
             throw ExitCode.failure
-        }
-    }
-
-    /// `--since` as given, or the cursor saved in the export.json of the folder it names.
-    private func resolvedSince() throws -> String? {
-        guard let since, ExportSince(since) == nil else { return since }
-        let summary: FolderExport.Summary
-        do {
-            summary = try FolderExport.Summary(folder: URL(fileURLWithPath: since))
-        } catch {
-            throw ValidationError("--since: \(error.description).")
-        }
-        guard let cursor = summary.cursor else {
-            throw ValidationError("--since: the export in \(since) has no cursor (it was made from files); give a time instead.")
-        }
-        return cursor
-    }
-
-    private func exportFiles(to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?, display: ProgressDisplay?)
-        async throws -> FolderExport.Summary
-    {
-        let catalog = QuestionnaireCatalog.commandLine
-        let folders = questionnaires.isEmpty ? catalog.folders() : try questionnaires.map { try catalog.folder(for: $0) }
-        var available: [Questionnaire] = []
-        for questionnaireFolder in folders {
-            do {
-                available.append(try QuestionnaireLoader.load(directory: questionnaireFolder))
-            } catch {
-                printError(error.description)
-                throw ExitCode.failure
-            }
-        }
-        let keyURL = keyFile.map { URL(fileURLWithPath: $0) } ?? storeOptions.directory.appendingPathComponent("export-patient-key")
-        var export = try JSONLinesExport(
-            inputs: inputs.map { URL(fileURLWithPath: $0) }, available: available, options: options,
-            keyer: try PatientKeyFile.keyer(at: keyURL),
-            formats: formats)
-        switch since.flatMap(ExportSince.init) {
-        case .time(let date)?: export.changedSince = date
-        case .cursor?: throw ValidationError("--since: cursors come from server exports; with --input give a time such as 2026-11-01.")
-        case nil: break
-        }
-        return try await export.write(to: folder, since: since) { display?.show($0, of: export.recordCount) }
-    }
-
-    private func exportDatabase(
-        _ path: String, to folder: URL, options: ExportOptions, formats: [ExportFormat], since: String?, display: ProgressDisplay?
-    ) async throws -> FolderExport.Summary {
-        guard ServerConfiguration(database: path).usesPostgres || FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("There is no server database at \(path); give the path 'intake serve' uses.")
-        }
-        var databaseOptions = ServerDatabaseOptions()
-        databaseOptions.database = path
-        let services = try await databaseOptions.services()
-        let prepared = try await services.exports.prepare(
-            ExportService.Request(questionnaireId: questionnaires.first, since: since.flatMap(ExportSince.init), options: options))
-        let pager = services.exports.pager(prepared, formats: formats)
-        return try await FolderExport(plan: prepared.plan, formats: formats, folder: folder).write(
-            cursor: String(prepared.cursor), since: since, progress: { display?.show($0, of: prepared.count) }
-        ) {
-            try await pager.next()
         }
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import IntakeClient
-import IntakeStore
+import IntakeFieldwork
 
 struct FlushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,53 +38,10 @@ struct FlushCommand: AsyncParsableCommand {
             throw ValidationError(
                 "No server is configured; sign in with 'intake login --server URL --username NAME', or give --server and --token.")
         }
-        let pending = try store.pendingCount()
-        if pending == 0 {
-            print("The queue is empty; nothing to upload.")
-            let setAside = try store.queueEntries().count
-            if setAside > 0 { print("\(setAside) record(s) set aside: see 'intake queue list'.") }
-            if setAside > 0 { throw ExitCode.failure }
-            return
-        }
-        let bar = ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1)
         let flusher = QueueFlusher(
             store: store, client: client, batchSize: batchSize, inFlight: inFlight,
             retry: .init(attempts: attempts, baseDelay: 0.5, maxDelay: 8))
-        let summary = try await flusher.flush { bar.show($0.done, of: $0.total) }
-        bar.finish()
-        print(
-            "Uploaded: \(summary.uploaded). Already on the server: \(summary.alreadyOnServer). Set aside: \(summary.setAside.count). Still queued: \(summary.remaining)."
-        )
-        for (id, reason) in summary.setAside { print("  \(id.uuidString.lowercased().prefix(8)) set aside: \(reason)") }
-        if let reason = summary.stoppedBecause {
-            printError("Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later.")
-        }
-        if summary.remaining > 0 { throw ExitCode.failure }
-    }
-}
-
-/// A progress bar on a terminal; plain progress lines when output is piped.
-final class ProgressDisplay: @unchecked Sendable {
-    let interactive: Bool
-    private var lastLine = -1
-
-    init(interactive: Bool) {
-        self.interactive = interactive
-    }
-
-    func show(_ done: Int, of total: Int) {
-        let total = max(total, 1)
-        if interactive {
-            let width = 30, filled = width * min(done, total) / total
-            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-            FileHandle.standardOutput.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
-        } else if done == total || done / max(1, total / 10) != lastLine {
-            lastLine = done / max(1, total / 10)
-            FileHandle.standardOutput.write(Data("progress: \(done)/\(total)\n".utf8))
-        }
-    }
-
-    func finish() {
-        if interactive { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        let emptied = try await FlushRun(flusher: flusher, io: StandardOutput()).run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))
+        if !emptied { throw ExitCode.failure }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IntakeFieldwork
 import IntakeStore
 
 struct QueueCommand: ParsableCommand {
@@ -22,10 +23,10 @@ struct QueueCommand: ParsableCommand {
             if entries.isEmpty {
                 print("The queue is empty.")
             } else {
-                print(DraftTable.row("ID", "STATE", "ATTEMPTS", "QUEUED", "KIND", "REASON", widths: [9, 9, 9, 17, 9]))
+                print(TextTable.row("ID", "STATE", "ATTEMPTS", "QUEUED", "KIND", "REASON", widths: [9, 9, 9, 17, 9]))
                 for entry in entries {
                     print(
-                        DraftTable.row(
+                        TextTable.row(
                             String(entry.id.uuidString.lowercased().prefix(8)), entry.state.rawValue, "\(entry.attempts)",
                             formatter.string(from: entry.enqueuedAt), entry.baseRevision == nil ? "new" : "edit", entry.reason ?? "",
                             widths: [9, 9, 9, 17, 9]))

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import IntakePostgres
+import IntakeDeployment
 import IntakeServer
 
 /// `--database`: the server's SQLite file or PostgreSQL URL, shared by `intake serve` and `intake admin`.
@@ -27,13 +27,8 @@ struct ServerDatabaseOptions: ParsableArguments {
         let configuration = try configuration ?? self.configuration()
         do {
             return try await IntakeServices.open(configuration)
-        } catch let error as PostgresStoreError {
-            throw ValidationError(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
-        } catch let error as SQLiteStoreError {
-            throw ValidationError(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
         } catch {
-            throw ValidationError(
-                "Cannot open the server database \(configuration.databaseDescription). Check that its folder is writable and that it is an Intake server database.")
+            throw ValidationError(error.description.prefix(1).uppercased() + error.description.dropFirst() + ".")
         }
     }
 }

@@ -16,48 +16,14 @@ struct StoreOptions: ParsableArguments {
         dataDirectory.map { URL(fileURLWithPath: $0) } ?? LocalStore.defaultDirectory()
     }
 
-    /// Opens the store. A passphrase-protected store takes INTAKE_PASSPHRASE or asks on the
-    /// terminal; a new store is passphrase-protected when INTAKE_PASSPHRASE is set.
+    /// Opens the store (``LocalStore/Configuration/standard(environment:ask:)``), asking for a
+    /// passphrase on the terminal when it needs one and none is set.
     func open() throws -> LocalStore {
-        try LocalStore(directory: directory, configuration: PassphraseSource.configuration())
-    }
-}
-
-/// The passphrase from `INTAKE_PASSPHRASE`, or asked once on the terminal.
-enum PassphraseSource {
-    static func configuration() -> LocalStore.Configuration {
-        let environment = ProcessInfo.processInfo.environment["INTAKE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
-        let asked = Asked()
-        var configuration = LocalStore.Configuration(
-            passphrase: {
-                if let environment { return environment }
-                return try asked.value {
-                    guard isatty(STDIN_FILENO) == 1, let typed = getpass("Passphrase of the local store: ") else {
-                        throw LocalStoreError(
-                            "this store is protected by a passphrase", fix: "set INTAKE_PASSPHRASE, or run intake in a terminal to be asked for it")
-                    }
-                    return String(cString: typed)
-                }
-            }, newStorePassphrase: environment)
-        if let rounds = ProcessInfo.processInfo.environment["INTAKE_SCRYPT_ROUNDS"].flatMap(Int.init), rounds >= 1024, rounds & (rounds - 1) == 0 {
-            configuration.scryptRounds = rounds
+        let configuration = LocalStore.Configuration.standard(environment: ProcessInfo.processInfo.environment) {
+            guard isatty(STDIN_FILENO) == 1, let typed = getpass("Passphrase of the local store: ") else { return nil }
+            return String(cString: typed)
         }
-        return configuration
-    }
-
-    /// Asks at most once per run.
-    final class Asked: @unchecked Sendable {
-        private let lock = NSLock()
-        private var answer: String?
-
-        func value(_ ask: () throws -> String) throws -> String {
-            try lock.withLock {
-                if let answer { return answer }
-                let typed = try ask()
-                answer = typed
-                return typed
-            }
-        }
+        return try LocalStore(directory: directory, configuration: configuration)
     }
 }
 

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import IntakeCore
+import IntakeServer
 
 extension SQLiteRecordStore {
     public func publish(_ q: PublishedQuestionnaire) async throws -> Bool {

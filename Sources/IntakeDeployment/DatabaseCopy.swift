@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import GRDB
+import IntakePostgres
+import IntakeSQLite
 import IntakeServer
 import PostgresNIO
 
@@ -20,14 +22,28 @@ public enum DatabaseCopy {
     /// Copies the SQLite database at `path` (the server should be stopped) into the empty
     /// PostgreSQL database `url`; `progress` hears each table's name and rows copied so far.
     public static func copy(
-        sqlite path: String, to url: PostgresDatabaseURL, progress: @Sendable (String, Int) -> Void = { _, _ in }
+        sqlite path: String, to url: String, progress: @Sendable (String, Int) -> Void = { _, _ in }
+    ) async throws(StoreOpeningError) -> [Table] {
+        do {
+            return try await copy(sqlite: path, to: try PostgresDatabaseURL(url), progress: progress)
+        } catch let error as PostgresStoreError {
+            throw StoreOpeningError(error.description)
+        } catch let error as StoreOpeningError {
+            throw error
+        } catch {
+            throw StoreOpeningError("the copy into \(PostgresDatabaseURL.redacted(url)) failed (\(type(of: error))); nothing was kept")
+        }
+    }
+
+    static func copy(
+        sqlite path: String, to url: PostgresDatabaseURL, progress: @Sendable (String, Int) -> Void
     ) async throws -> [Table] {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw PostgresStoreError("there is no SQLite database at \(path); give the file 'intake serve' used")
+            throw StoreOpeningError("there is no SQLite database at \(path); give the file 'intake serve' used")
         }
         // Opening it brings an older file up to the current schema, as 'intake serve' would.
         do { _ = try SQLiteRecordStore(path: path) } catch {
-            throw PostgresStoreError("\(path) cannot be opened as an Intake server database")
+            throw StoreOpeningError("\(path) cannot be opened as an Intake server database")
         }
         var configuration = Configuration()
         configuration.readonly = true
@@ -43,7 +59,7 @@ public enum DatabaseCopy {
                 """, logger: PostgresRecordStore.logger
             ).collect().first?.decode(Int.self) ?? 0
             guard held == 0 else {
-                throw PostgresStoreError("\(url) already holds Intake data; copy into an empty database (nothing was changed)")
+                throw StoreOpeningError("\(url) already holds Intake data; copy into an empty database (nothing was changed)")
             }
             var tables: [Table] = []
             for table in CopiedTable.all {
@@ -62,7 +78,7 @@ public enum DatabaseCopy {
                 let (sourceRows, sourceDigest) = try table.digestOfSource(snapshot)
                 let (targetRows, targetDigest) = try await table.digestOfTarget(connection)
                 guard sourceRows == targetRows, sourceDigest == targetDigest else {
-                    throw PostgresStoreError(
+                    throw StoreOpeningError(
                         "the copy of \(table.source) differs (\(sourceRows) rows in SQLite, \(targetRows) in PostgreSQL"
                             + (sourceRows == targetRows ? ", contents differ" : "") + "); nothing was changed")
                 }

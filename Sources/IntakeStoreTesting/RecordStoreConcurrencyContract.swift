@@ -1,25 +1,24 @@
 import Foundation
 import IntakeCore
+import IntakeServer
 import Synchronization
 import Testing
 
-@testable import IntakeServer
-
 /// What every store must keep when requests race, run as two servers would: two store
 /// instances on the same data (two connection pools, or two SQLite connections).
-struct RecordStoreConcurrencyTests {
-    static func pair(_ kind: StoreKind) async throws -> (any RecordStore, any RecordStore, Team) {
+public enum RecordStoreConcurrencyContract {
+    static func pair(_ kind: some RecordStoreFactory) async throws -> (any RecordStore, any RecordStore, Team) {
         let database = try kind.newDatabase()
         let first = try await kind.open(database: database)
         let second = try await kind.open(database: database)
         return (first, second, try await first.createTeam(name: "t", at: Date()))
     }
 
-    @Test(arguments: StoreKind.allCases) func twoWritersPostingOneIdAtOnceGiveOneCreated(_ kind: StoreKind) async throws {
+    public static func twoWritersPostingOneIdAtOnceGiveOneCreated(_ kind: some RecordStoreFactory) async throws {
         let (first, second, team) = try await Self.pair(kind)
         let owner = RecordOwner(teamId: team.id, username: "u")
         for seed in 0..<20 {
-            let record = RecordStoreContractTests.record(UInt64(100 + seed))
+            let record = RecordStoreContract.record(UInt64(100 + seed))
             // Half the rounds race the same record (duplicate), half a changed one (conflict).
             let other = seed.isMultiple(of: 2) ? record : record.with { $0.patient.externalId = "changed" }
             async let a = first.ingest([try IngestItem(record: record)], owner: owner, at: Date())
@@ -32,9 +31,9 @@ struct RecordStoreConcurrencyTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func twoEditsAtOneBaseRevisionGiveOneNewRevisionAndOneStale(_ kind: StoreKind) async throws {
+    public static func twoEditsAtOneBaseRevisionGiveOneNewRevisionAndOneStale(_ kind: some RecordStoreFactory) async throws {
         let (first, second, team) = try await Self.pair(kind)
-        let record = RecordStoreContractTests.record(7)
+        let record = RecordStoreContract.record(7)
         _ = try await first.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
         for round in 1...10 {
             let left = try IngestItem(record: record.with { $0.patient.externalId = "L\(round)" })
@@ -51,7 +50,7 @@ struct RecordStoreConcurrencyTests {
     /// A reader polling "changes after my cursor" while two writers commit: every change is
     /// seen once at most, none is skipped (each record's latest revision is seen), though the
     /// commits interleave.
-    @Test(arguments: StoreKind.allCases) func aReaderFollowingTheCursorSeesEveryChangeOnce(_ kind: StoreKind) async throws {
+    public static func aReaderFollowingTheCursorSeesEveryChangeOnce(_ kind: some RecordStoreFactory) async throws {
         let (first, second, team) = try await Self.pair(kind)
         let owner = RecordOwner(teamId: team.id, username: "u")
         let perWriter = 150
@@ -63,7 +62,7 @@ struct RecordStoreConcurrencyTests {
                     group.addTask {
                         var ids: [UUID] = []
                         for index in 0..<perWriter {
-                            let record = RecordStoreContractTests.record(UInt64(10_000 * (offset + 1) + index))
+                            let record = RecordStoreContract.record(UInt64(10_000 * (offset + 1) + index))
                             _ = try await store.ingest([try IngestItem(record: record)], owner: owner, at: Date())
                             ids.append(record.id)
                             // Some records change again, which moves them past the cursor.
@@ -84,7 +83,7 @@ struct RecordStoreConcurrencyTests {
         func poll() async throws {
             let snapshot = try await first.exportSnapshot()
             var query = ExportQuery(
-                questionnaireId: RecordStoreContractTests.questionnaire.id, teamId: nil, after: cursor, upTo: snapshot.cursor, limit: 37)
+                questionnaireId: RecordStoreContract.questionnaire.id, teamId: nil, after: cursor, upTo: snapshot.cursor, limit: 37)
             while true {
                 let page = try await snapshot.page(query)
                 guard let last = page.last else { break }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
+import IntakeServer
 
 extension SQLiteRecordStore {
     public func ingest(_ items: [IngestItem], owner: RecordOwner, at time: Date) async throws -> [IngestOutcome] {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
+import IntakeServer
 
 /// The embedded default store: one SQLite file (WAL) through GRDB and the system libsqlite3.
 public final class SQLiteRecordStore: RecordStore {

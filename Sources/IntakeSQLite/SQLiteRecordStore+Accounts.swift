@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import IntakeCore
+import IntakeServer
 
 extension SQLiteRecordStore {
     public func createTeam(name: String, at time: Date) async throws -> Team {

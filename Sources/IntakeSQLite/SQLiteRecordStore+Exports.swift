@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
+import IntakeServer
 
 extension SQLiteRecordStore {
     public func exportSnapshot() async throws -> any ExportSnapshot {

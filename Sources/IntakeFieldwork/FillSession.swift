@@ -1,0 +1,75 @@
+import Foundation
+import IntakeClient
+import IntakeCore
+import IntakeForm
+import IntakeStore
+
+/// `intake fill`: picks the draft to work on (the one named, one chosen from a list on a
+/// terminal, or a new record), then runs the form on it.
+public struct FillSession {
+    public var questionnaire: Questionnaire
+    public var store: LocalStore
+    public var client: IntakeClient?
+    public var io: any FormIO
+    /// Whether a person is at a terminal to pick a draft from a list.
+    public var interactive: Bool
+    /// Who is collecting, written into new records.
+    public var collector: String
+
+    public init(questionnaire: Questionnaire, store: LocalStore, client: IntakeClient?, io: any FormIO, interactive: Bool, collector: String) {
+        self.questionnaire = questionnaire
+        self.store = store
+        self.client = client
+        self.io = io
+        self.interactive = interactive
+        self.collector = collector
+    }
+
+    /// Fills one record: `resume` continues a draft (`draftId`, a prefix of its id, or the only
+    /// one), `language` a translation of the questionnaire.
+    public func run(resume: Bool, draftId: String?, language: String?) async throws -> FormRun.Ending {
+        if let language, !questionnaire.languages.contains(language) {
+            throw FieldworkError(
+                "the questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", "))")
+        }
+        guard var draft = try chooseDraft(resume: resume, draftId: draftId) else { return .done }
+        if let language {
+            draft.response.language = language == questionnaire.baseLanguage ? nil : language
+        }
+        return try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: questionnaire)
+    }
+
+    /// The draft named by `draftId`, one picked from a list, or a new record; nil when input ends at the list.
+    func chooseDraft(resume: Bool, draftId: String?) throws -> Draft? {
+        if let draftId {
+            return try store.draft(idPrefix: draftId)
+        }
+        // Without a terminal to pick on, or with no drafts, a new record: the store stays locked.
+        if try !resume && (!interactive || store.draftCount(questionnaireId: questionnaire.id) == 0) {
+            return try newDraft()
+        }
+        let drafts = try store.summaries().filter { $0.questionnaire.id == questionnaire.id }
+        if resume {
+            if drafts.count == 1, let only = try store.draft(id: drafts[0].id) { return only }
+            if drafts.isEmpty { throw FieldworkError("there is no draft of \(questionnaire.id) to resume; start one with 'intake fill'") }
+            guard interactive else {
+                throw FieldworkError("there are \(drafts.count) drafts; name one: intake fill --resume <id> (ids from 'intake drafts list')")
+            }
+        }
+        guard !drafts.isEmpty, interactive else { return try newDraft() }
+        io.write("Unfinished drafts:")
+        TextTable.drafts(drafts).forEach(io.write)
+        while true {
+            guard let line = io.readLine(prompt: "Resume which (number), or press Enter for a new record? ") else { return nil }
+            if line.isEmpty { return try newDraft() }
+            if let number = Int(line), drafts.indices.contains(number - 1), let draft = try store.draft(id: drafts[number - 1].id) {
+                return draft
+            }
+            io.write("Please type a number from 1 to \(drafts.count), or press Enter.")
+        }
+    }
+
+    func newDraft() throws -> Draft {
+        Draft(response: PatientResponse(questionnaire: questionnaire.reference, collector: collector, deviceId: try store.deviceId()))
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import IntakeClient
+import IntakeCore
+import IntakeForm
+import IntakeStore
+
+/// Runs the form on a draft, then sends or queues the finished record and says what happened.
+/// Shared by `intake fill` and `intake lookup`.
+public struct FormRun {
+    let store: LocalStore
+    let client: IntakeClient?
+    let io: any FormIO
+
+    public init(store: LocalStore, client: IntakeClient?, io: any FormIO) {
+        self.store = store
+        self.client = client
+        self.io = io
+    }
+
+    /// How a run ended, and the exit status the command gives for it.
+    public enum Ending: Sendable, Equatable {
+        /// Sent, queued, or left with :quit (the draft kept).
+        case done
+        /// Input ended before the record was finished; the draft is kept.
+        case inputEnded(String)
+        /// The record was not saved where it was meant to go; the message says where it is now.
+        case failed(String)
+
+        /// 0, 3 when input ended, 1 on failure.
+        public var exitStatus: Int32 {
+            switch self {
+            case .done: 0
+            case .inputEnded: 3
+            case .failed: 1
+            }
+        }
+
+        /// What to tell the person on standard error, if anything.
+        public var problem: String? {
+            switch self {
+            case .done: nil
+            case .inputEnded(let message), .failed(let message): message
+            }
+        }
+    }
+
+    public func run(_ draft: Draft, questionnaire: Questionnaire) async throws -> Ending {
+        if let revision = draft.baseRevision { io.write("Editing the server's record at revision \(revision).") }
+        let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io) { try store.save($0) }
+        switch try session.run() {
+        case .completed(let record):
+            return report(try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision))
+        case .quit:
+            return .done
+        case .inputEnded(let saved):
+            return .inputEnded(
+                "Input ended before the record was finished. The draft is saved: intake fill --resume \(saved.response.id.uuidString.lowercased().prefix(8))")
+        }
+    }
+
+    /// Says what became of a finished record.
+    func report(_ outcome: Submitter.Outcome) -> Ending {
+        switch outcome {
+        case .sent(.duplicate):
+            io.write("The server already had this record; nothing was sent twice.")
+        case .sent(.updated(let revision)):
+            io.write("Saved on the server as revision \(revision).")
+        case .sent:
+            io.write("Sent to the server.")
+        case .queued(let waiting, let reason):
+            io.write(
+                "Saved offline (\(reason)): \(waiting) record\(waiting == 1 ? "" : "s") waiting, encrypted on this machine. Upload with 'intake flush'.")
+        case .invalid(let message, let issues):
+            io.write("The server refused the record: \(message)")
+            issues.forEach { io.write("  - \($0)") }
+            return .failed("The record is a draft again; fix it with: intake fill --resume")
+        case .heldBack(let reason):
+            return .failed("The server has a different record with this id (\(reason)). It is kept in the queue, set aside: see 'intake queue list'.")
+        case .stale(let current, _):
+            return .failed(
+                "Someone saved this record on the server (now revision \(current)) after you loaded it, so your changes were not saved over theirs. They are kept as a draft; look the record up again ('intake lookup') and apply them to the current version.")
+        }
+        return .done
+    }
+}

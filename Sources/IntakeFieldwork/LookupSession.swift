@@ -1,0 +1,95 @@
+import Foundation
+import IntakeClient
+import IntakeCore
+import IntakeForm
+import IntakeStore
+
+/// `intake lookup`: searches the server and this machine, lets the person pick a match, opens
+/// it in the form, and asks for the next search until they stop.
+public struct LookupSession {
+    public var store: LocalStore
+    public var client: IntakeClient?
+    public var io: any FormIO
+    /// Where questionnaire versions this machine has are found.
+    public var catalog: QuestionnaireCatalog
+
+    public init(store: LocalStore, client: IntakeClient?, io: any FormIO, catalog: QuestionnaireCatalog) {
+        self.store = store
+        self.client = client
+        self.io = io
+        self.catalog = catalog
+    }
+
+    /// Searches for `criteria` first (asks when it is empty), and goes on until the person stops
+    /// or a record cannot be saved.
+    public func run(_ criteria: LookupCriteria) async throws -> FormRun.Ending {
+        let finder = PatientFinder(store: store, client: client)
+        guard var criteria = criteria.isEmpty ? askCriteria() : criteria else { return .done }
+        while true {
+            let result = try await finder.find(criteria)
+            if let problem = result.serverProblem { io.write("Server not searched (\(problem)); showing matches on this machine only.") }
+            if let match = choose(from: result.matches) {
+                let draft = try await finder.open(match)
+                let ending = try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: try await questionnaire(for: draft))
+                if ending != .done { return ending }
+            }
+            guard let next = askCriteria() else { return .done }
+            criteria = next
+        }
+    }
+
+    /// Asks for the next search; nil when the person presses Enter at every field or input ends.
+    func askCriteria() -> LookupCriteria? {
+        io.write("\nSearch for a patient (press Enter to skip a field; Enter at all of them to stop).")
+        guard let family = io.readLine(prompt: "Family name: "), let given = io.readLine(prompt: "Given name: "),
+            let birth = io.readLine(prompt: "Date of birth (YYYY-MM-DD): "), let external = io.readLine(prompt: "External id: ")
+        else { return nil }
+        func value(_ text: String) -> String? {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            return trimmed.isEmpty ? nil : trimmed
+        }
+        let criteria = LookupCriteria(
+            familyName: value(family), givenName: value(given), dateOfBirth: value(birth).flatMap(LocalDate.init(iso:)),
+            externalId: value(external))
+        if value(birth) != nil, criteria.dateOfBirth == nil { io.write("(The date of birth was not YYYY-MM-DD and is left out.)") }
+        return criteria.isEmpty ? nil : criteria
+    }
+
+    /// The match the person picks by number; nil for none.
+    func choose(from matches: [PatientFinder.Match]) -> PatientFinder.Match? {
+        guard !matches.isEmpty else {
+            io.write("No patient matches.")
+            return nil
+        }
+        let widths = [3, 7, 9, 28, 11, 8]
+        io.write(TextTable.row("#", "WHERE", "ID", "NAME", "BORN", "SEX", "EXTERNAL ID", widths: widths))
+        for (number, match) in matches.enumerated() {
+            let p = match.patient
+            io.write(
+                TextTable.row(
+                    "\(number + 1)", match.source.rawValue, String(match.id.uuidString.lowercased().prefix(8)),
+                    "\(p.familyName), \(p.givenName)", p.dateOfBirth?.description ?? "-", p.sex?.rawValue ?? "-", p.externalId ?? "-",
+                    widths: widths))
+        }
+        while true {
+            guard let line = io.readLine(prompt: "Open which (number), or press Enter to search again? "), !line.isEmpty else { return nil }
+            if let number = Int(line), matches.indices.contains(number - 1) { return matches[number - 1] }
+            io.write("Please type a number from 1 to \(matches.count), or press Enter.")
+        }
+    }
+
+    /// The questionnaire version the record was collected with: from this machine if it has that
+    /// version, else from the server.
+    func questionnaire(for draft: Draft) async throws -> Questionnaire {
+        let reference = draft.response.questionnaire
+        if let folder = try? catalog.folder(for: reference.id), let local = try? QuestionnaireLoader.load(directory: folder),
+            local.reference == reference
+        {
+            return local
+        }
+        guard let client else {
+            throw FieldworkError("this record uses \(reference), which this machine does not have; connect to the server to fetch it")
+        }
+        return try await client.questionnaire(reference)
+    }
+}

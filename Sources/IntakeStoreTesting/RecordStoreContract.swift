@@ -1,0 +1,257 @@
+import Foundation
+import IntakeCore
+import IntakeServer
+import Testing
+
+/// The behaviour every `RecordStore` must have, the same for every store.
+///
+/// Each requirement is a function a store's tests call with that store's ``RecordStoreFactory``
+/// (one `@Test` per requirement, parameterized over the stores), so a failing expectation is
+/// reported against the requirement and the store.
+public enum RecordStoreContract {
+    /// The bundled questionnaire, found from this package's folder; records come from its sample generator.
+    public static let questionnaire: Questionnaire = {
+        let catalog = QuestionnaireCatalog(searchPath: QuestionnaireCatalog.upward(from: URL(fileURLWithPath: #filePath)))
+        do {
+            return try QuestionnaireLoader.load(directory: try catalog.folder(for: nil))
+        } catch {
+            fatalError("the store contract needs the bundled questionnaire: \(error)")
+        }
+    }()
+
+    /// A valid record of ``questionnaire``; the same seed gives the same record.
+    public static func record(_ seed: UInt64) -> PatientResponse {
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+        return generator.next()
+    }
+
+    public static func ingestRecognisesDuplicatesAndConflictsWithinOneBatch(_ kind: some RecordStoreFactory) async throws {
+        do {
+            let store = try await kind.open()
+            let team = try await store.createTeam(name: "t", at: Date())
+            let owner = RecordOwner(teamId: team.id, username: "u")
+            let a = Self.record(1)
+            let changed = a.with { $0.patient.externalId = "X" }
+            let outcomes = try await store.ingest(
+                [try IngestItem(record: a), try IngestItem(record: a), try IngestItem(record: changed)], owner: owner, at: Date())
+            #expect(outcomes == [.created(revision: 1), .duplicate(revision: 1), .conflict(currentRevision: 1)])
+        }
+    }
+
+    public static func updatesAreOptimisticAndScopedToTheTeam(_ kind: some RecordStoreFactory) async throws {
+        do {
+            let store = try await kind.open()
+            let team = try await store.createTeam(name: "t", at: Date())
+            let other = try await store.createTeam(name: "o", at: Date())
+            let a = Self.record(1)
+            _ = try await store.ingest([try IngestItem(record: a)], owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
+            let edit = try IngestItem(record: a.with { $0.patient.externalId = "E" })
+            #expect(try await store.update(edit, baseRevision: 1, teamId: other.id, savedBy: "x", at: Date()) == .notFound)
+            #expect(try await store.update(edit, baseRevision: 1, teamId: team.id, savedBy: "u", at: Date()) == .updated(revision: 2))
+            #expect(try await store.update(edit, baseRevision: 1, teamId: team.id, savedBy: "u", at: Date()) == .stale(currentRevision: 2))
+            #expect(try await store.revisions(of: a.id).map(\.revision) == [1, 2])
+            #expect(try await store.record(id: a.id)?.record.patient.externalId == "E")
+        }
+    }
+
+    public static func exportsPageByChangeCursorWithinTeamAndQuestionnaire(_ kind: some RecordStoreFactory) async throws {
+        do {
+            let store = try await kind.open()
+            let team = try await store.createTeam(name: "t", at: Date())
+            let other = try await store.createTeam(name: "o", at: Date())
+            #expect(try await store.exportSnapshot().cursor == 0)
+            let records = (1...5).map { Self.record(UInt64($0)) }
+            _ = try await store.ingest(
+                try records.prefix(4).map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
+            _ = try await store.ingest(
+                [try IngestItem(record: records[4])], owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
+            let snapshot = try await store.exportSnapshot()
+            let cursor = snapshot.cursor
+            let id = Self.questionnaire.id
+            var query = ExportQuery(questionnaireId: id, teamId: team.id, after: 0, upTo: cursor, limit: 3)
+            #expect(try await snapshot.count(query) == 4)
+            let first = try await snapshot.page(query)
+            #expect(try first.map { try $0.record().id } == records.prefix(3).map(\.id))
+
+            // An edit while the export runs: the snapshot keeps the record as it was, so the count holds.
+            let edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E" })
+            #expect(try await store.update(edit, baseRevision: 1, teamId: team.id, savedBy: "u", at: Date()) == .updated(revision: 2))
+            query.after = first.last!.cursor
+            let rest = try await snapshot.page(query)
+            #expect(try rest.map { try $0.record().id } == [records[3].id] && rest.map(\.revision) == [1])
+            #expect(try rest.first?.record().patient.externalId != "E")
+            #expect(try await snapshot.count(ExportQuery(questionnaireId: id, teamId: nil, after: 0, upTo: cursor)) == 5)
+            #expect(try await snapshot.count(ExportQuery(questionnaireId: "other", teamId: nil, after: 0, upTo: cursor)) == 0)
+
+            // The next export starts after the cursor and finds the edit, with its new revision.
+            let next = try await store.exportSnapshot()
+            let changed = try await next.page(ExportQuery(questionnaireId: id, teamId: nil, after: cursor, upTo: next.cursor))
+            #expect(try changed.map { try $0.record().id } == [records[3].id] && changed.map(\.revision) == [2])
+            #expect(try changed.first?.record().patient.externalId == "E")
+            let future = ExportQuery(
+                questionnaireId: id, teamId: nil, after: 0, upTo: next.cursor, changedSince: Date().addingTimeInterval(3600))
+            #expect(try await next.count(future) == 0)
+        }
+    }
+
+    public static func secretsAreMadeOnceAndKept(_ kind: some RecordStoreFactory) async throws {
+        do {
+            let store = try await kind.open()
+            let secret = try await store.secret(named: "patient-key")
+            #expect(secret.count == 32)
+            #expect(try await store.secret(named: "patient-key") == secret)
+            #expect(try await store.secret(named: "other") != secret)
+        }
+    }
+
+    public static func lookupIsScopedRankedAndEscapesWildcards(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        let names = ["Müller", "Mullerova", "Al_Muller", "100%"]
+        var records: [PatientResponse] = []
+        for (seed, name) in names.enumerated() {
+            let record = Self.record(UInt64(seed)).with {
+                $0.patient.familyName = name
+                $0.patient.externalId = "Case-\(seed)"
+            }
+            records.append(record)
+            _ = try await store.ingest([try IngestItem(record: record)], owner: owner, at: Date(timeIntervalSince1970: Double(1000 + seed)))
+        }
+        func family(_ text: String, team: Int64? = nil) async throws -> [String] {
+            try await store.lookup(LookupQuery(teamId: team ?? owner.teamId, familyName: text)).map(\.patient.familyName)
+        }
+        // Exact, then prefix, then substring; accents and case do not matter.
+        #expect(try await family("MULLER") == ["Müller", "Mullerova", "Al_Muller"])
+        #expect(try await store.lookup(LookupQuery(teamId: team.id, familyName: "muller")).map(\.score) == [40, 25, 10])
+        // Wildcards of SQL are plain letters.
+        #expect(try await family("l_m") == ["Al_Muller"])
+        #expect(try await family("00%") == ["100%"])
+        // One or two letters match at the start of a name only (a trigram index needs three);
+        // equal scores put the most recently changed first.
+        #expect(try await family("mu") == ["Mullerova", "Müller"])
+        #expect(try await family("zzq").isEmpty)
+        #expect(try await family("muller", team: team.id + 1).isEmpty)
+        // Date of birth and external id by equality (the id in any case), added to a name's score.
+        let birth = try #require(records[1].patient.dateOfBirth)
+        let both = try await store.lookup(LookupQuery(teamId: team.id, familyName: "mul", dateOfBirth: birth))
+        #expect(both.first?.patient.familyName == "Mullerova")
+        #expect(try await store.lookup(LookupQuery(teamId: team.id, externalId: " case-3 ")).map(\.patient.familyName) == ["100%"])
+        // An edit is found by its new name, and no longer by the old one.
+        let renamed = try IngestItem(record: records[0].with { $0.patient.familyName = "Okafor" })
+        #expect(try await store.update(renamed, baseRevision: 1, teamId: team.id, savedBy: "u", at: Date()) == .updated(revision: 2))
+        #expect(try await family("okafor") == ["Okafor"])
+        #expect(try await store.lookup(LookupQuery(teamId: team.id, familyName: "okafor")).first?.revision == 2)
+        #expect(try await family("muller") == ["Mullerova", "Al_Muller"])
+        // Paging: limit and offset over the ranking.
+        let page = try await store.lookup(LookupQuery(teamId: team.id, familyName: "mul", limit: 1, offset: 1))
+        #expect(page.map(\.patient.familyName) == ["Al_Muller"])
+    }
+
+    public static func tokensExpireAndDisabledUsersLoseAccess(_ kind: some RecordStoreFactory) async throws {
+        do {
+            let store = try await kind.open()
+            let user = try await store.createUser(NewUser(username: "u", passwordHash: "h", role: .researcher, teamId: nil), at: Date())
+            try await store.createToken(NewToken(userId: user.id, hash: "live", name: "n", expiresAt: nil), at: Date())
+            try await store.createToken(
+                NewToken(userId: user.id, hash: "old", name: "n", expiresAt: Date().addingTimeInterval(-1)), at: Date())
+            #expect(try await store.user(tokenHash: "live", now: Date())?.username == "u")
+            #expect(try await store.user(tokenHash: "old", now: Date()) == nil)
+            _ = try await store.updateUser(username: "u", UserChange(disabled: true))
+            #expect(try await store.user(tokenHash: "live", now: Date()) == nil)
+            await #expect(throws: RecordStoreError.self) {
+                _ = try await store.createUser(NewUser(username: "u", passwordHash: "h", role: .admin, teamId: nil), at: Date())
+            }
+        }
+    }
+
+    public static func publishingTheSameVersionTwiceIsANoOp(_ kind: some RecordStoreFactory) async throws {
+        do {
+            let store = try await kind.open()
+            let q = PublishedQuestionnaire(
+                id: "q", version: "v", title: "Q", questionCount: 1, files: ["1-a.txt": "A"], lists: [:], publishedAt: Date())
+            #expect(try await store.publish(q))
+            #expect(try await !store.publish(q))
+            #expect(try await store.questionnaire(id: "q", version: "v")?.files == ["1-a.txt": "A"])
+        }
+    }
+
+    public static func teamsAndUsersAreUniqueByNameAndListedInOrder(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        try await store.checkHealth()
+        #expect(try await store.userCount() == 0)
+        #expect(try await store.teams().isEmpty)
+        #expect(try await store.users().isEmpty)
+        let b = try await store.createTeam(name: "b", at: Date(timeIntervalSince1970: 10))
+        let a = try await store.createTeam(name: "a", at: Date(timeIntervalSince1970: 20))
+        await #expect(throws: RecordStoreError.alreadyExists("team 'a'")) { _ = try await store.createTeam(name: "a", at: Date()) }
+        #expect(try await store.teams().map(\.name) == ["a", "b"])
+        #expect(try await store.team(named: "b") == b)
+        #expect(try await store.team(named: "c") == nil)
+        #expect(a.createdAt == Date(timeIntervalSince1970: 20))
+
+        let zoe = try await store.createUser(NewUser(username: "zoe", passwordHash: "h1", role: .coordinator, teamId: a.id), at: Date())
+        _ = try await store.createUser(NewUser(username: "amir", passwordHash: "h2", role: .fieldworker, teamId: nil), at: Date())
+        #expect(zoe.teamName == "a" && zoe.role == .coordinator && !zoe.disabled)
+        #expect(try await store.users().map(\.username) == ["amir", "zoe"])
+        #expect(try await store.userCount() == 2)
+        #expect(try await store.credentials(username: "zoe")?.passwordHash == "h1")
+        #expect(try await store.credentials(username: "nobody") == nil)
+
+        let moved = try await store.updateUser(username: "amir", UserChange(role: .researcher, teamId: .some(b.id), passwordHash: "h3"))
+        #expect(moved?.role == .researcher && moved?.teamId == b.id && moved?.teamName == "b")
+        #expect(try await store.credentials(username: "amir")?.passwordHash == "h3")
+        let unassigned = try await store.updateUser(username: "amir", UserChange(teamId: .some(nil)))
+        #expect(unassigned?.teamId == nil)
+        #expect(try await store.updateUser(username: "nobody", UserChange(disabled: true)) == nil)
+
+        try await store.createToken(NewToken(userId: zoe.id, hash: "t1", name: "laptop", expiresAt: nil), at: Date())
+        #expect(try await store.user(tokenHash: "t1", now: Date())?.id == zoe.id)
+        try await store.revokeToken(hash: "t1")
+        #expect(try await store.user(tokenHash: "t1", now: Date()) == nil)
+    }
+
+    public static func questionnairesAreListedNewestFirst(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        for (version, time) in [("v1", 10.0), ("v2", 30.0), ("v0", 20.0)] {
+            let q = PublishedQuestionnaire(
+                id: "q", version: version, title: "Q \(version)", questionCount: 2, files: ["1-a.txt": version],
+                lists: ["l.txt": "x"], publishedAt: Date(timeIntervalSince1970: time))
+            #expect(try await store.publish(q))
+        }
+        let listed = try await store.questionnaires()
+        #expect(listed.map(\.version) == ["v2", "v0", "v1"])
+        #expect(listed.first == PublishedQuestionnaire(
+            id: "q", version: "v2", title: "Q v2", questionCount: 2, files: ["1-a.txt": "v2"], lists: ["l.txt": "x"],
+            publishedAt: Date(timeIntervalSince1970: 30)))
+        #expect(try await store.questionnaire(id: "q", version: "v9") == nil)
+    }
+
+    public static func aRecordKeepsWhoSentItAndWhen(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let a = Self.record(5)
+        let received = Date(timeIntervalSince1970: 1_800_000_000.25)
+        _ = try await store.ingest([try IngestItem(record: a)], owner: RecordOwner(teamId: team.id, username: "amir"), at: received)
+        let stored = try #require(try await store.record(id: a.id))
+        #expect(stored.record == a && stored.revision == 1 && stored.teamId == team.id && stored.receivedBy == "amir")
+        #expect(stored.receivedAt == received && stored.updatedAt == received)
+        #expect(try await store.record(id: UUID()) == nil)
+        let revisions = try await store.revisions(of: a.id)
+        #expect(revisions.map(\.savedBy) == ["amir"] && revisions.first?.record == a && revisions.first?.savedAt == received)
+    }
+}
+
+extension ExportedRecord {
+    /// The record its bytes hold.
+    public func record() throws -> PatientResponse { try RecordCodec.decode(body) }
+}
+
+extension PatientResponse {
+    /// A copy changed by `change`, for building test records as constants.
+    public func with(_ change: (inout PatientResponse) -> Void) -> PatientResponse {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import IntakeClient
+import IntakeCore
+import IntakeStore
+import Testing
+
+@testable import IntakeFieldwork
+
+struct FieldworkSessionTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-fieldwork-\(UUID().uuidString)")
+    let questionnaire: Questionnaire
+    let store: LocalStore
+
+    init() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        questionnaire = try QuestionnaireLoader.load(directory: root.appendingPathComponent("Questionnaires/refugee-health"))
+        store = try LocalStore(directory: directory)
+    }
+
+    func session(_ io: ScriptedIO, interactive: Bool = true) -> FillSession {
+        FillSession(questionnaire: questionnaire, store: store, client: nil, io: io, interactive: interactive, collector: "amir")
+    }
+
+    func saveDraft(family: String, given: String) throws -> Draft {
+        let draft = Draft(
+            response: PatientResponse(
+                questionnaire: questionnaire.reference, patient: PatientIdentification(givenName: given, familyName: family), collector: "c",
+                deviceId: "d"))
+        try store.save(draft)
+        return draft
+    }
+
+    @Test func withoutDraftsFillStartsANewRecordByTheCollector() throws {
+        let draft = try #require(try session(ScriptedIO()).chooseDraft(resume: false, draftId: nil))
+        #expect(draft.response.collector == "amir" && draft.response.patient.familyName.isEmpty)
+        #expect(draft.response.questionnaire == questionnaire.reference)
+    }
+
+    @Test func draftsAreListedByInitialsAndPickedByNumber() throws {
+        _ = try saveDraft(family: "Haddad", given: "Amina")
+        _ = try saveDraft(family: "Osman", given: "Yusuf")
+        let io = ScriptedIO(["7", "x", "2"])
+        let picked = try #require(try session(io).chooseDraft(resume: false, draftId: nil))
+        let listed = try store.summaries()
+        #expect(picked.response.id == listed[1].id)
+        #expect(io.transcript.contains("Please type a number from 1 to 2, or press Enter."))
+        #expect(io.transcript.contains("A. H.") && io.transcript.contains("Y. O."))
+        #expect(!io.transcript.contains("Haddad") && !io.transcript.contains("Osman"))
+    }
+
+    @Test func enterAtTheListStartsANewRecordAndEndOfInputStartsNothing() throws {
+        let saved = try saveDraft(family: "Haddad", given: "Amina")
+        let fresh = try #require(try session(ScriptedIO([""])).chooseDraft(resume: false, draftId: nil))
+        #expect(fresh.response.id != saved.response.id)
+        #expect(try session(ScriptedIO()).chooseDraft(resume: false, draftId: nil) == nil)
+    }
+
+    @Test func resumeTakesTheOnlyDraftAndNeedsAnIdAmongSeveralWithoutATerminal() throws {
+        #expect(throws: FieldworkError.self) { try session(ScriptedIO(), interactive: false).chooseDraft(resume: true, draftId: nil) }
+        let only = try saveDraft(family: "Haddad", given: "Amina")
+        #expect(try session(ScriptedIO(), interactive: false).chooseDraft(resume: true, draftId: nil)?.response.id == only.response.id)
+        _ = try saveDraft(family: "Osman", given: "Yusuf")
+        let error = #expect(throws: FieldworkError.self) {
+            try session(ScriptedIO(), interactive: false).chooseDraft(resume: true, draftId: nil)
+        }
+        #expect(error?.description == "there are 2 drafts; name one: intake fill --resume <id> (ids from 'intake drafts list')")
+        let prefix = String(only.response.id.uuidString.lowercased().prefix(8))
+        #expect(try session(ScriptedIO(), interactive: false).chooseDraft(resume: true, draftId: prefix)?.response.id == only.response.id)
+    }
+
+    @Test func anUnknownTranslationIsRefusedBeforeAnythingStarts() async throws {
+        let error = await #expect(throws: FieldworkError.self) {
+            _ = try await session(ScriptedIO()).run(resume: false, draftId: nil, language: "fr")
+        }
+        #expect(error?.description == "the questionnaire has no 'fr' translation; choose one of en, ar")
+        #expect(try store.summaries().isEmpty)
+    }
+
+    @Test func lookupAsksForCriteriaAndSkipsABadDateOfBirth() throws {
+        let io = ScriptedIO(["  Haddad ", "", "1990-13-40", "CASE-1"])
+        let lookup = LookupSession(store: store, client: nil, io: io, catalog: QuestionnaireCatalog(root: nil))
+        let criteria = try #require(lookup.askCriteria())
+        #expect(criteria.familyName == "Haddad" && criteria.givenName == nil && criteria.dateOfBirth == nil && criteria.externalId == "CASE-1")
+        #expect(io.transcript.contains("(The date of birth was not YYYY-MM-DD and is left out.)"))
+        #expect(LookupSession(store: store, client: nil, io: ScriptedIO(["", "", "", ""]), catalog: QuestionnaireCatalog(root: nil)).askCriteria() == nil)
+    }
+
+    @Test func lookupFindsDraftsOnThisMachineAndOpensThePickedOne() async throws {
+        let saved = try saveDraft(family: "Haddad", given: "Amina")
+        _ = try saveDraft(family: "Osman", given: "Yusuf")
+        let finder = PatientFinder(store: store, client: nil)
+        let found = try await finder.find(LookupCriteria(familyName: "hadd"))
+        #expect(found.matches.map(\.id) == [saved.response.id])
+        let io = ScriptedIO(["0", "1"])
+        let lookup = LookupSession(store: store, client: nil, io: io, catalog: QuestionnaireCatalog(root: nil))
+        #expect(lookup.choose(from: found.matches)?.id == saved.response.id)
+        #expect(io.transcript.contains("Haddad, Amina"))
+        #expect(io.transcript.contains("Please type a number from 1 to 1, or press Enter."))
+        #expect(lookup.choose(from: []) == nil && io.transcript.hasSuffix("No patient matches."))
+    }
+
+    @Test func aRecordOfAVersionThisMachineLacksNeedsTheServer() async throws {
+        var draft = try saveDraft(family: "Haddad", given: "Amina")
+        draft.response.questionnaire = QuestionnaireReference(id: questionnaire.id, version: "not-here")
+        let lookup = LookupSession(store: store, client: nil, io: ScriptedIO(), catalog: QuestionnaireCatalog(root: nil))
+        await #expect(throws: FieldworkError.self) { _ = try await lookup.questionnaire(for: draft) }
+    }
+
+    @Test func progressIsABarOnATerminalAndATenthPerLineInAPipe() {
+        let piped = Written()
+        let display = ProgressDisplay(interactive: false) { piped.text += $0 }
+        for done in 0...100 { display.show(done, of: 100) }
+        display.finish()
+        #expect(piped.text.split(separator: "\n").count == 11)
+        #expect(piped.text.hasSuffix("progress: 100/100\n"))
+        let terminal = Written()
+        let bar = ProgressDisplay(interactive: true) { terminal.text += $0 }
+        bar.show(15, of: 30)
+        bar.finish()
+        #expect(terminal.text == "\r[###############...............] 15/30\n")
+    }
+
+    final class Written: @unchecked Sendable {
+        var text = ""
+    }
+}
