@@ -45,11 +45,11 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // Talking to the server: records, batches, lookup; submitting and flushing the queue.
+        // Talking to the server over HTTP: records, batches, lookup, questionnaires, export downloads.
         .target(
             name: "IntakeClient",
             dependencies: [
-                "IntakeCore", "IntakeStore",
+                "IntakeCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "IntakeClientTests",
             dependencies: [
-                "IntakeClient", "IntakeServer", "IntakeSQLite", "IntakeStore", "IntakeExport", "IntakeCore",
+                "IntakeClient", "IntakeFieldwork", "IntakeServer", "IntakeSQLite", "IntakeStore", "IntakeExport", "IntakeCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -5,6 +5,7 @@ import IntakeStore
 import Testing
 
 @testable import IntakeClient
+@testable import IntakeFieldwork
 
 @Suite(.serialized)
 struct QueueFlusherTests {

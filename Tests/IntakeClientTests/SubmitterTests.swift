@@ -4,6 +4,7 @@ import IntakeStore
 import Testing
 
 @testable import IntakeClient
+@testable import IntakeFieldwork
 
 @Suite(.serialized)
 struct SubmitterTests {

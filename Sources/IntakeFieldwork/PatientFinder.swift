@@ -1,4 +1,5 @@
 import Foundation
+import IntakeClient
 import IntakeCore
 import IntakeStore
 
