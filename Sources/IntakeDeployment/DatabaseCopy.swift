@@ -110,7 +110,8 @@ struct CopiedTable: Sendable {
             source: "user", target: "account",
             columns: [
                 ("id", .integer), ("username", .text), ("passwordHash", .text), ("role", .text), ("teamId", .integer),
-                ("disabled", .boolean), ("createdAt", .real),
+                ("disabled", .boolean), ("createdAt", .real), ("failedSignIns", .integer), ("lastFailedSignInAt", .real),
+                ("lockedAt", .real),
             ], order: "id"),
         CopiedTable(
             source: "token", target: "token",

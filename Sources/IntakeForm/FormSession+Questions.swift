@@ -94,6 +94,10 @@ extension FormSession {
                 }
                 text = line.trimmingCharacters(in: .whitespaces)
             }
+            if text.unicodeScalars.contains("\0") {
+                io.write(Self.nulRefusal)
+                continue
+            }
             if text.hasPrefix(":") {
                 if !parts.isEmpty { io.write("The answer to this question was not changed.") }
                 return try perform(text)

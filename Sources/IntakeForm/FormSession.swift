@@ -96,6 +96,10 @@ public final class FormSession {
             return .inputEnded(draft)
         }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.unicodeScalars.contains("\0") {
+            io.write(Self.nulRefusal)
+            return nil
+        }
         if trimmed.hasPrefix(":") {
             return try perform(trimmed)
         }
@@ -158,4 +162,9 @@ public enum FormError: Error, Equatable, CustomStringConvertible {
             "the questionnaire has no '\(language)' translation; choose one of \(available.joined(separator: ", "))"
         }
     }
+}
+
+extension FormSession {
+    /// Said when a typed line holds a NUL character, which no record may hold (the server refuses it).
+    static let nulRefusal = "That line holds a NUL character, which a record cannot keep; type the answer again."
 }

@@ -61,9 +61,35 @@ extension PostgresRecordStore {
             if let disabled = change.disabled {
                 try await connection.query("UPDATE account SET disabled = \(disabled) WHERE username = \(username)", logger: Self.logger)
             }
+            if change.unlock {
+                try await connection.query(
+                    "UPDATE account SET lockedAt = NULL, failedSignIns = 0, lastFailedSignInAt = NULL WHERE username = \(username)",
+                    logger: Self.logger)
+            }
             return true
         }
         return changed ? try await credentials(username: username)?.user : nil
+    }
+
+    public func recordSignInFailure(username: String, at time: Date, lockAfter: Int) async throws -> SignInFailures? {
+        let at = Self.timestamp(time)
+        // One statement: the row lock orders two servers counting at once.
+        return try await client.query(
+            """
+            UPDATE account SET failedSignIns = failedSignIns + 1, lastFailedSignInAt = \(at),
+                lockedAt = CASE WHEN lockedAt IS NULL AND failedSignIns + 1 >= \(lockAfter) THEN \(at) ELSE lockedAt END
+            WHERE username = \(username) RETURNING failedSignIns, lockedAt
+            """, logger: Self.logger
+        ).collect().first.map { row in
+            let (count, lockedAt) = try row.decode((Int, Double?).self)
+            return SignInFailures(count: count, lockedAt: lockedAt.map(Self.date))
+        }
+    }
+
+    public func clearSignInFailures(username: String) async throws {
+        try await client.query(
+            "UPDATE account SET failedSignIns = 0, lastFailedSignInAt = NULL WHERE username = \(username) AND failedSignIns > 0",
+            logger: Self.logger)
     }
 
     public func userCount() async throws -> Int {
@@ -97,19 +123,21 @@ extension PostgresRecordStore {
     private static func userSelect(where condition: String, _ binds: PostgresBindings) -> PostgresQuery {
         PostgresQuery(
             unsafeSQL: """
-                SELECT u.id, u.username, u.role, u.teamId, tm.name, u.disabled, u.createdAt, u.passwordHash
+                SELECT u.id, u.username, u.role, u.teamId, tm.name, u.disabled, u.createdAt, u.passwordHash,
+                    u.failedSignIns, u.lastFailedSignInAt, u.lockedAt
                 FROM account u LEFT JOIN team tm ON tm.id = u.teamId WHERE \(condition)
                 """, binds: binds)
     }
 
     private static func credentials(_ row: PostgresRow) throws -> UserCredentials {
-        let (id, username, roleName, teamId, teamName, disabled, createdAt, passwordHash) = try row.decode(
-            (Int64, String, String, Int64?, String?, Bool, Double, String).self)
+        let (id, username, roleName, teamId, teamName, disabled, createdAt, passwordHash, failures, lastFailure, lockedAt) = try row.decode(
+            (Int64, String, String, Int64?, String?, Bool, Double, String, Int, Double?, Double?).self)
         guard let role = Role(rawValue: roleName) else { throw RecordStoreError.notFound("role") }
         return UserCredentials(
             user: User(
-                id: id, username: username, role: role, teamId: teamId, teamName: teamName, disabled: disabled, createdAt: date(createdAt)),
-            passwordHash: passwordHash)
+                id: id, username: username, role: role, teamId: teamId, teamName: teamName, disabled: disabled, createdAt: date(createdAt),
+                lockedAt: lockedAt.map(date)),
+            passwordHash: passwordHash, failedSignIns: failures, lastFailedSignInAt: lastFailure.map(date))
     }
 
     private static func team(_ row: PostgresRow) throws -> Team {

@@ -196,6 +196,14 @@ extension PostgresRecordStore {
                 """,
             ]
         ),
+        (
+            "v4: failed sign-ins per account, and the lock they lead to",
+            [
+                "ALTER TABLE account ADD COLUMN failedSignIns INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE account ADD COLUMN lastFailedSignInAt DOUBLE PRECISION",
+                "ALTER TABLE account ADD COLUMN lockedAt DOUBLE PRECISION",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

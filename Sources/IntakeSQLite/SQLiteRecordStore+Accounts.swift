@@ -63,7 +63,34 @@ extension SQLiteRecordStore {
             if let disabled = change.disabled {
                 try db.execute(sql: "UPDATE user SET disabled = ? WHERE username = ?", arguments: [disabled, username])
             }
+            if change.unlock {
+                try db.execute(
+                    sql: "UPDATE user SET lockedAt = NULL, failedSignIns = 0, lastFailedSignInAt = NULL WHERE username = ?",
+                    arguments: [username])
+            }
             return try Self.fetchUser(db, where: "u.username = ?", username)?.user
+        }
+    }
+
+    public func recordSignInFailure(username: String, at time: Date, lockAfter: Int) async throws -> SignInFailures? {
+        try await database.write { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    UPDATE user SET failedSignIns = failedSignIns + 1, lastFailedSignInAt = ?,
+                        lockedAt = CASE WHEN lockedAt IS NULL AND failedSignIns + 1 >= ? THEN ? ELSE lockedAt END
+                    WHERE username = ? RETURNING failedSignIns, lockedAt
+                    """,
+                arguments: [Self.timestamp(time), lockAfter, Self.timestamp(time), username]
+            ).map { SignInFailures(count: $0["failedSignIns"], lockedAt: ($0["lockedAt"] as Double?).map(Self.date)) }
+        }
+    }
+
+    public func clearSignInFailures(username: String) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE user SET failedSignIns = 0, lastFailedSignInAt = NULL WHERE username = ? AND failedSignIns > 0",
+                arguments: [username])
         }
     }
 
@@ -111,8 +138,9 @@ extension SQLiteRecordStore {
         return UserCredentials(
             user: User(
                 id: row["id"], username: row["username"], role: role, teamId: row["teamId"], teamName: row["teamName"],
-                disabled: row["disabled"], createdAt: date(row["createdAt"])),
-            passwordHash: row["passwordHash"])
+                disabled: row["disabled"], createdAt: date(row["createdAt"]), lockedAt: (row["lockedAt"] as Double?).map(date)),
+            passwordHash: row["passwordHash"], failedSignIns: row["failedSignIns"],
+            lastFailedSignInAt: (row["lastFailedSignInAt"] as Double?).map(date))
     }
 
     private static func team(_ row: Row) -> Team {

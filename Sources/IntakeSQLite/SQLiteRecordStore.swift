@@ -218,6 +218,14 @@ extension SQLiteRecordStore {
                     INSERT OR IGNORE INTO lookupKey (teamId, field, key) SELECT DISTINCT teamId, 1, givenNameKey FROM lookupEntry;
                     """)
         }
+        migrator.registerMigration("v6: failed sign-ins per account, and the lock they lead to") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE user ADD COLUMN failedSignIns INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE user ADD COLUMN lastFailedSignInAt REAL;
+                    ALTER TABLE user ADD COLUMN lockedAt REAL;
+                    """)
+        }
         return migrator
     }
 

@@ -31,6 +31,21 @@ public enum RecordStoreConcurrencyContract {
         }
     }
 
+    public static func failedSignInsCountedByTwoServersAtOnceAreAllCounted(_ kind: some RecordStoreFactory) async throws {
+        let (first, second, _) = try await Self.pair(kind)
+        _ = try await first.createUser(NewUser(username: "u", passwordHash: "h", role: .researcher, teamId: nil), at: Date())
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                let store = index.isMultiple(of: 2) ? first : second
+                group.addTask { try await store.recordSignInFailure(username: "u", at: Date(), lockAfter: 25)?.count ?? 0 }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // Every failure counted once: the counts seen are exactly 1…40.
+        #expect(counts.sorted() == Array(1...40))
+        #expect(try await second.credentials(username: "u")?.user.lockedAt != nil)
+    }
+
     public static func twoEditsAtOneBaseRevisionGiveOneNewRevisionAndOneStale(_ kind: some RecordStoreFactory) async throws {
         let (first, second, team) = try await Self.pair(kind)
         let record = RecordStoreContract.record(7)

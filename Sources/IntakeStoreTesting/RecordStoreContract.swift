@@ -165,6 +165,30 @@ public enum RecordStoreContract {
         }
     }
 
+    public static func failedSignInsAreCountedAndLockTheAccountUntilUnlocked(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        _ = try await store.createUser(NewUser(username: "u", passwordHash: "h", role: .fieldworker, teamId: nil), at: Date())
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try await store.recordSignInFailure(username: "nobody", at: start, lockAfter: 3) == nil)
+        #expect(try await store.recordSignInFailure(username: "u", at: start, lockAfter: 3) == SignInFailures(count: 1, lockedAt: nil))
+        #expect(try await store.recordSignInFailure(username: "u", at: start + 5, lockAfter: 3) == SignInFailures(count: 2, lockedAt: nil))
+        var credentials = try #require(try await store.credentials(username: "u"))
+        #expect(credentials.failedSignIns == 2 && credentials.lastFailedSignInAt == start + 5 && credentials.user.lockedAt == nil)
+        // A success forgets the count; failing again starts from one.
+        try await store.clearSignInFailures(username: "u")
+        #expect(try await store.credentials(username: "u")?.failedSignIns == 0)
+        for offset in 0..<3 { _ = try await store.recordSignInFailure(username: "u", at: start + Double(10 + offset), lockAfter: 3) }
+        credentials = try #require(try await store.credentials(username: "u"))
+        #expect(credentials.failedSignIns == 3 && credentials.user.lockedAt == start + 12)
+        // The lock keeps its time; a success does not lift it, an unlock does.
+        #expect(try await store.recordSignInFailure(username: "u", at: start + 20, lockAfter: 3)?.lockedAt == start + 12)
+        try await store.clearSignInFailures(username: "u")
+        #expect(try await store.users().first?.lockedAt == start + 12)
+        let unlocked = try await store.updateUser(username: "u", UserChange(unlock: true))
+        #expect(unlocked?.lockedAt == nil)
+        #expect(try await store.credentials(username: "u")?.failedSignIns == 0)
+    }
+
     public static func publishingTheSameVersionTwiceIsANoOp(_ kind: some RecordStoreFactory) async throws {
         do {
             let store = try await kind.open()

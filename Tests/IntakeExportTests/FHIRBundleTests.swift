@@ -7,7 +7,7 @@ import Testing
 struct FHIRBundleTests {
     typealias Object = [String: Any]
 
-    @Test func bundleHoldsAQuestionnairePerVersionThenAResponsePerRecord() throws {
+    @Test func bundleHoldsAQuestionnairePerVersionThenAResponsePerRecordEachWithAFullUrl() throws {
         let (v1, v2) = try Fixtures.versions()
         let plan = try ExportPlan(questionnaires: [v1, v2])
         let records = [Fixtures.record(v1, [1: .yesNo(true), 2: .integer(4)]), Fixtures.record(v2, [1: .yesNo(false), 3: .yesNo(true)])]
@@ -22,6 +22,10 @@ struct FHIRBundleTests {
         #expect(resources[2]["questionnaire"] as? String == "urn:intake:questionnaire:clinic|\(v1.version)")
         #expect(resources[3]["questionnaire"] as? String == "urn:intake:questionnaire:clinic|\(v2.version)")
         #expect(resources[2]["status"] as? String == "completed" && resources[2]["authored"] as? String == "2026-11-18T11:21:40.500Z")
+        // Every entry has a fullUrl (the HL7 validator requires one), the same for a version in every export.
+        let urls = (bundle["entry"] as? [Object] ?? []).map { $0["fullUrl"] as? String }
+        #expect(urls.count == 4 && urls.allSatisfy { $0?.hasPrefix("urn:uuid:") == true } && Set(urls).count == 4)
+        #expect((try self.bundle(plan, [])["entry"] as? [Object])?.first?["fullUrl"] as? String == urls[0])
     }
 
     @Test func questionnaireItemsAreTypedWithOptionsRangesTranslationsAndEnableWhen() throws {

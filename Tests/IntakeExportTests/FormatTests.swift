@@ -12,6 +12,34 @@ struct FormatTests {
         #expect(try CSVReader.rows(line) == [fields])
     }
 
+    @Test func cellsASpreadsheetWouldRunAreWrittenAsTextAndTheMarkerStaysUnambiguous() throws {
+        let (v1, _) = try Fixtures.versions()
+        let texts = ["=HYPERLINK(\"http://x\")", "+1+2", "-2-3", "@SUM(A1)", "\tindent", "\rcr", ".", "'quoted", "-3", "+1.5", "2.5e-05", "plain"]
+        for raw in [false, true] {
+            let plan = try ExportPlan(questionnaires: [v1], options: ExportOptions(rawCells: raw))
+            let formatter = WideCSVFormatter(plan: plan)
+            var text = formatter.header()
+            for value in texts { text += try formatter.row(Fixtures.item(Fixtures.record(v1, [7: .text(value)]))) }
+            text += try formatter.row(Fixtures.item(Fixtures.record(v1, [1: .yesNo(true)])))
+            let cells = try CSVReader.table(text).map { $0["notes"] ?? "" }
+            if raw {
+                #expect(Array(cells.prefix(texts.count)) == texts)
+            } else {
+                #expect(
+                    Array(cells.prefix(texts.count)) == [
+                        "'=HYPERLINK(\"http://x\")", "'+1+2", "'-2-3", "'@SUM(A1)", "'\tindent", "'\rcr", "'.", "''quoted", "-3", "+1.5", "2.5e-05",
+                        "plain",
+                    ])
+                // Removing one leading ' gives every value back; a bare marker is never an answer.
+                #expect(cells.prefix(texts.count).map { $0.hasPrefix("'") ? String($0.dropFirst()) : $0 } == texts)
+            }
+            #expect(cells.last == ".")
+            let long = LongCSVFormatter(plan: plan)
+            let row = try long.row(Fixtures.item(Fixtures.record(v1, [7: .text("=1+1")])))
+            #expect(try CSVReader.rows(row).first?.last == (raw ? "=1+1" : "'=1+1"))
+        }
+    }
+
     @Test func wideCSVParsesStrictlyWithOneRowPerRecord() throws {
         let (v1, v2) = try Fixtures.versions()
         let plan = try ExportPlan(questionnaires: [v1, v2])

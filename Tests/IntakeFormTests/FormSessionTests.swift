@@ -73,6 +73,15 @@ struct FormSessionTests {
         #expect(io.transcript.contains("Please answer yes or no (y/n)."))
     }
 
+    @Test func aLineHoldingANulIsAskedAgainNotSaved() throws {
+        let names = ["Ami\u{0}na", "Amina", "Had\u{0}", "Haddad", "1990-05-01", "f", ""]
+        let (outcome, io, _) = try run(names + ["40", "y", "1", "fever", "As\u{0}pirin", "Aspirin", "", "", ":quit"])
+        guard case .quit(let draft) = outcome else { Issue.record("expected quit: \(io.transcript)"); return }
+        #expect(draft.response.patient.givenName == "Amina" && draft.response.patient.familyName == "Haddad")
+        #expect(draft.response[QuestionPosition(section: 2, index: 2)] == .dictionary(["name": .text("Aspirin")]))
+        #expect(io.transcript.components(separatedBy: FormSession.nulRefusal).count - 1 == 3)
+    }
+
     @Test func hiddenQuestionsAreSkippedAndTheirAnswersDroppedOnFinish() throws {
         let (outcome, io, _) = try run(patient + ["40", "y", "2", ":back", ":back", "n", ":go 2", "rash", ":skip", "", ":finish"])
         guard case .completed(let record) = outcome else { Issue.record("not completed: \(io.transcript)"); return }

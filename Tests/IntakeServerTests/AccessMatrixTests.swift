@@ -82,6 +82,7 @@ struct AccessMatrixTests {
             Case(
                 method: .patch, route: "/v1/users/{username}", uri: "/v1/users/researcher", expected: admins(.ok),
                 body: { _, _, _ in json(["role": "researcher"]) }),
+            Case(method: .post, route: "/v1/users/{username}/unlock", uri: "/v1/users/researcher/unlock", expected: admins(.ok)),
             Case(
                 method: .post, route: "/v1/users/{username}/tokens", uri: "/v1/users/researcher/tokens", expected: admins(.created),
                 body: { _, _, _ in json(["name": "matrix"]) }),

@@ -30,6 +30,10 @@ struct RecordStoreContractTests {
         try await RecordStoreContract.tokensExpireAndDisabledUsersLoseAccess(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func failedSignInsAreCountedAndLockTheAccountUntilUnlocked(_ kind: StoreKind) async throws {
+        try await RecordStoreContract.failedSignInsAreCountedAndLockTheAccountUntilUnlocked(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func publishingTheSameVersionTwiceIsANoOp(_ kind: StoreKind) async throws {
         try await RecordStoreContract.publishingTheSameVersionTwiceIsANoOp(kind)
     }
@@ -58,6 +62,10 @@ struct LookupRankingContractTests {
 struct RecordStoreConcurrencyContractTests {
     @Test(arguments: StoreKind.allCases) func twoWritersPostingOneIdAtOnceGiveOneCreated(_ kind: StoreKind) async throws {
         try await RecordStoreConcurrencyContract.twoWritersPostingOneIdAtOnceGiveOneCreated(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func failedSignInsCountedByTwoServersAtOnceAreAllCounted(_ kind: StoreKind) async throws {
+        try await RecordStoreConcurrencyContract.failedSignInsCountedByTwoServersAtOnceAreAllCounted(kind)
     }
 
     @Test(arguments: StoreKind.allCases) func twoEditsAtOneBaseRevisionGiveOneNewRevisionAndOneStale(_ kind: StoreKind) async throws {

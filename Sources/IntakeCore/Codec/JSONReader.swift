@@ -43,6 +43,29 @@ package struct JSONReader {
         return try result.get()
     }
 
+    /// Checks that `data` is one strict JSON document (see the type's rules) whose objects
+    /// have no key twice and whose strings are valid UTF-8 without NUL: what every request body
+    /// must be before anything reads it.
+    package static func check(_ data: some ContiguousBytes) throws(JSONReadError) {
+        try document(data) { reader throws(JSONReadError) in try reader.checkValue() }
+    }
+
+    private mutating func checkValue() throws(JSONReadError) {
+        switch peek() {
+        case UInt8(ascii: "{"):
+            var seen: Set<String> = []
+            try objectKeys { key, reader throws(JSONReadError) in
+                guard seen.insert(key.string).inserted else {
+                    throw reader.error("the key '\(key.string)' appears twice in one object; send it once")
+                }
+                try reader.checkValue()
+            }
+        case UInt8(ascii: "["): try array { _, reader throws(JSONReadError) in try reader.checkValue() }
+        case UInt8(ascii: "\""): _ = try string()
+        default: try skipValue()
+        }
+    }
+
     // MARK: Errors
 
     /// An error at the current position (or `offset`). The keys and indices that lead to it are
@@ -216,7 +239,7 @@ package struct JSONReader {
                     index += 1
                 case UInt8(ascii: "u"):
                     index += 1
-                    _ = try hex4()
+                    guard try hex4() != 0 else { throw Self.nulError(self, at: index - 6) }
                 default: throw error("unknown escape in a string", at: index - 1)
                 }
             case 0..<0x20: throw error("a control character inside a string must be escaped (\\n, \\t, \\u0000)")
@@ -304,6 +327,7 @@ package struct JSONReader {
     private mutating func unicodeEscape() throws(JSONReadError) -> [UInt8] {
         let at = index - 2
         var value = try hex4()
+        guard value != 0 else { throw Self.nulError(self, at: at) }
         if (0xD800...0xDBFF).contains(value) {
             guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
                 throw error("a \\u escape holds half a surrogate pair; write the whole character", at: at)
@@ -336,6 +360,12 @@ package struct JSONReader {
             index += 1
         }
         return value
+    }
+
+    /// U+0000 is refused in every string: databases and C libraries cut text at it, so a name
+    /// or password with one would not be what was sent.
+    private static func nulError(_ reader: JSONReader, at offset: Int) -> JSONReadError {
+        reader.error("a string holds \\u0000 (NUL), which Intake does not accept; remove it", at: offset)
     }
 
     // MARK: Numbers

@@ -18,43 +18,61 @@ package enum Timestamp {
         return text + "." + fraction.zeroPadded(3) + "Z"
     }
 
+    /// An ISO 8601 time with a zone: `2026-11-01T06:00:00Z`, with a fraction (`.5`, `.123456`)
+    /// or an offset (`+02:00`, `-0530`). Read by hand and strictly: a time that does not exist
+    /// (February 30, 24:00, an offset past ±18:00) is refused, never rolled over.
     package static func date(from string: String) -> Date? {
-        // Our own spelling is read by hand; an impossible date in it (February 30) is refused,
-        // where Foundation's formatter would roll it over into the next month.
-        if let parsed = fastDate(from: string) { return parsed }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: string) ?? ISO8601DateFormatter().date(from: string)
+        parse(string, offsets: true)
     }
 
     /// Only `YYYY-MM-DDTHH:MM:SS.sssZ` or `YYYY-MM-DDTHH:MM:SSZ` naming a time that exists: what
     /// records carry. Nothing is rolled over or guessed.
     package static func strictDate(from string: String) -> Date? {
-        fastDate(from: string) ?? nil
+        parse(string, offsets: false)
     }
 
-    /// `YYYY-MM-DDTHH:MM:SS.sssZ` or `YYYY-MM-DDTHH:MM:SSZ`: the date, or `.some(nil)` when the
-    /// fields are out of range; nil for any other spelling.
-    private static func fastDate(from string: String) -> Date?? {
+    private static func parse(_ string: String, offsets: Bool) -> Date? {
         var reader = FixedWidthReader(string)
         guard let year = reader.digits(4), reader.expect(UInt8(ascii: "-")), let month = reader.digits(2), reader.expect(UInt8(ascii: "-")),
             let day = reader.digits(2), reader.expect(UInt8(ascii: "T")), let hour = reader.digits(2), reader.expect(UInt8(ascii: ":")),
             let minute = reader.digits(2), reader.expect(UInt8(ascii: ":")), let second = reader.digits(2)
         else { return nil }
         var milliseconds = 0
-        switch reader.next() {
-        case UInt8(ascii: "."):
-            guard let fraction = reader.digits(3), reader.expect(UInt8(ascii: "Z")) else { return nil }
+        var next = reader.next()
+        if next == UInt8(ascii: ".") {
+            // Three digits in records; one to nine elsewhere, kept to the millisecond.
+            var count = 0
+            var fraction = 0
+            next = reader.next()
+            while let byte = next, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                count += 1
+                if count <= 3 { fraction = fraction * 10 + Int(byte - UInt8(ascii: "0")) }
+                next = reader.next()
+            }
+            guard offsets ? (1...9).contains(count) : count == 3 else { return nil }
+            for _ in min(count, 3)..<3 { fraction *= 10 }
             milliseconds = fraction
+        }
+        var offsetSeconds = 0
+        switch next {
         case UInt8(ascii: "Z"): break
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard offsets, let hours = reader.digits(2) else { return nil }
+            var following = reader.next()
+            if following == UInt8(ascii: ":") { following = reader.next() }
+            guard let tens = following, tens >= UInt8(ascii: "0"), tens <= UInt8(ascii: "5"), let units = reader.digits(1),
+                hours <= 18
+            else { return nil }
+            let minutes = Int(tens - UInt8(ascii: "0")) * 10 + units
+            offsetSeconds = (hours * 3600 + minutes * 60) * (next == UInt8(ascii: "-") ? -1 : 1)
         default: return nil
         }
         guard reader.next() == nil else { return nil }
         guard (1...12).contains(month), day >= 1, day <= LocalDate.daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
         else {
-            return .some(nil)
+            return nil
         }
-        let seconds = CivilDays.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        let seconds = CivilDays.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
         return Date(timeIntervalSince1970: Double(seconds * 1000 + Int64(milliseconds)) / 1000)
     }
 }

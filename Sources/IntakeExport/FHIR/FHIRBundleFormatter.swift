@@ -22,7 +22,8 @@ public final class FHIRBundleFormatter: ExportFormatter {
             if index > 0 { out += "," }
             out += "\n"
             let resource = FHIRQuestionnaire(questionnaire: version, names: names, options: plan.options).resource
-            JSONValue.object([("resource", resource)]).write(into: &out)
+            JSONValue.object([("fullUrl", .string(names.questionnaireEntryURL(version: version.version))), ("resource", resource)]).write(
+                into: &out)
         }
         return out
     }

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import IntakeCore
 
 /// The URIs FHIR output uses, made from ``ExportOptions/fhirBase``.
@@ -21,6 +23,19 @@ struct FHIRNames: Sendable {
     func choiceSystem(question: Question, set: ChoiceSet) -> String {
         if let list = set.listName { return name("list", list) }
         return name("choices", "\(questionnaireId).\(question.key)")
+    }
+
+    /// The bundle entry's `fullUrl` for a questionnaire version: a `urn:uuid:` made from the
+    /// canonical URL and the version (name-based, as RFC 9562's version 5 UUIDs are), so the same
+    /// version gets the same one in every export.
+    func questionnaireEntryURL(version: String) -> String {
+        var bytes = Array(SHA256.hash(data: Data((questionnaireURL + "|" + version).utf8)).prefix(16))
+        bytes[6] = bytes[6] & 0x0F | 0x50
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let uuid = UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return "urn:uuid:" + uuid.uuidString.lowercased()
     }
 
     func resourceId(version: String) -> String {

@@ -1,5 +1,9 @@
 /// RFC 4180 output: fields separated by commas, lines by CRLF, a field quoted (and its quotes
 /// doubled) when it holds a comma, a quote or a line break.
+///
+/// Cells of collected text go through ``escape(_:marker:)`` first (unless the export asks for raw
+/// cells), so that a spreadsheet shows them as text and a reader can tell them from the
+/// unanswered marker.
 enum CSV {
     static func line(_ fields: [String]) -> String {
         var out = ""
@@ -31,4 +35,49 @@ enum CSV {
             out += field
         }
     }
+
+    /// A cell of collected text as the CSV files write it: with one leading `'` added when a
+    /// spreadsheet could run it as a formula (OWASP's rule: it starts with `=`, `+`, `-`, `@`, a
+    /// tab or a carriage return and is not a plain number such as `-3`), when it is exactly the
+    /// unanswered `marker`, or when it already starts with `'`. A reader removes one leading `'`
+    /// to get the value back; a bare `marker` is always "asked, not answered".
+    static func escape(_ text: String, marker: String?) -> String {
+        guard let first = text.utf8.first else { return text }
+        if first == UInt8(ascii: "'") || needsGuard(text) || text == marker { return "'" + text }
+        return text
+    }
+
+    /// Whether a spreadsheet could take `field` for a formula: it starts with one of `= + - @`,
+    /// a tab or a carriage return, and is not a plain number such as `-3` or `+1.5`.
+    static func needsGuard(_ field: String) -> Bool {
+        guard let first = field.utf8.first else { return false }
+        switch first {
+        case UInt8(ascii: "="), UInt8(ascii: "@"), 9, 13: return true
+        case UInt8(ascii: "+"), UInt8(ascii: "-"): return !isPlainNumber(Array(field.utf8.dropFirst()))
+        default: return false
+        }
+    }
+
+    /// Digits, an optional fraction and an optional exponent (`3`, `1.5`, `2.5e-05`): what the
+    /// export writes for numbers, after the sign.
+    private static func isPlainNumber(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            return index - start
+        }
+        guard digits() > 0 else { return false }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return false }
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == bytes.count
+    }
+
 }

@@ -133,7 +133,7 @@ public final class CodebookCSVFormatter: ExportFormatter {
             row += languages.map { entry.question == nil ? "" : entry.label(in: $0) }
             let required = entry.field?.isRequired ?? entry.question?.isRequired
             row += [entry.choiceList(in: nil), entry.range, required.map { $0 ? "yes" : "no" } ?? "", entry.showIf, entry.versionList]
-            out += CSV.line(row)
+            out += CSV.line(row.map { CSV.escape($0, marker: nil) })
         }
         return out
     }

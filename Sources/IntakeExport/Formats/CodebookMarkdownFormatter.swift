@@ -27,6 +27,7 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
             - **Empty cell: not asked.** The question was hidden by its show-if condition, or is not part of the \
             record's questionnaire version.
             - **`\(code)`: asked, no answer.** The question was shown but left unanswered (skipped, or the record is a draft).
+            \(plan.options.rawCells ? "- **Cells are raw** (`--raw-cells`): text is written exactly as collected. A cell that starts with `=`, `+`, `-` or `@` may run as a formula when opened in a spreadsheet, and a text answer that is exactly `\(code)` cannot be told from \"asked, no answer\".\n" : "- **A leading `'` is an escape; remove one to read the value.** It is added to collected text that a spreadsheet could run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return and is not a plain number), to a text answer that is exactly `\(code)`, and to text that already starts with `'`. So a bare `\(code)` is always \"asked, no answer\". Export with `--raw-cells` to turn this off.\n")\
             - Yes/no answers are `1` (yes) and `0` (no). A multiple-choice question has one `0`/`1` column per choice. \
             A compound question has one column per field. Dates are `YYYY-MM-DD`; times are UTC, ISO 8601.
             - Identifiers are \(plan.options.includeIdentifiers ? "**included**" : "left out"); `patient_key` links the records \

@@ -13,6 +13,11 @@ public final class LongCSVFormatter: ExportFormatter {
 
     public func header() -> String { CSV.line(Self.columns) }
 
+    /// A value as the CSV files write collected text (see ``CSV/escape(_:marker:)``).
+    func escaped(_ value: String) -> String {
+        plan.options.rawCells ? value : CSV.escape(value, marker: plan.options.unansweredCode)
+    }
+
     public func row(_ item: ExportRecord) throws(ExportError) -> String {
         let record = item.record
         let layout = try plan.layout(for: record.questionnaire)
@@ -29,9 +34,9 @@ public final class LongCSVFormatter: ExportFormatter {
             func emit(field: String, type: QuestionType?, _ answer: Answer) {
                 let keyword = type?.keyword ?? answer.kind
                 if case .choices(let codes) = answer {
-                    for code in codes { out += CSV.line(base + [field, keyword, code]) }
+                    for code in codes { out += CSV.line(base + [field, keyword, escaped(code)]) }
                 } else {
-                    out += CSV.line(base + [field, keyword, ExportPlan.text(of: answer)])
+                    out += CSV.line(base + [field, keyword, escaped(ExportPlan.text(of: answer))])
                 }
             }
             if case .dictionary(let fields) = answer, case .compound(let defined) = question.type {

@@ -33,6 +33,10 @@ public final class RScriptFormatter: ExportFormatter {
             """
         let classes = entries.map { "    \(Self.quoted($0.column.name)) = \(Self.quoted(Self.rClass($0.column.type)))" }
         out += classes.joined(separator: ",\n") + "\n  )\n)\n"
+        if !plan.options.rawCells {
+            out += "# A leading ' marks text a spreadsheet could run as a formula, or text equal to the unanswered code: remove it.\n"
+            out += "for (column in names(records)) if (is.character(records[[column]])) records[[column]] <- sub(\"^'\", \"\", records[[column]])\n"
+        }
         for entry in entries where entry.column.type == .datetime {
             let name = Self.quoted(entry.column.name)
             out += "records[[\(name)]] <- as.POSIXct(records[[\(name)]], format = \"%Y-%m-%dT%H:%M:%OSZ\", tz = \"UTC\")\n"

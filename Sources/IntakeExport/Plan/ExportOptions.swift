@@ -13,11 +13,15 @@ public struct ExportOptions: Sendable, Hashable {
     /// The prefix of canonical URLs in FHIR output: `<base>:questionnaire:<id>` for a `urn:` base,
     /// `<base>/Questionnaire/<id>` for an `http(s)` one.
     public var fhirBase: String
+    /// CSV cells exactly as collected, even those a spreadsheet would run as a formula; by
+    /// default such cells get a leading `'` (see the codebook's note).
+    public var rawCells: Bool
 
     public init(
         includeIdentifiers: Bool = false, dropFreeText: Bool = false, shiftDates: Bool = false, unansweredCode: String = ".",
-        fhirBase: String = "urn:intake"
+        fhirBase: String = "urn:intake", rawCells: Bool = false
     ) {
+        self.rawCells = rawCells
         self.includeIdentifiers = includeIdentifiers
         self.dropFreeText = dropFreeText
         self.shiftDates = shiftDates

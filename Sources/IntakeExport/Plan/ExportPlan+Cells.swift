@@ -34,29 +34,37 @@ extension ExportPlan {
     /// An answered question gives its value; a question that was shown but not answered gives
     /// ``ExportOptions/unansweredCode``; a question hidden by show-if, or absent from the record's
     /// version, gives an empty cell.
+    ///
+    /// Collected text is escaped (``CSV/escape(_:marker:)``) unless ``ExportOptions/rawCells``
+    /// is set, so a cell is never run as a formula and the bare unanswered code is never an answer.
     func eachCell(of row: ExportRow, _ cell: (Int, String) -> Void) {
+        let code = options.unansweredCode
+        let raw = options.rawCells
         for index in columns.indices {
             guard case .meta(let field) = columns[index].source else { break }
             let text = Self.meta(field, of: row.item)
-            if !text.isEmpty { cell(index, text) }
+            if !text.isEmpty { cell(index, raw ? text : CSV.escape(text, marker: code)) }
         }
-        let code = options.unansweredCode
         for slot in row.layout.slots where !row.hidden[slot.ordinal] {
             let answer = row.answers[slot.ordinal]
             for (index, path) in slot.columns {
-                let text = answer.map { Self.cell($0, path[...], type: slot.type, unanswered: code) } ?? code
-                if !text.isEmpty { cell(index, text) }
+                guard let text = answer.flatMap({ Self.cell($0, path[...], type: slot.type) }) else {
+                    cell(index, code)
+                    continue
+                }
+                if !text.isEmpty { cell(index, raw ? text : CSV.escape(text, marker: code)) }
             }
         }
     }
 
-    private static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType, unanswered: String) -> String {
+    /// The cell of `answer` at `path`; nil when that part was not answered.
+    private static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType) -> String? {
         guard let step = path.first else { return text(of: answer) }
         switch (step, answer) {
         case (.field(let key), .dictionary(let fields)):
             let fieldType = type.part(at: [step][...]) ?? .text
-            guard let value = fields[key] else { return unanswered }
-            return cell(value, path.dropFirst(), type: fieldType, unanswered: unanswered)
+            guard let value = fields[key] else { return nil }
+            return cell(value, path.dropFirst(), type: fieldType)
         case (.choice(let code), .choices(let codes)):
             return codes.contains(code) ? "1" : "0"
         case (.choice(let code), .choice(let chosen)):

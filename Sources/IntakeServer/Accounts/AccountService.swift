@@ -15,11 +15,22 @@ public struct AccountService: Sendable {
     /// Token → user for every request; emptied when this server changes a user or token.
     private let tokens = TokenCache()
 
-    public init(store: any RecordStore, bcryptCost: UInt8 = 12, sessionLifetime: TimeInterval = 30 * 24 * 3600) {
+    /// Guessing passwords: delays, lock (see ``SignInPolicy``).
+    public var policy: SignInPolicy
+    /// The time sign-in delays are measured by; tests move it.
+    let clock: @Sendable () -> Date
+    private let throttle = SignInThrottle()
+
+    public init(
+        store: any RecordStore, bcryptCost: UInt8 = 12, sessionLifetime: TimeInterval = 30 * 24 * 3600, policy: SignInPolicy = SignInPolicy(),
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.store = store
         self.bcryptCost = bcryptCost
         self.sessionLifetime = sessionLifetime
         self.dummyHash = DummyHash(cost: bcryptCost)
+        self.policy = policy
+        self.clock = clock
     }
 
     public static let minimumPasswordLength = 10
@@ -64,17 +75,67 @@ public struct AccountService: Sendable {
         return user
     }
 
-    /// Checks a password and issues a session token; nil for a wrong name or password alike.
-    public func signIn(username: String, password: String) async throws -> (token: String, user: User, expiresAt: Date)? {
-        guard let credentials = try await store.credentials(username: username) else {
+    /// How a sign-in ended.
+    public enum SignInOutcome: Sendable {
+        case signedIn(token: String, user: User, expiresAt: Date)
+        /// A wrong name or password, alike.
+        case refused
+        /// Too many failures: try again after this many seconds (the password was not checked).
+        case throttled(retryAfter: Int)
+        /// Locked after repeated failures, until an admin unlocks it.
+        case locked
+    }
+
+    /// Checks a password and issues a session token, under ``SignInPolicy``: per account (in the
+    /// store, so every server counts the same) and per client `address` (in memory). An unknown
+    /// name costs the same time and is throttled and "locked" alike, so neither the answer nor
+    /// its speed tells which names exist.
+    public func signIn(username: String, password: String, address: String? = nil) async throws -> SignInOutcome {
+        let now = clock()
+        let addressKey = address.map { "address:" + $0 }
+        if let addressKey, let failures = throttle.failures(addressKey) {
+            let wait = failures.last.addingTimeInterval(policy.delay(after: failures.count, free: policy.addressFreeFailures)).timeIntervalSince(now)
+            if wait > 0 { return .throttled(retryAfter: Int(wait.rounded(.up))) }
+        }
+        let credentials = try await store.credentials(username: username)
+        let nameKey = "name:" + username
+        let unknown = credentials == nil ? throttle.failures(nameKey) : nil
+        let failures = credentials?.failedSignIns ?? unknown?.count ?? 0
+        let locked = credentials.map { $0.user.lockedAt != nil } ?? (failures >= policy.lockAfter)
+        if locked {
+            _ = Bcrypt.verify(password, hash: dummyHash.value)
+            return .locked
+        }
+        if let last = credentials?.lastFailedSignInAt ?? unknown?.last {
+            let wait = last.addingTimeInterval(policy.delay(after: failures, free: policy.freeFailures)).timeIntervalSince(now)
+            if wait > 0 { return .throttled(retryAfter: Int(wait.rounded(.up))) }
+        }
+        guard let credentials else {
             // Spend the same time as a real check, so a response's speed does not reveal which names exist.
             _ = Bcrypt.verify(password, hash: dummyHash.value)
-            return nil
+            if let addressKey { throttle.recordFailure(addressKey, at: now) }
+            return throttle.recordFailure(nameKey, at: now).count >= policy.lockAfter ? .locked : .refused
         }
-        guard Bcrypt.verify(password, hash: credentials.passwordHash), !credentials.user.disabled else { return nil }
-        let expiresAt = Date().addingTimeInterval(sessionLifetime)
+        guard Bcrypt.verify(password, hash: credentials.passwordHash) else {
+            if let addressKey { throttle.recordFailure(addressKey, at: now) }
+            let counted = try await store.recordSignInFailure(username: username, at: now, lockAfter: policy.lockAfter)
+            return counted?.lockedAt != nil ? .locked : .refused
+        }
+        guard !credentials.user.disabled else { return .refused }
+        if credentials.failedSignIns > 0 { try await store.clearSignInFailures(username: username) }
+        let expiresAt = now.addingTimeInterval(sessionLifetime)
         let token = try await issueToken(for: credentials.user, name: "session", expiresAt: expiresAt)
-        return (token, credentials.user, expiresAt)
+        return .signedIn(token: token, user: credentials.user, expiresAt: expiresAt)
+    }
+
+    /// Lifts the lock repeated failed sign-ins put on `username`, and forgets the failures.
+    public func unlock(username: String) async throws -> User {
+        defer { tokens.removeAll() }
+        throttle.clear("name:" + username)
+        guard let user = try await store.updateUser(username: username, UserChange(unlock: true)) else {
+            throw RecordStoreError.notFound("user '\(username)'")
+        }
+        return user
     }
 
     /// A new random token for `user`; only its hash is stored.

@@ -6,6 +6,8 @@ import Logging
 /// whose log line names the error type only, never request data.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = IntakeRequestContext
+    /// The routes, to answer a known path asked with another method with 405 and `Allow`.
+    let routes: RouteTable
 
     struct Body: Encodable {
         struct Detail: Encodable {
@@ -31,6 +33,13 @@ struct ErrorMiddleware: RouterMiddleware {
             case .notFound(let what):
                 return try Self.response(APIError.notFound(what))
             }
+        } catch let error as any HTTPResponseError where error.status == .notFound && !routes.methods(for: request.uri.path).isEmpty {
+            let allowed = routes.methods(for: request.uri.path)
+            return try Self.response(
+                APIError(
+                    .methodNotAllowed, code: "method_not_allowed",
+                    message: "\(request.uri.path) takes \(allowed.joined(separator: ", ")), not \(request.method)",
+                    headers: [.allow: allowed.joined(separator: ", ")]))
         } catch let error as any HTTPResponseError {
             let code = error.status == .notFound ? "not_found" : error.status == .contentTooLarge ? "body_too_large" : "http_error"
             let message =
@@ -46,7 +55,10 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     static func response(_ error: APIError) throws -> Response {
-        try JSONCoding.response(Body(error: .init(code: error.code, message: error.message, details: error.details)), status: error.status)
+        var response = try JSONCoding.response(
+            Body(error: .init(code: error.code, message: error.message, details: error.details)), status: error.status)
+        response.headers.append(contentsOf: error.headers)
+        return response
     }
 }
 

@@ -6,10 +6,13 @@ import HummingbirdAuth
 public struct IntakeRequestContext: AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: User?
+    /// The client's IP address, for throttling sign-ins per address; nil when unknown (tests).
+    public let clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         identity = nil
+        clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// The signed-in user, if any.

@@ -15,7 +15,8 @@ public struct IntakeServices: Sendable {
         self.configuration = configuration
         self.store = store
         self.accounts = AccountService(
-            store: store, bcryptCost: configuration.bcryptCost, sessionLifetime: configuration.sessionLifetime)
+            store: store, bcryptCost: configuration.bcryptCost, sessionLifetime: configuration.sessionLifetime, policy: configuration.signIn,
+            clock: configuration.clock)
         self.questionnaires = QuestionnaireService(store: store)
         self.records = RecordService(store: store, questionnaires: questionnaires)
         self.exports = ExportService(store: store, questionnaires: questionnaires)
@@ -26,10 +27,12 @@ public enum IntakeServerApp {
     /// The router with every route and middleware, and the list of routes it registered.
     public static func router(_ services: IntakeServices) -> (router: Router<IntakeRequestContext>, routes: [String]) {
         let router = Router(context: IntakeRequestContext.self)
+        let table = RouteTable()
         router.add(middleware: RequestLogMiddleware())
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(routes: table))
+        router.add(middleware: RequestLimitsMiddleware())
         router.add(middleware: TokenAuthenticator(accounts: services.accounts))
-        let registrar = RouteRegistrar(router: router)
+        let registrar = RouteRegistrar(router: router, table: table)
         HealthController(services: services).register(registrar)
         SessionController(services: services).register(registrar)
         QuestionnaireController(services: services).register(registrar)

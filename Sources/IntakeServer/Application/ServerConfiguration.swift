@@ -18,6 +18,10 @@ public struct ServerConfiguration: Sendable {
     public var bcryptCost: UInt8 = 12
     /// How long a token from `POST /v1/sessions` is valid.
     public var sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// Delays and lock against password guessing.
+    public var signIn = SignInPolicy()
+    /// The clock sign-in delays are measured by (tests move it).
+    public var clock: @Sendable () -> Date = { Date() }
     /// One of ``logLevels``.
     public var logLevel = "info"
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]

@@ -5,27 +5,33 @@ import Hummingbird
 struct AdminController {
     let services: IntakeServices
 
-    struct NewTeam: Decodable {
+    struct NewTeam: RequestBody {
         var name: String
+        static let fields: Set<String> = ["name"]
     }
 
-    struct NewUserBody: Decodable {
+    struct NewUserBody: RequestBody {
         var username: String
         var password: String
         var role: Role
         var team: String?
+        static let fields: Set<String> = ["username", "password", "role", "team"]
+        static let nullable: Set<String> = ["team"]
     }
 
-    struct UserPatch: Decodable {
+    struct UserPatch: RequestBody {
         var role: Role?
         var team: String?
         var password: String?
         var disabled: Bool?
+        static let fields: Set<String> = ["role", "team", "password", "disabled"]
+        static let nullable: Set<String> = ["team"]
     }
 
-    struct NewTokenBody: Decodable {
+    struct NewTokenBody: RequestBody {
         var name: String?
         var expiresInDays: Int?
+        static let fields: Set<String> = ["name", "expiresInDays"]
     }
 
     struct IssuedToken: Encodable {
@@ -62,12 +68,16 @@ struct AdminController {
             let data = try await JSONCoding.body(of: request, limit: 64 * 1024)
             let body = try JSONCoding.decode(UserPatch.self, from: data)
             // "team": null removes the user from their team; leaving "team" out keeps it.
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            let team: String?? = object?.keys.contains("team") == true ? .some(body.team) : .none
+            let team: String?? = JSONCoding.hasField("team", in: data) ? .some(body.team) : .none
             let user = try await accountRule {
                 try await services.accounts.updateUser(username: username, role: body.role, team: team, password: body.password, disabled: body.disabled)
             }
             return try JSONCoding.response(UserJSON(user))
+        }
+        routes.on(.post, "/v1/users/{username}/unlock") { _, context in
+            _ = try context.require([.admin])
+            let username = try context.parameters.require("username")
+            return try JSONCoding.response(UserJSON(try await services.accounts.unlock(username: username)))
         }
         routes.on(.post, "/v1/users/{username}/tokens") { request, context in
             _ = try context.require([.admin])

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import IntakeExport
 
-/// `GET /v1/exports?format=&questionnaire=&since=&includeIdentifiers=&dropFreeText=&shiftDates=`: a research
+/// `GET /v1/exports?format=&questionnaire=&since=&includeIdentifiers=&dropFreeText=&shiftDates=&rawCells=`: a research
 /// export, streamed as it is read from the store.
 ///
 /// Coordinators export their team's records and may include identifiers; researchers export
@@ -11,7 +11,7 @@ import IntakeExport
 struct ExportController {
     let services: IntakeServices
     static let exporters: Set<Role> = [.coordinator, .researcher]
-    static let parameters: Set<String> = ["format", "questionnaire", "since", "includeIdentifiers", "dropFreeText", "shiftDates"]
+    static let parameters: Set<String> = ["format", "questionnaire", "since", "includeIdentifiers", "dropFreeText", "shiftDates", "rawCells"]
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/exports", export)
@@ -32,6 +32,7 @@ struct ExportController {
         options.includeIdentifiers = try Self.flag(parameters, "includeIdentifiers")
         options.dropFreeText = try Self.flag(parameters, "dropFreeText")
         options.shiftDates = try Self.flag(parameters, "shiftDates")
+        options.rawCells = try Self.flag(parameters, "rawCells")
         if options.includeIdentifiers, user.role != .coordinator {
             throw APIError(
                 .forbidden, code: "forbidden",

@@ -42,9 +42,17 @@ struct LookupController {
         }
     }
 
+    /// The longest name or external id a lookup takes: longer than any real one.
+    static let maxFieldLength = 200
+
     static func query(_ parameters: [String: String], team: Int64) throws -> LookupQuery {
         func text(_ name: String) -> String? {
             parameters[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        for name in ["givenName", "familyName", "externalId"] {
+            if let value = parameters[name], value.count > maxFieldLength {
+                throw APIError.badRequest("\(name) is longer than \(maxFieldLength) characters; search with a shorter part of it")
+            }
         }
         var query = LookupQuery(teamId: team, givenName: text("givenName"), familyName: text("familyName"), externalId: text("externalId"))
         if let birth = text("dateOfBirth") {

@@ -52,9 +52,10 @@ struct QuestionnaireController {
         }
     }
 
-    struct Publish: Decodable {
+    struct Publish: RequestBody {
         var files: [String: String]
         var lists: [String: String]?
+        static let fields: Set<String> = ["files", "lists"]
     }
 
     func register(_ routes: RouteRegistrar) {

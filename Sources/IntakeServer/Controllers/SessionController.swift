@@ -5,9 +5,10 @@ import Hummingbird
 struct SessionController {
     let services: IntakeServices
 
-    struct SignIn: Decodable {
+    struct SignIn: RequestBody {
         var username: String
         var password: String
+        static let fields: Set<String> = ["username", "password"]
     }
 
     struct Session: Encodable {
@@ -17,13 +18,23 @@ struct SessionController {
     }
 
     func register(_ routes: RouteRegistrar) {
-        routes.on(.post, "/v1/sessions") { request, _ in
+        routes.on(.post, "/v1/sessions") { request, context in
             let body = try JSONCoding.decode(SignIn.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024))
-            guard let session = try await services.accounts.signIn(username: body.username, password: body.password) else {
+            switch try await services.accounts.signIn(username: body.username, password: body.password, address: context.clientAddress) {
+            case .signedIn(let token, let user, let expiresAt):
+                return try JSONCoding.response(Session(token: token, expiresAt: expiresAt, user: UserJSON(user)), status: .created)
+            case .refused:
                 throw APIError(.unauthorized, code: "bad_credentials", message: "wrong username or password")
+            case .throttled(let seconds):
+                throw APIError(
+                    .tooManyRequests, code: "too_many_attempts",
+                    message: "too many failed sign-ins; wait \(seconds) seconds before trying again",
+                    headers: [.retryAfter: String(seconds)])
+            case .locked:
+                throw APIError(
+                    .forbidden, code: "account_locked",
+                    message: "this account is locked after repeated failed sign-ins; ask an admin to unlock it (intake admin user unlock NAME)")
             }
-            return try JSONCoding.response(
-                Session(token: session.token, expiresAt: session.expiresAt, user: UserJSON(session.user)), status: .created)
         }
         routes.on(.delete, "/v1/sessions/current") { request, context in
             _ = try context.require(Set(Role.allCases))

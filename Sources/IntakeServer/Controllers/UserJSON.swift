@@ -6,6 +6,7 @@ struct UserJSON: Encodable {
     var role: String
     var team: String?
     var disabled: Bool
+    var locked: Bool
     var createdAt: Date
 
     init(_ user: User) {
@@ -13,6 +14,7 @@ struct UserJSON: Encodable {
         role = user.role.rawValue
         team = user.teamName
         disabled = user.disabled
+        locked = user.lockedAt != nil
         createdAt = user.createdAt
     }
 }

@@ -47,6 +47,12 @@ public protocol RecordStore: Sendable {
     func users() async throws -> [User]
     func credentials(username: String) async throws -> UserCredentials?
     func updateUser(username: String, _ change: UserChange) async throws -> User?
+    /// Counts one more failed sign-in of `username` at `time`, in one atomic step (two servers
+    /// may count at once), and locks the account when the count reaches `lockAfter`; nil for an
+    /// unknown user.
+    func recordSignInFailure(username: String, at time: Date, lockAfter: Int) async throws -> SignInFailures?
+    /// Forgets the failed sign-ins of `username` after one succeeds (a lock stays).
+    func clearSignInFailures(username: String) async throws
     func userCount() async throws -> Int
     func createToken(_ token: NewToken, at time: Date) async throws
     /// The user a token belongs to, if the token is known, unexpired and the user enabled.

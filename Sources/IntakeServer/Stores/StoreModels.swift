@@ -166,8 +166,13 @@ public struct User: Sendable, Hashable {
     public var teamName: String?
     public var disabled: Bool
     public var createdAt: Date
+    /// When repeated failed sign-ins locked the account; nil while it is not locked. Only an
+    /// admin lifts a lock (``UserChange/unlock``).
+    public var lockedAt: Date?
 
-    package init(id: Int64, username: String, role: Role, teamId: Int64?, teamName: String?, disabled: Bool, createdAt: Date) {
+    package init(
+        id: Int64, username: String, role: Role, teamId: Int64?, teamName: String?, disabled: Bool, createdAt: Date, lockedAt: Date? = nil
+    ) {
         self.id = id
         self.username = username
         self.role = role
@@ -175,16 +180,34 @@ public struct User: Sendable, Hashable {
         self.teamName = teamName
         self.disabled = disabled
         self.createdAt = createdAt
+        self.lockedAt = lockedAt
     }
 }
 
 public struct UserCredentials: Sendable {
     public var user: User
     public var passwordHash: String
+    /// Failed sign-ins since the last one that succeeded (or the last unlock).
+    public var failedSignIns: Int
+    public var lastFailedSignInAt: Date?
 
-    package init(user: User, passwordHash: String) {
+    package init(user: User, passwordHash: String, failedSignIns: Int = 0, lastFailedSignInAt: Date? = nil) {
         self.user = user
         self.passwordHash = passwordHash
+        self.failedSignIns = failedSignIns
+        self.lastFailedSignInAt = lastFailedSignInAt
+    }
+}
+
+/// An account's failed sign-ins after one more was counted.
+public struct SignInFailures: Sendable, Equatable {
+    public var count: Int
+    /// Set once `count` reached the lock threshold (and kept until an admin unlocks).
+    public var lockedAt: Date?
+
+    package init(count: Int, lockedAt: Date?) {
+        self.count = count
+        self.lockedAt = lockedAt
     }
 }
 
@@ -207,12 +230,15 @@ public struct UserChange: Sendable {
     public var teamId: Int64??
     public var passwordHash: String?
     public var disabled: Bool?
+    /// Lifts a lock from failed sign-ins and forgets the failures.
+    public var unlock: Bool
 
-    public init(role: Role? = nil, teamId: Int64?? = nil, passwordHash: String? = nil, disabled: Bool? = nil) {
+    public init(role: Role? = nil, teamId: Int64?? = nil, passwordHash: String? = nil, disabled: Bool? = nil, unlock: Bool = false) {
         self.role = role
         self.teamId = teamId
         self.passwordHash = passwordHash
         self.disabled = disabled
+        self.unlock = unlock
     }
 }
 

@@ -9,12 +9,15 @@ public struct APIError: Error, Sendable {
     public var code: String
     public var message: String
     public var details: JSONValue?
+    /// Headers the answer carries beside the body (`Allow`, `Retry-After`).
+    public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, code: String, message: String, details: JSONValue? = nil) {
+    public init(_ status: HTTPResponse.Status, code: String, message: String, details: JSONValue? = nil, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.headers = headers
     }
 
     static let unauthenticated = APIError(

@@ -56,13 +56,61 @@ enum JSONCoding {
             message: "the request body is larger than \(limit) bytes; send fewer records per request")
     }
 
-    /// Decodes a body, turning decoding failures into 400s that name the field.
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    /// Decodes a body, turning failures into 400s that name the field: strict JSON first
+    /// (``JSONReader/check(_:)``: no trailing commas, UTF-8 only, no key twice, no NUL), then
+    /// only the fields `T` knows, `null` only where it means something.
+    static func decode<T: RequestBody>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            try JSONReader.check(data)
+        } catch {
+            throw APIError.badRequest("the body is not valid JSON " + error.description)
+        }
+        try checkFields(of: T.self, in: data)
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
             throw APIError.badRequest(describe(error))
         }
+    }
+
+    /// Whether the body (strict JSON already) holds `key` at its top level.
+    static func hasField(_ key: String, in data: Data) -> Bool {
+        (try? JSONReader.document(data) { reader throws(JSONReadError) -> Bool in
+            var found = false
+            try reader.object { name, reader throws(JSONReadError) in
+                if name == key { found = true }
+                try reader.skipValue()
+            }
+            return found
+        }) ?? false
+    }
+
+    private static func checkFields<T: RequestBody>(of type: T.Type, in data: Data) throws {
+        var problem: String?
+        do {
+            try JSONReader.document(data) { reader throws(JSONReadError) in
+                guard reader.peek() == UInt8(ascii: "{") else {
+                    problem = "the body must be a JSON object"
+                    try reader.skipValue()
+                    return
+                }
+                try reader.object { name, reader throws(JSONReadError) in
+                    if problem == nil, !T.fields.contains(name) {
+                        problem = "field '\(String(name.prefix(64)))' is not one this request takes; send only \(T.fields.sorted().joined(separator: ", "))"
+                    }
+                    if reader.null() {
+                        if problem == nil, T.fields.contains(name), !T.nullable.contains(name) {
+                            problem = "field '\(name)' is null; leave it out or give a value"
+                        }
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+            }
+        } catch {
+            throw APIError.badRequest("the body is not valid JSON " + error.description)
+        }
+        if let problem { throw APIError.badRequest(problem) }
     }
 
     /// `field 'records[2].patient.dateOfBirth': expected a date written as YYYY-MM-DD.`

@@ -51,7 +51,8 @@ struct AdminCommand: AsyncParsableCommand {
 
     struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "user", abstract: "Create, list and change users.", subcommands: [Create.self, List.self, Update.self])
+            commandName: "user", abstract: "Create, list and change users; unlock one locked by failed sign-ins.",
+            subcommands: [Create.self, List.self, Update.self, Unlock.self])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create a user with a role (and a team for field workers and coordinators).")
@@ -77,7 +78,8 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 for user in try await databaseOptions.services().store.users() {
-                    print([user.username, user.role.rawValue, user.teamName ?? "-", user.disabled ? "disabled" : "active"].joined(separator: "\t"))
+                    let state = user.disabled ? "disabled" : user.lockedAt != nil ? "locked" : "active"
+                    print([user.username, user.role.rawValue, user.teamName ?? "-", state].joined(separator: "\t"))
                 }
             }
         }
@@ -100,6 +102,18 @@ struct AdminCommand: AsyncParsableCommand {
                         username: username, role: role, team: team.map { .some($0) }, password: password, disabled: enabled.map { !$0 })
                 }
                 print("Updated '\(user.username)': \(user.role.rawValue), team \(user.teamName ?? "-"), \(user.disabled ? "disabled" : "active").")
+            }
+        }
+
+        struct Unlock: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Unlock a user whom repeated failed sign-ins locked out, and forget the failures.")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+            @Argument(help: "The username.") var username: String
+
+            func run() async throws {
+                let user = try await AdminRule.run { try await databaseOptions.services().accounts.unlock(username: username) }
+                print("Unlocked '\(user.username)'; they may sign in again.")
             }
         }
     }

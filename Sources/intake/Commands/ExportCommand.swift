@@ -60,6 +60,12 @@ struct ExportCommand: AsyncParsableCommand {
             "Only these files (repeatable): \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
     var formats: [String] = []
 
+    @Flag(
+        help: """
+            Write CSV cells exactly as collected. By default a cell a spreadsheet could run as a formula (starting with =, +, -, @),             a text answer equal to the unanswered code, and text starting with ' get a leading ' (see codebook.md).
+            """)
+    var rawCells = false
+
     @Option(help: ArgumentHelp("Written in a cell for a question asked but not answered.", valueName: "code"))
     var unansweredCode = "."
 
@@ -95,7 +101,7 @@ struct ExportCommand: AsyncParsableCommand {
         let folder = URL(fileURLWithPath: out)
         let options = ExportOptions(
             includeIdentifiers: includeIdentifiers, dropFreeText: dropFreeText, shiftDates: shiftDates, unansweredCode: unansweredCode,
-            fhirBase: fhirBase)
+            fhirBase: fhirBase, rawCells: rawCells)
         var chosen = formats.compactMap(ExportFormat.init(rawValue:))
         if chosen.isEmpty { chosen = ExportFormat.allCases }
         let display = isatty(STDOUT_FILENO) == 1 ? ProgressDisplay(interactive: true) : nil

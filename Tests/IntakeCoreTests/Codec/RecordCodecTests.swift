@@ -15,6 +15,14 @@ struct RecordCodecTests {
         }
     }
 
+    @Test func aStringHoldingANulIsRefusedAndSaysWhere() throws {
+        var records = RandomRecords(seed: 7)
+        var record = records.record()
+        record.patient.familyName = "Had\u{0}dad"
+        let error = #expect(throws: JSONReadError.self) { _ = try RecordCodec.decode(RecordCodec.encode(record)) }
+        #expect(error?.path == "patient.familyName" && error?.message.contains("NUL") == true)
+    }
+
     /// Foundation's own JSON reader, an independent one, reads the canonical bytes as the same
     /// values. (It drops U+FEFF inside strings, so the records given to it have none.)
     @Test func canonicalBytesAreJSONThatFoundationReadsAlike() throws {

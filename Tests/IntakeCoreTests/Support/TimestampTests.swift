@@ -18,12 +18,18 @@ struct TimestampTests {
         }
     }
 
-    @Test func readsOtherISO8601SpellingsAndRefusesNonsense() {
+    @Test func readsOtherISO8601SpellingsAndRefusesImpossibleTimes() {
         #expect(Timestamp.date(from: "2026-11-22T05:19:08Z") == Date(timeIntervalSince1970: 1_795_324_748))
         #expect(Timestamp.date(from: "2026-11-22T07:19:08.000+02:00") == Date(timeIntervalSince1970: 1_795_324_748))
         #expect(Timestamp.date(from: "2024-02-29T00:00:00.000Z") != nil)
-        for bad in ["2023-02-29T00:00:00.000Z", "2026-13-01T00:00:00Z", "2026-11-22 05:19:08Z", "yesterday", "", "2026-11-22T05:19:08.123"]
-        {
+        #expect(Timestamp.date(from: "2026-11-22T00:49:08.5-0430") == Date(timeIntervalSince1970: 1_795_324_748.5))
+        #expect(Timestamp.date(from: "2026-11-22T05:19:08.123456789Z") == Date(timeIntervalSince1970: 1_795_324_748.123))
+        for bad in [
+            "2023-02-29T00:00:00.000Z", "2026-13-01T00:00:00Z", "2026-11-22 05:19:08Z", "yesterday", "", "2026-11-22T05:19:08.123",
+            // Impossible times with an offset are refused too, never rolled over into the next day or month.
+            "2026-02-30T10:00:00+01:00", "2026-11-22T24:00:00+00:00", "2026-11-22T05:19:60Z", "2026-11-22T05:19:08+19:00",
+            "2026-11-22T05:19:08+02:60", "2026-11-22T05:19:08.Z", "2026-11-22T05:19:08.1234567890Z", "+12026-11-22T05:19:08Z",
+        ] {
             #expect(Timestamp.date(from: bad) == nil, "\(bad)")
         }
     }
