@@ -37,12 +37,13 @@ extension PostgresRecordStore {
         let id = key(item.record.id)
         let rows = try await connection.query(
             """
-            SELECT revision, EXISTS (SELECT 1 FROM recordRevision WHERE recordId = \(id) AND contentHash = \(item.contentHash))
+            SELECT revision, teamId, EXISTS (SELECT 1 FROM recordRevision WHERE recordId = \(id) AND contentHash = \(item.contentHash))
             FROM record WHERE id = \(id)
             """, logger: logger
         ).collect()
         if let row = rows.first {
-            let (current, seen) = try row.decode((Int, Bool).self)
+            let (current, teamId, seen) = try row.decode((Int, Int64, Bool).self)
+            guard teamId == owner.teamId else { return .taken }
             return seen ? .duplicate(revision: current) : .conflict(currentRevision: current)
         }
         let r = item.record

@@ -27,7 +27,9 @@ extension SQLiteRecordStore {
 
     private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ db: Database) throws -> IngestOutcome {
         let id = key(item.record.id)
-        if let current = try Int.fetchOne(db.cachedStatement(sql: "SELECT revision FROM record WHERE id = ?"), arguments: [id]) {
+        if let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, teamId FROM record WHERE id = ?"), arguments: [id]) {
+            let current: Int = existing["revision"]
+            guard (existing["teamId"] as Int64) == owner.teamId else { return .taken }
             let seen =
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)"),

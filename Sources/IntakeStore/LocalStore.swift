@@ -21,14 +21,26 @@ public final class LocalStore: Sendable {
     public struct Configuration: Sendable {
         /// Asked for the passphrase when the store is passphrase-protected.
         public var passphrase: (@Sendable () throws -> String)?
-        /// When a new store is created with this, it is passphrase-protected; otherwise a device key file protects it.
+        /// When a new store is created with this, it is passphrase-protected.
         public var newStorePassphrase: String?
+        /// Asked for a new passphrase when the first key is made and ``newStorePassphrase`` is nil
+        /// (a person at a terminal chooses one); nil when nobody can be asked.
+        public var chooseNewPassphrase: (@Sendable () throws -> String)?
+        /// Whether a new store may keep its key in a device key file beside the data when no
+        /// passphrase is given: anyone who has the disk can then open every draft. For shared
+        /// kiosk machines, and tests; the command line allows it only with `INTAKE_KIOSK=1`.
+        public var allowsDeviceKey: Bool
         /// scrypt's cost N for passphrases (32,768: about 0.1 s and 32 MiB).
         public var scryptRounds = 1 << 15
 
-        public init(passphrase: (@Sendable () throws -> String)? = nil, newStorePassphrase: String? = nil) {
+        public init(
+            passphrase: (@Sendable () throws -> String)? = nil, newStorePassphrase: String? = nil,
+            chooseNewPassphrase: (@Sendable () throws -> String)? = nil, allowsDeviceKey: Bool = true
+        ) {
             self.passphrase = passphrase
             self.newStorePassphrase = newStorePassphrase
+            self.chooseNewPassphrase = chooseNewPassphrase
+            self.allowsDeviceKey = allowsDeviceKey
         }
     }
 
@@ -93,8 +105,14 @@ public final class LocalStore: Sendable {
                 key = try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() }
             } else {
                 key = RecordCipher.generateKey()
-                try KeyVault.save(
-                    try KeyVault.wrap(key, passphrase: configuration.newStorePassphrase, directory: directory, rounds: configuration.scryptRounds), db)
+                let passphrase = try configuration.newStorePassphrase ?? configuration.chooseNewPassphrase?()
+                guard passphrase != nil || configuration.allowsDeviceKey else {
+                    throw LocalStoreError(
+                        "this machine's store has no key yet, and no passphrase was given to protect it",
+                        fix: "run intake in a terminal to choose a passphrase, or set INTAKE_PASSPHRASE; on a shared kiosk machine, "
+                            + "INTAKE_KIOSK=1 keeps the key in a file beside the data instead (anyone who has the disk can then read every draft)")
+                }
+                try KeyVault.save(try KeyVault.wrap(key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
             }
             let cipher = RecordCipher(key: key)
             try Self.sealPlaintextPayloads(with: cipher, db)

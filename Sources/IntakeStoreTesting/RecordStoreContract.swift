@@ -38,6 +38,21 @@ public enum RecordStoreContract {
         }
     }
 
+    public static func anIdOfAnotherTeamsRecordIsTakenWhateverTheContent(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let other = try await store.createTeam(name: "o", at: Date())
+        let a = Self.record(2)
+        _ = try await store.ingest([try IngestItem(record: a)], owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
+        let stranger = RecordOwner(teamId: other.id, username: "v")
+        let changed = a.with { $0.patient.externalId = "X" }
+        // The same content and other content answer alike: nothing tells what the record holds.
+        let outcomes = try await store.ingest([try IngestItem(record: a), try IngestItem(record: changed)], owner: stranger, at: Date())
+        #expect(outcomes == [.taken, .taken])
+        #expect(try await store.revisions(of: a.id).count == 1)
+        #expect(try await store.record(id: a.id)?.teamId == team.id)
+    }
+
     public static func updatesAreOptimisticAndScopedToTheTeam(_ kind: some RecordStoreFactory) async throws {
         do {
             let store = try await kind.open()

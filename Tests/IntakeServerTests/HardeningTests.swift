@@ -1,5 +1,7 @@
 import Foundation
 import HummingbirdTesting
+import IntakeCore
+import IntakeStoreTesting
 import Testing
 
 @testable import IntakeServer
@@ -69,6 +71,39 @@ struct HardeningTests {
             let unassign = try await client.send(
                 .patch, "/v1/users/researcher", as: "admin", in: server, body: Self.body(#"{"team":null}"#))
             #expect(unassign.status == .ok, "\(unassign.text)")
+        }
+    }
+
+    @Test func postingAnotherTeamsIdTellsNothingAboutThatRecord() async throws {
+        let server = try await TestServer.make()
+        let record = server.record(seed: 11)
+        try await server.application().test(.router) { client in
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .created)
+            let same = try await client.send(.post, "/v1/records", as: "fieldworker-b", in: server, json: record)
+            let changed = try await client.send(
+                .post, "/v1/records", as: "fieldworker-b", in: server, json: record.with { $0.patient.familyName = "Other" })
+            #expect(same.status == .conflict && same.errorCode == "id_taken")
+            #expect(same.text == changed.text && !same.text.contains("Revision"))
+            let batch = try await client.send(.post, "/v1/records/batch", as: "fieldworker-b", in: server, json: Batch(records: [record]))
+            let result = try #require((batch.json["results"] as? [[String: Any]])?.first)
+            #expect(result["outcome"] as? String == "conflict" && result["code"] as? String == "id_taken" && result["currentRevision"] == nil)
+        }
+    }
+
+    @Test func aRecordWithThousandsOfProblemsGetsAShortAnswer() async throws {
+        let server = try await TestServer.make()
+        var built = server.record(seed: 12)
+        for index in 1...5_000 { built[QuestionPosition(section: 9, index: index)] = .text("x") }
+        let record = built
+        try await server.application().test(.router) { client in
+            let single = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
+            #expect(single.status == .unprocessableContent)
+            let details = try #require((single.json["error"] as? [String: Any])?["details"] as? [String: Any])
+            #expect((details["issues"] as? [Any])?.count == 100 && details["issueCount"] as? Int == 5_000)
+            #expect(single.body.readableBytes < 64 * 1024)
+            let batch = try await client.send(.post, "/v1/records/batch", as: "fieldworker-a", in: server, json: Batch(records: [record]))
+            let result = try #require((batch.json["results"] as? [[String: Any]])?.first)
+            #expect((result["issues"] as? [Any])?.count == 100 && result["issueCount"] as? Int == 5_000)
         }
     }
 

@@ -10,6 +10,10 @@ struct RecordStoreContractTests {
         try await RecordStoreContract.ingestRecognisesDuplicatesAndConflictsWithinOneBatch(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func anIdOfAnotherTeamsRecordIsTakenWhateverTheContent(_ kind: StoreKind) async throws {
+        try await RecordStoreContract.anIdOfAnotherTeamsRecordIsTakenWhateverTheContent(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func updatesAreOptimisticAndScopedToTheTeam(_ kind: StoreKind) async throws {
         try await RecordStoreContract.updatesAreOptimisticAndScopedToTheTeam(kind)
     }

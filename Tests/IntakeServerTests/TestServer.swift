@@ -54,7 +54,8 @@ struct TestServer {
         var logger = Logger(label: "intake.test")
         logger.logLevel = .warning
         return Application(
-            router: IntakeServerApp.router(services).router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+            router: IntakeServerApp.router(services).router, server: IntakeServerApp.httpServer(services.configuration),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 
     /// A valid complete record of the bundled questionnaire.

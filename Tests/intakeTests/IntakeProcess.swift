@@ -15,6 +15,8 @@ struct IntakeProcess {
     /// The server database for `serve` and `admin` (INTAKE_SERVER_DATABASE); nil for the SQLite
     /// file in the data directory.
     var serverDatabase: String?
+    /// Variables set (or, with nil, removed) on top of the defaults below.
+    var environment: [String: String?] = [:]
 
     init() {
         dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-e2e-\(UUID().uuidString)")
@@ -44,8 +46,11 @@ struct IntakeProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["INTAKE_DATA_DIR"] = dataDirectory.path
         environment["INTAKE_COLLECTOR"] = "test.worker"
+        // A store made by a test process keeps its key in a file, as on a kiosk, unless the test sets a passphrase.
+        environment["INTAKE_KIOSK"] = "1"
         environment.removeValue(forKey: "INTAKE_QUESTIONNAIRES")
         environment["INTAKE_SERVER_DATABASE"] = serverDatabase
+        for (name, value) in self.environment { environment[name] = value }
         process.environment = environment
         return process
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 
 /// Everything the routes need, shared by the API and `intake admin`.
 public struct IntakeServices: Sendable {
@@ -45,9 +47,16 @@ public enum IntakeServerApp {
 
     public static func application(_ services: IntakeServices, logger: Logger) -> some ApplicationProtocol {
         Application(
-            router: router(services).router,
+            router: router(services).router, server: httpServer(services.configuration),
             configuration: .init(address: .hostname(services.configuration.host, port: services.configuration.port), serverName: "intake"),
             logger: logger)
+    }
+
+    /// HTTP/1.1 with the configuration's idle timeout: a connection that sends nothing for that
+    /// long (headers never finished, a keep-alive left open) is closed.
+    static func httpServer(_ configuration: ServerConfiguration) -> HTTPServerBuilder {
+        let idle = configuration.idleTimeout.components
+        return .http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
     }
 
     /// Serves until the process is stopped (SIGINT or SIGTERM end it gracefully): what

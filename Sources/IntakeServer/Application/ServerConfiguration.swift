@@ -18,6 +18,11 @@ public struct ServerConfiguration: Sendable {
     public var bcryptCost: UInt8 = 12
     /// How long a token from `POST /v1/sessions` is valid.
     public var sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// How long a client has to send a whole request body (408 after it).
+    public var bodyTimeout: Duration = .seconds(30)
+    /// How long a connection may stay silent (no bytes read) before it is closed: headers
+    /// trickled or never finished, an idle keep-alive.
+    public var idleTimeout: Duration = .seconds(60)
     /// Delays and lock against password guessing.
     public var signIn = SignInPolicy()
     /// The clock sign-in delays are measured by (tests move it).

@@ -47,7 +47,7 @@ struct AdminController {
         }
         routes.on(.post, "/v1/teams") { request, context in
             _ = try context.require([.admin])
-            let body = try JSONCoding.decode(NewTeam.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024))
+            let body = try JSONCoding.decode(NewTeam.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             return try JSONCoding.response(TeamJSON(try await accountRule { try await services.accounts.createTeam(name: body.name) }), status: .created)
         }
         routes.on(.get, "/v1/users") { _, context in
@@ -56,7 +56,7 @@ struct AdminController {
         }
         routes.on(.post, "/v1/users") { request, context in
             _ = try context.require([.admin])
-            let body = try JSONCoding.decode(NewUserBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024))
+            let body = try JSONCoding.decode(NewUserBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             let user = try await accountRule {
                 try await services.accounts.createUser(username: body.username, password: body.password, role: body.role, team: body.team)
             }
@@ -65,7 +65,7 @@ struct AdminController {
         routes.on(.patch, "/v1/users/{username}") { request, context in
             _ = try context.require([.admin])
             let username = try context.parameters.require("username")
-            let data = try await JSONCoding.body(of: request, limit: 64 * 1024)
+            let data = try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
             let body = try JSONCoding.decode(UserPatch.self, from: data)
             // "team": null removes the user from their team; leaving "team" out keeps it.
             let team: String?? = JSONCoding.hasField("team", in: data) ? .some(body.team) : .none
@@ -82,7 +82,7 @@ struct AdminController {
         routes.on(.post, "/v1/users/{username}/tokens") { request, context in
             _ = try context.require([.admin])
             let username = try context.parameters.require("username")
-            let body = try JSONCoding.decode(NewTokenBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024))
+            let body = try JSONCoding.decode(NewTokenBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             if let days = body.expiresInDays, !(1...3650).contains(days) { throw APIError.badRequest("expiresInDays must be from 1 to 3650") }
             let expiresAt = body.expiresInDays.map { Date().addingTimeInterval(Double($0) * 86400) }
             let name = body.name ?? "api"

@@ -79,7 +79,7 @@ struct QuestionnaireController {
         routes.on(.post, "/v1/questionnaires") { request, context in
             _ = try context.require([.admin, .coordinator])
             let body = try JSONCoding.decode(
-                Publish.self, from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes))
+                Publish.self, from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
             let (published, isNew) = try await services.questionnaires.publish(files: body.files, lists: body.lists ?? [:])
             return try JSONCoding.response(Summary(published), status: isNew ? .created : .ok)
         }

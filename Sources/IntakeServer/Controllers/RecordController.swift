@@ -35,11 +35,13 @@ struct RecordController {
 
     private func postOne(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
-        let record = try JSONCoding.record(from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes))
+        let record = try JSONCoding.record(from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         let result = try await services.records.ingest([record], owner: RecordOwner(teamId: team, username: user.username))[0]
         switch result {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
+        case .stored(.taken, _):
+            throw APIError(.conflict, code: "id_taken", message: Self.takenMessage)
         case .stored(.conflict(let current), _):
             throw APIError(
                 .conflict, code: "conflict",
@@ -54,7 +56,7 @@ struct RecordController {
 
     private func postBatch(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
-        let data = try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes)
+        let data = try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout)
         let items = try BatchBody.items(in: data, limit: services.configuration.maxBatchRecords)
         var records: [(index: Int, record: PatientResponse)] = []
         var results: [IngestResultJSON?] = Array(repeating: nil, count: items.count)
@@ -93,7 +95,7 @@ struct RecordController {
     private func put(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
         let id = try Self.id(context)
-        let body = try RecordUpdate(json: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes))
+        let body = try RecordUpdate(json: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         guard body.record.id == id else {
             throw APIError.badRequest("the record's id does not match the id in the path; a record keeps its id through edits")
         }
@@ -134,6 +136,9 @@ struct RecordController {
 
     static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
 
+    /// For an id of another team's record: the same whatever that record holds, and no revision.
+    static let takenMessage = "this id is already used by a record you may not see; give the record a new random id (UUID)"
+
     static func json(_ result: RecordService.Result, id: UUID, index: Int?) -> IngestResultJSON {
         var json = IngestResultJSON(index: index, id: key(id), outcome: "")
         switch result {
@@ -141,15 +146,19 @@ struct RecordController {
             json.outcome = "invalid"
             json.code = code
             json.message = message
-            json.issues = issues.map(IssueJSON.init)
+            json.issues = IssueJSON.listed(issues)
+            if issues.count > IssueJSON.maxListed { json.issueCount = issues.count }
         case .stored(let outcome, let warnings):
-            json.warnings = warnings.isEmpty ? nil : warnings.map(IssueJSON.init)
+            json.warnings = warnings.isEmpty ? nil : IssueJSON.listed(warnings)
             switch outcome {
             case .created(let revision): (json.outcome, json.revision) = ("created", revision)
             case .duplicate(let revision): (json.outcome, json.revision) = ("duplicate", revision)
             case .conflict(let current):
                 (json.outcome, json.currentRevision) = ("conflict", current)
                 json.message = "a record with this id exists with different content; send changes with PUT"
+            case .taken:
+                (json.outcome, json.code) = ("conflict", "id_taken")
+                json.message = Self.takenMessage
             }
         }
         return json

@@ -23,12 +23,21 @@ struct IssueJSON: Encodable {
         message = issue.message
     }
 
-    /// `{"issues": [...]}` for an error's details.
+    /// The most issues an answer lists; the rest are counted (`issueCount`), so a record with a
+    /// hundred thousand problems gets a short answer, not megabytes.
+    static let maxListed = 100
+
+    /// `{"issues": [...], "issueCount": n}` for an error's details: the first ``maxListed``.
     static func details(_ issues: [ValidationIssue]) -> JSONValue {
-        let encoded = (try? JSONCoding.encoder.encode(issues.map(IssueJSON.init))).flatMap {
+        let encoded = (try? JSONCoding.encoder.encode(listed(issues))).flatMap {
             try? JSONDecoder().decode(JSONValue.self, from: $0)
         }
-        return .object(["issues": encoded ?? .array([])])
+        return .object(["issues": encoded ?? .array([]), "issueCount": .integer(issues.count)])
+    }
+
+    /// The first ``maxListed`` issues.
+    static func listed(_ issues: [ValidationIssue]) -> [IssueJSON] {
+        issues.prefix(maxListed).map(IssueJSON.init)
     }
 }
 
@@ -73,6 +82,8 @@ struct IngestResultJSON {
     var code: String?
     var message: String?
     var issues: [IssueJSON]?
+    /// How many issues there were, when more than ``IssueJSON/maxListed`` (only those are listed).
+    var issueCount: Int?
     var warnings: [IssueJSON]?
 }
 
@@ -101,6 +112,7 @@ extension IngestResultJSON {
         if let currentRevision { writer.key("currentRevision"); writer.integer(currentRevision) }
         if let id { writer.key("id"); writer.string(id) }
         if let index { writer.key("index"); writer.integer(index) }
+        if let issueCount { writer.key("issueCount"); writer.integer(issueCount) }
         if let issues { writer.key("issues"); Self.write(issues, into: &writer) }
         if let message { writer.key("message"); writer.string(message) }
         writer.key("outcome"); writer.string(outcome)

@@ -19,7 +19,7 @@ struct SessionController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/sessions") { request, context in
-            let body = try JSONCoding.decode(SignIn.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024))
+            let body = try JSONCoding.decode(SignIn.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             switch try await services.accounts.signIn(username: body.username, password: body.password, address: context.clientAddress) {
             case .signedIn(let token, let user, let expiresAt):
                 return try JSONCoding.response(Session(token: token, expiresAt: expiresAt, user: UserJSON(user)), status: .created)

@@ -57,6 +57,9 @@ public enum IngestOutcome: Sendable, Equatable {
     case duplicate(revision: Int)
     /// A record with this id exists with other content.
     case conflict(currentRevision: Int)
+    /// The id belongs to a record of another team: nothing about it (its revision, whether the
+    /// content matches) is told, and nothing is stored.
+    case taken
 }
 
 public enum UpdateOutcome: Sendable, Equatable {

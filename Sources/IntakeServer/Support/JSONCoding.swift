@@ -37,13 +37,29 @@ enum JSONCoding {
         }
     }
 
-    /// The request body, at most `limit` bytes (413 above it).
-    static func body(of request: Request, limit: Int) async throws -> Data {
+    /// The request body, at most `limit` bytes (413 above it), sent within `timeout` (408 after
+    /// it): a client that trickles a body would otherwise hold a connection and a task for ever.
+    static func body(of request: Request, limit: Int, timeout: Duration) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw tooLarge(limit)
         }
         do {
-            let buffer = try await request.body.collect(upTo: limit)
+            let body = request.body
+            let buffer = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { try await body.collect(upTo: limit) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            guard let buffer else {
+                throw APIError(
+                    .requestTimeout, code: "body_timeout",
+                    message: "the request body did not arrive within \(timeout.components.seconds) seconds; send it whole, or check the network",
+                    headers: [.connection: "close"])
+            }
             return Data(buffer: buffer)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw tooLarge(limit)

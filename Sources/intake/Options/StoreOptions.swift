@@ -19,11 +19,15 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store (``LocalStore/Configuration/standard(environment:ask:)``), asking for a
     /// passphrase on the terminal when it needs one and none is set.
     func open() throws -> LocalStore {
-        let configuration = LocalStore.Configuration.standard(environment: ProcessInfo.processInfo.environment) {
-            guard isatty(STDIN_FILENO) == 1, let typed = getpass("Passphrase of the local store: ") else { return nil }
-            return String(cString: typed)
-        }
+        let ask: (@Sendable (String) -> String?)? = isatty(STDIN_FILENO) == 1 ? Self.askOnTerminal : nil
+        let configuration = LocalStore.Configuration.standard(environment: ProcessInfo.processInfo.environment, ask: ask)
         return try LocalStore(directory: directory, configuration: configuration)
+    }
+
+    /// Shows `prompt` and reads a line without echo.
+    @Sendable static func askOnTerminal(_ prompt: String) -> String? {
+        guard let typed = getpass(prompt) else { return nil }
+        return String(cString: typed)
     }
 }
 

@@ -1,0 +1,62 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+
+@testable import IntakeServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A client that sends part of a request and then trickles or stops is answered and cut off,
+/// over a real socket on 127.0.0.1.
+struct SlowClientTests {
+    /// Sends `text` on a new connection to 127.0.0.1:`port`, then reads until the server closes
+    /// or `wait` seconds pass; what the server sent.
+    static func exchange(port: Int, _ text: String, wait: Int) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: wait, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = text.withCString { send(fd, $0, strlen($0), 0) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    @Test func aBodyThatDoesNotArriveInTimeGets408AndTheConnectionCloses() async throws {
+        let server = try await TestServer.make { $0.bodyTimeout = .seconds(1) }
+        let token = try #require(server.tokens["fieldworker-a"])
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let start = ContinuousClock.now
+            let request =
+                "POST /v1/records HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 5000\r\n\r\n{\"id\":"
+            // The blocking socket calls run on a thread of their own, never on Swift's few
+            // cooperative threads, which the server in this process needs to answer.
+            let answer = try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(with: Result { try Self.exchange(port: port, request, wait: 10) })
+                }
+            }
+            #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(200))")
+            #expect(answer.contains("\"body_timeout\""))
+            #expect(ContinuousClock.now - start < .seconds(8), "the server closed the connection instead of waiting for the rest")
+        }
+    }
+}
