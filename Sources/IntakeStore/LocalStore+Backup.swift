@@ -24,12 +24,13 @@ extension LocalStore {
     /// `passphrase`, to `url`. Returns how many.
     @discardableResult
     public func exportQueue(to url: URL, passphrase: String) throws(LocalStoreError) -> Int {
-        let cipher = try cipher()
+        _ = try cipher()
         let salt = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
         do {
             let backupCipher = RecordCipher(key: try KeyVault.stretch(passphrase, salt: salt, rounds: configuration.scryptRounds))
             let entries = try database.write { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY enqueuedAt, id").compactMap { row -> QueueBackup.Entry? in
+                let cipher = try self.cipher(in: db)
+                return try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY enqueuedAt, id").compactMap { row -> QueueBackup.Entry? in
                     guard let response = try Self.open(row, cipher, source: "outbox", db) else { return nil }
                     return QueueBackup.Entry(
                         id: response.id, baseRevision: row["baseRevision"], sealed: try backupCipher.seal(try response.jsonData(), id: response.id))
@@ -74,8 +75,7 @@ extension LocalStore {
         if readable.isEmpty, !records.isEmpty {
             throw LocalStoreError("wrong passphrase for this backup (or every entry is damaged)", fix: "nothing was imported; try again with the backup's passphrase")
         }
-        let cipher = try cipher()
-        return try write("import the backup") { db in
+        return try writeSealed("import the backup") { db, cipher in
             var imported = 0, already = 0
             for (entry, response) in readable {
                 if try Int.fetchOne(db, sql: "SELECT 1 FROM outbox WHERE id = ?", arguments: [Self.key(response.id)]) != nil {

@@ -6,8 +6,8 @@ extension LocalStore {
     /// Saves a draft, sealed, replacing the earlier copy, in one durable transaction.
     public func save(_ draft: Draft) throws(LocalStoreError) {
         let response = draft.response
-        let payload = try sealed(response)
-        try write("save the draft") { db in
+        try writeSealed("save the draft") { db, cipher in
+            let payload = try Self.seal(response, with: cipher)
             try db.execute(
                 sql: """
                     INSERT INTO record (id, questionnaireId, questionnaireVersion, state, cursorSection, cursorIndex,
@@ -29,8 +29,7 @@ extension LocalStore {
 
     /// The draft with this id, if any.
     public func draft(id: UUID) throws(LocalStoreError) -> Draft? {
-        let cipher = try cipher()
-        let found = try write("read the draft") { db -> Draft?? in
+        let found = try writeSealed("read the draft") { db, cipher -> Draft?? in
             try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [Self.key(id)]).map { try Self.draft($0, cipher, db) }
         }
         guard let found else { return nil }
@@ -41,10 +40,13 @@ extension LocalStore {
     /// The draft whose id starts with `prefix` (at least 4 characters), as shown by `drafts list`.
     public func draft(idPrefix prefix: String) throws(LocalStoreError) -> Draft {
         let rows = try rows(matching: prefix, in: "record", listCommand: "intake drafts list")
-        let cipher = try cipher()
-        guard let draft = try write("read the draft", { db in try Self.draft(rows[0], cipher, db) }) else {
-            throw Self.quarantined(rows[0]["id"])
+        let id: String = rows[0]["id"]
+        let found = try writeSealed("read the draft") { db, cipher -> Draft?? in
+            // Read again inside the transaction, with the key of this moment.
+            try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [id]).map { try Self.draft($0, cipher, db) }
         }
+        guard let found else { throw LocalStoreError("the draft \(id.prefix(8)) is gone", fix: "see 'intake drafts list'") }
+        guard let draft = found else { throw Self.quarantined(id) }
         return draft
     }
 
@@ -68,8 +70,7 @@ extension LocalStore {
 
     /// Every draft, decrypted, most recently changed first.
     public func drafts() throws(LocalStoreError) -> [Draft] {
-        let cipher = try cipher()
-        return try write("list the drafts") { db in
+        return try writeSealed("list the drafts") { db, cipher in
             try Row.fetchAll(db, sql: "SELECT * FROM record ORDER BY updatedAt DESC").compactMap { try Self.draft($0, cipher, db) }
         }
     }
@@ -85,8 +86,7 @@ extension LocalStore {
 
     static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
 
-    func sealed(_ response: PatientResponse) throws(LocalStoreError) -> Data {
-        let cipher = try cipher()
+    static func seal(_ response: PatientResponse, with cipher: RecordCipher) throws(LocalStoreError) -> Data {
         do {
             return try cipher.seal(try response.jsonData(), id: response.id)
         } catch {

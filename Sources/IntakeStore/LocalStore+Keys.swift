@@ -16,6 +16,7 @@ extension LocalStore {
             guard let wrapped = try KeyVault.load(db) else { return }
             let key = try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() }
             try KeyVault.save(try KeyVault.wrap(key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
+            if let stored = try KeyVault.storedText(db) { unlocked.set(RecordCipher(key: key), wrapped: stored) }
         }
     }
 
@@ -23,9 +24,8 @@ extension LocalStore {
     /// Returns how many payloads were re-sealed; any that did not open are quarantined.
     @discardableResult
     public func rotateKey() throws(LocalStoreError) -> Int {
-        let old = try cipher()
         let new = RecordCipher(key: RecordCipher.generateKey())
-        let count = try write("rotate the key") { db -> Int in
+        let count = try writeSealed("rotate the key") { db, old -> Int in
             guard let wrapped = try KeyVault.load(db) else { return 0 }
             var count = 0
             for table in ["record", "outbox"] {
@@ -38,9 +38,9 @@ extension LocalStore {
             }
             let passphrase = wrapped.protection == .passphrase ? try askPassphrase() : nil
             try KeyVault.save(try KeyVault.wrap(new.key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
+            if let stored = try KeyVault.storedText(db) { unlocked.set(new, wrapped: stored) }
             return count
         }
-        remember(new)
         return count
     }
 }

@@ -6,8 +6,8 @@ extension LocalStore {
     /// Puts a finished record in the outbound queue, sealed, and removes its draft, in one transaction.
     /// A record already queued is replaced (its newest content is what will be sent).
     public func enqueue(_ response: PatientResponse, baseRevision: Int? = nil) throws(LocalStoreError) {
-        let payload = try sealed(response)
-        try write("queue the record") { db in
+        try writeSealed("queue the record") { db, cipher in
+            let payload = try Self.seal(response, with: cipher)
             try db.execute(
                 sql: """
                     INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)
@@ -32,8 +32,7 @@ extension LocalStore {
 
     /// Up to `limit` pending records, oldest first, decrypted; entries that do not decrypt are quarantined.
     public func pending(limit: Int, after: (enqueuedAt: Date, id: UUID)? = nil) throws(LocalStoreError) -> [QueuedRecord] {
-        let cipher = try cipher()
-        return try write("read the queue") { db in
+        return try writeSealed("read the queue") { db, cipher in
             try Self.pendingRows(limit: limit, after: after, db).compactMap { row in
                 try Self.open(row, cipher, source: "outbox", db).map { QueuedRecord(entry: try Self.entry(row), response: $0) }
             }
@@ -55,8 +54,7 @@ extension LocalStore {
     /// once and not parsed: at most `limit` of them and, past the first, at most `maxBytes` in all.
     /// Entries that do not decrypt are quarantined.
     public func pendingPayloads(limit: Int, maxBytes: Int, after: QueueEntry? = nil) throws(LocalStoreError) -> [QueuedPayload] {
-        let cipher = try cipher()
-        return try write("read the queue") { db in
+        return try writeSealed("read the queue") { db, cipher in
             let rows = try Self.pendingRows(limit: limit, after: after.map { ($0.enqueuedAt, $0.id) }, db)
             var payloads: [QueuedPayload] = []
             var bytes = 0
@@ -75,11 +73,15 @@ extension LocalStore {
     /// The queued record whose id starts with `prefix`.
     public func queuedRecord(idPrefix prefix: String) throws(LocalStoreError) -> QueuedRecord {
         let rows = try rows(matching: prefix, in: "outbox", listCommand: "intake queue list")
-        let cipher = try cipher()
-        let response = try write("read the queued record") { db in try Self.open(rows[0], cipher, source: "outbox", db) }
-        guard let response else { throw Self.quarantined(rows[0]["id"]) }
+        let id: String = rows[0]["id"]
+        let found = try writeSealed("read the queued record") { db, cipher -> (Row, PatientResponse?)? in
+            // Read again inside the transaction, with the key of this moment.
+            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id]).map { ($0, try Self.open($0, cipher, source: "outbox", db)) }
+        }
+        guard let (row, opened) = found else { throw LocalStoreError("the queued record \(id.prefix(8)) is gone", fix: "see 'intake queue list'") }
+        guard let response = opened else { throw Self.quarantined(id) }
         do {
-            return QueuedRecord(entry: try Self.entry(rows[0]), response: response)
+            return QueuedRecord(entry: try Self.entry(row), response: response)
         } catch {
             throw LocalStoreError("cannot read the queue entry", fix: "the store is damaged; restore it from a backup")
         }
@@ -154,8 +156,7 @@ extension LocalStore {
 extension LocalStore {
     /// Moves a queued record back into the drafts, to edit before it is sent, in one transaction.
     public func takeOutOfQueue(id: UUID) throws(LocalStoreError) -> Draft {
-        let cipher = try cipher()
-        let draft = try write("take the record out of the queue") { db -> Draft? in
+        let draft = try writeSealed("take the record out of the queue") { db, cipher -> Draft? in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [Self.key(id)]),
                 var response = try Self.open(row, cipher, source: "outbox", db)
             else { return nil }

@@ -13,7 +13,7 @@ public final class LocalStore: Sendable {
     public let directory: URL
     public let configuration: Configuration
     let database: DatabasePool
-    private let unlocked = CipherCache()
+    let unlocked = CipherCache()
 
     public static let fileName = "intake.sqlite"
 
@@ -116,13 +116,35 @@ public final class LocalStore: Sendable {
             }
             let cipher = RecordCipher(key: key)
             try Self.sealPlaintextPayloads(with: cipher, db)
+            if let stored = try KeyVault.storedText(db) { unlocked.set(cipher, wrapped: stored) }
             return cipher
         }
-        unlocked.value = cipher
         return cipher
     }
 
-    func remember(_ cipher: RecordCipher) { unlocked.value = cipher }
+    /// The cipher of the key the store holds at this moment, read in the transaction of `db`:
+    /// another intake process may have rotated the key since this one unlocked it, and sealing or
+    /// opening with the old key would lose the record. When the stored key changed, it is
+    /// unwrapped again (with the same passphrase, remembered for the process).
+    func cipher(in db: Database) throws -> RecordCipher {
+        guard let stored = try KeyVault.storedText(db) else {
+            throw LocalStoreError("the store's key is missing", fix: "the store is damaged; restore it from a backup")
+        }
+        if let cipher = unlocked.value(for: stored) { return cipher }
+        guard let wrapped = try KeyVault.load(db) else {
+            throw LocalStoreError("the store's key is missing", fix: "the store is damaged; restore it from a backup")
+        }
+        let cipher = RecordCipher(key: try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() })
+        unlocked.set(cipher, wrapped: stored)
+        return cipher
+    }
+
+    /// Runs `body` in a write transaction with the cipher of the key the store holds then; the
+    /// key is made or unlocked first (which may ask for the passphrase).
+    func writeSealed<T>(_ action: String, _ body: (Database, RecordCipher) throws -> T) throws(LocalStoreError) -> T {
+        _ = try cipher()
+        return try write(action) { db in try body(db, try self.cipher(in: db)) }
+    }
 
     func askPassphrase() throws -> String {
         guard let ask = configuration.passphrase else {
@@ -169,9 +191,23 @@ public final class LocalStore: Sendable {
 final class CipherCache: @unchecked Sendable {
     private let lock = NSLock()
     private var cipher: RecordCipher?
+    /// The wrapped key (as stored) the cipher was unwrapped from: when the stored one differs,
+    /// another process rotated the key or changed its protection.
+    private var wrapped: String?
 
     var value: RecordCipher? {
         get { lock.withLock { cipher } }
         set { lock.withLock { cipher = newValue } }
+    }
+
+    func value(for wrapped: String) -> RecordCipher? {
+        lock.withLock { self.wrapped == wrapped ? cipher : nil }
+    }
+
+    func set(_ cipher: RecordCipher, wrapped: String) {
+        lock.withLock {
+            self.cipher = cipher
+            self.wrapped = wrapped
+        }
     }
 }

@@ -121,7 +121,10 @@ struct ExportCommandTests {
                 #expect(!text.contains(fullName) && !text.contains("\"\(record.patient.familyName)\""), "\(name) names a patient")
             }
         }
-        guard let validator = ProcessInfo.processInfo.environment["INTAKE_EXPORT_VALIDATOR"], !validator.isEmpty else { return }
+        guard let validator = ProcessInfo.processInfo.environment["INTAKE_EXPORT_VALIDATOR"], !validator.isEmpty else {
+            Issue.record("INTAKE_EXPORT_VALIDATOR is not set: run the tests with scripts/test, which installs the validators in .venv")
+            return
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let versionsArgument = versions.map { " --versions \($0.count)" } ?? ""

@@ -21,6 +21,11 @@ enum KeyVault {
         var sealed: Data
     }
 
+    /// The wrapped key exactly as stored, to tell whether it changed.
+    static func storedText(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [metaKey])
+    }
+
     static func load(_ db: Database) throws -> Wrapped? {
         guard let json = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [metaKey]) else { return nil }
         return try JSONDecoder().decode(Wrapped.self, from: Data(json.utf8))

@@ -1,0 +1,44 @@
+import Foundation
+import IntakeCore
+import Testing
+
+@testable import IntakeStore
+
+/// `intake key rotate` while another intake process has the store open (a flush, a fill): each
+/// read and write uses the key the store holds at that moment, so nothing is sealed under a
+/// discarded key and nothing is quarantined because of a rotation.
+struct KeyRotationTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-rotation-\(UUID().uuidString)")
+
+    func open(passphrase: String? = nil) throws -> LocalStore {
+        try LocalStore(directory: directory, configuration: EncryptionTests.fastConfiguration(passphrase: passphrase, newStorePassphrase: passphrase))
+    }
+
+    @Test(arguments: [nil, "a long passphrase"]) func aProcessThatUnlockedBeforeARotationKeepsWorkingAfterIt(_ passphrase: String?) throws {
+        let filling = try open(passphrase: passphrase)
+        try filling.enqueue(LocalStoreTests.record(given: "Before"))
+        #expect(try filling.pending(limit: 10).count == 1)  // unlocked with the first key
+
+        let rotating = try open(passphrase: passphrase)
+        #expect(try rotating.rotateKey() == 1)
+
+        // The first process saves and queues after the rotation: sealed under the new key.
+        let draft = Draft(response: LocalStoreTests.record(given: "Draftafter"))
+        try filling.save(draft)
+        try filling.enqueue(LocalStoreTests.record(given: "Queuedafter"))
+        // It reads what the rotation re-sealed, and what it wrote itself.
+        #expect(try filling.pending(limit: 10).map(\.response.patient.givenName).sorted() == ["Before", "Queuedafter"])
+        #expect(try filling.draft(id: draft.response.id)?.response.patient.givenName == "Draftafter")
+
+        // A fresh process reads everything; nothing went to quarantine.
+        let later = try open(passphrase: passphrase)
+        #expect(try later.pending(limit: 10).count == 2)
+        #expect(try later.drafts().count == 1)
+        #expect(try later.quarantined().isEmpty)
+
+        // And a second rotation, from the process that is still open, works as well.
+        #expect(try filling.rotateKey() == 3)
+        #expect(try rotating.pending(limit: 10).count == 2)
+        #expect(try rotating.quarantined().isEmpty)
+    }
+}
