@@ -47,4 +47,63 @@ struct ContractTests {
             #expect(wrongMethod.status == .methodNotAllowed && wrongMethod.errorCode == "method_not_allowed")
         }
     }
+
+    /// The request examples of `openapi.yaml` (which schemathesis sends in its examples phase)
+    /// are records of the bundled questionnaire that a field worker's server accepts.
+    @Test func theDocumentsExamplesAreAccepted() async throws {
+        let server = try await TestServer.make()
+        let document = try #require(try Yams.load(yaml: try IntakeServerApp.openAPIDocument()) as? [String: Any])
+        let examples = try #require((document["components"] as? [String: Any])?["examples"] as? [String: Any])
+        func body(_ name: String) throws -> Data {
+            let example = try #require(examples[name] as? [String: Any], "components.examples.\(name)")
+            return try JSONSerialization.data(withJSONObject: try #require(example["value"]))
+        }
+        let (record, batchBody) = (try body("DraftRecord"), try body("DraftBatch"))
+        try await server.application().test(.router) { client in
+            let single = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, body: record)
+            #expect(single.status == .created, "\(single.text)")
+            let batch = try await client.send(.post, "/v1/records/batch", as: "fieldworker-a", in: server, body: batchBody)
+            #expect(batch.status == .ok)
+            #expect((batch.json["summary"] as? [String: Any])?["created"] as? Int == 1, "\(batch.text)")
+        }
+    }
+
+    @Test func theServedDocumentGivesThisServersBatchLimit() async throws {
+        let server = try await TestServer.make { $0.maxBatchRecords = 2_000 }
+        try await server.application().test(.router) { client in
+            let served = try await client.send(.get, "/openapi.yaml", as: nil, in: server)
+            let document = try #require(try Yams.load(yaml: served.text) as? [String: Any])
+            let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+            let batch = try #require((schemas["BatchRequest"] as? [String: Any])?["properties"] as? [String: Any])
+            #expect((batch["records"] as? [String: Any])?["maxItems"] as? Int == 2_000)
+        }
+    }
+
+    /// Like the router, a literal path segment wins over a parameter: `/v1/records/batch` takes
+    /// POST only, though `/v1/records/{id}` takes GET and PUT.
+    @Test func allowNamesTheMethodsOfTheRouteThatMatches() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            let batch = try await client.send(.get, "/v1/records/batch", as: "fieldworker-a", in: server)
+            #expect(batch.status == .methodNotAllowed)
+            #expect(batch.headers[.allow] == "POST")
+            let record = try await client.send(.delete, "/v1/records/\(UUID().uuidString.lowercased())", as: "fieldworker-a", in: server)
+            #expect(record.status == .methodNotAllowed)
+            #expect(record.headers[.allow] == "GET, PUT")
+        }
+    }
+
+    /// A health probe or a sign-in that carries a stale token still works: routes that need no
+    /// token ignore the Authorization header.
+    @Test func routesThatNeedNoTokenIgnoreAStaleOne() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            for uri in ["/health", "/openapi.yaml"] {
+                let response = try await client.send(.get, uri, as: "itk_revoked-or-made-up", in: server)
+                #expect(response.status == .ok, "\(uri)")
+            }
+            let me = try await client.send(.get, "/v1/me", as: "itk_revoked-or-made-up", in: server)
+            #expect(me.status == .unauthorized)
+        }
+    }
 }

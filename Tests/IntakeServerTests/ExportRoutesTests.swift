@@ -113,6 +113,8 @@ struct ExportRoutesTests {
             for (uri, fragment) in [
                 ("/v1/exports?format=xlsx", "unknown format 'xlsx'"), ("/v1/exports?since=yesterday", "'since' is not a cursor or time"),
                 ("/v1/exports?includeIdentifiers=maybe", "'includeIdentifiers' is true or false"),
+                ("/v1/exports?includeIdentifiers=", "'includeIdentifiers' is true or false"),
+                ("/v1/exports?shiftDates=1", "'shiftDates' is true or false"),
                 ("/v1/exports?limit=3", "unknown parameter 'limit'"),
             ] {
                 let response = try await client.send(.get, uri, as: "researcher", in: server)

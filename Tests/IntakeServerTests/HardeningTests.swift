@@ -130,4 +130,42 @@ struct HardeningTests {
             #expect(huge.status == .uriTooLong && huge.errorCode == "uri_too_long")
         }
     }
+
+    /// A misspelt or doubled query parameter is refused as a body's unknown field is: a
+    /// `dropFreetext=true` that was silently ignored would export free text.
+    @Test func unknownOrRepeatedQueryParametersAreRefused() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            let q = server.questionnaire.reference.id
+            let cases: [(user: String, uri: String, code: String)] = [
+                ("coordinator-a", "/v1/exports?questionnaire=\(q)&dropFreetext=true", "unknown_parameter"),
+                ("coordinator-a", "/v1/exports?questionnaire=\(q)&format=csv&format=jsonl", "repeated_parameter"),
+                ("fieldworker-a", "/v1/records?familyName=Haddad&familyname=Haddad", "unknown_parameter"),
+                ("fieldworker-a", "/v1/records?familyName=Haddad&familyName=Other", "repeated_parameter"),
+                ("fieldworker-a", "/v1/me?verbose=1", "unknown_parameter"),
+            ]
+            for (user, uri, code) in cases {
+                let response = try await client.send(.get, uri, as: user, in: server)
+                #expect(response.status == .badRequest && response.errorCode == code, "\(uri): \(response.text)")
+            }
+            let ok = try await client.send(.get, "/v1/records?familyName=Haddad&limit=5", as: "fieldworker-a", in: server)
+            #expect(ok.status == .ok)
+        }
+    }
+
+    @Test func lookupPagesAreBoundedAndAHugeOffsetIsABadRequestNotAnOverflow() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            for offset in ["10001", "36688273630054653952", "-1", "1e3"] {
+                let response = try await client.send(.get, "/v1/records?familyName=Haddad&offset=\(offset)", as: "fieldworker-a", in: server)
+                #expect(response.status == .badRequest && response.text.contains("from 0 to 10000"), "offset \(offset): \(response.text)")
+            }
+            for uri in ["/v1/records?familyName=Haddad&offset=", "/v1/records?familyName=%20&dateOfBirth=1990-04-12"] {
+                let empty = try await client.send(.get, uri, as: "fieldworker-a", in: server)
+                #expect(empty.status == .badRequest && empty.text.contains("is empty; give it a value or leave it out"), "\(uri): \(empty.text)")
+            }
+            let last = try await client.send(.get, "/v1/records?familyName=Haddad&offset=10000", as: "fieldworker-a", in: server)
+            #expect(last.status == .ok)
+        }
+    }
 }

@@ -155,7 +155,7 @@ struct RecordRoutesTests {
             #expect(list.compactMap { $0["savedBy"] as? String } == ["fieldworker-a", "coordinator-a"])
             let mismatch = try await client.send(
                 .put, "/v1/records/\(UUID())", as: "fieldworker-a", in: server, json: Update(baseRevision: 2, record: edited))
-            #expect(mismatch.status == .badRequest)
+            #expect(mismatch.status == .unprocessableContent && mismatch.errorCode == "id_mismatch", "\(mismatch.text)")
             let reposted = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
             #expect(reposted.json["outcome"] as? String == "duplicate", "re-sending an earlier revision is not a conflict")
         }

@@ -406,18 +406,68 @@ package struct JSONReader {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-    /// A whole number that fits 64 bits.
+    /// A whole number that fits 64 bits. As in JSON Schema, a number whose value is whole is one
+    /// however it is spelled: `12`, `12.0` and `1.2e1` are all 12; `12.5` is refused.
     package mutating func integer() throws(JSONReadError) -> Int {
         guard let next = peek(), next == UInt8(ascii: "-") || Self.isDigit(next) else { throw error("expected a whole number") }
         let (range, isInteger) = try numberText()
-        guard isInteger else { throw error("expected a whole number, without a fraction or exponent", at: range.lowerBound) }
-        var value = 0
         let negative = bytes[range.lowerBound] == UInt8(ascii: "-")
-        for position in (negative ? range.lowerBound + 1 : range.lowerBound)..<range.upperBound {
-            let digit = Int(bytes[position] - 0x30)
+        let digitsStart = negative ? range.lowerBound + 1 : range.lowerBound
+        guard isInteger else { return try wholeValue(digitsStart..<range.upperBound, negative: negative, at: range.lowerBound) }
+        guard let value = Self.accumulate(bytes[digitsStart..<range.upperBound], negative: negative) else {
+            throw error("a whole number is too large (64 bits at most)", at: range.lowerBound)
+        }
+        return value
+    }
+
+    /// The value of a number written with a fraction or exponent, when it is whole.
+    private func wholeValue(_ range: Range<Int>, negative: Bool, at start: Int) throws(JSONReadError) -> Int {
+        var digits: [UInt8] = []
+        var fractionDigits = 0
+        var index = range.lowerBound
+        var inFraction = false
+        while index < range.upperBound, bytes[index] != UInt8(ascii: "e"), bytes[index] != UInt8(ascii: "E") {
+            if bytes[index] == UInt8(ascii: ".") {
+                inFraction = true
+            } else {
+                digits.append(bytes[index])
+                if inFraction { fractionDigits += 1 }
+            }
+            index += 1
+        }
+        var exponent = 0
+        if index < range.upperBound {
+            index += 1
+            let exponentNegative = bytes[index] == UInt8(ascii: "-")
+            if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            while index < range.upperBound {
+                exponent = min(exponent * 10 + Int(bytes[index] - 0x30), 1_000)
+                index += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        // The value is digits × 10^(exponent − fractionDigits).
+        while let first = digits.first, first == UInt8(ascii: "0") { digits.removeFirst() }
+        var shift = exponent - fractionDigits
+        while shift < 0, let last = digits.last, last == UInt8(ascii: "0") {
+            digits.removeLast()
+            shift += 1
+        }
+        if digits.isEmpty { return 0 }
+        guard shift >= 0 else { throw error("expected a whole number; this one has a fraction", at: start) }
+        guard digits.count + shift <= 19 else { throw error("a whole number is too large (64 bits at most)", at: start) }
+        digits += repeatElement(UInt8(ascii: "0"), count: shift)
+        guard let value = Self.accumulate(digits, negative: negative) else { throw error("a whole number is too large (64 bits at most)", at: start) }
+        return value
+    }
+
+    private static func accumulate<Digits: Collection<UInt8>>(_ digits: Digits, negative: Bool) -> Int? {
+        var value = 0
+        for byte in digits {
+            let digit = Int(byte - 0x30)
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
-            guard !overflow1, !overflow2 else { throw error("a whole number is too large (64 bits at most)", at: range.lowerBound) }
+            guard !overflow1, !overflow2 else { return nil }
             value = sum
         }
         return value

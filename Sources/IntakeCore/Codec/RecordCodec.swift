@@ -251,8 +251,8 @@ public enum RecordCodec {
     }
 
     private static func timestamp(_ reader: inout JSONReader) throws(JSONReadError) -> Date {
-        guard let date = Timestamp.strictDate(from: try reader.string()) else {
-            throw reader.error("expected a UTC time that exists, written as 2026-11-22T05:19:08.123Z")
+        guard let date = Timestamp.date(from: try reader.string()) else {
+            throw reader.error("expected an RFC 3339 time that exists, such as 2026-11-22T05:19:08.123Z or 2026-11-22T08:19:08+03:00")
         }
         return date
     }

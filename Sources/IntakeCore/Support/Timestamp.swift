@@ -1,10 +1,9 @@
 import Foundation
 
-/// ISO 8601 UTC times with milliseconds: `2026-11-22T05:19:08.123Z`.
+/// RFC 3339 times, always written in UTC with milliseconds: `2026-11-22T05:19:08.123Z`.
 ///
 /// Written and read by hand: records carry two of these and exports handle millions of records,
-/// and a date formatter per call cost more than everything else in decoding a record. Other
-/// ISO 8601 spellings (offsets, no fraction) are read through Foundation's formatter.
+/// and a date formatter per call cost more than everything else in decoding a record.
 package enum Timestamp {
     package static func string(from date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
@@ -20,18 +19,15 @@ package enum Timestamp {
 
     /// An ISO 8601 time with a zone: `2026-11-01T06:00:00Z`, with a fraction (`.5`, `.123456`)
     /// or an offset (`+02:00`, `-0530`). Read by hand and strictly: a time that does not exist
-    /// (February 30, 24:00, an offset past ±18:00) is refused, never rolled over.
+    /// (February 30, 24:00, an offset past ±23:59) is refused, never rolled over.
     package static func date(from string: String) -> Date? {
-        parse(string, offsets: true)
+        parse(string)
     }
 
-    /// Only `YYYY-MM-DDTHH:MM:SS.sssZ` or `YYYY-MM-DDTHH:MM:SSZ` naming a time that exists: what
-    /// records carry. Nothing is rolled over or guessed.
-    package static func strictDate(from string: String) -> Date? {
-        parse(string, offsets: false)
-    }
+    private static let firstSecond = CivilDays.days(year: 0, month: 1, day: 1) * 86_400
+    private static let lastSecond = CivilDays.days(year: 9999, month: 12, day: 31) * 86_400 + 86_399
 
-    private static func parse(_ string: String, offsets: Bool) -> Date? {
+    private static func parse(_ string: String) -> Date? {
         var reader = FixedWidthReader(string)
         guard let year = reader.digits(4), reader.expect(UInt8(ascii: "-")), let month = reader.digits(2), reader.expect(UInt8(ascii: "-")),
             let day = reader.digits(2), reader.expect(UInt8(ascii: "T")), let hour = reader.digits(2), reader.expect(UInt8(ascii: ":")),
@@ -40,7 +36,7 @@ package enum Timestamp {
         var milliseconds = 0
         var next = reader.next()
         if next == UInt8(ascii: ".") {
-            // Three digits in records; one to nine elsewhere, kept to the millisecond.
+            // One to nine digits, kept to the millisecond.
             var count = 0
             var fraction = 0
             next = reader.next()
@@ -49,7 +45,7 @@ package enum Timestamp {
                 if count <= 3 { fraction = fraction * 10 + Int(byte - UInt8(ascii: "0")) }
                 next = reader.next()
             }
-            guard offsets ? (1...9).contains(count) : count == 3 else { return nil }
+            guard (1...9).contains(count) else { return nil }
             for _ in min(count, 3)..<3 { fraction *= 10 }
             milliseconds = fraction
         }
@@ -57,11 +53,11 @@ package enum Timestamp {
         switch next {
         case UInt8(ascii: "Z"): break
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            guard offsets, let hours = reader.digits(2) else { return nil }
+            guard let hours = reader.digits(2) else { return nil }
             var following = reader.next()
             if following == UInt8(ascii: ":") { following = reader.next() }
             guard let tens = following, tens >= UInt8(ascii: "0"), tens <= UInt8(ascii: "5"), let units = reader.digits(1),
-                hours <= 18
+                hours < 24
             else { return nil }
             let minutes = Int(tens - UInt8(ascii: "0")) * 10 + units
             offsetSeconds = (hours * 3600 + minutes * 60) * (next == UInt8(ascii: "-") ? -1 : 1)
@@ -73,6 +69,8 @@ package enum Timestamp {
             return nil
         }
         let seconds = CivilDays.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
+        // An offset must not carry a time out of the years a timestamp can be written in.
+        guard (firstSecond...lastSecond).contains(seconds) else { return nil }
         return Date(timeIntervalSince1970: Double(seconds * 1000 + Int64(milliseconds)) / 1000)
     }
 }

@@ -67,11 +67,18 @@ public enum IntakeServerApp {
         try await application(services, logger: logger).runService()
     }
 
-    /// The OpenAPI contract served at `/openapi.yaml`.
-    public static func openAPIDocument() throws -> String {
+    /// The OpenAPI contract served at `/openapi.yaml`, with the server's batch limit
+    /// as `BatchRequest.records.maxItems` (the file says the default, 500), so a client reading
+    /// the document knows this server's limit.
+    public static func openAPIDocument(maxBatchRecords: Int = 500) throws -> String {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
             throw ConfigurationError("openapi.yaml is missing from the server's resources; rebuild Intake")
         }
-        return try String(contentsOf: url, encoding: .utf8)
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let batchItems = "records: { type: array, maxItems: 500, "
+        guard document.contains(batchItems) else {
+            throw ConfigurationError("openapi.yaml no longer states the batch limit as 'maxItems: 500' on BatchRequest.records; update IntakeServerApp.openAPIDocument")
+        }
+        return document.replacingOccurrences(of: batchItems, with: "records: { type: array, maxItems: \(maxBatchRecords), ")
     }
 }

@@ -14,10 +14,19 @@ final class RouteRegistrar {
 
     typealias Handler = @Sendable (Request, IntakeRequestContext) async throws -> Response
 
-    func on(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping Handler) {
+    /// Adds a route. One that takes `query` parameters reads them with ``QueryParameters``;
+    /// one that takes none refuses any, as a body refuses a field it does not take.
+    func on(_ method: HTTPRequest.Method, _ path: String, query: [String] = [], _ handler: @escaping Handler) {
         routes.append("\(method.rawValue) \(path)")
         table.add(method.rawValue, path)
-        router.on(RouterPath(path), method: method, use: handler)
+        if query.isEmpty {
+            router.on(RouterPath(path), method: method) { request, context in
+                _ = try QueryParameters.read(request, accepted: [])
+                return try await handler(request, context)
+            }
+        } else {
+            router.on(RouterPath(path), method: method, use: handler)
+        }
     }
 }
 
@@ -30,16 +39,20 @@ final class RouteTable: Sendable {
         entries.withLock { $0.append((method, path.split(separator: "/"))) }
     }
 
-    /// The methods some route takes at `path`, sorted; empty when no route has that path.
+    /// The methods the route at `path` takes, sorted; empty when no route has that path. Like the
+    /// router, a literal segment wins over a parameter (`/v1/records/batch` is not
+    /// `/v1/records/{id}`), so only the most specific pattern's methods count.
     func methods(for path: String) -> [String] {
         let segments = path.split(separator: "/")
         return entries.withLock { entries in
-            Set(
-                entries.filter { entry in
-                    entry.segments.count == segments.count
-                        && zip(entry.segments, segments).allSatisfy { pattern, segment in pattern.first == "{" || pattern == segment }
-                }.map(\.method)
-            ).sorted()
+            let matching = entries.filter { entry in
+                entry.segments.count == segments.count
+                    && zip(entry.segments, segments).allSatisfy { pattern, segment in pattern.first == "{" || pattern == segment }
+            }
+            // Literal segments as 1, parameters as 0, compared from the left.
+            func specificity(_ segments: [Substring]) -> [Int] { segments.map { $0.first == "{" ? 0 : 1 } }
+            guard let best = matching.map({ specificity($0.segments) }).max(by: { $0.lexicographicallyPrecedes($1) }) else { return [] }
+            return Set(matching.filter { specificity($0.segments) == best }.map(\.method)).sorted()
         }
     }
 }

@@ -11,22 +11,15 @@ import IntakeExport
 struct ExportController {
     let services: IntakeServices
     static let exporters: Set<Role> = [.coordinator, .researcher]
-    static let parameters: Set<String> = ["format", "questionnaire", "since", "includeIdentifiers", "dropFreeText", "shiftDates", "rawCells"]
+    static let parameters = ["format", "questionnaire", "since", "includeIdentifiers", "dropFreeText", "shiftDates", "rawCells"]
 
     func register(_ routes: RouteRegistrar) {
-        routes.on(.get, "/v1/exports", export)
+        routes.on(.get, "/v1/exports", query: Self.parameters, export)
     }
 
     private func export(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let user = try context.require(Self.exporters)
-        var parameters: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters {
-            let name = String(key)
-            guard Self.parameters.contains(name) else {
-                throw APIError.badRequest("unknown parameter '\(name)'; use \(Self.parameters.sorted().joined(separator: ", "))")
-            }
-            parameters[name] = String(value)
-        }
+        let parameters = try QueryParameters.read(request, accepted: Self.parameters)
         let format = try Self.format(parameters["format"])
         var options = ExportOptions()
         options.includeIdentifiers = try Self.flag(parameters, "includeIdentifiers")
@@ -86,9 +79,9 @@ struct ExportController {
 
     private static func flag(_ parameters: [String: String], _ name: String) throws -> Bool {
         switch parameters[name] {
-        case nil, "false", "0": return false
-        case "true", "1", "": return true
-        default: throw APIError.badRequest("'\(name)' is true or false")
+        case nil, "false": return false
+        case "true": return true
+        default: throw APIError.badRequest("'\(name)' is true or false (written so); leave it out for false")
         }
     }
 }

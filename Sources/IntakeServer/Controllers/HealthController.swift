@@ -21,7 +21,7 @@ struct HealthController {
             }
         }
         routes.on(.get, "/openapi.yaml") { _, _ in
-            let document = try IntakeServerApp.openAPIDocument()
+            let document = try IntakeServerApp.openAPIDocument(maxBatchRecords: services.configuration.maxBatchRecords)
             return Response(
                 status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: document)))

@@ -23,12 +23,9 @@ struct LookupController {
     }
 
     func register(_ routes: RouteRegistrar) {
-        routes.on(.get, "/v1/records") { request, context in
+        routes.on(.get, "/v1/records", query: Self.parameters) { request, context in
             let (_, team) = try context.requireTeam(RecordController.writers)
-            var parameters: [String: String] = [:]
-            for (key, value) in request.uri.queryParameters where parameters[String(key)] == nil {
-                parameters[String(key)] = String(value)
-            }
+            let parameters = try QueryParameters.read(request, accepted: Self.parameters)
             var query = try Self.query(parameters, team: team)
             let pageSize = query.limit
             query.limit += 1
@@ -42,15 +39,21 @@ struct LookupController {
         }
     }
 
+    static let parameters = ["familyName", "givenName", "dateOfBirth", "externalId", "limit", "offset"]
+
     /// The longest name or external id a lookup takes: longer than any real one.
     static let maxFieldLength = 200
 
+    /// The furthest a lookup pages: a search with more matches than this is too broad to read.
+    static let maxOffset = 10_000
+
     static func query(_ parameters: [String: String], team: Int64) throws -> LookupQuery {
-        func text(_ name: String) -> String? {
-            parameters[name].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        for (name, value) in parameters where value.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw APIError.badRequest("\(name) is empty; give it a value or leave it out")
         }
+        func text(_ name: String) -> String? { parameters[name].map { $0.trimmingCharacters(in: .whitespaces) } }
         for name in ["givenName", "familyName", "externalId"] {
-            if let value = parameters[name], value.count > maxFieldLength {
+            if let value = parameters[name], value.unicodeScalars.count > maxFieldLength {
                 throw APIError.badRequest("\(name) is longer than \(maxFieldLength) characters; search with a shorter part of it")
             }
         }
@@ -67,7 +70,9 @@ struct LookupController {
             query.limit = value
         }
         if let offset = text("offset") {
-            guard let value = Int(offset), value >= 0 else { throw APIError.badRequest("offset must be 0 or more") }
+            guard let value = Int(offset), (0...maxOffset).contains(value) else {
+                throw APIError.badRequest("offset must be from 0 to \(maxOffset); to see matches past that, narrow the search")
+            }
             query.offset = value
         }
         return query

@@ -97,7 +97,9 @@ struct RecordController {
         let id = try Self.id(context)
         let body = try RecordUpdate(json: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         guard body.record.id == id else {
-            throw APIError.badRequest("the record's id does not match the id in the path; a record keeps its id through edits")
+            throw APIError(
+                .unprocessableContent, code: "id_mismatch",
+                message: "the record's id does not match the id in the path; a record keeps its id through edits")
         }
         _ = try await ownRecord(id, team: team)
         switch try await services.records.check(body.record) {
