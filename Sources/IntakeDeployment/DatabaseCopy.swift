@@ -128,7 +128,7 @@ struct CopiedTable: Sendable {
                 ("id", .text), ("questionnaireId", .text), ("questionnaireVersion", .text), ("teamId", .integer), ("receivedBy", .text),
                 ("status", .text), ("revision", .integer), ("createdAt", .real), ("updatedAt", .real), ("receivedAt", .real),
                 ("givenNameKey", .text), ("familyNameKey", .text), ("dateOfBirth", .text), ("externalId", .text), ("body", .text),
-                ("changeSeq", .integer),
+                ("changeSeq", .integer), ("teamSeq", .integer),
             ], order: "changeSeq"),
         CopiedTable(
             source: "recordRevision", target: "recordRevision",

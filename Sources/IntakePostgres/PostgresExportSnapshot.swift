@@ -4,8 +4,8 @@ import PostgresNIO
 import Synchronization
 
 extension PostgresRecordStore {
-    public func exportSnapshot() async throws -> any ExportSnapshot {
-        try await PostgresExportSnapshot.open(client)
+    public func exportSnapshot(teamId: Int64?) async throws -> any ExportSnapshot {
+        try await PostgresExportSnapshot.open(client, teamId: teamId)
     }
 
     public func secret(named name: String) async throws -> Data {
@@ -43,7 +43,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
 
     deinit { requests.finish() }
 
-    static func open(_ client: PostgresClient) async throws -> PostgresExportSnapshot {
+    static func open(_ client: PostgresClient, teamId: Int64?) async throws -> PostgresExportSnapshot {
         let (stream, continuation) = AsyncStream.makeStream(of: Request.self)
         let started = StartSignal()
         let cursor = try await withCheckedThrowingContinuation { (ready: CheckedContinuation<Int64, any Error>) in
@@ -53,7 +53,9 @@ final class PostgresExportSnapshot: ExportSnapshot {
                     try await client.withConnection { connection in
                         try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: PostgresRecordStore.logger)
                         let rows = try await connection.query(
-                            "SELECT COALESCE(MAX(changeSeq), 0) FROM record", logger: PostgresRecordStore.logger
+                            teamId.map { "SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = \($0)" }
+                                ?? "SELECT COALESCE(MAX(changeSeq), 0) FROM record",
+                            logger: PostgresRecordStore.logger
                         ).collect()
                         let cursor = try rows.first?.decode(Int64.self) ?? 0
                         started.waiting.withLock { $0.take() }?.resume(returning: cursor)
@@ -91,9 +93,10 @@ final class PostgresExportSnapshot: ExportSnapshot {
             do {
                 var (sql, binds) = filter(query)
                 binds.append(query.limit)
+                let column = cursorColumn(query)
                 let rows = try await connection.query(
                     PostgresQuery(
-                        unsafeSQL: "SELECT body, revision, changeSeq FROM record WHERE \(sql) ORDER BY changeSeq LIMIT $\(binds.count)",
+                        unsafeSQL: "SELECT body, revision, \(column) FROM record WHERE \(sql) ORDER BY \(column) LIMIT $\(binds.count)",
                         binds: binds),
                     logger: PostgresRecordStore.logger
                 ).collect()
@@ -108,12 +111,18 @@ final class PostgresExportSnapshot: ExportSnapshot {
         }
     }
 
+    /// A team's export follows the team's own change cursor; an export of every team, the deployment's.
+    private static func cursorColumn(_ query: ExportQuery) -> String {
+        query.teamId == nil ? "changeSeq" : "teamSeq"
+    }
+
     private static func filter(_ query: ExportQuery) -> (sql: String, binds: PostgresBindings) {
         var binds = PostgresBindings()
         binds.append(query.after)
         binds.append(query.upTo)
         binds.append(query.questionnaireId)
-        var sql = "changeSeq > $1 AND changeSeq <= $2 AND questionnaireId = $3"
+        let column = cursorColumn(query)
+        var sql = "\(column) > $1 AND \(column) <= $2 AND questionnaireId = $3"
         if let team = query.teamId {
             binds.append(team)
             sql += " AND teamId = $\(binds.count)"

@@ -204,6 +204,18 @@ extension PostgresRecordStore {
                 "ALTER TABLE account ADD COLUMN lockedAt DOUBLE PRECISION",
             ]
         ),
+        (
+            "v5: a change cursor per team, so one team's exports say nothing of another's pace",
+            [
+                "ALTER TABLE record ADD COLUMN teamSeq BIGINT NOT NULL DEFAULT 0",
+                """
+                UPDATE record SET teamSeq = numbered.seq
+                FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY teamId ORDER BY changeSeq) AS seq FROM record) AS numbered
+                WHERE record.id = numbered.id
+                """,
+                "CREATE UNIQUE INDEX record_team_change ON record (teamId, teamSeq)",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -30,7 +30,8 @@ extension PostgresRecordStore {
         }
     }
 
-    /// Under the change lock: no other writer can slip in between the look and the insert.
+    /// Under the change lock: no other writer can slip in between the look and the insert, and
+    /// change cursors (the deployment's and the team's) are given out in the order of commits.
     private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ connection: PostgresConnection) async throws
         -> IngestOutcome
     {
@@ -51,11 +52,12 @@ extension PostgresRecordStore {
         try await connection.query(
             """
             INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
-                                createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, changeSeq)
+                                createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, changeSeq,
+                                teamSeq)
             VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.status.rawValue), 1,
                     \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(NameKey.fold(r.patient.givenName)),
                     \(NameKey.fold(r.patient.familyName)), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
-                    nextval('record_change'))
+                    nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
             """, logger: logger)
         try await insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, connection)
         return .created(revision: 1)
@@ -113,7 +115,8 @@ extension PostgresRecordStore {
                     status = \(r.status.rawValue), revision = \(current + 1), updatedAt = \(Self.timestamp(time)),
                     givenNameKey = \(NameKey.fold(r.patient.givenName)), familyNameKey = \(NameKey.fold(r.patient.familyName)),
                     dateOfBirth = \(r.patient.dateOfBirth?.description), externalId = \(r.patient.externalId), body = \(body),
-                    changeSeq = nextval('record_change')
+                    changeSeq = nextval('record_change'),
+                    teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(teamId))
                 WHERE id = \(id)
                 """, logger: Self.logger)
             try await Self.insertRevision(item, body: body, revision: current + 1, savedBy: savedBy, at: time, connection)

@@ -4,10 +4,15 @@ import IntakeCore
 import IntakeServer
 
 extension SQLiteRecordStore {
-    public func exportSnapshot() async throws -> any ExportSnapshot {
+    public func exportSnapshot(teamId: Int64?) async throws -> any ExportSnapshot {
         // A snapshot is a read-only connection held in one read transaction; writers go on.
         let snapshot = try database.makeSnapshot()
-        let cursor = try await snapshot.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(changeSeq), 0) FROM record") ?? 0 }
+        let cursor = try await snapshot.read { db in
+            if let teamId {
+                return try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = ?", arguments: [teamId]) ?? 0
+            }
+            return try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(changeSeq), 0) FROM record") ?? 0
+        }
         return SQLiteExportSnapshot(snapshot: snapshot, cursor: cursor)
     }
 
@@ -43,8 +48,9 @@ struct SQLiteExportSnapshot: ExportSnapshot {
     func page(_ query: ExportQuery) async throws -> [ExportedRecord] {
         try await snapshot.read { db in
             let (filter, arguments) = Self.filter(query)
+            let column = Self.cursorColumn(query)
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT body, revision, changeSeq FROM record WHERE \(filter) ORDER BY changeSeq LIMIT ?",
+                db, sql: "SELECT body, revision, \(column) FROM record WHERE \(filter) ORDER BY \(column) LIMIT ?",
                 arguments: arguments + [query.limit])
             var page: [ExportedRecord] = []
             page.reserveCapacity(query.limit)
@@ -57,8 +63,14 @@ struct SQLiteExportSnapshot: ExportSnapshot {
         }
     }
 
+    /// A team's export follows the team's own change cursor; an export of every team, the deployment's.
+    private static func cursorColumn(_ query: ExportQuery) -> String {
+        query.teamId == nil ? "changeSeq" : "teamSeq"
+    }
+
     private static func filter(_ query: ExportQuery) -> (String, StatementArguments) {
-        var sql = "changeSeq > ? AND changeSeq <= ? AND questionnaireId = ?"
+        let column = cursorColumn(query)
+        var sql = "\(column) > ? AND \(column) <= ? AND questionnaireId = ?"
         var arguments: StatementArguments = [query.after, query.upTo, query.questionnaireId]
         if let team = query.teamId {
             sql += " AND teamId = ?"

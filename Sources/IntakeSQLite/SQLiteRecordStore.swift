@@ -226,6 +226,16 @@ extension SQLiteRecordStore {
                     ALTER TABLE user ADD COLUMN lockedAt REAL;
                     """)
         }
+        migrator.registerMigration("v7: a change cursor per team, so one team's exports say nothing of another's pace") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN teamSeq INTEGER NOT NULL DEFAULT 0;
+                    UPDATE record SET teamSeq = numbered.seq
+                        FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY teamId ORDER BY changeSeq) AS seq FROM record) AS numbered
+                        WHERE record.id = numbered.id;
+                    CREATE UNIQUE INDEX record_team_change ON record (teamId, teamSeq);
+                    """)
+        }
         return migrator
     }
 

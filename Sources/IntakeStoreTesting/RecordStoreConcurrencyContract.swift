@@ -92,13 +92,42 @@ public enum RecordStoreConcurrencyContract {
                 return try await group.reduce(into: []) { $0 += $1 }
             }
         }
+        // Two readers: one follows the team's own cursor, the other every team's.
+        var readers = [Reader(teamId: team.id), Reader(teamId: nil)]
+        func poll() async throws {
+            for index in readers.indices { try await readers[index].poll(first) }
+        }
+        var polls = 0
+        while !done.withLock({ $0 }) {
+            try await poll()
+            polls += 1
+        }
+        let written = try await writers.value
+        try await poll()
+        #expect(polls > 1, "the reader polled while the writers wrote")
+        for reader in readers {
+            let scope = reader.teamId == nil ? "every team" : "the team"
+            #expect(written.count == 2 * perWriter && Set(written) == Set(reader.latestSeen.keys), "\(scope): every committed record was seen")
+            #expect(reader.changesSeen.values.allSatisfy { $0 == 1 }, "\(scope): no change was seen twice")
+            for id in written {
+                #expect(try await second.record(id: id)?.revision == reader.latestSeen[id], "\(scope): the latest change of each record was seen")
+            }
+        }
+    }
+
+    /// Follows a cursor, a team's or every team's, remembering what it saw.
+    private struct Reader {
+        let teamId: Int64?
         var cursor: Int64 = 0
         var changesSeen: [String: Int] = [:]
         var latestSeen: [UUID: Int] = [:]
-        func poll() async throws {
-            let snapshot = try await first.exportSnapshot()
+
+        init(teamId: Int64?) { self.teamId = teamId }
+
+        mutating func poll(_ store: any RecordStore) async throws {
+            let snapshot = try await store.exportSnapshot(teamId: teamId)
             var query = ExportQuery(
-                questionnaireId: RecordStoreContract.questionnaire.id, teamId: nil, after: cursor, upTo: snapshot.cursor, limit: 37)
+                questionnaireId: RecordStoreContract.questionnaire.id, teamId: teamId, after: cursor, upTo: snapshot.cursor, limit: 37)
             while true {
                 let page = try await snapshot.page(query)
                 guard let last = page.last else { break }
@@ -110,19 +139,6 @@ public enum RecordStoreConcurrencyContract {
                 query.after = last.cursor
             }
             cursor = snapshot.cursor
-        }
-        var polls = 0
-        while !done.withLock({ $0 }) {
-            try await poll()
-            polls += 1
-        }
-        let written = try await writers.value
-        try await poll()
-        #expect(polls > 1, "the reader polled while the writers wrote")
-        #expect(written.count == 2 * perWriter && Set(written) == Set(latestSeen.keys), "every committed record was seen")
-        #expect(changesSeen.values.allSatisfy { $0 == 1 }, "no change was seen twice")
-        for id in written {
-            #expect(try await second.record(id: id)?.revision == latestSeen[id], "the latest change of each record was seen")
         }
     }
 }

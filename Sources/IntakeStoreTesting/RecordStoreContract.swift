@@ -74,19 +74,22 @@ public enum RecordStoreContract {
             let store = try await kind.open()
             let team = try await store.createTeam(name: "t", at: Date())
             let other = try await store.createTeam(name: "o", at: Date())
-            #expect(try await store.exportSnapshot().cursor == 0)
+            #expect(try await store.exportSnapshot(teamId: nil).cursor == 0)
+            #expect(try await store.exportSnapshot(teamId: team.id).cursor == 0)
             let records = (1...5).map { Self.record(UInt64($0)) }
             _ = try await store.ingest(
                 try records.prefix(4).map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
             _ = try await store.ingest(
                 [try IngestItem(record: records[4])], owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
-            let snapshot = try await store.exportSnapshot()
+            let snapshot = try await store.exportSnapshot(teamId: team.id)
             let cursor = snapshot.cursor
+            #expect(cursor == 4, "a team's cursor counts that team's changes alone")
             let id = Self.questionnaire.id
             var query = ExportQuery(questionnaireId: id, teamId: team.id, after: 0, upTo: cursor, limit: 3)
             #expect(try await snapshot.count(query) == 4)
             let first = try await snapshot.page(query)
             #expect(try first.map { try $0.record().id } == records.prefix(3).map(\.id))
+            #expect(first.map(\.cursor) == [1, 2, 3])
 
             // An edit while the export runs: the snapshot keeps the record as it was, so the count holds.
             let edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E" })
@@ -95,16 +98,23 @@ public enum RecordStoreContract {
             let rest = try await snapshot.page(query)
             #expect(try rest.map { try $0.record().id } == [records[3].id] && rest.map(\.revision) == [1])
             #expect(try rest.first?.record().patient.externalId != "E")
-            #expect(try await snapshot.count(ExportQuery(questionnaireId: id, teamId: nil, after: 0, upTo: cursor)) == 5)
-            #expect(try await snapshot.count(ExportQuery(questionnaireId: "other", teamId: nil, after: 0, upTo: cursor)) == 0)
+            let everyTeam = try await store.exportSnapshot(teamId: nil)
+            #expect(everyTeam.cursor == 6)
+            #expect(try await everyTeam.count(ExportQuery(questionnaireId: id, teamId: nil, after: 0, upTo: everyTeam.cursor)) == 5)
+            #expect(try await everyTeam.count(ExportQuery(questionnaireId: "other", teamId: nil, after: 0, upTo: everyTeam.cursor)) == 0)
 
-            // The next export starts after the cursor and finds the edit, with its new revision.
-            let next = try await store.exportSnapshot()
-            let changed = try await next.page(ExportQuery(questionnaireId: id, teamId: nil, after: cursor, upTo: next.cursor))
+            // Another team's work moves nothing in this team's cursors: the next change is 5, whatever the others did.
+            _ = try await store.ingest(
+                try (6...9).map { try IngestItem(record: Self.record(UInt64($0))) }, owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
+            #expect(try await store.exportSnapshot(teamId: other.id).cursor == 5)
+            let next = try await store.exportSnapshot(teamId: team.id)
+            #expect(next.cursor == 5)
+            let changed = try await next.page(ExportQuery(questionnaireId: id, teamId: team.id, after: cursor, upTo: next.cursor))
             #expect(try changed.map { try $0.record().id } == [records[3].id] && changed.map(\.revision) == [2])
+            #expect(changed.map(\.cursor) == [5])
             #expect(try changed.first?.record().patient.externalId == "E")
             let future = ExportQuery(
-                questionnaireId: id, teamId: nil, after: 0, upTo: next.cursor, changedSince: Date().addingTimeInterval(3600))
+                questionnaireId: id, teamId: team.id, after: 0, upTo: next.cursor, changedSince: Date().addingTimeInterval(3600))
             #expect(try await next.count(future) == 0)
         }
     }

@@ -57,4 +57,43 @@ struct CanonicalMigrationTests {
         let outcome = try await store.ingest([IngestItem(record: record)], owner: RecordOwner(teamId: 1, username: "u"), at: Date())
         #expect(outcome == [.duplicate(revision: 1)])
     }
+
+    @Test func recordsStoredBeforeTeamCursorsGetTheirTeamsCursorsInTheOrderTheyChanged() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-migration-\(UUID().uuidString)/db.sqlite").path
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        // Given a database at schema v6 with changes of two teams interleaved
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteRecordStore.migrator.migrate(queue, upTo: "v6: failed sign-ins per account, and the lock they lead to")
+        let records = (1...5).map { RecordStoreContract.record(UInt64(40 + $0)) }
+        let teams: [Int64] = [1, 2, 1, 2, 1]
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO team (id, name, createdAt) VALUES (1, 'a', 0), (2, 'b', 0)")
+            for (index, record) in records.enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision, createdAt,
+                            updatedAt, receivedAt, givenNameKey, familyNameKey, body, changeSeq)
+                        VALUES (?, ?, ?, ?, 'u', 'complete', 1, 0, 0, 0, '', '', ?, ?)
+                        """,
+                    arguments: [
+                        record.id.uuidString.lowercased(), record.questionnaire.id, record.questionnaire.version, teams[index],
+                        String(decoding: RecordCodec.encode(record), as: UTF8.self), 10 - index,
+                    ])
+            }
+        }
+        try queue.close()
+
+        // When the server opens it
+        let store = try SQLiteRecordStore(path: path)
+
+        // Then each team's cursors count its own changes, in the order they were made (changeSeq 10, 8, 6 of team 1 are 3, 2, 1)
+        let a = try await store.exportSnapshot(teamId: 1)
+        let page = try await a.page(ExportQuery(questionnaireId: records[0].questionnaire.id, teamId: 1, after: 0, upTo: a.cursor))
+        #expect(a.cursor == 3 && page.map(\.cursor) == [1, 2, 3])
+        #expect(try page.map { try $0.record().id } == [records[4].id, records[2].id, records[0].id])
+        #expect(try await store.exportSnapshot(teamId: 2).cursor == 2)
+        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(99))], owner: RecordOwner(teamId: 2, username: "u"), at: Date())
+        #expect(try await store.exportSnapshot(teamId: 2).cursor == 3)
+        #expect(try await store.exportSnapshot(teamId: nil).cursor == 11)
+    }
 }

@@ -26,7 +26,8 @@ struct DatabaseCopyTests {
         let edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E-1" })
         #expect(try await source.update(edit, baseRevision: 1, teamId: team.id, savedBy: "cora", at: Date()) == .updated(revision: 2))
         let secret = try await source.secret(named: "patient-key")
-        let cursor = try await source.exportSnapshot().cursor
+        let cursor = try await source.exportSnapshot(teamId: nil).cursor
+        let teamCursor = try await source.exportSnapshot(teamId: team.id).cursor
 
         let target = try StoreKind.postgres.newDatabase()
         let tables = try await DatabaseCopy.copy(sqlite: path, to: target)
@@ -36,7 +37,8 @@ struct DatabaseCopyTests {
 
         let copy = try await StoreKind.postgres.open(database: target)
         #expect(try await copy.secret(named: "patient-key") == secret, "patient keys stay the same")
-        #expect(try await copy.exportSnapshot().cursor == cursor, "export cursors stay valid")
+        #expect(try await copy.exportSnapshot(teamId: nil).cursor == cursor, "export cursors stay valid")
+        #expect(try await copy.exportSnapshot(teamId: team.id).cursor == teamCursor, "a team's export cursors stay valid")
         #expect(try await copy.record(id: records[3].id)?.record.patient.externalId == "E-1")
         #expect(try await copy.revisions(of: records[3].id).map(\.revision) == [1, 2])
         #expect(try await copy.user(tokenHash: "token-hash", now: Date())?.username == "cora")
@@ -46,7 +48,8 @@ struct DatabaseCopyTests {
         #expect(next.id > team.id)
         _ = try await copy.ingest(
             [try IngestItem(record: RecordStoreContract.record(9_999))], owner: RecordOwner(teamId: team.id, username: "cora"), at: Date())
-        #expect(try await copy.exportSnapshot().cursor == cursor + 1)
+        #expect(try await copy.exportSnapshot(teamId: nil).cursor == cursor + 1)
+        #expect(try await copy.exportSnapshot(teamId: team.id).cursor == teamCursor + 1)
     }
 
     @Test func aDatabaseThatHoldsDataIsLeftAlone() async throws {

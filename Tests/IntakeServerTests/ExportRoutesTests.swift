@@ -68,6 +68,7 @@ struct ExportRoutesTests {
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: first)
             let all = try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-a", in: server)
             let cursor = try #require(all.headers[Self.cursor])
+            #expect(cursor == "team-1", "a coordinator's export carries a cursor of the team's own changes")
             let none = try await client.send(.get, "/v1/exports?format=jsonl&since=\(cursor)", as: "coordinator-a", in: server)
             #expect(none.status == .ok && none.headers[Self.count] == "0" && none.text.isEmpty && none.headers[Self.cursor] == cursor)
 
@@ -81,12 +82,40 @@ struct ExportRoutesTests {
             let rows = lines(later)
             #expect(rows.map { $0["id"] as? String } == [second.id, first.id].map { $0.uuidString.lowercased() })
             #expect(rows.map { $0["revision"] as? Int } == [1, 2])
-            #expect(Int(try #require(later.headers[Self.cursor]))! > Int(cursor)!)
+            #expect(later.headers[Self.cursor] == "team-3")
 
             let future = try await client.send(.get, "/v1/exports?format=jsonl&since=2999-01-01", as: "coordinator-a", in: server)
             #expect(future.status == .ok && future.headers[Self.count] == "0")
             let past = try await client.send(.get, "/v1/exports?format=jsonl&since=2000-01-01T00:00:00Z", as: "coordinator-a", in: server)
             #expect(past.headers[Self.count] == "2")
+        }
+    }
+
+    @Test func aTeamsCursorsSayNothingOfAnotherTeamsWork() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: 1))
+            let before = try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-a", in: server)
+            for seed in 2...6 {
+                _ = try await client.send(.post, "/v1/records", as: "fieldworker-b", in: server, json: server.record(seed: UInt64(seed)))
+            }
+            let after = try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-a", in: server)
+            #expect(before.headers[Self.cursor] == "team-1" && after.headers[Self.cursor] == "team-1", "team b's five records move nothing")
+            let b = try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-b", in: server)
+            #expect(b.headers[Self.cursor] == "team-5")
+            let everyTeam = try await client.send(.get, "/v1/exports?format=jsonl", as: "researcher", in: server)
+            #expect(everyTeam.headers[Self.cursor] == "6" && everyTeam.headers[Self.count] == "6")
+
+            // A cursor of the other kind, or one not given yet, is refused rather than read as something else.
+            for (user, since, code) in [
+                ("coordinator-a", "6", "wrong_cursor"), ("researcher", "team-1", "wrong_cursor"), ("coordinator-a", "team-2", "unknown_cursor"),
+                ("researcher", "7", "unknown_cursor"),
+            ] {
+                let response = try await client.send(.get, "/v1/exports?format=jsonl&since=\(since)", as: user, in: server)
+                #expect(response.status == .unprocessableContent && response.errorCode == code, "\(user) since=\(since): \(response.text)")
+            }
+            let resumed = try await client.send(.get, "/v1/exports?format=jsonl&since=team-1", as: "coordinator-a", in: server)
+            #expect(resumed.status == .ok && resumed.headers[Self.count] == "0")
         }
     }
 

@@ -122,7 +122,7 @@ extension JSONLinesExport {
             inputs: inputs, available: available, options: options, keyer: try PatientKeyFile.keyer(at: keyFile), formats: formats)
         switch since.flatMap(ExportSince.init) {
         case .time(let date)?: export.changedSince = date
-        case .cursor?: throw ExportError("--since: cursors come from server exports; with --input give a time such as 2026-11-01")
+        case .cursor?, .teamCursor?: throw ExportError("--since: cursors come from server exports; with --input give a time such as 2026-11-01")
         case nil: break
         }
         let count = export.recordCount

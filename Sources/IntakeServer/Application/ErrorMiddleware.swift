@@ -83,6 +83,7 @@ extension APIError {
         switch error.kind {
         case .notFound: self.init(.notFound, code: "not_found", message: error.description)
         case .invalid: self.init(.badRequest, code: "bad_request", message: error.description)
+        case .unprocessable(let code): self.init(.unprocessableContent, code: code, message: error.description)
         case .invalidQuestionnaire:
             self.init(
                 .unprocessableContent, code: "invalid_questionnaire", message: error.description,

@@ -49,7 +49,7 @@ struct ExportController {
             .contentType: format.contentType,
             .contentDisposition: "attachment; filename=\"\(format.fileName)\"",
             .cacheControl: "no-store",
-            Self.cursorHeader: String(prepared.cursor),
+            Self.cursorHeader: prepared.cursor,
             Self.countHeader: String(format.hasRecords ? prepared.count : 0),
             Self.versionsHeader: prepared.plan.versions.map(\.version).joined(separator: ","),
             Self.questionnaireHeader: prepared.plan.questionnaireId,

@@ -39,8 +39,8 @@ public struct ExportService: Sendable {
     public struct Prepared: Sendable {
         public let plan: ExportPlan
         public let count: Int
-        /// Give it as `since` next time to get only later changes.
-        public let cursor: Int64
+        /// Give it as `since` next time to get only later changes: `team-42` for a team's export, `42` for every team's.
+        public let cursor: String
         let query: ExportQuery
         let keyer: PatientKeyer
         let snapshot: any ExportSnapshot
@@ -62,17 +62,31 @@ public struct ExportService: Sendable {
         } catch {
             throw ServiceError(.invalid, error.description)
         }
-        let snapshot = try await store.exportSnapshot()
+        let snapshot = try await store.exportSnapshot(teamId: request.teamId)
         let cursor = snapshot.cursor
         var query = ExportQuery(questionnaireId: id, teamId: request.teamId, after: 0, upTo: cursor)
         switch request.since {
-        case .cursor(let after)?: query.after = after
+        case .teamCursor(let after)? where request.teamId != nil, .cursor(let after)? where request.teamId == nil:
+            // A cursor past the newest change was not given by this deployment for this export.
+            guard after <= cursor else {
+                throw ServiceError(.unprocessable(code: "unknown_cursor"), "'since' is a cursor this server has not given yet; give one from an earlier export, or a time")
+            }
+            query.after = after
+        case .cursor?:
+            throw ServiceError(
+                .unprocessable(code: "wrong_cursor"),
+                "'since' is a cursor of an export of every team (or one made before cursors were kept per team); "
+                    + "your exports are of your team and carry cursors such as team-42: give one of those, or a time")
+        case .teamCursor?:
+            throw ServiceError(.unprocessable(code: "wrong_cursor"), "'since' is a cursor of one team's export; an export of every team takes cursors such as 42, or a time")
         case .time(let date)?: query.changedSince = date
         case nil: break
         }
         let count = try await snapshot.count(query)
         let keyer = try PatientKeyer(secret: try await store.secret(named: Self.patientKeySecret))
-        return Prepared(plan: plan, count: count, cursor: cursor, query: query, keyer: keyer, snapshot: snapshot)
+        return Prepared(
+            plan: plan, count: count, cursor: Since.cursorText(cursor, team: request.teamId != nil), query: query, keyer: keyer,
+            snapshot: snapshot)
     }
 
     private func questionnaireId(_ requested: String?, published: [PublishedQuestionnaire]) throws -> String {

@@ -2,11 +2,15 @@ import Foundation
 import IntakeCore
 
 /// Which records an export reads: one questionnaire, optionally one team, by change cursor.
+///
+/// Cursors count changes: a team's export counts the team's own changes (1, 2, 3… for that team
+/// alone, so nothing in them tells of another team's work), an export of every team counts the
+/// deployment's. A snapshot opened for a team pages that team's queries.
 public struct ExportQuery: Sendable {
     public var questionnaireId: String
     /// nil for every team.
     public var teamId: Int64?
-    /// Records changed after this cursor (0 for all).
+    /// Records changed after this cursor (0 for all): the team's cursor when `teamId` is set.
     public var after: Int64
     /// …and up to this one, so records that change during an export wait for the next.
     public var upTo: Int64
@@ -26,7 +30,7 @@ public struct ExportQuery: Sendable {
 
 /// The records as they were when an export started: what it counts is what it pages.
 public protocol ExportSnapshot: Sendable {
-    /// The newest change in the snapshot: the next export starts after it.
+    /// The newest change in the snapshot (of its team, if it was opened for one): the next export starts after it.
     var cursor: Int64 { get }
     /// How many records `query` (ignoring its limit) reads.
     func count(_ query: ExportQuery) async throws -> Int

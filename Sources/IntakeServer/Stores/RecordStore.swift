@@ -33,8 +33,9 @@ public protocol RecordStore: Sendable {
     // MARK: Exports
 
     /// A consistent view of the records as they are now, for one export: records that change
-    /// while it is read keep their content in it, and show up in the next export.
-    func exportSnapshot() async throws -> any ExportSnapshot
+    /// while it is read keep their content in it, and show up in the next export. For a team
+    /// (its cursor counts that team's changes only) or, with nil, for every team.
+    func exportSnapshot(teamId: Int64?) async throws -> any ExportSnapshot
     /// A secret the server keeps under `name`, made of 32 random bytes on first use.
     func secret(named name: String) async throws -> Data
 

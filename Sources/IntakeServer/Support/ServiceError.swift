@@ -10,6 +10,8 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable {
         case invalid
         /// A questionnaire's files have problems, each listed in ``problems`` (422).
         case invalidQuestionnaire
+        /// Well formed, but not something this server can act on, for the reason `code` names (422).
+        case unprocessable(code: String)
     }
 
     public var kind: Kind
