@@ -133,9 +133,9 @@ struct FormatTests {
         let (v1, v2) = try Fixtures.versions()
         let plan = try ExportPlan(questionnaires: [v1, v2])
         let syntax = SPSSSyntaxFormatter(plan: plan).header()
-        #expect(syntax.contains("GET DATA\n  /TYPE=TXT\n  /FILE=\"records.csv\""))
+        #expect(syntax.contains("GET DATA\n  /TYPE=TXT\n  /FILE=\"records_escaped.csv\""))
         for column in plan.columns { #expect(syntax.contains("\n    \(column.name) "), "\(column.name) is declared") }
-        #expect(syntax.contains("    visits F18.6\n") && syntax.contains("    cough F1.0\n") && syntax.contains("    notes A10000\n"))
+        #expect(syntax.contains("    visits F18.6\n") && syntax.contains("    cough F1.0\n") && syntax.contains("    notes A32767\n"))
         #expect(syntax.contains("  /meds_unit \"mg\" \"mg\" \"ml\" \"ml\""))
         #expect(syntax.contains("  /symptoms_cough 0 \"No\" 1 \"Yes\""))
         #expect(syntax.contains("  cough_days \"For how many days?\""))

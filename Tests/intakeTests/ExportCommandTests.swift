@@ -109,7 +109,7 @@ struct ExportCommandTests {
         #expect(
             files == [
                 "records.csv", "records_long.csv", "records.jsonl", "fhir-bundle.json", "codebook.csv", "codebook.md", "datapackage.json",
-                "records.sps", "records.R", "export.json",
+                "records.sps", "records_escaped.csv", "records.R", "export.json",
             ])
         let csv = try String(contentsOf: folder.appendingPathComponent("records.csv"), encoding: .utf8)
         #expect(csv.components(separatedBy: "\r\n").count - 2 >= records.count)

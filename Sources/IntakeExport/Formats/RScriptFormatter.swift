@@ -1,6 +1,8 @@
 import IntakeCore
 
-/// `records.R`: reads `records.csv` into a data frame `records` with column types, single-choice
+/// `records.R`: reads `records_escaped.csv` (the wide CSV with line breaks in text written `\n`,
+/// see ``EscapedCSVFormatter``: R's reader would turn a carriage return into a line feed) into a
+/// data frame `records`, turning them back, with column types, single-choice
 /// questions as factors labelled with their choices (unknown codes stop the script), and
 /// variable labels in the `label` attribute (as haven and labelled use).
 public final class RScriptFormatter: ExportFormatter {
@@ -14,25 +16,30 @@ public final class RScriptFormatter: ExportFormatter {
         let entries = CodebookEntry.entries(plan)
         let code = plan.options.unansweredCode
         var out = """
-            # Made by Intake: reads records.csv (\(plan.questionnaireId), versions \(plan.versions.map(\.version).joined(separator: ", "))).
-            # From the folder that holds records.csv: source("records.R", encoding = "UTF-8") gives the data frame `records`.
+            # Made by Intake: reads records_escaped.csv (\(plan.questionnaireId), versions \(plan.versions.map(\.version).joined(separator: ", "))).
+            # From the folder that holds it: source("records.R", encoding = "UTF-8") gives the data frame `records`.
+            # records_escaped.csv is records.csv with line breaks and backslashes in text written \\n, \\r and \\b, so that
+            # nothing is changed on the way in (read.csv turns a carriage return into a line feed); they are turned back below.
             # Empty cells (not asked) and \(Self.quoted(code)) (asked, no answer) are both NA here; read the CSV with
             # na.strings = character(0) to tell them apart (see codebook.md).
 
             intake_factor <- function(x, name, codes, labels) {
               unknown <- setdiff(unique(x[!is.na(x)]), codes)
-              if (length(unknown) > 0) stop("records.csv: column ", name, " holds codes the codebook does not list")
+              if (length(unknown) > 0) stop("records_escaped.csv: column ", name, " holds codes the codebook does not list")
               factor(x, levels = codes, labels = labels)
             }
 
             records <- read.csv(
-              "records.csv", encoding = "UTF-8", fileEncoding = "UTF-8", check.names = FALSE, stringsAsFactors = FALSE,
+              "records_escaped.csv", encoding = "UTF-8", fileEncoding = "UTF-8", check.names = FALSE, stringsAsFactors = FALSE,
               na.strings = c("", \(Self.quoted(code))),
               colClasses = c(
 
             """
         let classes = entries.map { "    \(Self.quoted($0.column.name)) = \(Self.quoted(Self.rClass($0.column.type)))" }
         out += classes.joined(separator: ",\n") + "\n  )\n)\n"
+        out += "# Line feeds, carriage returns and backslashes in text, in that order (see the note above).\n"
+        out += "for (column in names(records)) if (is.character(records[[column]])) records[[column]] <- gsub(\"\\\\b\", \"\\\\\",\n"
+        out += "  gsub(\"\\\\r\", \"\\r\", gsub(\"\\\\n\", \"\\n\", records[[column]], fixed = TRUE), fixed = TRUE), fixed = TRUE)\n"
         if !plan.options.rawCells {
             out += "# A leading ' marks text a spreadsheet could run as a formula, or text equal to the unanswered code: remove it.\n"
             out += "for (column in names(records)) if (is.character(records[[column]])) records[[column]] <- sub(\"^'\", \"\", records[[column]])\n"

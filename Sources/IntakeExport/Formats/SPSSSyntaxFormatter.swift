@@ -1,7 +1,8 @@
 import IntakeCore
 
-/// `records.sps`: SPSS syntax (also run by GNU PSPP) that reads `records.csv` with every column's
-/// format, variable label and value labels.
+/// `records.sps`: SPSS syntax (also run by GNU PSPP) that reads `records_escaped.csv` (the wide CSV
+/// with line breaks written `\n`, see ``EscapedCSVFormatter``) with every column's format, variable
+/// label and value labels, and turns the escaped line breaks back into line breaks.
 ///
 /// Names follow SPSS's rules (a letter first, at most 64 bytes, no reserved word); a CSV column
 /// whose name breaks them gets a changed name here, listed in a comment. Empty cells and the
@@ -22,18 +23,27 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
         let code = plan.options.unansweredCode
         var out = """
             * Encoding: UTF-8.
-            * Made by Intake: reads records.csv (\(plan.questionnaireId), versions \(plan.versions.map(\.version).joined(separator: ", "))).
-            * Run it from the folder that holds records.csv (pspp records.sps, or open it in SPSS and Run All).
+            * Made by Intake: reads records_escaped.csv (\(plan.questionnaireId), versions \(plan.versions.map(\.version).joined(separator: ", "))).
+            * Run it from the folder that holds records_escaped.csv (pspp records.sps, or open it in SPSS and Run All).
+            * records_escaped.csv is records.csv with line breaks in text written \\n (SPSS cannot read them in a CSV field); they are turned back below.
             * Empty cells (not asked) and '\(code)' (asked, no answer) are missing values; see codebook.md.
+            * SPSS drops spaces at the end of text values: its strings are padded with spaces.
 
             """
         for (entry, name) in zip(entries, names) where name != entry.column.name {
             out += "* Column \(entry.column.name) is named \(name) here.\n"
         }
-        out += "GET DATA\n  /TYPE=TXT\n  /FILE=\"records.csv\"\n  /ENCODING=\"UTF8\"\n  /DELCASE=LINE\n  /DELIMITERS=\",\"\n"
+        out += "GET DATA\n  /TYPE=TXT\n  /FILE=\"records_escaped.csv\"\n  /ENCODING=\"UTF8\"\n  /DELCASE=LINE\n  /DELIMITERS=\",\"\n"
         out += "  /QUALIFIER='\"'\n  /ARRANGEMENT=DELIMITED\n  /FIRSTCASE=2\n  /VARIABLES=\n"
         for (entry, name) in zip(entries, names) { out += "    \(name) \(Self.format(entry))\n" }
-        out += ".\nVARIABLE LABELS\n"
+        out += ".\n"
+        // Text values with an escaped line break or backslash: `\n`, `\r`, then `\b` (see EscapedCSVFormatter.escape).
+        for (entry, name) in zip(entries, names) where entry.column.type == .string {
+            out += "DO IF INDEX(\(name), \"\\\") > 0.\n"
+            out += "COMPUTE \(name) = REPLACE(REPLACE(REPLACE(\(name), \"\\n\", X'0A'), \"\\r\", X'0D'), \"\\b\", \"\\\").\n"
+            out += "END IF.\n"
+        }
+        out += "VARIABLE LABELS\n"
         for (entry, name) in zip(entries, names) { out += "  \(name) \(Self.quoted(Self.truncated(entry.label(in: nil), bytes: 250)))\n" }
         out += ".\n"
         var valueLabels: [String] = []
@@ -59,7 +69,7 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
     public var readsRecords: Bool { false }
     public func footer() -> String { "" }
 
-    /// The input format: text up to the validator's 10,000 characters, codes as wide as the longest.
+    /// The input format: text as wide as SPSS allows (32,767 bytes), codes as wide as the longest.
     static func format(_ entry: CodebookEntry) -> String {
         switch entry.column.type {
         case .indicator: return "F1.0"
@@ -76,7 +86,7 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
                 }
             }
             if !entry.codes.isEmpty { return "A\(max(8, entry.codes.map(\.utf8.count).max() ?? 1))" }
-            return "A10000"
+            return "A32767"
         }
     }
 

@@ -10,7 +10,7 @@ extension ExportPlan {
     }
 
     /// The record as one wide-CSV line (CRLF included), appended to `out`.
-    func writeLine(_ row: ExportRow, into out: inout [UInt8]) {
+    func writeLine(_ row: ExportRow, into out: inout [UInt8], lineBreaksEscaped: Bool = false) {
         var next = 0
         eachCell(of: row) { index, text in
             while next < index {
@@ -18,7 +18,7 @@ extension ExportPlan {
                 next += 1
             }
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            CSV.append(text, to: &out)
+            CSV.append(lineBreaksEscaped ? EscapedCSVFormatter.escape(text) : text, to: &out)
             next = index + 1
         }
         while next < columns.count {

@@ -8,6 +8,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case codebookMarkdown = "codebook-md"
     case dataPackage = "datapackage"
     case spss
+    case escapedCSV = "escaped"
     case r
 
     public var fileName: String {
@@ -20,13 +21,14 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .codebookMarkdown: "codebook.md"
         case .dataPackage: "datapackage.json"
         case .spss: "records.sps"
+        case .escapedCSV: "records_escaped.csv"
         case .r: "records.R"
         }
     }
 
     public var contentType: String {
         switch self {
-        case .wideCSV, .longCSV, .codebookCSV: "text/csv; charset=utf-8"
+        case .wideCSV, .longCSV, .codebookCSV, .escapedCSV: "text/csv; charset=utf-8"
         case .jsonLines: "application/x-ndjson; charset=utf-8"
         case .fhir: "application/fhir+json; charset=utf-8"
         case .codebookMarkdown: "text/markdown; charset=utf-8"
@@ -38,7 +40,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// Whether the file lists records (rather than describing the export).
     public var hasRecords: Bool {
         switch self {
-        case .wideCSV, .longCSV, .jsonLines, .fhir: true
+        case .wideCSV, .longCSV, .jsonLines, .fhir, .escapedCSV: true
         case .codebookCSV, .codebookMarkdown, .dataPackage, .spss, .r: false
         }
     }
@@ -54,6 +56,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .codebookMarkdown: CodebookMarkdownFormatter(plan: plan)
         case .dataPackage: DataPackageFormatter(plan: plan, files: files)
         case .spss: SPSSSyntaxFormatter(plan: plan)
+        case .escapedCSV: EscapedCSVFormatter(plan: plan)
         case .r: RScriptFormatter(plan: plan)
         }
     }

@@ -25,7 +25,7 @@ extension ExportFormat {
     /// What this file is written from.
     public var reads: ExportInput.Needs {
         switch self {
-        case .wideCSV: .rows
+        case .wideCSV, .escapedCSV: .rows
         case .longCSV, .jsonLines, .fhir: .records
         case .codebookCSV, .codebookMarkdown, .dataPackage, .spss, .r: []
         }

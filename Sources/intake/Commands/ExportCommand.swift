@@ -15,7 +15,7 @@ struct ExportCommand: AsyncParsableCommand {
             account), from a server database on this machine (--database), or from JSON Lines files \
             (--input, e.g. from 'intake sample'). The folder gets records.csv (one row per record), \
             records_long.csv (one row per answer), records.jsonl, fhir-bundle.json, codebook.csv, \
-            codebook.md, datapackage.json, records.sps (SPSS), records.R and export.json (with the cursor \
+            codebook.md, datapackage.json, records.sps with records_escaped.csv (SPSS), records.R and export.json (with the cursor \
             for --since next time). See docs/exports.md. \
             Exports are de-identified unless --include-identifiers is given; patients stay linkable \
             through a keyed-hash patient_key.
