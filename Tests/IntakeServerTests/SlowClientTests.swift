@@ -59,4 +59,93 @@ struct SlowClientTests {
             #expect(ContinuousClock.now - start < .seconds(8), "the server closed the connection instead of waiting for the rest")
         }
     }
+
+    /// Opens a connection, sends `first`, then one `piece` every `every` until the server closes
+    /// the connection or `limit` passes; what the server sent, and how long it took.
+    static func trickle(port: Int, first: String, piece: String, every: Duration, limit: Duration) throws -> (String, Duration) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let milliseconds = Int(every.components.seconds * 1000 + every.components.attoseconds / 1_000_000_000_000_000)
+        var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: Int((milliseconds % 1000) * 1000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let start = ContinuousClock.now
+        _ = first.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now - start < limit {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count == 0 { break }
+            if count > 0 {
+                received += buffer[0..<count]
+                continue
+            }
+            _ = piece.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        }
+        return (String(decoding: received, as: UTF8.self), ContinuousClock.now - start)
+    }
+
+    /// Runs blocking socket calls on a thread of their own, never on Swift's cooperative threads.
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    @Test func headersTrickledSlowerThanTheHeaderTimeoutGet408AndTheConnectionCloses() async throws {
+        let server = try await TestServer.make { $0.headerTimeout = .seconds(1) }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let (answer, took) = try await Self.onThread {
+                try Self.trickle(
+                    port: port, first: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n", piece: "X-Slow: a\r\n", every: .milliseconds(200),
+                    limit: .seconds(8))
+            }
+            #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(300))")
+            #expect(answer.contains("\"header_timeout\"") && answer.contains("application/json"))
+            #expect(took < .seconds(5), "cut after about a second, though bytes kept coming (took \(took))")
+        }
+    }
+
+    @Test func theHeaderTimeoutStartsAtARequestsFirstByteNotAtTheLastResponse() async throws {
+        let server = try await TestServer.make { $0.headerTimeout = .seconds(1) }
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            // A keep-alive connection that waits 1.5 seconds between two quick requests is not cut.
+            let (answer, _) = try await Self.onThread {
+                try Self.trickle(
+                    port: port, first: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+                    piece: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", every: .milliseconds(1500),
+                    limit: .seconds(6))
+            }
+            #expect(answer.components(separatedBy: "HTTP/1.1 200").count == 3, "\(answer.prefix(600))")
+            #expect(!answer.contains("408"))
+        }
+    }
+
+    @Test func requestsTheHTTPParserCannotReadGetAJSONError() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.live) { client in
+            let port = try #require(client.port)
+            let cases: [(request: String, status: String, code: String)] = [
+                ("GET /health HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n", "400", "malformed_request"),
+                ("\u{1}\u{2}\u{3} nonsense\r\n\r\n", "400", "malformed_request"),
+                ("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + String(repeating: "a", count: 90 * 1024) + "\r\n\r\n", "431",
+                 "headers_too_large"),
+            ]
+            for (request, status, code) in cases {
+                let answer = try await Self.onThread { try Self.exchange(port: port, request, wait: 5) }
+                #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(code): \(answer.prefix(200))")
+                #expect(answer.contains("\"code\":\"\(code)\"") && answer.contains("application/json"), "\(answer.prefix(400))")
+            }
+        }
+    }
 }

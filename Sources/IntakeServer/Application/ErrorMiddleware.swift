@@ -13,7 +13,7 @@ struct ErrorMiddleware: RouterMiddleware {
         struct Detail: Encodable {
             var code: String
             var message: String
-            var details: JSONValue?
+            var details: JSONValue? = nil
         }
 
         var error: Detail

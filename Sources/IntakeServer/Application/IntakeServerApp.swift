@@ -52,11 +52,15 @@ public enum IntakeServerApp {
             logger: logger)
     }
 
-    /// HTTP/1.1 with the configuration's idle timeout: a connection that sends nothing for that
-    /// long (headers never finished, a keep-alive left open) is closed.
+    /// HTTP/1.1 with the configuration's idle timeout (a connection that sends nothing for that
+    /// long, such as a keep-alive left open, is closed) and header timeout, and JSON answers to
+    /// requests the HTTP parser cannot read (``GuardedHTTP1Channel``).
     static func httpServer(_ configuration: ServerConfiguration) -> HTTPServerBuilder {
-        let idle = configuration.idleTimeout.components
-        return .http1(configuration: .init(idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000)))
+        func amount(_ duration: Duration) -> TimeAmount {
+            .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        }
+        let idle = amount(configuration.idleTimeout), header = amount(configuration.headerTimeout)
+        return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, idleTimeout: idle, headerTimeout: header) }
     }
 
     /// Serves until the process is stopped (SIGINT or SIGTERM end it gracefully): what

@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var sessionLifetime: TimeInterval = 30 * 24 * 3600
     /// How long a client has to send a whole request body (408 after it).
     public var bodyTimeout: Duration = .seconds(30)
+    /// How long a request's headers may take from their first byte (408 after it): a client
+    /// trickling headers a byte at a time would otherwise hold the connection for good.
+    public var headerTimeout: Duration = .seconds(20)
     /// How long a connection may stay silent (no bytes read) before it is closed: headers
     /// trickled or never finished, an idle keep-alive.
     public var idleTimeout: Duration = .seconds(60)
