@@ -36,6 +36,8 @@ public struct QueueFlusher: Sendable {
         public var attempts = 5
         public var baseDelay: TimeInterval = 0.5
         public var maxDelay: TimeInterval = 8
+        /// Waits out a delay between attempts: a sleep, unless a test gives its own clock.
+        public var wait: @Sendable (TimeInterval) async -> Void = { delay in try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
 
         public init(attempts: Int = 5, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 8) {
             self.attempts = attempts
@@ -124,7 +126,7 @@ public struct QueueFlusher: Sendable {
                 failures += 1
                 try? store.recordAttempt(batch.map(\.entry.id), reason: error.description)
                 guard error.isTransient, failures < retry.attempts else { return BatchOutcome(unsent: batch, error: error) }
-                try? await Task.sleep(nanoseconds: UInt64(retry.delay(afterAttempt: failures) * 1e9))
+                await retry.wait(retry.delay(afterAttempt: failures))
             }
         }
     }

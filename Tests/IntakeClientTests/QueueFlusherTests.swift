@@ -9,7 +9,12 @@ import Testing
 
 @Suite(.serialized)
 struct QueueFlusherTests {
-    static let fast = QueueFlusher.RetryPolicy(attempts: 3, baseDelay: 0.01, maxDelay: 0.05)
+    /// Three attempts, and no time waited between them.
+    static let fast: QueueFlusher.RetryPolicy = {
+        var policy = QueueFlusher.RetryPolicy(attempts: 3, baseDelay: 0.01, maxDelay: 0.05)
+        policy.wait = { _ in }
+        return policy
+    }()
 
     @Test func flushSortsCreatedDuplicateConflictAndInvalid() async throws {
         let server = try await ClientTestServer.make()
@@ -54,12 +59,32 @@ struct QueueFlusherTests {
         let records = (1...4).map { server.record(seed: $0) }
         for record in records { try server.store.enqueue(record) }
         let port = ClientTestServer.closedPort()
-        let flusher = QueueFlusher(
-            store: server.store, client: server.client(port: port), batchSize: 10,
-            retry: .init(attempts: 30, baseDelay: 0.05, maxDelay: 0.2))
+        // The flusher's waits are the test's to end: each one reports its delay and waits for a go.
+        let (delays, reportDelay) = AsyncStream.makeStream(of: TimeInterval.self)
+        let (goes, go) = AsyncStream.makeStream(of: Void.self)
+        var policy = QueueFlusher.RetryPolicy(attempts: 30, baseDelay: 0.05, maxDelay: 0.2)
+        policy.wait = { delay in
+            reportDelay.yield(delay)
+            for await _ in goes { break }
+        }
+        let flusher = QueueFlusher(store: server.store, client: server.client(port: port), batchSize: 10, retry: policy)
         let flush = Task { try await flusher.flush() }
-        try await Task.sleep(nanoseconds: 300_000_000)
-        let summary = try await server.serving(port: port) { _ in try await flush.value }
+
+        // Two attempts fail while the server is down, each counted against the queued records.
+        var waited: [TimeInterval] = []
+        for await delay in delays {
+            waited.append(delay)
+            #expect(try server.store.queueEntries().allSatisfy { $0.attempts == waited.count }, "attempt \(waited.count) is counted")
+            if waited.count == 2 { break }
+            go.yield()
+        }
+        #expect(waited[0] <= 0.1 && waited[1] <= 0.2, "backoff within its caps: \(waited)")
+        // Then the server comes back and the third attempt delivers everything.
+        let summary = try await server.serving(port: port) { _ in
+            go.yield()
+            return try await flush.value
+        }
+        reportDelay.finish()
         #expect(summary.uploaded == 4)
         #expect(summary.remaining == 0)
         for record in records { #expect(try await server.services.store.revisions(of: record.id).count == 1) }

@@ -11,7 +11,7 @@ import Testing
 ///
 /// The answers are random and made to be hard: line breaks of every kind, quotes, separators,
 /// backslashes, text that looks like a formula or is the unanswered marker, right-to-left and
-/// mixed scripts, emoji, and very long text. The seed is printed; INTAKE_ROUNDTRIP_SEED repeats it.
+/// mixed scripts, emoji, and very long text. The seed is printed; INTAKE_TEST_SEED repeats it.
 struct ExportRoundTripTests {
     static let pieces = [
         "\n", "\r\n", "\r", "\"", "\"\"", ",", ";", "\t", "'", "=", "+", "-", "@", ".", "\\", "\\n", "\\b", " ", "  ",
@@ -49,8 +49,8 @@ struct ExportRoundTripTests {
     }
 
     @Test func everyFormatReadsBackEveryAnswerWithItsOwnReader() async throws {
-        let seed = ProcessInfo.processInfo.environment["INTAKE_ROUNDTRIP_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...999_999)
-        print("ExportRoundTripTests: seed \(seed) (repeat with INTAKE_ROUNDTRIP_SEED=\(seed))")
+        let seed = ProcessInfo.processInfo.environment["INTAKE_TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        print("export round trip: seed \(seed) (re-run with INTAKE_TEST_SEED=\(seed))")
         var random = SeededGenerator(seed: seed)
         let questionnaire = try Fixtures.questionnaire(Fixtures.version1)
         var records: [PatientResponse] = []

@@ -29,7 +29,9 @@ struct FlushCrashTests {
         }
         var (server, port) = try intake.startServer()
         defer { server.terminate() }
-        var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        let seed = ProcessInfo.processInfo.environment["INTAKE_TEST_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
+        print("flush crash test: seed \(seed) (re-run with INTAKE_TEST_SEED=\(seed))")
+        var random = SeededGenerator(seed: seed)
         let flushArguments = ["flush", "--server", "http://127.0.0.1:\(port)", "--token", token, "--batch-size", "7", "--attempts", "20"]
 
         // When flushes are killed at random moments, and sometimes the server too

@@ -56,8 +56,8 @@ struct ServerKillTests {
         let token = try intake.prepareServerWithCoordinator()
         let questionnaire = try QuestionnaireLoader.load(
             directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
-        let seed = UInt64.random(in: 1...UInt64(UInt32.max))
-        print("server kill test: seed \(seed)")
+        let seed = ProcessInfo.processInfo.environment["INTAKE_TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        print("server kill test: seed \(seed) (re-run with INTAKE_TEST_SEED=\(seed))")
         var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
         var random = SeededGenerator(seed: seed)
         var (server, port) = try intake.startServer()
