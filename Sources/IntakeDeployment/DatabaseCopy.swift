@@ -74,6 +74,12 @@ public enum DatabaseCopy {
             try await connection.query(
                 "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
                 logger: PostgresRecordStore.logger)
+            for table in ["membershipEvent", "notification"] {
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"),
+                    logger: PostgresRecordStore.logger)
+            }
             for table in CopiedTable.all {
                 let (sourceRows, sourceDigest) = try table.digestOfSource(snapshot)
                 let (targetRows, targetDigest) = try await table.digestOfTarget(connection)
@@ -111,7 +117,7 @@ struct CopiedTable: Sendable {
             columns: [
                 ("id", .integer), ("username", .text), ("passwordHash", .text), ("role", .text), ("teamId", .integer),
                 ("disabled", .boolean), ("createdAt", .real), ("failedSignIns", .integer), ("lastFailedSignInAt", .real),
-                ("lockedAt", .real),
+                ("lockedAt", .real), ("teamSince", .real),
             ], order: "id"),
         CopiedTable(
             source: "token", target: "token",
@@ -138,6 +144,23 @@ struct CopiedTable: Sendable {
         CopiedTable(
             source: "serverSecret", target: "serverSecret", columns: [("name", .text), ("value", .blob), ("createdAt", .real)],
             order: "name"),
+        CopiedTable(
+            source: "membershipEvent", target: "membershipEvent",
+            columns: [
+                ("id", .integer), ("teamId", .integer), ("username", .text), ("kind", .text), ("role", .text), ("actor", .text), ("at", .real),
+            ], order: "id"),
+        CopiedTable(
+            source: "invitation", target: "invitation",
+            columns: [
+                ("id", .text), ("teamId", .integer), ("inviteeId", .integer), ("role", .text), ("invitedBy", .text), ("passcodeHash", .text),
+                ("state", .text), ("failedAttempts", .integer), ("createdAt", .real), ("expiresAt", .real), ("updatedAt", .real),
+            ], order: "id"),
+        CopiedTable(
+            source: "notification", target: "notification",
+            columns: [
+                ("id", .integer), ("userId", .integer), ("type", .text), ("eventKey", .text), ("subject", .text), ("createdAt", .real),
+                ("readAt", .real),
+            ], order: "id"),
     ]
 
     /// One value, as both sides read it.

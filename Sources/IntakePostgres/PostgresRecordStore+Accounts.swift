@@ -21,14 +21,21 @@ extension PostgresRecordStore {
     }
 
     public func createUser(_ user: NewUser, at time: Date) async throws -> User {
-        let rows = try await client.query(
-            """
-            INSERT INTO account (username, passwordHash, role, teamId, createdAt)
-            VALUES (\(user.username), \(user.passwordHash), \(user.role.rawValue), \(user.teamId), \(Self.timestamp(time)))
-            ON CONFLICT (username) DO NOTHING RETURNING id
-            """, logger: Self.logger
-        ).collect()
-        guard !rows.isEmpty else { throw RecordStoreError.alreadyExists("user '\(user.username)'") }
+        let created = try await transaction { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO account (username, passwordHash, role, teamId, createdAt, teamSince)
+                VALUES (\(user.username), \(user.passwordHash), \(user.role.rawValue), \(user.teamId), \(Self.timestamp(time)),
+                        \(user.teamId.map { _ in Self.timestamp(time) }))
+                ON CONFLICT (username) DO NOTHING RETURNING id
+                """, logger: Self.logger
+            ).collect()
+            if !rows.isEmpty, let team = user.teamId {
+                try await Self.recordMembership(connection, teamId: team, username: user.username, kind: .joined, role: user.role, by: "admin", at: time)
+            }
+            return !rows.isEmpty
+        }
+        guard created else { throw RecordStoreError.alreadyExists("user '\(user.username)'") }
         guard let created = try await credentials(username: user.username) else { throw RecordStoreError.notFound("user '\(user.username)'") }
         return created.user
     }
@@ -47,13 +54,30 @@ extension PostgresRecordStore {
 
     public func updateUser(username: String, _ change: UserChange) async throws -> User? {
         let changed = try await transaction { connection in
-            let rows = try await connection.query("SELECT id FROM account WHERE username = \(username) FOR UPDATE", logger: Self.logger).collect()
-            guard !rows.isEmpty else { return false }
+            let rows = try await connection.query(
+                "SELECT role, teamId FROM account WHERE username = \(username) FOR UPDATE", logger: Self.logger
+            ).collect()
+            guard let row = rows.first else { return false }
+            let (roleBefore, teamBefore) = try row.decode((String, Int64?).self)
+            let now = Date()
             if let role = change.role {
                 try await connection.query("UPDATE account SET role = \(role.rawValue) WHERE username = \(username)", logger: Self.logger)
+                if let team = teamBefore, role.rawValue != roleBefore, change.teamId == nil {
+                    try await Self.recordMembership(connection, teamId: team, username: username, kind: .roleChanged, role: role, by: "admin", at: now)
+                }
             }
-            if let teamId = change.teamId {
-                try await connection.query("UPDATE account SET teamId = \(teamId) WHERE username = \(username)", logger: Self.logger)
+            if let teamId = change.teamId, teamId != teamBefore {
+                try await connection.query(
+                    "UPDATE account SET teamId = \(teamId), teamSince = \(teamId.map { _ in Self.timestamp(now) }) WHERE username = \(username)",
+                    logger: Self.logger)
+                if let old = teamBefore {
+                    try await Self.recordMembership(connection, teamId: old, username: username, kind: .left, role: nil, by: "admin", at: now)
+                }
+                if let new = teamId {
+                    try await Self.recordMembership(
+                        connection, teamId: new, username: username, kind: .joined, role: change.role ?? Role(rawValue: roleBefore),
+                        by: "admin", at: now)
+                }
             }
             if let hash = change.passwordHash {
                 try await connection.query("UPDATE account SET passwordHash = \(hash) WHERE username = \(username)", logger: Self.logger)

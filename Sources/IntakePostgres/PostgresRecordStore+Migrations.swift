@@ -216,6 +216,59 @@ extension PostgresRecordStore {
                 "CREATE UNIQUE INDEX record_team_change ON record (teamId, teamSeq)",
             ]
         ),
+        (
+            "v6: team membership history, invitations and notifications",
+            [
+                "ALTER TABLE account ADD COLUMN teamSince DOUBLE PRECISION",
+                "UPDATE account SET teamSince = createdAt WHERE teamId IS NOT NULL",
+                """
+                CREATE TABLE membershipEvent (
+                    id BIGSERIAL PRIMARY KEY,
+                    teamId BIGINT NOT NULL REFERENCES team(id),
+                    username TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    role TEXT,
+                    actor TEXT NOT NULL,
+                    at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX membershipEvent_team ON membershipEvent (teamId, id)",
+                """
+                INSERT INTO membershipEvent (teamId, username, kind, role, actor, at)
+                SELECT teamId, username, 'joined', role, 'admin', createdAt FROM account WHERE teamId IS NOT NULL ORDER BY id
+                """,
+                """
+                CREATE TABLE invitation (
+                    id TEXT PRIMARY KEY,
+                    teamId BIGINT NOT NULL REFERENCES team(id),
+                    inviteeId BIGINT NOT NULL REFERENCES account(id),
+                    role TEXT NOT NULL,
+                    invitedBy TEXT NOT NULL,
+                    passcodeHash TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    failedAttempts INTEGER NOT NULL DEFAULT 0,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    expiresAt DOUBLE PRECISION NOT NULL,
+                    updatedAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX invitation_invitee ON invitation (inviteeId, createdAt)",
+                "CREATE INDEX invitation_team ON invitation (teamId, createdAt)",
+                """
+                CREATE TABLE notification (
+                    id BIGSERIAL PRIMARY KEY,
+                    userId BIGINT NOT NULL REFERENCES account(id),
+                    type TEXT NOT NULL,
+                    eventKey TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    readAt DOUBLE PRECISION,
+                    UNIQUE (userId, eventKey)
+                )
+                """,
+                "CREATE INDEX notification_user ON notification (userId, id)",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -32,9 +32,16 @@ extension SQLiteRecordStore {
                 throw RecordStoreError.alreadyExists("user '\(user.username)'")
             }
             try db.execute(
-                sql: "INSERT INTO user (username, passwordHash, role, teamId, createdAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: [user.username, user.passwordHash, user.role.rawValue, user.teamId, Self.timestamp(time)])
-            return try Self.fetchUser(db, where: "u.id = ?", db.lastInsertedRowID)!.user
+                sql: "INSERT INTO user (username, passwordHash, role, teamId, createdAt, teamSince) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    user.username, user.passwordHash, user.role.rawValue, user.teamId, Self.timestamp(time),
+                    user.teamId.map { _ in Self.timestamp(time) },
+                ])
+            let id = db.lastInsertedRowID
+            if let team = user.teamId {
+                try Self.recordMembership(db, teamId: team, username: user.username, kind: .joined, role: user.role, by: "admin", at: time)
+            }
+            return try Self.fetchUser(db, where: "u.id = ?", id)!.user
         }
     }
 
@@ -50,12 +57,25 @@ extension SQLiteRecordStore {
 
     public func updateUser(username: String, _ change: UserChange) async throws -> User? {
         try await database.write { db in
-            guard try Self.fetchUser(db, where: "u.username = ?", username) != nil else { return nil }
+            guard let before = try Self.fetchUser(db, where: "u.username = ?", username)?.user else { return nil }
+            let now = Date()
             if let role = change.role {
                 try db.execute(sql: "UPDATE user SET role = ? WHERE username = ?", arguments: [role.rawValue, username])
+                if let team = before.teamId, role != before.role, change.teamId == nil {
+                    try Self.recordMembership(db, teamId: team, username: username, kind: .roleChanged, role: role, by: "admin", at: now)
+                }
             }
-            if let teamId = change.teamId {
-                try db.execute(sql: "UPDATE user SET teamId = ? WHERE username = ?", arguments: [teamId, username])
+            if let teamId = change.teamId, teamId != before.teamId {
+                try db.execute(
+                    sql: "UPDATE user SET teamId = ?, teamSince = ? WHERE username = ?",
+                    arguments: [teamId, teamId.map { _ in Self.timestamp(now) }, username])
+                if let old = before.teamId {
+                    try Self.recordMembership(db, teamId: old, username: username, kind: .left, role: nil, by: "admin", at: now)
+                }
+                if let new = teamId {
+                    try Self.recordMembership(
+                        db, teamId: new, username: username, kind: .joined, role: change.role ?? before.role, by: "admin", at: now)
+                }
             }
             if let hash = change.passwordHash {
                 try db.execute(sql: "UPDATE user SET passwordHash = ? WHERE username = ?", arguments: [hash, username])

@@ -236,6 +236,51 @@ extension SQLiteRecordStore {
                     CREATE UNIQUE INDEX record_team_change ON record (teamId, teamSeq);
                     """)
         }
+        migrator.registerMigration("v8: team membership history, invitations and notifications") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE user ADD COLUMN teamSince REAL;
+                    UPDATE user SET teamSince = createdAt WHERE teamId IS NOT NULL;
+                    CREATE TABLE membershipEvent (
+                        id INTEGER PRIMARY KEY,
+                        teamId INTEGER NOT NULL REFERENCES team(id),
+                        username TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        role TEXT,
+                        actor TEXT NOT NULL,
+                        at REAL NOT NULL
+                    );
+                    CREATE INDEX membershipEvent_team ON membershipEvent (teamId, id);
+                    INSERT INTO membershipEvent (teamId, username, kind, role, actor, at)
+                        SELECT teamId, username, 'joined', role, 'admin', createdAt FROM user WHERE teamId IS NOT NULL ORDER BY id;
+                    CREATE TABLE invitation (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        teamId INTEGER NOT NULL REFERENCES team(id),
+                        inviteeId INTEGER NOT NULL REFERENCES user(id),
+                        role TEXT NOT NULL,
+                        invitedBy TEXT NOT NULL,
+                        passcodeHash TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        failedAttempts INTEGER NOT NULL DEFAULT 0,
+                        createdAt REAL NOT NULL,
+                        expiresAt REAL NOT NULL,
+                        updatedAt REAL NOT NULL
+                    );
+                    CREATE INDEX invitation_invitee ON invitation (inviteeId, createdAt);
+                    CREATE INDEX invitation_team ON invitation (teamId, createdAt);
+                    CREATE TABLE notification (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        userId INTEGER NOT NULL REFERENCES user(id),
+                        type TEXT NOT NULL,
+                        eventKey TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        readAt REAL,
+                        UNIQUE (userId, eventKey)
+                    );
+                    CREATE INDEX notification_user ON notification (userId, id);
+                    """)
+        }
         return migrator
     }
 

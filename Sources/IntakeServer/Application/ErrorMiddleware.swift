@@ -26,6 +26,8 @@ struct ErrorMiddleware: RouterMiddleware {
             return try Self.response(error)
         } catch let error as ServiceError {
             return try Self.response(APIError(error))
+        } catch let error as TeamError {
+            return try Self.response(APIError(error))
         } catch let error as RecordStoreError {
             switch error {
             case .alreadyExists(let what):
@@ -78,6 +80,18 @@ struct RequestLogMiddleware: RouterMiddleware {
 }
 
 extension APIError {
+    /// A team request's refusal as the API answers it.
+    init(_ error: TeamError) {
+        switch error {
+        case .notFound: self.init(.notFound, code: "not_found", message: error.description)
+        case .forbidden: self.init(.forbidden, code: "forbidden", message: error.description)
+        case .invalid: self.init(.unprocessableContent, code: "invalid_request", message: error.description)
+        case .conflict(let code, _): self.init(.conflict, code: code, message: error.description)
+        case .wrongPasscode(let remaining):
+            self.init(.forbidden, code: "wrong_passcode", message: error.description, details: .object(["remaining": .integer(remaining)]))
+        }
+    }
+
     /// A service's error as the API answers it.
     init(_ error: ServiceError) {
         switch error.kind {

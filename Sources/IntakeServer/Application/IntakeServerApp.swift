@@ -12,6 +12,7 @@ public struct IntakeServices: Sendable {
     public let questionnaires: QuestionnaireService
     public let records: RecordService
     public let exports: ExportService
+    public let teams: TeamService
 
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
@@ -22,6 +23,7 @@ public struct IntakeServices: Sendable {
         self.questionnaires = QuestionnaireService(store: store)
         self.records = RecordService(store: store, questionnaires: questionnaires)
         self.exports = ExportService(store: store, questionnaires: questionnaires)
+        self.teams = TeamService(store: store, clock: configuration.clock)
     }
 }
 
@@ -42,6 +44,8 @@ public enum IntakeServerApp {
         LookupController(services: services).register(registrar)
         AdminController(services: services).register(registrar)
         ExportController(services: services).register(registrar)
+        TeamController(services: services).register(registrar)
+        NotificationController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 

@@ -106,6 +106,13 @@ struct QuestionnaireErrorTests {
         #expect(problem.message == "this questionnaire is written in format 2; this Intake reads format 1")
     }
 
+    @Test(arguments: ["0", "-1", "01x", "1.0"])
+    func aFormatThatIsNotAVersionIsRefused(format: String) throws {
+        let files = TestQuestionnaires.files(["1-a.txt": "One"], manifest: "id: t\ntitle: T\nformat: \(format)\n")
+        let problem = try #require(only(TestQuestionnaires.problems(files)))
+        #expect(problem.message == "format must be a whole number, 1 or more", "format: \(format)")
+    }
+
     @Test func badRangesAndChoicesAreReportedAtTheirColumn() {
         let problems = TestQuestionnaires.problems([
             "1-a.txt": "A | integer 10..1\nB | decimal abc..3\nC | single: a, b, A\nD | single:\nE | compound: x text; x text\n"

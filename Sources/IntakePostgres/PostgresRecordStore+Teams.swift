@@ -1,0 +1,326 @@
+import Foundation
+import IntakeServer
+import PostgresNIO
+
+/// Team changes take one advisory lock per transaction: they are rare, and in one order they
+/// check what they change (the last coordinator, an invitation's tries) without races, and their
+/// notifications get ids in the order they commit.
+extension PostgresRecordStore {
+    static let teamLock = "intake-team"
+
+    // MARK: Members
+
+    public func members(teamId: Int64) async throws -> [Member] {
+        try await client.query(
+            """
+            SELECT username, role, COALESCE(teamSince, createdAt) FROM account
+            WHERE teamId = \(teamId) ORDER BY role = 'coordinator' DESC, username COLLATE "C"
+            """, logger: Self.logger
+        ).collect().map(Self.member)
+    }
+
+    public func membershipHistory(teamId: Int64) async throws -> [MembershipEvent] {
+        try await client.query(
+            "SELECT teamId, username, kind, role, actor, at FROM membershipEvent WHERE teamId = \(teamId) ORDER BY id", logger: Self.logger
+        ).collect().map { row in
+            let (team, username, kind, role, actor, at) = try row.decode((Int64, String, String, String?, String, Double).self)
+            return MembershipEvent(
+                teamId: team, username: username, kind: MembershipEvent.Kind(rawValue: kind) ?? .joined, role: role.flatMap(Role.init),
+                by: actor, at: Self.date(at))
+        }
+    }
+
+    public func changeMemberRole(teamId: Int64, username: String, to role: Role, by actor: String, at time: Date) async throws
+        -> MembershipOutcome
+    {
+        try await transaction { connection in
+            try await Self.lock(Self.teamLock, connection)
+            guard let member = try await Self.member(connection, teamId: teamId, username: username) else { return .notMember }
+            if member.role == .coordinator, role != .coordinator, try await Self.coordinatorCount(connection, teamId: teamId) <= 1 {
+                return .lastCoordinator
+            }
+            guard member.role != role else { return .changed(member) }
+            try await connection.query("UPDATE account SET role = \(role.rawValue) WHERE username = \(username)", logger: Self.logger)
+            let event = try await Self.recordMembership(connection, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
+            try await Self.notify(
+                connection, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                subject: ["team": try await Self.teamName(connection, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
+            return .changed(try await Self.member(connection, teamId: teamId, username: username))
+        }
+    }
+
+    public func removeMember(teamId: Int64, username: String, by actor: String, at time: Date) async throws -> MembershipOutcome {
+        try await transaction { connection in
+            try await Self.lock(Self.teamLock, connection)
+            guard let member = try await Self.member(connection, teamId: teamId, username: username) else { return .notMember }
+            if member.role == .coordinator, try await Self.coordinatorCount(connection, teamId: teamId) <= 1 { return .lastCoordinator }
+            let team = try await Self.teamName(connection, teamId)
+            try await connection.query("UPDATE account SET teamId = NULL, teamSince = NULL WHERE username = \(username)", logger: Self.logger)
+            let event = try await Self.recordMembership(connection, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
+            try await Self.notify(
+                connection, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                subject: ["team": team, "change": "removed", "by": actor], at: time)
+            return .changed(nil)
+        }
+    }
+
+    private static func member(_ row: PostgresRow) throws -> Member {
+        let (username, role, since) = try row.decode((String, String, Double).self)
+        return Member(username: username, role: Role(rawValue: role) ?? .fieldworker, since: date(since))
+    }
+
+    private static func member(_ connection: PostgresConnection, teamId: Int64, username: String) async throws -> Member? {
+        try await connection.query(
+            "SELECT username, role, COALESCE(teamSince, createdAt) FROM account WHERE teamId = \(teamId) AND username = \(username)",
+            logger: logger
+        ).collect().first.map(member)
+    }
+
+    private static func coordinatorCount(_ connection: PostgresConnection, teamId: Int64) async throws -> Int {
+        try await connection.query(
+            "SELECT COUNT(*) FROM account WHERE teamId = \(teamId) AND role = 'coordinator'", logger: logger
+        ).collect().first?.decode(Int.self) ?? 0
+    }
+
+    private static func teamName(_ connection: PostgresConnection, _ teamId: Int64) async throws -> String {
+        try await connection.query("SELECT name FROM team WHERE id = \(teamId)", logger: logger).collect().first?.decode(String.self) ?? ""
+    }
+
+    /// Adds an event to the team's history; its id.
+    @discardableResult
+    static func recordMembership(
+        _ connection: PostgresConnection, teamId: Int64, username: String, kind: MembershipEvent.Kind, role: Role?, by actor: String,
+        at time: Date
+    ) async throws -> Int64 {
+        try await connection.query(
+            """
+            INSERT INTO membershipEvent (teamId, username, kind, role, actor, at)
+            VALUES (\(teamId), \(username), \(kind.rawValue), \(role?.rawValue), \(actor), \(timestamp(time))) RETURNING id
+            """, logger: logger
+        ).collect().first?.decode(Int64.self) ?? 0
+    }
+
+    // MARK: Invitations
+
+    public func createInvitation(_ invitation: NewInvitation) async throws -> InvitationOutcome {
+        try await transaction { connection in
+            try await Self.lock(Self.teamLock, connection)
+            guard
+                let invitee = try await connection.query(
+                    "SELECT id, role, teamId FROM account WHERE username = \(invitation.invitee)", logger: Self.logger
+                ).collect().first
+            else { return .unknownUser }
+            let (inviteeId, roleText, teamId) = try invitee.decode((Int64, String, Int64?).self)
+            guard let role = Role(rawValue: roleText), role == .fieldworker || role == .coordinator else {
+                return .notInvitable(Role(rawValue: roleText) ?? .researcher)
+            }
+            guard teamId == nil else { return .alreadyInTeam }
+            if let open = try await connection.query(
+                """
+                SELECT id FROM invitation WHERE teamId = \(invitation.teamId) AND inviteeId = \(inviteeId)
+                AND state IN ('pending', 'accepted') AND expiresAt > \(Self.timestamp(invitation.createdAt))
+                """, logger: Self.logger
+            ).collect().first?.decode(String.self) {
+                return .alreadyInvited(UUID(uuidString: open) ?? invitation.id)
+            }
+            let created = Self.timestamp(invitation.createdAt)
+            try await connection.query(
+                """
+                INSERT INTO invitation (id, teamId, inviteeId, role, invitedBy, passcodeHash, state, createdAt, expiresAt, updatedAt)
+                VALUES (\(Self.key(invitation.id)), \(invitation.teamId), \(inviteeId), \(invitation.role.rawValue), \(invitation.invitedBy),
+                        \(invitation.passcodeHash), 'pending', \(created), \(Self.timestamp(invitation.expiresAt)), \(created))
+                """, logger: Self.logger)
+            let stored = try await Self.invitation(connection, id: invitation.id)!.invitation
+            try await Self.notify(
+                connection, username: invitation.invitee, type: NotificationType.invited,
+                eventKey: "invitation:\(Self.key(invitation.id)):created", subject: Self.subject(stored), at: invitation.createdAt)
+            return .invitation(stored)
+        }
+    }
+
+    public func invitation(id: UUID) async throws -> Invitation? {
+        try await client.withConnection { connection in try await Self.invitation(connection, id: id)?.invitation }
+    }
+
+    public func invitations(invitee: String?, teamId: Int64?) async throws -> [Invitation] {
+        var conditions: [String] = []
+        var binds = PostgresBindings()
+        if let invitee {
+            binds.append(invitee)
+            conditions.append("u.username = $\(binds.count)")
+        }
+        if let teamId {
+            binds.append(teamId)
+            conditions.append("i.teamId = $\(binds.count)")
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " OR ")
+        return try await client.query(
+            PostgresQuery(unsafeSQL: Self.invitationSelect + filter + " ORDER BY i.createdAt DESC, i.id", binds: binds), logger: Self.logger
+        ).collect().map { try Self.invitation($0).invitation }
+    }
+
+    public func acceptInvitation(
+        id: UUID, invitee: String, at time: Date, lockAfter: Int, matches: @escaping @Sendable (String) -> Bool
+    ) async throws -> InvitationOutcome {
+        try await transaction { connection in
+            try await Self.lock(Self.teamLock, connection)
+            guard let (current, hash) = try await Self.invitation(connection, id: id), current.invitee == invitee else { return .notFound }
+            guard current.state(at: time) == .pending else { return .notAllowed(current.state(at: time)) }
+            guard matches(hash) else {
+                let failures = current.failedAttempts + 1
+                let locked = failures >= lockAfter
+                try await connection.query(
+                    """
+                    UPDATE invitation SET failedAttempts = \(failures), state = \(locked ? "locked" : "pending"),
+                        updatedAt = \(Self.timestamp(time)) WHERE id = \(Self.key(id))
+                    """, logger: Self.logger)
+                return locked ? .notAllowed(.locked) : .wrongPasscode(remaining: lockAfter - failures)
+            }
+            try await connection.query(
+                "UPDATE invitation SET state = 'accepted', updatedAt = \(Self.timestamp(time)) WHERE id = \(Self.key(id))", logger: Self.logger)
+            let accepted = try await Self.invitation(connection, id: id)!.invitation
+            let coordinators = try await connection.query(
+                "SELECT username FROM account WHERE teamId = \(current.teamId) AND role = 'coordinator'", logger: Self.logger
+            ).collect().map { try $0.decode(String.self) }
+            for coordinator in coordinators {
+                try await Self.notify(
+                    connection, username: coordinator, type: NotificationType.invitationAccepted,
+                    eventKey: "invitation:\(Self.key(id)):accepted", subject: Self.subject(accepted), at: time)
+            }
+            return .invitation(accepted)
+        }
+    }
+
+    public func decideInvitation(id: UUID, _ decision: InvitationDecision, by actor: String, at time: Date) async throws
+        -> InvitationOutcome
+    {
+        try await transaction { connection in
+            try await Self.lock(Self.teamLock, connection)
+            guard let (current, _) = try await Self.invitation(connection, id: id) else { return .notFound }
+            if let refusal = decision.refusal(of: current, by: actor, at: time) { return refusal }
+            if decision == .confirm {
+                // The invitee may have joined another team meanwhile (an admin put them there).
+                let team = try await connection.query(
+                    "SELECT teamId FROM account WHERE username = \(current.invitee)", logger: Self.logger
+                ).collect().first?.decode(Int64?.self)
+                guard team == nil || team! == nil else { return .alreadyInTeam }
+                try await connection.query(
+                    """
+                    UPDATE account SET teamId = \(current.teamId), role = \(current.role.rawValue), teamSince = \(Self.timestamp(time))
+                    WHERE username = \(current.invitee)
+                    """, logger: Self.logger)
+                try await Self.recordMembership(
+                    connection, teamId: current.teamId, username: current.invitee, kind: .joined, role: current.role, by: actor, at: time)
+            }
+            try await connection.query(
+                """
+                UPDATE invitation SET state = \(decision.resultingState.rawValue), updatedAt = \(Self.timestamp(time))
+                WHERE id = \(Self.key(id))
+                """, logger: Self.logger)
+            let updated = try await Self.invitation(connection, id: id)!.invitation
+            let (recipient, type) = decision.notification(for: current)
+            try await Self.notify(
+                connection, username: recipient, type: type, eventKey: "invitation:\(Self.key(id)):\(decision.resultingState.rawValue)",
+                subject: Self.subject(updated), at: time)
+            return .invitation(updated)
+        }
+    }
+
+    private static let invitationSelect = """
+        SELECT i.id, i.teamId, t.name, u.username, i.role, i.invitedBy, i.state, i.createdAt, i.expiresAt, i.updatedAt,
+               i.failedAttempts, i.passcodeHash
+        FROM invitation i JOIN account u ON u.id = i.inviteeId JOIN team t ON t.id = i.teamId
+        """
+
+    private static func invitation(_ connection: PostgresConnection, id: UUID) async throws -> (invitation: Invitation, hash: String)? {
+        var binds = PostgresBindings()
+        binds.append(key(id))
+        return try await connection.query(PostgresQuery(unsafeSQL: invitationSelect + " WHERE i.id = $1", binds: binds), logger: logger)
+            .collect().first.map(invitation)
+    }
+
+    private static func invitation(_ row: PostgresRow) throws -> (invitation: Invitation, hash: String) {
+        let (id, teamId, teamName, invitee, role, invitedBy, state, createdAt, expiresAt, updatedAt, failures, hash) = try row.decode(
+            (String, Int64, String, String, String, String, String, Double, Double, Double, Int, String).self)
+        return (
+            Invitation(
+                id: UUID(uuidString: id) ?? UUID(), teamId: teamId, teamName: teamName, invitee: invitee,
+                role: Role(rawValue: role) ?? .fieldworker, invitedBy: invitedBy, storedState: InvitationState(rawValue: state) ?? .revoked,
+                createdAt: date(createdAt), expiresAt: date(expiresAt), updatedAt: date(updatedAt), failedAttempts: failures),
+            hash
+        )
+    }
+
+    private static func subject(_ invitation: Invitation) -> [String: String] {
+        ["invitation": key(invitation.id), "team": invitation.teamName, "invitee": invitation.invitee, "invitedBy": invitation.invitedBy]
+    }
+
+    // MARK: Notifications
+
+    /// Stores a notification for `username`, once per `eventKey`.
+    static func notify(
+        _ connection: PostgresConnection, username: String, type: String, eventKey: String, subject: [String: String], at time: Date
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+            SELECT id, \(type), \(eventKey), \(NotificationSubject.encode(subject)), \(timestamp(time)) FROM account WHERE username = \(username)
+            ON CONFLICT (userId, eventKey) DO NOTHING
+            """, logger: logger)
+    }
+
+    public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] {
+        var binds = PostgresBindings()
+        binds.append(query.userId)
+        binds.append(query.after)
+        var sql = "SELECT id, userId, type, createdAt, readAt, subject FROM notification WHERE userId = $1 AND id > $2"
+        if query.unreadOnly { sql += " AND readAt IS NULL" }
+        if !query.types.isEmpty {
+            binds.append(query.types)
+            sql += " AND type = ANY($\(binds.count))"
+        }
+        binds.append(query.limit)
+        sql += " ORDER BY id LIMIT $\(binds.count)"
+        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map { row in
+            let (id, userId, type, createdAt, readAt, subject) = try row.decode((Int64, Int64, String, Double, Double?, String).self)
+            return UserNotification(
+                id: id, userId: userId, type: type, createdAt: Self.date(createdAt), readAt: readAt.map(Self.date),
+                subject: NotificationSubject.decode(subject))
+        }
+    }
+
+    public func unreadNotificationCounts(userId: Int64) async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try await client.query(
+            "SELECT type, COUNT(*) FROM notification WHERE userId = \(userId) AND readAt IS NULL GROUP BY type", logger: Self.logger
+        ).collect() {
+            let (type, count) = try row.decode((String, Int).self)
+            counts[type] = count
+        }
+        return counts
+    }
+
+    public func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int {
+        if let ids, ids.isEmpty { return 0 }
+        let rows: [PostgresRow]
+        if let ids {
+            rows = try await client.query(
+                """
+                UPDATE notification SET readAt = \(Self.timestamp(time))
+                WHERE userId = \(userId) AND readAt IS NULL AND id = ANY(\(ids)) RETURNING id
+                """, logger: Self.logger
+            ).collect()
+        } else {
+            rows = try await client.query(
+                "UPDATE notification SET readAt = \(Self.timestamp(time)) WHERE userId = \(userId) AND readAt IS NULL RETURNING id",
+                logger: Self.logger
+            ).collect()
+        }
+        return rows.count
+    }
+
+    public func deleteNotification(userId: Int64, id: Int64) async throws -> Bool {
+        try await !client.query("DELETE FROM notification WHERE userId = \(userId) AND id = \(id) RETURNING id", logger: Self.logger)
+            .collect().isEmpty
+    }
+}

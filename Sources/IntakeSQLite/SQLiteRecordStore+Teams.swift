@@ -1,0 +1,291 @@
+import Foundation
+import GRDB
+import IntakeServer
+
+extension SQLiteRecordStore {
+    // MARK: Members
+
+    public func members(teamId: Int64) async throws -> [Member] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT username, role, COALESCE(teamSince, createdAt) AS since FROM user
+                    WHERE teamId = ? ORDER BY role = 'coordinator' DESC, username
+                    """,
+                arguments: [teamId]
+            ).map { Member(username: $0["username"], role: Role(rawValue: $0["role"]) ?? .fieldworker, since: Self.date($0["since"])) }
+        }
+    }
+
+    public func membershipHistory(teamId: Int64) async throws -> [MembershipEvent] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM membershipEvent WHERE teamId = ? ORDER BY id", arguments: [teamId]).map { row in
+                MembershipEvent(
+                    teamId: row["teamId"], username: row["username"], kind: MembershipEvent.Kind(rawValue: row["kind"]) ?? .joined,
+                    role: (row["role"] as String?).flatMap(Role.init), by: row["actor"], at: Self.date(row["at"]))
+            }
+        }
+    }
+
+    public func changeMemberRole(teamId: Int64, username: String, to role: Role, by actor: String, at time: Date) async throws
+        -> MembershipOutcome
+    {
+        try await database.write { db in
+            guard let member = try Self.member(db, teamId: teamId, username: username) else { return .notMember }
+            if member.role == .coordinator, role != .coordinator, try Self.coordinatorCount(db, teamId: teamId) <= 1 {
+                return .lastCoordinator
+            }
+            guard member.role != role else { return .changed(member) }
+            try db.execute(sql: "UPDATE user SET role = ? WHERE username = ?", arguments: [role.rawValue, username])
+            let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
+            try Self.notify(
+                db, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                subject: ["team": try Self.teamName(db, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
+            return .changed(try Self.member(db, teamId: teamId, username: username))
+        }
+    }
+
+    public func removeMember(teamId: Int64, username: String, by actor: String, at time: Date) async throws -> MembershipOutcome {
+        try await database.write { db in
+            guard let member = try Self.member(db, teamId: teamId, username: username) else { return .notMember }
+            if member.role == .coordinator, try Self.coordinatorCount(db, teamId: teamId) <= 1 { return .lastCoordinator }
+            let team = try Self.teamName(db, teamId)
+            try db.execute(sql: "UPDATE user SET teamId = NULL, teamSince = NULL WHERE username = ?", arguments: [username])
+            let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
+            try Self.notify(
+                db, username: username, type: NotificationType.membershipChanged,
+                eventKey: "membership:\(event)", subject: ["team": team, "change": "removed", "by": actor],
+                at: time)
+            return .changed(nil)
+        }
+    }
+
+    static func member(_ db: Database, teamId: Int64, username: String) throws -> Member? {
+        try Row.fetchOne(
+            db, sql: "SELECT username, role, COALESCE(teamSince, createdAt) AS since FROM user WHERE teamId = ? AND username = ?",
+            arguments: [teamId, username]
+        ).map { Member(username: $0["username"], role: Role(rawValue: $0["role"]) ?? .fieldworker, since: Self.date($0["since"])) }
+    }
+
+    private static func coordinatorCount(_ db: Database, teamId: Int64) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user WHERE teamId = ? AND role = 'coordinator'", arguments: [teamId]) ?? 0
+    }
+
+    static func teamName(_ db: Database, _ teamId: Int64) throws -> String {
+        try String.fetchOne(db, sql: "SELECT name FROM team WHERE id = ?", arguments: [teamId]) ?? ""
+    }
+
+    /// Adds an event to the team's history; its id.
+    @discardableResult
+    static func recordMembership(
+        _ db: Database, teamId: Int64, username: String, kind: MembershipEvent.Kind, role: Role?, by actor: String, at time: Date
+    ) throws -> Int64 {
+        try db.execute(
+            sql: "INSERT INTO membershipEvent (teamId, username, kind, role, actor, at) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [teamId, username, kind.rawValue, role?.rawValue, actor, timestamp(time)])
+        return db.lastInsertedRowID
+    }
+
+    // MARK: Invitations
+
+    public func createInvitation(_ invitation: NewInvitation) async throws -> InvitationOutcome {
+        try await database.write { db in
+            guard let invitee = try Row.fetchOne(db, sql: "SELECT id, role, teamId FROM user WHERE username = ?", arguments: [invitation.invitee])
+            else { return .unknownUser }
+            guard let role = Role(rawValue: invitee["role"]), role == .fieldworker || role == .coordinator else {
+                return .notInvitable(Role(rawValue: invitee["role"]) ?? .researcher)
+            }
+            guard (invitee["teamId"] as Int64?) == nil else { return .alreadyInTeam }
+            if let open = try String.fetchOne(
+                db,
+                sql: "SELECT id FROM invitation WHERE teamId = ? AND inviteeId = ? AND state IN ('pending', 'accepted') AND expiresAt > ?",
+                arguments: [invitation.teamId, invitee["id"] as Int64, Self.timestamp(invitation.createdAt)])
+            {
+                return .alreadyInvited(UUID(uuidString: open) ?? invitation.id)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO invitation (id, teamId, inviteeId, role, invitedBy, passcodeHash, state, createdAt, expiresAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+                    """,
+                arguments: [
+                    Self.key(invitation.id), invitation.teamId, invitee["id"] as Int64, invitation.role.rawValue, invitation.invitedBy,
+                    invitation.passcodeHash, Self.timestamp(invitation.createdAt), Self.timestamp(invitation.expiresAt),
+                    Self.timestamp(invitation.createdAt),
+                ])
+            let stored = try Self.invitation(db, id: invitation.id)!
+            try Self.notify(
+                db, username: invitation.invitee, type: NotificationType.invited, eventKey: "invitation:\(Self.key(invitation.id)):created",
+                subject: Self.subject(stored), at: invitation.createdAt)
+            return .invitation(stored)
+        }
+    }
+
+    public func invitation(id: UUID) async throws -> Invitation? {
+        try await database.read { db in try Self.invitation(db, id: id) }
+    }
+
+    public func invitations(invitee: String?, teamId: Int64?) async throws -> [Invitation] {
+        try await database.read { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if let invitee {
+                conditions.append("u.username = ?")
+                arguments += [invitee]
+            }
+            if let teamId {
+                conditions.append("i.teamId = ?")
+                arguments += [teamId]
+            }
+            let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " OR ")
+            return try Row.fetchAll(db, sql: Self.invitationSelect + filter + " ORDER BY i.createdAt DESC, i.id", arguments: arguments)
+                .map(Self.invitation)
+        }
+    }
+
+    public func acceptInvitation(
+        id: UUID, invitee: String, at time: Date, lockAfter: Int, matches: @escaping @Sendable (String) -> Bool
+    ) async throws -> InvitationOutcome {
+        try await database.write { db in
+            guard let row = try Row.fetchOne(db, sql: Self.invitationSelect + " WHERE i.id = ?", arguments: [Self.key(id)]),
+                (row["invitee"] as String) == invitee
+            else { return .notFound }
+            let current = try Self.invitation(row)
+            guard current.state(at: time) == .pending else { return .notAllowed(current.state(at: time)) }
+            guard matches(row["passcodeHash"]) else {
+                let failures = current.failedAttempts + 1
+                let locked = failures >= lockAfter
+                try db.execute(
+                    sql: "UPDATE invitation SET failedAttempts = ?, state = ?, updatedAt = ? WHERE id = ?",
+                    arguments: [failures, locked ? "locked" : "pending", Self.timestamp(time), Self.key(id)])
+                return locked ? .notAllowed(.locked) : .wrongPasscode(remaining: lockAfter - failures)
+            }
+            try db.execute(
+                sql: "UPDATE invitation SET state = 'accepted', updatedAt = ? WHERE id = ?", arguments: [Self.timestamp(time), Self.key(id)])
+            let accepted = try Self.invitation(db, id: id)!
+            for coordinator in try String.fetchAll(
+                db, sql: "SELECT username FROM user WHERE teamId = ? AND role = 'coordinator'", arguments: [current.teamId])
+            {
+                try Self.notify(
+                    db, username: coordinator, type: NotificationType.invitationAccepted,
+                    eventKey: "invitation:\(Self.key(id)):accepted", subject: Self.subject(accepted), at: time)
+            }
+            return .invitation(accepted)
+        }
+    }
+
+    public func decideInvitation(id: UUID, _ decision: InvitationDecision, by actor: String, at time: Date) async throws
+        -> InvitationOutcome
+    {
+        try await database.write { db in
+            guard let current = try Self.invitation(db, id: id) else { return .notFound }
+            if let refusal = decision.refusal(of: current, by: actor, at: time) { return refusal }
+            if decision == .confirm {
+                // The invitee may have joined another team meanwhile (an admin put them there).
+                guard try Int64.fetchOne(db, sql: "SELECT teamId FROM user WHERE username = ?", arguments: [current.invitee]) == nil
+                else { return .alreadyInTeam }
+                try db.execute(
+                    sql: "UPDATE user SET teamId = ?, role = ?, teamSince = ? WHERE username = ?",
+                    arguments: [current.teamId, current.role.rawValue, Self.timestamp(time), current.invitee])
+                try Self.recordMembership(db, teamId: current.teamId, username: current.invitee, kind: .joined, role: current.role, by: actor, at: time)
+            }
+            try db.execute(
+                sql: "UPDATE invitation SET state = ?, updatedAt = ? WHERE id = ?",
+                arguments: [decision.resultingState.rawValue, Self.timestamp(time), Self.key(id)])
+            let updated = try Self.invitation(db, id: id)!
+            let (recipient, type) = decision.notification(for: current)
+            try Self.notify(
+                db, username: recipient, type: type, eventKey: "invitation:\(Self.key(id)):\(decision.resultingState.rawValue)",
+                subject: Self.subject(updated), at: time)
+            return .invitation(updated)
+        }
+    }
+
+    private static let invitationSelect = """
+        SELECT i.*, u.username AS invitee, t.name AS teamName FROM invitation i
+        JOIN user u ON u.id = i.inviteeId JOIN team t ON t.id = i.teamId
+        """
+
+
+    private static func invitation(_ db: Database, id: UUID) throws -> Invitation? {
+        try Row.fetchOne(db, sql: invitationSelect + " WHERE i.id = ?", arguments: [key(id)]).map(invitation)
+    }
+
+    private static func invitation(_ row: Row) throws -> Invitation {
+        Invitation(
+            id: UUID(uuidString: row["id"]) ?? UUID(), teamId: row["teamId"], teamName: row["teamName"], invitee: row["invitee"],
+            role: Role(rawValue: row["role"]) ?? .fieldworker, invitedBy: row["invitedBy"],
+            storedState: InvitationState(rawValue: row["state"]) ?? .revoked, createdAt: date(row["createdAt"]),
+            expiresAt: date(row["expiresAt"]), updatedAt: date(row["updatedAt"]), failedAttempts: row["failedAttempts"])
+    }
+
+    static func subject(_ invitation: Invitation) -> [String: String] {
+        ["invitation": key(invitation.id), "team": invitation.teamName, "invitee": invitation.invitee, "invitedBy": invitation.invitedBy]
+    }
+
+    // MARK: Notifications
+
+    /// Stores a notification for `username`, once per `eventKey`.
+    static func notify(_ db: Database, username: String, type: String, eventKey: String, subject: [String: String], at time: Date) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+                SELECT id, ?, ?, ?, ? FROM user WHERE username = ?
+                ON CONFLICT (userId, eventKey) DO NOTHING
+                """,
+            arguments: [type, eventKey, NotificationSubject.encode(subject), timestamp(time), username])
+    }
+
+    public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] {
+        try await database.read { db in
+            var sql = "SELECT * FROM notification WHERE userId = ? AND id > ?"
+            var arguments: StatementArguments = [query.userId, query.after]
+            if query.unreadOnly { sql += " AND readAt IS NULL" }
+            if !query.types.isEmpty {
+                sql += " AND type IN (" + query.types.map { _ in "?" }.joined(separator: ", ") + ")"
+                arguments += StatementArguments(query.types)
+            }
+            sql += " ORDER BY id LIMIT ?"
+            arguments += [query.limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                UserNotification(
+                    id: row["id"], userId: row["userId"], type: row["type"], createdAt: Self.date(row["createdAt"]),
+                    readAt: (row["readAt"] as Double?).map(Self.date), subject: NotificationSubject.decode(row["subject"]))
+            }
+        }
+    }
+
+    public func unreadNotificationCounts(userId: Int64) async throws -> [String: Int] {
+        try await database.read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT type, COUNT(*) AS n FROM notification WHERE userId = ? AND readAt IS NULL GROUP BY type", arguments: [userId])
+            {
+                counts[row["type"]] = row["n"]
+            }
+            return counts
+        }
+    }
+
+    public func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int {
+        try await database.write { db in
+            var sql = "UPDATE notification SET readAt = ? WHERE userId = ? AND readAt IS NULL"
+            var arguments: StatementArguments = [Self.timestamp(time), userId]
+            if let ids {
+                guard !ids.isEmpty else { return 0 }
+                sql += " AND id IN (" + ids.map { _ in "?" }.joined(separator: ", ") + ")"
+                arguments += StatementArguments(ids)
+            }
+            try db.execute(sql: sql, arguments: arguments)
+            return db.changesCount
+        }
+    }
+
+    public func deleteNotification(userId: Int64, id: Int64) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM notification WHERE userId = ? AND id = ?", arguments: [userId, id])
+            return db.changesCount > 0
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A team's own life: its members, their history, invitations, and the notifications these
+/// events leave for the people they concern.
+///
+/// Every change that concerns someone stores their notification in the same transaction as the
+/// change itself, at most one per recipient and event: a notification is never lost or doubled
+/// by a crash between the two.
+public protocol TeamStore: Sendable {
+    // MARK: Members
+
+    /// The team's members, coordinators first, then by name.
+    func members(teamId: Int64) async throws -> [Member]
+    /// Who joined or left the team or changed role, oldest first.
+    func membershipHistory(teamId: Int64) async throws -> [MembershipEvent]
+    /// Makes a member a field worker or a coordinator; refuses to leave the team without one.
+    func changeMemberRole(teamId: Int64, username: String, to role: Role, by actor: String, at time: Date) async throws
+        -> MembershipOutcome
+    /// Takes a member out of the team (their records stay the team's); refuses to remove the last coordinator.
+    func removeMember(teamId: Int64, username: String, by actor: String, at time: Date) async throws -> MembershipOutcome
+
+    // MARK: Invitations
+
+    /// Stores an invitation unless the invitee is unknown, cannot belong to a team, already
+    /// belongs to one, or has an open invitation of this team; notifies the invitee.
+    func createInvitation(_ invitation: NewInvitation) async throws -> InvitationOutcome
+    func invitation(id: UUID) async throws -> Invitation?
+    /// Invitations to `invitee` (by user name) or of `teamId`, newest first.
+    func invitations(invitee: String?, teamId: Int64?) async throws -> [Invitation]
+    /// The invitee accepts with a passcode: `matches` compares it with the stored hash. A wrong
+    /// one is counted in the same atomic step (two tries at once are both counted), and the
+    /// invitation locks at `lockAfter`. On success the team's coordinators are notified.
+    func acceptInvitation(
+        id: UUID, invitee: String, at time: Date, lockAfter: Int, matches: @escaping @Sendable (String) -> Bool
+    ) async throws -> InvitationOutcome
+    /// Declines (as the invitee, `actor`), revokes or confirms (as a coordinator of its team,
+    /// checked by the caller) an open invitation. Confirming makes the invitee a member with the
+    /// invitation's role. Each notifies whom it concerns.
+    func decideInvitation(id: UUID, _ decision: InvitationDecision, by actor: String, at time: Date) async throws -> InvitationOutcome
+
+    // MARK: Notifications
+
+    /// Notifications of one user, oldest first after `query.after`.
+    func notifications(_ query: NotificationQuery) async throws -> [UserNotification]
+    /// Unread notifications of one user, by type.
+    func unreadNotificationCounts(userId: Int64) async throws -> [String: Int]
+    /// Marks some (by id) or all of a user's notifications read; how many were unread.
+    func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int
+    /// Deletes one of a user's notifications; false when they have none with that id.
+    func deleteNotification(userId: Int64, id: Int64) async throws -> Bool
+}

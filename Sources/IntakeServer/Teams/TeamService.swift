@@ -1,0 +1,169 @@
+import Foundation
+
+/// A team run by its coordinators: members, invitations and the notifications they leave.
+///
+/// Who may act is decided here, from the signed-in user: an admin manages every team, a
+/// coordinator their own. Services know no HTTP; ``TeamError`` says what went wrong.
+public struct TeamService: Sendable {
+    let store: any RecordStore
+    let clock: @Sendable () -> Date
+    /// Wrong passcodes an invitation takes before it locks.
+    public static let passcodeAttempts = 5
+    /// How long an invitation stays open by default.
+    public static let defaultLifetimeDays = 7
+
+    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// The team named `name`, if `user` may manage it.
+    public func managedTeam(_ name: String, by user: User) async throws -> Team {
+        guard let team = try await store.team(named: name) else { throw TeamError.notFound("no team is named '\(name)'") }
+        guard user.role == .admin || (user.role == .coordinator && user.teamId == team.id) else {
+            throw TeamError.forbidden("only the coordinators of '\(name)' (or an admin) manage it")
+        }
+        return team
+    }
+
+    // MARK: Members
+
+    public func members(of team: Team) async throws -> [Member] { try await store.members(teamId: team.id) }
+
+    public func history(of team: Team) async throws -> [MembershipEvent] { try await store.membershipHistory(teamId: team.id) }
+
+    public func changeRole(in team: Team, of username: String, to role: Role, by user: User) async throws -> Member {
+        guard role == .fieldworker || role == .coordinator else {
+            throw TeamError.invalid("a team member is a fieldworker or a coordinator, not a \(role.rawValue)")
+        }
+        switch try await store.changeMemberRole(teamId: team.id, username: username, to: role, by: user.username, at: clock()) {
+        case .changed(let member?): return member
+        case .changed(nil), .notMember: throw TeamError.notFound("\(username) is not a member of '\(team.name)'")
+        case .lastCoordinator:
+            throw TeamError.conflict("last_coordinator", "\(username) is the last coordinator of '\(team.name)'; make someone else one first")
+        }
+    }
+
+    public func remove(_ username: String, from team: Team, by user: User) async throws {
+        switch try await store.removeMember(teamId: team.id, username: username, by: user.username, at: clock()) {
+        case .changed: return
+        case .notMember: throw TeamError.notFound("\(username) is not a member of '\(team.name)'")
+        case .lastCoordinator:
+            throw TeamError.conflict("last_coordinator", "\(username) is the last coordinator of '\(team.name)'; make someone else one first")
+        }
+    }
+
+    // MARK: Invitations
+
+    /// An invitation and its passcode, which is shown this once and kept only hashed.
+    public struct Issued: Sendable {
+        public var invitation: Invitation
+        public var passcode: String
+    }
+
+    public func invite(_ username: String, to team: Team, role: Role, days: Int?, by user: User) async throws -> Issued {
+        guard role == .fieldworker || role == .coordinator else {
+            throw TeamError.invalid("an invitation makes a fieldworker or a coordinator, not a \(role.rawValue)")
+        }
+        let days = days ?? Self.defaultLifetimeDays
+        guard (1...30).contains(days) else { throw TeamError.invalid("an invitation lasts 1 to 30 days") }
+        let passcode = PasscodeHash.newPasscode()
+        let now = clock()
+        let outcome = try await store.createInvitation(
+            NewInvitation(
+                teamId: team.id, invitee: username, role: role, invitedBy: user.username, passcodeHash: PasscodeHash.make(passcode),
+                createdAt: now, expiresAt: now.addingTimeInterval(Double(days) * 86_400)))
+        return Issued(invitation: try Self.invitation(outcome, team: team.name, invitee: username), passcode: passcode)
+    }
+
+    /// Invitations `user` may see: those to them, and those of the team they coordinate (an admin sees all).
+    public func invitations(for user: User, state: InvitationState?) async throws -> [Invitation] {
+        let all: [Invitation]
+        switch user.role {
+        case .admin: all = try await store.invitations(invitee: nil, teamId: nil)
+        case .coordinator: all = try await store.invitations(invitee: user.username, teamId: user.teamId)
+        default: all = try await store.invitations(invitee: user.username, teamId: nil)
+        }
+        let now = clock()
+        return state.map { wanted in all.filter { $0.state(at: now) == wanted } } ?? all
+    }
+
+    public func accept(_ id: UUID, passcode: String, by user: User) async throws -> Invitation {
+        let outcome = try await store.acceptInvitation(
+            id: id, invitee: user.username, at: clock(), lockAfter: Self.passcodeAttempts,
+            matches: { PasscodeHash.matches(passcode, $0) })
+        return try Self.invitation(outcome, team: nil, invitee: user.username)
+    }
+
+    public func decline(_ id: UUID, by user: User) async throws -> Invitation {
+        try Self.invitation(try await store.decideInvitation(id: id, .decline, by: user.username, at: clock()), team: nil, invitee: nil)
+    }
+
+    /// Revokes or confirms an invitation of a team `user` manages.
+    public func decide(_ id: UUID, _ decision: InvitationDecision, by user: User) async throws -> Invitation {
+        guard let invitation = try await store.invitation(id: id) else { throw TeamError.notFound("no invitation has the id \(id)") }
+        guard user.role == .admin || (user.role == .coordinator && user.teamId == invitation.teamId) else {
+            // Not theirs to manage: the same answer as an unknown id.
+            throw TeamError.notFound("no invitation has the id \(id)")
+        }
+        return try Self.invitation(try await store.decideInvitation(id: id, decision, by: user.username, at: clock()), team: nil, invitee: nil)
+    }
+
+    private static func invitation(_ outcome: InvitationOutcome, team: String?, invitee: String?) throws -> Invitation {
+        switch outcome {
+        case .invitation(let invitation): return invitation
+        case .notFound: throw TeamError.notFound("no such invitation for you")
+        case .unknownUser: throw TeamError.notFound("no user is named '\(invitee ?? "")'")
+        case .notInvitable(let role): throw TeamError.invalid("a \(role.rawValue) cannot belong to a team; invite a fieldworker or coordinator")
+        case .alreadyInTeam:
+            throw TeamError.conflict("already_in_team", "\(invitee ?? "the invitee") already belongs to a team; they must leave it first")
+        case .alreadyInvited(let id):
+            throw TeamError.conflict("already_invited", "\(invitee ?? "the invitee") already has an open invitation to \(team ?? "this team") (\(id.uuidString.lowercased()))")
+        case .wrongPasscode(let remaining):
+            throw TeamError.wrongPasscode(remaining: remaining)
+        case .notAllowed(let state):
+            throw TeamError.conflict("invitation_\(state.rawValue)", Self.why(state))
+        }
+    }
+
+    private static func why(_ state: InvitationState) -> String {
+        switch state {
+        case .pending: "the invitation is not accepted yet; the invitee accepts it with the passcode first"
+        case .accepted: "the invitation is already accepted; a coordinator confirms it"
+        case .confirmed: "the invitation is already confirmed"
+        case .declined: "the invitation was declined; send a new one"
+        case .revoked: "the invitation was revoked; ask the coordinator for a new one"
+        case .expired: "the invitation expired; ask the coordinator for a new one"
+        case .locked: "the invitation is locked after too many wrong passcodes; ask the coordinator for a new one"
+        }
+    }
+
+    // MARK: Notifications
+
+    public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] { try await store.notifications(query) }
+
+    public func unreadCounts(of user: User) async throws -> [String: Int] { try await store.unreadNotificationCounts(userId: user.id) }
+
+    public func markRead(_ ids: [Int64]?, of user: User) async throws -> Int {
+        try await store.markNotificationsRead(userId: user.id, ids: ids, at: clock())
+    }
+
+    public func delete(_ id: Int64, of user: User) async throws -> Bool { try await store.deleteNotification(userId: user.id, id: id) }
+}
+
+/// Why a team request was refused, with what to do.
+public enum TeamError: Error, CustomStringConvertible, Sendable {
+    case notFound(String)
+    case forbidden(String)
+    case invalid(String)
+    case conflict(String, String)
+    case wrongPasscode(remaining: Int)
+
+    public var description: String {
+        switch self {
+        case .notFound(let message), .forbidden(let message), .invalid(let message), .conflict(_, let message): message
+        case .wrongPasscode(let remaining):
+            "the passcode is wrong; \(remaining) more tr\(remaining == 1 ? "y" : "ies") before the invitation locks"
+        }
+    }
+}

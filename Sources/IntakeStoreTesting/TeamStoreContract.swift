@@ -1,0 +1,255 @@
+import Foundation
+import IntakeServer
+import Testing
+
+/// The behaviour every store must have for teams: members and their history, invitations, and
+/// the notifications they leave, the same for every store, including when requests race.
+public enum TeamStoreContract {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// A team "t" with a coordinator "lead"; users "ana" (fieldworker), "rui" (researcher) without a team.
+    static func setUp(_ store: any RecordStore) async throws -> Team {
+        let team = try await store.createTeam(name: "t", at: start)
+        _ = try await store.createUser(NewUser(username: "lead", passwordHash: "h", role: .coordinator, teamId: team.id), at: start)
+        _ = try await store.createUser(NewUser(username: "ana", passwordHash: "h", role: .fieldworker, teamId: nil), at: start)
+        _ = try await store.createUser(NewUser(username: "rui", passwordHash: "h", role: .researcher, teamId: nil), at: start)
+        return team
+    }
+
+    static func invitation(_ team: Team, _ invitee: String, code: String = "123456", at time: Date = start) -> NewInvitation {
+        NewInvitation(
+            teamId: team.id, invitee: invitee, role: .fieldworker, invitedBy: "lead", passcodeHash: "hash:" + code, createdAt: time,
+            expiresAt: time.addingTimeInterval(7 * 86_400))
+    }
+
+    static func matching(_ code: String) -> @Sendable (String) -> Bool { { $0 == "hash:" + code } }
+
+    static func user(_ store: any RecordStore, _ name: String) async throws -> User {
+        try #require(try await store.credentials(username: name)?.user)
+    }
+
+    public static func anInvitationGoesFromPendingToConfirmedAndTheInviteeJoins(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        guard case .invitation(let created) = try await store.createInvitation(invitation(team, "ana")) else {
+            Issue.record("not created")
+            return
+        }
+        #expect(created.storedState == .pending && created.invitee == "ana" && created.teamName == "t")
+        #expect(try await store.createInvitation(invitation(team, "ana")) == .alreadyInvited(created.id), "one open invitation per person")
+
+        let accepted = try await store.acceptInvitation(id: created.id, invitee: "ana", at: start.addingTimeInterval(60), lockAfter: 5, matches: matching("123456"))
+        guard case .invitation(let afterAccept) = accepted else {
+            Issue.record("not accepted: \(accepted)")
+            return
+        }
+        #expect(afterAccept.storedState == .accepted)
+        #expect(try await store.members(teamId: team.id).map(\.username) == ["lead"], "not a member before a coordinator confirms")
+
+        let confirmed = try await store.decideInvitation(id: created.id, .confirm, by: "lead", at: start.addingTimeInterval(120))
+        guard case .invitation(let afterConfirm) = confirmed else {
+            Issue.record("not confirmed: \(confirmed)")
+            return
+        }
+        #expect(afterConfirm.storedState == .confirmed)
+        let members = try await store.members(teamId: team.id)
+        #expect(members.map(\.username) == ["lead", "ana"], "coordinators first")
+        #expect(members.last?.role == .fieldworker && members.last?.since == start.addingTimeInterval(120))
+        #expect(try await user(store, "ana").teamId == team.id)
+        #expect(try await store.decideInvitation(id: created.id, .confirm, by: "lead", at: start.addingTimeInterval(180)) == .notAllowed(.confirmed))
+
+        let history = try await store.membershipHistory(teamId: team.id)
+        #expect(history.map(\.username) == ["lead", "ana"] && history.map(\.kind) == [.joined, .joined])
+        #expect(history.last?.by == "lead")
+
+        // Each event left one notification for whom it concerns.
+        let ana = try await user(store, "ana"), lead = try await user(store, "lead")
+        let anas = try await store.notifications(NotificationQuery(userId: ana.id))
+        #expect(anas.map(\.type) == [NotificationType.invited, NotificationType.invitationConfirmed])
+        #expect(anas.first?.subject["invitation"] == created.id.uuidString.lowercased() && anas.first?.subject["team"] == "t")
+        #expect(try await store.notifications(NotificationQuery(userId: lead.id)).map(\.type) == [NotificationType.invitationAccepted])
+        #expect(anas[0].id < anas[1].id, "ids grow in the order events happen")
+    }
+
+    public static func wrongPasscodesAreCountedAndLockTheInvitation(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        guard case .invitation(let created) = try await store.createInvitation(invitation(team, "ana")) else {
+            Issue.record("not created")
+            return
+        }
+        for remaining in (1...4).reversed() {
+            #expect(
+                try await store.acceptInvitation(id: created.id, invitee: "ana", at: start, lockAfter: 5, matches: matching("000000"))
+                    == .wrongPasscode(remaining: remaining))
+        }
+        #expect(
+            try await store.acceptInvitation(id: created.id, invitee: "ana", at: start, lockAfter: 5, matches: matching("000000"))
+                == .notAllowed(.locked))
+        #expect(
+            try await store.acceptInvitation(id: created.id, invitee: "ana", at: start, lockAfter: 5, matches: matching("123456"))
+                == .notAllowed(.locked), "the right passcode no longer opens a locked invitation")
+        #expect(
+            try await store.acceptInvitation(id: created.id, invitee: "lead", at: start, lockAfter: 5, matches: matching("123456")) == .notFound,
+            "only the invitee may accept")
+        // A new invitation may be sent once the locked one is closed.
+        guard case .invitation = try await store.createInvitation(invitation(team, "ana")) else {
+            Issue.record("a new invitation after a locked one")
+            return
+        }
+    }
+
+    public static func invitationsExpireAndAreRefusedForWhoCannotJoin(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        #expect(try await store.createInvitation(invitation(team, "nobody")) == .unknownUser)
+        #expect(try await store.createInvitation(invitation(team, "rui")) == .notInvitable(.researcher))
+        #expect(try await store.createInvitation(invitation(team, "lead")) == .alreadyInTeam)
+        guard case .invitation(let created) = try await store.createInvitation(invitation(team, "ana")) else {
+            Issue.record("not created")
+            return
+        }
+        let late = start.addingTimeInterval(8 * 86_400)
+        #expect(
+            try await store.acceptInvitation(id: created.id, invitee: "ana", at: late, lockAfter: 5, matches: matching("123456"))
+                == .notAllowed(.expired))
+        #expect(try await store.invitation(id: created.id)?.state(at: late) == .expired)
+        guard case .invitation = try await store.createInvitation(invitation(team, "ana", at: late)) else {
+            Issue.record("an expired invitation does not block a new one")
+            return
+        }
+        #expect(try await store.invitations(invitee: "ana", teamId: nil).count == 2)
+        #expect(try await store.invitations(invitee: nil, teamId: team.id).count == 2)
+        #expect(try await store.invitation(id: UUID()) == nil)
+    }
+
+    public static func declinedAndRevokedInvitationsNotifyAndStayClosed(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        _ = try await store.createUser(NewUser(username: "bo", passwordHash: "h", role: .fieldworker, teamId: nil), at: start)
+        guard case .invitation(let toAna) = try await store.createInvitation(invitation(team, "ana")),
+            case .invitation(let toBo) = try await store.createInvitation(invitation(team, "bo"))
+        else {
+            Issue.record("not created")
+            return
+        }
+        #expect(try await store.decideInvitation(id: toAna.id, .decline, by: "bo", at: start) == .notFound, "only the invitee declines")
+        guard case .invitation(let declined) = try await store.decideInvitation(id: toAna.id, .decline, by: "ana", at: start) else {
+            Issue.record("not declined")
+            return
+        }
+        #expect(declined.storedState == .declined)
+        #expect(try await store.decideInvitation(id: toAna.id, .confirm, by: "lead", at: start) == .notAllowed(.declined))
+        guard case .invitation(let revoked) = try await store.decideInvitation(id: toBo.id, .revoke, by: "lead", at: start) else {
+            Issue.record("not revoked")
+            return
+        }
+        #expect(revoked.storedState == .revoked)
+        #expect(
+            try await store.acceptInvitation(id: toBo.id, invitee: "bo", at: start, lockAfter: 5, matches: matching("123456"))
+                == .notAllowed(.revoked))
+        let lead = try await user(store, "lead"), bo = try await user(store, "bo")
+        #expect(try await store.notifications(NotificationQuery(userId: lead.id)).map(\.type) == [NotificationType.invitationDeclined])
+        #expect(
+            try await store.notifications(NotificationQuery(userId: bo.id)).map(\.type) == [NotificationType.invited, NotificationType.invitationRevoked])
+    }
+
+    public static func coordinatorsChangeRolesAndRemoveMembersButNeverTheLastCoordinator(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        _ = try await store.createUser(NewUser(username: "bo", passwordHash: "h", role: .fieldworker, teamId: team.id), at: start)
+        #expect(try await store.changeMemberRole(teamId: team.id, username: "lead", to: .fieldworker, by: "lead", at: start) == .lastCoordinator)
+        #expect(try await store.removeMember(teamId: team.id, username: "lead", by: "lead", at: start) == .lastCoordinator)
+        #expect(try await store.changeMemberRole(teamId: team.id, username: "ana", to: .coordinator, by: "lead", at: start) == .notMember)
+        let promoted = try await store.changeMemberRole(teamId: team.id, username: "bo", to: .coordinator, by: "lead", at: start)
+        #expect(promoted == .changed(Member(username: "bo", role: .coordinator, since: start)))
+        #expect(try await store.removeMember(teamId: team.id, username: "lead", by: "bo", at: start.addingTimeInterval(1)) == .changed(nil))
+        #expect(try await store.members(teamId: team.id).map(\.username) == ["bo"])
+        #expect(try await user(store, "lead").teamId == nil)
+        let history = try await store.membershipHistory(teamId: team.id)
+        #expect(history.map(\.kind) == [.joined, .joined, .roleChanged, .left])
+        #expect(history.map(\.username) == ["lead", "bo", "bo", "lead"] && history.last?.by == "bo")
+        let lead = try await user(store, "lead")
+        let notes = try await store.notifications(NotificationQuery(userId: lead.id))
+        #expect(notes.map(\.type) == [NotificationType.membershipChanged] && notes.first?.subject["change"] == "removed")
+    }
+
+    public static func notificationsAreReadCountedAndDeletedPerUser(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        for name in ["a1", "a2", "a3"] {
+            _ = try await store.createUser(NewUser(username: name, passwordHash: "h", role: .fieldworker, teamId: nil), at: start)
+            guard case .invitation(let created) = try await store.createInvitation(invitation(team, name)) else {
+                Issue.record("not created")
+                return
+            }
+            _ = try await store.acceptInvitation(id: created.id, invitee: name, at: start, lockAfter: 5, matches: matching("123456"))
+        }
+        let lead = try await user(store, "lead"), a1 = try await user(store, "a1")
+        #expect(try await store.unreadNotificationCounts(userId: lead.id) == [NotificationType.invitationAccepted: 3])
+        let all = try await store.notifications(NotificationQuery(userId: lead.id))
+        #expect(all.count == 3 && all.allSatisfy { $0.readAt == nil })
+        let page = try await store.notifications(NotificationQuery(userId: lead.id, after: all[0].id, limit: 1))
+        #expect(page.map(\.id) == [all[1].id], "paged after an id")
+        #expect(try await store.markNotificationsRead(userId: a1.id, ids: [all[0].id], at: start) == 0, "not another user's")
+        #expect(try await store.markNotificationsRead(userId: lead.id, ids: [all[0].id], at: start) == 1)
+        #expect(try await store.markNotificationsRead(userId: lead.id, ids: [all[0].id], at: start) == 0, "already read")
+        #expect(try await store.notifications(NotificationQuery(userId: lead.id, unreadOnly: true)).map(\.id) == [all[1].id, all[2].id])
+        #expect(try await store.unreadNotificationCounts(userId: lead.id) == [NotificationType.invitationAccepted: 2])
+        #expect(
+            try await store.notifications(NotificationQuery(userId: lead.id, types: [NotificationType.invited])).isEmpty, "filtered by type")
+        #expect(try await store.deleteNotification(userId: a1.id, id: all[1].id) == false)
+        #expect(try await store.deleteNotification(userId: lead.id, id: all[1].id))
+        #expect(try await store.markNotificationsRead(userId: lead.id, ids: nil, at: start) == 1)
+        #expect(try await store.unreadNotificationCounts(userId: lead.id).isEmpty)
+        #expect(try await store.notifications(NotificationQuery(userId: lead.id)).map(\.id) == [all[0].id, all[2].id])
+    }
+
+    /// Two servers taking wrong passcodes at once count every one: after 5 the invitation is
+    /// locked, and exactly 4 tries were told how many remained.
+    public static func wrongPasscodesTriedAtOnceByTwoServersAreAllCounted(_ kind: some RecordStoreFactory) async throws {
+        let database = try kind.newDatabase()
+        let first = try await kind.open(database: database)
+        let second = try await kind.open(database: database)
+        let team = try await setUp(first)
+        guard case .invitation(let created) = try await first.createInvitation(invitation(team, "ana")) else {
+            Issue.record("not created")
+            return
+        }
+        let outcomes = try await withThrowingTaskGroup(of: InvitationOutcome.self) { group in
+            for index in 0..<10 {
+                let store = index.isMultiple(of: 2) ? first : second
+                group.addTask {
+                    try await store.acceptInvitation(id: created.id, invitee: "ana", at: start, lockAfter: 5, matches: matching("999999"))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let told = outcomes.compactMap { if case .wrongPasscode(let remaining) = $0 { remaining } else { nil } }
+        #expect(told.sorted() == [1, 2, 3, 4], "\(outcomes)")
+        #expect(outcomes.filter { $0 == .notAllowed(.locked) }.count == 6)
+        #expect(try await second.invitation(id: created.id)?.failedAttempts == 5)
+    }
+
+    /// Two coordinators confirming at once let the invitee in once, with one history event and one notification.
+    public static func anInvitationConfirmedTwiceAtOnceJoinsOnce(_ kind: some RecordStoreFactory) async throws {
+        let database = try kind.newDatabase()
+        let first = try await kind.open(database: database)
+        let second = try await kind.open(database: database)
+        let team = try await setUp(first)
+        guard case .invitation(let created) = try await first.createInvitation(invitation(team, "ana")) else {
+            Issue.record("not created")
+            return
+        }
+        _ = try await first.acceptInvitation(id: created.id, invitee: "ana", at: start, lockAfter: 5, matches: matching("123456"))
+        async let a = first.decideInvitation(id: created.id, .confirm, by: "lead", at: start)
+        async let b = second.decideInvitation(id: created.id, .confirm, by: "lead", at: start)
+        let outcomes = try await [a, b]
+        #expect(outcomes.filter { if case .invitation = $0 { true } else { false } }.count == 1, "\(outcomes)")
+        #expect(outcomes.contains(.notAllowed(.confirmed)))
+        #expect(try await first.membershipHistory(teamId: team.id).filter { $0.username == "ana" }.count == 1)
+        let ana = try await user(first, "ana")
+        #expect(
+            try await first.notifications(NotificationQuery(userId: ana.id)).filter { $0.type == NotificationType.invitationConfirmed }.count == 1)
+    }
+}
