@@ -18,7 +18,17 @@ struct AccessMatrixTests {
         var uri: String
         /// Expected status by caller (`nil` key: no token), for the caller's own team's resources.
         var expected: [String?: HTTPResponse.Status]
+        /// For routes on a team (`{ownTeam}`): the statuses when the team is another one.
+        var otherTeam: [String?: HTTPResponse.Status]? = nil
         var body: @Sendable (TestServer, Int, UUID) async throws -> Data? = { _, _, _ in nil }
+    }
+
+    /// Routes a team's coordinators and admins use: on another team, a coordinator is refused.
+    static func managers(_ status: HTTPResponse.Status) -> (own: [String?: HTTPResponse.Status], other: [String?: HTTPResponse.Status]) {
+        (
+            [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": status, "researcher": .forbidden, "admin": status],
+            [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .forbidden, "researcher": .forbidden, "admin": status]
+        )
     }
 
     static func everyone(_ status: HTTPResponse.Status, anonymous: HTTPResponse.Status = .unauthorized) -> [String?: HTTPResponse.Status] {
@@ -89,6 +99,38 @@ struct AccessMatrixTests {
             Case(
                 method: .get, route: "/v1/exports", uri: "/v1/exports?format=jsonl",
                 expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .ok, "researcher": .ok, "admin": .forbidden]),
+            Case(
+                method: .get, route: "/v1/teams/{team}/members", uri: "/v1/teams/{ownTeam}/members", expected: managers(.ok).own,
+                otherTeam: managers(.ok).other),
+            Case(
+                method: .get, route: "/v1/teams/{team}/history", uri: "/v1/teams/{ownTeam}/history", expected: managers(.ok).own,
+                otherTeam: managers(.ok).other),
+            Case(
+                method: .patch, route: "/v1/teams/{team}/members/{username}", uri: "/v1/teams/{ownTeam}/members/{teamFieldworker}",
+                expected: managers(.ok).own, otherTeam: managers(.ok).other, body: { _, _, _ in json(["role": "fieldworker"]) }),
+            Case(
+                method: .delete, route: "/v1/teams/{team}/members/{username}", uri: "/v1/teams/{ownTeam}/members/nobody",
+                expected: managers(.notFound).own, otherTeam: managers(.notFound).other),
+            Case(
+                method: .post, route: "/v1/teams/{team}/invitations", uri: "/v1/teams/{ownTeam}/invitations", expected: managers(.created).own,
+                otherTeam: managers(.created).other,
+                body: { server, n, _ in
+                    _ = try await server.services.accounts.createUser(username: "invitee-\(n)", password: "a-long-password", role: .fieldworker, team: nil)
+                    return json(["username": "invitee-\(n)"])
+                }),
+            Case(method: .get, route: "/v1/invitations", uri: "/v1/invitations", expected: everyone(.ok)),
+            Case(
+                method: .post, route: "/v1/invitations/{id}/accept", uri: "/v1/invitations/{fresh}/accept", expected: everyone(.notFound),
+                body: { _, _, _ in json(["passcode": "000000"]) }),
+            Case(method: .post, route: "/v1/invitations/{id}/decline", uri: "/v1/invitations/{fresh}/decline", expected: everyone(.notFound)),
+            Case(method: .post, route: "/v1/invitations/{id}/revoke", uri: "/v1/invitations/{fresh}/revoke", expected: managers(.notFound).own),
+            Case(method: .post, route: "/v1/invitations/{id}/confirm", uri: "/v1/invitations/{fresh}/confirm", expected: managers(.notFound).own),
+            Case(method: .get, route: "/v1/notifications", uri: "/v1/notifications?unread=true", expected: everyone(.ok)),
+            Case(method: .get, route: "/v1/notifications/counts", uri: "/v1/notifications/counts", expected: everyone(.ok)),
+            Case(
+                method: .post, route: "/v1/notifications/read", uri: "/v1/notifications/read", expected: everyone(.ok),
+                body: { _, _, _ in json(["all": true]) }),
+            Case(method: .delete, route: "/v1/notifications/{id}", uri: "/v1/notifications/999999", expected: everyone(.notFound)),
             Case(method: .delete, route: "/v1/sessions/current", uri: "/v1/sessions/current", expected: everyone(.noContent)),
         ]
     }
@@ -113,13 +155,20 @@ struct AccessMatrixTests {
             for test in cases {
                 for caller in Self.callers {
                     for team in ["own", "other"] {
-                        guard team == "own" || test.uri.contains("{own}") else { continue }
+                        guard team == "own" || test.uri.contains("{own}") || test.uri.contains("{ownTeam}") else { continue }
                         counter += 1
                         let target = (team == "own" ? own : other).id
                         let uri = test.uri.replacingOccurrences(of: "{own}", with: target.uuidString.lowercased())
                             .replacingOccurrences(of: "{qid}", with: q.id).replacingOccurrences(of: "{qversion}", with: q.version)
+                            .replacingOccurrences(of: "{ownTeam}", with: team == "own" ? "team-a" : "team-b")
+                            .replacingOccurrences(of: "{teamFieldworker}", with: team == "own" ? "fieldworker-a" : "fieldworker-b")
+                            .replacingOccurrences(of: "{fresh}", with: UUID().uuidString.lowercased())
                         var expected = test.expected[caller]!
-                        if team == "other", expected.code < 300 { expected = .notFound }
+                        if team == "other", let other = test.otherTeam {
+                            expected = other[caller]!
+                        } else if team == "other", expected.code < 300 {
+                            expected = .notFound
+                        }
                         let token = test.route == "/v1/sessions/current" ? caller.map { "signout-\($0)" } : caller
                         let response = try await client.send(
                             test.method, uri, as: token, in: server, body: try await test.body(server, counter, target))

@@ -56,10 +56,10 @@ struct AccountRoutesTests {
             #expect(created.status == .created)
             let noTeam = try await client.send(
                 .post, "/v1/users", as: "admin", in: server, json: NewUser(username: "grace", password: "a-long-password", role: "fieldworker"))
-            #expect(noTeam.status == .unprocessableContent)
-            #expect(noTeam.text.contains("a fieldworker must belong to a team"))
+            #expect(noTeam.status == .created, "a field worker may wait for an invitation without a team")
+            #expect(noTeam.json["team"] == nil)
             let weak = try await client.send(
-                .post, "/v1/users", as: "admin", in: server, json: NewUser(username: "grace", password: "short", role: "researcher"))
+                .post, "/v1/users", as: "admin", in: server, json: NewUser(username: "grace-2", password: "short", role: "researcher"))
             #expect(weak.text.contains("a password has at least 10 characters"))
             let badRole = try await client.send(
                 .post, "/v1/users", as: "admin", in: server, json: NewUser(username: "grace", password: "a-long-password", role: "boss"))
@@ -72,7 +72,7 @@ struct AccountRoutesTests {
             #expect(disabled.json["disabled"] as? Bool == true)
             #expect(try await client.send(.get, "/v1/me", as: farid, in: server).status == .unauthorized)
             let list = try await client.send(.get, "/v1/users", as: "admin", in: server)
-            #expect((list.json["users"] as? [[String: Any]])?.count == 7)
+            #expect((list.json["users"] as? [[String: Any]])?.count == 8, "the six of TestServer, farid and grace (waiting for a team)")
         }
     }
 }

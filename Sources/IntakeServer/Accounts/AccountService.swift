@@ -57,6 +57,12 @@ public struct AccountService: Sendable {
         return try await store.createUser(NewUser(username: username, passwordHash: hash, role: role, teamId: teamId), at: Date())
     }
 
+    /// Forgets the users cached by token, after a change to someone's role or team made elsewhere
+    /// (a coordinator managing their team): the next request reads them afresh.
+    func forgetCachedUsers() {
+        tokens.removeAll()
+    }
+
     public func updateUser(username: String, role: Role?, team: String??, password: String?, disabled: Bool?) async throws -> User {
         if let password { try Self.checkPassword(password) }
         var change = UserChange(role: role, passwordHash: password.map { Bcrypt.hash($0, cost: bcryptCost) }, disabled: disabled)
@@ -166,12 +172,9 @@ public struct AccountService: Sendable {
     }
 
     private func teamId(named team: String?, for role: Role) async throws -> Int64? {
-        guard let team else {
-            if role == .fieldworker || role == .coordinator {
-                throw AccountError("a \(role.rawValue) must belong to a team; give one with --team (API: \"team\")")
-            }
-            return nil
-        }
+        // A field worker or coordinator without a team waits for an invitation; until they join
+        // one they may not send or read records.
+        guard let team else { return nil }
         guard let found = try await store.team(named: team) else {
             throw AccountError("there is no team '\(team)'; create it first with 'intake admin team create \(team)' (API: POST /v1/teams)")
         }

@@ -23,7 +23,8 @@ public struct IntakeServices: Sendable {
         self.questionnaires = QuestionnaireService(store: store)
         self.records = RecordService(store: store, questionnaires: questionnaires)
         self.exports = ExportService(store: store, questionnaires: questionnaires)
-        self.teams = TeamService(store: store, clock: configuration.clock)
+        let accounts = self.accounts
+        self.teams = TeamService(store: store, clock: configuration.clock, membershipChanged: { accounts.forgetCachedUsers() })
     }
 }
 

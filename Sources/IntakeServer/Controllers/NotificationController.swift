@@ -74,7 +74,7 @@ struct NotificationController {
             let body = try JSONCoding.decode(
                 ReadBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             switch (body.ids, body.all) {
-            case (let ids?, nil) where !ids.isEmpty && ids.count <= 1000:
+            case (let ids?, nil) where !ids.isEmpty && ids.count <= 1000 && ids.allSatisfy({ $0 >= 0 }):
                 return try JSONCoding.response(MarkedJSON(marked: try await services.teams.markRead(ids, of: user)))
             case (nil, true?):
                 return try JSONCoding.response(MarkedJSON(marked: try await services.teams.markRead(nil, of: user)))

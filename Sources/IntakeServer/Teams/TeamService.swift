@@ -7,14 +7,17 @@ import Foundation
 public struct TeamService: Sendable {
     let store: any RecordStore
     let clock: @Sendable () -> Date
+    /// Called after a change to someone's team or role, so that cached sign-ins see it at once.
+    let membershipChanged: @Sendable () -> Void
     /// Wrong passcodes an invitation takes before it locks.
     public static let passcodeAttempts = 5
     /// How long an invitation stays open by default.
     public static let defaultLifetimeDays = 7
 
-    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }, membershipChanged: @escaping @Sendable () -> Void = {}) {
         self.store = store
         self.clock = clock
+        self.membershipChanged = membershipChanged
     }
 
     /// The team named `name`, if `user` may manage it.
@@ -36,6 +39,7 @@ public struct TeamService: Sendable {
         guard role == .fieldworker || role == .coordinator else {
             throw TeamError.invalid("a team member is a fieldworker or a coordinator, not a \(role.rawValue)")
         }
+        defer { membershipChanged() }
         switch try await store.changeMemberRole(teamId: team.id, username: username, to: role, by: user.username, at: clock()) {
         case .changed(let member?): return member
         case .changed(nil), .notMember: throw TeamError.notFound("\(username) is not a member of '\(team.name)'")
@@ -45,6 +49,7 @@ public struct TeamService: Sendable {
     }
 
     public func remove(_ username: String, from team: Team, by user: User) async throws {
+        defer { membershipChanged() }
         switch try await store.removeMember(teamId: team.id, username: username, by: user.username, at: clock()) {
         case .changed: return
         case .notMember: throw TeamError.notFound("\(username) is not a member of '\(team.name)'")
@@ -106,6 +111,7 @@ public struct TeamService: Sendable {
             // Not theirs to manage: the same answer as an unknown id.
             throw TeamError.notFound("no invitation has the id \(id)")
         }
+        defer { if decision == .confirm { membershipChanged() } }
         return try Self.invitation(try await store.decideInvitation(id: id, decision, by: user.username, at: clock()), team: nil, invitee: nil)
     }
 

@@ -68,7 +68,8 @@ struct AdminCommand: AsyncParsableCommand {
                 let user = try await AdminRule.run {
                     try await services.accounts.createUser(username: username, password: password, role: role, team: team)
                 }
-                print("Created \(user.role.rawValue) '\(user.username)'\(user.teamName.map { " in team '\($0)'" } ?? "").")
+                let waiting = user.role == .fieldworker || user.role == .coordinator ? " without a team (invite them from a team, or give --team)" : ""
+                print("Created \(user.role.rawValue) '\(user.username)'\(user.teamName.map { " in team '\($0)'" } ?? waiting).")
             }
         }
 
