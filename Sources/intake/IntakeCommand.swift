@@ -13,7 +13,7 @@ struct IntakeCommand: AsyncParsableCommand {
         subcommands: [
             FillCommand.self, DraftsCommand.self, QuestionnaireCommand.self, SampleCommand.self, ServeCommand.self,
             AdminCommand.self, LoginCommand.self, FlushCommand.self, QueueCommand.self, KeyCommand.self, LookupCommand.self,
-            ExportCommand.self,
+            ExportCommand.self, TeamCommand.self, InvitationCommand.self, InboxCommand.self,
         ]
     )
 }

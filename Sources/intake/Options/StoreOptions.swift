@@ -51,4 +51,12 @@ struct ClientOptions: ParsableArguments {
         }
         return IntakeClient(baseURL: url, token: settings.token, timeout: timeout)
     }
+
+    /// The client, for commands that only make sense with a server.
+    func requireClient(dataDirectory: URL) throws -> IntakeClient {
+        guard let client = try client(dataDirectory: dataDirectory) else {
+            throw ValidationError("No server is set up; sign in with 'intake login --server URL --username NAME', or give --server and --token.")
+        }
+        return client
+    }
 }

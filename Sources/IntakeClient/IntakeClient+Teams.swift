@@ -1,0 +1,152 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A member of a team as the server lists them.
+public struct RemoteMember: Sendable, Decodable, Equatable {
+    public var username: String
+    public var role: String
+    public var since: String
+}
+
+/// One change to a team's membership.
+public struct RemoteMembershipEvent: Sendable, Decodable, Equatable {
+    public var username: String
+    public var event: String
+    public var role: String?
+    public var by: String
+    public var at: String
+}
+
+public struct RemoteInvitation: Sendable, Decodable, Equatable {
+    public var id: String
+    public var team: String
+    public var invitee: String
+    public var role: String
+    public var invitedBy: String
+    public var state: String
+    public var createdAt: String
+    public var expiresAt: String
+}
+
+/// A notification: its type, when, and the ids and names it is about.
+public struct RemoteNotification: Sendable, Codable, Equatable {
+    public var id: Int64
+    public var type: String
+    public var createdAt: String
+    public var read: Bool
+    public var subject: [String: String]
+}
+
+/// Teams, invitations and the notification inbox.
+extension IntakeClient {
+    public func members(of team: String) async throws(ClientError) -> [RemoteMember] {
+        struct Answer: Decodable { var members: [RemoteMember] }
+        return try await call("GET", "/v1/teams/\(Self.segment(team))/members", expecting: 200, as: Answer.self).members
+    }
+
+    public func history(of team: String) async throws(ClientError) -> [RemoteMembershipEvent] {
+        struct Answer: Decodable { var events: [RemoteMembershipEvent] }
+        return try await call("GET", "/v1/teams/\(Self.segment(team))/history", expecting: 200, as: Answer.self).events
+    }
+
+    public func changeRole(in team: String, of username: String, to role: String) async throws(ClientError) -> RemoteMember {
+        try await call(
+            "PATCH", "/v1/teams/\(Self.segment(team))/members/\(Self.segment(username))", body: ["role": role], expecting: 200,
+            as: RemoteMember.self)
+    }
+
+    public func remove(_ username: String, from team: String) async throws(ClientError) {
+        let (status, data) = try await send("DELETE", "/v1/teams/\(Self.segment(team))/members/\(Self.segment(username))", body: nil)
+        guard status == 204 else { throw ClientError.from(status: status, data: data) }
+    }
+
+    /// Invites `username`; the invitation and its passcode, which the server shows only this once.
+    public func invite(_ username: String, to team: String, role: String?, days: Int?) async throws(ClientError) -> (
+        invitation: RemoteInvitation, passcode: String
+    ) {
+        struct Body: Encodable {
+            var username: String
+            var role: String?
+            var expiresInDays: Int?
+        }
+        struct Answer: Decodable {
+            var invitation: RemoteInvitation
+            var passcode: String
+        }
+        let answer = try await call(
+            "POST", "/v1/teams/\(Self.segment(team))/invitations", body: Body(username: username, role: role, expiresInDays: days),
+            expecting: 201, as: Answer.self)
+        return (answer.invitation, answer.passcode)
+    }
+
+    public func invitations(state: String? = nil) async throws(ClientError) -> [RemoteInvitation] {
+        struct Answer: Decodable { var invitations: [RemoteInvitation] }
+        let query = state.map { "?state=\(Self.segment($0))" } ?? ""
+        return try await call("GET", "/v1/invitations" + query, expecting: 200, as: Answer.self).invitations
+    }
+
+    /// Accepts, declines, revokes or confirms an invitation (`action`); accepting takes the passcode.
+    public func invitation(_ id: String, _ action: String, passcode: String? = nil) async throws(ClientError) -> RemoteInvitation {
+        let body: [String: String]? = passcode.map { ["passcode": $0] }
+        return try await call("POST", "/v1/invitations/\(Self.segment(id))/\(action)", body: body, expecting: 200, as: RemoteInvitation.self)
+    }
+
+    /// A page of notifications after `after`, and where the next page starts (nil on the last).
+    public func notifications(unreadOnly: Bool, after: Int64? = nil, limit: Int = 50) async throws(ClientError) -> (
+        notifications: [RemoteNotification], next: Int64?
+    ) {
+        struct Answer: Decodable {
+            var notifications: [RemoteNotification]
+            var next: Int64?
+        }
+        var query = ["limit=\(limit)"]
+        if unreadOnly { query.append("unread=true") }
+        if let after { query.append("after=\(after)") }
+        let answer = try await call("GET", "/v1/notifications?" + query.joined(separator: "&"), expecting: 200, as: Answer.self)
+        return (answer.notifications, answer.next)
+    }
+
+    /// Unread notifications by type.
+    public func notificationCounts() async throws(ClientError) -> [String: Int] {
+        struct Answer: Decodable { var unread: [String: Int] }
+        return try await call("GET", "/v1/notifications/counts", expecting: 200, as: Answer.self).unread
+    }
+
+    /// Marks the given notifications read, or all when `ids` is nil; how many were unread.
+    public func markRead(_ ids: [Int64]?) async throws(ClientError) -> Int {
+        struct Answer: Decodable { var marked: Int }
+        struct Some: Encodable { var ids: [Int64] }
+        struct All: Encodable { var all = true }
+        if let ids { return try await call("POST", "/v1/notifications/read", body: Some(ids: ids), expecting: 200, as: Answer.self).marked }
+        return try await call("POST", "/v1/notifications/read", body: All(), expecting: 200, as: Answer.self).marked
+    }
+
+    /// Sends a request and reads the answer's JSON, or throws the server's error.
+    func call<Answer: Decodable>(
+        _ method: String, _ path: String, body: (some Encodable)? = nil as String?, expecting expected: Int, as type: Answer.Type
+    ) async throws(ClientError) -> Answer {
+        var data: Data?
+        if let body {
+            do {
+                data = try JSONEncoder().encode(body)
+            } catch {
+                throw ClientError.unexpected("the request could not be encoded")
+            }
+        }
+        let (status, answer) = try await send(method, path, body: data)
+        guard status == expected else { throw ClientError.from(status: status, data: answer) }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: answer)
+        } catch {
+            throw ClientError.unexpected("the server's answer to \(method) \(path.split(separator: "?")[0]) could not be read")
+        }
+    }
+
+    /// A path segment, percent-encoded.
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import IntakeClient
+
+/// What the team, invitation and inbox commands print: tables and sentences, never patient data
+/// (notifications carry none).
+public enum TeamText {
+    public static func members(_ members: [RemoteMember], team: String) -> [String] {
+        guard !members.isEmpty else { return ["'\(team)' has no members."] }
+        return [TextTable.row("USER", "ROLE", "SINCE", widths: [24, 12])]
+            + members.map { TextTable.row($0.username, $0.role, day($0.since), widths: [24, 12]) }
+    }
+
+    public static func history(_ events: [RemoteMembershipEvent]) -> [String] {
+        guard !events.isEmpty else { return ["No membership changes yet."] }
+        return [TextTable.row("WHEN", "USER", "CHANGE", "BY", widths: [17, 24, 26])]
+            + events.map {
+                let change = $0.event == "left" ? "left" : "\($0.event.replacingOccurrences(of: "_", with: " ")) as \($0.role ?? "?")"
+                return TextTable.row(minute($0.at), $0.username, change, $0.by, widths: [17, 24, 26])
+            }
+    }
+
+    public static func invitations(_ invitations: [RemoteInvitation]) -> [String] {
+        guard !invitations.isEmpty else { return ["No invitations."] }
+        return [TextTable.row("ID", "TEAM", "INVITEE", "ROLE", "STATE", "EXPIRES", widths: [9, 16, 20, 12, 10])]
+            + invitations.map {
+                TextTable.row(String($0.id.prefix(8)), $0.team, $0.invitee, $0.role, $0.state, minute($0.expiresAt), widths: [9, 16, 20, 12, 10])
+            }
+    }
+
+    /// What to tell the coordinator who just invited someone.
+    public static func issued(_ invitation: RemoteInvitation, passcode: String) -> [String] {
+        [
+            "Invited \(invitation.invitee) to '\(invitation.team)' as \(invitation.role) (invitation \(invitation.id)).",
+            "Passcode: \(passcode)",
+            "Give the passcode to \(invitation.invitee) in person or by phone; it is shown only now.",
+            "They accept with 'intake invitation accept \(invitation.id.prefix(8))'; then confirm with 'intake invitation confirm \(invitation.id.prefix(8))'.",
+            "It expires \(minute(invitation.expiresAt)) UTC and locks after 5 wrong passcodes.",
+        ]
+    }
+
+    /// One line per notification, newest last: when, what happened, in words.
+    public static func inbox(_ notifications: [RemoteNotification]) -> [String] {
+        guard !notifications.isEmpty else { return ["Nothing new."] }
+        return notifications.map { "\($0.read ? " " : "*") \(minute($0.createdAt))  \(describe($0))" }
+    }
+
+    public static func describe(_ notification: RemoteNotification) -> String {
+        let s = notification.subject
+        let team = s["team"].map { "'\($0)'" } ?? "a team"
+        let invitation = s["invitation"].map { String($0.prefix(8)) } ?? ""
+        switch notification.type {
+        case "invitation_received":
+            return "\(s["invitedBy"] ?? "A coordinator") invited you to \(team) (invitation \(invitation)); accept with 'intake invitation accept \(invitation)'."
+        case "invitation_accepted":
+            return "\(s["invitee"] ?? "Someone") accepted the invitation to \(team); confirm with 'intake invitation confirm \(invitation)'."
+        case "invitation_confirmed": return "You are now a member of \(team)."
+        case "invitation_declined": return "\(s["invitee"] ?? "Someone") declined the invitation to \(team)."
+        case "invitation_revoked": return "Your invitation to \(team) was revoked by a coordinator."
+        case "membership_changed":
+            if s["change"] == "removed" { return "\(s["by"] ?? "A coordinator") took you out of \(team)." }
+            return "\(s["by"] ?? "A coordinator") made you a \(s["role"] ?? "member") of \(team)."
+        default: return "\(notification.type) \(s.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+        }
+    }
+
+    private static func day(_ time: String) -> String { String(time.prefix(10)) }
+    private static func minute(_ time: String) -> String { String(time.prefix(16)).replacingOccurrences(of: "T", with: " ") }
+}
