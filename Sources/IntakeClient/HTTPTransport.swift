@@ -64,16 +64,18 @@ final class HTTPTransport: Sendable {
         head.headers.add(name: "Host", value: "\(host):\(port)")
         head.headers.add(name: "Content-Length", value: String(body?.count ?? 0))
         for (name, value) in headers { head.headers.add(name: name, value: value) }
-        let promise = channel.eventLoop.makePromise(of: CollectedResponse.self)
+        let answer = OnceAnswer(channel.eventLoop.makePromise(of: CollectedResponse.self))
         let timer = channel.eventLoop.scheduleTask(in: deadline) {
-            promise.fail(TransportError.timedOut)
+            answer.fail(TransportError.timedOut)
             channel.close(promise: nil)
         }
         let buffer = body.map { ByteBuffer(bytes: $0) }
-        channel.writeAndFlush(PendingRequest(head: head, body: buffer, promise: promise), promise: nil)
+        // A connection that closed just before the write never reaches the collector: fail at once
+        // rather than wait for the deadline.
+        channel.writeAndFlush(PendingRequest(head: head, body: buffer, answer: answer)).whenFailure { answer.fail($0) }
         let response: CollectedResponse
         do {
-            response = try await promise.futureResult.get()
+            response = try await answer.promise.futureResult.get()
             timer.cancel()
         } catch {
             timer.cancel()
@@ -102,7 +104,26 @@ final class HTTPTransport: Sendable {
 struct PendingRequest: Sendable {
     var head: HTTPRequestHead
     var body: ByteBuffer?
-    var promise: EventLoopPromise<CollectedResponse>
+    var answer: OnceAnswer
+}
+
+/// A response promise that the first of the answer, a failed write, the connection closing or the
+/// deadline completes; the others find it done.
+final class OnceAnswer: Sendable {
+    let promise: EventLoopPromise<CollectedResponse>
+    private let done = Atomic(false)
+
+    init(_ promise: EventLoopPromise<CollectedResponse>) {
+        self.promise = promise
+    }
+
+    func succeed(_ response: CollectedResponse) {
+        if done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged { promise.succeed(response) }
+    }
+
+    func fail(_ error: any Error) {
+        if done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged { promise.fail(error) }
+    }
 }
 
 struct CollectedResponse: Sendable {
@@ -117,13 +138,13 @@ final class ResponseCollector: ChannelDuplexHandler {
     typealias OutboundIn = PendingRequest
     typealias OutboundOut = HTTPClientRequestPart
 
-    private var promise: EventLoopPromise<CollectedResponse>?
+    private var promise: OnceAnswer?
     private var head: HTTPResponseHead?
     private var body = ByteBuffer()
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
-        self.promise = request.promise
+        self.promise = request.answer
         head = nil
         body.clear()
         context.write(wrapOutboundOut(.head(request.head)), promise: nil)

@@ -95,7 +95,8 @@ extension IntakeClient {
     }
 
     /// A page of notifications after `after`, and where the next page starts (nil on the last).
-    public func notifications(unreadOnly: Bool, after: Int64? = nil, limit: Int = 50) async throws(ClientError) -> (
+    /// With `wait`, the server holds the request up to that many seconds until something arrives (a long poll).
+    public func notifications(unreadOnly: Bool, after: Int64? = nil, limit: Int = 50, wait: Int? = nil) async throws(ClientError) -> (
         notifications: [RemoteNotification], next: Int64?
     ) {
         struct Answer: Decodable {
@@ -105,6 +106,7 @@ extension IntakeClient {
         var query = ["limit=\(limit)"]
         if unreadOnly { query.append("unread=true") }
         if let after { query.append("after=\(after)") }
+        if let wait { query.append("wait=\(wait)") }
         let answer = try await call("GET", "/v1/notifications?" + query.joined(separator: "&"), expecting: 200, as: Answer.self)
         return (answer.notifications, answer.next)
     }

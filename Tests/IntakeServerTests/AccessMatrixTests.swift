@@ -127,6 +127,7 @@ struct AccessMatrixTests {
             Case(method: .post, route: "/v1/invitations/{id}/confirm", uri: "/v1/invitations/{fresh}/confirm", expected: managers(.notFound).own),
             Case(method: .get, route: "/v1/notifications", uri: "/v1/notifications?unread=true", expected: everyone(.ok)),
             Case(method: .get, route: "/v1/notifications/counts", uri: "/v1/notifications/counts", expected: everyone(.ok)),
+            Case(method: .get, route: "/v1/notifications/stream", uri: "/v1/notifications/stream", expected: everyone(.ok)),
             Case(
                 method: .post, route: "/v1/notifications/read", uri: "/v1/notifications/read", expected: everyone(.ok),
                 body: { _, _, _ in json(["all": true]) }),
@@ -136,7 +137,8 @@ struct AccessMatrixTests {
     }
 
     @Test func everyRouteAnswersEveryRoleAsDocumented() async throws {
-        var server = try await TestServer.make()
+        // Event streams end after a moment here, so that the matrix can read them whole.
+        var server = try await TestServer.make { $0.streamLifetime = .milliseconds(100) }
         let own = server.record(seed: 1), other = server.record(seed: 2)
         _ = try await server.services.records.ingest([own], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
         _ = try await server.services.records.ingest([other], owner: RecordOwner(teamId: 2, username: "fieldworker-b"))

@@ -49,4 +49,53 @@ struct TeamCommandTests {
         let history = try run(["team", "history", "clinic"], as: lead)
         #expect(history.stdout.contains("joined as fieldworker") && history.stdout.contains("lead"), "\(history.stdout)")
     }
+
+    @Test func inboxWatchShowsANewNotificationWithinASecondAndPicksUpAfterTheServerComesBack() throws {
+        _ = try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
+        _ = try intake.run(["admin", "team", "create", "clinic"])
+        _ = try intake.run(["admin", "team", "create", "ward"])
+        _ = try intake.run(["admin", "user", "create", "lead", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["lead-password-1"])
+        _ = try intake.run(["admin", "user", "create", "ward-lead", "--role", "coordinator", "--team", "ward", "--password-stdin"], input: ["lead-password-2"])
+        _ = try intake.run(["admin", "user", "create", "amina", "--role", "fieldworker", "--password-stdin"], input: ["amina-password"])
+        let lead = try intake.run(["admin", "token", "create", "lead"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let wardLead = try intake.run(["admin", "token", "create", "ward-lead"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let amina = try intake.run(["admin", "token", "create", "amina"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        var (server, port) = try intake.startServer()
+        let url = "http://127.0.0.1:\(port)"
+
+        let watch = intake.process(["inbox", "--watch", "--server", url, "--token", amina, "--timeout", "8"])
+        let output = Pipe()
+        let seen = LogBuffer()
+        watch.standardOutput = output
+        watch.standardError = output
+        output.fileHandleForReading.readabilityHandler = { seen.append($0.availableData) }
+        try watch.run()
+        defer {
+            watch.terminate()
+            server.terminate()
+        }
+        func waitFor(_ text: String, count: Int = 1, seconds: Double) -> Double? {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                if seen.text.components(separatedBy: text).count - 1 >= count { return Date().timeIntervalSince(start) }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return nil
+        }
+        #expect(waitFor("Nothing new.", seconds: 20) != nil, "the watch started: \(seen.text)")
+
+        #expect(try intake.run(["team", "invite", "clinic", "amina", "--server", url, "--token", lead]).status == 0)
+        let latency = waitFor("lead invited you to 'clinic'", seconds: 5)
+        #expect(latency.map { $0 < 1 } == true, "shown within a second of the invitation (took \(latency.map { "\($0) s" } ?? "too long"))")
+
+        // The server goes away; another invitation is made while the watch cannot reach it.
+        server.terminate()
+        server.waitUntilExit()
+        #expect(waitFor("trying again", seconds: 15) != nil, "\(seen.text) running: \(watch.isRunning) \(watch.isRunning ? "" : "\(watch.terminationReason.rawValue) \(watch.terminationStatus)")")
+        (server, port) = try intake.startServer(port: port)
+        #expect(try intake.run(["team", "invite", "ward", "amina", "--server", url, "--token", wardLead]).status == 0)
+        #expect(waitFor("ward-lead invited you to 'ward'", seconds: 10) != nil, "picked up after the server came back: \(seen.text)")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(seen.text.components(separatedBy: "lead invited you to 'clinic'").count == 2, "nothing shown twice: \(seen.text)")
+    }
 }

@@ -26,6 +26,11 @@ public struct ServerConfiguration: Sendable {
     /// How long a connection may stay silent (no bytes read) before it is closed: headers
     /// trickled or never finished, an idle keep-alive.
     public var idleTimeout: Duration = .seconds(60)
+    /// The longest a long poll (`GET /v1/notifications?wait=`) is held open; longer waits asked for are cut to it.
+    public var longPollLimit: Duration = .seconds(60)
+    /// How long an event stream (`GET /v1/notifications/stream`) stays open before the server
+    /// ends it; the client reconnects with Last-Event-ID and misses nothing.
+    public var streamLifetime: Duration = .seconds(300)
     /// Delays and lock against password guessing.
     public var signIn = SignInPolicy()
     /// The clock sign-in delays are measured by (tests move it).
@@ -66,6 +71,9 @@ public struct ServerConfiguration: Sendable {
             maxBodyBytes = try Self.number(bytes, "INTAKE_SERVER_MAX_BODY_BYTES", 1024...(1 << 30))
         }
         if let batch = environment["INTAKE_SERVER_MAX_BATCH"] { maxBatchRecords = try Self.number(batch, "INTAKE_SERVER_MAX_BATCH", 1...10_000) }
+        if let seconds = environment["INTAKE_SERVER_LONG_POLL_SECONDS"] {
+            longPollLimit = .seconds(try Self.number(seconds, "INTAKE_SERVER_LONG_POLL_SECONDS", 1...300))
+        }
         if let level = environment["INTAKE_LOG_LEVEL"] {
             guard Self.logLevels.contains(level) else {
                 throw ConfigurationError("INTAKE_LOG_LEVEL is one of \(Self.logLevels.joined(separator: ", "))")

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import IntakeCore
 
 /// The signed-in user's notification inbox: `/v1/notifications`, `/v1/notifications/counts`,
 /// `/v1/notifications/read` and `/v1/notifications/{id}`.
@@ -27,7 +29,7 @@ struct NotificationController {
         var marked: Int
     }
 
-    static let parameters = ["unread", "type", "after", "limit"]
+    static let parameters = ["unread", "type", "after", "limit", "wait"]
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/notifications", query: Self.parameters) { request, context in
@@ -57,12 +59,44 @@ struct NotificationController {
                 }
                 query.limit = value
             }
+            var wait: Duration?
+            if let text = parameters["wait"] {
+                guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Int(text), (1...300).contains(seconds) else {
+                    throw APIError.badRequest("wait is a number of seconds from 1 to 300")
+                }
+                wait = min(.seconds(seconds), services.configuration.longPollLimit)
+            }
             let pageSize = query.limit
             query.limit += 1
-            let found = try await services.teams.notifications(query)
+            let found: [UserNotification]
+            if let wait {
+                found = try await services.teams.notifications(query, waitingUpTo: wait)
+            } else {
+                found = try await services.teams.notifications(query)
+            }
             let page = Array(found.prefix(pageSize))
             return try JSONCoding.response(
                 PageJSON(notifications: page.map(NotificationJSON.init), next: found.count > pageSize ? page.last?.id : nil))
+        }
+        routes.on(.get, "/v1/notifications/stream", query: ["after"]) { request, context in
+            let user = try context.require(Role.everyone)
+            let parameters = try QueryParameters.read(request, accepted: ["after"])
+            // Where to resume: the last event the client saw (its Last-Event-ID), or `after`.
+            var after: Int64 = 0
+            for text in [parameters["after"], request.headers[Self.lastEventID]].compactMap({ $0 }) {
+                guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text) else {
+                    throw APIError.badRequest("Last-Event-ID and after are notification ids (digits)")
+                }
+                after = max(after, value)
+            }
+            let stream = NotificationStream(
+                teams: services.teams, userId: user.id, after: after, lifetime: services.configuration.streamLifetime)
+            return Response(
+                status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody { writer in
+                    try await stream.run { text in try await writer.write(ByteBuffer(string: text)) }
+                    try await writer.finish(nil)
+                })
         }
         routes.on(.get, "/v1/notifications/counts") { _, context in
             let user = try context.require(Role.everyone)
@@ -92,6 +126,52 @@ struct NotificationController {
             }
             guard try await services.teams.delete(id, of: user) else { throw APIError.notFound("notification \(id)") }
             return Response(status: .noContent)
+        }
+    }
+}
+
+extension NotificationController {
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+}
+
+/// One user's notifications as Server-Sent Events: each as `id`, `event` (its type) and `data`
+/// (its JSON), in id order from where the client left off, then each new one as it is stored,
+/// with a comment every 15 seconds to keep the connection open. Runs until the client goes.
+struct NotificationStream: Sendable {
+    let teams: TeamService
+    let userId: Int64
+    let after: Int64
+    /// When the server ends the stream (the client reconnects).
+    let lifetime: Duration
+    static let keepAlive: Duration = .seconds(15)
+
+    func run(write: (String) async throws -> Void) async throws {
+        try await write("retry: 2000\n\n")
+        var after = after
+        var lastWrite = ContinuousClock.now
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.string(from: date))
+        }
+        let end = ContinuousClock.now + lifetime
+        while !Task.isCancelled, ContinuousClock.now < end {
+            let seen = teams.hub.generation
+            let found = try await teams.notifications(NotificationQuery(userId: userId, after: after, limit: 200))
+            for notification in found {
+                let data = String(decoding: try encoder.encode(NotificationJSON(notification)), as: UTF8.self)
+                try await write("id: \(notification.id)\nevent: \(notification.type)\ndata: \(data)\n\n")
+                after = notification.id
+                lastWrite = ContinuousClock.now
+            }
+            if found.count == 200 { continue }
+            if ContinuousClock.now - lastWrite >= Self.keepAlive {
+                try await write(": keep-alive\n\n")
+                lastWrite = ContinuousClock.now
+            }
+            let left = end - ContinuousClock.now
+            guard left > .zero else { break }
+            await teams.hub.wait(after: seen, timeout: min(teams.hub.pollInterval, Self.keepAlive, left))
         }
     }
 }

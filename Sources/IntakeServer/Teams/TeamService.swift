@@ -9,14 +9,20 @@ public struct TeamService: Sendable {
     let clock: @Sendable () -> Date
     /// Called after a change to someone's team or role, so that cached sign-ins see it at once.
     let membershipChanged: @Sendable () -> Void
+    /// Woken whenever a change here stored notifications.
+    public let hub: NotificationHub
     /// Wrong passcodes an invitation takes before it locks.
     public static let passcodeAttempts = 5
     /// How long an invitation stays open by default.
     public static let defaultLifetimeDays = 7
 
-    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }, membershipChanged: @escaping @Sendable () -> Void = {}) {
+    public init(
+        store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub = NotificationHub(),
+        membershipChanged: @escaping @Sendable () -> Void = {}
+    ) {
         self.store = store
         self.clock = clock
+        self.hub = hub
         self.membershipChanged = membershipChanged
     }
 
@@ -39,7 +45,10 @@ public struct TeamService: Sendable {
         guard role == .fieldworker || role == .coordinator else {
             throw TeamError.invalid("a team member is a fieldworker or a coordinator, not a \(role.rawValue)")
         }
-        defer { membershipChanged() }
+        defer {
+            membershipChanged()
+            hub.notify()
+        }
         switch try await store.changeMemberRole(teamId: team.id, username: username, to: role, by: user.username, at: clock()) {
         case .changed(let member?): return member
         case .changed(nil), .notMember: throw TeamError.notFound("\(username) is not a member of '\(team.name)'")
@@ -49,7 +58,10 @@ public struct TeamService: Sendable {
     }
 
     public func remove(_ username: String, from team: Team, by user: User) async throws {
-        defer { membershipChanged() }
+        defer {
+            membershipChanged()
+            hub.notify()
+        }
         switch try await store.removeMember(teamId: team.id, username: username, by: user.username, at: clock()) {
         case .changed: return
         case .notMember: throw TeamError.notFound("\(username) is not a member of '\(team.name)'")
@@ -74,6 +86,7 @@ public struct TeamService: Sendable {
         guard (1...30).contains(days) else { throw TeamError.invalid("an invitation lasts 1 to 30 days") }
         let passcode = PasscodeHash.newPasscode()
         let now = clock()
+        defer { hub.notify() }
         let outcome = try await store.createInvitation(
             NewInvitation(
                 teamId: team.id, invitee: username, role: role, invitedBy: user.username, passcodeHash: PasscodeHash.make(passcode),
@@ -94,6 +107,7 @@ public struct TeamService: Sendable {
     }
 
     public func accept(_ id: UUID, passcode: String, by user: User) async throws -> Invitation {
+        defer { hub.notify() }
         let outcome = try await store.acceptInvitation(
             id: id, invitee: user.username, at: clock(), lockAfter: Self.passcodeAttempts,
             matches: { PasscodeHash.matches(passcode, $0) })
@@ -101,7 +115,8 @@ public struct TeamService: Sendable {
     }
 
     public func decline(_ id: UUID, by user: User) async throws -> Invitation {
-        try Self.invitation(try await store.decideInvitation(id: id, .decline, by: user.username, at: clock()), team: nil, invitee: nil)
+        defer { hub.notify() }
+        return try Self.invitation(try await store.decideInvitation(id: id, .decline, by: user.username, at: clock()), team: nil, invitee: nil)
     }
 
     /// Revokes or confirms an invitation of a team `user` manages.
@@ -111,7 +126,10 @@ public struct TeamService: Sendable {
             // Not theirs to manage: the same answer as an unknown id.
             throw TeamError.notFound("no invitation has the id \(id)")
         }
-        defer { if decision == .confirm { membershipChanged() } }
+        defer {
+            if decision == .confirm { membershipChanged() }
+            hub.notify()
+        }
         return try Self.invitation(try await store.decideInvitation(id: id, decision, by: user.username, at: clock()), team: nil, invitee: nil)
     }
 
@@ -147,6 +165,19 @@ public struct TeamService: Sendable {
     // MARK: Notifications
 
     public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] { try await store.notifications(query) }
+
+    /// Notifications as ``notifications(_:)`` finds them, waiting up to `wait` for some to arrive
+    /// when there are none yet (a long poll).
+    public func notifications(_ query: NotificationQuery, waitingUpTo wait: Duration) async throws -> [UserNotification] {
+        let deadline = ContinuousClock.now + wait
+        while true {
+            let seen = hub.generation
+            let found = try await store.notifications(query)
+            let now = ContinuousClock.now
+            guard found.isEmpty, now < deadline, !Task.isCancelled else { return found }
+            await hub.wait(after: seen, timeout: min(deadline - now, hub.pollInterval))
+        }
+    }
 
     public func unreadCounts(of user: User) async throws -> [String: Int] { try await store.unreadNotificationCounts(userId: user.id) }
 
