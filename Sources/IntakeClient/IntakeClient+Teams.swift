@@ -111,6 +111,20 @@ extension IntakeClient {
         return (answer.notifications, answer.next)
     }
 
+    /// Announces `text` to a team, or (an admin, with no team) to everyone; who it reached.
+    public func announce(_ text: String, to team: String?) async throws(ClientError) -> (team: String?, recipients: Int) {
+        struct Body: Encodable {
+            var text: String
+            var team: String?
+        }
+        struct Answer: Decodable {
+            var team: String?
+            var recipients: Int
+        }
+        let answer = try await call("POST", "/v1/announcements", body: Body(text: text, team: team), expecting: 201, as: Answer.self)
+        return (answer.team, answer.recipients)
+    }
+
     /// Unread notifications by type.
     public func notificationCounts() async throws(ClientError) -> [String: Int] {
         struct Answer: Decodable { var unread: [String: Int] }

@@ -74,7 +74,7 @@ public enum DatabaseCopy {
             try await connection.query(
                 "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
                 logger: PostgresRecordStore.logger)
-            for table in ["membershipEvent", "notification"] {
+            for table in ["membershipEvent", "notification", "announcement"] {
                 try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"),
@@ -154,6 +154,11 @@ struct CopiedTable: Sendable {
             columns: [
                 ("id", .text), ("teamId", .integer), ("inviteeId", .integer), ("role", .text), ("invitedBy", .text), ("passcodeHash", .text),
                 ("state", .text), ("failedAttempts", .integer), ("createdAt", .real), ("expiresAt", .real), ("updatedAt", .real),
+            ], order: "id"),
+        CopiedTable(
+            source: "announcement", target: "announcement",
+            columns: [
+                ("id", .integer), ("teamId", .integer), ("author", .text), ("text", .text), ("createdAt", .real), ("recipients", .integer),
             ], order: "id"),
         CopiedTable(
             source: "notification", target: "notification",

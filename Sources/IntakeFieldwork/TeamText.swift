@@ -56,6 +56,8 @@ public enum TeamText {
         case "invitation_confirmed": return "You are now a member of \(team)."
         case "invitation_declined": return "\(s["invitee"] ?? "Someone") declined the invitation to \(team)."
         case "invitation_revoked": return "Your invitation to \(team) was revoked by a coordinator."
+        case "announcement":
+            return "\(s["by"] ?? "A coordinator") to \(s["team"].map { "'\($0)'" } ?? "everyone"): \(s["text"] ?? "")"
         case "membership_changed":
             if s["change"] == "removed" { return "\(s["by"] ?? "A coordinator") took you out of \(team)." }
             return "\(s["by"] ?? "A coordinator") made you a \(s["role"] ?? "member") of \(team)."

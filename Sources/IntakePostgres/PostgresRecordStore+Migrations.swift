@@ -269,6 +269,21 @@ extension PostgresRecordStore {
                 "CREATE INDEX notification_user ON notification (userId, id)",
             ]
         ),
+        (
+            "v7: announcements",
+            [
+                """
+                CREATE TABLE announcement (
+                    id BIGSERIAL PRIMARY KEY,
+                    teamId BIGINT REFERENCES team(id),
+                    author TEXT NOT NULL,
+                    text TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    recipients INTEGER NOT NULL
+                )
+                """
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -255,6 +255,36 @@ extension PostgresRecordStore {
         ["invitation": key(invitation.id), "team": invitation.teamName, "invitee": invitation.invitee, "invitedBy": invitation.invitedBy]
     }
 
+    // MARK: Announcements
+
+    public func announce(teamId: Int64?, author: String, text: String, at time: Date) async throws -> Announcement {
+        try await transaction { connection in
+            try await Self.lock(Self.teamLock, connection)
+            let id = try await connection.query(
+                """
+                INSERT INTO announcement (teamId, author, text, createdAt, recipients)
+                VALUES (\(teamId), \(author), \(text), \(Self.timestamp(time)), 0) RETURNING id
+                """, logger: Self.logger
+            ).collect().first?.decode(Int64.self) ?? 0
+            var subject = ["announcement": String(id), "by": author, "text": text]
+            if let teamId { subject["team"] = try await Self.teamName(connection, teamId) }
+            // One statement for every recipient: an announcement to ten thousand users is one insert.
+            let recipients = try await connection.query(
+                """
+                WITH inserted AS (
+                    INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+                    SELECT id, \(NotificationType.announcement), \("announcement:\(id)"), \(NotificationSubject.encode(subject)), \(Self.timestamp(time))
+                    FROM account WHERE NOT disabled AND username <> \(author) AND (\(teamId)::BIGINT IS NULL OR teamId = \(teamId))
+                    ON CONFLICT (userId, eventKey) DO NOTHING RETURNING 1
+                )
+                SELECT COUNT(*) FROM inserted
+                """, logger: Self.logger
+            ).collect().first?.decode(Int.self) ?? 0
+            try await connection.query("UPDATE announcement SET recipients = \(recipients) WHERE id = \(id)", logger: Self.logger)
+            return Announcement(id: id, teamId: teamId, author: author, text: text, createdAt: time, recipients: recipients)
+        }
+    }
+
     // MARK: Notifications
 
     /// Stores a notification for `username`, once per `eventKey`.

@@ -224,6 +224,34 @@ extension SQLiteRecordStore {
         ["invitation": key(invitation.id), "team": invitation.teamName, "invitee": invitation.invitee, "invitedBy": invitation.invitedBy]
     }
 
+    // MARK: Announcements
+
+    public func announce(teamId: Int64?, author: String, text: String, at time: Date) async throws -> Announcement {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT INTO announcement (teamId, author, text, createdAt, recipients) VALUES (?, ?, ?, ?, 0)",
+                arguments: [teamId, author, text, Self.timestamp(time)])
+            let id = db.lastInsertedRowID
+            var subject = ["announcement": String(id), "by": author, "text": text]
+            if let teamId { subject["team"] = try Self.teamName(db, teamId) }
+            // One statement for every recipient: an announcement to ten thousand users is one insert.
+            try db.execute(
+                sql: """
+                    INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+                    SELECT id, ?, ?, ?, ? FROM user
+                    WHERE disabled = 0 AND username <> ? AND (? IS NULL OR teamId = ?)
+                    ON CONFLICT (userId, eventKey) DO NOTHING
+                    """,
+                arguments: [
+                    NotificationType.announcement, "announcement:\(id)", NotificationSubject.encode(subject), Self.timestamp(time), author,
+                    teamId, teamId,
+                ])
+            let recipients = db.changesCount
+            try db.execute(sql: "UPDATE announcement SET recipients = ? WHERE id = ?", arguments: [recipients, id])
+            return Announcement(id: id, teamId: teamId, author: author, text: text, createdAt: time, recipients: recipients)
+        }
+    }
+
     // MARK: Notifications
 
     /// Stores a notification for `username`, once per `eventKey`.

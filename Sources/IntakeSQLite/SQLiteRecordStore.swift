@@ -281,6 +281,19 @@ extension SQLiteRecordStore {
                     CREATE INDEX notification_user ON notification (userId, id);
                     """)
         }
+        migrator.registerMigration("v9: announcements") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE announcement (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        teamId INTEGER REFERENCES team(id),
+                        author TEXT NOT NULL,
+                        text TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        recipients INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -205,6 +205,31 @@ public enum TeamStoreContract {
         #expect(try await store.notifications(NotificationQuery(userId: lead.id)).map(\.id) == [all[0].id, all[2].id])
     }
 
+    public static func anAnnouncementReachesEveryMemberOrEveryoneButItsAuthorOnce(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        let other = try await store.createTeam(name: "o", at: start)
+        _ = try await store.createUser(NewUser(username: "bo", passwordHash: "h", role: .fieldworker, teamId: team.id), at: start)
+        _ = try await store.createUser(NewUser(username: "cy", passwordHash: "h", role: .fieldworker, teamId: other.id), at: start)
+        _ = try await store.createUser(NewUser(username: "off", passwordHash: "h", role: .fieldworker, teamId: team.id), at: start)
+        _ = try await store.updateUser(username: "off", UserChange(disabled: true))
+
+        let toTeam = try await store.announce(teamId: team.id, author: "lead", text: "Clinic closed Friday", at: start)
+        #expect(toTeam.recipients == 1 && toTeam.teamId == team.id, "bo only: not the author, not another team, not a disabled user")
+        let bo = try await user(store, "bo"), cy = try await user(store, "cy"), lead = try await user(store, "lead")
+        let received = try await store.notifications(NotificationQuery(userId: bo.id))
+        #expect(received.map(\.type) == [NotificationType.announcement])
+        #expect(received.first?.subject == ["announcement": String(toTeam.id), "by": "lead", "text": "Clinic closed Friday", "team": "t"])
+        #expect(try await store.notifications(NotificationQuery(userId: cy.id)).isEmpty)
+        #expect(try await store.notifications(NotificationQuery(userId: lead.id)).isEmpty)
+
+        let toAll = try await store.announce(teamId: nil, author: "admin", text: "Update on Monday", at: start)
+        #expect(toAll.recipients == 5, "lead, ana, rui, bo, cy: every enabled user")
+        #expect(toAll.id != toTeam.id)
+        #expect(try await store.unreadNotificationCounts(userId: bo.id) == [NotificationType.announcement: 2])
+        #expect(try await store.unreadNotificationCounts(userId: cy.id) == [NotificationType.announcement: 1])
+    }
+
     /// Two servers taking wrong passcodes at once count every one: after 5 the invitation is
     /// locked, and exactly 4 tries were told how many remained.
     public static func wrongPasscodesTriedAtOnceByTwoServersAreAllCounted(_ kind: some RecordStoreFactory) async throws {

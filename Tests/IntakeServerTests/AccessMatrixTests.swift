@@ -125,6 +125,9 @@ struct AccessMatrixTests {
             Case(method: .post, route: "/v1/invitations/{id}/decline", uri: "/v1/invitations/{fresh}/decline", expected: everyone(.notFound)),
             Case(method: .post, route: "/v1/invitations/{id}/revoke", uri: "/v1/invitations/{fresh}/revoke", expected: managers(.notFound).own),
             Case(method: .post, route: "/v1/invitations/{id}/confirm", uri: "/v1/invitations/{fresh}/confirm", expected: managers(.notFound).own),
+            Case(
+                method: .post, route: "/v1/announcements", uri: "/v1/announcements", expected: managers(.created).own,
+                body: { _, _, _ in json(["text": "Clinic closed Friday"]) }),
             Case(method: .get, route: "/v1/notifications", uri: "/v1/notifications?unread=true", expected: everyone(.ok)),
             Case(method: .get, route: "/v1/notifications/counts", uri: "/v1/notifications/counts", expected: everyone(.ok)),
             Case(method: .get, route: "/v1/notifications/stream", uri: "/v1/notifications/stream", expected: everyone(.ok)),

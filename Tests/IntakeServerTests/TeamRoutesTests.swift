@@ -134,6 +134,29 @@ struct TeamRoutesTests {
         }
     }
 
+    @Test func coordinatorsAnnounceToTheirTeamAndAdminsToEveryone() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            struct Body: Encodable {
+                var text: String
+                var team: String?
+            }
+            let own = try await client.send(.post, "/v1/announcements", as: "coordinator-a", in: server, json: Body(text: "Clinic closed Friday"))
+            #expect(own.status == .created && own.json["team"] as? String == "team-a" && own.json["recipients"] as? Int == 1, "\(own.text)")
+            let inbox = try await client.send(.get, "/v1/notifications?type=announcement", as: "fieldworker-a", in: server)
+            let subject = ((inbox.json["notifications"] as? [[String: Any]])?.first?["subject"] as? [String: String])
+            #expect(subject?["text"] == "Clinic closed Friday" && subject?["by"] == "coordinator-a")
+            let elsewhere = try await client.send(.post, "/v1/announcements", as: "coordinator-a", in: server, json: Body(text: "Hi", team: "team-b"))
+            #expect(elsewhere.status == .forbidden)
+            let everyone = try await client.send(.post, "/v1/announcements", as: "admin", in: server, json: Body(text: "Update on Monday"))
+            #expect(everyone.status == .created && everyone.json["team"] == nil && everyone.json["recipients"] as? Int == 5)
+            let blank = try await client.send(.post, "/v1/announcements", as: "admin", in: server, json: Body(text: "  \n "))
+            #expect(blank.status == .unprocessableContent)
+            let fieldworker = try await client.send(.post, "/v1/announcements", as: "fieldworker-a", in: server, json: Body(text: "Hi"))
+            #expect(fieldworker.status == .forbidden)
+        }
+    }
+
     @Test func passcodesAreKeptSaltedAndComparedWhole() {
         let stored = PasscodeHash.make("123456")
         #expect(!stored.contains("123456") && stored.hasPrefix("sha256$"))

@@ -34,4 +34,8 @@ struct TeamStoreContractTests {
     @Test(arguments: StoreKind.allCases) func anInvitationConfirmedTwiceAtOnceJoinsOnce(_ kind: StoreKind) async throws {
         try await TeamStoreContract.anInvitationConfirmedTwiceAtOnceJoinsOnce(kind)
     }
+
+    @Test(arguments: StoreKind.allCases) func anAnnouncementReachesEveryMemberOrEveryoneButItsAuthorOnce(_ kind: StoreKind) async throws {
+        try await TeamStoreContract.anAnnouncementReachesEveryMemberOrEveryoneButItsAuthorOnce(kind)
+    }
 }

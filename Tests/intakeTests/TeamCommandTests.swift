@@ -48,6 +48,11 @@ struct TeamCommandTests {
         #expect(news.stdout.contains("You are now a member of 'clinic'."), "\(news.stdout)")
         let history = try run(["team", "history", "clinic"], as: lead)
         #expect(history.stdout.contains("joined as fieldworker") && history.stdout.contains("lead"), "\(history.stdout)")
+
+        let announced = try run(["announce", "Clinic closed on Friday"], as: lead)
+        #expect(announced.stdout == "Announced to 'clinic': 1 person notified.\n", "\(announced.stderr)")
+        let heard = try run(["inbox", "--unread"], as: amina)
+        #expect(heard.stdout.contains("lead to 'clinic': Clinic closed on Friday"), "\(heard.stdout)")
     }
 
     @Test func inboxWatchShowsANewNotificationWithinASecondAndPicksUpAfterTheServerComesBack() throws {

@@ -63,7 +63,8 @@ struct LookupController {
             query.dateOfBirth = date
         }
         guard query.givenName != nil || query.familyName != nil || query.dateOfBirth != nil || query.externalId != nil else {
-            throw APIError.badRequest("give at least one of familyName, givenName, dateOfBirth or externalId")
+            throw APIError(
+                .unprocessableContent, code: "no_criteria", message: "give at least one of familyName, givenName, dateOfBirth or externalId")
         }
         if let limit = text("limit") {
             guard let value = Int(limit), (1...100).contains(value) else { throw APIError.badRequest("limit must be from 1 to 100") }

@@ -23,6 +23,19 @@ struct TeamController {
         static let fields: Set<String> = ["passcode"]
     }
 
+    struct AnnouncementBody: RequestBody {
+        var text: String
+        var team: String?
+        static let fields: Set<String> = ["text", "team"]
+    }
+
+    struct AnnouncementJSON: Encodable {
+        var id: Int64
+        var team: String?
+        var recipients: Int
+        var createdAt: Date
+    }
+
     struct IssuedJSON: Encodable {
         var invitation: InvitationJSON
         /// Shown this once: pass it on to the invitee out of band.
@@ -57,6 +70,14 @@ struct TeamController {
             let issued = try await services.teams.invite(
                 body.username, to: team, role: body.role ?? .fieldworker, days: body.expiresInDays, by: try context.require(Role.everyone))
             return try JSONCoding.response(IssuedJSON(invitation: InvitationJSON(issued.invitation, now: Date()), passcode: issued.passcode), status: .created)
+        }
+        routes.on(.post, "/v1/announcements") { request, context in
+            let user = try context.require([.coordinator, .admin])
+            let body = try JSONCoding.decode(AnnouncementBody.self, from: try await small(request))
+            let (announcement, team) = try await services.teams.announce(body.text, to: body.team, by: user)
+            return try JSONCoding.response(
+                AnnouncementJSON(id: announcement.id, team: team, recipients: announcement.recipients, createdAt: announcement.createdAt),
+                status: .created)
         }
         routes.on(.get, "/v1/invitations", query: ["state"]) { request, context in
             let user = try context.require(Role.everyone)

@@ -38,6 +38,12 @@ public protocol TeamStore: Sendable {
     /// invitation's role. Each notifies whom it concerns.
     func decideInvitation(id: UUID, _ decision: InvitationDecision, by actor: String, at time: Date) async throws -> InvitationOutcome
 
+    // MARK: Announcements
+
+    /// Stores an announcement and, in the same transaction, one notification for each member of
+    /// `teamId` (or each enabled user, when nil) except its author.
+    func announce(teamId: Int64?, author: String, text: String, at time: Date) async throws -> Announcement
+
     // MARK: Notifications
 
     /// Notifications of one user, oldest first after `query.after`.

@@ -207,6 +207,27 @@ public struct UserNotification: Sendable, Hashable {
     }
 }
 
+/// A message from a coordinator to their team, or from an admin to a team or to everyone.
+public struct Announcement: Sendable, Hashable {
+    public var id: Int64
+    /// nil: to everyone.
+    public var teamId: Int64?
+    public var author: String
+    public var text: String
+    public var createdAt: Date
+    /// How many users were notified.
+    public var recipients: Int
+
+    package init(id: Int64, teamId: Int64?, author: String, text: String, createdAt: Date, recipients: Int) {
+        self.id = id
+        self.teamId = teamId
+        self.author = author
+        self.text = text
+        self.createdAt = createdAt
+        self.recipients = recipients
+    }
+}
+
 /// Which notifications to read.
 public struct NotificationQuery: Sendable {
     public var userId: Int64
@@ -239,6 +260,10 @@ public enum NotificationType {
     public static let invitationRevoked = "invitation_revoked"
     /// To the member whose role changed, or who was removed.
     public static let membershipChanged = "membership_changed"
+    /// To every member of a team, or to everyone.
+    public static let announcement = "announcement"
 
-    public static let all = [invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged]
+    public static let all = [
+        invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged, announcement,
+    ]
 }

@@ -162,6 +162,37 @@ public struct TeamService: Sendable {
         }
     }
 
+    // MARK: Announcements
+
+    /// The longest announcement.
+    public static let maxAnnouncementLength = 2000
+
+    /// Announces `text` to a team (a coordinator: their own; an admin: any) or, for an admin who
+    /// names no team, to everyone. Each recipient gets a notification; the author does not.
+    public func announce(_ text: String, to teamName: String?, by user: User) async throws -> (Announcement, team: String?) {
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty, text.count <= Self.maxAnnouncementLength else {
+            throw TeamError.invalid("an announcement has 1 to \(Self.maxAnnouncementLength) characters")
+        }
+        var team: Team?
+        switch (user.role, teamName) {
+        case (.admin, let name?):
+            guard let found = try await store.team(named: name) else { throw TeamError.notFound("no team is named '\(name)'") }
+            team = found
+        case (.admin, nil):
+            team = nil
+        case (.coordinator, let name):
+            guard let own = user.teamId, let found = try await store.team(named: name ?? user.teamName ?? ""), found.id == own else {
+                throw TeamError.forbidden("a coordinator announces to their own team only; an admin announces to everyone")
+            }
+            team = found
+        default:
+            throw TeamError.forbidden("only coordinators (to their team) and admins announce")
+        }
+        defer { hub.notify() }
+        return (try await store.announce(teamId: team?.id, author: user.username, text: text, at: clock()), team?.name)
+    }
+
     // MARK: Notifications
 
     public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] { try await store.notifications(query) }
