@@ -349,6 +349,15 @@ extension PostgresRecordStore {
         return rows.count
     }
 
+    public func purgeReadNotifications(readBefore time: Date) async throws -> Int {
+        try await client.query(
+            """
+            WITH deleted AS (DELETE FROM notification WHERE readAt IS NOT NULL AND readAt < \(Self.timestamp(time)) RETURNING 1)
+            SELECT COUNT(*) FROM deleted
+            """, logger: Self.logger
+        ).collect().first?.decode(Int.self) ?? 0
+    }
+
     public func deleteNotification(userId: Int64, id: Int64) async throws -> Bool {
         try await !client.query("DELETE FROM notification WHERE userId = \(userId) AND id = \(id) RETURNING id", logger: Self.logger)
             .collect().isEmpty

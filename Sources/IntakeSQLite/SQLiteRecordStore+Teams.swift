@@ -310,6 +310,13 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func purgeReadNotifications(readBefore time: Date) async throws -> Int {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM notification WHERE readAt IS NOT NULL AND readAt < ?", arguments: [Self.timestamp(time)])
+            return db.changesCount
+        }
+    }
+
     public func deleteNotification(userId: Int64, id: Int64) async throws -> Bool {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM notification WHERE userId = ? AND id = ?", arguments: [userId, id])

@@ -230,6 +230,21 @@ public enum TeamStoreContract {
         #expect(try await store.unreadNotificationCounts(userId: cy.id) == [NotificationType.announcement: 1])
     }
 
+    public static func readNotificationsPastTheirRetentionArePurgedAndUnreadOnesKept(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        _ = try await store.createUser(NewUser(username: "bo", passwordHash: "h", role: .fieldworker, teamId: team.id), at: start)
+        for text in ["one", "two", "three"] { _ = try await store.announce(teamId: team.id, author: "lead", text: text, at: start) }
+        let bo = try await user(store, "bo")
+        let all = try await store.notifications(NotificationQuery(userId: bo.id))
+        #expect(try await store.markNotificationsRead(userId: bo.id, ids: [all[0].id], at: start) == 1)
+        #expect(try await store.markNotificationsRead(userId: bo.id, ids: [all[1].id], at: start.addingTimeInterval(86_400)) == 1)
+        #expect(try await store.purgeReadNotifications(readBefore: start.addingTimeInterval(3600)) == 1, "read before the cutoff")
+        #expect(try await store.notifications(NotificationQuery(userId: bo.id)).map(\.id) == [all[1].id, all[2].id])
+        #expect(try await store.purgeReadNotifications(readBefore: start.addingTimeInterval(365 * 86_400)) == 1, "unread ones stay")
+        #expect(try await store.notifications(NotificationQuery(userId: bo.id)).map(\.id) == [all[2].id])
+    }
+
     /// Two servers taking wrong passcodes at once count every one: after 5 the invitation is
     /// locked, and exactly 4 tries were told how many remained.
     public static func wrongPasscodesTriedAtOnceByTwoServersAreAllCounted(_ kind: some RecordStoreFactory) async throws {

@@ -38,4 +38,8 @@ struct TeamStoreContractTests {
     @Test(arguments: StoreKind.allCases) func anAnnouncementReachesEveryMemberOrEveryoneButItsAuthorOnce(_ kind: StoreKind) async throws {
         try await TeamStoreContract.anAnnouncementReachesEveryMemberOrEveryoneButItsAuthorOnce(kind)
     }
+
+    @Test(arguments: StoreKind.allCases) func readNotificationsPastTheirRetentionArePurgedAndUnreadOnesKept(_ kind: StoreKind) async throws {
+        try await TeamStoreContract.readNotificationsPastTheirRetentionArePurgedAndUnreadOnesKept(kind)
+    }
 }

@@ -73,6 +73,19 @@ public enum IntakeServerApp {
     public static func run(_ services: IntakeServices) async throws {
         var logger = Logger(label: "intake.server")
         logger.logLevel = Logger.Level(rawValue: services.configuration.logLevel) ?? .info
+        // Read notifications past their retention go at start and then every day.
+        let purge = Task { [logger] in
+            while !Task.isCancelled {
+                do {
+                    let purged = try await services.teams.purgeRead(olderThan: services.configuration.notificationRetention)
+                    if purged > 0 { logger.info("purged read notifications", metadata: ["count": "\(purged)"]) }
+                } catch {
+                    logger.warning("could not purge read notifications", metadata: ["error.type": "\(type(of: error))"])
+                }
+                try? await Task.sleep(for: .seconds(86_400))
+            }
+        }
+        defer { purge.cancel() }
         try await application(services, logger: logger).runService()
     }
 

@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     /// How long an event stream (`GET /v1/notifications/stream`) stays open before the server
     /// ends it; the client reconnects with Last-Event-ID and misses nothing.
     public var streamLifetime: Duration = .seconds(300)
+    /// How long a read notification is kept (unread ones are kept until read).
+    public var notificationRetention: Duration = .seconds(90 * 86_400)
     /// Delays and lock against password guessing.
     public var signIn = SignInPolicy()
     /// The clock sign-in delays are measured by (tests move it).
@@ -71,6 +73,9 @@ public struct ServerConfiguration: Sendable {
             maxBodyBytes = try Self.number(bytes, "INTAKE_SERVER_MAX_BODY_BYTES", 1024...(1 << 30))
         }
         if let batch = environment["INTAKE_SERVER_MAX_BATCH"] { maxBatchRecords = try Self.number(batch, "INTAKE_SERVER_MAX_BATCH", 1...10_000) }
+        if let days = environment["INTAKE_SERVER_NOTIFICATION_RETENTION_DAYS"] {
+            notificationRetention = .seconds(try Self.number(days, "INTAKE_SERVER_NOTIFICATION_RETENTION_DAYS", 1...3650) * 86_400)
+        }
         if let seconds = environment["INTAKE_SERVER_LONG_POLL_SECONDS"] {
             longPollLimit = .seconds(try Self.number(seconds, "INTAKE_SERVER_LONG_POLL_SECONDS", 1...300))
         }

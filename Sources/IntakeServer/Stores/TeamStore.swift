@@ -54,4 +54,6 @@ public protocol TeamStore: Sendable {
     func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int
     /// Deletes one of a user's notifications; false when they have none with that id.
     func deleteNotification(userId: Int64, id: Int64) async throws -> Bool
+    /// Deletes every notification read before `time` (unread ones stay, however old); how many.
+    func purgeReadNotifications(readBefore time: Date) async throws -> Int
 }

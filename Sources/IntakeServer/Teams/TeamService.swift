@@ -217,6 +217,11 @@ public struct TeamService: Sendable {
     }
 
     public func delete(_ id: Int64, of user: User) async throws -> Bool { try await store.deleteNotification(userId: user.id, id: id) }
+
+    /// Deletes notifications read longer ago than `retention`; how many.
+    public func purgeRead(olderThan retention: Duration) async throws -> Int {
+        try await store.purgeReadNotifications(readBefore: clock().addingTimeInterval(-Double(retention.components.seconds)))
+    }
 }
 
 /// Why a team request was refused, with what to do.
