@@ -36,6 +36,14 @@ extension LocalStore {
                     count += 1
                 }
             }
+            // Documents are copies of what the server holds: one that does not open is dropped, not quarantined.
+            for row in try Row.fetchAll(db, sql: "SELECT name, id, payload FROM document") {
+                guard let id = UUID(uuidString: row["id"]), let plain = try? old.open(row["payload"] as Data, id: id) else {
+                    try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: [row["name"] as String])
+                    continue
+                }
+                try db.execute(sql: "UPDATE document SET payload = ? WHERE name = ?", arguments: [try new.seal(plain, id: id), row["name"] as String])
+            }
             let passphrase = wrapped.protection == .passphrase ? try askPassphrase() : nil
             try KeyVault.save(try KeyVault.wrap(new.key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
             if let stored = try KeyVault.storedText(db) { unlocked.set(new, wrapped: stored) }

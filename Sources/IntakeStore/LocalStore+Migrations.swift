@@ -55,6 +55,17 @@ extension LocalStore {
                     DELETE FROM record WHERE state = 'complete';
                     """)
         }
+        migrator.registerMigration("v3: sealed documents (the last fetched inbox)") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE document (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        id TEXT NOT NULL,
+                        savedAt REAL NOT NULL,
+                        payload BLOB NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -41,4 +41,20 @@ struct KeyRotationTests {
         #expect(try rotating.pending(limit: 10).count == 2)
         #expect(try rotating.quarantined().isEmpty)
     }
+
+    @Test func aSealedDocumentIsKeptAcrossARotationAndReplacedBySaving() throws {
+        let store = try open(passphrase: "a long passphrase")
+        #expect(try store.document("inbox") == nil)
+        try store.saveDocument("inbox", Data("first".utf8), at: Date(timeIntervalSince1970: 100))
+        try store.saveDocument("inbox", Data("second".utf8), at: Date(timeIntervalSince1970: 200))
+        _ = try store.rotateKey()
+        let reopened = try open(passphrase: "a long passphrase")
+        let kept = try #require(try reopened.document("inbox"))
+        #expect(String(decoding: kept.data, as: UTF8.self) == "second" && kept.savedAt == Date(timeIntervalSince1970: 200))
+        for suffix in ["", "-wal"] {
+            let file = directory.appendingPathComponent(LocalStore.fileName + suffix)
+            guard let raw = try? Data(contentsOf: file) else { continue }
+            #expect(raw.range(of: Data("second".utf8)) == nil, "sealed, not in the clear in \(file.lastPathComponent)")
+        }
+    }
 }

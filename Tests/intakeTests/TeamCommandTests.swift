@@ -53,6 +53,13 @@ struct TeamCommandTests {
         #expect(announced.stdout == "Announced to 'clinic': 1 person notified.\n", "\(announced.stderr)")
         let heard = try run(["inbox", "--unread"], as: amina)
         #expect(heard.stdout.contains("lead to 'clinic': Clinic closed on Friday"), "\(heard.stdout)")
+
+        // Offline, the inbox fetched last is still there (sealed in the local store).
+        server.terminate()
+        server.waitUntilExit()
+        let offline = try run(["inbox"], as: amina)
+        #expect(offline.status == 0 && offline.stdout.hasPrefix("Offline (cannot reach"), "\(offline.stdout)\(offline.stderr)")
+        #expect(offline.stdout.contains("lead to 'clinic': Clinic closed on Friday") && offline.stdout.contains("You are now a member of 'clinic'."))
     }
 
     @Test func inboxWatchShowsANewNotificationWithinASecondAndPicksUpAfterTheServerComesBack() throws {

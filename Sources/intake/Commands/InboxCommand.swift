@@ -8,7 +8,8 @@ struct InboxCommand: AsyncParsableCommand {
         commandName: "inbox",
         abstract: "Your notifications: invitations, and changes to your team membership.",
         discussion: """
-            Unread ones are marked with *. --mark-read marks what was shown as read. --watch keeps going and \
+            Unread ones are marked with *. --mark-read marks what was shown as read. The last inbox fetched is \
+            kept sealed on this machine and shown when the server cannot be reached. --watch keeps going and \
             prints each new notification as it arrives (within a second), picking up after the last one \
             seen when the connection comes back; stop it with Ctrl-C.
             """)
@@ -21,17 +22,31 @@ struct InboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-        var all: [RemoteNotification] = []
-        var after: Int64?
-        repeat {
-            let page = try await client.notifications(unreadOnly: unread, after: after, limit: 200)
-            all += page.notifications
-            after = page.next
-        } while after != nil
+        let cache = InboxCache(store: try storeOptions.open())
         // Written straight to standard output, unbuffered: with --watch someone (or a script) is reading it as it comes.
         let say: @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
-        TeamText.inbox(all).forEach(say)
-        let unreadIds = all.filter { !$0.read }.map(\.id)
+        var all: [RemoteNotification] = []
+        do {
+            var after: Int64?
+            repeat {
+                let page = try await client.notifications(unreadOnly: false, after: after, limit: 200)
+                all += page.notifications
+                after = page.next
+            } while after != nil
+        } catch {
+            guard case .offline(let reason) = error else { throw error }
+            // Offline: what was fetched last time, from the sealed local copy.
+            guard let (kept, fetchedAt) = try cache.load() else {
+                throw ValidationError("\(reason); no inbox was fetched on this machine yet, so there is nothing to show offline.")
+            }
+            say("Offline (\(reason)): your inbox as fetched \(Self.minute(fetchedAt)) UTC.")
+            TeamText.inbox(unread ? kept.filter { !$0.read } : kept).forEach(say)
+            return
+        }
+        try? cache.save(all)
+        let shown = unread ? all.filter { !$0.read } : all
+        TeamText.inbox(shown).forEach(say)
+        let unreadIds = shown.filter { !$0.read }.map(\.id)
         if markRead, !unreadIds.isEmpty {
             var marked = 0
             for chunk in stride(from: 0, to: unreadIds.count, by: 1000) {
@@ -41,5 +56,13 @@ struct InboxCommand: AsyncParsableCommand {
         }
         guard watch else { return }
         try await InboxWatch(client: client, after: all.map(\.id).max() ?? 0, waitSeconds: max(1, Int(clientOptions.timeout) - 5)).run(say)
+    }
+
+    private static func minute(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
     }
 }
