@@ -9,7 +9,9 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "intake-bench",
         abstract: "Measure the record path against reference tools, in one run, and print the ratios.",
-        subcommands: [All.self, PostBench.self, FlushBench.self, ExportBench.self, LookupBench.self, EnqueueBench.self, StartBench.self],
+        subcommands: [
+            All.self, PostBench.self, FlushBench.self, ExportBench.self, LookupBench.self, EnqueueBench.self, StartBench.self, InboxBench.self,
+        ],
         defaultSubcommand: All.self)
 
     struct All: AsyncParsableCommand {
@@ -24,6 +26,7 @@ struct Bench: AsyncParsableCommand {
             rows += try await ExportBench.measure(tools, count: 1_000_000, lookups: true)
             rows += try EnqueueBench.measure(count: 3000)
             rows += try StartBench.measure(tools, runs: 30)
+            rows += try await InboxBench.measure(tools, users: 10_000, listeners: 500)
             BenchRow.printTable(rows)
         }
     }
