@@ -74,7 +74,7 @@ public enum DatabaseCopy {
             try await connection.query(
                 "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
                 logger: PostgresRecordStore.logger)
-            for table in ["membershipEvent", "notification", "announcement"] {
+            for table in ["membershipEvent", "notification", "announcement", "referralMessage"] {
                 try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"),
@@ -160,6 +160,15 @@ struct CopiedTable: Sendable {
             columns: [
                 ("id", .integer), ("teamId", .integer), ("author", .text), ("text", .text), ("createdAt", .real), ("recipients", .integer),
             ], order: "id"),
+        CopiedTable(
+            source: "referral", target: "referral",
+            columns: [
+                ("id", .text), ("recordId", .text), ("fromTeamId", .integer), ("referrer", .text), ("toTeamId", .integer), ("assignee", .text),
+                ("reason", .text), ("priority", .text), ("allowEdit", .boolean), ("state", .text), ("createdAt", .real), ("updatedAt", .real),
+            ], order: "id"),
+        CopiedTable(
+            source: "referralMessage", target: "referralMessage",
+            columns: [("id", .integer), ("referralId", .text), ("author", .text), ("text", .text), ("at", .real)], order: "id"),
         CopiedTable(
             source: "notification", target: "notification",
             columns: [

@@ -58,6 +58,15 @@ public enum TeamText {
         case "invitation_revoked": return "Your invitation to \(team) was revoked by a coordinator."
         case "announcement":
             return "\(s["by"] ?? "A coordinator") to \(s["team"].map { "'\($0)'" } ?? "everyone"): \(s["text"] ?? "")"
+        case "referral_received":
+            return "\(s["by"] ?? "Someone") of '\(s["fromTeam"] ?? "?")' referred a patient to \(s["toTeam"].map { "'\($0)'" } ?? "you") (\(s["priority"] ?? "routine"); referral \(s["referral"].map { String($0.prefix(8)) } ?? ""))."
+        case "referral_accepted", "referral_declined", "referral_completed", "referral_withdrawn":
+            let verb = notification.type.replacingOccurrences(of: "referral_", with: "")
+            return "\(s["by"] ?? "Someone") \(verb) the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
+        case "referral_reassigned":
+            return "\(s["by"] ?? "A coordinator") gave you the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") from '\(s["fromTeam"] ?? "?")'."
+        case "referral_message":
+            return "\(s["by"] ?? "Someone") wrote on the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
         case "membership_changed":
             if s["change"] == "removed" { return "\(s["by"] ?? "A coordinator") took you out of \(team)." }
             return "\(s["by"] ?? "A coordinator") made you a \(s["role"] ?? "member") of \(team)."

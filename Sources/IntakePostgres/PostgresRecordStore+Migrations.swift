@@ -284,6 +284,40 @@ extension PostgresRecordStore {
                 """
             ]
         ),
+        (
+            "v8: referrals and their threads",
+            [
+                """
+                CREATE TABLE referral (
+                    id TEXT PRIMARY KEY,
+                    recordId TEXT NOT NULL REFERENCES record(id),
+                    fromTeamId BIGINT NOT NULL REFERENCES team(id),
+                    referrer TEXT NOT NULL,
+                    toTeamId BIGINT NOT NULL REFERENCES team(id),
+                    assignee TEXT,
+                    reason TEXT NOT NULL,
+                    priority TEXT NOT NULL,
+                    allowEdit BOOLEAN NOT NULL,
+                    state TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    updatedAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX referral_from ON referral (fromTeamId, createdAt)",
+                "CREATE INDEX referral_to ON referral (toTeamId, createdAt)",
+                "CREATE INDEX referral_record ON referral (recordId, state)",
+                """
+                CREATE TABLE referralMessage (
+                    id BIGSERIAL PRIMARY KEY,
+                    referralId TEXT NOT NULL REFERENCES referral(id),
+                    author TEXT NOT NULL,
+                    text TEXT NOT NULL,
+                    at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX referralMessage_referral ON referralMessage (referralId, id)",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -69,7 +69,7 @@ extension PostgresRecordStore {
         return Member(username: username, role: Role(rawValue: role) ?? .fieldworker, since: date(since))
     }
 
-    private static func member(_ connection: PostgresConnection, teamId: Int64, username: String) async throws -> Member? {
+    static func member(_ connection: PostgresConnection, teamId: Int64, username: String) async throws -> Member? {
         try await connection.query(
             "SELECT username, role, COALESCE(teamSince, createdAt) FROM account WHERE teamId = \(teamId) AND username = \(username)",
             logger: logger
@@ -82,7 +82,7 @@ extension PostgresRecordStore {
         ).collect().first?.decode(Int.self) ?? 0
     }
 
-    private static func teamName(_ connection: PostgresConnection, _ teamId: Int64) async throws -> String {
+    static func teamName(_ connection: PostgresConnection, _ teamId: Int64) async throws -> String {
         try await connection.query("SELECT name FROM team WHERE id = \(teamId)", logger: logger).collect().first?.decode(String.self) ?? ""
     }
 

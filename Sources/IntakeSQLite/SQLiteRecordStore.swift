@@ -294,6 +294,36 @@ extension SQLiteRecordStore {
                     );
                     """)
         }
+        migrator.registerMigration("v10: referrals and their threads") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE referral (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        recordId TEXT NOT NULL REFERENCES record(id),
+                        fromTeamId INTEGER NOT NULL REFERENCES team(id),
+                        referrer TEXT NOT NULL,
+                        toTeamId INTEGER NOT NULL REFERENCES team(id),
+                        assignee TEXT,
+                        reason TEXT NOT NULL,
+                        priority TEXT NOT NULL,
+                        allowEdit INTEGER NOT NULL,
+                        state TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        updatedAt REAL NOT NULL
+                    );
+                    CREATE INDEX referral_from ON referral (fromTeamId, createdAt);
+                    CREATE INDEX referral_to ON referral (toTeamId, createdAt);
+                    CREATE INDEX referral_record ON referral (recordId, state);
+                    CREATE TABLE referralMessage (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        referralId TEXT NOT NULL REFERENCES referral(id),
+                        author TEXT NOT NULL,
+                        text TEXT NOT NULL,
+                        at REAL NOT NULL
+                    );
+                    CREATE INDEX referralMessage_referral ON referralMessage (referralId, id);
+                    """)
+        }
         return migrator
     }
 

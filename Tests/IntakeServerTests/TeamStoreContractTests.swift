@@ -43,3 +43,14 @@ struct TeamStoreContractTests {
         try await TeamStoreContract.readNotificationsPastTheirRetentionArePurgedAndUnreadOnesKept(kind)
     }
 }
+
+/// Every requirement of referrals, on every store.
+struct ReferralStoreContractTests {
+    @Test(arguments: StoreKind.allCases) func aReferralMovesFromOpenToCompletedAndEachSideIsTold(_ kind: StoreKind) async throws {
+        try await ReferralStoreContract.aReferralMovesFromOpenToCompletedAndEachSideIsTold(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func referralsAreRefusedForAnotherTeamsRecordAndListedBySide(_ kind: StoreKind) async throws {
+        try await ReferralStoreContract.referralsAreRefusedForAnotherTeamsRecordAndListedBySide(kind)
+    }
+}

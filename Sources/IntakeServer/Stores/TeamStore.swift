@@ -44,6 +44,27 @@ public protocol TeamStore: Sendable {
     /// `teamId` (or each enabled user, when nil) except its author.
     func announce(teamId: Int64?, author: String, text: String, at time: Date) async throws -> Announcement
 
+    // MARK: Referrals
+
+    /// Stores a referral of one of the referring team's records to the receiving team (and its
+    /// assignee, who must be a member of it); notifies the referee.
+    func createReferral(_ referral: NewReferral) async throws -> ReferralOutcome
+    func referral(id: UUID) async throws -> Referral?
+    /// Referrals matching any of the filter's fields (and its state, if given), newest first.
+    func referrals(_ filter: ReferralFilter) async throws -> [Referral]
+    /// Moves a referral on (who may is the caller's to check); refused from a state the action
+    /// does not start from. Notifies the other side.
+    func actOnReferral(id: UUID, _ action: ReferralAction, by actor: String, at time: Date) async throws -> ReferralOutcome
+    /// Gives an open or accepted referral to another member of the receiving team; notifies them.
+    func reassignReferral(id: UUID, to assignee: String, by actor: String, at time: Date) async throws -> ReferralOutcome
+    /// Adds a message to the thread and notifies the other side; nil when there is no such referral.
+    func addReferralMessage(id: UUID, author: String, text: String, at time: Date) async throws -> ReferralMessage?
+    /// The thread, oldest first.
+    func referralMessages(id: UUID) async throws -> [ReferralMessage]
+    /// Whether `username` (of `teamId`, as `role`) may read, and edit, a record through an open
+    /// or accepted referral to them (or, unassigned, to the team they coordinate).
+    func referralAccess(recordId: UUID, username: String, teamId: Int64, role: Role) async throws -> (read: Bool, edit: Bool)
+
     // MARK: Notifications
 
     /// Notifications of one user, oldest first after `query.after`.

@@ -262,8 +262,23 @@ public enum NotificationType {
     public static let membershipChanged = "membership_changed"
     /// To every member of a team, or to everyone.
     public static let announcement = "announcement"
+    /// To the referee (the assignee, or the receiving team's coordinators while nobody is assigned).
+    public static let referralReceived = "referral_received"
+    /// To the referrer.
+    public static let referralAccepted = "referral_accepted"
+    /// To the referrer.
+    public static let referralDeclined = "referral_declined"
+    /// To the referrer.
+    public static let referralCompleted = "referral_completed"
+    /// To the referee.
+    public static let referralWithdrawn = "referral_withdrawn"
+    /// To the new assignee.
+    public static let referralReassigned = "referral_reassigned"
+    /// To the other side of the thread.
+    public static let referralMessage = "referral_message"
 
     public static let all = [
         invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged, announcement,
+        referralReceived, referralAccepted, referralDeclined, referralCompleted, referralWithdrawn, referralReassigned, referralMessage,
     ]
 }

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+import IntakeServer
+
+extension SQLiteRecordStore {
+    public func createReferral(_ referral: NewReferral) async throws -> ReferralOutcome {
+        try await database.write { db in
+            guard try Int64.fetchOne(db, sql: "SELECT teamId FROM record WHERE id = ?", arguments: [Self.key(referral.recordId)]) == referral.fromTeamId
+            else { return .recordNotFound }
+            if let assignee = referral.assignee, try Self.member(db, teamId: referral.toTeamId, username: assignee) == nil {
+                return .notAMember(assignee)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO referral (id, recordId, fromTeamId, referrer, toTeamId, assignee, reason, priority, allowEdit, state, createdAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)
+                    """,
+                arguments: [
+                    Self.key(referral.id), Self.key(referral.recordId), referral.fromTeamId, referral.referrer, referral.toTeamId,
+                    referral.assignee, referral.reason, referral.priority.rawValue, referral.allowEdit, Self.timestamp(referral.createdAt),
+                    Self.timestamp(referral.createdAt),
+                ])
+            let stored = try Self.referral(db, id: referral.id)!
+            try Self.notifyReferee(db, stored, type: NotificationType.referralReceived, event: "created", at: referral.createdAt)
+            return .referral(stored)
+        }
+    }
+
+    public func referral(id: UUID) async throws -> Referral? {
+        try await database.read { db in try Self.referral(db, id: id) }
+    }
+
+    public func referrals(_ filter: ReferralFilter) async throws -> [Referral] {
+        try await database.read { db in
+            var any: [String] = []
+            var arguments: StatementArguments = []
+            if let team = filter.fromTeamId {
+                any.append("r.fromTeamId = ?")
+                arguments += [team]
+            }
+            if let team = filter.toTeamId {
+                any.append("r.toTeamId = ?")
+                arguments += [team]
+            }
+            if let assignee = filter.assignee {
+                any.append("r.assignee = ?")
+                arguments += [assignee]
+            }
+            var sql = Self.referralSelect + " WHERE (" + (any.isEmpty ? "1" : any.joined(separator: " OR ")) + ")"
+            if let state = filter.state {
+                sql += " AND r.state = ?"
+                arguments += [state.rawValue]
+            }
+            return try Row.fetchAll(db, sql: sql + " ORDER BY r.createdAt DESC, r.id", arguments: arguments).map(Self.referral)
+        }
+    }
+
+    public func actOnReferral(id: UUID, _ action: ReferralAction, by actor: String, at time: Date) async throws -> ReferralOutcome {
+        try await database.write { db in
+            guard let current = try Self.referral(db, id: id) else { return .notFound }
+            let (from, to) = action.transition
+            guard from.contains(current.state) else { return .notAllowed(current.state) }
+            try db.execute(
+                sql: "UPDATE referral SET state = ?, updatedAt = ? WHERE id = ?", arguments: [to.rawValue, Self.timestamp(time), Self.key(id)])
+            let updated = try Self.referral(db, id: id)!
+            if action == .withdraw {
+                try Self.notifyReferee(db, updated, type: action.notificationType, event: to.rawValue, at: time)
+            } else {
+                try Self.notify(
+                    db, username: updated.referrer, type: action.notificationType, eventKey: "referral:\(Self.key(id)):\(to.rawValue)",
+                    subject: Self.subject(updated, by: actor), at: time)
+            }
+            return .referral(updated)
+        }
+    }
+
+    public func reassignReferral(id: UUID, to assignee: String, by actor: String, at time: Date) async throws -> ReferralOutcome {
+        try await database.write { db in
+            guard let current = try Self.referral(db, id: id) else { return .notFound }
+            guard current.state.isActive else { return .notAllowed(current.state) }
+            guard try Self.member(db, teamId: current.toTeamId, username: assignee) != nil else { return .notAMember(assignee) }
+            try db.execute(
+                sql: "UPDATE referral SET assignee = ?, updatedAt = ? WHERE id = ?", arguments: [assignee, Self.timestamp(time), Self.key(id)])
+            let updated = try Self.referral(db, id: id)!
+            try Self.notify(
+                db, username: assignee, type: NotificationType.referralReassigned,
+                eventKey: "referral:\(Self.key(id)):assigned:\(Self.timestamp(time)):\(assignee)", subject: Self.subject(updated, by: actor), at: time)
+            return .referral(updated)
+        }
+    }
+
+    public func addReferralMessage(id: UUID, author: String, text: String, at time: Date) async throws -> ReferralMessage? {
+        try await database.write { db in
+            guard let current = try Self.referral(db, id: id) else { return nil }
+            try db.execute(
+                sql: "INSERT INTO referralMessage (referralId, author, text, at) VALUES (?, ?, ?, ?)",
+                arguments: [Self.key(id), author, text, Self.timestamp(time)])
+            let message = ReferralMessage(id: db.lastInsertedRowID, referralId: id, author: author, text: text, at: time)
+            let subject = Self.subject(current, by: author).merging(["message": String(message.id)]) { $1 }
+            // The other side: the referrer hears from the receiving team, and the referee from the referring one.
+            let inReceivingTeam = try Self.member(db, teamId: current.toTeamId, username: author) != nil
+            let fromReferee = author != current.referrer && (author == current.assignee || inReceivingTeam)
+            if fromReferee {
+                try Self.notify(
+                    db, username: current.referrer, type: NotificationType.referralMessage, eventKey: "referral:\(Self.key(id)):message:\(message.id)",
+                    subject: subject, at: time)
+            } else {
+                try Self.notifyReferee(db, current, type: NotificationType.referralMessage, event: "message:\(message.id)", at: time, subject: subject)
+            }
+            return message
+        }
+    }
+
+    public func referralMessages(id: UUID) async throws -> [ReferralMessage] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM referralMessage WHERE referralId = ? ORDER BY id", arguments: [Self.key(id)]).map { row in
+                ReferralMessage(id: row["id"], referralId: id, author: row["author"], text: row["text"], at: Self.date(row["at"]))
+            }
+        }
+    }
+
+    public func referralAccess(recordId: UUID, username: String, teamId: Int64, role: Role) async throws -> (read: Bool, edit: Bool) {
+        try await database.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT allowEdit FROM referral WHERE recordId = ? AND state IN ('open', 'accepted') AND toTeamId = ?
+                    AND (assignee = ? OR (assignee IS NULL AND ? = 'coordinator'))
+                    """,
+                arguments: [Self.key(recordId), teamId, username, role.rawValue])
+            return (!rows.isEmpty, rows.contains { $0["allowEdit"] as Bool })
+        }
+    }
+
+    private static let referralSelect = """
+        SELECT r.*, f.name AS fromTeam, t.name AS toTeam FROM referral r
+        JOIN team f ON f.id = r.fromTeamId JOIN team t ON t.id = r.toTeamId
+        """
+
+    private static func referral(_ db: Database, id: UUID) throws -> Referral? {
+        try Row.fetchOne(db, sql: referralSelect + " WHERE r.id = ?", arguments: [key(id)]).map(referral)
+    }
+
+    private static func referral(_ row: Row) throws -> Referral {
+        Referral(
+            id: UUID(uuidString: row["id"]) ?? UUID(), recordId: UUID(uuidString: row["recordId"]) ?? UUID(), fromTeamId: row["fromTeamId"],
+            fromTeam: row["fromTeam"], referrer: row["referrer"], toTeamId: row["toTeamId"], toTeam: row["toTeam"], assignee: row["assignee"],
+            reason: row["reason"], priority: ReferralPriority(rawValue: row["priority"]) ?? .routine, allowEdit: row["allowEdit"],
+            state: ReferralState(rawValue: row["state"]) ?? .withdrawn, createdAt: date(row["createdAt"]), updatedAt: date(row["updatedAt"]))
+    }
+
+    /// Ids and names only: never the reason (it may describe the patient) or the record's content.
+    static func subject(_ referral: Referral, by actor: String) -> [String: String] {
+        [
+            "referral": key(referral.id), "record": key(referral.recordId), "fromTeam": referral.fromTeam, "toTeam": referral.toTeam,
+            "priority": referral.priority.rawValue, "by": actor,
+        ]
+    }
+
+    /// The assignee, or the receiving team's coordinators while nobody is assigned.
+    private static func notifyReferee(
+        _ db: Database, _ referral: Referral, type: String, event: String, at time: Date, subject: [String: String]? = nil
+    ) throws {
+        let recipients =
+            try referral.assignee.map { [$0] }
+            ?? String.fetchAll(db, sql: "SELECT username FROM user WHERE teamId = ? AND role = 'coordinator'", arguments: [referral.toTeamId])
+        for recipient in recipients {
+            try notify(
+                db, username: recipient, type: type, eventKey: "referral:\(key(referral.id)):\(event)",
+                subject: subject ?? Self.subject(referral, by: referral.referrer), at: time)
+        }
+    }
+}

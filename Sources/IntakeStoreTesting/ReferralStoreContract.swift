@@ -1,0 +1,118 @@
+import Foundation
+import IntakeServer
+import Testing
+
+/// What every store must do with referrals: the states, who is told, the thread, and the
+/// referee's access to the referred record (and to nothing else).
+public enum ReferralStoreContract {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Team "t" (coordinator "lead", member "fw") with one record of lead's; team "o" (coordinator
+    /// "olead", member "omem").
+    static func setUp(_ store: any RecordStore) async throws -> (t: Team, o: Team, record: UUID) {
+        let t = try await store.createTeam(name: "t", at: start)
+        let o = try await store.createTeam(name: "o", at: start)
+        for (name, role, team) in [("lead", Role.coordinator, t), ("fw", .fieldworker, t), ("olead", .coordinator, o), ("omem", .fieldworker, o)] {
+            _ = try await store.createUser(NewUser(username: name, passwordHash: "h", role: role, teamId: team.id), at: start)
+        }
+        let record = RecordStoreContract.record(31)
+        _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: t.id, username: "lead"), at: start)
+        return (t, o, record.id)
+    }
+
+    static func types(_ store: any RecordStore, _ name: String) async throws -> [String] {
+        let user = try #require(try await store.credentials(username: name)?.user)
+        return try await store.notifications(NotificationQuery(userId: user.id)).map(\.type)
+    }
+
+    public static func aReferralMovesFromOpenToCompletedAndEachSideIsTold(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let (t, o, record) = try await setUp(store)
+        let created = try await store.createReferral(
+            NewReferral(
+                recordId: record, fromTeamId: t.id, referrer: "lead", toTeamId: o.id, assignee: nil, reason: "Needs a cardiologist",
+                priority: .urgent, allowEdit: false, createdAt: start))
+        guard case .referral(let referral) = created else {
+            Issue.record("not created: \(created)")
+            return
+        }
+        #expect(referral.state == .open && referral.fromTeam == "t" && referral.toTeam == "o" && referral.priority == .urgent)
+        #expect(try await types(store, "olead") == [NotificationType.referralReceived], "unassigned: the receiving coordinators are told")
+        #expect(try await types(store, "omem").isEmpty)
+        #expect(try await store.referralAccess(recordId: record, username: "olead", teamId: o.id, role: .coordinator) == (true, false))
+        #expect(try await store.referralAccess(recordId: record, username: "omem", teamId: o.id, role: .fieldworker) == (false, false))
+
+        guard case .referral(let assigned) = try await store.reassignReferral(id: referral.id, to: "omem", by: "olead", at: start) else {
+            Issue.record("not reassigned")
+            return
+        }
+        #expect(assigned.assignee == "omem")
+        #expect(try await types(store, "omem") == [NotificationType.referralReassigned])
+        #expect(try await store.referralAccess(recordId: record, username: "omem", teamId: o.id, role: .fieldworker) == (true, false))
+        #expect(try await store.referralAccess(recordId: record, username: "olead", teamId: o.id, role: .coordinator) == (false, false))
+        #expect(try await store.reassignReferral(id: referral.id, to: "fw", by: "olead", at: start) == .notAMember("fw"))
+
+        guard case .referral(let accepted) = try await store.actOnReferral(id: referral.id, .accept, by: "omem", at: start) else {
+            Issue.record("not accepted")
+            return
+        }
+        #expect(accepted.state == .accepted)
+        #expect(try await types(store, "lead") == [NotificationType.referralAccepted])
+
+        let fromReferee = try #require(try await store.addReferralMessage(id: referral.id, author: "omem", text: "Seen today", at: start))
+        let fromReferrer = try #require(try await store.addReferralMessage(id: referral.id, author: "lead", text: "Thanks", at: start))
+        #expect(try await store.referralMessages(id: referral.id) == [fromReferee, fromReferrer], "an append-only thread, oldest first")
+        #expect(try await types(store, "lead") == [NotificationType.referralAccepted, NotificationType.referralMessage])
+        #expect(try await types(store, "omem") == [NotificationType.referralReassigned, NotificationType.referralMessage])
+
+        guard case .referral(let completed) = try await store.actOnReferral(id: referral.id, .complete, by: "omem", at: start) else {
+            Issue.record("not completed")
+            return
+        }
+        #expect(completed.state == .completed)
+        #expect(try await store.referralAccess(recordId: record, username: "omem", teamId: o.id, role: .fieldworker) == (false, false))
+        #expect(try await store.actOnReferral(id: referral.id, .withdraw, by: "lead", at: start) == .notAllowed(.completed))
+
+        let lead = try #require(try await store.credentials(username: "lead")?.user)
+        for note in try await store.notifications(NotificationQuery(userId: lead.id)) {
+            #expect(!note.subject.values.contains { $0.contains("cardiologist") || $0.contains("Thanks") }, "never the reason or a message")
+        }
+    }
+
+    public static func referralsAreRefusedForAnotherTeamsRecordAndListedBySide(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let (t, o, record) = try await setUp(store)
+        func refer(from team: Int64, to other: Int64, assignee: String?, allowEdit: Bool = false) async throws -> ReferralOutcome {
+            try await store.createReferral(
+                NewReferral(
+                    recordId: record, fromTeamId: team, referrer: "x", toTeamId: other, assignee: assignee, reason: "r", priority: .routine,
+                    allowEdit: allowEdit, createdAt: start))
+        }
+        #expect(try await refer(from: o.id, to: t.id, assignee: nil) == .recordNotFound, "only the team's own records")
+        #expect(try await refer(from: t.id, to: o.id, assignee: "fw") == .notAMember("fw"))
+        guard case .referral(let inside) = try await refer(from: t.id, to: t.id, assignee: "fw", allowEdit: true),
+            case .referral(let across) = try await refer(from: t.id, to: o.id, assignee: "omem")
+        else {
+            Issue.record("not created")
+            return
+        }
+        #expect(try await store.referralAccess(recordId: record, username: "fw", teamId: t.id, role: .fieldworker) == (true, true))
+        #expect(try await store.referrals(ReferralFilter(fromTeamId: t.id)).map(\.id).sorted { $0.uuidString < $1.uuidString }
+            == [inside.id, across.id].sorted { $0.uuidString < $1.uuidString })
+        #expect(try await store.referrals(ReferralFilter(toTeamId: o.id)).map(\.id) == [across.id])
+        #expect(try await store.referrals(ReferralFilter(assignee: "fw")).map(\.id) == [inside.id])
+        #expect(try await store.actOnReferral(id: across.id, .decline, by: "omem", at: start) == .referral(
+            try #require(try await store.referral(id: across.id)).with(state: .declined)))
+        #expect(try await store.referrals(ReferralFilter(toTeamId: o.id, state: .open)).isEmpty)
+        #expect(try await store.actOnReferral(id: UUID(), .accept, by: "omem", at: start) == .notFound)
+        #expect(try await store.addReferralMessage(id: UUID(), author: "omem", text: "x", at: start) == nil)
+    }
+}
+
+extension Referral {
+    func with(state: ReferralState) -> Referral {
+        var copy = self
+        copy.state = state
+        return copy
+    }
+}
