@@ -135,6 +135,21 @@ struct AccessMatrixTests {
                 method: .post, route: "/v1/notifications/read", uri: "/v1/notifications/read", expected: everyone(.ok),
                 body: { _, _, _ in json(["all": true]) }),
             Case(method: .delete, route: "/v1/notifications/{id}", uri: "/v1/notifications/999999", expected: everyone(.notFound)),
+            Case(
+                method: .post, route: "/v1/referrals", uri: "/v1/referrals", expected: writers(.created),
+                body: { _, _, target in json(["recordId": target.uuidString.lowercased(), "toTeam": "team-b", "reason": "needs a specialist"]) }),
+            Case(method: .get, route: "/v1/referrals", uri: "/v1/referrals?direction=sent", expected: writers(.ok)),
+            Case(method: .get, route: "/v1/referrals/{id}", uri: "/v1/referrals/{fresh}", expected: writers(.notFound)),
+            Case(method: .post, route: "/v1/referrals/{id}/accept", uri: "/v1/referrals/{fresh}/accept", expected: writers(.notFound)),
+            Case(method: .post, route: "/v1/referrals/{id}/decline", uri: "/v1/referrals/{fresh}/decline", expected: writers(.notFound)),
+            Case(method: .post, route: "/v1/referrals/{id}/complete", uri: "/v1/referrals/{fresh}/complete", expected: writers(.notFound)),
+            Case(method: .post, route: "/v1/referrals/{id}/withdraw", uri: "/v1/referrals/{fresh}/withdraw", expected: writers(.notFound)),
+            Case(
+                method: .post, route: "/v1/referrals/{id}/reassign", uri: "/v1/referrals/{fresh}/reassign", expected: writers(.notFound),
+                body: { _, _, _ in json(["toUser": "fieldworker-b"]) }),
+            Case(
+                method: .post, route: "/v1/referrals/{id}/messages", uri: "/v1/referrals/{fresh}/messages", expected: writers(.notFound),
+                body: { _, _, _ in json(["text": "hello"]) }),
             Case(method: .delete, route: "/v1/sessions/current", uri: "/v1/sessions/current", expected: everyone(.noContent)),
         ]
     }

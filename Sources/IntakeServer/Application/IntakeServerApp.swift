@@ -13,6 +13,7 @@ public struct IntakeServices: Sendable {
     public let records: RecordService
     public let exports: ExportService
     public let teams: TeamService
+    public let referrals: ReferralService
 
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
@@ -25,6 +26,7 @@ public struct IntakeServices: Sendable {
         self.exports = ExportService(store: store, questionnaires: questionnaires)
         let accounts = self.accounts
         self.teams = TeamService(store: store, clock: configuration.clock, membershipChanged: { accounts.forgetCachedUsers() })
+        self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub)
     }
 }
 
@@ -47,6 +49,7 @@ public enum IntakeServerApp {
         ExportController(services: services).register(registrar)
         TeamController(services: services).register(registrar)
         NotificationController(services: services).register(registrar)
+        ReferralController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 

@@ -11,17 +11,17 @@ struct RecordController {
         routes.on(.post, "/v1/records", postOne)
         routes.on(.post, "/v1/records/batch", postBatch)
         routes.on(.get, "/v1/records/{id}") { _, context in
-            let (_, team) = try context.requireTeam(Self.writers)
-            let stored = try await ownRecord(try Self.id(context), team: team)
+            let (user, team) = try context.requireTeam(Self.writers)
+            let stored = try await visibleRecord(try Self.id(context), user: user, team: team, toEdit: false)
             var writer = JSONWriter()
             StoredRecordJSON.write(stored, into: &writer)
             return JSONCoding.response(json: writer.bytes)
         }
         routes.on(.put, "/v1/records/{id}", put)
         routes.on(.get, "/v1/records/{id}/revisions") { _, context in
-            let (_, team) = try context.requireTeam(Self.writers)
+            let (user, team) = try context.requireTeam(Self.writers)
             let id = try Self.id(context)
-            _ = try await ownRecord(id, team: team)
+            _ = try await visibleRecord(id, user: user, team: team, toEdit: false)
             var writer = JSONWriter()
             writer.beginObject()
             writer.key("revisions")
@@ -101,12 +101,14 @@ struct RecordController {
                 .unprocessableContent, code: "id_mismatch",
                 message: "the record's id does not match the id in the path; a record keeps its id through edits")
         }
-        _ = try await ownRecord(id, team: team)
+        let stored = try await visibleRecord(id, user: user, team: team, toEdit: true)
         switch try await services.records.check(body.record) {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
         case .valid(let item, _):
-            switch try await services.store.update(item, baseRevision: body.baseRevision, teamId: team, savedBy: user.username, at: Date())
+            // A referee edits the record where it belongs: in the referring team.
+            switch try await services.store.update(
+                item, baseRevision: body.baseRevision, teamId: stored.teamId, savedBy: user.username, at: Date())
             {
             case .updated(let revision):
                 return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
@@ -122,10 +124,16 @@ struct RecordController {
         }
     }
 
-    /// The record if it belongs to `team`; 404 otherwise, so other teams' records stay invisible.
-    private func ownRecord(_ id: UUID, team: Int64) async throws -> StoredRecord {
-        guard let stored = try await services.store.record(id: id), stored.teamId == team else {
-            throw APIError.notFound("record \(Self.key(id))")
+    /// The record if it belongs to `team`, or if `user` is the referee of an open or accepted
+    /// referral of it (that allows editing, `toEdit`); 404 otherwise, so other teams' records
+    /// stay invisible.
+    private func visibleRecord(_ id: UUID, user: User, team: Int64, toEdit: Bool) async throws -> StoredRecord {
+        guard let stored = try await services.store.record(id: id) else { throw APIError.notFound("record \(Self.key(id))") }
+        if stored.teamId == team { return stored }
+        let access = try await services.store.referralAccess(recordId: id, username: user.username, teamId: team, role: user.role)
+        guard access.read else { throw APIError.notFound("record \(Self.key(id))") }
+        if toEdit, !access.edit {
+            throw APIError(.forbidden, code: "read_only_referral", message: "the referral lets you read this record, not edit it; ask the referrer")
         }
         return stored
     }

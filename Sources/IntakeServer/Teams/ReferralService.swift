@@ -1,0 +1,125 @@
+import Foundation
+
+/// Referrals between members and teams, with who may see and do what decided here: the referrer
+/// and their team's coordinators on the sending side; the assignee (or, while nobody is
+/// assigned, the receiving team's coordinators) on the receiving side.
+public struct ReferralService: Sendable {
+    let store: any RecordStore
+    let clock: @Sendable () -> Date
+    let hub: NotificationHub
+    public static let maxTextLength = 2000
+
+    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub) {
+        self.store = store
+        self.clock = clock
+        self.hub = hub
+    }
+
+    /// Refers one of the user's team's records to a member of their team (`toUser`) or to a team (`toTeam`).
+    public func refer(
+        _ recordId: UUID, toUser: String?, toTeam: String?, reason: String, priority: ReferralPriority, allowEdit: Bool, by user: User
+    ) async throws -> Referral {
+        guard let own = user.teamId, user.role == .fieldworker || user.role == .coordinator else {
+            throw TeamError.forbidden("only members of a team refer patients")
+        }
+        let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !reason.isEmpty, reason.count <= Self.maxTextLength else { throw TeamError.invalid("a reason has 1 to \(Self.maxTextLength) characters") }
+        let target: Int64
+        switch (toUser, toTeam) {
+        case (_?, nil): target = own
+        case (nil, let name?):
+            guard let team = try await store.team(named: name) else { throw TeamError.notFound("no team is named '\(name)'") }
+            target = team.id
+        default: throw TeamError.invalid("refer to a member of your team (toUser) or to a team (toTeam), not both")
+        }
+        defer { hub.notify() }
+        let outcome = try await store.createReferral(
+            NewReferral(
+                recordId: recordId, fromTeamId: own, referrer: user.username, toTeamId: target, assignee: toUser, reason: reason,
+                priority: priority, allowEdit: allowEdit, createdAt: clock()))
+        return try Self.referral(outcome)
+    }
+
+    /// Received (assigned to the user, or to the team they coordinate) or sent (by the user, or by
+    /// the team they coordinate), newest first.
+    public func referrals(for user: User, received: Bool, state: ReferralState?) async throws -> [Referral] {
+        guard let team = user.teamId else { return [] }
+        let coordinator = user.role == .coordinator
+        let filter =
+            received
+            ? ReferralFilter(toTeamId: coordinator ? team : nil, assignee: user.username, state: state)
+            : ReferralFilter(fromTeamId: team, state: state)
+        return try await store.referrals(filter).filter { referral in
+            received ? referral.assignee == user.username || (coordinator && referral.toTeamId == team) : coordinator || referral.referrer == user.username
+        }
+    }
+
+    /// A referral the user takes part in, and its thread.
+    public func referral(_ id: UUID, for user: User) async throws -> (Referral, [ReferralMessage]) {
+        let referral = try await visible(id, to: user)
+        return (referral, try await store.referralMessages(id: id))
+    }
+
+    public func act(_ id: UUID, _ action: ReferralAction, by user: User) async throws -> Referral {
+        let referral = try await visible(id, to: user)
+        let allowed = action == .withdraw ? Self.sends(referral, user) : Self.receives(referral, user)
+        guard allowed else {
+            throw TeamError.forbidden(
+                action == .withdraw
+                    ? "only the referrer or a coordinator of '\(referral.fromTeam)' withdraws a referral"
+                    : "only the person the referral is assigned to (or, unassigned, a coordinator of '\(referral.toTeam)') answers it")
+        }
+        defer { hub.notify() }
+        return try Self.referral(try await store.actOnReferral(id: id, action, by: user.username, at: clock()))
+    }
+
+    public func reassign(_ id: UUID, to assignee: String, by user: User) async throws -> Referral {
+        let referral = try await visible(id, to: user)
+        guard user.role == .coordinator, user.teamId == referral.toTeamId else {
+            throw TeamError.forbidden("only a coordinator of '\(referral.toTeam)' reassigns its referrals")
+        }
+        defer { hub.notify() }
+        return try Self.referral(try await store.reassignReferral(id: id, to: assignee, by: user.username, at: clock()))
+    }
+
+    public func message(_ id: UUID, text: String, by user: User) async throws -> ReferralMessage {
+        _ = try await visible(id, to: user)
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty, text.count <= Self.maxTextLength else { throw TeamError.invalid("a message has 1 to \(Self.maxTextLength) characters") }
+        defer { hub.notify() }
+        guard let message = try await store.addReferralMessage(id: id, author: user.username, text: text, at: clock()) else {
+            throw TeamError.notFound("no referral has the id \(id)")
+        }
+        return message
+    }
+
+    /// The referral, if the user takes part in it; not found otherwise, as if it did not exist.
+    private func visible(_ id: UUID, to user: User) async throws -> Referral {
+        guard let referral = try await store.referral(id: id), Self.sends(referral, user) || Self.receives(referral, user) || Self.watches(referral, user)
+        else { throw TeamError.notFound("no referral has the id \(id)") }
+        return referral
+    }
+
+    private static func sends(_ referral: Referral, _ user: User) -> Bool {
+        referral.referrer == user.username || (user.role == .coordinator && user.teamId == referral.fromTeamId)
+    }
+
+    private static func receives(_ referral: Referral, _ user: User) -> Bool {
+        referral.assignee == user.username || (referral.assignee == nil && user.role == .coordinator && user.teamId == referral.toTeamId)
+    }
+
+    /// The receiving team's coordinators follow its referrals even once assigned.
+    private static func watches(_ referral: Referral, _ user: User) -> Bool {
+        user.role == .coordinator && user.teamId == referral.toTeamId
+    }
+
+    private static func referral(_ outcome: ReferralOutcome) throws -> Referral {
+        switch outcome {
+        case .referral(let referral): return referral
+        case .notFound: throw TeamError.notFound("no such referral")
+        case .recordNotFound: throw TeamError.notFound("your team has no such record")
+        case .notAMember(let name): throw TeamError.invalid("\(name) is not a member of the receiving team")
+        case .notAllowed(let state): throw TeamError.conflict("referral_\(state.rawValue)", "the referral is \(state.rawValue); it cannot do that now")
+        }
+    }
+}

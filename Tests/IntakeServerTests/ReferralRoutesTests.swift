@@ -1,0 +1,97 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import IntakeServer
+
+/// A patient referred across teams over HTTP: the referee reads that record and no other record
+/// of the referring team, edits it only when allowed, and each side is told at each step.
+struct ReferralRoutesTests {
+    struct Refer: Encodable {
+        var recordId: String
+        var toTeam: String?
+        var toUser: String?
+        var reason: String
+        var priority: String?
+        var allowEdit: Bool?
+    }
+
+    @Test func aRefereeInAnotherTeamReadsTheReferredRecordAndNothingElseUntilItIsCompleted() async throws {
+        let server = try await TestServer.make()
+        let referred = server.record(seed: 1), other = server.record(seed: 2)
+        _ = try await server.services.records.ingest([referred, other], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        try await server.application().test(.router) { client in
+            let id = referred.id.uuidString.lowercased()
+            let before = try await client.send(.get, "/v1/records/\(id)", as: "coordinator-b", in: server)
+            #expect(before.status == .notFound, "another team's record is invisible before the referral")
+
+            let created = try await client.send(
+                .post, "/v1/referrals", as: "fieldworker-a", in: server,
+                json: Refer(recordId: id, toTeam: "team-b", reason: "Needs a cardiologist", priority: "urgent"))
+            #expect(created.status == .created && created.json["state"] as? String == "open", "\(created.text)")
+            let referral = try #require(created.json["id"] as? String)
+            let counts = try await client.send(.get, "/v1/notifications/counts", as: "coordinator-b", in: server)
+            #expect((counts.json["unread"] as? [String: Int])?["referral_received"] == 1)
+
+            // The receiving coordinator reads the referred record, not the other one, and may not edit it.
+            #expect(try await client.send(.get, "/v1/records/\(id)", as: "coordinator-b", in: server).status == .ok)
+            #expect(try await client.send(.get, "/v1/records/\(id)/revisions", as: "coordinator-b", in: server).status == .ok)
+            let unrelated = try await client.send(.get, "/v1/records/\(other.id.uuidString.lowercased())", as: "coordinator-b", in: server)
+            #expect(unrelated.status == .notFound, "nothing else of the referring team")
+            let edit = try await client.send(
+                .put, "/v1/records/\(id)", as: "coordinator-b", in: server,
+                json: Update(baseRevision: 1, record: referred.with { $0.patient.externalId = "B-1" }))
+            #expect(edit.status == .forbidden && edit.errorCode == "read_only_referral")
+            #expect(try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound, "not assigned to them")
+
+            // Assigned to a member, who accepts, writes, and completes; each side is told.
+            struct To: Encodable { var toUser: String }
+            let reassigned = try await client.send(.post, "/v1/referrals/\(referral)/reassign", as: "coordinator-b", in: server, json: To(toUser: "fieldworker-b"))
+            #expect(reassigned.json["assignee"] as? String == "fieldworker-b")
+            #expect(try await client.send(.post, "/v1/referrals/\(referral)/accept", as: "fieldworker-a", in: server).status == .forbidden)
+            #expect(try await client.send(.post, "/v1/referrals/\(referral)/accept", as: "fieldworker-b", in: server).json["state"] as? String == "accepted")
+            struct Text: Encodable { var text: String }
+            let message = try await client.send(.post, "/v1/referrals/\(referral)/messages", as: "fieldworker-b", in: server, json: Text(text: "Seen today"))
+            #expect(message.status == .created)
+            let sent = try await client.send(.get, "/v1/referrals?direction=sent", as: "fieldworker-a", in: server)
+            #expect((sent.json["referrals"] as? [[String: Any]])?.count == 1)
+            let thread = try await client.send(.get, "/v1/referrals/\(referral)", as: "fieldworker-a", in: server)
+            #expect((thread.json["messages"] as? [[String: Any]])?.first?["text"] as? String == "Seen today")
+            let told = try await client.send(.get, "/v1/notifications", as: "fieldworker-a", in: server)
+            let types = (told.json["notifications"] as? [[String: Any]])?.compactMap { $0["type"] as? String }
+            #expect(types == ["referral_accepted", "referral_message"], "\(told.text)")
+            #expect(!told.text.contains("cardiologist"), "notifications never carry the reason")
+
+            #expect(try await client.send(.post, "/v1/referrals/\(referral)/complete", as: "fieldworker-b", in: server).json["state"] as? String == "completed")
+            #expect(try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound, "access ends with the referral")
+            let again = try await client.send(.post, "/v1/referrals/\(referral)/withdraw", as: "fieldworker-a", in: server)
+            #expect(again.status == .conflict && again.errorCode == "referral_completed")
+        }
+    }
+
+    @Test func aReferralThatAllowsEditingLetsTheRefereeSaveARevision() async throws {
+        let server = try await TestServer.make()
+        let referred = server.record(seed: 3)
+        _ = try await server.services.records.ingest([referred], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        try await server.application().test(.router) { client in
+            let id = referred.id.uuidString.lowercased()
+            let created = try await client.send(
+                .post, "/v1/referrals", as: "coordinator-a", in: server,
+                json: Refer(recordId: id, toTeam: "team-b", reason: "Follow up", allowEdit: true))
+            #expect(created.status == .created)
+            let edit = try await client.send(
+                .put, "/v1/records/\(id)", as: "coordinator-b", in: server,
+                json: Update(baseRevision: 1, record: referred.with { $0.patient.externalId = "B-1" }))
+            #expect(edit.status == .ok && edit.json["revision"] as? Int == 2, "\(edit.text)")
+            let revisions = try await client.send(.get, "/v1/records/\(id)/revisions", as: "fieldworker-a", in: server)
+            #expect((revisions.json["revisions"] as? [[String: Any]])?.last?["savedBy"] as? String == "coordinator-b")
+            let wrongRecord = try await client.send(
+                .post, "/v1/referrals", as: "fieldworker-b", in: server, json: Refer(recordId: id, toTeam: "team-a", reason: "x"))
+            #expect(wrongRecord.status == .notFound, "a team refers only its own records")
+            let both = try await client.send(
+                .post, "/v1/referrals", as: "fieldworker-a", in: server, json: Refer(recordId: id, toTeam: "team-b", toUser: "coordinator-a", reason: "x"))
+            #expect(both.status == .unprocessableContent)
+        }
+    }
+}
