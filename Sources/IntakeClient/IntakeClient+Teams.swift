@@ -40,8 +40,72 @@ public struct RemoteNotification: Sendable, Codable, Equatable {
     public var subject: [String: String]
 }
 
+/// A referral as the server shows it.
+public struct RemoteReferral: Sendable, Decodable, Equatable {
+    public var id: String
+    public var recordId: String
+    public var fromTeam: String
+    public var referrer: String
+    public var toTeam: String
+    public var assignee: String?
+    public var reason: String
+    public var priority: String
+    public var allowEdit: Bool
+    public var state: String
+    public var createdAt: String
+    public var messages: [Message]?
+
+    public struct Message: Sendable, Decodable, Equatable {
+        public var author: String
+        public var text: String
+        public var at: String
+    }
+}
+
 /// Teams, invitations and the notification inbox.
 extension IntakeClient {
+    /// Refers a record of your team to a member of it (`toUser`) or to a team (`toTeam`).
+    public func refer(
+        _ recordId: String, toUser: String?, toTeam: String?, reason: String, priority: String?, allowEdit: Bool
+    ) async throws(ClientError) -> RemoteReferral {
+        struct Body: Encodable {
+            var recordId: String
+            var toUser: String?
+            var toTeam: String?
+            var reason: String
+            var priority: String?
+            var allowEdit: Bool
+        }
+        return try await call(
+            "POST", "/v1/referrals",
+            body: Body(recordId: recordId, toUser: toUser, toTeam: toTeam, reason: reason, priority: priority, allowEdit: allowEdit),
+            expecting: 201, as: RemoteReferral.self)
+    }
+
+    public func referrals(sent: Bool, state: String?) async throws(ClientError) -> [RemoteReferral] {
+        struct Answer: Decodable { var referrals: [RemoteReferral] }
+        let query = "?direction=\(sent ? "sent" : "received")" + (state.map { "&state=\(Self.segment($0))" } ?? "")
+        return try await call("GET", "/v1/referrals" + query, expecting: 200, as: Answer.self).referrals
+    }
+
+    public func referral(_ id: String) async throws(ClientError) -> RemoteReferral {
+        try await call("GET", "/v1/referrals/\(Self.segment(id))", expecting: 200, as: RemoteReferral.self)
+    }
+
+    /// accept, decline, complete or withdraw.
+    public func referral(_ id: String, _ action: String) async throws(ClientError) -> RemoteReferral {
+        try await call("POST", "/v1/referrals/\(Self.segment(id))/\(action)", expecting: 200, as: RemoteReferral.self)
+    }
+
+    public func reassignReferral(_ id: String, to user: String) async throws(ClientError) -> RemoteReferral {
+        try await call("POST", "/v1/referrals/\(Self.segment(id))/reassign", body: ["toUser": user], expecting: 200, as: RemoteReferral.self)
+    }
+
+    public func messageReferral(_ id: String, text: String) async throws(ClientError) {
+        struct Answer: Decodable { var id: Int64 }
+        _ = try await call("POST", "/v1/referrals/\(Self.segment(id))/messages", body: ["text": text], expecting: 201, as: Answer.self)
+    }
+
     public func members(of team: String) async throws(ClientError) -> [RemoteMember] {
         struct Answer: Decodable { var members: [RemoteMember] }
         return try await call("GET", "/v1/teams/\(Self.segment(team))/members", expecting: 200, as: Answer.self).members

@@ -1,0 +1,67 @@
+import Foundation
+import IntakeClient
+
+/// What the referral commands print, and how `intake refer` picks a user or a team.
+public enum ReferralText {
+    public static func list(_ referrals: [RemoteReferral]) -> [String] {
+        guard !referrals.isEmpty else { return ["No referrals."] }
+        return [TextTable.row("ID", "STATE", "PRIORITY", "FROM", "TO", "RECORD", widths: [9, 10, 10, 24, 24])]
+            + referrals.map { referral in
+                let to = referral.assignee.map { "\($0) ('\(referral.toTeam)')" } ?? "'\(referral.toTeam)'"
+                return TextTable.row(
+                    String(referral.id.prefix(8)), referral.state, referral.priority, "\(referral.referrer) ('\(referral.fromTeam)')", to,
+                    String(referral.recordId.prefix(8)), widths: [9, 10, 10, 24, 24])
+            }
+    }
+
+    public static func show(_ referral: RemoteReferral) -> [String] {
+        var lines = [
+            "Referral \(referral.id) (\(referral.state), \(referral.priority))",
+            "Record \(referral.recordId) of '\(referral.fromTeam)', referred by \(referral.referrer)",
+            "To \(referral.assignee.map { "\($0) of " } ?? "")'\(referral.toTeam)'\(referral.allowEdit ? "; may edit the record" : "; may read the record")",
+            "Reason: \(referral.reason)",
+        ]
+        for message in referral.messages ?? [] {
+            lines.append("  \(String(message.at.prefix(16)).replacingOccurrences(of: "T", with: " "))  \(message.author): \(message.text)")
+        }
+        return lines
+    }
+}
+
+/// `intake refer --to NAME`: a member of your team when one has that name (unless --team), else a
+/// team; and a referral found by the first characters of its id.
+public enum ReferralTarget {
+    /// The full id of the referral (received or sent) whose id starts with `prefix`.
+    public static func id(_ prefix: String, _ client: IntakeClient) async throws -> String {
+        if UUID(uuidString: prefix) != nil { return prefix.lowercased() }
+        let all = try await client.referrals(sent: false, state: nil) + client.referrals(sent: true, state: nil)
+        let matches = Set(all.map(\.id).filter { $0.hasPrefix(prefix.lowercased()) })
+        guard let only = matches.first, matches.count == 1 else {
+            throw ReferralLookupError(
+                matches.isEmpty
+                    ? "No referral you can see has an id starting with '\(prefix)'; list them with 'intake referrals list' (or --sent)."
+                    : "Several referrals start with '\(prefix)'; give more of the id.")
+        }
+        return only
+    }
+
+    public static func refer(
+        _ client: IntakeClient, record: String, to name: String, teamOnly: Bool, reason: String, priority: String?, allowEdit: Bool
+    ) async throws -> RemoteReferral {
+        if !teamOnly {
+            do {
+                return try await client.refer(record, toUser: name, toTeam: nil, reason: reason, priority: priority, allowEdit: allowEdit)
+            } catch {
+                // 422: not a member of your team; then `name` is read as a team.
+                guard case .refused(422, _) = error else { throw error }
+            }
+        }
+        return try await client.refer(record, toUser: nil, toTeam: name, reason: reason, priority: priority, allowEdit: allowEdit)
+    }
+}
+
+/// A referral id that matches none or several referrals.
+public struct ReferralLookupError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import IntakeClient
+import IntakeFieldwork
+
+struct ReferCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refer",
+        abstract: "Refer a patient (one of your team's records) to a member of your team or to another team.",
+        discussion: """
+            The referee is told at once ('intake inbox') and may read that record (and edit it, with \
+            --allow-edit) while the referral is open or accepted, and nothing else of your team.
+            """)
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var clientOptions: ClientOptions
+    @Argument(help: "The record's id.") var record: String
+    @Option(help: "A member of your team, or another team (its name).") var to: String
+    @Flag(help: "--to names a team, not a user (when a team and a user share the name).") var team = false
+    @Option(help: "Why (shown to the referee; never in notifications).") var reason: String
+    @Option(help: "routine (default), urgent or emergency.") var priority: String?
+    @Flag(help: "Let the referee edit the record, not only read it.") var allowEdit = false
+
+    func run() async throws {
+        let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+        let referral = try await ReferralTarget.refer(
+            client, record: record, to: to, teamOnly: team, reason: reason, priority: priority, allowEdit: allowEdit)
+        print("Referred to \(referral.assignee ?? "'\(referral.toTeam)'") (referral \(referral.id.prefix(8)), \(referral.priority)).")
+    }
+}
+
+struct ReferralsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "referrals",
+        abstract: "Referrals you received or sent: list, show with the thread, answer, reassign, write.",
+        subcommands: [List.self, Show.self, Act.self, Reassign.self, Message.self],
+        defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Referrals you received (default) or sent.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Flag(help: "Those you (or your team) sent.") var sent = false
+        @Option(help: "Only in this state: open, accepted, completed, declined, withdrawn.") var state: String?
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            ReferralText.list(try await client.referrals(sent: sent, state: state)).forEach { print($0) }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One referral with its reason and thread.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The referral's id, or its first characters.") var id: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            ReferralText.show(try await client.referral(try await ReferralTarget.id(id, client))).forEach { print($0) }
+        }
+    }
+
+    struct Act: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "answer", abstract: "accept, decline or complete a referral to you; withdraw one you sent.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "accept, decline, complete or withdraw.") var action: String
+        @Argument(help: "The referral's id, or its first characters.") var id: String
+
+        func validate() throws {
+            guard ["accept", "decline", "complete", "withdraw"].contains(action) else {
+                throw ValidationError("The answer is accept, decline, complete or withdraw.")
+            }
+        }
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let referral = try await client.referral(try await ReferralTarget.id(id, client), action)
+            print("The referral \(referral.id.prefix(8)) is \(referral.state).")
+        }
+    }
+
+    struct Reassign: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give a referral to your team to one of its members (coordinators).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The referral's id, or its first characters.") var id: String
+        @Argument(help: "The member.") var user: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let referral = try await client.reassignReferral(try await ReferralTarget.id(id, client), to: user)
+            print("The referral \(referral.id.prefix(8)) is now \(referral.assignee ?? user)'s.")
+        }
+    }
+
+    struct Message: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write on a referral's thread; the other side is told.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The referral's id, or its first characters.") var id: String
+        @Argument(help: "The message.") var text: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            try await client.messageReferral(try await ReferralTarget.id(id, client), text: text)
+            print("Written.")
+        }
+    }
+}
