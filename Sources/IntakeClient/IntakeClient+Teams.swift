@@ -82,6 +82,13 @@ extension IntakeClient {
             expecting: 201, as: RemoteReferral.self)
     }
 
+    /// A team's referrals as CSV (its coordinators).
+    public func referralsCSV(of team: String) async throws(ClientError) -> String {
+        let (status, data) = try await send("GET", "/v1/teams/\(Self.segment(team))/referrals", body: nil)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     public func referrals(sent: Bool, state: String?) async throws(ClientError) -> [RemoteReferral] {
         struct Answer: Decodable { var referrals: [RemoteReferral] }
         let query = "?direction=\(sent ? "sent" : "received")" + (state.map { "&state=\(Self.segment($0))" } ?? "")

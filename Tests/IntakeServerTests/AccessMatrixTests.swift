@@ -106,6 +106,9 @@ struct AccessMatrixTests {
                 method: .get, route: "/v1/teams/{team}/history", uri: "/v1/teams/{ownTeam}/history", expected: managers(.ok).own,
                 otherTeam: managers(.ok).other),
             Case(
+                method: .get, route: "/v1/teams/{team}/referrals", uri: "/v1/teams/{ownTeam}/referrals", expected: managers(.ok).own,
+                otherTeam: managers(.ok).other),
+            Case(
                 method: .patch, route: "/v1/teams/{team}/members/{username}", uri: "/v1/teams/{ownTeam}/members/{teamFieldworker}",
                 expected: managers(.ok).own, otherTeam: managers(.ok).other, body: { _, _, _ in json(["role": "fieldworker"]) }),
             Case(

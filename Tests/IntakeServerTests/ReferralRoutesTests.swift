@@ -67,6 +67,18 @@ struct ReferralRoutesTests {
             #expect(try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound, "access ends with the referral")
             let again = try await client.send(.post, "/v1/referrals/\(referral)/withdraw", as: "fieldworker-a", in: server)
             #expect(again.status == .conflict && again.errorCode == "referral_completed")
+
+            // Both coordinators export it: one row, de-identified (a patient key, never the reason).
+            for (coordinator, team, direction) in [("coordinator-a", "team-a", "sent"), ("coordinator-b", "team-b", "received")] {
+                let csv = try await client.send(.get, "/v1/teams/\(team)/referrals", as: coordinator, in: server)
+                let lines = csv.text.split(separator: "\r\n").map(String.init)
+                #expect(csv.status == .ok && lines.count == 2, "\(csv.text)")
+                #expect(lines.first?.hasPrefix("referral_id,record_id,patient_key,direction,") == true)
+                let cells = lines.last?.split(separator: ",", omittingEmptySubsequences: false).map(String.init) ?? []
+                #expect(cells.count == 14 && cells[0] == referral && cells[1] == id && cells[2].hasPrefix("pk-") && cells[3] == direction)
+                #expect(cells[9] == "completed" && cells[11] == "1", "\(cells)")
+                #expect(!csv.text.contains("cardiologist") && !csv.text.contains(referred.patient.familyName))
+            }
         }
     }
 

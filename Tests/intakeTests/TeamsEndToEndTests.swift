@@ -119,5 +119,8 @@ struct TeamsEndToEndTests {
             "invitation_received": 1, "invitation_confirmed": 1, "referral_accepted": 1, "referral_message": 1, "referral_completed": 1,
         ])
         #expect(try await send("GET", port, "/v1/records/\(referred)", token: tokens["wlead"]!).0 == 404, "access ends with the referral")
+        let exported = try run(["referrals", "export", "clinic"], as: "lead")
+        #expect(exported.stdout.contains(id) && exported.stdout.contains(",sent,") && exported.stdout.contains(",completed,"), "\(exported.stdout)")
+        #expect(!exported.stdout.contains("cardiologist"), "de-identified: never the reason")
     }
 }

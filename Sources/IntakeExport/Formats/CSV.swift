@@ -4,8 +4,8 @@
 /// Cells of collected text go through ``escape(_:marker:)`` first (unless the export asks for raw
 /// cells), so that a spreadsheet shows them as text and a reader can tell them from the
 /// unanswered marker.
-enum CSV {
-    static func line(_ fields: [String]) -> String {
+package enum CSV {
+    package static func line(_ fields: [String]) -> String {
         var out = ""
         for (index, field) in fields.enumerated() {
             if index > 0 { out += "," }
@@ -41,7 +41,7 @@ enum CSV {
     /// tab or a carriage return and is not a plain number such as `-3`), when it is exactly the
     /// unanswered `marker`, or when it already starts with `'`. A reader removes one leading `'`
     /// to get the value back; a bare `marker` is always "asked, not answered".
-    static func escape(_ text: String, marker: String?) -> String {
+    package static func escape(_ text: String, marker: String?) -> String {
         guard let first = text.utf8.first else { return text }
         if first == UInt8(ascii: "'") || needsGuard(text) || text == marker { return "'" + text }
         return text

@@ -47,6 +47,16 @@ struct TeamController {
             let team = try await managed(context)
             return try JSONCoding.response(MembersJSON(team: team.name, members: try await services.teams.members(of: team).map(MemberJSON.init)))
         }
+        routes.on(.get, "/v1/teams/{team}/referrals") { _, context in
+            let team = try await managed(context)
+            let csv = try await services.referrals.exportCSV(of: team)
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"referrals.csv\"", .cacheControl: "no-store",
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: csv)))
+        }
         routes.on(.get, "/v1/teams/{team}/history") { _, context in
             let team = try await managed(context)
             return try JSONCoding.response(

@@ -1,4 +1,6 @@
 import Foundation
+import IntakeCore
+import IntakeExport
 
 /// Referrals between members and teams, with who may see and do what decided here: the referrer
 /// and their team's coordinators on the sending side; the assignee (or, while nobody is
@@ -53,6 +55,33 @@ public struct ReferralService: Sendable {
             received ? referral.assignee == user.username || (coordinator && referral.toTeamId == team) : coordinator || referral.referrer == user.username
         }
     }
+
+    /// The team's referrals, sent and received, as CSV for its coordinators: one row each, the
+    /// patient as the keyed `patient_key` exports use, never the reason or the thread (free text
+    /// that may name the patient), cells escaped as in every export.
+    public func exportCSV(of team: Team) async throws -> String {
+        let referrals = try await store.referrals(ReferralFilter(fromTeamId: team.id, toTeamId: team.id))
+        let keyer = try PatientKeyer(secret: try await store.secret(named: ExportService.patientKeySecret))
+        var out = CSV.line([
+            "referral_id", "record_id", "patient_key", "direction", "from_team", "referrer", "to_team", "assignee", "priority", "state",
+            "allow_edit", "messages", "created_at", "updated_at",
+        ])
+        for referral in referrals.reversed() {
+            let patient = try await store.record(id: referral.recordId)?.record.patient
+            let messages = try await store.referralMessages(id: referral.id).count
+            let cells = [
+                Self.key(referral.id), Self.key(referral.recordId), patient.flatMap { keyer.key(for: $0) } ?? "",
+                referral.fromTeamId == team.id ? (referral.toTeamId == team.id ? "internal" : "sent") : "received", referral.fromTeam,
+                referral.referrer, referral.toTeam, referral.assignee ?? "", referral.priority.rawValue, referral.state.rawValue,
+                referral.allowEdit ? "1" : "0", String(messages), Timestamp.string(from: referral.createdAt),
+                Timestamp.string(from: referral.updatedAt),
+            ]
+            out += CSV.line(cells.map { CSV.escape($0, marker: nil) })
+        }
+        return out
+    }
+
+    private static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
 
     /// A referral the user takes part in, and its thread.
     public func referral(_ id: UUID, for user: User) async throws -> (Referral, [ReferralMessage]) {

@@ -32,7 +32,7 @@ struct ReferralsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "referrals",
         abstract: "Referrals you received or sent: list, show with the thread, answer, reassign, write.",
-        subcommands: [List.self, Show.self, Act.self, Reassign.self, Message.self],
+        subcommands: [List.self, Show.self, Act.self, Reassign.self, Message.self, Export.self],
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
@@ -92,6 +92,28 @@ struct ReferralsCommand: AsyncParsableCommand {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let referral = try await client.reassignReferral(try await ReferralTarget.id(id, client), to: user)
             print("The referral \(referral.id.prefix(8)) is now \(referral.assignee ?? user)'s.")
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A team's referrals, sent and received, as CSV (coordinators): de-identified, never the reason or the thread.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The team.") var team: String
+        @Option(help: "Write to this file (default: standard output).") var out: String?
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let csv = try await client.referralsCSV(of: team)
+            if let out {
+                guard FileManager.default.createFile(atPath: out, contents: Data(csv.utf8), attributes: [.posixPermissions: 0o600]) else {
+                    throw ValidationError("Cannot write \(out); check that its folder exists and is writable.")
+                }
+                print("Wrote \(max(0, csv.split(separator: "\r\n").count - 1)) referral(s) to \(out).")
+            } else {
+                FileHandle.standardOutput.write(Data(csv.utf8))
+            }
         }
     }
 
