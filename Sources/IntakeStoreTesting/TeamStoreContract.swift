@@ -22,6 +22,14 @@ public enum TeamStoreContract {
             expiresAt: time.addingTimeInterval(7 * 86_400))
     }
 
+    /// Two stores on one database, as two servers would be, set up as ``setUp(_:)`` does.
+    static func twoServers(_ kind: some RecordStoreFactory) async throws -> (any RecordStore, any RecordStore, Team) {
+        let database = try kind.newDatabase()
+        let first = try await kind.open(database: database)
+        let second = try await kind.open(database: database)
+        return (first, second, try await setUp(first))
+    }
+
     static func matching(_ code: String) -> @Sendable (String) -> Bool { { $0 == "hash:" + code } }
 
     static func user(_ store: any RecordStore, _ name: String) async throws -> User {
@@ -248,10 +256,7 @@ public enum TeamStoreContract {
     /// Two servers taking wrong passcodes at once count every one: after 5 the invitation is
     /// locked, and exactly 4 tries were told how many remained.
     public static func wrongPasscodesTriedAtOnceByTwoServersAreAllCounted(_ kind: some RecordStoreFactory) async throws {
-        let database = try kind.newDatabase()
-        let first = try await kind.open(database: database)
-        let second = try await kind.open(database: database)
-        let team = try await setUp(first)
+        let (first, second, team) = try await twoServers(kind)
         guard case .invitation(let created) = try await first.createInvitation(invitation(team, "ana")) else {
             Issue.record("not created")
             return
@@ -273,10 +278,7 @@ public enum TeamStoreContract {
 
     /// Two coordinators confirming at once let the invitee in once, with one history event and one notification.
     public static func anInvitationConfirmedTwiceAtOnceJoinsOnce(_ kind: some RecordStoreFactory) async throws {
-        let database = try kind.newDatabase()
-        let first = try await kind.open(database: database)
-        let second = try await kind.open(database: database)
-        let team = try await setUp(first)
+        let (first, second, team) = try await twoServers(kind)
         guard case .invitation(let created) = try await first.createInvitation(invitation(team, "ana")) else {
             Issue.record("not created")
             return

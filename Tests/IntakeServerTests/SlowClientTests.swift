@@ -11,20 +11,29 @@ import Testing
 /// A client that sends part of a request and then trickles or stops is answered and cut off,
 /// over a real socket on 127.0.0.1.
 struct SlowClientTests {
-    /// Sends `text` on a new connection to 127.0.0.1:`port`, then reads until the server closes
-    /// or `wait` seconds pass; what the server sent.
-    static func exchange(port: Int, _ text: String, wait: Int) throws -> String {
+    /// A socket connected to 127.0.0.1:`port`; the caller closes it.
+    static func connected(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
+        let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard result == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return fd
+    }
+
+    /// Sends `text` on a new connection to 127.0.0.1:`port`, then reads until the server closes
+    /// or `wait` seconds pass; what the server sent.
+    static func exchange(port: Int, _ text: String, wait: Int) throws -> String {
+        let fd = try connected(port: port)
+        defer { close(fd) }
         var timeout = timeval(tv_sec: wait, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = text.withCString { send(fd, $0, strlen($0), 0) }
@@ -63,17 +72,8 @@ struct SlowClientTests {
     /// Opens a connection, sends `first`, then one `piece` every `every` until the server closes
     /// the connection or `limit` passes; what the server sent, and how long it took.
     static func trickle(port: Int, first: String, piece: String, every: Duration, limit: Duration) throws -> (String, Duration) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
+        let fd = try connected(port: port)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         let milliseconds = Int(every.components.seconds * 1000 + every.components.attoseconds / 1_000_000_000_000_000)
         var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: Int((milliseconds % 1000) * 1000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

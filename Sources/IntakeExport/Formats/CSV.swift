@@ -80,4 +80,21 @@ package enum CSV {
         return index == bytes.count
     }
 
+    /// `text` with `\` as `\b`, a line feed as `\n` and a carriage return as `\r`. Every `\` of
+    /// the result starts one of these pairs, so undoing them one kind after another (`\n`, `\r`,
+    /// then `\b`) gives `text` back exactly.
+    static func escapingLineBreaks(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == UInt8(ascii: "\\") }) else { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 8)
+        for byte in text.utf8 {
+            switch byte {
+            case 10: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 13: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            default: bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

@@ -1,7 +1,7 @@
 import IntakeCore
 
 /// `records.R`: reads `records_escaped.csv` (the wide CSV with line breaks in text written `\n`,
-/// see ``EscapedCSVFormatter``: R's reader would turn a carriage return into a line feed) into a
+/// see ``CSV/escapingLineBreaks(_:)``: R's reader would turn a carriage return into a line feed) into a
 /// data frame `records`, turning them back, with column types, single-choice
 /// questions as factors labelled with their choices (unknown codes stop the script), and
 /// variable labels in the `label` attribute (as haven and labelled use).

@@ -1,7 +1,7 @@
 import IntakeCore
 
 /// `records.sps`: SPSS syntax (also run by GNU PSPP) that reads `records_escaped.csv` (the wide CSV
-/// with line breaks written `\n`, see ``EscapedCSVFormatter``) with every column's format, variable
+/// with line breaks written `\n`, see ``CSV/escapingLineBreaks(_:)``) with every column's format, variable
 /// label and value labels, and turns the escaped line breaks back into line breaks.
 ///
 /// Names follow SPSS's rules (a letter first, at most 64 bytes, no reserved word); a CSV column
@@ -37,7 +37,7 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
         out += "  /QUALIFIER='\"'\n  /ARRANGEMENT=DELIMITED\n  /FIRSTCASE=2\n  /VARIABLES=\n"
         for (entry, name) in zip(entries, names) { out += "    \(name) \(Self.format(entry))\n" }
         out += ".\n"
-        // Text values with an escaped line break or backslash: `\n`, `\r`, then `\b` (see EscapedCSVFormatter.escape).
+        // Text values with an escaped line break or backslash: `\n`, `\r`, then `\b` (see CSV.escapingLineBreaks).
         for (entry, name) in zip(entries, names) where entry.column.type == .string {
             out += "DO IF INDEX(\(name), \"\\\") > 0.\n"
             out += "COMPUTE \(name) = REPLACE(REPLACE(REPLACE(\(name), \"\\n\", X'0A'), \"\\r\", X'0D'), \"\\b\", \"\\\").\n"

@@ -18,7 +18,7 @@ extension ExportPlan {
                 next += 1
             }
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            CSV.append(lineBreaksEscaped ? EscapedCSVFormatter.escape(text) : text, to: &out)
+            CSV.append(lineBreaksEscaped ? CSV.escapingLineBreaks(text) : text, to: &out)
             next = index + 1
         }
         while next < columns.count {

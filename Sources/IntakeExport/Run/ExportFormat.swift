@@ -56,7 +56,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .codebookMarkdown: CodebookMarkdownFormatter(plan: plan)
         case .dataPackage: DataPackageFormatter(plan: plan, files: files)
         case .spss: SPSSSyntaxFormatter(plan: plan)
-        case .escapedCSV: EscapedCSVFormatter(plan: plan)
+        case .escapedCSV: WideCSVFormatter(plan: plan, lineBreaksEscaped: true)
         case .r: RScriptFormatter(plan: plan)
         }
     }
