@@ -175,6 +175,13 @@ struct CopiedTable: Sendable {
                 ("id", .integer), ("userId", .integer), ("type", .text), ("eventKey", .text), ("subject", .text), ("createdAt", .real),
                 ("readAt", .real),
             ], order: "id"),
+        CopiedTable(
+            source: "webhook", target: "webhook",
+            columns: [
+                ("id", .text), ("ownerId", .integer), ("createdBy", .text), ("url", .text), ("types", .text), ("secret", .text),
+                ("createdAt", .real), ("deliveredThrough", .integer), ("delivered", .integer), ("failures", .integer), ("lastError", .text),
+                ("lastAttemptAt", .real), ("nextAttemptAt", .real), ("suspended", .boolean), ("leaseUntil", .real),
+            ], order: "id"),
     ]
 
     /// One value, as both sides read it.

@@ -318,6 +318,31 @@ extension PostgresRecordStore {
                 "CREATE INDEX referralMessage_referral ON referralMessage (referralId, id)",
             ]
         ),
+        (
+            "v9: webhooks and the progress of their deliveries",
+            [
+                """
+                CREATE TABLE webhook (
+                    id TEXT PRIMARY KEY,
+                    ownerId BIGINT REFERENCES account(id),
+                    createdBy TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    types TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    deliveredThrough BIGINT NOT NULL,
+                    delivered BIGINT NOT NULL DEFAULT 0,
+                    failures INTEGER NOT NULL DEFAULT 0,
+                    lastError TEXT,
+                    lastAttemptAt DOUBLE PRECISION,
+                    nextAttemptAt DOUBLE PRECISION NOT NULL,
+                    suspended BOOLEAN NOT NULL DEFAULT FALSE,
+                    leaseUntil DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX webhook_due ON webhook (suspended, nextAttemptAt)",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -324,6 +324,29 @@ extension SQLiteRecordStore {
                     CREATE INDEX referralMessage_referral ON referralMessage (referralId, id);
                     """)
         }
+        migrator.registerMigration("v11: webhooks and the progress of their deliveries") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE webhook (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        ownerId INTEGER REFERENCES user(id),
+                        createdBy TEXT NOT NULL,
+                        url TEXT NOT NULL,
+                        types TEXT NOT NULL,
+                        secret TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        deliveredThrough INTEGER NOT NULL,
+                        delivered INTEGER NOT NULL DEFAULT 0,
+                        failures INTEGER NOT NULL DEFAULT 0,
+                        lastError TEXT,
+                        lastAttemptAt REAL,
+                        nextAttemptAt REAL NOT NULL,
+                        suspended INTEGER NOT NULL DEFAULT 0,
+                        leaseUntil REAL
+                    );
+                    CREATE INDEX webhook_due ON webhook (suspended, nextAttemptAt);
+                    """)
+        }
         return migrator
     }
 

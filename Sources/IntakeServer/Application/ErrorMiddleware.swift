@@ -87,6 +87,7 @@ extension APIError {
         case .forbidden: self.init(.forbidden, code: "forbidden", message: error.description)
         case .invalid: self.init(.unprocessableContent, code: "invalid_request", message: error.description)
         case .conflict(let code, _): self.init(.conflict, code: code, message: error.description)
+        case .refused(let code, _): self.init(.unprocessableContent, code: code, message: error.description)
         case .wrongPasscode(let remaining):
             self.init(.forbidden, code: "wrong_passcode", message: error.description, details: .object(["remaining": .integer(remaining)]))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdAuth
 
@@ -36,5 +37,12 @@ public struct IntakeRequestContext: AuthRequestContext {
             throw APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
         }
         return (user, team)
+    }
+
+    /// The `{id}` path parameter, a UUID; 400 naming what it should identify (`"a referral"`) otherwise.
+    func pathID(of what: String) throws -> UUID {
+        let text = try parameters.require("id")
+        guard let id = UUID(uuidString: text) else { throw APIError.badRequest("\(what) id is a UUID") }
+        return id
     }
 }

@@ -18,6 +18,11 @@ extension IntakeServerApp {
                 try await app.runService()
                 return nil
             }
+            let dispatcher = services.webhookDispatcher(logger: logger)
+            group.addTask {
+                await dispatcher.run()
+                return nil
+            }
             let result = try await body(try await bound.wait())
             group.cancelAll()
             return result

@@ -14,6 +14,7 @@ public struct IntakeServices: Sendable {
     public let exports: ExportService
     public let teams: TeamService
     public let referrals: ReferralService
+    public let webhooks: WebhookService
 
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
@@ -27,6 +28,12 @@ public struct IntakeServices: Sendable {
         let accounts = self.accounts
         self.teams = TeamService(store: store, clock: configuration.clock, membershipChanged: { accounts.forgetCachedUsers() })
         self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub)
+        self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
+    }
+
+    /// What delivers notifications to webhooks while the server runs.
+    public func webhookDispatcher(logger: Logger) -> WebhookDispatcher {
+        WebhookDispatcher(store: store, hub: teams.hub, settings: configuration.webhooks, clock: configuration.clock, logger: logger)
     }
 }
 
@@ -50,6 +57,7 @@ public enum IntakeServerApp {
         TeamController(services: services).register(registrar)
         NotificationController(services: services).register(registrar)
         ReferralController(services: services).register(registrar)
+        WebhookController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 
@@ -89,6 +97,9 @@ public enum IntakeServerApp {
             }
         }
         defer { purge.cancel() }
+        let dispatcher = services.webhookDispatcher(logger: logger)
+        let delivery = Task { await dispatcher.run() }
+        defer { delivery.cancel() }
         try await application(services, logger: logger).runService()
     }
 

@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     public var streamLifetime: Duration = .seconds(300)
     /// How long a read notification is kept (unread ones are kept until read).
     public var notificationRetention: Duration = .seconds(90 * 86_400)
+    /// Webhook retries, timeouts and the addresses they may go to.
+    public var webhooks = WebhookSettings()
     /// Delays and lock against password guessing.
     public var signIn = SignInPolicy()
     /// The clock sign-in delays are measured by (tests move it).
@@ -78,6 +80,22 @@ public struct ServerConfiguration: Sendable {
         }
         if let seconds = environment["INTAKE_SERVER_LONG_POLL_SECONDS"] {
             longPollLimit = .seconds(try Self.number(seconds, "INTAKE_SERVER_LONG_POLL_SECONDS", 1...300))
+        }
+        if let seconds = environment["INTAKE_SERVER_WEBHOOK_RETRY_SECONDS"] {
+            webhooks.retryBase = .seconds(try Self.number(seconds, "INTAKE_SERVER_WEBHOOK_RETRY_SECONDS", 1...3600))
+        }
+        if let failures = environment["INTAKE_SERVER_WEBHOOK_MAX_FAILURES"] {
+            webhooks.maxFailures = try Self.number(failures, "INTAKE_SERVER_WEBHOOK_MAX_FAILURES", 1...100)
+        }
+        switch environment["INTAKE_SERVER_WEBHOOK_PRIVATE"] {
+        case nil, "deny": break
+        case "allow": webhooks.addresses.allowPrivate = true
+        default: throw ConfigurationError("INTAKE_SERVER_WEBHOOK_PRIVATE is allow or deny (the default)")
+        }
+        if let hosts = environment["INTAKE_SERVER_WEBHOOK_HOSTS"] {
+            let list = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            guard !list.isEmpty else { throw ConfigurationError("INTAKE_SERVER_WEBHOOK_HOSTS is a comma-separated list of host names") }
+            webhooks.addresses.hosts = list
         }
         if let level = environment["INTAKE_LOG_LEVEL"] {
             guard Self.logLevels.contains(level) else {

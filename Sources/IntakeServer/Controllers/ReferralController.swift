@@ -56,7 +56,7 @@ struct ReferralController {
         }
         routes.on(.get, "/v1/referrals/{id}") { _, context in
             let user = try context.require(RecordController.writers)
-            let (referral, messages) = try await services.referrals.referral(try id(context), for: user)
+            let (referral, messages) = try await services.referrals.referral(try context.pathID(of: "a referral"), for: user)
             var json = ReferralJSON(referral)
             json.messages = messages.map(MessageJSON.init)
             return try JSONCoding.response(json)
@@ -64,29 +64,23 @@ struct ReferralController {
         for action in ReferralAction.allCases {
             routes.on(.post, "/v1/referrals/{id}/\(action.rawValue)") { _, context in
                 let user = try context.require(RecordController.writers)
-                return try JSONCoding.response(ReferralJSON(try await services.referrals.act(try id(context), action, by: user)))
+                return try JSONCoding.response(ReferralJSON(try await services.referrals.act(try context.pathID(of: "a referral"), action, by: user)))
             }
         }
         routes.on(.post, "/v1/referrals/{id}/reassign") { request, context in
             let user = try context.require(RecordController.writers)
             let body = try JSONCoding.decode(ReassignBody.self, from: try await small(request))
-            return try JSONCoding.response(ReferralJSON(try await services.referrals.reassign(try id(context), to: body.toUser, by: user)))
+            return try JSONCoding.response(ReferralJSON(try await services.referrals.reassign(try context.pathID(of: "a referral"), to: body.toUser, by: user)))
         }
         routes.on(.post, "/v1/referrals/{id}/messages") { request, context in
             let user = try context.require(RecordController.writers)
             let body = try JSONCoding.decode(MessageBody.self, from: try await small(request))
-            return try JSONCoding.response(MessageJSON(try await services.referrals.message(try id(context), text: body.text, by: user)), status: .created)
+            return try JSONCoding.response(MessageJSON(try await services.referrals.message(try context.pathID(of: "a referral"), text: body.text, by: user)), status: .created)
         }
     }
 
     private func small(_ request: Request) async throws -> Data {
         try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
-    }
-
-    private func id(_ context: IntakeRequestContext) throws -> UUID {
-        let text = try context.parameters.require("id")
-        guard let id = UUID(uuidString: text) else { throw APIError.badRequest("a referral id is a UUID") }
-        return id
     }
 }
 

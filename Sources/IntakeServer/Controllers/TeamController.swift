@@ -106,19 +106,19 @@ struct TeamController {
         routes.on(.post, "/v1/invitations/{id}/accept") { request, context in
             let user = try context.require(Role.everyone)
             let body = try JSONCoding.decode(PasscodeBody.self, from: try await small(request))
-            return try JSONCoding.response(InvitationJSON(try await services.teams.accept(try id(context), passcode: body.passcode, by: user), now: Date()))
+            return try JSONCoding.response(InvitationJSON(try await services.teams.accept(try context.pathID(of: "an invitation"), passcode: body.passcode, by: user), now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/decline") { _, context in
             let user = try context.require(Role.everyone)
-            return try JSONCoding.response(InvitationJSON(try await services.teams.decline(try id(context), by: user), now: Date()))
+            return try JSONCoding.response(InvitationJSON(try await services.teams.decline(try context.pathID(of: "an invitation"), by: user), now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/revoke") { _, context in
             let user = try context.require([.coordinator, .admin])
-            return try JSONCoding.response(InvitationJSON(try await services.teams.decide(try id(context), .revoke, by: user), now: Date()))
+            return try JSONCoding.response(InvitationJSON(try await services.teams.decide(try context.pathID(of: "an invitation"), .revoke, by: user), now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/confirm") { _, context in
             let user = try context.require([.coordinator, .admin])
-            return try JSONCoding.response(InvitationJSON(try await services.teams.decide(try id(context), .confirm, by: user), now: Date()))
+            return try JSONCoding.response(InvitationJSON(try await services.teams.decide(try context.pathID(of: "an invitation"), .confirm, by: user), now: Date()))
         }
     }
 
@@ -129,12 +129,6 @@ struct TeamController {
 
     private func small(_ request: Request) async throws -> Data {
         try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
-    }
-
-    private func id(_ context: IntakeRequestContext) throws -> UUID {
-        let text = try context.parameters.require("id")
-        guard let id = UUID(uuidString: text) else { throw APIError.badRequest("an invitation id is a UUID") }
-        return id
     }
 }
 

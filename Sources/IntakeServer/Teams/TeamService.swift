@@ -230,11 +230,14 @@ public enum TeamError: Error, CustomStringConvertible, Sendable {
     case forbidden(String)
     case invalid(String)
     case conflict(String, String)
+    /// A well-formed request the server will not carry out (422), with its code.
+    case refused(String, String)
     case wrongPasscode(remaining: Int)
 
     public var description: String {
         switch self {
-        case .notFound(let message), .forbidden(let message), .invalid(let message), .conflict(_, let message): message
+        case .notFound(let message), .forbidden(let message), .invalid(let message), .conflict(_, let message), .refused(_, let message):
+            message
         case .wrongPasscode(let remaining):
             "the passcode is wrong; \(remaining) more tr\(remaining == 1 ? "y" : "ies") before the invitation locks"
         }
