@@ -177,7 +177,10 @@ let package = Package(
         ),
         .testTarget(
             name: "intakeTests",
-            dependencies: ["IntakeCore", "IntakeStore", "IntakeServer", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "IntakeCore", "IntakeStore", "IntakeServer", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

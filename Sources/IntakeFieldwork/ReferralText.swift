@@ -35,14 +35,7 @@ public enum ReferralTarget {
     public static func id(_ prefix: String, _ client: IntakeClient) async throws -> String {
         if UUID(uuidString: prefix) != nil { return prefix.lowercased() }
         let all = try await client.referrals(sent: false, state: nil) + client.referrals(sent: true, state: nil)
-        let matches = Set(all.map(\.id).filter { $0.hasPrefix(prefix.lowercased()) })
-        guard let only = matches.first, matches.count == 1 else {
-            throw ReferralLookupError(
-                matches.isEmpty
-                    ? "No referral you can see has an id starting with '\(prefix)'; list them with 'intake referrals list' (or --sent)."
-                    : "Several referrals start with '\(prefix)'; give more of the id.")
-        }
-        return only
+        return try IDPrefix.resolve(prefix, among: all.map(\.id), noun: "referral", listing: "intake referrals list (or --sent)")
     }
 
     public static func refer(
@@ -58,10 +51,4 @@ public enum ReferralTarget {
         }
         return try await client.refer(record, toUser: nil, toTeam: name, reason: reason, priority: priority, allowEdit: allowEdit)
     }
-}
-
-/// A referral id that matches none or several referrals.
-public struct ReferralLookupError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
 }

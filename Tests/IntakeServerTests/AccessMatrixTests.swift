@@ -153,6 +153,13 @@ struct AccessMatrixTests {
             Case(
                 method: .post, route: "/v1/referrals/{id}/messages", uri: "/v1/referrals/{fresh}/messages", expected: writers(.notFound),
                 body: { _, _, _ in json(["text": "hello"]) }),
+            Case(
+                method: .post, route: "/v1/webhooks", uri: "/v1/webhooks", expected: everyone(.created),
+                body: { _, _, _ in json(["url": "https://hooks.example.org/intake"]) }),
+            Case(method: .get, route: "/v1/webhooks", uri: "/v1/webhooks", expected: everyone(.ok)),
+            Case(method: .get, route: "/v1/webhooks/{id}", uri: "/v1/webhooks/{fresh}", expected: everyone(.notFound)),
+            Case(method: .delete, route: "/v1/webhooks/{id}", uri: "/v1/webhooks/{fresh}", expected: everyone(.notFound)),
+            Case(method: .post, route: "/v1/webhooks/{id}/resume", uri: "/v1/webhooks/{fresh}/resume", expected: everyone(.notFound)),
             Case(method: .delete, route: "/v1/sessions/current", uri: "/v1/sessions/current", expected: everyone(.noContent)),
         ]
     }
