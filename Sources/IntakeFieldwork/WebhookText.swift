@@ -20,6 +20,11 @@ public enum WebhookText {
         return lines
     }
 
+    /// The full id of the caller's webhook whose id starts with `prefix`.
+    public static func id(_ prefix: String, _ client: IntakeClient) async throws -> String {
+        try IDPrefix.resolve(prefix, among: try await client.webhooks().map(\.id), noun: "webhook", listing: "intake webhook list")
+    }
+
     public static func registered(_ webhook: RemoteWebhook) -> [String] {
         [
             "Registered webhook \(webhook.id) for \(webhook.allUsers ? "every user's notifications" : "\(webhook.user ?? "your") notifications")"

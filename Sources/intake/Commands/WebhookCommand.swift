@@ -48,7 +48,7 @@ struct WebhookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let full = try IDPrefix.resolve(id, among: try await client.webhooks().map(\.id), noun: "webhook", listing: "intake webhook list")
+            let full = try await WebhookText.id(id, client)
             try await client.removeWebhook(full)
             print("Removed webhook \(full.prefix(8)).")
         }
@@ -62,8 +62,7 @@ struct WebhookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let full = try IDPrefix.resolve(id, among: try await client.webhooks().map(\.id), noun: "webhook", listing: "intake webhook list")
-            let webhook = try await client.resumeWebhook(full)
+            let webhook = try await client.resumeWebhook(try await WebhookText.id(id, client))
             print("Webhook \(webhook.id.prefix(8)) is \(webhook.state) again; delivery starts at once.")
         }
     }
