@@ -25,6 +25,20 @@ struct DatabaseCopyTests {
         _ = try await source.ingest(try records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "cora"), at: Date())
         let edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E-1" })
         #expect(try await source.update(edit, baseRevision: 1, teamId: team.id, savedBy: "cora", at: Date()) == .updated(revision: 2))
+        // The team's own life: a member, an announcement (notifications), a referral and its thread, a webhook.
+        let amina = try await source.createUser(NewUser(username: "amina", passwordHash: "h", role: .fieldworker, teamId: team.id), at: Date())
+        let other = try await source.createTeam(name: "ward", at: Date())
+        _ = try await source.announce(teamId: team.id, author: "cora", text: "Closed Friday", at: Date())
+        guard case .referral(let referral) = try await source.createReferral(
+            NewReferral(
+                recordId: records[0].id, fromTeamId: team.id, referrer: "cora", toTeamId: other.id, assignee: nil, reason: "r",
+                priority: .urgent, allowEdit: false, createdAt: Date()))
+        else { throw CancellationError() }
+        _ = try await source.addReferralMessage(id: referral.id, author: "cora", text: "hello", at: Date())
+        guard case .created(let webhook) = try await source.createWebhook(
+            NewWebhook(ownerId: amina.id, createdBy: "amina", url: "https://hooks.example.org/x", types: ["announcement"], secret: "whsec_s", createdAt: Date()))
+        else { throw CancellationError() }
+        let notes = try await source.notifications(NotificationQuery(userId: amina.id))
         let secret = try await source.secret(named: "patient-key")
         let cursor = try await source.exportSnapshot(teamId: nil).cursor
         let teamCursor = try await source.exportSnapshot(teamId: team.id).cursor
@@ -33,7 +47,7 @@ struct DatabaseCopyTests {
         let tables = try await DatabaseCopy.copy(sqlite: path, to: target)
         #expect(tables.first { $0.name == "record" }?.rows == 1_200)
         #expect(tables.first { $0.name == "recordRevision" }?.rows == 1_201)
-        #expect(tables.first { $0.name == "account" }?.rows == 1)
+        #expect(tables.first { $0.name == "account" }?.rows == 2)
 
         let copy = try await StoreKind.postgres.open(database: target)
         #expect(try await copy.secret(named: "patient-key") == secret, "patient keys stay the same")
@@ -43,6 +57,12 @@ struct DatabaseCopyTests {
         #expect(try await copy.revisions(of: records[3].id).map(\.revision) == [1, 2])
         #expect(try await copy.user(tokenHash: "token-hash", now: Date())?.username == "cora")
         #expect(try await copy.teams() == source.teams())
+        #expect(try await copy.notifications(NotificationQuery(userId: amina.id)) == notes && notes.count == 1)
+        #expect(try await copy.referral(id: referral.id) == source.referral(id: referral.id))
+        #expect(try await copy.referralMessages(id: referral.id).map(\.text) == ["hello"])
+        #expect(try await copy.webhook(id: webhook.id) == webhook, "the webhook, its secret and its delivery cursor")
+        let announced = try await copy.announce(teamId: team.id, author: "cora", text: "Open Monday", at: Date())
+        #expect(try await copy.notifications(NotificationQuery(userId: amina.id)).last.map { $0.id > notes[0].id } == true && announced.recipients == 1)
         // New rows continue the copied ids and cursors rather than colliding with them.
         let next = try await copy.createTeam(name: "second", at: Date())
         #expect(next.id > team.id)
