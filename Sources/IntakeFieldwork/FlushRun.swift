@@ -12,12 +12,21 @@ public struct FlushRun {
         self.io = io
     }
 
-    /// Uploads what is pending; true when the queue is empty at the end (nothing pending, nothing set aside).
+    /// Uploads what is pending, then sends the answers given offline; true when nothing is left
+    /// at the end (nothing pending, nothing set aside).
     public func run(progress: ProgressDisplay?) async throws -> Bool {
+        let emptied = try await uploadRecords(progress: progress)
+        guard try flusher.store.pendingActionCount() > 0 else { return emptied }
+        let answers = try await ActionFlush(store: flusher.store, client: flusher.client).run()
+        ActionFlush.lines(answers).forEach { answers.stoppedBecause == nil ? io.write($0) : io.writeError($0) }
+        return emptied && answers.remaining == 0
+    }
+
+    private func uploadRecords(progress: ProgressDisplay?) async throws -> Bool {
         let store = flusher.store
         if try store.pendingCount() == 0 {
-            io.write("The queue is empty; nothing to upload.")
             let setAside = try store.queueEntries().count
+            if try store.pendingActionCount() == 0 || setAside > 0 { io.write("The queue is empty; nothing to upload.") }
             if setAside > 0 { io.write("\(setAside) record(s) set aside: see 'intake queue list'.") }
             return setAside == 0
         }

@@ -1,5 +1,6 @@
 import Foundation
 import IntakeClient
+import IntakeStore
 
 /// What the referral commands print, and how `intake refer` picks a user or a team.
 public enum ReferralText {
@@ -36,6 +37,36 @@ public enum ReferralTarget {
         if UUID(uuidString: prefix) != nil { return prefix.lowercased() }
         let all = try await client.referrals(sent: false, state: nil) + client.referrals(sent: true, state: nil)
         return try IDPrefix.resolve(prefix, among: all.map(\.id), noun: "referral", listing: "intake referrals list (or --sent)")
+    }
+
+    /// What became of an answer to a referral.
+    public enum Answered {
+        case sent(RemoteReferral)
+        /// The server could not be reached: the answer is queued (sealed) for `intake flush`.
+        case queued(referral: String, reason: String)
+    }
+
+    /// Sends `verb` for the referral whose id starts with `prefix`; offline, queues it in `store`.
+    /// Offline the id is found among the referrals of the inbox fetched last (or given whole).
+    public static func answer(_ prefix: String, _ verb: String, client: IntakeClient, store: @autoclosure () throws -> LocalStore)
+        async throws -> Answered
+    {
+        do {
+            return .sent(try await client.referral(try await id(prefix, client), verb))
+        } catch ClientError.offline(let reason) {
+            let store = try store()
+            var full = UUID(uuidString: prefix) != nil ? prefix.lowercased() : nil
+            if full == nil {
+                let known = (try InboxCache(store: store).load()?.notifications ?? []).compactMap { $0.subject["referral"] }
+                guard !known.isEmpty else {
+                    throw IDPrefixError(
+                        "\(reason); offline, give the referral's whole id (no inbox was fetched on this machine to find '\(prefix)' in)")
+                }
+                full = try IDPrefix.resolve(prefix, among: known, noun: "referral", listing: "intake inbox")
+            }
+            try store.enqueueAction(QueuedAction(kind: .referralAnswer, target: full!, verb: verb))
+            return .queued(referral: full!, reason: reason)
+        }
     }
 
     public static func refer(

@@ -36,6 +36,11 @@ extension LocalStore {
                     count += 1
                 }
             }
+            for row in try Row.fetchAll(db, sql: "SELECT id, payload FROM action") {
+                guard let id = UUID(uuidString: row["id"]), let plain = try Self.openJSON(row, old, source: "action", db) else { continue }
+                try db.execute(sql: "UPDATE action SET payload = ? WHERE id = ?", arguments: [try new.seal(Data(plain), id: id), row["id"] as String])
+                count += 1
+            }
             // Documents are copies of what the server holds: one that does not open is dropped, not quarantined.
             for row in try Row.fetchAll(db, sql: "SELECT name, id, payload FROM document") {
                 guard let id = UUID(uuidString: row["id"]), let plain = try? old.open(row["payload"] as Data, id: id) else {

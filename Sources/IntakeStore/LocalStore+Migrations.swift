@@ -66,6 +66,19 @@ extension LocalStore {
                     );
                     """)
         }
+        migrator.registerMigration("v4: answers given offline (a referral accepted or declined), sealed") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE action (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        enqueuedAt REAL NOT NULL,
+                        lastAttemptAt REAL,
+                        reason TEXT,
+                        payload BLOB NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

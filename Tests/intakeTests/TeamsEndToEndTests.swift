@@ -122,5 +122,32 @@ struct TeamsEndToEndTests {
         let exported = try run(["referrals", "export", "clinic"], as: "lead")
         #expect(exported.stdout.contains(id) && exported.stdout.contains(",sent,") && exported.stdout.contains(",completed,"), "\(exported.stdout)")
         #expect(!exported.stdout.contains("cardiologist"), "de-identified: never the reason")
+
+        // Offline, the referee's answers are queued (sealed) and `intake flush` sends them later;
+        // one to a referral withdrawn meanwhile is reported as not applied.
+        func refer(_ record: String) throws -> String {
+            let sent = try run(["refer", record, "--to", "ward", "--reason", "Follow-up"], as: "bilal")
+            return String(sent.stdout.components(separatedBy: "(referral ").last!.prefix(8))
+        }
+        let accepted = try refer(other), withdrawn = try refer(referred)
+        #expect(try run(["inbox"], as: "wlead").status == 0, "fetched, and kept for offline")
+        server.terminate()
+        server.waitUntilExit()
+        let queued = try run(["referrals", "answer", "accept", accepted], as: "wlead")
+        #expect(queued.status == 0 && queued.stdout.contains("your answer 'accept' to referral \(accepted) is queued"), "\(queued.stdout)\(queued.stderr)")
+        #expect(try run(["referrals", "answer", "decline", withdrawn], as: "wlead").stdout.contains("is queued"))
+        let stillOffline = try run(["flush"], as: "wlead")
+        #expect(stillOffline.status != 0 && stillOffline.stderr.contains("2 answer(s) still queued"), "\(stillOffline.stdout)\(stillOffline.stderr)")
+
+        let (again, _) = try intake.startServer(port: port)
+        defer { again.terminate() }
+        #expect(try run(["referrals", "answer", "withdraw", withdrawn], as: "bilal").stdout.contains("is withdrawn"))
+        let flushed = try run(["flush"], as: "wlead")
+        #expect(flushed.status == 0, "\(flushed.stdout)\(flushed.stderr)")
+        #expect(flushed.stdout.contains("Sent your answer 'accept' to referral \(accepted): it is accepted."), "\(flushed.stdout)")
+        #expect(flushed.stdout.contains("Your answer 'decline' to referral \(withdrawn) was not applied"), "\(flushed.stdout)")
+        let nothingLeft = try run(["flush"], as: "wlead")
+        #expect(nothingLeft.status == 0 && nothingLeft.stdout == "The queue is empty; nothing to upload.\n", "\(nothingLeft.stdout)")
+        #expect(try run(["referrals", "list", "--state", "accepted"], as: "wlead").stdout.contains(accepted))
     }
 }

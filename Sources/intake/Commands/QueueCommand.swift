@@ -34,6 +34,8 @@ struct QueueCommand: ParsableCommand {
                 let pending = entries.filter { $0.state == .pending }.count
                 print("\(pending) waiting, \(entries.count - pending) set aside. Upload with 'intake flush'; put set-aside records back with 'intake queue retry'.")
             }
+            let answers = try store.pendingActionCount()
+            if answers > 0 { print("\(answers) answer(s) to referrals given offline wait too; 'intake flush' sends them.") }
             let quarantined = try store.quarantined()
             if !quarantined.isEmpty {
                 print("\(quarantined.count) damaged entr\(quarantined.count == 1 ? "y" : "ies") quarantined (could not be decrypted): " + quarantined.map { String($0.id.prefix(8)) }.joined(separator: ", "))

@@ -62,7 +62,11 @@ struct ReferralsCommand: AsyncParsableCommand {
 
     struct Act: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "answer", abstract: "accept, decline or complete a referral to you; withdraw one you sent.")
+            commandName: "answer", abstract: "accept, decline or complete a referral to you; withdraw one you sent.",
+            discussion: """
+                Offline, the answer is kept sealed on this machine and sent by 'intake flush' (a later answer to \
+                the same referral replaces it); if the referral moved on meanwhile, flush says so.
+                """)
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "accept, decline, complete or withdraw.") var action: String
@@ -76,8 +80,11 @@ struct ReferralsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let referral = try await client.referral(try await ReferralTarget.id(id, client), action)
-            print("The referral \(referral.id.prefix(8)) is \(referral.state).")
+            switch try await ReferralTarget.answer(id, action, client: client, store: try storeOptions.open()) {
+            case .sent(let referral): print("The referral \(referral.id.prefix(8)) is \(referral.state).")
+            case .queued(let referral, let reason):
+                print("Offline (\(reason)): your answer '\(action)' to referral \(referral.prefix(8)) is queued; 'intake flush' sends it.")
+            }
         }
     }
 

@@ -1,0 +1,30 @@
+import Foundation
+
+/// An answer given to the server while it could not be reached, kept sealed like a record until
+/// `intake flush` sends it: accepting, declining, completing or withdrawing a referral.
+public struct QueuedAction: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable {
+        /// `target` is a referral id; `verb` is accept, decline, complete or withdraw.
+        case referralAnswer = "referral_answer"
+    }
+
+    public var kind: Kind
+    public var target: String
+    public var verb: String
+
+    public init(kind: Kind, target: String, verb: String) {
+        self.kind = kind
+        self.target = target
+        self.verb = verb
+    }
+}
+
+/// A queued answer with how its sending went.
+public struct PendingAction: Sendable, Hashable {
+    public var id: UUID
+    public var action: QueuedAction
+    public var enqueuedAt: Date
+    public var attempts: Int
+    /// Why the last attempt did not reach the server.
+    public var reason: String?
+}
