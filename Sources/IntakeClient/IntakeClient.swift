@@ -13,6 +13,8 @@ public final class IntakeClient: Sendable {
     let session: URLSession
     /// Plain-HTTP servers are spoken to over SwiftNIO; others (https) through URLSession.
     let transport: HTTPTransport?
+    /// Server-Sent Events over SwiftNIO, for plain-HTTP servers (nil for https).
+    let eventStreams: EventStreamTransport?
 
     /// - Parameter timeout: seconds to wait for an answer before treating the server as unreachable.
     public init(baseURL: URL, token: String?, timeout: TimeInterval = 15) {
@@ -26,8 +28,11 @@ public final class IntakeClient: Sendable {
         self.session = URLSession(configuration: configuration)
         if baseURL.scheme == "http", let host = baseURL.host {
             transport = HTTPTransport(host: host, port: baseURL.port ?? 80, timeout: timeout)
+            eventStreams = EventStreamTransport(
+                host: host, port: baseURL.port ?? 80, connectTimeout: .milliseconds(Int64(timeout * 1000)), idleTimeout: .seconds(45))
         } else {
             transport = nil
+            eventStreams = nil
         }
     }
 
@@ -164,7 +169,7 @@ public final class IntakeClient: Sendable {
         }
     }
 
-    private static func describe(transportError error: any Error) -> String {
+    static func describe(transportError error: any Error) -> String {
         let text = String(describing: error).lowercased()
         switch error as? HTTPTransport.TransportError {
         case .timedOut?: return "no answer in time"

@@ -1,12 +1,15 @@
 import Foundation
 import IntakeClient
 
-/// Follows a user's notifications with long polls: each new one is printed once as it arrives,
-/// and after a lost connection the watch picks up after the last one it printed.
+/// Follows a user's notifications: each new one is printed once as it arrives. Over plain HTTP it
+/// follows the server's event stream, reconnecting with the last id it printed (Last-Event-ID)
+/// whenever the server ends the stream or the connection is lost; over https (where this client
+/// cannot read a stream as it arrives) it long-polls from that id. Either way nothing is missed
+/// and nothing is shown twice.
 public struct InboxWatch: Sendable {
     let client: IntakeClient
     let after: Int64
-    /// How long each poll lets the server wait; under the client's own timeout.
+    /// How long each long poll lets the server wait; under the client's own timeout.
     let waitSeconds: Int
     /// How long to wait before trying again when the server cannot be reached.
     let retryDelay: Duration
@@ -23,22 +26,38 @@ public struct InboxWatch: Sendable {
         var after = after
         var offline = false
         while !Task.isCancelled {
-            let page: [RemoteNotification]
             do {
-                page = try await client.notifications(unreadOnly: false, after: after, limit: 200, wait: waitSeconds).notifications
-            } catch {
+                if client.followsEventStreams {
+                    var connected = false
+                    for try await notification in client.notificationStream(after: after) {
+                        if offline && !connected {
+                            output("(connected again)")
+                            offline = false
+                        }
+                        connected = true
+                        guard notification.id > after else { continue }
+                        TeamText.inbox([notification]).forEach(output)
+                        after = notification.id
+                    }
+                    if offline {
+                        output("(connected again)")
+                        offline = false
+                    }
+                } else {
+                    let page = try await client.notifications(unreadOnly: false, after: after, limit: 200, wait: waitSeconds).notifications
+                    if offline {
+                        output("(connected again)")
+                        offline = false
+                    }
+                    if !page.isEmpty { TeamText.inbox(page).forEach(output) }
+                    after = page.map(\.id).max() ?? after
+                }
+            } catch let error as ClientError {
                 guard case .offline(let reason) = error else { throw error }
                 if !offline { output("(\(reason); trying again)") }
                 offline = true
                 try? await Task.sleep(for: retryDelay)
-                continue
             }
-            if offline {
-                output("(connected again)")
-                offline = false
-            }
-            if !page.isEmpty { TeamText.inbox(page).forEach(output) }
-            after = page.map(\.id).max() ?? after
         }
     }
 }

@@ -61,7 +61,7 @@ public enum TeamText {
         case "referral_received":
             return "\(s["by"] ?? "Someone") of '\(s["fromTeam"] ?? "?")' referred a patient to \(s["toTeam"].map { "'\($0)'" } ?? "you") (\(s["priority"] ?? "routine"); referral \(s["referral"].map { String($0.prefix(8)) } ?? ""))."
         case "referral_accepted", "referral_declined", "referral_completed", "referral_withdrawn":
-            let verb = notification.type.replacingOccurrences(of: "referral_", with: "")
+            let verb = notification.type == "referral_withdrawn" ? "withdrew" : notification.type.replacingOccurrences(of: "referral_", with: "")
             return "\(s["by"] ?? "Someone") \(verb) the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
         case "referral_reassigned":
             return "\(s["by"] ?? "A coordinator") gave you the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") from '\(s["fromTeam"] ?? "?")'."

@@ -127,7 +127,12 @@ struct WebhookDeliveryTests {
                     }
                     #expect(ids == ids.sorted() && Set(ids).count == 2, "in order, once each")
 
-                    let shown = try await client.send(.get, "/v1/webhooks/\(id)", as: "fieldworker-a", in: server)
+                    // The round is recorded just after the receiver answered.
+                    var shown = try await client.send(.get, "/v1/webhooks/\(id)", as: "fieldworker-a", in: server)
+                    for _ in 0..<100 where shown.json["delivered"] as? Int != 2 {
+                        try await Task.sleep(for: .milliseconds(20))
+                        shown = try await client.send(.get, "/v1/webhooks/\(id)", as: "fieldworker-a", in: server)
+                    }
                     #expect(shown.json["delivered"] as? Int == 2 && shown.json["state"] as? String == "active")
                     #expect(shown.json["secret"] == nil, "the secret is shown once")
                     let listed = try await client.send(.get, "/v1/webhooks", as: "fieldworker-a", in: server)
@@ -153,8 +158,11 @@ struct WebhookDeliveryTests {
                     #expect(Set(deliveries.map { $0.body }).count == 1, "the same notification each time")
                     let waits = zip(deliveries.dropFirst(), deliveries).map { $0.at - $1.at }
                     #expect(waits[0] >= .milliseconds(950) && waits[1] >= .milliseconds(1900), "1 s, then 2 s: \(waits)")
-                    try await Task.sleep(for: .milliseconds(300))
-                    let shown = try await client.send(.get, "/v1/webhooks/\(id)", as: "admin", in: server)
+                    var shown = try await client.send(.get, "/v1/webhooks/\(id)", as: "admin", in: server)
+                    for _ in 0..<100 where shown.json["delivered"] as? Int != 1 {
+                        try await Task.sleep(for: .milliseconds(20))
+                        shown = try await client.send(.get, "/v1/webhooks/\(id)", as: "admin", in: server)
+                    }
                     #expect(shown.json["state"] as? String == "active" && shown.json["delivered"] as? Int == 1 && shown.json["failures"] as? Int == 0)
                     #expect(receiver.deliveries.count == 3, "nothing more once delivered")
                 }
@@ -172,8 +180,11 @@ struct WebhookDeliveryTests {
                     let id = try #require(created.json["id"] as? String)
                     _ = try await client.send(.post, "/v1/announcements", as: "coordinator-b", in: server, json: Announce(text: "One"))
                     _ = try await receiver.waitFor(2)
-                    try await Task.sleep(for: .milliseconds(300))
-                    let suspended = try await client.send(.get, "/v1/webhooks/\(id)", as: "fieldworker-b", in: server)
+                    var suspended = try await client.send(.get, "/v1/webhooks/\(id)", as: "fieldworker-b", in: server)
+                    for _ in 0..<100 where suspended.json["state"] as? String != "suspended" {
+                        try await Task.sleep(for: .milliseconds(20))
+                        suspended = try await client.send(.get, "/v1/webhooks/\(id)", as: "fieldworker-b", in: server)
+                    }
                     #expect(suspended.json["state"] as? String == "suspended" && suspended.json["lastError"] as? String == "HTTP 500")
                     _ = try await client.send(.post, "/v1/announcements", as: "coordinator-b", in: server, json: Announce(text: "Two"))
                     try await Task.sleep(for: .seconds(3))

@@ -14,7 +14,13 @@ import Testing
 /// NotificationStreamTests.)
 @Suite(.serialized)
 struct TeamsEndToEndTests {
-    let intake = IntakeProcess()
+    /// Event streams end every second here (5 minutes in service): the watch below reconnects
+    /// many times and must still show each notification once.
+    let intake = {
+        var intake = IntakeProcess()
+        intake.environment["INTAKE_SERVER_STREAM_SECONDS"] = "1"
+        return intake
+    }()
 
     private func send(_ method: String, _ port: Int, _ path: String, token: String, body: Data? = nil) async throws -> (Int, String) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
@@ -146,6 +152,11 @@ struct TeamsEndToEndTests {
         #expect(flushed.status == 0, "\(flushed.stdout)\(flushed.stderr)")
         #expect(flushed.stdout.contains("Sent your answer 'accept' to referral \(accepted): it is accepted."), "\(flushed.stdout)")
         #expect(flushed.stdout.contains("Your answer 'decline' to referral \(withdrawn) was not applied"), "\(flushed.stdout)")
+        // The watch followed it all, across stream ends and the restart: each notification once.
+        #expect(waitFor("withdrew the referral \(withdrawn)", seconds: 5) != nil, "\(seen.text)")
+        let received = seen.text.components(separatedBy: "referred a patient to 'ward'").count - 1
+        #expect(received == 3, "three referrals to the ward, each shown once: \(seen.text)")
+        #expect(seen.text.contains("trying again") && seen.text.contains("(connected again)"), "\(seen.text)")
         let nothingLeft = try run(["flush"], as: "wlead")
         #expect(nothingLeft.status == 0 && nothingLeft.stdout == "The queue is empty; nothing to upload.\n", "\(nothingLeft.stdout)")
         #expect(try run(["referrals", "list", "--state", "accepted"], as: "wlead").stdout.contains(accepted))

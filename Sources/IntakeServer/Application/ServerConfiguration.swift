@@ -81,6 +81,9 @@ public struct ServerConfiguration: Sendable {
         if let seconds = environment["INTAKE_SERVER_LONG_POLL_SECONDS"] {
             longPollLimit = .seconds(try Self.number(seconds, "INTAKE_SERVER_LONG_POLL_SECONDS", 1...300))
         }
+        if let seconds = environment["INTAKE_SERVER_STREAM_SECONDS"] {
+            streamLifetime = .seconds(try Self.number(seconds, "INTAKE_SERVER_STREAM_SECONDS", 1...3600))
+        }
         if let seconds = environment["INTAKE_SERVER_WEBHOOK_RETRY_SECONDS"] {
             webhooks.retryBase = .seconds(try Self.number(seconds, "INTAKE_SERVER_WEBHOOK_RETRY_SECONDS", 1...3600))
         }

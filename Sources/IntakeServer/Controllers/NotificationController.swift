@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IntakeCore
+import ServiceLifecycle
+import Synchronization
 
 /// The signed-in user's notification inbox: `/v1/notifications`, `/v1/notifications/counts`,
 /// `/v1/notifications/read` and `/v1/notifications/{id}`.
@@ -70,7 +72,12 @@ struct NotificationController {
             query.limit += 1
             let found: [UserNotification]
             if let wait {
-                found = try await services.teams.notifications(query, waitingUpTo: wait)
+                let stopping = ShutdownSignal(hub: services.teams.hub)
+                found = try await withGracefulShutdownHandler {
+                    try await services.teams.notifications(query, waitingUpTo: wait, until: stopping.isRaised)
+                } onGracefulShutdown: {
+                    stopping.raise()
+                }
             } else {
                 found = try await services.teams.notifications(query)
             }
@@ -94,7 +101,14 @@ struct NotificationController {
             return Response(
                 status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
                 body: ResponseBody { writer in
-                    try await stream.run { text in try await writer.write(ByteBuffer(string: text)) }
+                    // A server shutting down ends its streams (the clients reconnect elsewhere or later)
+                    // rather than wait for them to run out.
+                    let stopping = ShutdownSignal(hub: services.teams.hub)
+                    try await withGracefulShutdownHandler {
+                        try await stream.run(until: stopping) { text in try await writer.write(ByteBuffer(string: text)) }
+                    } onGracefulShutdown: {
+                        stopping.raise()
+                    }
                     try await writer.finish(nil)
                 })
         }
@@ -145,7 +159,7 @@ struct NotificationStream: Sendable {
     let lifetime: Duration
     static let keepAlive: Duration = .seconds(15)
 
-    func run(write: (String) async throws -> Void) async throws {
+    func run(until stopping: ShutdownSignal, write: (String) async throws -> Void) async throws {
         try await write("retry: 2000\n\n")
         var after = after
         var lastWrite = ContinuousClock.now
@@ -155,7 +169,7 @@ struct NotificationStream: Sendable {
             try container.encode(Timestamp.string(from: date))
         }
         let end = ContinuousClock.now + lifetime
-        while !Task.isCancelled, ContinuousClock.now < end {
+        while !Task.isCancelled, !stopping.isRaised(), ContinuousClock.now < end {
             let seen = teams.hub.generation
             let found = try await teams.notifications(NotificationQuery(userId: userId, after: after, limit: 200))
             for notification in found {
@@ -191,5 +205,23 @@ struct NotificationJSON: Encodable {
         read = notification.readAt != nil
         readAt = notification.readAt
         subject = notification.subject
+    }
+}
+
+/// Raised when the server starts shutting down: long polls and event streams stop waiting.
+final class ShutdownSignal: Sendable {
+    private let raised = Atomic(false)
+    private let hub: NotificationHub
+
+    init(hub: NotificationHub) {
+        self.hub = hub
+    }
+
+    @Sendable func isRaised() -> Bool { raised.load(ordering: .acquiring) }
+
+    /// Stops the waits: they look at ``isRaised()`` when the hub wakes them.
+    func raise() {
+        raised.store(true, ordering: .releasing)
+        hub.notify()
     }
 }

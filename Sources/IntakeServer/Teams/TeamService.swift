@@ -198,14 +198,16 @@ public struct TeamService: Sendable {
     public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] { try await store.notifications(query) }
 
     /// Notifications as ``notifications(_:)`` finds them, waiting up to `wait` for some to arrive
-    /// when there are none yet (a long poll).
-    public func notifications(_ query: NotificationQuery, waitingUpTo wait: Duration) async throws -> [UserNotification] {
+    /// when there are none yet (a long poll), or until `stop` says so (the server shuts down).
+    public func notifications(
+        _ query: NotificationQuery, waitingUpTo wait: Duration, until stop: @Sendable () -> Bool = { false }
+    ) async throws -> [UserNotification] {
         let deadline = ContinuousClock.now + wait
         while true {
             let seen = hub.generation
             let found = try await store.notifications(query)
             let now = ContinuousClock.now
-            guard found.isEmpty, now < deadline, !Task.isCancelled else { return found }
+            guard found.isEmpty, now < deadline, !Task.isCancelled, !stop() else { return found }
             await hub.wait(after: seen, timeout: min(deadline - now, hub.pollInterval))
         }
     }
