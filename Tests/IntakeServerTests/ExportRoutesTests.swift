@@ -132,7 +132,8 @@ struct ExportRoutesTests {
             let days = before.timeIntervalSince(after) / 86_400
             #expect(days >= 0 && days < 365 && days == days.rounded())
             let both = try await client.send(.get, "/v1/exports?shiftDates=true&includeIdentifiers=true", as: "coordinator-a", in: server)
-            #expect(both.status == .badRequest)
+            // Each is a valid flag; together they contradict each other: 422, not a malformed request.
+            #expect(both.status == .unprocessableContent && both.errorCode == "conflicting_options")
         }
     }
 

@@ -60,7 +60,7 @@ public struct ExportService: Sendable {
         do {
             plan = try ExportPlan(questionnaires: versions, options: request.options)
         } catch {
-            throw ServiceError(.invalid, error.description)
+            throw ServiceError(.unprocessable(code: "conflicting_options"), error.description)
         }
         let snapshot = try await store.exportSnapshot(teamId: request.teamId)
         let cursor = snapshot.cursor
