@@ -74,7 +74,7 @@ public enum DatabaseCopy {
             try await connection.query(
                 "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
                 logger: PostgresRecordStore.logger)
-            for table in ["membershipEvent", "notification", "announcement", "referralMessage"] {
+            for table in ["membershipEvent", "notification", "announcement", "referralMessage", "consent"] {
                 try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"),
@@ -182,6 +182,17 @@ struct CopiedTable: Sendable {
                 ("createdAt", .real), ("deliveredThrough", .integer), ("delivered", .integer), ("failures", .integer), ("lastError", .text),
                 ("lastAttemptAt", .real), ("nextAttemptAt", .real), ("suspended", .boolean), ("leaseUntil", .real),
             ], order: "id"),
+        CopiedTable(
+            source: "patient", target: "patient",
+            columns: [
+                ("id", .text), ("teamId", .integer), ("givenName", .text), ("familyName", .text), ("givenKey", .text), ("familyKey", .text), ("dateOfBirth", .text),
+                ("sex", .text), ("externalId", .text), ("revision", .integer), ("archivedAt", .real), ("sharingScope", .text),
+                ("createdBy", .text), ("createdAt", .real), ("updatedAt", .real),
+            ], order: "id"),
+        CopiedTable(
+            source: "consent", target: "consent",
+            columns: [("id", .integer), ("patientId", .text), ("scope", .text), ("method", .text), ("recordedBy", .text), ("recordedAt", .real)],
+            order: "id"),
     ]
 
     /// One value, as both sides read it.

@@ -343,6 +343,50 @@ extension PostgresRecordStore {
                 "CREATE INDEX webhook_due ON webhook (suspended, nextAttemptAt)",
             ]
         ),
+        (
+            "v10: the patient registry and its append-only consent history",
+            [
+                """
+                CREATE TABLE patient (
+                    id TEXT PRIMARY KEY,
+                    teamId BIGINT NOT NULL REFERENCES team(id),
+                    givenName TEXT NOT NULL,
+                    familyName TEXT NOT NULL,
+                    givenKey TEXT NOT NULL,
+                    familyKey TEXT NOT NULL,
+                    dateOfBirth TEXT,
+                    sex TEXT,
+                    externalId TEXT UNIQUE,
+                    revision INTEGER NOT NULL,
+                    archivedAt DOUBLE PRECISION,
+                    sharingScope TEXT,
+                    createdBy TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    updatedAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX patient_family ON patient (familyKey text_pattern_ops, givenKey)",
+                "CREATE INDEX patient_given ON patient (givenKey text_pattern_ops)",
+                "CREATE INDEX patient_birth ON patient (dateOfBirth)",
+                "CREATE INDEX patient_team ON patient (teamId, familyKey)",
+                """
+                CREATE TABLE consent (
+                    id BIGSERIAL PRIMARY KEY,
+                    patientId TEXT NOT NULL REFERENCES patient(id),
+                    scope TEXT NOT NULL,
+                    method TEXT NOT NULL,
+                    recordedBy TEXT NOT NULL,
+                    recordedAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX consent_patient ON consent (patientId, id)",
+                """
+                CREATE FUNCTION consent_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'consent history is append-only'; END $$
+                """,
+                "CREATE TRIGGER consent_no_change BEFORE UPDATE OR DELETE ON consent FOR EACH ROW EXECUTE FUNCTION consent_append_only()",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

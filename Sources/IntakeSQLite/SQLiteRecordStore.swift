@@ -347,6 +347,45 @@ extension SQLiteRecordStore {
                     CREATE INDEX webhook_due ON webhook (suspended, nextAttemptAt);
                     """)
         }
+        migrator.registerMigration("v12: the patient registry and its append-only consent history") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE patient (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        teamId INTEGER NOT NULL REFERENCES team(id),
+                        givenName TEXT NOT NULL,
+                        familyName TEXT NOT NULL,
+                        givenKey TEXT NOT NULL,
+                        familyKey TEXT NOT NULL,
+                        dateOfBirth TEXT,
+                        sex TEXT,
+                        externalId TEXT UNIQUE,
+                        revision INTEGER NOT NULL,
+                        archivedAt REAL,
+                        sharingScope TEXT,
+                        createdBy TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        updatedAt REAL NOT NULL
+                    );
+                    CREATE INDEX patient_family ON patient (familyKey, givenKey);
+                    CREATE INDEX patient_given ON patient (givenKey);
+                    CREATE INDEX patient_team ON patient (teamId, familyKey);
+                    CREATE INDEX patient_birth ON patient (dateOfBirth);
+                    CREATE TABLE consent (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        patientId TEXT NOT NULL REFERENCES patient(id),
+                        scope TEXT NOT NULL,
+                        method TEXT NOT NULL,
+                        recordedBy TEXT NOT NULL,
+                        recordedAt REAL NOT NULL
+                    );
+                    CREATE INDEX consent_patient ON consent (patientId, id);
+                    CREATE TRIGGER consent_no_update BEFORE UPDATE ON consent
+                        BEGIN SELECT RAISE(ABORT, 'consent history is append-only'); END;
+                    CREATE TRIGGER consent_no_delete BEFORE DELETE ON consent
+                        BEGIN SELECT RAISE(ABORT, 'consent history is append-only'); END;
+                    """)
+        }
         return migrator
     }
 

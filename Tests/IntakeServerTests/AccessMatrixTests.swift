@@ -35,6 +35,16 @@ struct AccessMatrixTests {
         [nil: anonymous, "fieldworker-a": status, "coordinator-a": status, "researcher": status, "admin": status]
     }
 
+    /// The registry: its team's field workers and coordinators, and admins (reading); never researchers.
+    static func patientReaders(_ status: HTTPResponse.Status) -> [String?: HTTPResponse.Status] {
+        [nil: .unauthorized, "fieldworker-a": status, "coordinator-a": status, "researcher": .forbidden, "admin": status]
+    }
+
+    /// Another team's patient: not found for its non-members; an admin reads every team's.
+    static let adminReadsOtherTeams: [String?: HTTPResponse.Status] = [
+        nil: .unauthorized, "fieldworker-a": .notFound, "coordinator-a": .notFound, "researcher": .forbidden, "admin": .ok,
+    ]
+
     static func writers(_ status: HTTPResponse.Status) -> [String?: HTTPResponse.Status] {
         [nil: .unauthorized, "fieldworker-a": status, "coordinator-a": status, "researcher": .forbidden, "admin": .forbidden]
     }
@@ -160,6 +170,28 @@ struct AccessMatrixTests {
             Case(method: .get, route: "/v1/webhooks/{id}", uri: "/v1/webhooks/{fresh}", expected: everyone(.notFound)),
             Case(method: .delete, route: "/v1/webhooks/{id}", uri: "/v1/webhooks/{fresh}", expected: everyone(.notFound)),
             Case(method: .post, route: "/v1/webhooks/{id}/resume", uri: "/v1/webhooks/{fresh}/resume", expected: everyone(.notFound)),
+            Case(
+                method: .post, route: "/v1/patients", uri: "/v1/patients", expected: writers(.created),
+                body: { _, counter, _ in json(["givenName": "Amina", "familyName": "Haddad \(counter)"]) }),
+            Case(
+                method: .post, route: "/v1/patients/batch", uri: "/v1/patients/batch", expected: writers(.ok),
+                body: { _, counter, _ in json(["patients": [["givenName": "Bilal", "familyName": "Khan \(counter)"]]]) }),
+            Case(method: .get, route: "/v1/patients", uri: "/v1/patients?name=haddad", expected: patientReaders(.ok)),
+            Case(
+                method: .get, route: "/v1/patients/{id}", uri: "/v1/patients/{ownPatient}", expected: patientReaders(.ok),
+                otherTeam: adminReadsOtherTeams),
+            Case(
+                method: .patch, route: "/v1/patients/{id}", uri: "/v1/patients/{ownPatient}", expected: writers(.conflict),
+                otherTeam: [nil: .unauthorized, "fieldworker-a": .notFound, "coordinator-a": .notFound, "researcher": .forbidden, "admin": .forbidden],
+                body: { _, _, _ in json(["baseRevision": 999]) }),
+            Case(method: .post, route: "/v1/patients/{id}/archive", uri: "/v1/patients/{ownPatient}/archive", expected: writers(.ok)),
+            Case(method: .post, route: "/v1/patients/{id}/restore", uri: "/v1/patients/{ownPatient}/restore", expected: writers(.ok)),
+            Case(
+                method: .put, route: "/v1/patients/{id}/consent", uri: "/v1/patients/{ownPatient}/consent", expected: writers(.ok),
+                body: { _, _, _ in json(["scope": "sponsors_and_partners", "method": "written"]) }),
+            Case(
+                method: .get, route: "/v1/patients/{id}/consent", uri: "/v1/patients/{ownPatient}/consent", expected: patientReaders(.ok),
+                otherTeam: adminReadsOtherTeams),
             Case(method: .delete, route: "/v1/sessions/current", uri: "/v1/sessions/current", expected: everyone(.noContent)),
         ]
     }
@@ -170,6 +202,12 @@ struct AccessMatrixTests {
         let own = server.record(seed: 1), other = server.record(seed: 2)
         _ = try await server.services.records.ingest([own], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
         _ = try await server.services.records.ingest([other], owner: RecordOwner(teamId: 2, username: "fieldworker-b"))
+        let patients = (own: UUID(), other: UUID())
+        for (id, team) in [(patients.own, Int64(1)), (patients.other, Int64(2))] {
+            _ = try await server.services.store.registerPatients([
+                NewPatient(id: id, teamId: team, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"), createdBy: "x", createdAt: Date())
+            ])
+        }
         let cases = Self.cases()
         let routes = IntakeServerApp.router(server.services).routes
         #expect(Set(cases.map { "\($0.method.rawValue) \($0.route)" }) == Set(routes), "the matrix covers every registered route")
@@ -185,7 +223,8 @@ struct AccessMatrixTests {
             for test in cases {
                 for caller in Self.callers {
                     for team in ["own", "other"] {
-                        guard team == "own" || test.uri.contains("{own}") || test.uri.contains("{ownTeam}") else { continue }
+                        guard team == "own" || test.uri.contains("{own}") || test.uri.contains("{ownTeam}") || test.uri.contains("{ownPatient}")
+                        else { continue }
                         counter += 1
                         let target = (team == "own" ? own : other).id
                         let uri = test.uri.replacingOccurrences(of: "{own}", with: target.uuidString.lowercased())
@@ -193,6 +232,7 @@ struct AccessMatrixTests {
                             .replacingOccurrences(of: "{ownTeam}", with: team == "own" ? "team-a" : "team-b")
                             .replacingOccurrences(of: "{teamFieldworker}", with: team == "own" ? "fieldworker-a" : "fieldworker-b")
                             .replacingOccurrences(of: "{fresh}", with: UUID().uuidString.lowercased())
+                            .replacingOccurrences(of: "{ownPatient}", with: (team == "own" ? patients.own : patients.other).uuidString.lowercased())
                         var expected = test.expected[caller]!
                         if team == "other", let other = test.otherTeam {
                             expected = other[caller]!

@@ -15,6 +15,7 @@ public struct IntakeServices: Sendable {
     public let teams: TeamService
     public let referrals: ReferralService
     public let webhooks: WebhookService
+    public let patients: PatientService
 
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
@@ -29,6 +30,7 @@ public struct IntakeServices: Sendable {
         self.teams = TeamService(store: store, clock: configuration.clock, membershipChanged: { accounts.forgetCachedUsers() })
         self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub)
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
+        self.patients = PatientService(store: store, clock: configuration.clock)
     }
 
     /// What delivers notifications to webhooks while the server runs.
@@ -58,6 +60,7 @@ public enum IntakeServerApp {
         NotificationController(services: services).register(registrar)
         ReferralController(services: services).register(registrar)
         WebhookController(services: services).register(registrar)
+        PatientController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A patient of the registry as the server shows it.
+public struct RemotePatient: Sendable, Codable, Equatable {
+    public var id: String
+    public var givenName: String
+    public var familyName: String
+    public var dateOfBirth: String?
+    public var sex: String?
+    public var externalId: String?
+    public var revision: Int
+    public var archived: Bool
+    public var sharingScope: String
+
+    public init(
+        id: String, givenName: String, familyName: String, dateOfBirth: String? = nil, sex: String? = nil, externalId: String? = nil, revision: Int = 1,
+        archived: Bool = false, sharingScope: String = "no_sharing"
+    ) {
+        self.id = id
+        self.givenName = givenName
+        self.familyName = familyName
+        self.dateOfBirth = dateOfBirth
+        self.sex = sex
+        self.externalId = externalId
+        self.revision = revision
+        self.archived = archived
+        self.sharingScope = sharingScope
+    }
+}
+
+/// A patient to register: the id makes sending it again safe.
+public struct NewRemotePatient: Sendable, Encodable, Equatable {
+    public var id: String
+    public var givenName: String
+    public var familyName: String
+    public var dateOfBirth: String?
+    public var sex: String?
+    public var externalId: String?
+
+    public init(id: String, givenName: String, familyName: String, dateOfBirth: String?, sex: String?, externalId: String?) {
+        self.id = id
+        self.givenName = givenName
+        self.familyName = familyName
+        self.dateOfBirth = dateOfBirth
+        self.sex = sex
+        self.externalId = externalId
+    }
+}
+
+/// What the server did with one patient of a batch.
+public struct RemotePatientResult: Sendable, Decodable, Equatable {
+    public var id: String?
+    /// created, existing, external_id_taken or id_taken.
+    public var outcome: String
+    public var existingPatientId: String?
+}
+
+public struct RemoteConsent: Sendable, Decodable, Equatable {
+    public var scope: String
+    public var method: String
+    public var recordedBy: String
+    public var recordedAt: String
+}
+
+/// The patient registry and consent.
+extension IntakeClient {
+    public func registerPatients(_ patients: [NewRemotePatient]) async throws(ClientError) -> [RemotePatientResult] {
+        struct Body: Encodable { var patients: [NewRemotePatient] }
+        struct Answer: Decodable { var results: [RemotePatientResult] }
+        return try await call("POST", "/v1/patients/batch", body: Body(patients: patients), expecting: 200, as: Answer.self).results
+    }
+
+    public func patient(_ id: String) async throws(ClientError) -> RemotePatient {
+        try await call("GET", "/v1/patients/\(Self.segment(id))", expecting: 200, as: RemotePatient.self)
+    }
+
+    /// Patients matching every criterion given.
+    public func findPatients(name: String?, dateOfBirth: String?, externalId: String?, includeArchived: Bool) async throws(ClientError)
+        -> [RemotePatient]
+    {
+        struct Answer: Decodable { var patients: [RemotePatient] }
+        var query = URLComponents()
+        query.queryItems = [("name", name), ("dateOfBirth", dateOfBirth), ("externalId", externalId)]
+            .compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
+        if includeArchived { query.queryItems?.append(URLQueryItem(name: "includeArchived", value: "true")) }
+        let encoded = query.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B") ?? ""
+        return try await call("GET", "/v1/patients?" + encoded, expecting: 200, as: Answer.self).patients
+    }
+
+    /// Changes the given fields (a nil inner value clears the field) based on `baseRevision`.
+    public func updatePatient(_ id: String, baseRevision: Int, changes: [String: String?]) async throws(ClientError) -> RemotePatient {
+        var object: [String: Any] = ["baseRevision": baseRevision]
+        for (field, value) in changes { object[field] = value ?? NSNull() }
+        guard let body = try? JSONSerialization.data(withJSONObject: object) else { throw ClientError.unexpected("the change could not be encoded") }
+        let (status, data) = try await send("PATCH", "/v1/patients/\(Self.segment(id))", body: body)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        guard let patient = try? JSONDecoder().decode(RemotePatient.self, from: data) else {
+            throw ClientError.unexpected("the server's answer to PATCH /v1/patients could not be read")
+        }
+        return patient
+    }
+
+    /// archive or restore.
+    public func setPatientArchived(_ id: String, _ archived: Bool) async throws(ClientError) -> RemotePatient {
+        try await call("POST", "/v1/patients/\(Self.segment(id))/\(archived ? "archive" : "restore")", expecting: 200, as: RemotePatient.self)
+    }
+
+    public func recordConsent(_ id: String, scope: String, method: String) async throws(ClientError) -> RemotePatient {
+        try await call(
+            "PUT", "/v1/patients/\(Self.segment(id))/consent", body: ["scope": scope, "method": method], expecting: 200, as: RemotePatient.self)
+    }
+
+    public func consentHistory(_ id: String) async throws(ClientError) -> (scope: String, history: [RemoteConsent]) {
+        struct Answer: Decodable {
+            var scope: String
+            var history: [RemoteConsent]
+        }
+        let answer = try await call("GET", "/v1/patients/\(Self.segment(id))/consent", expecting: 200, as: Answer.self)
+        return (answer.scope, answer.history)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import IntakeCore
+import IntakeServer
+import PostgresNIO
+
+/// Registry changes take the patient lock, so that checking an external id and taking it happen
+/// in one order across servers (the UNIQUE constraint stays as the last guard).
+extension PostgresRecordStore {
+    static let patientLock = "intake-patient"
+
+    public func registerPatients(_ patients: [NewPatient]) async throws -> [PatientOutcome] {
+        try await transaction { connection in
+            try await Self.lock(Self.patientLock, connection)
+            var outcomes: [PatientOutcome] = []
+            for new in patients {
+                if let current = try await Self.patient(connection, id: new.id) {
+                    outcomes.append(current.identification == new.identification && current.teamId == new.teamId ? .existing(current) : .idTaken)
+                    continue
+                }
+                if let external = new.identification.externalId,
+                    let holder = try await connection.query("SELECT id FROM patient WHERE externalId = \(external)", logger: Self.logger)
+                        .collect().first?.decode(String.self)
+                {
+                    outcomes.append(.externalIdTaken(existing: UUID(uuidString: holder) ?? new.id))
+                    continue
+                }
+                let person = new.identification
+                let at = Self.timestamp(new.createdAt)
+                try await connection.query(
+                    """
+                    INSERT INTO patient (id, teamId, givenName, familyName, givenKey, familyKey, dateOfBirth, sex, externalId, revision,
+                                         createdBy, createdAt, updatedAt)
+                    VALUES (\(Self.key(new.id)), \(new.teamId), \(person.givenName), \(person.familyName), \(NameKey.fold(person.givenName)),
+                            \(NameKey.fold(person.familyName)), \(person.dateOfBirth?.description), \(person.sex?.rawValue),
+                            \(person.externalId), 1, \(new.createdBy), \(at), \(at))
+                    """, logger: Self.logger)
+                outcomes.append(.created(try await Self.patient(connection, id: new.id)!))
+            }
+            return outcomes
+        }
+    }
+
+    public func patient(id: UUID) async throws -> Patient? {
+        try await client.withConnection { connection in try await Self.patient(connection, id: id) }
+    }
+
+    public func findPatients(_ query: PatientQuery) async throws -> [Patient] {
+        var conditions: [String] = []
+        var binds = PostgresBindings()
+        if !query.includeArchived { conditions.append("archivedAt IS NULL") }
+        if let team = query.teamId {
+            binds.append(team)
+            conditions.append("teamId = $\(binds.count)")
+        }
+        if let external = query.externalId {
+            binds.append(external)
+            conditions.append("externalId = $\(binds.count)")
+        }
+        if let birth = query.dateOfBirth {
+            binds.append(birth.description)
+            conditions.append("dateOfBirth = $\(binds.count)")
+        }
+        if let name = query.name {
+            binds.append(PatientNamePattern.prefix(NameKey.fold(name)))
+            let p = "$\(binds.count)"
+            conditions.append(
+                """
+                (familyKey LIKE \(p) ESCAPE '\\' OR givenKey LIKE \(p) ESCAPE '\\' OR (givenKey || ' ' || familyKey) LIKE \(p) ESCAPE '\\'
+                 OR (familyKey || ' ' || givenKey) LIKE \(p) ESCAPE '\\')
+                """)
+        }
+        binds.append(query.limit)
+        let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let sql = Self.patientSelect + condition + " ORDER BY familyKey, givenKey, id LIMIT $\(binds.count)"
+        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.patient)
+    }
+
+    public func updatePatient(id: UUID, baseRevision: Int, identification person: PatientIdentification, at time: Date) async throws
+        -> PatientChangeOutcome
+    {
+        try await transaction { connection in
+            try await Self.lock(Self.patientLock, connection)
+            guard let current = try await Self.patient(connection, id: id) else { return .notFound }
+            guard current.revision == baseRevision else { return .stale(current: current.revision) }
+            if let external = person.externalId,
+                let holder = try await connection.query(
+                    "SELECT id FROM patient WHERE externalId = \(external) AND id <> \(Self.key(id))", logger: Self.logger
+                ).collect().first?.decode(String.self)
+            {
+                return .externalIdTaken(existing: UUID(uuidString: holder) ?? id)
+            }
+            try await connection.query(
+                """
+                UPDATE patient SET givenName = \(person.givenName), familyName = \(person.familyName),
+                    givenKey = \(NameKey.fold(person.givenName)), familyKey = \(NameKey.fold(person.familyName)),
+                    dateOfBirth = \(person.dateOfBirth?.description), sex = \(person.sex?.rawValue), externalId = \(person.externalId),
+                    revision = revision + 1, updatedAt = \(Self.timestamp(time))
+                WHERE id = \(Self.key(id))
+                """, logger: Self.logger)
+            return .changed(try await Self.patient(connection, id: id)!)
+        }
+    }
+
+    public func setPatientArchived(id: UUID, _ archived: Bool, at time: Date) async throws -> Patient? {
+        try await client.withConnection { connection in
+            let at = Self.timestamp(time)
+            try await connection.query(
+                """
+                UPDATE patient SET archivedAt = CASE WHEN \(archived) THEN COALESCE(archivedAt, \(at)) ELSE NULL END,
+                    revision = revision + (CASE WHEN (archivedAt IS NULL) = \(archived) THEN 1 ELSE 0 END), updatedAt = \(at)
+                WHERE id = \(Self.key(id))
+                """, logger: Self.logger)
+            return try await Self.patient(connection, id: id)
+        }
+    }
+
+    public func recordConsent(_ consent: Consent) async throws -> Patient? {
+        try await transaction { connection in
+            guard try await Self.patient(connection, id: consent.patientId, forUpdate: true) != nil else { return nil }
+            let at = Self.timestamp(consent.recordedAt)
+            try await connection.query(
+                """
+                INSERT INTO consent (patientId, scope, method, recordedBy, recordedAt)
+                VALUES (\(Self.key(consent.patientId)), \(consent.scope.rawValue), \(consent.method.rawValue), \(consent.recordedBy), \(at))
+                """, logger: Self.logger)
+            try await connection.query(
+                "UPDATE patient SET sharingScope = \(consent.scope.rawValue), updatedAt = \(at) WHERE id = \(Self.key(consent.patientId))",
+                logger: Self.logger)
+            return try await Self.patient(connection, id: consent.patientId)
+        }
+    }
+
+    public func consentHistory(patientId: UUID) async throws -> [Consent] {
+        try await client.query(
+            "SELECT scope, method, recordedBy, recordedAt FROM consent WHERE patientId = \(Self.key(patientId)) ORDER BY id", logger: Self.logger
+        ).collect().map { row in
+            let (scope, method, recordedBy, recordedAt) = try row.decode((String, String, String, Double).self)
+            return Consent(
+                patientId: patientId, scope: SharingScope(rawValue: scope) ?? .noSharing, method: ConsentMethod(rawValue: method) ?? .verbal,
+                recordedBy: recordedBy, recordedAt: Self.date(recordedAt))
+        }
+    }
+
+    private static let patientSelect = """
+        SELECT id, teamId, givenName, familyName, dateOfBirth, sex, externalId, revision, archivedAt, sharingScope, createdBy, createdAt, updatedAt
+        FROM patient
+        """
+
+    private static func patient(_ connection: PostgresConnection, id: UUID, forUpdate: Bool = false) async throws -> Patient? {
+        var binds = PostgresBindings()
+        binds.append(key(id))
+        return try await connection.query(
+            PostgresQuery(unsafeSQL: patientSelect + " WHERE id = $1" + (forUpdate ? " FOR UPDATE" : ""), binds: binds), logger: logger
+        ).collect().first.map(patient)
+    }
+
+    private static func patient(_ row: PostgresRow) throws -> Patient {
+        let (id, teamId, givenName, familyName, dateOfBirth, sex, externalId, revision, archivedAt, scope, createdBy, createdAt, updatedAt) =
+            try row.decode((String, Int64, String, String, String?, String?, String?, Int32, Double?, String?, String, Double, Double).self)
+        return Patient(
+            id: UUID(uuidString: id) ?? UUID(), teamId: teamId,
+            identification: PatientIdentification(
+                givenName: givenName, familyName: familyName, dateOfBirth: dateOfBirth.flatMap(LocalDate.init(iso:)),
+                sex: sex.flatMap(PatientIdentification.Sex.init(rawValue:)), externalId: externalId),
+            revision: Int(revision), archivedAt: archivedAt.map(date), sharingScope: scope.flatMap(SharingScope.init(rawValue:)),
+            createdBy: createdBy, createdAt: date(createdAt), updatedAt: date(updatedAt))
+    }
+}

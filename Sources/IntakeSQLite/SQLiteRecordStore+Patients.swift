@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+import IntakeCore
+import IntakeServer
+
+extension SQLiteRecordStore {
+    public func registerPatients(_ patients: [NewPatient]) async throws -> [PatientOutcome] {
+        try await database.write { db in
+            try patients.map { new in
+                if let current = try Self.patient(db, id: new.id) {
+                    return current.identification == new.identification && current.teamId == new.teamId ? .existing(current) : .idTaken
+                }
+                if let external = new.identification.externalId,
+                    let holder = try String.fetchOne(db, sql: "SELECT id FROM patient WHERE externalId = ?", arguments: [external])
+                {
+                    return .externalIdTaken(existing: UUID(uuidString: holder)!)
+                }
+                let person = new.identification
+                try db.execute(
+                    sql: """
+                        INSERT INTO patient (id, teamId, givenName, familyName, givenKey, familyKey, dateOfBirth, sex, externalId, revision,
+                                             createdBy, createdAt, updatedAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
+                        """,
+                    arguments: [
+                        Self.key(new.id), new.teamId, person.givenName, person.familyName, NameKey.fold(person.givenName), NameKey.fold(person.familyName),
+                        person.dateOfBirth?.description, person.sex?.rawValue, person.externalId, new.createdBy, Self.timestamp(new.createdAt),
+                        Self.timestamp(new.createdAt),
+                    ])
+                return .created(try Self.patient(db, id: new.id)!)
+            }
+        }
+    }
+
+    public func patient(id: UUID) async throws -> Patient? {
+        try await database.read { db in try Self.patient(db, id: id) }
+    }
+
+    public func findPatients(_ query: PatientQuery) async throws -> [Patient] {
+        try await database.read { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if !query.includeArchived { conditions.append("archivedAt IS NULL") }
+            if let team = query.teamId {
+                conditions.append("teamId = ?")
+                arguments += [team]
+            }
+            if let external = query.externalId {
+                conditions.append("externalId = ?")
+                arguments += [external]
+            }
+            if let birth = query.dateOfBirth {
+                conditions.append("dateOfBirth = ?")
+                arguments += [birth.description]
+            }
+            if let name = query.name {
+                let prefix = PatientNamePattern.prefix(NameKey.fold(name))
+                conditions.append(
+                    """
+                    (familyKey LIKE ? ESCAPE '\\' OR givenKey LIKE ? ESCAPE '\\' OR (givenKey || ' ' || familyKey) LIKE ? ESCAPE '\\'
+                     OR (familyKey || ' ' || givenKey) LIKE ? ESCAPE '\\')
+                    """)
+                arguments += [prefix, prefix, prefix, prefix]
+            }
+            let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            return try Row.fetchAll(
+                db, sql: "SELECT * FROM patient" + condition + " ORDER BY familyKey, givenKey, id LIMIT ?", arguments: arguments + [query.limit]
+            ).map(Self.patient)
+        }
+    }
+
+    public func updatePatient(id: UUID, baseRevision: Int, identification person: PatientIdentification, at time: Date) async throws
+        -> PatientChangeOutcome
+    {
+        try await database.write { db in
+            guard let current = try Self.patient(db, id: id) else { return .notFound }
+            guard current.revision == baseRevision else { return .stale(current: current.revision) }
+            if let external = person.externalId,
+                let holder = try String.fetchOne(db, sql: "SELECT id FROM patient WHERE externalId = ? AND id <> ?", arguments: [external, Self.key(id)])
+            {
+                return .externalIdTaken(existing: UUID(uuidString: holder)!)
+            }
+            try db.execute(
+                sql: """
+                    UPDATE patient SET givenName = ?, familyName = ?, givenKey = ?, familyKey = ?, dateOfBirth = ?, sex = ?, externalId = ?,
+                        revision = revision + 1, updatedAt = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    person.givenName, person.familyName, NameKey.fold(person.givenName), NameKey.fold(person.familyName),
+                    person.dateOfBirth?.description, person.sex?.rawValue, person.externalId, Self.timestamp(time), Self.key(id),
+                ])
+            return .changed(try Self.patient(db, id: id)!)
+        }
+    }
+
+    public func setPatientArchived(id: UUID, _ archived: Bool, at time: Date) async throws -> Patient? {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE patient SET archivedAt = CASE WHEN ? THEN COALESCE(archivedAt, ?) ELSE NULL END,
+                        revision = revision + (CASE WHEN (archivedAt IS NULL) = ? THEN 1 ELSE 0 END), updatedAt = ?
+                    WHERE id = ?
+                    """,
+                arguments: [archived, Self.timestamp(time), archived, Self.timestamp(time), Self.key(id)])
+            return try Self.patient(db, id: id)
+        }
+    }
+
+    public func recordConsent(_ consent: Consent) async throws -> Patient? {
+        try await database.write { db in
+            guard try Self.patient(db, id: consent.patientId) != nil else { return nil }
+            try db.execute(
+                sql: "INSERT INTO consent (patientId, scope, method, recordedBy, recordedAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [
+                    Self.key(consent.patientId), consent.scope.rawValue, consent.method.rawValue, consent.recordedBy, Self.timestamp(consent.recordedAt),
+                ])
+            try db.execute(
+                sql: "UPDATE patient SET sharingScope = ?, updatedAt = ? WHERE id = ?",
+                arguments: [consent.scope.rawValue, Self.timestamp(consent.recordedAt), Self.key(consent.patientId)])
+            return try Self.patient(db, id: consent.patientId)
+        }
+    }
+
+    public func consentHistory(patientId: UUID) async throws -> [Consent] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM consent WHERE patientId = ? ORDER BY id", arguments: [Self.key(patientId)]).map { row in
+                Consent(
+                    patientId: patientId, scope: SharingScope(rawValue: row["scope"]) ?? .noSharing,
+                    method: ConsentMethod(rawValue: row["method"]) ?? .verbal, recordedBy: row["recordedBy"], recordedAt: Self.date(row["recordedAt"]))
+            }
+        }
+    }
+
+    static func patient(_ db: Database, id: UUID) throws -> Patient? {
+        try Row.fetchOne(db, sql: "SELECT * FROM patient WHERE id = ?", arguments: [key(id)]).map(patient)
+    }
+
+    static func patient(_ row: Row) -> Patient {
+        Patient(
+            id: UUID(uuidString: row["id"])!, teamId: row["teamId"],
+            identification: PatientIdentification(
+                givenName: row["givenName"], familyName: row["familyName"], dateOfBirth: (row["dateOfBirth"] as String?).flatMap(LocalDate.init(iso:)),
+                sex: (row["sex"] as String?).flatMap(PatientIdentification.Sex.init(rawValue:)), externalId: row["externalId"]),
+            revision: row["revision"], archivedAt: (row["archivedAt"] as Double?).map(date),
+            sharingScope: (row["sharingScope"] as String?).flatMap(SharingScope.init(rawValue:)), createdBy: row["createdBy"],
+            createdAt: date(row["createdAt"]), updatedAt: date(row["updatedAt"]))
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import Hummingbird
+import IntakeCore
+
+/// The patient registry: `POST /v1/patients` (and `/batch`), `GET /v1/patients?name=&dateOfBirth=&externalId=`,
+/// `GET|PATCH /v1/patients/{id}`, `POST /v1/patients/{id}/archive|restore`, `GET|PUT /v1/patients/{id}/consent`.
+struct PatientController {
+    let services: IntakeServices
+
+    struct PersonBody: RequestBody {
+        var id: UUID?
+        var givenName: String
+        var familyName: String
+        var dateOfBirth: String?
+        var sex: PatientIdentification.Sex?
+        var externalId: String?
+        static let fields: Set<String> = ["id", "givenName", "familyName", "dateOfBirth", "sex", "externalId"]
+
+        func identification() throws -> PatientIdentification {
+            var birth: LocalDate?
+            if let text = dateOfBirth {
+                guard let date = LocalDate(iso: text) else {
+                    throw APIError(.unprocessableContent, code: "invalid_request", message: "dateOfBirth is a date such as 1990-04-12")
+                }
+                birth = date
+            }
+            return PatientIdentification(givenName: givenName, familyName: familyName, dateOfBirth: birth, sex: sex, externalId: externalId)
+        }
+    }
+
+    struct BatchBody: RequestBody {
+        var patients: [PersonBody]
+        static let fields: Set<String> = ["patients"]
+    }
+
+    struct ChangeBody: RequestBody {
+        var baseRevision: Int
+        var givenName: String?
+        var familyName: String?
+        var dateOfBirth: String?
+        var sex: PatientIdentification.Sex?
+        var externalId: String?
+        static let fields: Set<String> = ["baseRevision", "givenName", "familyName", "dateOfBirth", "sex", "externalId"]
+        /// null clears the field; leaving it out keeps it.
+        static let nullable: Set<String> = ["dateOfBirth", "sex", "externalId"]
+    }
+
+    struct ConsentBody: RequestBody {
+        var scope: SharingScope
+        var method: ConsentMethod
+        static let fields: Set<String> = ["scope", "method"]
+    }
+
+    static let writers: Set<Role> = [.fieldworker, .coordinator]
+    static let readers: Set<Role> = [.fieldworker, .coordinator, .admin]
+    static let query = ["name", "dateOfBirth", "externalId", "includeArchived", "limit"]
+
+    func register(_ routes: RouteRegistrar) {
+        routes.on(.post, "/v1/patients") { request, context in
+            let user = try context.require(Self.writers)
+            let body = try JSONCoding.decode(PersonBody.self, from: try await self.body(request, limit: 64 * 1024))
+            let outcome = try await services.patients.register([(body.id, try body.identification())], by: user)[0]
+            switch outcome {
+            case .created(let patient): return try JSONCoding.response(PatientJSON(patient), status: .created)
+            case .existing(let patient): return try JSONCoding.response(PatientJSON(patient))
+            default: throw Self.refusal(outcome)
+            }
+        }
+        routes.on(.post, "/v1/patients/batch") { request, context in
+            let user = try context.require(Self.writers)
+            let body = try JSONCoding.decode(BatchBody.self, from: try await self.body(request, limit: services.configuration.maxBodyBytes))
+            let people = try body.patients.map { ($0.id, try $0.identification()) }
+            let outcomes = try await services.patients.register(people, by: user)
+            return try JSONCoding.response(["results": zip(body.patients, outcomes).map { BatchResultJSON(id: $0.id, outcome: $1) }])
+        }
+        routes.on(.get, "/v1/patients", query: Self.query) { request, context in
+            let user = try context.require(Self.readers)
+            let parameters = try QueryParameters.read(request, accepted: Self.query)
+            var query = PatientQuery(name: parameters["name"], externalId: parameters["externalId"])
+            if let name = query.name, name.trimmingCharacters(in: .whitespaces).isEmpty || name.count > 200 {
+                throw APIError.badRequest("name is 1 to 200 characters")
+            }
+            if let text = parameters["dateOfBirth"] {
+                guard let date = LocalDate(iso: text) else { throw APIError.badRequest("dateOfBirth is a date such as 1990-04-12") }
+                query.dateOfBirth = date
+            }
+            switch parameters["includeArchived"] {
+            case nil, "false": break
+            case "true": query.includeArchived = true
+            default: throw APIError.badRequest("'includeArchived' is true or false")
+            }
+            if let limit = parameters["limit"] {
+                guard limit.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(limit), (1...200).contains(value) else {
+                    throw APIError.badRequest("limit must be from 1 to 200")
+                }
+                query.limit = value
+            }
+            guard query.name != nil || query.dateOfBirth != nil || query.externalId != nil else {
+                throw APIError(.unprocessableContent, code: "no_criteria", message: "give name, dateOfBirth or externalId to find patients")
+            }
+            return try JSONCoding.response(["patients": try await services.patients.find(query, for: user).map(PatientJSON.init)])
+        }
+        routes.on(.get, "/v1/patients/{id}") { _, context in
+            let user = try context.require(Self.readers)
+            return try JSONCoding.response(PatientJSON(try await services.patients.patient(try context.pathID(of: "a patient"), for: user)))
+        }
+        routes.on(.patch, "/v1/patients/{id}") { request, context in
+            let user = try context.require(Self.writers)
+            let id = try context.pathID(of: "a patient")
+            let data = try await self.body(request, limit: 64 * 1024)
+            let body = try JSONCoding.decode(ChangeBody.self, from: data)
+            var person = try await services.patients.patient(id, for: user).identification
+            if let given = body.givenName { person.givenName = given }
+            if let family = body.familyName { person.familyName = family }
+            if JSONCoding.hasField("dateOfBirth", in: data) {
+                person.dateOfBirth = nil
+                if let text = body.dateOfBirth {
+                    guard let date = LocalDate(iso: text) else {
+                        throw APIError(.unprocessableContent, code: "invalid_request", message: "dateOfBirth is a date such as 1990-04-12, or null")
+                    }
+                    person.dateOfBirth = date
+                }
+            }
+            if JSONCoding.hasField("sex", in: data) { person.sex = body.sex }
+            if JSONCoding.hasField("externalId", in: data) { person.externalId = body.externalId }
+            return try await change(id, body.baseRevision, person, user)
+        }
+        for (action, archived) in [("archive", true), ("restore", false)] {
+            routes.on(.post, "/v1/patients/{id}/\(action)") { _, context in
+                let user = try context.require(Self.writers)
+                return try JSONCoding.response(PatientJSON(try await services.patients.setArchived(try context.pathID(of: "a patient"), archived, by: user)))
+            }
+        }
+        routes.on(.put, "/v1/patients/{id}/consent") { request, context in
+            let user = try context.require(Self.writers)
+            let body = try JSONCoding.decode(ConsentBody.self, from: try await self.body(request, limit: 16 * 1024))
+            let patient = try await services.patients.recordConsent(try context.pathID(of: "a patient"), scope: body.scope, method: body.method, by: user)
+            return try JSONCoding.response(PatientJSON(patient))
+        }
+        routes.on(.get, "/v1/patients/{id}/consent") { _, context in
+            let user = try context.require(Self.readers)
+            let (patient, history) = try await services.patients.consent(try context.pathID(of: "a patient"), for: user)
+            return try JSONCoding.response(ConsentHistoryJSON(scope: patient.effectiveScope.rawValue, history: history.map(ConsentJSON.init)))
+        }
+    }
+
+    private func change(_ id: UUID, _ baseRevision: Int, _ person: PatientIdentification, _ user: User) async throws -> Response {
+        let outcome = try await services.patients.update(id, baseRevision: baseRevision, identification: person, by: user)
+        switch outcome {
+        case .changed(let patient): return try JSONCoding.response(PatientJSON(patient))
+        case .notFound: throw APIError.notFound("patient \(id.uuidString.lowercased())")
+        case .stale(let current):
+            throw APIError(
+                .conflict, code: "stale_revision", message: "the patient changed since revision \(baseRevision); read it again and redo the change",
+                details: .object(["currentRevision": .integer(current)]))
+        case .externalIdTaken(let existing): throw Self.refusal(.externalIdTaken(existing: existing))
+        }
+    }
+
+    static func refusal(_ outcome: PatientOutcome) -> APIError {
+        switch outcome {
+        case .externalIdTaken(let existing):
+            APIError(
+                .conflict, code: "external_id_taken", message: "another patient (\(existing.uuidString.lowercased())) has this external id",
+                details: .object(["existingPatientId": .string(existing.uuidString.lowercased())]))
+        default:
+            APIError(.conflict, code: "id_taken", message: "this patient id is registered with other identification")
+        }
+    }
+
+    private func body(_ request: Request, limit: Int) async throws -> Data {
+        try await JSONCoding.body(of: request, limit: limit, timeout: services.configuration.bodyTimeout)
+    }
+}
+
+struct PatientJSON: Encodable {
+    var id: String
+    var givenName: String
+    var familyName: String
+    var dateOfBirth: String?
+    var sex: String?
+    var externalId: String?
+    var revision: Int
+    var archived: Bool
+    var archivedAt: Date?
+    var sharingScope: String
+    var createdBy: String
+    var createdAt: Date
+    var updatedAt: Date
+
+    init(_ patient: Patient) {
+        id = patient.id.uuidString.lowercased()
+        givenName = patient.identification.givenName
+        familyName = patient.identification.familyName
+        dateOfBirth = patient.identification.dateOfBirth?.description
+        sex = patient.identification.sex?.rawValue
+        externalId = patient.identification.externalId
+        revision = patient.revision
+        archived = patient.archivedAt != nil
+        archivedAt = patient.archivedAt
+        sharingScope = patient.effectiveScope.rawValue
+        createdBy = patient.createdBy
+        createdAt = patient.createdAt
+        updatedAt = patient.updatedAt
+    }
+}
+
+struct BatchResultJSON: Encodable {
+    var id: String?
+    var outcome: String
+    var existingPatientId: String?
+
+    init(id: UUID?, outcome: PatientOutcome) {
+        switch outcome {
+        case .created(let patient): (self.id, self.outcome) = (patient.id.uuidString.lowercased(), "created")
+        case .existing(let patient): (self.id, self.outcome) = (patient.id.uuidString.lowercased(), "existing")
+        case .externalIdTaken(let existing):
+            (self.id, self.outcome, existingPatientId) = (id?.uuidString.lowercased(), "external_id_taken", existing.uuidString.lowercased())
+        case .idTaken: (self.id, self.outcome) = (id?.uuidString.lowercased(), "id_taken")
+        }
+    }
+}
+
+struct ConsentJSON: Encodable {
+    var scope: String
+    var method: String
+    var recordedBy: String
+    var recordedAt: Date
+
+    init(_ consent: Consent) {
+        scope = consent.scope.rawValue
+        method = consent.method.rawValue
+        recordedBy = consent.recordedBy
+        recordedAt = consent.recordedAt
+    }
+}
+
+struct ConsentHistoryJSON: Encodable {
+    var scope: String
+    var history: [ConsentJSON]
+}

@@ -1,0 +1,133 @@
+import Foundation
+import IntakeCore
+
+/// A person in the deployment's registry: who records may point to, what they agreed to share.
+///
+/// The identification fields identify a person: keep them out of logs and error messages.
+public struct Patient: Sendable, Hashable {
+    public var id: UUID
+    /// The team that registered the patient and keeps them.
+    public var teamId: Int64
+    public var identification: PatientIdentification
+    /// Increases with each change; a change names the revision it was based on.
+    public var revision: Int
+    /// Archived patients are kept (their records still point to them) but not found by lookups
+    /// unless asked for.
+    public var archivedAt: Date?
+    /// The current sharing scope; nil until consent is recorded, which counts as `no_sharing`.
+    public var sharingScope: SharingScope?
+    public var createdBy: String
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    package init(
+        id: UUID, teamId: Int64, identification: PatientIdentification, revision: Int, archivedAt: Date?, sharingScope: SharingScope?,
+        createdBy: String, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.teamId = teamId
+        self.identification = identification
+        self.revision = revision
+        self.archivedAt = archivedAt
+        self.sharingScope = sharingScope
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The scope exports obey: `no_sharing` until consent is recorded.
+    public var effectiveScope: SharingScope { sharingScope ?? .noSharing }
+}
+
+/// What a patient agreed to share, from nothing to every qualified researcher.
+public enum SharingScope: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Never reaches a researcher.
+    case noSharing = "no_sharing"
+    /// The sponsor's own study team and its partners (researchers with `study` access).
+    case sponsorsAndPartners = "sponsors_and_partners"
+    /// Any qualified researcher (`study` or `external` access).
+    case allQualifiedResearchers = "all_qualified_researchers"
+}
+
+/// How consent was given.
+public enum ConsentMethod: String, Sendable, Hashable, Codable, CaseIterable {
+    case verbal, written, electronic
+}
+
+/// One consent decision, kept for good: the history is append-only.
+public struct Consent: Sendable, Hashable {
+    public var patientId: UUID
+    public var scope: SharingScope
+    public var method: ConsentMethod
+    /// Who recorded it.
+    public var recordedBy: String
+    public var recordedAt: Date
+
+    public init(patientId: UUID, scope: SharingScope, method: ConsentMethod, recordedBy: String, recordedAt: Date) {
+        self.patientId = patientId
+        self.scope = scope
+        self.method = method
+        self.recordedBy = recordedBy
+        self.recordedAt = recordedAt
+    }
+}
+
+public struct NewPatient: Sendable, Hashable {
+    public var id: UUID
+    public var teamId: Int64
+    public var identification: PatientIdentification
+    public var createdBy: String
+    public var createdAt: Date
+
+    public init(id: UUID = UUID(), teamId: Int64, identification: PatientIdentification, createdBy: String, createdAt: Date) {
+        self.id = id
+        self.teamId = teamId
+        self.identification = identification
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+    }
+}
+
+/// What became of one patient of a registration.
+public enum PatientOutcome: Sendable, Equatable {
+    case created(Patient)
+    /// The same id with the same identification: already registered (a registration sent again).
+    case existing(Patient)
+    /// Another patient has this external id.
+    case externalIdTaken(existing: UUID)
+    /// The id is registered with other identification.
+    case idTaken
+}
+
+/// What became of a change to a patient.
+public enum PatientChangeOutcome: Sendable, Equatable {
+    case changed(Patient)
+    case notFound
+    /// The change was based on an older revision.
+    case stale(current: Int)
+    case externalIdTaken(existing: UUID)
+}
+
+/// Which patients to find: any of the given criteria, all of which must match.
+public struct PatientQuery: Sendable, Hashable {
+    /// Only this team's patients (nil: every team's).
+    public var teamId: Int64?
+    /// Matches the start of the given name, the family name, or both ("amina had").
+    public var name: String?
+    public var dateOfBirth: LocalDate?
+    public var externalId: String?
+    public var includeArchived = false
+    public var limit = 50
+
+    public init(
+        teamId: Int64? = nil, name: String? = nil, dateOfBirth: LocalDate? = nil, externalId: String? = nil, includeArchived: Bool = false,
+        limit: Int = 50
+    ) {
+        self.teamId = teamId
+        self.name = name
+        self.dateOfBirth = dateOfBirth
+        self.externalId = externalId
+        self.includeArchived = includeArchived
+        self.limit = limit
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import IntakeCore
+
+/// The patient registry as people use it: field workers and coordinators register, find, change,
+/// archive and record consent for their own team's patients; admins read every team's (and
+/// register none); researchers never see the registry (it identifies people).
+public struct PatientService: Sendable {
+    let store: any RecordStore
+    let clock: @Sendable () -> Date
+
+    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Most patients in one registration.
+    public static let batchLimit = 1000
+
+    /// Registers patients for the user's team, an outcome each, in one transaction.
+    public func register(_ people: [(id: UUID?, identification: PatientIdentification)], by user: User) async throws -> [PatientOutcome] {
+        guard let team = user.teamId, user.role == .fieldworker || user.role == .coordinator else {
+            throw TeamError.forbidden("patients are registered by a team's field workers and coordinators; your account belongs to no team")
+        }
+        guard (1...Self.batchLimit).contains(people.count) else {
+            throw TeamError.invalid("give from 1 to \(Self.batchLimit) patients at once")
+        }
+        for (index, person) in people.enumerated() { try Self.check(person.identification, at: people.count > 1 ? index : nil) }
+        let now = clock()
+        return try await store.registerPatients(
+            people.map { NewPatient(id: $0.id ?? UUID(), teamId: team, identification: $0.identification, createdBy: user.username, createdAt: now) })
+    }
+
+    /// A patient the user may see; another team's is not found, as if it did not exist.
+    public func patient(_ id: UUID, for user: User) async throws -> Patient {
+        guard let patient = try await store.patient(id: id), user.role == .admin || patient.teamId == user.teamId else {
+            throw TeamError.notFound("there is no patient \(id.uuidString.lowercased()) in your team")
+        }
+        return patient
+    }
+
+    public func find(_ query: PatientQuery, for user: User) async throws -> [Patient] {
+        var query = query
+        if user.role != .admin {
+            guard let team = user.teamId else { throw TeamError.forbidden("your account belongs to no team, so no patients are yours to find") }
+            query.teamId = team
+        }
+        return try await store.findPatients(query)
+    }
+
+    public func update(_ id: UUID, baseRevision: Int, identification: PatientIdentification, by user: User) async throws -> PatientChangeOutcome {
+        try Self.check(identification, at: nil)
+        _ = try await patient(id, for: user)
+        return try await store.updatePatient(id: id, baseRevision: baseRevision, identification: identification, at: clock())
+    }
+
+    public func setArchived(_ id: UUID, _ archived: Bool, by user: User) async throws -> Patient {
+        _ = try await patient(id, for: user)
+        guard let patient = try await store.setPatientArchived(id: id, archived, at: clock()) else {
+            throw TeamError.notFound("there is no patient \(id.uuidString.lowercased())")
+        }
+        return patient
+    }
+
+    /// Records what the patient agreed to share; it governs every export from now on.
+    public func recordConsent(_ id: UUID, scope: SharingScope, method: ConsentMethod, by user: User) async throws -> Patient {
+        _ = try await patient(id, for: user)
+        guard let patient = try await store.recordConsent(Consent(patientId: id, scope: scope, method: method, recordedBy: user.username, recordedAt: clock()))
+        else { throw TeamError.notFound("there is no patient \(id.uuidString.lowercased())") }
+        return patient
+    }
+
+    public func consent(_ id: UUID, for user: User) async throws -> (patient: Patient, history: [Consent]) {
+        let patient = try await patient(id, for: user)
+        return (patient, try await store.consentHistory(patientId: id))
+    }
+
+    /// Names present and plain, an external id of sensible length, a birth date not in the future.
+    /// Messages name the field and the patient's place in a batch, never a value.
+    static func check(_ person: PatientIdentification, at index: Int?) throws {
+        let place = index.map { "patient \($0 + 1): " } ?? ""
+        for (field, value) in [("givenName", person.givenName), ("familyName", person.familyName)] {
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { throw TeamError.invalid("\(place)\(field) is required") }
+            guard value.count <= 200, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw TeamError.invalid("\(place)\(field) is up to 200 characters, without control characters")
+            }
+        }
+        if let external = person.externalId {
+            guard !external.trimmingCharacters(in: .whitespaces).isEmpty, external.count <= 100,
+                !external.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else { throw TeamError.invalid("\(place)externalId is 1 to 100 characters, without control characters") }
+        }
+        // Ahead of UTC by up to 14 hours: a baby born today somewhere is not refused.
+        if let born = person.dateOfBirth, born > LocalDate.today(in: TimeZone(secondsFromGMT: 14 * 3600)!) {
+            throw TeamError.invalid("\(place)dateOfBirth is in the future")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import IntakeCore
+import IntakeServer
+import Testing
+
+/// What every store must do with the patient registry and consent: unique external ids (also
+/// when two servers register at once), optimistic changes, archive and restore, lookups by name,
+/// date of birth or external id, and a consent history nobody can rewrite.
+public enum PatientStoreContract {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func person(_ given: String, _ family: String, born: String? = nil, external: String? = nil) -> PatientIdentification {
+        PatientIdentification(
+            givenName: given, familyName: family, dateOfBirth: born.flatMap(LocalDate.init(iso:)), sex: .female, externalId: external)
+    }
+
+    static func register(_ store: any RecordStore, _ people: [PatientIdentification]) async throws -> [PatientOutcome] {
+        try await store.registerPatients(people.map { NewPatient(teamId: 1, identification: $0, createdBy: "cora", createdAt: start) })
+    }
+
+    public static func patientsAreRegisteredOnceAndAnExternalIdBelongsToOnePatient(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        _ = try await store.createTeam(name: "clinic", at: start)
+        let amina = NewPatient(teamId: 1, identification: person("Amina", "Haddad", born: "1990-04-12", external: "UNHCR-1"), createdBy: "cora", createdAt: start)
+        let outcomes = try await store.registerPatients([
+            amina,
+            NewPatient(teamId: 1, identification: person("Bilal", "Haddad", external: "UNHCR-1"), createdBy: "cora", createdAt: start),
+            NewPatient(teamId: 1, identification: person("Chen", "Li"), createdBy: "cora", createdAt: start),
+            NewPatient(teamId: 1, identification: person("Dana", "Li"), createdBy: "cora", createdAt: start),
+        ])
+        guard case .created(let stored) = outcomes[0] else {
+            Issue.record("not created: \(outcomes[0])")
+            return
+        }
+        #expect(stored.id == amina.id && stored.revision == 1 && stored.identification == amina.identification && stored.sharingScope == nil)
+        #expect(stored.effectiveScope == .noSharing, "no consent recorded: nothing is shared")
+        #expect(outcomes[1] == .externalIdTaken(existing: amina.id), "the same external id in the same batch")
+        if case .created = outcomes[2], case .created = outcomes[3] {} else { Issue.record("patients without external ids: \(outcomes)") }
+        #expect(try await store.registerPatients([amina]) == [.existing(stored)], "sent again: already registered, nothing changed")
+        var other = amina
+        other.identification.givenName = "Someone else"
+        #expect(try await store.registerPatients([other]) == [.idTaken])
+        #expect(try await store.patient(id: amina.id) == stored)
+        #expect(try await store.patient(id: UUID()) == nil)
+    }
+
+    public static func patientsAreFoundByNameDateOfBirthOrExternalIdAndArchivedOnesOnlyWhenAsked(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        _ = try await store.createTeam(name: "clinic", at: start)
+        let outcomes = try await register(store, [
+            person("Amina", "Haddad", born: "1990-04-12", external: "UNHCR-1"), person("Ḥasan", "Haddād", born: "1985-01-02"),
+            person("Chen", "Li", born: "1990-04-12"), person("Li", "Wang"), person("Per%cent", "Under_score"),
+        ])
+        let ids = outcomes.compactMap { if case .created(let patient) = $0 { patient.id } else { nil } }
+        try #require(ids.count == 5)
+        func names(_ query: PatientQuery) async throws -> [String] {
+            try await store.findPatients(query).map(\.identification.givenName)
+        }
+        #expect(try await names(PatientQuery(name: "haddad")) == ["Amina", "Ḥasan"], "accents and case do not matter")
+        #expect(try await names(PatientQuery(name: "  AMINA  ")) == ["Amina"])
+        #expect(try await names(PatientQuery(name: "amina had")) == ["Amina"], "given then family name")
+        #expect(try await names(PatientQuery(name: "li")) == ["Chen", "Li"], "family or given name")
+        #expect(try await names(PatientQuery(dateOfBirth: LocalDate(iso: "1990-04-12"))) == ["Amina", "Chen"])
+        #expect(try await names(PatientQuery(name: "li", dateOfBirth: LocalDate(iso: "1990-04-12"))) == ["Chen"], "every criterion")
+        #expect(try await names(PatientQuery(externalId: "UNHCR-1")) == ["Amina"])
+        #expect(try await names(PatientQuery(name: "per%")) == ["Per%cent"], "wildcards are letters")
+        #expect(try await names(PatientQuery(name: "%")).isEmpty)
+        #expect(try await names(PatientQuery(name: "under_")) == ["Per%cent"])
+        #expect(try await names(PatientQuery(name: "under_x")).isEmpty)
+        #expect(try await names(PatientQuery(name: "haddad", limit: 1)).count == 1)
+        let ward = try await store.createTeam(name: "ward", at: start)
+        _ = try await store.registerPatients([
+            NewPatient(teamId: ward.id, identification: person("Zara", "Haddad"), createdBy: "wlead", createdAt: start)
+        ])
+        #expect(try await names(PatientQuery(name: "haddad")) == ["Amina", "Ḥasan", "Zara"], "every team's")
+        #expect(try await names(PatientQuery(teamId: ward.id, name: "haddad")) == ["Zara"], "one team's")
+        #expect(try await store.findPatients(PatientQuery(teamId: ward.id)).map(\.teamId) == [ward.id])
+
+        let archived = try #require(try await store.setPatientArchived(id: ids[0], true, at: start + 10))
+        #expect(archived.archivedAt == start + 10 && archived.revision == 2)
+        #expect(try await store.setPatientArchived(id: ids[0], true, at: start + 20)?.archivedAt == start + 10, "archiving twice changes nothing")
+        #expect(try await names(PatientQuery(name: "haddad")) == ["Ḥasan", "Zara"])
+        #expect(try await names(PatientQuery(name: "haddad", includeArchived: true)) == ["Amina", "Ḥasan", "Zara"])
+        let restored = try #require(try await store.setPatientArchived(id: ids[0], false, at: start + 30))
+        #expect(restored.archivedAt == nil && restored.revision == 3)
+        #expect(try await store.setPatientArchived(id: UUID(), true, at: start) == nil)
+    }
+
+    public static func aChangeBasedOnAnOlderRevisionIsRefusedAndExternalIdsStayUnique(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        _ = try await store.createTeam(name: "clinic", at: start)
+        let outcomes = try await register(store, [person("Amina", "Haddad", external: "A-1"), person("Bilal", "Khan", external: "B-1")])
+        guard case .created(let amina) = outcomes[0], case .created(let bilal) = outcomes[1] else {
+            Issue.record("not created")
+            return
+        }
+        var changed = amina.identification
+        changed.familyName = "Haddad-Khan"
+        guard case .changed(let updated) = try await store.updatePatient(id: amina.id, baseRevision: 1, identification: changed, at: start + 5) else {
+            Issue.record("not changed")
+            return
+        }
+        #expect(updated.revision == 2 && updated.identification.familyName == "Haddad-Khan" && updated.updatedAt == start + 5)
+        #expect(try await store.findPatients(PatientQuery(name: "haddad-k")).map(\.id) == [amina.id])
+        #expect(try await store.updatePatient(id: amina.id, baseRevision: 1, identification: amina.identification, at: start) == .stale(current: 2))
+        changed.externalId = "B-1"
+        #expect(try await store.updatePatient(id: amina.id, baseRevision: 2, identification: changed, at: start) == .externalIdTaken(existing: bilal.id))
+        #expect(try await store.updatePatient(id: UUID(), baseRevision: 1, identification: changed, at: start) == .notFound)
+        #expect(try await store.patient(id: amina.id)?.identification.externalId == "A-1", "nothing half-done")
+    }
+
+    public static func consentIsAnAppendOnlyHistoryWhoseLatestIsTheScope(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        _ = try await store.createTeam(name: "clinic", at: start)
+        guard case .created(let amina) = try await register(store, [person("Amina", "Haddad")])[0] else {
+            Issue.record("not created")
+            return
+        }
+        let given = Consent(patientId: amina.id, scope: .allQualifiedResearchers, method: .written, recordedBy: "cora", recordedAt: start + 1)
+        let narrowed = Consent(patientId: amina.id, scope: .sponsorsAndPartners, method: .verbal, recordedBy: "dana", recordedAt: start + 2)
+        #expect(try await store.recordConsent(given)?.sharingScope == .allQualifiedResearchers)
+        let now = try #require(try await store.recordConsent(narrowed))
+        #expect(now.sharingScope == .sponsorsAndPartners && now.effectiveScope == .sponsorsAndPartners && now.revision == 1)
+        #expect(try await store.consentHistory(patientId: amina.id) == [given, narrowed])
+        #expect(try await store.recordConsent(Consent(patientId: UUID(), scope: .noSharing, method: .verbal, recordedBy: "x", recordedAt: start)) == nil)
+        #expect(try await store.consentHistory(patientId: UUID()).isEmpty)
+    }
+
+    public static func twoServersRegisteringOneExternalIdAtOnceMakeOnePatient(_ kind: some RecordStoreFactory) async throws {
+        let database = try kind.newDatabase()
+        let first = try await kind.open(database: database)
+        let second = try await kind.open(database: database)
+        _ = try await first.createTeam(name: "clinic", at: start)
+        let outcomes = try await withThrowingTaskGroup(of: PatientOutcome.self) { group in
+            for index in 0..<8 {
+                let store = index.isMultiple(of: 2) ? first : second
+                group.addTask {
+                    try await store.registerPatients([
+                        NewPatient(teamId: 1, identification: person("P\(index)", "Same", external: "SHARED-1"), createdBy: "cora", createdAt: start)
+                    ])[0]
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let created = outcomes.compactMap { if case .created(let patient) = $0 { patient.id } else { nil } }
+        #expect(created.count == 1, "\(outcomes)")
+        #expect(outcomes.filter { $0 == .externalIdTaken(existing: created.first ?? UUID()) }.count == 7)
+        #expect(try await second.findPatients(PatientQuery(externalId: "SHARED-1")).map(\.id) == created)
+    }
+}

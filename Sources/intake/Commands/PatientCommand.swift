@@ -1,0 +1,189 @@
+import ArgumentParser
+import Foundation
+import IntakeClient
+import IntakeFieldwork
+
+struct PatientCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "patient",
+        abstract: "Your team's patient registry: register, find, show, change, archive, consent, import a roster.",
+        subcommands: [Register.self, Find.self, Show.self, Update.self, Archive.self, Restore.self, Consent.self, Import.self])
+
+    struct Identity: ParsableArguments {
+        @Option(help: "Date of birth, YYYY-MM-DD.") var dateOfBirth: String?
+        @Option(help: "female, male, other or unknown.") var sex: String?
+        @Option(help: "A study or clinic number, unique in the deployment.") var externalId: String?
+    }
+
+    struct Register: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register a patient for your team.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "Given name.") var givenName: String
+        @Argument(help: "Family name.") var familyName: String
+        @OptionGroup var identity: Identity
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let id = UUID().uuidString.lowercased()
+            let result = try await client.registerPatients([
+                NewRemotePatient(
+                    id: id, givenName: givenName, familyName: familyName, dateOfBirth: identity.dateOfBirth, sex: identity.sex,
+                    externalId: identity.externalId)
+            ])[0]
+            guard result.outcome == "created" else {
+                throw ValidationError(
+                    result.existingPatientId.map { "Not registered: patient \($0) already has this external id." } ?? "Not registered (\(result.outcome)).")
+            }
+            print("Registered patient \(id).")
+        }
+    }
+
+    struct Find: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Find patients by name, date of birth or external id (all given must match).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Option(help: "The start of the given or family name (accents and case ignored).") var name: String?
+        @Option(help: "YYYY-MM-DD.") var dateOfBirth: String?
+        @Option(help: "The external id.") var externalId: String?
+        @Flag(help: "Archived patients too.") var includeArchived = false
+
+        func validate() throws {
+            guard name != nil || dateOfBirth != nil || externalId != nil else {
+                throw ValidationError("Give --name, --date-of-birth or --external-id.")
+            }
+        }
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let found = try await client.findPatients(name: name, dateOfBirth: dateOfBirth, externalId: externalId, includeArchived: includeArchived)
+            PatientText.list(found).forEach { print($0) }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One patient, with their consent history.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The patient's id.") var id: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            PatientText.show(try await client.patient(id)).forEach { print($0) }
+            let (scope, history) = try await client.consentHistory(id)
+            PatientText.consent(scope: scope, history: history).forEach { print($0) }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a patient's identification (refused if someone changed it since you read it).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The patient's id.") var id: String
+        @Option(help: "The revision you read (intake patient show); default: the current one.") var baseRevision: Int?
+        @Option(help: "Given name.") var givenName: String?
+        @Option(help: "Family name.") var familyName: String?
+        @OptionGroup var identity: Identity
+        @Option(parsing: .upToNextOption, help: "Fields to clear: date_of_birth, sex, external_id.") var clear: [String] = []
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            var changes: [String: String?] = [:]
+            for (field, value) in [
+                ("givenName", givenName), ("familyName", familyName), ("dateOfBirth", identity.dateOfBirth), ("sex", identity.sex),
+                ("externalId", identity.externalId),
+            ] {
+                if let value { changes[field] = .some(value) }
+            }
+            let cleared = ["date_of_birth": "dateOfBirth", "sex": "sex", "external_id": "externalId"]
+            for name in clear {
+                guard let field = cleared[name] else { throw ValidationError("--clear takes date_of_birth, sex or external_id.") }
+                changes[field] = .some(nil)
+            }
+            guard !changes.isEmpty else { throw ValidationError("Give at least one field to change.") }
+            let revision: Int
+            if let baseRevision { revision = baseRevision } else { revision = try await client.patient(id).revision }
+            let patient = try await client.updatePatient(id, baseRevision: revision, changes: changes)
+            print("Patient \(patient.id.prefix(8)) is at revision \(patient.revision).")
+        }
+    }
+
+    struct Archive: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Archive a patient (kept; found only with --include-archived).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The patient's id.") var id: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            print("Archived patient \(try await client.setPatientArchived(id, true).id.prefix(8)).")
+        }
+    }
+
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Restore an archived patient.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The patient's id.") var id: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            print("Restored patient \(try await client.setPatientArchived(id, false).id.prefix(8)).")
+        }
+    }
+
+    struct Consent: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record what a patient agreed to share: no_sharing, sponsors_and_partners or all_qualified_researchers.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "no_sharing, sponsors_and_partners or all_qualified_researchers.") var scope: String
+        @Option(help: "How it was given: verbal, written or electronic.") var method: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let patient = try await client.recordConsent(id, scope: scope, method: method)
+            print("Patient \(patient.id.prefix(8)) now shares: \(patient.sharingScope).")
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register the patients of a roster (CSV: given_name, family_name, date_of_birth, sex, external_id).",
+            discussion: """
+                Rows with problems are listed by row and column. Nothing is imported while any row has one, unless \
+                --skip-invalid imports the good rows. Importing the same roster again registers nobody twice. \
+                --dry-run checks the roster and changes nothing.
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The roster file.") var file: String
+        @Flag(help: "Check the roster and show what would be imported; change nothing.") var dryRun = false
+        @Flag(help: "Import the good rows even when others have problems.") var skipInvalid = false
+
+        func run() async throws {
+            let text: String
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw ValidationError("Cannot read \(file) as UTF-8 text; save the roster as CSV (UTF-8).")
+            }
+            let roster = try Roster(csv: text)
+            roster.problems.forEach { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
+            if dryRun {
+                print("Dry run: \(roster.rows.count) row(s) ready to import, \(roster.problems.count) with problems; nothing was sent.")
+                if !roster.problems.isEmpty { throw ExitCode.failure }
+                return
+            }
+            guard roster.problems.isEmpty || skipInvalid else {
+                throw ValidationError("\(roster.problems.count) row(s) have problems (above); nothing was imported. Fix them, or import the good rows with --skip-invalid.")
+            }
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let results = try await RosterImport.run(roster.rows, client: client)
+            RosterImport.lines(results).forEach { print($0) }
+            if results.contains(where: { $0.outcome != "created" && $0.outcome != "existing" }) || !roster.problems.isEmpty { throw ExitCode.failure }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@testable import IntakeServer
+
+/// The patient registry over HTTP: registration that is safe to send again, one patient per
+/// external id, finding, optimistic changes, archive and restore, consent and its history, each
+/// team seeing only its own patients.
+struct PatientRoutesTests {
+    struct Person: Encodable {
+        var id: String?
+        var givenName: String
+        var familyName: String
+        var dateOfBirth: String?
+        var sex: String?
+        var externalId: String?
+    }
+
+    @Test func aPatientIsRegisteredOnceFoundChangedArchivedAndGivenConsent() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            let id = UUID().uuidString.lowercased()
+            let amina = Person(id: id, givenName: "Amina", familyName: "Haddad", dateOfBirth: "1990-04-12", sex: "female", externalId: "UNHCR-1")
+            let created = try await client.send(.post, "/v1/patients", as: "fieldworker-a", in: server, json: amina)
+            #expect(created.status == .created && created.json["id"] as? String == id && created.json["revision"] as? Int == 1, "\(created.text)")
+            #expect(created.json["sharingScope"] as? String == "no_sharing", "no consent yet: nothing shared")
+            let again = try await client.send(.post, "/v1/patients", as: "fieldworker-a", in: server, json: amina)
+            #expect(again.status == .ok && again.json["id"] as? String == id, "sent again: already registered")
+            let twin = try await client.send(
+                .post, "/v1/patients", as: "coordinator-b", in: server, json: Person(givenName: "Other", familyName: "Person", externalId: "UNHCR-1"))
+            #expect(twin.status == .conflict && twin.errorCode == "external_id_taken", "\(twin.text)")
+            #expect(((twin.json["error"] as? [String: Any])?["details"] as? [String: Any])?["existingPatientId"] as? String == id)
+            #expect(!twin.text.contains("Amina"), "the refusal names the patient by id only")
+
+            let found = try await client.send(.get, "/v1/patients?name=HADDAD", as: "coordinator-a", in: server)
+            #expect((found.json["patients"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+            #expect((try await client.send(.get, "/v1/patients?name=haddad", as: "coordinator-b", in: server).json["patients"] as? [Any])?.isEmpty == true)
+            #expect(try await client.send(.get, "/v1/patients/\(id)", as: "fieldworker-b", in: server).status == .notFound)
+            #expect(try await client.send(.get, "/v1/patients/\(id)", as: "admin", in: server).status == .ok)
+            #expect(try await client.send(.get, "/v1/patients/\(id)", as: "researcher", in: server).status == .forbidden)
+            #expect(try await client.send(.get, "/v1/patients", as: "fieldworker-a", in: server).errorCode == "no_criteria")
+            #expect(try await client.send(.get, "/v1/patients?dateOfBirth=1990-02-30", as: "fieldworker-a", in: server).status == .badRequest)
+            let byBirth = try await client.send(.get, "/v1/patients?dateOfBirth=1990-04-12&externalId=UNHCR-1", as: "fieldworker-a", in: server)
+            #expect((byBirth.json["patients"] as? [Any])?.count == 1)
+
+            let renamed = try await client.send(
+                .patch, "/v1/patients/\(id)", as: "fieldworker-a", in: server, body: Data(#"{"baseRevision": 1, "familyName": "Haddad-Khan", "externalId": null}"#.utf8))
+            #expect(renamed.status == .ok && renamed.json["revision"] as? Int == 2 && renamed.json["externalId"] == nil, "\(renamed.text)")
+            #expect(renamed.json["dateOfBirth"] as? String == "1990-04-12", "left out: kept")
+            let stale = try await client.send(.patch, "/v1/patients/\(id)", as: "fieldworker-a", in: server, body: Data(#"{"baseRevision": 1, "givenName": "A"}"#.utf8))
+            #expect(stale.status == .conflict && stale.errorCode == "stale_revision", "\(stale.text)")
+            #expect(((stale.json["error"] as? [String: Any])?["details"] as? [String: Any])?["currentRevision"] as? Int == 2)
+            let blank = try await client.send(.patch, "/v1/patients/\(id)", as: "fieldworker-a", in: server, body: Data(#"{"baseRevision": 2, "givenName": "  "}"#.utf8))
+            #expect(blank.status == .unprocessableContent && !blank.text.contains("Amina"))
+
+            let archived = try await client.send(.post, "/v1/patients/\(id)/archive", as: "coordinator-a", in: server)
+            #expect(archived.json["archived"] as? Bool == true)
+            #expect((try await client.send(.get, "/v1/patients?name=haddad", as: "coordinator-a", in: server).json["patients"] as? [Any])?.isEmpty == true)
+            #expect((try await client.send(.get, "/v1/patients?name=haddad&includeArchived=true", as: "coordinator-a", in: server).json["patients"] as? [Any])?.count == 1)
+            #expect(try await client.send(.post, "/v1/patients/\(id)/restore", as: "coordinator-a", in: server).json["archived"] as? Bool == false)
+
+            struct ConsentBody: Encodable { var scope: String; var method: String }
+            let consented = try await client.send(
+                .put, "/v1/patients/\(id)/consent", as: "fieldworker-a", in: server, json: ConsentBody(scope: "all_qualified_researchers", method: "written"))
+            #expect(consented.status == .ok && consented.json["sharingScope"] as? String == "all_qualified_researchers")
+            _ = try await client.send(.put, "/v1/patients/\(id)/consent", as: "coordinator-a", in: server, json: ConsentBody(scope: "no_sharing", method: "verbal"))
+            let history = try await client.send(.get, "/v1/patients/\(id)/consent", as: "coordinator-a", in: server)
+            #expect(history.json["scope"] as? String == "no_sharing")
+            #expect((history.json["history"] as? [[String: Any]])?.map { $0["recordedBy"] as? String } == ["fieldworker-a", "coordinator-a"])
+            let badScope = try await client.send(.put, "/v1/patients/\(id)/consent", as: "fieldworker-a", in: server, json: ConsentBody(scope: "everyone", method: "verbal"))
+            #expect(badScope.status == .badRequest)
+            #expect(try await client.send(.put, "/v1/patients/\(id)/consent", as: "fieldworker-b", in: server, json: ConsentBody(scope: "no_sharing", method: "verbal")).status == .notFound)
+        }
+    }
+
+    @Test func aBatchRegistersEachPatientOrSaysWhyNot() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            struct Batch: Encodable { var patients: [Person] }
+            let first = UUID().uuidString.lowercased()
+            let batch = Batch(patients: [
+                Person(id: first, givenName: "Amina", familyName: "Haddad", externalId: "S-1"),
+                Person(givenName: "Bilal", familyName: "Khan", externalId: "S-1"),
+                Person(givenName: "Chen", familyName: "Li"),
+            ])
+            let answer = try await client.send(.post, "/v1/patients/batch", as: "coordinator-a", in: server, json: batch)
+            let results = try #require(answer.json["results"] as? [[String: Any]], "\(answer.text)")
+            #expect(results.map { $0["outcome"] as? String } == ["created", "external_id_taken", "created"])
+            #expect(results[1]["existingPatientId"] as? String == first && results[0]["id"] as? String == first)
+            let again = try await client.send(.post, "/v1/patients/batch", as: "coordinator-a", in: server, json: Batch(patients: [batch.patients[0]]))
+            #expect((again.json["results"] as? [[String: Any]])?.first?["outcome"] as? String == "existing", "idempotent")
+            let future = try await client.send(
+                .post, "/v1/patients/batch", as: "coordinator-a", in: server,
+                json: Batch(patients: [Person(givenName: "Dana", familyName: "Li"), Person(givenName: "Eve", familyName: "Li", dateOfBirth: "2999-01-01")]))
+            #expect(future.status == .unprocessableContent && future.text.contains("patient 2: dateOfBirth is in the future"), "\(future.text)")
+            #expect((try await client.send(.get, "/v1/patients?name=dana", as: "coordinator-a", in: server).json["patients"] as? [Any])?.isEmpty == true, "nothing half-done")
+            let empty = try await client.send(.post, "/v1/patients/batch", as: "coordinator-a", in: server, json: Batch(patients: []))
+            #expect(empty.status == .unprocessableContent)
+            #expect(try await client.send(.post, "/v1/patients/batch", as: "admin", in: server, json: batch).status == .forbidden)
+        }
+    }
+}
