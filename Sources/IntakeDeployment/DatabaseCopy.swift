@@ -134,7 +134,7 @@ struct CopiedTable: Sendable {
                 ("id", .text), ("questionnaireId", .text), ("questionnaireVersion", .text), ("teamId", .integer), ("receivedBy", .text),
                 ("status", .text), ("revision", .integer), ("createdAt", .real), ("updatedAt", .real), ("receivedAt", .real),
                 ("givenNameKey", .text), ("familyNameKey", .text), ("dateOfBirth", .text), ("externalId", .text), ("body", .text),
-                ("changeSeq", .integer), ("teamSeq", .integer),
+                ("changeSeq", .integer), ("teamSeq", .integer), ("patientId", .text),
             ], order: "changeSeq"),
         CopiedTable(
             source: "recordRevision", target: "recordRevision",

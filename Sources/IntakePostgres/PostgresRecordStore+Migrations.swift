@@ -387,6 +387,13 @@ extension PostgresRecordStore {
                 "CREATE TRIGGER consent_no_change BEFORE UPDATE OR DELETE ON consent FOR EACH ROW EXECUTE FUNCTION consent_append_only()",
             ]
         ),
+        (
+            "v11: records point to a registry patient",
+            [
+                "ALTER TABLE record ADD COLUMN patientId TEXT",
+                "CREATE INDEX record_patient ON record (patientId)",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -52,12 +52,12 @@ extension PostgresRecordStore {
         try await connection.query(
             """
             INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
-                                createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, changeSeq,
-                                teamSeq)
+                                createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
+                                changeSeq, teamSeq)
             VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.status.rawValue), 1,
                     \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(NameKey.fold(r.patient.givenName)),
                     \(NameKey.fold(r.patient.familyName)), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
-                    nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
+                    \(r.patientId.map(key)), nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
             """, logger: logger)
         try await insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, connection)
         return .created(revision: 1)
@@ -115,7 +115,7 @@ extension PostgresRecordStore {
                     status = \(r.status.rawValue), revision = \(current + 1), updatedAt = \(Self.timestamp(time)),
                     givenNameKey = \(NameKey.fold(r.patient.givenName)), familyNameKey = \(NameKey.fold(r.patient.familyName)),
                     dateOfBirth = \(r.patient.dateOfBirth?.description), externalId = \(r.patient.externalId), body = \(body),
-                    changeSeq = nextval('record_change'),
+                    patientId = \(r.patientId.map(Self.key)), changeSeq = nextval('record_change'),
                     teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(teamId))
                 WHERE id = \(id)
                 """, logger: Self.logger)

@@ -42,15 +42,16 @@ extension SQLiteRecordStore {
             sql: """
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
                                     createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body,
-                                    changeSeq, teamSeq)
-                VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
+                                    patientId, changeSeq, teamSeq)
+                VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
                         (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?))
                 """
         ).execute(
             arguments: [
                 id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.status.rawValue,
                 timestamp(r.createdAt), timestamp(time), timestamp(time), NameKey.fold(r.patient.givenName),
-                NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId, body, owner.teamId,
+                NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId, body,
+                r.patientId.map(key), owner.teamId,
             ])
         try insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, db)
         return .created(revision: 1)
@@ -99,7 +100,7 @@ extension SQLiteRecordStore {
             try db.execute(
                 sql: """
                     UPDATE record SET questionnaireId = ?, questionnaireVersion = ?, status = ?, revision = ?, updatedAt = ?,
-                        givenNameKey = ?, familyNameKey = ?, dateOfBirth = ?, externalId = ?, body = ?,
+                        givenNameKey = ?, familyNameKey = ?, dateOfBirth = ?, externalId = ?, body = ?, patientId = ?,
                         changeSeq = (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
                         teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?)
                     WHERE id = ?
@@ -107,7 +108,7 @@ extension SQLiteRecordStore {
                 arguments: [
                     r.questionnaire.id, r.questionnaire.version, r.status.rawValue, current + 1, Self.timestamp(time),
                     NameKey.fold(r.patient.givenName), NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description,
-                    r.patient.externalId, String(decoding: item.body, as: UTF8.self), teamId, id,
+                    r.patient.externalId, String(decoding: item.body, as: UTF8.self), r.patientId.map(Self.key), teamId, id,
                 ])
             try Self.insertRevision(
                 item, body: String(decoding: item.body, as: UTF8.self), revision: current + 1, savedBy: savedBy, at: time, db)

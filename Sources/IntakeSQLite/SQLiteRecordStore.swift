@@ -386,6 +386,13 @@ extension SQLiteRecordStore {
                         BEGIN SELECT RAISE(ABORT, 'consent history is append-only'); END;
                     """)
         }
+        migrator.registerMigration("v13: records point to a registry patient") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN patientId TEXT;
+                    CREATE INDEX record_patient ON record (patientId);
+                    """)
+        }
         return migrator
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import IntakeCore
 import Testing
 
 @testable import IntakeServer
@@ -99,6 +100,35 @@ struct PatientRoutesTests {
             let empty = try await client.send(.post, "/v1/patients/batch", as: "coordinator-a", in: server, json: Batch(patients: []))
             #expect(empty.status == .unprocessableContent)
             #expect(try await client.send(.post, "/v1/patients/batch", as: "admin", in: server, json: batch).status == .forbidden)
+        }
+    }
+
+    @Test func aRecordPointsOnlyToAPatientOfItsTeam() async throws {
+        let server = try await TestServer.make()
+        let ours = UUID(), theirs = UUID()
+        for (id, team) in [(ours, Int64(1)), (theirs, Int64(2))] {
+            _ = try await server.services.store.registerPatients([
+                NewPatient(id: id, teamId: team, identification: PatientIdentification(givenName: "A", familyName: "B"), createdBy: "x", createdAt: Date())
+            ])
+        }
+        try await server.application().test(.router) { client in
+            var record = server.record(seed: 3)
+            record.patientId = ours
+            let stored = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
+            #expect(stored.status == .created, "\(stored.text)")
+            let read = try await client.send(.get, "/v1/records/\(record.id.uuidString.lowercased())", as: "fieldworker-a", in: server)
+            #expect((read.json["record"] as? [String: Any])?["patientId"] as? String == ours.uuidString.lowercased())
+            for other in [theirs, UUID()] {
+                var elsewhere = server.record(seed: 4)
+                elsewhere.patientId = other
+                let refused = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: elsewhere)
+                #expect(refused.status == .unprocessableContent && refused.errorCode == "unknown_patient", "\(refused.text)")
+            }
+            var edited = record
+            edited.patientId = theirs
+            let moved = try await client.send(
+                .put, "/v1/records/\(record.id.uuidString.lowercased())", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: edited))
+            #expect(moved.errorCode == "unknown_patient", "an edit cannot point the record elsewhere: \(moved.text)")
         }
     }
 }

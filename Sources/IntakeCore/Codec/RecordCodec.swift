@@ -67,7 +67,7 @@ public enum RecordCodec {
     }
 
     private enum Member: UInt16 {
-        case format, id, questionnaire, patient, answers, status, collector, deviceId, language, createdAt, updatedAt
+        case format, id, questionnaire, patient, answers, status, collector, deviceId, language, createdAt, updatedAt, patientId
 
         /// Its flag in the set of keys seen so far.
         var bit: UInt16 { 1 << rawValue }
@@ -79,6 +79,7 @@ public enum RecordCodec {
             case key.is("format"): self = .format
             case key.is("questionnaire"): self = .questionnaire
             case key.is("patient"): self = .patient
+            case key.is("patientId"): self = .patientId
             case key.is("status"): self = .status
             case key.is("collector"): self = .collector
             case key.is("deviceId"): self = .deviceId
@@ -96,6 +97,7 @@ public enum RecordCodec {
         var id: UUID?
         var questionnaire: QuestionnaireReference?
         var patient = PatientIdentification()
+        var patientId: UUID?
         var status: PatientResponse.Status?
         var collector: String?
         var deviceId: String?
@@ -119,6 +121,9 @@ public enum RecordCodec {
                 id = value
             case .questionnaire: questionnaire = try RecordCodec.questionnaire(&reader)
             case .patient: patient = try RecordCodec.patient(&reader)
+            case .patientId:
+                guard let value = UUID(canonical: try reader.string()) else { throw reader.error("expected a patient id (a UUID)") }
+                patientId = value
             case .answers: preconditionFailure("answers are read by their caller")
             case .status:
                 guard let value = PatientResponse.Status(rawValue: try reader.string()) else {
@@ -145,7 +150,7 @@ public enum RecordCodec {
             guard let updatedAt else { throw missing("updatedAt", reader, start) }
             return PatientResponse(
                 id: id, questionnaire: questionnaire, patient: patient, status: status, collector: collector,
-                deviceId: deviceId, language: language, createdAt: createdAt, updatedAt: updatedAt)
+                deviceId: deviceId, language: language, createdAt: createdAt, updatedAt: updatedAt, patientId: patientId)
         }
 
         private func missing(_ key: String, _ reader: borrowing JSONReader, _ start: Int) -> JSONReadError {
@@ -293,6 +298,7 @@ public enum RecordCodec {
         member("id") { $0.string(record.id.uuidString.lowercased()) }
         if let language = record.language { member("language") { $0.string(language) } }
         member("patient") { writer in write(record.patient, into: &writer) }
+        if let patientId = record.patientId { member("patientId") { $0.string(patientId.uuidString.lowercased()) } }
         member("questionnaire") { writer in
             writer.beginObject()
             writer.key("id")

@@ -11,6 +11,8 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
     public var id: UUID
     public var questionnaire: QuestionnaireReference
     public var patient: PatientIdentification
+    /// The registry patient the record is about, when it points to one.
+    public var patientId: UUID?
     /// Answers by section number, then by 1-based question index within the section.
     public var answers: [Int: [Int: Answer]]
     public var status: Status
@@ -30,11 +32,12 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
     public init(
         id: UUID = UUID(), questionnaire: QuestionnaireReference, patient: PatientIdentification = .init(),
         answers: [Int: [Int: Answer]] = [:], status: Status = .draft, collector: String, deviceId: String,
-        language: String? = nil, createdAt: Date = PatientResponse.now(), updatedAt: Date? = nil
+        language: String? = nil, createdAt: Date = PatientResponse.now(), updatedAt: Date? = nil, patientId: UUID? = nil
     ) {
         self.id = id
         self.questionnaire = questionnaire
         self.patient = patient
+        self.patientId = patientId
         self.answers = answers
         self.status = status
         self.collector = collector

@@ -25,7 +25,16 @@ public struct RecordService: Sendable {
 
     /// Validates with the same `IntakeCore` validator the CLI uses. `today` is a day ahead of
     /// UTC so a device east of the server may record its own today.
-    func check(_ record: PatientResponse, today: LocalDate = RecordService.today()) async throws -> Checked {
+    /// A record that points to a patient must point to one of `teamId`'s (the team it belongs to).
+    func check(
+        _ record: PatientResponse, teamId: Int64, today: LocalDate = RecordService.today(), patients: PatientTeams = PatientTeams()
+    ) async throws -> Checked {
+        if let patientId = record.patientId, try await patients.team(of: patientId, store) != teamId {
+            return .invalid(
+                code: "unknown_patient",
+                message: "patient \(patientId.uuidString.lowercased()) is not in the team's registry; register them first (intake patient register)",
+                issues: [])
+        }
         guard let questionnaire = try await questionnaires.questionnaire(record.questionnaire) else {
             return .invalid(
                 code: "unknown_questionnaire",
@@ -52,7 +61,8 @@ public struct RecordService: Sendable {
     public func ingest(_ records: [PatientResponse], owner: RecordOwner) async throws -> [Result] {
         var checked: [Checked] = []
         let today = Self.today()
-        for record in records { checked.append(try await check(record, today: today)) }
+        let patients = PatientTeams()
+        for record in records { checked.append(try await check(record, teamId: owner.teamId, today: today, patients: patients)) }
         let items = checked.compactMap { if case .valid(let item, _) = $0 { item } else { nil } }
         var outcomes = try await store.ingest(items, owner: owner, at: Date()).makeIterator()
         return checked.map { entry in
@@ -61,5 +71,19 @@ public struct RecordService: Sendable {
             case .invalid(let code, let message, let issues): .invalid(code: code, message: message, issues: issues)
             }
         }
+    }
+}
+
+/// The teams of the patients a request's records point to, each read once.
+final class PatientTeams: @unchecked Sendable {
+    private var known: [UUID: Int64?] = [:]
+    private let lock = NSLock()
+
+    /// The team of the patient, or nil when there is no such patient.
+    func team(of id: UUID, _ store: any RecordStore) async throws -> Int64? {
+        if let team = lock.withLock({ known[id] }) { return team }
+        let team = try await store.patient(id: id)?.teamId
+        lock.withLock { known[id] = team }
+        return team
     }
 }

@@ -59,6 +59,21 @@ struct RecordCodecTests {
         )
     }
 
+    @Test func aPatientIdIsWrittenInItsSortedPlaceAndReadBack() throws {
+        let record = PatientResponse(
+            id: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, questionnaire: QuestionnaireReference(id: "q", version: "v1"),
+            status: .draft, collector: "c", deviceId: "d", createdAt: Date(timeIntervalSince1970: 0),
+            patientId: UUID(uuidString: "0B4F6C1E-2D3A-4E5F-8A9B-1C2D3E4F5A6B")!)
+        let text = String(decoding: RecordCodec.encode(record), as: UTF8.self)
+        #expect(text.contains(#""patient":{},"patientId":"0b4f6c1e-2d3a-4e5f-8a9b-1c2d3e4f5a6b","questionnaire":"#), "\(text)")
+        #expect(try RecordCodec.decode(Array(text.utf8)) == record)
+        let bad = text.replacingOccurrences(of: "0b4f6c1e-2d3a-4e5f-8a9b-1c2d3e4f5a6b", with: "not-a-uuid")
+        let error = #expect(throws: JSONReadError.self) { _ = try RecordCodec.decode(Array(bad.utf8)) }
+        #expect(error?.message.contains("patient id") == true && error?.message.contains("not-a-uuid") == false)
+        let twice = text.replacingOccurrences(of: #","questionnaire":"#, with: #","patientId":"0b4f6c1e-2d3a-4e5f-8a9b-1c2d3e4f5a6b","questionnaire":"#)
+        #expect(throws: JSONReadError.self) { _ = try RecordCodec.decode(Array(twice.utf8)) }
+    }
+
     @Test(arguments: [
         (#"{"format":1,"format":1}"#, "appears twice"),
         (#"{"format":1,}"#, "trailing comma"),
