@@ -117,7 +117,7 @@ struct CopiedTable: Sendable {
             columns: [
                 ("id", .integer), ("username", .text), ("passwordHash", .text), ("role", .text), ("teamId", .integer),
                 ("disabled", .boolean), ("createdAt", .real), ("failedSignIns", .integer), ("lastFailedSignInAt", .real),
-                ("lockedAt", .real), ("teamSince", .real),
+                ("lockedAt", .real), ("teamSince", .real), ("researchAccess", .text),
             ], order: "id"),
         CopiedTable(
             source: "token", target: "token",

@@ -131,6 +131,15 @@ final class PostgresExportSnapshot: ExportSnapshot {
             binds.append(PostgresRecordStore.timestamp(since))
             sql += " AND updatedAt >= $\(binds.count)"
         }
+        if let consent = query.consent {
+            var allowed: [String] = []
+            if !consent.scopes.isEmpty {
+                binds.append(consent.scopes.map(\.rawValue))
+                allowed.append("patientId IN (SELECT id FROM patient WHERE sharingScope = ANY($\(binds.count)))")
+            }
+            if consent.includeUnlinked { allowed.append("patientId IS NULL") }
+            sql += allowed.isEmpty ? " AND FALSE" : " AND (" + allowed.joined(separator: " OR ") + ")"
+        }
         return (sql, binds)
     }
 

@@ -394,6 +394,7 @@ extension PostgresRecordStore {
                 "CREATE INDEX record_patient ON record (patientId)",
             ]
         ),
+        ("v12: researchers' access levels", ["ALTER TABLE account ADD COLUMN researchAccess TEXT"]),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

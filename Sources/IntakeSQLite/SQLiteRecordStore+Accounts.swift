@@ -83,6 +83,9 @@ extension SQLiteRecordStore {
             if let disabled = change.disabled {
                 try db.execute(sql: "UPDATE user SET disabled = ? WHERE username = ?", arguments: [disabled, username])
             }
+            if let access = change.researchAccess {
+                try db.execute(sql: "UPDATE user SET researchAccess = ? WHERE username = ?", arguments: [access.rawValue, username])
+            }
             if change.unlock {
                 try db.execute(
                     sql: "UPDATE user SET lockedAt = NULL, failedSignIns = 0, lastFailedSignInAt = NULL WHERE username = ?",
@@ -158,7 +161,8 @@ extension SQLiteRecordStore {
         return UserCredentials(
             user: User(
                 id: row["id"], username: row["username"], role: role, teamId: row["teamId"], teamName: row["teamName"],
-                disabled: row["disabled"], createdAt: date(row["createdAt"]), lockedAt: (row["lockedAt"] as Double?).map(date)),
+                disabled: row["disabled"], createdAt: date(row["createdAt"]), lockedAt: (row["lockedAt"] as Double?).map(date),
+                researchAccess: (row["researchAccess"] as String?).flatMap(ResearchAccess.init(rawValue:))),
             passwordHash: row["passwordHash"], failedSignIns: row["failedSignIns"],
             lastFailedSignInAt: (row["lastFailedSignInAt"] as Double?).map(date))
     }

@@ -80,6 +80,15 @@ struct SQLiteExportSnapshot: ExportSnapshot {
             sql += " AND updatedAt >= ?"
             arguments += [SQLiteRecordStore.timestamp(since)]
         }
+        if let consent = query.consent {
+            var allowed: [String] = []
+            if !consent.scopes.isEmpty {
+                allowed.append("patientId IN (SELECT id FROM patient WHERE sharingScope IN (" + consent.scopes.map { _ in "?" }.joined(separator: ", ") + "))")
+                arguments += StatementArguments(consent.scopes.map(\.rawValue))
+            }
+            if consent.includeUnlinked { allowed.append("patientId IS NULL") }
+            sql += allowed.isEmpty ? " AND 0" : " AND (" + allowed.joined(separator: " OR ") + ")"
+        }
         return (sql, arguments)
     }
 }

@@ -393,6 +393,9 @@ extension SQLiteRecordStore {
                     CREATE INDEX record_patient ON record (patientId);
                     """)
         }
+        migrator.registerMigration("v14: researchers' access levels") { db in
+            try db.execute(sql: "ALTER TABLE user ADD COLUMN researchAccess TEXT")
+        }
         return migrator
     }
 

@@ -147,4 +147,51 @@ public enum PatientStoreContract {
         #expect(outcomes.filter { $0 == .externalIdTaken(existing: created.first ?? UUID()) }.count == 7)
         #expect(try await second.findPatients(PatientQuery(externalId: "SHARED-1")).map(\.id) == created)
     }
+
+    /// An export snapshot with a consent filter reads only records whose patient's current scope
+    /// is allowed (and those without a patient only when asked), in the same order and count.
+    public static func anExportWithAConsentFilterHoldsOnlyRecordsConsentAllows(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "clinic", at: start)
+        var patients: [SharingScope?: UUID] = [:]
+        for scope in [SharingScope?.none, .noSharing, .sponsorsAndPartners, .allQualifiedResearchers] {
+            let id = UUID()
+            _ = try await store.registerPatients([NewPatient(id: id, teamId: team.id, identification: person("P", "\(String(describing: scope))"), createdBy: "c", createdAt: start)])
+            if let scope { _ = try await store.recordConsent(Consent(patientId: id, scope: scope, method: .written, recordedBy: "c", recordedAt: start)) }
+            patients[scope] = id
+        }
+        var expected: [String: Set<UUID>] = [:]
+        var records: [PatientResponse] = []
+        for (index, scope) in [SharingScope?.none, .noSharing, .sponsorsAndPartners, .allQualifiedResearchers].enumerated() {
+            var linked = RecordStoreContract.record(UInt64(600 + index))
+            linked.patientId = patients[scope]!
+            records.append(linked)
+            expected[scope?.rawValue ?? "unconsented", default: []].insert(linked.id)
+        }
+        let unlinked = RecordStoreContract.record(700)
+        records.append(unlinked)
+        _ = try await store.ingest(try records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "c"), at: start)
+        let snapshot = try await store.exportSnapshot(teamId: nil)
+        func read(_ filter: ConsentFilter?) async throws -> Set<UUID> {
+            var query = ExportQuery(questionnaireId: records[0].questionnaire.id, teamId: nil, after: 0, upTo: snapshot.cursor)
+            query.consent = filter
+            let page = try await snapshot.page(query)
+            #expect(try await snapshot.count(query) == page.count)
+            return Set(try page.map { try RecordCodec.decode($0.body).id })
+        }
+        let study = try await read(ConsentFilter(scopes: ResearchAccess.study.scopes, includeUnlinked: false))
+        #expect(study == expected["sponsors_and_partners"]!.union(expected["all_qualified_researchers"]!))
+        let external = try await read(ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: false))
+        #expect(external == expected["all_qualified_researchers"]!)
+        #expect(try await read(ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: true)) == external.union([unlinked.id]))
+        #expect(try await read(ConsentFilter(scopes: [], includeUnlinked: false)).isEmpty)
+        #expect(try await read(nil).count == 5, "no filter: every record")
+        // A change of consent shows in the next snapshot.
+        _ = try await store.recordConsent(
+            Consent(patientId: patients[.allQualifiedResearchers]!, scope: .noSharing, method: .verbal, recordedBy: "c", recordedAt: start + 1))
+        let later = try await store.exportSnapshot(teamId: nil)
+        var query = ExportQuery(questionnaireId: records[0].questionnaire.id, teamId: nil, after: 0, upTo: later.cursor)
+        query.consent = ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: false)
+        #expect(try await later.page(query).isEmpty, "withdrawn: nothing reaches an external researcher")
+    }
 }

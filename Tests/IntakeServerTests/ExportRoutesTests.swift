@@ -10,11 +10,15 @@ import Testing
 @testable import IntakeServer
 
 struct ExportRoutesTests {
+    /// These records point to no registry patient; the tests are about formats, cursors and
+    /// roles, so researchers are let in on them (consent is ConsentExportTests' subject).
+    static func formatsOnly(_ configuration: inout ServerConfiguration) { configuration.unlinkedRecordsReachResearchers = true }
+
     static let cursor = HTTPField.Name("Intake-Export-Cursor")!
     static let count = HTTPField.Name("Intake-Export-Records")!
 
     @Test func coordinatorsExportTheirTeamAndResearchersEveryTeamDeidentified() async throws {
-        let server = try await TestServer.make()
+        let server = try await TestServer.make(configure: Self.formatsOnly)
         let a = server.record(seed: 1, familyName: "Haddad", givenName: "Amina")
         let b = server.record(seed: 2, familyName: "Sahin", givenName: "Leyla")
         try await server.application().test(.router) { client in
@@ -38,7 +42,7 @@ struct ExportRoutesTests {
     }
 
     @Test func aResearcherInATeamExportsThatTeamOnly() async throws {
-        var server = try await TestServer.make()
+        var server = try await TestServer.make(configure: Self.formatsOnly)
         try await server.addUser("researcher-b", role: .researcher, team: "team-b")
         try await server.application().test(.router) { [server] client in
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: 1))
@@ -50,7 +54,7 @@ struct ExportRoutesTests {
     }
 
     @Test func onlyCoordinatorsMayIncludeIdentifiers() async throws {
-        let server = try await TestServer.make()
+        let server = try await TestServer.make(configure: Self.formatsOnly)
         let a = server.record(seed: 1, familyName: "Haddad", givenName: "Amina")
         try await server.application().test(.router) { client in
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: a)
@@ -62,7 +66,7 @@ struct ExportRoutesTests {
     }
 
     @Test func sinceACursorExportsOnlyWhatChangedIncludingEdits() async throws {
-        let server = try await TestServer.make()
+        let server = try await TestServer.make(configure: Self.formatsOnly)
         let first = server.record(seed: 1), second = server.record(seed: 2)
         try await server.application().test(.router) { client in
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: first)
@@ -92,7 +96,7 @@ struct ExportRoutesTests {
     }
 
     @Test func aTeamsCursorsSayNothingOfAnotherTeamsWork() async throws {
-        let server = try await TestServer.make()
+        let server = try await TestServer.make(configure: Self.formatsOnly)
         try await server.application().test(.router) { client in
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: 1))
             let before = try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-a", in: server)
@@ -120,7 +124,7 @@ struct ExportRoutesTests {
     }
 
     @Test func shiftedExportsMoveEachPatientsDates() async throws {
-        let server = try await TestServer.make()
+        let server = try await TestServer.make(configure: Self.formatsOnly)
         let a = server.record(seed: 1)
         try await server.application().test(.router) { client in
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: a)
@@ -138,7 +142,7 @@ struct ExportRoutesTests {
     }
 
     @Test func badParametersAreClearErrors() async throws {
-        let server = try await TestServer.make()
+        let server = try await TestServer.make(configure: Self.formatsOnly)
         try await server.application().test(.router) { client in
             for (uri, fragment) in [
                 ("/v1/exports?format=xlsx", "unknown format 'xlsx'"), ("/v1/exports?since=yesterday", "'since' is not a cursor or time"),
@@ -158,7 +162,7 @@ struct ExportRoutesTests {
     }
 
     @Test func everyFormatStreamsWithItsType() async throws {
-        let server = try await TestServer.make()
+        let server = try await TestServer.make(configure: Self.formatsOnly)
         try await server.application().test(.router) { client in
             for seed in 1...3 {
                 _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: UInt64(seed)))
@@ -179,7 +183,7 @@ struct ExportRoutesTests {
     }
 
     @Test func patientKeysStayTheSameAcrossExportsAndServerRestarts() async throws {
-        let server = try await TestServer.make()
+        let server = try await TestServer.make(configure: Self.formatsOnly)
         let a = server.record(seed: 1, familyName: "Haddad", givenName: "Amina")
         let again = server.record(seed: 2, familyName: "haddad", givenName: "AMINA").with { $0.patient.dateOfBirth = a.patient.dateOfBirth }
         let keys = try await server.application().test(.router) { client in

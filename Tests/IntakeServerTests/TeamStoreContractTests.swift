@@ -104,3 +104,10 @@ struct PatientStoreContractTests {
         try await PatientStoreContract.twoServersRegisteringOneExternalIdAtOnceMakeOnePatient(kind)
     }
 }
+
+/// Consent governing exports, on every store.
+struct ConsentExportContractTests {
+    @Test(arguments: StoreKind.allCases) func anExportWithAConsentFilterHoldsOnlyRecordsConsentAllows(_ kind: StoreKind) async throws {
+        try await PatientStoreContract.anExportWithAConsentFilterHoldsOnlyRecordsConsentAllows(kind)
+    }
+}

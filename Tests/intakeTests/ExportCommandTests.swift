@@ -12,7 +12,12 @@ import Testing
 /// mode, frictionless), which then checks every folder these tests make.
 @Suite(.serialized)
 struct ExportCommandTests {
-    let intake = IntakeProcess()
+    /// The exported records point to no registry patient: this server lets researchers have them.
+    let intake = {
+        var intake = IntakeProcess()
+        intake.environment["INTAKE_SERVER_UNLINKED_RECORDS"] = "include"
+        return intake
+    }()
 
     @Test func aResearcherExportsRecordsOfTwoVersionsFromTheServerInOneCommand() async throws {
         let v1Folder = IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")

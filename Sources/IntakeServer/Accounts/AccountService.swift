@@ -63,9 +63,12 @@ public struct AccountService: Sendable {
         tokens.removeAll()
     }
 
-    public func updateUser(username: String, role: Role?, team: String??, password: String?, disabled: Bool?) async throws -> User {
+    public func updateUser(
+        username: String, role: Role?, team: String??, password: String?, disabled: Bool?, researchAccess: ResearchAccess? = nil
+    ) async throws -> User {
         if let password { try Self.checkPassword(password) }
-        var change = UserChange(role: role, passwordHash: password.map { Bcrypt.hash($0, cost: bcryptCost) }, disabled: disabled)
+        var change = UserChange(
+            role: role, passwordHash: password.map { Bcrypt.hash($0, cost: bcryptCost) }, disabled: disabled, researchAccess: researchAccess)
         if let team {
             if let name = team {
                 guard let found = try await store.team(named: name) else { throw RecordStoreError.notFound("team '\(name)'") }

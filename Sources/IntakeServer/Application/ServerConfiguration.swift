@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable {
     public var streamLifetime: Duration = .seconds(300)
     /// How long a read notification is kept (unread ones are kept until read).
     public var notificationRetention: Duration = .seconds(90 * 86_400)
+    /// Whether researchers' exports hold records that point to no registry patient (whose consent
+    /// is therefore unknown). Off by default: unknown consent shares nothing.
+    public var unlinkedRecordsReachResearchers = false
     /// Webhook retries, timeouts and the addresses they may go to.
     public var webhooks = WebhookSettings()
     /// Delays and lock against password guessing.
@@ -80,6 +83,11 @@ public struct ServerConfiguration: Sendable {
         }
         if let seconds = environment["INTAKE_SERVER_LONG_POLL_SECONDS"] {
             longPollLimit = .seconds(try Self.number(seconds, "INTAKE_SERVER_LONG_POLL_SECONDS", 1...300))
+        }
+        switch environment["INTAKE_SERVER_UNLINKED_RECORDS"] {
+        case nil, "exclude": break
+        case "include": unlinkedRecordsReachResearchers = true
+        default: throw ConfigurationError("INTAKE_SERVER_UNLINKED_RECORDS is exclude (the default: researchers get no record without a registry patient) or include")
         }
         if let seconds = environment["INTAKE_SERVER_STREAM_SECONDS"] {
             streamLifetime = .seconds(try Self.number(seconds, "INTAKE_SERVER_STREAM_SECONDS", 1...3600))

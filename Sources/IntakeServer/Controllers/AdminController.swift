@@ -24,7 +24,8 @@ struct AdminController {
         var team: String?
         var password: String?
         var disabled: Bool?
-        static let fields: Set<String> = ["role", "team", "password", "disabled"]
+        var researchAccess: ResearchAccess?
+        static let fields: Set<String> = ["role", "team", "password", "disabled", "researchAccess"]
         static let nullable: Set<String> = ["team"]
     }
 
@@ -70,7 +71,9 @@ struct AdminController {
             // "team": null removes the user from their team; leaving "team" out keeps it.
             let team: String?? = JSONCoding.hasField("team", in: data) ? .some(body.team) : .none
             let user = try await accountRule {
-                try await services.accounts.updateUser(username: username, role: body.role, team: team, password: body.password, disabled: body.disabled)
+                try await services.accounts.updateUser(
+                    username: username, role: body.role, team: team, password: body.password, disabled: body.disabled,
+                    researchAccess: body.researchAccess)
             }
             return try JSONCoding.response(UserJSON(user))
         }

@@ -41,8 +41,15 @@ struct ExportController {
             }
             since = parsed
         }
+        // A researcher receives only what each patient agreed to share with their access level.
+        let consent =
+            user.role == .researcher
+            ? ConsentFilter(
+                scopes: (user.researchAccess ?? .external).scopes, includeUnlinked: services.configuration.unlinkedRecordsReachResearchers)
+            : nil
         let prepared = try await services.exports.prepare(
-            ExportService.Request(questionnaireId: parameters["questionnaire"], teamId: user.teamId, since: since, options: options))
+            ExportService.Request(
+                questionnaireId: parameters["questionnaire"], teamId: user.teamId, since: since, options: options, consent: consent))
         let pager = services.exports.pager(prepared, formats: [format])
         let formatter = format.formatter(plan: prepared.plan, files: [.wideCSV, .longCSV, .codebookCSV])
         let headers: HTTPFields = [

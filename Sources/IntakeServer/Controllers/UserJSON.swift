@@ -7,6 +7,7 @@ struct UserJSON: Encodable {
     var team: String?
     var disabled: Bool
     var locked: Bool
+    var researchAccess: String?
     var createdAt: Date
 
     init(_ user: User) {
@@ -15,6 +16,7 @@ struct UserJSON: Encodable {
         team = user.teamName
         disabled = user.disabled
         locked = user.lockedAt != nil
+        researchAccess = user.role == .researcher ? (user.researchAccess ?? .external).rawValue : nil
         createdAt = user.createdAt
     }
 }

@@ -23,8 +23,14 @@ public struct ExportService: Sendable {
         public var teamId: Int64?
         public var since: Since?
         public var options: ExportOptions
+        /// A researcher's export: only what consent allows (nil: a coordinator's, their team's own records).
+        public var consent: ConsentFilter?
 
-        public init(questionnaireId: String? = nil, teamId: Int64? = nil, since: Since? = nil, options: ExportOptions = ExportOptions()) {
+        public init(
+            questionnaireId: String? = nil, teamId: Int64? = nil, since: Since? = nil, options: ExportOptions = ExportOptions(),
+            consent: ConsentFilter? = nil
+        ) {
+            self.consent = consent
             self.questionnaireId = questionnaireId
             self.teamId = teamId
             self.since = since
@@ -65,6 +71,7 @@ public struct ExportService: Sendable {
         let snapshot = try await store.exportSnapshot(teamId: request.teamId)
         let cursor = snapshot.cursor
         var query = ExportQuery(questionnaireId: id, teamId: request.teamId, after: 0, upTo: cursor)
+        query.consent = request.consent
         switch request.since {
         case .teamCursor(let after)? where request.teamId != nil, .cursor(let after)? where request.teamId == nil:
             // A cursor past the newest change was not given by this deployment for this export.

@@ -49,6 +49,22 @@ public enum SharingScope: String, Sendable, Hashable, Codable, CaseIterable {
     case allQualifiedResearchers = "all_qualified_researchers"
 }
 
+/// How far a researcher's access reaches: which sharing scopes their exports may hold.
+public enum ResearchAccess: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The sponsor's own study team and its partners: patients who share with sponsors and partners, or with all.
+    case study
+    /// Qualified researchers outside the study: patients who share with all qualified researchers only.
+    case external
+
+    /// The scopes whose patients' records this access may export.
+    public var scopes: [SharingScope] {
+        switch self {
+        case .study: [.sponsorsAndPartners, .allQualifiedResearchers]
+        case .external: [.allQualifiedResearchers]
+        }
+    }
+}
+
 /// How consent was given.
 public enum ConsentMethod: String, Sendable, Hashable, Codable, CaseIterable {
     case verbal, written, electronic

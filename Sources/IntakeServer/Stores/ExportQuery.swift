@@ -16,6 +16,8 @@ public struct ExportQuery: Sendable {
     public var upTo: Int64
     /// Only records changed at or after this time, if set.
     public var changedSince: Date?
+    /// Only records the patient's consent lets this export hold (a researcher's), if set.
+    public var consent: ConsentFilter?
     public var limit: Int
 
     public init(questionnaireId: String, teamId: Int64?, after: Int64, upTo: Int64, changedSince: Date? = nil, limit: Int = 500) {
@@ -25,6 +27,18 @@ public struct ExportQuery: Sendable {
         self.upTo = upTo
         self.changedSince = changedSince
         self.limit = limit
+    }
+}
+
+/// The records a researcher may receive: those whose patient's current sharing scope is one of
+/// ``scopes``, and those that point to no patient when ``includeUnlinked``.
+public struct ConsentFilter: Sendable, Hashable {
+    public var scopes: [SharingScope]
+    public var includeUnlinked: Bool
+
+    public init(scopes: [SharingScope], includeUnlinked: Bool) {
+        self.scopes = scopes
+        self.includeUnlinked = includeUnlinked
     }
 }
 

@@ -172,10 +172,14 @@ public struct User: Sendable, Hashable {
     /// When repeated failed sign-ins locked the account; nil while it is not locked. Only an
     /// admin lifts a lock (``UserChange/unlock``).
     public var lockedAt: Date?
+    /// A researcher's access level (nil: not set, which exports treat as `external`, the narrowest).
+    public var researchAccess: ResearchAccess?
 
     package init(
-        id: Int64, username: String, role: Role, teamId: Int64?, teamName: String?, disabled: Bool, createdAt: Date, lockedAt: Date? = nil
+        id: Int64, username: String, role: Role, teamId: Int64?, teamName: String?, disabled: Bool, createdAt: Date, lockedAt: Date? = nil,
+        researchAccess: ResearchAccess? = nil
     ) {
+        self.researchAccess = researchAccess
         self.id = id
         self.username = username
         self.role = role
@@ -235,8 +239,13 @@ public struct UserChange: Sendable {
     public var disabled: Bool?
     /// Lifts a lock from failed sign-ins and forgets the failures.
     public var unlock: Bool
+    public var researchAccess: ResearchAccess?
 
-    public init(role: Role? = nil, teamId: Int64?? = nil, passwordHash: String? = nil, disabled: Bool? = nil, unlock: Bool = false) {
+    public init(
+        role: Role? = nil, teamId: Int64?? = nil, passwordHash: String? = nil, disabled: Bool? = nil, unlock: Bool = false,
+        researchAccess: ResearchAccess? = nil
+    ) {
+        self.researchAccess = researchAccess
         self.role = role
         self.teamId = teamId
         self.passwordHash = passwordHash

@@ -94,15 +94,19 @@ struct AdminCommand: AsyncParsableCommand {
             @Flag(inversion: .prefixedEnableDisable, help: "Enable or disable the account (a disabled user's tokens stop working).") var enabled: Bool?
             @Flag(help: "Set a new password (asked, or read with --password-stdin).") var resetPassword = false
             @Flag(help: "Read the new password from standard input.") var passwordStdin = false
+            @Option(help: "A researcher's access: study (the sponsor's team and partners) or external (qualified researchers outside).")
+            var researchAccess: ResearchAccess?
 
             func run() async throws {
                 let services = try await databaseOptions.services()
                 let password = resetPassword ? try PasswordInput.read(fromStdin: passwordStdin) : nil
                 let user = try await AdminRule.run {
                     try await services.accounts.updateUser(
-                        username: username, role: role, team: team.map { .some($0) }, password: password, disabled: enabled.map { !$0 })
+                        username: username, role: role, team: team.map { .some($0) }, password: password, disabled: enabled.map { !$0 },
+                        researchAccess: researchAccess)
                 }
-                print("Updated '\(user.username)': \(user.role.rawValue), team \(user.teamName ?? "-"), \(user.disabled ? "disabled" : "active").")
+                let access = user.role == .researcher ? ", research access \((user.researchAccess ?? .external).rawValue)" : ""
+                print("Updated '\(user.username)': \(user.role.rawValue), team \(user.teamName ?? "-"), \(user.disabled ? "disabled" : "active")\(access).")
             }
         }
 
@@ -159,6 +163,7 @@ struct AdminCommand: AsyncParsableCommand {
 }
 
 extension Role: ExpressibleByArgument {}
+extension ResearchAccess: ExpressibleByArgument {}
 
 /// Turns account and store errors into messages for the command line.
 enum AdminRule {
