@@ -43,6 +43,11 @@ struct PatientRoutesTests {
             #expect(try await client.send(.get, "/v1/patients/\(id)", as: "researcher", in: server).status == .forbidden)
             #expect(try await client.send(.get, "/v1/patients", as: "fieldworker-a", in: server).errorCode == "no_criteria")
             #expect(try await client.send(.get, "/v1/patients?dateOfBirth=1990-02-30", as: "fieldworker-a", in: server).status == .badRequest)
+            // Only white space (a form feed, a byte order mark) is no name: as the spec's \S pattern says.
+            #expect(try await client.send(.get, "/v1/patients?name=%0C", as: "fieldworker-a", in: server).status == .badRequest)
+            let invisible = try await client.send(
+                .post, "/v1/patients", as: "fieldworker-a", in: server, json: Person(givenName: "\u{FEFF}", familyName: "Haddad"))
+            #expect(invisible.status == .unprocessableContent, "\(invisible.text)")
             let byBirth = try await client.send(.get, "/v1/patients?dateOfBirth=1990-04-12&externalId=UNHCR-1", as: "fieldworker-a", in: server)
             #expect((byBirth.json["patients"] as? [Any])?.count == 1)
 
@@ -97,6 +102,11 @@ struct PatientRoutesTests {
                 json: Batch(patients: [Person(givenName: "Dana", familyName: "Li"), Person(givenName: "Eve", familyName: "Li", dateOfBirth: "2999-01-01")]))
             #expect(future.status == .unprocessableContent && future.text.contains("patient 2: dateOfBirth is in the future"), "\(future.text)")
             #expect((try await client.send(.get, "/v1/patients?name=dana", as: "coordinator-a", in: server).json["patients"] as? [Any])?.isEmpty == true, "nothing half-done")
+            for body in [#"{"patients": [{"givenName": "A", "familyName": "B", "externalId": null}]}"#, #"{"patients": [{"givenName": "A", "familyName": "B", "nickname": "C"}]}"#] {
+                let strict = try await client.send(.post, "/v1/patients/batch", as: "coordinator-a", in: server, body: Data(body.utf8))
+                #expect(strict.status == .badRequest && strict.text.contains("patients[0]"), "each patient as strict as a body: \(strict.text)")
+            }
+            #expect(try await client.send(.get, "/v1/patients?externalId=", as: "coordinator-a", in: server).status == .badRequest)
             let empty = try await client.send(.post, "/v1/patients/batch", as: "coordinator-a", in: server, json: Batch(patients: []))
             #expect(empty.status == .unprocessableContent)
             #expect(try await client.send(.post, "/v1/patients/batch", as: "admin", in: server, json: batch).status == .forbidden)

@@ -68,7 +68,8 @@ struct PatientController {
         }
         routes.on(.post, "/v1/patients/batch") { request, context in
             let user = try context.require(Self.writers)
-            let body = try JSONCoding.decode(BatchBody.self, from: try await self.body(request, limit: services.configuration.maxBodyBytes))
+            let body = try JSONCoding.decode(
+                BatchBody.self, from: try await self.body(request, limit: services.configuration.maxBodyBytes), items: "patients", of: PersonBody.self)
             let people = try body.patients.map { ($0.id, try $0.identification()) }
             let outcomes = try await services.patients.register(people, by: user)
             return try JSONCoding.response(["results": zip(body.patients, outcomes).map { BatchResultJSON(id: $0.id, outcome: $1) }])
@@ -77,8 +78,9 @@ struct PatientController {
             let user = try context.require(Self.readers)
             let parameters = try QueryParameters.read(request, accepted: Self.query)
             var query = PatientQuery(name: parameters["name"], externalId: parameters["externalId"])
-            if let name = query.name, name.trimmingCharacters(in: .whitespaces).isEmpty || name.count > 200 {
-                throw APIError.badRequest("name is 1 to 200 characters")
+            if query.externalId?.isEmpty == true { throw APIError.badRequest("externalId is at least one character") }
+            if let name = query.name, !name.hasVisibleCharacter || name.count > 200 {
+                throw APIError.badRequest("name is 1 to 200 characters, not only spaces")
             }
             if let text = parameters["dateOfBirth"] {
                 guard let date = LocalDate(iso: text) else { throw APIError.badRequest("dateOfBirth is a date such as 1990-04-12") }

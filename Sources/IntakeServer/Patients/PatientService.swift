@@ -79,14 +79,13 @@ public struct PatientService: Sendable {
     static func check(_ person: PatientIdentification, at index: Int?) throws {
         let place = index.map { "patient \($0 + 1): " } ?? ""
         for (field, value) in [("givenName", person.givenName), ("familyName", person.familyName)] {
-            let trimmed = value.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty else { throw TeamError.invalid("\(place)\(field) is required") }
+            guard value.hasVisibleCharacter else { throw TeamError.invalid("\(place)\(field) is required") }
             guard value.count <= 200, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw TeamError.invalid("\(place)\(field) is up to 200 characters, without control characters")
             }
         }
         if let external = person.externalId {
-            guard !external.trimmingCharacters(in: .whitespaces).isEmpty, external.count <= 100,
+            guard external.hasVisibleCharacter, external.count <= 100,
                 !external.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { throw TeamError.invalid("\(place)externalId is 1 to 100 characters, without control characters") }
         }

@@ -101,6 +101,45 @@ enum JSONCoding {
         }) ?? false
     }
 
+    /// Decodes a body whose `key` holds an array of `Item` objects, checking each item as strictly
+    /// as a top-level body (only `Item`'s fields, `null` only where it means something).
+    static func decode<T: RequestBody, Item: RequestBody>(_ type: T.Type, from data: Data, items key: String, of item: Item.Type) throws -> T {
+        let decoded = try decode(type, from: data)
+        var problem: String?
+        do {
+            try JSONReader.document(data) { reader throws(JSONReadError) in
+                try reader.object { name, reader throws(JSONReadError) in
+                    guard name == key, reader.peek() == UInt8(ascii: "[") else {
+                        try reader.skipValue()
+                        return
+                    }
+                    try reader.array { index, reader throws(JSONReadError) in
+                        guard problem == nil, reader.peek() == UInt8(ascii: "{") else {
+                            try reader.skipValue()
+                            return
+                        }
+                        try reader.object { field, reader throws(JSONReadError) in
+                            if problem == nil, !Item.fields.contains(field) {
+                                problem = "\(key)[\(index)]: field '\(String(field.prefix(64)))' is not one it takes; send only \(Item.fields.sorted().joined(separator: ", "))"
+                            }
+                            if reader.null() {
+                                if problem == nil, !Item.nullable.contains(field) {
+                                    problem = "\(key)[\(index)]: field '\(String(field.prefix(64)))' is null; leave it out or give a value"
+                                }
+                            } else {
+                                try reader.skipValue()
+                            }
+                        }
+                    }
+                }
+            }
+        } catch {
+            throw APIError.badRequest("the body is not valid JSON " + error.description)
+        }
+        if let problem { throw APIError.badRequest(problem) }
+        return decoded
+    }
+
     private static func checkFields<T: RequestBody>(of type: T.Type, in data: Data) throws {
         var problem: String?
         do {
