@@ -105,67 +105,62 @@ enum JSONCoding {
     /// as a top-level body (only `Item`'s fields, `null` only where it means something).
     static func decode<T: RequestBody, Item: RequestBody>(_ type: T.Type, from data: Data, items key: String, of item: Item.Type) throws -> T {
         let decoded = try decode(type, from: data)
-        var problem: String?
-        do {
-            try JSONReader.document(data) { reader throws(JSONReadError) in
-                try reader.object { name, reader throws(JSONReadError) in
-                    guard name == key, reader.peek() == UInt8(ascii: "[") else {
+        try check(data) { reader, problem throws(JSONReadError) in
+            try reader.object { name, reader throws(JSONReadError) in
+                guard name == key, reader.peek() == UInt8(ascii: "[") else {
+                    try reader.skipValue()
+                    return
+                }
+                try reader.array { index, reader throws(JSONReadError) in
+                    guard problem == nil, reader.peek() == UInt8(ascii: "{") else {
                         try reader.skipValue()
                         return
                     }
-                    try reader.array { index, reader throws(JSONReadError) in
-                        guard problem == nil, reader.peek() == UInt8(ascii: "{") else {
-                            try reader.skipValue()
-                            return
-                        }
-                        try reader.object { field, reader throws(JSONReadError) in
-                            if problem == nil, !Item.fields.contains(field) {
-                                problem = "\(key)[\(index)]: field '\(String(field.prefix(64)))' is not one it takes; send only \(Item.fields.sorted().joined(separator: ", "))"
-                            }
-                            if reader.null() {
-                                if problem == nil, !Item.nullable.contains(field) {
-                                    problem = "\(key)[\(index)]: field '\(String(field.prefix(64)))' is null; leave it out or give a value"
-                                }
-                            } else {
-                                try reader.skipValue()
-                            }
-                        }
-                    }
+                    try fields(of: Item.self, &reader, &problem, at: "\(key)[\(index)]: ")
                 }
             }
-        } catch {
-            throw APIError.badRequest("the body is not valid JSON " + error.description)
         }
-        if let problem { throw APIError.badRequest(problem) }
         return decoded
     }
 
     private static func checkFields<T: RequestBody>(of type: T.Type, in data: Data) throws {
+        try check(data) { reader, problem throws(JSONReadError) in
+            guard reader.peek() == UInt8(ascii: "{") else {
+                problem = "the body must be a JSON object"
+                try reader.skipValue()
+                return
+            }
+            try fields(of: T.self, &reader, &problem, at: "")
+        }
+    }
+
+    /// Reads the (strict) body with `body`, which notes the first problem it finds; a 400 saying it.
+    private static func check(_ data: Data, _ body: (inout JSONReader, inout String?) throws(JSONReadError) -> Void) throws {
         var problem: String?
         do {
-            try JSONReader.document(data) { reader throws(JSONReadError) in
-                guard reader.peek() == UInt8(ascii: "{") else {
-                    problem = "the body must be a JSON object"
-                    try reader.skipValue()
-                    return
-                }
-                try reader.object { name, reader throws(JSONReadError) in
-                    if problem == nil, !T.fields.contains(name) {
-                        problem = "field '\(String(name.prefix(64)))' is not one this request takes; send only \(T.fields.sorted().joined(separator: ", "))"
-                    }
-                    if reader.null() {
-                        if problem == nil, T.fields.contains(name), !T.nullable.contains(name) {
-                            problem = "field '\(name)' is null; leave it out or give a value"
-                        }
-                    } else {
-                        try reader.skipValue()
-                    }
-                }
-            }
+            try JSONReader.document(data) { reader throws(JSONReadError) in try body(&reader, &problem) }
         } catch {
             throw APIError.badRequest("the body is not valid JSON " + error.description)
         }
         if let problem { throw APIError.badRequest(problem) }
+    }
+
+    /// Reads one object, noting the first field `T` does not take, or a `null` where it means nothing.
+    private static func fields<T: RequestBody>(of type: T.Type, _ reader: inout JSONReader, _ problem: inout String?, at place: String)
+        throws(JSONReadError)
+    {
+        try reader.object { name, reader throws(JSONReadError) in
+            if problem == nil, !T.fields.contains(name) {
+                problem = "\(place)field '\(String(name.prefix(64)))' is not one this request takes; send only \(T.fields.sorted().joined(separator: ", "))"
+            }
+            if reader.null() {
+                if problem == nil, T.fields.contains(name), !T.nullable.contains(name) {
+                    problem = "\(place)field '\(String(name.prefix(64)))' is null; leave it out or give a value"
+                }
+            } else {
+                try reader.skipValue()
+            }
+        }
     }
 
     /// `field 'records[2].patient.dateOfBirth': expected a date written as YYYY-MM-DD.`
