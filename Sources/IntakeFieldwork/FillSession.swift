@@ -15,6 +15,9 @@ public struct FillSession {
     public var interactive: Bool
     /// Who is collecting, written into new records.
     public var collector: String
+    /// A registry patient a new record is about: its patient section comes filled in from the
+    /// registry and the record points to them (`patientId`).
+    public var patient: RemotePatient?
 
     public init(questionnaire: Questionnaire, store: LocalStore, client: IntakeClient?, io: any FormIO, interactive: Bool, collector: String) {
         self.questionnaire = questionnaire
@@ -33,6 +36,9 @@ public struct FillSession {
                 "the questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", "))")
         }
         guard var draft = try chooseDraft(resume: resume, draftId: draftId) else { return .done }
+        if let patient, draft.response.patientId == UUID(uuidString: patient.id) {
+            io.write("Patient \(patient.givenName) \(patient.familyName), from the registry (\(patient.id.prefix(8))): the patient section is filled in.")
+        }
         if let language {
             draft.response.language = language == questionnaire.baseLanguage ? nil : language
         }
@@ -70,6 +76,13 @@ public struct FillSession {
     }
 
     func newDraft() throws -> Draft {
-        Draft(response: PatientResponse(questionnaire: questionnaire.reference, collector: collector, deviceId: try store.deviceId()))
+        var response = PatientResponse(questionnaire: questionnaire.reference, collector: collector, deviceId: try store.deviceId())
+        guard let patient, let id = UUID(uuidString: patient.id) else { return Draft(response: response) }
+        response.patientId = id
+        response.patient = PatientIdentification(
+            givenName: patient.givenName, familyName: patient.familyName, dateOfBirth: patient.dateOfBirth.flatMap(LocalDate.init(iso:)),
+            sex: patient.sex.flatMap(PatientIdentification.Sex.init(rawValue:)), externalId: patient.externalId)
+        // The form starts at the first question; ':back' still reaches the patient section.
+        return Draft(response: response, cursor: QuestionPosition(section: 1, index: 1))
     }
 }

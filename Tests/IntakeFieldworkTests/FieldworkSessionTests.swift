@@ -36,6 +36,18 @@ struct FieldworkSessionTests {
         #expect(draft.response.questionnaire == questionnaire.reference)
     }
 
+    @Test func aRecordForARegistryPatientStartsWithTheirSectionFilledAndPointsToThem() throws {
+        var fill = session(ScriptedIO(), interactive: false)
+        let id = UUID()
+        fill.patient = RemotePatient(
+            id: id.uuidString.lowercased(), givenName: "Amina", familyName: "Haddad", dateOfBirth: "1990-04-12", sex: "female", externalId: "UNHCR-1")
+        let draft = try #require(try fill.chooseDraft(resume: false, draftId: nil))
+        #expect(draft.response.patientId == id)
+        #expect(draft.response.patient == PatientIdentification(
+            givenName: "Amina", familyName: "Haddad", dateOfBirth: LocalDate(iso: "1990-04-12"), sex: .female, externalId: "UNHCR-1"))
+        #expect(draft.cursor == QuestionPosition(section: 1, index: 1), "the form starts at the first question")
+    }
+
     @Test func draftsAreListedByInitialsAndPickedByNumber() throws {
         _ = try saveDraft(family: "Haddad", given: "Amina")
         _ = try saveDraft(family: "Osman", given: "Yusuf")

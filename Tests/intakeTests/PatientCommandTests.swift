@@ -53,6 +53,11 @@ struct PatientCommandTests {
         let registered = try run(["patient", "register", "Eve", "Ray", "--date-of-birth", "2001-03-04"])
         let eve = try #require(registered.stdout.components(separatedBy: "Registered patient ").last?.trimmingCharacters(in: CharacterSet(charactersIn: ".\n")))
         #expect(registered.status == 0 && UUID(uuidString: eve) != nil, "\(registered.stdout)\(registered.stderr)")
+        // A record for her starts with her patient section filled in from the registry.
+        let fill = try intake.run(["fill", "--patient", eve, "--server", "http://127.0.0.1:\(port)", "--token", cora], input: [":quit"])
+        #expect(fill.stdout.contains("Patient Eve Ray, from the registry (\(eve.prefix(8)))"), "\(fill.stdout)\(fill.stderr)")
+        let drafts = try intake.run(["drafts", "list"])
+        #expect(drafts.stdout.contains("E. R."), "\(drafts.stdout)")
         #expect(try run(["patient", "update", eve, "--family-name", "Ray-Li", "--clear", "date_of_birth"]).stdout.contains("revision 2"))
         #expect(try run(["patient", "consent", eve, "sponsors_and_partners", "--method", "written"]).stdout.contains("sponsors_and_partners"))
         let shown = try run(["patient", "show", eve])

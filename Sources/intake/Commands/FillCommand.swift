@@ -36,7 +36,13 @@ struct FillCommand: AsyncParsableCommand {
     @Option(help: "Who is collecting (default: INTAKE_COLLECTOR, else your user name).")
     var collector: String?
 
+    @Option(help: "A registry patient's id: the patient section comes filled in and the record points to them (needs the server).")
+    var patient: String?
+
     func validate() throws {
+        if patient != nil, resume {
+            throw ValidationError("--patient starts a new record; a draft keeps the patient it has.")
+        }
         if draftId != nil, !resume {
             throw ValidationError("Please add --resume to continue a draft: intake fill --resume \(draftId!)")
         }
@@ -48,9 +54,17 @@ struct FillCommand: AsyncParsableCommand {
         let client = try clientOptions.client(dataDirectory: storeOptions.directory)
         Interruption.install()
         let environment = ProcessInfo.processInfo.environment
-        let session = FillSession(
+        var session = FillSession(
             questionnaire: questionnaire, store: store, client: client, io: StandardIO(), interactive: isatty(STDIN_FILENO) == 1,
             collector: collector ?? environment["INTAKE_COLLECTOR"] ?? environment["USER"] ?? "unknown")
+        if let patient {
+            guard let client else {
+                throw ValidationError("--patient reads the registry on the server; sign in with 'intake login' or give --server and --token.")
+            }
+            session.patient = try await client.patient(patient)
+            // A new record, whatever drafts there are.
+            session.interactive = false
+        }
         try await FormEnding.run { try await session.run(resume: resume, draftId: draftId, language: language) }
     }
 }
