@@ -28,13 +28,12 @@ public struct InboxWatch: Sendable {
         while !Task.isCancelled {
             do {
                 if client.followsEventStreams {
-                    var connected = false
+                    let opened = ContinuousClock.now
                     for try await notification in client.notificationStream(after: after) {
-                        if offline && !connected {
+                        if offline {
                             output("(connected again)")
                             offline = false
                         }
-                        connected = true
                         guard notification.id > after else { continue }
                         TeamText.inbox([notification]).forEach(output)
                         after = notification.id
@@ -43,6 +42,8 @@ public struct InboxWatch: Sendable {
                         output("(connected again)")
                         offline = false
                     }
+                    // A stream the server ends at once (it is shutting down) is not reopened in a tight loop.
+                    if ContinuousClock.now - opened < .milliseconds(250) { try? await Task.sleep(for: retryDelay) }
                 } else {
                     let page = try await client.notifications(unreadOnly: false, after: after, limit: 200, wait: waitSeconds).notifications
                     if offline {
