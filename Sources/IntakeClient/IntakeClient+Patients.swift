@@ -11,6 +11,7 @@ public struct RemotePatient: Sendable, Codable, Equatable {
     public var revision: Int
     public var archived: Bool
     public var sharingScope: String
+    public var dataGroups: [String]?
 
     public init(
         id: String, givenName: String, familyName: String, dateOfBirth: String? = nil, sex: String? = nil, externalId: String? = nil, revision: Int = 1,
@@ -87,10 +88,15 @@ extension IntakeClient {
         return try await call("GET", "/v1/patients?" + encoded, expecting: 200, as: Answer.self).patients
     }
 
-    /// Changes the given fields (a nil inner value clears the field) based on `baseRevision`.
-    public func updatePatient(_ id: String, baseRevision: Int, changes: [String: String?]) async throws(ClientError) -> RemotePatient {
+    /// Changes the given fields (a nil inner value clears the field) and data groups, all or
+    /// nothing, based on `baseRevision`.
+    public func updatePatient(
+        _ id: String, baseRevision: Int, changes: [String: String?], addGroups: [String] = [], removeGroups: [String] = []
+    ) async throws(ClientError) -> RemotePatient {
         var object: [String: Any] = ["baseRevision": baseRevision]
         for (field, value) in changes { object[field] = value ?? NSNull() }
+        if !addGroups.isEmpty { object["addGroups"] = addGroups }
+        if !removeGroups.isEmpty { object["removeGroups"] = removeGroups }
         guard let body = try? JSONSerialization.data(withJSONObject: object) else { throw ClientError.unexpected("the change could not be encoded") }
         let (status, data) = try await send("PATCH", "/v1/patients/\(Self.segment(id))", body: body)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
@@ -108,6 +114,31 @@ extension IntakeClient {
     public func recordConsent(_ id: String, scope: String, method: String) async throws(ClientError) -> RemotePatient {
         try await call(
             "PUT", "/v1/patients/\(Self.segment(id))/consent", body: ["scope": scope, "method": method], expecting: 200, as: RemotePatient.self)
+    }
+
+    /// The deployment's data groups: name, description, and how many patients (nil for researchers).
+    public func dataGroups() async throws(ClientError) -> [(name: String, description: String, patients: Int?)] {
+        struct Group: Decodable {
+            var name: String
+            var description: String
+            var patients: Int?
+        }
+        struct Answer: Decodable { var dataGroups: [Group] }
+        return try await call("GET", "/v1/data-groups", expecting: 200, as: Answer.self).dataGroups.map { ($0.name, $0.description, $0.patients) }
+    }
+
+    public func createDataGroup(_ name: String, description: String?) async throws(ClientError) {
+        struct Body: Encodable {
+            var name: String
+            var description: String?
+        }
+        struct Answer: Decodable { var name: String }
+        _ = try await call("POST", "/v1/data-groups", body: Body(name: name, description: description), expecting: 201, as: Answer.self)
+    }
+
+    public func deleteDataGroup(_ name: String) async throws(ClientError) {
+        let (status, data) = try await send("DELETE", "/v1/data-groups/\(Self.segment(name))", body: nil)
+        guard status == 204 else { throw ClientError.from(status: status, data: data) }
     }
 
     public func consentHistory(_ id: String) async throws(ClientError) -> (scope: String, history: [RemoteConsent]) {

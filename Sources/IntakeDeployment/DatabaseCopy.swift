@@ -193,6 +193,10 @@ struct CopiedTable: Sendable {
             source: "consent", target: "consent",
             columns: [("id", .integer), ("patientId", .text), ("scope", .text), ("method", .text), ("recordedBy", .text), ("recordedAt", .real)],
             order: "id"),
+        CopiedTable(
+            source: "dataGroup", target: "dataGroup",
+            columns: [("name", .text), ("description", .text), ("createdBy", .text), ("createdAt", .real)], order: "name"),
+        CopiedTable(source: "patientGroup", target: "patientGroup", columns: [("patientId", .text), ("groupName", .text)], order: "patientId, groupName"),
     ]
 
     /// One value, as both sides read it.

@@ -20,6 +20,7 @@ public enum PatientText {
             "Name: \(patient.givenName) \(patient.familyName)",
             "Born: \(patient.dateOfBirth ?? "unknown")   Sex: \(patient.sex ?? "unknown")   External id: \(patient.externalId ?? "none")",
             "Sharing: \(patient.sharingScope)",
+            "Data groups: \((patient.dataGroups ?? []).isEmpty ? "none" : (patient.dataGroups ?? []).joined(separator: ", "))",
         ]
     }
 

@@ -395,6 +395,27 @@ extension PostgresRecordStore {
             ]
         ),
         ("v12: researchers' access levels", ["ALTER TABLE account ADD COLUMN researchAccess TEXT"]),
+        (
+            "v13: data groups and the patients in them",
+            [
+                """
+                CREATE TABLE dataGroup (
+                    name TEXT PRIMARY KEY,
+                    description TEXT NOT NULL,
+                    createdBy TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE patientGroup (
+                    patientId TEXT NOT NULL REFERENCES patient(id),
+                    groupName TEXT NOT NULL REFERENCES dataGroup(name),
+                    PRIMARY KEY (patientId, groupName)
+                )
+                """,
+                "CREATE INDEX patientGroup_group ON patientGroup (groupName)",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -72,12 +72,15 @@ extension PostgresRecordStore {
         binds.append(query.limit)
         let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let sql = Self.patientSelect + condition + " ORDER BY familyKey, givenKey, id LIMIT $\(binds.count)"
-        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.patient)
+        return try await client.withConnection { connection in
+            try await Self.withGroups(
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.patient), connection)
+        }
     }
 
-    public func updatePatient(id: UUID, baseRevision: Int, identification person: PatientIdentification, at time: Date) async throws
-        -> PatientChangeOutcome
-    {
+    public func updatePatient(
+        id: UUID, baseRevision: Int, identification person: PatientIdentification, groups: DataGroupChange, at time: Date
+    ) async throws -> PatientChangeOutcome {
         try await transaction { connection in
             try await Self.lock(Self.patientLock, connection)
             guard let current = try await Self.patient(connection, id: id) else { return .notFound }
@@ -89,6 +92,11 @@ extension PostgresRecordStore {
             {
                 return .externalIdTaken(existing: UUID(uuidString: holder) ?? id)
             }
+            if !groups.isEmpty {
+                let defined = try await connection.query("SELECT name FROM dataGroup ORDER BY name", logger: Self.logger).collect()
+                    .map { try $0.decode(String.self) }
+                guard Set(groups.add + groups.remove).isSubset(of: defined) else { return .unknownDataGroups(defined: defined) }
+            }
             try await connection.query(
                 """
                 UPDATE patient SET givenName = \(person.givenName), familyName = \(person.familyName),
@@ -97,7 +105,49 @@ extension PostgresRecordStore {
                     revision = revision + 1, updatedAt = \(Self.timestamp(time))
                 WHERE id = \(Self.key(id))
                 """, logger: Self.logger)
+            if !groups.remove.isEmpty {
+                try await connection.query(
+                    "DELETE FROM patientGroup WHERE patientId = \(Self.key(id)) AND groupName = ANY(\(groups.remove))", logger: Self.logger)
+            }
+            for name in groups.add {
+                try await connection.query(
+                    "INSERT INTO patientGroup (patientId, groupName) VALUES (\(Self.key(id)), \(name)) ON CONFLICT DO NOTHING", logger: Self.logger)
+            }
             return .changed(try await Self.patient(connection, id: id)!)
+        }
+    }
+
+    public func createDataGroup(_ group: DataGroup) async throws -> Bool {
+        try await !client.query(
+            """
+            INSERT INTO dataGroup (name, description, createdBy, createdAt)
+            VALUES (\(group.name), \(group.description), \(group.createdBy), \(Self.timestamp(group.createdAt)))
+            ON CONFLICT DO NOTHING RETURNING name
+            """, logger: Self.logger
+        ).collect().isEmpty
+    }
+
+    public func dataGroups() async throws -> [DataGroup] {
+        try await client.query(
+            """
+            SELECT g.name, g.description, g.createdBy, g.createdAt, (SELECT COUNT(*) FROM patientGroup pg WHERE pg.groupName = g.name)
+            FROM dataGroup g ORDER BY g.name
+            """, logger: Self.logger
+        ).collect().map { row in
+            let (name, description, createdBy, createdAt, patients) = try row.decode((String, String, String, Double, Int).self)
+            return DataGroup(name: name, description: description, createdBy: createdBy, createdAt: Self.date(createdAt), patients: patients)
+        }
+    }
+
+    public func deleteDataGroup(name: String) async throws -> DataGroupDeletion {
+        try await transaction { connection in
+            try await Self.lock(Self.patientLock, connection)
+            let patients =
+                try await connection.query("SELECT COUNT(*) FROM patientGroup WHERE groupName = \(name)", logger: Self.logger).collect().first?
+                .decode(Int.self) ?? 0
+            guard patients == 0 else { return .inUse(patients: patients) }
+            let deleted = try await connection.query("DELETE FROM dataGroup WHERE name = \(name) RETURNING name", logger: Self.logger).collect()
+            return deleted.isEmpty ? .notFound : .deleted
         }
     }
 
@@ -149,9 +199,29 @@ extension PostgresRecordStore {
     private static func patient(_ connection: PostgresConnection, id: UUID, forUpdate: Bool = false) async throws -> Patient? {
         var binds = PostgresBindings()
         binds.append(key(id))
-        return try await connection.query(
-            PostgresQuery(unsafeSQL: patientSelect + " WHERE id = $1" + (forUpdate ? " FOR UPDATE" : ""), binds: binds), logger: logger
-        ).collect().first.map(patient)
+        guard
+            let found = try await connection.query(
+                PostgresQuery(unsafeSQL: patientSelect + " WHERE id = $1" + (forUpdate ? " FOR UPDATE" : ""), binds: binds), logger: logger
+            ).collect().first.map(patient)
+        else { return nil }
+        return try await withGroups([found], connection)[0]
+    }
+
+    /// The patients with their data groups (one query for all of them).
+    private static func withGroups(_ patients: [Patient], _ connection: PostgresConnection) async throws -> [Patient] {
+        guard !patients.isEmpty else { return patients }
+        var groups: [String: [String]] = [:]
+        for row in try await connection.query(
+            "SELECT patientId, groupName FROM patientGroup WHERE patientId = ANY(\(patients.map { key($0.id) })) ORDER BY groupName", logger: logger
+        ).collect() {
+            let (patientId, name) = try row.decode((String, String).self)
+            groups[patientId, default: []].append(name)
+        }
+        return patients.map { patient in
+            var patient = patient
+            patient.dataGroups = groups[key(patient.id)] ?? []
+            return patient
+        }
     }
 
     private static func patient(_ row: PostgresRow) throws -> Patient {

@@ -63,15 +63,16 @@ extension SQLiteRecordStore {
                 arguments += [prefix, prefix, prefix, prefix]
             }
             let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            return try Row.fetchAll(
-                db, sql: "SELECT * FROM patient" + condition + " ORDER BY familyKey, givenKey, id LIMIT ?", arguments: arguments + [query.limit]
-            ).map(Self.patient)
+            return try Self.withGroups(
+                try Row.fetchAll(
+                    db, sql: "SELECT * FROM patient" + condition + " ORDER BY familyKey, givenKey, id LIMIT ?", arguments: arguments + [query.limit]
+                ).map(Self.patient), db)
         }
     }
 
-    public func updatePatient(id: UUID, baseRevision: Int, identification person: PatientIdentification, at time: Date) async throws
-        -> PatientChangeOutcome
-    {
+    public func updatePatient(
+        id: UUID, baseRevision: Int, identification person: PatientIdentification, groups: DataGroupChange, at time: Date
+    ) async throws -> PatientChangeOutcome {
         try await database.write { db in
             guard let current = try Self.patient(db, id: id) else { return .notFound }
             guard current.revision == baseRevision else { return .stale(current: current.revision) }
@@ -79,6 +80,10 @@ extension SQLiteRecordStore {
                 let holder = try String.fetchOne(db, sql: "SELECT id FROM patient WHERE externalId = ? AND id <> ?", arguments: [external, Self.key(id)])
             {
                 return .externalIdTaken(existing: UUID(uuidString: holder)!)
+            }
+            if !groups.isEmpty {
+                let defined = try String.fetchAll(db, sql: "SELECT name FROM dataGroup ORDER BY name")
+                guard Set(groups.add + groups.remove).isSubset(of: defined) else { return .unknownDataGroups(defined: defined) }
             }
             try db.execute(
                 sql: """
@@ -90,7 +95,47 @@ extension SQLiteRecordStore {
                     person.givenName, person.familyName, NameKey.fold(person.givenName), NameKey.fold(person.familyName),
                     person.dateOfBirth?.description, person.sex?.rawValue, person.externalId, Self.timestamp(time), Self.key(id),
                 ])
+            for name in groups.remove {
+                try db.execute(sql: "DELETE FROM patientGroup WHERE patientId = ? AND groupName = ?", arguments: [Self.key(id), name])
+            }
+            for name in groups.add {
+                try db.execute(sql: "INSERT OR IGNORE INTO patientGroup (patientId, groupName) VALUES (?, ?)", arguments: [Self.key(id), name])
+            }
             return .changed(try Self.patient(db, id: id)!)
+        }
+    }
+
+    public func createDataGroup(_ group: DataGroup) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO dataGroup (name, description, createdBy, createdAt) VALUES (?, ?, ?, ?)",
+                arguments: [group.name, group.description, group.createdBy, Self.timestamp(group.createdAt)])
+            return db.changesCount > 0
+        }
+    }
+
+    public func dataGroups() async throws -> [DataGroup] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT g.*, (SELECT COUNT(*) FROM patientGroup pg WHERE pg.groupName = g.name) AS patients
+                    FROM dataGroup g ORDER BY g.name
+                    """
+            ).map { row in
+                DataGroup(
+                    name: row["name"], description: row["description"], createdBy: row["createdBy"], createdAt: Self.date(row["createdAt"]),
+                    patients: row["patients"])
+            }
+        }
+    }
+
+    public func deleteDataGroup(name: String) async throws -> DataGroupDeletion {
+        try await database.write { db in
+            let patients = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM patientGroup WHERE groupName = ?", arguments: [name]) ?? 0
+            guard patients == 0 else { return .inUse(patients: patients) }
+            try db.execute(sql: "DELETE FROM dataGroup WHERE name = ?", arguments: [name])
+            return db.changesCount > 0 ? .deleted : .notFound
         }
     }
 
@@ -133,7 +178,28 @@ extension SQLiteRecordStore {
     }
 
     static func patient(_ db: Database, id: UUID) throws -> Patient? {
-        try Row.fetchOne(db, sql: "SELECT * FROM patient WHERE id = ?", arguments: [key(id)]).map(patient)
+        guard var patient = try Row.fetchOne(db, sql: "SELECT * FROM patient WHERE id = ?", arguments: [key(id)]).map(patient) else { return nil }
+        patient.dataGroups = try String.fetchAll(
+            db, sql: "SELECT groupName FROM patientGroup WHERE patientId = ? ORDER BY groupName", arguments: [key(id)])
+        return patient
+    }
+
+    /// The patients with their data groups (one query for all of them).
+    static func withGroups(_ patients: [Patient], _ db: Database) throws -> [Patient] {
+        guard !patients.isEmpty else { return patients }
+        var groups: [String: [String]] = [:]
+        let ids = patients.map { key($0.id) }
+        for row in try Row.fetchAll(
+            db, sql: "SELECT patientId, groupName FROM patientGroup WHERE patientId IN (" + ids.map { _ in "?" }.joined(separator: ", ") + ") ORDER BY groupName",
+            arguments: StatementArguments(ids))
+        {
+            groups[row["patientId"], default: []].append(row["groupName"])
+        }
+        return patients.map { patient in
+            var patient = patient
+            patient.dataGroups = groups[key(patient.id)] ?? []
+            return patient
+        }
     }
 
     static func patient(_ row: Row) -> Patient {

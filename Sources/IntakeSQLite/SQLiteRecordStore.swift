@@ -396,6 +396,23 @@ extension SQLiteRecordStore {
         migrator.registerMigration("v14: researchers' access levels") { db in
             try db.execute(sql: "ALTER TABLE user ADD COLUMN researchAccess TEXT")
         }
+        migrator.registerMigration("v15: data groups and the patients in them") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE dataGroup (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        description TEXT NOT NULL,
+                        createdBy TEXT NOT NULL,
+                        createdAt REAL NOT NULL
+                    );
+                    CREATE TABLE patientGroup (
+                        patientId TEXT NOT NULL REFERENCES patient(id),
+                        groupName TEXT NOT NULL REFERENCES dataGroup(name),
+                        PRIMARY KEY (patientId, groupName)
+                    );
+                    CREATE INDEX patientGroup_group ON patientGroup (groupName);
+                    """)
+        }
         return migrator
     }
 

@@ -194,4 +194,67 @@ public enum PatientStoreContract {
         query.consent = ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: false)
         #expect(try await later.page(query).isEmpty, "withdrawn: nothing reaches an external researcher")
     }
+
+    public static func patientsJoinAndLeaveDefinedDataGroupsAllOrNothing(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        _ = try await store.createTeam(name: "clinic", at: start)
+        #expect(try await store.createDataGroup(DataGroup(name: "arm_a", description: "Arm A", createdBy: "admin", createdAt: start)))
+        #expect(try await store.createDataGroup(DataGroup(name: "arm_b", description: "", createdBy: "admin", createdAt: start)))
+        #expect(try await !store.createDataGroup(DataGroup(name: "arm_a", description: "again", createdBy: "admin", createdAt: start)))
+        guard case .created(let amina) = try await register(store, [person("Amina", "Haddad")])[0] else {
+            Issue.record("not created")
+            return
+        }
+        guard case .changed(let joined) = try await store.updatePatient(
+            id: amina.id, baseRevision: 1, identification: amina.identification, groups: DataGroupChange(add: ["arm_b", "arm_a"]), at: start)
+        else {
+            Issue.record("not changed")
+            return
+        }
+        #expect(joined.dataGroups == ["arm_a", "arm_b"] && joined.revision == 2)
+        let refused = try await store.updatePatient(
+            id: amina.id, baseRevision: 2, identification: person("Changed", "Name"), groups: DataGroupChange(add: ["arm_c"], remove: ["arm_a"]),
+            at: start)
+        #expect(refused == .unknownDataGroups(defined: ["arm_a", "arm_b"]))
+        let unchanged = try #require(try await store.patient(id: amina.id))
+        #expect(unchanged.identification.givenName == "Amina" && unchanged.dataGroups == ["arm_a", "arm_b"] && unchanged.revision == 2, "all or nothing")
+        guard case .changed(let moved) = try await store.updatePatient(
+            id: amina.id, baseRevision: 2, identification: amina.identification, groups: DataGroupChange(add: ["arm_b"], remove: ["arm_a"]), at: start)
+        else {
+            Issue.record("not moved")
+            return
+        }
+        #expect(moved.dataGroups == ["arm_b"])
+        #expect(try await store.findPatients(PatientQuery(name: "amina")).first?.dataGroups == ["arm_b"])
+        #expect(try await store.dataGroups().map { [$0.name, String($0.patients)] } == [["arm_a", "0"], ["arm_b", "1"]])
+        #expect(try await store.deleteDataGroup(name: "arm_b") == .inUse(patients: 1))
+        #expect(try await store.deleteDataGroup(name: "arm_a") == .deleted)
+        #expect(try await store.deleteDataGroup(name: "arm_a") == .notFound)
+        #expect(try await store.dataGroups().map(\.name) == ["arm_b"])
+    }
+
+    /// Deleting a group while a patient is put in it, on two servers at once: either the group
+    /// goes and the patient is not in it, or the patient is in it and the group stays.
+    public static func aGroupDeletedWhileAPatientJoinsItIsNeverLeftHalfWay(_ kind: some RecordStoreFactory) async throws {
+        let database = try kind.newDatabase()
+        let first = try await kind.open(database: database)
+        let second = try await kind.open(database: database)
+        _ = try await first.createTeam(name: "clinic", at: start)
+        for round in 0..<6 {
+            let name = "g\(round)"
+            _ = try await first.createDataGroup(DataGroup(name: name, description: "", createdBy: "admin", createdAt: start))
+            guard case .created(let patient) = try await register(first, [person("P\(round)", "Q")])[0] else { continue }
+            async let joined = second.updatePatient(
+                id: patient.id, baseRevision: 1, identification: patient.identification, groups: DataGroupChange(add: [name]), at: start)
+            async let deleted = first.deleteDataGroup(name: name)
+            let (join, deletion) = try await (joined, deleted)
+            let groups = try await second.dataGroups().map(\.name)
+            let now = try #require(try await second.patient(id: patient.id))
+            if deletion == .deleted {
+                #expect(!groups.contains(name) && !now.dataGroups.contains(name), "\(join)")
+            } else {
+                #expect(deletion == .inUse(patients: 1) && groups.contains(name) && now.dataGroups == [name])
+            }
+        }
+    }
 }

@@ -192,6 +192,14 @@ struct AccessMatrixTests {
             Case(
                 method: .get, route: "/v1/patients/{id}/consent", uri: "/v1/patients/{ownPatient}/consent", expected: patientReaders(.ok),
                 otherTeam: adminReadsOtherTeams),
+            Case(
+                method: .post, route: "/v1/data-groups", uri: "/v1/data-groups",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .forbidden, "researcher": .forbidden, "admin": .created],
+                body: { _, counter, _ in json(["name": "arm_\(counter)"]) }),
+            Case(method: .get, route: "/v1/data-groups", uri: "/v1/data-groups", expected: everyone(.ok)),
+            Case(
+                method: .delete, route: "/v1/data-groups/{name}", uri: "/v1/data-groups/never_defined",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .forbidden, "researcher": .forbidden, "admin": .notFound]),
             Case(method: .delete, route: "/v1/sessions/current", uri: "/v1/sessions/current", expected: everyone(.noContent)),
         ]
     }

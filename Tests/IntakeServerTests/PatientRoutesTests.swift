@@ -141,4 +141,42 @@ struct PatientRoutesTests {
             #expect(moved.errorCode == "unknown_patient", "an edit cannot point the record elsewhere: \(moved.text)")
         }
     }
+
+    @Test func dataGroupsAreDefinedByAnAdminAndPatientsJoinThemAllOrNothing() async throws {
+        let server = try await TestServer.make()
+        let id = UUID()
+        _ = try await server.services.store.registerPatients([
+            NewPatient(id: id, teamId: 1, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"), createdBy: "x", createdAt: Date())
+        ])
+        try await server.application().test(.router) { client in
+            struct Group: Encodable { var name: String; var description: String? }
+            #expect(try await client.send(.post, "/v1/data-groups", as: "admin", in: server, json: Group(name: "arm_a", description: "Arm A")).status == .created)
+            #expect(try await client.send(.post, "/v1/data-groups", as: "admin", in: server, json: Group(name: "arm_b")).status == .created)
+            #expect(try await client.send(.post, "/v1/data-groups", as: "admin", in: server, json: Group(name: "arm_a")).errorCode == "data_group_exists")
+            #expect(try await client.send(.post, "/v1/data-groups", as: "admin", in: server, json: Group(name: "Arm A")).status == .unprocessableContent)
+            #expect(try await client.send(.post, "/v1/data-groups", as: "coordinator-a", in: server, json: Group(name: "arm_c")).status == .forbidden)
+
+            let path = "/v1/patients/\(id.uuidString.lowercased())"
+            let joined = try await client.send(.patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": 1, "addGroups": ["arm_b", "arm_a"]}"#.utf8))
+            #expect(joined.status == .ok && joined.json["dataGroups"] as? [String] == ["arm_a", "arm_b"], "\(joined.text)")
+            let unknown = try await client.send(
+                .patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": 2, "givenName": "X", "addGroups": ["arm_z"]}"#.utf8))
+            #expect(unknown.status == .unprocessableContent && unknown.errorCode == "unknown_data_group", "\(unknown.text)")
+            #expect(((unknown.json["error"] as? [String: Any])?["details"] as? [String: Any])?["defined"] as? [String] == ["arm_a", "arm_b"])
+            #expect(try await client.send(.get, path, as: "coordinator-a", in: server).json["givenName"] as? String == "Amina", "nothing half-done")
+            let both = try await client.send(
+                .patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": 2, "addGroups": ["arm_a"], "removeGroups": ["arm_a"]}"#.utf8))
+            #expect(both.status == .unprocessableContent)
+
+            let counts = try await client.send(.get, "/v1/data-groups", as: "coordinator-a", in: server)
+            #expect((counts.json["dataGroups"] as? [[String: Any]])?.map { $0["patients"] as? Int } == [1, 1])
+            let forResearchers = try await client.send(.get, "/v1/data-groups", as: "researcher", in: server)
+            #expect((forResearchers.json["dataGroups"] as? [[String: Any]])?.allSatisfy { $0["patients"] == nil } == true, "no counts for researchers")
+            #expect(try await client.send(.delete, "/v1/data-groups/arm_a", as: "admin", in: server).errorCode == "data_group_in_use")
+            let left = try await client.send(.patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": 2, "removeGroups": ["arm_a"]}"#.utf8))
+            #expect(left.json["dataGroups"] as? [String] == ["arm_b"])
+            #expect(try await client.send(.delete, "/v1/data-groups/arm_a", as: "admin", in: server).status == .noContent)
+            #expect(try await client.send(.delete, "/v1/data-groups/arm_a", as: "admin", in: server).status == .notFound)
+        }
+    }
 }

@@ -61,6 +61,7 @@ public enum IntakeServerApp {
         ReferralController(services: services).register(registrar)
         WebhookController(services: services).register(registrar)
         PatientController(services: services).register(registrar)
+        DataGroupController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 

@@ -40,7 +40,9 @@ struct PatientController {
         var dateOfBirth: String?
         var sex: PatientIdentification.Sex?
         var externalId: String?
-        static let fields: Set<String> = ["baseRevision", "givenName", "familyName", "dateOfBirth", "sex", "externalId"]
+        var addGroups: [String]?
+        var removeGroups: [String]?
+        static let fields: Set<String> = ["baseRevision", "givenName", "familyName", "dateOfBirth", "sex", "externalId", "addGroups", "removeGroups"]
         /// null clears the field; leaving it out keeps it.
         static let nullable: Set<String> = ["dateOfBirth", "sex", "externalId"]
     }
@@ -125,7 +127,8 @@ struct PatientController {
             }
             if JSONCoding.hasField("sex", in: data) { person.sex = body.sex }
             if JSONCoding.hasField("externalId", in: data) { person.externalId = body.externalId }
-            return try await change(id, body.baseRevision, person, user)
+            let groups = DataGroupChange(add: body.addGroups ?? [], remove: body.removeGroups ?? [])
+            return try await change(id, body.baseRevision, person, groups, user)
         }
         for (action, archived) in [("archive", true), ("restore", false)] {
             routes.on(.post, "/v1/patients/{id}/\(action)") { _, context in
@@ -146,8 +149,10 @@ struct PatientController {
         }
     }
 
-    private func change(_ id: UUID, _ baseRevision: Int, _ person: PatientIdentification, _ user: User) async throws -> Response {
-        let outcome = try await services.patients.update(id, baseRevision: baseRevision, identification: person, by: user)
+    private func change(_ id: UUID, _ baseRevision: Int, _ person: PatientIdentification, _ groups: DataGroupChange, _ user: User) async throws
+        -> Response
+    {
+        let outcome = try await services.patients.update(id, baseRevision: baseRevision, identification: person, groups: groups, by: user)
         switch outcome {
         case .changed(let patient): return try JSONCoding.response(PatientJSON(patient))
         case .notFound: throw APIError.notFound("patient \(id.uuidString.lowercased())")
@@ -156,6 +161,11 @@ struct PatientController {
                 .conflict, code: "stale_revision", message: "the patient changed since revision \(baseRevision); read it again and redo the change",
                 details: .object(["currentRevision": .integer(current)]))
         case .externalIdTaken(let existing): throw Self.refusal(.externalIdTaken(existing: existing))
+        case .unknownDataGroups(let defined):
+            throw APIError(
+                .unprocessableContent, code: "unknown_data_group",
+                message: "a data group named is not defined; defined: \(defined.isEmpty ? "none (an admin defines them)" : defined.joined(separator: ", "))",
+                details: .object(["defined": .array(defined.map { .string($0) })]))
         }
     }
 
@@ -186,6 +196,7 @@ struct PatientJSON: Encodable {
     var archived: Bool
     var archivedAt: Date?
     var sharingScope: String
+    var dataGroups: [String]
     var createdBy: String
     var createdAt: Date
     var updatedAt: Date
@@ -201,6 +212,7 @@ struct PatientJSON: Encodable {
         archived = patient.archivedAt != nil
         archivedAt = patient.archivedAt
         sharingScope = patient.effectiveScope.rawValue
+        dataGroups = patient.dataGroups
         createdBy = patient.createdBy
         createdAt = patient.createdAt
         updatedAt = patient.updatedAt

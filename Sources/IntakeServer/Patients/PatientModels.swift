@@ -16,16 +16,19 @@ public struct Patient: Sendable, Hashable {
     public var archivedAt: Date?
     /// The current sharing scope; nil until consent is recorded, which counts as `no_sharing`.
     public var sharingScope: SharingScope?
+    /// The data groups (study arms, cohorts) the patient is in, by name, sorted.
+    public var dataGroups: [String]
     public var createdBy: String
     public var createdAt: Date
     public var updatedAt: Date
 
     package init(
         id: UUID, teamId: Int64, identification: PatientIdentification, revision: Int, archivedAt: Date?, sharingScope: SharingScope?,
-        createdBy: String, createdAt: Date, updatedAt: Date
+        createdBy: String, createdAt: Date, updatedAt: Date, dataGroups: [String] = []
     ) {
         self.id = id
         self.teamId = teamId
+        self.dataGroups = dataGroups
         self.identification = identification
         self.revision = revision
         self.archivedAt = archivedAt
@@ -122,6 +125,48 @@ public enum PatientChangeOutcome: Sendable, Equatable {
     /// The change was based on an older revision.
     case stale(current: Int)
     case externalIdTaken(existing: UUID)
+    /// A group to add or remove is not defined; these are.
+    case unknownDataGroups(defined: [String])
+}
+
+/// Groups to put a patient in and take them out of, in one change.
+public struct DataGroupChange: Sendable, Hashable {
+    public var add: [String]
+    public var remove: [String]
+
+    public init(add: [String] = [], remove: [String] = []) {
+        self.add = add
+        self.remove = remove
+    }
+
+    public var isEmpty: Bool { add.isEmpty && remove.isEmpty }
+}
+
+/// A group of patients defined for the deployment (a study arm, a cohort): exports can be
+/// filtered by it and carry a column for it.
+public struct DataGroup: Sendable, Hashable {
+    public var name: String
+    public var description: String
+    public var createdBy: String
+    public var createdAt: Date
+    /// How many patients are in it.
+    public var patients: Int
+
+    public init(name: String, description: String, createdBy: String, createdAt: Date, patients: Int = 0) {
+        self.name = name
+        self.description = description
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.patients = patients
+    }
+}
+
+/// What became of deleting a data group.
+public enum DataGroupDeletion: Sendable, Equatable {
+    case deleted
+    case notFound
+    /// Patients are still in it: take them out first.
+    case inUse(patients: Int)
 }
 
 /// Which patients to find: any of the given criteria, all of which must match.

@@ -47,10 +47,51 @@ public struct PatientService: Sendable {
         return try await store.findPatients(query)
     }
 
-    public func update(_ id: UUID, baseRevision: Int, identification: PatientIdentification, by user: User) async throws -> PatientChangeOutcome {
+    public func update(
+        _ id: UUID, baseRevision: Int, identification: PatientIdentification, groups: DataGroupChange = DataGroupChange(), by user: User
+    ) async throws -> PatientChangeOutcome {
         try Self.check(identification, at: nil)
+        if let both = groups.add.first(where: groups.remove.contains) {
+            throw TeamError.invalid("the group \(both) is both added and removed; name it once")
+        }
         _ = try await patient(id, for: user)
-        return try await store.updatePatient(id: id, baseRevision: baseRevision, identification: identification, at: clock())
+        return try await store.updatePatient(id: id, baseRevision: baseRevision, identification: identification, groups: groups, at: clock())
+    }
+
+    // MARK: Data groups
+
+    /// A group name is also an export column (`group_<name>`): lowercase letters, digits and
+    /// underscores, starting with a letter, up to 40.
+    static func isGroupName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, (97...122).contains(first), bytes.count <= 40 else { return false }
+        return bytes.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }
+    }
+
+    /// Defines a data group for the deployment (admins).
+    public func createGroup(name: String, description: String, by user: User) async throws -> DataGroup {
+        guard user.role == .admin else { throw TeamError.forbidden("data groups are defined by an admin") }
+        guard Self.isGroupName(name) else {
+            throw TeamError.invalid("a data group's name is 1 to 40 lowercase letters, digits and underscores, starting with a letter")
+        }
+        guard description.count <= 500 else { throw TeamError.invalid("a data group's description is up to 500 characters") }
+        let group = DataGroup(name: name, description: description, createdBy: user.username, createdAt: clock())
+        guard try await store.createDataGroup(group) else { throw TeamError.conflict("data_group_exists", "a data group is already named \(name)") }
+        return group
+    }
+
+    public func groups() async throws -> [DataGroup] { try await store.dataGroups() }
+
+    /// Deletes a group nobody is in (admins).
+    public func deleteGroup(_ name: String, by user: User) async throws {
+        guard user.role == .admin else { throw TeamError.forbidden("data groups are deleted by an admin") }
+        switch try await store.deleteDataGroup(name: name) {
+        case .deleted: return
+        case .notFound: throw TeamError.notFound("no data group is named '\(name.prefix(40))'")
+        case .inUse(let patients):
+            throw TeamError.conflict(
+                "data_group_in_use", "\(patients) patient\(patients == 1 ? " is" : "s are") in \(name); take them out of it first")
+        }
     }
 
     public func setArchived(_ id: UUID, _ archived: Bool, by user: User) async throws -> Patient {

@@ -7,7 +7,7 @@ struct PatientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "patient",
         abstract: "Your team's patient registry: register, find, show, change, archive, consent, import a roster.",
-        subcommands: [Register.self, Find.self, Show.self, Update.self, Archive.self, Restore.self, Consent.self, Import.self])
+        subcommands: [Register.self, Find.self, Show.self, Update.self, Archive.self, Restore.self, Consent.self, Import.self, Groups.self])
 
     struct Identity: ParsableArguments {
         @Option(help: "Date of birth, YYYY-MM-DD.") var dateOfBirth: String?
@@ -86,6 +86,8 @@ struct PatientCommand: AsyncParsableCommand {
         @Option(help: "Family name.") var familyName: String?
         @OptionGroup var identity: Identity
         @Option(parsing: .upToNextOption, help: "Fields to clear: date_of_birth, sex, external_id.") var clear: [String] = []
+        @Option(help: "Put the patient in this data group (repeatable).") var addGroup: [String] = []
+        @Option(help: "Take the patient out of this data group (repeatable).") var removeGroup: [String] = []
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
@@ -101,11 +103,14 @@ struct PatientCommand: AsyncParsableCommand {
                 guard let field = cleared[name] else { throw ValidationError("--clear takes date_of_birth, sex or external_id.") }
                 changes[field] = .some(nil)
             }
-            guard !changes.isEmpty else { throw ValidationError("Give at least one field to change.") }
+            guard !changes.isEmpty || !addGroup.isEmpty || !removeGroup.isEmpty else {
+                throw ValidationError("Give at least one field to change, or --add-group / --remove-group.")
+            }
             let revision: Int
             if let baseRevision { revision = baseRevision } else { revision = try await client.patient(id).revision }
-            let patient = try await client.updatePatient(id, baseRevision: revision, changes: changes)
-            print("Patient \(patient.id.prefix(8)) is at revision \(patient.revision).")
+            let patient = try await client.updatePatient(id, baseRevision: revision, changes: changes, addGroups: addGroup, removeGroups: removeGroup)
+            let groups = patient.dataGroups.map { $0.isEmpty ? "" : "; groups: \($0.joined(separator: ", "))" } ?? ""
+            print("Patient \(patient.id.prefix(8)) is at revision \(patient.revision)\(groups).")
         }
     }
 
@@ -146,6 +151,33 @@ struct PatientCommand: AsyncParsableCommand {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let patient = try await client.recordConsent(id, scope: scope, method: method)
             print("Patient \(patient.id.prefix(8)) now shares: \(patient.sharingScope).")
+        }
+    }
+
+    struct Groups: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "groups", abstract: "The deployment's data groups (study arms, cohorts); an admin defines and deletes them.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Option(help: "Define a data group (admins): lowercase letters, digits and underscores.") var create: String?
+        @Option(help: "Its description, with --create.") var description: String?
+        @Option(help: "Delete a data group nobody is in (admins).") var delete: String?
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            if let create {
+                try await client.createDataGroup(create, description: description)
+                print("Defined data group \(create).")
+            } else if let delete {
+                try await client.deleteDataGroup(delete)
+                print("Deleted data group \(delete).")
+            } else {
+                let groups = try await client.dataGroups()
+                if groups.isEmpty { print("No data groups are defined.") }
+                for group in groups {
+                    print([group.name, group.patients.map { "\($0) patient(s)" } ?? "", group.description].filter { !$0.isEmpty }.joined(separator: "\t"))
+                }
+            }
         }
     }
 
