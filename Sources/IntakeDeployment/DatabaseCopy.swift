@@ -197,6 +197,13 @@ struct CopiedTable: Sendable {
             source: "dataGroup", target: "dataGroup",
             columns: [("name", .text), ("description", .text), ("createdBy", .text), ("createdAt", .real)], order: "name"),
         CopiedTable(source: "patientGroup", target: "patientGroup", columns: [("patientId", .text), ("groupName", .text)], order: "patientId, groupName"),
+        CopiedTable(source: "reportSeries", target: "reportSeries", columns: [("name", .text), ("dateKind", .text)], order: "name"),
+        CopiedTable(
+            source: "report", target: "report",
+            columns: [
+                ("patientId", .text), ("series", .text), ("dateKey", .text), ("version", .integer), ("body", .text), ("recordedBy", .text),
+                ("recordedAt", .real),
+            ], order: "patientId, series, dateKey, version"),
     ]
 
     /// One value, as both sides read it.

@@ -416,6 +416,24 @@ extension PostgresRecordStore {
                 "CREATE INDEX patientGroup_group ON patientGroup (groupName)",
             ]
         ),
+        (
+            "v14: dated report series and their reports, every version kept",
+            [
+                "CREATE TABLE reportSeries (name TEXT PRIMARY KEY, dateKind TEXT NOT NULL)",
+                """
+                CREATE TABLE report (
+                    patientId TEXT NOT NULL REFERENCES patient(id),
+                    series TEXT NOT NULL REFERENCES reportSeries(name),
+                    dateKey TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    body TEXT NOT NULL,
+                    recordedBy TEXT NOT NULL,
+                    recordedAt DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (patientId, series, dateKey, version)
+                )
+                """,
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

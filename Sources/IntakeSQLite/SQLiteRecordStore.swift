@@ -413,6 +413,25 @@ extension SQLiteRecordStore {
                     CREATE INDEX patientGroup_group ON patientGroup (groupName);
                     """)
         }
+        migrator.registerMigration("v16: dated report series and their reports, every version kept") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE reportSeries (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        dateKind TEXT NOT NULL
+                    );
+                    CREATE TABLE report (
+                        patientId TEXT NOT NULL REFERENCES patient(id),
+                        series TEXT NOT NULL REFERENCES reportSeries(name),
+                        dateKey TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        body TEXT NOT NULL,
+                        recordedBy TEXT NOT NULL,
+                        recordedAt REAL NOT NULL,
+                        PRIMARY KEY (patientId, series, dateKey, version)
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -257,4 +257,50 @@ public enum PatientStoreContract {
             }
         }
     }
+
+    public static func datedReportsReplaceKeepHistoryAndReadByDocumentedBounds(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        _ = try await store.createTeam(name: "clinic", at: start)
+        guard case .created(let amina) = try await register(store, [person("Amina", "Haddad")])[0] else {
+            Issue.record("not created")
+            return
+        }
+        func day(_ text: String) -> ReportDate { ReportDate(text)! }
+        for (date, weight) in [("2026-01-01", 60), ("2026-01-15", 61), ("2026-02-01", 62)] {
+            guard case .stored = try await store.putReport(
+                patientId: amina.id, series: "vitals", date: day(date), values: #"{"weight":\#(weight)}"#, by: "cora", at: start)
+            else { Issue.record("not stored"); return }
+        }
+        guard case .stored(let replaced) = try await store.putReport(
+            patientId: amina.id, series: "vitals", date: day("2026-01-15"), values: #"{"weight":61.5}"#, by: "dana", at: start + 1)
+        else { Issue.record("not replaced"); return }
+        #expect(replaced.version == 2)
+        func dates(_ query: ReportQuery) async throws -> [String] {
+            guard case .reports(let reports) = try await store.reports(query) else { return ["(refused)"] }
+            return reports.map(\.date)
+        }
+        #expect(try await dates(ReportQuery(patientId: amina.id, series: "vitals")) == ["2026-01-01", "2026-01-15", "2026-02-01"])
+        #expect(
+            try await dates(ReportQuery(patientId: amina.id, series: "vitals", start: day("2026-01-01"), end: day("2026-01-15")))
+                == ["2026-01-01", "2026-01-15"], "calendar dates: inclusive at both ends")
+        #expect(try await dates(ReportQuery(patientId: amina.id, series: "vitals", latestOnly: true)) == ["2026-02-01"])
+        guard case .reports(let current) = try await store.reports(ReportQuery(patientId: amina.id, series: "vitals", start: day("2026-01-15"), end: day("2026-01-15")))
+        else { Issue.record("not read"); return }
+        #expect(current.map(\.values) == [#"{"weight":61.5}"#] && current.first?.recordedBy == "dana", "the replacement is current")
+        #expect(try await store.reportHistory(patientId: amina.id, series: "vitals", date: day("2026-01-15")).map(\.version) == [1, 2], "kept")
+
+        // Instants: start inclusive, end exclusive; a series' kind is fixed by its first report.
+        for time in ["2026-03-01T08:00:00Z", "2026-03-01T10:00:00+02:00", "2026-03-01T12:00:00Z"] {
+            _ = try await store.putReport(patientId: amina.id, series: "glucose", date: day(time), values: "{}", by: "cora", at: start)
+        }
+        #expect(
+            try await dates(ReportQuery(patientId: amina.id, series: "glucose", start: day("2026-03-01T08:00:00Z"), end: day("2026-03-01T12:00:00Z")))
+                == ["2026-03-01T08:00:00.000Z"], "10:00+02:00 is 08:00Z, the same instant: replaced, and 12:00 is the excluded end")
+        #expect(try await store.putReport(patientId: amina.id, series: "glucose", date: day("2026-03-02"), values: "{}", by: "c", at: start)
+            == .wrongDateKind(expected: .instant))
+        #expect(try await store.reports(ReportQuery(patientId: amina.id, series: "vitals", start: day("2026-03-01T08:00:00Z")))
+            == .wrongDateKind(expected: .date))
+        #expect(try await store.reports(ReportQuery(patientId: amina.id, series: "never")) == .unknownSeries)
+        #expect(try await store.putReport(patientId: UUID(), series: "vitals", date: day("2026-01-01"), values: "{}", by: "c", at: start) == .patientNotFound)
+    }
 }

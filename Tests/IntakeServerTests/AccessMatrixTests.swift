@@ -200,6 +200,20 @@ struct AccessMatrixTests {
             Case(
                 method: .delete, route: "/v1/data-groups/{name}", uri: "/v1/data-groups/never_defined",
                 expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .forbidden, "researcher": .forbidden, "admin": .notFound]),
+            Case(
+                method: .put, route: "/v1/patients/{id}/reports/{series}/{date}", uri: "/v1/patients/{ownPatient}/reports/vitals/2026-01-01",
+                // The field worker stores it first; the coordinator's replaces it.
+                expected: [nil: .unauthorized, "fieldworker-a": .created, "coordinator-a": .ok, "researcher": .forbidden, "admin": .forbidden],
+                otherTeam: [nil: .unauthorized, "fieldworker-a": .notFound, "coordinator-a": .notFound, "researcher": .forbidden, "admin": .forbidden],
+                body: { _, _, _ in json(["weight": 61]) }),
+            Case(
+                method: .get, route: "/v1/patients/{id}/reports/{series}", uri: "/v1/patients/{ownPatient}/reports/vitals",
+                expected: patientReaders(.ok), otherTeam: adminReadsOtherTeams),
+            Case(
+                method: .get, route: "/v1/patients/{id}/reports/{series}/{date}", uri: "/v1/patients/{ownPatient}/reports/vitals/2026-01-01",
+                // The other team's patient has no report of that date: an admin, who may read it, is told so.
+                expected: patientReaders(.ok),
+                otherTeam: [nil: .unauthorized, "fieldworker-a": .notFound, "coordinator-a": .notFound, "researcher": .forbidden, "admin": .notFound]),
             Case(method: .delete, route: "/v1/sessions/current", uri: "/v1/sessions/current", expected: everyone(.noContent)),
         ]
     }

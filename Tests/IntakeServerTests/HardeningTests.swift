@@ -11,6 +11,23 @@ import Testing
 struct HardeningTests {
     static func body(_ text: String) -> Data { Data(text.utf8) }
 
+    /// The spec's maxLength counts code points, as JSON Schema does; so does the server, so a short
+    /// text of many combining marks (40 characters on screen, 150 code points) is refused.
+    @Test func lengthsAreCountedInCodePointsAsTheSpecSays() async throws {
+        let server = try await TestServer.make()
+        let heavy = String(repeating: "e\u{0301}\u{0302}\u{0303}", count: 40)
+        #expect(heavy.count == 40 && heavy.unicodeScalars.count == 160)
+        try await server.application().test(.router) { client in
+            struct Team: Encodable { var name: String }
+            let team = try await client.send(.post, "/v1/teams", as: "admin", in: server, json: Team(name: heavy))
+            #expect(team.status.code >= 400 && team.status.code < 500, "\(team.text)")
+            struct Person: Encodable { var givenName: String; var familyName: String }
+            let patient = try await client.send(
+                .post, "/v1/patients", as: "fieldworker-a", in: server, json: Person(givenName: String(repeating: heavy, count: 2), familyName: "B"))
+            #expect(patient.status == .unprocessableContent, "\(patient.text)")
+        }
+    }
+
     @Test func aNulInAnyJsonStringIsRefusedNotCut() async throws {
         let server = try await TestServer.make()
         try await server.application().test(.router) { client in

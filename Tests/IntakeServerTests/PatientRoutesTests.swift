@@ -179,4 +179,40 @@ struct PatientRoutesTests {
             #expect(try await client.send(.delete, "/v1/data-groups/arm_a", as: "admin", in: server).status == .notFound)
         }
     }
+
+    @Test func datedReportsAreStoredReplacedAndReadByRange() async throws {
+        let server = try await TestServer.make()
+        let id = UUID()
+        _ = try await server.services.store.registerPatients([
+            NewPatient(id: id, teamId: 1, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"), createdBy: "x", createdAt: Date())
+        ])
+        let base = "/v1/patients/\(id.uuidString.lowercased())/reports"
+        try await server.application().test(.router) { client in
+            func put(_ path: String, _ body: String, as user: String = "fieldworker-a") async throws -> TestResponse {
+                try await client.send(.put, base + path, as: user, in: server, body: Data(body.utf8))
+            }
+            #expect(try await put("/vitals/2026-01-01", #"{"weight": 60}"#).status == .created)
+            #expect(try await put("/vitals/2026-01-15", #"{"weight": 61}"#).status == .created)
+            let replaced = try await put("/vitals/2026-01-15", #"{"weight": 61.5}"#, as: "coordinator-a")
+            #expect(replaced.status == .ok && replaced.json["version"] as? Int == 2, "\(replaced.text)")
+            let range = try await client.send(.get, base + "/vitals?startDate=2026-01-01&endDate=2026-01-15", as: "coordinator-a", in: server)
+            let reports = try #require(range.json["reports"] as? [[String: Any]], "\(range.text)")
+            #expect(reports.map { $0["date"] as? String } == ["2026-01-01", "2026-01-15"], "inclusive at both ends")
+            #expect((reports[1]["values"] as? [String: Any])?["weight"] as? Double == 61.5)
+            let latest = try await client.send(.get, base + "/vitals?latest=true", as: "fieldworker-a", in: server)
+            #expect((latest.json["reports"] as? [[String: Any]])?.map { $0["date"] as? String } == ["2026-01-15"])
+            let history = try await client.send(.get, base + "/vitals/2026-01-15", as: "admin", in: server)
+            #expect((history.json["history"] as? [[String: Any]])?.map { $0["recordedBy"] as? String } == ["fieldworker-a", "coordinator-a"])
+
+            let wrong = try await put("/vitals/2026-01-20T08:00:00Z", "{}")
+            #expect(wrong.status == .unprocessableContent && wrong.errorCode == "wrong_date_kind", "\(wrong.text)")
+            #expect(try await client.send(.get, base + "/vitals?startDate=2026-01-20T08:00:00Z", as: "fieldworker-a", in: server).errorCode == "wrong_date_kind")
+            #expect(try await put("/vitals/2026-02-30", "{}").status == .badRequest)
+            #expect(try await put("/vitals/2026-02-01", "[1, 2]").status == .badRequest, "a report is an object")
+            #expect(try await put("/Vitals!/2026-02-01", "{}").status == .unprocessableContent)
+            #expect(try await client.send(.get, base + "/never", as: "fieldworker-a", in: server).status == .notFound)
+            #expect(try await put("/vitals/2026-02-01", "{}", as: "fieldworker-b").status == .notFound, "another team's patient")
+            #expect(try await client.send(.get, base + "/vitals", as: "researcher", in: server).status == .forbidden)
+        }
+    }
 }

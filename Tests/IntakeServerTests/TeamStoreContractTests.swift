@@ -122,3 +122,10 @@ struct DataGroupContractTests {
         try await PatientStoreContract.aGroupDeletedWhileAPatientJoinsItIsNeverLeftHalfWay(kind)
     }
 }
+
+/// Dated reports, on every store.
+struct ReportContractTests {
+    @Test(arguments: StoreKind.allCases) func datedReportsReplaceKeepHistoryAndReadByDocumentedBounds(_ kind: StoreKind) async throws {
+        try await PatientStoreContract.datedReportsReplaceKeepHistoryAndReadByDocumentedBounds(kind)
+    }
+}

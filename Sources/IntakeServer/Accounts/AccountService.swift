@@ -45,7 +45,7 @@ public struct AccountService: Sendable {
 
     public func createTeam(name: String) async throws -> Team {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
+        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
         return try await store.createTeam(name: trimmed, at: Date())
     }
 

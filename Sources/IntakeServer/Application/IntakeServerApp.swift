@@ -62,6 +62,7 @@ public enum IntakeServerApp {
         WebhookController(services: services).register(registrar)
         PatientController(services: services).register(registrar)
         DataGroupController(services: services).register(registrar)
+        ReportController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 

@@ -81,7 +81,7 @@ struct PatientController {
             let parameters = try QueryParameters.read(request, accepted: Self.query)
             var query = PatientQuery(name: parameters["name"], externalId: parameters["externalId"])
             if query.externalId?.isEmpty == true { throw APIError.badRequest("externalId is at least one character") }
-            if let name = query.name, !name.hasVisibleCharacter || name.count > 200 {
+            if let name = query.name, !name.hasVisibleCharacter || name.unicodeScalars.count > 200 {
                 throw APIError.badRequest("name is 1 to 200 characters, not only spaces")
             }
             if let text = parameters["dateOfBirth"] {

@@ -58,11 +58,54 @@ public struct PatientService: Sendable {
         return try await store.updatePatient(id: id, baseRevision: baseRevision, identification: identification, groups: groups, at: clock())
     }
 
+    // MARK: Dated reports
+
+    /// Stores a patient's report for a date of a series (its values a JSON object), replacing the
+    /// one stored before for that date, which is kept in history.
+    public func putReport(_ id: UUID, series: String, date: ReportDate, values: String, by user: User) async throws -> Report {
+        guard user.role == .fieldworker || user.role == .coordinator else {
+            throw TeamError.forbidden("reports are stored by a team's field workers and coordinators")
+        }
+        guard Self.isPlainName(series) else {
+            throw TeamError.invalid("a report series is named with 1 to 40 lowercase letters, digits and underscores, starting with a letter")
+        }
+        _ = try await patient(id, for: user)
+        switch try await store.putReport(patientId: id, series: series, date: date, values: values, by: user.username, at: clock()) {
+        case .stored(let report): return report
+        case .patientNotFound: throw TeamError.notFound("there is no patient \(id.uuidString.lowercased())")
+        case .wrongDateKind(let expected): throw Self.wrongKind(series, expected)
+        }
+    }
+
+    public func reports(_ query: ReportQuery, for user: User) async throws -> [Report] {
+        _ = try await patient(query.patientId, for: user)
+        switch try await store.reports(query) {
+        case .reports(let reports): return reports
+        case .unknownSeries: throw TeamError.notFound("no report was ever stored in a series named '\(query.series.prefix(40))'")
+        case .wrongDateKind(let expected): throw Self.wrongKind(query.series, expected)
+        }
+    }
+
+    public func reportHistory(_ id: UUID, series: String, date: ReportDate, for user: User) async throws -> [Report] {
+        _ = try await patient(id, for: user)
+        let history = try await store.reportHistory(patientId: id, series: series, date: date)
+        guard !history.isEmpty else { throw TeamError.notFound("there is no report of \(series.prefix(40)) for \(date.key)") }
+        return history
+    }
+
+    static func wrongKind(_ series: String, _ expected: ReportDate.Kind) -> TeamError {
+        .refused(
+            "wrong_date_kind",
+            expected == .date
+                ? "the series \(series.prefix(40)) takes calendar dates such as 2026-11-24"
+                : "the series \(series.prefix(40)) takes instants such as 2026-11-24T08:30:00Z")
+    }
+
     // MARK: Data groups
 
-    /// A group name is also an export column (`group_<name>`): lowercase letters, digits and
-    /// underscores, starting with a letter, up to 40.
-    static func isGroupName(_ name: String) -> Bool {
+    /// A group or report series name is also an export column or file name: lowercase letters,
+    /// digits and underscores, starting with a letter, up to 40.
+    static func isPlainName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard let first = bytes.first, (97...122).contains(first), bytes.count <= 40 else { return false }
         return bytes.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }
@@ -71,10 +114,10 @@ public struct PatientService: Sendable {
     /// Defines a data group for the deployment (admins).
     public func createGroup(name: String, description: String, by user: User) async throws -> DataGroup {
         guard user.role == .admin else { throw TeamError.forbidden("data groups are defined by an admin") }
-        guard Self.isGroupName(name) else {
+        guard Self.isPlainName(name) else {
             throw TeamError.invalid("a data group's name is 1 to 40 lowercase letters, digits and underscores, starting with a letter")
         }
-        guard description.count <= 500 else { throw TeamError.invalid("a data group's description is up to 500 characters") }
+        guard description.unicodeScalars.count <= 500 else { throw TeamError.invalid("a data group's description is up to 500 characters") }
         let group = DataGroup(name: name, description: description, createdBy: user.username, createdAt: clock())
         guard try await store.createDataGroup(group) else { throw TeamError.conflict("data_group_exists", "a data group is already named \(name)") }
         return group
@@ -121,12 +164,12 @@ public struct PatientService: Sendable {
         let place = index.map { "patient \($0 + 1): " } ?? ""
         for (field, value) in [("givenName", person.givenName), ("familyName", person.familyName)] {
             guard value.hasVisibleCharacter else { throw TeamError.invalid("\(place)\(field) is required") }
-            guard value.count <= 200, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard value.unicodeScalars.count <= 200, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw TeamError.invalid("\(place)\(field) is up to 200 characters, without control characters")
             }
         }
         if let external = person.externalId {
-            guard external.hasVisibleCharacter, external.count <= 100,
+            guard external.hasVisibleCharacter, external.unicodeScalars.count <= 100,
                 !external.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { throw TeamError.invalid("\(place)externalId is 1 to 100 characters, without control characters") }
         }

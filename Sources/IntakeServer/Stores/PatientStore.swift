@@ -30,6 +30,18 @@ public protocol PatientStore: Sendable {
     func dataGroups() async throws -> [DataGroup]
     /// Deletes a data group nobody is in (checked and done in one step, whatever else happens at once).
     func deleteDataGroup(name: String) async throws -> DataGroupDeletion
+
+    // MARK: Dated reports
+
+    /// Stores the report of `date` in the patient's `series`, replacing (and keeping in history)
+    /// one stored before for that date. The first report of a series fixes its kind of date for
+    /// every patient; a date of the other kind is refused.
+    func putReport(patientId: UUID, series: String, date: ReportDate, values: String, by author: String, at time: Date) async throws
+        -> ReportOutcome
+    /// The current reports of a series in a range (see ``ReportQuery``).
+    func reports(_ query: ReportQuery) async throws -> ReportsOutcome
+    /// Every version of one date's report, oldest first (the last is the current one).
+    func reportHistory(patientId: UUID, series: String, date: ReportDate) async throws -> [Report]
 }
 
 extension PatientStore {

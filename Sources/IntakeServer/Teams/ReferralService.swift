@@ -25,7 +25,7 @@ public struct ReferralService: Sendable {
             throw TeamError.forbidden("only members of a team refer patients")
         }
         let reason = reason.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !reason.isEmpty, reason.count <= Self.maxTextLength else { throw TeamError.invalid("a reason has 1 to \(Self.maxTextLength) characters") }
+        guard !reason.isEmpty, reason.unicodeScalars.count <= Self.maxTextLength else { throw TeamError.invalid("a reason has 1 to \(Self.maxTextLength) characters") }
         let target: Int64
         switch (toUser, toTeam) {
         case (_?, nil): target = own
@@ -114,7 +114,7 @@ public struct ReferralService: Sendable {
     public func message(_ id: UUID, text: String, by user: User) async throws -> ReferralMessage {
         _ = try await visible(id, to: user)
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty, text.count <= Self.maxTextLength else { throw TeamError.invalid("a message has 1 to \(Self.maxTextLength) characters") }
+        guard !text.isEmpty, text.unicodeScalars.count <= Self.maxTextLength else { throw TeamError.invalid("a message has 1 to \(Self.maxTextLength) characters") }
         defer { hub.notify() }
         guard let message = try await store.addReferralMessage(id: id, author: user.username, text: text, at: clock()) else {
             throw TeamError.notFound("no referral has the id \(id)")

@@ -171,7 +171,7 @@ public struct TeamService: Sendable {
     /// names no team, to everyone. Each recipient gets a notification; the author does not.
     public func announce(_ text: String, to teamName: String?, by user: User) async throws -> (Announcement, team: String?) {
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty, text.count <= Self.maxAnnouncementLength else {
+        guard !text.isEmpty, text.unicodeScalars.count <= Self.maxAnnouncementLength else {
             throw TeamError.invalid("an announcement has 1 to \(Self.maxAnnouncementLength) characters")
         }
         var team: Team?

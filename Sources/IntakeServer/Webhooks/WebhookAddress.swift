@@ -19,7 +19,7 @@ public struct WebhookAddressPolicy: Sendable {
 
     /// The URL as it will be used, or why it may not be.
     public func check(_ text: String) throws(TeamError) -> URL {
-        guard text.utf8.count <= 2000 else { throw .invalid("a webhook url is at most 2000 characters") }
+        guard text.unicodeScalars.count <= 2000 else { throw .invalid("a webhook url is at most 2000 characters") }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let host = components.host?.lowercased(), !host.isEmpty, let url = components.url
         else { throw .invalid("the webhook url '\(text.prefix(100))' is not a URL such as https://example.org/intake-hook") }
