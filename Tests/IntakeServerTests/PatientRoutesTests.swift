@@ -204,6 +204,8 @@ struct PatientRoutesTests {
             let history = try await client.send(.get, base + "/vitals/2026-01-15", as: "admin", in: server)
             #expect((history.json["history"] as? [[String: Any]])?.map { $0["recordedBy"] as? String } == ["fieldworker-a", "coordinator-a"])
 
+            #expect(try await put("/glucose/2026-01-20T08%3A00%3A00Z", "{}").status == .created, "colons percent-encoded in the path")
+            #expect(try await client.send(.get, base + "/glucose/2026-01-20T08:00:00.000Z", as: "fieldworker-a", in: server).status == .ok)
             let wrong = try await put("/vitals/2026-01-20T08:00:00Z", "{}")
             #expect(wrong.status == .unprocessableContent && wrong.errorCode == "wrong_date_kind", "\(wrong.text)")
             #expect(try await client.send(.get, base + "/vitals?startDate=2026-01-20T08:00:00Z", as: "fieldworker-a", in: server).errorCode == "wrong_date_kind")

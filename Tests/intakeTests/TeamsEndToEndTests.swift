@@ -145,6 +145,8 @@ struct TeamsEndToEndTests {
         let stillOffline = try run(["flush"], as: "wlead")
         #expect(stillOffline.status != 0 && stillOffline.stderr.contains("2 answer(s) still queued"), "\(stillOffline.stdout)\(stillOffline.stderr)")
 
+        // The watch notices the server is gone before it comes back.
+        #expect(waitFor("trying again", seconds: 15) != nil, "\(seen.text)")
         let (again, _) = try intake.startServer(port: port)
         defer { again.terminate() }
         #expect(try run(["referrals", "answer", "withdraw", withdrawn], as: "bilal").stdout.contains("is withdrawn"))
