@@ -25,31 +25,26 @@ public struct InboxWatch: Sendable {
     public func run(_ output: @Sendable (String) -> Void) async throws {
         var after = after
         var offline = false
+        func reachedAgain() {
+            if offline { output("(connected again)") }
+            offline = false
+        }
         while !Task.isCancelled {
             do {
                 if client.followsEventStreams {
                     let opened = ContinuousClock.now
                     for try await notification in client.notificationStream(after: after) {
-                        if offline {
-                            output("(connected again)")
-                            offline = false
-                        }
+                        reachedAgain()
                         guard notification.id > after else { continue }
                         TeamText.inbox([notification]).forEach(output)
                         after = notification.id
                     }
-                    if offline {
-                        output("(connected again)")
-                        offline = false
-                    }
+                    reachedAgain()
                     // A stream the server ends at once (it is shutting down) is not reopened in a tight loop.
                     if ContinuousClock.now - opened < .milliseconds(250) { try? await Task.sleep(for: retryDelay) }
                 } else {
                     let page = try await client.notifications(unreadOnly: false, after: after, limit: 200, wait: waitSeconds).notifications
-                    if offline {
-                        output("(connected again)")
-                        offline = false
-                    }
+                    reachedAgain()
                     if !page.isEmpty { TeamText.inbox(page).forEach(output) }
                     after = page.map(\.id).max() ?? after
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import IntakeCore
 
 /// Checks records against their published questionnaire and stores them idempotently.
@@ -75,15 +76,14 @@ public struct RecordService: Sendable {
 }
 
 /// The teams of the patients a request's records point to, each read once.
-final class PatientTeams: @unchecked Sendable {
-    private var known: [UUID: Int64?] = [:]
-    private let lock = NSLock()
+final class PatientTeams: Sendable {
+    private let known = Mutex<[UUID: Int64?]>([:])
 
     /// The team of the patient, or nil when there is no such patient.
     func team(of id: UUID, _ store: any RecordStore) async throws -> Int64? {
-        if let team = lock.withLock({ known[id] }) { return team }
+        if let team = known.withLock({ $0[id] }) { return team }
         let team = try await store.patient(id: id)?.teamId
-        lock.withLock { known[id] = team }
+        known.withLock { $0[id] = team }
         return team
     }
 }
