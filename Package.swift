@@ -92,13 +92,13 @@ let package = Package(
         // The server's embedded default store: one SQLite file through GRDB.
         .target(
             name: "IntakeSQLite",
-            dependencies: ["IntakeCore", "IntakeServer", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["IntakeCore", "IntakeExport", "IntakeServer", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The server's PostgreSQL store, for deployments that outgrow one machine.
         .target(
             name: "IntakePostgres",
             dependencies: [
-                "IntakeCore", "IntakeServer",
+                "IntakeCore", "IntakeExport", "IntakeServer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,7 +116,7 @@ let package = Package(
         ),
         // The store contract every `RecordStore` must pass (Swift Testing expectations), for the
         // tests of each store: IntakeServerTests runs it on SQLite and PostgreSQL.
-        .target(name: "IntakeStoreTesting", dependencies: ["IntakeCore", "IntakeServer"]),
+        .target(name: "IntakeStoreTesting", dependencies: ["IntakeCore", "IntakeExport", "IntakeServer"]),
         .executableTarget(
             name: "intake",
             dependencies: [

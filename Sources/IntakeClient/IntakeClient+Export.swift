@@ -14,13 +14,15 @@ public struct ExportResponse: Sendable {
     /// The questionnaire versions the export covers, oldest first.
     public var versions: [String]
     public var questionnaireId: String?
+    /// The deployment's data groups, each a column of the export.
+    public var dataGroups: [String] = []
 }
 
 extension IntakeClient {
     /// Streams an export to `destination` (never through memory), then checks the server sent
     /// what it announced: a record count for JSON Lines.
     ///
-    /// - Parameter query: the endpoint's parameters (`format`, `questionnaire`, `since`, `includeIdentifiers`, `dropFreeText`).
+    /// - Parameter query: the endpoint's parameters (`format`, `questionnaire`, `since`, `until`, `dataGroups`, `includeIdentifiers`, `dropFreeText`).
     public func downloadExport(query: [String: String], to destination: URL, idleTimeout: TimeInterval) async throws(ClientError)
         -> ExportResponse
     {
@@ -80,6 +82,7 @@ extension IntakeClient {
         return ExportResponse(
             file: destination, cursor: response.value(forHTTPHeaderField: "Intake-Export-Cursor"),
             records: response.value(forHTTPHeaderField: "Intake-Export-Records").flatMap(Int.init), versions: versions,
-            questionnaireId: response.value(forHTTPHeaderField: "Intake-Export-Questionnaire"))
+            questionnaireId: response.value(forHTTPHeaderField: "Intake-Export-Questionnaire"),
+            dataGroups: (response.value(forHTTPHeaderField: "Intake-Export-Data-Groups") ?? "").split(separator: ",").map(String.init))
     }
 }

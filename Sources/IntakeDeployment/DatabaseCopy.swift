@@ -134,7 +134,7 @@ struct CopiedTable: Sendable {
                 ("id", .text), ("questionnaireId", .text), ("questionnaireVersion", .text), ("teamId", .integer), ("receivedBy", .text),
                 ("status", .text), ("revision", .integer), ("createdAt", .real), ("updatedAt", .real), ("receivedAt", .real),
                 ("givenNameKey", .text), ("familyNameKey", .text), ("dateOfBirth", .text), ("externalId", .text), ("body", .text),
-                ("changeSeq", .integer), ("teamSeq", .integer), ("patientId", .text),
+                ("changeSeq", .integer), ("teamSeq", .integer), ("patientId", .text), ("firstChangeSeq", .integer), ("firstTeamSeq", .integer),
             ], order: "changeSeq"),
         CopiedTable(
             source: "recordRevision", target: "recordRevision",
@@ -191,7 +191,10 @@ struct CopiedTable: Sendable {
             ], order: "id"),
         CopiedTable(
             source: "consent", target: "consent",
-            columns: [("id", .integer), ("patientId", .text), ("scope", .text), ("method", .text), ("recordedBy", .text), ("recordedAt", .real)],
+            columns: [
+                ("id", .integer), ("patientId", .text), ("scope", .text), ("method", .text), ("recordedBy", .text), ("recordedAt", .real),
+                ("changeSeq", .integer), ("teamSeq", .integer),
+            ],
             order: "id"),
         CopiedTable(
             source: "dataGroup", target: "dataGroup",

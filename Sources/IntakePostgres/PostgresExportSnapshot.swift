@@ -1,4 +1,5 @@
 import Foundation
+import IntakeExport
 import IntakeServer
 import PostgresNIO
 import Synchronization
@@ -34,6 +35,17 @@ final class PostgresExportSnapshot: ExportSnapshot {
     private enum Request: Sendable {
         case count(ExportQuery, CheckedContinuation<Int, any Error>)
         case page(ExportQuery, CheckedContinuation<[ExportedRecord], any Error>)
+        case withdrawn(ExportQuery, CheckedContinuation<[UUID], any Error>)
+        case reports(ExportQuery, ReportPosition?, Int, CheckedContinuation<[Report], any Error>)
+
+        func fail(_ error: any Error) {
+            switch self {
+            case .count(_, let answer): answer.resume(throwing: error)
+            case .page(_, let answer): answer.resume(throwing: error)
+            case .withdrawn(_, let answer): answer.resume(throwing: error)
+            case .reports(_, _, _, let answer): answer.resume(throwing: error)
+            }
+        }
     }
 
     private init(cursor: Int64, requests: AsyncStream<Request>.Continuation) {
@@ -65,12 +77,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
                 } catch {
                     started.waiting.withLock { $0.take() }?.resume(throwing: error)
                     // The connection is gone: whatever the export still asks fails rather than waits.
-                    for await request in stream {
-                        switch request {
-                        case .count(_, let answer): answer.resume(throwing: error)
-                        case .page(_, let answer): answer.resume(throwing: error)
-                        }
-                    }
+                    for await request in stream { request.fail(error) }
                 }
             }
         }
@@ -78,36 +85,126 @@ final class PostgresExportSnapshot: ExportSnapshot {
     }
 
     private static func serve(_ request: Request, _ connection: PostgresConnection) async {
-        switch request {
-        case .count(let query, let answer):
-            do {
+        do {
+            switch request {
+            case .count(let query, let answer):
+                let (sql, binds) = filter(query)
                 let rows = try await connection.query(
-                    PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM record WHERE " + filter(query).sql, binds: filter(query).binds),
-                    logger: PostgresRecordStore.logger
+                    PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM record r WHERE " + sql, binds: binds), logger: PostgresRecordStore.logger
                 ).collect()
                 answer.resume(returning: try rows.first?.decode(Int.self) ?? 0)
-            } catch {
-                answer.resume(throwing: error)
+            case .page(let query, let answer):
+                answer.resume(returning: try await page(query, connection))
+            case .withdrawn(let query, let answer):
+                answer.resume(returning: try await withdrawn(query, connection))
+            case .reports(let query, let position, let limit, let answer):
+                answer.resume(returning: try await reports(query, after: position, limit: limit, connection))
             }
-        case .page(let query, let answer):
-            do {
-                var (sql, binds) = filter(query)
-                binds.append(query.limit)
-                let column = cursorColumn(query)
-                let rows = try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: "SELECT body, revision, \(column) FROM record WHERE \(sql) ORDER BY \(column) LIMIT $\(binds.count)",
-                        binds: binds),
-                    logger: PostgresRecordStore.logger
-                ).collect()
-                answer.resume(
-                    returning: try rows.map { row in
-                        let (body, revision, cursor) = try row.decode((ByteBuffer, Int, Int64).self)
-                        return ExportedRecord(body: Array(body.readableBytesView), revision: revision, cursor: cursor)
-                    })
-            } catch {
-                answer.resume(throwing: error)
-            }
+        } catch {
+            request.fail(error)
+        }
+    }
+
+    private static func page(_ query: ExportQuery, _ connection: PostgresConnection) async throws -> [ExportedRecord] {
+        var (sql, binds) = filter(query)
+        binds.append(query.limit)
+        let column = cursorColumn(query)
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT r.body, r.revision, r.\(column), p.id IS NOT NULL, p.sharingScope,
+                        (SELECT c.method FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
+                        (SELECT c.recordedAt FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
+                        (SELECT string_agg(g.groupName, ',' ORDER BY g.groupName) FROM patientGroup g WHERE g.patientId = r.patientId)
+                    FROM record r LEFT JOIN patient p ON p.id = r.patientId
+                    WHERE \(sql) ORDER BY r.\(column) LIMIT $\(binds.count)
+                    """,
+                binds: binds),
+            logger: PostgresRecordStore.logger
+        ).collect()
+        return try rows.map { row in
+            let (body, revision, cursor, linked, scope, method, consentedAt, groups) = try row.decode(
+                (ByteBuffer, Int, Int64, Bool, String?, String?, Double?, String?).self)
+            let registry =
+                linked
+                ? RegistryFacts(
+                    sharingScope: scope, consentMethod: method, consentedAt: consentedAt.map(PostgresRecordStore.date),
+                    dataGroups: groups.map { $0.split(separator: ",").map(String.init) } ?? [])
+                : nil
+            return ExportedRecord(body: Array(body.readableBytesView), revision: revision, cursor: cursor, registry: registry)
+        }
+    }
+
+    private static func withdrawn(_ query: ExportQuery, _ connection: PostgresConnection) async throws -> [UUID] {
+        guard let consent = query.consent, !consent.scopes.isEmpty, let previous = query.previous else { return [] }
+        let column = cursorColumn(query)
+        var binds = PostgresBindings()
+        binds.append(query.upTo)
+        binds.append(query.questionnaireId)
+        var sql = "r.\(column) <= $1 AND r.questionnaireId = $2 AND r.patientId IS NOT NULL"
+        if let team = query.teamId {
+            binds.append(team)
+            sql += " AND r.teamId = $\(binds.count)"
+        }
+        groupFilter(query, &sql, &binds)
+        binds.append(consent.scopes.map(\.rawValue))
+        let scopes = "$\(binds.count)"
+        switch previous {
+        case .cursor(let after):
+            binds.append(after)
+            // Only records the earlier export could hold: begun by then.
+            sql += " AND r.\(query.teamId == nil ? "firstChangeSeq" : "firstTeamSeq") <= $\(binds.count)"
+            sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= $\(binds.count) ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
+        case .time(let time):
+            binds.append(PostgresRecordStore.timestamp(time))
+            sql += " AND EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordId = r.id AND v.revision = 1 AND v.savedAt < $\(binds.count))"
+            sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.recordedAt < $\(binds.count) ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
+        }
+        sql += " AND NOT COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= $1 ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", binds: binds), logger: PostgresRecordStore.logger
+        ).collect()
+        return try rows.compactMap { UUID(uuidString: try $0.decode(String.self)) }
+    }
+
+    private static func reports(_ query: ExportQuery, after position: ReportPosition?, limit: Int, _ connection: PostgresConnection)
+        async throws -> [Report]
+    {
+        if let consent = query.consent, consent.scopes.isEmpty { return [] }
+        var binds = PostgresBindings()
+        var sql = """
+            SELECT rp.patientId, rp.series, rp.dateKey, rp.version, rp.body, rp.recordedBy, rp.recordedAt
+            FROM report rp JOIN patient p ON p.id = rp.patientId
+            WHERE rp.version = (SELECT MAX(v.version) FROM report v WHERE v.patientId = rp.patientId AND v.series = rp.series AND v.dateKey = rp.dateKey)
+            """
+        if let team = query.teamId {
+            binds.append(team)
+            sql += " AND p.teamId = $\(binds.count)"
+        }
+        if let consent = query.consent {
+            binds.append(consent.scopes.map(\.rawValue))
+            sql += " AND p.sharingScope = ANY($\(binds.count))"
+        }
+        if !query.dataGroups.isEmpty {
+            binds.append(query.dataGroups)
+            sql += " AND p.id IN (SELECT g.patientId FROM patientGroup g WHERE g.groupName = ANY($\(binds.count)))"
+        }
+        if let position {
+            binds.append(PostgresRecordStore.key(position.patientId))
+            binds.append(position.series)
+            binds.append(position.date)
+            sql += " AND (rp.patientId, rp.series, rp.dateKey) > ($\(binds.count - 2), $\(binds.count - 1), $\(binds.count))"
+        }
+        binds.append(limit)
+        sql += " ORDER BY rp.patientId, rp.series, rp.dateKey LIMIT $\(binds.count)"
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: PostgresRecordStore.logger).collect()
+        return try rows.map { row in
+            let (patientId, series, date, version, body, recordedBy, recordedAt) = try row.decode(
+                (String, String, String, Int, String, String, Double).self)
+            guard let id = UUID(uuidString: patientId) else { throw RecordStoreError.notFound("patient '\(patientId)'") }
+            return Report(
+                patientId: id, series: series, date: date, values: body, version: version, recordedBy: recordedBy,
+                recordedAt: PostgresRecordStore.date(recordedAt))
         }
     }
 
@@ -116,30 +213,37 @@ final class PostgresExportSnapshot: ExportSnapshot {
         query.teamId == nil ? "changeSeq" : "teamSeq"
     }
 
+    private static func groupFilter(_ query: ExportQuery, _ sql: inout String, _ binds: inout PostgresBindings) {
+        guard !query.dataGroups.isEmpty else { return }
+        binds.append(query.dataGroups)
+        sql += " AND r.patientId IN (SELECT g.patientId FROM patientGroup g WHERE g.groupName = ANY($\(binds.count)))"
+    }
+
     private static func filter(_ query: ExportQuery) -> (sql: String, binds: PostgresBindings) {
         var binds = PostgresBindings()
         binds.append(query.after)
         binds.append(query.upTo)
         binds.append(query.questionnaireId)
         let column = cursorColumn(query)
-        var sql = "\(column) > $1 AND \(column) <= $2 AND questionnaireId = $3"
+        var sql = "r.\(column) > $1 AND r.\(column) <= $2 AND r.questionnaireId = $3"
         if let team = query.teamId {
             binds.append(team)
-            sql += " AND teamId = $\(binds.count)"
+            sql += " AND r.teamId = $\(binds.count)"
         }
         if let since = query.changedSince {
             binds.append(PostgresRecordStore.timestamp(since))
-            sql += " AND updatedAt >= $\(binds.count)"
+            sql += " AND r.updatedAt >= $\(binds.count)"
         }
         if let consent = query.consent {
             var allowed: [String] = []
             if !consent.scopes.isEmpty {
                 binds.append(consent.scopes.map(\.rawValue))
-                allowed.append("patientId IN (SELECT id FROM patient WHERE sharingScope = ANY($\(binds.count)))")
+                allowed.append("r.patientId IN (SELECT id FROM patient WHERE sharingScope = ANY($\(binds.count)))")
             }
-            if consent.includeUnlinked { allowed.append("patientId IS NULL") }
+            if consent.includeUnlinked { allowed.append("r.patientId IS NULL") }
             sql += allowed.isEmpty ? " AND FALSE" : " AND (" + allowed.joined(separator: " OR ") + ")"
         }
+        groupFilter(query, &sql, &binds)
         return (sql, binds)
     }
 
@@ -154,5 +258,13 @@ final class PostgresExportSnapshot: ExportSnapshot {
 
     func page(_ query: ExportQuery) async throws -> [ExportedRecord] {
         try await withCheckedThrowingContinuation { requests.yield(.page(query, $0)) }
+    }
+
+    func withdrawn(_ query: ExportQuery) async throws -> [UUID] {
+        try await withCheckedThrowingContinuation { requests.yield(.withdrawn(query, $0)) }
+    }
+
+    func reports(_ query: ExportQuery, after position: ReportPosition?, limit: Int) async throws -> [Report] {
+        try await withCheckedThrowingContinuation { requests.yield(.reports(query, position, limit, $0)) }
     }
 }

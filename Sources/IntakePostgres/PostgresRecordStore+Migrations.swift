@@ -434,6 +434,15 @@ extension PostgresRecordStore {
                 """,
             ]
         ),
+        (
+            "v15: consent changes placed among record changes, and where each record began, so an export knows what it held",
+            [
+                "ALTER TABLE consent ADD COLUMN changeSeq BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE consent ADD COLUMN teamSeq BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE record ADD COLUMN firstChangeSeq BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE record ADD COLUMN firstTeamSeq BIGINT NOT NULL DEFAULT 0",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

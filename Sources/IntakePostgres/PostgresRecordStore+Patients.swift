@@ -166,12 +166,28 @@ extension PostgresRecordStore {
 
     public func recordConsent(_ consent: Consent) async throws -> Patient? {
         try await transaction { connection in
-            guard try await Self.patient(connection, id: consent.patientId, forUpdate: true) != nil else { return nil }
+            // The patient's records count as changed, so the next incremental export brings them
+            // to whoever may now receive them; the consent takes its place after those changes,
+            // so an export can tell whether it came before or after (the change lock orders both).
+            try await Self.lock(Self.changeLock, connection)
+            guard let patient = try await Self.patient(connection, id: consent.patientId, forUpdate: true) else { return nil }
             let at = Self.timestamp(consent.recordedAt)
+            let records = try await connection.query(
+                "SELECT id FROM record WHERE patientId = \(Self.key(consent.patientId)) ORDER BY changeSeq", logger: Self.logger
+            ).collect().map { try $0.decode(String.self) }
+            for record in records {
+                try await connection.query(
+                    """
+                    UPDATE record SET changeSeq = nextval('record_change'),
+                        teamSeq = (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = \(patient.teamId))
+                    WHERE id = \(record)
+                    """, logger: Self.logger)
+            }
             try await connection.query(
                 """
-                INSERT INTO consent (patientId, scope, method, recordedBy, recordedAt)
-                VALUES (\(Self.key(consent.patientId)), \(consent.scope.rawValue), \(consent.method.rawValue), \(consent.recordedBy), \(at))
+                INSERT INTO consent (patientId, scope, method, recordedBy, recordedAt, changeSeq, teamSeq)
+                VALUES (\(Self.key(consent.patientId)), \(consent.scope.rawValue), \(consent.method.rawValue), \(consent.recordedBy), \(at),
+                    (SELECT COALESCE(MAX(changeSeq), 0) FROM record), (SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = \(patient.teamId)))
                 """, logger: Self.logger)
             try await connection.query(
                 "UPDATE patient SET sharingScope = \(consent.scope.rawValue), updatedAt = \(at) WHERE id = \(Self.key(consent.patientId))",

@@ -53,11 +53,12 @@ extension PostgresRecordStore {
             """
             INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
                                 createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
-                                changeSeq, teamSeq)
+                                changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
             VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.status.rawValue), 1,
                     \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(NameKey.fold(r.patient.givenName)),
                     \(NameKey.fold(r.patient.familyName)), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
-                    \(r.patientId.map(key)), nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
+                    \(r.patientId.map(key)), nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)),
+                    currval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
             """, logger: logger)
         try await insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, connection)
         return .created(revision: 1)

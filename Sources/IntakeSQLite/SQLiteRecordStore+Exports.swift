@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
+import IntakeExport
 import IntakeServer
 
 extension SQLiteRecordStore {
@@ -41,7 +42,7 @@ struct SQLiteExportSnapshot: ExportSnapshot {
     func count(_ query: ExportQuery) async throws -> Int {
         try await snapshot.read { db in
             let (filter, arguments) = Self.filter(query)
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE \(filter)", arguments: arguments) ?? 0
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record r WHERE \(filter)", arguments: arguments) ?? 0
         }
     }
 
@@ -50,16 +51,97 @@ struct SQLiteExportSnapshot: ExportSnapshot {
             let (filter, arguments) = Self.filter(query)
             let column = Self.cursorColumn(query)
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT body, revision, \(column) FROM record WHERE \(filter) ORDER BY \(column) LIMIT ?",
+                db,
+                sql: """
+                    SELECT r.body, r.revision, r.\(column), p.id IS NOT NULL, p.sharingScope,
+                        (SELECT c.method FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
+                        (SELECT c.recordedAt FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
+                        (SELECT group_concat(g.groupName, ',') FROM patientGroup g WHERE g.patientId = r.patientId)
+                    FROM record r LEFT JOIN patient p ON p.id = r.patientId
+                    WHERE \(filter) ORDER BY r.\(column) LIMIT ?
+                    """,
                 arguments: arguments + [query.limit])
             var page: [ExportedRecord] = []
             page.reserveCapacity(query.limit)
             while let row = try rows.next() {
                 // The body's bytes straight from SQLite's row buffer: one copy, no String.
                 let body = try row.withUnsafeData(atIndex: 0) { data in data.map { [UInt8]($0) } ?? [] }
-                page.append(ExportedRecord(body: body, revision: row[1], cursor: row[2]))
+                var registry: RegistryFacts?
+                if row[3] as Bool {
+                    let groups = (row[7] as String?).map { $0.split(separator: ",").map(String.init) } ?? []
+                    registry = RegistryFacts(
+                        sharingScope: row[4], consentMethod: row[5], consentedAt: (row[6] as Double?).map(SQLiteRecordStore.date),
+                        dataGroups: groups)
+                }
+                page.append(ExportedRecord(body: body, revision: row[1], cursor: row[2], registry: registry))
             }
             return page
+        }
+    }
+
+    func withdrawn(_ query: ExportQuery) async throws -> [UUID] {
+        guard let consent = query.consent, !consent.scopes.isEmpty, let previous = query.previous else { return [] }
+        return try await snapshot.read { db in
+            let column = Self.cursorColumn(query)
+            var sql = "r.\(column) <= ? AND r.questionnaireId = ? AND r.patientId IS NOT NULL"
+            var arguments: StatementArguments = [query.upTo, query.questionnaireId]
+            if let team = query.teamId {
+                sql += " AND r.teamId = ?"
+                arguments += [team]
+            }
+            Self.groupFilter(query, &sql, &arguments)
+            let scopes = "(" + consent.scopes.map { _ in "?" }.joined(separator: ", ") + ")"
+            let before: String
+            switch previous {
+            case .cursor(let after):
+                // Only records the earlier export could hold: begun by then.
+                sql += " AND r.\(Self.firstColumn(query)) <= ?"
+                arguments += [after]
+                before = "c.\(column) <= ?"
+                arguments += [after]
+            case .time(let time):
+                sql += " AND EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordId = r.id AND v.revision = 1 AND v.savedAt < ?)"
+                arguments += [SQLiteRecordStore.timestamp(time)]
+                before = "c.recordedAt < ?"
+                arguments += [SQLiteRecordStore.timestamp(time)]
+            }
+            sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND \(before) ORDER BY c.id DESC LIMIT 1), '') IN \(scopes)"
+            arguments += StatementArguments(consent.scopes.map(\.rawValue))
+            sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= ? ORDER BY c.id DESC LIMIT 1), '') NOT IN \(scopes)"
+            arguments += [query.upTo]
+            arguments += StatementArguments(consent.scopes.map(\.rawValue))
+            return try String.fetchAll(db, sql: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", arguments: arguments)
+                .compactMap(UUID.init(uuidString:))
+        }
+    }
+
+    func reports(_ query: ExportQuery, after position: ReportPosition?, limit: Int) async throws -> [Report] {
+        if let consent = query.consent, consent.scopes.isEmpty { return [] }
+        return try await snapshot.read { db in
+            var sql = """
+                SELECT rp.* FROM report rp JOIN patient p ON p.id = rp.patientId
+                WHERE rp.version = (SELECT MAX(v.version) FROM report v WHERE v.patientId = rp.patientId AND v.series = rp.series AND v.dateKey = rp.dateKey)
+                """
+            var arguments: StatementArguments = []
+            if let team = query.teamId {
+                sql += " AND p.teamId = ?"
+                arguments += [team]
+            }
+            if let consent = query.consent {
+                sql += " AND p.sharingScope IN (" + consent.scopes.map { _ in "?" }.joined(separator: ", ") + ")"
+                arguments += StatementArguments(consent.scopes.map(\.rawValue))
+            }
+            if !query.dataGroups.isEmpty {
+                sql += " AND p.id IN (SELECT g.patientId FROM patientGroup g WHERE g.groupName IN (" + query.dataGroups.map { _ in "?" }.joined(separator: ", ") + "))"
+                arguments += StatementArguments(query.dataGroups)
+            }
+            if let position {
+                sql += " AND (rp.patientId, rp.series, rp.dateKey) > (?, ?, ?)"
+                arguments += [SQLiteRecordStore.key(position.patientId), position.series, position.date]
+            }
+            sql += " ORDER BY rp.patientId, rp.series, rp.dateKey LIMIT ?"
+            arguments += [limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(SQLiteRecordStore.report)
         }
     }
 
@@ -68,27 +150,39 @@ struct SQLiteExportSnapshot: ExportSnapshot {
         query.teamId == nil ? "changeSeq" : "teamSeq"
     }
 
+    /// Where each record began, on the same count as ``cursorColumn(_:)``.
+    private static func firstColumn(_ query: ExportQuery) -> String {
+        query.teamId == nil ? "firstChangeSeq" : "firstTeamSeq"
+    }
+
+    private static func groupFilter(_ query: ExportQuery, _ sql: inout String, _ arguments: inout StatementArguments) {
+        guard !query.dataGroups.isEmpty else { return }
+        sql += " AND r.patientId IN (SELECT g.patientId FROM patientGroup g WHERE g.groupName IN (" + query.dataGroups.map { _ in "?" }.joined(separator: ", ") + "))"
+        arguments += StatementArguments(query.dataGroups)
+    }
+
     private static func filter(_ query: ExportQuery) -> (String, StatementArguments) {
         let column = cursorColumn(query)
-        var sql = "\(column) > ? AND \(column) <= ? AND questionnaireId = ?"
+        var sql = "r.\(column) > ? AND r.\(column) <= ? AND r.questionnaireId = ?"
         var arguments: StatementArguments = [query.after, query.upTo, query.questionnaireId]
         if let team = query.teamId {
-            sql += " AND teamId = ?"
+            sql += " AND r.teamId = ?"
             arguments += [team]
         }
         if let since = query.changedSince {
-            sql += " AND updatedAt >= ?"
+            sql += " AND r.updatedAt >= ?"
             arguments += [SQLiteRecordStore.timestamp(since)]
         }
         if let consent = query.consent {
             var allowed: [String] = []
             if !consent.scopes.isEmpty {
-                allowed.append("patientId IN (SELECT id FROM patient WHERE sharingScope IN (" + consent.scopes.map { _ in "?" }.joined(separator: ", ") + "))")
+                allowed.append("r.patientId IN (SELECT id FROM patient WHERE sharingScope IN (" + consent.scopes.map { _ in "?" }.joined(separator: ", ") + "))")
                 arguments += StatementArguments(consent.scopes.map(\.rawValue))
             }
-            if consent.includeUnlinked { allowed.append("patientId IS NULL") }
+            if consent.includeUnlinked { allowed.append("r.patientId IS NULL") }
             sql += allowed.isEmpty ? " AND 0" : " AND (" + allowed.joined(separator: " OR ") + ")"
         }
+        groupFilter(query, &sql, &arguments)
         return (sql, arguments)
     }
 }

@@ -154,11 +154,29 @@ extension SQLiteRecordStore {
 
     public func recordConsent(_ consent: Consent) async throws -> Patient? {
         try await database.write { db in
-            guard try Self.patient(db, id: consent.patientId) != nil else { return nil }
+            guard let patient = try Self.patient(db, id: consent.patientId) else { return nil }
+            // The patient's records count as changed, so the next incremental export brings them
+            // to whoever may now receive them; the consent takes its place after those changes,
+            // so an export can tell whether it came before or after.
+            let records = try String.fetchAll(
+                db, sql: "SELECT id FROM record WHERE patientId = ? ORDER BY changeSeq", arguments: [Self.key(consent.patientId)])
+            for record in records {
+                try db.execute(
+                    sql: """
+                        UPDATE record SET changeSeq = (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
+                            teamSeq = (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = ?)
+                        WHERE id = ?
+                        """, arguments: [patient.teamId, record])
+            }
             try db.execute(
-                sql: "INSERT INTO consent (patientId, scope, method, recordedBy, recordedAt) VALUES (?, ?, ?, ?, ?)",
+                sql: """
+                    INSERT INTO consent (patientId, scope, method, recordedBy, recordedAt, changeSeq, teamSeq)
+                    VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) FROM record),
+                            (SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = ?))
+                    """,
                 arguments: [
                     Self.key(consent.patientId), consent.scope.rawValue, consent.method.rawValue, consent.recordedBy, Self.timestamp(consent.recordedAt),
+                    patient.teamId,
                 ])
             try db.execute(
                 sql: "UPDATE patient SET sharingScope = ?, updatedAt = ? WHERE id = ?",

@@ -42,8 +42,10 @@ extension SQLiteRecordStore {
             sql: """
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
                                     createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body,
-                                    patientId, changeSeq, teamSeq)
+                                    patientId, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
                 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
+                        (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?),
+                        (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
                         (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?))
                 """
         ).execute(
@@ -51,7 +53,7 @@ extension SQLiteRecordStore {
                 id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.status.rawValue,
                 timestamp(r.createdAt), timestamp(time), timestamp(time), NameKey.fold(r.patient.givenName),
                 NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId, body,
-                r.patientId.map(key), owner.teamId,
+                r.patientId.map(key), owner.teamId, owner.teamId,
             ])
         try insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, db)
         return .created(revision: 1)

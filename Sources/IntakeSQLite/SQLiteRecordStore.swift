@@ -432,6 +432,15 @@ extension SQLiteRecordStore {
                     );
                     """)
         }
+        migrator.registerMigration("v17: consent changes placed among record changes, and where each record began, so an export knows what it held") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE consent ADD COLUMN changeSeq INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE consent ADD COLUMN teamSeq INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE record ADD COLUMN firstChangeSeq INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE record ADD COLUMN firstTeamSeq INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 

@@ -2,11 +2,16 @@ import Foundation
 import IntakeCore
 
 /// An HL7 FHIR R4 `Bundle` (type collection): a `Questionnaire` per version, then a
-/// `QuestionnaireResponse` per record, written as the records arrive.
+/// `QuestionnaireResponse` per record, written as the records arrive. A record of a registry
+/// patient is preceded, the first time that patient appears, by their `Patient` and, once consent
+/// is recorded, their `Consent`; the response names the patient as its subject and carries the
+/// patient's data groups and sharing scope as `meta.tag`s.
 public final class FHIRBundleFormatter: ExportFormatter {
     let plan: ExportPlan
     let names: FHIRNames
     let generatedAt: Date
+    /// Patient keys whose `Patient` is written already.
+    private var written: Set<String> = []
 
     public init(plan: ExportPlan, generatedAt: Date = Date()) {
         self.plan = plan
@@ -31,6 +36,15 @@ public final class FHIRBundleFormatter: ExportFormatter {
     public func row(_ item: ExportRecord) throws(ExportError) -> String {
         let layout = try plan.layout(for: item.record.questionnaire)
         var out = ",\n"
+        if let registry = item.registry, let key = item.patientKey, written.insert(key).inserted {
+            JSONValue.object([("fullUrl", .string(names.patientEntryURL(key: key))), ("resource", patient(item, key: key, registry))])
+                .write(into: &out)
+            out += ",\n"
+            if let consent = consent(key: key, registry) {
+                JSONValue.object([("fullUrl", .string(names.consentEntryURL(key: key))), ("resource", consent)]).write(into: &out)
+                out += ",\n"
+            }
+        }
         JSONValue.object([
             ("fullUrl", .string("urn:uuid:" + item.record.id.uuidString.lowercased())),
             ("resource", response(item, layout.questionnaire)),
@@ -44,14 +58,25 @@ public final class FHIRBundleFormatter: ExportFormatter {
         let record = item.record
         let id = record.id.uuidString.lowercased()
         var members: [(String, JSONValue)] = [("resourceType", .string("QuestionnaireResponse")), ("id", .string(id))]
+        if let registry = item.registry, let tags = tags(registry) { members.append(("meta", tags)) }
         if let language = record.language { members.append(("language", .string(language))) }
-        let patient = plan.options.includeIdentifiers ? containedPatient(item) : nil
+        let registered = item.registry != nil && item.patientKey != nil
+        let patient = plan.options.includeIdentifiers && !registered ? containedPatient(item) : nil
         if let patient { members.append(("contained", .array([patient]))) }
         members.append(("identifier", .object([("system", .string(names.recordSystem)), ("value", .string(id))])))
         members.append(("questionnaire", .string(names.questionnaireURL + "|" + record.questionnaire.version)))
         members.append(("status", .string(record.status == .complete ? "completed" : "in-progress")))
         if patient != nil {
             members.append(("subject", .object([("reference", .string("#patient"))])))
+        } else if registered, let key = item.patientKey {
+            members.append(
+                (
+                    "subject",
+                    .object([
+                        ("reference", .string(names.patientEntryURL(key: key))),
+                        ("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))])),
+                    ])
+                ))
         } else if let key = item.patientKey {
             members.append(
                 ("subject", .object([("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))]))])))
@@ -114,6 +139,70 @@ public final class FHIRBundleFormatter: ExportFormatter {
         case (.choices(let codes), .multipleChoice(let set)): return codes.isEmpty ? nil : codes.map { coding($0, set) }
         default: return nil
         }
+    }
+
+    /// The patient's data groups and sharing scope as `meta.tag`s; nil when there are none.
+    private func tags(_ registry: RegistryFacts) -> JSONValue? {
+        var tags = registry.dataGroups.map { group in
+            JSONValue.object([("system", .string(names.dataGroupSystem)), ("code", .string(group))])
+        }
+        if let scope = registry.sharingScope {
+            tags.append(.object([("system", .string(names.sharingScopeSystem)), ("code", .string(scope))]))
+        }
+        return tags.isEmpty ? nil : .object([("tag", .array(tags))])
+    }
+
+    /// A registry patient: keyed, with sex, and named only when the export includes identifiers.
+    private func patient(_ item: ExportRecord, key: String, _ registry: RegistryFacts) -> JSONValue {
+        var members: [(String, JSONValue)] = [("resourceType", .string("Patient")), ("id", .string(key))]
+        if let tags = tags(registry) { members.append(("meta", tags)) }
+        let patient = item.record.patient
+        var identifiers: [JSONValue] = [.object([("system", .string(names.patientKeySystem)), ("value", .string(key))])]
+        if plan.options.includeIdentifiers {
+            if let external = patient.externalId, !external.isEmpty {
+                identifiers.append(.object([("system", .string(names.externalIdSystem)), ("value", .string(external))]))
+            }
+        }
+        members.append(("identifier", .array(identifiers)))
+        if plan.options.includeIdentifiers {
+            var name: [(String, JSONValue)] = []
+            if !patient.familyName.isEmpty { name.append(("family", .string(patient.familyName))) }
+            if !patient.givenName.isEmpty { name.append(("given", .array([.string(patient.givenName)]))) }
+            if !name.isEmpty { members.append(("name", .array([.object(name)]))) }
+        }
+        if let sex = patient.sex { members.append(("gender", .string(sex.rawValue))) }
+        if plan.options.includeIdentifiers, let birth = patient.dateOfBirth { members.append(("birthDate", .string(birth.description))) }
+        return .object(members)
+    }
+
+    /// The patient's current consent to research use: permitted for the sharing scopes that
+    /// share, denied for `no_sharing`; nil while none is recorded.
+    private func consent(key: String, _ registry: RegistryFacts) -> JSONValue? {
+        guard let scope = registry.sharingScope else { return nil }
+        let shares = scope != "no_sharing"
+        func coding(_ system: String, _ code: String, _ display: String? = nil) -> JSONValue {
+            var members: [(String, JSONValue)] = [("system", .string(system)), ("code", .string(code))]
+            if let display { members.append(("display", .string(display))) }
+            return .object([("coding", .array([.object(members)]))])
+        }
+        var category = [coding("http://loinc.org", "59284-0", "Patient Consent"), coding(names.sharingScopeSystem, scope)]
+        if let method = registry.consentMethod { category.append(coding(names.consentMethodSystem, method)) }
+        var members: [(String, JSONValue)] = [
+            ("resourceType", .string("Consent")), ("id", .string(key + "-consent")), ("status", .string("active")),
+            ("scope", coding("http://terminology.hl7.org/CodeSystem/consentscope", "research", "Research")),
+            ("category", .array(category)),
+            (
+                "patient",
+                .object([
+                    ("reference", .string(names.patientEntryURL(key: key))),
+                    ("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))])),
+                ])
+            ),
+        ]
+        if let at = registry.consentedAt { members.append(("dateTime", .string(Timestamp.string(from: at)))) }
+        members.append(("policyRule", coding("http://terminology.hl7.org/CodeSystem/v3-ActCode", shares ? "OPTIN" : "OPTOUT")))
+        members.append(("provision", .object([("type", .string(shares ? "permit" : "deny"))])))
+        return .object(members)
     }
 
     private func containedPatient(_ item: ExportRecord) -> JSONValue? {

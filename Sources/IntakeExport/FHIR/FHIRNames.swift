@@ -18,6 +18,9 @@ struct FHIRNames: Sendable {
     var patientKeySystem: String { name("patient-key", "v1") }
     var externalIdSystem: String { name("external-id", "v1") }
     var userSystem: String { name("user", "v1") }
+    var dataGroupSystem: String { name("data-group", "v1") }
+    var sharingScopeSystem: String { name("sharing-scope", "v1") }
+    var consentMethodSystem: String { name("consent-method", "v1") }
 
     /// The code system of a question's choices: its shared list, or the question itself.
     func choiceSystem(question: Question, set: ChoiceSet) -> String {
@@ -29,7 +32,21 @@ struct FHIRNames: Sendable {
     /// canonical URL and the version (name-based, as RFC 9562's version 5 UUIDs are), so the same
     /// version gets the same one in every export.
     func questionnaireEntryURL(version: String) -> String {
-        var bytes = Array(SHA256.hash(data: Data((questionnaireURL + "|" + version).utf8)).prefix(16))
+        Self.nameBasedURL(questionnaireURL + "|" + version)
+    }
+
+    /// The bundle entry's `fullUrl` of a registry patient's `Patient`, from the patient key alone.
+    func patientEntryURL(key: String) -> String {
+        Self.nameBasedURL(patientKeySystem + "|" + key)
+    }
+
+    /// The `fullUrl` of that patient's `Consent`.
+    func consentEntryURL(key: String) -> String {
+        Self.nameBasedURL(patientKeySystem + "|" + key + "|consent")
+    }
+
+    private static func nameBasedURL(_ name: String) -> String {
+        var bytes = Array(SHA256.hash(data: Data(name.utf8)).prefix(16))
         bytes[6] = bytes[6] & 0x0F | 0x50
         bytes[8] = bytes[8] & 0x3F | 0x80
         let uuid = UUID(uuid: (

@@ -52,7 +52,7 @@ struct CodebookEntry {
 
     /// The question text, with the field and choice the column reads.
     func label(in language: String?) -> String {
-        if case .meta(let meta) = column.source { return language == nil ? meta.description : "" }
+        if let fixed = column.fixedDescription { return language == nil ? fixed : "" }
         guard let question else { return "" }
         var text = question.text.text(in: language)
         if let field { text += " — " + field.label.text(in: language) }
@@ -91,6 +91,7 @@ struct CodebookEntry {
 
     var typeName: String {
         if case .meta = column.source { return column.type.rawValue }
+        if case .dataGroup = column.source { return "indicator (0/1)" }
         if choice != nil { return "indicator (0/1)" }
         if case .yesNo? = partType { return "yesno (1 = yes, 0 = no)" }
         return partType?.keyword ?? column.type.rawValue

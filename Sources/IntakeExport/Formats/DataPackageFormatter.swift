@@ -5,11 +5,13 @@ import IntakeCore
 public final class DataPackageFormatter: ExportFormatter {
     let plan: ExportPlan
     let files: [ExportFormat]
+    let sideFiles: [ExportSideFile]
 
-    /// `files` are the formats written beside it; the CSV ones become resources.
-    public init(plan: ExportPlan, files: [ExportFormat]) {
+    /// `files` (and `sideFiles`) are written beside it; the CSV ones become resources.
+    public init(plan: ExportPlan, files: [ExportFormat], sideFiles: [ExportSideFile] = []) {
         self.plan = plan
         self.files = files
+        self.sideFiles = sideFiles
     }
 
     public func header() -> String {
@@ -23,7 +25,7 @@ public final class DataPackageFormatter: ExportFormatter {
                 if entry.column.type == .datetime { members.append(("format", .string("any"))) }
                 let title = entry.label(in: nil)
                 if case .answer = entry.column.source, !title.isEmpty { members.append(("title", .string(title))) }
-                if case .meta(let meta) = entry.column.source { members.append(("description", .string(meta.description))) }
+                if let fixed = entry.column.fixedDescription { members.append(("description", .string(fixed))) }
                 var constraints: [(String, JSONValue)] = []
                 if case .meta(let meta) = entry.column.source, meta.isRequired { constraints.append(("required", .bool(true))) }
                 if entry.column.type == .indicator { constraints.append(("enum", .array([.integer(0), .integer(1)]))) }
@@ -32,6 +34,9 @@ public final class DataPackageFormatter: ExportFormatter {
                 }
                 if case .meta(.status) = entry.column.source {
                     constraints.append(("enum", .array([.string("complete"), .string("draft")])))
+                }
+                if case .meta(.sharingScope) = entry.column.source {
+                    constraints.append(("enum", .array(RegistryFacts.scopes.map { .string($0) })))
                 }
                 if !constraints.isEmpty { members.append(("constraints", .object(constraints))) }
                 return .object(members)
@@ -63,6 +68,36 @@ public final class DataPackageFormatter: ExportFormatter {
                 resource(
                     name: "codebook", path: ExportFormat.codebookCSV.fileName, title: "Codebook, one row per column of records.csv",
                     schema: [("fields", .array(fields)), ("missingValues", .array([]))]))
+        }
+        if sideFiles.contains(.reportsLong) {
+            let types = ["string", "string", "string", "integer", "string", "string"]
+            let fields = zip(ExportReport.longColumns, types).map { name, type -> JSONValue in
+                var members: [(String, JSONValue)] = [("name", .string(name)), ("type", .string(type))]
+                if name != "value" { members.append(("constraints", .object([("required", .bool(true))]))) }
+                return .object(members)
+            }
+            resources.append(
+                resource(
+                    name: "reports_long", path: ExportSideFile.reportsLong.fileName, title: "Dated reports, one row per value",
+                    schema: [("fields", .array(fields)), ("missingValues", .array([.string("")]))]))
+        }
+        if sideFiles.contains(.removed) {
+            let fields: [JSONValue] = [
+                .object([("name", .string("record_id")), ("type", .string("string")), ("constraints", .object([("required", .bool(true))]))]),
+                .object([
+                    ("name", .string("reason")), ("type", .string("string")),
+                    (
+                        "constraints",
+                        .object([
+                            ("required", .bool(true)), ("enum", .array(RemovedRecord.Reason.allCases.map { .string($0.rawValue) })),
+                        ])
+                    ),
+                ]),
+            ]
+            resources.append(
+                resource(
+                    name: "removed", path: ExportSideFile.removed.fileName, title: "Records of earlier exports to delete, and why",
+                    schema: [("fields", .array(fields)), ("missingValues", .array([])), ("primaryKey", .array([.string("record_id")]))]))
         }
         let newest = plan.versions[plan.versions.count - 1]
         let package = JSONValue.object([

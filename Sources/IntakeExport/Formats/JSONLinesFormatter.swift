@@ -2,8 +2,9 @@ import Foundation
 import IntakeCore
 
 /// One record per line in the documented record format (docs/record-format.md), plus
-/// `patientKey`, `ageYears` and the server's `revision`. De-identified records keep only `sex`
-/// in `patient`.
+/// `patientKey`, `ageYears`, the server's `revision` and, for a record of a registry patient,
+/// `sharingScope`, `consentMethod`, `consentedAt` and `dataGroups`. De-identified records keep
+/// only `sex` in `patient`, and no `patientId`.
 public final class JSONLinesFormatter: ExportFormatter {
     let plan: ExportPlan?
 
@@ -27,7 +28,8 @@ public final class JSONLinesFormatter: ExportFormatter {
         return String(decoding: writer.bytes, as: UTF8.self) + "\n"
     }
 
-    /// The keys an export adds to a record: `ageYears`, `datesShifted`, `patientKey`, `revision`.
+    /// The keys an export adds to a record: `ageYears`, `datesShifted`, `patientKey`, `revision`,
+    /// and what the registry says of its patient.
     static func extras(_ item: ExportRecord) -> [(key: String, json: [UInt8])] {
         func json(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
             var writer = JSONWriter(capacity: 80)
@@ -39,6 +41,16 @@ public final class JSONLinesFormatter: ExportFormatter {
         if item.datesShifted { extras.append(("datesShifted", json { $0.bool(true) })) }
         if let key = item.patientKey { extras.append(("patientKey", json { $0.string(key) })) }
         if let revision = item.revision { extras.append(("revision", json { $0.integer(revision) })) }
+        if let registry = item.registry {
+            extras.append(("dataGroups", json { writer in
+                writer.beginArray()
+                for group in registry.dataGroups { writer.string(group) }
+                writer.endArray()
+            }))
+            if let scope = registry.sharingScope { extras.append(("sharingScope", json { $0.string(scope) })) }
+            if let method = registry.consentMethod { extras.append(("consentMethod", json { $0.string(method) })) }
+            if let at = registry.consentedAt { extras.append(("consentedAt", json { $0.string(Timestamp.string(from: at)) })) }
+        }
         return extras
     }
 
@@ -66,6 +78,8 @@ extension ExportRecord {
         var ageYears: Int?
         var revision: Int?
         var datesShifted = false
+        var registry: RegistryFacts?
+        func facts() -> RegistryFacts { registry ?? RegistryFacts(sharingScope: nil) }
         let record = try JSONReader.document(jsonLine) { reader throws(JSONReadError) in
             try RecordCodec.read(&reader) { key, reader throws(JSONReadError) in
                 switch key {
@@ -73,11 +87,36 @@ extension ExportRecord {
                 case "ageYears": ageYears = reader.null() ? nil : try reader.integer()
                 case "revision": revision = reader.null() ? nil : try reader.integer()
                 case "datesShifted": datesShifted = reader.null() ? false : try reader.bool()
+                case "sharingScope":
+                    var next = facts()
+                    next.sharingScope = reader.null() ? nil : try reader.string()
+                    registry = next
+                case "consentMethod":
+                    var next = facts()
+                    next.consentMethod = reader.null() ? nil : try reader.string()
+                    registry = next
+                case "consentedAt":
+                    var next = facts()
+                    if !reader.null() {
+                        let text = try reader.string()
+                        guard let at = Timestamp.date(from: text) else { throw reader.error("consentedAt is not a time: give an RFC 3339 time") }
+                        next.consentedAt = at
+                    }
+                    registry = next
+                case "dataGroups":
+                    var groups: [String] = []
+                    if !reader.null() {
+                        try reader.array { _, element throws(JSONReadError) in groups.append(try element.string()) }
+                    }
+                    var next = facts()
+                    next.dataGroups = groups.sorted()
+                    registry = next
                 default: return false
                 }
                 return true
             }
         }
-        self.init(record: record, patientKey: patientKey, ageYears: ageYears, revision: revision, datesShifted: datesShifted)
+        self.init(
+            record: record, patientKey: patientKey, ageYears: ageYears, revision: revision, datesShifted: datesShifted, registry: registry)
     }
 }

@@ -7,8 +7,20 @@ public struct ExportColumn: Sendable, Hashable {
     public enum Source: Sendable, Hashable {
         /// A property of the record rather than an answer.
         case meta(MetaField)
+        /// Whether the record's patient is in this data group (0 or 1; empty with no registry patient).
+        case dataGroup(String)
         /// An answer, or part of one: `path` steps into compound fields and multiple-choice codes.
         case answer(questionKey: String, path: [AnswerStep])
+    }
+
+    /// What a column that holds no answer means, for the codebook; nil for answer columns.
+    public var fixedDescription: String? {
+        switch source {
+        case .meta(let field): field.description
+        case .dataGroup(let group):
+            "1 when the patient is in the data group '\(group)', 0 when not; empty for a record with no registry patient."
+        case .answer: nil
+        }
     }
 
     /// The question key for answer columns.
@@ -45,6 +57,8 @@ public enum MetaField: String, Sendable, Hashable, CaseIterable {
     case externalId = "external_id"
     case sex
     case ageYears = "age_years"
+    case sharingScope = "sharing_scope"
+    case dataGroups = "data_groups"
     case questionnaireId = "questionnaire_id"
     case questionnaireVersion = "questionnaire_version"
     case status
@@ -76,13 +90,16 @@ public enum MetaField: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .recordId: "The record's id (UUID); the same record keeps it through edits."
         case .patientKey:
-            "Pseudonymous patient key: a keyed hash (HMAC-SHA256 with a secret kept by the server) of the folded names and date of birth; links records of one patient without naming them."
+            "Pseudonymous patient key: a keyed hash (HMAC-SHA256 with a secret kept by the server) of the registry patient's id, or for a record with no registry patient of the folded names and date of birth; links records (and reports) of one patient without naming them."
         case .givenName: "Patient's given name (identifier)."
         case .familyName: "Patient's family name (identifier)."
         case .dateOfBirth: "Patient's date of birth (identifier)."
         case .externalId: "Registration number from another system (identifier)."
         case .sex: "female, male, other or unknown."
         case .ageYears: "Age in whole years when the record was started; 90 means 90 or older."
+        case .sharingScope:
+            "The patient's current sharing scope: no_sharing, sponsors_and_partners or all_qualified_researchers; empty when the record points to no registry patient or no consent is recorded."
+        case .dataGroups: "The data groups the patient is in, sorted and separated by ';'; empty when none (or no registry patient)."
         case .questionnaireId: "The questionnaire's id."
         case .questionnaireVersion: "The questionnaire version the answers belong to."
         case .status: "complete, or draft for a record not finished."

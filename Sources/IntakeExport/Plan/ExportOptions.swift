@@ -16,12 +16,15 @@ public struct ExportOptions: Sendable, Hashable {
     /// CSV cells exactly as collected, even those a spreadsheet would run as a formula; by
     /// default such cells get a leading `'` (see the codebook's note).
     public var rawCells: Bool
+    /// The deployment's data groups, each given a `group_<name>` 0/1 column (and a FHIR tag system).
+    public var dataGroups: [String]
 
     public init(
         includeIdentifiers: Bool = false, dropFreeText: Bool = false, shiftDates: Bool = false, unansweredCode: String = ".",
-        fhirBase: String = "urn:intake", rawCells: Bool = false
+        fhirBase: String = "urn:intake", rawCells: Bool = false, dataGroups: [String] = []
     ) {
         self.rawCells = rawCells
+        self.dataGroups = dataGroups.sorted()
         self.includeIdentifiers = includeIdentifiers
         self.dropFreeText = dropFreeText
         self.shiftDates = shiftDates

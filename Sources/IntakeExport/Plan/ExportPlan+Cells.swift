@@ -41,9 +41,17 @@ extension ExportPlan {
         let code = options.unansweredCode
         let raw = options.rawCells
         for index in columns.indices {
-            guard case .meta(let field) = columns[index].source else { break }
-            let text = Self.meta(field, of: row.item)
-            if !text.isEmpty { cell(index, raw ? text : CSV.escape(text, marker: code)) }
+            switch columns[index].source {
+            case .meta(let field):
+                let text = Self.meta(field, of: row.item)
+                if !text.isEmpty { cell(index, raw ? text : CSV.escape(text, marker: code)) }
+                continue
+            case .dataGroup(let group):
+                if let registry = row.item.registry { cell(index, registry.dataGroups.contains(group) ? "1" : "0") }
+                continue
+            case .answer: break
+            }
+            break
         }
         for slot in row.layout.slots where !row.hidden[slot.ordinal] {
             let answer = row.answers[slot.ordinal]
@@ -104,6 +112,8 @@ extension ExportPlan {
         case .externalId: return record.patient.externalId ?? ""
         case .sex: return record.patient.sex?.rawValue ?? ""
         case .ageYears: return item.ageYears.map(String.init) ?? ""
+        case .sharingScope: return item.registry?.sharingScope ?? ""
+        case .dataGroups: return item.registry?.dataGroups.joined(separator: ";") ?? ""
         case .questionnaireId: return record.questionnaire.id
         case .questionnaireVersion: return record.questionnaire.version
         case .status: return record.status.rawValue

@@ -56,6 +56,9 @@ public struct ExportPlan: Sendable {
 
         var columns = MetaField.allCases.filter { options.includeIdentifiers || !$0.isIdentifier }
             .map { ExportColumn(name: $0.rawValue, type: $0.type, source: .meta($0)) }
+        for group in options.dataGroups {
+            columns.append(ExportColumn(name: "group_" + Self.safeName(group), type: .indicator, source: .dataGroup(group)))
+        }
         var used = Set(columns.map(\.name))
         var questions: [PlannedQuestion] = []
         for key in order {
@@ -151,7 +154,7 @@ final class VersionLayout: Sendable {
         questions = planned.map { byKey[$0.key] }
         let hasColumn = columns.map { column in
             switch column.source {
-            case .meta: return true
+            case .meta, .dataGroup: return true
             case .answer(let key, let path): return byKey[key]?.type.part(at: path[...]) != nil
             }
         }

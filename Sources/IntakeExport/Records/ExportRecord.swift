@@ -13,24 +13,44 @@ public struct ExportRecord: Sendable {
     public var revision: Int?
     /// Whether its dates were moved already (see ``ExportOptions/shiftDates``).
     public var datesShifted: Bool
+    /// The registry's consent and data groups of the record's patient, when it points to one.
+    public var registry: RegistryFacts?
 
-    public init(record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?, datesShifted: Bool = false) {
+    public init(
+        record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?, datesShifted: Bool = false, registry: RegistryFacts? = nil
+    ) {
         self.record = record
         self.patientKey = patientKey
         self.ageYears = ageYears
         self.revision = revision
         self.datesShifted = datesShifted
+        self.registry = registry
     }
 
     /// Prepares a full record: keys the patient, works out the age, drops identifiers unless
     /// `includeIdentifiers`, and moves its dates when `shiftDates` (which needs the keyer).
-    public init(_ record: PatientResponse, revision: Int? = nil, keyer: PatientKeyer?, includeIdentifiers: Bool, shiftDates: Bool = false) {
-        self.patientKey = keyer?.key(for: record.patient)
+    ///
+    /// A record that points to a registry patient is keyed by that patient's id, so a spelling
+    /// corrected in the registry keeps the key; the id itself is an identifier and is dropped
+    /// with the names.
+    public init(
+        _ record: PatientResponse, revision: Int? = nil, keyer: PatientKeyer?, includeIdentifiers: Bool, shiftDates: Bool = false,
+        registry: RegistryFacts? = nil
+    ) {
+        if let patientId = record.patientId {
+            self.patientKey = keyer?.key(patientId: patientId)
+        } else {
+            self.patientKey = keyer?.key(for: record.patient)
+        }
         self.ageYears = record.patient.dateOfBirth.map { Self.age(born: $0, at: record.createdAt) }
         self.revision = revision
         self.record = record
         self.datesShifted = false
-        if !includeIdentifiers { self.record.patient = PatientIdentification(sex: record.patient.sex) }
+        self.registry = registry
+        if !includeIdentifiers {
+            self.record.patient = PatientIdentification(sex: record.patient.sex)
+            self.record.patientId = nil
+        }
         if shiftDates, let keyer { shift(by: keyer.dateShift(patientKey: patientKey, recordId: record.id)) }
     }
 
@@ -40,6 +60,7 @@ public struct ExportRecord: Sendable {
         record.createdAt -= seconds
         record.updatedAt -= seconds
         record.patient.dateOfBirth = record.patient.dateOfBirth?.adding(days: -days)
+        registry?.consentedAt? -= seconds
         for (position, answer) in record.allAnswers { record[position] = Self.shifted(answer, by: days) }
         datesShifted = true
     }

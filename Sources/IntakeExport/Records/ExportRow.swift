@@ -16,7 +16,7 @@ public struct ExportRow: Sendable {
 
     /// Reads a record's bytes (as ``RecordCodec`` wrote them) and prepares it as `plan` asks;
     /// `keyer` makes patient keys and moves dates.
-    public init(body: [UInt8], revision: Int?, plan: ExportPlan, keyer: PatientKeyer?) throws(ExportError) {
+    public init(body: [UInt8], revision: Int?, plan: ExportPlan, keyer: PatientKeyer?, registry: RegistryFacts? = nil) throws(ExportError) {
         var found: [(position: QuestionPosition, answer: Answer)] = []
         found.reserveCapacity(64)
         let header: PatientResponse
@@ -31,7 +31,8 @@ public struct ExportRow: Sendable {
         }
         let options = plan.options
         let item = ExportRecord(
-            header, revision: revision, keyer: keyer, includeIdentifiers: options.includeIdentifiers, shiftDates: options.shiftDates)
+            header, revision: revision, keyer: keyer, includeIdentifiers: options.includeIdentifiers, shiftDates: options.shiftDates,
+            registry: registry)
         let days = item.datesShifted ? keyer?.dateShift(patientKey: item.patientKey, recordId: header.id) ?? 0 : 0
         let layout = try plan.layout(for: header.questionnaire)
         let ordinals = layout.visibility.ordinals

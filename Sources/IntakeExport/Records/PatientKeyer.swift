@@ -38,7 +38,16 @@ public struct PatientKeyer: Sendable {
         let given = NameKey.fold(patient.givenName)
         let family = NameKey.fold(patient.familyName)
         guard !given.isEmpty || !family.isEmpty else { return nil }
-        let message = ["intake-patient-key-1", given, family, patient.dateOfBirth?.description ?? ""].joined(separator: "\u{1F}")
+        return key(message: ["intake-patient-key-1", given, family, patient.dateOfBirth?.description ?? ""].joined(separator: "\u{1F}"))
+    }
+
+    /// The key of a registry patient (`pk-` and 24 hex digits): the same for every record and
+    /// report of that patient, whatever names the records hold.
+    public func key(patientId: UUID) -> String {
+        key(message: "intake-registry-patient-1\u{1F}" + patientId.uuidString.lowercased())
+    }
+
+    private func key(message: String) -> String {
         var hmac = keyed
         hmac.update(data: Array(message.utf8))
         let mac = hmac.finalize()

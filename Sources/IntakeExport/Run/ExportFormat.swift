@@ -46,7 +46,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     }
 
     /// The formatter that writes this file; `files` are all the files of the export, for the data package.
-    public func formatter(plan: ExportPlan, files: [ExportFormat]) -> any ExportFormatter {
+    public func formatter(plan: ExportPlan, files: [ExportFormat], sideFiles: [ExportSideFile] = []) -> any ExportFormatter {
         switch self {
         case .wideCSV: WideCSVFormatter(plan: plan)
         case .longCSV: LongCSVFormatter(plan: plan)
@@ -54,7 +54,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .fhir: FHIRBundleFormatter(plan: plan)
         case .codebookCSV: CodebookCSVFormatter(plan: plan)
         case .codebookMarkdown: CodebookMarkdownFormatter(plan: plan)
-        case .dataPackage: DataPackageFormatter(plan: plan, files: files)
+        case .dataPackage: DataPackageFormatter(plan: plan, files: files, sideFiles: sideFiles)
         case .spss: SPSSSyntaxFormatter(plan: plan)
         case .escapedCSV: WideCSVFormatter(plan: plan, lineBreaksEscaped: true)
         case .r: RScriptFormatter(plan: plan)

@@ -8,11 +8,14 @@ import IntakeCore
 public struct FolderExport {
     public var plan: ExportPlan
     public var formats: [ExportFormat]
+    /// Written when their sources are given (see ``ExportSideSources``).
+    public var sideFiles: [ExportSideFile]
     public var folder: URL
 
-    public init(plan: ExportPlan, formats: [ExportFormat] = ExportFormat.allCases, folder: URL) {
+    public init(plan: ExportPlan, formats: [ExportFormat] = ExportFormat.allCases, sideFiles: [ExportSideFile] = ExportSideFile.allCases, folder: URL) {
         self.plan = plan
         self.formats = formats
+        self.sideFiles = sideFiles
         self.folder = folder
     }
 
@@ -29,12 +32,17 @@ public struct FolderExport {
         public var dropFreeText: Bool
         public var shiftDates: Bool?
         public var generatedAt: String
+        /// How many records removed.csv lists (incremental exports from a server).
+        public var removed: Int?
+        /// How many reports reports.jsonl holds.
+        public var reports: Int?
     }
 
     /// Runs the export; `cursor` and `since` are recorded in `export.json`; `progress` hears the
     /// number of records written so far.
     public func write(
-        cursor: String?, since: String?, progress: (Int) -> Void = { _ in }, nextPage: () async throws -> [ExportInput]?
+        cursor: String?, since: String?, side: ExportSideSources = ExportSideSources(), progress: (Int) -> Void = { _ in },
+        nextPage: () async throws -> [ExportInput]?
     ) async throws -> Summary {
         let manager = FileManager.default
         if let existing = try? manager.contentsOfDirectory(atPath: folder.path), !existing.isEmpty {
@@ -54,16 +62,31 @@ public struct FolderExport {
         let staging = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8))
         try manager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         do {
+            let sideFiles = side.files(of: sideFiles)
             let outputs = try formats.map { format in
                 ExportRun.Output(
-                    formatter: format.formatter(plan: plan, files: formats),
+                    formatter: format.formatter(plan: plan, files: formats, sideFiles: sideFiles),
                     sink: try FileSink(url: staging.appendingPathComponent(format.fileName)))
             }
             let count = try await ExportRun.run(outputs, progress: progress, nextPage: nextPage)
-            let summary = Summary(
+            var removedCount: Int?
+            if sideFiles.contains(.removed), let removed = side.removed {
+                let sink = try FileSink(url: staging.appendingPathComponent(ExportSideFile.removed.fileName))
+                try sink.write(Array(RemovedRecord.csv(removed).utf8))
+                try sink.close()
+                removedCount = removed.count
+            }
+            var reportCount: Int?
+            if let nextReports = side.nextReports, sideFiles.contains(where: \.readsReports) {
+                reportCount = try await ReportFiles(options: plan.options, files: sideFiles, folder: staging).write(nextPage: nextReports)
+            }
+            var summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
-                files: formats.map(\.fileName), cursor: cursor, since: since, includeIdentifiers: plan.options.includeIdentifiers,
+                files: formats.map(\.fileName) + sideFiles.map(\.fileName), cursor: cursor, since: since,
+                includeIdentifiers: plan.options.includeIdentifiers,
                 dropFreeText: plan.options.dropFreeText, shiftDates: plan.options.shiftDates, generatedAt: Timestamp.string(from: Date()))
+            summary.removed = removedCount
+            summary.reports = reportCount
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let summaryPath = staging.appendingPathComponent("export.json").path
@@ -107,6 +130,10 @@ extension FolderExport.Summary {
                 ? "Identifiers are INCLUDED: keep this folder safe."
                 : "De-identified: names, date of birth and external id are left out.")
         if shiftDates == true { lines.append("Dates are shifted back by a secret number of days per patient.") }
+        if let reports { lines.append("\(reports) dated report(s) of the exported patients are in reports.jsonl.") }
+        if let removed, removed > 0 {
+            lines.append("\(removed) record(s) of earlier exports must be deleted: see removed.csv (reason consent_withdrawn: the patient no longer shares with you).")
+        }
         if let cursor { lines.append("For the next incremental export: --since \(cursor)") }
         return lines
     }

@@ -9,6 +9,10 @@ public struct JSONLinesExport {
     /// Keys patients that have no key yet; nil leaves them without one.
     public var keyer: PatientKeyer?
     public var formats: [ExportFormat]
+    /// Written when their sources are given (a server's export).
+    public var sideFiles: [ExportSideFile] = []
+    /// Only records of patients in one of these data groups, when not empty.
+    public var dataGroups: [String] = []
     /// Only records changed (`updatedAt`) at or after this time, if set.
     public var changedSince: Date?
     /// How many records the files hold.
@@ -55,24 +59,30 @@ public struct JSONLinesExport {
     }
 
     /// Writes the folder (see ``FolderExport``).
-    public func write(to folder: URL, cursor: String? = nil, since: String? = nil, progress: (Int) -> Void = { _ in }) async throws
-        -> FolderExport.Summary
-    {
+    public func write(
+        to folder: URL, cursor: String? = nil, since: String? = nil, side: ExportSideSources = ExportSideSources(),
+        progress: (Int) -> Void = { _ in }
+    ) async throws -> FolderExport.Summary {
         var remaining = inputs
         var reader: JSONLinesReader?
         let include = plan.options.includeIdentifiers
         let shift = plan.options.shiftDates
         let keyer = keyer
         let changedSince = changedSince
-        return try await FolderExport(plan: plan, formats: formats, folder: folder).write(cursor: cursor, since: since, progress: progress)
-        {
+        let groups = Set(dataGroups)
+        return try await FolderExport(plan: plan, formats: formats, sideFiles: sideFiles, folder: folder).write(
+            cursor: cursor, since: since, side: side, progress: progress
+        ) {
             while true {
                 if reader == nil {
                     guard !remaining.isEmpty else { return nil }
                     reader = try JSONLinesReader(url: remaining.removeFirst())
                 }
                 if let page = try reader?.nextPage() {
-                    return page.filter { item in changedSince.map { item.record.updatedAt >= $0 } ?? true }
+                    return page.filter { item in
+                        (changedSince.map { item.record.updatedAt >= $0 } ?? true)
+                            && (groups.isEmpty || !groups.isDisjoint(with: item.registry?.dataGroups ?? []))
+                    }
                         .map { ExportInput(record: $0.prepared(keyer: keyer, includeIdentifiers: include, shiftDates: shift)) }
                 }
                 reader = nil
@@ -109,7 +119,7 @@ extension JSONLinesExport {
     /// from the secret at `keyFile`; `since` a time (cursors belong to server exports).
     public static func folder(
         inputs: [URL], questionnaires: [String], catalog: QuestionnaireCatalog, keyFile: URL, options: ExportOptions,
-        formats: [ExportFormat], since: String?, to folder: URL, progress: (Int, Int) -> Void = { _, _ in }
+        formats: [ExportFormat], since: String?, dataGroups: [String] = [], to folder: URL, progress: (Int, Int) -> Void = { _, _ in }
     ) async throws -> FolderExport.Summary {
         var available: [Questionnaire] = []
         do {
@@ -120,6 +130,7 @@ extension JSONLinesExport {
         }
         var export = try JSONLinesExport(
             inputs: inputs, available: available, options: options, keyer: try PatientKeyFile.keyer(at: keyFile), formats: formats)
+        export.dataGroups = dataGroups
         switch since.flatMap(ExportSince.init) {
         case .time(let date)?: export.changedSince = date
         case .cursor?, .teamCursor?: throw ExportError("--since: cursors come from server exports; with --input give a time such as 2026-11-01")

@@ -20,30 +20,38 @@ public struct ExportDownload: Sendable {
     /// The questionnaire versions the export covers, oldest first.
     public var versions: [String]
     public var questionnaireId: String?
+    /// The deployment's data groups, each a column of the export.
+    public var dataGroups: [String]
 
-    public init(file: URL, cursor: String?, records: Int?, versions: [String], questionnaireId: String?) {
+    public init(file: URL, cursor: String?, records: Int?, versions: [String], questionnaireId: String?, dataGroups: [String] = []) {
         self.file = file
         self.cursor = cursor
         self.records = records
         self.versions = versions
         self.questionnaireId = questionnaireId
+        self.dataGroups = dataGroups
     }
 }
 
 /// A research export from a server: the records arrive once as JSON Lines (de-identified and
 /// keyed by the server), are checked against the count the server announced, and every other
 /// file is made from them locally, with the questionnaire versions fetched from the server.
+/// The patients' reports, and in an incremental export the records to delete, follow, asked
+/// for up to the cursor the records came with.
 public struct RemoteExport {
     public var server: any ExportServer
     public var questionnaireId: String?
     public var since: String?
     public var options: ExportOptions
     public var formats: [ExportFormat]
+    public var sideFiles: [ExportSideFile]
+    /// Only records (and reports) of patients in one of these data groups, when not empty.
+    public var dataGroups: [String]
     public var idleTimeout: TimeInterval
 
     public init(
         server: any ExportServer, questionnaireId: String?, since: String?, options: ExportOptions,
-        formats: [ExportFormat] = ExportFormat.allCases,
+        formats: [ExportFormat] = ExportFormat.allCases, sideFiles: [ExportSideFile] = ExportSideFile.allCases, dataGroups: [String] = [],
         idleTimeout: TimeInterval = 60
     ) {
         self.server = server
@@ -51,6 +59,8 @@ public struct RemoteExport {
         self.since = since
         self.options = options
         self.formats = formats
+        self.sideFiles = sideFiles
+        self.dataGroups = dataGroups
         self.idleTimeout = idleTimeout
     }
 
@@ -64,14 +74,49 @@ public struct RemoteExport {
             try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
         }
         let download = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8) + ".jsonl")
-        defer { try? FileManager.default.removeItem(at: download) }
+        let reportsDownload = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8) + ".reports.jsonl")
+        let removedDownload = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8) + ".removed.csv")
+        defer {
+            for file in [download, reportsDownload, removedDownload] { try? FileManager.default.removeItem(at: file) }
+        }
         var query = ["format": ExportFormat.jsonLines.rawValue]
         if let questionnaireId { query["questionnaire"] = questionnaireId }
         if let since { query["since"] = since }
+        if !dataGroups.isEmpty { query["dataGroups"] = dataGroups.joined(separator: ",") }
         if options.includeIdentifiers { query["includeIdentifiers"] = "true" }
         if options.dropFreeText { query["dropFreeText"] = "true" }
         if options.shiftDates { query["shiftDates"] = "true" }
         let received = try await server.downloadExport(query: query, into: download, idleTimeout: idleTimeout)
+        // The side files cover what the records did: up to the cursor they came with.
+        var sideQuery = query
+        sideQuery["until"] = received.cursor
+        sideQuery["questionnaire"] = received.questionnaireId ?? questionnaireId
+        var side = ExportSideSources()
+        if since != nil, sideFiles.contains(.removed) {
+            sideQuery["format"] = ExportSideFile.removed.rawValue
+            _ = try await server.downloadExport(query: sideQuery, into: removedDownload, idleTimeout: idleTimeout)
+            guard let data = FileManager.default.contents(atPath: removedDownload.path) else {
+                throw ExportError("cannot read the removed records the server sent; check the disk has room")
+            }
+            side.removed = try RemovedRecord.parse(csv: String(decoding: data, as: UTF8.self))
+        }
+        if sideFiles.contains(where: \.readsReports) {
+            sideQuery["format"] = ExportSideFile.reports.rawValue
+            sideQuery["since"] = nil
+            _ = try await server.downloadExport(query: sideQuery, into: reportsDownload, idleTimeout: idleTimeout)
+            let reader = try JSONLinesReader(url: reportsDownload)
+            side.nextReports = {
+                var page: [ExportReport] = []
+                while page.count < 500, let line = try reader.nextLine() {
+                    do {
+                        page.append(try ExportReport(jsonLine: line))
+                    } catch {
+                        throw ExportError("a report the server sent cannot be read (\(error)); update Intake on this machine")
+                    }
+                }
+                return page.isEmpty ? nil : page
+            }
+        }
 
         var lines = 0
         let reader = try JSONLinesReader(url: download)
@@ -88,8 +133,11 @@ public struct RemoteExport {
         for version in received.versions {
             versions.append(try await server.questionnaire(QuestionnaireReference(id: id, version: version)))
         }
+        var options = options
+        options.dataGroups = received.dataGroups
         let plan = try ExportPlan(questionnaires: versions, options: options)
-        let export = JSONLinesExport(inputs: [download], plan: plan, keyer: nil, formats: formats, recordCount: lines)
-        return try await export.write(to: folder, cursor: received.cursor, since: since) { progress($0, lines) }
+        var export = JSONLinesExport(inputs: [download], plan: plan, keyer: nil, formats: formats, recordCount: lines)
+        export.sideFiles = sideFiles
+        return try await export.write(to: folder, cursor: received.cursor, since: since, side: side) { progress($0, lines) }
     }
 }

@@ -3,15 +3,20 @@ import HTTPTypes
 import Hummingbird
 import IntakeExport
 
-/// `GET /v1/exports?format=&questionnaire=&since=&includeIdentifiers=&dropFreeText=&shiftDates=&rawCells=`: a research
-/// export, streamed as it is read from the store.
+/// `GET /v1/exports?format=&questionnaire=&since=&until=&dataGroups=&includeIdentifiers=&dropFreeText=&shiftDates=&rawCells=`:
+/// a research export, streamed as it is read from the store.
 ///
 /// Coordinators export their team's records and may include identifiers; researchers export
-/// every team's records (or their own team's, when they belong to one), always de-identified.
+/// every team's records (or their own team's, when they belong to one), always de-identified,
+/// and only what each patient's consent shares with their access level. Besides the record
+/// formats, `reports` and `reports-long` give the patients' dated reports and `removed` (with
+/// `since`) the records an earlier export held that its receiver must delete.
 struct ExportController {
     let services: IntakeServices
     static let exporters: Set<Role> = [.coordinator, .researcher]
-    static let parameters = ["format", "questionnaire", "since", "includeIdentifiers", "dropFreeText", "shiftDates", "rawCells"]
+    static let parameters = [
+        "format", "questionnaire", "since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates", "rawCells",
+    ]
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/exports", query: Self.parameters, export)
@@ -21,6 +26,13 @@ struct ExportController {
         let user = try context.require(Self.exporters)
         let parameters = try QueryParameters.read(request, accepted: Self.parameters)
         let format = try Self.format(parameters["format"])
+        var dataGroups: [String] = []
+        if let text = parameters["dataGroups"] {
+            dataGroups = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard dataGroups.allSatisfy({ !$0.isEmpty }) else {
+                throw APIError.badRequest("'dataGroups' is data group names separated by commas, such as arm_a,arm_b")
+            }
+        }
         var options = ExportOptions()
         options.includeIdentifiers = try Self.flag(parameters, "includeIdentifiers")
         options.dropFreeText = try Self.flag(parameters, "dropFreeText")
@@ -41,6 +53,13 @@ struct ExportController {
             }
             since = parsed
         }
+        var until: ExportService.Since?
+        if let text = parameters["until"] {
+            guard let parsed = ExportService.Since(text) else {
+                throw APIError.badRequest("'until' is the cursor an export's records came with, such as team-42 (or 42 for every team)")
+            }
+            until = parsed
+        }
         // A researcher receives only what each patient agreed to share with their access level.
         let consent =
             user.role == .researcher
@@ -49,19 +68,36 @@ struct ExportController {
             : nil
         let prepared = try await services.exports.prepare(
             ExportService.Request(
-                questionnaireId: parameters["questionnaire"], teamId: user.teamId, since: since, options: options, consent: consent))
-        let pager = services.exports.pager(prepared, formats: [format])
-        let formatter = format.formatter(plan: prepared.plan, files: [.wideCSV, .longCSV, .codebookCSV])
-        let headers: HTTPFields = [
-            .contentType: format.contentType,
-            .contentDisposition: "attachment; filename=\"\(format.fileName)\"",
+                questionnaireId: parameters["questionnaire"], teamId: user.teamId, since: since, options: options, consent: consent,
+                dataGroups: dataGroups, until: until))
+        var headers: HTTPFields = [
             .cacheControl: "no-store",
             Self.cursorHeader: prepared.cursor,
-            Self.countHeader: String(format.hasRecords ? prepared.count : 0),
             Self.versionsHeader: prepared.plan.versions.map(\.version).joined(separator: ","),
             Self.questionnaireHeader: prepared.plan.questionnaireId,
+            Self.dataGroupsHeader: prepared.plan.options.dataGroups.joined(separator: ","),
         ]
-        let stream = ExportStream(formatter: formatter, pager: pager, hasRecords: format.hasRecords)
+        let stream: ExportStream
+        switch format {
+        case .records(let format):
+            headers[.contentType] = format.contentType
+            headers[.contentDisposition] = "attachment; filename=\"\(format.fileName)\""
+            headers[Self.countHeader] = String(format.hasRecords ? prepared.count : 0)
+            let formatter = format.formatter(plan: prepared.plan, files: [.wideCSV, .longCSV, .codebookCSV])
+            stream = ExportStream(formatter: formatter, pager: services.exports.pager(prepared, formats: [format]), hasRecords: format.hasRecords)
+        case .side(let file):
+            headers[.contentType] = file.contentType
+            headers[.contentDisposition] = "attachment; filename=\"\(file.fileName)\""
+            if file == .removed {
+                guard let removed = try await services.exports.removed(prepared) else {
+                    throw APIError.badRequest("format=removed lists what an earlier export held that must now be deleted; give 'since' (that export's cursor)")
+                }
+                headers[Self.countHeader] = String(removed.count)
+                stream = ExportStream(text: RemovedRecord.csv(removed))
+            } else {
+                stream = ExportStream(reports: ExportService.ReportPager(prepared), file: file, options: prepared.plan.options)
+            }
+        }
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
@@ -74,14 +110,20 @@ struct ExportController {
     static let countHeader = HTTPField.Name("Intake-Export-Records")!
     static let versionsHeader = HTTPField.Name("Intake-Export-Versions")!
     static let questionnaireHeader = HTTPField.Name("Intake-Export-Questionnaire")!
+    static let dataGroupsHeader = HTTPField.Name("Intake-Export-Data-Groups")!
 
-    private static func format(_ text: String?) throws -> ExportFormat {
-        guard let text else { return .wideCSV }
-        guard let format = ExportFormat(rawValue: text) else {
-            throw APIError.badRequest(
-                "unknown format '\(text)'; use one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        return format
+    enum Format {
+        case records(ExportFormat)
+        case side(ExportSideFile)
+    }
+
+    private static func format(_ text: String?) throws -> Format {
+        guard let text else { return .records(.wideCSV) }
+        if let format = ExportFormat(rawValue: text) { return .records(format) }
+        if let file = ExportSideFile(rawValue: text) { return .side(file) }
+        throw APIError.badRequest(
+            "unknown format '\(text.prefix(40))'; use one of "
+                + (ExportFormat.allCases.map(\.rawValue) + ExportSideFile.allCases.map(\.rawValue)).joined(separator: ", "))
     }
 
     private static func flag(_ parameters: [String: String], _ name: String) throws -> Bool {
@@ -93,21 +135,38 @@ struct ExportController {
     }
 }
 
-/// One export's formatter and pager, handed to the response body, which runs it once.
+/// One export's body, handed to the response, which runs it once: records through a formatter,
+/// reports a page at a time, or a text made already.
 /// (Unchecked: the body closure is the only user, and runs on one task.)
 private final class ExportStream: @unchecked Sendable {
-    let formatter: any ExportFormatter
-    let pager: ExportService.Pager
-    /// Documents that describe the export (codebook, data package) read no records.
-    let hasRecords: Bool
+    private enum Source {
+        case records(any ExportFormatter, ExportService.Pager, hasRecords: Bool)
+        case reports(ExportService.ReportPager, ExportSideFile, ExportOptions)
+        case text(String)
+    }
+    private let source: Source
 
+    /// Documents that describe the export (codebook, data package) read no records.
     init(formatter: any ExportFormatter, pager: ExportService.Pager, hasRecords: Bool) {
-        self.formatter = formatter
-        self.pager = pager
-        self.hasRecords = hasRecords
+        source = .records(formatter, pager, hasRecords: hasRecords)
+    }
+
+    init(reports: ExportService.ReportPager, file: ExportSideFile, options: ExportOptions) {
+        source = .reports(reports, file, options)
+    }
+
+    init(text: String) {
+        source = .text(text)
     }
 
     func run(write: ([UInt8]) async throws -> Void) async throws {
-        _ = try await ExportRun.stream(formatter, nextPage: { hasRecords ? try await pager.next() : nil }, write: write)
+        switch source {
+        case .records(let formatter, let pager, let hasRecords):
+            _ = try await ExportRun.stream(formatter, nextPage: { hasRecords ? try await pager.next() : nil }, write: write)
+        case .reports(let pager, let file, let options):
+            try await ReportFiles.stream(file, options: options, nextPage: { try await pager.next() }, write: write)
+        case .text(let text):
+            try await write(Array(text.utf8))
+        }
     }
 }

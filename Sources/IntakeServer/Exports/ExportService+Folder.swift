@@ -6,14 +6,18 @@ extension ExportService {
     /// `intake export --database`: every team's records of the questionnaire (the only one
     /// published when nil), straight from the store into `folder`, with the cursor for next time.
     public func writeFolder(
-        questionnaireId: String?, since: String?, options: ExportOptions, formats: [ExportFormat], to folder: URL,
+        questionnaireId: String?, since: String?, options: ExportOptions, formats: [ExportFormat],
+        sideFiles: [ExportSideFile] = ExportSideFile.allCases, dataGroups: [String] = [], to folder: URL,
         progress: (Int, Int) -> Void = { _, _ in }
     ) async throws -> FolderExport.Summary {
-        let prepared = try await prepare(Request(questionnaireId: questionnaireId, since: since.flatMap(ExportSince.init), options: options))
+        let prepared = try await prepare(
+            Request(questionnaireId: questionnaireId, since: since.flatMap(ExportSince.init), options: options, dataGroups: dataGroups))
         let pager = pager(prepared, formats: formats)
+        let reports = ReportPager(prepared)
+        let side = ExportSideSources(removed: try await removed(prepared), nextReports: { try await reports.next() })
         let total = prepared.count
-        return try await FolderExport(plan: prepared.plan, formats: formats, folder: folder).write(
-            cursor: String(prepared.cursor), since: since, progress: { progress($0, total) }
+        return try await FolderExport(plan: prepared.plan, formats: formats, sideFiles: sideFiles, folder: folder).write(
+            cursor: String(prepared.cursor), since: since, side: side, progress: { progress($0, total) }
         ) {
             try await pager.next()
         }

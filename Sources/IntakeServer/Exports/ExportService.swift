@@ -25,12 +25,19 @@ public struct ExportService: Sendable {
         public var options: ExportOptions
         /// A researcher's export: only what consent allows (nil: a coordinator's, their team's own records).
         public var consent: ConsentFilter?
+        /// Only records (and reports) of patients in one of these data groups, when not empty.
+        public var dataGroups: [String]
+        /// Up to this cursor rather than the newest change: an export's side files, asked for
+        /// after its records, cover what the records did.
+        public var until: Since?
 
         public init(
             questionnaireId: String? = nil, teamId: Int64? = nil, since: Since? = nil, options: ExportOptions = ExportOptions(),
-            consent: ConsentFilter? = nil
+            consent: ConsentFilter? = nil, dataGroups: [String] = [], until: Since? = nil
         ) {
             self.consent = consent
+            self.dataGroups = dataGroups
+            self.until = until
             self.questionnaireId = questionnaireId
             self.teamId = teamId
             self.since = since
@@ -63,15 +70,38 @@ public struct ExportService: Sendable {
         }
         let plan: ExportPlan
         guard !versions.isEmpty else { throw ServiceError(.notFound, "no version of '\(id)' can be read") }
+        let defined = try await store.dataGroups().map(\.name).sorted()
+        let unknown = request.dataGroups.filter { !defined.contains($0) }
+        guard unknown.isEmpty else {
+            throw ServiceError(
+                .unprocessable(code: "unknown_data_group"),
+                "no data group is named \(unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", "))"
+                    + (defined.isEmpty ? "; none is defined yet" : "; defined: \(defined.joined(separator: ", "))"))
+        }
+        var options = request.options
+        options.dataGroups = defined
         do {
-            plan = try ExportPlan(questionnaires: versions, options: request.options)
+            plan = try ExportPlan(questionnaires: versions, options: options)
         } catch {
             throw ServiceError(.unprocessable(code: "conflicting_options"), error.description)
         }
         let snapshot = try await store.exportSnapshot(teamId: request.teamId)
-        let cursor = snapshot.cursor
+        var cursor = snapshot.cursor
+        switch request.until {
+        case .teamCursor(let until)? where request.teamId != nil, .cursor(let until)? where request.teamId == nil:
+            guard until <= cursor else {
+                throw ServiceError(.unprocessable(code: "unknown_cursor"), "'until' is a cursor this server has not given yet; give the cursor of the export's records")
+            }
+            cursor = until
+        case .some:
+            throw ServiceError(
+                .unprocessable(code: "wrong_cursor"),
+                "'until' is the cursor the export's records came with (team-42 for a team's export, 42 for every team's), not a time or another kind of cursor")
+        case nil: break
+        }
         var query = ExportQuery(questionnaireId: id, teamId: request.teamId, after: 0, upTo: cursor)
         query.consent = request.consent
+        query.dataGroups = request.dataGroups
         switch request.since {
         case .teamCursor(let after)? where request.teamId != nil, .cursor(let after)? where request.teamId == nil:
             // A cursor past the newest change was not given by this deployment for this export.
@@ -79,6 +109,7 @@ public struct ExportService: Sendable {
                 throw ServiceError(.unprocessable(code: "unknown_cursor"), "'since' is a cursor this server has not given yet; give one from an earlier export, or a time")
             }
             query.after = after
+            query.previous = .cursor(after)
         case .cursor?:
             throw ServiceError(
                 .unprocessable(code: "wrong_cursor"),
@@ -86,7 +117,9 @@ public struct ExportService: Sendable {
                     + "your exports are of your team and carry cursors such as team-42: give one of those, or a time")
         case .teamCursor?:
             throw ServiceError(.unprocessable(code: "wrong_cursor"), "'since' is a cursor of one team's export; an export of every team takes cursors such as 42, or a time")
-        case .time(let date)?: query.changedSince = date
+        case .time(let date)?:
+            query.changedSince = date
+            query.previous = .time(date)
         case nil: break
         }
         let count = try await snapshot.count(query)
@@ -158,12 +191,12 @@ public struct ExportService: Sendable {
                 let inputs = try rows.map { stored in
                     var input = ExportInput()
                     if needs.contains(.rows) {
-                        input.row = try ExportRow(body: stored.body, revision: stored.revision, plan: plan, keyer: keyer)
+                        input.row = try ExportRow(body: stored.body, revision: stored.revision, plan: plan, keyer: keyer, registry: stored.registry)
                     }
                     if needs.contains(.records) {
                         input.record = ExportRecord(
                             try RecordCodec.decode(stored.body), revision: stored.revision, keyer: keyer,
-                            includeIdentifiers: plan.options.includeIdentifiers, shiftDates: plan.options.shiftDates)
+                            includeIdentifiers: plan.options.includeIdentifiers, shiftDates: plan.options.shiftDates, registry: stored.registry)
                     }
                     return input
                 }
@@ -174,4 +207,44 @@ public struct ExportService: Sendable {
 
     /// A pager that reads what `formats` need.
     public func pager(_ prepared: Prepared, formats: [ExportFormat]) -> Pager { Pager(prepared, reading: formats.reads) }
+
+    /// What an incremental export's receiver held and must now delete (`removed.csv`): records
+    /// whose patient's sharing scope reached the receiver when the earlier export was made and
+    /// does not now. Nil when the export is not incremental.
+    public func removed(_ prepared: Prepared) async throws -> [RemovedRecord]? {
+        guard prepared.query.previous != nil else { return nil }
+        return try await prepared.snapshot.withdrawn(prepared.query).map { RemovedRecord(recordId: $0, reason: .consentWithdrawn) }
+    }
+
+    /// The dated reports of the patients a prepared export reaches, keyed as their records are
+    /// (and their dates moved the same way), a page at a time: every report's latest version,
+    /// whether or not it changed since an earlier export.
+    public final class ReportPager {
+        let prepared: Prepared
+        private var position: ReportPosition?
+        private var done = false
+        let limit = 500
+
+        public init(_ prepared: Prepared) {
+            self.prepared = prepared
+        }
+
+        public func next() async throws -> [ExportReport]? {
+            guard !done else { return nil }
+            let reports = try await prepared.snapshot.reports(prepared.query, after: position, limit: limit)
+            if reports.count < limit { done = true }
+            guard let last = reports.last else { return nil }
+            position = ReportPosition(last)
+            let keyer = prepared.keyer
+            let shift = prepared.plan.options.shiftDates
+            return reports.map { report in
+                let key = keyer.key(patientId: report.patientId)
+                var exported = ExportReport(
+                    patientKey: key, series: report.series, date: report.date, values: Array(report.values.utf8), version: report.version,
+                    recordedAt: report.recordedAt)
+                if shift { exported.shift(by: keyer.dateShift(patientKey: key, recordId: report.patientId)) }
+                return exported
+            }
+        }
+    }
 }

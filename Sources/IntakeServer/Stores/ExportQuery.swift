@@ -1,5 +1,6 @@
 import Foundation
 import IntakeCore
+import IntakeExport
 
 /// Which records an export reads: one questionnaire, optionally one team, by change cursor.
 ///
@@ -18,7 +19,18 @@ public struct ExportQuery: Sendable {
     public var changedSince: Date?
     /// Only records the patient's consent lets this export hold (a researcher's), if set.
     public var consent: ConsentFilter?
+    /// Only records of patients in at least one of these data groups, when not empty.
+    public var dataGroups: [String] = []
+    /// Where the earlier export this one continues stopped: for `removed.csv`.
+    public var previous: Previous?
     public var limit: Int
+
+    /// The point an incremental export continues from.
+    public enum Previous: Sendable, Hashable {
+        /// A change cursor (the team's when ``teamId`` is set).
+        case cursor(Int64)
+        case time(Date)
+    }
 
     public init(questionnaireId: String, teamId: Int64?, after: Int64, upTo: Int64, changedSince: Date? = nil, limit: Int = 500) {
         self.questionnaireId = questionnaireId
@@ -50,6 +62,27 @@ public protocol ExportSnapshot: Sendable {
     func count(_ query: ExportQuery) async throws -> Int
     /// Up to `query.limit` records changed after `query.after` and up to `query.upTo`, oldest change first.
     func page(_ query: ExportQuery) async throws -> [ExportedRecord]
+    /// The records of `query` (ignoring `after`, with `upTo`) whose patient's sharing scope
+    /// reached `query.consent` at `query.previous` and does not at `query.upTo`: what an earlier
+    /// export held that its receiver must now delete. Empty without both.
+    func withdrawn(_ query: ExportQuery) async throws -> [UUID]
+    /// Up to `limit` reports (the latest version of each date) of the patients `query` may reach
+    /// (its team, consent and data groups; records without patients aside), after `position`,
+    /// ordered by patient, series and date.
+    func reports(_ query: ExportQuery, after position: ReportPosition?, limit: Int) async throws -> [Report]
+}
+
+/// Where a page of an export's reports ended.
+public struct ReportPosition: Sendable, Hashable {
+    public var patientId: UUID
+    public var series: String
+    public var date: String
+
+    public init(_ report: Report) {
+        patientId = report.patientId
+        series = report.series
+        date = report.date
+    }
 }
 
 /// A record as an export reads it: its canonical bytes, current revision and change cursor.
@@ -58,10 +91,13 @@ public struct ExportedRecord: Sendable {
     public var body: [UInt8]
     public var revision: Int
     public var cursor: Int64
+    /// What the registry says of the record's patient, when it points to one.
+    public var registry: RegistryFacts?
 
-    package init(body: [UInt8], revision: Int, cursor: Int64) {
+    package init(body: [UInt8], revision: Int, cursor: Int64, registry: RegistryFacts? = nil) {
         self.body = body
         self.revision = revision
         self.cursor = cursor
+        self.registry = registry
     }
 }

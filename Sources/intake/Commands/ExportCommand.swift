@@ -16,7 +16,9 @@ struct ExportCommand: AsyncParsableCommand {
             (--input, e.g. from 'intake sample'). The folder gets records.csv (one row per record), \
             records_long.csv (one row per answer), records.jsonl, fhir-bundle.json, codebook.csv, \
             codebook.md, datapackage.json, records.sps with records_escaped.csv (SPSS), records.R and export.json (with the cursor \
-            for --since next time). See docs/exports.md. \
+            for --since next time); from a server also reports.jsonl and reports_long.csv (the patients' dated reports) and, \
+            with --since, removed.csv (records of earlier exports to delete, such as those whose patient withdrew consent). \
+            See docs/exports.md. \
             Exports are de-identified unless --include-identifiers is given; patients stay linkable \
             through a keyed-hash patient_key.
             """)
@@ -57,8 +59,15 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("format"),
         help: ArgumentHelp(
-            "Only these files (repeatable): \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "format"))
+            "Only these files (repeatable): \(Self.formatNames.joined(separator: ", ")).", valueName: "format"))
     var formats: [String] = []
+
+    @Option(
+        name: .customLong("data-group"),
+        help: ArgumentHelp("Only records (and reports) of patients in this data group (repeatable: in any of them).", valueName: "name"))
+    var dataGroups: [String] = []
+
+    static let formatNames = ExportFormat.allCases.map(\.rawValue) + ExportSideFile.allCases.map(\.rawValue)
 
     @Flag(
         help: """
@@ -86,8 +95,8 @@ struct ExportCommand: AsyncParsableCommand {
         if includeIdentifiers, shiftDates {
             throw ValidationError("--shift-dates hides dates and --include-identifiers shows them; choose one.")
         }
-        for format in formats where ExportFormat(rawValue: format) == nil {
-            throw ValidationError("Unknown format '\(format)'; use \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+        for format in formats where !Self.formatNames.contains(format) {
+            throw ValidationError("Unknown format '\(format)'; use \(Self.formatNames.joined(separator: ", ")).")
         }
         if unansweredCode.isEmpty || unansweredCode.contains(",") || unansweredCode.contains("\"") {
             throw ValidationError("--unanswered-code must be non-empty and hold no comma or quote, e.g. '.' or 'NA'.")
@@ -103,7 +112,11 @@ struct ExportCommand: AsyncParsableCommand {
             includeIdentifiers: includeIdentifiers, dropFreeText: dropFreeText, shiftDates: shiftDates, unansweredCode: unansweredCode,
             fhirBase: fhirBase, rawCells: rawCells)
         var chosen = formats.compactMap(ExportFormat.init(rawValue:))
-        if chosen.isEmpty { chosen = ExportFormat.allCases }
+        var sideFiles = formats.compactMap(ExportSideFile.init(rawValue:))
+        if formats.isEmpty {
+            chosen = ExportFormat.allCases
+            sideFiles = ExportSideFile.allCases
+        }
         let display = isatty(STDOUT_FILENO) == 1 ? ProgressDisplay(interactive: true) : nil
         let progress: (Int, Int) -> Void = { display?.show($0, of: $1) }
         do {
@@ -113,7 +126,7 @@ struct ExportCommand: AsyncParsableCommand {
                 summary = try await JSONLinesExport.folder(
                     inputs: inputs.map { URL(fileURLWithPath: $0) }, questionnaires: questionnaires, catalog: QuestionnaireCatalog.commandLine,
                     keyFile: keyFile.map { URL(fileURLWithPath: $0) } ?? storeOptions.directory.appendingPathComponent("export-patient-key"),
-                    options: options, formats: chosen, since: since, to: folder, progress: progress)
+                    options: options, formats: chosen, since: since, dataGroups: dataGroups, to: folder, progress: progress)
             } else if let database {
                 var databaseOptions = ServerDatabaseOptions()
                 databaseOptions.database = database
@@ -122,7 +135,8 @@ struct ExportCommand: AsyncParsableCommand {
                     throw ValidationError("There is no server database at \(database); give the path 'intake serve' uses.")
                 }
                 summary = try await databaseOptions.services(configuration).exports.writeFolder(
-                    questionnaireId: questionnaires.first, since: since, options: options, formats: chosen, to: folder, progress: progress)
+                    questionnaireId: questionnaires.first, since: since, options: options, formats: chosen, sideFiles: sideFiles,
+                    dataGroups: dataGroups, to: folder, progress: progress)
             } else {
                 guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
                     throw ValidationError(
@@ -131,7 +145,7 @@ struct ExportCommand: AsyncParsableCommand {
                 }
                 let export = RemoteExport(
                     server: ClientExportServer(client: client), questionnaireId: questionnaires.first, since: since, options: options,
-                    formats: chosen, idleTimeout: max(clientOptions.timeout, 60))
+                    formats: chosen, sideFiles: sideFiles, dataGroups: dataGroups, idleTimeout: max(clientOptions.timeout, 60))
                 summary = try await export.write(to: folder, progress: progress)
             }
             display?.finish()

@@ -12,7 +12,7 @@ struct ClientExportServer: ExportServer {
         let response = try await client.downloadExport(query: query, to: file, idleTimeout: idleTimeout)
         return ExportDownload(
             file: response.file, cursor: response.cursor, records: response.records, versions: response.versions,
-            questionnaireId: response.questionnaireId)
+            questionnaireId: response.questionnaireId, dataGroups: response.dataGroups)
     }
 
     func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire {
