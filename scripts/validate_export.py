@@ -5,6 +5,8 @@
 - fhir-bundle.json parses as an HL7 FHIR R4B Bundle with fhir.resources (pydantic models);
 - every QuestionnaireResponse matches its Questionnaire: linkIds exist, answers are typed as the
   item is, codes come from the item's answerOptions, items follow the Questionnaire's order;
+- every subject and Consent.patient reference names a Patient in the bundle, one Patient per key;
+- reports.jsonl, reports_long.csv and removed.csv (when written) agree with export.json;
 - datapackage.json passes `frictionless validate`;
 - records.sps runs in GNU PSPP without an error or warning and reads every record;
 - records.R runs in R with warnings as errors and gives a data frame of every record and column;
@@ -125,10 +127,25 @@ def check_fhir(path):
                     if condition["question"] not in items:
                         problem(f"Questionnaire {resource['version']}: enableWhen of {item['linkId']} names unknown {condition['question']}")
             questionnaires[resource["url"] + "|" + resource["version"]] = (items, order)
+    patients = {}
     for entry in bundle.get("entry", []):
         resource = entry["resource"]
+        if resource["resourceType"] == "Patient":
+            if entry["fullUrl"] in patients:
+                problem(f"Patient {resource.get('id')} appears twice")
+            patients[entry["fullUrl"]] = resource
+    for entry in bundle.get("entry", []):
+        resource = entry["resource"]
+        if resource["resourceType"] == "Consent":
+            if resource.get("patient", {}).get("reference") not in patients:
+                problem(f"Consent {resource.get('id')}: its patient is not in the bundle")
+            if resource.get("status") != "active" or resource.get("provision", {}).get("type") not in ("permit", "deny"):
+                problem(f"Consent {resource.get('id')}: status or provision.type missing")
         if resource["resourceType"] != "QuestionnaireResponse":
             continue
+        reference = resource.get("subject", {}).get("reference")
+        if reference and not reference.startswith("#") and reference not in patients:
+            problem(f"QuestionnaireResponse {resource['id']}: its subject {reference} is not in the bundle")
         responses += 1
         where = f"QuestionnaireResponse {resource['id']}"
         target = questionnaires.get(resource.get("questionnaire"))
@@ -208,6 +225,20 @@ def main():
         problem(f"fhir-bundle.json has {responses} QuestionnaireResponses, export.json says {records} records")
     if versions != len(summary["versions"]):
         problem(f"fhir-bundle.json has {versions} Questionnaires, export.json lists {len(summary['versions'])} versions")
+
+    if (folder / "reports.jsonl").exists():
+        reports = [json.loads(line) for line in open(folder / "reports.jsonl", encoding="utf-8") if line.strip()]
+        if len(reports) != summary.get("reports"):
+            problem(f"reports.jsonl has {len(reports)} reports, export.json says {summary.get('reports')}")
+        for number, report in enumerate(reports, start=1):
+            if set(report) != {"date", "patientKey", "recordedAt", "series", "values", "version"} or not isinstance(report["values"], dict):
+                problem(f"reports.jsonl:{number}: not a report (keys {sorted(report)})")
+    if (folder / "reports_long.csv").exists():
+        check_csv(folder / "reports_long.csv")
+    if (folder / "removed.csv").exists():
+        removed_header, removed_rows = check_csv(folder / "removed.csv")
+        if removed_header != ["record_id", "reason"] or removed_rows != summary.get("removed"):
+            problem(f"removed.csv has {removed_rows} rows under {removed_header}, export.json says {summary.get('removed')}")
 
     result = subprocess.run([args.frictionless, "validate", str(folder / "datapackage.json")], capture_output=True, text=True)
     if result.returncode != 0:
