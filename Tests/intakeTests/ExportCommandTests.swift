@@ -88,7 +88,7 @@ struct ExportCommandTests {
                 records.append(try PatientResponse(jsonData: Data(line.utf8)))
             }
         }
-        try checkFolder(folder, records: records, versions: nil)
+        try checkFolder(folder, records: records, versions: nil, fromServer: false)
         let key = intake.dataDirectory.appendingPathComponent("export-patient-key")
         #expect((try FileManager.default.attributesOfItem(atPath: key.path)[.posixPermissions] as? Int) == 0o600)
 
@@ -109,13 +109,15 @@ struct ExportCommandTests {
     }
 
     /// Files, row counts, no identities, and the outside validators when scripts/test provides them.
-    private func checkFolder(_ folder: URL, records: [PatientResponse], versions: [String]?) throws {
+    /// A server's export also holds its patients' reports.
+    private func checkFolder(_ folder: URL, records: [PatientResponse], versions: [String]?, fromServer: Bool = true) throws {
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
         #expect(
-            files == [
-                "records.csv", "records_long.csv", "records.jsonl", "fhir-bundle.json", "codebook.csv", "codebook.md", "datapackage.json",
-                "records.sps", "records_escaped.csv", "records.R", "export.json",
-            ])
+            files
+                == Set([
+                    "records.csv", "records_long.csv", "records.jsonl", "fhir-bundle.json", "codebook.csv", "codebook.md", "datapackage.json",
+                    "records.sps", "records_escaped.csv", "records.R", "export.json",
+                ] + (fromServer ? ["reports.jsonl", "reports_long.csv"] : [])))
         let csv = try String(contentsOf: folder.appendingPathComponent("records.csv"), encoding: .utf8)
         #expect(csv.components(separatedBy: "\r\n").count - 2 >= records.count)
         if let versions { for version in versions { #expect(csv.contains(version)) } }
@@ -126,21 +128,7 @@ struct ExportCommandTests {
                 #expect(!text.contains(fullName) && !text.contains("\"\(record.patient.familyName)\""), "\(name) names a patient")
             }
         }
-        guard let validator = ProcessInfo.processInfo.environment["INTAKE_EXPORT_VALIDATOR"], !validator.isEmpty else {
-            Issue.record("INTAKE_EXPORT_VALIDATOR is not set: run the tests with scripts/test, which installs the validators in .venv")
-            return
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let versionsArgument = versions.map { " --versions \($0.count)" } ?? ""
-        process.arguments = ["-c", "\(validator) '\(folder.path)'\(versionsArgument) 2>&1"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "validate_export.py: \(text)")
-        #expect(text.contains("validate_export: ok"))
+        try ExportValidator.check(folder, versions: versions?.count)
     }
 
     static func samples(_ questionnaire: Questionnaire, count: Int, seed: UInt64) -> [PatientResponse] {

@@ -7,7 +7,10 @@ struct PatientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "patient",
         abstract: "Your team's patient registry: register, find, show, change, archive, consent, import a roster.",
-        subcommands: [Register.self, Find.self, Show.self, Update.self, Archive.self, Restore.self, Consent.self, Import.self, Groups.self])
+        subcommands: [
+            Register.self, Find.self, Show.self, Update.self, Archive.self, Restore.self, Consent.self, Import.self, Groups.self, Report.self,
+            Reports.self,
+        ])
 
     struct Identity: ParsableArguments {
         @Option(help: "Date of birth, YYYY-MM-DD.") var dateOfBirth: String?
@@ -217,5 +220,78 @@ struct PatientCommand: AsyncParsableCommand {
             RosterImport.lines(results).forEach { print($0) }
             if results.contains(where: { $0.outcome != "created" && $0.outcome != "existing" }) || !roster.problems.isEmpty { throw ExitCode.failure }
         }
+    }
+
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Store a patient's dated report (replacing that date's, which is kept in history).",
+            discussion: """
+                The date is a calendar date (2026-11-24) or an instant (2026-11-24T08:30:00Z); a series takes one kind, \
+                fixed by its first report. Values are key=value (numbers and true/false are kept as such), or --json.
+                Example: intake patient report 6f9619ff-… vitals 2026-11-24 weight=61.5 systolic=120
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The series: lowercase letters, digits and underscores.") var series: String
+        @Argument(help: "A calendar date or an instant.") var date: String
+        @Argument(help: "key=value pairs.") var values: [String] = []
+        @Option(help: ArgumentHelp("The values as one JSON object instead.", valueName: "object")) var json: String?
+
+        func validate() throws {
+            if json != nil, !values.isEmpty { throw ValidationError("Give key=value pairs or --json, not both.") }
+            if json == nil, values.isEmpty { throw ValidationError("Give the report's values as key=value pairs, or --json '{\"weight\": 61.5}'.") }
+        }
+
+        func run() async throws {
+            let body = try json.map { Data($0.utf8) } ?? ReportValues.object(values)
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let report = try await client.putReport(patient: id, series: series, date: date, values: body)
+            print("Stored \(report.series) \(report.date) for patient \(id.prefix(8)) (version \(report.version)\(report.version > 1 ? "; the earlier ones are kept" : "")).")
+        }
+    }
+
+    struct Reports: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A patient's reports of a series, oldest date first.",
+            discussion: "Calendar dates are included at both ends; instants from --start-date (included) to --end-date (not included).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The series.") var series: String
+        @Option(help: "From this date or instant.") var startDate: String?
+        @Option(help: "To this date or instant.") var endDate: String?
+        @Flag(help: "Only the latest report in the range.") var latest = false
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let reports = try await client.reports(patient: id, series: series, start: startDate, end: endDate, latest: latest)
+            if reports.isEmpty { print("No report of \(series) in that range.") }
+            for report in reports { print("\(report.date)\tversion \(report.version)\t\(report.recordedBy)\t\(report.values)") }
+        }
+    }
+}
+
+/// `key=value` arguments as the JSON object of a report.
+enum ReportValues {
+    static func object(_ pairs: [String]) throws -> Data {
+        var object: [String: Any] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw ValidationError("'\(pair.prefix(40))' is not key=value; write each value as name=value, such as weight=61.5.")
+            }
+            let key = String(pair[..<equals]), text = String(pair[pair.index(after: equals)...])
+            guard object[key] == nil else { throw ValidationError("\(key.prefix(40)) is given twice.") }
+            if let number = Int(text) {
+                object[key] = number
+            } else if let number = Double(text), number.isFinite, text.contains(where: \.isNumber) {
+                object[key] = number
+            } else if text == "true" || text == "false" {
+                object[key] = text == "true"
+            } else {
+                object[key] = text
+            }
+        }
+        return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     }
 }
