@@ -443,6 +443,31 @@ extension PostgresRecordStore {
                 "ALTER TABLE record ADD COLUMN firstTeamSeq BIGINT NOT NULL DEFAULT 0",
             ]
         ),
+        (
+            "v16: the audit trail, append-only and hash-chained",
+            [
+                """
+                CREATE TABLE auditEvent (
+                    seq BIGINT PRIMARY KEY,
+                    at TEXT NOT NULL,
+                    actor TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    details TEXT NOT NULL,
+                    previousHash TEXT NOT NULL,
+                    hash TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX auditEvent_actor ON auditEvent (actor, seq)",
+                "CREATE INDEX auditEvent_subject ON auditEvent (subject, seq)",
+                """
+                CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'the audit trail is append-only'; END $$
+                """,
+                "CREATE TRIGGER auditEvent_no_change BEFORE UPDATE OR DELETE ON auditEvent FOR EACH ROW EXECUTE FUNCTION audit_append_only()",
+                "CREATE TRIGGER auditEvent_no_truncate BEFORE TRUNCATE ON auditEvent FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only()",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -192,6 +192,7 @@ extension PostgresRecordStore {
             try await connection.query(
                 "UPDATE patient SET sharingScope = \(consent.scope.rawValue), updatedAt = \(at) WHERE id = \(Self.key(consent.patientId))",
                 logger: Self.logger)
+            _ = try await Self.appendAudit([AuditEntry.consentChange(consent)], connection)
             return try await Self.patient(connection, id: consent.patientId)
         }
     }

@@ -26,6 +26,8 @@ extension PostgresRecordStore {
                     results.append(.failure(error))
                 }
             }
+            // The audit trail holds every record created, in the same transaction.
+            _ = try await appendAudit(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), connection)
             return results
         }
     }
@@ -121,6 +123,7 @@ extension PostgresRecordStore {
                 WHERE id = \(id)
                 """, logger: Self.logger)
             try await Self.insertRevision(item, body: body, revision: current + 1, savedBy: savedBy, at: time, connection)
+            _ = try await Self.appendAudit([AuditEntry.recordUpdate(item, revision: current + 1, by: savedBy, at: time)], connection)
             return .updated(revision: current + 1)
         }
     }

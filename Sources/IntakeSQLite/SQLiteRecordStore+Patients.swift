@@ -181,6 +181,7 @@ extension SQLiteRecordStore {
             try db.execute(
                 sql: "UPDATE patient SET sharingScope = ?, updatedAt = ? WHERE id = ?",
                 arguments: [consent.scope.rawValue, Self.timestamp(consent.recordedAt), Self.key(consent.patientId)])
+            _ = try Self.appendAudit([AuditEntry.consentChange(consent)], db)
             return try Self.patient(db, id: consent.patientId)
         }
     }

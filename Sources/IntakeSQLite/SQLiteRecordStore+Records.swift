@@ -12,7 +12,7 @@ extension SQLiteRecordStore {
     /// savepoint each, so a request that fails takes nothing else with it.
     static func commit(_ jobs: [IngestJob], into database: DatabasePool) async throws -> [Result<[IngestOutcome], any Error>] {
         try await database.write { db in
-            jobs.map { job in
+            let results = jobs.map { job in
                 Result {
                     var outcomes: [IngestOutcome] = []
                     try db.inSavepoint {
@@ -22,6 +22,9 @@ extension SQLiteRecordStore {
                     return outcomes
                 }
             }
+            // The audit trail holds every record created, in the same transaction.
+            _ = try Self.appendAudit(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), db)
+            return results
         }
     }
 
@@ -114,6 +117,7 @@ extension SQLiteRecordStore {
                 ])
             try Self.insertRevision(
                 item, body: String(decoding: item.body, as: UTF8.self), revision: current + 1, savedBy: savedBy, at: time, db)
+            _ = try Self.appendAudit([AuditEntry.recordUpdate(item, revision: current + 1, by: savedBy, at: time)], db)
             return .updated(revision: current + 1)
         }
     }

@@ -441,6 +441,27 @@ extension SQLiteRecordStore {
                     ALTER TABLE record ADD COLUMN firstTeamSeq INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        migrator.registerMigration("v18: the audit trail, append-only and hash-chained") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE auditEvent (
+                        seq INTEGER PRIMARY KEY NOT NULL,
+                        at TEXT NOT NULL,
+                        actor TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        details TEXT NOT NULL,
+                        previousHash TEXT NOT NULL,
+                        hash TEXT NOT NULL
+                    );
+                    CREATE INDEX auditEvent_actor ON auditEvent (actor, seq);
+                    CREATE INDEX auditEvent_subject ON auditEvent (subject, seq);
+                    CREATE TRIGGER auditEvent_no_update BEFORE UPDATE ON auditEvent
+                        BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+                    CREATE TRIGGER auditEvent_no_delete BEFORE DELETE ON auditEvent
+                        BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+                    """)
+        }
         return migrator
     }
 

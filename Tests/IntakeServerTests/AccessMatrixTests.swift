@@ -197,6 +197,8 @@ struct AccessMatrixTests {
                 expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .forbidden, "researcher": .forbidden, "admin": .created],
                 body: { _, counter, _ in json(["name": "arm_\(counter)"]) }),
             Case(method: .get, route: "/v1/data-groups", uri: "/v1/data-groups", expected: everyone(.ok)),
+            Case(method: .get, route: "/v1/audit", uri: "/v1/audit", expected: admins(.ok)),
+            Case(method: .get, route: "/v1/audit/verify", uri: "/v1/audit/verify", expected: admins(.ok)),
             Case(
                 method: .delete, route: "/v1/data-groups/{name}", uri: "/v1/data-groups/never_defined",
                 expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .forbidden, "researcher": .forbidden, "admin": .notFound]),

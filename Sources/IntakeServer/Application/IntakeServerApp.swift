@@ -16,6 +16,7 @@ public struct IntakeServices: Sendable {
     public let referrals: ReferralService
     public let webhooks: WebhookService
     public let patients: PatientService
+    public let audit: AuditLog
 
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
@@ -31,6 +32,7 @@ public struct IntakeServices: Sendable {
         self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub)
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
+        self.audit = AuditLog(store: store, clock: configuration.clock)
     }
 
     /// What delivers notifications to webhooks while the server runs.
@@ -63,6 +65,7 @@ public enum IntakeServerApp {
         PatientController(services: services).register(registrar)
         DataGroupController(services: services).register(registrar)
         ReportController(services: services).register(registrar)
+        AuditController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 

@@ -49,7 +49,9 @@ struct AdminController {
         routes.on(.post, "/v1/teams") { request, context in
             _ = try context.require([.admin])
             let body = try JSONCoding.decode(NewTeam.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
-            return try JSONCoding.response(TeamJSON(try await accountRule { try await services.accounts.createTeam(name: body.name) }), status: .created)
+            let team = try await accountRule { try await services.accounts.createTeam(name: body.name) }
+            try await services.audit.record(.teamCreate, by: try context.require([.admin]).username, subject: team.name)
+            return try JSONCoding.response(TeamJSON(team), status: .created)
         }
         routes.on(.get, "/v1/users") { _, context in
             _ = try context.require([.admin])
@@ -61,6 +63,9 @@ struct AdminController {
             let user = try await accountRule {
                 try await services.accounts.createUser(username: body.username, password: body.password, role: body.role, team: body.team)
             }
+            try await services.audit.record(
+                .userCreate, by: try context.require([.admin]).username, subject: user.username,
+                details: ["role": user.role.rawValue, "team": body.team ?? ""])
             return try JSONCoding.response(UserJSON(user), status: .created)
         }
         routes.on(.patch, "/v1/users/{username}") { request, context in
@@ -75,6 +80,14 @@ struct AdminController {
                     username: username, role: body.role, team: team, password: body.password, disabled: body.disabled,
                     researchAccess: body.researchAccess)
             }
+            // What changed, by name; a new password is recorded as changed, never shown.
+            var changed: [String: String] = [:]
+            if let role = body.role { changed["role"] = role.rawValue }
+            if case .some(let newTeam) = team { changed["team"] = newTeam ?? "" }
+            if body.password != nil { changed["password"] = "changed" }
+            if let disabled = body.disabled { changed["disabled"] = String(disabled) }
+            if let access = body.researchAccess { changed["researchAccess"] = access.rawValue }
+            try await services.audit.record(.userChange, by: try context.require([.admin]).username, subject: user.username, details: changed)
             return try JSONCoding.response(UserJSON(user))
         }
         routes.on(.post, "/v1/users/{username}/unlock") { _, context in

@@ -70,6 +70,10 @@ struct ExportController {
             ExportService.Request(
                 questionnaireId: parameters["questionnaire"], teamId: user.teamId, since: since, options: options, consent: consent,
                 dataGroups: dataGroups, until: until))
+        // Who exported what: the filters and options, and how many records it holds.
+        var audited = ["format": parameters["format"] ?? "csv", "records": String(prepared.count), "questionnaire": prepared.plan.questionnaireId]
+        for name in ["since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates"] { if let value = parameters[name] { audited[name] = value } }
+        try await services.audit.record(.export, by: user.username, details: audited)
         var headers: HTTPFields = [
             .cacheControl: "no-store",
             Self.cursorHeader: prepared.cursor,

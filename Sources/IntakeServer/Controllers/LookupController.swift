@@ -24,9 +24,12 @@ struct LookupController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/records", query: Self.parameters) { request, context in
-            let (_, team) = try context.requireTeam(RecordController.writers)
+            let (user, team) = try context.requireTeam(RecordController.writers)
             let parameters = try QueryParameters.read(request, accepted: Self.parameters)
             var query = try Self.query(parameters, team: team)
+            // The fields searched by, never what was searched for.
+            let fields = ["givenName", "familyName", "dateOfBirth", "externalId"].filter { parameters[$0] != nil }
+            try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "team": String(team)])
             let pageSize = query.limit
             query.limit += 1
             let matches = try await services.store.lookup(query)

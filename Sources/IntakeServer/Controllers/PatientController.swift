@@ -102,11 +102,16 @@ struct PatientController {
             guard query.name != nil || query.dateOfBirth != nil || query.externalId != nil else {
                 throw APIError(.unprocessableContent, code: "no_criteria", message: "give name, dateOfBirth or externalId to find patients")
             }
+            // The fields searched by, never what was searched for.
+            let fields = ["name", "dateOfBirth", "externalId"].filter { parameters[$0] != nil }
+            try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients"])
             return try JSONCoding.response(["patients": try await services.patients.find(query, for: user).map(PatientJSON.init)])
         }
         routes.on(.get, "/v1/patients/{id}") { _, context in
             let user = try context.require(Self.readers)
-            return try JSONCoding.response(PatientJSON(try await services.patients.patient(try context.pathID(of: "a patient"), for: user)))
+            let patient = try await services.patients.patient(try context.pathID(of: "a patient"), for: user)
+            try await services.audit.record(.patientRead, by: user.username, subject: patient.id.uuidString.lowercased())
+            return try JSONCoding.response(PatientJSON(patient))
         }
         routes.on(.patch, "/v1/patients/{id}") { request, context in
             let user = try context.require(Self.writers)

@@ -13,6 +13,7 @@ struct RecordController {
         routes.on(.get, "/v1/records/{id}") { _, context in
             let (user, team) = try context.requireTeam(Self.writers)
             let stored = try await visibleRecord(try Self.id(context), user: user, team: team, toEdit: false)
+            try await services.audit.record(.recordRead, by: user.username, subject: stored.record.id.uuidString.lowercased())
             var writer = JSONWriter()
             StoredRecordJSON.write(stored, into: &writer)
             return JSONCoding.response(json: writer.bytes)
@@ -22,6 +23,7 @@ struct RecordController {
             let (user, team) = try context.requireTeam(Self.writers)
             let id = try Self.id(context)
             _ = try await visibleRecord(id, user: user, team: team, toEdit: false)
+            try await services.audit.record(.recordRead, by: user.username, subject: id.uuidString.lowercased(), details: ["revisions": "all"])
             var writer = JSONWriter()
             writer.beginObject()
             writer.key("revisions")

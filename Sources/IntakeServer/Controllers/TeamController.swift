@@ -65,13 +65,19 @@ struct TeamController {
         routes.on(.patch, "/v1/teams/{team}/members/{username}") { request, context in
             let team = try await managed(context)
             let body = try JSONCoding.decode(RolePatch.self, from: try await small(request))
-            let member = try await services.teams.changeRole(
-                in: team, of: try context.parameters.require("username"), to: body.role, by: try context.require(Role.everyone))
+            let user = try context.require(Role.everyone)
+            let member = try await services.teams.changeRole(in: team, of: try context.parameters.require("username"), to: body.role, by: user)
+            try await services.audit.record(
+                .memberChange, by: user.username, subject: try context.parameters.require("username"),
+                details: ["team": team.name, "change": "role", "role": body.role.rawValue])
             return try JSONCoding.response(MemberJSON(member))
         }
         routes.on(.delete, "/v1/teams/{team}/members/{username}") { _, context in
             let team = try await managed(context)
-            try await services.teams.remove(try context.parameters.require("username"), from: team, by: try context.require(Role.everyone))
+            let user = try context.require(Role.everyone)
+            try await services.teams.remove(try context.parameters.require("username"), from: team, by: user)
+            try await services.audit.record(
+                .memberChange, by: user.username, subject: try context.parameters.require("username"), details: ["team": team.name, "change": "removed"])
             return Response(status: .noContent)
         }
         routes.on(.post, "/v1/teams/{team}/invitations") { request, context in
@@ -106,7 +112,9 @@ struct TeamController {
         routes.on(.post, "/v1/invitations/{id}/accept") { request, context in
             let user = try context.require(Role.everyone)
             let body = try JSONCoding.decode(PasscodeBody.self, from: try await small(request))
-            return try JSONCoding.response(InvitationJSON(try await services.teams.accept(try context.pathID(of: "an invitation"), passcode: body.passcode, by: user), now: Date()))
+            let invitation = try await services.teams.accept(try context.pathID(of: "an invitation"), passcode: body.passcode, by: user)
+            try await services.audit.record(.memberChange, by: user.username, subject: user.username, details: ["change": "joined", "invitation": invitation.id.uuidString.lowercased()])
+            return try JSONCoding.response(InvitationJSON(invitation, now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/decline") { _, context in
             let user = try context.require(Role.everyone)

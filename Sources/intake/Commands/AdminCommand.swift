@@ -7,7 +7,9 @@ struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
         abstract: "Manage the server's users, teams, tokens and questionnaires directly in its database.",
-        subcommands: [Bootstrap.self, TeamCommand.self, UserCommand.self, TokenCommand.self, PublishCommand.self, CopyDatabaseCommand.self]
+        subcommands: [
+            Bootstrap.self, TeamCommand.self, UserCommand.self, TokenCommand.self, PublishCommand.self, CopyDatabaseCommand.self, AuditCommand.self,
+        ]
     )
 
     struct Bootstrap: AsyncParsableCommand {
@@ -34,7 +36,9 @@ struct AdminCommand: AsyncParsableCommand {
             @Argument(help: "The team's name.") var name: String
 
             func run() async throws {
-                let team = try await AdminRule.run { try await databaseOptions.services().accounts.createTeam(name: name) }
+                let services = try await databaseOptions.services()
+                let team = try await AdminRule.run { try await services.accounts.createTeam(name: name) }
+                try await services.audit.record(.teamCreate, by: AuditText.localActor, subject: team.name)
                 print("Created team '\(team.name)'.")
             }
         }
@@ -68,6 +72,7 @@ struct AdminCommand: AsyncParsableCommand {
                 let user = try await AdminRule.run {
                     try await services.accounts.createUser(username: username, password: password, role: role, team: team)
                 }
+                try await services.audit.record(.userCreate, by: AuditText.localActor, subject: user.username, details: ["role": role.rawValue, "team": team ?? ""])
                 let waiting = user.role == .fieldworker || user.role == .coordinator ? " without a team (invite them from a team, or give --team)" : ""
                 print("Created \(user.role.rawValue) '\(user.username)'\(user.teamName.map { " in team '\($0)'" } ?? waiting).")
             }
@@ -105,6 +110,13 @@ struct AdminCommand: AsyncParsableCommand {
                         username: username, role: role, team: team.map { .some($0) }, password: password, disabled: enabled.map { !$0 },
                         researchAccess: researchAccess)
                 }
+                var changed: [String: String] = [:]
+                if let role { changed["role"] = role.rawValue }
+                if let team { changed["team"] = team }
+                if let enabled { changed["disabled"] = String(!enabled) }
+                if password != nil { changed["password"] = "changed" }
+                if let researchAccess { changed["researchAccess"] = researchAccess.rawValue }
+                try await services.audit.record(.userChange, by: AuditText.localActor, subject: user.username, details: changed)
                 let access = user.role == .researcher ? ", research access \((user.researchAccess ?? .external).rawValue)" : ""
                 print("Updated '\(user.username)': \(user.role.rawValue), team \(user.teamName ?? "-"), \(user.disabled ? "disabled" : "active")\(access).")
             }

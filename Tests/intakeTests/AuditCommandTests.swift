@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `intake admin audit` on a real server's database: what the server and the admin commands
+/// did is listed, verified, exported and fingerprinted; an event edited in the database file, or
+/// events cut from its end, are found and the command fails.
+@Suite(.serialized)
+struct AuditCommandTests {
+    let intake = IntakeProcess()
+
+    @Test func theTrailIsListedVerifiedAndTamperingInTheFileIsFound() async throws {
+        let cora = try intake.prepareServerWithCoordinator()
+        let (server, port) = try intake.startServer()
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/records?familyName=Haddad")!)
+        request.setValue("Bearer \(cora)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        server.terminate()
+        server.waitUntilExit()
+
+        let listed = try intake.run(["admin", "audit", "list"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let lines = listed.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.contains("\tteam.create\tclinic") } && lines.contains { $0.contains("\tuser.create\tcora\t") }, "\(listed.stdout)")
+        #expect(lines.last?.contains("\tcora\tlookup\t-\tfields=familyName") == true, "\(listed.stdout)")
+        #expect(!listed.stdout.contains("Haddad"), "the value searched for is never kept")
+        let lookups = try intake.run(["admin", "audit", "list", "--actor", "cora", "--action", "lookup"])
+        #expect(lookups.stdout.split(separator: "\n").count == 1)
+
+        let head = try intake.run(["admin", "audit", "head"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(head.hasPrefix("\(lines.count):") && head.count == "\(lines.count):".count + 64, "\(head)")
+        let sound = try intake.run(["admin", "audit", "verify", "--expect-head", head])
+        #expect(sound.status == 0 && sound.stdout.contains("sound: \(lines.count) event(s)"), "\(sound.stdout)\(sound.stderr)")
+        let exported = intake.dataDirectory.appendingPathComponent("audit.jsonl")
+        #expect(try intake.run(["admin", "audit", "export", "--out", exported.path]).stdout.contains("Wrote \(lines.count) audit event(s)"))
+        #expect(try String(contentsOf: exported, encoding: .utf8).split(separator: "\n").count == lines.count)
+
+        // Someone with the file removes the guard and edits an event, then cuts the last one.
+        let file = intake.dataDirectory.appendingPathComponent("server.sqlite").path
+        let queue = try DatabaseQueue(path: file)
+        let original = try await queue.read { db in try String.fetchOne(db, sql: "SELECT actor FROM auditEvent WHERE seq = 2") }
+        try await queue.write { db in
+            try db.execute(sql: "DROP TRIGGER auditEvent_no_update; DROP TRIGGER auditEvent_no_delete")
+            try db.execute(sql: "UPDATE auditEvent SET actor = 'someone-else' WHERE seq = 2")
+        }
+        let edited = try intake.run(["admin", "audit", "verify"])
+        #expect(edited.status != 0 && edited.stderr.contains("event 2 was changed") && edited.stderr.contains("1 event(s) before it"), "\(edited.stderr)")
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE auditEvent SET actor = ? WHERE seq = 2", arguments: [original])
+        }
+        #expect(try intake.run(["admin", "audit", "verify"]).status == 0, "put back as it was, it checks out again")
+        try await queue.write { db in try db.execute(sql: "DELETE FROM auditEvent WHERE seq = (SELECT MAX(seq) FROM auditEvent)") }
+        let cut = try intake.run(["admin", "audit", "verify", "--expect-head", head])
+        #expect(cut.status != 0 && cut.stderr.contains("no longer in the trail"), "\(cut.stderr)")
+        let badHead = try intake.run(["admin", "audit", "verify", "--expect-head", "12:nothex"])
+        #expect(badHead.status != 0 && badHead.stderr.contains("SEQ:HASH"))
+    }
+}
