@@ -160,7 +160,7 @@ struct AuditRoutesTests {
             #expect(kept.json["sound"] as? Bool == true)
             let wrongHead = try await client.send(.get, "/v1/audit/verify?seq=5&hash=\(String(repeating: "a", count: 64))", as: "admin", in: server)
             #expect(wrongHead.json["sound"] as? Bool == false && (wrongHead.json["problem"] as? [String: Any])?["kind"] as? String == "head_missing")
-            #expect(try await client.send(.get, "/v1/audit/verify?seq=5", as: "admin", in: server).status == .badRequest)
+            #expect(try await client.send(.get, "/v1/audit/verify?seq=5", as: "admin", in: server).errorCode == "incomplete_head")
             #expect(try await client.send(.get, "/v1/audit?limit=0", as: "admin", in: server).status == .badRequest)
             for user in ["coordinator-a", "researcher", "fieldworker-a"] {
                 #expect(try await client.send(.get, "/v1/audit", as: user, in: server).status == .forbidden)

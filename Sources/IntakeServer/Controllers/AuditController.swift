@@ -36,7 +36,10 @@ struct AuditController {
                     hash.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
                 else { throw APIError.badRequest("'hash' is the 64 lowercase hex digits 'intake admin audit head' printed") }
                 expected = (number, hash)
-            default: throw APIError.badRequest("give 'seq' and 'hash' together: the head you kept, to check it is still in the trail")
+            default:
+                throw APIError(
+                    .unprocessableContent, code: "incomplete_head",
+                    message: "give 'seq' and 'hash' together: the head you kept, to check it is still in the trail")
             }
             let report = try await services.audit.verify(expectedHead: expected)
             var answer: [String: Any] = ["sound": report.isSound, "checked": report.checked]
