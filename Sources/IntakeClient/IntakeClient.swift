@@ -10,6 +10,8 @@ import NIOHTTP1
 public final class IntakeClient: Sendable {
     public let baseURL: URL
     let token: String?
+    /// Sent as `Intake-Device-Id` (see ``DeviceId``).
+    let deviceId: String?
     let session: URLSession
     /// Plain-HTTP servers are spoken to over SwiftNIO; others (https) through URLSession.
     let transport: HTTPTransport?
@@ -17,9 +19,10 @@ public final class IntakeClient: Sendable {
     let eventStreams: EventStreamTransport?
 
     /// - Parameter timeout: seconds to wait for an answer before treating the server as unreachable.
-    public init(baseURL: URL, token: String?, timeout: TimeInterval = 15) {
+    public init(baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil) {
         self.baseURL = baseURL
         self.token = token
+        self.deviceId = deviceId
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout * 4
@@ -145,6 +148,7 @@ public final class IntakeClient: Sendable {
         if let transport {
             var headers = [("Content-Type", "application/json")]
             if authenticated, let token { headers.append(("Authorization", "Bearer \(token)")) }
+            if let deviceId { headers.append(("Intake-Device-Id", deviceId)) }
             do {
                 let answer = try await transport.send(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: body)
                 return (answer.status, answer.body)
@@ -158,6 +162,7 @@ public final class IntakeClient: Sendable {
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if authenticated, let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let deviceId { request.setValue(deviceId, forHTTPHeaderField: "Intake-Device-Id") }
         do {
             let (data, response) = try await session.data(for: request)
             guard let http = response as? HTTPURLResponse else { throw ClientError.unexpected("no HTTP response") }

@@ -140,6 +140,7 @@ struct CopiedTable: Sendable {
             source: "recordRevision", target: "recordRevision",
             columns: [
                 ("recordId", .text), ("revision", .integer), ("contentHash", .text), ("body", .text), ("savedBy", .text), ("savedAt", .real),
+                ("deviceId", .text),
             ], order: "recordId, revision"),
         CopiedTable(
             source: "serverSecret", target: "serverSecret", columns: [("name", .text), ("value", .blob), ("createdAt", .real)],
@@ -207,6 +208,13 @@ struct CopiedTable: Sendable {
                 ("patientId", .text), ("series", .text), ("dateKey", .text), ("version", .integer), ("body", .text), ("recordedBy", .text),
                 ("recordedAt", .real),
             ], order: "patientId, series, dateKey, version"),
+        // The audit trail as it is, hashes and all: it verifies in the copy as in the original.
+        CopiedTable(
+            source: "auditEvent", target: "auditEvent",
+            columns: [
+                ("seq", .integer), ("at", .text), ("actor", .text), ("action", .text), ("subject", .text), ("details", .text),
+                ("previousHash", .text), ("hash", .text),
+            ], order: "seq"),
     ]
 
     /// One value, as both sides read it.

@@ -468,6 +468,7 @@ extension PostgresRecordStore {
                 "CREATE TRIGGER auditEvent_no_truncate BEFORE TRUNCATE ON auditEvent FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only()",
             ]
         ),
+        ("v17: the device each revision was saved from", ["ALTER TABLE recordRevision ADD COLUMN deviceId TEXT"]),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

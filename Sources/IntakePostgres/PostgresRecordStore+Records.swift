@@ -37,6 +37,8 @@ extension PostgresRecordStore {
     private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ connection: PostgresConnection) async throws
         -> IngestOutcome
     {
+        var item = item
+        item.deviceId = item.deviceId ?? owner.deviceId
         let id = key(item.record.id)
         let rows = try await connection.query(
             """
@@ -71,8 +73,8 @@ extension PostgresRecordStore {
     ) async throws {
         try await connection.query(
             """
-            INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt)
-            VALUES (\(key(item.record.id)), \(revision), \(item.contentHash), \(body), \(savedBy), \(timestamp(time)))
+            INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
+            VALUES (\(key(item.record.id)), \(revision), \(item.contentHash), \(body), \(savedBy), \(timestamp(time)), \(item.deviceId))
             """, logger: logger)
     }
 
@@ -89,12 +91,14 @@ extension PostgresRecordStore {
 
     public func revisions(of id: UUID) async throws -> [RecordRevision] {
         let rows = try await client.query(
-            "SELECT revision, body, savedBy, savedAt FROM recordRevision WHERE recordId = \(Self.key(id)) ORDER BY revision",
+            "SELECT revision, body, savedBy, savedAt, deviceId FROM recordRevision WHERE recordId = \(Self.key(id)) ORDER BY revision",
             logger: Self.logger)
         var revisions: [RecordRevision] = []
-        for try await (revision, body, savedBy, savedAt) in rows.decode((Int, String, String, Double).self) {
+        for try await (revision, body, savedBy, savedAt, deviceId) in rows.decode((Int, String, String, Double, String?).self) {
             revisions.append(
-                RecordRevision(revision: revision, record: try RecordCodec.decode(Array(body.utf8)), savedBy: savedBy, savedAt: Self.date(savedAt)))
+                RecordRevision(
+                    revision: revision, record: try RecordCodec.decode(Array(body.utf8)), savedBy: savedBy, savedAt: Self.date(savedAt),
+                    deviceId: deviceId))
         }
         return revisions
     }

@@ -29,6 +29,8 @@ extension SQLiteRecordStore {
     }
 
     private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ db: Database) throws -> IngestOutcome {
+        var item = item
+        item.deviceId = item.deviceId ?? owner.deviceId
         let id = key(item.record.id)
         if let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, teamId FROM record WHERE id = ?"), arguments: [id]) {
             let current: Int = existing["revision"]
@@ -66,8 +68,8 @@ extension SQLiteRecordStore {
         throws
     {
         try db.cachedStatement(
-            sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt) VALUES (?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: [key(item.record.id), revision, item.contentHash, body, savedBy, timestamp(time)])
+            sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        ).execute(arguments: [key(item.record.id), revision, item.contentHash, body, savedBy, timestamp(time), item.deviceId])
     }
 
     public func record(id: UUID) async throws -> StoredRecord? {
@@ -86,7 +88,7 @@ extension SQLiteRecordStore {
                 .map { row in
                     RecordRevision(
                         revision: row["revision"], record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)),
-                        savedBy: row["savedBy"], savedAt: Self.date(row["savedAt"]))
+                        savedBy: row["savedBy"], savedAt: Self.date(row["savedAt"]), deviceId: row["deviceId"])
                 }
         }
     }

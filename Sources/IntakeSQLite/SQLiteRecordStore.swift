@@ -462,6 +462,9 @@ extension SQLiteRecordStore {
                         BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
                     """)
         }
+        migrator.registerMigration("v19: the device each revision was saved from") { db in
+            try db.execute(sql: "ALTER TABLE recordRevision ADD COLUMN deviceId TEXT")
+        }
         return migrator
     }
 

@@ -96,3 +96,26 @@ public enum AuditStoreContract {
         #expect(report.checked == 4 + 8 * 5)
     }
 }
+
+/// What every store keeps of a record's history: each revision's author, time and device.
+public enum HistoryStoreContract {
+    public static func eachRevisionKeepsWhoSavedItWhenAndFromWhichDevice(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "clinic", at: AuditStoreContract.start)
+        let record = RecordStoreContract.record(2200)
+        let start = AuditStoreContract.start
+        _ = try await store.ingest(
+            [try IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "fatima", deviceId: "tablet-3"), at: start)
+        var edit = try IngestItem(record: record.with { $0.patient.externalId = "E-9" })
+        edit.deviceId = "laptop-1"
+        #expect(try await store.update(edit, baseRevision: 1, teamId: team.id, savedBy: "cora", at: start + 60) == .updated(revision: 2))
+        let third = try IngestItem(record: record.with { $0.patient.externalId = "E-10" })
+        #expect(try await store.update(third, baseRevision: 2, teamId: team.id, savedBy: "cora", at: start + 120) == .updated(revision: 3))
+        let revisions = try await store.revisions(of: record.id)
+        #expect(revisions.map(\.revision) == [1, 2, 3])
+        #expect(revisions.map(\.savedBy) == ["fatima", "cora", "cora"])
+        #expect(revisions.map(\.savedAt) == [start, start + 60, start + 120])
+        #expect(revisions.map(\.deviceId) == ["tablet-3", "laptop-1", nil], "a client that says no device keeps none")
+        #expect(revisions[1].record.patient.externalId == "E-9", "each revision's content as it was")
+    }
+}

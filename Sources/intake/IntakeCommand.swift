@@ -14,7 +14,7 @@ struct IntakeCommand: AsyncParsableCommand {
             FillCommand.self, DraftsCommand.self, QuestionnaireCommand.self, SampleCommand.self, ServeCommand.self,
             AdminCommand.self, LoginCommand.self, FlushCommand.self, QueueCommand.self, KeyCommand.self, LookupCommand.self,
             ExportCommand.self, TeamCommand.self, InvitationCommand.self, InboxCommand.self,
-            AnnounceCommand.self, ReferCommand.self, ReferralsCommand.self, WebhookCommand.self, PatientCommand.self,
+            AnnounceCommand.self, ReferCommand.self, ReferralsCommand.self, WebhookCommand.self, PatientCommand.self, HistoryCommand.self,
         ]
     )
 }

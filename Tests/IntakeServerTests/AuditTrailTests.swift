@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import IntakeCore
 import IntakeServer
 import IntakeStoreTesting
@@ -165,6 +167,58 @@ struct AuditRoutesTests {
             for user in ["coordinator-a", "researcher", "fieldworker-a"] {
                 #expect(try await client.send(.get, "/v1/audit", as: user, in: server).status == .forbidden)
             }
+        }
+    }
+}
+
+/// Every requirement of a record's history, on every store.
+struct HistoryStoreContractTests {
+    @Test(arguments: StoreKind.allCases) func eachRevisionKeepsWhoSavedItWhenAndFromWhichDevice(_ kind: StoreKind) async throws {
+        try await HistoryStoreContract.eachRevisionKeepsWhoSavedItWhenAndFromWhichDevice(kind)
+    }
+}
+
+/// `GET /v1/records/{id}?asOf=` and the device each revision came from.
+struct HistoryRoutesTests {
+    @Test func aRecordReadsAsItWasAtATimeAndEachRevisionNamesItsDevice() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            let record = server.record(seed: 80)
+            var headers: HTTPFields = [.contentType: "application/json", .authorization: "Bearer \(server.tokens["fieldworker-a"]!)"]
+            headers[HTTPField.Name("Intake-Device-Id")!] = "tablet-3"
+            let posted = try await client.execute(uri: "/v1/records", method: .post, headers: headers, body: ByteBuffer(bytes: record.jsonData()))
+            #expect(posted.status == .created)
+            let between = Date()
+            try await Task.sleep(for: .milliseconds(20))
+            var edited = record
+            edited.patient.externalId = "E-77"
+            let body = Data(#"{"baseRevision": 1, "record": "#.utf8) + edited.jsonData() + Data("}".utf8)
+            headers[.authorization] = "Bearer \(server.tokens["coordinator-a"]!)"
+            headers[HTTPField.Name("Intake-Device-Id")!] = "laptop-1"
+            let put = try await client.execute(uri: "/v1/records/\(record.id)", method: .put, headers: headers, body: ByteBuffer(bytes: body))
+            #expect(put.status == .ok, "\(put.text)")
+
+            let revisions = try await client.send(.get, "/v1/records/\(record.id)/revisions", as: "coordinator-a", in: server)
+            let list = revisions.json["revisions"] as? [[String: Any]] ?? []
+            #expect(list.compactMap { $0["deviceId"] as? String } == ["tablet-3", "laptop-1"])
+            #expect(list.compactMap { $0["savedBy"] as? String } == ["fieldworker-a", "coordinator-a"])
+            func asOf(_ time: Date) async throws -> TestResponse {
+                try await client.send(.get, "/v1/records/\(record.id)?asOf=\(Timestamp.string(from: time))", as: "coordinator-a", in: server)
+            }
+            let then = try await asOf(between)
+            #expect(then.status == .ok && then.json["revision"] as? Int == 1, "\(then.text)")
+            #expect(((then.json["record"] as? [String: Any])?["patient"] as? [String: Any])?["externalId"] == nil)
+            let now = try await asOf(Date().addingTimeInterval(1))
+            #expect(now.json["revision"] as? Int == 2)
+            let before = try await asOf(Date(timeIntervalSince1970: 1_000_000))
+            #expect(before.status == .notFound && before.text.contains("first received"), "\(before.text)")
+            #expect(try await client.send(.get, "/v1/records/\(record.id)?asOf=yesterday", as: "coordinator-a", in: server).status == .badRequest)
+            headers[HTTPField.Name("Intake-Device-Id")!] = "no spaces allowed"
+            let bad = try await client.execute(uri: "/v1/records", method: .post, headers: headers, body: ByteBuffer(bytes: server.record(seed: 81).jsonData()))
+            #expect(bad.status == .badRequest && bad.text.contains("Intake-Device-Id"))
+            // Reading it as it was is on the audit trail, with the time asked for.
+            let audit = try await client.send(.get, "/v1/audit?action=record.read", as: "admin", in: server)
+            #expect((audit.json["events"] as? [[String: Any]])?.contains { ($0["details"] as? [String: String])?["asOf"] != nil } == true)
         }
     }
 }

@@ -23,7 +23,8 @@ struct DatabaseCopyTests {
                 files: ["1-a.txt": "A"], lists: [:], publishedAt: Date()))
         let records = (0..<1_200).map { RecordStoreContract.record(UInt64(500 + $0)) }
         _ = try await source.ingest(try records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "cora"), at: Date())
-        let edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E-1" })
+        var edit = try IngestItem(record: records[3].with { $0.patient.externalId = "E-1" })
+        edit.deviceId = "laptop-7"
         #expect(try await source.update(edit, baseRevision: 1, teamId: team.id, savedBy: "cora", at: Date()) == .updated(revision: 2))
         // The team's own life: a member, an announcement (notifications), a referral and its thread, a webhook.
         let amina = try await source.createUser(NewUser(username: "amina", passwordHash: "h", role: .fieldworker, teamId: team.id), at: Date())
@@ -55,6 +56,10 @@ struct DatabaseCopyTests {
         #expect(try await copy.exportSnapshot(teamId: team.id).cursor == teamCursor, "a team's export cursors stay valid")
         #expect(try await copy.record(id: records[3].id)?.record.patient.externalId == "E-1")
         #expect(try await copy.revisions(of: records[3].id).map(\.revision) == [1, 2])
+        #expect(try await copy.revisions(of: records[3].id).map(\.deviceId) == [nil, "laptop-7"], "the device of each revision")
+        #expect(tables.first { $0.name == "auditEvent" }?.rows == 1_201, "1,200 records created, one edited")
+        let audit = try await AuditLog(store: copy).verify()
+        #expect(audit.isSound && audit.checked == 1_201, "the audit trail verifies in the copy")
         #expect(try await copy.user(tokenHash: "token-hash", now: Date())?.username == "cora")
         #expect(try await copy.teams() == source.teams())
         #expect(try await copy.notifications(NotificationQuery(userId: amina.id)) == notes && notes.count == 1)

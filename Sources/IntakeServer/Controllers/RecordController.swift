@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import IntakeCore
 
@@ -10,10 +11,25 @@ struct RecordController {
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/records", postOne)
         routes.on(.post, "/v1/records/batch", postBatch)
-        routes.on(.get, "/v1/records/{id}") { _, context in
+        routes.on(.get, "/v1/records/{id}", query: ["asOf"]) { request, context in
             let (user, team) = try context.requireTeam(Self.writers)
-            let stored = try await visibleRecord(try Self.id(context), user: user, team: team, toEdit: false)
-            try await services.audit.record(.recordRead, by: user.username, subject: stored.record.id.uuidString.lowercased())
+            let parameters = try QueryParameters.read(request, accepted: ["asOf"])
+            var stored = try await visibleRecord(try Self.id(context), user: user, team: team, toEdit: false)
+            var details: [String: String] = [:]
+            if let text = parameters["asOf"] {
+                guard let asOf = Timestamp.date(from: text) else {
+                    throw APIError.badRequest("'asOf' is a time such as 2026-11-24T08:00:00Z: the record is given as it was then")
+                }
+                // The revision current at that time: the last saved at or before it.
+                guard let revision = try await services.store.revisions(of: stored.record.id).last(where: { $0.savedAt <= asOf }) else {
+                    throw APIError.notFound("record \(Self.key(stored.record.id)) as of \(text) (it was first received at \(Timestamp.string(from: stored.receivedAt)))")
+                }
+                stored.record = revision.record
+                stored.revision = revision.revision
+                stored.updatedAt = revision.savedAt
+                details["asOf"] = Timestamp.string(from: asOf)
+            }
+            try await services.audit.record(.recordRead, by: user.username, subject: stored.record.id.uuidString.lowercased(), details: details)
             var writer = JSONWriter()
             StoredRecordJSON.write(stored, into: &writer)
             return JSONCoding.response(json: writer.bytes)
@@ -38,7 +54,8 @@ struct RecordController {
     private func postOne(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
         let record = try JSONCoding.record(from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
-        let result = try await services.records.ingest([record], owner: RecordOwner(teamId: team, username: user.username))[0]
+        let owner = RecordOwner(teamId: team, username: user.username, deviceId: try Self.device(request))
+        let result = try await services.records.ingest([record], owner: owner)[0]
         switch result {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
@@ -58,6 +75,7 @@ struct RecordController {
 
     private func postBatch(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
+        let device = try Self.device(request)
         let data = try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout)
         let items = try BatchBody.items(in: data, limit: services.configuration.maxBatchRecords)
         var records: [(index: Int, record: PatientResponse)] = []
@@ -70,7 +88,7 @@ struct RecordController {
                     index: index, outcome: "invalid", code: "malformed_record", message: "records[\(index)] " + error.description)
             }
         }
-        let stored = try await services.records.ingest(records.map(\.record), owner: RecordOwner(teamId: team, username: user.username))
+        let stored = try await services.records.ingest(records.map(\.record), owner: RecordOwner(teamId: team, username: user.username, deviceId: device))
         for ((index, record), result) in zip(records, stored) {
             results[index] = Self.json(result, id: record.id, index: index)
         }
@@ -97,6 +115,7 @@ struct RecordController {
     private func put(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.requireTeam(Self.writers)
         let id = try Self.id(context)
+        let device = try Self.device(request)
         let body = try RecordUpdate(json: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         guard body.record.id == id else {
             throw APIError(
@@ -107,7 +126,8 @@ struct RecordController {
         switch try await services.records.check(body.record, teamId: stored.teamId) {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
-        case .valid(let item, _):
+        case .valid(var item, _):
+            item.deviceId = device
             // A referee edits the record where it belongs: in the referring team.
             switch try await services.store.update(
                 item, baseRevision: body.baseRevision, teamId: stored.teamId, savedBy: user.username, at: Date())
@@ -124,6 +144,20 @@ struct RecordController {
                 throw APIError.notFound("record \(Self.key(id))")
             }
         }
+    }
+
+    static let deviceHeader = HTTPField.Name("Intake-Device-Id")!
+
+    /// The device a client says it saves from: 1 to 64 letters, digits, `.`, `_`, `:` or `-`
+    /// (the `intake` command sends a random id it keeps in its data directory).
+    static func device(_ request: Request) throws -> String? {
+        guard let value = request.headers[deviceHeader] else { return nil }
+        guard (1...64).contains(value.utf8.count),
+            value.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || [46, 95, 58, 45].contains($0) })
+        else {
+            throw APIError.badRequest("the Intake-Device-Id header is 1 to 64 letters, digits, '.', '_', ':' or '-'")
+        }
+        return value
     }
 
     /// The record if it belongs to `team`, or if `user` is the referee of an open or accepted

@@ -60,6 +60,10 @@ enum StoredRecordJSON {
 
     static func write(_ revision: RecordRevision, into writer: inout JSONWriter) {
         writer.beginObject()
+        if let device = revision.deviceId {
+            writer.key("deviceId")
+            writer.string(device)
+        }
         writer.key("record")
         RecordCodec.write(revision.record, into: &writer)
         writer.key("revision")

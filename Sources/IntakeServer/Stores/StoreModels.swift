@@ -32,6 +32,8 @@ public struct IngestItem: Sendable {
     public var record: PatientResponse
     public var body: [UInt8]
     public var contentHash: String
+    /// The device it was saved from (the client's `Intake-Device-Id`), kept with the revision.
+    public var deviceId: String?
 
     public init(record: PatientResponse) {
         self.record = record
@@ -44,10 +46,13 @@ public struct IngestItem: Sendable {
 public struct RecordOwner: Sendable {
     public var teamId: Int64
     public var username: String
+    /// The device the records came from, when the client said.
+    public var deviceId: String?
 
-    public init(teamId: Int64, username: String) {
+    public init(teamId: Int64, username: String, deviceId: String? = nil) {
         self.teamId = teamId
         self.username = username
+        self.deviceId = deviceId
     }
 }
 
@@ -91,12 +96,15 @@ public struct RecordRevision: Sendable {
     public var record: PatientResponse
     public var savedBy: String
     public var savedAt: Date
+    /// The device it was saved from, when the client said.
+    public var deviceId: String?
 
-    package init(revision: Int, record: PatientResponse, savedBy: String, savedAt: Date) {
+    package init(revision: Int, record: PatientResponse, savedBy: String, savedAt: Date, deviceId: String? = nil) {
         self.revision = revision
         self.record = record
         self.savedBy = savedBy
         self.savedAt = savedAt
+        self.deviceId = deviceId
     }
 }
 

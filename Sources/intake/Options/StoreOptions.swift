@@ -49,7 +49,7 @@ struct ClientOptions: ParsableArguments {
         guard let url = settings.url else {
             throw ValidationError("'\(settings.server)' is not a server URL; give one like http://127.0.0.1:8080 with --server or INTAKE_SERVER.")
         }
-        return IntakeClient(baseURL: url, token: settings.token, timeout: timeout)
+        return IntakeClient(baseURL: url, token: settings.token, timeout: timeout, deviceId: DeviceId.load(in: dataDirectory))
     }
 
     /// The client, for commands that only make sense with a server.

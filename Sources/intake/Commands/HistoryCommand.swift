@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import IntakeClient
+import IntakeCore
+
+/// `intake history RECORD-ID [--as-of TIME]`: who saved each revision, when and from which device,
+/// or the record's answers as they were at a time.
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "A record's revisions (who, when, which device), or the record as it was at a time.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var clientOptions: ClientOptions
+    @Argument(help: "The record's id.") var id: String
+    @Option(help: ArgumentHelp("Show the record as it was then (2026-11-24T08:00:00Z).", valueName: "time")) var asOf: String?
+
+    func run() async throws {
+        guard let record = UUID(uuidString: id) else { throw ValidationError("'\(id.prefix(40))' is not a record id; give the whole id (a UUID).") }
+        let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+        if let asOf {
+            guard let time = Timestamp.date(from: asOf) else { throw ValidationError("--as-of is a time such as 2026-11-24T08:00:00Z.") }
+            let (stored, revision) = try await client.record(id: record, asOf: time)
+            print("Record \(id.prefix(8)) as of \(Timestamp.string(from: time)): revision \(revision), \(stored.status.rawValue), \(stored.allAnswers.count) answer(s).")
+            for (position, answer) in stored.allAnswers.sorted(by: { $0.0 < $1.0 }) { print("  \(position): \(answer)") }
+            return
+        }
+        for revision in try await client.revisions(of: record) {
+            print("revision \(revision.revision)\t\(revision.savedAt)\t\(revision.savedBy)\t\(revision.deviceId ?? "(device not said)")")
+        }
+    }
+}
