@@ -50,6 +50,9 @@ public enum IntakeServerApp {
         router.add(middleware: ErrorMiddleware(routes: table))
         router.add(middleware: RequestLimitsMiddleware())
         router.add(middleware: TokenAuthenticator(accounts: services.accounts))
+        if let limit = services.configuration.rateLimit {
+            router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: limit, clock: services.configuration.clock)))
+        }
         let registrar = RouteRegistrar(router: router, table: table)
         HealthController(services: services).register(registrar)
         SessionController(services: services).register(registrar)

@@ -42,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     public var signIn = SignInPolicy()
     /// The clock sign-in delays are measured by (tests move it).
     public var clock: @Sendable () -> Date = { Date() }
+    /// Requests per token (``RateLimit``); nil for none.
+    public var rateLimit: RateLimit? = .standard
     /// One of ``logLevels``.
     public var logLevel = "info"
     public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]
@@ -88,6 +90,11 @@ public struct ServerConfiguration: Sendable {
         case nil, "exclude": break
         case "include": unlinkedRecordsReachResearchers = true
         default: throw ConfigurationError("INTAKE_SERVER_UNLINKED_RECORDS is exclude (the default: researchers get no record without a registry patient) or include")
+        }
+        switch environment["INTAKE_SERVER_RATE_LIMIT"] {
+        case nil: break
+        case "off": rateLimit = nil
+        case let text?: rateLimit = try RateLimit(setting: text)
         }
         if let seconds = environment["INTAKE_SERVER_STREAM_SECONDS"] {
             streamLifetime = .seconds(try Self.number(seconds, "INTAKE_SERVER_STREAM_SECONDS", 1...3600))
