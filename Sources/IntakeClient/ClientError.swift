@@ -12,6 +12,8 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
     case refused(status: Int, message: String)
     case notFound(String)
     case unexpected(String)
+    /// Not sent: the connection would not protect it (plain http over a network).
+    case insecure(String)
 
     /// Worth retrying later: the record stays queued.
     public var isTransient: Bool {
@@ -29,6 +31,7 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
         case .refused(let status, let message): "the server refused the request (HTTP \(status)): \(message)"
         case .notFound(let message): message
         case .unexpected(let message): message
+        case .insecure(let message): message
         }
     }
 

@@ -19,10 +19,18 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(help: "Read the password from the first line of standard input instead of asking.")
     var passwordStdin = false
 
+    @Flag(help: "Allow plain http to a server that is not this machine (the password and token then cross the network unencrypted).")
+    var insecure = false
+
     func run() async throws {
         let settings = ClientSettings(server: server, token: nil)
         guard let url = settings.url else {
             throw ValidationError("'\(server)' is not a server URL; give one like http://127.0.0.1:8080.")
+        }
+        do {
+            try TransportPolicy.check(url, insecure: insecure)
+        } catch {
+            throw ValidationError(error.description + ".")
         }
         let password = try PasswordInput.read(fromStdin: passwordStdin, confirm: false)
         do {

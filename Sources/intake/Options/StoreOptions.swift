@@ -39,6 +39,9 @@ struct ClientOptions: ParsableArguments {
     @Option(help: ArgumentHelp("An API token (default: INTAKE_TOKEN, else the one saved by 'intake login').", valueName: "token"))
     var token: String?
 
+    @Flag(help: "Allow plain http to a server that is not this machine (tokens and records then cross the network unencrypted).")
+    var insecure = false
+
     @Option(help: "Seconds to wait for the server before keeping records offline.")
     var timeout: Double = 15
 
@@ -48,6 +51,11 @@ struct ClientOptions: ParsableArguments {
         else { return nil }
         guard let url = settings.url else {
             throw ValidationError("'\(settings.server)' is not a server URL; give one like http://127.0.0.1:8080 with --server or INTAKE_SERVER.")
+        }
+        do {
+            try TransportPolicy.check(url, insecure: insecure)
+        } catch {
+            throw ValidationError(error.description + ".")
         }
         return IntakeClient(baseURL: url, token: settings.token, timeout: timeout, deviceId: DeviceId.load(in: dataDirectory))
     }
