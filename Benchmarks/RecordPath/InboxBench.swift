@@ -123,6 +123,7 @@ struct InboxBench: AsyncParsableCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tools.intake)
         process.arguments = ["serve", "--database", database, "--port", String(port), "--log-level", "error"]
+        process.environment = benchServerEnvironment()
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         defer {
