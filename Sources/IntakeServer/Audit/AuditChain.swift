@@ -99,11 +99,6 @@ public struct AuditVerifier: Sendable {
             }
         }
     }
-
-    /// Whether a head kept elsewhere (`seq` and `hash`, as `intake admin audit head` printed it) is still in the trail.
-    public func confirms(seq: Int64, hash: String, in event: AuditEvent?) -> Bool {
-        event?.seq == seq && event?.hash == hash
-    }
 }
 
 /// The first thing wrong with an audit trail.
