@@ -156,7 +156,12 @@ struct AuditRoutesTests {
             #expect(paged.json["next"] as? String == "2")
 
             let verified = try await client.send(.get, "/v1/audit/verify", as: "admin", in: server)
-            #expect(verified.json["sound"] as? Bool == true && verified.json["checked"] as? Int == 5, "\(verified.text)")
+            #expect(verified.json["sound"] as? Bool == true && verified.json["checked"] as? Int == 8, "\(verified.text)")
+            // Reading the trail is itself on it, as every other read with a token: what was read, never the query.
+            let reads = try await client.send(.get, "/v1/audit?action=token.read", as: "admin", in: server)
+            let paths = (reads.json["events"] as? [[String: Any]])?.compactMap { $0["subject"] as? String } ?? []
+            #expect(paths == ["/v1/audit", "/v1/audit", "/v1/audit", "/v1/audit/verify"], "\(paths)")
+            #expect(!reads.text.contains("limit=2") && !reads.text.contains("actor=coordinator-a"))
             let head = try #require(verified.json["head"] as? [String: Any])
             let kept = try await client.send(.get, "/v1/audit/verify?seq=\(head["seq"] as? Int ?? 0)&hash=\(head["hash"] as? String ?? "")", as: "admin", in: server)
             #expect(kept.json["sound"] as? Bool == true)

@@ -53,6 +53,7 @@ public enum IntakeServerApp {
         if let limit = services.configuration.rateLimit {
             router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: limit, clock: services.configuration.clock)))
         }
+        router.add(middleware: AuditMiddleware(audit: services.audit))
         let registrar = RouteRegistrar(router: router, table: table)
         HealthController(services: services).register(registrar)
         SessionController(services: services).register(registrar)

@@ -36,6 +36,10 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case userChange = "user.change"
     case teamCreate = "team.create"
     case memberChange = "team.member"
+    /// A read with a token that no more particular action covers.
+    case tokenRead = "token.read"
+    /// A change through the API that no more particular action covers (referrals, invitations, webhooks, patients, reports…).
+    case apiChange = "api.change"
 }
 
 /// An event of the audit trail as stored: numbered, and chained to the one before by its hash.
