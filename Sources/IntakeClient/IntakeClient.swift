@@ -107,6 +107,9 @@ public final class IntakeClient: Sendable {
         case 200: return .updated(revision: (try? JSONDecoder().decode(ResultJSON.self, from: data))?.revision ?? baseRevision + 1)
         case 409:
             return .stale(currentRevision: ClientError.currentRevision(in: data) ?? baseRevision, message: ClientError.message(in: data))
+        case 410:
+            // Deleted on the server: the edit cannot land; it is set aside, not lost.
+            return .conflict(message: ClientError.message(in: data))
         case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.issues(in: data))
         default: throw ClientError.from(status: status, data: data)
         }

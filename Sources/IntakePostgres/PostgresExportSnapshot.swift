@@ -36,6 +36,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
         case count(ExportQuery, CheckedContinuation<Int, any Error>)
         case page(ExportQuery, CheckedContinuation<[ExportedRecord], any Error>)
         case withdrawn(ExportQuery, CheckedContinuation<[UUID], any Error>)
+        case deleted(ExportQuery, CheckedContinuation<[UUID], any Error>)
         case reports(ExportQuery, ReportPosition?, Int, CheckedContinuation<[Report], any Error>)
 
         func fail(_ error: any Error) {
@@ -43,6 +44,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
             case .count(_, let answer): answer.resume(throwing: error)
             case .page(_, let answer): answer.resume(throwing: error)
             case .withdrawn(_, let answer): answer.resume(throwing: error)
+            case .deleted(_, let answer): answer.resume(throwing: error)
             case .reports(_, _, _, let answer): answer.resume(throwing: error)
             }
         }
@@ -97,6 +99,8 @@ final class PostgresExportSnapshot: ExportSnapshot {
                 answer.resume(returning: try await page(query, connection))
             case .withdrawn(let query, let answer):
                 answer.resume(returning: try await withdrawn(query, connection))
+            case .deleted(let query, let answer):
+                answer.resume(returning: try await deleted(query, connection))
             case .reports(let query, let position, let limit, let answer):
                 answer.resume(returning: try await reports(query, after: position, limit: limit, connection))
             }
@@ -141,7 +145,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
         var binds = PostgresBindings()
         binds.append(query.upTo)
         binds.append(query.questionnaireId)
-        var sql = "r.\(column) <= $1 AND r.questionnaireId = $2 AND r.patientId IS NOT NULL"
+        var sql = "r.\(column) <= $1 AND r.questionnaireId = $2 AND r.patientId IS NOT NULL AND r.deletedAt IS NULL"
         if let team = query.teamId {
             binds.append(team)
             sql += " AND r.teamId = $\(binds.count)"
@@ -161,6 +165,32 @@ final class PostgresExportSnapshot: ExportSnapshot {
             sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.recordedAt < $\(binds.count) ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
         }
         sql += " AND NOT COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= $1 ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", binds: binds), logger: PostgresRecordStore.logger
+        ).collect()
+        return try rows.compactMap { UUID(uuidString: try $0.decode(String.self)) }
+    }
+
+    private static func deleted(_ query: ExportQuery, _ connection: PostgresConnection) async throws -> [UUID] {
+        guard let previous = query.previous else { return [] }
+        let column = cursorColumn(query)
+        var binds = PostgresBindings()
+        binds.append(query.upTo)
+        binds.append(query.questionnaireId)
+        var sql = "r.deletedAt IS NOT NULL AND r.\(column) <= $1 AND r.questionnaireId = $2"
+        if let team = query.teamId {
+            binds.append(team)
+            sql += " AND r.teamId = $\(binds.count)"
+        }
+        switch previous {
+        case .cursor(let after):
+            // Deleted after the earlier export, and begun before it.
+            binds.append(after)
+            sql += " AND r.\(column) > $\(binds.count) AND r.\(query.teamId == nil ? "firstChangeSeq" : "firstTeamSeq") <= $\(binds.count)"
+        case .time(let time):
+            binds.append(PostgresRecordStore.timestamp(time))
+            sql += " AND r.deletedAt >= $\(binds.count) AND r.receivedAt < $\(binds.count)"
+        }
         let rows = try await connection.query(
             PostgresQuery(unsafeSQL: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", binds: binds), logger: PostgresRecordStore.logger
         ).collect()
@@ -225,7 +255,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
         binds.append(query.upTo)
         binds.append(query.questionnaireId)
         let column = cursorColumn(query)
-        var sql = "r.\(column) > $1 AND r.\(column) <= $2 AND r.questionnaireId = $3"
+        var sql = "r.\(column) > $1 AND r.\(column) <= $2 AND r.questionnaireId = $3 AND r.deletedAt IS NULL"
         if let team = query.teamId {
             binds.append(team)
             sql += " AND r.teamId = $\(binds.count)"
@@ -262,6 +292,10 @@ final class PostgresExportSnapshot: ExportSnapshot {
 
     func withdrawn(_ query: ExportQuery) async throws -> [UUID] {
         try await withCheckedThrowingContinuation { requests.yield(.withdrawn(query, $0)) }
+    }
+
+    func deleted(_ query: ExportQuery) async throws -> [UUID] {
+        try await withCheckedThrowingContinuation { requests.yield(.deleted(query, $0)) }
     }
 
     func reports(_ query: ExportQuery, after position: ReportPosition?, limit: Int) async throws -> [Report] {

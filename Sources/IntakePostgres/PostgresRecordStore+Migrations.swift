@@ -469,6 +469,30 @@ extension PostgresRecordStore {
             ]
         ),
         ("v17: the device each revision was saved from", ["ALTER TABLE recordRevision ADD COLUMN deviceId TEXT"]),
+        (
+            "v18: deleted records leave a tombstone, and no lookup entry",
+            [
+                "ALTER TABLE record ADD COLUMN deletedAt DOUBLE PRECISION",
+                "ALTER TABLE record ADD COLUMN deletedBy TEXT",
+                "ALTER TABLE record ADD COLUMN deleteReason TEXT",
+                "CREATE INDEX record_deleted ON record (deletedAt) WHERE deletedAt IS NOT NULL",
+                """
+                CREATE OR REPLACE FUNCTION intake_lookup_sync() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+                BEGIN
+                    IF NEW.deletedAt IS NOT NULL THEN
+                        DELETE FROM lookupEntry WHERE recordId = NEW.id;
+                        RETURN NULL;
+                    END IF;
+                    INSERT INTO lookupEntry (recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                    VALUES (NEW.id, NEW.teamId, NEW.familyNameKey, NEW.givenNameKey, NEW.dateOfBirth, lower(NEW.externalId), NEW.updatedAt)
+                    ON CONFLICT (recordId) DO UPDATE SET teamId = EXCLUDED.teamId, familyNameKey = EXCLUDED.familyNameKey,
+                        givenNameKey = EXCLUDED.givenNameKey, dateOfBirth = EXCLUDED.dateOfBirth,
+                        externalIdKey = EXCLUDED.externalIdKey, updatedAt = EXCLUDED.updatedAt;
+                    RETURN NULL;
+                END $$
+                """,
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -42,13 +42,15 @@ extension PostgresRecordStore {
         let id = key(item.record.id)
         let rows = try await connection.query(
             """
-            SELECT revision, teamId, EXISTS (SELECT 1 FROM recordRevision WHERE recordId = \(id) AND contentHash = \(item.contentHash))
+            SELECT revision, teamId, EXISTS (SELECT 1 FROM recordRevision WHERE recordId = \(id) AND contentHash = \(item.contentHash)),
+                deletedAt IS NOT NULL
             FROM record WHERE id = \(id)
             """, logger: logger
         ).collect()
         if let row = rows.first {
-            let (current, teamId, seen) = try row.decode((Int, Int64, Bool).self)
+            let (current, teamId, seen, deleted) = try row.decode((Int, Int64, Bool, Bool).self)
             guard teamId == owner.teamId else { return .taken }
+            if deleted, let tombstone = try await tombstone(id: item.record.id, connection) { return .deleted(tombstone) }
             return seen ? .duplicate(revision: current) : .conflict(currentRevision: current)
         }
         let r = item.record
@@ -80,7 +82,8 @@ extension PostgresRecordStore {
 
     public func record(id: UUID) async throws -> StoredRecord? {
         let rows = try await client.query(
-            "SELECT body, revision, teamId, receivedBy, receivedAt, updatedAt FROM record WHERE id = \(Self.key(id))", logger: Self.logger
+            "SELECT body, revision, teamId, receivedBy, receivedAt, updatedAt FROM record WHERE id = \(Self.key(id)) AND deletedAt IS NULL",
+            logger: Self.logger
         ).collect()
         guard let row = rows.first else { return nil }
         let (body, revision, teamId, receivedBy, receivedAt, updatedAt) = try row.decode((String, Int, Int64, String, Double, Double).self)
@@ -109,10 +112,13 @@ extension PostgresRecordStore {
         try await transaction { connection in
             try await Self.lock(Self.changeLock, connection)
             let id = Self.key(item.record.id)
-            let rows = try await connection.query("SELECT revision, teamId FROM record WHERE id = \(id)", logger: Self.logger).collect()
+            let rows = try await connection.query(
+                "SELECT revision, teamId, deletedAt IS NOT NULL FROM record WHERE id = \(id)", logger: Self.logger
+            ).collect()
             guard let row = rows.first else { return .notFound }
-            let (current, owner) = try row.decode((Int, Int64).self)
+            let (current, owner, deleted) = try row.decode((Int, Int64, Bool).self)
             guard owner == teamId else { return .notFound }
+            if deleted, let tombstone = try await Self.tombstone(id: item.record.id, connection) { return .deleted(tombstone) }
             guard current == baseRevision else { return .stale(currentRevision: current) }
             let r = item.record
             let body = String(decoding: item.body, as: UTF8.self)
@@ -129,6 +135,86 @@ extension PostgresRecordStore {
             try await Self.insertRevision(item, body: body, revision: current + 1, savedBy: savedBy, at: time, connection)
             _ = try await Self.appendAudit([AuditEntry.recordUpdate(item, revision: current + 1, by: savedBy, at: time)], connection)
             return .updated(revision: current + 1)
+        }
+    }
+
+    public func deleteRecord(id: UUID, teamId: Int64, reason: String, by user: String, at time: Date) async throws -> DeleteOutcome {
+        try await transaction { connection in
+            // The change lock: cursors are given out in commit order, and two deletions of one
+            // record take turns, so one deletes and the other finds the tombstone.
+            try await Self.lock(Self.changeLock, connection)
+            let key = Self.key(id)
+            let rows = try await connection.query(
+                "SELECT teamId, questionnaireId, revision, deletedAt IS NOT NULL FROM record WHERE id = \(key)", logger: Self.logger
+            ).collect()
+            guard let row = rows.first else { return .notFound }
+            let (owner, questionnaireId, revision, deleted) = try row.decode((Int64, String, Int, Bool).self)
+            guard owner == teamId else { return .notFound }
+            if deleted, let tombstone = try await Self.tombstone(id: id, connection) { return .alreadyDeleted(tombstone) }
+            let at = Self.timestamp(time)
+            try await connection.query(
+                """
+                UPDATE record SET deletedAt = \(at), deletedBy = \(user), deleteReason = \(reason), body = '', givenNameKey = '',
+                    familyNameKey = '', dateOfBirth = NULL, externalId = NULL, patientId = NULL, updatedAt = \(at),
+                    changeSeq = nextval('record_change'),
+                    teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(teamId))
+                WHERE id = \(key)
+                """, logger: Self.logger)
+            try await connection.query("DELETE FROM recordRevision WHERE recordId = \(key)", logger: Self.logger)
+            let tombstone = Tombstone(
+                recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: Self.date(at), deletedBy: user,
+                reason: reason)
+            _ = try await Self.appendAudit([AuditEntry.recordDelete(tombstone)], connection)
+            return .deleted(tombstone)
+        }
+    }
+
+    public func tombstone(id: UUID) async throws -> Tombstone? {
+        try await transaction { connection in try await Self.tombstone(id: id, connection) }
+    }
+
+    static func tombstone(id: UUID, _ connection: PostgresConnection) async throws -> Tombstone? {
+        let rows = try await connection.query(
+            """
+            SELECT teamId, questionnaireId, revision, deletedAt, deletedBy, deleteReason FROM record
+            WHERE id = \(key(id)) AND deletedAt IS NOT NULL
+            """, logger: logger
+        ).collect()
+        guard let row = rows.first else { return nil }
+        let (teamId, questionnaireId, revision, deletedAt, deletedBy, reason) = try row.decode((Int64, String, Int, Double, String?, String?).self)
+        return Tombstone(
+            recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: date(deletedAt),
+            deletedBy: deletedBy ?? "", reason: reason ?? "")
+    }
+
+    public func purgeTombstones(deletedBefore cutoff: Date, by user: String, at time: Date) async throws -> TombstonePurge {
+        try await transaction { connection in
+            // Under the change lock, so no change slips in between reading the newest cursors and deleting.
+            try await Self.lock(Self.changeLock, connection)
+            let before = Self.timestamp(cutoff)
+            // A team's cursor is counted from its newest row: the tombstone holding it stays
+            // until a newer change passes it, as does one a referral still points to.
+            let held = """
+                (r.teamSeq = (SELECT MAX(t.teamSeq) FROM record t WHERE t.teamId = r.teamId)
+                 OR r.changeSeq = (SELECT MAX(a.changeSeq) FROM record a)
+                 OR EXISTS (SELECT 1 FROM referral f WHERE f.recordId = r.id))
+                """
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH gone AS (
+                            DELETE FROM record r WHERE r.deletedAt IS NOT NULL AND r.deletedAt < $1 AND NOT \(held) RETURNING 1
+                        )
+                        SELECT (SELECT COUNT(*) FROM gone),
+                            (SELECT COUNT(*) FROM record r WHERE r.deletedAt IS NOT NULL AND r.deletedAt < $1 AND \(held))
+                        """,
+                    binds: { var binds = PostgresBindings(); binds.append(before); return binds }()),
+                logger: Self.logger
+            ).collect()
+            let (purged, kept) = try rows.first?.decode((Int, Int).self) ?? (0, 0)
+            let purge = TombstonePurge(purged: purged, kept: kept)
+            _ = try await Self.appendAudit([AuditEntry.tombstonePurge(purge, deletedBefore: cutoff, by: user, at: time)], connection)
+            return purge
         }
     }
 }

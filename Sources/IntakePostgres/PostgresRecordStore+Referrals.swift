@@ -9,7 +9,7 @@ extension PostgresRecordStore {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
             let owner = try await connection.query(
-                "SELECT teamId FROM record WHERE id = \(Self.key(referral.recordId))", logger: Self.logger
+                "SELECT teamId FROM record WHERE id = \(Self.key(referral.recordId)) AND deletedAt IS NULL", logger: Self.logger
             ).collect().first?.decode(Int64.self)
             guard owner == referral.fromTeamId else { return .recordNotFound }
             if let assignee = referral.assignee, try await Self.member(connection, teamId: referral.toTeamId, username: assignee) == nil {

@@ -83,7 +83,7 @@ struct SQLiteExportSnapshot: ExportSnapshot {
         guard let consent = query.consent, !consent.scopes.isEmpty, let previous = query.previous else { return [] }
         return try await snapshot.read { db in
             let column = Self.cursorColumn(query)
-            var sql = "r.\(column) <= ? AND r.questionnaireId = ? AND r.patientId IS NOT NULL"
+            var sql = "r.\(column) <= ? AND r.questionnaireId = ? AND r.patientId IS NOT NULL AND r.deletedAt IS NULL"
             var arguments: StatementArguments = [query.upTo, query.questionnaireId]
             if let team = query.teamId {
                 sql += " AND r.teamId = ?"
@@ -110,6 +110,30 @@ struct SQLiteExportSnapshot: ExportSnapshot {
             sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= ? ORDER BY c.id DESC LIMIT 1), '') NOT IN \(scopes)"
             arguments += [query.upTo]
             arguments += StatementArguments(consent.scopes.map(\.rawValue))
+            return try String.fetchAll(db, sql: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", arguments: arguments)
+                .compactMap(UUID.init(uuidString:))
+        }
+    }
+
+    func deleted(_ query: ExportQuery) async throws -> [UUID] {
+        guard let previous = query.previous else { return [] }
+        return try await snapshot.read { db in
+            let column = Self.cursorColumn(query)
+            var sql = "r.deletedAt IS NOT NULL AND r.\(column) <= ? AND r.questionnaireId = ?"
+            var arguments: StatementArguments = [query.upTo, query.questionnaireId]
+            if let team = query.teamId {
+                sql += " AND r.teamId = ?"
+                arguments += [team]
+            }
+            switch previous {
+            case .cursor(let after):
+                // Deleted after the earlier export, and begun before it.
+                sql += " AND r.\(column) > ? AND r.\(Self.firstColumn(query)) <= ?"
+                arguments += [after, after]
+            case .time(let time):
+                sql += " AND r.deletedAt >= ? AND r.receivedAt < ?"
+                arguments += [SQLiteRecordStore.timestamp(time), SQLiteRecordStore.timestamp(time)]
+            }
             return try String.fetchAll(db, sql: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", arguments: arguments)
                 .compactMap(UUID.init(uuidString:))
         }
@@ -163,7 +187,7 @@ struct SQLiteExportSnapshot: ExportSnapshot {
 
     private static func filter(_ query: ExportQuery) -> (String, StatementArguments) {
         let column = cursorColumn(query)
-        var sql = "r.\(column) > ? AND r.\(column) <= ? AND r.questionnaireId = ?"
+        var sql = "r.\(column) > ? AND r.\(column) <= ? AND r.questionnaireId = ? AND r.deletedAt IS NULL"
         var arguments: StatementArguments = [query.after, query.upTo, query.questionnaireId]
         if let team = query.teamId {
             sql += " AND r.teamId = ?"

@@ -32,9 +32,10 @@ extension SQLiteRecordStore {
         var item = item
         item.deviceId = item.deviceId ?? owner.deviceId
         let id = key(item.record.id)
-        if let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT revision, teamId FROM record WHERE id = ?"), arguments: [id]) {
+        if let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM record WHERE id = ?"), arguments: [id]) {
             let current: Int = existing["revision"]
             guard (existing["teamId"] as Int64) == owner.teamId else { return .taken }
+            if let tombstone = Self.tombstone(existing) { return .deleted(tombstone) }
             let seen =
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)"),
@@ -74,7 +75,8 @@ extension SQLiteRecordStore {
 
     public func record(id: UUID) async throws -> StoredRecord? {
         try await database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [Self.key(id)]) else { return nil }
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ? AND deletedAt IS NULL", arguments: [Self.key(id)])
+            else { return nil }
             return StoredRecord(
                 record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)), revision: row["revision"],
                 teamId: row["teamId"], receivedBy: row["receivedBy"], receivedAt: Self.date(row["receivedAt"]),
@@ -98,9 +100,10 @@ extension SQLiteRecordStore {
     {
         try await database.write { db in
             let id = Self.key(item.record.id)
-            guard let row = try Row.fetchOne(db, sql: "SELECT revision, teamId FROM record WHERE id = ?", arguments: [id]),
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [id]),
                 (row["teamId"] as Int64) == teamId
             else { return .notFound }
+            if let tombstone = Self.tombstone(row) { return .deleted(tombstone) }
             let current: Int = row["revision"]
             guard current == baseRevision else { return .stale(currentRevision: current) }
             let r = item.record
@@ -122,6 +125,65 @@ extension SQLiteRecordStore {
             _ = try Self.appendAudit([AuditEntry.recordUpdate(item, revision: current + 1, by: savedBy, at: time)], db)
             return .updated(revision: current + 1)
         }
+    }
+
+    public func deleteRecord(id: UUID, teamId: Int64, reason: String, by user: String, at time: Date) async throws -> DeleteOutcome {
+        try await database.write { db in
+            let key = Self.key(id)
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [key]), (row["teamId"] as Int64) == teamId
+            else { return .notFound }
+            if let tombstone = Self.tombstone(row) { return .alreadyDeleted(tombstone) }
+            // The content goes; the row stays as the tombstone, its cursors moved so the next
+            // incremental export lists it as removed.
+            try db.execute(
+                sql: """
+                    UPDATE record SET deletedAt = ?, deletedBy = ?, deleteReason = ?, body = '', givenNameKey = '', familyNameKey = '',
+                        dateOfBirth = NULL, externalId = NULL, patientId = NULL, updatedAt = ?,
+                        changeSeq = (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
+                        teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?)
+                    WHERE id = ?
+                    """,
+                arguments: [Self.timestamp(time), user, reason, Self.timestamp(time), teamId, key])
+            try db.execute(sql: "DELETE FROM recordRevision WHERE recordId = ?", arguments: [key])
+            let tombstone = Tombstone(
+                recordId: id, teamId: teamId, questionnaireId: row["questionnaireId"], revision: row["revision"], deletedAt: Self.date(Self.timestamp(time)),
+                deletedBy: user, reason: reason)
+            _ = try Self.appendAudit([AuditEntry.recordDelete(tombstone)], db)
+            return .deleted(tombstone)
+        }
+    }
+
+    public func tombstone(id: UUID) async throws -> Tombstone? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ? AND deletedAt IS NOT NULL", arguments: [Self.key(id)]).flatMap(Self.tombstone)
+        }
+    }
+
+    public func purgeTombstones(deletedBefore cutoff: Date, by user: String, at time: Date) async throws -> TombstonePurge {
+        try await database.write { db in
+            // Change cursors are counted from the newest row: the tombstone holding a team's
+            // newest change (or the deployment's) stays until a newer change passes it.
+            let old = "deletedAt IS NOT NULL AND deletedAt < ?"
+            let held = """
+                (changeSeq = (SELECT MAX(changeSeq) FROM record)
+                 OR teamSeq = (SELECT MAX(t.teamSeq) FROM record t WHERE t.teamId = record.teamId)
+                 OR EXISTS (SELECT 1 FROM referral f WHERE f.recordId = record.id))
+                """
+            let cutoff = Self.timestamp(cutoff)
+            let kept = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE \(old) AND \(held)", arguments: [cutoff]) ?? 0
+            try db.execute(sql: "DELETE FROM record WHERE \(old) AND NOT \(held)", arguments: [cutoff])
+            let purge = TombstonePurge(purged: db.changesCount, kept: kept)
+            _ = try Self.appendAudit([AuditEntry.tombstonePurge(purge, deletedBefore: Self.date(cutoff), by: user, at: time)], db)
+            return purge
+        }
+    }
+
+    /// The tombstone a deleted record's row holds; nil for a live record.
+    static func tombstone(_ row: Row) -> Tombstone? {
+        guard let deletedAt = row["deletedAt"] as Double?, let id = UUID(uuidString: row["id"]) else { return nil }
+        return Tombstone(
+            recordId: id, teamId: row["teamId"], questionnaireId: row["questionnaireId"], revision: row["revision"], deletedAt: date(deletedAt),
+            deletedBy: row["deletedBy"] ?? "", reason: row["deleteReason"] ?? "")
     }
 
     static func key(_ id: UUID) -> String { id.uuidString.lowercased() }

@@ -5,7 +5,7 @@ import IntakeServer
 extension SQLiteRecordStore {
     public func createReferral(_ referral: NewReferral) async throws -> ReferralOutcome {
         try await database.write { db in
-            guard try Int64.fetchOne(db, sql: "SELECT teamId FROM record WHERE id = ?", arguments: [Self.key(referral.recordId)]) == referral.fromTeamId
+            guard try Int64.fetchOne(db, sql: "SELECT teamId FROM record WHERE id = ? AND deletedAt IS NULL", arguments: [Self.key(referral.recordId)]) == referral.fromTeamId
             else { return .recordNotFound }
             if let assignee = referral.assignee, try Self.member(db, teamId: referral.toTeamId, username: assignee) == nil {
                 return .notAMember(assignee)

@@ -465,6 +465,18 @@ extension SQLiteRecordStore {
         migrator.registerMigration("v19: the device each revision was saved from") { db in
             try db.execute(sql: "ALTER TABLE recordRevision ADD COLUMN deviceId TEXT")
         }
+        migrator.registerMigration("v20: deleted records leave a tombstone, and no lookup entry") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN deletedAt REAL;
+                    ALTER TABLE record ADD COLUMN deletedBy TEXT;
+                    ALTER TABLE record ADD COLUMN deleteReason TEXT;
+                    CREATE INDEX record_deleted ON record (deletedAt) WHERE deletedAt IS NOT NULL;
+                    CREATE TRIGGER record_lookup_delete AFTER UPDATE OF deletedAt ON record WHEN new.deletedAt IS NOT NULL BEGIN
+                        DELETE FROM lookupEntry WHERE recordId = new.id;
+                    END;
+                    """)
+        }
         return migrator
     }
 

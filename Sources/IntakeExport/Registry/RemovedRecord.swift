@@ -9,6 +9,8 @@ public struct RemovedRecord: Sendable, Hashable {
     public enum Reason: String, Sendable, Hashable, CaseIterable {
         /// The patient's sharing scope no longer reaches the exporter's access level.
         case consentWithdrawn = "consent_withdrawn"
+        /// A coordinator deleted the record.
+        case deleted
     }
 
     public init(recordId: UUID, reason: Reason) {

@@ -23,7 +23,7 @@ struct AuditMiddleware: RouterMiddleware {
     /// streams and polls a client keeps open, not at all); `*` is any one segment.
     static let ownRecords: [(HTTPRequest.Method, [String])] = [
         (.post, ["records"]), (.post, ["records", "batch"]), (.put, ["records", "*"]), (.get, ["records", "*"]),
-        (.get, ["records", "*", "revisions"]), (.get, ["records"]),
+        (.get, ["records", "*", "revisions"]), (.get, ["records"]), (.delete, ["records", "*"]), (.post, ["tombstones", "purge"]),
         (.post, ["sessions"]), (.post, ["users"]), (.patch, ["users", "*"]), (.post, ["teams"]),
         (.patch, ["teams", "*", "members", "*"]), (.delete, ["teams", "*", "members", "*"]), (.post, ["invitations", "*", "accept"]),
         (.get, ["patients"]), (.get, ["patients", "*"]), (.put, ["patients", "*", "consent"]), (.get, ["exports"]),

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 
 /// One action to put on the audit trail: who did what to which thing, when. Never patient data:
 /// `subject` is an id or a user or team name, and `details` hold names of fields, counts and
@@ -28,6 +29,9 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case recordCreate = "record.create"
     case recordUpdate = "record.update"
     case recordRead = "record.read"
+    case recordDelete = "record.delete"
+    /// Tombstones of deleted records removed after their retention period.
+    case tombstonePurge = "record.purge"
     case lookup
     case export
     case consentChange = "consent.change"
@@ -135,6 +139,22 @@ extension AuditEntry {
 
     public static func recordUpdate(_ item: IngestItem, revision: Int, by user: String, at time: Date) -> AuditEntry {
         AuditEntry(at: time, actor: user, action: .recordUpdate, subject: item.record.id.uuidString.lowercased(), details: ["revision": String(revision)])
+    }
+}
+
+extension AuditEntry {
+    /// A record deleted, in the deletion's transaction. The reason stays in the tombstone, not
+    /// here: it is free text and could name somebody.
+    public static func recordDelete(_ tombstone: Tombstone) -> AuditEntry {
+        AuditEntry(
+            at: tombstone.deletedAt, actor: tombstone.deletedBy, action: .recordDelete, subject: tombstone.recordId.uuidString.lowercased(),
+            details: ["team": String(tombstone.teamId), "revision": String(tombstone.revision)])
+    }
+
+    public static func tombstonePurge(_ purge: TombstonePurge, deletedBefore cutoff: Date, by user: String, at time: Date) -> AuditEntry {
+        AuditEntry(
+            at: time, actor: user, action: .tombstonePurge,
+            details: ["deletedBefore": Timestamp.string(from: cutoff), "purged": String(purge.purged), "kept": String(purge.kept)])
     }
 }
 

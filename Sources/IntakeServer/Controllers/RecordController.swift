@@ -35,6 +35,7 @@ struct RecordController {
             return JSONCoding.response(json: writer.bytes)
         }
         routes.on(.put, "/v1/records/{id}", put)
+        registerDeletion(routes)
         routes.on(.get, "/v1/records/{id}/revisions") { _, context in
             let (user, team) = try context.requireTeam(Self.writers)
             let id = try Self.id(context)
@@ -61,6 +62,10 @@ struct RecordController {
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
         case .stored(.taken, _):
             throw APIError(.conflict, code: "id_taken", message: Self.takenMessage)
+        case .stored(.deleted(let tombstone), _):
+            throw APIError(
+                .conflict, code: "deleted", message: Self.deletedMessage(tombstone),
+                details: .object(["deletedAt": .string(Timestamp.string(from: tombstone.deletedAt)), "deletedBy": .string(tombstone.deletedBy)]))
         case .stored(.conflict(let current), _):
             throw APIError(
                 .conflict, code: "conflict",
@@ -142,6 +147,8 @@ struct RecordController {
                     details: .object(["currentRevision": .integer(current)]))
             case .notFound:
                 throw APIError.notFound("record \(Self.key(id))")
+            case .deleted(let tombstone):
+                throw Self.gone(tombstone)
             }
         }
     }
@@ -164,7 +171,15 @@ struct RecordController {
     /// referral of it (that allows editing, `toEdit`); 404 otherwise, so other teams' records
     /// stay invisible.
     private func visibleRecord(_ id: UUID, user: User, team: Int64, toEdit: Bool) async throws -> StoredRecord {
-        guard let stored = try await services.store.record(id: id) else { throw APIError.notFound("record \(Self.key(id))") }
+        guard let stored = try await services.store.record(id: id) else {
+            // A deleted record answers 410 to those who could see it, and 404 to everyone else.
+            if let tombstone = try await services.store.tombstone(id: id) {
+                if tombstone.teamId == team { throw Self.gone(tombstone) }
+                let access = try await services.store.referralAccess(recordId: id, username: user.username, teamId: team, role: user.role)
+                if access.read { throw Self.gone(tombstone) }
+            }
+            throw APIError.notFound("record \(Self.key(id))")
+        }
         if stored.teamId == team { return stored }
         let access = try await services.store.referralAccess(recordId: id, username: user.username, teamId: team, role: user.role)
         guard access.read else { throw APIError.notFound("record \(Self.key(id))") }
@@ -184,6 +199,10 @@ struct RecordController {
 
     /// For an id of another team's record: the same whatever that record holds, and no revision.
     static let takenMessage = "this id is already used by a record you may not see; give the record a new random id (UUID)"
+
+    static func deletedMessage(_ tombstone: Tombstone) -> String {
+        "record \(key(tombstone.recordId)) was deleted at \(Timestamp.string(from: tombstone.deletedAt)) by \(tombstone.deletedBy) and cannot be sent again under its id; if it should exist, save it as a new record (a new id)"
+    }
 
     static func json(_ result: RecordService.Result, id: UUID, index: Int?) -> IngestResultJSON {
         var json = IngestResultJSON(index: index, id: key(id), outcome: "")
@@ -205,6 +224,9 @@ struct RecordController {
             case .taken:
                 (json.outcome, json.code) = ("conflict", "id_taken")
                 json.message = Self.takenMessage
+            case .deleted(let tombstone):
+                (json.outcome, json.code) = ("conflict", "deleted")
+                json.message = Self.deletedMessage(tombstone)
             }
         }
         return json

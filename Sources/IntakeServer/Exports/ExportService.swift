@@ -209,11 +209,14 @@ public struct ExportService: Sendable {
     public func pager(_ prepared: Prepared, formats: [ExportFormat]) -> Pager { Pager(prepared, reading: formats.reads) }
 
     /// What an incremental export's receiver held and must now delete (`removed.csv`): records
-    /// whose patient's sharing scope reached the receiver when the earlier export was made and
-    /// does not now. Nil when the export is not incremental.
+    /// deleted since the earlier export, then records whose patient's sharing scope reached the
+    /// receiver when the earlier export was made and does not now. Nil when the export is not
+    /// incremental.
     public func removed(_ prepared: Prepared) async throws -> [RemovedRecord]? {
         guard prepared.query.previous != nil else { return nil }
-        return try await prepared.snapshot.withdrawn(prepared.query).map { RemovedRecord(recordId: $0, reason: .consentWithdrawn) }
+        let deleted = try await prepared.snapshot.deleted(prepared.query).map { RemovedRecord(recordId: $0, reason: .deleted) }
+        let withdrawn = try await prepared.snapshot.withdrawn(prepared.query).map { RemovedRecord(recordId: $0, reason: .consentWithdrawn) }
+        return deleted + withdrawn
     }
 
     /// The dated reports of the patients a prepared export reaches, keyed as their records are

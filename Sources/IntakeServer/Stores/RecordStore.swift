@@ -22,6 +22,7 @@ public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore {
     /// Stores each new record, recognises re-sent ones and refuses changed ones, all in one
     /// transaction: the batch is stored wholly or not at all.
     func ingest(_ items: [IngestItem], owner: RecordOwner, at time: Date) async throws -> [IngestOutcome]
+    /// A live record; nil for an unknown or deleted one (see ``tombstone(id:)``).
     func record(id: UUID) async throws -> StoredRecord?
     /// Every revision of a record, oldest first.
     func revisions(of id: UUID) async throws -> [RecordRevision]
@@ -29,6 +30,18 @@ public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore {
     func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String, at time: Date) async throws -> UpdateOutcome
     /// Records of one team matching any of the query's fields, best matches first.
     func lookup(_ query: LookupQuery) async throws -> [LookupMatch]
+
+    // MARK: Deletion
+
+    /// Deletes a record of `teamId` in one transaction: its answers, identification, revisions
+    /// and lookup entry go, a tombstone stays (who, when, why), its change cursors move so
+    /// incremental exports list it as removed, and the audit trail gets `record.delete`.
+    func deleteRecord(id: UUID, teamId: Int64, reason: String, by user: String, at time: Date) async throws -> DeleteOutcome
+    /// The tombstone of a deleted record; nil when the id is a live record or unknown.
+    func tombstone(id: UUID) async throws -> Tombstone?
+    /// Removes the tombstones of records deleted before `cutoff`, except those change cursors
+    /// count from or referrals point to (see ``TombstonePurge/kept``), and audits the purge.
+    func purgeTombstones(deletedBefore cutoff: Date, by user: String, at time: Date) async throws -> TombstonePurge
 
     // MARK: Exports
 

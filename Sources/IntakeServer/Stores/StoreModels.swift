@@ -65,12 +65,16 @@ public enum IngestOutcome: Sendable, Equatable {
     /// The id belongs to a record of another team: nothing about it (its revision, whether the
     /// content matches) is told, and nothing is stored.
     case taken
+    /// The id is a deleted record of the team: a deleted record never comes back under its id.
+    case deleted(Tombstone)
 }
 
 public enum UpdateOutcome: Sendable, Equatable {
     case updated(revision: Int)
     case stale(currentRevision: Int)
     case notFound
+    /// The record was deleted (perhaps while the edit was on its way).
+    case deleted(Tombstone)
 }
 
 public struct StoredRecord: Sendable {

@@ -1,0 +1,89 @@
+import Foundation
+import Hummingbird
+import IntakeCore
+
+/// `DELETE /v1/records/{id}` (a coordinator of the record's team, with a reason) and
+/// `POST /v1/tombstones/purge` (an admin): deleting records, and forgetting them for good.
+extension RecordController {
+    struct DeleteBody: RequestBody {
+        var reason: String
+        static let fields: Set<String> = ["reason"]
+    }
+
+    struct PurgeBody: RequestBody {
+        var olderThanDays: Int
+        static let fields: Set<String> = ["olderThanDays"]
+    }
+
+    static let maxReasonLength = 500
+
+    func registerDeletion(_ routes: RouteRegistrar) {
+        routes.on(.delete, "/v1/records/{id}") { request, context in
+            let (user, team) = try context.requireTeam([.coordinator])
+            let id = try Self.id(context)
+            let body = try JSONCoding.decode(
+                DeleteBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+            let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !reason.isEmpty, reason.unicodeScalars.count <= Self.maxReasonLength else {
+                throw APIError(
+                    .unprocessableContent, code: "invalid_reason",
+                    message: "a deletion needs a reason of 1 to \(Self.maxReasonLength) characters (why, not who: it is kept with the tombstone)")
+            }
+            switch try await services.store.deleteRecord(id: id, teamId: team, reason: reason, by: user.username, at: Date()) {
+            case .deleted(let tombstone):
+                return try JSONCoding.response(TombstoneJSON(tombstone))
+            case .alreadyDeleted(let tombstone):
+                throw Self.gone(tombstone)
+            case .notFound:
+                throw APIError.notFound("record \(Self.key(id))")
+            }
+        }
+        routes.on(.post, "/v1/tombstones/purge") { request, context in
+            let user = try context.require([.admin])
+            let body = try JSONCoding.decode(
+                PurgeBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+            guard (1...36_500).contains(body.olderThanDays) else {
+                throw APIError(
+                    .unprocessableContent, code: "invalid_retention",
+                    message: "olderThanDays is a whole number of days from 1 to 36500: tombstones of records deleted longer ago than that go")
+            }
+            let now = Date()
+            let cutoff = now.addingTimeInterval(-Double(body.olderThanDays) * 86_400)
+            let purge = try await services.store.purgeTombstones(deletedBefore: cutoff, by: user.username, at: now)
+            return try JSONCoding.response(
+                PurgeJSON(purged: purge.purged, kept: purge.kept, deletedBefore: Timestamp.string(from: cutoff)))
+        }
+    }
+
+    /// 410 for a deleted record: when and by whom, so the caller knows it is not a typo.
+    static func gone(_ tombstone: Tombstone) -> APIError {
+        APIError(
+            .gone, code: "deleted",
+            message: "record \(key(tombstone.recordId)) was deleted at \(Timestamp.string(from: tombstone.deletedAt)) by \(tombstone.deletedBy); it cannot be read, edited or sent again under this id",
+            details: .object([
+                "deletedAt": .string(Timestamp.string(from: tombstone.deletedAt)), "deletedBy": .string(tombstone.deletedBy),
+            ]))
+    }
+}
+
+struct TombstoneJSON: Encodable {
+    var id: String
+    var deletedAt: String
+    var deletedBy: String
+    var reason: String
+    var revision: Int
+
+    init(_ tombstone: Tombstone) {
+        id = tombstone.recordId.uuidString.lowercased()
+        deletedAt = Timestamp.string(from: tombstone.deletedAt)
+        deletedBy = tombstone.deletedBy
+        reason = tombstone.reason
+        revision = tombstone.revision
+    }
+}
+
+struct PurgeJSON: Encodable {
+    var purged: Int
+    var kept: Int
+    var deletedBefore: String
+}
