@@ -91,6 +91,14 @@ struct AccessMatrixTests {
                         Update(baseRevision: current.revision, record: current.record.with { $0.patient.externalId = UUID().uuidString }))
                 }),
             Case(method: .get, route: "/v1/records/{id}/revisions", uri: "/v1/records/{own}/revisions", expected: writers(.ok)),
+            // `{doomed}`: a record made for this one call, in the caller's team or another.
+            Case(
+                method: .delete, route: "/v1/records/{id}", uri: "/v1/records/{doomed}",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .ok, "researcher": .forbidden, "admin": .forbidden],
+                body: { _, _, _ in json(["reason": "entered twice"]) }),
+            Case(
+                method: .post, route: "/v1/tombstones/purge", uri: "/v1/tombstones/purge", expected: admins(.ok),
+                body: { _, _, _ in json(["olderThanDays": 30]) }),
             Case(method: .get, route: "/v1/teams", uri: "/v1/teams", expected: admins(.ok)),
             Case(
                 method: .post, route: "/v1/teams", uri: "/v1/teams", expected: admins(.created),
@@ -248,10 +256,19 @@ struct AccessMatrixTests {
                 for caller in Self.callers {
                     for team in ["own", "other"] {
                         guard team == "own" || test.uri.contains("{own}") || test.uri.contains("{ownTeam}") || test.uri.contains("{ownPatient}")
+                            || test.uri.contains("{doomed}")
                         else { continue }
                         counter += 1
                         let target = (team == "own" ? own : other).id
+                        var doomed = ""
+                        if test.uri.contains("{doomed}") {
+                            let record = server.record(seed: UInt64(5_000 + counter))
+                            let owner = team == "own" ? RecordOwner(teamId: 1, username: "fieldworker-a") : RecordOwner(teamId: 2, username: "fieldworker-b")
+                            _ = try await server.services.records.ingest([record], owner: owner)
+                            doomed = record.id.uuidString.lowercased()
+                        }
                         let uri = test.uri.replacingOccurrences(of: "{own}", with: target.uuidString.lowercased())
+                            .replacingOccurrences(of: "{doomed}", with: doomed)
                             .replacingOccurrences(of: "{qid}", with: q.id).replacingOccurrences(of: "{qversion}", with: q.version)
                             .replacingOccurrences(of: "{ownTeam}", with: team == "own" ? "team-a" : "team-b")
                             .replacingOccurrences(of: "{teamFieldworker}", with: team == "own" ? "fieldworker-a" : "fieldworker-b")

@@ -24,7 +24,7 @@ extension RecordController {
             let body = try JSONCoding.decode(
                 DeleteBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !reason.isEmpty, reason.unicodeScalars.count <= Self.maxReasonLength else {
+            guard body.reason.hasVisibleCharacter, body.reason.unicodeScalars.count <= Self.maxReasonLength else {
                 throw APIError(
                     .unprocessableContent, code: "invalid_reason",
                     message: "a deletion needs a reason of 1 to \(Self.maxReasonLength) characters (why, not who: it is kept with the tombstone)")
