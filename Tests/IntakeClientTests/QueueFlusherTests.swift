@@ -42,6 +42,28 @@ struct QueueFlusherTests {
         #expect(entries.first { $0.id == invalid.id }?.reason?.contains("patient givenName") == true)
     }
 
+    /// A record deleted on the server while a copy or an edit of it waited in the queue: both are
+    /// set aside with the server's reason (deleted, when, by whom), kept locally, never lost.
+    @Test func queuedCopiesOfARecordDeletedOnTheServerAreSetAsideNotLost() async throws {
+        let server = try await ClientTestServer.make()
+        let records = [server.record(seed: 21), server.record(seed: 22)]
+        _ = try await server.services.records.ingest(records, owner: RecordOwner(teamId: 1, username: "cora"))
+        for record in records {
+            _ = try await server.services.store.deleteRecord(id: record.id, teamId: 1, reason: "entered twice", by: "cora", at: Date())
+        }
+        var edited = records[1]
+        edited.patient.externalId = "EDITED"
+        try server.store.enqueue(records[0])
+        try server.store.enqueue(edited, baseRevision: 1)
+        let summary = try await server.serving { port in
+            try await QueueFlusher(store: server.store, client: server.client(port: port), batchSize: 5, retry: Self.fast).flush()
+        }
+        #expect(summary.uploaded == 0 && summary.setAside.count == 2 && summary.stoppedBecause == nil)
+        let entries = try server.store.queueEntries()
+        #expect(Set(entries.map(\.id)) == Set(records.map(\.id)) && entries.allSatisfy { $0.state == .rejected })
+        #expect(entries.allSatisfy { ($0.reason ?? "").contains("was deleted at") && ($0.reason ?? "").contains("by cora") }, "\(entries.map(\.reason))")
+    }
+
     @Test func serverDownStopsTheFlushAndKeepsEveryRecord() async throws {
         let server = try await ClientTestServer.make()
         let records = (1...5).map { server.record(seed: $0) }

@@ -39,6 +39,8 @@ struct DatabaseCopyTests {
         guard case .created(let webhook) = try await source.createWebhook(
             NewWebhook(ownerId: amina.id, createdBy: "amina", url: "https://hooks.example.org/x", types: ["announcement"], secret: "whsec_s", createdAt: Date()))
         else { throw CancellationError() }
+        guard case .deleted(let tombstone) = try await source.deleteRecord(id: records[9].id, teamId: team.id, reason: "twice", by: "cora", at: Date())
+        else { throw CancellationError() }
         let notes = try await source.notifications(NotificationQuery(userId: amina.id))
         let secret = try await source.secret(named: "patient-key")
         let cursor = try await source.exportSnapshot(teamId: nil).cursor
@@ -47,7 +49,7 @@ struct DatabaseCopyTests {
         let target = try StoreKind.postgres.newDatabase()
         let tables = try await DatabaseCopy.copy(sqlite: path, to: target)
         #expect(tables.first { $0.name == "record" }?.rows == 1_200)
-        #expect(tables.first { $0.name == "recordRevision" }?.rows == 1_201)
+        #expect(tables.first { $0.name == "recordRevision" }?.rows == 1_200, "a deleted record's revision is gone")
         #expect(tables.first { $0.name == "account" }?.rows == 2)
 
         let copy = try await StoreKind.postgres.open(database: target)
@@ -57,9 +59,11 @@ struct DatabaseCopyTests {
         #expect(try await copy.record(id: records[3].id)?.record.patient.externalId == "E-1")
         #expect(try await copy.revisions(of: records[3].id).map(\.revision) == [1, 2])
         #expect(try await copy.revisions(of: records[3].id).map(\.deviceId) == [nil, "laptop-7"], "the device of each revision")
-        #expect(tables.first { $0.name == "auditEvent" }?.rows == 1_201, "1,200 records created, one edited")
+        #expect(tables.first { $0.name == "auditEvent" }?.rows == 1_202, "1,200 records created, one edited, one deleted")
         let audit = try await AuditLog(store: copy).verify()
-        #expect(audit.isSound && audit.checked == 1_201, "the audit trail verifies in the copy")
+        #expect(audit.isSound && audit.checked == 1_202, "the audit trail verifies in the copy")
+        #expect(try await copy.tombstone(id: records[9].id) == tombstone, "a tombstone stays one")
+        #expect(try await copy.record(id: records[9].id) == nil)
         #expect(try await copy.user(tokenHash: "token-hash", now: Date())?.username == "cora")
         #expect(try await copy.teams() == source.teams())
         #expect(try await copy.notifications(NotificationQuery(userId: amina.id)) == notes && notes.count == 1)
