@@ -216,6 +216,7 @@ struct CopiedTable: Sendable {
                 ("seq", .integer), ("at", .text), ("actor", .text), ("action", .text), ("subject", .text), ("details", .text),
                 ("previousHash", .text), ("hash", .text),
             ], order: "seq"),
+        CopiedTable(source: "changeHorizon", target: "changeHorizon", columns: [("teamId", .integer), ("teamSeq", .integer)], order: "teamId"),
     ]
 
     /// One value, as both sides read it.

@@ -476,6 +476,7 @@ extension PostgresRecordStore {
                 "ALTER TABLE record ADD COLUMN deletedBy TEXT",
                 "ALTER TABLE record ADD COLUMN deleteReason TEXT",
                 "CREATE INDEX record_deleted ON record (deletedAt) WHERE deletedAt IS NOT NULL",
+                "CREATE TABLE changeHorizon (teamId BIGINT PRIMARY KEY, teamSeq BIGINT NOT NULL)",
                 """
                 CREATE OR REPLACE FUNCTION intake_lookup_sync() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
                 BEGIN

@@ -199,6 +199,19 @@ extension PostgresRecordStore {
                  OR r.changeSeq = (SELECT MAX(a.changeSeq) FROM record a)
                  OR EXISTS (SELECT 1 FROM referral f WHERE f.recordId = r.id))
                 """
+            var binds = PostgresBindings()
+            binds.append(before)
+            // A change feed reader that stopped before a purged deletion must start again.
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO changeHorizon (teamId, teamSeq)
+                        SELECT r.teamId, MAX(r.teamSeq) FROM record r WHERE r.deletedAt IS NOT NULL AND r.deletedAt < $1 AND NOT \(held)
+                        GROUP BY r.teamId
+                        ON CONFLICT (teamId) DO UPDATE SET teamSeq = GREATEST(changeHorizon.teamSeq, EXCLUDED.teamSeq)
+                        """,
+                    binds: binds),
+                logger: Self.logger)
             let rows = try await connection.query(
                 PostgresQuery(
                     unsafeSQL: """
@@ -208,13 +221,46 @@ extension PostgresRecordStore {
                         SELECT (SELECT COUNT(*) FROM gone),
                             (SELECT COUNT(*) FROM record r WHERE r.deletedAt IS NOT NULL AND r.deletedAt < $1 AND \(held))
                         """,
-                    binds: { var binds = PostgresBindings(); binds.append(before); return binds }()),
+                    binds: binds),
                 logger: Self.logger
             ).collect()
             let (purged, kept) = try rows.first?.decode((Int, Int).self) ?? (0, 0)
             let purge = TombstonePurge(purged: purged, kept: kept)
             _ = try await Self.appendAudit([AuditEntry.tombstonePurge(purge, deletedBefore: cutoff, by: user, at: time)], connection)
             return purge
+        }
+    }
+
+    public func changes(teamId: Int64, after: Int64, limit: Int) async throws -> ChangePage {
+        try await transaction { connection in
+            // One snapshot for the page and the horizon.
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger)
+            let rows = try await connection.query(
+                """
+                SELECT id, teamSeq, body, revision, receivedBy, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy, deleteReason
+                FROM record WHERE teamId = \(teamId) AND teamSeq > \(after) ORDER BY teamSeq LIMIT \(limit)
+                """, logger: Self.logger
+            ).collect()
+            var changes: [RecordChange] = []
+            for row in rows {
+                let (key, cursor, body, revision, receivedBy, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy, reason) = try row.decode(
+                    (String, Int64, String, Int, String, Double, Double, String, Double?, String?, String?).self)
+                guard let id = UUID(uuidString: key) else { continue }
+                if let deletedAt {
+                    let tombstone = Tombstone(
+                        recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: Self.date(deletedAt),
+                        deletedBy: deletedBy ?? "", reason: reason ?? "")
+                    changes.append(RecordChange(id: id, cursor: cursor, kind: .deleted(tombstone)))
+                } else {
+                    let stored = StoredRecord(
+                        record: try RecordCodec.decode(Array(body.utf8)), revision: revision, teamId: teamId, receivedBy: receivedBy,
+                        receivedAt: Self.date(receivedAt), updatedAt: Self.date(updatedAt))
+                    changes.append(RecordChange(id: id, cursor: cursor, kind: .saved(stored)))
+                }
+            }
+            let horizon = try await connection.query("SELECT teamSeq FROM changeHorizon WHERE teamId = \(teamId)", logger: Self.logger)
+                .collect().first?.decode(Int64.self) ?? 0
+            return ChangePage(changes: changes, horizon: horizon)
         }
     }
 }

@@ -171,10 +171,38 @@ extension SQLiteRecordStore {
                 """
             let cutoff = Self.timestamp(cutoff)
             let kept = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record WHERE \(old) AND \(held)", arguments: [cutoff]) ?? 0
+            // A change feed reader that stopped before a purged deletion must start again.
+            try db.execute(
+                sql: """
+                    INSERT INTO changeHorizon (teamId, teamSeq)
+                    SELECT teamId, MAX(teamSeq) FROM record WHERE \(old) AND NOT \(held) GROUP BY teamId
+                    ON CONFLICT (teamId) DO UPDATE SET teamSeq = MAX(teamSeq, excluded.teamSeq)
+                    """,
+                arguments: [cutoff])
             try db.execute(sql: "DELETE FROM record WHERE \(old) AND NOT \(held)", arguments: [cutoff])
             let purge = TombstonePurge(purged: db.changesCount, kept: kept)
             _ = try Self.appendAudit([AuditEntry.tombstonePurge(purge, deletedBefore: Self.date(cutoff), by: user, at: time)], db)
             return purge
+        }
+    }
+
+    public func changes(teamId: Int64, after: Int64, limit: Int) async throws -> ChangePage {
+        try await database.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM record WHERE teamId = ? AND teamSeq > ? ORDER BY teamSeq LIMIT ?", arguments: [teamId, after, limit])
+            let changes = try rows.map { row -> RecordChange in
+                let cursor: Int64 = row["teamSeq"]
+                if let tombstone = Self.tombstone(row) { return RecordChange(id: tombstone.recordId, cursor: cursor, kind: .deleted(tombstone)) }
+                let record = try PatientResponse(jsonData: Data((row["body"] as String).utf8))
+                return RecordChange(
+                    id: record.id, cursor: cursor,
+                    kind: .saved(
+                        StoredRecord(
+                            record: record, revision: row["revision"], teamId: row["teamId"], receivedBy: row["receivedBy"],
+                            receivedAt: Self.date(row["receivedAt"]), updatedAt: Self.date(row["updatedAt"]))))
+            }
+            let horizon = try Int64.fetchOne(db, sql: "SELECT teamSeq FROM changeHorizon WHERE teamId = ?", arguments: [teamId]) ?? 0
+            return ChangePage(changes: changes, horizon: horizon)
         }
     }
 

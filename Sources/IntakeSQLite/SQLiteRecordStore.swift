@@ -475,6 +475,10 @@ extension SQLiteRecordStore {
                     CREATE TRIGGER record_lookup_delete AFTER UPDATE OF deletedAt ON record WHEN new.deletedAt IS NOT NULL BEGIN
                         DELETE FROM lookupEntry WHERE recordId = new.id;
                     END;
+                    CREATE TABLE changeHorizon (
+                        teamId INTEGER PRIMARY KEY NOT NULL,
+                        teamSeq INTEGER NOT NULL
+                    );
                     """)
         }
         return migrator

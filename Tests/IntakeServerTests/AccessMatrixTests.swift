@@ -96,6 +96,8 @@ struct AccessMatrixTests {
                 method: .delete, route: "/v1/records/{id}", uri: "/v1/records/{doomed}",
                 expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .ok, "researcher": .forbidden, "admin": .forbidden],
                 body: { _, _, _ in json(["reason": "entered twice"]) }),
+            Case(method: .get, route: "/v1/changes", uri: "/v1/changes?since=0", expected: writers(.ok)),
+            Case(method: .get, route: "/v1/changes/stream", uri: "/v1/changes/stream", expected: writers(.ok)),
             Case(
                 method: .post, route: "/v1/tombstones/purge", uri: "/v1/tombstones/purge", expected: admins(.ok),
                 body: { _, _, _ in json(["olderThanDays": 30]) }),

@@ -59,6 +59,7 @@ public enum IntakeServerApp {
         SessionController(services: services).register(registrar)
         QuestionnaireController(services: services).register(registrar)
         RecordController(services: services).register(registrar)
+        ChangeController(services: services).register(registrar)
         LookupController(services: services).register(registrar)
         AdminController(services: services).register(registrar)
         ExportController(services: services).register(registrar)

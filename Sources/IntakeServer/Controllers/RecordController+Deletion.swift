@@ -31,6 +31,7 @@ extension RecordController {
             }
             switch try await services.store.deleteRecord(id: id, teamId: team, reason: reason, by: user.username, at: Date()) {
             case .deleted(let tombstone):
+                services.records.changes.notify()
                 return try JSONCoding.response(TombstoneJSON(tombstone))
             case .alreadyDeleted(let tombstone):
                 throw Self.gone(tombstone)

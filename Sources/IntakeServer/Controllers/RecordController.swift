@@ -138,6 +138,7 @@ struct RecordController {
                 item, baseRevision: body.baseRevision, teamId: stored.teamId, savedBy: user.username, at: Date())
             {
             case .updated(let revision):
+                services.records.changes.notify()
                 return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
             case .stale(let current):
                 throw APIError(

@@ -6,6 +6,9 @@ import IntakeCore
 public struct RecordService: Sendable {
     public let store: any RecordStore
     public let questionnaires: QuestionnaireService
+    /// Wakes change feed readers (`GET /v1/changes?wait=`, the change stream) when this server
+    /// saves or deletes a record; another server's changes are found within its poll interval.
+    public let changes = NotificationHub()
 
     public init(store: any RecordStore, questionnaires: QuestionnaireService) {
         self.store = store
@@ -65,7 +68,9 @@ public struct RecordService: Sendable {
         let patients = PatientTeams()
         for record in records { checked.append(try await check(record, teamId: owner.teamId, today: today, patients: patients)) }
         let items = checked.compactMap { if case .valid(let item, _) = $0 { item } else { nil } }
-        var outcomes = try await store.ingest(items, owner: owner, at: Date()).makeIterator()
+        let stored = try await store.ingest(items, owner: owner, at: Date())
+        if stored.contains(where: { if case .created = $0 { true } else { false } }) { changes.notify() }
+        var outcomes = stored.makeIterator()
         return checked.map { entry in
             switch entry {
             case .valid(_, let warnings): .stored(outcomes.next()!, warnings: warnings)

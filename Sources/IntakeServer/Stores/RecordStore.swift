@@ -43,6 +43,12 @@ public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore {
     /// count from or referrals point to (see ``TombstonePurge/kept``), and audits the purge.
     func purgeTombstones(deletedBefore cutoff: Date, by user: String, at time: Date) async throws -> TombstonePurge
 
+    // MARK: Change feed
+
+    /// Up to `limit` of `teamId`'s records (live or deleted) whose latest change is after the
+    /// team's cursor `after`, oldest change first, with the team's purge horizon, in one read.
+    func changes(teamId: Int64, after: Int64, limit: Int) async throws -> ChangePage
+
     // MARK: Exports
 
     /// A consistent view of the records as they are now, for one export: records that change
