@@ -3,7 +3,8 @@ import IntakeClient
 import IntakeCore
 import IntakeStore
 
-/// Finds a patient on the server and among this device's drafts and queued records.
+/// Finds a patient on the server and on this device: its drafts, queued records and the synced
+/// copy of the team's records (`intake sync`).
 public struct PatientFinder: Sendable {
     public let store: LocalStore
     public let client: IntakeClient?
@@ -15,7 +16,7 @@ public struct PatientFinder: Sendable {
 
     /// Where a match was found.
     public enum Source: String, Sendable {
-        case server, draft, queued
+        case server, draft, queued, synced
     }
 
     public struct Match: Sendable {
@@ -50,19 +51,26 @@ public struct PatientFinder: Sendable {
             guard let last = page.last, page.count == 200 else { break }
             after = (last.entry.enqueuedAt, last.entry.id)
         }
+        var fromServer: [Match] = []
         if let client {
             do {
                 for remote in try await client.lookup(criteria) {
                     guard let id = UUID(uuidString: remote.id), !local.contains(id) else { continue }
-                    matches.append(Match(source: .server, id: id, patient: remote.patient, revision: remote.revision))
+                    fromServer.append(Match(source: .server, id: id, patient: remote.patient, revision: remote.revision))
+                    local.insert(id)
                 }
             } catch {
                 problem = error.description
             }
         } else {
-            problem = "no server is configured"
+            problem = "no server asked (offline, or none configured)"
         }
-        return Result(matches: matches, serverProblem: problem)
+        // The synced copy fills in what the server did not answer (offline, or not asked).
+        var fromCopy: [Match] = []
+        for synced in try store.syncedRecords() where Self.matches(synced.response.patient, criteria) && !local.contains(synced.response.id) {
+            fromCopy.append(Match(source: .synced, id: synced.response.id, patient: synced.response.patient, revision: synced.revision))
+        }
+        return Result(matches: matches + fromServer + fromCopy, serverProblem: problem)
     }
 
     /// Any given field matches: names folded for case and accents, partially; dates and ids exactly.
@@ -86,6 +94,14 @@ public struct PatientFinder: Sendable {
             return draft
         case .queued:
             return try store.takeOutOfQueue(id: match.id)
+        case .synced:
+            guard var synced = try store.syncedRecord(id: match.id)?.response, let revision = match.revision else {
+                throw LocalStoreError("the record is no longer in the synced copy", fix: "search again")
+            }
+            synced.status = .draft
+            let draft = Draft(response: synced, cursor: QuestionPosition(section: 0, index: 1), baseRevision: revision)
+            try store.save(draft)
+            return draft
         case .server:
             guard let client else { throw ClientError.offline("no server is configured") }
             var (record, revision) = try await client.record(id: match.id)

@@ -41,7 +41,13 @@ extension LocalStore {
                 try db.execute(sql: "UPDATE action SET payload = ? WHERE id = ?", arguments: [try new.seal(Data(plain), id: id), row["id"] as String])
                 count += 1
             }
-            // Documents are copies of what the server holds: one that does not open is dropped, not quarantined.
+            // The synced copy and documents are copies of what the server holds: one that does not
+            // open is dropped, not quarantined (a synced record comes back with the next sync).
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM synced") {
+                guard let record = try Self.synced(row, old, db) else { continue }
+                let payload = try new.seal(try record.response.jsonData(), id: record.response.id)
+                try db.execute(sql: "UPDATE synced SET payload = ? WHERE id = ?", arguments: [payload, row["id"] as String])
+            }
             for row in try Row.fetchAll(db, sql: "SELECT name, id, payload FROM document") {
                 guard let id = UUID(uuidString: row["id"]), let plain = try? old.open(row["payload"] as Data, id: id) else {
                     try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: [row["name"] as String])

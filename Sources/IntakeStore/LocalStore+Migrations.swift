@@ -79,6 +79,18 @@ extension LocalStore {
                     );
                     """)
         }
+        migrator.registerMigration("v5: the synced copy of the team's records, sealed") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE synced (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        cursor INTEGER NOT NULL,
+                        revision INTEGER NOT NULL,
+                        updatedAt REAL NOT NULL,
+                        payload BLOB NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -11,7 +11,8 @@ struct LookupCommand: AsyncParsableCommand {
         abstract: "Find a patient on the server and on this machine, then open the record to edit it.",
         discussion: """
             Searches by any of family name, given name, date of birth and external id (names match without \
-            regard to case or accents, partially). Pick a match to continue it in the form; saving a server \
+            regard to case or accents, partially); with --offline, only this machine (drafts, the queue and \
+            the synced copy 'intake sync' keeps). Pick a match to continue it in the form; saving a server \
             record sends an update based on the revision you loaded, and a record changed meanwhile is \
             explained instead of overwritten. After each record you may search again.
             """)
@@ -23,6 +24,8 @@ struct LookupCommand: AsyncParsableCommand {
     @Option(help: "Given name, or part of it.") var givenName: String?
     @Option(help: "Date of birth, YYYY-MM-DD.") var dateOfBirth: String?
     @Option(help: "External id (case or file number).") var externalId: String?
+    @Flag(help: "Search this machine only: drafts, the queue and the synced copy of the team's records (intake sync).")
+    var offline = false
 
     func validate() throws {
         if let dateOfBirth, LocalDate(iso: dateOfBirth) == nil {
@@ -32,7 +35,11 @@ struct LookupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.open()
-        let client = try clientOptions.client(dataDirectory: storeOptions.directory)
+        let client = offline ? nil : try clientOptions.client(dataDirectory: storeOptions.directory)
+        if offline {
+            let copy = try store.syncState().map { "the synced copy of team '\($0.team)' (\($0.count) records, \(Timestamp.string(from: $0.syncedAt)))" }
+            print("Offline: searching drafts, the queue and \(copy ?? "no synced copy (run 'intake sync' while online)").")
+        }
         Interruption.install()
         let session = LookupSession(store: store, client: client, io: StandardIO(), catalog: QuestionnaireCatalog.commandLine)
         let criteria = LookupCriteria(

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import IntakeClient
+import IntakeFieldwork
+
+/// `intake sync [--watch]`: keeps a sealed copy of the team's records on this machine.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Copy your team's records to this machine (sealed), for 'intake lookup --offline'.",
+        discussion: """
+            The first sync copies every record of your team; later ones only what changed since (records saved \
+            or edited, and records deleted on the server, which leave the copy). With --watch it keeps going, \
+            applying changes as the server saves them, until interrupted. The copy is sealed with the same key \
+            as drafts; if the server no longer lets you read the team's records, the copy is dropped.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var clientOptions: ClientOptions
+    @Flag(help: "Keep the copy up to date until interrupted.") var watch = false
+
+    func run() async throws {
+        let store = try storeOptions.open()
+        let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+        let sync = SyncRun(store: store, client: client)
+        print(SyncRun.describe(try await sync.catchUp()))
+        guard watch else { return }
+        print("Watching for changes (Ctrl-C to stop).")
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                let summary = try await sync.catchUp(wait: 10)
+                failures = 0
+                if summary.saved + summary.removed > 0 || summary.rebuilt { print(SyncRun.describe(summary)) }
+            } catch let error as ClientError where error.isTransient {
+                // The server is away: say so once, and try again, waiting longer each time (up to a minute).
+                failures += 1
+                if failures == 1 { printError("The server cannot be reached (\(error)); trying again.") }
+                try await Task.sleep(for: .seconds(min(60, 1 << min(failures, 6))))
+            }
+        }
+    }
+}
