@@ -37,3 +37,40 @@ extension IntakeClient {
         }
     }
 }
+
+extension IntakeClient {
+    /// The record as saved at `revision` (the base of an edit, for a three-way merge).
+    public func record(id: UUID, revision: Int) async throws(ClientError) -> PatientResponse {
+        let (status, data) = try await send("GET", "/v1/records/\(id.uuidString.lowercased())/revisions", body: nil)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        let found: PatientResponse?
+        do {
+            found = try JSONReader.document(data) { reader throws(JSONReadError) in
+                var found: PatientResponse?
+                try reader.object { key, reader throws(JSONReadError) in
+                    guard key == "revisions" else {
+                        _ = try reader.skipValue()
+                        return
+                    }
+                    try reader.array { _, reader throws(JSONReadError) in
+                        var record: PatientResponse?
+                        var number: Int?
+                        try reader.object { key, reader throws(JSONReadError) in
+                            switch key {
+                            case "record": record = try RecordCodec.read(&reader)
+                            case "revision": number = try reader.integer()
+                            default: _ = try reader.skipValue()
+                            }
+                        }
+                        if number == revision { found = record }
+                    }
+                }
+                return found
+            }
+        } catch {
+            throw ClientError.unexpected("the server's revisions could not be read: \(error)")
+        }
+        guard let found else { throw ClientError.notFound("revision \(revision) of record \(id.uuidString.lowercased()) is not on the server") }
+        return found
+    }
+}

@@ -35,6 +35,7 @@ public struct FlushRun {
         io.write(
             "Uploaded: \(summary.uploaded). Already on the server: \(summary.alreadyOnServer). Set aside: \(summary.setAside.count). Still queued: \(summary.remaining)."
         )
+        for (id, how) in summary.resolved { io.write("  \(id.uuidString.lowercased().prefix(8)) changed on the server meanwhile: \(how).") }
         for (id, reason) in summary.setAside { io.write("  \(id.uuidString.lowercased().prefix(8)) set aside: \(reason)") }
         if let reason = summary.stoppedBecause {
             io.writeError("Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later.")

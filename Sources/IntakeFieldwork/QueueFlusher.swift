@@ -2,6 +2,7 @@ import Foundation
 import IntakeClient
 import IntakeCore
 import IntakeStore
+import Synchronization
 
 /// Uploads the queue in batches. A record leaves the queue only after the server acknowledged it;
 /// refused records are set aside with the server's reason; failures that may pass are retried
@@ -19,6 +20,16 @@ public struct QueueFlusher: Sendable {
     /// How many batches may be on their way to the server at once.
     public var inFlight: Int
     public var retry: RetryPolicy
+    /// What to do with an edit whose record changed on the server meanwhile; nil sets it aside.
+    public var resolver: ConflictResolver?
+    /// What the policy kept, for each edit it saved, until the summary takes it.
+    private let resolutions = Resolutions()
+
+    private final class Resolutions: Sendable {
+        let map = Mutex<[UUID: String]>([:])
+        func set(_ how: String, for id: UUID) { map.withLock { $0[id] = how } }
+        func take(_ id: UUID) -> String? { map.withLock { $0.removeValue(forKey: id) } }
+    }
 
     public init(
         store: LocalStore, client: IntakeClient, batchSize: Int = 250, batchBytes: Int = 1 << 20, inFlight: Int = 4,
@@ -61,6 +72,8 @@ public struct QueueFlusher: Sendable {
         public var alreadyOnServer = 0
         /// Refused by the server this time: id and reason.
         public var setAside: [(id: UUID, reason: String)] = []
+        /// Edits saved after a conflict was resolved by the policy: id and what was kept.
+        public var resolved: [(id: UUID, how: String)] = []
         /// Why the flush stopped early, if it did.
         public var stoppedBecause: String?
         /// Still queued at the end: pending and set aside.
@@ -139,9 +152,33 @@ public struct QueueFlusher: Sendable {
             results += zip(new, try await client.postBatch(json: new.map(\.json))).map { ($0, $1) }
         }
         for edit in batch where edit.entry.baseRevision != nil {
-            results.append((edit, try await client.put(json: edit.json, id: edit.entry.id, baseRevision: edit.entry.baseRevision!)))
+            let result = try await client.put(json: edit.json, id: edit.entry.id, baseRevision: edit.entry.baseRevision!)
+            results.append((edit, try await resolve(edit, result)))
         }
         return results
+    }
+
+    /// A stale edit, settled by the policy: saved (`updated`, noted as resolved) or set aside
+    /// with the reason (`stale`); any other result as it was.
+    private func resolve(_ edit: QueuedPayload, _ result: SendResult) async throws(ClientError) -> SendResult {
+        guard case .stale = result, let resolver, let base = edit.entry.baseRevision,
+            let mine = try? PatientResponse(jsonData: edit.json)
+        else { return result }
+        let outcome: ConflictResolver.Outcome
+        do {
+            outcome = try await resolver.resolve(mine, baseRevision: base)
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            return .stale(currentRevision: base, message: error.localizedDescription)
+        }
+        switch outcome {
+        case .saved(let revision, let how):
+            resolutions.set(how, for: edit.entry.id)
+            return .updated(revision: revision)
+        case .keptServer, .unresolved, .refused:
+            return .conflict(message: ConflictResolver.setAsideReason(outcome) ?? "")
+        }
     }
 
     /// Removes what the server acknowledged (one local transaction), sets refused records aside
@@ -149,6 +186,7 @@ public struct QueueFlusher: Sendable {
     private func record(_ outcome: BatchOutcome, into summary: inout Summary) throws {
         try store.acknowledge(outcome.results.filter { $0.1.isAcknowledged }.map(\.0.entry.id))
         for (queued, result) in outcome.results {
+            if let how = resolutions.take(queued.entry.id) { summary.resolved.append((queued.entry.id, how)) }
             switch result {
             case .created, .updated: summary.uploaded += 1
             case .duplicate: summary.alreadyOnServer += 1
@@ -165,7 +203,7 @@ public struct QueueFlusher: Sendable {
         switch result {
         case .conflict: "conflict: \(message)"
         case .invalid(_, let issues): "invalid: \(message)" + (issues.isEmpty ? "" : "; " + issues.joined(separator: "; "))
-        case .stale(let current, _): "stale: the record is at revision \(current) on the server; look it up and edit it again"
+        case .stale(let current, _): "stale: the record is at revision \(current) on the server; look it up and edit it again, or flush with --on-conflict"
         default: message
         }
     }

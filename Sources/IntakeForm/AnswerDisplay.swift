@@ -1,13 +1,17 @@
 import IntakeCore
 
 /// How answers, types and choices are shown to the person filling the form.
-struct AnswerDisplay {
+package struct AnswerDisplay {
     var language: String?
+
+    package init(language: String?) {
+        self.language = language
+    }
 
     /// Lists with more choices than this are searched by typing instead of shown in full.
     static let shortListLimit = 15
 
-    func text(of answer: Answer, for type: QuestionType) -> String {
+    package func text(of answer: Answer, for type: QuestionType) -> String {
         switch (answer, type) {
         case (.yesNo(let value), _): return value ? "yes" : "no"
         case (.choice(let code), _): return label(code, in: type.choices)

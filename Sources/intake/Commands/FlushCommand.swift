@@ -1,7 +1,11 @@
 import ArgumentParser
 import Foundation
 import IntakeClient
+import IntakeCore
 import IntakeFieldwork
+import IntakeForm
+
+extension ConflictPolicy: ExpressibleByArgument {}
 
 struct FlushCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +15,8 @@ struct FlushCommand: AsyncParsableCommand {
             A record leaves the queue only once the server has acknowledged it, so a flush can be stopped \
             at any moment and run again: nothing is lost and nothing is stored twice. Records the server \
             refuses are set aside with its reason ('intake queue list'); network and server failures are \
-            retried with backoff. Exit status 0 when the queue is empty at the end, 1 otherwise.
+            retried with backoff. An edit of a record that changed on the server since it was loaded follows \
+            --on-conflict. Exit status 0 when the queue is empty at the end, 1 otherwise.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -26,6 +31,12 @@ struct FlushCommand: AsyncParsableCommand {
     @Option(help: "Attempts for each batch when the network or server fails.")
     var attempts = 5
 
+    @Option(
+        help: ArgumentHelp(
+            "An edit whose record changed on the server meanwhile: merge (changes of one side kept; answers both changed set the edit aside), ask (merge, then choose for each answer both changed), keep-mine, keep-server (the edit is set aside).",
+            valueName: "policy"))
+    var onConflict: ConflictPolicy = .merge
+
     func validate() throws {
         guard (1...500).contains(batchSize) else { throw ValidationError("Please give a batch size from 1 to 500.") }
         guard (1...20).contains(attempts) else { throw ValidationError("Please give from 1 to 20 attempts.") }
@@ -38,9 +49,17 @@ struct FlushCommand: AsyncParsableCommand {
             throw ValidationError(
                 "No server is configured; sign in with 'intake login --server URL --username NAME', or give --server and --token.")
         }
-        let flusher = QueueFlusher(
+        var flusher = QueueFlusher(
             store: store, client: client, batchSize: batchSize, inFlight: inFlight,
             retry: .init(attempts: attempts, baseDelay: 0.5, maxDelay: 8))
+        let ask: @Sendable (RecordMerge) async throws -> [RecordMerge.Side] = { merge in
+            // The questionnaire labels the questions, when this machine has its version.
+            let reference = merge.merged.questionnaire
+            let folder = try? QuestionnaireCatalog.commandLine.folder(for: reference.id)
+            let local = folder.flatMap { try? QuestionnaireLoader.load(directory: $0) }
+            return ConflictPrompt.choose(merge, questionnaire: local?.reference == reference ? local : nil, io: StandardIO())
+        }
+        flusher.resolver = ConflictResolver(client: client, policy: onConflict, choose: onConflict == .ask ? ask : nil)
         let emptied = try await FlushRun(flusher: flusher, io: StandardOutput()).run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))
         if !emptied { throw ExitCode.failure }
     }
