@@ -216,6 +216,12 @@ struct CopiedTable: Sendable {
                 ("seq", .integer), ("at", .text), ("actor", .text), ("action", .text), ("subject", .text), ("details", .text),
                 ("previousHash", .text), ("hash", .text),
             ], order: "seq"),
+        CopiedTable(
+            source: "recordGrant", target: "recordGrant",
+            columns: [
+                ("id", .text), ("recordId", .text), ("toUser", .text), ("toTeamId", .integer), ("access", .text), ("expiresAt", .real),
+                ("grantedBy", .text), ("grantedAt", .real), ("revokedAt", .real), ("revokedBy", .text),
+            ], order: "id"),
         CopiedTable(source: "changeHorizon", target: "changeHorizon", columns: [("teamId", .integer), ("teamSeq", .integer)], order: "teamId"),
     ]
 

@@ -494,6 +494,29 @@ extension PostgresRecordStore {
                 """,
             ]
         ),
+        (
+            "v19: grants of access to one record, to a user or a team, until a time",
+            [
+                """
+                CREATE TABLE recordGrant (
+                    id TEXT PRIMARY KEY,
+                    recordId TEXT NOT NULL REFERENCES record(id) ON DELETE CASCADE,
+                    toUser TEXT,
+                    toTeamId BIGINT REFERENCES team(id),
+                    access TEXT NOT NULL CHECK (access IN ('read', 'edit')),
+                    expiresAt DOUBLE PRECISION NOT NULL,
+                    grantedBy TEXT NOT NULL,
+                    grantedAt DOUBLE PRECISION NOT NULL,
+                    revokedAt DOUBLE PRECISION,
+                    revokedBy TEXT,
+                    CHECK ((toUser IS NULL) <> (toTeamId IS NULL))
+                )
+                """,
+                "CREATE INDEX recordGrant_record ON recordGrant (recordId, grantedAt)",
+                "CREATE INDEX recordGrant_user ON recordGrant (toUser, expiresAt) WHERE toUser IS NOT NULL",
+                "CREATE INDEX recordGrant_team ON recordGrant (toTeamId, expiresAt) WHERE toTeamId IS NOT NULL",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -481,6 +481,27 @@ extension SQLiteRecordStore {
                     );
                     """)
         }
+        migrator.registerMigration("v21: grants of access to one record, to a user or a team, until a time") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE recordGrant (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        recordId TEXT NOT NULL REFERENCES record(id) ON DELETE CASCADE,
+                        toUser TEXT,
+                        toTeamId INTEGER REFERENCES team(id),
+                        access TEXT NOT NULL CHECK (access IN ('read', 'edit')),
+                        expiresAt REAL NOT NULL,
+                        grantedBy TEXT NOT NULL,
+                        grantedAt REAL NOT NULL,
+                        revokedAt REAL,
+                        revokedBy TEXT,
+                        CHECK ((toUser IS NULL) <> (toTeamId IS NULL))
+                    );
+                    CREATE INDEX recordGrant_record ON recordGrant (recordId, grantedAt);
+                    CREATE INDEX recordGrant_user ON recordGrant (toUser, expiresAt) WHERE toUser IS NOT NULL;
+                    CREATE INDEX recordGrant_team ON recordGrant (toTeamId, expiresAt) WHERE toTeamId IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

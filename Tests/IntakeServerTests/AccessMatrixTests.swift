@@ -97,6 +97,17 @@ struct AccessMatrixTests {
                 expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .ok, "researcher": .forbidden, "admin": .forbidden],
                 body: { _, _, _ in json(["reason": "entered twice"]) }),
             Case(method: .get, route: "/v1/changes", uri: "/v1/changes?since=0", expected: writers(.ok)),
+            Case(
+                method: .post, route: "/v1/records/{id}/grants", uri: "/v1/records/{own}/grants",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .created, "researcher": .forbidden, "admin": .forbidden],
+                body: { _, _, _ in json(["toUser": "fieldworker-b", "access": "read", "expiresAt": Timestamp.string(from: Date().addingTimeInterval(3600))]) }),
+            Case(
+                method: .get, route: "/v1/records/{id}/grants", uri: "/v1/records/{own}/grants",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .ok, "researcher": .forbidden, "admin": .forbidden]),
+            Case(
+                method: .delete, route: "/v1/records/{id}/grants/{grant}", uri: "/v1/records/{own}/grants/{fresh}",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .notFound, "researcher": .forbidden, "admin": .forbidden]),
+            Case(method: .get, route: "/v1/grants", uri: "/v1/grants", expected: writers(.ok)),
             Case(method: .get, route: "/v1/changes/stream", uri: "/v1/changes/stream", expected: writers(.ok)),
             Case(
                 method: .post, route: "/v1/tombstones/purge", uri: "/v1/tombstones/purge", expected: admins(.ok),

@@ -261,3 +261,14 @@ struct ChangeFeedContractTests {
         try await ChangeFeedContract.aReaderFollowingTheFeedWhileTwoServersSaveMissesNothing(kind)
     }
 }
+
+/// Every requirement of grants, on every store.
+struct GrantStoreContractTests {
+    @Test(arguments: StoreKind.allCases) func grantsGiveAccessUntilTheyExpireOrAreRevoked(_ kind: StoreKind) async throws {
+        try await GrantStoreContract.grantsGiveAccessUntilTheyExpireOrAreRevoked(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aGrantRacingTheRecordsDeletionNeverOutlivesIt(_ kind: StoreKind) async throws {
+        try await GrantStoreContract.aGrantRacingTheRecordsDeletionNeverOutlivesIt(kind)
+    }
+}

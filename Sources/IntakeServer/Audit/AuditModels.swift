@@ -32,6 +32,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case recordDelete = "record.delete"
     /// Tombstones of deleted records removed after their retention period.
     case tombstonePurge = "record.purge"
+    case grantCreate = "grant.create"
+    case grantRevoke = "grant.revoke"
     case lookup
     case export
     case consentChange = "consent.change"
@@ -155,6 +157,17 @@ extension AuditEntry {
         AuditEntry(
             at: time, actor: user, action: .tombstonePurge,
             details: ["deletedBefore": Timestamp.string(from: cutoff), "purged": String(purge.purged), "kept": String(purge.kept)])
+    }
+}
+
+extension AuditEntry {
+    /// A grant given or revoked, in its transaction: on the record, to whom, what, until when.
+    public static func grant(_ grant: RecordGrant, revoked: Bool, by user: String, at time: Date) -> AuditEntry {
+        var details = ["grant": grant.id.uuidString.lowercased(), "access": grant.access.rawValue, "expiresAt": Timestamp.string(from: grant.expiresAt)]
+        if let toUser = grant.toUser { details["toUser"] = toUser }
+        if let toTeam = grant.toTeam { details["toTeam"] = toTeam }
+        return AuditEntry(
+            at: time, actor: user, action: revoked ? .grantRevoke : .grantCreate, subject: grant.recordId.uuidString.lowercased(), details: details)
     }
 }
 

@@ -36,6 +36,7 @@ struct RecordController {
         }
         routes.on(.put, "/v1/records/{id}", put)
         registerDeletion(routes)
+        registerGrants(routes)
         routes.on(.get, "/v1/records/{id}/revisions") { _, context in
             let (user, team) = try context.requireTeam(Self.writers)
             let id = try Self.id(context)
@@ -176,18 +177,27 @@ struct RecordController {
             // A deleted record answers 410 to those who could see it, and 404 to everyone else.
             if let tombstone = try await services.store.tombstone(id: id) {
                 if tombstone.teamId == team { throw Self.gone(tombstone) }
-                let access = try await services.store.referralAccess(recordId: id, username: user.username, teamId: team, role: user.role)
-                if access.read { throw Self.gone(tombstone) }
+                if try await access(to: id, user: user, team: team).read { throw Self.gone(tombstone) }
             }
             throw APIError.notFound("record \(Self.key(id))")
         }
         if stored.teamId == team { return stored }
-        let access = try await services.store.referralAccess(recordId: id, username: user.username, teamId: team, role: user.role)
+        let access = try await access(to: id, user: user, team: team)
         guard access.read else { throw APIError.notFound("record \(Self.key(id))") }
         if toEdit, !access.edit {
-            throw APIError(.forbidden, code: "read_only_referral", message: "the referral lets you read this record, not edit it; ask the referrer")
+            throw access.byReferral
+                ? APIError(.forbidden, code: "read_only_referral", message: "the referral lets you read this record, not edit it; ask the referrer")
+                : APIError(.forbidden, code: "read_only_grant", message: "your grant lets you read this record, not edit it; ask its team's coordinator")
         }
         return stored
+    }
+
+    /// What a referral to the user (or their team) and unexpired grants give on another team's record.
+    private func access(to id: UUID, user: User, team: Int64) async throws -> (read: Bool, edit: Bool, byReferral: Bool) {
+        let referral = try await services.store.referralAccess(recordId: id, username: user.username, teamId: team, role: user.role)
+        if referral.edit { return (true, true, true) }
+        let grant = try await services.store.grantAccess(recordId: id, username: user.username, teamId: team, now: services.configuration.clock())
+        return (referral.read || grant.read, grant.edit, referral.read && !grant.read)
     }
 
     static func id(_ context: IntakeRequestContext) throws -> UUID {

@@ -5,7 +5,7 @@ import IntakeCore
 ///
 /// Nothing here names a database: the SQLite store and (later) a PostgreSQL store implement it,
 /// and one shared test suite proves they behave the same.
-public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore {
+public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore, GrantStore {
     /// Throws when the store cannot be read, for `/health`.
     func checkHealth() async throws
 
