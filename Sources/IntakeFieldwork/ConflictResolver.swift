@@ -32,6 +32,14 @@ public struct ConflictResolver: Sendable {
     static let attempts = 3
 
     public func resolve(_ mine: PatientResponse, baseRevision: Int) async throws -> Outcome {
+        try await resolve(mine, baseRevision: baseRevision, asking: choose)
+    }
+
+    /// As ``resolve(_:baseRevision:)``, with `asking` settling conflicts for `ask` (a person at
+    /// this terminal, in the form).
+    public func resolve(_ mine: PatientResponse, baseRevision: Int, asking: ((RecordMerge) async throws -> [RecordMerge.Side])?) async throws
+        -> Outcome
+    {
         for _ in 0..<Self.attempts {
             let theirs: PatientResponse
             let current: Int
@@ -55,7 +63,7 @@ public struct ConflictResolver: Sendable {
                 if merge.conflicts.isEmpty {
                     record = merge.merged
                     how = "merged with revision \(current): \(merge.appliedFromMine.count) change(s) of yours applied, none in conflict"
-                } else if policy == .ask, let choose {
+                } else if policy == .ask, let choose = asking {
                     let sides = try await choose(merge)
                     var index = 0
                     record = merge.resolved { _ in

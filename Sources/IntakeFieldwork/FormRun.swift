@@ -49,12 +49,40 @@ public struct FormRun {
         let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io) { try store.save($0) }
         switch try session.run() {
         case .completed(let record):
-            return report(try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision))
+            let outcome = try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision)
+            if case .stale = outcome, let client, let base = draft.baseRevision {
+                return try await settle(record, baseRevision: base, client: client, questionnaire: questionnaire)
+            }
+            return report(outcome)
         case .quit:
             return .done
         case .inputEnded(let saved):
             return .inputEnded(
                 "Input ended before the record was finished. The draft is saved: intake fill --resume \(saved.response.id.uuidString.lowercased().prefix(8))")
+        }
+    }
+
+    /// Someone saved the record on the server after it was loaded: merge, asking the person
+    /// about each answer both changed (`ask`); the edit stays a draft if it cannot be saved.
+    func settle(_ record: PatientResponse, baseRevision: Int, client: IntakeClient, questionnaire: Questionnaire) async throws -> Ending {
+        let io = self.io
+        let resolver = ConflictResolver(client: client, policy: .ask)
+        let outcome: ConflictResolver.Outcome
+        do {
+            outcome = try await resolver.resolve(record, baseRevision: baseRevision) { merge in
+                ConflictPrompt.choose(merge, questionnaire: questionnaire, io: io)
+            }
+        } catch {
+            return .failed("Someone saved this record on the server after you loaded it, and it could not be merged now (\(error)). Your changes are kept as a draft; try again with 'intake lookup'.")
+        }
+        switch outcome {
+        case .saved(let revision, let how):
+            _ = try store.discard(id: record.id)
+            io.write("Someone saved this record on the server after you loaded it: \(how).")
+            io.write("Saved on the server as revision \(revision).")
+            return .done
+        case .keptServer, .unresolved, .refused:
+            return .failed("Your changes were not saved (\(ConflictResolver.setAsideReason(outcome) ?? "")). They are kept as a draft: 'intake fill --resume'.")
         }
     }
 
