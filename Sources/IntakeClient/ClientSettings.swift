@@ -5,19 +5,35 @@ import Foundation
 public struct ClientSettings: Codable, Sendable, Equatable {
     public var server: String
     public var token: String?
+    /// For https: certificate authorities to trust instead of the system's (a PEM file).
+    public var caFile: String?
+    /// For https: the server's public key pins (`sha256/…`).
+    public var pins: [String]?
 
     public static let fileName = "client.json"
 
-    public init(server: String, token: String?) {
+    public init(server: String, token: String?, caFile: String? = nil, pins: [String]? = nil) {
         self.server = server
         self.token = token
+        self.caFile = caFile
+        self.pins = pins
     }
 
+    /// How the server is trusted over https.
+    public var tls: ClientTLS { ClientTLS(caFile: caFile, pins: pins ?? []) }
+
     /// Flags first, then the environment, then the saved file; nil when no server is configured.
-    public static func resolve(server: String?, token: String?, environment: [String: String], directory: URL) -> ClientSettings? {
+    /// The CA file and pins saved with a server apply to that server only.
+    public static func resolve(
+        server: String?, token: String?, caFile: String? = nil, pins: [String] = [], environment: [String: String], directory: URL
+    ) -> ClientSettings? {
         let saved = load(from: directory)
         guard let url = server ?? environment["INTAKE_SERVER"] ?? saved?.server, !url.isEmpty else { return nil }
-        return ClientSettings(server: url, token: token ?? environment["INTAKE_TOKEN"] ?? saved?.token)
+        let same = saved?.server == url ? saved : nil
+        let envPins = environment["INTAKE_PIN"].map { $0.split(separator: ",").map(String.init) }
+        return ClientSettings(
+            server: url, token: token ?? environment["INTAKE_TOKEN"] ?? saved?.token, caFile: caFile ?? environment["INTAKE_CA_FILE"] ?? same?.caFile,
+            pins: pins.isEmpty ? envPins ?? same?.pins : pins)
     }
 
     public static func load(from directory: URL) -> ClientSettings? {

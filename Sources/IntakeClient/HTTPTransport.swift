@@ -2,9 +2,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
-/// Plain HTTP/1.1 to the server over SwiftNIO, with kept-alive connections reused.
+/// HTTP/1.1 to the server over SwiftNIO (in TLS for https), with kept-alive connections reused.
 ///
 /// URLSession on Linux spends more CPU on its event handling than the server spends storing a
 /// batch; this sends a request with one write and reads the answer as it arrives.
@@ -17,10 +18,13 @@ final class HTTPTransport: Sendable {
     let deadline: TimeAmount
     private let idle = Mutex<[any Channel]>([])
     private static let maxIdle = 8
+    /// For https: how the server is trusted.
+    let tls: TLSSettings?
 
-    init(host: String, port: Int, timeout: TimeInterval) {
+    init(host: String, port: Int, timeout: TimeInterval, tls: TLSSettings? = nil) {
         self.host = host
         self.port = port
+        self.tls = tls
         self.timeout = .milliseconds(Int64(timeout * 1000))
         self.deadline = .milliseconds(Int64(timeout * 4000))
     }
@@ -45,16 +49,28 @@ final class HTTPTransport: Sendable {
     }
 
     private func connect() async throws -> any Channel {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let tls = self.tls
+        let handshake = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(timeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(handshake))
+                    }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(ResponseCollector())
                 }
             }
             .connect(host: host, port: port).get()
+        if let tls {
+            try await Self.secure(channel, tls, handshake: handshake.futureResult)
+        } else {
+            handshake.succeed(())
+        }
+        return channel
     }
 
     private func exchange(on channel: any Channel, method: HTTPMethod, path: String, headers: [(String, String)], body: Data?) async throws

@@ -19,7 +19,8 @@ public final class IntakeClient: Sendable {
     let eventStreams: EventStreamTransport?
 
     /// - Parameter timeout: seconds to wait for an answer before treating the server as unreachable.
-    public init(baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil) {
+    /// - Parameter tls: how an https server is trusted (the system's authorities by default).
+    public init(baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil, tls: ClientTLS = ClientTLS()) {
         self.baseURL = baseURL
         self.token = token
         self.deviceId = deviceId
@@ -33,11 +34,22 @@ public final class IntakeClient: Sendable {
             transport = HTTPTransport(host: host, port: baseURL.port ?? 80, timeout: timeout)
             eventStreams = EventStreamTransport(
                 host: host, port: baseURL.port ?? 80, connectTimeout: .milliseconds(Int64(timeout * 1000)), idleTimeout: .seconds(45))
+        } else if baseURL.scheme == "https", let host = baseURL.host, let context = try? tls.context() {
+            // https over SwiftNIO too: the certificate checked against the CA file or the system's
+            // authorities, and the pins, before anything is sent. (A CA file that does not read
+            // leaves the transport out: every request then fails with what is wrong with it.)
+            let port = baseURL.port ?? 443
+            transport = HTTPTransport(
+                host: host, port: port, timeout: timeout, tls: TLSSettings(options: tls, context: context, host: host, port: port))
+            eventStreams = nil
         } else {
             transport = nil
             eventStreams = nil
         }
+        self.tlsOptions = tls
     }
+
+    let tlsOptions: ClientTLS
 
     deinit {
         session.finishTasksAndInvalidate()
@@ -155,9 +167,15 @@ public final class IntakeClient: Sendable {
             do {
                 let answer = try await transport.send(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: body)
                 return (answer.status, answer.body)
+            } catch let failure as TLSFailure {
+                throw ClientError.insecure("refusing \(baseURL.absoluteString): \(failure)")
             } catch {
                 throw ClientError.offline("cannot reach \(baseURL.absoluteString): \(Self.describe(transportError: error))")
             }
+        }
+        if baseURL.scheme == "https" {
+            // The TLS settings did not load: say why, and send nothing.
+            try tlsOptions.validate()
         }
         guard let url = URL(string: path, relativeTo: baseURL) else { throw ClientError.unexpected("bad path \(path)") }
         var request = URLRequest(url: url)

@@ -54,7 +54,7 @@ struct TestServer {
         var logger = Logger(label: "intake.test")
         logger.logLevel = .warning
         return Application(
-            router: IntakeServerApp.router(services).router, server: IntakeServerApp.httpServer(services.configuration),
+            router: IntakeServerApp.router(services).router, server: try! IntakeServerApp.httpServer(services.configuration),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 

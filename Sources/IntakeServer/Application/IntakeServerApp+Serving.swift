@@ -10,7 +10,7 @@ extension IntakeServerApp {
     ) async throws -> T {
         let bound = BoundPort()
         let app = Application(
-            router: router(services).router, server: httpServer(services.configuration),
+            router: router(services).router, server: try httpServer(services.configuration),
             configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { bound.set($0.localAddress?.port ?? port) }, logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdTLS
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -74,9 +75,9 @@ public enum IntakeServerApp {
         return (router, registrar.routes)
     }
 
-    public static func application(_ services: IntakeServices, logger: Logger) -> some ApplicationProtocol {
+    public static func application(_ services: IntakeServices, logger: Logger) throws -> some ApplicationProtocol {
         Application(
-            router: router(services).router, server: httpServer(services.configuration),
+            router: router(services).router, server: try httpServer(services.configuration),
             configuration: .init(address: .hostname(services.configuration.host, port: services.configuration.port), serverName: "intake"),
             logger: logger)
     }
@@ -84,12 +85,14 @@ public enum IntakeServerApp {
     /// HTTP/1.1 with the configuration's idle timeout (a connection that sends nothing for that
     /// long, such as a keep-alive left open, is closed) and header timeout, and JSON answers to
     /// requests the HTTP parser cannot read (``GuardedHTTP1Channel``).
-    static func httpServer(_ configuration: ServerConfiguration) -> HTTPServerBuilder {
+    static func httpServer(_ configuration: ServerConfiguration) throws -> HTTPServerBuilder {
         func amount(_ duration: Duration) -> TimeAmount {
             .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
         }
         let idle = amount(configuration.idleTimeout), header = amount(configuration.headerTimeout)
-        return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, idleTimeout: idle, headerTimeout: header) }
+        let http = HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, idleTimeout: idle, headerTimeout: header) }
+        guard let tls = configuration.tls else { return http }
+        return try .tls(http, tlsConfiguration: try tls.load())
     }
 
     /// Serves until the process is stopped (SIGINT or SIGTERM end it gracefully): what

@@ -42,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     public var signIn = SignInPolicy()
     /// The clock sign-in delays are measured by (tests move it).
     public var clock: @Sendable () -> Date = { Date() }
+    /// Serve https with this certificate and key; nil for plain http.
+    public var tls: ServerTLSFiles?
     /// Requests per token (``RateLimit``); nil for none.
     public var rateLimit: RateLimit? = .standard
     /// One of ``logLevels``.
@@ -114,6 +116,11 @@ public struct ServerConfiguration: Sendable {
             let list = hosts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
             guard !list.isEmpty else { throw ConfigurationError("INTAKE_SERVER_WEBHOOK_HOSTS is a comma-separated list of host names") }
             webhooks.addresses.hosts = list
+        }
+        switch (environment["INTAKE_SERVER_TLS_CERT"], environment["INTAKE_SERVER_TLS_KEY"]) {
+        case (nil, nil): break
+        case (let certificate?, let key?): tls = ServerTLSFiles(certificateFile: certificate, keyFile: key)
+        default: throw ConfigurationError("INTAKE_SERVER_TLS_CERT and INTAKE_SERVER_TLS_KEY go together: the certificate (PEM, with its chain) and its private key")
         }
         if let level = environment["INTAKE_LOG_LEVEL"] {
             guard Self.logLevels.contains(level) else {

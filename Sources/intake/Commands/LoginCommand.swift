@@ -22,8 +22,14 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(help: "Allow plain http to a server that is not this machine (the password and token then cross the network unencrypted).")
     var insecure = false
 
+    @Option(help: ArgumentHelp("For https: trust the certificate authorities in this PEM file (saved with the server).", valueName: "file"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp("For https: accept only a server whose public key has this hash (repeatable; saved with the server).", valueName: "sha256/base64"))
+    var pin: [String] = []
+
     func run() async throws {
-        let settings = ClientSettings(server: server, token: nil)
+        let settings = ClientSettings(server: server, token: nil, caFile: caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, pins: pin.isEmpty ? nil : pin)
         guard let url = settings.url else {
             throw ValidationError("'\(server)' is not a server URL; give one like http://127.0.0.1:8080.")
         }
@@ -32,10 +38,17 @@ struct LoginCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description + ".")
         }
+        do {
+            try settings.tls.validate()
+        } catch {
+            throw ValidationError(error.description + ".")
+        }
         let password = try PasswordInput.read(fromStdin: passwordStdin, confirm: false)
         do {
-            let token = try await IntakeClient(baseURL: url, token: nil).signIn(username: username, password: password)
-            try ClientSettings(server: server, token: token).save(in: storeOptions.directory)
+            let token = try await IntakeClient(baseURL: url, token: nil, tls: settings.tls).signIn(username: username, password: password)
+            var saved = settings
+            saved.token = token
+            try saved.save(in: storeOptions.directory)
             print("Signed in to \(server) as \(username); the token is saved for intake fill, flush and lookup.")
         } catch let error as ClientError {
             throw ValidationError("Could not sign in: \(error.description).")

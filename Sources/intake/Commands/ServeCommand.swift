@@ -28,7 +28,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default: info, or INTAKE_LOG_LEVEL).")
     var logLevel: String?
 
+    @Option(help: ArgumentHelp("Serve https with this certificate (PEM, with its chain; INTAKE_SERVER_TLS_CERT).", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The certificate's private key (PEM; INTAKE_SERVER_TLS_KEY).", valueName: "file"))
+    var tlsKey: String?
+
     func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together: the certificate and its private key.") }
         if let port, !(0...65535).contains(port) { throw ValidationError("Please give a port from 0 to 65535.") }
         if let logLevel, !ServerConfiguration.logLevels.contains(logLevel) {
             throw ValidationError("Unknown log level '\(logLevel)'; use \(ServerConfiguration.logLevels.joined(separator: ", ")).")
@@ -40,6 +47,13 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let logLevel { configuration.logLevel = logLevel }
+        if let tlsCert, let tlsKey { configuration.tls = ServerTLSFiles(certificateFile: tlsCert, keyFile: tlsKey) }
+        // A certificate that does not load stops the server before it opens the database.
+        do {
+            _ = try configuration.tls?.load()
+        } catch {
+            throw ValidationError(error.description + ".")
+        }
         let services = try await databaseOptions.services(configuration)
         for reference in publish {
             let folder = try QuestionnaireCatalog.commandLine.folder(for: reference)
@@ -49,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
         if try await services.store.userCount() == 0 {
             say("The database has no users yet. Create the first admin: intake admin bootstrap --username admin")
         }
-        say("Serving on http://\(configuration.host):\(configuration.port) (database \(configuration.databaseDescription))")
+        say("Serving on \(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(configuration.port) (database \(configuration.databaseDescription))")
         try await IntakeServerApp.run(services)
     }
 }

@@ -45,9 +45,17 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the server before keeping records offline.")
     var timeout: Double = 15
 
+    @Option(help: ArgumentHelp("For https: trust the certificate authorities in this PEM file instead of the system's (INTAKE_CA_FILE).", valueName: "file"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp("For https: accept only a server whose public key has this hash (repeatable; INTAKE_PIN).", valueName: "sha256/base64"))
+    var pin: [String] = []
+
     /// The client, or nil when no server is configured.
     func client(dataDirectory: URL) throws -> IntakeClient? {
-        guard let settings = ClientSettings.resolve(server: server, token: token, environment: ProcessInfo.processInfo.environment, directory: dataDirectory)
+        guard
+            let settings = ClientSettings.resolve(
+                server: server, token: token, caFile: caFile, pins: pin, environment: ProcessInfo.processInfo.environment, directory: dataDirectory)
         else { return nil }
         guard let url = settings.url else {
             throw ValidationError("'\(settings.server)' is not a server URL; give one like http://127.0.0.1:8080 with --server or INTAKE_SERVER.")
@@ -57,7 +65,12 @@ struct ClientOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.description + ".")
         }
-        return IntakeClient(baseURL: url, token: settings.token, timeout: timeout, deviceId: DeviceId.load(in: dataDirectory))
+        do {
+            try settings.tls.validate()
+        } catch {
+            throw ValidationError(error.description + ".")
+        }
+        return IntakeClient(baseURL: url, token: settings.token, timeout: timeout, deviceId: DeviceId.load(in: dataDirectory), tls: settings.tls)
     }
 
     /// The client, for commands that only make sense with a server.
