@@ -52,7 +52,7 @@ struct TLSFixtures {
     /// after a handshake: it shows that a refused server was sent nothing.
     func listener(certificate: String, log: String) throws -> (process: Process, port: Int) {
         let script = """
-            import socket, ssl, sys
+            socket, ssl, sys = __import__("socket"), __import__("ssl"), __import__("sys")
             cert, key, log = sys.argv[1], sys.argv[2], sys.argv[3]
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(cert, key)
