@@ -76,7 +76,8 @@ enum ChangePageReader {
             }
         }
         switch (type, id, cursor) {
-        case ("deleted", let id?, let cursor?):
+        case ("deleted", let id?, let cursor?), ("removed", let id?, let cursor?):
+            // Deleted, or out of the reader's reach: either way the copy drops it.
             return .deleted(id, cursor: cursor)
         case ("record", _, let cursor?):
             guard let record, let revision else { throw reader.error("a record change lacks its record or revision") }

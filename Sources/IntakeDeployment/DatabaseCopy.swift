@@ -222,6 +222,9 @@ struct CopiedTable: Sendable {
                 ("id", .text), ("recordId", .text), ("toUser", .text), ("toTeamId", .integer), ("access", .text), ("expiresAt", .real),
                 ("grantedBy", .text), ("grantedAt", .real), ("revokedAt", .real), ("revokedBy", .text),
             ], order: "id"),
+        CopiedTable(
+            source: "questionnaireAccess", target: "questionnaireAccess",
+            columns: [("questionnaireId", .text), ("collectorOnly", .boolean), ("changedBy", .text), ("changedAt", .real)], order: "questionnaireId"),
         CopiedTable(source: "changeHorizon", target: "changeHorizon", columns: [("teamId", .integer), ("teamSeq", .integer)], order: "teamId"),
     ]
 

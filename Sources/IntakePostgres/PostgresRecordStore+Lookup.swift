@@ -79,12 +79,13 @@ struct PostgresLookupIndex: LookupIndex {
         }
     }
 
-    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8])] {
+    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8], receivedBy: String)] {
         guard !ids.isEmpty else { return [:] }
-        var found: [String: (revision: Int, body: [UInt8])] = [:]
-        let rows = try await client.query("SELECT id, revision, body FROM record WHERE id = ANY(\(ids))", logger: logger)
-        for try await (id, revision, body) in rows.decode((String, Int, ByteBuffer).self) {
-            found[id] = (revision, Array(body.readableBytesView))
+        var found: [String: (revision: Int, body: [UInt8], receivedBy: String)] = [:]
+        let rows = try await client.query(
+            "SELECT id, revision, body, receivedBy FROM record WHERE id = ANY(\(ids)) AND deletedAt IS NULL", logger: logger)
+        for try await (id, revision, body, receivedBy) in rows.decode((String, Int, ByteBuffer, String).self) {
+            found[id] = (revision, Array(body.readableBytesView), receivedBy)
         }
         return found
     }

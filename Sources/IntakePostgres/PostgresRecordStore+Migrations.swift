@@ -517,6 +517,20 @@ extension PostgresRecordStore {
                 "CREATE INDEX recordGrant_team ON recordGrant (toTeamId, expiresAt) WHERE toTeamId IS NOT NULL",
             ]
         ),
+        (
+            "v20: questionnaires whose records only their collectors (and coordinators) see",
+            [
+                """
+                CREATE TABLE questionnaireAccess (
+                    questionnaireId TEXT PRIMARY KEY,
+                    collectorOnly BOOLEAN NOT NULL,
+                    changedBy TEXT NOT NULL,
+                    changedAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX record_questionnaire ON record (questionnaireId, changeSeq)",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -44,3 +44,44 @@ extension PostgresRecordStore {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }
+
+extension PostgresRecordStore {
+    public func setCollectorOnly(questionnaireId: String, _ collectorOnly: Bool, by user: String, at time: Date) async throws -> Bool {
+        try await transaction { connection in
+            // The change lock: the records' new cursors are given out in commit order.
+            try await Self.lock(Self.changeLock, connection)
+            let current = try await connection.query(
+                "SELECT collectorOnly FROM questionnaireAccess WHERE questionnaireId = \(questionnaireId)", logger: Self.logger
+            ).collect().first?.decode(Bool.self)
+            guard (current ?? false) != collectorOnly else { return false }
+            try await connection.query(
+                """
+                INSERT INTO questionnaireAccess (questionnaireId, collectorOnly, changedBy, changedAt)
+                VALUES (\(questionnaireId), \(collectorOnly), \(user), \(Self.timestamp(time)))
+                ON CONFLICT (questionnaireId) DO UPDATE SET collectorOnly = EXCLUDED.collectorOnly, changedBy = EXCLUDED.changedBy,
+                    changedAt = EXCLUDED.changedAt
+                """, logger: Self.logger)
+            let rows = try await connection.query(
+                "SELECT id, teamId FROM record WHERE questionnaireId = \(questionnaireId) AND deletedAt IS NULL ORDER BY changeSeq", logger: Self.logger
+            ).collect()
+            for row in rows {
+                let (id, teamId) = try row.decode((String, Int64).self)
+                try await connection.query(
+                    """
+                    UPDATE record SET changeSeq = nextval('record_change'),
+                        teamSeq = (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = \(teamId))
+                    WHERE id = \(id)
+                    """, logger: Self.logger)
+            }
+            _ = try await Self.appendAudit(
+                [AuditEntry(at: time, actor: user, action: .questionnaireAccess, subject: questionnaireId, details: ["collectorOnly": String(collectorOnly)])],
+                connection)
+            return true
+        }
+    }
+
+    public func collectorOnlyQuestionnaires() async throws -> Set<String> {
+        let rows = try await client.query("SELECT questionnaireId FROM questionnaireAccess WHERE collectorOnly", logger: Self.logger).collect()
+        return Set(try rows.map { try $0.decode(String.self) })
+    }
+}

@@ -69,15 +69,16 @@ struct SQLiteLookupIndex: LookupIndex {
         }
     }
 
-    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8])] {
+    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8], receivedBy: String)] {
         guard !ids.isEmpty else { return [:] }
         return try await database.read { db in
-            var found: [String: (revision: Int, body: [UInt8])] = [:]
+            var found: [String: (revision: Int, body: [UInt8], receivedBy: String)] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT id, revision, body FROM record WHERE id IN (\(databaseQuestionMarks(count: ids.count)))",
+                db,
+                sql: "SELECT id, revision, body, receivedBy FROM record WHERE id IN (\(databaseQuestionMarks(count: ids.count))) AND deletedAt IS NULL",
                 arguments: StatementArguments(ids))
             {
-                found[row["id"]] = (row["revision"], Array((row["body"] as String).utf8))
+                found[row["id"]] = (row["revision"], Array((row["body"] as String).utf8), row["receivedBy"])
             }
             return found
         }

@@ -44,3 +44,40 @@ extension SQLiteRecordStore {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }
+
+extension SQLiteRecordStore {
+    public func setCollectorOnly(questionnaireId: String, _ collectorOnly: Bool, by user: String, at time: Date) async throws -> Bool {
+        try await database.write { db in
+            let current = try Bool.fetchOne(db, sql: "SELECT collectorOnly FROM questionnaireAccess WHERE questionnaireId = ?", arguments: [questionnaireId])
+            guard (current ?? false) != collectorOnly else { return false }
+            try db.execute(
+                sql: """
+                    INSERT INTO questionnaireAccess (questionnaireId, collectorOnly, changedBy, changedAt) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (questionnaireId) DO UPDATE SET collectorOnly = excluded.collectorOnly, changedBy = excluded.changedBy,
+                        changedAt = excluded.changedAt
+                    """,
+                arguments: [questionnaireId, collectorOnly, user, Self.timestamp(time)])
+            // Every record of it counts as changed: the change feed brings or takes them away.
+            for row in try Row.fetchAll(
+                db, sql: "SELECT id, teamId FROM record WHERE questionnaireId = ? AND deletedAt IS NULL ORDER BY changeSeq", arguments: [questionnaireId])
+            {
+                try db.execute(
+                    sql: """
+                        UPDATE record SET changeSeq = (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
+                            teamSeq = (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = ?)
+                        WHERE id = ?
+                        """, arguments: [row["teamId"] as Int64, row["id"] as String])
+            }
+            _ = try Self.appendAudit(
+                [AuditEntry(at: time, actor: user, action: .questionnaireAccess, subject: questionnaireId, details: ["collectorOnly": String(collectorOnly)])],
+                db)
+            return true
+        }
+    }
+
+    public func collectorOnlyQuestionnaires() async throws -> Set<String> {
+        try await database.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT questionnaireId FROM questionnaireAccess WHERE collectorOnly = 1"))
+        }
+    }
+}

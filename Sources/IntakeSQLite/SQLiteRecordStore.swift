@@ -502,6 +502,18 @@ extension SQLiteRecordStore {
                     CREATE INDEX recordGrant_team ON recordGrant (toTeamId, expiresAt) WHERE toTeamId IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v22: questionnaires whose records only their collectors (and coordinators) see") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE questionnaireAccess (
+                        questionnaireId TEXT PRIMARY KEY NOT NULL,
+                        collectorOnly INTEGER NOT NULL,
+                        changedBy TEXT NOT NULL,
+                        changedAt REAL NOT NULL
+                    );
+                    CREATE INDEX record_questionnaire ON record (questionnaireId, changeSeq);
+                    """)
+        }
         return migrator
     }
 

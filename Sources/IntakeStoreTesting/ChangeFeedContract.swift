@@ -109,3 +109,59 @@ public enum ChangeFeedContract {
         #expect(seen == Set(records.map(\.id)), "the reader saw every record")
     }
 }
+
+/// What every store must do with collector-only questionnaires: keep the setting, count every
+/// record of the questionnaire as changed when it flips (so feeds re-send them), audit it, and
+/// stay consistent when two servers flip it at once.
+public enum CollectorOnlyContract {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    public static func flippingTheSettingCountsTheQuestionnairesRecordsAsChanged(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "clinic", at: start)
+        let records = (0..<3).map { RecordStoreContract.record(4000 + UInt64($0)) }
+        _ = try await store.ingest(try records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "fatima"), at: start)
+        let questionnaire = records[0].questionnaire.id
+        #expect(try await store.collectorOnlyQuestionnaires().isEmpty)
+        #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, false, by: "admin", at: start) == false, "already team-wide")
+        #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, true, by: "admin", at: start + 1))
+        #expect(try await store.collectorOnlyQuestionnaires() == [questionnaire])
+        #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, true, by: "admin", at: start + 2) == false)
+        let after = try await store.changes(teamId: team.id, after: 3, limit: 10)
+        #expect(Set(after.changes.map(\.id)) == Set(records.map(\.id)) && after.changes.map(\.cursor) == [4, 5, 6], "each record comes again")
+        #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, false, by: "admin", at: start + 3))
+        #expect(try await store.collectorOnlyQuestionnaires().isEmpty)
+        #expect(try await store.changes(teamId: team.id, after: 6, limit: 10).changes.count == 3)
+        let events = try await store.auditEvents(AuditQuery(action: "questionnaire.access"))
+        #expect(events.map { $0.details["collectorOnly"] } == ["true", "false"] && events.allSatisfy { $0.subject == questionnaire })
+    }
+
+    /// Two servers flipping the setting at once while records are saved: the setting ends as the
+    /// last flip left it, and no two changes share a cursor.
+    public static func twoServersFlippingAtOnceLeaveOneSettingAndUniqueCursors(_ kind: some RecordStoreFactory) async throws {
+        let database = try kind.newDatabase()
+        let first = try await kind.open(database: database)
+        let second = try await kind.open(database: database)
+        let team = try await first.createTeam(name: "clinic", at: start)
+        let owner = RecordOwner(teamId: team.id, username: "fatima")
+        let records = (0..<10).map { RecordStoreContract.record(4100 + UInt64($0)) }
+        _ = try await first.ingest(try records.prefix(5).map(IngestItem.init), owner: owner, at: start)
+        let questionnaire = records[0].questionnaire.id
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for round in 0..<6 {
+                let store = round.isMultiple(of: 2) ? first : second
+                group.addTask { _ = try await store.setCollectorOnly(questionnaireId: questionnaire, round % 3 != 0, by: "admin", at: start) }
+            }
+            for record in records.suffix(5) {
+                group.addTask { _ = try await second.ingest([try IngestItem(record: record)], owner: owner, at: start) }
+            }
+            try await group.waitForAll()
+        }
+        let page = try await first.changes(teamId: team.id, after: 0, limit: 100)
+        #expect(page.changes.count == 10 && Set(page.changes.map(\.cursor)).count == 10, "each record once, no cursor shared")
+        let flips = try await first.auditEvents(AuditQuery(action: "questionnaire.access"))
+        let last = flips.last.map { $0.details["collectorOnly"] == "true" } ?? false
+        #expect(try await first.collectorOnlyQuestionnaires().contains(questionnaire) == last, "the setting is what the last flip left")
+        #expect(try await AuditLog(store: first).verify().isSound)
+    }
+}

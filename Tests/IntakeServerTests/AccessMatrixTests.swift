@@ -108,6 +108,10 @@ struct AccessMatrixTests {
                 method: .delete, route: "/v1/records/{id}/grants/{grant}", uri: "/v1/records/{own}/grants/{fresh}",
                 expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .notFound, "researcher": .forbidden, "admin": .forbidden]),
             Case(method: .get, route: "/v1/grants", uri: "/v1/grants", expected: writers(.ok)),
+            Case(method: .get, route: "/v1/questionnaires/{id}/access", uri: "/v1/questionnaires/{qid}/access", expected: everyone(.ok)),
+            Case(
+                method: .put, route: "/v1/questionnaires/{id}/access", uri: "/v1/questionnaires/{qid}/access", expected: admins(.ok),
+                body: { _, _, _ in json(["collectorOnly": false]) }),
             Case(method: .get, route: "/v1/changes/stream", uri: "/v1/changes/stream", expected: writers(.ok)),
             Case(
                 method: .post, route: "/v1/tombstones/purge", uri: "/v1/tombstones/purge", expected: admins(.ok),

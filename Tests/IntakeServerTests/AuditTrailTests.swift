@@ -272,3 +272,14 @@ struct GrantStoreContractTests {
         try await GrantStoreContract.aGrantRacingTheRecordsDeletionNeverOutlivesIt(kind)
     }
 }
+
+/// Every requirement of collector-only questionnaires, on every store.
+struct CollectorOnlyContractTests {
+    @Test(arguments: StoreKind.allCases) func flippingTheSettingCountsTheQuestionnairesRecordsAsChanged(_ kind: StoreKind) async throws {
+        try await CollectorOnlyContract.flippingTheSettingCountsTheQuestionnairesRecordsAsChanged(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func twoServersFlippingAtOnceLeaveOneSettingAndUniqueCursors(_ kind: StoreKind) async throws {
+        try await CollectorOnlyContract.twoServersFlippingAtOnceLeaveOneSettingAndUniqueCursors(kind)
+    }
+}

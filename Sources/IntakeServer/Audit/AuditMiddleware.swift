@@ -24,7 +24,7 @@ struct AuditMiddleware: RouterMiddleware {
     static let ownRecords: [(HTTPRequest.Method, [String])] = [
         (.post, ["records"]), (.post, ["records", "batch"]), (.put, ["records", "*"]), (.get, ["records", "*"]),
         (.get, ["records", "*", "revisions"]), (.get, ["records"]), (.delete, ["records", "*"]), (.post, ["tombstones", "purge"]),
-        (.post, ["records", "*", "grants"]), (.delete, ["records", "*", "grants", "*"]),
+        (.post, ["records", "*", "grants"]), (.delete, ["records", "*", "grants", "*"]), (.put, ["questionnaires", "*", "access"]),
         (.post, ["sessions"]), (.post, ["users"]), (.patch, ["users", "*"]), (.post, ["teams"]),
         (.patch, ["teams", "*", "members", "*"]), (.delete, ["teams", "*", "members", "*"]), (.post, ["invitations", "*", "accept"]),
         (.get, ["patients"]), (.get, ["patients", "*"]), (.put, ["patients", "*", "consent"]), (.get, ["exports"]),

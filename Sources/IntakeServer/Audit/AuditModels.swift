@@ -34,6 +34,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case tombstonePurge = "record.purge"
     case grantCreate = "grant.create"
     case grantRevoke = "grant.revoke"
+    /// A questionnaire made collector-only, or team-wide again.
+    case questionnaireAccess = "questionnaire.access"
     case lookup
     case export
     case consentChange = "consent.change"

@@ -29,6 +29,7 @@ struct ChangeController {
                 }
                 wait = min(.seconds(seconds), services.configuration.longPollLimit)
             }
+            let reach = Reach(username: user.username, hidden: try await services.records.collectorOnly(for: user))
             var (page, reset) = try await read(team: team, since: since, limit: limit + 1)
             if page.changes.isEmpty, let wait {
                 // Nothing new: hold the request until a change is saved here, the poll interval
@@ -53,7 +54,7 @@ struct ChangeController {
             writer.beginObject()
             writer.key("changes")
             writer.beginArray()
-            for change in changes { Self.write(change, into: &writer) }
+            for change in changes { Self.write(change, reach: reach, into: &writer) }
             writer.endArray()
             writer.key("cursor")
             writer.string(String(changes.last?.cursor ?? (reset ? 0 : since)))
@@ -67,7 +68,8 @@ struct ChangeController {
             return JSONCoding.response(json: writer.bytes)
         }
         routes.on(.get, "/v1/changes/stream", query: ["since"]) { request, context in
-            let (_, team) = try context.requireTeam(RecordController.writers)
+            let (user, team) = try context.requireTeam(RecordController.writers)
+            let reach = Reach(username: user.username, hidden: try await services.records.collectorOnly(for: user))
             let parameters = try QueryParameters.read(request, accepted: ["since"])
             // Where to resume: the last event the client saw (its Last-Event-ID), or `since`.
             var since: Int64 = 0
@@ -81,7 +83,9 @@ struct ChangeController {
                 body: ResponseBody { writer in
                     let stopping = ShutdownSignal(hub: services.records.changes)
                     try await withGracefulShutdownHandler {
-                        try await stream(team: team, since: start, until: stopping) { text in try await writer.write(ByteBuffer(string: text)) }
+                        try await stream(team: team, since: start, reach: reach, until: stopping) { text in
+                            try await writer.write(ByteBuffer(string: text))
+                        }
                     } onGracefulShutdown: {
                         stopping.raise()
                     }
@@ -100,7 +104,7 @@ struct ChangeController {
     /// Each change as an event (`record` or `deleted`, its cursor as id); `reset` first when the
     /// reader must drop its copy and start again. A comment every 15 s keeps the connection open;
     /// the server ends the stream after its lifetime (the client reconnects with Last-Event-ID).
-    private func stream(team: Int64, since: Int64, until stopping: ShutdownSignal, write: (String) async throws -> Void) async throws {
+    private func stream(team: Int64, since: Int64, reach: Reach, until stopping: ShutdownSignal, write: (String) async throws -> Void) async throws {
         try await write("retry: 2000\n\n")
         let hub = services.records.changes
         var since = since
@@ -112,8 +116,7 @@ struct ChangeController {
             if reset { try await write("event: reset\ndata: {}\n\n") }
             for change in page.changes {
                 var writer = JSONWriter()
-                Self.write(change, into: &writer)
-                let type = if case .deleted = change.kind { "deleted" } else { "record" }
+                let type = Self.write(change, reach: reach, into: &writer)
                 try await write("id: \(change.cursor)\nevent: \(type)\ndata: \(String(decoding: writer.bytes, as: UTF8.self))\n\n")
                 since = change.cursor
                 lastWrite = ContinuousClock.now
@@ -136,15 +139,34 @@ struct ChangeController {
         return value
     }
 
-    /// `{"type": "record", "id", "cursor", "revision", "receivedBy", "receivedAt", "updatedAt", "record"}`
-    /// or `{"type": "deleted", "id", "cursor", "deletedAt", "deletedBy"}` (the reason stays on the server).
-    static func write(_ change: RecordChange, into writer: inout JSONWriter) {
+    /// What a reader may see of the team's records: all but the collector-only questionnaires'
+    /// records that another field worker collected.
+    struct Reach: Sendable {
+        var username: String
+        var hidden: Set<String>
+
+        func sees(_ stored: StoredRecord) -> Bool { !hidden.contains(stored.record.questionnaire.id) || stored.receivedBy == username }
+    }
+
+    /// `{"type": "record", "id", "cursor", "revision", "receivedBy", "receivedAt", "updatedAt", "record"}`,
+    /// `{"type": "deleted", "id", "cursor", "deletedAt", "deletedBy"}` (the reason stays on the server),
+    /// or `{"type": "removed", "id", "cursor", "reason": "out_of_reach"}` for a record the reader may
+    /// not see (any copy of it must go). Returns the type.
+    @discardableResult
+    static func write(_ change: RecordChange, reach: Reach, into writer: inout JSONWriter) -> String {
         writer.beginObject()
         writer.key("cursor")
         writer.string(String(change.cursor))
         writer.key("id")
         writer.string(change.id.uuidString.lowercased())
+        defer { writer.endObject() }
         switch change.kind {
+        case .saved(let stored) where !reach.sees(stored):
+            writer.key("reason")
+            writer.string("out_of_reach")
+            writer.key("type")
+            writer.string("removed")
+            return "removed"
         case .saved(let stored):
             writer.key("receivedAt")
             writer.string(Timestamp.string(from: stored.receivedAt))
@@ -158,6 +180,7 @@ struct ChangeController {
             writer.string("record")
             writer.key("updatedAt")
             writer.string(Timestamp.string(from: stored.updatedAt))
+            return "record"
         case .deleted(let tombstone):
             writer.key("deletedAt")
             writer.string(Timestamp.string(from: tombstone.deletedAt))
@@ -165,7 +188,7 @@ struct ChangeController {
             writer.string(tombstone.deletedBy)
             writer.key("type")
             writer.string("deleted")
+            return "deleted"
         }
-        writer.endObject()
     }
 }

@@ -83,5 +83,39 @@ struct QuestionnaireController {
             let (published, isNew) = try await services.questionnaires.publish(files: body.files, lists: body.lists ?? [:])
             return try JSONCoding.response(Summary(published), status: isNew ? .created : .ok)
         }
+        routes.on(.get, "/v1/questionnaires/{id}/access") { _, context in
+            _ = try context.require(Set(Role.allCases))
+            let id = try await publishedId(context)
+            return try JSONCoding.response(Access(questionnaireId: id, collectorOnly: try await services.store.collectorOnlyQuestionnaires().contains(id)))
+        }
+        routes.on(.put, "/v1/questionnaires/{id}/access") { request, context in
+            let user = try context.require([.admin])
+            let id = try await publishedId(context)
+            let body = try JSONCoding.decode(
+                AccessBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+            let changed = try await services.store.setCollectorOnly(questionnaireId: id, body.collectorOnly, by: user.username, at: Date())
+            if changed { services.records.changes.notify() }
+            return try JSONCoding.response(Access(questionnaireId: id, collectorOnly: body.collectorOnly, changed: changed))
+        }
+    }
+
+    /// The `{id}` of a questionnaire that has at least one published version; 404 otherwise.
+    private func publishedId(_ context: IntakeRequestContext) async throws -> String {
+        let id = try context.parameters.require("id")
+        guard try await services.store.questionnaires().contains(where: { $0.id == id }) else { throw APIError.notFound("questionnaire \(id.prefix(100))") }
+        return id
+    }
+
+    struct AccessBody: RequestBody {
+        var collectorOnly: Bool
+        static let fields: Set<String> = ["collectorOnly"]
+    }
+
+    /// Who of a team sees a questionnaire's records: `collectorOnly`, the field workers who
+    /// collected them (and the coordinators, and grants and referrals); otherwise the whole team.
+    struct Access: Encodable {
+        var questionnaireId: String
+        var collectorOnly: Bool
+        var changed: Bool?
     }
 }

@@ -181,7 +181,11 @@ struct RecordController {
             }
             throw APIError.notFound("record \(Self.key(id))")
         }
-        if stored.teamId == team { return stored }
+        if stored.teamId == team {
+            // A collector-only questionnaire's record is its collector's (and the coordinators').
+            let hidden = try await services.records.collectorOnly(for: user)
+            if !hidden.contains(stored.record.questionnaire.id) || stored.receivedBy == user.username { return stored }
+        }
         let access = try await access(to: id, user: user, team: team)
         guard access.read else { throw APIError.notFound("record \(Self.key(id))") }
         if toEdit, !access.edit {

@@ -16,6 +16,13 @@ public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore, 
     func questionnaire(id: String, version: String) async throws -> PublishedQuestionnaire?
     /// Every published version, newest first.
     func questionnaires() async throws -> [PublishedQuestionnaire]
+    /// Makes a questionnaire's records visible to the field workers who collected them only (and
+    /// to coordinators), or to the whole team again. Every record of it counts as changed, so the
+    /// change feed tells copies what they may now hold; audited with the change. Returns false
+    /// when the setting was already so.
+    func setCollectorOnly(questionnaireId: String, _ collectorOnly: Bool, by user: String, at time: Date) async throws -> Bool
+    /// The questionnaires whose records field workers see only when they collected them.
+    func collectorOnlyQuestionnaires() async throws -> Set<String>
 
     // MARK: Records
 

@@ -145,8 +145,14 @@ public struct LookupMatch: Sendable {
     public var updatedAt: Date
     /// Higher is better: exact matches outrank prefixes, which outrank substrings.
     public var score: Int
+    /// Who sent it to the server (for collector-only questionnaires).
+    public var receivedBy: String
 
-    package init(id: UUID, revision: Int, status: PatientResponse.Status, questionnaire: QuestionnaireReference, patient: PatientIdentification, updatedAt: Date, score: Int) {
+    package init(
+        id: UUID, revision: Int, status: PatientResponse.Status, questionnaire: QuestionnaireReference, patient: PatientIdentification, updatedAt: Date,
+        score: Int, receivedBy: String = ""
+    ) {
+        self.receivedBy = receivedBy
         self.id = id
         self.revision = revision
         self.status = status

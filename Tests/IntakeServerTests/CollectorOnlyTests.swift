@@ -1,0 +1,55 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import IntakeCore
+import Testing
+
+@testable import IntakeServer
+
+/// A collector-only questionnaire over HTTP: field workers see their own records of it only, in
+/// every way in (read, edit, lookup, change feed); coordinators see the team's.
+struct CollectorOnlyTests {
+    @Test func fieldWorkersSeeOnlyTheRecordsTheyCollectedAndCoordinatorsSeeAll() async throws {
+        var server = try await TestServer.make()
+        try await server.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
+        let mine = server.record(seed: 900, familyName: "Haddad"), theirs = server.record(seed: 901, familyName: "Haddad")
+        let qid = server.questionnaire.reference.id
+        try await server.application().test(.router) { [server] client in
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: mine).status == .created)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a2", in: server, json: theirs).status == .created)
+            let theirPath = "/v1/records/\(theirs.id.uuidString.lowercased())"
+            #expect(try await client.send(.get, theirPath, as: "fieldworker-a", in: server).status == .ok, "team-wide by default")
+            let feed = try await client.send(.get, "/v1/changes", as: "fieldworker-a", in: server)
+            let cursor = try #require(feed.json["cursor"] as? String)
+
+            #expect(try await client.send(.put, "/v1/questionnaires/\(qid)/access", as: "coordinator-a", in: server, json: ["collectorOnly": true]).status == .forbidden)
+            let set = try await client.send(.put, "/v1/questionnaires/\(qid)/access", as: "admin", in: server, json: ["collectorOnly": true])
+            #expect(set.status == .ok && set.json["changed"] as? Bool == true)
+            #expect(try await client.send(.get, "/v1/questionnaires/\(qid)/access", as: "fieldworker-a", in: server).json["collectorOnly"] as? Bool == true)
+            #expect(try await client.send(.put, "/v1/questionnaires/nope/access", as: "admin", in: server, json: ["collectorOnly": true]).status == .notFound)
+
+            #expect(try await client.send(.get, theirPath, as: "fieldworker-a", in: server).status == .notFound)
+            #expect(try await client.send(.get, theirPath + "/revisions", as: "fieldworker-a", in: server).status == .notFound)
+            let edit = try await client.send(.put, theirPath, as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: theirs.with { $0.patient.externalId = "X" }))
+            #expect(edit.status == .notFound)
+            #expect(try await client.send(.get, "/v1/records/\(mine.id.uuidString.lowercased())", as: "fieldworker-a", in: server).status == .ok)
+            #expect(try await client.send(.get, theirPath, as: "fieldworker-a2", in: server).status == .ok, "their own")
+            #expect(try await client.send(.get, theirPath, as: "coordinator-a", in: server).status == .ok, "coordinators see the team's")
+            let found = try await client.send(.get, "/v1/records?familyName=Haddad", as: "fieldworker-a", in: server)
+            #expect((found.json["results"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [mine.id.uuidString.lowercased()], "\(found.text)")
+            let coordinatorFinds = try await client.send(.get, "/v1/records?familyName=Haddad", as: "coordinator-a", in: server)
+            #expect((coordinatorFinds.json["results"] as? [Any])?.count == 2)
+
+            // The feed re-sends every record of it: the other's record as out of reach, without its content.
+            let next = try await client.send(.get, "/v1/changes?since=\(cursor)", as: "fieldworker-a", in: server)
+            let changes = next.json["changes"] as? [[String: Any]] ?? []
+            let byId = Dictionary(uniqueKeysWithValues: changes.compactMap { change in (change["id"] as? String).map { ($0, change) } })
+            #expect(byId[theirs.id.uuidString.lowercased()]?["type"] as? String == "removed")
+            #expect(byId[theirs.id.uuidString.lowercased()]?["reason"] as? String == "out_of_reach")
+            #expect(byId[mine.id.uuidString.lowercased()]?["type"] as? String == "record")
+            #expect(!next.text.contains(theirs.patient.givenName), "nothing of the other's record")
+            let coordinatorFeed = try await client.send(.get, "/v1/changes?since=\(cursor)", as: "coordinator-a", in: server)
+            #expect((coordinatorFeed.json["changes"] as? [[String: Any]])?.allSatisfy { $0["type"] as? String == "record" } == true)
+        }
+    }
+}
