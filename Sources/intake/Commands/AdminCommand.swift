@@ -9,7 +9,7 @@ struct AdminCommand: AsyncParsableCommand {
         abstract: "Manage the server's users, teams, tokens and questionnaires directly in its database.",
         subcommands: [
             Bootstrap.self, TeamCommand.self, UserCommand.self, TokenCommand.self, PublishCommand.self, CopyDatabaseCommand.self, AuditCommand.self,
-            PurgeTombstonesCommand.self,
+            PurgeTombstonesCommand.self, CollectorOnlyCommand.self,
         ]
     )
 
