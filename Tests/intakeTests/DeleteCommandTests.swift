@@ -55,5 +55,13 @@ struct DeleteCommandTests {
         let listed = try intake.run(["admin", "audit", "list", "--action", "record"])
         #expect(listed.stdout.contains("\tcora\trecord.delete\t\(id.lowercased())") && listed.stdout.contains("record.purge"), "\(listed.stdout)")
         #expect(!listed.stdout.contains("entered twice"), "the reason is not on the trail")
+
+        // Collector-only, set on the database by an admin.
+        let on = try intake.run(["admin", "collector-only", "refugee-health", "on"])
+        #expect(on.status == 0 && on.stdout.contains("now visible only to the field workers who collected them"), "\(on.stdout)\(on.stderr)")
+        #expect(try intake.run(["admin", "collector-only", "refugee-health", "on"]).stdout.contains("already"))
+        let unknown = try intake.run(["admin", "collector-only", "nope", "on"])
+        #expect(unknown.status != 0 && unknown.stderr.contains("No questionnaire 'nope' is published"), "\(unknown.stderr)")
+        #expect(try intake.run(["admin", "audit", "list", "--action", "questionnaire.access"]).stdout.contains("collectorOnly=true"))
     }
 }
