@@ -49,3 +49,17 @@ extension IntakeClient {
         return value
     }
 }
+
+/// Transfers: a record, or a patient with all their records, to another team.
+extension IntakeClient {
+    /// Moves a record (`patient: false`) or a registry patient and their records to `team`;
+    /// the ids of the records moved.
+    public func transfer(_ id: UUID, patient: Bool, toTeam team: String) async throws(ClientError) -> [String] {
+        struct Moved: Decodable { var transferred: [String] }
+        let path = "/v1/\(patient ? "patients" : "records")/\(id.uuidString.lowercased())/transfer"
+        let (status, data) = try await send("POST", path, body: try? JSONEncoder().encode(["toTeam": team]))
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        guard let moved = try? JSONDecoder().decode(Moved.self, from: data) else { throw ClientError.unexpected("the server's answer to the transfer could not be read") }
+        return moved.transferred
+    }
+}

@@ -135,7 +135,7 @@ struct CopiedTable: Sendable {
                 ("status", .text), ("revision", .integer), ("createdAt", .real), ("updatedAt", .real), ("receivedAt", .real),
                 ("givenNameKey", .text), ("familyNameKey", .text), ("dateOfBirth", .text), ("externalId", .text), ("body", .text),
                 ("changeSeq", .integer), ("teamSeq", .integer), ("patientId", .text), ("firstChangeSeq", .integer), ("firstTeamSeq", .integer),
-                ("deletedAt", .real), ("deletedBy", .text), ("deleteReason", .text),
+                ("deletedAt", .real), ("deletedBy", .text), ("deleteReason", .text), ("exitOf", .text), ("exitTo", .integer),
             ], order: "changeSeq"),
         CopiedTable(
             source: "recordRevision", target: "recordRevision",

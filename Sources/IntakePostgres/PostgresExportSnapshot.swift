@@ -36,7 +36,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
         case count(ExportQuery, CheckedContinuation<Int, any Error>)
         case page(ExportQuery, CheckedContinuation<[ExportedRecord], any Error>)
         case withdrawn(ExportQuery, CheckedContinuation<[UUID], any Error>)
-        case deleted(ExportQuery, CheckedContinuation<[UUID], any Error>)
+        case deleted(ExportQuery, CheckedContinuation<[RemovedRecord], any Error>)
         case reports(ExportQuery, ReportPosition?, Int, CheckedContinuation<[Report], any Error>)
 
         func fail(_ error: any Error) {
@@ -171,7 +171,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
         return try rows.compactMap { UUID(uuidString: try $0.decode(String.self)) }
     }
 
-    private static func deleted(_ query: ExportQuery, _ connection: PostgresConnection) async throws -> [UUID] {
+    private static func deleted(_ query: ExportQuery, _ connection: PostgresConnection) async throws -> [RemovedRecord] {
         guard let previous = query.previous else { return [] }
         let column = cursorColumn(query)
         var binds = PostgresBindings()
@@ -181,6 +181,9 @@ final class PostgresExportSnapshot: ExportSnapshot {
         if let team = query.teamId {
             binds.append(team)
             sql += " AND r.teamId = $\(binds.count)"
+        } else {
+            // A record that moved between teams is still in an export of every team.
+            sql += " AND r.exitOf IS NULL"
         }
         switch previous {
         case .cursor(let after):
@@ -192,9 +195,14 @@ final class PostgresExportSnapshot: ExportSnapshot {
             sql += " AND r.deletedAt >= $\(binds.count) AND r.receivedAt < $\(binds.count)"
         }
         let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", binds: binds), logger: PostgresRecordStore.logger
+            PostgresQuery(
+                unsafeSQL: "SELECT COALESCE(r.exitOf, r.id), r.exitOf IS NOT NULL FROM record r WHERE \(sql) ORDER BY r.\(column)", binds: binds),
+            logger: PostgresRecordStore.logger
         ).collect()
-        return try rows.compactMap { UUID(uuidString: try $0.decode(String.self)) }
+        return try rows.compactMap { row in
+            let (id, moved) = try row.decode((String, Bool).self)
+            return UUID(uuidString: id).map { RemovedRecord(recordId: $0, reason: moved ? .transferred : .deleted) }
+        }
     }
 
     private static func reports(_ query: ExportQuery, after position: ReportPosition?, limit: Int, _ connection: PostgresConnection)
@@ -294,7 +302,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
         try await withCheckedThrowingContinuation { requests.yield(.withdrawn(query, $0)) }
     }
 
-    func deleted(_ query: ExportQuery) async throws -> [UUID] {
+    func deleted(_ query: ExportQuery) async throws -> [RemovedRecord] {
         try await withCheckedThrowingContinuation { requests.yield(.deleted(query, $0)) }
     }
 

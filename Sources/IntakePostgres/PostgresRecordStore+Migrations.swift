@@ -531,6 +531,10 @@ extension PostgresRecordStore {
                 "CREATE INDEX record_questionnaire ON record (questionnaireId, changeSeq)",
             ]
         ),
+        (
+            "v21: a record moved to another team leaves an exit entry in its old team",
+            ["ALTER TABLE record ADD COLUMN exitOf TEXT", "ALTER TABLE record ADD COLUMN exitTo BIGINT"]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

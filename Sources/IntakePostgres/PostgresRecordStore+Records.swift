@@ -237,16 +237,19 @@ extension PostgresRecordStore {
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger)
             let rows = try await connection.query(
                 """
-                SELECT id, teamSeq, body, revision, receivedBy, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy, deleteReason
+                SELECT COALESCE(exitOf, id), teamSeq, body, revision, receivedBy, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy,
+                    deleteReason, exitTo
                 FROM record WHERE teamId = \(teamId) AND teamSeq > \(after) ORDER BY teamSeq LIMIT \(limit)
                 """, logger: Self.logger
             ).collect()
             var changes: [RecordChange] = []
             for row in rows {
-                let (key, cursor, body, revision, receivedBy, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy, reason) = try row.decode(
-                    (String, Int64, String, Int, String, Double, Double, String, Double?, String?, String?).self)
+                let (key, cursor, body, revision, receivedBy, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy, reason, exitTo) = try row.decode(
+                    (String, Int64, String, Int, String, Double, Double, String, Double?, String?, String?, Int64?).self)
                 guard let id = UUID(uuidString: key) else { continue }
-                if let deletedAt {
+                if let exitTo {
+                    changes.append(RecordChange(id: id, cursor: cursor, kind: .transferred(toTeamId: exitTo)))
+                } else if let deletedAt {
                     let tombstone = Tombstone(
                         recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: Self.date(deletedAt),
                         deletedBy: deletedBy ?? "", reason: reason ?? "")

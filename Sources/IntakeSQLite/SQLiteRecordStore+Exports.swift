@@ -115,7 +115,7 @@ struct SQLiteExportSnapshot: ExportSnapshot {
         }
     }
 
-    func deleted(_ query: ExportQuery) async throws -> [UUID] {
+    func deleted(_ query: ExportQuery) async throws -> [RemovedRecord] {
         guard let previous = query.previous else { return [] }
         return try await snapshot.read { db in
             let column = Self.cursorColumn(query)
@@ -124,6 +124,9 @@ struct SQLiteExportSnapshot: ExportSnapshot {
             if let team = query.teamId {
                 sql += " AND r.teamId = ?"
                 arguments += [team]
+            } else {
+                // A record that moved between teams is still in an export of every team.
+                sql += " AND r.exitOf IS NULL"
             }
             switch previous {
             case .cursor(let after):
@@ -134,8 +137,10 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                 sql += " AND r.deletedAt >= ? AND r.receivedAt < ?"
                 arguments += [SQLiteRecordStore.timestamp(time), SQLiteRecordStore.timestamp(time)]
             }
-            return try String.fetchAll(db, sql: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", arguments: arguments)
-                .compactMap(UUID.init(uuidString:))
+            return try Row.fetchAll(db, sql: "SELECT COALESCE(r.exitOf, r.id), r.exitOf IS NOT NULL FROM record r WHERE \(sql) ORDER BY r.\(column)", arguments: arguments)
+                .compactMap { row in
+                    UUID(uuidString: row[0]).map { RemovedRecord(recordId: $0, reason: (row[1] as Bool) ? .transferred : .deleted) }
+                }
         }
     }
 

@@ -190,8 +190,12 @@ extension SQLiteRecordStore {
         try await database.read { db in
             let rows = try Row.fetchAll(
                 db, sql: "SELECT * FROM record WHERE teamId = ? AND teamSeq > ? ORDER BY teamSeq LIMIT ?", arguments: [teamId, after, limit])
-            let changes = try rows.map { row -> RecordChange in
+            let changes = try rows.compactMap { row -> RecordChange? in
                 let cursor: Int64 = row["teamSeq"]
+                if let exitOf = row["exitOf"] as String? {
+                    guard let id = UUID(uuidString: exitOf) else { return nil }
+                    return RecordChange(id: id, cursor: cursor, kind: .transferred(toTeamId: row["exitTo"] ?? 0))
+                }
                 if let tombstone = Self.tombstone(row) { return RecordChange(id: tombstone.recordId, cursor: cursor, kind: .deleted(tombstone)) }
                 let record = try PatientResponse(jsonData: Data((row["body"] as String).utf8))
                 return RecordChange(

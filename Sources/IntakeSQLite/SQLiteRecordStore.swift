@@ -514,6 +514,13 @@ extension SQLiteRecordStore {
                     CREATE INDEX record_questionnaire ON record (questionnaireId, changeSeq);
                     """)
         }
+        migrator.registerMigration("v23: a record moved to another team leaves an exit entry in its old team") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN exitOf TEXT;
+                    ALTER TABLE record ADD COLUMN exitTo INTEGER;
+                    """)
+        }
         return migrator
     }
 

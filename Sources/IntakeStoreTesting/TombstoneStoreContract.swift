@@ -1,5 +1,6 @@
 import Foundation
 import IntakeCore
+import IntakeExport
 import IntakeServer
 import Testing
 
@@ -79,7 +80,7 @@ public enum TombstoneStoreContract {
         let next = try await store.exportSnapshot(teamId: team.id)
         var query = ExportQuery(questionnaireId: questionnaire, teamId: team.id, after: earlier.cursor, upTo: next.cursor)
         query.previous = .cursor(earlier.cursor)
-        #expect(try await next.deleted(query) == [records[1].id])
+        #expect(try await next.deleted(query) == [RemovedRecord(recordId: records[1].id, reason: .deleted)])
         #expect(try await next.page(query).isEmpty, "a deletion is not a record to export")
         let whole = ExportQuery(questionnaireId: questionnaire, teamId: team.id, after: 0, upTo: next.cursor)
         #expect(try await next.count(whole) == 2)
@@ -87,13 +88,13 @@ public enum TombstoneStoreContract {
         #expect(try await next.deleted(whole).isEmpty, "a full export removes nothing")
         var everyTeam = ExportQuery(questionnaireId: questionnaire, teamId: nil, after: earlierWhole.cursor, upTo: try await store.exportSnapshot(teamId: nil).cursor)
         everyTeam.previous = .cursor(earlierWhole.cursor)
-        #expect(try await store.exportSnapshot(teamId: nil).deleted(everyTeam) == [records[1].id], "on the deployment's cursor too")
+        #expect(try await store.exportSnapshot(teamId: nil).deleted(everyTeam).map(\.recordId) == [records[1].id], "on the deployment's cursor too")
         var otherTeam = ExportQuery(questionnaireId: questionnaire, teamId: other.id, after: 0, upTo: 1)
         otherTeam.previous = .cursor(0)
         #expect(try await store.exportSnapshot(teamId: other.id).deleted(otherTeam).isEmpty, "another team's export hears nothing of it")
         var byTime = query
         byTime.previous = .time(start + 5)
-        #expect(try await next.deleted(byTime) == [records[1].id], "by time: received before, deleted after")
+        #expect(try await next.deleted(byTime).map(\.recordId) == [records[1].id], "by time: received before, deleted after")
         byTime.previous = .time(start + 25)
         #expect(try await next.deleted(byTime).isEmpty)
 

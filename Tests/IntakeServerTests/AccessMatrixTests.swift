@@ -108,6 +108,14 @@ struct AccessMatrixTests {
                 method: .delete, route: "/v1/records/{id}/grants/{grant}", uri: "/v1/records/{own}/grants/{fresh}",
                 expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .notFound, "researcher": .forbidden, "admin": .forbidden]),
             Case(method: .get, route: "/v1/grants", uri: "/v1/grants", expected: writers(.ok)),
+            Case(
+                method: .post, route: "/v1/records/{id}/transfer", uri: "/v1/records/{doomed}/transfer",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .ok, "researcher": .forbidden, "admin": .forbidden],
+                body: { _, _, _ in json(["toTeam": "team-c"]) }),
+            Case(
+                method: .post, route: "/v1/patients/{id}/transfer", uri: "/v1/patients/{fresh}/transfer",
+                expected: [nil: .unauthorized, "fieldworker-a": .forbidden, "coordinator-a": .notFound, "researcher": .forbidden, "admin": .forbidden],
+                body: { _, _, _ in json(["toTeam": "team-c"]) }),
             Case(method: .get, route: "/v1/questionnaires/{id}/access", uri: "/v1/questionnaires/{qid}/access", expected: everyone(.ok)),
             Case(
                 method: .put, route: "/v1/questionnaires/{id}/access", uri: "/v1/questionnaires/{qid}/access", expected: admins(.ok),
@@ -251,6 +259,7 @@ struct AccessMatrixTests {
         let own = server.record(seed: 1), other = server.record(seed: 2)
         _ = try await server.services.records.ingest([own], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
         _ = try await server.services.records.ingest([other], owner: RecordOwner(teamId: 2, username: "fieldworker-b"))
+        _ = try await server.services.accounts.createTeam(name: "team-c")
         let patients = (own: UUID(), other: UUID())
         for (id, team) in [(patients.own, Int64(1)), (patients.other, Int64(2))] {
             _ = try await server.services.store.registerPatients([

@@ -283,3 +283,18 @@ struct CollectorOnlyContractTests {
         try await CollectorOnlyContract.twoServersFlippingAtOnceLeaveOneSettingAndUniqueCursors(kind)
     }
 }
+
+/// Every requirement of transfers, on every store.
+struct TransferContractTests {
+    @Test(arguments: StoreKind.allCases) func aTransferredRecordLeavesItsTeamsFeedAndExportsAndJoinsTheOther(_ kind: StoreKind) async throws {
+        try await TransferContract.aTransferredRecordLeavesItsTeamsFeedAndExportsAndJoinsTheOther(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aPatientMovesWithAllTheirRecordsAndAPatientsRecordOnlyWithThem(_ kind: StoreKind) async throws {
+        try await TransferContract.aPatientMovesWithAllTheirRecordsAndAPatientsRecordOnlyWithThem(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func twoServersMovingOneRecordAtOnceMoveItOnce(_ kind: StoreKind) async throws {
+        try await TransferContract.twoServersMovingOneRecordAtOnceMoveItOnce(kind)
+    }
+}

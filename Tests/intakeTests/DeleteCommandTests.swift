@@ -13,6 +13,7 @@ struct DeleteCommandTests {
 
     @Test func aCoordinatorDeletesARecordWhichThenAnswersThatItWasDeletedAndAPurgeSaysHowMany() async throws {
         let cora = try intake.prepareServerWithCoordinator()
+        _ = try intake.run(["admin", "team", "create", "ward"])
         _ = try intake.run(["admin", "user", "create", "fatima", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
         let fatima = try intake.run(["admin", "token", "create", "fatima"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let (server, port) = try intake.startServer()
@@ -47,6 +48,14 @@ struct DeleteCommandTests {
         #expect(again.status != 0 && again.stderr.contains("HTTP 410"), "\(again.stderr)")
         let notAnId = try intake.run(["delete", "abc", "--reason", "x", "--token", cora] + remote)
         #expect(notAnId.status != 0 && notAnId.stderr.contains("not a record id"), "\(notAnId.stderr)")
+
+        // Another record moves to the ward.
+        let second = generator.next()
+        post.httpBody = second.jsonData()
+        _ = try await URLSession.shared.data(for: post)
+        let moved = try intake.run(["transfer", second.id.uuidString, "--to-team", "ward", "--token", cora] + remote)
+        #expect(moved.status == 0 && moved.stdout.contains("Moved 1 record(s) to team 'ward'"), "\(moved.stdout)\(moved.stderr)")
+        #expect(try intake.run(["history", second.id.uuidString, "--token", fatima] + remote).stderr.contains("not found"), "no longer the clinic's")
 
         let purge = try intake.run(["admin", "purge-tombstones", "--older-than-days", "30"])
         #expect(purge.status == 0 && purge.stdout.contains("Purged 0 tombstone(s)"), "\(purge.stdout)\(purge.stderr)")

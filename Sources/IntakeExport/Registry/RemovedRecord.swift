@@ -11,6 +11,8 @@ public struct RemovedRecord: Sendable, Hashable {
         case consentWithdrawn = "consent_withdrawn"
         /// A coordinator deleted the record.
         case deleted
+        /// The record moved to another team (a team's export).
+        case transferred
     }
 
     public init(recordId: UUID, reason: Reason) {

@@ -132,7 +132,7 @@ extension FolderExport.Summary {
         if shiftDates == true { lines.append("Dates are shifted back by a secret number of days per patient.") }
         if let reports { lines.append("\(reports) dated report(s) of the exported patients are in reports.jsonl.") }
         if let removed, removed > 0 {
-            lines.append("\(removed) record(s) of earlier exports must be deleted: see removed.csv (reason deleted: a coordinator deleted it; consent_withdrawn: the patient no longer shares with you).")
+            lines.append("\(removed) record(s) of earlier exports must be deleted: see removed.csv (reason deleted: a coordinator deleted it; transferred: it moved to another team; consent_withdrawn: the patient no longer shares with you).")
         }
         if let cursor { lines.append("For the next incremental export: --since \(cursor)") }
         return lines

@@ -25,6 +25,7 @@ struct AuditMiddleware: RouterMiddleware {
         (.post, ["records"]), (.post, ["records", "batch"]), (.put, ["records", "*"]), (.get, ["records", "*"]),
         (.get, ["records", "*", "revisions"]), (.get, ["records"]), (.delete, ["records", "*"]), (.post, ["tombstones", "purge"]),
         (.post, ["records", "*", "grants"]), (.delete, ["records", "*", "grants", "*"]), (.put, ["questionnaires", "*", "access"]),
+        (.post, ["records", "*", "transfer"]), (.post, ["patients", "*", "transfer"]),
         (.post, ["sessions"]), (.post, ["users"]), (.patch, ["users", "*"]), (.post, ["teams"]),
         (.patch, ["teams", "*", "members", "*"]), (.delete, ["teams", "*", "members", "*"]), (.post, ["invitations", "*", "accept"]),
         (.get, ["patients"]), (.get, ["patients", "*"]), (.put, ["patients", "*", "consent"]), (.get, ["exports"]),

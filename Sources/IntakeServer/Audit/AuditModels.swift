@@ -30,6 +30,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case recordUpdate = "record.update"
     case recordRead = "record.read"
     case recordDelete = "record.delete"
+    case recordTransfer = "record.transfer"
     /// Tombstones of deleted records removed after their retention period.
     case tombstonePurge = "record.purge"
     case grantCreate = "grant.create"

@@ -150,8 +150,8 @@ struct ChangeController {
 
     /// `{"type": "record", "id", "cursor", "revision", "receivedBy", "receivedAt", "updatedAt", "record"}`,
     /// `{"type": "deleted", "id", "cursor", "deletedAt", "deletedBy"}` (the reason stays on the server),
-    /// or `{"type": "removed", "id", "cursor", "reason": "out_of_reach"}` for a record the reader may
-    /// not see (any copy of it must go). Returns the type.
+    /// or `{"type": "removed", "id", "cursor", "reason": "out_of_reach" | "transferred"}` for a record
+    /// the reader may not see, or that moved to another team (any copy of it must go). Returns the type.
     @discardableResult
     static func write(_ change: RecordChange, reach: Reach, into writer: inout JSONWriter) -> String {
         writer.beginObject()
@@ -164,6 +164,12 @@ struct ChangeController {
         case .saved(let stored) where !reach.sees(stored):
             writer.key("reason")
             writer.string("out_of_reach")
+            writer.key("type")
+            writer.string("removed")
+            return "removed"
+        case .transferred:
+            writer.key("reason")
+            writer.string("transferred")
             writer.key("type")
             writer.string("removed")
             return "removed"

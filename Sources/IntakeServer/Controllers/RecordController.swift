@@ -37,6 +37,7 @@ struct RecordController {
         routes.on(.put, "/v1/records/{id}", put)
         registerDeletion(routes)
         registerGrants(routes)
+        registerTransfers(routes)
         routes.on(.get, "/v1/records/{id}/revisions") { _, context in
             let (user, team) = try context.requireTeam(Self.writers)
             let id = try Self.id(context)

@@ -214,7 +214,7 @@ public struct ExportService: Sendable {
     /// incremental.
     public func removed(_ prepared: Prepared) async throws -> [RemovedRecord]? {
         guard prepared.query.previous != nil else { return nil }
-        let deleted = try await prepared.snapshot.deleted(prepared.query).map { RemovedRecord(recordId: $0, reason: .deleted) }
+        let deleted = try await prepared.snapshot.deleted(prepared.query)
         let withdrawn = try await prepared.snapshot.withdrawn(prepared.query).map { RemovedRecord(recordId: $0, reason: .consentWithdrawn) }
         return deleted + withdrawn
     }

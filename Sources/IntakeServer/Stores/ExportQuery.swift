@@ -67,10 +67,11 @@ public protocol ExportSnapshot: Sendable {
     /// export held that its receiver must now delete. Empty without both.
     func withdrawn(_ query: ExportQuery) async throws -> [UUID]
     /// The records of `query`'s questionnaire and team (ignoring `after`, with `upTo`) deleted
-    /// since `query.previous` that had begun by then: what an earlier export may have held. Not
-    /// filtered by consent or data groups (a deleted record keeps neither): a receiver may be
-    /// told of an id it never held. Empty without `previous`.
-    func deleted(_ query: ExportQuery) async throws -> [UUID]
+    /// (or, for a team's export, moved to another team) since `query.previous` that had begun by
+    /// then: what an earlier export may have held. Not filtered by consent or data groups (a
+    /// deleted record keeps neither): a receiver may be told of an id it never held. Empty
+    /// without `previous`.
+    func deleted(_ query: ExportQuery) async throws -> [RemovedRecord]
     /// Up to `limit` reports (the latest version of each date) of the patients `query` may reach
     /// (its team, consent and data groups; records without patients aside), after `position`,
     /// ordered by patient, series and date.

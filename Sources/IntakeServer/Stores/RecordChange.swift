@@ -12,6 +12,8 @@ public struct RecordChange: Sendable {
     public enum Kind: Sendable {
         case saved(StoredRecord)
         case deleted(Tombstone)
+        /// Moved to another team: out of this team's reach.
+        case transferred(toTeamId: Int64)
     }
 
     package init(id: UUID, cursor: Int64, kind: Kind) {

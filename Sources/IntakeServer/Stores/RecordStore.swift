@@ -50,6 +50,14 @@ public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore, 
     /// count from or referrals point to (see ``TombstonePurge/kept``), and audits the purge.
     func purgeTombstones(deletedBefore cutoff: Date, by user: String, at time: Date) async throws -> TombstonePurge
 
+    // MARK: Transfers
+
+    /// Moves records (or a patient and all their records) to another team in one transaction: the
+    /// old team's change feed and incremental exports learn they left (an exit entry at its next
+    /// cursor), the new team's count them as changed; the coordinators of both teams are notified;
+    /// `record.transfer` goes on the audit trail for each record.
+    func transfer(_ request: TransferRequest) async throws -> TransferOutcome
+
     // MARK: Change feed
 
     /// Up to `limit` of `teamId`'s records (live or deleted) whose latest change is after the

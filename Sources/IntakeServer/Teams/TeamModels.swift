@@ -276,9 +276,12 @@ public enum NotificationType {
     public static let referralReassigned = "referral_reassigned"
     /// To the other side of the thread.
     public static let referralMessage = "referral_message"
+    /// To the coordinators of both teams.
+    public static let recordsTransferred = "records_transferred"
 
     public static let all = [
         invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged, announcement,
         referralReceived, referralAccepted, referralDeclined, referralCompleted, referralWithdrawn, referralReassigned, referralMessage,
+        recordsTransferred,
     ]
 }

@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import IntakeClient
+
+/// `intake transfer ID --to-team NAME [--patient]`: a coordinator moves a record, or a patient
+/// with all their records, to another team.
+struct TransferCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transfer",
+        abstract: "Move a record, or a registry patient with all their records, to another team (coordinators).",
+        discussion: """
+            The other team's members see it from then on and yours no longer do; synced copies and incremental exports \
+            of your team are told it left. The coordinators of both teams are notified. A record of a registry patient \
+            moves only with the patient (--patient).
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var clientOptions: ClientOptions
+    @Argument(help: "The record's id, or with --patient the patient's.") var id: String
+    @Option(help: "The team to move it to.") var toTeam: String
+    @Flag(help: "The id is a registry patient's: move them and all their records.") var patient = false
+
+    func run() async throws {
+        guard let uuid = UUID(uuidString: id) else { throw ValidationError("'\(id.prefix(40))' is not an id; give the whole id (a UUID).") }
+        let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+        let moved = try await client.transfer(uuid, patient: patient, toTeam: toTeam)
+        print("Moved \(moved.count) record(s) to team '\(toTeam)'\(patient ? " with the patient" : "").")
+    }
+}
