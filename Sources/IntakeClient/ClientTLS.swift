@@ -30,12 +30,6 @@ public struct ClientTLS: Sendable, Equatable {
         return Array(data)
     }
 
-    /// The pin of a certificate's public key, as `--pin` takes it.
-    public static func pin(ofPEMCertificate pem: String) throws -> String {
-        let certificate = try NIOSSLCertificate(bytes: Array(pem.utf8), format: .pem)
-        return pin(of: try certificate.extractPublicKey().toSPKIBytes())
-    }
-
     static func pin(of spki: [UInt8]) -> String {
         "sha256/" + Data(SHA256.hash(data: spki)).base64EncodedString()
     }

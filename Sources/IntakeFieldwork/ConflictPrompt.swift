@@ -5,7 +5,8 @@ import IntakeForm
 /// `--on-conflict ask`: shows each answer both sides changed, the person's and the server's side
 /// by side, and asks which to keep. Changes only one side made are merged without asking.
 public enum ConflictPrompt {
-    /// A side for each of `merge.conflicts`, in order; the server's for any not answered.
+    /// A side for each of `merge.conflicts`, in order; fewer when input ended first (the edit is
+    /// then not saved: nothing the person did not choose is dropped).
     public static func choose(_ merge: RecordMerge, questionnaire: Questionnaire?, io: any FormIO) -> [RecordMerge.Side] {
         let record = merge.merged
         io.write(
@@ -20,8 +21,8 @@ public enum ConflictPrompt {
             var side: RecordMerge.Side?
             while side == nil {
                 guard let line = io.readLine(prompt: "  Keep which (1 yours, 2 the server's; Enter for the server's)? ") else {
-                    io.write("  (No answer: the server's is kept for this and the rest.)")
-                    return sides + Array(repeating: .theirs, count: merge.conflicts.count - sides.count)
+                    io.write("  (Input ended before every answer was chosen: your edit is not saved, and stays here.)")
+                    return sides
                 }
                 switch line.trimmingCharacters(in: .whitespaces) {
                 case "1": side = .mine

@@ -65,6 +65,10 @@ public struct ConflictResolver: Sendable {
                     how = "merged with revision \(current): \(merge.appliedFromMine.count) change(s) of yours applied, none in conflict"
                 } else if policy == .ask, let choose = asking {
                     let sides = try await choose(merge)
+                    // Not every conflict settled (input ended): nothing is sent.
+                    guard sides.count >= merge.conflicts.count else {
+                        return .unresolved(fields: merge.conflicts.map(\.field.description), revision: current)
+                    }
                     var index = 0
                     record = merge.resolved { _ in
                         defer { index += 1 }

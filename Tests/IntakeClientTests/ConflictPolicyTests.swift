@@ -71,6 +71,13 @@ struct ConflictPolicyTests {
         #expect(stored.revision == 3 && stored.record.patient.externalId == "MINE-1" && stored.record.patient.givenName == "Server-Side")
     }
 
+    @Test func askWithoutAnAnswerForEveryConflictSendsNothingAndKeepsTheEdit() async throws {
+        let (server, base, _) = try await Self.setUp(clash: true)
+        let summary = try await Self.flush(server, .ask, choose: [])
+        #expect(summary.uploaded == 0 && summary.setAside.count == 1, "\(summary.resolved)")
+        #expect(try await server.services.store.record(id: base.id)?.revision == 2)
+    }
+
     @Test func keepMineSavesTheEditOverTheServersWhichStaysInHistory() async throws {
         let (server, base, mine) = try await Self.setUp(clash: true)
         let summary = try await Self.flush(server, .keepMine)

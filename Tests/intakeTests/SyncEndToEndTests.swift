@@ -111,14 +111,22 @@ struct SyncEndToEndTests {
         #expect(history.contains("AMINA-2") && history.contains("AMINA-3") && history.contains("BILAL-1"), "nothing is lost: \(history)")
         #expect(try bilal.run(["queue", "list"]).stdout.contains("0 waiting, 0 set aside") || bilal.run(["queue", "list"]).stdout.contains("empty"))
 
-        // A grant to another team's field worker works until its time, and not after.
-        let until = Date().addingTimeInterval(3)
-        let granted = try bilal.run(["grant", id, "--to-user", "wanda", "--until", Timestamp.string(from: until), "--token", cora])
+        // A grant to another team's field worker for a day works until its time, and not after:
+        // the server is started again with its clock moved (INTAKE_SERVER_CLOCK_OFFSET_SECONDS).
+        let granted = try bilal.run(["grant", id, "--to-user", "wanda", "--days", "1", "--token", cora])
         #expect(granted.status == 0 && granted.stdout.contains("Granted read access"), "\(granted.stdout)\(granted.stderr)")
-        #expect(try bilal.run(["history", id, "--token", wanda]).status == 0, "before the expiry")
-        try await Task.sleep(for: .seconds(max(0, until.timeIntervalSinceNow) + 0.3))
-        let expired = try bilal.run(["history", id, "--token", wanda])
-        #expect(expired.status != 0 && expired.stderr.contains("not found"), "after the expiry: \(expired.stderr)")
+        #expect(try bilal.run(["history", id, "--token", wanda]).status == 0, "now")
+        for (offset, reaches) in [(86_400 - 120, true), (86_400 + 60, false)] {
+            stopServer()
+            var shifted = server
+            shifted.environment["INTAKE_SERVER_CLOCK_OFFSET_SECONDS"] = String(offset)
+            serving = try shifted.startServer(port: port).process
+            let read = try bilal.run(["history", id, "--token", wanda])
+            #expect((read.status == 0) == reaches, "\(offset) s later: \(read.stderr)")
+            if !reaches { #expect(read.stderr.contains("not found"), "after the expiry, as if it never was: \(read.stderr)") }
+        }
+        stopServer()
+        try startServer()
 
         // 4. Deleted on the server: the next sync drops it from Bilal's copy.
         let deleted = try bilal.run(["delete", id, "--reason", "entered twice", "--token", cora])

@@ -117,6 +117,14 @@ public struct ServerConfiguration: Sendable {
             guard !list.isEmpty else { throw ConfigurationError("INTAKE_SERVER_WEBHOOK_HOSTS is a comma-separated list of host names") }
             webhooks.addresses.hosts = list
         }
+        if let text = environment["INTAKE_SERVER_CLOCK_OFFSET_SECONDS"] {
+            // For tests and drills only: the server's own clock (grant expiries, sign-in delays)
+            // runs this many seconds ahead of (or behind) the machine's.
+            guard let offset = TimeInterval(text), abs(offset) <= 10 * 365 * 86_400 else {
+                throw ConfigurationError("INTAKE_SERVER_CLOCK_OFFSET_SECONDS is a number of seconds (for tests and drills; leave it unset in service)")
+            }
+            clock = { Date().addingTimeInterval(offset) }
+        }
         switch (environment["INTAKE_SERVER_TLS_CERT"], environment["INTAKE_SERVER_TLS_KEY"]) {
         case (nil, nil): break
         case (let certificate?, let key?): tls = ServerTLSFiles(certificateFile: certificate, keyFile: key)
