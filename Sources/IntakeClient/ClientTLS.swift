@@ -151,15 +151,21 @@ extension HTTPTransport {
     private static func peerCertificate(host: String, port: Int, context: NIOSSLContext) async throws -> NIOSSLCertificate? {
         let group = MultiThreadedEventLoopGroup.singleton
         let done = group.next().makePromise(of: Void.self)
-        let channel = try await ClientBootstrap(group: group)
-            .connectTimeout(.seconds(5))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
-                    try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done))
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(.seconds(5))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done))
+                    }
                 }
-            }
-            .connect(host: host, port: port).get()
+                .connect(host: host, port: port).get()
+        } catch {
+            done.fail(error)
+            throw error
+        }
         defer { channel.close(promise: nil) }
         try await done.futureResult.get()
         return try await channel.nioSSL_peerCertificate().get()

@@ -50,25 +50,36 @@ final class HTTPTransport: Sendable {
 
     private func connect() async throws -> any Channel {
         let tls = self.tls
-        let handshake = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(timeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname))
-                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(handshake))
+        // Completed by the handshake, or failed here when no connection was made: never left open.
+        let handshake = tls.map { _ in MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self) }
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(timeout)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if let tls, let handshake {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverHostname))
+                            try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(handshake))
+                        }
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(ResponseCollector())
                     }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(ResponseCollector())
                 }
+                .connect(host: host, port: port).get()
+        } catch {
+            handshake?.fail(error)
+            throw error
+        }
+        if let tls, let handshake {
+            // A server that takes the connection and never answers the handshake is given up on.
+            let timer = channel.eventLoop.scheduleTask(in: timeout) {
+                handshake.fail(TransportError.timedOut)
+                channel.close(promise: nil)
             }
-            .connect(host: host, port: port).get()
-        if let tls {
+            defer { timer.cancel() }
             try await Self.secure(channel, tls, handshake: handshake.futureResult)
-        } else {
-            handshake.succeed(())
         }
         return channel
     }

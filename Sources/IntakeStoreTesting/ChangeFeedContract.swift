@@ -16,8 +16,8 @@ public enum ChangeFeedContract {
         let other = try await store.createTeam(name: "other", at: start)
         let records = (0..<4).map { RecordStoreContract.record(3600 + UInt64($0)) }
         let owner = RecordOwner(teamId: team.id, username: "fatima")
-        _ = try await store.ingest(try records.map(IngestItem.init), owner: owner, at: start)
-        _ = try await store.ingest([try IngestItem(record: RecordStoreContract.record(3690))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
+        _ = try await store.ingest(records.map(IngestItem.init), owner: owner, at: start)
+        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(3690))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
         let first = try await store.changes(teamId: team.id, after: 0, limit: 10)
         #expect(first.changes.map(\.id) == records.map(\.id) && first.changes.map(\.cursor) == [1, 2, 3, 4] && first.horizon == 0)
         guard case .saved(let stored) = first.changes[0].kind else { Issue.record("not a saved record"); return }
@@ -25,7 +25,7 @@ public enum ChangeFeedContract {
 
         var edited = records[1]
         edited.patient.externalId = "E-1"
-        _ = try await store.update(try IngestItem(record: edited), baseRevision: 1, teamId: team.id, savedBy: "fatima", at: start + 1)
+        _ = try await store.update(IngestItem(record: edited), baseRevision: 1, teamId: team.id, savedBy: "fatima", at: start + 1)
         _ = try await store.deleteRecord(id: records[2].id, teamId: team.id, reason: "twice", by: "cora", at: start + 2)
         let next = try await store.changes(teamId: team.id, after: 4, limit: 10)
         #expect(next.changes.map(\.id) == [records[1].id, records[2].id] && next.changes.map(\.cursor) == [5, 6])
@@ -52,8 +52,8 @@ public enum ChangeFeedContract {
         let team = try await store.createTeam(name: "clinic", at: start)
         let other = try await store.createTeam(name: "other", at: start)
         let records = (0..<3).map { RecordStoreContract.record(3700 + UInt64($0)) }
-        _ = try await store.ingest(try records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "f"), at: start)
-        _ = try await store.ingest([try IngestItem(record: RecordStoreContract.record(3790))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
+        _ = try await store.ingest(records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "f"), at: start)
+        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(3790))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
         _ = try await store.deleteRecord(id: records[0].id, teamId: team.id, reason: "x", by: "cora", at: start)  // team cursor 4
         _ = try await store.deleteRecord(id: records[1].id, teamId: team.id, reason: "x", by: "cora", at: start)  // 5, the newest: kept
         #expect(try await store.purgeTombstones(deletedBefore: start + 1, by: "admin", at: start + 2) == TombstonePurge(purged: 1, kept: 1))
@@ -61,7 +61,7 @@ public enum ChangeFeedContract {
         #expect(page.horizon == 4, "a reader that stopped before 4 may have missed the purged deletion")
         #expect(page.changes.map(\.id) == [records[2].id, records[1].id])
         #expect(try await store.changes(teamId: other.id, after: 0, limit: 10).horizon == 0)
-        _ = try await store.ingest([try IngestItem(record: RecordStoreContract.record(3710))], owner: RecordOwner(teamId: team.id, username: "f"), at: start + 3)
+        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(3710))], owner: RecordOwner(teamId: team.id, username: "f"), at: start + 3)
         #expect(try await store.purgeTombstones(deletedBefore: start + 1, by: "admin", at: start + 4) == TombstonePurge(purged: 1, kept: 0))
         #expect(try await store.changes(teamId: team.id, after: 0, limit: 10).horizon == 5, "the horizon only moves forward")
     }
@@ -92,7 +92,7 @@ public enum ChangeFeedContract {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, record) in records.enumerated() {
                 let store = index.isMultiple(of: 2) ? first : second
-                group.addTask { _ = try await store.ingest([try IngestItem(record: record)], owner: owner, at: start) }
+                group.addTask { _ = try await store.ingest([IngestItem(record: record)], owner: owner, at: start) }
             }
             try await group.waitForAll()
         }
@@ -120,7 +120,7 @@ public enum CollectorOnlyContract {
         let store = try await kind.open()
         let team = try await store.createTeam(name: "clinic", at: start)
         let records = (0..<3).map { RecordStoreContract.record(4000 + UInt64($0)) }
-        _ = try await store.ingest(try records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "fatima"), at: start)
+        _ = try await store.ingest(records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "fatima"), at: start)
         let questionnaire = records[0].questionnaire.id
         #expect(try await store.collectorOnlyQuestionnaires().isEmpty)
         #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, false, by: "admin", at: start) == false, "already team-wide")
@@ -145,7 +145,7 @@ public enum CollectorOnlyContract {
         let team = try await first.createTeam(name: "clinic", at: start)
         let owner = RecordOwner(teamId: team.id, username: "fatima")
         let records = (0..<10).map { RecordStoreContract.record(4100 + UInt64($0)) }
-        _ = try await first.ingest(try records.prefix(5).map(IngestItem.init), owner: owner, at: start)
+        _ = try await first.ingest(records.prefix(5).map(IngestItem.init), owner: owner, at: start)
         let questionnaire = records[0].questionnaire.id
         try await withThrowingTaskGroup(of: Void.self) { group in
             for round in 0..<6 {
@@ -153,7 +153,7 @@ public enum CollectorOnlyContract {
                 group.addTask { _ = try await store.setCollectorOnly(questionnaireId: questionnaire, round % 3 != 0, by: "admin", at: start) }
             }
             for record in records.suffix(5) {
-                group.addTask { _ = try await second.ingest([try IngestItem(record: record)], owner: owner, at: start) }
+                group.addTask { _ = try await second.ingest([IngestItem(record: record)], owner: owner, at: start) }
             }
             try await group.waitForAll()
         }

@@ -18,7 +18,7 @@ public enum GrantStoreContract {
         _ = try await store.createUser(NewUser(username: "wanda", passwordHash: "h", role: .fieldworker, teamId: ward.id), at: start)
         _ = try await store.createUser(NewUser(username: "liam", passwordHash: "h", role: .fieldworker, teamId: lab.id), at: start)
         let record = RecordStoreContract.record(3900)
-        _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: clinic.id, username: "cora"), at: start)
+        _ = try await store.ingest([IngestItem(record: record)], owner: RecordOwner(teamId: clinic.id, username: "cora"), at: start)
         let hour: TimeInterval = 3600
 
         func grant(_ user: String?, _ team: String?, _ access: GrantAccess, until: Date, from: Int64 = clinic.id, record id: UUID = record.id) async throws -> GrantOutcome {
@@ -69,7 +69,7 @@ public enum GrantStoreContract {
         _ = try await first.createUser(NewUser(username: "wanda", passwordHash: "h", role: .fieldworker, teamId: ward.id), at: start)
         for round in 0..<6 {
             let record = RecordStoreContract.record(3950 + UInt64(round))
-            _ = try await first.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: clinic.id, username: "cora"), at: start)
+            _ = try await first.ingest([IngestItem(record: record)], owner: RecordOwner(teamId: clinic.id, username: "cora"), at: start)
             async let granted = first.createGrant(
                 NewGrant(recordId: record.id, fromTeamId: clinic.id, toUser: "wanda", toTeam: nil, access: .edit, expiresAt: start + 3600, grantedBy: "cora", grantedAt: start))
             async let deleted = second.deleteRecord(id: record.id, teamId: clinic.id, reason: "x", by: "cora", at: start)

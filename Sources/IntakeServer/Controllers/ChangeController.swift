@@ -29,7 +29,6 @@ struct ChangeController {
                 }
                 wait = min(.seconds(seconds), services.configuration.longPollLimit)
             }
-            let reach = Reach(username: user.username, hidden: try await services.records.collectorOnly(for: user))
             var (page, reset) = try await read(team: team, since: since, limit: limit + 1)
             if page.changes.isEmpty, let wait {
                 // Nothing new: hold the request until a change is saved here, the poll interval
@@ -48,6 +47,9 @@ struct ChangeController {
                     stopping.raise()
                 }
             }
+            // What the reader may see, read after the page: a questionnaire made collector-only
+            // while the request waited never shows another's record.
+            let reach = Reach(username: user.username, hidden: try await services.records.collectorOnly(for: user))
             let more = page.changes.count > limit
             let changes = page.changes.prefix(limit)
             var writer = JSONWriter(capacity: 256 + changes.count * 2048)
@@ -69,7 +71,6 @@ struct ChangeController {
         }
         routes.on(.get, "/v1/changes/stream", query: ["since"]) { request, context in
             let (user, team) = try context.requireTeam(RecordController.writers)
-            let reach = Reach(username: user.username, hidden: try await services.records.collectorOnly(for: user))
             let parameters = try QueryParameters.read(request, accepted: ["since"])
             // Where to resume: the last event the client saw (its Last-Event-ID), or `since`.
             var since: Int64 = 0
@@ -83,7 +84,7 @@ struct ChangeController {
                 body: ResponseBody { writer in
                     let stopping = ShutdownSignal(hub: services.records.changes)
                     try await withGracefulShutdownHandler {
-                        try await stream(team: team, since: start, reach: reach, until: stopping) { text in
+                        try await stream(team: team, since: start, user: user, until: stopping) { text in
                             try await writer.write(ByteBuffer(string: text))
                         }
                     } onGracefulShutdown: {
@@ -104,7 +105,7 @@ struct ChangeController {
     /// Each change as an event (`record` or `deleted`, its cursor as id); `reset` first when the
     /// reader must drop its copy and start again. A comment every 15 s keeps the connection open;
     /// the server ends the stream after its lifetime (the client reconnects with Last-Event-ID).
-    private func stream(team: Int64, since: Int64, reach: Reach, until stopping: ShutdownSignal, write: (String) async throws -> Void) async throws {
+    private func stream(team: Int64, since: Int64, user: User, until stopping: ShutdownSignal, write: (String) async throws -> Void) async throws {
         try await write("retry: 2000\n\n")
         let hub = services.records.changes
         var since = since
@@ -113,6 +114,8 @@ struct ChangeController {
         while !Task.isCancelled, !stopping.isRaised(), ContinuousClock.now < end {
             let seen = hub.generation
             let (page, reset) = try await read(team: team, since: since, limit: 200)
+            // Read after each page, so a flip to collector-only shows at once.
+            let reach = Reach(username: user.username, hidden: try await services.records.collectorOnly(for: user))
             if reset { try await write("event: reset\ndata: {}\n\n") }
             for change in page.changes {
                 var writer = JSONWriter()
