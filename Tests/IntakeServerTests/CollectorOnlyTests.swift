@@ -48,6 +48,10 @@ struct CollectorOnlyTests {
             #expect(byId[theirs.id.uuidString.lowercased()]?["reason"] as? String == "out_of_reach")
             #expect(byId[mine.id.uuidString.lowercased()]?["type"] as? String == "record")
             #expect(!next.text.contains(theirs.patient.givenName), "nothing of the other's record")
+            // Nor can a field worker refer it.
+            let refer: [String: String] = ["recordId": theirs.id.uuidString.lowercased(), "toTeam": "team-b", "reason": "second opinion"]
+            #expect(try await client.send(.post, "/v1/referrals", as: "fieldworker-a", in: server, json: refer).status == .notFound)
+            #expect(try await client.send(.post, "/v1/referrals", as: "coordinator-a", in: server, json: refer).status == .created)
             let coordinatorFeed = try await client.send(.get, "/v1/changes?since=\(cursor)", as: "coordinator-a", in: server)
             #expect((coordinatorFeed.json["changes"] as? [[String: Any]])?.allSatisfy { $0["type"] as? String == "record" } == true)
         }

@@ -34,6 +34,13 @@ public struct ReferralService: Sendable {
             target = team.id
         default: throw TeamError.invalid("refer to a member of your team (toUser) or to a team (toTeam), not both")
         }
+        // A field worker refers only records they may see: a collector-only questionnaire's
+        // record of another collector is "not found", as everywhere else.
+        if user.role == .fieldworker, let stored = try await store.record(id: recordId), stored.teamId == own, stored.receivedBy != user.username,
+            try await store.collectorOnlyQuestionnaires().contains(stored.record.questionnaire.id)
+        {
+            throw TeamError.notFound("no record \(recordId.uuidString.lowercased()) in your team")
+        }
         defer { hub.notify() }
         let outcome = try await store.createReferral(
             NewReferral(
