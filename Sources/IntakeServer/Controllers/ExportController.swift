@@ -94,7 +94,10 @@ struct ExportController {
             headers[.contentDisposition] = "attachment; filename=\"\(file.fileName)\""
             if file == .removed {
                 guard let removed = try await services.exports.removed(prepared) else {
-                    throw APIError.badRequest("format=removed lists what an earlier export held that must now be deleted; give 'since' (that export's cursor)")
+                    // Each parameter is valid on its own; together they ask for nothing: 422, as the contract says.
+                    throw APIError(
+                        .unprocessableContent, code: "since_required",
+                        message: "format=removed lists what an earlier export held that must now be deleted; give 'since' (that export's cursor)")
                 }
                 headers[Self.countHeader] = String(removed.count)
                 stream = ExportStream(text: RemovedRecord.csv(removed))
