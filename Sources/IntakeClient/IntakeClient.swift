@@ -174,8 +174,10 @@ public final class IntakeClient: Sendable {
             }
         }
         if baseURL.scheme == "https" {
-            // The TLS settings did not load: say why, and send nothing.
+            // The TLS settings did not load: say why, and send nothing (never fall back to a
+            // transport that would ignore the CA file and the pins).
             try tlsOptions.validate()
+            throw ClientError.insecure("cannot set up TLS to \(baseURL.absoluteString); check --ca-file and --pin")
         }
         guard let url = URL(string: path, relativeTo: baseURL) else { throw ClientError.unexpected("bad path \(path)") }
         var request = URLRequest(url: url)

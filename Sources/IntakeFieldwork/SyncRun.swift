@@ -78,6 +78,24 @@ public struct SyncRun: Sendable {
         return summary
     }
 
+    /// `--watch`: catches up again and again with long polls until the task is cancelled, saying
+    /// what each round changed; a server that went away is said once and tried again, waiting
+    /// longer each time (up to a minute).
+    public func watch(say: (String) -> Void, warn: (String) -> Void) async throws {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                let summary = try await catchUp(wait: 10)
+                failures = 0
+                if summary.saved + summary.removed > 0 || summary.rebuilt { say(Self.describe(summary)) }
+            } catch let error as ClientError where error.isTransient {
+                failures += 1
+                if failures == 1 { warn("The server cannot be reached (\(error)); trying again.") }
+                try await Task.sleep(for: .seconds(min(60, 1 << min(failures, 6))))
+            }
+        }
+    }
+
     /// What one catch-up did, for the person at the terminal.
     public static func describe(_ summary: Summary) -> String {
         let rebuilt = summary.rebuilt ? " (built again from the start)" : ""

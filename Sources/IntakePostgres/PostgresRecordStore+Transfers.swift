@@ -65,8 +65,7 @@ extension PostgresRecordStore {
             {
                 names[id] = name
             }
-            var subject = TransferRequest.subject(request, moved: moved.count, names: names)
-            if case .patient(let patient) = request.subject { subject["patient"] = Self.key(patient) }
+            let subject = request.notificationSubject(moved: moved.count, names: names)
             let event = "transfer:" + UUID().uuidString.lowercased()
             let coordinators = try await connection.query(
                 "SELECT username FROM account WHERE role = 'coordinator' AND teamId IN (\(from), \(to))", logger: Self.logger

@@ -67,8 +67,7 @@ extension SQLiteRecordStore {
         let names = try Dictionary(
             uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, name FROM team WHERE id IN (?, ?)", arguments: [request.fromTeamId, request.toTeamId])
                 .map { ($0["id"] as Int64, $0["name"] as String) })
-        var subject = TransferRequest.subject(request, moved: moved.count, names: names)
-        if case .patient(let patient) = request.subject { subject["patient"] = key(patient) }
+        let subject = request.notificationSubject(moved: moved.count, names: names)
         let event = "transfer:" + UUID().uuidString.lowercased()
         for username in try String.fetchAll(
             db, sql: "SELECT username FROM user WHERE role = 'coordinator' AND teamId IN (?, ?)", arguments: [request.fromTeamId, request.toTeamId])

@@ -43,14 +43,12 @@ extension RecordController {
             let user = try context.require([.admin])
             let body = try JSONCoding.decode(
                 PurgeBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
-            guard (1...36_500).contains(body.olderThanDays) else {
+            guard RecordService.tombstoneRetention.contains(body.olderThanDays) else {
                 throw APIError(
                     .unprocessableContent, code: "invalid_retention",
                     message: "olderThanDays is a whole number of days from 1 to 36500: tombstones of records deleted longer ago than that go")
             }
-            let now = Date()
-            let cutoff = now.addingTimeInterval(-Double(body.olderThanDays) * 86_400)
-            let purge = try await services.store.purgeTombstones(deletedBefore: cutoff, by: user.username, at: now)
+            let (purge, cutoff) = try await services.records.purgeTombstones(olderThanDays: body.olderThanDays, by: user.username)
             return try JSONCoding.response(
                 PurgeJSON(purged: purge.purged, kept: purge.kept, deletedBefore: Timestamp.string(from: cutoff)))
         }

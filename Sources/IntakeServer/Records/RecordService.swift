@@ -54,6 +54,16 @@ public struct RecordService: Sendable {
         return .valid(IngestItem(record: cleaned), warnings: issues)
     }
 
+    /// How many days a tombstone may be kept before a purge, at least and at most.
+    public static let tombstoneRetention = 1...36_500
+
+    /// Purges the tombstones of records deleted more than `days` days before `now`; returns
+    /// what the purge did and the cutoff it used.
+    public func purgeTombstones(olderThanDays days: Int, by user: String, now: Date = Date()) async throws -> (TombstonePurge, cutoff: Date) {
+        let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
+        return (try await store.purgeTombstones(deletedBefore: cutoff, by: user, at: now), cutoff)
+    }
+
     /// The questionnaires whose records `user` sees only when they collected them: the
     /// collector-only ones for a field worker, none for a coordinator.
     func collectorOnly(for user: User) async throws -> Set<String> {

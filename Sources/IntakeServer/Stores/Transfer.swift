@@ -34,9 +34,11 @@ public enum TransferOutcome: Sendable, Equatable {
 }
 
 extension TransferRequest {
-    /// A transfer notification's subject: counts and names, never patient data.
-    package static func subject(_ request: TransferRequest, moved: Int, names: [Int64: String]) -> [String: String] {
-        ["records": String(moved), "fromTeam": names[request.fromTeamId] ?? "", "toTeam": names[request.toTeamId] ?? "", "by": request.by]
+    /// A transfer notification's subject: counts, names and the patient's id, never patient data.
+    package func notificationSubject(moved: Int, names: [Int64: String]) -> [String: String] {
+        var subject = ["records": String(moved), "fromTeam": names[fromTeamId] ?? "", "toTeam": names[toTeamId] ?? "", "by": by]
+        if case .patient(let patient) = self.subject { subject["patient"] = patient.uuidString.lowercased() }
+        return subject
     }
 }
 

@@ -18,10 +18,10 @@ struct PurgeTombstonesCommand: AsyncParsableCommand {
     @Option(help: "Tombstones of records deleted more than this many days ago go (1 to 36500).") var olderThanDays: Int
 
     func run() async throws {
-        guard (1...36_500).contains(olderThanDays) else { throw ValidationError("--older-than-days is a whole number from 1 to 36500.") }
-        let now = Date()
-        let cutoff = now.addingTimeInterval(-Double(olderThanDays) * 86_400)
-        let purge = try await databaseOptions.services().store.purgeTombstones(deletedBefore: cutoff, by: AuditText.localActor, at: now)
+        guard RecordService.tombstoneRetention.contains(olderThanDays) else {
+            throw ValidationError("--older-than-days is a whole number from 1 to 36500.")
+        }
+        let (purge, cutoff) = try await databaseOptions.services().records.purgeTombstones(olderThanDays: olderThanDays, by: AuditText.localActor)
         let kept = purge.kept == 0 ? "" : "; \(purge.kept) old enough stay (the newest change of their team, or a referral points to them) until a later purge"
         print("Purged \(purge.purged) tombstone(s) of records deleted before \(Timestamp.string(from: cutoff))\(kept).")
     }

@@ -26,18 +26,6 @@ struct SyncCommand: AsyncParsableCommand {
         print(SyncRun.describe(try await sync.catchUp()))
         guard watch else { return }
         print("Watching for changes (Ctrl-C to stop).")
-        var failures = 0
-        while !Task.isCancelled {
-            do {
-                let summary = try await sync.catchUp(wait: 10)
-                failures = 0
-                if summary.saved + summary.removed > 0 || summary.rebuilt { print(SyncRun.describe(summary)) }
-            } catch let error as ClientError where error.isTransient {
-                // The server is away: say so once, and try again, waiting longer each time (up to a minute).
-                failures += 1
-                if failures == 1 { printError("The server cannot be reached (\(error)); trying again.") }
-                try await Task.sleep(for: .seconds(min(60, 1 << min(failures, 6))))
-            }
-        }
+        try await sync.watch(say: { print($0) }, warn: printError)
     }
 }
