@@ -48,19 +48,11 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // Talking to the server over HTTP: records, batches, lookup, questionnaires, export downloads.
-        .target(
-            name: "IntakeClient",
-            dependencies: [
-                "IntakeCore",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
+        // The system's libcurl (OpenSSL flavour), the client's one transport.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Talking to the server over HTTP(S) through libcurl: records, batches, lookup, sync,
+        // the inbox and its event stream, questionnaires, export downloads.
+        .target(name: "IntakeClient", dependencies: ["IntakeCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")]),
         // The line-based form a field worker fills in a terminal.
         // Its drafts are saved through the closure the caller hands it, so it needs no store.
         .target(name: "IntakeForm", dependencies: ["IntakeCore"]),

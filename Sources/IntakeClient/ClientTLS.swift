@@ -1,9 +1,5 @@
 import Crypto
 import Foundation
-import NIOCore
-import NIOPosix
-import NIOSSL
-import NIOTLS
 
 /// How the client trusts an https server: the system's certificate authorities, or those in
 /// `caFile`; and, when `pins` are given, only a server whose certificate's public key hashes to
@@ -22,7 +18,10 @@ public struct ClientTLS: Sendable, Equatable {
         for pin in pins where Self.pinDigest(pin) == nil {
             throw ClientError.insecure("'\(pin.prefix(80))' is not a pin: give sha256/ and the base64 of the SHA-256 of the server's public key (44 characters)")
         }
-        _ = try context()
+        if let caFile {
+            let text = (try? String(contentsOfFile: caFile, encoding: .utf8)) ?? ""
+            guard text.contains("-----BEGIN CERTIFICATE-----") else { throw ClientError.insecure(TLSFailure.caFile(caFile).description) }
+        }
     }
 
     static func pinDigest(_ pin: String) -> [UInt8]? {
@@ -32,27 +31,6 @@ public struct ClientTLS: Sendable, Equatable {
 
     static func pin(of spki: [UInt8]) -> String {
         "sha256/" + Data(SHA256.hash(data: spki)).base64EncodedString()
-    }
-
-    func context(verify: Bool = true) throws(ClientError) -> NIOSSLContext {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.minimumTLSVersion = .tlsv12
-        if !verify {
-            configuration.certificateVerification = .none
-        } else if let caFile {
-            do {
-                let certificates = try NIOSSLCertificate.fromPEMFile(caFile)
-                guard !certificates.isEmpty else { throw ClientError.insecure("") }
-                configuration.trustRoots = .certificates(certificates)
-            } catch {
-                throw ClientError.insecure("cannot read the CA file \(caFile): it must exist and hold PEM certificates (-----BEGIN CERTIFICATE-----)")
-            }
-        }
-        do {
-            return try NIOSSLContext(configuration: configuration)
-        } catch {
-            throw ClientError.insecure("cannot set up TLS: \(error)")
-        }
     }
 }
 
@@ -64,6 +42,7 @@ enum TLSFailure: Error, CustomStringConvertible {
     case wrongHost(String)
     case pinMismatch(found: String)
     case handshake(String)
+    case caFile(String)
 
     var description: String {
         switch self {
@@ -75,6 +54,7 @@ enum TLSFailure: Error, CustomStringConvertible {
         case .pinMismatch(let found):
             "the server's public key does not match the pinned one (it is \(found)); if the server's key was changed on purpose, pin the new one (nothing was sent)"
         case .handshake(let text): "the TLS handshake failed (\(text)); nothing was sent"
+        case .caFile(let path): "cannot read the CA file \(path): it must exist and hold PEM certificates (-----BEGIN CERTIFICATE-----)"
         }
     }
 
@@ -83,105 +63,82 @@ enum TLSFailure: Error, CustomStringConvertible {
     }
 }
 
-/// Completes when the TLS handshake does (or fails): nothing is written before, so a refused
-/// server never sees a byte of the request.
-final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler, Sendable {
-    typealias InboundIn = NIOAny
-    let done: EventLoopPromise<Void>
+/// The parts of an X.509 certificate that explain a refusal: its public key (for the pin) and
+/// its validity. Read from DER with just enough of ASN.1 for that.
+struct PeerCertificate {
+    var subjectPublicKeyInfo: [UInt8]
+    var notBefore: Date
+    var notAfter: Date
 
-    init(_ done: EventLoopPromise<Void>) {
-        self.done = done
+    init?(pem: String) {
+        let base64 = pem.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("-----") }.joined()
+        guard let der = Data(base64Encoded: base64) else { return nil }
+        self.init(der: Array(der))
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event { done.succeed(()) }
-        context.fireUserInboundEventTriggered(event)
+    /// Certificate ::= SEQUENCE { tbsCertificate SEQUENCE { [0] version OPTIONAL, serialNumber,
+    /// signature, issuer, validity SEQUENCE { notBefore, notAfter }, subject, subjectPublicKeyInfo, … } … }
+    init?(der: [UInt8]) {
+        guard let certificate = DERElement.read(der, at: 0), certificate.tag == 0x30,
+            var cursor = DERElement.read(der, at: certificate.contentStart), cursor.tag == 0x30
+        else { return nil }
+        var fields: [DERElement] = []
+        var offset = cursor.contentStart
+        while offset < cursor.end, fields.count < 7, let field = DERElement.read(der, at: offset) {
+            fields.append(field)
+            offset = field.end
+        }
+        if fields.first?.tag == 0xA0 { fields.removeFirst() }
+        guard fields.count >= 6 else { return nil }
+        let validity = fields[3], spki = fields[5]
+        guard validity.tag == 0x30, spki.tag == 0x30, let before = DERElement.read(der, at: validity.contentStart),
+            let after = DERElement.read(der, at: before.end),
+            let notBefore = Self.time(der, before), let notAfter = Self.time(der, after)
+        else { return nil }
+        cursor = spki
+        subjectPublicKeyInfo = Array(der[cursor.start..<cursor.end])
+        self.notBefore = notBefore
+        self.notAfter = notAfter
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        done.fail(error)
-        context.fireErrorCaught(error)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        done.fail(HTTPTransport.TransportError.closed)
-        context.fireChannelInactive()
+    /// UTCTime (YYMMDDHHMMSSZ) or GeneralizedTime (YYYYMMDDHHMMSSZ).
+    private static func time(_ der: [UInt8], _ element: DERElement) -> Date? {
+        let text = String(decoding: der[element.contentStart..<element.end], as: UTF8.self)
+        let full: String
+        switch element.tag {
+        case 0x17: full = (Int(text.prefix(2)).map { $0 >= 50 ? "19" : "20" } ?? "20") + text
+        case 0x18: full = text
+        default: return nil
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+        return formatter.date(from: full)
     }
 }
 
-extension HTTPTransport {
-    /// TLS on a new connection: handshake, then the pin; a failed verification is looked at
-    /// again (a second handshake that trusts anything, and sends nothing) to say why.
-    static func secure(_ channel: any Channel, _ settings: TLSSettings, handshake: EventLoopFuture<Void>) async throws {
-        do {
-            try await handshake.get()
-        } catch {
-            channel.close(promise: nil)
-            throw await diagnose(error, settings)
-        }
-        guard !settings.options.pins.isEmpty else { return }
-        let certificate = try await channel.nioSSL_peerCertificate().get()
-        guard let certificate, let spki = try? certificate.extractPublicKey().toSPKIBytes() else {
-            channel.close(promise: nil)
-            throw TLSFailure.handshake("the server showed no certificate")
-        }
-        let digest = Array(SHA256.hash(data: spki))
-        guard settings.options.pins.contains(where: { ClientTLS.pinDigest($0) == digest }) else {
-            channel.close(promise: nil)
-            throw TLSFailure.pinMismatch(found: ClientTLS.pin(of: spki))
-        }
-    }
+/// One DER element: its tag and where its content lies.
+struct DERElement {
+    var tag: UInt8
+    var start: Int
+    var contentStart: Int
+    var end: Int
 
-    private static func diagnose(_ error: any Error, _ settings: TLSSettings) async -> TLSFailure {
-        let text = String(describing: error)
-        if text.contains("failedToValidateHostname") { return .wrongHost(settings.host) }
-        guard text.contains("CERTIFICATE_VERIFY_FAILED"), let context = try? settings.options.context(verify: false) else {
-            return .handshake(text.count > 200 ? String(text.prefix(200)) + "…" : text)
+    static func read(_ bytes: [UInt8], at start: Int) -> DERElement? {
+        guard start + 2 <= bytes.count else { return nil }
+        let tag = bytes[start]
+        var offset = start + 1
+        var length = Int(bytes[offset])
+        offset += 1
+        if length & 0x80 != 0 {
+            let count = length & 0x7F
+            guard count > 0, count <= 4, offset + count <= bytes.count else { return nil }
+            length = 0
+            for byte in bytes[offset..<offset + count] { length = length << 8 | Int(byte) }
+            offset += count
         }
-        // Look at the certificate without trusting it, to tell an expired one from an unknown issuer.
-        guard let certificate = try? await peerCertificate(host: settings.host, port: settings.port, context: context) else { return .untrusted }
-        let now = Date()
-        let notAfter = Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter))
-        let notBefore = Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore))
-        if notAfter < now { return .expired(notAfter) }
-        if notBefore > now { return .notYetValid(notBefore) }
-        return .untrusted
-    }
-
-    private static func peerCertificate(host: String, port: Int, context: NIOSSLContext) async throws -> NIOSSLCertificate? {
-        let group = MultiThreadedEventLoopGroup.singleton
-        let done = group.next().makePromise(of: Void.self)
-        let channel: any Channel
-        do {
-            channel = try await ClientBootstrap(group: group)
-                .connectTimeout(.seconds(5))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
-                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done))
-                    }
-                }
-                .connect(host: host, port: port).get()
-        } catch {
-            done.fail(error)
-            throw error
-        }
-        defer { channel.close(promise: nil) }
-        try await done.futureResult.get()
-        return try await channel.nioSSL_peerCertificate().get()
-    }
-}
-
-/// What a transport needs for https.
-struct TLSSettings: Sendable {
-    var options: ClientTLS
-    var context: NIOSSLContext
-    var host: String
-    var port: Int
-
-    /// The name to check the certificate against and send as SNI: nil for an IP address (its
-    /// certificate is then checked against the address).
-    var serverHostname: String? {
-        host.contains(":") || host.split(separator: ".").allSatisfy({ UInt8($0) != nil }) ? nil : host
+        guard offset + length <= bytes.count else { return nil }
+        return DERElement(tag: tag, start: start, contentStart: offset, end: offset + length)
     }
 }

@@ -1,58 +1,26 @@
 import Foundation
 import IntakeCore
-import NIOHTTP1
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// The server's REST API over URLSession: sign-in, records, batches, lookup.
+/// The server's REST API: sign-in, records, batches, lookup, and the rest in extensions, every
+/// request over one libcurl transport (``CurlTransport``).
 public final class IntakeClient: Sendable {
     public let baseURL: URL
     let token: String?
     /// Sent as `Intake-Device-Id` (see ``DeviceId``).
     let deviceId: String?
-    let session: URLSession
-    /// Plain-HTTP servers are spoken to over SwiftNIO; others (https) through URLSession.
-    let transport: HTTPTransport?
-    /// Server-Sent Events over SwiftNIO, for plain-HTTP servers (nil for https).
-    let eventStreams: EventStreamTransport?
+    /// Every request goes through it; nil when the address is not http(s) with a host.
+    let transport: CurlTransport?
+    let timeout: TimeInterval
 
-    /// - Parameter timeout: seconds to wait for an answer before treating the server as unreachable.
+    /// - Parameter timeout: seconds to wait for a connection before treating the server as
+    ///   unreachable (an exchange may take four times as long once connected).
     /// - Parameter tls: how an https server is trusted (the system's authorities by default).
     public init(baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil, tls: ClientTLS = ClientTLS()) {
         self.baseURL = baseURL
         self.token = token
         self.deviceId = deviceId
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout * 4
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        self.session = URLSession(configuration: configuration)
-        if baseURL.scheme == "http", let host = baseURL.host {
-            transport = HTTPTransport(host: host, port: baseURL.port ?? 80, timeout: timeout)
-            eventStreams = EventStreamTransport(
-                host: host, port: baseURL.port ?? 80, connectTimeout: .milliseconds(Int64(timeout * 1000)), idleTimeout: .seconds(45))
-        } else if baseURL.scheme == "https", let host = baseURL.host, let context = try? tls.context() {
-            // https over SwiftNIO too: the certificate checked against the CA file or the system's
-            // authorities, and the pins, before anything is sent. (A CA file that does not read
-            // leaves the transport out: every request then fails with what is wrong with it.)
-            let port = baseURL.port ?? 443
-            transport = HTTPTransport(
-                host: host, port: port, timeout: timeout, tls: TLSSettings(options: tls, context: context, host: host, port: port))
-            eventStreams = nil
-        } else {
-            transport = nil
-            eventStreams = nil
-        }
-        self.tlsOptions = tls
-    }
-
-    let tlsOptions: ClientTLS
-
-    deinit {
-        session.finishTasksAndInvalidate()
+        self.timeout = timeout
+        transport = CurlTransport(baseURL: baseURL, timeout: timeout, tls: tls)
     }
 
     /// Exchanges a username and password for a token.
@@ -160,65 +128,26 @@ public final class IntakeClient: Sendable {
     }
 
     func send(_ method: String, _ path: String, body: Data?, authenticated: Bool = true) async throws(ClientError) -> (Int, Data) {
-        if let transport {
-            var headers = [("Content-Type", "application/json")]
-            if authenticated, let token { headers.append(("Authorization", "Bearer \(token)")) }
-            if let deviceId { headers.append(("Intake-Device-Id", deviceId)) }
-            do {
-                let answer = try await transport.send(method: HTTPMethod(rawValue: method), path: path, headers: headers, body: body)
-                return (answer.status, answer.body)
-            } catch let failure as TLSFailure {
-                throw ClientError.insecure("refusing \(baseURL.absoluteString): \(failure)")
-            } catch {
-                throw ClientError.offline("cannot reach \(baseURL.absoluteString): \(Self.describe(transportError: error))")
-            }
-        }
-        if baseURL.scheme == "https" {
-            // The TLS settings did not load: say why, and send nothing (never fall back to a
-            // transport that would ignore the CA file and the pins).
-            try tlsOptions.validate()
-            throw ClientError.insecure("cannot set up TLS to \(baseURL.absoluteString); check --ca-file and --pin")
-        }
-        guard let url = URL(string: path, relativeTo: baseURL) else { throw ClientError.unexpected("bad path \(path)") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        if authenticated, let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let deviceId { request.setValue(deviceId, forHTTPHeaderField: "Intake-Device-Id") }
-        do {
-            let (data, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { throw ClientError.unexpected("no HTTP response") }
-            return (http.statusCode, data)
-        } catch let error as ClientError {
-            throw error
-        } catch {
-            throw ClientError.offline("cannot reach \(baseURL.absoluteString): \(Self.describe(error))")
-        }
+        let answer = try await exchange(method, path, body: body, authenticated: authenticated)
+        return (answer.status, answer.body)
     }
 
-    static func describe(transportError error: any Error) -> String {
-        let text = String(describing: error).lowercased()
-        switch error as? HTTPTransport.TransportError {
-        case .timedOut?: return "no answer in time"
-        case .closed?: return "the connection closed before the server answered"
-        case nil: break
-        }
-        if text.contains("refused") { return "connection refused" }
-        if text.contains("timeout") || text.contains("timed out") { return "no answer in time" }
-        if text.contains("resolve") || text.contains("unknown host") { return "unknown host" }
-        return "network error (\(type(of: error)))"
+    /// The headers every request carries: the body's type, the token, the device.
+    func headers(authenticated: Bool = true, json: Bool = true) -> [(String, String)] {
+        var headers: [(String, String)] = json ? [("Content-Type", "application/json")] : []
+        if authenticated, let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let deviceId { headers.append(("Intake-Device-Id", deviceId)) }
+        return headers
     }
 
-    private static func describe(_ error: any Error) -> String {
-        let code = (error as NSError).code
-        switch code {
-        case NSURLErrorTimedOut: return "no answer in time"
-        case NSURLErrorCannotConnectToHost: return "connection refused"
-        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return "unknown host"
-        case NSURLErrorNotConnectedToInternet, NSURLErrorNetworkConnectionLost: return "no network"
-        default: return "network error \(code)"
-        }
+    func exchange(
+        _ method: String, _ path: String, body: Data?, authenticated: Bool = true, extraHeaders: [(String, String)] = [],
+        sink: CurlTransport.Sink = .memory, limit: CurlTransport.Limit = .deadline, ownThread: Bool = false
+    ) async throws(ClientError) -> CurlTransport.Answer {
+        guard let transport else { throw ClientError.unexpected("\(baseURL.absoluteString) is not an http:// or https:// address with a host") }
+        return try await transport.transfer(
+            method: method, path: path, headers: headers(authenticated: authenticated) + extraHeaders, body: body, sink: sink, limit: limit,
+            ownThread: ownThread)
     }
 }
 
