@@ -9,14 +9,17 @@ public struct ClientSettings: Codable, Sendable, Equatable {
     public var caFile: String?
     /// For https: the server's public key pins (`sha256/…`).
     public var pins: [String]?
+    /// The account the saved token belongs to: the collector of the records filled here.
+    public var username: String?
 
     public static let fileName = "client.json"
 
-    public init(server: String, token: String?, caFile: String? = nil, pins: [String]? = nil) {
+    public init(server: String, token: String?, caFile: String? = nil, pins: [String]? = nil, username: String? = nil) {
         self.server = server
         self.token = token
         self.caFile = caFile
         self.pins = pins
+        self.username = username
     }
 
     /// How the server is trusted over https.
@@ -31,9 +34,12 @@ public struct ClientSettings: Codable, Sendable, Equatable {
         guard let url = server ?? environment["INTAKE_SERVER"] ?? saved?.server, !url.isEmpty else { return nil }
         let same = saved?.server == url ? saved : nil
         let envPins = environment["INTAKE_PIN"].map { $0.split(separator: ",").map(String.init) }
+        let given = token ?? environment["INTAKE_TOKEN"]
         return ClientSettings(
-            server: url, token: token ?? environment["INTAKE_TOKEN"] ?? saved?.token, caFile: caFile ?? environment["INTAKE_CA_FILE"] ?? same?.caFile,
-            pins: pins.isEmpty ? envPins ?? same?.pins : pins)
+            server: url, token: given ?? saved?.token, caFile: caFile ?? environment["INTAKE_CA_FILE"] ?? same?.caFile,
+            pins: pins.isEmpty ? envPins ?? same?.pins : pins,
+            // The saved name goes with the saved token only.
+            username: given == nil || given == same?.token ? same?.username : nil)
     }
 
     public static func load(from directory: URL) -> ClientSettings? {

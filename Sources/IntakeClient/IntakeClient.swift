@@ -232,3 +232,14 @@ extension IntakeClient {
         }
     }
 }
+
+extension IntakeClient {
+    /// The user name of the account the token belongs to (`GET /v1/me`).
+    public func me() async throws(ClientError) -> String {
+        let (status, data) = try await send("GET", "/v1/me", body: nil)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        struct Me: Decodable { var username: String }
+        guard let me = try? JSONDecoder().decode(Me.self, from: data) else { throw ClientError.unexpected("the server's answer about the account could not be read") }
+        return me.username
+    }
+}

@@ -131,7 +131,7 @@ struct CopiedTable: Sendable {
         CopiedTable(
             source: "record", target: "record",
             columns: [
-                ("id", .text), ("questionnaireId", .text), ("questionnaireVersion", .text), ("teamId", .integer), ("receivedBy", .text),
+                ("id", .text), ("questionnaireId", .text), ("questionnaireVersion", .text), ("teamId", .integer), ("receivedBy", .text), ("collector", .text),
                 ("status", .text), ("revision", .integer), ("createdAt", .real), ("updatedAt", .real), ("receivedAt", .real),
                 ("givenNameKey", .text), ("familyNameKey", .text), ("dateOfBirth", .text), ("externalId", .text), ("body", .text),
                 ("changeSeq", .integer), ("teamSeq", .integer), ("patientId", .text), ("firstChangeSeq", .integer), ("firstTeamSeq", .integer),

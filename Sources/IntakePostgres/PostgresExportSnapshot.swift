@@ -119,7 +119,8 @@ final class PostgresExportSnapshot: ExportSnapshot {
                     SELECT r.body, r.revision, r.\(column), p.id IS NOT NULL, p.sharingScope,
                         (SELECT c.method FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
                         (SELECT c.recordedAt FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
-                        (SELECT string_agg(g.groupName, ',' ORDER BY g.groupName) FROM patientGroup g WHERE g.patientId = r.patientId)
+                        (SELECT string_agg(g.groupName, ',' ORDER BY g.groupName) FROM patientGroup g WHERE g.patientId = r.patientId),
+                        r.collector
                     FROM record r LEFT JOIN patient p ON p.id = r.patientId
                     WHERE \(sql) ORDER BY r.\(column) LIMIT $\(binds.count)
                     """,
@@ -127,15 +128,15 @@ final class PostgresExportSnapshot: ExportSnapshot {
             logger: PostgresRecordStore.logger
         ).collect()
         return try rows.map { row in
-            let (body, revision, cursor, linked, scope, method, consentedAt, groups) = try row.decode(
-                (ByteBuffer, Int, Int64, Bool, String?, String?, Double?, String?).self)
+            let (body, revision, cursor, linked, scope, method, consentedAt, groups, collector) = try row.decode(
+                (ByteBuffer, Int, Int64, Bool, String?, String?, Double?, String?, String).self)
             let registry =
                 linked
                 ? RegistryFacts(
                     sharingScope: scope, consentMethod: method, consentedAt: consentedAt.map(PostgresRecordStore.date),
                     dataGroups: groups.map { $0.split(separator: ",").map(String.init) } ?? [])
                 : nil
-            return ExportedRecord(body: Array(body.readableBytesView), revision: revision, cursor: cursor, registry: registry)
+            return ExportedRecord(body: Array(body.readableBytesView), revision: revision, cursor: cursor, registry: registry, collector: collector)
         }
     }
 

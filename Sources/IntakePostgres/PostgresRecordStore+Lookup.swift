@@ -79,13 +79,13 @@ struct PostgresLookupIndex: LookupIndex {
         }
     }
 
-    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8], receivedBy: String)] {
+    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8], collector: String)] {
         guard !ids.isEmpty else { return [:] }
-        var found: [String: (revision: Int, body: [UInt8], receivedBy: String)] = [:]
+        var found: [String: (revision: Int, body: [UInt8], collector: String)] = [:]
         let rows = try await client.query(
-            "SELECT id, revision, body, receivedBy FROM record WHERE id = ANY(\(ids)) AND deletedAt IS NULL", logger: logger)
-        for try await (id, revision, body, receivedBy) in rows.decode((String, Int, ByteBuffer, String).self) {
-            found[id] = (revision, Array(body.readableBytesView), receivedBy)
+            "SELECT id, revision, body, collector FROM record WHERE id = ANY(\(ids)) AND deletedAt IS NULL", logger: logger)
+        for try await (id, revision, body, collector) in rows.decode((String, Int, ByteBuffer, String).self) {
+            found[id] = (revision, Array(body.readableBytesView), collector)
         }
         return found
     }

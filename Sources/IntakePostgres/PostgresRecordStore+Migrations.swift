@@ -535,6 +535,11 @@ extension PostgresRecordStore {
             "v21: a record moved to another team leaves an exit entry in its old team",
             ["ALTER TABLE record ADD COLUMN exitOf TEXT", "ALTER TABLE record ADD COLUMN exitTo BIGINT"]
         ),
+        (
+            // Records stored before keep who uploaded them as their collector.
+            "v22: the collector, checked at upload, apart from who uploaded",
+            ["ALTER TABLE record ADD COLUMN collector TEXT NOT NULL DEFAULT ''", "UPDATE record SET collector = receivedBy"]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

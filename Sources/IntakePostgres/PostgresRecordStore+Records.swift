@@ -57,10 +57,10 @@ extension PostgresRecordStore {
         let body = String(decoding: item.body, as: UTF8.self)
         try await connection.query(
             """
-            INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
+            INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
                                 createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
                                 changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
-            VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.status.rawValue), 1,
+            VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.collector), \(r.status.rawValue), 1,
                     \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(NameKey.fold(r.patient.givenName)),
                     \(NameKey.fold(r.patient.familyName)), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
                     \(r.patientId.map(key)), nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)),
@@ -82,13 +82,14 @@ extension PostgresRecordStore {
 
     public func record(id: UUID) async throws -> StoredRecord? {
         let rows = try await client.query(
-            "SELECT body, revision, teamId, receivedBy, receivedAt, updatedAt FROM record WHERE id = \(Self.key(id)) AND deletedAt IS NULL",
+            "SELECT body, revision, teamId, receivedBy, collector, receivedAt, updatedAt FROM record WHERE id = \(Self.key(id)) AND deletedAt IS NULL",
             logger: Self.logger
         ).collect()
         guard let row = rows.first else { return nil }
-        let (body, revision, teamId, receivedBy, receivedAt, updatedAt) = try row.decode((String, Int, Int64, String, Double, Double).self)
+        let (body, revision, teamId, receivedBy, collector, receivedAt, updatedAt) = try row.decode(
+            (String, Int, Int64, String, String, Double, Double).self)
         return StoredRecord(
-            record: try RecordCodec.decode(Array(body.utf8)), revision: revision, teamId: teamId, receivedBy: receivedBy,
+            record: try RecordCodec.decode(Array(body.utf8)), revision: revision, teamId: teamId, receivedBy: receivedBy, collector: collector,
             receivedAt: Self.date(receivedAt), updatedAt: Self.date(updatedAt))
     }
 
@@ -237,15 +238,15 @@ extension PostgresRecordStore {
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger)
             let rows = try await connection.query(
                 """
-                SELECT COALESCE(exitOf, id), teamSeq, body, revision, receivedBy, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy,
+                SELECT COALESCE(exitOf, id), teamSeq, body, revision, receivedBy, collector, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy,
                     deleteReason, exitTo
                 FROM record WHERE teamId = \(teamId) AND teamSeq > \(after) ORDER BY teamSeq LIMIT \(limit)
                 """, logger: Self.logger
             ).collect()
             var changes: [RecordChange] = []
             for row in rows {
-                let (key, cursor, body, revision, receivedBy, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy, reason, exitTo) = try row.decode(
-                    (String, Int64, String, Int, String, Double, Double, String, Double?, String?, String?, Int64?).self)
+                let (key, cursor, body, revision, receivedBy, collector, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy, reason, exitTo) = try row.decode(
+                    (String, Int64, String, Int, String, String, Double, Double, String, Double?, String?, String?, Int64?).self)
                 guard let id = UUID(uuidString: key) else { continue }
                 if let exitTo {
                     changes.append(RecordChange(id: id, cursor: cursor, kind: .transferred(toTeamId: exitTo)))
@@ -257,7 +258,7 @@ extension PostgresRecordStore {
                 } else {
                     let stored = StoredRecord(
                         record: try RecordCodec.decode(Array(body.utf8)), revision: revision, teamId: teamId, receivedBy: receivedBy,
-                        receivedAt: Self.date(receivedAt), updatedAt: Self.date(updatedAt))
+                        collector: collector, receivedAt: Self.date(receivedAt), updatedAt: Self.date(updatedAt))
                     changes.append(RecordChange(id: id, cursor: cursor, kind: .saved(stored)))
                 }
             }

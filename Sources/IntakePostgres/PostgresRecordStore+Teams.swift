@@ -19,6 +19,16 @@ extension PostgresRecordStore {
         ).collect().map(Self.member)
     }
 
+    public func isOrWasMember(username: String, teamId: Int64) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            SELECT EXISTS (SELECT 1 FROM account WHERE teamId = \(teamId) AND username = \(username))
+                OR EXISTS (SELECT 1 FROM membershipEvent WHERE teamId = \(teamId) AND username = \(username))
+            """, logger: Self.logger
+        ).collect()
+        return try rows.first?.decode(Bool.self) ?? false
+    }
+
     public func membershipHistory(teamId: Int64) async throws -> [MembershipEvent] {
         try await client.query(
             "SELECT teamId, username, kind, role, actor, at FROM membershipEvent WHERE teamId = \(teamId) ORDER BY id", logger: Self.logger

@@ -56,7 +56,8 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                     SELECT r.body, r.revision, r.\(column), p.id IS NOT NULL, p.sharingScope,
                         (SELECT c.method FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
                         (SELECT c.recordedAt FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
-                        (SELECT group_concat(g.groupName, ',') FROM patientGroup g WHERE g.patientId = r.patientId)
+                        (SELECT group_concat(g.groupName, ',') FROM patientGroup g WHERE g.patientId = r.patientId),
+                        r.collector
                     FROM record r LEFT JOIN patient p ON p.id = r.patientId
                     WHERE \(filter) ORDER BY r.\(column) LIMIT ?
                     """,
@@ -73,7 +74,7 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                         sharingScope: row[4], consentMethod: row[5], consentedAt: (row[6] as Double?).map(SQLiteRecordStore.date),
                         dataGroups: groups)
                 }
-                page.append(ExportedRecord(body: body, revision: row[1], cursor: row[2], registry: registry))
+                page.append(ExportedRecord(body: body, revision: row[1], cursor: row[2], registry: registry, collector: row[8]))
             }
             return page
         }

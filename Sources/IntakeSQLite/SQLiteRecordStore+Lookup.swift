@@ -69,16 +69,16 @@ struct SQLiteLookupIndex: LookupIndex {
         }
     }
 
-    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8], receivedBy: String)] {
+    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8], collector: String)] {
         guard !ids.isEmpty else { return [:] }
         return try await database.read { db in
-            var found: [String: (revision: Int, body: [UInt8], receivedBy: String)] = [:]
+            var found: [String: (revision: Int, body: [UInt8], collector: String)] = [:]
             for row in try Row.fetchAll(
                 db,
-                sql: "SELECT id, revision, body, receivedBy FROM record WHERE id IN (\(databaseQuestionMarks(count: ids.count))) AND deletedAt IS NULL",
+                sql: "SELECT id, revision, body, collector FROM record WHERE id IN (\(databaseQuestionMarks(count: ids.count))) AND deletedAt IS NULL",
                 arguments: StatementArguments(ids))
             {
-                found[row["id"]] = (row["revision"], Array((row["body"] as String).utf8), row["receivedBy"])
+                found[row["id"]] = (row["revision"], Array((row["body"] as String).utf8), row["collector"])
             }
             return found
         }

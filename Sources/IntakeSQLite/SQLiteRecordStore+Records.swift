@@ -46,17 +46,17 @@ extension SQLiteRecordStore {
         let body = String(decoding: item.body, as: UTF8.self)
         try db.cachedStatement(
             sql: """
-                INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
+                INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
                                     createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body,
                                     patientId, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
-                VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
+                VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
                         (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?),
                         (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
                         (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?))
                 """
         ).execute(
             arguments: [
-                id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.status.rawValue,
+                id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.collector, r.status.rawValue,
                 timestamp(r.createdAt), timestamp(time), timestamp(time), NameKey.fold(r.patient.givenName),
                 NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId, body,
                 r.patientId.map(key), owner.teamId, owner.teamId,
@@ -79,7 +79,7 @@ extension SQLiteRecordStore {
             else { return nil }
             return StoredRecord(
                 record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)), revision: row["revision"],
-                teamId: row["teamId"], receivedBy: row["receivedBy"], receivedAt: Self.date(row["receivedAt"]),
+                teamId: row["teamId"], receivedBy: row["receivedBy"], collector: row["collector"], receivedAt: Self.date(row["receivedAt"]),
                 updatedAt: Self.date(row["updatedAt"]))
         }
     }
@@ -203,6 +203,7 @@ extension SQLiteRecordStore {
                     kind: .saved(
                         StoredRecord(
                             record: record, revision: row["revision"], teamId: row["teamId"], receivedBy: row["receivedBy"],
+                            collector: row["collector"],
                             receivedAt: Self.date(row["receivedAt"]), updatedAt: Self.date(row["updatedAt"]))))
             }
             let horizon = try Int64.fetchOne(db, sql: "SELECT teamSeq FROM changeHorizon WHERE teamId = ?", arguments: [teamId]) ?? 0

@@ -18,6 +18,18 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func isOrWasMember(username: String, teamId: Int64) async throws -> Bool {
+        try await database.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM user WHERE teamId = ? AND username = ?)
+                        OR EXISTS (SELECT 1 FROM membershipEvent WHERE teamId = ? AND username = ?)
+                    """,
+                arguments: [teamId, username, teamId, username]) ?? false
+        }
+    }
+
     public func membershipHistory(teamId: Int64) async throws -> [MembershipEvent] {
         try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM membershipEvent WHERE teamId = ? ORDER BY id", arguments: [teamId]).map { row in

@@ -521,6 +521,14 @@ extension SQLiteRecordStore {
                     ALTER TABLE record ADD COLUMN exitTo INTEGER;
                     """)
         }
+        migrator.registerMigration("v24: the collector, checked at upload, apart from who uploaded") { db in
+            // Records stored before keep who uploaded them as their collector.
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN collector TEXT NOT NULL DEFAULT '';
+                    UPDATE record SET collector = receivedBy;
+                    """)
+        }
         return migrator
     }
 

@@ -36,6 +36,35 @@ public enum TeamStoreContract {
         try #require(try await store.credentials(username: name)?.user)
     }
 
+    /// Who may have collected a team's records: its members and former members, no one else;
+    /// a record keeps its collector apart from who uploaded it.
+    public static func membersAndFormerMembersAreTheTeamsCollectors(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        let other = try await store.createTeam(name: "other", at: start)
+        _ = try await store.createUser(NewUser(username: "bo", passwordHash: "h", role: .fieldworker, teamId: team.id), at: start)
+        #expect(try await store.isOrWasMember(username: "lead", teamId: team.id))
+        #expect(try await store.isOrWasMember(username: "bo", teamId: team.id))
+        #expect(try await !store.isOrWasMember(username: "ana", teamId: team.id), "never a member")
+        #expect(try await !store.isOrWasMember(username: "nobody", teamId: team.id))
+        #expect(try await !store.isOrWasMember(username: "lead", teamId: other.id), "a member of another team")
+        let removed = try await store.removeMember(teamId: team.id, username: "bo", by: "lead", at: start.addingTimeInterval(60))
+        #expect({ if case .changed = removed { true } else { false } }(), "\(removed)")
+        #expect(try await store.isOrWasMember(username: "bo", teamId: team.id), "a former member stays a collector of the team's records")
+        #expect(try await !store.isOrWasMember(username: "bo", teamId: other.id))
+
+        let record = RecordStoreContract.record(31).with { $0.collector = "bo" }
+        #expect(try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "lead"), at: start) == [.created(revision: 1)])
+        let stored = try #require(try await store.record(id: record.id))
+        #expect(stored.collector == "bo" && stored.receivedBy == "lead")
+        let page = try await store.changes(teamId: team.id, after: 0, limit: 10)
+        guard case .saved(let changed)? = page.changes.first?.kind else {
+            Issue.record("the change feed does not hold the record")
+            return
+        }
+        #expect(changed.collector == "bo" && changed.receivedBy == "lead")
+    }
+
     public static func anInvitationGoesFromPendingToConfirmedAndTheInviteeJoins(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let team = try await setUp(store)

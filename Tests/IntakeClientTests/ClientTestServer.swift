@@ -35,7 +35,7 @@ struct ClientTestServer {
     }
 
     func record(seed: UInt64) -> PatientResponse {
-        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed, collector: "cora")
         return generator.next()
     }
 

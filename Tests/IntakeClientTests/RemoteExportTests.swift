@@ -44,7 +44,7 @@ struct RemoteExportTests {
                 status: .ok,
                 headers: [
                     .contentType: "application/x-ndjson", HTTPField.Name("Intake-Export-Records")!: "5",
-                    HTTPField.Name("Intake-Export-Cursor")!: "9", HTTPField.Name("Intake-Export-Versions")!: "194b9cd73c1b3d34",
+                    HTTPField.Name("Intake-Export-Cursor")!: "9", HTTPField.Name("Intake-Export-Versions")!: "7d0030df006a21e0",
                 ],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: line + "\n" + line + "\n")))
         }

@@ -256,7 +256,7 @@ struct AccessMatrixTests {
     @Test func everyRouteAnswersEveryRoleAsDocumented() async throws {
         // Event streams end after a moment here, so that the matrix can read them whole.
         var server = try await TestServer.make { $0.streamLifetime = .milliseconds(100) }
-        let own = server.record(seed: 1), other = server.record(seed: 2)
+        let own = server.record(seed: 1), other = server.record(seed: 2, collector: "fieldworker-b")
         _ = try await server.services.records.ingest([own], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
         _ = try await server.services.records.ingest([other], owner: RecordOwner(teamId: 2, username: "fieldworker-b"))
         _ = try await server.services.accounts.createTeam(name: "team-c")
@@ -288,7 +288,7 @@ struct AccessMatrixTests {
                         let target = (team == "own" ? own : other).id
                         var doomed = ""
                         if test.uri.contains("{doomed}") {
-                            let record = server.record(seed: UInt64(5_000 + counter))
+                            let record = server.record(seed: UInt64(5_000 + counter), collector: team == "own" ? "fieldworker-a" : "fieldworker-b")
                             let owner = team == "own" ? RecordOwner(teamId: 1, username: "fieldworker-a") : RecordOwner(teamId: 2, username: "fieldworker-b")
                             _ = try await server.services.records.ingest([record], owner: owner)
                             doomed = record.id.uuidString.lowercased()

@@ -150,17 +150,23 @@ struct AuditRoutesTests {
             #expect((events[3]["details"] as? [String: String])?["fields"] == "familyName")
             #expect((events[4]["details"] as? [String: String])?["records"] == "1")
             #expect(!listed.text.contains("Haddad") && !listed.text.contains("Amina") && !listed.text.contains("nope-nope"), "no patient data, no password")
+            // The trail counts what an export sent: a codebook holds no record, a refused export is not on it.
+            #expect(try await client.send(.get, "/v1/exports?format=codebook", as: "coordinator-a", in: server).status == .ok)
+            #expect(try await client.send(.get, "/v1/exports?format=removed", as: "coordinator-a", in: server).status == .unprocessableContent)
+            let exports = try await client.send(.get, "/v1/audit?action=export", as: "admin", in: server)
+            let sent = (exports.json["events"] as? [[String: Any]] ?? []).map { ($0["details"] as? [String: String])?["records"] ?? "?" }
+            #expect(sent == ["1", "0"], "\(exports.text)")
             let filtered = try await client.send(.get, "/v1/audit?action=record&actor=coordinator-a", as: "admin", in: server)
             #expect((filtered.json["events"] as? [[String: Any]])?.compactMap { $0["action"] as? String } == ["record.read"])
             let paged = try await client.send(.get, "/v1/audit?limit=2", as: "admin", in: server)
             #expect(paged.json["next"] as? String == "2")
 
             let verified = try await client.send(.get, "/v1/audit/verify", as: "admin", in: server)
-            #expect(verified.json["sound"] as? Bool == true && verified.json["checked"] as? Int == 8, "\(verified.text)")
+            #expect(verified.json["sound"] as? Bool == true && verified.json["checked"] as? Int == 10, "\(verified.text)")
             // Reading the trail is itself on it, as every other read with a token: what was read, never the query.
             let reads = try await client.send(.get, "/v1/audit?action=token.read", as: "admin", in: server)
             let paths = (reads.json["events"] as? [[String: Any]])?.compactMap { $0["subject"] as? String } ?? []
-            #expect(paths == ["/v1/audit", "/v1/audit", "/v1/audit", "/v1/audit/verify"], "\(paths)")
+            #expect(paths == ["/v1/audit", "/v1/audit", "/v1/audit", "/v1/audit", "/v1/audit/verify"], "\(paths)")
             #expect(!reads.text.contains("limit=2") && !reads.text.contains("actor=coordinator-a"))
             let head = try #require(verified.json["head"] as? [String: Any])
             let kept = try await client.send(.get, "/v1/audit/verify?seq=\(head["seq"] as? Int ?? 0)&hash=\(head["hash"] as? String ?? "")", as: "admin", in: server)

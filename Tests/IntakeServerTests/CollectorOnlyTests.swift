@@ -12,7 +12,7 @@ struct CollectorOnlyTests {
     @Test func fieldWorkersSeeOnlyTheRecordsTheyCollectedAndCoordinatorsSeeAll() async throws {
         var server = try await TestServer.make()
         try await server.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
-        let mine = server.record(seed: 900, familyName: "Haddad"), theirs = server.record(seed: 901, familyName: "Haddad")
+        let mine = server.record(seed: 900, familyName: "Haddad"), theirs = server.record(seed: 901, familyName: "Haddad", collector: "fieldworker-a2")
         let qid = server.questionnaire.reference.id
         try await server.application().test(.router) { [server] client in
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: mine).status == .created)
@@ -55,5 +55,51 @@ struct CollectorOnlyTests {
             let coordinatorFeed = try await client.send(.get, "/v1/changes?since=\(cursor)", as: "coordinator-a", in: server)
             #expect((coordinatorFeed.json["changes"] as? [[String: Any]])?.allSatisfy { $0["type"] as? String == "record" } == true)
         }
+    }
+
+    @Test func theCollectorIsAMemberTheServerCheckedAndKeepsTheirRecordsWhoeverUploads() async throws {
+        var server = try await TestServer.make()
+        try await server.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
+        let qid = server.questionnaire.reference.id
+        _ = try await server.services.store.setCollectorOnly(questionnaireId: qid, true, by: "admin", at: Date())
+        let hers = server.record(seed: 910, collector: "fieldworker-a")
+        let path = "/v1/records/\(hers.id.uuidString.lowercased())"
+        try await server.application().test(.router) { [server] client in
+            // A coordinator uploads a field worker's record: it stays hers.
+            #expect(try await client.send(.post, "/v1/records", as: "coordinator-a", in: server, json: hers).status == .created)
+            let read = try await client.send(.get, path, as: "fieldworker-a", in: server)
+            #expect(read.status == .ok && read.json["receivedBy"] as? String == "coordinator-a", "\(read.text)")
+            #expect(try await client.send(.get, path, as: "fieldworker-a2", in: server).status == .notFound)
+            let found = try await client.send(.get, "/v1/records?familyName=\(hers.patient.familyName)", as: "fieldworker-a", in: server)
+            #expect((found.json["results"] as? [[String: Any]])?.contains { $0["id"] as? String == hers.id.uuidString.lowercased() } == true)
+
+            // A collector who is not, and never was, a member of the team: refused, one by one in a batch.
+            for outsider in ["fieldworker-b", "nobody", ""] {
+                let refused = try await client.send(.post, "/v1/records", as: "coordinator-a", in: server, json: server.record(seed: 911, collector: outsider))
+                #expect(refused.status == .unprocessableContent && refused.errorCode == "unknown_collector", "\(outsider): \(refused.text)")
+            }
+            let batch = try await client.send(
+                .post, "/v1/records/batch", as: "coordinator-a", in: server,
+                json: Batch(records: [server.record(seed: 912, collector: "fieldworker-a2"), server.record(seed: 913, collector: "coordinator-b")]))
+            let outcomes = (batch.json["results"] as? [[String: Any]])?.map { "\($0["outcome"] ?? "")/\($0["code"] ?? "")" }
+            #expect(outcomes == ["created/", "invalid/unknown_collector"], "\(batch.text)")
+
+            // An edit keeps the collector; changing it to someone outside the team is refused.
+            let moved = try await client.send(
+                .put, path, as: "coordinator-a", in: server, json: Update(baseRevision: 1, record: hers.with { $0.collector = "fieldworker-b" }))
+            #expect(moved.status == .unprocessableContent && moved.errorCode == "unknown_collector")
+            let edited = try await client.send(
+                .put, path, as: "coordinator-a", in: server, json: Update(baseRevision: 1, record: hers.with { $0.patient.externalId = "E-1" }))
+            #expect(edited.status == .ok, "\(edited.text)")
+            #expect(try await client.send(.get, path, as: "fieldworker-a", in: server).status == .ok, "still hers after the edit")
+
+            // A former member stays a valid collector of the team's records.
+            #expect(try await client.send(.delete, "/v1/teams/team-a/members/fieldworker-a2", as: "coordinator-a", in: server).status == .noContent)
+            let late = try await client.send(.post, "/v1/records", as: "coordinator-a", in: server, json: server.record(seed: 914, collector: "fieldworker-a2"))
+            #expect(late.status == .created, "\(late.text)")
+        }
+        // The audit trail names the collector beside who uploaded.
+        let events = try await server.services.store.auditEvents(AuditQuery(action: "record.create"))
+        #expect(events.contains { $0.subject == hers.id.uuidString.lowercased() && $0.actor == "coordinator-a" && $0.details["collector"] == "fieldworker-a" })
     }
 }

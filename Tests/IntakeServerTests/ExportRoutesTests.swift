@@ -41,6 +41,37 @@ struct ExportRoutesTests {
         }
     }
 
+    /// Answers marked `identifying` (the emergency contact, free text that may name people) are
+    /// in no de-identified export, in any format; a coordinator's export with identifiers has them.
+    @Test func identifyingAnswersLeaveEveryDeidentifiedExport() async throws {
+        let server = try await TestServer.make(configure: Self.formatsOnly)
+        var record = server.record(seed: 5)
+        let contact = try #require(server.questionnaire.allQuestions.first { $0.key == "emergency_contact" })
+        let comments = try #require(server.questionnaire.allQuestions.first { $0.text.base == "Comments from the health worker" })
+        record[contact.position] = .dictionary(["name": .text("Rania Zeidan"), "relationship": .choice("sibling"), "phone": .text("+961-70-123456")])
+        record[comments.position] = .text("Lives with her uncle Farouk near the bakery")
+        try await server.application().test(.router) { [record] client in
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .created)
+            let secrets = ["Rania", "Zeidan", "+961-70-123456", "Farouk", "bakery"]
+            for format in ["jsonl", "csv", "long", "fhir", "codebook", "codebook-md", "spss", "r", "datapackage"] {
+                for user in ["coordinator-a", "researcher"] {
+                    let export = try await client.send(.get, "/v1/exports?format=\(format)", as: user, in: server)
+                    #expect(export.status == .ok, "\(format) as \(user)")
+                    for secret in secrets { #expect(!export.text.contains(secret), "\(format) as \(user) holds \(secret)") }
+                    #expect(!export.text.contains("emergency_contact_phone"), "\(format) as \(user) has the column")
+                }
+            }
+            let codebook = try await client.send(.get, "/v1/exports?format=codebook-md", as: "coordinator-a", in: server)
+            #expect(codebook.text.contains("Left out as identifying") && codebook.text.contains("`emergency_contact` (Emergency contact)"), "\(codebook.text.prefix(3000))")
+            let identified = try await client.send(.get, "/v1/exports?format=jsonl&includeIdentifiers=true", as: "coordinator-a", in: server)
+            for secret in ["Rania Zeidan", "+961-70-123456", "Farouk"] { #expect(identified.text.contains(secret), "with identifiers: \(secret)") }
+            let identifiedCodebook = try await client.send(.get, "/v1/exports?format=codebook-md&includeIdentifiers=true", as: "coordinator-a", in: server)
+            #expect(identifiedCodebook.text.contains("Identifying answers are included"))
+            let csv = try await client.send(.get, "/v1/exports?format=csv&includeIdentifiers=true", as: "coordinator-a", in: server)
+            #expect(csv.text.contains("emergency_contact_phone") && csv.text.contains("Rania Zeidan"))
+        }
+    }
+
     @Test func aResearcherInATeamExportsThatTeamOnly() async throws {
         var server = try await TestServer.make(configure: Self.formatsOnly)
         try await server.addUser("researcher-b", role: .researcher, team: "team-b")

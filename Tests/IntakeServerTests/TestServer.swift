@@ -58,9 +58,10 @@ struct TestServer {
             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 
-    /// A valid complete record of the bundled questionnaire.
-    func record(seed: UInt64 = 1, familyName: String? = nil, givenName: String? = nil) -> PatientResponse {
-        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+    /// A valid complete record of the bundled questionnaire, collected by `collector` (a member
+    /// of team-a by default: the server takes only a member of the record's team).
+    func record(seed: UInt64 = 1, familyName: String? = nil, givenName: String? = nil, collector: String = "fieldworker-a") -> PatientResponse {
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed, collector: collector)
         var record = generator.next()
         if let familyName { record.patient.familyName = familyName }
         if let givenName { record.patient.givenName = givenName }
@@ -80,7 +81,9 @@ extension TestClientProtocol {
     func send(
         _ method: HTTPRequest.Method, _ uri: String, as user: String?, in server: TestServer, json: some RecordBody
     ) async throws -> TestResponse {
-        try await send(method, uri, as: user, in: server, body: json.jsonBody)
+        // Records are collected by who sends them (the server takes only a member of the team as
+        // collector), unless the test chose a collector.
+        try await send(method, uri, as: user, in: server, body: (user.map { json.collected(by: $0) } ?? json).jsonBody)
     }
 
     func send(_ method: HTTPRequest.Method, _ uri: String, as user: String?, in server: TestServer, body: Data? = nil) async throws
@@ -104,15 +107,27 @@ extension TestResponse {
 /// A request body holding records, which only ``RecordCodec`` writes.
 protocol RecordBody {
     var jsonBody: Data { get }
+    /// The same, with the sample generator's invented collectors replaced by `user`.
+    func collected(by user: String) -> Self
 }
 
 extension PatientResponse: RecordBody {
     var jsonBody: Data { jsonData() }
+
+    func collected(by user: String) -> PatientResponse {
+        // The default collector (a member of team-a) stands for the sender in another team.
+        guard SampleGenerator.collectors.contains(collector) || (collector == "fieldworker-a" && user.hasSuffix("-b")) else { return self }
+        var record = self
+        record.collector = user
+        return record
+    }
 }
 
 /// `{"records": [...]}` for a batch.
 struct Batch: RecordBody {
     var records: [PatientResponse]
+
+    func collected(by user: String) -> Batch { Batch(records: records.map { $0.collected(by: user) }) }
 
     var jsonBody: Data {
         var writer = JSONWriter()
@@ -130,6 +145,9 @@ struct Batch: RecordBody {
 struct Update: RecordBody {
     var baseRevision: Int
     var record: PatientResponse
+
+    /// An edit keeps the record's collector, whoever sends it.
+    func collected(by user: String) -> Update { self }
 
     var jsonBody: Data {
         var writer = JSONWriter()

@@ -24,7 +24,7 @@ struct AuditCommandTests {
         // A record sent from a device; its history names it, and the record as it was before it existed is refused.
         var generator = SampleGenerator(
             questionnaire: try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")),
-            seed: 5)
+            seed: 5, collector: "cora")
         let record = generator.next()
         var post = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/records")!)
         post.httpMethod = "POST"

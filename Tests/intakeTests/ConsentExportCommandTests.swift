@@ -93,7 +93,7 @@ struct ConsentExportCommandTests {
         }
         #expect(Set(ids).count == Self.patients)
         let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
-        var generator = SampleGenerator(questionnaire: questionnaire, seed: 15)
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: 15, collector: "cora")
         var recordOf: [UUID] = []
         for start in stride(from: 0, to: Self.patients, by: 250) {
             var batch: [PatientResponse] = []

@@ -23,7 +23,7 @@ struct DeleteCommandTests {
         }
         var generator = SampleGenerator(
             questionnaire: try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")),
-            seed: 7)
+            seed: 7, collector: "fatima")
         let record = generator.next()
         var post = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/records")!)
         post.httpMethod = "POST"

@@ -132,7 +132,7 @@ struct ExportCommandTests {
     }
 
     static func samples(_ questionnaire: Questionnaire, count: Int, seed: UInt64) -> [PatientResponse] {
-        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed, collector: "field")
         return (0..<count).map { _ in generator.next() }
     }
 

@@ -19,7 +19,7 @@ struct FlushCrashTests {
         let token = try intake.prepareServerWithCoordinator()
         let questionnaire = try QuestionnaireLoader.load(
             directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
-        var generator = SampleGenerator(questionnaire: questionnaire, seed: 99)
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: 99, collector: "cora")
         let store = try LocalStore(directory: intake.dataDirectory)
         var all: Set<String> = []
         for _ in 0..<400 {

@@ -58,7 +58,7 @@ struct ServerKillTests {
             directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         let seed = ProcessInfo.processInfo.environment["INTAKE_TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
         print("server kill test: seed \(seed) (re-run with INTAKE_TEST_SEED=\(seed))")
-        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed, collector: "cora")
         var random = SeededGenerator(seed: seed)
         var (server, port) = try intake.startServer()
         defer { server.terminate() }

@@ -73,7 +73,7 @@ struct TwoServersTests {
 
         let questionnaire = try QuestionnaireLoader.load(
             directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
-        var generator = SampleGenerator(questionnaire: questionnaire, seed: 2026)
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: 2026, collector: "cora")
         let records = (0..<10_000).map { _ in generator.next() }
         // 0..<6000 go to the first server, 4000..<10000 to the second: 2000 ids reach both at once.
         async let a = Self.send(records[0..<6000], port: first.port, token: token, connections: 4)

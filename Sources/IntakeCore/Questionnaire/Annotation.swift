@@ -4,6 +4,8 @@ import Foundation
 enum Annotation {
     case id(String)
     case required(Bool)
+    /// `identifying`: the answer may identify a person; de-identified exports leave it out.
+    case identifying
     case help(String)
     case showIf(ConditionSyntax)
     case type(TypeSpec)
@@ -28,7 +30,7 @@ enum Annotation {
     }
 
     static let typeKeywords = ["text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound"]
-    static let annotationKeywords = ["id", "required", "optional", "help", "show if", "labels", "fields"]
+    static let annotationKeywords = ["id", "required", "optional", "identifying", "help", "show if", "labels", "fields"]
 
     struct Failure: Error {
         var column: Int
@@ -70,6 +72,11 @@ extension Annotation {
                 throw Failure(column: restColumn, message: "'\(keyword)' takes no value", hint: "write just '| \(keyword)'")
             }
             return .required(keyword == "required")
+        case "identifying":
+            guard rest.isEmpty else {
+                throw Failure(column: restColumn, message: "'identifying' takes no value", hint: "write just '| identifying'")
+            }
+            return .identifying
         case "help":
             guard !rest.isEmpty else {
                 throw Failure(column: segment.column, message: "help text is empty", hint: "write 'help: …' or leave it out")

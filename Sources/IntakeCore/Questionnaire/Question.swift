@@ -9,6 +9,9 @@ public struct Question: Sendable {
     public var help: LocalizedText?
     /// The question is asked only when this holds; hidden questions have no answer.
     public var showIf: Condition?
+    /// `| identifying`: its answer may name or reach a person (a contact's name or phone, free
+    /// text that may name people); de-identified exports leave it out.
+    public var isIdentifying: Bool = false
     /// The line in the section file, for messages.
     public var line: Int
 

@@ -103,6 +103,7 @@ extension QuestionnaireParser {
             switch annotation {
             case .id(let id): question.id = id
             case .required(let required): question.isRequired = required
+            case .identifying: question.isIdentifying = true
             case .help(let help): question.help = LocalizedText(help)
             case .showIf(let syntax):
                 pendingConditions.append(PendingCondition(position: position, syntax: syntax, path: path, line: line))

@@ -94,7 +94,7 @@ extension QuestionnaireParser {
             default:
                 report(
                     path, line, segment.column, "a translation line carries only text, id, help and labels",
-                    hint: "types, required and show-if come from the base file")
+                    hint: "types, required, identifying and show-if come from the base file")
             }
         }
     }

@@ -9,9 +9,13 @@ public struct SampleGenerator {
     private var random: SeededGenerator
     private let validator: Validator
     private let now: Date
+    /// Every record's collector, when given (a server takes only a member of its team);
+    /// otherwise one of a few invented names.
+    private let collector: String?
 
-    public init(questionnaire: Questionnaire, seed: UInt64 = 1, now: Date = PatientResponse.now()) {
+    public init(questionnaire: Questionnaire, seed: UInt64 = 1, now: Date = PatientResponse.now(), collector: String? = nil) {
         self.questionnaire = questionnaire
+        self.collector = collector
         self.random = SeededGenerator(seed: seed)
         self.now = now
         self.validator = Validator(questionnaire: questionnaire, today: LocalDate.today(in: TimeZone(identifier: "UTC")!, now: now))
@@ -19,9 +23,12 @@ public struct SampleGenerator {
 
     public mutating func next() -> PatientResponse {
         let created = now.addingTimeInterval(-Double(Int.random(in: 0..<(365 * 24 * 3600), using: &random)))
+        let id = uuid(), patient = patient()
+        // Drawn even when it is given, so a seed makes the same records either way.
+        let drawn = Self.collectors.randomElement(using: &random)!
         var response = PatientResponse(
-            id: uuid(), questionnaire: questionnaire.reference, patient: patient(), status: .complete,
-            collector: Self.collectors.randomElement(using: &random)!, deviceId: "sample-device-\(Int.random(in: 1...5, using: &random))",
+            id: id, questionnaire: questionnaire.reference, patient: patient, status: .complete,
+            collector: collector ?? drawn, deviceId: "sample-device-\(Int.random(in: 1...5, using: &random))",
             language: Bool.random(using: &random) ? nil : questionnaire.languages.dropFirst().first,
             createdAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded()),
             updatedAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded() + 900))
@@ -90,7 +97,8 @@ public struct SampleGenerator {
         }
     }
 
-    static let collectors = ["amina.h", "farid.k", "grace.o", "samir.a", "lena.m"]
+    /// The invented collectors of records made without one given.
+    public static let collectors = ["amina.h", "farid.k", "grace.o", "samir.a", "lena.m"]
     static let femaleNames = [
         "Amina", "Fatima", "Hawa", "Layla", "Mariam", "Nour", "Rahel", "Sahra", "Yasmin", "Zainab", "Shukria", "Hevin",
     ]

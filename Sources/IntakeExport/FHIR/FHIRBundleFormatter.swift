@@ -26,7 +26,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
         for (index, version) in plan.versions.enumerated() {
             if index > 0 { out += "," }
             out += "\n"
-            let resource = FHIRQuestionnaire(questionnaire: version, names: names, options: plan.options).resource
+            let resource = FHIRQuestionnaire(questionnaire: version, names: names, options: plan.options, leavesOut: plan.leavesOut).resource
             JSONValue.object([("fullUrl", .string(names.questionnaireEntryURL(version: version.version))), ("resource", resource)]).write(
                 into: &out)
         }
@@ -94,7 +94,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
         var sections: [JSONValue] = []
         for section in questionnaire.sections {
             let items = section.questions.compactMap { question -> JSONValue? in
-                guard !hidden.contains(question.position), let answer = record[question.position] else { return nil }
+                guard !hidden.contains(question.position), !plan.leavesOut(question), let answer = record[question.position] else { return nil }
                 return self.item(question, answer)
             }
             if !items.isEmpty {

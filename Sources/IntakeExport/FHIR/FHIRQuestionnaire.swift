@@ -7,6 +7,8 @@ struct FHIRQuestionnaire {
     let questionnaire: Questionnaire
     let names: FHIRNames
     let options: ExportOptions
+    /// Questions the export leaves out (identifying ones, when identifiers are not included).
+    var leavesOut: (Question) -> Bool = { _ in false }
 
     static let translationURL = "http://hl7.org/fhir/StructureDefinition/translation"
     static let expressionURL = "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression"
@@ -38,6 +40,7 @@ struct FHIRQuestionnaire {
 
     private func item(_ question: Question) -> JSONValue? {
         if options.dropFreeText, question.type == .text { return nil }
+        if leavesOut(question) { return nil }
         var members: [(String, JSONValue)] = []
         members += range(question.type)
         members.append(("linkId", .string(question.key)))

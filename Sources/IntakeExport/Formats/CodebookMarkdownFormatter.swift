@@ -33,7 +33,7 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
             - Identifiers are \(plan.options.includeIdentifiers ? "**included**" : "left out"); `patient_key` links the records \
             of one patient (a keyed hash of the folded names and date of birth). \
             \(plan.options.dropFreeText ? "Free-text answers are left out." : "Free-text answers are included and may contain names or places.")
-            \(plan.options.shiftDates ? "- **Dates are shifted**: every date and time of a patient's records is moved back by the same secret number of days (0 to 364), so intervals within a patient are kept but calendar dates are not real. `age_years` is computed before shifting.\n" : "")\
+            \(identifyingNote)\(plan.options.shiftDates ? "- **Dates are shifted**: every date and time of a patient's records is moved back by the same secret number of days (0 to 364), so intervals within a patient are kept but calendar dates are not real. `age_years` is computed before shifting.\n" : "")\
             - `records_long.csv` has one row per answer (one per chosen code, one per compound field), keyed by section and index.
 
 
@@ -47,6 +47,18 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
             out += "| " + cells.map(Self.escaped).joined(separator: " | ") + " |\n"
         }
         return out
+    }
+
+    /// Which questions this export leaves out as identifying, or that identifying ones are in it.
+    var identifyingNote: String {
+        if plan.options.includeIdentifiers {
+            let included = plan.questions.filter { $0.appearances.contains { $0.question.isIdentifying } }.map { "`\($0.key)`" }
+            return included.isEmpty ? "" : "- **Identifying answers are included**: " + included.joined(separator: ", ") + ".\n"
+        }
+        guard !plan.leftOutAsIdentifying.isEmpty else { return "" }
+        let listed = plan.leftOutAsIdentifying.map { "`\($0.question.key)` (\($0.question.text.base))" }
+        return "- **Left out as identifying** (marked `identifying` in the questionnaire; only an export with identifiers has them): "
+            + listed.joined(separator: ", ") + ".\n"
     }
 
     public func row(_ record: ExportRecord) -> String { "" }

@@ -22,6 +22,7 @@ public final class JSONLinesFormatter: ExportFormatter {
         if let plan {
             let layout = try plan.layout(for: record.questionnaire)
             if plan.options.dropFreeText { record = Self.withoutFreeText(record, layout.questionnaire) }
+            for question in layout.questionnaire.allQuestions where plan.leavesOut(question) { record[question.position] = nil }
         }
         var writer = JSONWriter(capacity: 1024)
         RecordCodec.write(record, into: &writer, extras: Self.extras(item))

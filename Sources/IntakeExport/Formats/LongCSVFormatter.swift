@@ -27,6 +27,7 @@ public final class LongCSVFormatter: ExportFormatter {
         for (position, answer) in record.allAnswers where !hidden.contains(position) && layout.questionnaire.question(at: position) != nil {
             guard let question = layout.questionnaire.question(at: position) else { continue }
             if plan.options.dropFreeText, question.type == .text { continue }
+            if plan.leavesOut(question) { continue }
             let base = [
                 recordId, item.patientKey ?? "", record.questionnaire.version, String(position.section), String(position.index),
                 question.key,

@@ -14,6 +14,10 @@ public struct ExportPlan: Sendable {
     public let options: ExportOptions
     public let questions: [PlannedQuestion]
     public let columns: [ExportColumn]
+    /// Questions marked `identifying` (in any version) that this export leaves out, because it
+    /// does not include identifiers; every format leaves out their answers, and the codebook lists them.
+    public let leftOutAsIdentifying: [PlannedQuestion.Appearance]
+    private let leftOutKeys: Set<String>
     let layouts: [String: VersionLayout]
 
     public init(questionnaires: [Questionnaire], options: ExportOptions = ExportOptions()) throws(ExportError) {
@@ -61,8 +65,13 @@ public struct ExportPlan: Sendable {
         }
         var used = Set(columns.map(\.name))
         var questions: [PlannedQuestion] = []
+        var leftOut: [PlannedQuestion.Appearance] = []
         for key in order {
             let seen = appearances[key] ?? []
+            if !options.includeIdentifiers, let identifying = seen.last(where: { $0.question.isIdentifying }) {
+                leftOut.append(identifying)
+                continue
+            }
             if options.dropFreeText, seen.contains(where: { $0.question.type == .text }) { continue }
             let shapes = seen.compactMap { AnswerShape($0.question.type, dropFreeText: options.dropFreeText) }
             guard var shape = shapes.first else { continue }
@@ -82,9 +91,15 @@ public struct ExportPlan: Sendable {
         }
         self.questions = questions
         self.columns = columns
+        self.leftOutAsIdentifying = leftOut
+        self.leftOutKeys = Set(leftOut.map(\.question.key))
         self.layouts = Dictionary(
             uniqueKeysWithValues: versions.map { ($0.version, VersionLayout(questionnaire: $0, questions: questions, columns: columns)) })
     }
+
+    /// Whether the export leaves this question's answers out (it is identifying, and identifiers
+    /// are not included): the one rule every format follows.
+    public func leavesOut(_ question: Question) -> Bool { leftOutKeys.contains(question.key) }
 
     /// The version a record names, or an error that says which versions the export knows.
     func layout(for reference: QuestionnaireReference) throws(ExportError) -> VersionLayout {

@@ -16,10 +16,13 @@ public struct ExportRow: Sendable {
 
     /// Reads a record's bytes (as ``RecordCodec`` wrote them) and prepares it as `plan` asks;
     /// `keyer` makes patient keys and moves dates.
-    public init(body: [UInt8], revision: Int?, plan: ExportPlan, keyer: PatientKeyer?, registry: RegistryFacts? = nil) throws(ExportError) {
+    /// - Parameter collector: who collected the record, as the server checked it, when it differs from the body's.
+    public init(
+        body: [UInt8], revision: Int?, plan: ExportPlan, keyer: PatientKeyer?, registry: RegistryFacts? = nil, collector: String? = nil
+    ) throws(ExportError) {
         var found: [(position: QuestionPosition, answer: Answer)] = []
         found.reserveCapacity(64)
-        let header: PatientResponse
+        var header: PatientResponse
         do {
             header = try JSONReader.document(body) { reader throws(JSONReadError) in
                 try RecordCodec.read(&reader) { position, answer, _ in found.append((position, answer)) }
@@ -29,6 +32,7 @@ public struct ExportRow: Sendable {
                 "a stored record cannot be read (\(error.description)); the database was changed outside Intake or is damaged: "
                     + "restore it from a backup")
         }
+        if let collector { header.collector = collector }
         let options = plan.options
         let item = ExportRecord(
             header, revision: revision, keyer: keyer, includeIdentifiers: options.includeIdentifiers, shiftDates: options.shiftDates,

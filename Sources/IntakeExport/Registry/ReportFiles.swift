@@ -29,7 +29,8 @@ extension ReportFiles {
     /// One of the report files through `write` (an HTTP response body).
     public static func stream(
         _ file: ExportSideFile, options: ExportOptions, nextPage: () async throws -> [ExportReport]?, write: ([UInt8]) async throws -> Void
-    ) async throws {
+    ) async throws -> Int {
+        var count = 0
         if file == .reportsLong { try await write(Array(CSV.line(ExportReport.longColumns).utf8)) }
         while let page = try await nextPage() {
             var chunk: [UInt8] = []
@@ -41,6 +42,8 @@ extension ReportFiles {
                 }
             }
             try await write(chunk)
+            count += page.count
         }
+        return count
     }
 }

@@ -127,7 +127,7 @@ extension AuditEntry {
             guard case .created = outcome else { return nil }
             return AuditEntry(
                 at: time, actor: owner.username, action: .recordCreate, subject: item.record.id.uuidString.lowercased(),
-                details: ["team": String(owner.teamId)])
+                details: ["team": String(owner.teamId), "collector": item.record.collector])
         }
     }
 

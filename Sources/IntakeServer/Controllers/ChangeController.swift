@@ -148,7 +148,7 @@ struct ChangeController {
         var username: String
         var hidden: Set<String>
 
-        func sees(_ stored: StoredRecord) -> Bool { !hidden.contains(stored.record.questionnaire.id) || stored.receivedBy == username }
+        func sees(_ stored: StoredRecord) -> Bool { !hidden.contains(stored.record.questionnaire.id) || stored.collector == username }
     }
 
     /// `{"type": "record", "id", "cursor", "revision", "receivedBy", "receivedAt", "updatedAt", "record"}`,

@@ -70,10 +70,10 @@ struct ExportController {
             ExportService.Request(
                 questionnaireId: parameters["questionnaire"], teamId: user.teamId, since: since, options: options, consent: consent,
                 dataGroups: dataGroups, until: until))
-        // Who exported what: the filters and options, and how many records it holds.
-        var audited = ["format": parameters["format"] ?? "csv", "records": String(prepared.count), "questionnaire": prepared.plan.questionnaireId]
+        // Who exported what: the filters and options; how many records (or rows) were sent is
+        // added once the body has been written.
+        var audited = ["format": parameters["format"] ?? "csv", "questionnaire": prepared.plan.questionnaireId]
         for name in ["since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates"] { if let value = parameters[name] { audited[name] = value } }
-        try await services.audit.record(.export, by: user.username, details: audited)
         var headers: HTTPFields = [
             .cacheControl: "no-store",
             Self.cursorHeader: prepared.cursor,
@@ -100,16 +100,29 @@ struct ExportController {
                         message: "format=removed lists what an earlier export held that must now be deleted; give 'since' (that export's cursor)")
                 }
                 headers[Self.countHeader] = String(removed.count)
-                stream = ExportStream(text: RemovedRecord.csv(removed))
+                stream = ExportStream(text: RemovedRecord.csv(removed), count: removed.count)
             } else {
                 stream = ExportStream(reports: ExportService.ReportPager(prepared), file: file, options: prepared.plan.options)
             }
         }
         return Response(
             status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                try await stream.run { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
-                try await writer.finish(nil)
+            body: ResponseBody { [services, audited] writer in
+                var audited = audited
+                // The trail holds what was sent: the records (or rows) written, and whether the
+                // body was cut off before its end.
+                let sent = Counter()
+                do {
+                    try await stream.run(sent: sent) { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
+                    try await writer.finish(nil)
+                } catch {
+                    audited["records"] = String(sent.value)
+                    audited["complete"] = "false"
+                    _ = try? await services.audit.record(.export, by: user.username, details: audited)
+                    throw error
+                }
+                audited["records"] = String(sent.value)
+                try await services.audit.record(.export, by: user.username, details: audited)
             })
     }
 
@@ -149,7 +162,7 @@ private final class ExportStream: @unchecked Sendable {
     private enum Source {
         case records(any ExportFormatter, ExportService.Pager, hasRecords: Bool)
         case reports(ExportService.ReportPager, ExportSideFile, ExportOptions)
-        case text(String)
+        case text(String, count: Int)
     }
     private let source: Source
 
@@ -162,18 +175,38 @@ private final class ExportStream: @unchecked Sendable {
         source = .reports(reports, file, options)
     }
 
-    init(text: String) {
-        source = .text(text)
+    /// A text made already, holding `count` rows.
+    init(text: String, count: Int) {
+        source = .text(text, count: count)
     }
 
-    func run(write: ([UInt8]) async throws -> Void) async throws {
+    /// Writes the body; `sent` counts the records (reports, rows) written so far.
+    func run(sent: Counter, write: ([UInt8]) async throws -> Void) async throws {
         switch source {
         case .records(let formatter, let pager, let hasRecords):
-            _ = try await ExportRun.stream(formatter, nextPage: { hasRecords ? try await pager.next() : nil }, write: write)
+            sent.value = try await ExportRun.stream(
+                formatter,
+                nextPage: {
+                    guard hasRecords, let page = try await pager.next() else { return nil }
+                    sent.value += page.count
+                    return page
+                }, write: write)
         case .reports(let pager, let file, let options):
-            try await ReportFiles.stream(file, options: options, nextPage: { try await pager.next() }, write: write)
-        case .text(let text):
+            sent.value = try await ReportFiles.stream(
+                file, options: options,
+                nextPage: {
+                    guard let page = try await pager.next() else { return nil }
+                    sent.value += page.count
+                    return page
+                }, write: write)
+        case .text(let text, let count):
             try await write(Array(text.utf8))
+            sent.value = count
         }
     }
+}
+
+/// How many records an export's body has written (one task writes it).
+private final class Counter: @unchecked Sendable {
+    var value = 0
 }

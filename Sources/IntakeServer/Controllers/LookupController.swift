@@ -36,7 +36,7 @@ struct LookupController {
             // Records of collector-only questionnaires another field worker collected are left
             // out (the page may then hold fewer; nextOffset still counts every match).
             let hidden = try await services.records.collectorOnly(for: user)
-            let page = matches.prefix(pageSize).filter { !hidden.contains($0.questionnaire.id) || $0.receivedBy == user.username }.map {
+            let page = matches.prefix(pageSize).filter { !hidden.contains($0.questionnaire.id) || $0.collector == user.username }.map {
                 Match(
                     id: $0.id.uuidString.lowercased(), revision: $0.revision, status: $0.status.rawValue, questionnaire: $0.questionnaire,
                     patient: $0.patient, updatedAt: $0.updatedAt, score: $0.score)

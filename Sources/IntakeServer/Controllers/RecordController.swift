@@ -130,7 +130,7 @@ struct RecordController {
                 message: "the record's id does not match the id in the path; a record keeps its id through edits")
         }
         let stored = try await visibleRecord(id, user: user, team: team, toEdit: true)
-        switch try await services.records.check(body.record, teamId: stored.teamId) {
+        switch try await services.records.check(body.record, teamId: stored.teamId, unchangedCollector: stored.record.collector) {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
         case .valid(var item, _):
@@ -185,7 +185,7 @@ struct RecordController {
         if stored.teamId == team {
             // A collector-only questionnaire's record is its collector's (and the coordinators').
             let hidden = try await services.records.collectorOnly(for: user)
-            if !hidden.contains(stored.record.questionnaire.id) || stored.receivedBy == user.username { return stored }
+            if !hidden.contains(stored.record.questionnaire.id) || stored.collector == user.username { return stored }
         }
         let access = try await access(to: id, user: user, team: team)
         guard access.read else { throw APIError.notFound("record \(Self.key(id))") }

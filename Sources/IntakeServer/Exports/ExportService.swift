@@ -191,11 +191,15 @@ public struct ExportService: Sendable {
                 let inputs = try rows.map { stored in
                     var input = ExportInput()
                     if needs.contains(.rows) {
-                        input.row = try ExportRow(body: stored.body, revision: stored.revision, plan: plan, keyer: keyer, registry: stored.registry)
+                        input.row = try ExportRow(
+                            body: stored.body, revision: stored.revision, plan: plan, keyer: keyer, registry: stored.registry,
+                            collector: stored.collector)
                     }
                     if needs.contains(.records) {
+                        var record = try RecordCodec.decode(stored.body)
+                        if let collector = stored.collector { record.collector = collector }
                         input.record = ExportRecord(
-                            try RecordCodec.decode(stored.body), revision: stored.revision, keyer: keyer,
+                            record, revision: stored.revision, keyer: keyer,
                             includeIdentifiers: plan.options.includeIdentifiers, shiftDates: plan.options.shiftDates, registry: stored.registry)
                     }
                     return input

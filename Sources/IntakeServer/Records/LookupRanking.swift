@@ -41,7 +41,7 @@ package protocol LookupIndex: Sendable {
     /// The team's entries with this date of birth or this external id.
     func entries(team: Int64, dateOfBirth: String?, externalIdKey: String?, limit: Int) async throws -> [LookupEntry]
     /// Revision and stored body of each record.
-    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8], receivedBy: String)]
+    func records(ids: [String]) async throws -> [String: (revision: Int, body: [UInt8], collector: String)]
 }
 
 /// The lookup ranking, computed from indexes so that its cost follows the page asked for, not
@@ -125,7 +125,7 @@ package enum LookupRanking {
             return LookupMatch(
                 id: response.id, revision: record.revision, status: response.status, questionnaire: response.questionnaire,
                 patient: response.patient, updatedAt: Date(timeIntervalSince1970: item.entry.updatedAt), score: item.score,
-                receivedBy: record.receivedBy)
+                collector: record.collector)
         }
     }
 

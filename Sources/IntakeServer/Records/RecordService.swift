@@ -9,6 +9,9 @@ public struct RecordService: Sendable {
     /// Wakes change feed readers (`GET /v1/changes?wait=`, the change stream) when this server
     /// saves or deletes a record; another server's changes are found within its poll interval.
     public let changes = NotificationHub()
+    /// Collectors found to be (or to have been) members of a team: that stays true, so each is
+    /// asked of the store once per server.
+    let collectors = KnownCollectors()
 
     public init(store: any RecordStore, questionnaires: QuestionnaireService) {
         self.store = store
@@ -30,9 +33,19 @@ public struct RecordService: Sendable {
     /// Validates with the same `IntakeCore` validator the CLI uses. `today` is a day ahead of
     /// UTC so a device east of the server may record its own today.
     /// A record that points to a patient must point to one of `teamId`'s (the team it belongs to).
+    /// Its collector must be a member of that team, now or before, unless it is
+    /// `unchangedCollector` (an edit keeps the collector the record was stored with).
     func check(
-        _ record: PatientResponse, teamId: Int64, today: LocalDate = RecordService.today(), patients: PatientTeams = PatientTeams()
+        _ record: PatientResponse, teamId: Int64, today: LocalDate = RecordService.today(), patients: PatientTeams = PatientTeams(),
+        unchangedCollector: String? = nil
     ) async throws -> Checked {
+        if record.collector != unchangedCollector, try await !collectors.isOrWasMember(record.collector, teamId: teamId, store) {
+            return .invalid(
+                code: "unknown_collector",
+                message:
+                    "the record's collector '\(record.collector.prefix(100))' is not a member of this team, now or before; the collector is the account that filled the record (sign in as them with intake login, or give --collector with a member's user name)",
+                issues: [])
+        }
         if let patientId = record.patientId, try await patients.team(of: patientId, store) != teamId {
             return .invalid(
                 code: "unknown_patient",
@@ -94,6 +107,20 @@ public struct RecordService: Sendable {
             case .invalid(let code, let message, let issues): .invalid(code: code, message: message, issues: issues)
             }
         }
+    }
+}
+
+/// Pairs of team and user name known to be (or to have been) members: membership history only
+/// grows, so a yes is kept; a no is asked again next time.
+final class KnownCollectors: Sendable {
+    private let known = Mutex<Set<String>>([])
+
+    func isOrWasMember(_ username: String, teamId: Int64, _ store: any RecordStore) async throws -> Bool {
+        let key = "\(teamId)\u{0}\(username)"
+        if known.withLock({ $0.contains(key) }) { return true }
+        guard !username.isEmpty, try await store.isOrWasMember(username: username, teamId: teamId) else { return false }
+        known.withLock { _ = $0.insert(key) }
+        return true
     }
 }
 

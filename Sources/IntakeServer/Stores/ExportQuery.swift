@@ -99,11 +99,15 @@ public struct ExportedRecord: Sendable {
     public var cursor: Int64
     /// What the registry says of the record's patient, when it points to one.
     public var registry: RegistryFacts?
+    /// Who collected it, as the server checked (the body's collector of a record stored before
+    /// that check may be free text).
+    public var collector: String?
 
-    package init(body: [UInt8], revision: Int, cursor: Int64, registry: RegistryFacts? = nil) {
+    package init(body: [UInt8], revision: Int, cursor: Int64, registry: RegistryFacts? = nil, collector: String? = nil) {
         self.body = body
         self.revision = revision
         self.cursor = cursor
         self.registry = registry
+        self.collector = collector
     }
 }

@@ -81,15 +81,23 @@ public struct StoredRecord: Sendable {
     public var record: PatientResponse
     public var revision: Int
     public var teamId: Int64
+    /// Who uploaded it (a coordinator flushing a field worker's queue, say).
     public var receivedBy: String
+    /// Who collected it: the signed-in account that filled it, checked at upload to be (or to
+    /// have been) a member of the record's team. Records stored before this was checked have
+    /// who uploaded them.
+    public var collector: String
     public var receivedAt: Date
     public var updatedAt: Date
 
-    package init(record: PatientResponse, revision: Int, teamId: Int64, receivedBy: String, receivedAt: Date, updatedAt: Date) {
+    package init(
+        record: PatientResponse, revision: Int, teamId: Int64, receivedBy: String, collector: String, receivedAt: Date, updatedAt: Date
+    ) {
         self.record = record
         self.revision = revision
         self.teamId = teamId
         self.receivedBy = receivedBy
+        self.collector = collector
         self.receivedAt = receivedAt
         self.updatedAt = updatedAt
     }
@@ -145,14 +153,14 @@ public struct LookupMatch: Sendable {
     public var updatedAt: Date
     /// Higher is better: exact matches outrank prefixes, which outrank substrings.
     public var score: Int
-    /// Who sent it to the server (for collector-only questionnaires).
-    public var receivedBy: String
+    /// Who collected it (for collector-only questionnaires).
+    public var collector: String
 
     package init(
         id: UUID, revision: Int, status: PatientResponse.Status, questionnaire: QuestionnaireReference, patient: PatientIdentification, updatedAt: Date,
-        score: Int, receivedBy: String = ""
+        score: Int, collector: String = ""
     ) {
-        self.receivedBy = receivedBy
+        self.collector = collector
         self.id = id
         self.revision = revision
         self.status = status

@@ -13,6 +13,9 @@ public protocol TeamStore: Sendable {
     func members(teamId: Int64) async throws -> [Member]
     /// Who joined or left the team or changed role, oldest first.
     func membershipHistory(teamId: Int64) async throws -> [MembershipEvent]
+    /// Whether `username` is a member of the team now or has been one (its membership history
+    /// names them): who may have collected the team's records.
+    func isOrWasMember(username: String, teamId: Int64) async throws -> Bool
     /// Makes a member a field worker or a coordinator; refuses to leave the team without one.
     func changeMemberRole(teamId: Int64, username: String, to role: Role, by actor: String, at time: Date) async throws
         -> MembershipOutcome

@@ -36,7 +36,7 @@ public struct ReferralService: Sendable {
         }
         // A field worker refers only records they may see: a collector-only questionnaire's
         // record of another collector is "not found", as everywhere else.
-        if user.role == .fieldworker, let stored = try await store.record(id: recordId), stored.teamId == own, stored.receivedBy != user.username,
+        if user.role == .fieldworker, let stored = try await store.record(id: recordId), stored.teamId == own, stored.collector != user.username,
             try await store.collectorOnlyQuestionnaires().contains(stored.record.questionnaire.id)
         {
             throw TeamError.notFound("no record \(recordId.uuidString.lowercased()) in your team")

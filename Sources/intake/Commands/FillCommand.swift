@@ -33,7 +33,8 @@ struct FillCommand: AsyncParsableCommand {
         help: ArgumentHelp("With --resume: the draft's id or its first characters (see 'intake drafts list').", valueName: "draft-id"))
     var draftId: String?
 
-    @Option(help: "Who is collecting (default: INTAKE_COLLECTOR, else your user name).")
+    @Option(
+        help: "Who is collecting: a user name of the server's team (default: the signed-in account, else INTAKE_COLLECTOR, else your login name).")
     var collector: String?
 
     @Option(help: "A registry patient's id: the patient section comes filled in and the record points to them (needs the server).")
@@ -54,9 +55,12 @@ struct FillCommand: AsyncParsableCommand {
         let client = try clientOptions.client(dataDirectory: storeOptions.directory)
         Interruption.install()
         let environment = ProcessInfo.processInfo.environment
+        // The server checks the collector is a member of the team: the signed-in account first.
+        var who = collector
+        if who == nil, client != nil { who = await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) }
         var session = FillSession(
             questionnaire: questionnaire, store: store, client: client, io: StandardIO(), interactive: isatty(STDIN_FILENO) == 1,
-            collector: collector ?? environment["INTAKE_COLLECTOR"] ?? environment["USER"] ?? "unknown")
+            collector: who ?? environment["INTAKE_COLLECTOR"] ?? environment["USER"] ?? "unknown")
         if let patient {
             guard let client else {
                 throw ValidationError("--patient reads the registry on the server; sign in with 'intake login' or give --server and --token.")

@@ -48,6 +48,7 @@ struct LoginCommand: AsyncParsableCommand {
             let token = try await IntakeClient(baseURL: url, token: nil, tls: settings.tls).signIn(username: username, password: password)
             var saved = settings
             saved.token = token
+            saved.username = username
             try saved.save(in: storeOptions.directory)
             print("Signed in to \(server) as \(username); the token is saved for intake fill, flush and lookup.")
         } catch let error as ClientError {

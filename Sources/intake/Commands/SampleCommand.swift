@@ -16,6 +16,9 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "Seed for the random generator; the same seed gives the same records.")
     var seed: UInt64 = 1
 
+    @Option(help: ArgumentHelp("Every record's collector: a user name of the team that will receive them (default: invented names).", valueName: "name"))
+    var collector: String?
+
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
     var output: String?
 
@@ -25,7 +28,7 @@ struct SampleCommand: ParsableCommand {
 
     func run() throws {
         let questionnaire = try questionnaireOptions.load()
-        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed)
+        var generator = SampleGenerator(questionnaire: questionnaire, seed: seed, collector: collector)
         let handle: FileHandle
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) else {

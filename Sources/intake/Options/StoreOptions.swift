@@ -73,6 +73,27 @@ struct ClientOptions: ParsableArguments {
         return IntakeClient(baseURL: url, token: settings.token, timeout: timeout, deviceId: DeviceId.load(in: dataDirectory), tls: settings.tls)
     }
 
+    /// The account the token belongs to: the name `intake login` saved with it, else the
+    /// server's answer (asked with a short timeout, so an offline machine starts filling at once;
+    /// the saved token's name is kept for next time); nil when neither is known.
+    func signedInUsername(dataDirectory: URL) async -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        guard
+            let settings = ClientSettings.resolve(
+                server: server, token: token, caFile: caFile, pins: pin, environment: environment, directory: dataDirectory),
+            settings.token != nil
+        else { return nil }
+        if let username = settings.username { return username }
+        guard var quick = try? self.client(dataDirectory: dataDirectory) else { return nil }
+        quick = IntakeClient(baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3), tls: settings.tls)
+        guard let username = try? await quick.me() else { return nil }
+        if var saved = ClientSettings.load(from: dataDirectory), saved.server == settings.server, saved.token == settings.token {
+            saved.username = username
+            try? saved.save(in: dataDirectory)
+        }
+        return username
+    }
+
     /// The client, for commands that only make sense with a server.
     func requireClient(dataDirectory: URL) throws -> IntakeClient {
         guard let client = try client(dataDirectory: dataDirectory) else {

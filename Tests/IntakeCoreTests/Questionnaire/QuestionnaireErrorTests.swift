@@ -16,6 +16,17 @@ struct QuestionnaireErrorTests {
         #expect(problem.description == "q/1-a.txt:1:7: error: unknown type or annotation 'integr'\n    hint: did you mean 'integer'?")
     }
 
+    @Test func identifyingTakesNoValueAndStaysOutOfTranslations() throws {
+        let valued = try #require(only(TestQuestionnaires.problems(["1-a.txt": "Phone | identifying: yes"])))
+        #expect(valued.message == "'identifying' takes no value" && valued.hint == "write just '| identifying'")
+        var files = TestQuestionnaires.files(["1-a.txt": "Phone | identifying\n"], manifest: "id: t\ntitle: T\nlanguages: en, ar\n")
+        files.files["1-a.ar.txt"] = TestQuestionnaires.file("1-a.ar.txt", "الهاتف | identifying\n")
+        let translated = try #require(only(TestQuestionnaires.problems(files)))
+        #expect(translated.message == "a translation line carries only text, id, help and labels", "\(translated)")
+        let q = try TestQuestionnaires.load(["1-a.txt": "Phone | id: phone | identifying\nAge | integer 0..120\n"])
+        #expect(q.sections[0].questions.map(\.isIdentifying) == [true, false])
+    }
+
     @Test func reportsEveryProblemInOnePass() {
         let problems = TestQuestionnaires.problems([
             "1-a.txt": "Age | id: age | integr\nName | id: age\nDays | show if: agee > 3\n",
