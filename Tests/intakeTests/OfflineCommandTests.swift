@@ -27,6 +27,9 @@ struct OfflineCommandTests {
         _ = try intake.run(["admin", "team", "create", "clinic"])
         _ = try intake.run(
             ["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
+        // The records' collector (INTAKE_COLLECTOR here): a field worker of the team, checked by the server.
+        _ = try intake.run(
+            ["admin", "user", "create", "test.worker", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
         let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
         defer { server.terminate() }
         _ = try intake.run(

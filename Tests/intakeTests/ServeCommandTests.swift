@@ -35,7 +35,7 @@ struct ServeCommandTests {
         let noTeam = try intake.run(["admin", "user", "create", "omar", "--role", "coordinator", "--password-stdin"], input: ["field-password-2"])
         #expect(noTeam.stdout == "Created coordinator 'omar' without a team (invite them from a team, or give --team).\n", "\(noTeam.stderr)")
 
-        let sample = try intake.run(["sample", "--count", "1", "--seed", "5"]).stdout
+        let sample = try intake.run(["sample", "--count", "1", "--seed", "5", "--collector", "amina"]).stdout
         let record = try PatientResponse(jsonData: Data(sample.utf8))
         let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
         defer { server.terminate() }

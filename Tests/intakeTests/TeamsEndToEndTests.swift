@@ -80,7 +80,7 @@ struct TeamsEndToEndTests {
         #expect(try await unread(port, tokens["bilal"]!) == ["invitation_received": 1, "invitation_confirmed": 1])
 
         // Bilal sends two records for the clinic.
-        let samples = try intake.run(["sample", "--count", "2", "--seed", "5"]).stdout.split(separator: "\n").map(String.init)
+        let samples = try intake.run(["sample", "--count", "2", "--seed", "5", "--collector", "bilal"]).stdout.split(separator: "\n").map(String.init)
         let records = try samples.map { try PatientResponse(jsonData: Data($0.utf8)) }
         for sample in samples { #expect(try await send("POST", port, "/v1/records", token: tokens["bilal"]!, body: Data(sample.utf8)).0 == 201) }
         let referred = records[0].id.uuidString.lowercased(), other = records[1].id.uuidString.lowercased()
