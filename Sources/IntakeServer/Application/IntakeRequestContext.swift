@@ -19,20 +19,16 @@ public struct IntakeRequestContext: AuthRequestContext {
     /// The signed-in user, if any.
     var user: User? { identity }
 
-    /// The signed-in user if their role is one of `roles`; otherwise 401 or 403.
-    func require(_ roles: Set<Role>) throws -> User {
+    /// The signed-in user. Who may call a route is decided before its handler runs, by its row
+    /// of ``RoutePolicy`` (the router admits no one else); this only hands the user over.
+    func signedIn() throws -> User {
         guard let user else { throw APIError.unauthenticated }
-        guard roles.contains(user.role) else {
-            throw APIError(
-                .forbidden, code: "forbidden",
-                message: "a \(user.role.rawValue) may not do this; it needs the role \(roles.map(\.rawValue).sorted().joined(separator: " or "))")
-        }
         return user
     }
 
-    /// The signed-in user's team, for routes that work on team records.
-    func requireTeam(_ roles: Set<Role>) throws -> (User, Int64) {
-        let user = try require(roles)
+    /// The signed-in user and their team, for routes whose row of ``RoutePolicy`` needs a team.
+    func member() throws -> (User, Int64) {
+        let user = try signedIn()
         guard let team = user.teamId else {
             throw APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
         }

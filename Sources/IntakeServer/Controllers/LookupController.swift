@@ -24,7 +24,7 @@ struct LookupController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/records", query: Self.parameters) { request, context in
-            let (user, team) = try context.requireTeam(RecordController.writers)
+            let (user, team) = try context.member()
             let parameters = try QueryParameters.read(request, accepted: Self.parameters)
             var query = try Self.query(parameters, team: team)
             // The fields searched by, never what was searched for.
@@ -35,8 +35,10 @@ struct LookupController {
             let matches = try await services.store.lookup(query)
             // Records of collector-only questionnaires another field worker collected are left
             // out (the page may then hold fewer; nextOffset still counts every match).
-            let hidden = try await services.records.collectorOnly(for: user)
-            let page = matches.prefix(pageSize).filter { !hidden.contains($0.questionnaire.id) || $0.collector == user.username }.map {
+            let hidden = try await services.access.collectorOnly(for: user)
+            let page = matches.prefix(pageSize).filter {
+                RecordAccessPolicy.sees(user, collectorOnly: hidden.contains($0.questionnaire.id), collector: $0.collector)
+            }.map {
                 Match(
                     id: $0.id.uuidString.lowercased(), revision: $0.revision, status: $0.status.rawValue, questionnaire: $0.questionnaire,
                     patient: $0.patient, updatedAt: $0.updatedAt, score: $0.score)

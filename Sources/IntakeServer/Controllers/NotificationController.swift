@@ -35,7 +35,7 @@ struct NotificationController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/notifications", query: Self.parameters) { request, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             var query = NotificationQuery(userId: user.id)
             let parameters = try QueryParameters.read(request, accepted: Self.parameters)
             switch parameters["unread"] {
@@ -86,7 +86,7 @@ struct NotificationController {
                 PageJSON(notifications: page.map(NotificationJSON.init), next: found.count > pageSize ? page.last?.id : nil))
         }
         routes.on(.get, "/v1/notifications/stream", query: ["after"]) { request, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             let parameters = try QueryParameters.read(request, accepted: ["after"])
             // Where to resume: the last event the client saw (its Last-Event-ID), or `after`.
             var after: Int64 = 0
@@ -113,12 +113,12 @@ struct NotificationController {
                 })
         }
         routes.on(.get, "/v1/notifications/counts") { _, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             let counts = try await services.teams.unreadCounts(of: user)
             return try JSONCoding.response(CountsJSON(unread: counts, total: counts.values.reduce(0, +)))
         }
         routes.on(.post, "/v1/notifications/read") { request, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(
                 ReadBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             switch (body.ids, body.all) {
@@ -133,7 +133,7 @@ struct NotificationController {
             }
         }
         routes.on(.delete, "/v1/notifications/{id}") { _, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             let text = try context.parameters.require("id")
             guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let id = Int64(text) else {
                 throw APIError.badRequest("a notification id is digits")

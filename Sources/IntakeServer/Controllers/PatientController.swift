@@ -59,7 +59,7 @@ struct PatientController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/patients") { request, context in
-            let user = try context.require(Self.writers)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(PersonBody.self, from: try await self.body(request, limit: 64 * 1024))
             let outcome = try await services.patients.register([(body.id, try body.identification())], by: user)[0]
             switch outcome {
@@ -69,7 +69,7 @@ struct PatientController {
             }
         }
         routes.on(.post, "/v1/patients/batch") { request, context in
-            let user = try context.require(Self.writers)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(
                 BatchBody.self, from: try await self.body(request, limit: services.configuration.maxBodyBytes), items: "patients", of: PersonBody.self)
             let people = try body.patients.map { ($0.id, try $0.identification()) }
@@ -77,7 +77,7 @@ struct PatientController {
             return try JSONCoding.response(["results": zip(body.patients, outcomes).map { BatchResultJSON(id: $0.id, outcome: $1) }])
         }
         routes.on(.get, "/v1/patients", query: Self.query) { request, context in
-            let user = try context.require(Self.readers)
+            let user = try context.signedIn()
             let parameters = try QueryParameters.read(request, accepted: Self.query)
             var query = PatientQuery(name: parameters["name"], externalId: parameters["externalId"])
             if query.externalId?.isEmpty == true { throw APIError.badRequest("externalId is at least one character") }
@@ -108,13 +108,13 @@ struct PatientController {
             return try JSONCoding.response(["patients": try await services.patients.find(query, for: user).map(PatientJSON.init)])
         }
         routes.on(.get, "/v1/patients/{id}") { _, context in
-            let user = try context.require(Self.readers)
+            let user = try context.signedIn()
             let patient = try await services.patients.patient(try context.pathID(of: "a patient"), for: user)
             try await services.audit.record(.patientRead, by: user.username, subject: patient.id.uuidString.lowercased())
             return try JSONCoding.response(PatientJSON(patient))
         }
         routes.on(.patch, "/v1/patients/{id}") { request, context in
-            let user = try context.require(Self.writers)
+            let user = try context.signedIn()
             let id = try context.pathID(of: "a patient")
             let data = try await self.body(request, limit: 64 * 1024)
             let body = try JSONCoding.decode(ChangeBody.self, from: data)
@@ -137,18 +137,18 @@ struct PatientController {
         }
         for (action, archived) in [("archive", true), ("restore", false)] {
             routes.on(.post, "/v1/patients/{id}/\(action)") { _, context in
-                let user = try context.require(Self.writers)
+                let user = try context.signedIn()
                 return try JSONCoding.response(PatientJSON(try await services.patients.setArchived(try context.pathID(of: "a patient"), archived, by: user)))
             }
         }
         routes.on(.put, "/v1/patients/{id}/consent") { request, context in
-            let user = try context.require(Self.writers)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(ConsentBody.self, from: try await self.body(request, limit: 16 * 1024))
             let patient = try await services.patients.recordConsent(try context.pathID(of: "a patient"), scope: body.scope, method: body.method, by: user)
             return try JSONCoding.response(PatientJSON(patient))
         }
         routes.on(.get, "/v1/patients/{id}/consent") { _, context in
-            let user = try context.require(Self.readers)
+            let user = try context.signedIn()
             let (patient, history) = try await services.patients.consent(try context.pathID(of: "a patient"), for: user)
             return try JSONCoding.response(ConsentHistoryJSON(scope: patient.effectiveScope.rawValue, history: history.map(ConsentJSON.init)))
         }

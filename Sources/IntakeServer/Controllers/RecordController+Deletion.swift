@@ -19,7 +19,7 @@ extension RecordController {
 
     func registerDeletion(_ routes: RouteRegistrar) {
         routes.on(.delete, "/v1/records/{id}") { request, context in
-            let (user, team) = try context.requireTeam([.coordinator])
+            let (user, team) = try context.member()
             let id = try Self.id(context)
             let body = try JSONCoding.decode(
                 DeleteBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
@@ -29,6 +29,7 @@ extension RecordController {
                     .unprocessableContent, code: "invalid_reason",
                     message: "a deletion needs a reason of 1 to \(Self.maxReasonLength) characters (why, not who: it is kept with the tombstone)")
             }
+            _ = try await services.access.record(id, for: .delete, by: user)
             switch try await services.store.deleteRecord(id: id, teamId: team, reason: reason, by: user.username, at: Date()) {
             case .deleted(let tombstone):
                 services.records.changes.notify()
@@ -36,11 +37,12 @@ extension RecordController {
             case .alreadyDeleted(let tombstone):
                 throw Self.gone(tombstone)
             case .notFound:
-                throw APIError.notFound("record \(Self.key(id))")
+                // Moved or deleted since the check.
+                throw try await services.access.missing(id, for: .delete, by: user)
             }
         }
         routes.on(.post, "/v1/tombstones/purge") { request, context in
-            let user = try context.require([.admin])
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(
                 PurgeBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             guard RecordService.tombstoneRetention.contains(body.olderThanDays) else {

@@ -18,8 +18,9 @@ extension RecordController {
 
     func registerGrants(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/records/{id}/grants") { request, context in
-            let (user, team) = try context.requireTeam([.coordinator])
+            let (user, team) = try context.member()
             let id = try Self.id(context)
+            _ = try await services.access.record(id, for: .grant, by: user)
             let body = try JSONCoding.decode(
                 GrantBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             guard (body.toUser == nil) != (body.toTeam == nil) else {
@@ -40,8 +41,7 @@ extension RecordController {
             switch try await services.store.createGrant(grant) {
             case .created(let stored): return try JSONCoding.response(GrantJSON(stored, now: now), status: .created)
             case .recordNotFound:
-                if let tombstone = try await services.store.tombstone(id: id), tombstone.teamId == team { throw Self.gone(tombstone) }
-                throw APIError.notFound("record \(Self.key(id))")
+                throw try await services.access.missing(id, for: .grant, by: user)
             case .unknownUser(let name): throw APIError(.unprocessableContent, code: "unknown_user", message: "no user is named '\(name.prefix(64))'")
             case .unknownTeam(let name): throw APIError(.unprocessableContent, code: "unknown_team", message: "no team is named '\(name.prefix(100))'")
             case .alreadyInTeam(let name):
@@ -51,21 +51,18 @@ extension RecordController {
             }
         }
         routes.on(.get, "/v1/records/{id}/grants") { _, context in
-            let (_, team) = try context.requireTeam([.coordinator])
+            let user = try context.signedIn()
             let id = try Self.id(context)
-            guard let stored = try await services.store.record(id: id), stored.teamId == team else {
-                if let tombstone = try await services.store.tombstone(id: id), tombstone.teamId == team { throw Self.gone(tombstone) }
-                throw APIError.notFound("record \(Self.key(id))")
-            }
+            _ = try await services.access.record(id, for: .grant, by: user)
             let now = services.configuration.clock()
             return try JSONCoding.response(["grants": try await services.store.grants(recordId: id).map { GrantJSON($0, now: now) }])
         }
         routes.on(.delete, "/v1/records/{id}/grants/{grant}") { _, context in
-            let (user, team) = try context.requireTeam([.coordinator])
+            let (user, team) = try context.member()
             let id = try Self.id(context)
             let text = try context.parameters.require("grant")
             guard let grantId = UUID(uuidString: text) else { throw APIError.badRequest("a grant id is a UUID") }
-            guard let stored = try await services.store.record(id: id), stored.teamId == team else { throw APIError.notFound("record \(Self.key(id))") }
+            _ = try await services.access.record(id, for: .grant, by: user)
             let now = services.configuration.clock()
             guard let revoked = try await services.store.revokeGrant(id: grantId, recordId: id, by: user.username, at: now) else {
                 throw APIError.notFound("grant \(grantId.uuidString.lowercased()) of record \(Self.key(id))")
@@ -73,7 +70,7 @@ extension RecordController {
             return try JSONCoding.response(GrantJSON(revoked, now: now))
         }
         routes.on(.get, "/v1/grants") { _, context in
-            let user = try context.require(Self.writers)
+            let user = try context.signedIn()
             let now = services.configuration.clock()
             let grants = try await services.store.grantsReceived(username: user.username, teamId: user.teamId, now: now)
             return try JSONCoding.response(["grants": grants.map { GrantJSON($0, now: now) }])

@@ -17,12 +17,13 @@ extension RecordController {
 
     func registerTransfers(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/records/{id}/transfer") { request, context in
-            let (user, team) = try context.requireTeam([.coordinator])
+            let (user, team) = try context.member()
             let id = try Self.id(context)
+            _ = try await services.access.record(id, for: .transfer, by: user)
             return try await transfer(.records([id]), request, from: team, by: user)
         }
         routes.on(.post, "/v1/patients/{id}/transfer") { request, context in
-            let (user, team) = try context.requireTeam([.coordinator])
+            let (user, team) = try context.member()
             return try await transfer(.patient(try context.pathID(of: "a patient")), request, from: team, by: user)
         }
     }
@@ -42,7 +43,7 @@ extension RecordController {
             services.teams.hub.notify()
             return try JSONCoding.response(TransferJSON(transferred: moved.map { $0.uuidString.lowercased() }, toTeam: target.name))
         case .notFound(let id):
-            if case .records = subject, let tombstone = try await services.store.tombstone(id: id), tombstone.teamId == team { throw Self.gone(tombstone) }
+            if case .records = subject { throw try await services.access.missing(id, for: .transfer, by: user) }
             throw APIError.notFound("\(subject == .patient(id) ? "patient" : "record") \(id.uuidString.lowercased())")
         case .hasPatient(_, let patient):
             throw APIError(

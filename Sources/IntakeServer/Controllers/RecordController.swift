@@ -12,7 +12,7 @@ struct RecordController {
         routes.on(.post, "/v1/records", postOne)
         routes.on(.post, "/v1/records/batch", postBatch)
         routes.on(.get, "/v1/records/{id}", query: ["asOf"]) { request, context in
-            let (user, team) = try context.requireTeam(Self.writers)
+            let (user, team) = try context.member()
             let parameters = try QueryParameters.read(request, accepted: ["asOf"])
             var stored = try await visibleRecord(try Self.id(context), user: user, team: team, toEdit: false)
             var details: [String: String] = [:]
@@ -39,7 +39,7 @@ struct RecordController {
         registerGrants(routes)
         registerTransfers(routes)
         routes.on(.get, "/v1/records/{id}/revisions") { _, context in
-            let (user, team) = try context.requireTeam(Self.writers)
+            let (user, team) = try context.member()
             let id = try Self.id(context)
             _ = try await visibleRecord(id, user: user, team: team, toEdit: false)
             try await services.audit.record(.recordRead, by: user.username, subject: id.uuidString.lowercased(), details: ["revisions": "all"])
@@ -55,7 +55,7 @@ struct RecordController {
     }
 
     private func postOne(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
-        let (user, team) = try context.requireTeam(Self.writers)
+        let (user, team) = try context.member()
         let record = try JSONCoding.record(from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         let owner = RecordOwner(teamId: team, username: user.username, deviceId: try Self.device(request))
         let result = try await services.records.ingest([record], owner: owner)[0]
@@ -81,7 +81,7 @@ struct RecordController {
     }
 
     private func postBatch(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
-        let (user, team) = try context.requireTeam(Self.writers)
+        let (user, team) = try context.member()
         let device = try Self.device(request)
         let data = try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout)
         let items = try BatchBody.items(in: data, limit: services.configuration.maxBatchRecords)
@@ -120,7 +120,7 @@ struct RecordController {
     }
 
     private func put(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
-        let (user, team) = try context.requireTeam(Self.writers)
+        let (user, team) = try context.member()
         let id = try Self.id(context)
         let device = try Self.device(request)
         let body = try RecordUpdate(json: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
@@ -170,39 +170,10 @@ struct RecordController {
         return value
     }
 
-    /// The record if it belongs to `team`, or if `user` is the referee of an open or accepted
-    /// referral of it (that allows editing, `toEdit`); 404 otherwise, so other teams' records
-    /// stay invisible.
+    /// The record, when ``RecordAccessPolicy`` lets `user` read it (or edit it, `toEdit`); 404,
+    /// 410 or 403 otherwise, so other teams' records stay invisible.
     private func visibleRecord(_ id: UUID, user: User, team: Int64, toEdit: Bool) async throws -> StoredRecord {
-        guard let stored = try await services.store.record(id: id) else {
-            // A deleted record answers 410 to those who could see it, and 404 to everyone else.
-            if let tombstone = try await services.store.tombstone(id: id) {
-                if tombstone.teamId == team { throw Self.gone(tombstone) }
-                if try await access(to: id, user: user, team: team).read { throw Self.gone(tombstone) }
-            }
-            throw APIError.notFound("record \(Self.key(id))")
-        }
-        if stored.teamId == team {
-            // A collector-only questionnaire's record is its collector's (and the coordinators').
-            let hidden = try await services.records.collectorOnly(for: user)
-            if !hidden.contains(stored.record.questionnaire.id) || stored.collector == user.username { return stored }
-        }
-        let access = try await access(to: id, user: user, team: team)
-        guard access.read else { throw APIError.notFound("record \(Self.key(id))") }
-        if toEdit, !access.edit {
-            throw access.byReferral
-                ? APIError(.forbidden, code: "read_only_referral", message: "the referral lets you read this record, not edit it; ask the referrer")
-                : APIError(.forbidden, code: "read_only_grant", message: "your grant lets you read this record, not edit it; ask its team's coordinator")
-        }
-        return stored
-    }
-
-    /// What a referral to the user (or their team) and unexpired grants give on another team's record.
-    private func access(to id: UUID, user: User, team: Int64) async throws -> (read: Bool, edit: Bool, byReferral: Bool) {
-        let referral = try await services.store.referralAccess(recordId: id, username: user.username, teamId: team, role: user.role)
-        if referral.edit { return (true, true, true) }
-        let grant = try await services.store.grantAccess(recordId: id, username: user.username, teamId: team, now: services.configuration.clock())
-        return (referral.read || grant.read, grant.edit, referral.read && !grant.read)
+        try await services.access.record(id, for: toEdit ? .edit : .read, by: user)
     }
 
     static func id(_ context: IntakeRequestContext) throws -> UUID {

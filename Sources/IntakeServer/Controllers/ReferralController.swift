@@ -28,7 +28,7 @@ struct ReferralController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/referrals") { request, context in
-            let user = try context.require(RecordController.writers)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(NewReferralBody.self, from: try await small(request))
             let referral = try await services.referrals.refer(
                 body.recordId, toUser: body.toUser, toTeam: body.toTeam, reason: body.reason, priority: body.priority ?? .routine,
@@ -36,7 +36,7 @@ struct ReferralController {
             return try JSONCoding.response(ReferralJSON(referral), status: .created)
         }
         routes.on(.get, "/v1/referrals", query: ["direction", "state"]) { request, context in
-            let user = try context.require(RecordController.writers)
+            let user = try context.signedIn()
             let parameters = try QueryParameters.read(request, accepted: ["direction", "state"])
             let received: Bool
             switch parameters["direction"] {
@@ -55,7 +55,7 @@ struct ReferralController {
             return try JSONCoding.response(["referrals": referrals.map(ReferralJSON.init)])
         }
         routes.on(.get, "/v1/referrals/{id}") { _, context in
-            let user = try context.require(RecordController.writers)
+            let user = try context.signedIn()
             let (referral, messages) = try await services.referrals.referral(try context.pathID(of: "a referral"), for: user)
             var json = ReferralJSON(referral)
             json.messages = messages.map(MessageJSON.init)
@@ -63,17 +63,17 @@ struct ReferralController {
         }
         for action in ReferralAction.allCases {
             routes.on(.post, "/v1/referrals/{id}/\(action.rawValue)") { _, context in
-                let user = try context.require(RecordController.writers)
+                let user = try context.signedIn()
                 return try JSONCoding.response(ReferralJSON(try await services.referrals.act(try context.pathID(of: "a referral"), action, by: user)))
             }
         }
         routes.on(.post, "/v1/referrals/{id}/reassign") { request, context in
-            let user = try context.require(RecordController.writers)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(ReassignBody.self, from: try await small(request))
             return try JSONCoding.response(ReferralJSON(try await services.referrals.reassign(try context.pathID(of: "a referral"), to: body.toUser, by: user)))
         }
         routes.on(.post, "/v1/referrals/{id}/messages") { request, context in
-            let user = try context.require(RecordController.writers)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(MessageBody.self, from: try await small(request))
             return try JSONCoding.response(MessageJSON(try await services.referrals.message(try context.pathID(of: "a referral"), text: body.text, by: user)), status: .created)
         }

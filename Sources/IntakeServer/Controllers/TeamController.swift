@@ -65,7 +65,7 @@ struct TeamController {
         routes.on(.patch, "/v1/teams/{team}/members/{username}") { request, context in
             let team = try await managed(context)
             let body = try JSONCoding.decode(RolePatch.self, from: try await small(request))
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             let member = try await services.teams.changeRole(in: team, of: try context.parameters.require("username"), to: body.role, by: user)
             try await services.audit.record(
                 .memberChange, by: user.username, subject: try context.parameters.require("username"),
@@ -74,7 +74,7 @@ struct TeamController {
         }
         routes.on(.delete, "/v1/teams/{team}/members/{username}") { _, context in
             let team = try await managed(context)
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             try await services.teams.remove(try context.parameters.require("username"), from: team, by: user)
             try await services.audit.record(
                 .memberChange, by: user.username, subject: try context.parameters.require("username"), details: ["team": team.name, "change": "removed"])
@@ -84,11 +84,11 @@ struct TeamController {
             let team = try await managed(context)
             let body = try JSONCoding.decode(NewInvitationBody.self, from: try await small(request))
             let issued = try await services.teams.invite(
-                body.username, to: team, role: body.role ?? .fieldworker, days: body.expiresInDays, by: try context.require(Role.everyone))
+                body.username, to: team, role: body.role ?? .fieldworker, days: body.expiresInDays, by: try context.signedIn())
             return try JSONCoding.response(IssuedJSON(invitation: InvitationJSON(issued.invitation, now: Date()), passcode: issued.passcode), status: .created)
         }
         routes.on(.post, "/v1/announcements") { request, context in
-            let user = try context.require([.coordinator, .admin])
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(AnnouncementBody.self, from: try await small(request))
             let (announcement, team) = try await services.teams.announce(body.text, to: body.team, by: user)
             return try JSONCoding.response(
@@ -96,7 +96,7 @@ struct TeamController {
                 status: .created)
         }
         routes.on(.get, "/v1/invitations", query: ["state"]) { request, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             let parameters = try QueryParameters.read(request, accepted: ["state"])
             var state: InvitationState?
             if let text = parameters["state"] {
@@ -110,39 +110,34 @@ struct TeamController {
             return try JSONCoding.response(["invitations": invitations.map { InvitationJSON($0, now: now) }])
         }
         routes.on(.post, "/v1/invitations/{id}/accept") { request, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(PasscodeBody.self, from: try await small(request))
             let invitation = try await services.teams.accept(try context.pathID(of: "an invitation"), passcode: body.passcode, by: user)
             try await services.audit.record(.memberChange, by: user.username, subject: user.username, details: ["change": "joined", "invitation": invitation.id.uuidString.lowercased()])
             return try JSONCoding.response(InvitationJSON(invitation, now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/decline") { _, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             return try JSONCoding.response(InvitationJSON(try await services.teams.decline(try context.pathID(of: "an invitation"), by: user), now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/revoke") { _, context in
-            let user = try context.require([.coordinator, .admin])
+            let user = try context.signedIn()
             return try JSONCoding.response(InvitationJSON(try await services.teams.decide(try context.pathID(of: "an invitation"), .revoke, by: user), now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/confirm") { _, context in
-            let user = try context.require([.coordinator, .admin])
+            let user = try context.signedIn()
             return try JSONCoding.response(InvitationJSON(try await services.teams.decide(try context.pathID(of: "an invitation"), .confirm, by: user), now: Date()))
         }
     }
 
     private func managed(_ context: IntakeRequestContext) async throws -> Team {
-        let user = try context.require([.coordinator, .admin])
+        let user = try context.signedIn()
         return try await services.teams.managedTeam(try context.parameters.require("team"), by: user)
     }
 
     private func small(_ request: Request) async throws -> Data {
         try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
     }
-}
-
-extension Role {
-    /// Every role: routes any signed-in user may call.
-    static let everyone = Set(Role.allCases)
 }
 
 struct MembersJSON: Encodable {

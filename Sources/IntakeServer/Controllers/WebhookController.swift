@@ -18,7 +18,7 @@ struct WebhookController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/webhooks") { request, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(
                 NewWebhookBody.self, from: try await JSONCoding.body(of: request, limit: 16 * 1024, timeout: services.configuration.bodyTimeout))
             let target: WebhookService.Target
@@ -34,20 +34,20 @@ struct WebhookController {
             return try JSONCoding.response(json, status: .created)
         }
         routes.on(.get, "/v1/webhooks") { _, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             return try JSONCoding.response(["webhooks": try await services.webhooks.webhooks(for: user).map(WebhookJSON.init)])
         }
         routes.on(.get, "/v1/webhooks/{id}") { _, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             return try JSONCoding.response(WebhookJSON(try await services.webhooks.webhook(try context.pathID(of: "a webhook"), for: user)))
         }
         routes.on(.delete, "/v1/webhooks/{id}") { _, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             try await services.webhooks.delete(try context.pathID(of: "a webhook"), by: user)
             return Response(status: .noContent)
         }
         routes.on(.post, "/v1/webhooks/{id}/resume") { _, context in
-            let user = try context.require(Role.everyone)
+            let user = try context.signedIn()
             return try JSONCoding.response(WebhookJSON(try await services.webhooks.resume(try context.pathID(of: "a webhook"), by: user)))
         }
     }

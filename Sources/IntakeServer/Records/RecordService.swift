@@ -77,13 +77,6 @@ public struct RecordService: Sendable {
         return (try await store.purgeTombstones(deletedBefore: cutoff, by: user, at: now), cutoff)
     }
 
-    /// The questionnaires whose records `user` sees only when they collected them: the
-    /// collector-only ones for a field worker, none for a coordinator.
-    func collectorOnly(for user: User) async throws -> Set<String> {
-        guard user.role == .fieldworker else { return [] }
-        return try await store.collectorOnlyQuestionnaires()
-    }
-
     /// A day ahead of UTC's today, so a device east of the server may record its own today.
     static func today(now: Date = Date()) -> LocalDate {
         let days = Int((now.timeIntervalSince1970 / 86_400).rounded(.down)) + 1

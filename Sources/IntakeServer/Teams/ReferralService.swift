@@ -11,10 +11,13 @@ public struct ReferralService: Sendable {
     let hub: NotificationHub
     public static let maxTextLength = 2000
 
-    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub) {
+    let access: RecordAccessService
+
+    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub, access: RecordAccessService) {
         self.store = store
         self.clock = clock
         self.hub = hub
+        self.access = access
     }
 
     /// Refers one of the user's team's records to a member of their team (`toUser`) or to a team (`toTeam`).
@@ -34,11 +37,11 @@ public struct ReferralService: Sendable {
             target = team.id
         default: throw TeamError.invalid("refer to a member of your team (toUser) or to a team (toTeam), not both")
         }
-        // A field worker refers only records they may see: a collector-only questionnaire's
-        // record of another collector is "not found", as everywhere else.
-        if user.role == .fieldworker, let stored = try await store.record(id: recordId), stored.teamId == own, stored.collector != user.username,
-            try await store.collectorOnlyQuestionnaires().contains(stored.record.questionnaire.id)
-        {
+        // Only the team's records its member sees may be referred (a collector-only
+        // questionnaire's record of another collector is "not found", as everywhere else).
+        do {
+            _ = try await access.record(recordId, for: .refer, by: user)
+        } catch let refused as APIError where refused.status == .notFound || refused.status == .gone {
             throw TeamError.notFound("no record \(recordId.uuidString.lowercased()) in your team")
         }
         defer { hub.notify() }

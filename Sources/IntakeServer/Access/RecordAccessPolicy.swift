@@ -1,0 +1,106 @@
+import Foundation
+
+/// What someone may want to do with one record.
+public enum RecordAction: String, Sendable, CaseIterable {
+    /// Read it and its revisions.
+    case read
+    /// Save a new revision.
+    case edit
+    /// Delete it (leaving a tombstone).
+    case delete
+    /// Refer it to a colleague or another team.
+    case refer
+    /// Move it to another team.
+    case transfer
+    /// Give, list or revoke grants on it.
+    case grant
+}
+
+/// What the policy needs to know of a record to decide: its team, its collector, whether its
+/// questionnaire is collector-only, whether it is deleted, and what a referral or grant gives the
+/// actor on it (read and edit, each only when the record is another team's or hidden).
+public struct RecordFacts: Sendable, Equatable {
+    public var teamId: Int64
+    public var collector: String
+    public var collectorOnly: Bool
+    public var deleted: Bool
+    /// An open or accepted referral of it to the actor (or their team, for its coordinators).
+    public var referral: (read: Bool, edit: Bool)
+    /// An unexpired, unrevoked grant of it to the actor or their team.
+    public var grant: (read: Bool, edit: Bool)
+
+    public init(
+        teamId: Int64, collector: String, collectorOnly: Bool = false, deleted: Bool = false, referral: (read: Bool, edit: Bool) = (false, false),
+        grant: (read: Bool, edit: Bool) = (false, false)
+    ) {
+        self.teamId = teamId
+        self.collector = collector
+        self.collectorOnly = collectorOnly
+        self.deleted = deleted
+        self.referral = referral
+        self.grant = grant
+    }
+
+    public static func == (a: RecordFacts, b: RecordFacts) -> Bool {
+        a.teamId == b.teamId && a.collector == b.collector && a.collectorOnly == b.collectorOnly && a.deleted == b.deleted
+            && a.referral == b.referral && a.grant == b.grant
+    }
+}
+
+/// The policy's answer.
+public enum AccessDecision: Sendable, Equatable {
+    case allowed
+    /// 404: the actor may not know the record exists.
+    case notFound
+    /// 410: the actor could see it, and it was deleted.
+    case gone
+    /// 403 with a code saying why (the actor sees it, and may not do this).
+    case forbidden(code: String)
+}
+
+/// Who may do what with a record: the one place that decides it, for every route.
+///
+/// - Its team's field workers and coordinators see it, except that on a collector-only
+///   questionnaire a field worker sees only the records they collected.
+/// - Deleting, transferring and granting are its team's coordinators' (the routes admit only them).
+/// - Outside its team (or hidden by collector-only), a referral to the actor or an unexpired grant
+///   lets them read it, and edit it when the referral or grant allows editing; a referral or grant
+///   never lets them delete, transfer, grant or refer it on.
+/// - Anyone else is told it does not exist (404); who could see it is told it was deleted (410).
+public enum RecordAccessPolicy {
+    /// Whether the record's own team's member sees it (collector-only hides another field worker's).
+    public static func teamSees(_ user: User, _ record: RecordFacts) -> Bool {
+        user.teamId == record.teamId && sees(user, collectorOnly: record.collectorOnly, collector: record.collector)
+    }
+
+    /// For lists of the team's own records (lookup, the change feed): whether a member sees one.
+    public static func sees(_ user: User, collectorOnly: Bool, collector: String) -> Bool {
+        !collectorOnly || user.role != .fieldworker || collector == user.username
+    }
+
+    /// Whether deciding needs what a referral or grant gives (the record is not plainly the
+    /// actor's team's): the caller may then skip reading them.
+    public static func needsReferralsAndGrants(_ user: User, _ record: RecordFacts) -> Bool { !teamSees(user, record) }
+
+    public static func decide(_ action: RecordAction, by user: User, on record: RecordFacts) -> AccessDecision {
+        let inTeam = user.teamId == record.teamId
+        let member = teamSees(user, record)
+        switch action {
+        case .read, .edit:
+            if member { return record.deleted ? .gone : .allowed }
+            let outsideRead = record.referral.read || record.grant.read
+            // A deleted record is "gone" to whoever could read it, its team's members included.
+            if record.deleted { return inTeam || outsideRead ? .gone : .notFound }
+            guard outsideRead else { return .notFound }
+            guard action == .edit else { return .allowed }
+            if record.referral.edit || record.grant.edit { return .allowed }
+            return .forbidden(code: record.referral.read && !record.grant.read ? "read_only_referral" : "read_only_grant")
+        case .delete, .transfer, .grant:
+            guard inTeam else { return .notFound }
+            return record.deleted ? .gone : .allowed
+        case .refer:
+            guard member, !record.deleted else { return .notFound }
+            return .allowed
+        }
+    }
+}

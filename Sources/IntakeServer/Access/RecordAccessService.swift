@@ -1,0 +1,84 @@
+import Foundation
+
+/// Reads what ``RecordAccessPolicy`` needs of one record and applies it: every route that acts
+/// on one record asks here, and gets the record or the answer to give (404, 410, 403).
+public struct RecordAccessService: Sendable {
+    let store: any RecordStore
+    let clock: @Sendable () -> Date
+
+    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// The questionnaires whose records `user` sees only when they collected them: the
+    /// collector-only ones for a field worker, none for anyone else.
+    public func collectorOnly(for user: User) async throws -> Set<String> {
+        guard user.role == .fieldworker else { return [] }
+        return try await store.collectorOnlyQuestionnaires()
+    }
+
+    /// The facts of a stored record or tombstone; what referrals and grants give only when the
+    /// record is not plainly the user's team's (the common case reads nothing more).
+    func facts(_ id: UUID, stored: StoredRecord?, tombstone: Tombstone?, for user: User) async throws -> RecordFacts? {
+        let questionnaire: String
+        var facts: RecordFacts
+        if let stored {
+            questionnaire = stored.record.questionnaire.id
+            facts = RecordFacts(teamId: stored.teamId, collector: stored.collector)
+        } else if let tombstone {
+            questionnaire = tombstone.questionnaireId
+            facts = RecordFacts(teamId: tombstone.teamId, collector: "", deleted: true)
+        } else {
+            return nil
+        }
+        facts.collectorOnly = try await collectorOnly(for: user).contains(questionnaire)
+        if RecordAccessPolicy.needsReferralsAndGrants(user, facts), let team = user.teamId {
+            facts.referral = try await store.referralAccess(recordId: id, username: user.username, teamId: team, role: user.role)
+            if !facts.referral.edit {
+                facts.grant = try await store.grantAccess(recordId: id, username: user.username, teamId: team, now: clock())
+            }
+        }
+        return facts
+    }
+
+    /// The live record, when `user` may do `action` with it; otherwise throws what to answer.
+    public func record(_ id: UUID, for action: RecordAction, by user: User) async throws -> StoredRecord {
+        let stored = try await store.record(id: id)
+        let tombstone = stored == nil ? try await store.tombstone(id: id) : nil
+        guard let facts = try await facts(id, stored: stored, tombstone: tombstone, for: user) else { throw Self.notFound(id) }
+        switch RecordAccessPolicy.decide(action, by: user, on: facts) {
+        case .allowed:
+            guard let stored else { throw Self.notFound(id) }
+            return stored
+        case .notFound: throw Self.notFound(id)
+        case .gone:
+            guard let tombstone else { throw Self.notFound(id) }
+            throw RecordController.gone(tombstone)
+        case .forbidden(let code): throw Self.forbidden(code)
+        }
+    }
+
+    /// The answer for a record that is gone, when `user` could have seen it; 404 otherwise. For
+    /// store operations that found no live record of the team (it was deleted meanwhile).
+    public func missing(_ id: UUID, for action: RecordAction, by user: User) async throws -> APIError {
+        guard let tombstone = try await store.tombstone(id: id),
+            let facts = try await facts(id, stored: nil, tombstone: tombstone, for: user),
+            RecordAccessPolicy.decide(action, by: user, on: facts) == .gone
+        else { return Self.notFound(id) }
+        return RecordController.gone(tombstone)
+    }
+
+    static func notFound(_ id: UUID) -> APIError { APIError.notFound("record \(id.uuidString.lowercased())") }
+
+    static func forbidden(_ code: String) -> APIError {
+        switch code {
+        case "read_only_referral":
+            APIError(.forbidden, code: code, message: "the referral lets you read this record, not edit it; ask the referrer")
+        case "read_only_grant":
+            APIError(.forbidden, code: code, message: "your grant lets you read this record, not edit it; ask its team's coordinator")
+        default:
+            APIError(.forbidden, code: code, message: "you may not do this with this record")
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// What a route acts on, beyond who may call it at all.
+public enum RouteScope: Sendable, Equatable {
+    /// Nothing more: whom the roles admit reach the handler.
+    case none
+    /// The record named by `{id}`: ``RecordAccessPolicy`` decides.
+    case record(RecordAction)
+    /// The team named by `{team}`: its coordinators and admins (a coordinator of another team: 403).
+    case team
+    /// The registry patient named by `{id}`: its team's members; admins read every team's.
+    case patient(write: Bool)
+}
+
+/// One route's access rule: who may call it, and what it acts on.
+public struct RouteRule: Sendable {
+    public let method: String
+    public let path: String
+    /// The roles that may call it; nil when no token is needed.
+    public let roles: Set<Role>?
+    /// Whether the caller must belong to a team (403 `no_team` otherwise).
+    public let needsTeam: Bool
+    public let scope: RouteScope
+
+    init(_ method: String, _ path: String, _ roles: Set<Role>?, team: Bool = false, _ scope: RouteScope = .none) {
+        self.method = method
+        self.path = path
+        self.roles = roles
+        self.needsTeam = team
+        self.scope = scope
+    }
+
+    public var key: String { "\(method) \(path)" }
+}
+
+extension Role {
+    /// Field workers and coordinators: those who collect and edit a team's records.
+    public static let writers: Set<Role> = [.fieldworker, .coordinator]
+    /// The registry's readers: a team's writers, and admins.
+    public static let patientReaders: Set<Role> = [.fieldworker, .coordinator, .admin]
+    /// A team's managers: its coordinators, and admins.
+    public static let managers: Set<Role> = [.coordinator, .admin]
+    public static let everyone = Set(Role.allCases)
+}
+
+/// Every route's access rule, in one table: the router admits a request only as its row says
+/// (401 without a token, 403 for another role or without a team), the access-matrix test is
+/// generated from it, and a route without a row cannot be registered.
+public enum RoutePolicy {
+    public static let rules: [RouteRule] = [
+        RouteRule("GET", "/health", nil),
+        RouteRule("GET", "/openapi.yaml", nil),
+        RouteRule("POST", "/v1/sessions", nil),
+        RouteRule("DELETE", "/v1/sessions/current", Role.everyone),
+        RouteRule("GET", "/v1/me", Role.everyone),
+
+        RouteRule("GET", "/v1/questionnaires", Role.everyone),
+        RouteRule("GET", "/v1/questionnaires/{id}/versions/{version}", Role.everyone),
+        RouteRule("POST", "/v1/questionnaires", Role.managers),
+        RouteRule("GET", "/v1/questionnaires/{id}/access", Role.everyone),
+        RouteRule("PUT", "/v1/questionnaires/{id}/access", [.admin]),
+
+        RouteRule("POST", "/v1/records", Role.writers, team: true),
+        RouteRule("POST", "/v1/records/batch", Role.writers, team: true),
+        RouteRule("GET", "/v1/records", Role.writers, team: true),
+        RouteRule("GET", "/v1/records/{id}", Role.writers, team: true, .record(.read)),
+        RouteRule("PUT", "/v1/records/{id}", Role.writers, team: true, .record(.edit)),
+        RouteRule("GET", "/v1/records/{id}/revisions", Role.writers, team: true, .record(.read)),
+        RouteRule("DELETE", "/v1/records/{id}", [.coordinator], team: true, .record(.delete)),
+        RouteRule("POST", "/v1/records/{id}/grants", [.coordinator], team: true, .record(.grant)),
+        RouteRule("GET", "/v1/records/{id}/grants", [.coordinator], team: true, .record(.grant)),
+        RouteRule("DELETE", "/v1/records/{id}/grants/{grant}", [.coordinator], team: true, .record(.grant)),
+        RouteRule("GET", "/v1/grants", Role.writers),
+        RouteRule("POST", "/v1/records/{id}/transfer", [.coordinator], team: true, .record(.transfer)),
+        RouteRule("POST", "/v1/patients/{id}/transfer", [.coordinator], team: true, .patient(write: true)),
+        RouteRule("POST", "/v1/tombstones/purge", [.admin]),
+        RouteRule("GET", "/v1/changes", Role.writers, team: true),
+        RouteRule("GET", "/v1/changes/stream", Role.writers, team: true),
+        RouteRule("GET", "/v1/exports", [.coordinator, .researcher]),
+
+        RouteRule("GET", "/v1/teams", [.admin]),
+        RouteRule("POST", "/v1/teams", [.admin]),
+        RouteRule("GET", "/v1/users", [.admin]),
+        RouteRule("POST", "/v1/users", [.admin]),
+        RouteRule("PATCH", "/v1/users/{username}", [.admin]),
+        RouteRule("POST", "/v1/users/{username}/unlock", [.admin]),
+        RouteRule("POST", "/v1/users/{username}/tokens", [.admin]),
+        RouteRule("GET", "/v1/audit", [.admin]),
+        RouteRule("GET", "/v1/audit/verify", [.admin]),
+
+        RouteRule("GET", "/v1/teams/{team}/members", Role.managers, .team),
+        RouteRule("GET", "/v1/teams/{team}/history", Role.managers, .team),
+        RouteRule("GET", "/v1/teams/{team}/referrals", Role.managers, .team),
+        RouteRule("PATCH", "/v1/teams/{team}/members/{username}", Role.managers, .team),
+        RouteRule("DELETE", "/v1/teams/{team}/members/{username}", Role.managers, .team),
+        RouteRule("POST", "/v1/teams/{team}/invitations", Role.managers, .team),
+        RouteRule("POST", "/v1/announcements", Role.managers),
+        RouteRule("GET", "/v1/invitations", Role.everyone),
+        RouteRule("POST", "/v1/invitations/{id}/accept", Role.everyone),
+        RouteRule("POST", "/v1/invitations/{id}/decline", Role.everyone),
+        RouteRule("POST", "/v1/invitations/{id}/revoke", Role.managers),
+        RouteRule("POST", "/v1/invitations/{id}/confirm", Role.managers),
+
+        RouteRule("GET", "/v1/notifications", Role.everyone),
+        RouteRule("GET", "/v1/notifications/stream", Role.everyone),
+        RouteRule("GET", "/v1/notifications/counts", Role.everyone),
+        RouteRule("POST", "/v1/notifications/read", Role.everyone),
+        RouteRule("DELETE", "/v1/notifications/{id}", Role.everyone),
+
+        RouteRule("POST", "/v1/referrals", Role.writers),
+        RouteRule("GET", "/v1/referrals", Role.writers),
+        RouteRule("GET", "/v1/referrals/{id}", Role.writers),
+        RouteRule("POST", "/v1/referrals/{id}/accept", Role.writers),
+        RouteRule("POST", "/v1/referrals/{id}/decline", Role.writers),
+        RouteRule("POST", "/v1/referrals/{id}/complete", Role.writers),
+        RouteRule("POST", "/v1/referrals/{id}/withdraw", Role.writers),
+        RouteRule("POST", "/v1/referrals/{id}/reassign", Role.writers),
+        RouteRule("POST", "/v1/referrals/{id}/messages", Role.writers),
+
+        RouteRule("POST", "/v1/webhooks", Role.everyone),
+        RouteRule("GET", "/v1/webhooks", Role.everyone),
+        RouteRule("GET", "/v1/webhooks/{id}", Role.everyone),
+        RouteRule("DELETE", "/v1/webhooks/{id}", Role.everyone),
+        RouteRule("POST", "/v1/webhooks/{id}/resume", Role.everyone),
+
+        RouteRule("POST", "/v1/patients", Role.writers),
+        RouteRule("POST", "/v1/patients/batch", Role.writers),
+        RouteRule("GET", "/v1/patients", Role.patientReaders),
+        RouteRule("GET", "/v1/patients/{id}", Role.patientReaders, .patient(write: false)),
+        RouteRule("PATCH", "/v1/patients/{id}", Role.writers, .patient(write: true)),
+        RouteRule("POST", "/v1/patients/{id}/archive", Role.writers, .patient(write: true)),
+        RouteRule("POST", "/v1/patients/{id}/restore", Role.writers, .patient(write: true)),
+        RouteRule("PUT", "/v1/patients/{id}/consent", Role.writers, .patient(write: true)),
+        RouteRule("GET", "/v1/patients/{id}/consent", Role.patientReaders, .patient(write: false)),
+        RouteRule("PUT", "/v1/patients/{id}/reports/{series}/{date}", Role.writers, .patient(write: true)),
+        RouteRule("GET", "/v1/patients/{id}/reports/{series}/{date}", Role.patientReaders, .patient(write: false)),
+        RouteRule("GET", "/v1/patients/{id}/reports/{series}", Role.patientReaders, .patient(write: false)),
+
+        RouteRule("POST", "/v1/data-groups", [.admin]),
+        RouteRule("GET", "/v1/data-groups", Role.everyone),
+        RouteRule("DELETE", "/v1/data-groups/{name}", [.admin]),
+    ]
+
+    private static let byKey: [String: RouteRule] = Dictionary(uniqueKeysWithValues: rules.map { ($0.key, $0) })
+
+    /// The rule of a route, by method and path pattern.
+    public static func rule(_ method: String, _ path: String) -> RouteRule? { byKey["\(method) \(path)"] }
+
+    /// Whether `user` passes the route's gate: nil when admitted, else the status and code to
+    /// answer (401 without a token; 403 `forbidden` for another role, `no_team` without a team).
+    public static func refusal(_ rule: RouteRule, _ user: User?) -> APIError? {
+        guard let roles = rule.roles else { return nil }
+        guard let user else { return .unauthenticated }
+        guard roles.contains(user.role) else {
+            return APIError(
+                .forbidden, code: "forbidden",
+                message: "a \(user.role.rawValue) may not do this; it needs the role \(roles.map(\.rawValue).sorted().joined(separator: " or "))")
+        }
+        if rule.needsTeam, user.teamId == nil {
+            return APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
+        }
+        return nil
+    }
+}
