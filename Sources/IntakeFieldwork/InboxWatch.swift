@@ -1,11 +1,11 @@
 import Foundation
 import IntakeClient
 
-/// Follows a user's notifications: each new one is printed once as it arrives. Over plain HTTP it
-/// follows the server's event stream, reconnecting with the last id it printed (Last-Event-ID)
-/// whenever the server ends the stream or the connection is lost; over https (where this client
-/// cannot read a stream as it arrives) it long-polls from that id. Either way nothing is missed
-/// and nothing is shown twice.
+/// Follows a user's notifications: each new one is printed once as it arrives. It follows the
+/// server's event stream (over http or https, through the client's one transport), reconnecting
+/// with the last id it printed (Last-Event-ID) whenever the server ends the stream or the
+/// connection is lost; a client without a stream long-polls from that id. Either way nothing is
+/// missed and nothing is shown twice.
 public struct InboxWatch: Sendable {
     let client: IntakeClient
     let after: Int64

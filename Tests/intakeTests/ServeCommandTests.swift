@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The README's server walkthrough, with the built binary: bootstrap, team, field worker, token,
+/// The operator's server walkthrough (docs/operator.md), with the built binary: bootstrap, team, field worker, token,
 /// `intake serve`, a record POSTed over HTTP, a lookup, and clear errors.
 @Suite(.serialized)
 struct ServeCommandTests {
