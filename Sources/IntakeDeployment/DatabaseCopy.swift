@@ -167,6 +167,7 @@ struct CopiedTable: Sendable {
             columns: [
                 ("id", .text), ("recordId", .text), ("fromTeamId", .integer), ("referrer", .text), ("toTeamId", .integer), ("assignee", .text),
                 ("reason", .text), ("priority", .text), ("allowEdit", .boolean), ("state", .text), ("createdAt", .real), ("updatedAt", .real),
+                ("acceptedAt", .real), ("acceptedBy", .text),
             ], order: "id"),
         CopiedTable(
             source: "referralMessage", target: "referralMessage",

@@ -540,6 +540,14 @@ extension PostgresRecordStore {
             "v22: the collector, checked at upload, apart from who uploaded",
             ["ALTER TABLE record ADD COLUMN collector TEXT NOT NULL DEFAULT ''", "UPDATE record SET collector = receivedBy"]
         ),
+        (
+            // Referrals accepted before keep no time: it is unknown (updatedAt may be a later change).
+            "v23: when a referral was accepted and by whom; an invitation's message",
+            [
+                "ALTER TABLE referral ADD COLUMN acceptedAt DOUBLE PRECISION", "ALTER TABLE referral ADD COLUMN acceptedBy TEXT",
+                "ALTER TABLE invitation ADD COLUMN message TEXT",
+            ]
+        ),
     ]
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.

@@ -24,7 +24,8 @@ extension PostgresRecordStore {
                         'open', \(at), \(at))
                 """, logger: Self.logger)
             let stored = try await Self.referral(connection, id: referral.id)!
-            try await Self.notifyReferee(connection, stored, type: NotificationType.referralReceived, event: "created", at: referral.createdAt)
+            try await Self.notifyReferee(
+                connection, stored, type: NotificationType.referralReceived, event: "created", at: referral.createdAt, except: referral.referrer)
             return .referral(stored)
         }
     }
@@ -53,43 +54,57 @@ extension PostgresRecordStore {
             binds.append(state.rawValue)
             sql += " AND r.state = $\(binds.count)"
         }
+        if let record = filter.recordId {
+            binds.append(Self.key(record))
+            sql += " AND r.recordId = $\(binds.count)"
+        }
+        if let patient = filter.patientId {
+            binds.append(Self.key(patient))
+            sql += " AND r.recordId IN (SELECT id FROM record WHERE patientId = $\(binds.count))"
+        }
         return try await client.query(PostgresQuery(unsafeSQL: sql + " ORDER BY r.createdAt DESC, r.id", binds: binds), logger: Self.logger)
             .collect().map(Self.referral)
     }
 
-    public func actOnReferral(id: UUID, _ action: ReferralAction, by actor: String, at time: Date) async throws -> ReferralOutcome {
+    public func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
             guard let current = try await Self.referral(connection, id: id) else { return .notFound }
-            let (from, to) = action.transition
-            guard from.contains(current.state) else { return .notAllowed(current.state) }
+            let change: ReferralChange
+            switch decide(current) {
+            case .refuse(let outcome): return outcome
+            case .unchanged: return .referral(current)
+            case .change(let decided): change = decided
+            }
+            if let member = change.mustBeMember, try await Self.member(connection, teamId: change.toTeamId, username: member) == nil {
+                return .notAMember(member)
+            }
             try await connection.query(
-                "UPDATE referral SET state = \(to.rawValue), updatedAt = \(Self.timestamp(time)) WHERE id = \(Self.key(id))", logger: Self.logger)
+                """
+                UPDATE referral SET state = \(change.state.rawValue), toTeamId = \(change.toTeamId), assignee = \(change.assignee),
+                    acceptedAt = \(change.acceptedAt.map(Self.timestamp)), acceptedBy = \(change.acceptedBy), updatedAt = \(Self.timestamp(time))
+                WHERE id = \(Self.key(id))
+                """, logger: Self.logger)
             let updated = try await Self.referral(connection, id: id)!
-            if action == .withdraw {
-                try await Self.notifyReferee(connection, updated, type: action.notificationType, event: to.rawValue, at: time)
-            } else {
-                try await Self.notify(
-                    connection, username: updated.referrer, type: action.notificationType, eventKey: "referral:\(Self.key(id)):\(to.rawValue)",
-                    subject: Self.subject(updated, by: actor), at: time)
+            for notice in change.notices {
+                for recipient in try await Self.recipients(connection, notice.to) where recipient != change.actor {
+                    try await Self.notify(
+                        connection, username: recipient, type: notice.type, eventKey: "referral:\(Self.key(id)):\(notice.event)",
+                        subject: Self.subject(updated, by: change.actor), at: time)
+                }
             }
             return .referral(updated)
         }
     }
 
-    public func reassignReferral(id: UUID, to assignee: String, by actor: String, at time: Date) async throws -> ReferralOutcome {
-        try await transaction { connection in
-            try await Self.lock(Self.teamLock, connection)
-            guard let current = try await Self.referral(connection, id: id) else { return .notFound }
-            guard current.state.isActive else { return .notAllowed(current.state) }
-            guard try await Self.member(connection, teamId: current.toTeamId, username: assignee) != nil else { return .notAMember(assignee) }
-            try await connection.query(
-                "UPDATE referral SET assignee = \(assignee), updatedAt = \(Self.timestamp(time)) WHERE id = \(Self.key(id))", logger: Self.logger)
-            let updated = try await Self.referral(connection, id: id)!
-            try await Self.notify(
-                connection, username: assignee, type: NotificationType.referralReassigned,
-                eventKey: "referral:\(Self.key(id)):assigned:\(Self.timestamp(time)):\(assignee)", subject: Self.subject(updated, by: actor), at: time)
-            return .referral(updated)
+    /// Who a notice goes to: the user, or the referee (the assignee, else the team's coordinators).
+    private static func recipients(_ connection: PostgresConnection, _ recipient: ReferralRecipient) async throws -> [String] {
+        switch recipient {
+        case .user(let name): return [name]
+        case .referee(let assignee?, _): return [assignee]
+        case .referee(nil, let teamId):
+            return try await connection.query("SELECT username FROM account WHERE teamId = \(teamId) AND role = 'coordinator'", logger: logger)
+                .collect().map { try $0.decode(String.self) }
         }
     }
 
@@ -113,7 +128,8 @@ extension PostgresRecordStore {
                     eventKey: "referral:\(Self.key(id)):message:\(messageId)", subject: subject, at: time)
             } else {
                 try await Self.notifyReferee(
-                    connection, current, type: NotificationType.referralMessage, event: "message:\(messageId)", at: time, subject: subject)
+                    connection, current, type: NotificationType.referralMessage, event: "message:\(messageId)", at: time, subject: subject,
+                    except: author)
             }
             return ReferralMessage(id: messageId, referralId: id, author: author, text: text, at: time)
         }
@@ -140,7 +156,7 @@ extension PostgresRecordStore {
 
     private static let referralSelect = """
         SELECT r.id, r.recordId, r.fromTeamId, f.name, r.referrer, r.toTeamId, t.name, r.assignee, r.reason, r.priority, r.allowEdit,
-               r.state, r.createdAt, r.updatedAt
+               r.state, r.createdAt, r.updatedAt, r.acceptedAt, r.acceptedBy
         FROM referral r JOIN team f ON f.id = r.fromTeamId JOIN team t ON t.id = r.toTeamId
         """
 
@@ -152,13 +168,13 @@ extension PostgresRecordStore {
     }
 
     private static func referral(_ row: PostgresRow) throws -> Referral {
-        let (id, recordId, fromTeamId, fromTeam, referrer, toTeamId, toTeam, assignee, reason, priority, allowEdit, state, createdAt, updatedAt) =
-            try row.decode((String, String, Int64, String, String, Int64, String, String?, String, String, Bool, String, Double, Double).self)
+        let (id, recordId, fromTeamId, fromTeam, referrer, toTeamId, toTeam, assignee, reason, priority, allowEdit, state, createdAt, updatedAt, acceptedAt, acceptedBy) =
+            try row.decode((String, String, Int64, String, String, Int64, String, String?, String, String, Bool, String, Double, Double, Double?, String?).self)
         return Referral(
             id: UUID(uuidString: id) ?? UUID(), recordId: UUID(uuidString: recordId) ?? UUID(), fromTeamId: fromTeamId, fromTeam: fromTeam,
             referrer: referrer, toTeamId: toTeamId, toTeam: toTeam, assignee: assignee, reason: reason,
             priority: ReferralPriority(rawValue: priority) ?? .routine, allowEdit: allowEdit, state: ReferralState(rawValue: state) ?? .withdrawn,
-            createdAt: date(createdAt), updatedAt: date(updatedAt))
+            createdAt: date(createdAt), updatedAt: date(updatedAt), acceptedAt: acceptedAt.map(date), acceptedBy: acceptedBy)
     }
 
     /// Ids and names only: never the reason (it may describe the patient) or the record's content.
@@ -170,18 +186,12 @@ extension PostgresRecordStore {
     }
 
     /// The assignee, or the receiving team's coordinators while nobody is assigned.
+    /// Never the one who acted (`except`): a self-referral tells nobody.
     private static func notifyReferee(
-        _ connection: PostgresConnection, _ referral: Referral, type: String, event: String, at time: Date, subject: [String: String]? = nil
+        _ connection: PostgresConnection, _ referral: Referral, type: String, event: String, at time: Date, subject: [String: String]? = nil,
+        except actor: String
     ) async throws {
-        var recipients: [String]
-        if let assignee = referral.assignee {
-            recipients = [assignee]
-        } else {
-            recipients = try await connection.query(
-                "SELECT username FROM account WHERE teamId = \(referral.toTeamId) AND role = 'coordinator'", logger: logger
-            ).collect().map { try $0.decode(String.self) }
-        }
-        for recipient in recipients {
+        for recipient in try await recipients(connection, .referee(assignee: referral.assignee, teamId: referral.toTeamId)) where recipient != actor {
             try await notify(
                 connection, username: recipient, type: type, eventKey: "referral:\(key(referral.id)):\(event)",
                 subject: subject ?? Self.subject(referral, by: referral.referrer), at: time)

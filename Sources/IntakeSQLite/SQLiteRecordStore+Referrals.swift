@@ -21,7 +21,7 @@ extension SQLiteRecordStore {
                     Self.timestamp(referral.createdAt),
                 ])
             let stored = try Self.referral(db, id: referral.id)!
-            try Self.notifyReferee(db, stored, type: NotificationType.referralReceived, event: "created", at: referral.createdAt)
+            try Self.notifyReferee(db, stored, type: NotificationType.referralReceived, event: "created", at: referral.createdAt, except: referral.referrer)
             return .referral(stored)
         }
     }
@@ -51,41 +51,53 @@ extension SQLiteRecordStore {
                 sql += " AND r.state = ?"
                 arguments += [state.rawValue]
             }
+            if let record = filter.recordId {
+                sql += " AND r.recordId = ?"
+                arguments += [Self.key(record)]
+            }
+            if let patient = filter.patientId {
+                sql += " AND r.recordId IN (SELECT id FROM record WHERE patientId = ?)"
+                arguments += [Self.key(patient)]
+            }
             return try Row.fetchAll(db, sql: sql + " ORDER BY r.createdAt DESC, r.id", arguments: arguments).map(Self.referral)
         }
     }
 
-    public func actOnReferral(id: UUID, _ action: ReferralAction, by actor: String, at time: Date) async throws -> ReferralOutcome {
+    public func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome {
         try await database.write { db in
             guard let current = try Self.referral(db, id: id) else { return .notFound }
-            let (from, to) = action.transition
-            guard from.contains(current.state) else { return .notAllowed(current.state) }
+            let change: ReferralChange
+            switch decide(current) {
+            case .refuse(let outcome): return outcome
+            case .unchanged: return .referral(current)
+            case .change(let decided): change = decided
+            }
+            if let member = change.mustBeMember, try Self.member(db, teamId: change.toTeamId, username: member) == nil { return .notAMember(member) }
             try db.execute(
-                sql: "UPDATE referral SET state = ?, updatedAt = ? WHERE id = ?", arguments: [to.rawValue, Self.timestamp(time), Self.key(id)])
+                sql: "UPDATE referral SET state = ?, toTeamId = ?, assignee = ?, acceptedAt = ?, acceptedBy = ?, updatedAt = ? WHERE id = ?",
+                arguments: [
+                    change.state.rawValue, change.toTeamId, change.assignee, change.acceptedAt.map(Self.timestamp), change.acceptedBy,
+                    Self.timestamp(time), Self.key(id),
+                ])
             let updated = try Self.referral(db, id: id)!
-            if action == .withdraw {
-                try Self.notifyReferee(db, updated, type: action.notificationType, event: to.rawValue, at: time)
-            } else {
-                try Self.notify(
-                    db, username: updated.referrer, type: action.notificationType, eventKey: "referral:\(Self.key(id)):\(to.rawValue)",
-                    subject: Self.subject(updated, by: actor), at: time)
+            for notice in change.notices {
+                for recipient in try Self.recipients(db, notice.to) where recipient != change.actor {
+                    try Self.notify(
+                        db, username: recipient, type: notice.type, eventKey: "referral:\(Self.key(id)):\(notice.event)",
+                        subject: Self.subject(updated, by: change.actor), at: time)
+                }
             }
             return .referral(updated)
         }
     }
 
-    public func reassignReferral(id: UUID, to assignee: String, by actor: String, at time: Date) async throws -> ReferralOutcome {
-        try await database.write { db in
-            guard let current = try Self.referral(db, id: id) else { return .notFound }
-            guard current.state.isActive else { return .notAllowed(current.state) }
-            guard try Self.member(db, teamId: current.toTeamId, username: assignee) != nil else { return .notAMember(assignee) }
-            try db.execute(
-                sql: "UPDATE referral SET assignee = ?, updatedAt = ? WHERE id = ?", arguments: [assignee, Self.timestamp(time), Self.key(id)])
-            let updated = try Self.referral(db, id: id)!
-            try Self.notify(
-                db, username: assignee, type: NotificationType.referralReassigned,
-                eventKey: "referral:\(Self.key(id)):assigned:\(Self.timestamp(time)):\(assignee)", subject: Self.subject(updated, by: actor), at: time)
-            return .referral(updated)
+    /// Who a notice goes to: the user, or the referee (the assignee, else the team's coordinators).
+    private static func recipients(_ db: Database, _ recipient: ReferralRecipient) throws -> [String] {
+        switch recipient {
+        case .user(let name): [name]
+        case .referee(let assignee?, _): [assignee]
+        case .referee(nil, let teamId):
+            try String.fetchAll(db, sql: "SELECT username FROM user WHERE teamId = ? AND role = 'coordinator'", arguments: [teamId])
         }
     }
 
@@ -105,7 +117,8 @@ extension SQLiteRecordStore {
                     db, username: current.referrer, type: NotificationType.referralMessage, eventKey: "referral:\(Self.key(id)):message:\(message.id)",
                     subject: subject, at: time)
             } else {
-                try Self.notifyReferee(db, current, type: NotificationType.referralMessage, event: "message:\(message.id)", at: time, subject: subject)
+                try Self.notifyReferee(
+                    db, current, type: NotificationType.referralMessage, event: "message:\(message.id)", at: time, subject: subject, except: author)
             }
             return message
         }
@@ -146,7 +159,8 @@ extension SQLiteRecordStore {
             id: UUID(uuidString: row["id"]) ?? UUID(), recordId: UUID(uuidString: row["recordId"]) ?? UUID(), fromTeamId: row["fromTeamId"],
             fromTeam: row["fromTeam"], referrer: row["referrer"], toTeamId: row["toTeamId"], toTeam: row["toTeam"], assignee: row["assignee"],
             reason: row["reason"], priority: ReferralPriority(rawValue: row["priority"]) ?? .routine, allowEdit: row["allowEdit"],
-            state: ReferralState(rawValue: row["state"]) ?? .withdrawn, createdAt: date(row["createdAt"]), updatedAt: date(row["updatedAt"]))
+            state: ReferralState(rawValue: row["state"]) ?? .withdrawn, createdAt: date(row["createdAt"]), updatedAt: date(row["updatedAt"]),
+            acceptedAt: (row["acceptedAt"] as Double?).map(date), acceptedBy: row["acceptedBy"])
     }
 
     /// Ids and names only: never the reason (it may describe the patient) or the record's content.
@@ -158,13 +172,11 @@ extension SQLiteRecordStore {
     }
 
     /// The assignee, or the receiving team's coordinators while nobody is assigned.
+    /// Never the one who acted (`except`): a self-referral tells nobody.
     private static func notifyReferee(
-        _ db: Database, _ referral: Referral, type: String, event: String, at time: Date, subject: [String: String]? = nil
+        _ db: Database, _ referral: Referral, type: String, event: String, at time: Date, subject: [String: String]? = nil, except actor: String
     ) throws {
-        let recipients =
-            try referral.assignee.map { [$0] }
-            ?? String.fetchAll(db, sql: "SELECT username FROM user WHERE teamId = ? AND role = 'coordinator'", arguments: [referral.toTeamId])
-        for recipient in recipients {
+        for recipient in try recipients(db, .referee(assignee: referral.assignee, teamId: referral.toTeamId)) where recipient != actor {
             try notify(
                 db, username: recipient, type: type, eventKey: "referral:\(key(referral.id)):\(event)",
                 subject: subject ?? Self.subject(referral, by: referral.referrer), at: time)

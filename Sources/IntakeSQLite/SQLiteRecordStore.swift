@@ -529,6 +529,15 @@ extension SQLiteRecordStore {
                     UPDATE record SET collector = receivedBy;
                     """)
         }
+        migrator.registerMigration("v25: when a referral was accepted and by whom; an invitation's message") { db in
+            // Referrals accepted before keep no time: it is unknown (updatedAt may be a later change).
+            try db.execute(
+                sql: """
+                    ALTER TABLE referral ADD COLUMN acceptedAt REAL;
+                    ALTER TABLE referral ADD COLUMN acceptedBy TEXT;
+                    ALTER TABLE invitation ADD COLUMN message TEXT;
+                    """)
+        }
         return migrator
     }
 

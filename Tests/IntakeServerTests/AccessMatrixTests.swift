@@ -208,6 +208,9 @@ struct AccessMatrixTests {
                 method: .post, route: "/v1/referrals/{id}/reassign", uri: "/v1/referrals/{fresh}/reassign", success: .notFound,
                 body: { _, _, _ in json(["toUser": "fieldworker-b"]) }),
             Case(
+                method: .post, route: "/v1/referrals/{id}/retarget", uri: "/v1/referrals/{fresh}/retarget", success: .notFound,
+                body: { _, _, _ in json(["toTeam": "team-c"]) }),
+            Case(
                 method: .post, route: "/v1/referrals/{id}/messages", uri: "/v1/referrals/{fresh}/messages", success: .notFound,
                 body: { _, _, _ in json(["text": "hello"]) }),
             Case(

@@ -115,6 +115,7 @@ public enum RoutePolicy {
         RouteRule("POST", "/v1/referrals/{id}/complete", Role.writers),
         RouteRule("POST", "/v1/referrals/{id}/withdraw", Role.writers),
         RouteRule("POST", "/v1/referrals/{id}/reassign", Role.writers),
+        RouteRule("POST", "/v1/referrals/{id}/retarget", Role.writers),
         RouteRule("POST", "/v1/referrals/{id}/messages", Role.writers),
 
         RouteRule("POST", "/v1/webhooks", Role.everyone),

@@ -21,6 +21,12 @@ struct ReferralController {
         static let fields: Set<String> = ["toUser"]
     }
 
+    struct RetargetBody: RequestBody {
+        var toUser: String?
+        var toTeam: String?
+        static let fields: Set<String> = ["toUser", "toTeam"]
+    }
+
     struct MessageBody: RequestBody {
         var text: String
         static let fields: Set<String> = ["text"]
@@ -35,9 +41,9 @@ struct ReferralController {
                 allowEdit: body.allowEdit ?? false, by: user)
             return try JSONCoding.response(ReferralJSON(referral), status: .created)
         }
-        routes.on(.get, "/v1/referrals", query: ["direction", "state"]) { request, context in
+        routes.on(.get, "/v1/referrals", query: ["direction", "state", "record", "patient"]) { request, context in
             let user = try context.signedIn()
-            let parameters = try QueryParameters.read(request, accepted: ["direction", "state"])
+            let parameters = try QueryParameters.read(request, accepted: ["direction", "state", "record", "patient"])
             let received: Bool
             switch parameters["direction"] {
             case nil, "received": received = true
@@ -50,6 +56,17 @@ struct ReferralController {
                     throw APIError.badRequest("state is one of \(ReferralState.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 state = parsed
+            }
+            // One record's or one patient's referrals: both directions, those the user takes part in.
+            if parameters["record"] != nil || parameters["patient"] != nil {
+                guard parameters["direction"] == nil else { throw APIError.badRequest("give direction, or record or patient, not both") }
+                func id(_ name: String) throws -> UUID? {
+                    guard let text = parameters[name] else { return nil }
+                    guard let id = UUID(uuidString: text) else { throw APIError.badRequest("\(name) is an id (a UUID)") }
+                    return id
+                }
+                let referrals = try await services.referrals.referrals(for: user, record: try id("record"), patient: try id("patient"), state: state)
+                return try JSONCoding.response(["referrals": referrals.map(ReferralJSON.init)])
             }
             let referrals = try await services.referrals.referrals(for: user, received: received, state: state)
             return try JSONCoding.response(["referrals": referrals.map(ReferralJSON.init)])
@@ -71,6 +88,12 @@ struct ReferralController {
             let user = try context.signedIn()
             let body = try JSONCoding.decode(ReassignBody.self, from: try await small(request))
             return try JSONCoding.response(ReferralJSON(try await services.referrals.reassign(try context.pathID(of: "a referral"), to: body.toUser, by: user)))
+        }
+        routes.on(.post, "/v1/referrals/{id}/retarget") { request, context in
+            let user = try context.signedIn()
+            let body = try JSONCoding.decode(RetargetBody.self, from: try await small(request))
+            let referral = try await services.referrals.retarget(try context.pathID(of: "a referral"), toUser: body.toUser, toTeam: body.toTeam, by: user)
+            return try JSONCoding.response(ReferralJSON(referral))
         }
         routes.on(.post, "/v1/referrals/{id}/messages") { request, context in
             let user = try context.signedIn()
@@ -97,6 +120,8 @@ struct ReferralJSON: Encodable {
     var state: String
     var createdAt: Date
     var updatedAt: Date
+    var acceptedAt: Date?
+    var acceptedBy: String?
     var messages: [MessageJSON]?
 
     init(_ referral: Referral) {
@@ -112,6 +137,8 @@ struct ReferralJSON: Encodable {
         state = referral.state.rawValue
         createdAt = referral.createdAt
         updatedAt = referral.updatedAt
+        acceptedAt = referral.acceptedAt
+        acceptedBy = referral.acceptedBy
     }
 }
 

@@ -55,11 +55,11 @@ public protocol TeamStore: Sendable {
     func referral(id: UUID) async throws -> Referral?
     /// Referrals matching any of the filter's fields (and its state, if given), newest first.
     func referrals(_ filter: ReferralFilter) async throws -> [Referral]
-    /// Moves a referral on (who may is the caller's to check); refused from a state the action
-    /// does not start from. Notifies the other side.
-    func actOnReferral(id: UUID, _ action: ReferralAction, by actor: String, at time: Date) async throws -> ReferralOutcome
-    /// Gives an open or accepted referral to another member of the receiving team; notifies them.
-    func reassignReferral(id: UUID, to assignee: String, by actor: String, at time: Date) async throws -> ReferralOutcome
+    /// Changes a referral as `decide` says (``ReferralRules``: the store decides nothing), in
+    /// one transaction: reads it, asks `decide`, checks the member the change needs, writes the
+    /// change and the notifications it lists (never to its actor). `.notFound` without such a
+    /// referral; the referral as it is when the decision leaves it unchanged.
+    func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome
     /// Adds a message to the thread and notifies the other side; nil when there is no such referral.
     func addReferralMessage(id: UUID, author: String, text: String, at time: Date) async throws -> ReferralMessage?
     /// The thread, oldest first.

@@ -32,11 +32,18 @@ public struct Referral: Sendable, Hashable {
     public var state: ReferralState
     public var createdAt: Date
     public var updatedAt: Date
+    /// When it was accepted, and by whom (nil while nobody has, and again after a reassignment;
+    /// unknown for referrals accepted before this was kept).
+    public var acceptedAt: Date?
+    public var acceptedBy: String?
 
     package init(
         id: UUID, recordId: UUID, fromTeamId: Int64, fromTeam: String, referrer: String, toTeamId: Int64, toTeam: String, assignee: String?,
-        reason: String, priority: ReferralPriority, allowEdit: Bool, state: ReferralState, createdAt: Date, updatedAt: Date
+        reason: String, priority: ReferralPriority, allowEdit: Bool, state: ReferralState, createdAt: Date, updatedAt: Date,
+        acceptedAt: Date? = nil, acceptedBy: String? = nil
     ) {
+        self.acceptedAt = acceptedAt
+        self.acceptedBy = acceptedBy
         self.id = id
         self.recordId = recordId
         self.fromTeamId = fromTeamId
@@ -134,12 +141,21 @@ public struct ReferralFilter: Sendable {
     /// Assigned to this user.
     public var assignee: String?
     public var state: ReferralState?
+    /// Only referrals of this record (with the others, not instead of them).
+    public var recordId: UUID?
+    /// Only referrals of this registry patient's records.
+    public var patientId: UUID?
 
-    public init(fromTeamId: Int64? = nil, toTeamId: Int64? = nil, assignee: String? = nil, state: ReferralState? = nil) {
+    public init(
+        fromTeamId: Int64? = nil, toTeamId: Int64? = nil, assignee: String? = nil, state: ReferralState? = nil, recordId: UUID? = nil,
+        patientId: UUID? = nil
+    ) {
         self.fromTeamId = fromTeamId
         self.toTeamId = toTeamId
         self.assignee = assignee
         self.state = state
+        self.recordId = recordId
+        self.patientId = patientId
     }
 }
 

@@ -121,6 +121,29 @@ public struct ReferralService: Sendable {
         return try Self.referral(try await store.reassignReferral(id: id, to: assignee, by: user.username, at: clock()))
     }
 
+    /// Sends a referral nobody has accepted yet elsewhere: to a member of the referring team
+    /// (`toUser`) or to a team (`toTeam`). The referrer's, or their team's coordinators', to do.
+    public func retarget(_ id: UUID, toUser: String?, toTeam: String?, by user: User) async throws -> Referral {
+        let referral = try await visible(id, to: user)
+        guard Self.sends(referral, user) else {
+            throw TeamError.forbidden("only the referrer or a coordinator of '\(referral.fromTeam)' sends a referral elsewhere")
+        }
+        let target: Int64
+        switch (toUser, toTeam) {
+        case (_?, nil): target = referral.fromTeamId
+        case (nil, let name?):
+            guard let team = try await store.team(named: name) else { throw TeamError.notFound("no team is named '\(name)'") }
+            target = team.id
+        default: throw TeamError.invalid("send it to a member of your team (toUser) or to a team (toTeam), not both")
+        }
+        defer { hub.notify() }
+        let outcome = try await store.retargetReferral(id: id, toTeamId: target, assignee: toUser, by: user.username, at: clock())
+        if case .referral(let unchanged) = outcome, unchanged == referral {
+            throw TeamError.conflict("referral_unchanged", "the referral already goes there; give another team or member")
+        }
+        return try Self.referral(outcome)
+    }
+
     public func message(_ id: UUID, text: String, by user: User) async throws -> ReferralMessage {
         _ = try await visible(id, to: user)
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -130,6 +153,19 @@ public struct ReferralService: Sendable {
             throw TeamError.notFound("no referral has the id \(id)")
         }
         return message
+    }
+
+    /// The referrals of one record or of one registry patient's records that the user takes part
+    /// in (sent, received or followed), newest first. A patient not of the user's team is not found.
+    public func referrals(for user: User, record: UUID?, patient: UUID?, state: ReferralState?) async throws -> [Referral] {
+        guard let team = user.teamId else { return [] }
+        if let patient {
+            guard let found = try await store.patient(id: patient), found.teamId == team else {
+                throw TeamError.notFound("no patient \(patient.uuidString.lowercased()) in your team")
+            }
+        }
+        let all = try await store.referrals(ReferralFilter(state: state, recordId: record, patientId: patient))
+        return all.filter { Self.sends($0, user) || Self.receives($0, user) || Self.watches($0, user) }
     }
 
     /// The referral, if the user takes part in it; not found otherwise, as if it did not exist.

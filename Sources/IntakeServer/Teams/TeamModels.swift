@@ -274,6 +274,10 @@ public enum NotificationType {
     public static let referralWithdrawn = "referral_withdrawn"
     /// To the new assignee.
     public static let referralReassigned = "referral_reassigned"
+    /// To the previous assignee of a reassigned referral.
+    public static let referralUnassigned = "referral_unassigned"
+    /// To the previous referee of a referral the referrer sent elsewhere.
+    public static let referralRetargeted = "referral_retargeted"
     /// To the other side of the thread.
     public static let referralMessage = "referral_message"
     /// To the coordinators of both teams.
@@ -282,6 +286,6 @@ public enum NotificationType {
     public static let all = [
         invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged, announcement,
         referralReceived, referralAccepted, referralDeclined, referralCompleted, referralWithdrawn, referralReassigned, referralMessage,
-        recordsTransferred,
+        recordsTransferred, referralUnassigned, referralRetargeted,
     ]
 }
