@@ -25,6 +25,85 @@ public enum ReferralStoreContract {
         return try await store.notifications(NotificationQuery(userId: user.id)).map(\.type)
     }
 
+    /// Reassigning an accepted referral reopens it and tells whom it was taken from; a referral
+    /// keeps when and by whom it was accepted; the referrer sends one nobody accepted elsewhere;
+    /// nobody is told of their own act. The decisions are ``ReferralRules``'; the store runs them.
+    public static func reassignmentReopensRetargetingMovesAndNobodyHearsOfTheirOwnAct(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let (t, o, record) = try await setUp(store)
+        let third = try await store.createTeam(name: "w", at: start)
+        for (name, role) in [("wlead", Role.coordinator), ("omem2", .fieldworker)] {
+            _ = try await store.createUser(NewUser(username: name, passwordHash: "h", role: role, teamId: name == "wlead" ? third.id : o.id), at: start)
+        }
+        // A self-referral tells nobody (fw refers to themselves).
+        guard
+            case .referral(let own) = try await store.createReferral(
+                NewReferral(
+                    recordId: record, fromTeamId: t.id, referrer: "fw", toTeamId: t.id, assignee: "fw", reason: "Remind me", priority: .routine,
+                    allowEdit: false, createdAt: start))
+        else {
+            Issue.record("no self-referral")
+            return
+        }
+        #expect(try await types(store, "fw").isEmpty, "nobody is told of their own referral")
+        _ = try await store.actOnReferral(id: own.id, .accept, by: "fw", at: start)
+        #expect(try await types(store, "fw").isEmpty, "nor of their own answer")
+
+        guard
+            case .referral(let referral) = try await store.createReferral(
+                NewReferral(
+                    recordId: record, fromTeamId: t.id, referrer: "lead", toTeamId: o.id, assignee: "omem", reason: "Second opinion",
+                    priority: .routine, allowEdit: false, createdAt: start))
+        else {
+            Issue.record("not created")
+            return
+        }
+        let later = start.addingTimeInterval(60)
+        guard case .referral(let accepted) = try await store.actOnReferral(id: referral.id, .accept, by: "omem", at: later) else {
+            Issue.record("not accepted")
+            return
+        }
+        #expect(accepted.acceptedBy == "omem" && accepted.acceptedAt.map { abs($0.timeIntervalSince(later)) < 0.01 } == true)
+        // Retargeting is for referrals nobody accepted yet.
+        #expect(try await store.retargetReferral(id: referral.id, toTeamId: third.id, assignee: nil, by: "lead", at: later) == .notAllowed(.accepted))
+
+        // Reassigned once accepted: open again, nobody's acceptance, the previous assignee told.
+        guard case .referral(let moved) = try await store.reassignReferral(id: referral.id, to: "omem2", by: "olead", at: later.addingTimeInterval(60)) else {
+            Issue.record("not reassigned")
+            return
+        }
+        #expect(moved.state == .open && moved.assignee == "omem2" && moved.acceptedAt == nil && moved.acceptedBy == nil)
+        #expect(try await types(store, "omem").contains(NotificationType.referralUnassigned))
+        #expect(try await types(store, "omem2") == [NotificationType.referralReassigned])
+        #expect(try await store.reassignReferral(id: referral.id, to: "omem2", by: "olead", at: later) == .referral(moved), "to its assignee: unchanged")
+        // Accepted again: the referrer hears of it again.
+        _ = try await store.actOnReferral(id: referral.id, .accept, by: "omem2", at: later.addingTimeInterval(120))
+        #expect(try await types(store, "lead").filter { $0 == NotificationType.referralAccepted }.count == 2)
+
+        // One nobody accepted goes elsewhere: the old referee is told, the new one receives it.
+        guard
+            case .referral(let open) = try await store.createReferral(
+                NewReferral(
+                    recordId: record, fromTeamId: t.id, referrer: "lead", toTeamId: o.id, assignee: nil, reason: "Dermatology",
+                    priority: .routine, allowEdit: false, createdAt: later))
+        else {
+            Issue.record("not created")
+            return
+        }
+        #expect(try await store.retargetReferral(id: open.id, toTeamId: third.id, assignee: "omem", by: "lead", at: later) == .notAMember("omem"))
+        guard case .referral(let retargeted) = try await store.retargetReferral(id: open.id, toTeamId: third.id, assignee: nil, by: "lead", at: later) else {
+            Issue.record("not retargeted")
+            return
+        }
+        #expect(retargeted.toTeam == "w" && retargeted.state == .open && retargeted.assignee == nil)
+        #expect(try await types(store, "olead").contains(NotificationType.referralRetargeted))
+        #expect(try await types(store, "wlead") == [NotificationType.referralReceived])
+        #expect(try await store.referralAccess(recordId: record, username: "wlead", teamId: third.id, role: .coordinator).read)
+        #expect(try await store.referrals(ReferralFilter(recordId: record)).count == 3)
+        #expect(try await store.referrals(ReferralFilter(state: .open, recordId: record)).map(\.id) == [open.id], "the state narrows the record's list")
+        #expect(try await store.referrals(ReferralFilter(recordId: UUID())).isEmpty)
+    }
+
     public static func aReferralMovesFromOpenToCompletedAndEachSideIsTold(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let (t, o, record) = try await setUp(store)

@@ -3,6 +3,10 @@ import Testing
 
 /// Every requirement of the `TeamStore` protocol (members, invitations, notifications), on every store.
 struct TeamStoreContractTests {
+    @Test(arguments: StoreKind.allCases) func reassignmentReopensRetargetingMovesAndNobodyHearsOfTheirOwnAct(_ kind: StoreKind) async throws {
+        try await ReferralStoreContract.reassignmentReopensRetargetingMovesAndNobodyHearsOfTheirOwnAct(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func membersAndFormerMembersAreTheTeamsCollectors(_ kind: StoreKind) async throws {
         try await TeamStoreContract.membersAndFormerMembersAreTheTeamsCollectors(kind)
     }
