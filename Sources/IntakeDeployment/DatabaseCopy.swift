@@ -156,6 +156,7 @@ struct CopiedTable: Sendable {
             columns: [
                 ("id", .text), ("teamId", .integer), ("inviteeId", .integer), ("role", .text), ("invitedBy", .text), ("passcodeHash", .text),
                 ("state", .text), ("failedAttempts", .integer), ("createdAt", .real), ("expiresAt", .real), ("updatedAt", .real),
+                ("message", .text),
             ], order: "id"),
         CopiedTable(
             source: "announcement", target: "announcement",

@@ -136,9 +136,9 @@ extension PostgresRecordStore {
             let created = Self.timestamp(invitation.createdAt)
             try await connection.query(
                 """
-                INSERT INTO invitation (id, teamId, inviteeId, role, invitedBy, passcodeHash, state, createdAt, expiresAt, updatedAt)
+                INSERT INTO invitation (id, teamId, inviteeId, role, invitedBy, passcodeHash, state, createdAt, expiresAt, updatedAt, message)
                 VALUES (\(Self.key(invitation.id)), \(invitation.teamId), \(inviteeId), \(invitation.role.rawValue), \(invitation.invitedBy),
-                        \(invitation.passcodeHash), 'pending', \(created), \(Self.timestamp(invitation.expiresAt)), \(created))
+                        \(invitation.passcodeHash), 'pending', \(created), \(Self.timestamp(invitation.expiresAt)), \(created), \(invitation.message))
                 """, logger: Self.logger)
             let stored = try await Self.invitation(connection, id: invitation.id)!.invitation
             try await Self.notify(
@@ -238,7 +238,7 @@ extension PostgresRecordStore {
 
     private static let invitationSelect = """
         SELECT i.id, i.teamId, t.name, u.username, i.role, i.invitedBy, i.state, i.createdAt, i.expiresAt, i.updatedAt,
-               i.failedAttempts, i.passcodeHash
+               i.failedAttempts, i.passcodeHash, i.message
         FROM invitation i JOIN account u ON u.id = i.inviteeId JOIN team t ON t.id = i.teamId
         """
 
@@ -250,13 +250,13 @@ extension PostgresRecordStore {
     }
 
     private static func invitation(_ row: PostgresRow) throws -> (invitation: Invitation, hash: String) {
-        let (id, teamId, teamName, invitee, role, invitedBy, state, createdAt, expiresAt, updatedAt, failures, hash) = try row.decode(
-            (String, Int64, String, String, String, String, String, Double, Double, Double, Int, String).self)
+        let (id, teamId, teamName, invitee, role, invitedBy, state, createdAt, expiresAt, updatedAt, failures, hash, message) = try row.decode(
+            (String, Int64, String, String, String, String, String, Double, Double, Double, Int, String, String?).self)
         return (
             Invitation(
                 id: UUID(uuidString: id) ?? UUID(), teamId: teamId, teamName: teamName, invitee: invitee,
                 role: Role(rawValue: role) ?? .fieldworker, invitedBy: invitedBy, storedState: InvitationState(rawValue: state) ?? .revoked,
-                createdAt: date(createdAt), expiresAt: date(expiresAt), updatedAt: date(updatedAt), failedAttempts: failures),
+                createdAt: date(createdAt), expiresAt: date(expiresAt), updatedAt: date(updatedAt), failedAttempts: failures, message: message),
             hash
         )
     }

@@ -118,13 +118,13 @@ extension SQLiteRecordStore {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO invitation (id, teamId, inviteeId, role, invitedBy, passcodeHash, state, createdAt, expiresAt, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+                    INSERT INTO invitation (id, teamId, inviteeId, role, invitedBy, passcodeHash, state, createdAt, expiresAt, updatedAt, message)
+                    VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
                     """,
                 arguments: [
                     Self.key(invitation.id), invitation.teamId, invitee["id"] as Int64, invitation.role.rawValue, invitation.invitedBy,
                     invitation.passcodeHash, Self.timestamp(invitation.createdAt), Self.timestamp(invitation.expiresAt),
-                    Self.timestamp(invitation.createdAt),
+                    Self.timestamp(invitation.createdAt), invitation.message,
                 ])
             let stored = try Self.invitation(db, id: invitation.id)!
             try Self.notify(
@@ -229,7 +229,7 @@ extension SQLiteRecordStore {
             id: UUID(uuidString: row["id"]) ?? UUID(), teamId: row["teamId"], teamName: row["teamName"], invitee: row["invitee"],
             role: Role(rawValue: row["role"]) ?? .fieldworker, invitedBy: row["invitedBy"],
             storedState: InvitationState(rawValue: row["state"]) ?? .revoked, createdAt: date(row["createdAt"]),
-            expiresAt: date(row["expiresAt"]), updatedAt: date(row["updatedAt"]), failedAttempts: row["failedAttempts"])
+            expiresAt: date(row["expiresAt"]), updatedAt: date(row["updatedAt"]), failedAttempts: row["failedAttempts"], message: row["message"])
     }
 
     static func subject(_ invitation: Invitation) -> [String: String] {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import IntakeCore
 import Testing
 
 @testable import IntakeServer
@@ -79,6 +80,54 @@ struct ReferralRoutesTests {
                 #expect(cells[9] == "completed" && cells[11] == "1", "\(cells)")
                 #expect(!csv.text.contains("cardiologist") && !csv.text.contains(referred.patient.familyName))
             }
+        }
+    }
+
+    /// One record's and one patient's referrals are listed to those who take part; the referrer
+    /// sends one nobody accepted elsewhere; an accepted one keeps when and by whom.
+    @Test func aRecordsReferralsAreListedAndAnUnacceptedOneIsSentElsewhere() async throws {
+        var server = try await TestServer.make()
+        _ = try await server.services.accounts.createTeam(name: "team-c")
+        try await server.addUser("coordinator-c", role: .coordinator, team: "team-c")
+        let patient = UUID()
+        _ = try await server.services.store.registerPatients([
+            NewPatient(id: patient, teamId: 1, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"), createdBy: "x", createdAt: Date())
+        ])
+        var record = server.record(seed: 40)
+        record.patientId = patient
+        try await server.application().test(.router) { [server, record] client in
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .created)
+            let id = record.id.uuidString.lowercased()
+            let created = try await client.send(
+                .post, "/v1/referrals", as: "coordinator-a", in: server, json: Refer(recordId: id, toTeam: "team-b", reason: "Cardiology"))
+            #expect(created.status == .created)
+            let referral = try #require(created.json["id"] as? String)
+            func listed(_ query: String, as user: String) async throws -> [String]? {
+                let response = try await client.send(.get, "/v1/referrals?\(query)", as: user, in: server)
+                return (response.json["referrals"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            }
+            #expect(try await listed("record=\(id)", as: "coordinator-a") == [referral])
+            #expect(try await listed("record=\(id)", as: "coordinator-b") == [referral], "the receiving coordinators take part")
+            #expect(try await listed("record=\(id)", as: "fieldworker-b") == [], "not assigned to them")
+            #expect(try await listed("patient=\(patient.uuidString.lowercased())", as: "coordinator-a") == [referral])
+            #expect(try await client.send(.get, "/v1/referrals?patient=\(patient.uuidString.lowercased())", as: "coordinator-b", in: server).status == .notFound)
+            #expect(try await client.send(.get, "/v1/referrals?record=\(id)&direction=sent", as: "coordinator-a", in: server).status == .badRequest)
+            #expect(try await client.send(.get, "/v1/referrals?record=nope", as: "coordinator-a", in: server).status == .badRequest)
+
+            // Sent elsewhere before anyone accepted it: team-b no longer has it, team-c does.
+            let moved = try await client.send(.post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-c"])
+            #expect(moved.status == .ok && moved.json["toTeam"] as? String == "team-c", "\(moved.text)")
+            #expect(try await client.send(.get, "/v1/referrals/\(referral)", as: "coordinator-b", in: server).status == .notFound)
+            let told = try await client.send(.get, "/v1/notifications", as: "coordinator-b", in: server)
+            #expect((told.json["notifications"] as? [[String: Any]])?.contains { $0["type"] as? String == "referral_retargeted" } == true)
+            let again = try await client.send(.post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-c"])
+            #expect(again.status == .conflict && again.errorCode == "referral_unchanged")
+            #expect(try await client.send(.post, "/v1/referrals/\(referral)/retarget", as: "fieldworker-a", in: server, json: ["toTeam": "team-b"]).status == .notFound)
+
+            let accepted = try await client.send(.post, "/v1/referrals/\(referral)/accept", as: "coordinator-c", in: server)
+            #expect(accepted.json["acceptedBy"] as? String == "coordinator-c" && accepted.json["acceptedAt"] is String, "\(accepted.text)")
+            let late = try await client.send(.post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-b"])
+            #expect(late.status == .conflict && late.errorCode == "referral_accepted")
         }
     }
 

@@ -70,6 +70,44 @@ struct TeamRoutesTests {
         }
     }
 
+    @Test func anInvitationCarriesTheInvitersMessage() async throws {
+        var server = try await TestServer.make()
+        try await server.addUser("newcomer", role: .fieldworker, team: nil)
+        try await server.application().test(.router) { [server] client in
+            let blank = try await client.send(.post, "/v1/teams/team-a/invitations", as: "coordinator-a", in: server, json: ["username": "newcomer", "message": "   "])
+            #expect(blank.status == .unprocessableContent)
+            let sent = try await client.send(
+                .post, "/v1/teams/team-a/invitations", as: "coordinator-a", in: server, json: ["username": "newcomer", "message": "Welcome to the mobile clinic"])
+            #expect(sent.status == .created, "\(sent.text)")
+            let mine = try await client.send(.get, "/v1/invitations", as: "newcomer", in: server)
+            #expect((mine.json["invitations"] as? [[String: Any]])?.first?["message"] as? String == "Welcome to the mobile clinic", "\(mine.text)")
+        }
+    }
+
+    @Test func aMemberWithoutATeamFormsOneAndLeadsItWhereTheServerAllowsIt() async throws {
+        for setting in [TeamCreation.admins, .members] {
+            var server = try await TestServer.make { $0.teamCreation = setting }
+            try await server.addUser("newcomer", role: .fieldworker, team: nil)
+            try await server.application().test(.router) { [server] client in
+                let formed = try await client.send(.post, "/v1/teams", as: "newcomer", in: server, json: ["name": "mobile-unit"])
+                guard setting == .members else {
+                    #expect(formed.status == .forbidden, "only admins, by default")
+                    return
+                }
+                #expect(formed.status == .created, "\(formed.text)")
+                let me = try await client.send(.get, "/v1/me", as: "newcomer", in: server)
+                #expect(me.json["team"] as? String == "mobile-unit" && me.json["role"] as? String == "coordinator", "\(me.text)")
+                let members = try await client.send(.get, "/v1/teams/mobile-unit/members", as: "newcomer", in: server)
+                #expect(members.status == .ok)
+                #expect(try await client.send(.post, "/v1/teams", as: "newcomer", in: server, json: ["name": "second"]).errorCode == "already_in_team")
+                #expect(try await client.send(.post, "/v1/teams", as: "fieldworker-a", in: server, json: ["name": "mine"]).status == .conflict)
+                #expect(try await client.send(.post, "/v1/teams", as: "researcher", in: server, json: ["name": "lab"]).status == .forbidden)
+                let audit = try await server.services.store.auditEvents(AuditQuery(action: "team.create"))
+                #expect(audit.contains { $0.actor == "newcomer" && $0.subject == "mobile-unit" })
+            }
+        }
+    }
+
     @Test func fiveWrongPasscodesLockTheInvitationEvenAgainstTheRightOne() async throws {
         var made = try await TestServer.make()
         try await made.addUser("newcomer", role: .fieldworker, team: nil)

@@ -10,6 +10,8 @@ public enum RouteScope: Sendable, Equatable {
     case team
     /// The registry patient named by `{id}`: its team's members; admins read every team's.
     case patient(write: Bool)
+    /// Forming a team: admins, and where the deployment allows it members without a team.
+    case teamCreation
 }
 
 /// One route's access rule: who may call it, and what it acts on.
@@ -79,7 +81,9 @@ public enum RoutePolicy {
         RouteRule("GET", "/v1/exports", [.coordinator, .researcher]),
 
         RouteRule("GET", "/v1/teams", [.admin]),
-        RouteRule("POST", "/v1/teams", [.admin]),
+        // Admins; also a field worker or coordinator without a team where the deployment lets
+        // members form teams (INTAKE_SERVER_TEAM_CREATION=members): AccountService decides.
+        RouteRule("POST", "/v1/teams", Role.everyone, .teamCreation),
         RouteRule("GET", "/v1/users", [.admin]),
         RouteRule("POST", "/v1/users", [.admin]),
         RouteRule("PATCH", "/v1/users/{username}", [.admin]),

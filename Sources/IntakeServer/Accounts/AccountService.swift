@@ -20,11 +20,17 @@ public struct AccountService: Sendable {
     /// The time sign-in delays are measured by; tests move it.
     let clock: @Sendable () -> Date
     private let throttle = SignInThrottle()
+    /// Where account changes are audited: here, for the API and `intake admin` alike.
+    let audit: AuditLog
+    /// Who may form a team (``TeamCreation``).
+    let teamCreation: TeamCreation
 
     public init(
         store: any RecordStore, bcryptCost: UInt8 = 12, sessionLifetime: TimeInterval = 30 * 24 * 3600, policy: SignInPolicy = SignInPolicy(),
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date = { Date() }, audit: AuditLog? = nil, teamCreation: TeamCreation = .admins
     ) {
+        self.audit = audit ?? AuditLog(store: store, clock: clock)
+        self.teamCreation = teamCreation
         self.store = store
         self.bcryptCost = bcryptCost
         self.sessionLifetime = sessionLifetime
@@ -43,18 +49,42 @@ public struct AccountService: Sendable {
         return try await createUser(username: username, password: password, role: .admin, team: nil)
     }
 
-    public func createTeam(name: String) async throws -> Team {
+    /// Creates a team; audited as done by `actor` (an admin's name, or `local:<account>` for
+    /// `intake admin`) when given.
+    public func createTeam(name: String, by actor: String? = nil) async throws -> Team {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
-        return try await store.createTeam(name: trimmed, at: Date())
+        let team = try await store.createTeam(name: trimmed, at: Date())
+        if let actor { try await audit.record(.teamCreate, by: actor, subject: team.name) }
+        return team
     }
 
-    public func createUser(username: String, password: String, role: Role, team: String?) async throws -> User {
+    /// A field worker or coordinator without a team forms one and leads it, where the deployment
+    /// lets members form teams (``TeamCreation/members``); an admin creates one as ``createTeam(name:by:)``.
+    public func formTeam(name: String, by user: User) async throws -> Team {
+        if user.role == .admin { return try await createTeam(name: name, by: user.username) }
+        guard teamCreation == .members else {
+            throw TeamError.forbidden("only admins create teams on this server (INTAKE_SERVER_TEAM_CREATION=admins)")
+        }
+        guard user.role == .fieldworker || user.role == .coordinator else {
+            throw TeamError.forbidden("a \(user.role.rawValue) does not lead a team; field workers and coordinators form teams")
+        }
+        guard user.teamId == nil else {
+            throw TeamError.conflict("already_in_team", "you belong to team '\(user.teamName ?? "")' already; leave it before forming another")
+        }
+        let team = try await createTeam(name: name, by: user.username)
+        _ = try await updateUser(username: user.username, role: .coordinator, team: .some(team.name), password: nil, disabled: nil, by: user.username)
+        return team
+    }
+
+    public func createUser(username: String, password: String, role: Role, team: String?, by actor: String? = nil) async throws -> User {
         try Self.checkUsername(username)
         try Self.checkPassword(password)
         let teamId = try await teamId(named: team, for: role)
         let hash = Bcrypt.hash(password, cost: bcryptCost)
-        return try await store.createUser(NewUser(username: username, passwordHash: hash, role: role, teamId: teamId), at: Date())
+        let user = try await store.createUser(NewUser(username: username, passwordHash: hash, role: role, teamId: teamId), at: Date())
+        if let actor { try await audit.record(.userCreate, by: actor, subject: user.username, details: ["role": user.role.rawValue, "team": team ?? ""]) }
+        return user
     }
 
     /// Forgets the users cached by token, after a change to someone's role or team made elsewhere
@@ -63,8 +93,11 @@ public struct AccountService: Sendable {
         tokens.removeAll()
     }
 
+    /// Changes a user; audited as done by `actor` when given, naming what changed (a new
+    /// password as "changed", never itself).
     public func updateUser(
-        username: String, role: Role?, team: String??, password: String?, disabled: Bool?, researchAccess: ResearchAccess? = nil
+        username: String, role: Role?, team: String??, password: String?, disabled: Bool?, researchAccess: ResearchAccess? = nil,
+        by actor: String? = nil
     ) async throws -> User {
         if let password { try Self.checkPassword(password) }
         var change = UserChange(
@@ -80,6 +113,15 @@ public struct AccountService: Sendable {
         defer { tokens.removeAll() }
         guard let user = try await store.updateUser(username: username, change) else {
             throw RecordStoreError.notFound("user '\(username)'")
+        }
+        if let actor {
+            var changed: [String: String] = [:]
+            if let role { changed["role"] = role.rawValue }
+            if case .some(let newTeam) = team { changed["team"] = newTeam ?? "" }
+            if password != nil { changed["password"] = "changed" }
+            if let disabled { changed["disabled"] = String(disabled) }
+            if let researchAccess { changed["researchAccess"] = researchAccess.rawValue }
+            try await audit.record(.userChange, by: actor, subject: user.username, details: changed)
         }
         return user
     }

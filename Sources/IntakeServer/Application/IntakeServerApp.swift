@@ -24,9 +24,11 @@ public struct IntakeServices: Sendable {
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
         self.store = store
+        let audit = AuditLog(store: store, clock: configuration.clock)
+        self.audit = audit
         self.accounts = AccountService(
             store: store, bcryptCost: configuration.bcryptCost, sessionLifetime: configuration.sessionLifetime, policy: configuration.signIn,
-            clock: configuration.clock)
+            clock: configuration.clock, audit: audit, teamCreation: configuration.teamCreation)
         self.questionnaires = QuestionnaireService(store: store)
         self.records = RecordService(store: store, questionnaires: questionnaires)
         self.access = RecordAccessService(store: store, clock: configuration.clock)
@@ -36,7 +38,6 @@ public struct IntakeServices: Sendable {
         self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub, access: access)
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
-        self.audit = AuditLog(store: store, clock: configuration.clock)
     }
 
     /// What delivers notifications to webhooks while the server runs.

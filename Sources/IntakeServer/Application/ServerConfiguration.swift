@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether researchers' exports hold records that point to no registry patient (whose consent
     /// is therefore unknown). Off by default: unknown consent shares nothing.
     public var unlinkedRecordsReachResearchers = false
+    /// Who may form a team: admins only (the default), or also a field worker or coordinator
+    /// without one, who then leads it (as in the clinic app).
+    public var teamCreation = TeamCreation.admins
     /// Webhook retries, timeouts and the addresses they may go to.
     public var webhooks = WebhookSettings()
     /// Delays and lock against password guessing.
@@ -92,6 +95,13 @@ public struct ServerConfiguration: Sendable {
         case nil, "exclude": break
         case "include": unlinkedRecordsReachResearchers = true
         default: throw ConfigurationError("INTAKE_SERVER_UNLINKED_RECORDS is exclude (the default: researchers get no record without a registry patient) or include")
+        }
+        switch environment["INTAKE_SERVER_TEAM_CREATION"] {
+        case nil, "admins": teamCreation = .admins
+        case "members": teamCreation = .members
+        default:
+            throw ConfigurationError(
+                "INTAKE_SERVER_TEAM_CREATION is admins (the default: only admins create teams) or members (a field worker or coordinator without a team may form one and lead it)")
         }
         switch environment["INTAKE_SERVER_RATE_LIMIT"] {
         case nil: break
@@ -152,4 +162,12 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) {
         self.description = description
     }
+}
+
+/// Who may form a team.
+public enum TeamCreation: String, Sendable {
+    /// Only admins create teams.
+    case admins
+    /// Admins, and a field worker or coordinator without a team, who then coordinates it.
+    case members
 }

@@ -47,10 +47,9 @@ struct AdminController {
             return try JSONCoding.response(["teams": try await services.store.teams().map(TeamJSON.init)])
         }
         routes.on(.post, "/v1/teams") { request, context in
-            _ = try context.signedIn()
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(NewTeam.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
-            let team = try await accountRule { try await services.accounts.createTeam(name: body.name) }
-            try await services.audit.record(.teamCreate, by: try context.signedIn().username, subject: team.name)
+            let team = try await accountRule { try await services.accounts.formTeam(name: body.name, by: user) }
             return try JSONCoding.response(TeamJSON(team), status: .created)
         }
         routes.on(.get, "/v1/users") { _, context in
@@ -58,18 +57,15 @@ struct AdminController {
             return try JSONCoding.response(["users": try await services.store.users().map(UserJSON.init)])
         }
         routes.on(.post, "/v1/users") { request, context in
-            _ = try context.signedIn()
+            let admin = try context.signedIn()
             let body = try JSONCoding.decode(NewUserBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             let user = try await accountRule {
-                try await services.accounts.createUser(username: body.username, password: body.password, role: body.role, team: body.team)
+                try await services.accounts.createUser(username: body.username, password: body.password, role: body.role, team: body.team, by: admin.username)
             }
-            try await services.audit.record(
-                .userCreate, by: try context.signedIn().username, subject: user.username,
-                details: ["role": user.role.rawValue, "team": body.team ?? ""])
             return try JSONCoding.response(UserJSON(user), status: .created)
         }
         routes.on(.patch, "/v1/users/{username}") { request, context in
-            _ = try context.signedIn()
+            let admin = try context.signedIn()
             let username = try context.parameters.require("username")
             let data = try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
             let body = try JSONCoding.decode(UserPatch.self, from: data)
@@ -78,16 +74,8 @@ struct AdminController {
             let user = try await accountRule {
                 try await services.accounts.updateUser(
                     username: username, role: body.role, team: team, password: body.password, disabled: body.disabled,
-                    researchAccess: body.researchAccess)
+                    researchAccess: body.researchAccess, by: admin.username)
             }
-            // What changed, by name; a new password is recorded as changed, never shown.
-            var changed: [String: String] = [:]
-            if let role = body.role { changed["role"] = role.rawValue }
-            if case .some(let newTeam) = team { changed["team"] = newTeam ?? "" }
-            if body.password != nil { changed["password"] = "changed" }
-            if let disabled = body.disabled { changed["disabled"] = String(disabled) }
-            if let access = body.researchAccess { changed["researchAccess"] = access.rawValue }
-            try await services.audit.record(.userChange, by: try context.signedIn().username, subject: user.username, details: changed)
             return try JSONCoding.response(UserJSON(user))
         }
         routes.on(.post, "/v1/users/{username}/unlock") { _, context in

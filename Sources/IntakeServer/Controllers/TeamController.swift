@@ -15,7 +15,8 @@ struct TeamController {
         var username: String
         var role: Role?
         var expiresInDays: Int?
-        static let fields: Set<String> = ["username", "role", "expiresInDays"]
+        var message: String?
+        static let fields: Set<String> = ["username", "role", "expiresInDays", "message"]
     }
 
     struct PasscodeBody: RequestBody {
@@ -84,7 +85,7 @@ struct TeamController {
             let team = try await managed(context)
             let body = try JSONCoding.decode(NewInvitationBody.self, from: try await small(request))
             let issued = try await services.teams.invite(
-                body.username, to: team, role: body.role ?? .fieldworker, days: body.expiresInDays, by: try context.signedIn())
+                body.username, to: team, role: body.role ?? .fieldworker, days: body.expiresInDays, message: body.message, by: try context.signedIn())
             return try JSONCoding.response(IssuedJSON(invitation: InvitationJSON(issued.invitation, now: Date()), passcode: issued.passcode), status: .created)
         }
         routes.on(.post, "/v1/announcements") { request, context in
@@ -189,8 +190,10 @@ struct InvitationJSON: Encodable {
     var expiresAt: Date
     var updatedAt: Date
     var failedAttempts: Int
+    var message: String?
 
     init(_ invitation: Invitation, now: Date) {
+        message = invitation.message
         id = invitation.id.uuidString.lowercased()
         team = invitation.teamName
         invitee = invitation.invitee

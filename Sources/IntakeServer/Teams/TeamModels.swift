@@ -73,11 +73,14 @@ public struct Invitation: Sendable, Hashable {
     public var expiresAt: Date
     public var updatedAt: Date
     public var failedAttempts: Int
+    /// What the inviter wrote to the invitee, if anything.
+    public var message: String?
 
     package init(
         id: UUID, teamId: Int64, teamName: String, invitee: String, role: Role, invitedBy: String, storedState: InvitationState,
-        createdAt: Date, expiresAt: Date, updatedAt: Date, failedAttempts: Int
+        createdAt: Date, expiresAt: Date, updatedAt: Date, failedAttempts: Int, message: String? = nil
     ) {
+        self.message = message
         self.id = id
         self.teamId = teamId
         self.teamName = teamName
@@ -107,11 +110,14 @@ public struct NewInvitation: Sendable {
     public var passcodeHash: String
     public var createdAt: Date
     public var expiresAt: Date
+    /// What the inviter writes to the invitee (at most ``TeamService/maxMessageLength`` characters).
+    public var message: String?
 
     public init(
         id: UUID = UUID(), teamId: Int64, invitee: String, role: Role, invitedBy: String, passcodeHash: String, createdAt: Date,
-        expiresAt: Date
+        expiresAt: Date, message: String? = nil
     ) {
+        self.message = message
         self.id = id
         self.teamId = teamId
         self.invitee = invitee

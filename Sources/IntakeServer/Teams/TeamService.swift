@@ -78,9 +78,16 @@ public struct TeamService: Sendable {
         public var passcode: String
     }
 
-    public func invite(_ username: String, to team: Team, role: Role, days: Int?, by user: User) async throws -> Issued {
+    /// The longest message an invitation carries.
+    public static let maxMessageLength = 1000
+
+    public func invite(_ username: String, to team: Team, role: Role, days: Int?, message: String? = nil, by user: User) async throws -> Issued {
         guard role == .fieldworker || role == .coordinator else {
             throw TeamError.invalid("an invitation makes a fieldworker or a coordinator, not a \(role.rawValue)")
+        }
+        let message = message?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let message, message.isEmpty || message.unicodeScalars.count > Self.maxMessageLength {
+            throw TeamError.invalid("an invitation's message has 1 to \(Self.maxMessageLength) characters (or leave it out)")
         }
         let days = days ?? Self.defaultLifetimeDays
         guard (1...30).contains(days) else { throw TeamError.invalid("an invitation lasts 1 to 30 days") }
@@ -90,7 +97,7 @@ public struct TeamService: Sendable {
         let outcome = try await store.createInvitation(
             NewInvitation(
                 teamId: team.id, invitee: username, role: role, invitedBy: user.username, passcodeHash: PasscodeHash.make(passcode),
-                createdAt: now, expiresAt: now.addingTimeInterval(Double(days) * 86_400)))
+                createdAt: now, expiresAt: now.addingTimeInterval(Double(days) * 86_400), message: message))
         return Issued(invitation: try Self.invitation(outcome, team: team.name, invitee: username), passcode: passcode)
     }
 

@@ -38,8 +38,7 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let services = try await databaseOptions.services()
-                let team = try await AdminRule.run { try await services.accounts.createTeam(name: name) }
-                try await services.audit.record(.teamCreate, by: AuditText.localActor, subject: team.name)
+                let team = try await AdminRule.run { try await services.accounts.createTeam(name: name, by: AuditText.localActor) }
                 print("Created team '\(team.name)'.")
             }
         }
@@ -71,9 +70,8 @@ struct AdminCommand: AsyncParsableCommand {
                 let services = try await databaseOptions.services()
                 let password = try PasswordInput.read(fromStdin: passwordStdin)
                 let user = try await AdminRule.run {
-                    try await services.accounts.createUser(username: username, password: password, role: role, team: team)
+                    try await services.accounts.createUser(username: username, password: password, role: role, team: team, by: AuditText.localActor)
                 }
-                try await services.audit.record(.userCreate, by: AuditText.localActor, subject: user.username, details: ["role": role.rawValue, "team": team ?? ""])
                 let waiting = user.role == .fieldworker || user.role == .coordinator ? " without a team (invite them from a team, or give --team)" : ""
                 print("Created \(user.role.rawValue) '\(user.username)'\(user.teamName.map { " in team '\($0)'" } ?? waiting).")
             }
@@ -109,15 +107,8 @@ struct AdminCommand: AsyncParsableCommand {
                 let user = try await AdminRule.run {
                     try await services.accounts.updateUser(
                         username: username, role: role, team: team.map { .some($0) }, password: password, disabled: enabled.map { !$0 },
-                        researchAccess: researchAccess)
+                        researchAccess: researchAccess, by: AuditText.localActor)
                 }
-                var changed: [String: String] = [:]
-                if let role { changed["role"] = role.rawValue }
-                if let team { changed["team"] = team }
-                if let enabled { changed["disabled"] = String(!enabled) }
-                if password != nil { changed["password"] = "changed" }
-                if let researchAccess { changed["researchAccess"] = researchAccess.rawValue }
-                try await services.audit.record(.userChange, by: AuditText.localActor, subject: user.username, details: changed)
                 let access = user.role == .researcher ? ", research access \((user.researchAccess ?? .external).rawValue)" : ""
                 print("Updated '\(user.username)': \(user.role.rawValue), team \(user.teamName ?? "-"), \(user.disabled ? "disabled" : "active")\(access).")
             }
