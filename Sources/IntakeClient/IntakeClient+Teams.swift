@@ -29,6 +29,8 @@ public struct RemoteInvitation: Sendable, Decodable, Equatable {
     public var state: String
     public var createdAt: String
     public var expiresAt: String
+    /// What the inviter wrote, if anything.
+    public var message: String?
 }
 
 /// A notification: its type, when, and the ids and names it is about.
@@ -53,6 +55,8 @@ public struct RemoteReferral: Sendable, Decodable, Equatable {
     public var allowEdit: Bool
     public var state: String
     public var createdAt: String
+    public var acceptedAt: String?
+    public var acceptedBy: String?
     public var messages: [Message]?
 
     public struct Message: Sendable, Decodable, Equatable {
@@ -95,6 +99,29 @@ extension IntakeClient {
         return try await call("GET", "/v1/referrals" + query, expecting: 200, as: Answer.self).referrals
     }
 
+    /// One record's, or one registry patient's, referrals that the user takes part in.
+    public func referrals(record: String? = nil, patient: String? = nil, state: String? = nil) async throws(ClientError) -> [RemoteReferral] {
+        struct Answer: Decodable { var referrals: [RemoteReferral] }
+        let parts = [record.map { "record=\(Self.segment($0))" }, patient.map { "patient=\(Self.segment($0))" }, state.map { "state=\(Self.segment($0))" }]
+        return try await call("GET", "/v1/referrals?" + parts.compactMap { $0 }.joined(separator: "&"), expecting: 200, as: Answer.self).referrals
+    }
+
+    /// Sends a referral nobody accepted yet to a member of the referring team or to another team.
+    public func retargetReferral(_ id: String, toUser: String?, toTeam: String?) async throws(ClientError) -> RemoteReferral {
+        struct Body: Encodable {
+            var toUser: String?
+            var toTeam: String?
+        }
+        return try await call(
+            "POST", "/v1/referrals/\(Self.segment(id))/retarget", body: Body(toUser: toUser, toTeam: toTeam), expecting: 200, as: RemoteReferral.self)
+    }
+
+    /// Forms a team (an admin; or a member without a team, who then leads it, where the server allows it).
+    public func createTeam(_ name: String) async throws(ClientError) {
+        struct Answer: Decodable { var name: String }
+        _ = try await call("POST", "/v1/teams", body: ["name": name], expecting: 201, as: Answer.self)
+    }
+
     public func referral(_ id: String) async throws(ClientError) -> RemoteReferral {
         try await call("GET", "/v1/referrals/\(Self.segment(id))", expecting: 200, as: RemoteReferral.self)
     }
@@ -135,20 +162,21 @@ extension IntakeClient {
     }
 
     /// Invites `username`; the invitation and its passcode, which the server shows only this once.
-    public func invite(_ username: String, to team: String, role: String?, days: Int?) async throws(ClientError) -> (
+    public func invite(_ username: String, to team: String, role: String?, days: Int?, message: String? = nil) async throws(ClientError) -> (
         invitation: RemoteInvitation, passcode: String
     ) {
         struct Body: Encodable {
             var username: String
             var role: String?
             var expiresInDays: Int?
+            var message: String?
         }
         struct Answer: Decodable {
             var invitation: RemoteInvitation
             var passcode: String
         }
         let answer = try await call(
-            "POST", "/v1/teams/\(Self.segment(team))/invitations", body: Body(username: username, role: role, expiresInDays: days),
+            "POST", "/v1/teams/\(Self.segment(team))/invitations", body: Body(username: username, role: role, expiresInDays: days, message: message),
             expecting: 201, as: Answer.self)
         return (answer.invitation, answer.passcode)
     }

@@ -22,6 +22,9 @@ public enum ReferralText {
             "To \(referral.assignee.map { "\($0) of " } ?? "")'\(referral.toTeam)'\(referral.allowEdit ? "; may edit the record" : "; may read the record")",
             "Reason: \(referral.reason)",
         ]
+        if let at = referral.acceptedAt {
+            lines.insert("Accepted \(String(at.prefix(16)).replacingOccurrences(of: "T", with: " "))\(referral.acceptedBy.map { " by \($0)" } ?? "")", at: 3)
+        }
         for message in referral.messages ?? [] {
             lines.append("  \(String(message.at.prefix(16)).replacingOccurrences(of: "T", with: " "))  \(message.author): \(message.text)")
         }

@@ -22,8 +22,11 @@ public enum TeamText {
     public static func invitations(_ invitations: [RemoteInvitation]) -> [String] {
         guard !invitations.isEmpty else { return ["No invitations."] }
         return [TextTable.row("ID", "TEAM", "INVITEE", "ROLE", "STATE", "EXPIRES", widths: [9, 16, 20, 12, 10])]
-            + invitations.map {
-                TextTable.row(String($0.id.prefix(8)), $0.team, $0.invitee, $0.role, $0.state, minute($0.expiresAt), widths: [9, 16, 20, 12, 10])
+            + invitations.flatMap { invitation -> [String] in
+                let row = TextTable.row(
+                    String(invitation.id.prefix(8)), invitation.team, invitation.invitee, invitation.role, invitation.state, minute(invitation.expiresAt),
+                    widths: [9, 16, 20, 12, 10])
+                return [row] + (invitation.message.map { ["          \(invitation.invitedBy): \($0)"] } ?? [])
             }
     }
 
@@ -65,6 +68,10 @@ public enum TeamText {
             return "\(s["by"] ?? "Someone") \(verb) the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
         case "referral_reassigned":
             return "\(s["by"] ?? "A coordinator") gave you the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") from '\(s["fromTeam"] ?? "?")'."
+        case "referral_unassigned":
+            return "\(s["by"] ?? "A coordinator") gave the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") to someone else; it is no longer yours."
+        case "referral_retargeted":
+            return "\(s["by"] ?? "The referrer") sent the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") elsewhere; it is no longer \(s["toTeam"] == nil ? "yours" : "for you")."
         case "referral_message":
             return "\(s["by"] ?? "Someone") wrote on the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
         case "membership_changed":

@@ -32,7 +32,7 @@ struct ReferralsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "referrals",
         abstract: "Referrals you received or sent: list, show with the thread, answer, reassign, write.",
-        subcommands: [List.self, Show.self, Act.self, Reassign.self, Message.self, Export.self],
+        subcommands: [List.self, Show.self, Act.self, Reassign.self, Retarget.self, Message.self, Export.self],
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
@@ -41,10 +41,20 @@ struct ReferralsCommand: AsyncParsableCommand {
         @OptionGroup var clientOptions: ClientOptions
         @Flag(help: "Those you (or your team) sent.") var sent = false
         @Option(help: "Only in this state: open, accepted, completed, declined, withdrawn.") var state: String?
+        @Option(help: ArgumentHelp("One record's referrals (sent and received) that you take part in.", valueName: "record-id")) var record: String?
+        @Option(help: ArgumentHelp("The referrals of one registry patient's records.", valueName: "patient-id")) var patient: String?
+
+        func validate() throws {
+            if sent, record != nil || patient != nil { throw ValidationError("--record and --patient list both directions; leave out --sent.") }
+        }
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            ReferralText.list(try await client.referrals(sent: sent, state: state)).forEach { print($0) }
+            if record != nil || patient != nil {
+                ReferralText.list(try await client.referrals(record: record, patient: patient, state: state)).forEach { print($0) }
+            } else {
+                ReferralText.list(try await client.referrals(sent: sent, state: state)).forEach { print($0) }
+            }
         }
     }
 
@@ -85,6 +95,33 @@ struct ReferralsCommand: AsyncParsableCommand {
             case .queued(let referral, let reason):
                 print("Offline (\(reason)): your answer '\(action)' to referral \(referral.prefix(8)) is queued; 'intake flush' sends it.")
             }
+        }
+    }
+
+    struct Retarget: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send a referral nobody accepted yet elsewhere: to a member of your team, or to another team (the referrer or their coordinators).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The referral's id, or its first characters.") var id: String
+        @Option(help: "A member of your team, or another team (its name).") var to: String
+        @Flag(help: "--to names a team, not a user (when a team and a user share the name).") var team = false
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let full = try await ReferralTarget.id(id, client)
+            var referral: RemoteReferral?
+            if !team {
+                do {
+                    referral = try await client.retargetReferral(full, toUser: to, toTeam: nil)
+                } catch {
+                    // 422: not a member of your team; then --to is read as a team.
+                    guard case .refused(422, _) = error else { throw error }
+                }
+            }
+            let moved: RemoteReferral
+            if let referral { moved = referral } else { moved = try await client.retargetReferral(full, toUser: nil, toTeam: to) }
+            print("The referral \(moved.id.prefix(8)) now goes to \(moved.assignee.map { "\($0) of " } ?? "")'\(moved.toTeam)'.")
         }
     }
 

@@ -11,7 +11,7 @@ struct TeamCommand: AsyncParsableCommand {
             A user belongs to at most one team, and the records they send are collected for it. A team's \
             coordinators (and admins) manage it; a team always keeps one coordinator.
             """,
-        subcommands: [Members.self, History.self, Invite.self, Role.self, Remove.self],
+        subcommands: [Members.self, History.self, Invite.self, Role.self, Remove.self, Create.self],
         defaultSubcommand: Members.self
     )
 
@@ -48,11 +48,26 @@ struct TeamCommand: AsyncParsableCommand {
         @Argument(help: "The user to invite.") var username: String
         @Option(help: "fieldworker (default) or coordinator.") var role: String?
         @Option(help: "Days before the invitation expires (1 to 30; default 7).") var days: Int?
+        @Option(help: "A note to the invitee, shown with the invitation (up to 1000 characters).") var message: String?
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let (invitation, passcode) = try await client.invite(username, to: team, role: role, days: days)
+            let (invitation, passcode) = try await client.invite(username, to: team, role: role, days: days, message: message)
             TeamText.issued(invitation, passcode: passcode).forEach { print($0) }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Form a team and lead it (a member without a team, where the server allows it; an admin creates any team).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The team's name.") var name: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            try await client.createTeam(name)
+            print("Created team '\(name)'. If you formed it, you are its coordinator: invite members with 'intake team invite \(name) NAME'.")
         }
     }
 
