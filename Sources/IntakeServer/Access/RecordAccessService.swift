@@ -82,3 +82,20 @@ public struct RecordAccessService: Sendable {
         }
     }
 }
+
+/// Grants: access to one record beyond its team, given, listed and revoked by its coordinators.
+extension RecordAccessService {
+    public func createGrant(_ grant: NewGrant) async throws -> GrantOutcome { try await store.createGrant(grant) }
+    public func grants(recordId: UUID) async throws -> [RecordGrant] { try await store.grants(recordId: recordId) }
+    public func revokeGrant(id: UUID, recordId: UUID, by user: String) async throws -> RecordGrant? {
+        try await store.revokeGrant(id: id, recordId: recordId, by: user, at: clock())
+    }
+    public func grantsReceived(by user: User) async throws -> [RecordGrant] {
+        try await store.grantsReceived(username: user.username, teamId: user.teamId, now: clock())
+    }
+
+    /// Whether a questionnaire is collector-only.
+    public func isCollectorOnly(_ questionnaireId: String) async throws -> Bool {
+        try await store.collectorOnlyQuestionnaires().contains(questionnaireId)
+    }
+}

@@ -49,6 +49,10 @@ public struct AccountService: Sendable {
         return try await createUser(username: username, password: password, role: .admin, team: nil)
     }
 
+    public func teams() async throws -> [Team] { try await store.teams() }
+    public func users() async throws -> [User] { try await store.users() }
+    public func team(named name: String) async throws -> Team? { try await store.team(named: name) }
+
     /// Creates a team; audited as done by `actor` (an admin's name, or `local:<account>` for
     /// `intake admin`) when given.
     public func createTeam(name: String, by actor: String? = nil) async throws -> Team {

@@ -40,6 +40,9 @@ public struct IntakeServices: Sendable {
         self.patients = PatientService(store: store, clock: configuration.clock)
     }
 
+    /// Throws when the store cannot be read (`/health`).
+    public func checkHealth() async throws { try await store.checkHealth() }
+
     /// What delivers notifications to webhooks while the server runs.
     public func webhookDispatcher(logger: Logger) -> WebhookDispatcher {
         WebhookDispatcher(store: store, hub: teams.hub, settings: configuration.webhooks, clock: configuration.clock, logger: logger)

@@ -44,7 +44,7 @@ struct AdminController {
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/teams") { _, context in
             _ = try context.signedIn()
-            return try JSONCoding.response(["teams": try await services.store.teams().map(TeamJSON.init)])
+            return try JSONCoding.response(["teams": try await services.accounts.teams().map(TeamJSON.init)])
         }
         routes.on(.post, "/v1/teams") { request, context in
             let user = try context.signedIn()
@@ -54,7 +54,7 @@ struct AdminController {
         }
         routes.on(.get, "/v1/users") { _, context in
             _ = try context.signedIn()
-            return try JSONCoding.response(["users": try await services.store.users().map(UserJSON.init)])
+            return try JSONCoding.response(["users": try await services.accounts.users().map(UserJSON.init)])
         }
         routes.on(.post, "/v1/users") { request, context in
             let admin = try context.signedIn()

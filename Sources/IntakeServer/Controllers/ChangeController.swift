@@ -97,9 +97,9 @@ struct ChangeController {
 
     /// A page after `since`; from the start, with `reset`, when deletions after `since` may have been purged.
     private func read(team: Int64, since: Int64, limit: Int) async throws -> (ChangePage, reset: Bool) {
-        let page = try await services.store.changes(teamId: team, after: since, limit: limit)
+        let page = try await services.records.changes(teamId: team, after: since, limit: limit)
         guard since > 0, since < page.horizon else { return (page, false) }
-        return (try await services.store.changes(teamId: team, after: 0, limit: limit), true)
+        return (try await services.records.changes(teamId: team, after: 0, limit: limit), true)
     }
 
     /// Each change as an event (`record` or `deleted`, its cursor as id); `reset` first when the

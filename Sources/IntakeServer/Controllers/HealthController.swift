@@ -13,7 +13,7 @@ struct HealthController {
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/health") { _, context in
             do {
-                try await services.store.checkHealth()
+                try await services.checkHealth()
                 return try JSONCoding.response(Health(status: "ok", store: "ok"))
             } catch {
                 context.logger.error("store check failed", metadata: ["error.type": "\(type(of: error))"])

@@ -32,7 +32,7 @@ struct LookupController {
             try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "team": String(team)])
             let pageSize = query.limit
             query.limit += 1
-            let matches = try await services.store.lookup(query)
+            let matches = try await services.records.lookup(query)
             // Records of collector-only questionnaires another field worker collected are left
             // out (the page may then hold fewer; nextOffset still counts every match).
             let hidden = try await services.access.collectorOnly(for: user)

@@ -61,12 +61,12 @@ struct QuestionnaireController {
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/questionnaires") { _, context in
             _ = try context.signedIn()
-            return try JSONCoding.response(["questionnaires": try await services.store.questionnaires().map(Summary.init)])
+            return try JSONCoding.response(["questionnaires": try await services.questionnaires.published().map(Summary.init)])
         }
         routes.on(.get, "/v1/questionnaires/{id}/versions/{version}") { _, context in
             _ = try context.signedIn()
             let id = try context.parameters.require("id"), version = try context.parameters.require("version")
-            guard let q = try await services.store.questionnaire(id: id, version: version),
+            guard let q = try await services.questionnaires.published(id: id, version: version),
                 let parsed = try await services.questionnaires.questionnaire(QuestionnaireReference(id: id, version: version))
             else {
                 throw APIError.notFound("questionnaire \(id) version \(version)")
@@ -86,15 +86,14 @@ struct QuestionnaireController {
         routes.on(.get, "/v1/questionnaires/{id}/access") { _, context in
             _ = try context.signedIn()
             let id = try await publishedId(context)
-            return try JSONCoding.response(Access(questionnaireId: id, collectorOnly: try await services.store.collectorOnlyQuestionnaires().contains(id)))
+            return try JSONCoding.response(Access(questionnaireId: id, collectorOnly: try await services.access.isCollectorOnly(id)))
         }
         routes.on(.put, "/v1/questionnaires/{id}/access") { request, context in
             let user = try context.signedIn()
             let id = try await publishedId(context)
             let body = try JSONCoding.decode(
                 AccessBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
-            let changed = try await services.store.setCollectorOnly(questionnaireId: id, body.collectorOnly, by: user.username, at: Date())
-            if changed { services.records.changes.notify() }
+            let changed = try await services.records.setCollectorOnly(questionnaireId: id, body.collectorOnly, by: user.username)
             return try JSONCoding.response(Access(questionnaireId: id, collectorOnly: body.collectorOnly, changed: changed))
         }
     }
@@ -102,7 +101,7 @@ struct QuestionnaireController {
     /// The `{id}` of a questionnaire that has at least one published version; 404 otherwise.
     private func publishedId(_ context: IntakeRequestContext) async throws -> String {
         let id = try context.parameters.require("id")
-        guard try await services.store.questionnaires().contains(where: { $0.id == id }) else { throw APIError.notFound("questionnaire \(id.prefix(100))") }
+        guard try await services.questionnaires.published().contains(where: { $0.id == id }) else { throw APIError.notFound("questionnaire \(id.prefix(100))") }
         return id
     }
 

@@ -30,9 +30,8 @@ extension RecordController {
                     message: "a deletion needs a reason of 1 to \(Self.maxReasonLength) characters (why, not who: it is kept with the tombstone)")
             }
             _ = try await services.access.record(id, for: .delete, by: user)
-            switch try await services.store.deleteRecord(id: id, teamId: team, reason: reason, by: user.username, at: Date()) {
+            switch try await services.records.delete(id, teamId: team, reason: reason, by: user.username) {
             case .deleted(let tombstone):
-                services.records.changes.notify()
                 return try JSONCoding.response(TombstoneJSON(tombstone))
             case .alreadyDeleted(let tombstone):
                 throw Self.gone(tombstone)

@@ -38,7 +38,7 @@ extension RecordController {
             let grant = NewGrant(
                 recordId: id, fromTeamId: team, toUser: body.toUser, toTeam: body.toTeam, access: body.access, expiresAt: expiresAt,
                 grantedBy: user.username, grantedAt: now)
-            switch try await services.store.createGrant(grant) {
+            switch try await services.access.createGrant(grant) {
             case .created(let stored): return try JSONCoding.response(GrantJSON(stored, now: now), status: .created)
             case .recordNotFound:
                 throw try await services.access.missing(id, for: .grant, by: user)
@@ -55,7 +55,7 @@ extension RecordController {
             let id = try Self.id(context)
             _ = try await services.access.record(id, for: .grant, by: user)
             let now = services.configuration.clock()
-            return try JSONCoding.response(["grants": try await services.store.grants(recordId: id).map { GrantJSON($0, now: now) }])
+            return try JSONCoding.response(["grants": try await services.access.grants(recordId: id).map { GrantJSON($0, now: now) }])
         }
         routes.on(.delete, "/v1/records/{id}/grants/{grant}") { _, context in
             let (user, team) = try context.member()
@@ -64,7 +64,7 @@ extension RecordController {
             guard let grantId = UUID(uuidString: text) else { throw APIError.badRequest("a grant id is a UUID") }
             _ = try await services.access.record(id, for: .grant, by: user)
             let now = services.configuration.clock()
-            guard let revoked = try await services.store.revokeGrant(id: grantId, recordId: id, by: user.username, at: now) else {
+            guard let revoked = try await services.access.revokeGrant(id: grantId, recordId: id, by: user.username) else {
                 throw APIError.notFound("grant \(grantId.uuidString.lowercased()) of record \(Self.key(id))")
             }
             return try JSONCoding.response(GrantJSON(revoked, now: now))
@@ -72,7 +72,7 @@ extension RecordController {
         routes.on(.get, "/v1/grants") { _, context in
             let user = try context.signedIn()
             let now = services.configuration.clock()
-            let grants = try await services.store.grantsReceived(username: user.username, teamId: user.teamId, now: now)
+            let grants = try await services.access.grantsReceived(by: user)
             return try JSONCoding.response(["grants": grants.map { GrantJSON($0, now: now) }])
         }
     }

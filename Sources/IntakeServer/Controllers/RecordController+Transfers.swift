@@ -31,15 +31,14 @@ extension RecordController {
     private func transfer(_ subject: TransferRequest.Subject, _ request: Request, from team: Int64, by user: User) async throws -> Response {
         let body = try JSONCoding.decode(
             TransferBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
-        guard let target = try await services.store.team(named: body.toTeam) else {
+        guard let target = try await services.accounts.team(named: body.toTeam) else {
             throw APIError(.unprocessableContent, code: "unknown_team", message: "no team is named '\(body.toTeam.prefix(100))'")
         }
         guard target.id != team else {
             throw APIError(.unprocessableContent, code: "same_team", message: "it is already your team's; give another team")
         }
-        switch try await services.store.transfer(TransferRequest(subject: subject, fromTeamId: team, toTeamId: target.id, by: user.username, at: Date())) {
+        switch try await services.records.transfer(TransferRequest(subject: subject, fromTeamId: team, toTeamId: target.id, by: user.username, at: Date())) {
         case .transferred(let moved):
-            services.records.changes.notify()
             services.teams.hub.notify()
             return try JSONCoding.response(TransferJSON(transferred: moved.map { $0.uuidString.lowercased() }, toTeam: target.name))
         case .notFound(let id):

@@ -21,7 +21,7 @@ struct RecordController {
                     throw APIError.badRequest("'asOf' is a time such as 2026-11-24T08:00:00Z: the record is given as it was then")
                 }
                 // The revision current at that time: the last saved at or before it.
-                guard let revision = try await services.store.revisions(of: stored.record.id).last(where: { $0.savedAt <= asOf }) else {
+                guard let revision = try await services.records.revisions(of: stored.record.id).last(where: { $0.savedAt <= asOf }) else {
                     throw APIError.notFound("record \(Self.key(stored.record.id)) as of \(text) (it was first received at \(Timestamp.string(from: stored.receivedAt)))")
                 }
                 stored.record = revision.record
@@ -47,7 +47,7 @@ struct RecordController {
             writer.beginObject()
             writer.key("revisions")
             writer.beginArray()
-            for revision in try await services.store.revisions(of: id) { StoredRecordJSON.write(revision, into: &writer) }
+            for revision in try await services.records.revisions(of: id) { StoredRecordJSON.write(revision, into: &writer) }
             writer.endArray()
             writer.endObject()
             return JSONCoding.response(json: writer.bytes)
@@ -136,11 +136,8 @@ struct RecordController {
         case .valid(var item, _):
             item.deviceId = device
             // A referee edits the record where it belongs: in the referring team.
-            switch try await services.store.update(
-                item, baseRevision: body.baseRevision, teamId: stored.teamId, savedBy: user.username, at: Date())
-            {
+            switch try await services.records.update(item, baseRevision: body.baseRevision, teamId: stored.teamId, savedBy: user.username) {
             case .updated(let revision):
-                services.records.changes.notify()
                 return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
             case .stale(let current):
                 throw APIError(

@@ -12,6 +12,14 @@ public final class QuestionnaireService: Sendable {
         self.store = store
     }
 
+    /// Every published version, for the list.
+    public func published() async throws -> [PublishedQuestionnaire] { try await store.questionnaires() }
+
+    /// One published version as stored (its files).
+    public func published(id: String, version: String) async throws -> PublishedQuestionnaire? {
+        try await store.questionnaire(id: id, version: version)
+    }
+
     /// Parses the files with `IntakeCore` and stores the version; returns it and whether it is new.
     public func publish(files: [String: String], lists: [String: String]) async throws -> (PublishedQuestionnaire, Bool) {
         func file(_ name: String, _ text: String) -> QuestionnaireFiles.File {

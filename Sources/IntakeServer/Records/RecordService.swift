@@ -129,3 +129,45 @@ final class PatientTeams: Sendable {
         return team
     }
 }
+
+/// What the routes ask of records beyond ingest, each through here (never the store itself):
+/// the change feed, lookup, revisions, edits, deletions and transfers, waking change-feed readers
+/// after each change.
+extension RecordService {
+    public func changes(teamId: Int64, after cursor: Int64, limit: Int) async throws -> ChangePage {
+        try await store.changes(teamId: teamId, after: cursor, limit: limit)
+    }
+
+    public func lookup(_ query: LookupQuery) async throws -> [LookupMatch] { try await store.lookup(query) }
+
+    public func revisions(of id: UUID) async throws -> [RecordRevision] { try await store.revisions(of: id) }
+
+    /// Saves an edit checked by ``check(_:teamId:today:patients:unchangedCollector:)``.
+    public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String) async throws -> UpdateOutcome {
+        let outcome = try await store.update(item, baseRevision: baseRevision, teamId: teamId, savedBy: savedBy, at: Date())
+        if case .updated = outcome { changes.notify() }
+        return outcome
+    }
+
+    public func delete(_ id: UUID, teamId: Int64, reason: String, by user: String) async throws -> DeleteOutcome {
+        let outcome = try await store.deleteRecord(id: id, teamId: teamId, reason: reason, by: user, at: Date())
+        if case .deleted = outcome { changes.notify() }
+        return outcome
+    }
+
+    public func transfer(_ request: TransferRequest) async throws -> TransferOutcome {
+        let outcome = try await store.transfer(request)
+        if case .transferred = outcome { changes.notify() }
+        return outcome
+    }
+}
+
+extension RecordService {
+    /// Makes a questionnaire's records visible only to their collectors (and coordinators), or
+    /// team-wide again; a change re-sends its records on the change feed. Whether it changed.
+    public func setCollectorOnly(questionnaireId: String, _ collectorOnly: Bool, by user: String) async throws -> Bool {
+        let changed = try await store.setCollectorOnly(questionnaireId: questionnaireId, collectorOnly, by: user, at: Date())
+        if changed { changes.notify() }
+        return changed
+    }
+}

@@ -18,12 +18,12 @@ struct CollectorOnlyCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard ["on", "off"].contains(setting) else { throw ValidationError("Say on or off.") }
-        let store = try await databaseOptions.services().store
-        guard try await store.questionnaires().contains(where: { $0.id == questionnaire }) else {
+        let services = try await databaseOptions.services()
+        guard try await services.questionnaires.published().contains(where: { $0.id == questionnaire }) else {
             throw ValidationError("No questionnaire '\(questionnaire.prefix(100))' is published; see 'intake questionnaire list'.")
         }
         let on = setting == "on"
-        let changed = try await store.setCollectorOnly(questionnaireId: questionnaire, on, by: AuditText.localActor, at: Date())
+        let changed = try await services.records.setCollectorOnly(questionnaireId: questionnaire, on, by: AuditText.localActor)
         let what = on ? "only to the field workers who collected them (and coordinators)" : "to their whole team"
         print("\(questionnaire)'s records are \(changed ? "now" : "already") visible \(what).")
     }
