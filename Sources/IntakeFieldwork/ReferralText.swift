@@ -75,14 +75,30 @@ public enum ReferralTarget {
     public static func refer(
         _ client: IntakeClient, record: String, to name: String, teamOnly: Bool, reason: String, priority: String?, allowEdit: Bool
     ) async throws -> RemoteReferral {
+        try await toUserOrTeam(name, teamOnly: teamOnly) { (user, team) throws(ClientError) in
+            try await client.refer(record, toUser: user, toTeam: team, reason: reason, priority: priority, allowEdit: allowEdit)
+        }
+    }
+
+    /// `intake referrals retarget ID --to NAME`: read as `refer` reads it.
+    public static func retarget(_ client: IntakeClient, id: String, to name: String, teamOnly: Bool) async throws -> RemoteReferral {
+        try await toUserOrTeam(name, teamOnly: teamOnly) { (user, team) throws(ClientError) in
+            try await client.retargetReferral(id, toUser: user, toTeam: team)
+        }
+    }
+
+    /// A member of your team when one has that name (unless `teamOnly`), else a team: the server
+    /// answers 422 for a name that is no member, and `send` is called again with it as a team.
+    static func toUserOrTeam(
+        _ name: String, teamOnly: Bool, _ send: (String?, String?) async throws(ClientError) -> RemoteReferral
+    ) async throws -> RemoteReferral {
         if !teamOnly {
             do {
-                return try await client.refer(record, toUser: name, toTeam: nil, reason: reason, priority: priority, allowEdit: allowEdit)
+                return try await send(name, nil)
             } catch {
-                // 422: not a member of your team; then `name` is read as a team.
                 guard case .refused(422, _) = error else { throw error }
             }
         }
-        return try await client.refer(record, toUser: nil, toTeam: name, reason: reason, priority: priority, allowEdit: allowEdit)
+        return try await send(nil, name)
     }
 }

@@ -66,7 +66,7 @@ struct ExportTransportTests {
     /// A CONNECT-only HTTP proxy on 127.0.0.1 that logs each tunnel it opens.
     static func proxy(log: String) throws -> (process: Process, port: Int) {
         let script = """
-            import socket, sys, threading
+            socket, sys, threading = __import__("socket"), __import__("sys"), __import__("threading")
             log = sys.argv[1]
             server = socket.socket()
             server.bind(("127.0.0.1", 0))
@@ -112,18 +112,6 @@ struct ExportTransportTests {
                 connection, _ = server.accept()
                 threading.Thread(target=serve, args=(connection,), daemon=True).start()
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, log]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let line = output.fileHandleForReading.availableData
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the test proxy did not start"])
-        }
-        return (process, port)
+        return try TLSFixtures.python(script, arguments: [log], what: "the test proxy")
     }
 }

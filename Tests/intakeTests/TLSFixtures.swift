@@ -74,9 +74,14 @@ struct TLSFixtures {
                 finally:
                     connection.close()
             """
+        return try Self.python(script, arguments: [certificate, key, log], what: "the python TLS listener")
+    }
+
+    /// Starts a python script that prints the port it listens on as its first line.
+    static func python(_ script: String, arguments: [String], what: String) throws -> (process: Process, port: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, certificate, key, log]
+        process.arguments = ["python3", "-c", script] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -84,7 +89,7 @@ struct TLSFixtures {
         let line = output.fileHandleForReading.availableData
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the python TLS listener did not start"])
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what) did not start"])
         }
         return (process, port)
     }

@@ -109,18 +109,7 @@ struct ReferralsCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let full = try await ReferralTarget.id(id, client)
-            var referral: RemoteReferral?
-            if !team {
-                do {
-                    referral = try await client.retargetReferral(full, toUser: to, toTeam: nil)
-                } catch {
-                    // 422: not a member of your team; then --to is read as a team.
-                    guard case .refused(422, _) = error else { throw error }
-                }
-            }
-            let moved: RemoteReferral
-            if let referral { moved = referral } else { moved = try await client.retargetReferral(full, toUser: nil, toTeam: to) }
+            let moved = try await ReferralTarget.retarget(client, id: try await ReferralTarget.id(id, client), to: to, teamOnly: team)
             print("The referral \(moved.id.prefix(8)) now goes to \(moved.assignee.map { "\($0) of " } ?? "")'\(moved.toTeam)'.")
         }
     }
