@@ -5,7 +5,7 @@ import Synchronization
 
 /// Teams, users, passwords and tokens: the rules shared by the API and `intake admin`.
 public struct AccountService: Sendable {
-    public let store: any RecordStore
+    public let store: any AccountStore & AuditStore
     public var bcryptCost: UInt8
     public var sessionLifetime: TimeInterval
 
@@ -26,7 +26,7 @@ public struct AccountService: Sendable {
     let teamCreation: TeamCreation
 
     public init(
-        store: any RecordStore, bcryptCost: UInt8 = 12, sessionLifetime: TimeInterval = 30 * 24 * 3600, policy: SignInPolicy = SignInPolicy(),
+        store: any AccountStore & AuditStore, bcryptCost: UInt8 = 12, sessionLifetime: TimeInterval = 30 * 24 * 3600, policy: SignInPolicy = SignInPolicy(),
         clock: @escaping @Sendable () -> Date = { Date() }, audit: AuditLog? = nil, teamCreation: TeamCreation = .admins
     ) {
         self.audit = audit ?? AuditLog(store: store, clock: clock)

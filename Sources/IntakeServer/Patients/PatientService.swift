@@ -5,10 +5,10 @@ import IntakeCore
 /// archive and record consent for their own team's patients; admins read every team's (and
 /// register none); researchers never see the registry (it identifies people).
 public struct PatientService: Sendable {
-    let store: any RecordStore
+    let store: any PatientStore
     let clock: @Sendable () -> Date
 
-    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(store: any PatientStore, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.clock = clock
     }

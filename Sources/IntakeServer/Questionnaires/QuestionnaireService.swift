@@ -4,11 +4,11 @@ import Synchronization
 
 /// Publishes questionnaire versions and parses them back, once each, for validation.
 public final class QuestionnaireService: Sendable {
-    public let store: any RecordStore
+    public let store: any QuestionnaireStore
     /// Versions never change once published, so a parsed one stays valid for the server's life.
     private let parsed = Mutex<[QuestionnaireReference: Questionnaire]>([:])
 
-    public init(store: any RecordStore) {
+    public init(store: any QuestionnaireStore) {
         self.store = store
     }
 

@@ -5,24 +5,9 @@ import IntakeCore
 ///
 /// Nothing here names a database: the SQLite store and (later) a PostgreSQL store implement it,
 /// and one shared test suite proves they behave the same.
-public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore, GrantStore {
+public protocol RecordStore: QuestionnaireStore, AccountStore, TeamStore, WebhookStore, PatientStore, AuditStore, GrantStore {
     /// Throws when the store cannot be read, for `/health`.
     func checkHealth() async throws
-
-    // MARK: Questionnaires
-
-    /// Stores a questionnaire version; returns false when that version was already published.
-    func publish(_ questionnaire: PublishedQuestionnaire) async throws -> Bool
-    func questionnaire(id: String, version: String) async throws -> PublishedQuestionnaire?
-    /// Every published version, newest first.
-    func questionnaires() async throws -> [PublishedQuestionnaire]
-    /// Makes a questionnaire's records visible to the field workers who collected them only (and
-    /// to coordinators), or to the whole team again. Every record of it counts as changed, so the
-    /// change feed tells copies what they may now hold; audited with the change. Returns false
-    /// when the setting was already so.
-    func setCollectorOnly(questionnaireId: String, _ collectorOnly: Bool, by user: String, at time: Date) async throws -> Bool
-    /// The questionnaires whose records field workers see only when they collected them.
-    func collectorOnlyQuestionnaires() async throws -> Set<String>
 
     // MARK: Records
 
@@ -73,8 +58,28 @@ public protocol RecordStore: TeamStore, WebhookStore, PatientStore, AuditStore, 
     /// A secret the server keeps under `name`, made of 32 random bytes on first use.
     func secret(named name: String) async throws -> Data
 
-    // MARK: Accounts
+}
 
+/// Published questionnaire versions and who sees their records: what ``QuestionnaireService``
+/// needs of a store.
+public protocol QuestionnaireStore: Sendable {
+    /// Stores a questionnaire version; returns false when that version was already published.
+    func publish(_ questionnaire: PublishedQuestionnaire) async throws -> Bool
+    func questionnaire(id: String, version: String) async throws -> PublishedQuestionnaire?
+    /// Every published version, newest first.
+    func questionnaires() async throws -> [PublishedQuestionnaire]
+    /// Makes a questionnaire's records visible to the field workers who collected them only (and
+    /// to coordinators), or to the whole team again. Every record of it counts as changed, so the
+    /// change feed tells copies what they may now hold; audited with the change. Returns false
+    /// when the setting was already so.
+    func setCollectorOnly(questionnaireId: String, _ collectorOnly: Bool, by user: String, at time: Date) async throws -> Bool
+    /// The questionnaires whose records field workers see only when they collected them.
+    func collectorOnlyQuestionnaires() async throws -> Set<String>
+
+}
+
+/// Teams, users, tokens and sign-in failures: what ``AccountService`` needs of a store.
+public protocol AccountStore: Sendable {
     func createTeam(name: String, at time: Date) async throws -> Team
     func teams() async throws -> [Team]
     func team(named name: String) async throws -> Team?

@@ -5,7 +5,7 @@ import Foundation
 /// Who may act is decided here, from the signed-in user: an admin manages every team, a
 /// coordinator their own. Services know no HTTP; ``TeamError`` says what went wrong.
 public struct TeamService: Sendable {
-    let store: any RecordStore
+    let store: any TeamStore & AccountStore
     let clock: @Sendable () -> Date
     /// Called after a change to someone's team or role, so that cached sign-ins see it at once.
     let membershipChanged: @Sendable () -> Void
@@ -17,7 +17,7 @@ public struct TeamService: Sendable {
     public static let defaultLifetimeDays = 7
 
     public init(
-        store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub = NotificationHub(),
+        store: any TeamStore & AccountStore, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub = NotificationHub(),
         membershipChanged: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store

@@ -6,13 +6,13 @@ import Foundation
 /// one for another user, or for every user's notifications (a relay to a paging or SMS system).
 /// People see and manage the webhooks they own or created; admins see and manage all.
 public struct WebhookService: Sendable {
-    let store: any RecordStore
+    let store: any WebhookStore & AccountStore
     let settings: WebhookSettings
     let clock: @Sendable () -> Date
     /// Woken when a webhook is resumed, so delivery starts at once.
     let hub: NotificationHub
 
-    public init(store: any RecordStore, settings: WebhookSettings, hub: NotificationHub, clock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(store: any WebhookStore & AccountStore, settings: WebhookSettings, hub: NotificationHub, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.settings = settings
         self.hub = hub
