@@ -40,37 +40,32 @@ extension PostgresRecordStore {
         }
     }
 
-    public func changeMemberRole(teamId: Int64, username: String, to role: Role, by actor: String, at time: Date) async throws
-        -> MembershipOutcome
-    {
+    public func changeMembership(
+        teamId: Int64, username: String, by actor: String, at time: Date, _ decide: @Sendable (Member?, Int) -> MembershipDecision
+    ) async throws -> MembershipOutcome {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
-            guard let member = try await Self.member(connection, teamId: teamId, username: username) else { return .notMember }
-            if member.role == .coordinator, role != .coordinator, try await Self.coordinatorCount(connection, teamId: teamId) <= 1 {
-                return .lastCoordinator
+            let member = try await Self.member(connection, teamId: teamId, username: username)
+            switch decide(member, try await Self.coordinatorCount(connection, teamId: teamId)) {
+            case .refuse(let outcome): return outcome
+            case .unchanged: return .changed(member)
+            case .apply(.role(let role)):
+                try await connection.query("UPDATE account SET role = \(role.rawValue) WHERE username = \(username)", logger: Self.logger)
+                let event = try await Self.recordMembership(
+                    connection, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
+                try await Self.notify(
+                    connection, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                    subject: ["team": try await Self.teamName(connection, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
+                return .changed(try await Self.member(connection, teamId: teamId, username: username))
+            case .apply(.remove):
+                let team = try await Self.teamName(connection, teamId)
+                try await connection.query("UPDATE account SET teamId = NULL, teamSince = NULL WHERE username = \(username)", logger: Self.logger)
+                let event = try await Self.recordMembership(connection, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
+                try await Self.notify(
+                    connection, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                    subject: ["team": team, "change": "removed", "by": actor], at: time)
+                return .changed(nil)
             }
-            guard member.role != role else { return .changed(member) }
-            try await connection.query("UPDATE account SET role = \(role.rawValue) WHERE username = \(username)", logger: Self.logger)
-            let event = try await Self.recordMembership(connection, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
-            try await Self.notify(
-                connection, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
-                subject: ["team": try await Self.teamName(connection, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
-            return .changed(try await Self.member(connection, teamId: teamId, username: username))
-        }
-    }
-
-    public func removeMember(teamId: Int64, username: String, by actor: String, at time: Date) async throws -> MembershipOutcome {
-        try await transaction { connection in
-            try await Self.lock(Self.teamLock, connection)
-            guard let member = try await Self.member(connection, teamId: teamId, username: username) else { return .notMember }
-            if member.role == .coordinator, try await Self.coordinatorCount(connection, teamId: teamId) <= 1 { return .lastCoordinator }
-            let team = try await Self.teamName(connection, teamId)
-            try await connection.query("UPDATE account SET teamId = NULL, teamSince = NULL WHERE username = \(username)", logger: Self.logger)
-            let event = try await Self.recordMembership(connection, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
-            try await Self.notify(
-                connection, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
-                subject: ["team": team, "change": "removed", "by": actor], at: time)
-            return .changed(nil)
         }
     }
 

@@ -40,36 +40,30 @@ extension SQLiteRecordStore {
         }
     }
 
-    public func changeMemberRole(teamId: Int64, username: String, to role: Role, by actor: String, at time: Date) async throws
-        -> MembershipOutcome
-    {
+    public func changeMembership(
+        teamId: Int64, username: String, by actor: String, at time: Date, _ decide: @Sendable (Member?, Int) -> MembershipDecision
+    ) async throws -> MembershipOutcome {
         try await database.write { db in
-            guard let member = try Self.member(db, teamId: teamId, username: username) else { return .notMember }
-            if member.role == .coordinator, role != .coordinator, try Self.coordinatorCount(db, teamId: teamId) <= 1 {
-                return .lastCoordinator
+            let member = try Self.member(db, teamId: teamId, username: username)
+            switch decide(member, try Self.coordinatorCount(db, teamId: teamId)) {
+            case .refuse(let outcome): return outcome
+            case .unchanged: return .changed(member)
+            case .apply(.role(let role)):
+                try db.execute(sql: "UPDATE user SET role = ? WHERE username = ?", arguments: [role.rawValue, username])
+                let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
+                try Self.notify(
+                    db, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                    subject: ["team": try Self.teamName(db, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
+                return .changed(try Self.member(db, teamId: teamId, username: username))
+            case .apply(.remove):
+                let team = try Self.teamName(db, teamId)
+                try db.execute(sql: "UPDATE user SET teamId = NULL, teamSince = NULL WHERE username = ?", arguments: [username])
+                let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
+                try Self.notify(
+                    db, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                    subject: ["team": team, "change": "removed", "by": actor], at: time)
+                return .changed(nil)
             }
-            guard member.role != role else { return .changed(member) }
-            try db.execute(sql: "UPDATE user SET role = ? WHERE username = ?", arguments: [role.rawValue, username])
-            let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
-            try Self.notify(
-                db, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
-                subject: ["team": try Self.teamName(db, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
-            return .changed(try Self.member(db, teamId: teamId, username: username))
-        }
-    }
-
-    public func removeMember(teamId: Int64, username: String, by actor: String, at time: Date) async throws -> MembershipOutcome {
-        try await database.write { db in
-            guard let member = try Self.member(db, teamId: teamId, username: username) else { return .notMember }
-            if member.role == .coordinator, try Self.coordinatorCount(db, teamId: teamId) <= 1 { return .lastCoordinator }
-            let team = try Self.teamName(db, teamId)
-            try db.execute(sql: "UPDATE user SET teamId = NULL, teamSince = NULL WHERE username = ?", arguments: [username])
-            let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
-            try Self.notify(
-                db, username: username, type: NotificationType.membershipChanged,
-                eventKey: "membership:\(event)", subject: ["team": team, "change": "removed", "by": actor],
-                at: time)
-            return .changed(nil)
         }
     }
 

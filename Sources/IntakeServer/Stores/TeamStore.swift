@@ -16,11 +16,13 @@ public protocol TeamStore: Sendable {
     /// Whether `username` is a member of the team now or has been one (its membership history
     /// names them): who may have collected the team's records.
     func isOrWasMember(username: String, teamId: Int64) async throws -> Bool
-    /// Makes a member a field worker or a coordinator; refuses to leave the team without one.
-    func changeMemberRole(teamId: Int64, username: String, to role: Role, by actor: String, at time: Date) async throws
-        -> MembershipOutcome
-    /// Takes a member out of the team (their records stay the team's); refuses to remove the last coordinator.
-    func removeMember(teamId: Int64, username: String, by actor: String, at time: Date) async throws -> MembershipOutcome
+    /// Changes a member's role or takes them out, as `decide` says (``MembershipRules``: the
+    /// store decides nothing), in one transaction: reads the member (nil when not one) and how many
+    /// coordinators the team has, asks `decide`, writes the change, the history event and the
+    /// member's notification.
+    func changeMembership(
+        teamId: Int64, username: String, by actor: String, at time: Date, _ decide: @Sendable (Member?, Int) -> MembershipDecision
+    ) async throws -> MembershipOutcome
 
     // MARK: Invitations
 

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import IntakeServer
+
+/// The team and referral rules on their own, decided without a store (the store contracts prove
+/// each store runs them, races included).
+struct TeamRulesTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aTeamAlwaysKeepsACoordinator() {
+        let lead = Member(username: "lead", role: .coordinator, since: Self.now)
+        let fw = Member(username: "fw", role: .fieldworker, since: Self.now)
+        #expect(MembershipRules.changeRole(of: lead, to: .fieldworker, coordinators: 1) == .refuse(.lastCoordinator))
+        #expect(MembershipRules.changeRole(of: lead, to: .fieldworker, coordinators: 2) == .apply(.role(.fieldworker)))
+        #expect(MembershipRules.changeRole(of: fw, to: .fieldworker, coordinators: 1) == .unchanged)
+        #expect(MembershipRules.changeRole(of: nil, to: .coordinator, coordinators: 1) == .refuse(.notMember))
+        #expect(MembershipRules.remove(lead, coordinators: 1) == .refuse(.lastCoordinator))
+        #expect(MembershipRules.remove(fw, coordinators: 1) == .apply(.remove))
+    }
+
+    static func referral(_ state: ReferralState, assignee: String? = nil) -> Referral {
+        Referral(
+            id: UUID(), recordId: UUID(), fromTeamId: 1, fromTeam: "t", referrer: "lead", toTeamId: 2, toTeam: "o", assignee: assignee,
+            reason: "r", priority: .routine, allowEdit: false, state: state, createdAt: now, updatedAt: now,
+            acceptedAt: state == .accepted ? now : nil, acceptedBy: state == .accepted ? assignee : nil)
+    }
+
+    @Test func referralsMoveOnlyFromTheStatesTheirActionsStartFrom() {
+        #expect(ReferralRules.act(.complete, on: Self.referral(.open), by: "x", at: Self.now) == .refuse(.notAllowed(.open)))
+        guard case .change(let accepted) = ReferralRules.act(.accept, on: Self.referral(.open, assignee: "omem"), by: "omem", at: Self.now) else {
+            Issue.record("not accepted")
+            return
+        }
+        #expect(accepted.state == .accepted && accepted.acceptedBy == "omem" && accepted.acceptedAt == Self.now)
+        #expect(accepted.notices.map(\.to) == [.user("lead")], "the referrer hears the answer")
+        guard case .change(let withdrawn) = ReferralRules.act(.withdraw, on: Self.referral(.open), by: "lead", at: Self.now) else {
+            Issue.record("not withdrawn")
+            return
+        }
+        #expect(withdrawn.notices.map(\.to) == [.referee(assignee: nil, teamId: 2)], "the referee hears the withdrawal")
+    }
+
+    @Test func reassigningReopensAndRetargetingIsForOpenReferralsOnly() {
+        guard case .change(let moved) = ReferralRules.reassign(Self.referral(.accepted, assignee: "omem"), to: "omem2", by: "olead", at: Self.now)
+        else {
+            Issue.record("not reassigned")
+            return
+        }
+        #expect(moved.state == .open && moved.acceptedAt == nil && moved.mustBeMember == "omem2")
+        #expect(moved.notices.map(\.type) == [NotificationType.referralReassigned, NotificationType.referralUnassigned])
+        #expect(ReferralRules.reassign(Self.referral(.open, assignee: "omem"), to: "omem", by: "olead", at: Self.now) == .unchanged)
+        #expect(ReferralRules.reassign(Self.referral(.completed), to: "omem", by: "olead", at: Self.now) == .refuse(.notAllowed(.completed)))
+        #expect(ReferralRules.retarget(Self.referral(.accepted, assignee: "omem"), toTeamId: 3, assignee: nil, by: "lead", at: Self.now)
+            == .refuse(.notAllowed(.accepted)))
+        #expect(ReferralRules.retarget(Self.referral(.open), toTeamId: 2, assignee: nil, by: "lead", at: Self.now) == .unchanged)
+        guard case .change(let retargeted) = ReferralRules.retarget(Self.referral(.open), toTeamId: 3, assignee: nil, by: "lead", at: Self.now) else {
+            Issue.record("not retargeted")
+            return
+        }
+        #expect(retargeted.toTeamId == 3 && retargeted.notices.map(\.to) == [.referee(assignee: nil, teamId: 2), .referee(assignee: nil, teamId: 3)])
+    }
+}
