@@ -57,6 +57,8 @@ struct BenchRow {
     var ratio: Double
     var target: String
 
+    /// Prints the rows; with `INTAKE_BENCH_TABLE` set (scripts/bench sets it to
+    /// docs/performance.md), also records them in that file's table.
     static func printTable(_ rows: [BenchRow]) {
         print("")
         print("| measured in one run | Intake | reference | ratio | target |")
@@ -64,6 +66,52 @@ struct BenchRow {
         for row in rows {
             print("| \(row.what) | \(row.intake) | \(row.reference) | \(String(format: "%.2f", row.ratio)) | \(row.target) |")
         }
+        if let path = ProcessInfo.processInfo.environment["INTAKE_BENCH_TABLE"], !path.isEmpty {
+            do {
+                try BenchTable.record(rows, in: URL(fileURLWithPath: path))
+                print("\nRecorded in \(path).")
+            } catch {
+                print("\nCould not record the rows in \(path): \(error)")
+            }
+        }
+    }
+}
+
+/// The one table of figures in docs/performance.md, between its two marker lines: each
+/// comparison's latest row, with the day it was measured and the machine; a run replaces the
+/// rows it measured (the same comparison at another size included) and keeps the others.
+enum BenchTable {
+    static let start = "<!-- scripts/bench writes the table below; edit the text around it, not the table -->"
+    static let end = "<!-- end of the table scripts/bench writes -->"
+    static let header = [
+        "| comparison | Intake | reference, same run | ratio | target | measured |", "|---|---|---|---|---|---|",
+    ]
+
+    /// A comparison's key: its text without numbers, so a run at another size replaces it.
+    static func key(_ what: String) -> String {
+        what.filter { !$0.isNumber && $0 != "," && $0 != "." }.split(separator: " ").joined(separator: " ")
+    }
+
+    static func record(_ rows: [BenchRow], in file: URL) throws {
+        let text = try String(contentsOf: file, encoding: .utf8)
+        guard let from = text.range(of: start), let to = text.range(of: end, range: from.upperBound..<text.endIndex) else {
+            throw BenchError("\(file.path) has no table markers (\(start))")
+        }
+        var lines = text[from.upperBound..<to.lowerBound].split(separator: "\n").map(String.init).filter { $0.hasPrefix("| ") && !$0.hasPrefix("| comparison ") }
+        let day = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+        let machine = "\(ProcessInfo.processInfo.activeProcessorCount) cores"
+        for row in rows {
+            let line =
+                "| \(row.what) | \(row.intake) | \(row.reference) | \(String(format: "%.2f", row.ratio)) | \(row.target) | \(day), \(machine) |"
+            let key = Self.key(row.what)
+            if let index = lines.firstIndex(where: { Self.key(String($0.dropFirst(2).prefix { $0 != "|" })) == key }) {
+                lines[index] = line
+            } else {
+                lines.append(line)
+            }
+        }
+        let table = "\n" + (header + lines).joined(separator: "\n") + "\n"
+        try (String(text[..<from.upperBound]) + table + String(text[to.lowerBound...])).write(to: file, atomically: true, encoding: .utf8)
     }
 }
 
