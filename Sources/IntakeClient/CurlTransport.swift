@@ -7,8 +7,9 @@ import Synchronization
 /// written, proxies from the environment (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`),
 /// timeouts, kept-alive connections, and answers collected, written to a file or streamed.
 ///
-/// A transfer runs `curl_easy_perform` on a thread of its own while the caller awaits; easy
-/// handles are kept between requests so their connections are reused.
+/// A transfer runs `curl_easy_perform` on a thread of its own while the caller awaits (never on
+/// Dispatch's shared threads, which Swift concurrency's tasks need: a blocked transfer must not
+/// hold one); easy handles are kept between requests so their connections are reused.
 final class CurlTransport: Sendable {
     /// `scheme://host:port`, without a trailing slash.
     let origin: String
@@ -73,7 +74,7 @@ final class CurlTransport: Sendable {
     }
 
     /// Sends one request; the answer goes to `sink`. Cancelling the task that awaits it stops the transfer.
-    func transfer(method: String, path: String, headers: [(String, String)], body: Data?, sink: Sink, limit: Limit, ownThread: Bool = false)
+    func transfer(method: String, path: String, headers: [(String, String)], body: Data?, sink: Sink, limit: Limit)
         async throws(ClientError) -> Answer
     {
         try tls.validate()
@@ -81,12 +82,7 @@ final class CurlTransport: Sendable {
         let cancel = CancelFlag()
         let result: Result<Answer, ClientError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let work: @Sendable () -> Void = { continuation.resume(returning: self.perform(request, cancel: cancel)) }
-                if ownThread {
-                    Thread { work() }.start()
-                } else {
-                    DispatchQueue.global().async { work() }
-                }
+                Thread { continuation.resume(returning: self.perform(request, cancel: cancel)) }.start()
             }
         } onCancel: {
             cancel.set()

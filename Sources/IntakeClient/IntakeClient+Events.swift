@@ -27,7 +27,7 @@ extension IntakeClient {
                                 continuation.yield(notification)
                             }
                             return true
-                        }), limit: .idle(45), ownThread: true)
+                        }), limit: .idle(45))
                     guard answer.status == 200 else { throw ClientError.from(status: answer.status, data: answer.body) }
                     continuation.finish()
                 } catch {

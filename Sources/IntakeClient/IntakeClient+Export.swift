@@ -30,7 +30,7 @@ extension IntakeClient {
         try? FileManager.default.removeItem(at: part)
         let response: CurlTransport.Answer
         do {
-            response = try await exchange("GET", path, body: nil, sink: .file(part), limit: .idle(idleTimeout), ownThread: true)
+            response = try await exchange("GET", path, body: nil, sink: .file(part), limit: .idle(idleTimeout))
         } catch {
             try? FileManager.default.removeItem(at: part)
             if case .offline(let message) = error { throw ClientError.offline("the export did not arrive: \(message)") }

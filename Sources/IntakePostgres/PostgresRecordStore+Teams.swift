@@ -169,17 +169,17 @@ extension PostgresRecordStore {
     ) async throws -> InvitationOutcome {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
-            guard let (current, hash) = try await Self.invitation(connection, id: id), current.invitee == invitee else { return .notFound }
-            guard current.state(at: time) == .pending else { return .notAllowed(current.state(at: time)) }
-            guard matches(hash) else {
-                let failures = current.failedAttempts + 1
-                let locked = failures >= lockAfter
+            guard let (current, hash) = try await Self.invitation(connection, id: id) else { return .notFound }
+            switch InvitationRules.accept(current, invitee: invitee, passcodeMatches: matches(hash), lockAfter: lockAfter, at: time) {
+            case .refuse(let outcome): return outcome
+            case .wrongPasscode(let failures, let locked, let outcome):
                 try await connection.query(
                     """
                     UPDATE invitation SET failedAttempts = \(failures), state = \(locked ? "locked" : "pending"),
                         updatedAt = \(Self.timestamp(time)) WHERE id = \(Self.key(id))
                     """, logger: Self.logger)
-                return locked ? .notAllowed(.locked) : .wrongPasscode(remaining: lockAfter - failures)
+                return outcome
+            case .accept: break
             }
             try await connection.query(
                 "UPDATE invitation SET state = 'accepted', updatedAt = \(Self.timestamp(time)) WHERE id = \(Self.key(id))", logger: Self.logger)

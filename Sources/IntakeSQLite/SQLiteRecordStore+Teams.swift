@@ -154,18 +154,16 @@ extension SQLiteRecordStore {
         id: UUID, invitee: String, at time: Date, lockAfter: Int, matches: @escaping @Sendable (String) -> Bool
     ) async throws -> InvitationOutcome {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: Self.invitationSelect + " WHERE i.id = ?", arguments: [Self.key(id)]),
-                (row["invitee"] as String) == invitee
-            else { return .notFound }
+            guard let row = try Row.fetchOne(db, sql: Self.invitationSelect + " WHERE i.id = ?", arguments: [Self.key(id)]) else { return .notFound }
             let current = try Self.invitation(row)
-            guard current.state(at: time) == .pending else { return .notAllowed(current.state(at: time)) }
-            guard matches(row["passcodeHash"]) else {
-                let failures = current.failedAttempts + 1
-                let locked = failures >= lockAfter
+            switch InvitationRules.accept(current, invitee: invitee, passcodeMatches: matches(row["passcodeHash"]), lockAfter: lockAfter, at: time) {
+            case .refuse(let outcome): return outcome
+            case .wrongPasscode(let failures, let locked, let outcome):
                 try db.execute(
                     sql: "UPDATE invitation SET failedAttempts = ?, state = ?, updatedAt = ? WHERE id = ?",
                     arguments: [failures, locked ? "locked" : "pending", Self.timestamp(time), Self.key(id)])
-                return locked ? .notAllowed(.locked) : .wrongPasscode(remaining: lockAfter - failures)
+                return outcome
+            case .accept: break
             }
             try db.execute(
                 sql: "UPDATE invitation SET state = 'accepted', updatedAt = ? WHERE id = ?", arguments: [Self.timestamp(time), Self.key(id)])

@@ -46,3 +46,28 @@ extension TeamStore {
         try await changeMembership(teamId: teamId, username: username, by: actor, at: time) { MembershipRules.remove($0, coordinators: $1) }
     }
 }
+
+/// What accepting an invitation with a passcode does, as ``InvitationRules/accept(_:invitee:passcodeMatches:lockAfter:at:)`` decides.
+public enum InvitationAcceptance: Sendable, Equatable {
+    case refuse(InvitationOutcome)
+    /// A wrong passcode: count it (`failures` in all) and lock the invitation when `locked`.
+    case wrongPasscode(failures: Int, locked: Bool, outcome: InvitationOutcome)
+    /// The right passcode: accepted, and the team's coordinators are told.
+    case accept
+}
+
+/// The invitation rules, decided once for every store (the store counts a wrong passcode
+/// atomically, so two tries at once are both counted).
+public enum InvitationRules {
+    public static func accept(_ current: Invitation, invitee: String, passcodeMatches: Bool, lockAfter: Int, at time: Date) -> InvitationAcceptance {
+        guard current.invitee == invitee else { return .refuse(.notFound) }
+        let state = current.state(at: time)
+        guard state == .pending else { return .refuse(.notAllowed(state)) }
+        guard passcodeMatches else {
+            let failures = current.failedAttempts + 1
+            let locked = failures >= lockAfter
+            return .wrongPasscode(failures: failures, locked: locked, outcome: locked ? .notAllowed(.locked) : .wrongPasscode(remaining: lockAfter - failures))
+        }
+        return .accept
+    }
+}
