@@ -159,6 +159,9 @@ final class CurlTransport: Sendable {
             return value
         }()
         state.finish()
+        // The handle pointed at this transfer's error buffer, header list, body and state, all
+        // gone now: it forgets them before it is kept (or cleaned up), keeping its connections.
+        curl_easy_reset(handle.pointer)
         // A handle that failed mid-way may hold a broken connection: start the next one afresh.
         if code == CURLE_OK, idle.withLock({ idle in
             guard idle.count < Self.maxIdle else { return false }
