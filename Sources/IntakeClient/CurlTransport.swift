@@ -23,8 +23,12 @@ final class CurlTransport: Sendable {
     private let idle = Mutex<[Handle]>([])
     private static let maxIdle = 8
 
-    /// libcurl's global state, set up once before the first handle.
-    private static let ready: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+    /// libcurl's global state, set up once before the first handle. With NOSIGNAL, libcurl does
+    /// not guard against SIGPIPE itself: a peer that closes mid-write must not end the process.
+    private static let ready: Bool = {
+        signal(SIGPIPE, SIG_IGN)
+        return curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+    }()
 
     init?(baseURL: URL, timeout: TimeInterval, tls: ClientTLS) {
         guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = baseURL.host, !host.isEmpty else {
@@ -119,7 +123,9 @@ final class CurlTransport: Sendable {
 
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
             let pointer = handle.pointer
-            configure(pointer, url: request.url, limit: request.limit)
+            // A setting that does not take (a pin, the CA file) must not leave the request unprotected.
+            let configured = configure(pointer, url: request.url, limit: request.limit)
+            guard configured == CURLE_OK else { return configured }
             intake_curl_set_pointer(pointer, CURLOPT_ERRORBUFFER, errors.baseAddress)
             intake_curl_set_list(pointer, CURLOPT_HTTPHEADER, list)
             let opaque = Unmanaged.passUnretained(state).toOpaque()
@@ -137,12 +143,14 @@ final class CurlTransport: Sendable {
             }
             let body = request.body ?? (request.method == "GET" ? nil : Data())
             guard let body else { return curl_easy_perform(pointer) }
+            guard !body.isEmpty else {
+                // An empty body: libcurl copies the empty string, so no pointer outlives its scope.
+                intake_curl_set_string(pointer, CURLOPT_COPYPOSTFIELDS, "")
+                return curl_easy_perform(pointer)
+            }
             return body.withUnsafeBytes { bytes in
-                // POSTFIELDS wants a pointer even for an empty body.
-                var empty: UInt8 = 0
-                let start = bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) } ?? withUnsafeMutablePointer(to: &empty) { UnsafeMutableRawPointer($0) }
                 intake_curl_set_offset(pointer, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
-                intake_curl_set_pointer(pointer, CURLOPT_POSTFIELDS, start)
+                intake_curl_set_pointer(pointer, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
                 return curl_easy_perform(pointer)
             }
         }
@@ -181,8 +189,10 @@ final class CurlTransport: Sendable {
     }
 
     /// What every request shares: where, how long, which protocols, and for https how the server is trusted.
-    private func configure(_ pointer: UnsafeMutableRawPointer, url: String, limit: Limit) {
-        intake_curl_set_string(pointer, CURLOPT_URL, url)
+    /// The first setting that does not take, if any; nothing is sent then.
+    private func configure(_ pointer: UnsafeMutableRawPointer, url: String, limit: Limit) -> CURLcode {
+        let set = intake_curl_set_string(pointer, CURLOPT_URL, url)
+        guard set == CURLE_OK else { return set }
         intake_curl_set_long(pointer, CURLOPT_NOSIGNAL, 1)
         intake_curl_set_string(pointer, CURLOPT_PROTOCOLS_STR, "http,https")
         intake_curl_set_long(pointer, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
@@ -196,16 +206,27 @@ final class CurlTransport: Sendable {
             intake_curl_set_long(pointer, CURLOPT_LOW_SPEED_LIMIT, 1)
             intake_curl_set_long(pointer, CURLOPT_LOW_SPEED_TIME, max(1, Int(seconds.rounded(.up))))
         }
-        guard isSecure else { return }
-        intake_curl_set_long(pointer, CURLOPT_SSL_VERIFYPEER, 1)
-        intake_curl_set_long(pointer, CURLOPT_SSL_VERIFYHOST, 2)
-        intake_curl_set_long(pointer, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
-        if let caFile = tls.caFile { intake_curl_set_string(pointer, CURLOPT_CAINFO, caFile) }
+        guard isSecure else {
+            // Plain http goes only to this machine (TransportPolicy): never through a proxy from the
+            // environment, which would carry the token and records in the clear off the machine.
+            if TransportPolicy.isLoopback(host.lowercased()) { return intake_curl_set_string(pointer, CURLOPT_NOPROXY, "*") }
+            return CURLE_OK
+        }
+        for (option, value) in [(CURLOPT_SSL_VERIFYPEER, 1), (CURLOPT_SSL_VERIFYHOST, 2), (CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))] {
+            let set = intake_curl_set_long(pointer, option, value)
+            guard set == CURLE_OK else { return set }
+        }
+        if let caFile = tls.caFile {
+            let set = intake_curl_set_string(pointer, CURLOPT_CAINFO, caFile)
+            guard set == CURLE_OK else { return set }
+        }
         if !tls.pins.isEmpty {
             // libcurl checks the pin during the handshake, before it writes the request.
             let pins = tls.pins.map { "sha256//" + $0.dropFirst("sha256/".count) }.joined(separator: ";")
-            intake_curl_set_string(pointer, CURLOPT_PINNEDPUBLICKEY, pins)
+            let set = intake_curl_set_string(pointer, CURLOPT_PINNEDPUBLICKEY, pins)
+            guard set == CURLE_OK else { return set }
         }
+        return CURLE_OK
     }
 
     private func failure(_ code: CURLcode, message: String, verifyResult: Int, cancelled: Bool) -> ClientError {
@@ -217,6 +238,8 @@ final class CurlTransport: Sendable {
             return .insecure("refusing \(origin): \(failure)")
         case CURLE_SSL_CONNECT_ERROR:
             return .insecure("refusing \(origin): \(TLSFailure.handshake(message.isEmpty ? "no detail" : message))")
+        case CURLE_NOT_BUILT_IN, CURLE_UNKNOWN_OPTION, CURLE_OUT_OF_MEMORY:
+            return .insecure("refusing \(origin): this libcurl cannot apply the TLS settings (\(String(cString: curl_easy_strerror(code)))); nothing was sent")
         default:
             return .offline("cannot reach \(origin): \(Self.describe(code, message: message))")
         }

@@ -59,7 +59,12 @@ struct ReferralController {
             }
             // One record's or one patient's referrals: both directions, those the user takes part in.
             if parameters["record"] != nil || parameters["patient"] != nil {
-                guard parameters["direction"] == nil else { throw APIError.badRequest("give direction, or record or patient, not both") }
+                // Each parameter is valid on its own; together they ask two things: 422, as the contract says.
+                guard parameters["direction"] == nil else {
+                    throw APIError(
+                        .unprocessableContent, code: "conflicting_parameters",
+                        message: "record and patient list both directions; give direction, or record or patient, not both")
+                }
                 func id(_ name: String) throws -> UUID? {
                     guard let text = parameters[name] else { return nil }
                     guard let id = UUID(uuidString: text) else { throw APIError.badRequest("\(name) is an id (a UUID)") }

@@ -128,6 +128,13 @@ public struct ReferralService: Sendable {
         guard Self.sends(referral, user) else {
             throw TeamError.forbidden("only the referrer or a coordinator of '\(referral.fromTeam)' sends a referral elsewhere")
         }
+        // Only while the record is still one the user's team may refer (not transferred or
+        // deleted since, and the user still its member): retargeting gives the new team access.
+        do {
+            _ = try await access.record(referral.recordId, for: .refer, by: user)
+        } catch let refused as APIError where refused.status == .notFound || refused.status == .gone {
+            throw TeamError.refused("record_gone", "the referred record is no longer your team's to refer; it cannot be sent elsewhere")
+        }
         let target: Int64
         switch (toUser, toTeam) {
         case (_?, nil): target = referral.fromTeamId
