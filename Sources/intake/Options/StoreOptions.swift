@@ -74,7 +74,8 @@ struct ClientOptions: ParsableArguments {
     }
 
     /// The account the token belongs to: the name `intake login` saved with it, else the
-    /// server's answer (asked with a short timeout, so an offline machine starts filling at once;
+    /// server's answer (asked within 3 seconds in all, so an offline machine or a stalled server
+    /// delays the form by no more;
     /// the saved token's name is kept for next time); nil when neither is known.
     func signedInUsername(dataDirectory: URL) async -> String? {
         let environment = ProcessInfo.processInfo.environment
@@ -85,7 +86,7 @@ struct ClientOptions: ParsableArguments {
         else { return nil }
         if let username = settings.username { return username }
         guard var quick = try? self.client(dataDirectory: dataDirectory) else { return nil }
-        quick = IntakeClient(baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3), tls: settings.tls)
+        quick = IntakeClient(baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3) / 4, tls: settings.tls)
         guard let username = try? await quick.me() else { return nil }
         if var saved = ClientSettings.load(from: dataDirectory), saved.server == settings.server, saved.token == settings.token {
             saved.username = username
