@@ -83,8 +83,7 @@ extension PostgresRecordStore {
     ) async throws -> PatientChangeOutcome {
         try await transaction { connection in
             try await Self.lock(Self.patientLock, connection)
-            guard let current = try await Self.patient(connection, id: id) else { return .notFound }
-            guard current.revision == baseRevision else { return .stale(current: current.revision) }
+            if let refusal = PatientRules.change(try await Self.patient(connection, id: id), baseRevision: baseRevision) { return refusal }
             if let external = person.externalId,
                 let holder = try await connection.query(
                     "SELECT id FROM patient WHERE externalId = \(external) AND id <> \(Self.key(id))", logger: Self.logger
@@ -95,7 +94,7 @@ extension PostgresRecordStore {
             if !groups.isEmpty {
                 let defined = try await connection.query("SELECT name FROM dataGroup ORDER BY name", logger: Self.logger).collect()
                     .map { try $0.decode(String.self) }
-                guard Set(groups.add + groups.remove).isSubset(of: defined) else { return .unknownDataGroups(defined: defined) }
+                if let refusal = PatientRules.groups(groups, defined: defined) { return refusal }
             }
             try await connection.query(
                 """

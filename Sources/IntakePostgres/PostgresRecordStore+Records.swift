@@ -49,9 +49,8 @@ extension PostgresRecordStore {
         ).collect()
         if let row = rows.first {
             let (current, teamId, seen, deleted) = try row.decode((Int, Int64, Bool, Bool).self)
-            guard teamId == owner.teamId else { return .taken }
-            if deleted, let tombstone = try await tombstone(id: item.record.id, connection) { return .deleted(tombstone) }
-            return seen ? .duplicate(revision: current) : .conflict(currentRevision: current)
+            let existing = RecordStanding(teamId: teamId, revision: current, tombstone: deleted ? try await tombstone(id: item.record.id, connection) : nil)
+            return RecordRules.resent(existing, teamId: owner.teamId) { seen }
         }
         let r = item.record
         let body = String(decoding: item.body, as: UTF8.self)
@@ -116,26 +115,32 @@ extension PostgresRecordStore {
             let rows = try await connection.query(
                 "SELECT revision, teamId, deletedAt IS NOT NULL FROM record WHERE id = \(id)", logger: Self.logger
             ).collect()
-            guard let row = rows.first else { return .notFound }
-            let (current, owner, deleted) = try row.decode((Int, Int64, Bool).self)
-            guard owner == teamId else { return .notFound }
-            if deleted, let tombstone = try await Self.tombstone(id: item.record.id, connection) { return .deleted(tombstone) }
-            guard current == baseRevision else { return .stale(currentRevision: current) }
+            var standing: RecordStanding?
+            if let row = rows.first {
+                let (current, owner, deleted) = try row.decode((Int, Int64, Bool).self)
+                standing = RecordStanding(
+                    teamId: owner, revision: current, tombstone: deleted ? try await Self.tombstone(id: item.record.id, connection) : nil)
+            }
+            let revision: Int
+            switch RecordRules.edit(standing, teamId: teamId, baseRevision: baseRevision) {
+            case .refuse(let outcome): return outcome
+            case .save(let next): revision = next
+            }
             let r = item.record
             let body = String(decoding: item.body, as: UTF8.self)
             try await connection.query(
                 """
                 UPDATE record SET questionnaireId = \(r.questionnaire.id), questionnaireVersion = \(r.questionnaire.version),
-                    status = \(r.status.rawValue), revision = \(current + 1), updatedAt = \(Self.timestamp(time)),
+                    status = \(r.status.rawValue), revision = \(revision), updatedAt = \(Self.timestamp(time)),
                     givenNameKey = \(NameKey.fold(r.patient.givenName)), familyNameKey = \(NameKey.fold(r.patient.familyName)),
                     dateOfBirth = \(r.patient.dateOfBirth?.description), externalId = \(r.patient.externalId), body = \(body),
                     patientId = \(r.patientId.map(Self.key)), changeSeq = nextval('record_change'),
                     teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(teamId))
                 WHERE id = \(id)
                 """, logger: Self.logger)
-            try await Self.insertRevision(item, body: body, revision: current + 1, savedBy: savedBy, at: time, connection)
-            _ = try await Self.appendAudit([AuditEntry.recordUpdate(item, revision: current + 1, by: savedBy, at: time)], connection)
-            return .updated(revision: current + 1)
+            try await Self.insertRevision(item, body: body, revision: revision, savedBy: savedBy, at: time, connection)
+            _ = try await Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], connection)
+            return .updated(revision: revision)
         }
     }
 
@@ -150,8 +155,8 @@ extension PostgresRecordStore {
             ).collect()
             guard let row = rows.first else { return .notFound }
             let (owner, questionnaireId, revision, deleted) = try row.decode((Int64, String, Int, Bool).self)
-            guard owner == teamId else { return .notFound }
-            if deleted, let tombstone = try await Self.tombstone(id: id, connection) { return .alreadyDeleted(tombstone) }
+            let standing = RecordStanding(teamId: owner, revision: revision, tombstone: deleted ? try await Self.tombstone(id: id, connection) : nil)
+            if case .refuse(let outcome) = RecordRules.delete(standing, teamId: teamId) { return outcome }
             let at = Self.timestamp(time)
             try await connection.query(
                 """

@@ -24,8 +24,9 @@ extension PostgresRecordStore {
                         'open', \(at), \(at))
                 """, logger: Self.logger)
             let stored = try await Self.referral(connection, id: referral.id)!
-            try await Self.notifyReferee(
-                connection, stored, type: NotificationType.referralReceived, event: "created", at: referral.createdAt, except: referral.referrer)
+            try await Self.deliver(
+                connection, ReferralRules.created(stored), of: stored.id, subject: NotificationEvent.subject(stored, by: referral.referrer),
+                except: referral.referrer, at: referral.createdAt)
             return .referral(stored)
         }
     }
@@ -87,11 +88,8 @@ extension PostgresRecordStore {
                 """, logger: Self.logger)
             let updated = try await Self.referral(connection, id: id)!
             for notice in change.notices {
-                for recipient in try await Self.recipients(connection, notice.to) where recipient != change.actor {
-                    try await Self.notify(
-                        connection, username: recipient, type: notice.type, eventKey: "referral:\(Self.key(id)):\(notice.event)",
-                        subject: Self.subject(updated, by: change.actor), at: time)
-                }
+                try await Self.deliver(
+                    connection, notice, of: id, subject: NotificationEvent.subject(updated, by: change.actor), except: change.actor, at: time)
             }
             return .referral(updated)
         }
@@ -118,19 +116,10 @@ extension PostgresRecordStore {
                 RETURNING id
                 """, logger: Self.logger
             ).collect().first?.decode(Int64.self) ?? 0
-            let subject = Self.subject(current, by: author).merging(["message": String(messageId)]) { $1 }
-            // The other side: the referrer hears from the receiving team, and the referee from the referring one.
+            let subject = NotificationEvent.subject(current, by: author).merging(["message": String(messageId)]) { $1 }
             let inReceivingTeam = try await Self.member(connection, teamId: current.toTeamId, username: author) != nil
-            let fromReferee = author != current.referrer && (author == current.assignee || inReceivingTeam)
-            if fromReferee {
-                try await Self.notify(
-                    connection, username: current.referrer, type: NotificationType.referralMessage,
-                    eventKey: "referral:\(Self.key(id)):message:\(messageId)", subject: subject, at: time)
-            } else {
-                try await Self.notifyReferee(
-                    connection, current, type: NotificationType.referralMessage, event: "message:\(messageId)", at: time, subject: subject,
-                    except: author)
-            }
+            let notice = ReferralRules.message(messageId, on: current, by: author, authorInReceivingTeam: inReceivingTeam)
+            try await Self.deliver(connection, notice, of: id, subject: subject, except: author, at: time)
             return ReferralMessage(id: messageId, referralId: id, author: author, text: text, at: time)
         }
     }
@@ -177,24 +166,14 @@ extension PostgresRecordStore {
             createdAt: date(createdAt), updatedAt: date(updatedAt), acceptedAt: acceptedAt.map(date), acceptedBy: acceptedBy)
     }
 
-    /// Ids and names only: never the reason (it may describe the patient) or the record's content.
-    private static func subject(_ referral: Referral, by actor: String) -> [String: String] {
-        [
-            "referral": key(referral.id), "record": key(referral.recordId), "fromTeam": referral.fromTeam, "toTeam": referral.toTeam,
-            "priority": referral.priority.rawValue, "by": actor,
-        ]
-    }
-
-    /// The assignee, or the receiving team's coordinators while nobody is assigned.
-    /// Never the one who acted (`except`): a self-referral tells nobody.
-    private static func notifyReferee(
-        _ connection: PostgresConnection, _ referral: Referral, type: String, event: String, at time: Date, subject: [String: String]? = nil,
-        except actor: String
+    /// Stores a notice's notifications: one for each of its recipients except the one who acted.
+    private static func deliver(
+        _ connection: PostgresConnection, _ notice: ReferralNotice, of referral: UUID, subject: [String: String], except actor: String, at time: Date
     ) async throws {
-        for recipient in try await recipients(connection, .referee(assignee: referral.assignee, teamId: referral.toTeamId)) where recipient != actor {
+        for recipient in try await recipients(connection, notice.to) where recipient != actor {
             try await notify(
-                connection, username: recipient, type: type, eventKey: "referral:\(key(referral.id)):\(event)",
-                subject: subject ?? Self.subject(referral, by: referral.referrer), at: time)
+                connection, username: recipient, type: notice.type, eventKey: NotificationEvent.referral(referral, notice.event), subject: subject,
+                at: time)
         }
     }
 }

@@ -54,7 +54,7 @@ extension PostgresRecordStore {
                 let event = try await Self.recordMembership(
                     connection, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
                 try await Self.notify(
-                    connection, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                    connection, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),
                     subject: ["team": try await Self.teamName(connection, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
                 return .changed(try await Self.member(connection, teamId: teamId, username: username))
             case .apply(.remove):
@@ -62,7 +62,7 @@ extension PostgresRecordStore {
                 try await connection.query("UPDATE account SET teamId = NULL, teamSince = NULL WHERE username = \(username)", logger: Self.logger)
                 let event = try await Self.recordMembership(connection, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
                 try await Self.notify(
-                    connection, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                    connection, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),
                     subject: ["team": team, "change": "removed", "by": actor], at: time)
                 return .changed(nil)
             }
@@ -138,7 +138,7 @@ extension PostgresRecordStore {
             let stored = try await Self.invitation(connection, id: invitation.id)!.invitation
             try await Self.notify(
                 connection, username: invitation.invitee, type: NotificationType.invited,
-                eventKey: "invitation:\(Self.key(invitation.id)):created", subject: Self.subject(stored), at: invitation.createdAt)
+                eventKey: NotificationEvent.invitation(invitation.id, "created"), subject: NotificationEvent.subject(stored), at: invitation.createdAt)
             return .invitation(stored)
         }
     }
@@ -190,7 +190,7 @@ extension PostgresRecordStore {
             for coordinator in coordinators {
                 try await Self.notify(
                     connection, username: coordinator, type: NotificationType.invitationAccepted,
-                    eventKey: "invitation:\(Self.key(id)):accepted", subject: Self.subject(accepted), at: time)
+                    eventKey: NotificationEvent.invitation(id, "accepted"), subject: NotificationEvent.subject(accepted), at: time)
             }
             return .invitation(accepted)
         }
@@ -208,7 +208,7 @@ extension PostgresRecordStore {
                 let team = try await connection.query(
                     "SELECT teamId FROM account WHERE username = \(current.invitee)", logger: Self.logger
                 ).collect().first?.decode(Int64?.self)
-                guard team == nil || team! == nil else { return .alreadyInTeam }
+                guard team == nil else { return .alreadyInTeam }
                 try await connection.query(
                     """
                     UPDATE account SET teamId = \(current.teamId), role = \(current.role.rawValue), teamSince = \(Self.timestamp(time))
@@ -225,8 +225,8 @@ extension PostgresRecordStore {
             let updated = try await Self.invitation(connection, id: id)!.invitation
             let (recipient, type) = decision.notification(for: current)
             try await Self.notify(
-                connection, username: recipient, type: type, eventKey: "invitation:\(Self.key(id)):\(decision.resultingState.rawValue)",
-                subject: Self.subject(updated), at: time)
+                connection, username: recipient, type: type, eventKey: NotificationEvent.invitation(id, decision.resultingState.rawValue),
+                subject: NotificationEvent.subject(updated), at: time)
             return .invitation(updated)
         }
     }
@@ -256,9 +256,6 @@ extension PostgresRecordStore {
         )
     }
 
-    private static func subject(_ invitation: Invitation) -> [String: String] {
-        ["invitation": key(invitation.id), "team": invitation.teamName, "invitee": invitation.invitee, "invitedBy": invitation.invitedBy]
-    }
 
     // MARK: Announcements
 
@@ -278,7 +275,7 @@ extension PostgresRecordStore {
                 """
                 WITH inserted AS (
                     INSERT INTO notification (userId, type, eventKey, subject, createdAt)
-                    SELECT id, \(NotificationType.announcement), \("announcement:\(id)"), \(NotificationSubject.encode(subject)), \(Self.timestamp(time))
+                    SELECT id, \(NotificationType.announcement), \(NotificationEvent.announcement(id)), \(NotificationSubject.encode(subject)), \(Self.timestamp(time))
                     FROM account WHERE NOT disabled AND username <> \(author) AND (\(teamId)::BIGINT IS NULL OR teamId = \(teamId))
                     ON CONFLICT (userId, eventKey) DO NOTHING RETURNING 1
                 )

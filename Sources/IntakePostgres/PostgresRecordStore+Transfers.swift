@@ -66,7 +66,7 @@ extension PostgresRecordStore {
                 names[id] = name
             }
             let subject = request.notificationSubject(moved: moved.count, names: names)
-            let event = "transfer:" + UUID().uuidString.lowercased()
+            let event = NotificationEvent.transfer(UUID())
             let coordinators = try await connection.query(
                 "SELECT username FROM account WHERE role = 'coordinator' AND teamId IN (\(from), \(to))", logger: Self.logger
             ).collect()

@@ -74,8 +74,7 @@ extension SQLiteRecordStore {
         id: UUID, baseRevision: Int, identification person: PatientIdentification, groups: DataGroupChange, at time: Date
     ) async throws -> PatientChangeOutcome {
         try await database.write { db in
-            guard let current = try Self.patient(db, id: id) else { return .notFound }
-            guard current.revision == baseRevision else { return .stale(current: current.revision) }
+            if let refusal = PatientRules.change(try Self.patient(db, id: id), baseRevision: baseRevision) { return refusal }
             if let external = person.externalId,
                 let holder = try String.fetchOne(db, sql: "SELECT id FROM patient WHERE externalId = ? AND id <> ?", arguments: [external, Self.key(id)])
             {
@@ -83,7 +82,7 @@ extension SQLiteRecordStore {
             }
             if !groups.isEmpty {
                 let defined = try String.fetchAll(db, sql: "SELECT name FROM dataGroup ORDER BY name")
-                guard Set(groups.add + groups.remove).isSubset(of: defined) else { return .unknownDataGroups(defined: defined) }
+                if let refusal = PatientRules.groups(groups, defined: defined) { return refusal }
             }
             try db.execute(
                 sql: """

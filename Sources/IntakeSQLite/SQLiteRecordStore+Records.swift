@@ -33,14 +33,11 @@ extension SQLiteRecordStore {
         item.deviceId = item.deviceId ?? owner.deviceId
         let id = key(item.record.id)
         if let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM record WHERE id = ?"), arguments: [id]) {
-            let current: Int = existing["revision"]
-            guard (existing["teamId"] as Int64) == owner.teamId else { return .taken }
-            if let tombstone = Self.tombstone(existing) { return .deleted(tombstone) }
-            let seen =
+            return try RecordRules.resent(standing(existing), teamId: owner.teamId) {
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)"),
                     arguments: [id, item.contentHash]) ?? false
-            return seen ? .duplicate(revision: current) : .conflict(currentRevision: current)
+            }
         }
         let r = item.record
         let body = String(decoding: item.body, as: UTF8.self)
@@ -100,12 +97,11 @@ extension SQLiteRecordStore {
     {
         try await database.write { db in
             let id = Self.key(item.record.id)
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [id]),
-                (row["teamId"] as Int64) == teamId
-            else { return .notFound }
-            if let tombstone = Self.tombstone(row) { return .deleted(tombstone) }
-            let current: Int = row["revision"]
-            guard current == baseRevision else { return .stale(currentRevision: current) }
+            let revision: Int
+            switch RecordRules.edit(try Self.standing(db, id: id), teamId: teamId, baseRevision: baseRevision) {
+            case .refuse(let outcome): return outcome
+            case .save(let next): revision = next
+            }
             let r = item.record
             try db.execute(
                 sql: """
@@ -116,23 +112,22 @@ extension SQLiteRecordStore {
                     WHERE id = ?
                     """,
                 arguments: [
-                    r.questionnaire.id, r.questionnaire.version, r.status.rawValue, current + 1, Self.timestamp(time),
+                    r.questionnaire.id, r.questionnaire.version, r.status.rawValue, revision, Self.timestamp(time),
                     NameKey.fold(r.patient.givenName), NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description,
                     r.patient.externalId, String(decoding: item.body, as: UTF8.self), r.patientId.map(Self.key), teamId, id,
                 ])
             try Self.insertRevision(
-                item, body: String(decoding: item.body, as: UTF8.self), revision: current + 1, savedBy: savedBy, at: time, db)
-            _ = try Self.appendAudit([AuditEntry.recordUpdate(item, revision: current + 1, by: savedBy, at: time)], db)
-            return .updated(revision: current + 1)
+                item, body: String(decoding: item.body, as: UTF8.self), revision: revision, savedBy: savedBy, at: time, db)
+            _ = try Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], db)
+            return .updated(revision: revision)
         }
     }
 
     public func deleteRecord(id: UUID, teamId: Int64, reason: String, by user: String, at time: Date) async throws -> DeleteOutcome {
         try await database.write { db in
             let key = Self.key(id)
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [key]), (row["teamId"] as Int64) == teamId
-            else { return .notFound }
-            if let tombstone = Self.tombstone(row) { return .alreadyDeleted(tombstone) }
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [key]) else { return .notFound }
+            if case .refuse(let outcome) = RecordRules.delete(Self.standing(row), teamId: teamId) { return outcome }
             // The content goes; the row stays as the tombstone, its cursors moved so the next
             // incremental export lists it as removed.
             try db.execute(
@@ -151,6 +146,15 @@ extension SQLiteRecordStore {
             _ = try Self.appendAudit([AuditEntry.recordDelete(tombstone)], db)
             return .deleted(tombstone)
         }
+    }
+
+    /// What ``RecordRules`` decides on: the record's team, revision and tombstone.
+    private static func standing(_ row: Row) -> RecordStanding {
+        RecordStanding(teamId: row["teamId"], revision: row["revision"], tombstone: tombstone(row))
+    }
+
+    private static func standing(_ db: Database, id: String) throws -> RecordStanding? {
+        try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [id]).map(standing)
     }
 
     public func tombstone(id: UUID) async throws -> Tombstone? {

@@ -21,7 +21,9 @@ extension SQLiteRecordStore {
                     Self.timestamp(referral.createdAt),
                 ])
             let stored = try Self.referral(db, id: referral.id)!
-            try Self.notifyReferee(db, stored, type: NotificationType.referralReceived, event: "created", at: referral.createdAt, except: referral.referrer)
+            try Self.deliver(
+                db, ReferralRules.created(stored), of: stored.id, subject: NotificationEvent.subject(stored, by: referral.referrer),
+                except: referral.referrer, at: referral.createdAt)
             return .referral(stored)
         }
     }
@@ -81,11 +83,7 @@ extension SQLiteRecordStore {
                 ])
             let updated = try Self.referral(db, id: id)!
             for notice in change.notices {
-                for recipient in try Self.recipients(db, notice.to) where recipient != change.actor {
-                    try Self.notify(
-                        db, username: recipient, type: notice.type, eventKey: "referral:\(Self.key(id)):\(notice.event)",
-                        subject: Self.subject(updated, by: change.actor), at: time)
-                }
+                try Self.deliver(db, notice, of: id, subject: NotificationEvent.subject(updated, by: change.actor), except: change.actor, at: time)
             }
             return .referral(updated)
         }
@@ -108,18 +106,10 @@ extension SQLiteRecordStore {
                 sql: "INSERT INTO referralMessage (referralId, author, text, at) VALUES (?, ?, ?, ?)",
                 arguments: [Self.key(id), author, text, Self.timestamp(time)])
             let message = ReferralMessage(id: db.lastInsertedRowID, referralId: id, author: author, text: text, at: time)
-            let subject = Self.subject(current, by: author).merging(["message": String(message.id)]) { $1 }
-            // The other side: the referrer hears from the receiving team, and the referee from the referring one.
+            let subject = NotificationEvent.subject(current, by: author).merging(["message": String(message.id)]) { $1 }
             let inReceivingTeam = try Self.member(db, teamId: current.toTeamId, username: author) != nil
-            let fromReferee = author != current.referrer && (author == current.assignee || inReceivingTeam)
-            if fromReferee {
-                try Self.notify(
-                    db, username: current.referrer, type: NotificationType.referralMessage, eventKey: "referral:\(Self.key(id)):message:\(message.id)",
-                    subject: subject, at: time)
-            } else {
-                try Self.notifyReferee(
-                    db, current, type: NotificationType.referralMessage, event: "message:\(message.id)", at: time, subject: subject, except: author)
-            }
+            let notice = ReferralRules.message(message.id, on: current, by: author, authorInReceivingTeam: inReceivingTeam)
+            try Self.deliver(db, notice, of: id, subject: subject, except: author, at: time)
             return message
         }
     }
@@ -163,23 +153,13 @@ extension SQLiteRecordStore {
             acceptedAt: (row["acceptedAt"] as Double?).map(date), acceptedBy: row["acceptedBy"])
     }
 
-    /// Ids and names only: never the reason (it may describe the patient) or the record's content.
-    static func subject(_ referral: Referral, by actor: String) -> [String: String] {
-        [
-            "referral": key(referral.id), "record": key(referral.recordId), "fromTeam": referral.fromTeam, "toTeam": referral.toTeam,
-            "priority": referral.priority.rawValue, "by": actor,
-        ]
-    }
-
-    /// The assignee, or the receiving team's coordinators while nobody is assigned.
-    /// Never the one who acted (`except`): a self-referral tells nobody.
-    private static func notifyReferee(
-        _ db: Database, _ referral: Referral, type: String, event: String, at time: Date, subject: [String: String]? = nil, except actor: String
+    /// Stores a notice's notifications: one for each of its recipients except the one who acted.
+    private static func deliver(
+        _ db: Database, _ notice: ReferralNotice, of referral: UUID, subject: [String: String], except actor: String, at time: Date
     ) throws {
-        for recipient in try recipients(db, .referee(assignee: referral.assignee, teamId: referral.toTeamId)) where recipient != actor {
+        for recipient in try recipients(db, notice.to) where recipient != actor {
             try notify(
-                db, username: recipient, type: type, eventKey: "referral:\(key(referral.id)):\(event)",
-                subject: subject ?? Self.subject(referral, by: referral.referrer), at: time)
+                db, username: recipient, type: notice.type, eventKey: NotificationEvent.referral(referral, notice.event), subject: subject, at: time)
         }
     }
 }

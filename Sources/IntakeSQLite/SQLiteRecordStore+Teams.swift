@@ -52,7 +52,7 @@ extension SQLiteRecordStore {
                 try db.execute(sql: "UPDATE user SET role = ? WHERE username = ?", arguments: [role.rawValue, username])
                 let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
                 try Self.notify(
-                    db, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                    db, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),
                     subject: ["team": try Self.teamName(db, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
                 return .changed(try Self.member(db, teamId: teamId, username: username))
             case .apply(.remove):
@@ -60,7 +60,7 @@ extension SQLiteRecordStore {
                 try db.execute(sql: "UPDATE user SET teamId = NULL, teamSince = NULL WHERE username = ?", arguments: [username])
                 let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
                 try Self.notify(
-                    db, username: username, type: NotificationType.membershipChanged, eventKey: "membership:\(event)",
+                    db, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),
                     subject: ["team": team, "change": "removed", "by": actor], at: time)
                 return .changed(nil)
             }
@@ -122,8 +122,8 @@ extension SQLiteRecordStore {
                 ])
             let stored = try Self.invitation(db, id: invitation.id)!
             try Self.notify(
-                db, username: invitation.invitee, type: NotificationType.invited, eventKey: "invitation:\(Self.key(invitation.id)):created",
-                subject: Self.subject(stored), at: invitation.createdAt)
+                db, username: invitation.invitee, type: NotificationType.invited, eventKey: NotificationEvent.invitation(invitation.id, "created"),
+                subject: NotificationEvent.subject(stored), at: invitation.createdAt)
             return .invitation(stored)
         }
     }
@@ -173,7 +173,7 @@ extension SQLiteRecordStore {
             {
                 try Self.notify(
                     db, username: coordinator, type: NotificationType.invitationAccepted,
-                    eventKey: "invitation:\(Self.key(id)):accepted", subject: Self.subject(accepted), at: time)
+                    eventKey: NotificationEvent.invitation(id, "accepted"), subject: NotificationEvent.subject(accepted), at: time)
             }
             return .invitation(accepted)
         }
@@ -200,8 +200,8 @@ extension SQLiteRecordStore {
             let updated = try Self.invitation(db, id: id)!
             let (recipient, type) = decision.notification(for: current)
             try Self.notify(
-                db, username: recipient, type: type, eventKey: "invitation:\(Self.key(id)):\(decision.resultingState.rawValue)",
-                subject: Self.subject(updated), at: time)
+                db, username: recipient, type: type, eventKey: NotificationEvent.invitation(id, decision.resultingState.rawValue),
+                subject: NotificationEvent.subject(updated), at: time)
             return .invitation(updated)
         }
     }
@@ -224,9 +224,6 @@ extension SQLiteRecordStore {
             expiresAt: date(row["expiresAt"]), updatedAt: date(row["updatedAt"]), failedAttempts: row["failedAttempts"], message: row["message"])
     }
 
-    static func subject(_ invitation: Invitation) -> [String: String] {
-        ["invitation": key(invitation.id), "team": invitation.teamName, "invitee": invitation.invitee, "invitedBy": invitation.invitedBy]
-    }
 
     // MARK: Announcements
 
@@ -247,7 +244,7 @@ extension SQLiteRecordStore {
                     ON CONFLICT (userId, eventKey) DO NOTHING
                     """,
                 arguments: [
-                    NotificationType.announcement, "announcement:\(id)", NotificationSubject.encode(subject), Self.timestamp(time), author,
+                    NotificationType.announcement, NotificationEvent.announcement(id), NotificationSubject.encode(subject), Self.timestamp(time), author,
                     teamId, teamId,
                 ])
             let recipients = db.changesCount

@@ -68,7 +68,7 @@ extension SQLiteRecordStore {
             uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, name FROM team WHERE id IN (?, ?)", arguments: [request.fromTeamId, request.toTeamId])
                 .map { ($0["id"] as Int64, $0["name"] as String) })
         let subject = request.notificationSubject(moved: moved.count, names: names)
-        let event = "transfer:" + UUID().uuidString.lowercased()
+        let event = NotificationEvent.transfer(UUID())
         for username in try String.fetchAll(
             db, sql: "SELECT username FROM user WHERE role = 'coordinator' AND teamId IN (?, ?)", arguments: [request.fromTeamId, request.toTeamId])
         {

@@ -62,4 +62,23 @@ struct RecordAccessPolicyTests {
         referred.referral = (true, false)
         #expect(RecordAccessPolicy.decide(.read, by: otto, on: referred) == .gone)
     }
+
+    @Test func coordinatorsExportTheirTeamResearchersWhatConsentSharesDeIdentified() {
+        #expect(RecordAccessPolicy.export(by: cora, includeIdentifiers: true, unlinkedRecordsReachResearchers: false) == .success(ExportReach(teamId: 1, consent: nil)))
+        let teamless = Self.user("nora", .coordinator, team: nil)
+        #expect(RecordAccessPolicy.export(by: teamless, includeIdentifiers: false, unlinkedRecordsReachResearchers: false) == .failure(.noTeam))
+        var researcher = Self.user("rita", .researcher, team: nil)
+        #expect(RecordAccessPolicy.export(by: researcher, includeIdentifiers: true, unlinkedRecordsReachResearchers: true) == .failure(.identifiers))
+        #expect(
+            RecordAccessPolicy.export(by: researcher, includeIdentifiers: false, unlinkedRecordsReachResearchers: true)
+                == .success(ExportReach(teamId: nil, consent: ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: true))),
+            "a researcher without a stated access level is an external one")
+        researcher.researchAccess = .study
+        #expect(
+            RecordAccessPolicy.export(by: researcher, includeIdentifiers: false, unlinkedRecordsReachResearchers: false)
+                == .success(ExportReach(teamId: nil, consent: ConsentFilter(scopes: ResearchAccess.study.scopes, includeUnlinked: false))))
+        for role: Role in [.fieldworker, .admin] {
+            #expect(RecordAccessPolicy.export(by: Self.user("x", role, team: 1), includeIdentifiers: false, unlinkedRecordsReachResearchers: false) == .failure(.role))
+        }
+    }
 }

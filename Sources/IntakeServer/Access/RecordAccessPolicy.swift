@@ -104,3 +104,42 @@ public enum RecordAccessPolicy {
         }
     }
 }
+
+/// Which records an export may hold, as ``RecordAccessPolicy/export(by:includeIdentifiers:unlinkedRecordsReachResearchers:)`` decides.
+public struct ExportReach: Sendable, Equatable {
+    /// The team whose records it holds; nil for every team's.
+    public var teamId: Int64?
+    /// What each patient's consent must share with the exporter; nil when consent does not narrow it.
+    public var consent: ConsentFilter?
+}
+
+extension RecordAccessPolicy {
+    /// Who may export what. Coordinators export their own team's records and may include
+    /// identifiers; researchers export every team's records (or their own team's, when they belong
+    /// to one), always de-identified, and only what each patient's consent shares with their
+    /// access level (records linked to no patient only where the deployment says so).
+    /// `.forbidden` says why another may not.
+    public static func export(by user: User, includeIdentifiers: Bool, unlinkedRecordsReachResearchers: Bool) -> Result<ExportReach, ExportRefusal> {
+        switch user.role {
+        case .coordinator:
+            guard user.teamId != nil else { return .failure(.noTeam) }
+            return .success(ExportReach(teamId: user.teamId, consent: nil))
+        case .researcher:
+            guard !includeIdentifiers else { return .failure(.identifiers) }
+            let consent = ConsentFilter(scopes: (user.researchAccess ?? .external).scopes, includeUnlinked: unlinkedRecordsReachResearchers)
+            return .success(ExportReach(teamId: user.teamId, consent: consent))
+        case .fieldworker, .admin:
+            return .failure(.role)
+        }
+    }
+}
+
+/// Why an export is refused (each a 403).
+public enum ExportRefusal: Error, Sendable, Equatable {
+    /// Only coordinators and researchers export.
+    case role
+    /// Only coordinators export identifiers.
+    case identifiers
+    /// A coordinator of no team has no records to export.
+    case noTeam
+}

@@ -3,10 +3,13 @@ import Foundation
 /// Reads what ``RecordAccessPolicy`` needs of one record and applies it: every route that acts
 /// on one record asks here, and gets the record or the answer to give (404, 410, 403).
 public struct RecordAccessService: Sendable {
-    let store: any RecordStore
+    /// The facts the policy reads: the record (or its tombstone), referrals, grants and the
+    /// collector-only questionnaires.
+    public typealias Store = RecordDataStore & ReferralStore & GrantStore & QuestionnaireStore
+    let store: any Store
     let clock: @Sendable () -> Date
 
-    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date) {
+    public init(store: any Store, clock: @escaping @Sendable () -> Date) {
         self.store = store
         self.clock = clock
     }

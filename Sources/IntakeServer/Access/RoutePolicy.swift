@@ -14,6 +14,18 @@ public enum RouteScope: Sendable, Equatable {
     case teamCreation
 }
 
+/// Who puts a successful call of a route on the audit trail.
+public enum RouteAudit: Sendable, Equatable {
+    /// The router: a token's read (`token.read`) or change (`api.change`), naming the method,
+    /// the path (ids and names, never a query or a body) and the status.
+    case request
+    /// The action itself, under its own event and with its own details (`record.create` in the
+    /// store's transaction, `export` before a byte is sent, `sign_in`, …).
+    case action
+    /// Nobody: a public route, or a stream or poll a client keeps open.
+    case unrecorded
+}
+
 /// One route's access rule: who may call it, and what it acts on.
 public struct RouteRule: Sendable {
     public let method: String
@@ -23,13 +35,15 @@ public struct RouteRule: Sendable {
     /// Whether the caller must belong to a team (403 `no_team` otherwise).
     public let needsTeam: Bool
     public let scope: RouteScope
+    public let audit: RouteAudit
 
-    init(_ method: String, _ path: String, _ roles: Set<Role>?, team: Bool = false, _ scope: RouteScope = .none) {
+    init(_ method: String, _ path: String, _ roles: Set<Role>?, team: Bool = false, _ scope: RouteScope = .none, audit: RouteAudit? = nil) {
         self.method = method
         self.path = path
         self.roles = roles
         self.needsTeam = team
         self.scope = scope
+        self.audit = audit ?? (roles == nil ? .unrecorded : .request)
     }
 
     public var key: String { "\(method) \(path)" }
@@ -52,41 +66,41 @@ public enum RoutePolicy {
     public static let rules: [RouteRule] = [
         RouteRule("GET", "/health", nil),
         RouteRule("GET", "/openapi.yaml", nil),
-        RouteRule("POST", "/v1/sessions", nil),
+        RouteRule("POST", "/v1/sessions", nil, audit: .action),
         RouteRule("DELETE", "/v1/sessions/current", Role.everyone),
-        RouteRule("GET", "/v1/me", Role.everyone),
+        RouteRule("GET", "/v1/me", Role.everyone, audit: .unrecorded),
 
         RouteRule("GET", "/v1/questionnaires", Role.everyone),
         RouteRule("GET", "/v1/questionnaires/{id}/versions/{version}", Role.everyone),
         RouteRule("POST", "/v1/questionnaires", Role.managers),
         RouteRule("GET", "/v1/questionnaires/{id}/access", Role.everyone),
-        RouteRule("PUT", "/v1/questionnaires/{id}/access", [.admin]),
+        RouteRule("PUT", "/v1/questionnaires/{id}/access", [.admin], audit: .action),
 
-        RouteRule("POST", "/v1/records", Role.writers, team: true),
-        RouteRule("POST", "/v1/records/batch", Role.writers, team: true),
-        RouteRule("GET", "/v1/records", Role.writers, team: true),
-        RouteRule("GET", "/v1/records/{id}", Role.writers, team: true, .record(.read)),
-        RouteRule("PUT", "/v1/records/{id}", Role.writers, team: true, .record(.edit)),
-        RouteRule("GET", "/v1/records/{id}/revisions", Role.writers, team: true, .record(.read)),
-        RouteRule("DELETE", "/v1/records/{id}", [.coordinator], team: true, .record(.delete)),
-        RouteRule("POST", "/v1/records/{id}/grants", [.coordinator], team: true, .record(.grant)),
+        RouteRule("POST", "/v1/records", Role.writers, team: true, audit: .action),
+        RouteRule("POST", "/v1/records/batch", Role.writers, team: true, audit: .action),
+        RouteRule("GET", "/v1/records", Role.writers, team: true, audit: .action),
+        RouteRule("GET", "/v1/records/{id}", Role.writers, team: true, .record(.read), audit: .action),
+        RouteRule("PUT", "/v1/records/{id}", Role.writers, team: true, .record(.edit), audit: .action),
+        RouteRule("GET", "/v1/records/{id}/revisions", Role.writers, team: true, .record(.read), audit: .action),
+        RouteRule("DELETE", "/v1/records/{id}", [.coordinator], team: true, .record(.delete), audit: .action),
+        RouteRule("POST", "/v1/records/{id}/grants", [.coordinator], team: true, .record(.grant), audit: .action),
         RouteRule("GET", "/v1/records/{id}/grants", [.coordinator], team: true, .record(.grant)),
-        RouteRule("DELETE", "/v1/records/{id}/grants/{grant}", [.coordinator], team: true, .record(.grant)),
+        RouteRule("DELETE", "/v1/records/{id}/grants/{grant}", [.coordinator], team: true, .record(.grant), audit: .action),
         RouteRule("GET", "/v1/grants", Role.writers),
-        RouteRule("POST", "/v1/records/{id}/transfer", [.coordinator], team: true, .record(.transfer)),
-        RouteRule("POST", "/v1/patients/{id}/transfer", [.coordinator], team: true, .patient(write: true)),
-        RouteRule("POST", "/v1/tombstones/purge", [.admin]),
+        RouteRule("POST", "/v1/records/{id}/transfer", [.coordinator], team: true, .record(.transfer), audit: .action),
+        RouteRule("POST", "/v1/patients/{id}/transfer", [.coordinator], team: true, .patient(write: true), audit: .action),
+        RouteRule("POST", "/v1/tombstones/purge", [.admin], audit: .action),
         RouteRule("GET", "/v1/changes", Role.writers, team: true),
         RouteRule("GET", "/v1/changes/stream", Role.writers, team: true),
-        RouteRule("GET", "/v1/exports", [.coordinator, .researcher]),
+        RouteRule("GET", "/v1/exports", [.coordinator, .researcher], audit: .action),
 
         RouteRule("GET", "/v1/teams", [.admin]),
         // Admins; also a field worker or coordinator without a team where the deployment lets
         // members form teams (INTAKE_SERVER_TEAM_CREATION=members): AccountService decides.
-        RouteRule("POST", "/v1/teams", Role.everyone, .teamCreation),
+        RouteRule("POST", "/v1/teams", Role.everyone, .teamCreation, audit: .action),
         RouteRule("GET", "/v1/users", [.admin]),
-        RouteRule("POST", "/v1/users", [.admin]),
-        RouteRule("PATCH", "/v1/users/{username}", [.admin]),
+        RouteRule("POST", "/v1/users", [.admin], audit: .action),
+        RouteRule("PATCH", "/v1/users/{username}", [.admin], audit: .action),
         RouteRule("POST", "/v1/users/{username}/unlock", [.admin]),
         RouteRule("POST", "/v1/users/{username}/tokens", [.admin]),
         RouteRule("GET", "/v1/audit", [.admin]),
@@ -95,19 +109,19 @@ public enum RoutePolicy {
         RouteRule("GET", "/v1/teams/{team}/members", Role.managers, .team),
         RouteRule("GET", "/v1/teams/{team}/history", Role.managers, .team),
         RouteRule("GET", "/v1/teams/{team}/referrals", Role.managers, .team),
-        RouteRule("PATCH", "/v1/teams/{team}/members/{username}", Role.managers, .team),
-        RouteRule("DELETE", "/v1/teams/{team}/members/{username}", Role.managers, .team),
+        RouteRule("PATCH", "/v1/teams/{team}/members/{username}", Role.managers, .team, audit: .action),
+        RouteRule("DELETE", "/v1/teams/{team}/members/{username}", Role.managers, .team, audit: .action),
         RouteRule("POST", "/v1/teams/{team}/invitations", Role.managers, .team),
         RouteRule("POST", "/v1/announcements", Role.managers),
         RouteRule("GET", "/v1/invitations", Role.everyone),
-        RouteRule("POST", "/v1/invitations/{id}/accept", Role.everyone),
+        RouteRule("POST", "/v1/invitations/{id}/accept", Role.everyone, audit: .action),
         RouteRule("POST", "/v1/invitations/{id}/decline", Role.everyone),
         RouteRule("POST", "/v1/invitations/{id}/revoke", Role.managers),
         RouteRule("POST", "/v1/invitations/{id}/confirm", Role.managers),
 
-        RouteRule("GET", "/v1/notifications", Role.everyone),
-        RouteRule("GET", "/v1/notifications/stream", Role.everyone),
-        RouteRule("GET", "/v1/notifications/counts", Role.everyone),
+        RouteRule("GET", "/v1/notifications", Role.everyone, audit: .unrecorded),
+        RouteRule("GET", "/v1/notifications/stream", Role.everyone, audit: .unrecorded),
+        RouteRule("GET", "/v1/notifications/counts", Role.everyone, audit: .unrecorded),
         RouteRule("POST", "/v1/notifications/read", Role.everyone),
         RouteRule("DELETE", "/v1/notifications/{id}", Role.everyone),
 
@@ -130,12 +144,12 @@ public enum RoutePolicy {
 
         RouteRule("POST", "/v1/patients", Role.writers),
         RouteRule("POST", "/v1/patients/batch", Role.writers),
-        RouteRule("GET", "/v1/patients", Role.patientReaders),
-        RouteRule("GET", "/v1/patients/{id}", Role.patientReaders, .patient(write: false)),
+        RouteRule("GET", "/v1/patients", Role.patientReaders, audit: .action),
+        RouteRule("GET", "/v1/patients/{id}", Role.patientReaders, .patient(write: false), audit: .action),
         RouteRule("PATCH", "/v1/patients/{id}", Role.writers, .patient(write: true)),
         RouteRule("POST", "/v1/patients/{id}/archive", Role.writers, .patient(write: true)),
         RouteRule("POST", "/v1/patients/{id}/restore", Role.writers, .patient(write: true)),
-        RouteRule("PUT", "/v1/patients/{id}/consent", Role.writers, .patient(write: true)),
+        RouteRule("PUT", "/v1/patients/{id}/consent", Role.writers, .patient(write: true), audit: .action),
         RouteRule("GET", "/v1/patients/{id}/consent", Role.patientReaders, .patient(write: false)),
         RouteRule("PUT", "/v1/patients/{id}/reports/{series}/{date}", Role.writers, .patient(write: true)),
         RouteRule("GET", "/v1/patients/{id}/reports/{series}/{date}", Role.patientReaders, .patient(write: false)),

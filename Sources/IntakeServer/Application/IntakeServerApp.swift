@@ -34,7 +34,7 @@ public struct IntakeServices: Sendable {
         self.access = RecordAccessService(store: store, clock: configuration.clock)
         self.exports = ExportService(store: store, questionnaires: questionnaires)
         let accounts = self.accounts
-        self.teams = TeamService(store: store, clock: configuration.clock, membershipChanged: { accounts.forgetCachedUsers() })
+        self.teams = TeamService(store: store, clock: configuration.clock, audit: audit, membershipChanged: { accounts.forgetCachedUsers() })
         self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub, access: access)
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
@@ -61,8 +61,7 @@ public enum IntakeServerApp {
         if let limit = services.configuration.rateLimit {
             router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: limit, clock: services.configuration.clock)))
         }
-        router.add(middleware: AuditMiddleware(audit: services.audit))
-        let registrar = RouteRegistrar(router: router, table: table)
+        let registrar = RouteRegistrar(router: router, table: table, audit: services.audit)
         HealthController(services: services).register(registrar)
         SessionController(services: services).register(registrar)
         QuestionnaireController(services: services).register(registrar)

@@ -5,11 +5,13 @@ import Synchronization
 final class RouteRegistrar {
     let router: Router<IntakeRequestContext>
     let table: RouteTable
+    let audit: AuditLog
     private(set) var routes: [String] = []
 
-    init(router: Router<IntakeRequestContext>, table: RouteTable) {
+    init(router: Router<IntakeRequestContext>, table: RouteTable, audit: AuditLog) {
         self.router = router
         self.table = table
+        self.audit = audit
     }
 
     typealias Handler = @Sendable (Request, IntakeRequestContext) async throws -> Response
@@ -17,17 +19,26 @@ final class RouteRegistrar {
     /// Adds a route, admitting only whom its row of ``RoutePolicy`` admits (a route without a
     /// row is a programming error: it stops the server before it listens). One that takes
     /// `query` parameters reads them with ``QueryParameters``; one that takes none refuses any,
-    /// as a body refuses a field it does not take.
+    /// as a body refuses a field it does not take. A successful call goes on the audit trail as
+    /// the row's ``RouteAudit`` says.
     func on(_ method: HTTPRequest.Method, _ path: String, query: [String] = [], _ handler: @escaping Handler) {
         guard let rule = RoutePolicy.rule(method.rawValue, path) else {
             preconditionFailure("\(method.rawValue) \(path) has no row in RoutePolicy.rules: say who may call it there")
         }
         routes.append("\(method.rawValue) \(path)")
         table.add(method.rawValue, path)
+        let audit = self.audit
         router.on(RouterPath(path), method: method) { request, context in
             if let refusal = RoutePolicy.refusal(rule, context.user) { throw refusal }
             if query.isEmpty { _ = try QueryParameters.read(request, accepted: []) }
-            return try await handler(request, context)
+            let response = try await handler(request, context)
+            if rule.audit == .request, let user = context.identity, response.status.code < 400 {
+                // The path names ids, user and team names; never a query, a body or patient data.
+                try await audit.record(
+                    request.method == .get ? .tokenRead : .apiChange, by: user.username, subject: request.uri.path,
+                    details: ["method": request.method.rawValue, "status": String(response.status.code)])
+            }
+            return response
         }
     }
 }

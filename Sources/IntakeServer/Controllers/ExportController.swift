@@ -13,7 +13,6 @@ import IntakeExport
 /// `since`) the records an earlier export held that its receiver must delete.
 struct ExportController {
     let services: IntakeServices
-    static let exporters: Set<Role> = [.coordinator, .researcher]
     static let parameters = [
         "format", "questionnaire", "since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates", "rawCells",
     ]
@@ -38,13 +37,20 @@ struct ExportController {
         options.dropFreeText = try Self.flag(parameters, "dropFreeText")
         options.shiftDates = try Self.flag(parameters, "shiftDates")
         options.rawCells = try Self.flag(parameters, "rawCells")
-        if options.includeIdentifiers, user.role != .coordinator {
+        let reach: ExportReach
+        switch RecordAccessPolicy.export(
+            by: user, includeIdentifiers: options.includeIdentifiers,
+            unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
+        {
+        case .success(let allowed): reach = allowed
+        case .failure(.identifiers):
             throw APIError(
                 .forbidden, code: "forbidden",
                 message: "only coordinators may export identifiers; leave out includeIdentifiers to get a de-identified export")
-        }
-        if user.role == .coordinator, user.teamId == nil {
+        case .failure(.noTeam):
             throw APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
+        case .failure(.role):
+            throw APIError(.forbidden, code: "forbidden", message: "only coordinators and researchers export records")
         }
         var since: ExportService.Since?
         if let text = parameters["since"] {
@@ -60,15 +66,9 @@ struct ExportController {
             }
             until = parsed
         }
-        // A researcher receives only what each patient agreed to share with their access level.
-        let consent =
-            user.role == .researcher
-            ? ConsentFilter(
-                scopes: (user.researchAccess ?? .external).scopes, includeUnlinked: services.configuration.unlinkedRecordsReachResearchers)
-            : nil
         let prepared = try await services.exports.prepare(
             ExportService.Request(
-                questionnaireId: parameters["questionnaire"], teamId: user.teamId, since: since, options: options, consent: consent,
+                questionnaireId: parameters["questionnaire"], teamId: reach.teamId, since: since, options: options, consent: reach.consent,
                 dataGroups: dataGroups, until: until))
         // Who exported what: the filters and options, and what it sends, on the trail before a
         // byte leaves (records of a record format; rows of removed; reports as they stream).

@@ -68,17 +68,12 @@ struct TeamController {
             let body = try JSONCoding.decode(RolePatch.self, from: try await small(request))
             let user = try context.signedIn()
             let member = try await services.teams.changeRole(in: team, of: try context.parameters.require("username"), to: body.role, by: user)
-            try await services.audit.record(
-                .memberChange, by: user.username, subject: try context.parameters.require("username"),
-                details: ["team": team.name, "change": "role", "role": body.role.rawValue])
             return try JSONCoding.response(MemberJSON(member))
         }
         routes.on(.delete, "/v1/teams/{team}/members/{username}") { _, context in
             let team = try await managed(context)
             let user = try context.signedIn()
             try await services.teams.remove(try context.parameters.require("username"), from: team, by: user)
-            try await services.audit.record(
-                .memberChange, by: user.username, subject: try context.parameters.require("username"), details: ["team": team.name, "change": "removed"])
             return Response(status: .noContent)
         }
         routes.on(.post, "/v1/teams/{team}/invitations") { request, context in
@@ -114,7 +109,6 @@ struct TeamController {
             let user = try context.signedIn()
             let body = try JSONCoding.decode(PasscodeBody.self, from: try await small(request))
             let invitation = try await services.teams.accept(try context.pathID(of: "an invitation"), passcode: body.passcode, by: user)
-            try await services.audit.record(.memberChange, by: user.username, subject: user.username, details: ["change": "joined", "invitation": invitation.id.uuidString.lowercased()])
             return try JSONCoding.response(InvitationJSON(invitation, now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/decline") { _, context in

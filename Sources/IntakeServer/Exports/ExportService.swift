@@ -5,12 +5,14 @@ import IntakeExport
 /// Builds research exports from the store: the plan over every published version of a
 /// questionnaire, the pseudonym secret, and the records page by page.
 public struct ExportService: Sendable {
-    let store: any RecordStore
+    /// What exports need of a store: snapshots, the pseudonym secret, questionnaires and data groups.
+    public typealias Store = ExportStore & SecretStore & QuestionnaireStore & PatientStore
+    let store: any Store
     let questionnaires: QuestionnaireService
     /// The name of the server secret patient keys are made with.
     static let patientKeySecret = "patient-key"
 
-    public init(store: any RecordStore, questionnaires: QuestionnaireService) {
+    public init(store: any Store, questionnaires: QuestionnaireService) {
         self.store = store
         self.questionnaires = questionnaires
     }

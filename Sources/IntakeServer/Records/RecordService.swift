@@ -4,7 +4,10 @@ import IntakeCore
 
 /// Checks records against their published questionnaire and stores them idempotently.
 public struct RecordService: Sendable {
-    public let store: any RecordStore
+    /// What records need of a store: the records, membership (collectors), patients (their
+    /// teams) and questionnaires (collector-only).
+    public typealias Store = RecordDataStore & TeamStore & PatientStore & QuestionnaireStore
+    public let store: any Store
     public let questionnaires: QuestionnaireService
     /// Wakes change feed readers (`GET /v1/changes?wait=`, the change stream) when this server
     /// saves or deletes a record; another server's changes are found within its poll interval.
@@ -13,7 +16,7 @@ public struct RecordService: Sendable {
     /// asked of the store once per server.
     let collectors = KnownCollectors()
 
-    public init(store: any RecordStore, questionnaires: QuestionnaireService) {
+    public init(store: any Store, questionnaires: QuestionnaireService) {
         self.store = store
         self.questionnaires = questionnaires
     }
@@ -108,7 +111,7 @@ public struct RecordService: Sendable {
 final class KnownCollectors: Sendable {
     private let known = Mutex<Set<String>>([])
 
-    func isOrWasMember(_ username: String, teamId: Int64, _ store: any RecordStore) async throws -> Bool {
+    func isOrWasMember(_ username: String, teamId: Int64, _ store: any TeamStore) async throws -> Bool {
         let key = "\(teamId)\u{0}\(username)"
         if known.withLock({ $0.contains(key) }) { return true }
         guard !username.isEmpty, try await store.isOrWasMember(username: username, teamId: teamId) else { return false }
@@ -122,7 +125,7 @@ final class PatientTeams: Sendable {
     private let known = Mutex<[UUID: Int64?]>([:])
 
     /// The team of the patient, or nil when there is no such patient.
-    func team(of id: UUID, _ store: any RecordStore) async throws -> Int64? {
+    func team(of id: UUID, _ store: any PatientStore) async throws -> Int64? {
         if let team = known.withLock({ $0[id] }) { return team }
         let team = try await store.patient(id: id)?.teamId
         known.withLock { $0[id] = team }

@@ -5,10 +5,18 @@ import IntakeCore
 ///
 /// Nothing here names a database: the SQLite store and (later) a PostgreSQL store implement it,
 /// and one shared test suite proves they behave the same.
-public protocol RecordStore: QuestionnaireStore, AccountStore, TeamStore, WebhookStore, PatientStore, AuditStore, GrantStore {
+///
+/// Services never take the whole of it: each depends on the narrow protocols it uses
+/// (``RecordDataStore``, ``ExportStore``, ``SecretStore``, ``ReferralStore``, …).
+public protocol RecordStore: RecordDataStore, ExportStore, SecretStore, QuestionnaireStore, AccountStore, TeamStore, ReferralStore,
+    WebhookStore, PatientStore, AuditStore, GrantStore
+{
     /// Throws when the store cannot be read, for `/health`.
     func checkHealth() async throws
+}
 
+/// The records themselves: ingest, read, revise, delete, move, and the change feed.
+public protocol RecordDataStore: Sendable {
     // MARK: Records
 
     /// Stores each new record, recognises re-sent ones and refuses changed ones, all in one
@@ -49,12 +57,18 @@ public protocol RecordStore: QuestionnaireStore, AccountStore, TeamStore, Webhoo
     /// team's cursor `after`, oldest change first, with the team's purge horizon, in one read.
     func changes(teamId: Int64, after: Int64, limit: Int) async throws -> ChangePage
 
-    // MARK: Exports
+}
 
+/// Consistent views of the records for exports.
+public protocol ExportStore: Sendable {
     /// A consistent view of the records as they are now, for one export: records that change
     /// while it is read keep their content in it, and show up in the next export. For a team
     /// (its cursor counts that team's changes only) or, with nil, for every team.
     func exportSnapshot(teamId: Int64?) async throws -> any ExportSnapshot
+}
+
+/// Secrets the server keeps in its store (keys for pseudonyms and signed links).
+public protocol SecretStore: Sendable {
     /// A secret the server keeps under `name`, made of 32 random bytes on first use.
     func secret(named name: String) async throws -> Data
 

@@ -49,8 +49,23 @@ public protocol TeamStore: Sendable {
     /// `teamId` (or each enabled user, when nil) except its author.
     func announce(teamId: Int64?, author: String, text: String, at time: Date) async throws -> Announcement
 
-    // MARK: Referrals
+    // MARK: Notifications
 
+    /// Notifications of one user, oldest first after `query.after`.
+    func notifications(_ query: NotificationQuery) async throws -> [UserNotification]
+    /// Unread notifications of one user, by type.
+    func unreadNotificationCounts(userId: Int64) async throws -> [String: Int]
+    /// Marks some (by id) or all of a user's notifications read; how many were unread.
+    func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int
+    /// Deletes one of a user's notifications; false when they have none with that id.
+    func deleteNotification(userId: Int64, id: Int64) async throws -> Bool
+    /// Deletes every notification read before `time` (unread ones stay, however old); how many.
+    func purgeReadNotifications(readBefore time: Date) async throws -> Int
+}
+
+/// Referrals of records between teams, their messages, and the notifications they leave (in the
+/// same transaction as the change, like ``TeamStore``'s).
+public protocol ReferralStore: Sendable {
     /// Stores a referral of one of the referring team's records to the receiving team (and its
     /// assignee, who must be a member of it); notifies the referee.
     func createReferral(_ referral: NewReferral) async throws -> ReferralOutcome
@@ -69,17 +84,4 @@ public protocol TeamStore: Sendable {
     /// Whether `username` (of `teamId`, as `role`) may read, and edit, a record through an open
     /// or accepted referral to them (or, unassigned, to the team they coordinate).
     func referralAccess(recordId: UUID, username: String, teamId: Int64, role: Role) async throws -> (read: Bool, edit: Bool)
-
-    // MARK: Notifications
-
-    /// Notifications of one user, oldest first after `query.after`.
-    func notifications(_ query: NotificationQuery) async throws -> [UserNotification]
-    /// Unread notifications of one user, by type.
-    func unreadNotificationCounts(userId: Int64) async throws -> [String: Int]
-    /// Marks some (by id) or all of a user's notifications read; how many were unread.
-    func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int
-    /// Deletes one of a user's notifications; false when they have none with that id.
-    func deleteNotification(userId: Int64, id: Int64) async throws -> Bool
-    /// Deletes every notification read before `time` (unread ones stay, however old); how many.
-    func purgeReadNotifications(readBefore time: Date) async throws -> Int
 }

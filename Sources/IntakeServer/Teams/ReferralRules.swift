@@ -48,6 +48,20 @@ public enum ReferralDecision: Sendable, Equatable {
 public enum ReferralRules {
     static func stamp(_ time: Date) -> String { String(format: "%.3f", time.timeIntervalSince1970) }
 
+    /// Who hears of a new referral: its referee (the referrer never: a self-referral tells nobody).
+    public static func created(_ referral: Referral) -> ReferralNotice {
+        ReferralNotice(to: .referee(assignee: referral.assignee, teamId: referral.toTeamId), type: NotificationType.referralReceived, event: "created")
+    }
+
+    /// Who hears of a message: the other side. The referrer hears from the receiving side (the
+    /// assignee or a member of the receiving team), the referee from everyone else.
+    public static func message(_ messageId: Int64, on referral: Referral, by author: String, authorInReceivingTeam: Bool) -> ReferralNotice {
+        let fromReferee = author != referral.referrer && (author == referral.assignee || authorInReceivingTeam)
+        return ReferralNotice(
+            to: fromReferee ? .user(referral.referrer) : .referee(assignee: referral.assignee, teamId: referral.toTeamId),
+            type: NotificationType.referralMessage, event: "message:\(messageId)")
+    }
+
     /// Accept, decline, complete or withdraw (who may is the service's to check first).
     public static func act(_ action: ReferralAction, on current: Referral, by actor: String, at time: Date) -> ReferralDecision {
         let (from, to) = action.transition
@@ -105,7 +119,7 @@ public enum ReferralRules {
     }
 }
 
-extension TeamStore {
+extension ReferralStore {
     /// Accept, decline, complete or withdraw, as ``ReferralRules/act(_:on:by:at:)`` decides.
     public func actOnReferral(id: UUID, _ action: ReferralAction, by actor: String, at time: Date) async throws -> ReferralOutcome {
         try await changeReferral(id: id, at: time) { ReferralRules.act(action, on: $0, by: actor, at: time) }

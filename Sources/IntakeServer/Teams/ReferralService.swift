@@ -6,14 +6,17 @@ import IntakeExport
 /// and their team's coordinators on the sending side; the assignee (or, while nobody is
 /// assigned, the receiving team's coordinators) on the receiving side.
 public struct ReferralService: Sendable {
-    let store: any RecordStore
+    /// What referrals need of a store: the referrals, the records and patients they point to,
+    /// teams by name, and the key of their links.
+    public typealias Store = ReferralStore & RecordDataStore & PatientStore & AccountStore & SecretStore
+    let store: any Store
     let clock: @Sendable () -> Date
     let hub: NotificationHub
     public static let maxTextLength = 2000
 
     let access: RecordAccessService
 
-    public init(store: any RecordStore, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub, access: RecordAccessService) {
+    public init(store: any Store, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub, access: RecordAccessService) {
         self.store = store
         self.clock = clock
         self.hub = hub

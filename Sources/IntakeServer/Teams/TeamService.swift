@@ -11,6 +11,8 @@ public struct TeamService: Sendable {
     let membershipChanged: @Sendable () -> Void
     /// Woken whenever a change here stored notifications.
     public let hub: NotificationHub
+    /// Where each change of membership goes (`member.change`), whoever asked for it.
+    let audit: AuditLog?
     /// Wrong passcodes an invitation takes before it locks.
     public static let passcodeAttempts = 5
     /// How long an invitation stays open by default.
@@ -18,12 +20,17 @@ public struct TeamService: Sendable {
 
     public init(
         store: any TeamStore & AccountStore, clock: @escaping @Sendable () -> Date = { Date() }, hub: NotificationHub = NotificationHub(),
-        membershipChanged: @escaping @Sendable () -> Void = {}
+        audit: AuditLog? = nil, membershipChanged: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.clock = clock
         self.hub = hub
+        self.audit = audit
         self.membershipChanged = membershipChanged
+    }
+
+    private func audited(_ user: User, _ subject: String, _ details: [String: String]) async throws {
+        try await audit?.record(.memberChange, by: user.username, subject: subject, details: details)
     }
 
     /// The team named `name`, if `user` may manage it.
@@ -50,7 +57,9 @@ public struct TeamService: Sendable {
             hub.notify()
         }
         switch try await store.changeMemberRole(teamId: team.id, username: username, to: role, by: user.username, at: clock()) {
-        case .changed(let member?): return member
+        case .changed(let member?):
+            try await audited(user, username, ["team": team.name, "change": "role", "role": role.rawValue])
+            return member
         case .changed(nil), .notMember: throw TeamError.notFound("\(username) is not a member of '\(team.name)'")
         case .lastCoordinator:
             throw TeamError.conflict("last_coordinator", "\(username) is the last coordinator of '\(team.name)'; make someone else one first")
@@ -63,7 +72,7 @@ public struct TeamService: Sendable {
             hub.notify()
         }
         switch try await store.removeMember(teamId: team.id, username: username, by: user.username, at: clock()) {
-        case .changed: return
+        case .changed: try await audited(user, username, ["team": team.name, "change": "removed"])
         case .notMember: throw TeamError.notFound("\(username) is not a member of '\(team.name)'")
         case .lastCoordinator:
             throw TeamError.conflict("last_coordinator", "\(username) is the last coordinator of '\(team.name)'; make someone else one first")
@@ -118,7 +127,9 @@ public struct TeamService: Sendable {
         let outcome = try await store.acceptInvitation(
             id: id, invitee: user.username, at: clock(), lockAfter: Self.passcodeAttempts,
             matches: { PasscodeHash.matches(passcode, $0) })
-        return try Self.invitation(outcome, team: nil, invitee: user.username)
+        let invitation = try Self.invitation(outcome, team: nil, invitee: user.username)
+        try await audited(user, user.username, ["change": "joined", "invitation": invitation.id.uuidString.lowercased()])
+        return invitation
     }
 
     public func decline(_ id: UUID, by user: User) async throws -> Invitation {

@@ -1,0 +1,36 @@
+import Foundation
+
+/// What each notification says and under which event key, made here once for every store. A
+/// recipient gets at most one notification per key, so a change retried after a crash never
+/// tells anyone twice.
+///
+/// Subjects hold ids and names only: never a referral's reason, an announcement's audience's
+/// answers or a record's content.
+public enum NotificationEvent {
+    static func lower(_ id: UUID) -> String { id.uuidString.lowercased() }
+
+    /// `event` says what happened (`created`, `accepted:<time>`, `message:<id>`, …).
+    public static func referral(_ id: UUID, _ event: String) -> String { "referral:\(lower(id)):\(event)" }
+
+    /// One event of a team's membership history.
+    public static func membership(_ eventId: Int64) -> String { "membership:\(eventId)" }
+
+    /// `event` is `created`, `accepted` or the state a decision left (`declined`, `revoked`, `confirmed`).
+    public static func invitation(_ id: UUID, _ event: String) -> String { "invitation:\(lower(id)):\(event)" }
+
+    public static func announcement(_ id: Int64) -> String { "announcement:\(id)" }
+
+    /// One transfer, told to the coordinators of both teams.
+    public static func transfer(_ id: UUID) -> String { "transfer:\(lower(id))" }
+
+    public static func subject(_ referral: Referral, by actor: String) -> [String: String] {
+        [
+            "referral": lower(referral.id), "record": lower(referral.recordId), "fromTeam": referral.fromTeam, "toTeam": referral.toTeam,
+            "priority": referral.priority.rawValue, "by": actor,
+        ]
+    }
+
+    public static func subject(_ invitation: Invitation) -> [String: String] {
+        ["invitation": lower(invitation.id), "team": invitation.teamName, "invitee": invitation.invitee, "invitedBy": invitation.invitedBy]
+    }
+}
