@@ -12,6 +12,27 @@ extension PostgresRecordStore {
         return Team(id: try row.decode(Int64.self), name: name, createdAt: time)
     }
 
+    public func formTeam(name: String, leader: String, at time: Date) async throws -> TeamFormation {
+        try await transaction { connection in
+            try await Self.lock(Self.teamLock, connection)
+            let rows = try await connection.query(
+                "SELECT t.name FROM account a LEFT JOIN team t ON t.id = a.teamId WHERE a.username = \(leader) FOR UPDATE OF a", logger: Self.logger
+            ).collect()
+            guard let row = rows.first else { return .noSuchUser }
+            if let current = try row.decode(String?.self) { return .alreadyInTeam(current) }
+            let at = Self.timestamp(time)
+            let created = try await connection.query(
+                "INSERT INTO team (name, createdAt) VALUES (\(name), \(at)) ON CONFLICT (name) DO NOTHING RETURNING id", logger: Self.logger
+            ).collect()
+            guard let id = try created.first?.decode(Int64.self) else { return .nameTaken }
+            try await connection.query(
+                "UPDATE account SET teamId = \(id), role = \(Role.coordinator.rawValue), teamSince = \(at) WHERE username = \(leader)",
+                logger: Self.logger)
+            _ = try await Self.recordMembership(connection, teamId: id, username: leader, kind: .joined, role: .coordinator, by: leader, at: time)
+            return .formed(Team(id: id, name: name, createdAt: time))
+        }
+    }
+
     public func teams() async throws -> [Team] {
         try await client.query("SELECT id, name, createdAt FROM team ORDER BY name", logger: Self.logger).collect().map(Self.team)
     }

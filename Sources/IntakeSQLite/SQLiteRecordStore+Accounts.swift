@@ -14,6 +14,23 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func formTeam(name: String, leader: String, at time: Date) async throws -> TeamFormation {
+        try await database.write { db in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT t.name FROM user u LEFT JOIN team t ON t.id = u.teamId WHERE u.username = ?", arguments: [leader])
+            else { return .noSuchUser }
+            if let current = row["name"] as String? { return .alreadyInTeam(current) }
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM team WHERE name = ?", arguments: [name]) == nil else { return .nameTaken }
+            try db.execute(sql: "INSERT INTO team (name, createdAt) VALUES (?, ?)", arguments: [name, Self.timestamp(time)])
+            let team = Team(id: db.lastInsertedRowID, name: name, createdAt: time)
+            try db.execute(
+                sql: "UPDATE user SET teamId = ?, role = ?, teamSince = ? WHERE username = ?",
+                arguments: [team.id, Role.coordinator.rawValue, Self.timestamp(time), leader])
+            try Self.recordMembership(db, teamId: team.id, username: leader, kind: .joined, role: .coordinator, by: leader, at: time)
+            return .formed(team)
+        }
+    }
+
     public func teams() async throws -> [Team] {
         try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM team ORDER BY name").map(Self.team)

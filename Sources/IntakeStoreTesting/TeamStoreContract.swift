@@ -36,6 +36,27 @@ public enum TeamStoreContract {
         try #require(try await store.credentials(username: name)?.user)
     }
 
+    /// A member without a team forms one and leads it, in one step; two formations by one user
+    /// at once (two servers) make one team, and the other is told they belong to it.
+    public static func aMemberFormsOneTeamAndLeadsItEvenWhenTwoTriesRace(_ kind: some RecordStoreFactory) async throws {
+        let (first, second, team) = try await twoServers(kind)
+        #expect(try await first.formTeam(name: "other", leader: "lead", at: start) == .alreadyInTeam("t"))
+        #expect(try await first.formTeam(name: "t", leader: "ana", at: start) == .nameTaken)
+        #expect(try await first.formTeam(name: "x", leader: "nobody", at: start) == .noSuchUser)
+        async let a = first.formTeam(name: "north", leader: "ana", at: start)
+        async let b = second.formTeam(name: "south", leader: "ana", at: start)
+        let outcomes = try await [a, b]
+        let formed = outcomes.compactMap { if case .formed(let team) = $0 { team } else { nil } }
+        try #require(formed.count == 1, "\(outcomes)")
+        #expect(outcomes.contains(.alreadyInTeam(formed[0].name)), "\(outcomes)")
+        let ana = try await user(first, "ana")
+        #expect(ana.teamId == formed[0].id && ana.role == .coordinator)
+        #expect(try await first.teams().map(\.name).sorted() == [formed[0].name, team.name].sorted(), "no team without its leader is left")
+        let history = try await first.membershipHistory(teamId: formed[0].id)
+        #expect(history.map(\.username) == ["ana"] && history.first?.kind == .joined && history.first?.role == .coordinator)
+        #expect(try await first.members(teamId: formed[0].id).map(\.username) == ["ana"])
+    }
+
     /// Who may have collected a team's records: its members and former members, no one else;
     /// a record keeps its collector apart from who uploaded it.
     public static func membersAndFormerMembersAreTheTeamsCollectors(_ kind: some RecordStoreFactory) async throws {

@@ -84,10 +84,12 @@ struct CollectorOnlyTests {
             let outcomes = (batch.json["results"] as? [[String: Any]])?.map { "\($0["outcome"] ?? "")/\($0["code"] ?? "")" }
             #expect(outcomes == ["created/", "invalid/unknown_collector"], "\(batch.text)")
 
-            // An edit keeps the collector; changing it to someone outside the team is refused.
-            let moved = try await client.send(
-                .put, path, as: "coordinator-a", in: server, json: Update(baseRevision: 1, record: hers.with { $0.collector = "fieldworker-b" }))
-            #expect(moved.status == .unprocessableContent && moved.errorCode == "unknown_collector")
+            // An edit keeps the collector: changing it, even to a member, is refused.
+            for other in ["fieldworker-b", "fieldworker-a2"] {
+                let moved = try await client.send(
+                    .put, path, as: "coordinator-a", in: server, json: Update(baseRevision: 1, record: hers.with { $0.collector = other }))
+                #expect(moved.status == .unprocessableContent && moved.errorCode == "collector_changed", "\(other): \(moved.text)")
+            }
             let edited = try await client.send(
                 .put, path, as: "coordinator-a", in: server, json: Update(baseRevision: 1, record: hers.with { $0.patient.externalId = "E-1" }))
             #expect(edited.status == .ok, "\(edited.text)")

@@ -18,6 +18,57 @@ struct ReferralRoutesTests {
         var allowEdit: Bool?
     }
 
+    /// Who may answer is asked again in the transaction, on the referral as it is: an answer that
+    /// races a reassignment never leaves a referral accepted by someone it is not assigned to.
+    @Test func anAnswerRacingAReassignmentNeverLeavesItAcceptedBySomeoneElse() async throws {
+        var server = try await TestServer.make()
+        try await server.addUser("fieldworker-b2", role: .fieldworker, team: "team-b")
+        func user(_ name: String) async throws -> User { try #require(try await server.services.store.credentials(username: name)?.user) }
+        let (referrer, lead, first) = (try await user("fieldworker-a"), try await user("coordinator-b"), try await user("fieldworker-b"))
+        let services = server.services
+        var refusedAnswers = 0
+        for seed in 0..<30 {
+            let record = server.record(seed: UInt64(400 + seed))
+            _ = try await services.records.ingest([record], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+            let referral = try await services.referrals.refer(
+                record.id, toUser: nil, toTeam: "team-b", reason: "r", priority: .routine, allowEdit: false, by: referrer)
+            _ = try await services.referrals.reassign(referral.id, to: "fieldworker-b", by: lead)
+            let answer = Task { try await services.referrals.act(referral.id, .accept, by: first) }
+            let move = Task { try await services.referrals.reassign(referral.id, to: "fieldworker-b2", by: lead) }
+            do { _ = try await answer.value } catch let error as TeamError {
+                guard case .forbidden = error else { throw error }
+                refusedAnswers += 1
+            }
+            _ = try await move.value
+            let final = try #require(try await services.store.referral(id: referral.id))
+            #expect(final.assignee == "fieldworker-b2")
+            #expect(final.state == ReferralState.open && final.acceptedBy == nil, "reassigned after or instead of the answer: open for the new assignee")
+        }
+        print("answers refused after a reassignment landed first: \(refusedAnswers) of 30")
+    }
+
+    /// Retargeting gives the new team the record: once the record left the referrer's team
+    /// (transferred), the referral cannot be sent elsewhere.
+    @Test func aReferralOfARecordTransferredSinceCannotBeRetargeted() async throws {
+        let server = try await TestServer.make()
+        func user(_ name: String) async throws -> User { try #require(try await server.services.store.credentials(username: name)?.user) }
+        let (referrer, lead) = (try await user("fieldworker-a"), try await user("coordinator-a"))
+        let record = server.record(seed: 480)
+        _ = try await server.services.records.ingest([record], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        let referral = try await server.services.referrals.refer(
+            record.id, toUser: nil, toTeam: "team-b", reason: "r", priority: .routine, allowEdit: false, by: referrer)
+        let moved = try await server.services.records.transfer(
+            TransferRequest(subject: .records([record.id]), fromTeamId: 1, toTeamId: 2, by: lead.username, at: Date()))
+        guard case .transferred = moved else { Issue.record("not transferred: \(moved)"); return }
+        do {
+            _ = try await server.services.referrals.retarget(referral.id, toUser: "fieldworker-a", toTeam: nil, by: referrer)
+            Issue.record("retargeted a record the team no longer holds")
+        } catch let error as TeamError {
+            guard case .refused("record_gone", _) = error else { throw error }
+        }
+        #expect(try await server.services.store.referral(id: referral.id)?.toTeamId == 2, "the referral is as it was")
+    }
+
     @Test func aRefereeInAnotherTeamReadsTheReferredRecordAndNothingElseUntilItIsCompleted() async throws {
         let server = try await TestServer.make()
         let referred = server.record(seed: 1), other = server.record(seed: 2)

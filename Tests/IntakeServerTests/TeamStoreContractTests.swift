@@ -11,6 +11,10 @@ struct TeamStoreContractTests {
         try await TeamStoreContract.membersAndFormerMembersAreTheTeamsCollectors(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func aMemberFormsOneTeamAndLeadsItEvenWhenTwoTriesRace(_ kind: StoreKind) async throws {
+        try await TeamStoreContract.aMemberFormsOneTeamAndLeadsItEvenWhenTwoTriesRace(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func anInvitationGoesFromPendingToConfirmedAndTheInviteeJoins(_ kind: StoreKind) async throws {
         try await TeamStoreContract.anInvitationGoesFromPendingToConfirmedAndTheInviteeJoins(kind)
     }

@@ -56,11 +56,15 @@ public struct AccountService: Sendable {
     /// Creates a team; audited as done by `actor` (an admin's name, or `local:<account>` for
     /// `intake admin`) when given.
     public func createTeam(name: String, by actor: String? = nil) async throws -> Team {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
-        let team = try await store.createTeam(name: trimmed, at: Date())
+        let team = try await store.createTeam(name: try Self.teamName(name), at: Date())
         if let actor { try await audit.record(.teamCreate, by: actor, subject: team.name) }
         return team
+    }
+
+    static func teamName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
+        return trimmed
     }
 
     /// A field worker or coordinator without a team forms one and leads it, where the deployment
@@ -76,9 +80,17 @@ public struct AccountService: Sendable {
         guard user.teamId == nil else {
             throw TeamError.conflict("already_in_team", "you belong to team '\(user.teamName ?? "")' already; leave it before forming another")
         }
-        let team = try await createTeam(name: name, by: user.username)
-        _ = try await updateUser(username: user.username, role: .coordinator, team: .some(team.name), password: nil, disabled: nil, by: user.username)
-        return team
+        let trimmed = try Self.teamName(name)
+        switch try await store.formTeam(name: trimmed, leader: user.username, at: Date()) {
+        case .formed(let team):
+            forgetCachedUsers()
+            try await audit.record(.teamCreate, by: user.username, subject: team.name, details: ["leader": user.username])
+            return team
+        case .nameTaken: throw RecordStoreError.alreadyExists("team '\(trimmed)'")
+        case .alreadyInTeam(let current):
+            throw TeamError.conflict("already_in_team", "you belong to team '\(current)' already; leave it before forming another")
+        case .noSuchUser: throw TeamError.notFound("no user is named '\(user.username)'")
+        }
     }
 
     public func createUser(username: String, password: String, role: Role, team: String?, by actor: String? = nil) async throws -> User {

@@ -130,7 +130,7 @@ struct RecordController {
                 message: "the record's id does not match the id in the path; a record keeps its id through edits")
         }
         let stored = try await visibleRecord(id, user: user, team: team, toEdit: true)
-        switch try await services.records.check(body.record, teamId: stored.teamId, unchangedCollector: stored.record.collector) {
+        switch try await services.records.check(body.record, teamId: stored.teamId, storedCollector: stored.record.collector) {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
         case .valid(var item, _):

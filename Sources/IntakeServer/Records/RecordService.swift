@@ -36,13 +36,22 @@ public struct RecordService: Sendable {
     /// Validates with the same `IntakeCore` validator the CLI uses. `today` is a day ahead of
     /// UTC so a device east of the server may record its own today.
     /// A record that points to a patient must point to one of `teamId`'s (the team it belongs to).
-    /// Its collector must be a member of that team, now or before, unless it is
-    /// `unchangedCollector` (an edit keeps the collector the record was stored with).
+    /// Its collector must be a member of that team, now or before; an edit must keep the
+    /// collector the record was stored with (`storedCollector`): who filled it does not change,
+    /// and who edited is kept with each revision.
     func check(
         _ record: PatientResponse, teamId: Int64, today: LocalDate = RecordService.today(), patients: PatientTeams = PatientTeams(),
-        unchangedCollector: String? = nil
+        storedCollector: String? = nil
     ) async throws -> Checked {
-        if record.collector != unchangedCollector, try await !collectors.isOrWasMember(record.collector, teamId: teamId, store) {
+        if let storedCollector {
+            guard record.collector == storedCollector else {
+                return .invalid(
+                    code: "collector_changed",
+                    message:
+                        "an edit keeps the record's collector '\(storedCollector.prefix(100))' (the account that filled it); send the record with that collector: who edited it is kept with each revision",
+                    issues: [])
+            }
+        } else if try await !collectors.isOrWasMember(record.collector, teamId: teamId, store) {
             return .invalid(
                 code: "unknown_collector",
                 message:
@@ -145,7 +154,7 @@ extension RecordService {
 
     public func revisions(of id: UUID) async throws -> [RecordRevision] { try await store.revisions(of: id) }
 
-    /// Saves an edit checked by ``check(_:teamId:today:patients:unchangedCollector:)``.
+    /// Saves an edit checked by ``check(_:teamId:today:patients:storedCollector:)``.
     public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String) async throws -> UpdateOutcome {
         let outcome = try await store.update(item, baseRevision: baseRevision, teamId: teamId, savedBy: savedBy, at: Date())
         if case .updated = outcome { changes.notify() }

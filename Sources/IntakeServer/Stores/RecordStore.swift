@@ -94,6 +94,10 @@ public protocol QuestionnaireStore: Sendable {
 
 /// Teams, users, tokens and sign-in failures: what ``AccountService`` needs of a store.
 public protocol AccountStore: Sendable {
+    /// Forms a team led by `leader` in one transaction: the team is created and `leader`, who must
+    /// belong to no team at that moment, becomes its coordinator (its history says they joined).
+    /// Two formations by one user at once make one team.
+    func formTeam(name: String, leader: String, at time: Date) async throws -> TeamFormation
     func createTeam(name: String, at time: Date) async throws -> Team
     func teams() async throws -> [Team]
     func team(named name: String) async throws -> Team?
@@ -115,6 +119,16 @@ public protocol AccountStore: Sendable {
 }
 
 /// A failure of the store that the API reports as a client error.
+/// What became of forming a team.
+public enum TeamFormation: Sendable, Equatable {
+    case formed(Team)
+    /// A team has that name already.
+    case nameTaken
+    /// The leader belongs to this team already (perhaps since a moment ago).
+    case alreadyInTeam(String)
+    case noSuchUser
+}
+
 public enum RecordStoreError: Error, Equatable, Sendable {
     /// A unique name (team, user) is taken.
     case alreadyExists(String)

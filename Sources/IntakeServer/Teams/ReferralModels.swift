@@ -167,4 +167,7 @@ public enum ReferralOutcome: Sendable, Equatable {
     /// The assignee is not a member of the receiving team.
     case notAMember(String)
     case notAllowed(ReferralState)
+    /// The actor may no longer do this: the referral changed hands since they looked (checked
+    /// again in the transaction, on the referral as it is).
+    case notYours(String)
 }

@@ -104,24 +104,39 @@ public struct ReferralService: Sendable {
 
     public func act(_ id: UUID, _ action: ReferralAction, by user: User) async throws -> Referral {
         let referral = try await visible(id, to: user)
-        let allowed = action == .withdraw ? Self.sends(referral, user) : Self.receives(referral, user)
-        guard allowed else {
-            throw TeamError.forbidden(
-                action == .withdraw
-                    ? "only the referrer or a coordinator of '\(referral.fromTeam)' withdraws a referral"
-                    : "only the person the referral is assigned to (or, unassigned, a coordinator of '\(referral.toTeam)') answers it")
+        @Sendable func refusal(_ current: Referral) -> String? {
+            if action == .withdraw {
+                return Self.sends(current, user) ? nil : "only the referrer or a coordinator of '\(current.fromTeam)' withdraws a referral"
+            }
+            return Self.receives(current, user)
+                ? nil : "only the person the referral is assigned to (or, unassigned, a coordinator of '\(current.toTeam)') answers it"
         }
+        if let refused = refusal(referral) { throw TeamError.forbidden(refused) }
         defer { hub.notify() }
-        return try Self.referral(try await store.actOnReferral(id: id, action, by: user.username, at: clock()))
+        let now = clock()
+        // Asked again on the referral as the transaction reads it: a reassignment that landed
+        // meanwhile takes the answer away from whoever no longer holds the referral.
+        let outcome = try await store.changeReferral(id: id, at: now) { current in
+            if let refused = refusal(current) { return .refuse(.notYours(refused)) }
+            return ReferralRules.act(action, on: current, by: user.username, at: now)
+        }
+        return try Self.referral(outcome)
     }
 
     public func reassign(_ id: UUID, to assignee: String, by user: User) async throws -> Referral {
         let referral = try await visible(id, to: user)
-        guard user.role == .coordinator, user.teamId == referral.toTeamId else {
-            throw TeamError.forbidden("only a coordinator of '\(referral.toTeam)' reassigns its referrals")
+        @Sendable func refusal(_ current: Referral) -> String? {
+            user.role == .coordinator && user.teamId == current.toTeamId ? nil : "only a coordinator of '\(current.toTeam)' reassigns its referrals"
         }
+        if let refused = refusal(referral) { throw TeamError.forbidden(refused) }
         defer { hub.notify() }
-        return try Self.referral(try await store.reassignReferral(id: id, to: assignee, by: user.username, at: clock()))
+        let now = clock()
+        // Asked again in the transaction: a retarget that landed meanwhile moved it to another team.
+        let outcome = try await store.changeReferral(id: id, at: now) { current in
+            if let refused = refusal(current) { return .refuse(.notYours(refused)) }
+            return ReferralRules.reassign(current, to: assignee, by: user.username, at: now)
+        }
+        return try Self.referral(outcome)
     }
 
     /// Sends a referral nobody has accepted yet elsewhere: to a member of the referring team
@@ -205,6 +220,7 @@ public struct ReferralService: Sendable {
         case .recordNotFound: throw TeamError.notFound("your team has no such record")
         case .notAMember(let name): throw TeamError.invalid("\(name) is not a member of the receiving team")
         case .notAllowed(let state): throw TeamError.conflict("referral_\(state.rawValue)", "the referral is \(state.rawValue); it cannot do that now")
+        case .notYours(let message): throw TeamError.forbidden(message)
         }
     }
 }
