@@ -6,8 +6,9 @@ import Testing
 
 @testable import IntakeServer
 
-/// Every route × every role × the caller's own team, another team, and another team's record
-/// referred or granted to the caller, against the status the access policy itself says:
+/// Every route × every role × the caller's own team, another team, another team's record
+/// referred or granted to the caller, and its own team's record hidden from it (collector-only)
+/// or deleted, against the status the access policy itself says:
 /// ``RoutePolicy`` (who may call the route, with or without a team, and what it acts on) and
 /// ``RecordAccessPolicy`` (what the caller may do with the record). The cases give only what a
 /// call needs (its URI and body) and what the route answers a caller it lets through; a route
@@ -39,15 +40,22 @@ struct AccessMatrixTests {
         case referred
         /// Another team's record with a read grant to fieldworker-a.
         case granted
+        /// The caller's team's record another field worker collected, on the collector-only
+        /// questionnaire (the matrix runs with the questionnaire collector-only).
+        case hidden
+        /// The caller's team's record, deleted.
+        case deleted
     }
 
     /// The record a side's `{own}` stands for, as the policy sees it for `caller`.
     static func facts(_ side: Side, for caller: String) -> RecordFacts {
         switch side {
-        case .own: RecordFacts(teamId: 1, collector: "fieldworker-a")
-        case .other: RecordFacts(teamId: 2, collector: "fieldworker-b")
-        case .referred: RecordFacts(teamId: 2, collector: "fieldworker-b", referral: (caller == "coordinator-a", false))
-        case .granted: RecordFacts(teamId: 2, collector: "fieldworker-b", grant: (caller == "fieldworker-a", false))
+        case .own: RecordFacts(teamId: 1, collector: "fieldworker-a", collectorOnly: true)
+        case .other: RecordFacts(teamId: 2, collector: "fieldworker-b", collectorOnly: true)
+        case .referred: RecordFacts(teamId: 2, collector: "fieldworker-b", collectorOnly: true, referral: (caller == "coordinator-a", false))
+        case .granted: RecordFacts(teamId: 2, collector: "fieldworker-b", collectorOnly: true, grant: (caller == "fieldworker-a", false))
+        case .hidden: RecordFacts(teamId: 1, collector: "fieldworker-a2", collectorOnly: true)
+        case .deleted: RecordFacts(teamId: 1, collector: "fieldworker-a", collectorOnly: true, deleted: true)
         }
     }
 
@@ -106,8 +114,11 @@ struct AccessMatrixTests {
             Case(method: .get, route: "/v1/records/{id}", uri: "/v1/records/{own}", success: .ok),
             Case(
                 method: .put, route: "/v1/records/{id}", uri: "/v1/records/{own}", success: .ok,
-                body: { server, _, target in
-                    let current = try await server.services.store.record(id: target)!
+                body: { server, n, target in
+                    guard let current = try await server.services.store.record(id: target) else {
+                        // The deleted side: an edit of a record that is no more.
+                        return json(Update(baseRevision: 1, record: server.record(seed: UInt64(300 + n)).with { $0.id = target }))
+                    }
                     return json(
                         Update(baseRevision: current.revision, record: current.record.with { $0.patient.externalId = UUID().uuidString }))
                 }),
@@ -140,7 +151,7 @@ struct AccessMatrixTests {
             Case(method: .get, route: "/v1/questionnaires/{id}/access", uri: "/v1/questionnaires/{qid}/access", success: .ok),
             Case(
                 method: .put, route: "/v1/questionnaires/{id}/access", uri: "/v1/questionnaires/{qid}/access", success: .ok,
-                body: { _, _, _ in json(["collectorOnly": false]) }),
+                body: { _, _, _ in json(["collectorOnly": true]) }),
             Case(method: .get, route: "/v1/changes/stream", uri: "/v1/changes/stream", success: .ok),
             Case(
                 method: .post, route: "/v1/tombstones/purge", uri: "/v1/tombstones/purge", success: .ok,
@@ -272,6 +283,11 @@ struct AccessMatrixTests {
     @Test func everyRouteAnswersEveryRoleAsDocumented() async throws {
         // Event streams end after a moment here, so that the matrix can read them whole.
         var server = try await TestServer.make { $0.streamLifetime = .milliseconds(100) }
+        try await server.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
+        _ = try await server.services.store.setCollectorOnly(questionnaireId: server.questionnaire.reference.id, true, by: "admin", at: Date())
+        let hidden = server.record(seed: 5, collector: "fieldworker-a2"), deleted = server.record(seed: 6)
+        _ = try await server.services.records.ingest([hidden, deleted], owner: RecordOwner(teamId: 1, username: "fieldworker-a2"))
+        _ = try await server.services.records.delete(deleted.id, teamId: 1, reason: "entered twice", by: "coordinator-a")
         let own = server.record(seed: 1), other = server.record(seed: 2, collector: "fieldworker-b")
         _ = try await server.services.records.ingest([own], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
         _ = try await server.services.records.ingest([other], owner: RecordOwner(teamId: 2, username: "fieldworker-b"))
@@ -323,6 +339,8 @@ struct AccessMatrixTests {
                             else { continue }
                         case .referred, .granted:
                             guard test.uri.contains("{own}"), case .record = scope else { continue }
+                        case .hidden, .deleted:
+                            guard test.uri.contains("{own}") || test.uri.contains("{doomed}"), case .record = scope else { continue }
                         }
                         counter += 1
                         let target =
@@ -331,12 +349,19 @@ struct AccessMatrixTests {
                             case .other: other.id
                             case .referred: referred.id
                             case .granted: granted.id
+                            case .hidden: hidden.id
+                            case .deleted: deleted.id
                             }
                         var doomed = ""
                         if test.uri.contains("{doomed}") {
-                            let record = server.record(seed: UInt64(5_000 + counter), collector: side == .own ? "fieldworker-a" : "fieldworker-b")
-                            let owner = side == .own ? RecordOwner(teamId: 1, username: "fieldworker-a") : RecordOwner(teamId: 2, username: "fieldworker-b")
+                            let inTeam = side == .own || side == .hidden || side == .deleted
+                            let collector = side == .hidden ? "fieldworker-a2" : inTeam ? "fieldworker-a" : "fieldworker-b"
+                            let record = server.record(seed: UInt64(5_000 + counter), collector: collector)
+                            let owner = inTeam ? RecordOwner(teamId: 1, username: collector) : RecordOwner(teamId: 2, username: "fieldworker-b")
                             _ = try await server.services.records.ingest([record], owner: owner)
+                            if side == .deleted {
+                                _ = try await server.services.records.delete(record.id, teamId: 1, reason: "entered twice", by: "coordinator-a")
+                            }
                             doomed = record.id.uuidString.lowercased()
                         }
                         let ownSide = side == .own
