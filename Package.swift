@@ -39,10 +39,12 @@ let package = Package(
         // swift-crypto for SHA-256 (questionnaire versions, record content hashes).
         .target(name: "IntakeCore", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Local drafts and the outbound queue in SQLite, sealed with AES-GCM.
+        // The kernel's keyring (keyrings(7)): an unlocked store key kept between commands, never on disk.
+        .target(name: "CKeyring"),
         .target(
             name: "IntakeStore",
             dependencies: [
-                "IntakeCore",
+                "IntakeCore", "CKeyring",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -53,12 +55,15 @@ let package = Package(
         // Talking to the server over HTTP(S) through libcurl: records, batches, lookup, sync,
         // the inbox and its event stream, questionnaires, export downloads.
         .target(name: "IntakeClient", dependencies: ["IntakeCore", "CCurl", .product(name: "Crypto", package: "swift-crypto")]),
+        // The terminal itself: secret prompts Ctrl-C can leave, a line editor, and text made
+        // safe to print (Foundation and the C library only).
+        .target(name: "IntakeTerminal"),
         // The line-based form a field worker fills in a terminal.
         // Its drafts are saved through the closure the caller hands it, so it needs no store.
-        .target(name: "IntakeForm", dependencies: ["IntakeCore"]),
+        .target(name: "IntakeForm", dependencies: ["IntakeCore", "IntakeTerminal"]),
         // What a field worker does at the command line, as library code tests reach: filling
         // (picking a draft), looking a patient up, flushing the queue with progress.
-        .target(name: "IntakeFieldwork", dependencies: ["IntakeCore", "IntakeStore", "IntakeClient", "IntakeForm"]),
+        .target(name: "IntakeFieldwork", dependencies: ["IntakeCore", "IntakeStore", "IntakeClient", "IntakeForm", "IntakeTerminal"]),
         // Research exports: wide and long CSV, codebook, JSON Lines, FHIR R4, Frictionless data package.
         .target(
             name: "IntakeExport",
@@ -118,7 +123,7 @@ let package = Package(
             name: "intake",
             dependencies: [
                 "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeServer", "IntakeDeployment", "IntakeClient", "IntakeExport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "IntakeTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmarks: not shipped. The micro paths with ordo-one/benchmark

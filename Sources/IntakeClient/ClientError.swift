@@ -6,8 +6,12 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
     case offline(String)
     /// The server failed (5xx) or was overloaded (429).
     case server(status: Int, message: String)
-    /// The token is missing, wrong, expired, or lacks the role.
+    /// The token is missing, wrong or expired (401).
     case notAllowed(status: Int, message: String)
+    /// The username or password is wrong, or the account is locked (401 at sign-in).
+    case signInRefused(String)
+    /// The token is fine, but this is not the signed-in account's to do, or a passcode is wrong (403).
+    case forbidden(code: String, message: String)
     /// The request was refused as malformed or too large (4xx other than the above).
     case refused(status: Int, message: String)
     case notFound(String)
@@ -27,7 +31,9 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
         switch self {
         case .offline(let message): message
         case .server(let status, let message): "the server failed (HTTP \(status)): \(message)"
-        case .notAllowed(_, let message): "the server refused the token: \(message); sign in again with 'intake login'"
+        case .notAllowed(_, let message): "the server refused the token (missing, wrong or expired): \(message); sign in again with 'intake login'"
+        case .signInRefused(let message): message
+        case .forbidden(_, let message): "the server refused: \(message)"
         case .refused(let status, let message): "the server refused the request (HTTP \(status)): \(message)"
         case .notFound(let message): message
         case .unexpected(let message): message
@@ -37,8 +43,11 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
 
     static func from(status: Int, data: Data) -> ClientError {
         let message = message(in: data)
+        let code = (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.code ?? ""
         switch status {
-        case 401, 403: return .notAllowed(status: status, message: message)
+        case 401 where ["bad_credentials", "account_locked", "too_many_attempts"].contains(code): return .signInRefused(message)
+        case 401: return .notAllowed(status: status, message: message)
+        case 403: return .forbidden(code: code, message: message)
         case 404: return .notFound(message)
         case 429, 500...599: return .server(status: status, message: message)
         default: return .refused(status: status, message: message)

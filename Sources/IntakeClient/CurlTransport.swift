@@ -40,7 +40,7 @@ final class CurlTransport: Sendable {
         self.host = host
         isSecure = scheme == "https"
         connectTimeout = timeout
-        deadline = timeout * 4
+        deadline = timeout
         self.tls = tls
     }
 

@@ -10,10 +10,12 @@ public final class IntakeClient: Sendable {
     let deviceId: String?
     /// Every request goes through it; nil when the address is not http(s) with a host.
     let transport: CurlTransport?
-    let timeout: TimeInterval
+    public let timeout: TimeInterval
 
-    /// - Parameter timeout: seconds to wait for a connection before treating the server as
-    ///   unreachable (an exchange may take four times as long once connected).
+    /// - Parameter timeout: the whole wait for one exchange (connecting, sending, the answer)
+    ///   before treating the server as unreachable: a server that accepts the connection and
+    ///   never answers holds no one longer. A batch, which may be large on a slow link, may go on
+    ///   as long as bytes move, and ends after this long without any.
     /// - Parameter tls: how an https server is trusted (the system's authorities by default).
     public init(baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil, tls: ClientTLS = ClientTLS()) {
         self.baseURL = baseURL
@@ -59,7 +61,8 @@ public final class IntakeClient: Sendable {
         for record in records { writer.raw(record) }
         writer.endArray()
         writer.endObject()
-        let (status, data) = try await send("POST", "/v1/records/batch", body: Data(writer.bytes))
+        let answer = try await exchange("POST", "/v1/records/batch", body: Data(writer.bytes), limit: .idle(timeout))
+        let (status, data) = (answer.status, answer.body)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
         guard let response = try? JSONDecoder().decode(BatchJSON.self, from: data), response.results.count == records.count else {
             throw ClientError.unexpected("the server's answer to a batch could not be read")

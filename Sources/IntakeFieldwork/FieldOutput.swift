@@ -1,4 +1,5 @@
 import Foundation
+import IntakeTerminal
 
 /// Where a command's report goes: lines for the person, and problems (standard error on a terminal).
 public protocol FieldOutput: AnyObject {
@@ -11,10 +12,10 @@ public final class StandardOutput: FieldOutput {
     public init() {}
 
     public func write(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Console.out(TerminalText.escaped(text, lines: true) + "\n")
     }
 
     public func writeError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        Console.error(TerminalText.escaped(text, lines: true) + "\n")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import IntakeClient
 import IntakeCore
 import IntakeForm
@@ -7,6 +8,10 @@ import IntakeStore
 /// Runs the form on a draft, then sends or queues the finished record and says what happened.
 /// Shared by `intake fill` and `intake lookup`.
 public struct FormRun {
+    /// Whether a finished record is on its way to the server right now (it is in the queue
+    /// already): what Ctrl-C then means.
+    public static let sending = Atomic<Bool>(false)
+
     let store: LocalStore
     let client: IntakeClient?
     let io: any FormIO
@@ -49,7 +54,12 @@ public struct FormRun {
         let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io) { try store.save($0) }
         switch try session.run() {
         case .completed(let record):
+            if let client {
+                io.write("Sending to \(client.baseURL.host ?? "the server")… (at most \(Int(client.timeout.rounded(.up))) s; Ctrl-C keeps it offline, in the queue)")
+            }
+            Self.sending.store(true, ordering: .relaxed)
             let outcome = try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision)
+            Self.sending.store(false, ordering: .relaxed)
             if case .stale = outcome, let client, let base = draft.baseRevision {
                 return try await settle(record, baseRevision: base, client: client, questionnaire: questionnaire)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeTerminal
 
 /// A progress bar on a terminal; a plain line per tenth when output is piped.
 public final class ProgressDisplay: @unchecked Sendable {
@@ -8,7 +9,7 @@ public final class ProgressDisplay: @unchecked Sendable {
     private var lastTenth = -1
 
     /// `write` gets the text exactly as it is to appear (standard output by default).
-    public init(interactive: Bool, write: @escaping (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }) {
+    public init(interactive: Bool, write: @escaping (String) -> Void = { Console.out($0) }) {
         self.interactive = interactive
         self.write = write
     }

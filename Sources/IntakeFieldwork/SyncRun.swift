@@ -40,7 +40,7 @@ public struct SyncRun: Sendable {
             do {
                 page = try await client.changes(since: since, limit: 200, wait: wait)
             } catch {
-                guard case .notAllowed(403, let message) = error else { throw error }
+                guard case .forbidden(_, let message) = error else { throw error }
                 try store.clearSynced()
                 throw FieldworkError(
                     "the server no longer lets you read your team's records (\(message)); the synced copy on this machine was dropped. "

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeTerminal
 
 /// Where a form reads its input and writes its questions: a terminal, a pipe, or a test.
 public protocol FormIO: AnyObject {
@@ -8,26 +9,34 @@ public protocol FormIO: AnyObject {
     func readLine(prompt: String) -> String?
 }
 
-/// Standard input and output. When input is piped, each line read is echoed after its prompt so
-/// that a transcript reads like the typed session.
+/// Standard input and output. On a terminal, lines are read with a line editor (``LineEditor``:
+/// arrow keys, Home/End, this form's earlier answers, paste). When input is piped, each line read
+/// is echoed after its prompt so that a transcript reads like the typed session.
 public final class StandardIO: FormIO {
     private let echoInput: Bool
+    private let editor: LineEditor?
 
-    public init(echoInput: Bool = isatty(STDIN_FILENO) == 0) {
+    public init(echoInput: Bool = isatty(STDIN_FILENO) == 0, editing: Bool = LineEditor.isAvailable) {
         self.echoInput = echoInput
+        editor = editing ? LineEditor() : nil
     }
 
     public func write(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Console.out(TerminalText.escaped(text, lines: true) + "\n")
     }
 
     public func readLine(prompt: String) -> String? {
-        FileHandle.standardOutput.write(Data(prompt.utf8))
+        if let editor {
+            guard let line = editor.readLine(prompt: prompt) else { return nil }
+            if !line.isEmpty, editor.history.last != line { editor.history.append(line) }
+            return line
+        }
+        Console.out(prompt)
         guard let line = Swift.readLine(strippingNewline: true) else {
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            Console.out("\n")
             return nil
         }
-        if echoInput { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        if echoInput { Console.out(line + "\n") }
         return line.hasSuffix("\r") ? String(line.dropLast()) : line
     }
 }

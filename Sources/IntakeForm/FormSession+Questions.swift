@@ -94,7 +94,7 @@ extension FormSession {
                 }
                 text = line.trimmingCharacters(in: .whitespaces)
             }
-            if text.unicodeScalars.contains("\0") {
+            if ControlCharacters.contained(in: text) {
                 io.write(Self.nulRefusal)
                 continue
             }

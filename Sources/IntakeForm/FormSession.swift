@@ -96,7 +96,7 @@ public final class FormSession {
             return .inputEnded(draft)
         }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
-        if trimmed.unicodeScalars.contains("\0") {
+        if ControlCharacters.contained(in: trimmed) {
             io.write(Self.nulRefusal)
             return nil
         }
@@ -166,5 +166,6 @@ public enum FormError: Error, Equatable, CustomStringConvertible {
 
 extension FormSession {
     /// Said when a typed line holds a NUL character, which no record may hold (the server refuses it).
-    static let nulRefusal = "That line holds a NUL character, which a record cannot keep; type the answer again."
+    static let nulRefusal =
+        "That line holds a control character (an arrow key or an escape sequence where no line editing was available, or a pasted one), which a record never keeps; type the answer again."
 }

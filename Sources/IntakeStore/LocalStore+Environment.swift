@@ -3,60 +3,100 @@ import Foundation
 extension LocalStore.Configuration {
     /// How the command line opens the store. A passphrase protects it by default, chosen at
     /// first use: `INTAKE_PASSPHRASE` when set, else asked on the terminal through `ask` (twice,
-    /// at least 8 characters); with neither, the first key cannot be made and the store says so.
-    /// `INTAKE_KIOSK=1` opts out for shared kiosk machines: the key then sits in a device key file
-    /// beside the data. A protected store takes `INTAKE_PASSPHRASE`, else asks (at most once per
-    /// process). `INTAKE_SCRYPT_ROUNDS` (a power of two, at least 1,024) lowers scrypt's cost for tests.
+    /// at least 8 characters, with the warning that it cannot be recovered); with neither, the
+    /// first key cannot be made and the store says so. `INTAKE_KIOSK=1` opts out for shared kiosk
+    /// machines: the key then sits in a device key file beside the data. A protected store takes
+    /// `INTAKE_PASSPHRASE`, else asks (three tries). `INTAKE_SCRYPT_ROUNDS` (a power of two, at
+    /// least 1,024) lowers scrypt's cost for tests.
     ///
-    /// `ask` shows its prompt and returns what was typed without echo; nil when nobody can answer.
+    /// Once unlocked, the key stays in the kernel's keyring for this login session until it has
+    /// not been used for `INTAKE_UNLOCK_MINUTES` (30 by default; 0 keeps it for one command only):
+    /// `intake key lock` forgets it at once.
+    ///
+    /// `ask` shows its prompt and returns what was typed without echo; nil when nobody can answer
+    /// (or the person ended the input).
     public static func standard(environment: [String: String], ask: (@Sendable (String) -> String?)?) -> LocalStore.Configuration {
         let given = environment["INTAKE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
         let asked = AskedOnce()
         var configuration = LocalStore.Configuration(
             passphrase: {
                 if let given { return given }
-                return try asked.value {
-                    guard let typed = ask?("Passphrase of the local store: ") else {
+                return try asked.value { notice in
+                    guard let ask else {
                         throw LocalStoreError(
                             "this store is protected by a passphrase", fix: "set INTAKE_PASSPHRASE, or run intake in a terminal to be asked for it")
+                    }
+                    guard let typed = ask(notice + "Passphrase of the local store: ") else {
+                        throw LocalStoreError("no passphrase was typed", fix: "nothing was changed; run the command again and type it")
                     }
                     return typed
                 }
             }, newStorePassphrase: given, allowsDeviceKey: environment["INTAKE_KIOSK"] == "1")
         if let ask, given == nil {
-            configuration.chooseNewPassphrase = {
-                try asked.value {
-                    guard let first = ask("Choose a passphrase for the drafts and queue on this machine (at least 8 characters): ") else {
-                        throw LocalStoreError("no passphrase was typed", fix: "run the command again and type one")
-                    }
-                    guard first.count >= 8 else {
-                        throw LocalStoreError("the passphrase is shorter than 8 characters", fix: "run the command again and choose a longer one")
-                    }
-                    guard ask("Type it again: ") == first else {
-                        throw LocalStoreError("the two passphrases differ", fix: "run the command again and type the same one twice")
-                    }
-                    return first
+            configuration.passphraseTries = 3
+            configuration.wrongPassphrase = { left in asked.forget(notice: "Wrong passphrase (\(left) tr\(left == 1 ? "y" : "ies") left). ") }
+            // A kiosk machine keeps its key in the device key file: nobody is asked to choose one.
+            if !configuration.allowsDeviceKey {
+                configuration.chooseNewPassphrase = {
+                    try asked.value { _ in try Self.chooseNew(ask) }
                 }
             }
         }
         if let rounds = environment["INTAKE_SCRYPT_ROUNDS"].flatMap(Int.init), rounds >= 1024, rounds & (rounds - 1) == 0 {
             configuration.scryptRounds = rounds
         }
+        // Kept only what a person typed: a passphrase from the environment is there each time.
+        let minutes = environment["INTAKE_UNLOCK_MINUTES"].flatMap(Int.init) ?? 30
+        if ask != nil, given == nil, minutes > 0 { configuration.keyAgent = KernelKeyAgent(idle: .seconds(minutes * 60)) }
         return configuration
+    }
+
+    /// A new passphrase, typed twice (three tries to type the same one twice).
+    static func chooseNew(_ ask: @Sendable (String) -> String?) throws -> String {
+        var notice = """
+            Choose a passphrase for the drafts and queue on this machine. It cannot be recovered: \
+            if it is forgotten, nobody can read what waits here. (At least 8 characters.)\n
+            """
+        for _ in 0..<3 {
+            guard let first = ask(notice + "New passphrase: ") else {
+                throw LocalStoreError("no passphrase was chosen", fix: "nothing was changed; run the command again and choose one")
+            }
+            guard first.count >= 8 else {
+                notice = "That is shorter than 8 characters; choose a longer one.\n"
+                continue
+            }
+            guard let second = ask("Type it again: ") else {
+                throw LocalStoreError("no passphrase was chosen", fix: "nothing was changed; run the command again and choose one")
+            }
+            if second == first { return first }
+            notice = "The two differ; choose it again.\n"
+        }
+        throw LocalStoreError("no passphrase was chosen after three tries", fix: "nothing was changed; run the command again")
     }
 }
 
-/// A passphrase asked at most once per process.
+/// A passphrase asked once per process, or again after it was found wrong.
 final class AskedOnce: @unchecked Sendable {
     private let lock = NSLock()
     private var answer: String?
+    private var notice = ""
 
-    func value(_ ask: () throws -> String) throws -> String {
+    /// The answer; `ask` gets what to say first (why it is asked again).
+    func value(_ ask: (_ notice: String) throws -> String) throws -> String {
         try lock.withLock {
             if let answer { return answer }
-            let typed = try ask()
+            let typed = try ask(notice)
             answer = typed
+            notice = ""
             return typed
+        }
+    }
+
+    /// Forgets a wrong answer: the next ``value(_:)`` asks again, saying `notice` first.
+    func forget(notice: String) {
+        lock.withLock {
+            answer = nil
+            self.notice = notice
         }
     }
 }

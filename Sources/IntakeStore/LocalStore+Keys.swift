@@ -14,9 +14,12 @@ extension LocalStore {
         _ = try cipher()
         try write("change the passphrase") { db in
             guard let wrapped = try KeyVault.load(db) else { return }
+            // The current passphrase, even when the key agent keeps the key unlocked.
             let key = try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() }
-            try KeyVault.save(try KeyVault.wrap(key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
+            let rewrapped = try KeyVault.wrap(key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds)
+            try KeyVault.save(rewrapped, db)
             if let stored = try KeyVault.storedText(db) { unlocked.set(RecordCipher(key: key), wrapped: stored) }
+            rekeep(key, from: wrapped, to: rewrapped)
         }
     }
 
@@ -55,11 +58,27 @@ extension LocalStore {
                 }
                 try db.execute(sql: "UPDATE document SET payload = ? WHERE name = ?", arguments: [try new.seal(plain, id: id), row["name"] as String])
             }
-            let passphrase = wrapped.protection == .passphrase ? try askPassphrase() : nil
-            try KeyVault.save(try KeyVault.wrap(new.key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
+            // The passphrase the new key is wrapped with, checked against the old wrapping first
+            // (the key may have come from the key agent, without it): a typo would lock the store.
+            var passphrase: String?
+            if wrapped.protection == .passphrase {
+                let typed = try askPassphrase()
+                _ = try KeyVault.unwrap(wrapped, directory: directory) { typed }
+                passphrase = typed
+            }
+            let rewrapped = try KeyVault.wrap(new.key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds)
+            try KeyVault.save(rewrapped, db)
             if let stored = try KeyVault.storedText(db) { unlocked.set(new, wrapped: stored) }
+            rekeep(new.key, from: wrapped, to: rewrapped)
             return count
         }
         return count
+    }
+
+    /// The key agent keeps the key under its new wrapping, and forgets the old one.
+    func rekeep(_ key: SymmetricKey, from old: KeyVault.Wrapped, to new: KeyVault.Wrapped) {
+        guard let agent = configuration.keyAgent else { return }
+        agent.forget(KeyVault.agentId(directory: directory, wrapped: old))
+        if new.protection == .passphrase { agent.keep(key, for: KeyVault.agentId(directory: directory, wrapped: new)) }
     }
 }

@@ -32,6 +32,14 @@ public final class LocalStore: Sendable {
         public var allowsDeviceKey: Bool
         /// scrypt's cost N for passphrases (32,768: about 0.1 s and 32 MiB).
         public var scryptRounds = 1 << 15
+        /// How many times a passphrase is asked before a wrong one ends the command.
+        public var passphraseTries = 1
+        /// Told after a wrong passphrase how many tries are left, before ``passphrase`` is asked
+        /// again (it must then ask afresh, not answer what it answered before).
+        public var wrongPassphrase: (@Sendable (_ triesLeft: Int) -> Void)?
+        /// Keeps the unlocked key between commands (``KernelKeyAgent``); nil keeps it for this
+        /// process only.
+        public var keyAgent: (any KeyAgent)?
 
         public init(
             passphrase: (@Sendable () throws -> String)? = nil, newStorePassphrase: String? = nil,
@@ -102,7 +110,7 @@ public final class LocalStore: Sendable {
         let cipher = try write("unlock the store") { db -> RecordCipher in
             let key: SymmetricKey
             if let wrapped = try KeyVault.load(db) {
-                key = try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() }
+                key = try unwrap(wrapped)
             } else {
                 key = RecordCipher.generateKey()
                 let passphrase = try configuration.newStorePassphrase ?? configuration.chooseNewPassphrase?()
@@ -134,9 +142,46 @@ public final class LocalStore: Sendable {
         guard let wrapped = try KeyVault.load(db) else {
             throw LocalStoreError("the store's key is missing", fix: "the store is damaged; restore it from a backup")
         }
-        let cipher = RecordCipher(key: try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() })
+        let cipher = RecordCipher(key: try unwrap(wrapped))
         unlocked.set(cipher, wrapped: stored)
         return cipher
+    }
+
+    /// The data key: from the key agent when it keeps this one, else unwrapped with the
+    /// passphrase (asked again after a wrong one, up to ``Configuration/passphraseTries`` times)
+    /// and then kept by the agent.
+    func unwrap(_ wrapped: KeyVault.Wrapped) throws -> SymmetricKey {
+        guard wrapped.protection == .passphrase else { return try KeyVault.unwrap(wrapped, directory: directory) { "" } }
+        let agentId = KeyVault.agentId(directory: directory, wrapped: wrapped)
+        if let kept = configuration.keyAgent?.key(for: agentId) { return kept }
+        var triesLeft = max(1, configuration.passphraseTries)
+        while true {
+            do {
+                let key = try KeyVault.unwrap(wrapped, directory: directory) { try self.askPassphrase() }
+                configuration.keyAgent?.keep(key, for: agentId)
+                return key
+            } catch let error as LocalStoreError where error.message == KeyVault.wrongPassphrase && triesLeft > 1 {
+                guard let wrongPassphrase = configuration.wrongPassphrase else { throw error }
+                triesLeft -= 1
+                wrongPassphrase(triesLeft)
+            }
+        }
+    }
+
+    /// Unlocks the store now (asking for its passphrase, or choosing one for a new store), so
+    /// that nothing is asked later in the middle of the work.
+    public func unlock() throws(LocalStoreError) {
+        _ = try cipher()
+    }
+
+    /// Makes the key agent forget this store's unlocked key: the next command asks for the
+    /// passphrase again. Whether it kept one.
+    @discardableResult public func lock() throws(LocalStoreError) -> Bool {
+        let agent = configuration.keyAgent ?? KernelKeyAgent(idle: .seconds(60))
+        return try read("read the store's key") { db in
+            guard let wrapped = try KeyVault.load(db), wrapped.protection == .passphrase else { return false }
+            return agent.forget(KeyVault.agentId(directory: directory, wrapped: wrapped))
+        }
     }
 
     /// Runs `body` in a write transaction with the cipher of the key the store holds then; the

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import IntakeTerminal
 
 @main
 struct IntakeCommand: AsyncParsableCommand {
@@ -18,4 +20,29 @@ struct IntakeCommand: AsyncParsableCommand {
             DeleteCommand.self, SyncCommand.self, GrantCommand.self, TransferCommand.self,
         ]
     )
+
+    /// Parses the command line and runs the command. A mistaken command line is the only error
+    /// that shows the usage and exits 64; once the command runs, an error is one message on
+    /// standard error and exit 1 (or the status the command chose).
+    static func main() async {
+        Console.ignoreBrokenPipes()
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ValidationError {
+            Console.error("Error: \(error.message)\n")
+            Foundation.exit(1)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -39,7 +39,7 @@ struct ClientTestServer {
         return generator.next()
     }
 
-    func client(port: Int, timeout: TimeInterval = 5) -> IntakeClient {
+    func client(port: Int, timeout: TimeInterval = 20) -> IntakeClient {
         IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: token, timeout: timeout)
     }
 

@@ -82,6 +82,17 @@ struct FormSessionTests {
         #expect(io.transcript.components(separatedBy: FormSession.nulRefusal).count - 1 == 3)
     }
 
+    /// Arrow keys typed where no line editing is available (a pipe, a dumb terminal) and pasted
+    /// escape sequences never reach a record: the line is asked again.
+    @Test func aLineHoldingAnEscapeSequenceIsAskedAgainNotSaved() throws {
+        let names = ["Lyla\u{1B}[D\u{1B}[Da", "Lyla", "\u{1B}]0;owned\u{07}Haddad", "Haddad", "1990-05-01", "f", ""]
+        let (outcome, io, _) = try run(names + ["40", "y", "1", "fever", "Asp\u{9B}31mirin", "Aspirin", "", "", ":quit"])
+        guard case .quit(let draft) = outcome else { Issue.record("expected quit: \(io.transcript)"); return }
+        #expect(draft.response.patient.givenName == "Lyla" && draft.response.patient.familyName == "Haddad")
+        #expect(draft.response[QuestionPosition(section: 2, index: 2)] == .dictionary(["name": .text("Aspirin")]))
+        #expect(io.transcript.components(separatedBy: FormSession.nulRefusal).count - 1 == 3)
+    }
+
     @Test func hiddenQuestionsAreSkippedAndTheirAnswersDroppedOnFinish() throws {
         let (outcome, io, _) = try run(patient + ["40", "y", "2", ":back", ":back", "n", ":go 2", "rash", ":skip", "", ":finish"])
         guard case .completed(let record) = outcome else { Issue.record("not completed: \(io.transcript)"); return }

@@ -46,6 +46,25 @@ struct RecordRoutesTests {
         }
     }
 
+    /// A name or a text answer holding terminal control sequences would drive the terminal of
+    /// whoever looks the patient up: refused, with what to do; tab and line feed stay allowed.
+    @Test func answersAndNamesWithControlCharactersAreRefused() async throws {
+        let server = try await TestServer.make()
+        let escaped = server.record(seed: 3).with { $0.patient.givenName = "Lyla\u{1B}[D\u{1B}[Da" }
+        let bell = server.record(seed: 4).with { $0.patient.externalId = "E-\u{07}1" }
+        let c1 = server.record(seed: 5).with { $0.patient.familyName = "Had\u{9B}2Jdad" }
+        try await server.application().test(.router) { client in
+            for (record, field) in [(escaped, "givenName"), (bell, "externalId"), (c1, "familyName")] {
+                let refused = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
+                #expect(refused.status == .unprocessableContent && refused.errorCode == "invalid_record", "\(refused.text)")
+                let issues = ((refused.json["error"] as? [String: Any])?["details"] as? [String: Any])?["issues"] as? [[String: Any]]
+                #expect(issues?.contains { $0["field"] as? String == field && ($0["message"] as? String ?? "").contains("control character") } == true, "\(refused.text)")
+                #expect(!refused.text.contains("\u{1B}") && !refused.text.contains("\\u001b"), "the answer is not echoed")
+            }
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: 6)).status == .created)
+        }
+    }
+
     @Test func answersToHiddenQuestionsAreDroppedWithAWarning() async throws {
         let server = try await TestServer.make()
         let record = server.record().with {

@@ -63,3 +63,34 @@ public struct PatientIdentification: Hashable, Sendable, Codable {
         public var isRequired: Bool { self == .givenName || self == .familyName || self == .sex }
     }
 }
+
+extension PatientIdentification {
+    /// The fields holding a control character (see ``ControlCharacters``), in the order of the
+    /// record: names and external ids are shown on colleagues' terminals and in exports.
+    public var fieldsWithControls: [Field] {
+        var fields: [Field] = []
+        if ControlCharacters.contained(in: givenName) { fields.append(.givenName) }
+        if ControlCharacters.contained(in: familyName) { fields.append(.familyName) }
+        if let externalId, ControlCharacters.contained(in: externalId) { fields.append(.externalId) }
+        return fields
+    }
+}
+
+/// Characters a terminal acts on rather than shows: C0 controls other than tab and line feed,
+/// DEL, and C1 controls. Never part of an answer or a name: an arrow key in a terminal without
+/// line editing puts `ESC [ D` in the line, and a name holding escape sequences would drive the
+/// terminal of whoever looks the patient up.
+public enum ControlCharacters {
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A: false
+        case 0x00...0x1F, 0x7F...0x9F: true
+        default: false
+        }
+    }
+
+    public static func contained(in text: String) -> Bool { text.unicodeScalars.contains(where: isControl) }
+
+    /// What the validators and the form say of it.
+    public static let problem = "it holds a control character (an arrow key or escape sequence typed where no line editing was available, or pasted); type it again without it"
+}

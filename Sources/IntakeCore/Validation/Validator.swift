@@ -37,6 +37,10 @@ public struct Validator: Sendable {
         }
         let complete = response.status == .complete
         var issues = response.status == .complete ? patientIssues(response.patient) : []
+        // Whatever the status: a draft's names are shown on terminals too.
+        for field in response.patient.fieldsWithControls {
+            issues.append(ValidationIssue(kind: .invalidValue, field: field.rawValue, message: "the \(field.label.lowercased()) is refused: \(ControlCharacters.problem)"))
+        }
         let answered = response.answerCount
         var known = 0
         for check in questionnaire.checks where response[check.position] != nil { known += 1 }
@@ -117,6 +121,7 @@ public struct Validator: Sendable {
         switch (type, answer) {
         case (.text, .text(let text)):
             if !text.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) { return problem(.invalidValue, "the text is blank") }
+            if ControlCharacters.contained(in: text) { return problem(.invalidValue, "the text is refused: " + ControlCharacters.problem) }
             if text.utf8.count > Self.maxTextLength, text.count > Self.maxTextLength {
                 return problem(.invalidValue, "the text is longer than \(Self.maxTextLength) characters")
             }

@@ -11,6 +11,7 @@ import GRDB
 enum KeyVault {
     static let metaKey = "dataKey"
     static let deviceKeyFile = "device.key"
+    static let wrongPassphrase = "wrong passphrase"
     private static let wrapContext = Data("intake-data-key-v1".utf8)
 
     /// How the data key is wrapped, as stored.
@@ -65,7 +66,7 @@ enum KeyVault {
             return SymmetricKey(data: try AES.GCM.open(box, using: kek, authenticating: wrapContext))
         } catch {
             throw wrapped.protection == .passphrase
-                ? LocalStoreError("wrong passphrase", fix: "nothing was changed; try again with the passphrase this store was protected with")
+                ? LocalStoreError(wrongPassphrase, fix: "nothing was changed; try again with the passphrase this store was protected with")
                 : LocalStoreError(
                     "the device key file does not open this store", fix: "restore \(deviceKeyFile) of this data directory from a backup")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntakeTerminal
 import Foundation
 import IntakeCore
 import IntakeServer
@@ -198,13 +199,14 @@ enum PasswordInput {
             }
             secret = line
         } else {
-            guard isatty(STDIN_FILENO) == 1, let entered = getpass(prompt) else {
+            guard isatty(STDIN_FILENO) == 1 else {
                 throw ValidationError("Standard input is not a terminal; pipe the secret and add the --…-stdin flag.")
             }
-            secret = String(cString: entered)
+            guard let entered = SecretPrompt.read(prompt) else { throw ValidationError("Nothing was typed; nothing was changed.") }
+            secret = entered
             if confirm {
-                guard let again = getpass("Again: "), String(cString: again) == secret else {
-                    throw ValidationError("The two entries differ; try again.")
+                guard let again = SecretPrompt.read("Again: "), again == secret else {
+                    throw ValidationError("The two entries differ; nothing was changed. Try again.")
                 }
             }
         }

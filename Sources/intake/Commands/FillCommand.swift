@@ -44,14 +44,15 @@ struct FillCommand: AsyncParsableCommand {
         if patient != nil, resume {
             throw ValidationError("--patient starts a new record; a draft keeps the patient it has.")
         }
-        if draftId != nil, !resume {
+        // A mistyped option (--langauge ar) is the parser's to name; "ar" is not a draft then.
+        if draftId != nil, !resume, !UnknownOption.typed(for: Self.self) {
             throw ValidationError("Please add --resume to continue a draft: intake fill --resume \(draftId!)")
         }
     }
 
     func run() async throws {
         let questionnaire = try questionnaireOptions.load()
-        let store = try storeOptions.open()
+        let store = try storeOptions.openUnlocked()
         let client = try clientOptions.client(dataDirectory: storeOptions.directory)
         Interruption.install()
         let environment = ProcessInfo.processInfo.environment

@@ -44,7 +44,7 @@ struct FlushCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try storeOptions.openUnlocked()
         guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
             throw ValidationError(
                 "No server is configured; sign in with 'intake login --server URL --username NAME', or give --server and --token.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntakeTerminal
 import Foundation
 import IntakeClient
 import IntakeFieldwork
@@ -22,9 +23,9 @@ struct InboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-        let cache = InboxCache(store: try storeOptions.open())
+        let cache = InboxCache(store: try storeOptions.openUnlocked())
         // Written straight to standard output, unbuffered: with --watch someone (or a script) is reading it as it comes.
-        let say: @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) }
+        let say: @Sendable (String) -> Void = { Console.out(TerminalText.escaped($0, lines: true) + "\n") }
         var all: [RemoteNotification] = []
         do {
             var after: Int64?

@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntakeTerminal
 import Foundation
 import IntakeClient
 import IntakeFieldwork
@@ -34,8 +35,8 @@ struct InvitationCommand: AsyncParsableCommand {
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let invitation = try await InvitationCommand.find(id, client)
-            if !passcodeStdin { FileHandle.standardError.write(Data("Passcode: ".utf8)) }
-            guard let passcode = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !passcode.isEmpty else {
+            let typed = passcodeStdin || isatty(STDIN_FILENO) == 0 ? readLine(strippingNewline: true) : SecretPrompt.read("Passcode: ")
+            guard let passcode = typed?.trimmingCharacters(in: .whitespaces), !passcode.isEmpty else {
                 throw ValidationError("No passcode was given; type the six digits the coordinator gave you.")
             }
             let accepted = try await client.invitation(invitation.id, "accept", passcode: passcode)

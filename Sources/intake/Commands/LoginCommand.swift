@@ -44,15 +44,18 @@ struct LoginCommand: AsyncParsableCommand {
             throw ValidationError(error.description + ".")
         }
         let password = try PasswordInput.read(fromStdin: passwordStdin, confirm: false)
+        let token: String
         do {
-            let token = try await IntakeClient(baseURL: url, token: nil, tls: settings.tls).signIn(username: username, password: password)
-            var saved = settings
-            saved.token = token
-            saved.username = username
-            try saved.save(in: storeOptions.directory)
-            print("Signed in to \(server) as \(username); the token is saved for intake fill, flush and lookup.")
-        } catch let error as ClientError {
+            token = try await IntakeClient(baseURL: url, token: nil, tls: settings.tls).signIn(username: username, password: password)
+        } catch .signInRefused(let message) {
+            throw ValidationError("Could not sign in as \(username): \(message). Nothing was saved; try again.")
+        } catch {
             throw ValidationError("Could not sign in: \(error.description).")
         }
+        var saved = settings
+        saved.token = token
+        saved.username = username
+        try saved.save(in: storeOptions.directory)
+        print("Signed in to \(server) as \(username); the token is saved for intake fill, flush and lookup.")
     }
 }

@@ -34,7 +34,7 @@ struct LookupCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try storeOptions.openUnlocked()
         let client = offline ? nil : try clientOptions.client(dataDirectory: storeOptions.directory)
         if offline {
             let copy = try store.syncState().map { "the synced copy of team '\($0.team)' (\($0.count) records, \(Timestamp.string(from: $0.syncedAt)))" }

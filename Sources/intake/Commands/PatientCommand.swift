@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntakeTerminal
 import Foundation
 import IntakeClient
 import IntakeFieldwork
@@ -206,7 +207,7 @@ struct PatientCommand: AsyncParsableCommand {
                 throw ValidationError("Cannot read \(file) as UTF-8 text; save the roster as CSV (UTF-8).")
             }
             let roster = try Roster(csv: text)
-            roster.problems.forEach { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
+            roster.problems.forEach { Console.error("\($0)\n") }
             if dryRun {
                 print("Dry run: \(roster.rows.count) row(s) ready to import, \(roster.problems.count) with problems; nothing was sent.")
                 if !roster.problems.isEmpty { throw ExitCode.failure }

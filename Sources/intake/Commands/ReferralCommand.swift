@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntakeTerminal
 import Foundation
 import IntakeClient
 import IntakeFieldwork
@@ -145,7 +146,7 @@ struct ReferralsCommand: AsyncParsableCommand {
                 }
                 print("Wrote \(max(0, csv.split(separator: "\r\n").count - 1)) referral(s) to \(out).")
             } else {
-                FileHandle.standardOutput.write(Data(csv.utf8))
+                Console.out(csv)
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IntakeTerminal
 import IntakeCore
 
 struct SampleCommand: ParsableCommand {
@@ -29,25 +30,26 @@ struct SampleCommand: ParsableCommand {
     func run() throws {
         let questionnaire = try questionnaireOptions.load()
         var generator = SampleGenerator(questionnaire: questionnaire, seed: seed, collector: collector)
-        let handle: FileHandle
+        let handle: FileHandle?
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) else {
                 throw ValidationError("Cannot write to \(output); check that its folder exists and is writable.")
             }
             handle = file
         } else {
-            handle = FileHandle.standardOutput
+            handle = nil
         }
         var buffer = Data()
+        func flush() throws {
+            if let handle { try handle.write(contentsOf: buffer) } else { Console.out(String(decoding: buffer, as: UTF8.self)) }
+            buffer.removeAll(keepingCapacity: true)
+        }
         for _ in 0..<count {
             buffer.append(try generator.next().jsonData())
             buffer.append(0x0A)
-            if buffer.count > 1 << 20 {
-                handle.write(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
+            if buffer.count > 1 << 20 { try flush() }
         }
-        handle.write(buffer)
-        if output != nil { try handle.close() }
+        try flush()
+        try handle?.close()
     }
 }

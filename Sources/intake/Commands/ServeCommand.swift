@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntakeTerminal
 import Foundation
 import IntakeCore
 import IntakeServer
@@ -70,5 +71,5 @@ struct ServeCommand: AsyncParsableCommand {
 
 /// Writes a line to standard output at once (print is block-buffered when output is a file).
 private func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    Console.out(line + "\n")
 }

@@ -20,7 +20,7 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(help: "Keep the copy up to date until interrupted.") var watch = false
 
     func run() async throws {
-        let store = try storeOptions.open()
+        let store = try storeOptions.openUnlocked()
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
         let sync = SyncRun(store: store, client: client)
         print(SyncRun.describe(try await sync.catchUp()))

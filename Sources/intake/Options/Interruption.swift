@@ -1,4 +1,6 @@
 import Foundation
+import IntakeFieldwork
+import IntakeTerminal
 
 /// Ctrl-C, a closed terminal or `kill` while a form is open: say that nothing is lost and stop.
 ///
@@ -12,7 +14,11 @@ enum Interruption {
         for signal in [SIGINT, SIGTERM, SIGHUP] {
             sigaddset(&signals, signal)
             Foundation.signal(signal) { number in
-                let message = "\nInterrupted. Every answer given so far is saved; continue with 'intake fill --resume'.\n"
+                TerminalModes.restore()
+                let message =
+                    FormRun.sending.load(ordering: .relaxed)
+                    ? "\nStopped sending. The record is kept, encrypted, in the queue on this machine; 'intake flush' sends it later.\n"
+                    : "\nInterrupted. Every answer given so far is saved; continue with 'intake fill --resume'.\n"
                 _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
                 _exit(128 + number)
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import IntakeTerminal
 import Foundation
 import IntakeCore
 
@@ -44,5 +45,5 @@ extension QuestionnaireCatalog {
 
 /// Writes to standard error.
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    Console.error(TerminalText.escaped(text, lines: true) + "\n")
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IntakeClient
 import IntakeStore
+import IntakeTerminal
 
 /// `--data-dir`: where the local store lives, and how its passphrase is obtained.
 struct StoreOptions: ParsableArguments {
@@ -24,10 +25,18 @@ struct StoreOptions: ParsableArguments {
         return try LocalStore(directory: directory, configuration: configuration)
     }
 
-    /// Shows `prompt` and reads a line without echo.
+    /// Opens the store and unlocks it at once: the passphrase (if one is needed and not kept
+    /// unlocked from earlier in this session) is asked before the work starts, never in its middle.
+    func openUnlocked() throws -> LocalStore {
+        let store = try open()
+        try store.unlock()
+        return store
+    }
+
+    /// Shows `prompt` and reads a line without echo (Ctrl-C ends the command with 130, changing
+    /// nothing; Ctrl-D answers nil).
     @Sendable static func askOnTerminal(_ prompt: String) -> String? {
-        guard let typed = getpass(prompt) else { return nil }
-        return String(cString: typed)
+        SecretPrompt.read(prompt)
     }
 }
 
@@ -86,7 +95,7 @@ struct ClientOptions: ParsableArguments {
         else { return nil }
         if let username = settings.username { return username }
         guard var quick = try? self.client(dataDirectory: dataDirectory) else { return nil }
-        quick = IntakeClient(baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3) / 4, tls: settings.tls)
+        quick = IntakeClient(baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3), tls: settings.tls)
         guard let username = try? await quick.me() else { return nil }
         if var saved = ClientSettings.load(from: dataDirectory), saved.server == settings.server, saved.token == settings.token {
             saved.username = username

@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import IntakeTerminal
+
+/// Every line a command prints goes through here (it stands in for the standard library's
+/// `print` in this module): text from the server or a file — names, reasons, messages — is shown
+/// with its control characters escaped, so none can move the cursor, recolour or rewrite the
+/// screen of whoever reads it, and a closed pipe ends the command quietly (``Console``).
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    let text = items.map { String(describing: $0) }.joined(separator: separator)
+    Console.out(TerminalText.escaped(text, lines: true) + terminator)
+}
+
+/// Whether the command line holds an option `command` does not take: its own checks then stay
+/// silent, so the parser's "Unknown option" (with its suggestion) is what the person reads.
+enum UnknownOption {
+    static func typed(for command: any ParsableCommand.Type) -> Bool {
+        let help = command.helpMessage(columns: 1000)
+        let known = Set(help.matches(of: /--[a-z0-9][a-z0-9-]*/).map { String($0.output) })
+        return CommandLine.arguments.dropFirst().contains { argument in
+            guard argument.hasPrefix("--"), argument != "--" else { return false }
+            return !known.contains(String(argument.split(separator: "=", maxSplits: 1)[0]))
+        }
+    }
+}

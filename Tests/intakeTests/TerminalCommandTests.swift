@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `intake fill` as a field worker meets it, in a real pseudo-terminal: keys edit, secrets are
+/// asked once and Ctrl-C leaves them, a stalled server never holds the form past the timeout.
+@Suite(.serialized)
+struct TerminalCommandTests {
+    /// The environment of a person at a terminal: no kiosk key file, no passphrase in the environment.
+    static func person(_ intake: IntakeProcess, unlockMinutes: Int = 0) -> [String: String] {
+        [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": intake.dataDirectory.path, "TERM": "xterm-256color",
+            "INTAKE_DATA_DIR": intake.dataDirectory.path, "INTAKE_COLLECTOR": "test.worker", "INTAKE_SCRYPT_ROUNDS": "1024",
+            "INTAKE_UNLOCK_MINUTES": String(unlockMinutes),
+        ]
+    }
+
+    static func kiosk(_ intake: IntakeProcess) -> [String: String] {
+        person(intake).merging(["INTAKE_KIOSK": "1"]) { $1 }
+    }
+
+    @Test func ctrlCAtThePassphrasePromptEndsWith130AndChangesNothing() throws {
+        let intake = IntakeProcess()
+        let terminal = try PseudoTerminal(arguments: ["fill"], environment: Self.person(intake))
+        #expect(terminal.read { $0.contains("New passphrase: ") }, "\(terminal.text)")
+        #expect(terminal.text.contains("cannot be recovered"), "the person is told before choosing it")
+        terminal.type("secret")
+        terminal.type("\u{03}")
+        #expect(terminal.wait() == 130, "\(terminal.text)")
+        #expect(!terminal.text.contains("secret"), "never echoed")
+        #expect(terminal.text.contains("Cancelled; nothing was changed."), "\(terminal.text)")
+        // Nothing changed: the store still has no key, and the terminal was put back (echo on).
+        let status = try intake.run(["key", "status"])
+        #expect(status.stdout.contains("No key yet"), "\(status.stdout)")
+    }
+
+    @Test func thePassphraseIsAskedOnceBeforeTheFormThreeTriesAndKeptForTheSession() throws {
+        var intake = IntakeProcess()
+        intake.environment["INTAKE_KIOSK"] = .some(nil)
+        intake.environment["INTAKE_PASSPHRASE"] = "correct horse battery"
+        intake.environment["INTAKE_SCRYPT_ROUNDS"] = "1024"
+        // The store gets its passphrase-protected key.
+        #expect(try intake.run(["fill"], input: ["Amina", ":quit"]).status == 0)
+        let person = Self.person(intake, unlockMinutes: 30)
+        intake.environment["INTAKE_PASSPHRASE"] = .some(nil)
+        defer { _ = try? intake.run(["key", "lock"]) }
+
+        let first = try PseudoTerminal(arguments: ["fill", "--resume"], environment: person)
+        #expect(first.read { $0.contains("Passphrase of the local store: ") }, "\(first.text)")
+        #expect(first.prompts == 0, "asked before the form, not in its middle")
+        first.type("wrong one\r")
+        #expect(first.read { $0.contains("Wrong passphrase (2 tries left). Passphrase of the local store: ") }, "\(first.text)")
+        first.type("correct horse battery\r")
+        #expect(first.prompt(1), "the form starts once unlocked: \(first.text)")
+        first.type(":quit\r")
+        #expect(first.wait() == 0, "\(first.text)")
+
+        // The next command of the session does not ask again.
+        let second = try PseudoTerminal(arguments: ["fill", "--resume"], environment: person)
+        #expect(second.prompt(1), "\(second.text)")
+        #expect(!second.text.contains("Passphrase"), "kept unlocked for the session: \(second.text)")
+        second.type(":quit\r")
+        #expect(second.wait() == 0)
+
+        // Locked: asked again; three wrong tries end the command, nothing changed.
+        let locked = try intake.run(["key", "lock"])
+        #expect(locked.stdout.contains("Locked"), "\(locked.stdout)\(locked.stderr)")
+        let third = try PseudoTerminal(arguments: ["fill", "--resume"], environment: person)
+        for _ in 0..<3 {
+            #expect(third.read { $0.hasSuffix("Passphrase of the local store: ") })
+            third.type("nope nope\r")
+            _ = third.read(seconds: 2) { !$0.hasSuffix("Passphrase of the local store: ") }
+        }
+        #expect(third.wait() == 1, "\(third.text)")
+        #expect(third.text.contains("wrong passphrase"), "\(third.text)")
+    }
+
+    @Test func arrowKeysEditAnAnswerAndPastedEscapesNeverReachIt() throws {
+        let intake = IntakeProcess()
+        let terminal = try PseudoTerminal(arguments: ["fill"], environment: Self.kiosk(intake))
+        #expect(terminal.prompt(1), "\(terminal.text)")
+        // Lyla, two steps left, an X: LyXla; then Home and an "A": ALyXla.
+        terminal.type("Lyla\u{1B}[D\u{1B}[DX\u{1B}[HA\r")
+        #expect(terminal.prompt(2), "\(terminal.text)")
+        // A pasted name carrying a colour escape goes in as its text only.
+        terminal.type("\u{1B}[200~Had\u{1B}[31mdad\u{1B}[201~\r")
+        #expect(terminal.prompt(3), "\(terminal.text)")
+        // Up brings back an earlier answer of this form, which can be edited.
+        terminal.type("\u{1B}[A\u{1B}[A\u{7F}\u{7F}\r")
+        #expect(terminal.prompt(4))
+        terminal.type(":quit\r")
+        #expect(terminal.wait() == 0, "\(terminal.text)")
+        let drafts = try intake.run(["drafts", "list"])
+        let words = drafts.stdout.components(separatedBy: .whitespacesAndNewlines)
+        let id = try #require(words.first { $0.count == 8 && $0.allSatisfy(\.isHexDigit) }, "\(drafts.stdout)")
+        let shown = try intake.run(["drafts", "show", id]).stdout
+        #expect(shown.contains("\"givenName\": \"ALyXla\""), "\(shown)")
+        #expect(shown.contains("\"familyName\": \"Haddad\""), "\(shown)")
+        #expect(!shown.contains("\\u001b") && !shown.contains("[31m"), "\(shown)")
+    }
+
+    @Test func aStalledServerReleasesTheFormWithinTheTimeout() throws {
+        // A server that accepts the connection and never answers.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        listen(listener, 16)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = UInt16(bigEndian: address.sin_port)
+
+        let intake = IntakeProcess()
+        let terminal = try PseudoTerminal(
+            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", "2"], environment: Self.kiosk(intake))
+        for (index, answer) in (Answers.all + [":finish"]).enumerated() {
+            #expect(terminal.prompt(index + 1), "prompt \(index + 1): \(terminal.text.suffix(400))")
+            terminal.type(answer + "\r")
+        }
+        let finished = Date()
+        #expect(terminal.read(seconds: 15) { $0.contains("Saved offline") }, "\(terminal.text.suffix(600))")
+        let waited = Date().timeIntervalSince(finished)
+        #expect(waited < 4.5, "held \(waited) s with --timeout 2")
+        #expect(terminal.text.contains("Sending to 127.0.0.1"), "the screen says what it is doing: \(terminal.text.suffix(600))")
+        #expect(terminal.wait() == 0)
+    }
+}
+
+/// How commands end: a mistaken command line shows the usage (64); anything else is one line
+/// saying what happened (1); a reader that goes away ends the output quietly.
+struct CommandEndingTests {
+    @Test func aRuntimeErrorIsOneLineAndExit1AndAMistakenCommandLineShowsTheUsage() throws {
+        let intake = IntakeProcess()
+        // Nothing listens there: a runtime failure, not a mistaken command line.
+        let login = try intake.run(["login", "--server", "http://127.0.0.1:9", "--username", "ana", "--password-stdin"], input: ["password"])
+        #expect(login.status == 1, "\(login.stderr)")
+        #expect(login.stderr.hasPrefix("Error: Could not sign in") && !login.stderr.contains("Usage:"), "\(login.stderr)")
+        let mistaken = try intake.run(["fill", "--langauge", "ar"])
+        #expect(mistaken.status == 64 && mistaken.stderr.contains("Usage:"), "\(mistaken.stderr)")
+        #expect(mistaken.stderr.contains("Did you mean '--language'?") && !mistaken.stderr.contains("--resume ar"), "\(mistaken.stderr)")
+    }
+
+    @Test func aClosedPipeEndsTheOutputQuietly() throws {
+        let intake = IntakeProcess()
+        let process = intake.process(["sample", "--count", "2000"])
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read a little, as `head -3` would, and go away.
+        _ = output.fileHandleForReading.readData(ofLength: 64)
+        try output.fileHandleForReading.close()
+        #expect(IntakeProcess.waitForExit(process, seconds: 20))
+        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(complaint.isEmpty, "no error, no stack trace: \(complaint)")
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE, "ended as the pipe's signal ends other tools")
+    }
+}
