@@ -51,7 +51,10 @@ public struct FormRun {
 
     public func run(_ draft: Draft, questionnaire: Questionnaire) async throws -> Ending {
         if let revision = draft.baseRevision { io.write("Editing the server's record at revision \(revision).") }
-        let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io) { try store.save($0) }
+        let store = self.store
+        let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io, discard: { _ = try store.discard(id: $0) }) {
+            try store.save($0)
+        }
         switch try session.run() {
         case .completed(let record):
             if let client {
@@ -64,8 +67,10 @@ public struct FormRun {
                 return try await settle(record, baseRevision: base, client: client, questionnaire: questionnaire)
             }
             return report(outcome)
-        case .quit:
+        case .quit, .abandoned(inputEnded: false):
             return .done
+        case .abandoned(inputEnded: true):
+            return .inputEnded("Input ended before anything was typed; no draft was kept.")
         case .inputEnded(let saved):
             return .inputEnded(
                 "Input ended before the record was finished. The draft is saved: intake fill --resume \(saved.response.id.uuidString.lowercased().prefix(8))")

@@ -25,6 +25,10 @@ extension FormSession {
         case .go(let target): try go(to: target)
         case .finish: return try finish()
         case .quit:
+            if try discardIfBlank() {
+                io.write("Nothing was typed; no draft was kept.")
+                return .abandoned(inputEnded: false)
+            }
             try persist()
             io.write("Draft saved. Resume it with: intake fill --resume \(response.id.uuidString.lowercased().prefix(8))")
             return .quit(draft)

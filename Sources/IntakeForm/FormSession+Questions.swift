@@ -89,6 +89,7 @@ extension FormSession {
                     display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
                 }
                 guard let line = io.readLine(prompt: fieldPrompt(field, current: current)) else {
+                    if try discardIfBlank() { return .abandoned(inputEnded: true) }
                     try persist()
                     return .inputEnded(draft)
                 }

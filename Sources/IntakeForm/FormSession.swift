@@ -14,6 +14,8 @@ public final class FormSession {
         case quit(Draft)
         /// Input ended before the record was finished; the draft is saved.
         case inputEnded(Draft)
+        /// The person quit (or input ended) before typing anything: no draft was kept.
+        case abandoned(inputEnded: Bool)
     }
 
     public let questionnaire: Questionnaire
@@ -21,6 +23,8 @@ public final class FormSession {
     let validator: Validator
     let io: any FormIO
     let save: (Draft) throws -> Void
+    /// Removes a draft that holds nothing, so quitting before typing anything leaves none.
+    let discard: ((UUID) throws -> Void)?
     let language: String?
     let input: AnswerInput
     let display: AnswerDisplay
@@ -36,7 +40,7 @@ public final class FormSession {
     ///   - save: called with the draft after every change; an error stops the form.
     public init(
         questionnaire: Questionnaire, draft: Draft, io: any FormIO, today: LocalDate = .today(),
-        save: @escaping (Draft) throws -> Void
+        discard: ((UUID) throws -> Void)? = nil, save: @escaping (Draft) throws -> Void
     ) throws(FormError) {
         guard draft.response.questionnaire == questionnaire.reference else {
             throw FormError.versionMismatch(draft: draft.response.questionnaire, loaded: questionnaire.reference)
@@ -49,6 +53,7 @@ public final class FormSession {
         self.validator = Validator(questionnaire: questionnaire, today: today)
         self.io = io
         self.save = save
+        self.discard = discard
         self.language = draft.response.language
         self.input = AnswerInput(language: draft.response.language, validator: validator)
         self.display = AnswerDisplay(language: draft.response.language)
@@ -92,6 +97,7 @@ public final class FormSession {
             return try answerCompound(question, fields: fields)
         }
         guard let line = io.readLine(prompt: "> ") else {
+            if try discardIfBlank() { return .abandoned(inputEnded: true) }
             try persist()
             return .inputEnded(draft)
         }
@@ -115,6 +121,19 @@ public final class FormSession {
 
     func persist() throws {
         try save(draft)
+    }
+
+    /// Whether nothing was typed: no answer, no patient detail, no registry patient.
+    var isBlank: Bool {
+        response.answerCount == 0 && response.patient == PatientIdentification() && response.patientId == nil
+    }
+
+    /// Removes the draft when nothing was typed in it (an edit of a server record is never
+    /// removed); whether it was.
+    func discardIfBlank() throws -> Bool {
+        guard isBlank, baseRevision == nil, let discard else { return false }
+        try discard(response.id)
+        return true
     }
 
     /// Moves to `newPlace` and saves the position, so a resumed draft starts there.

@@ -68,6 +68,11 @@ extension LocalStore {
         }
     }
 
+    /// How many drafts the store holds (every questionnaire), without unlocking it.
+    public func draftCount() throws(LocalStoreError) -> Int {
+        try read("count the drafts") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0 }
+    }
+
     /// Every draft, decrypted, most recently changed first.
     public func drafts() throws(LocalStoreError) -> [Draft] {
         return try writeSealed("list the drafts") { db, cipher in

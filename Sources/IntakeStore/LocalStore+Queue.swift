@@ -180,3 +180,16 @@ extension LocalStore {
         return draft
     }
 }
+
+extension LocalStore {
+    /// Deletes a queued record (or a quarantined entry) from this machine for good: it will never
+    /// be sent. The id it had.
+    public func discardFromQueue(idPrefix prefix: String) throws(LocalStoreError) -> String {
+        let rows = try rows(matching: prefix, in: "outbox", listCommand: "intake queue list")
+        let id: String = rows[0]["id"]
+        try write("discard the queued record") { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE id = ?", arguments: [id])
+        }
+        return id
+    }
+}

@@ -17,7 +17,7 @@ struct IntakeCommand: AsyncParsableCommand {
             AdminCommand.self, LoginCommand.self, FlushCommand.self, QueueCommand.self, KeyCommand.self, LookupCommand.self,
             ExportCommand.self, TeamCommand.self, InvitationCommand.self, InboxCommand.self,
             AnnounceCommand.self, ReferCommand.self, ReferralsCommand.self, WebhookCommand.self, PatientCommand.self, HistoryCommand.self,
-            DeleteCommand.self, SyncCommand.self, GrantCommand.self, TransferCommand.self,
+            DeleteCommand.self, SyncCommand.self, GrantCommand.self, TransferCommand.self, StatusCommand.self,
         ]
     )
 

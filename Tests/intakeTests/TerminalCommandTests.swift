@@ -162,3 +162,50 @@ struct CommandEndingTests {
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE, "ended as the pipe's signal ends other tools")
     }
 }
+
+/// The small things of a field worker's day.
+@Suite(.serialized)
+struct DailyCommandTests {
+    @Test func quittingBeforeTypingAnythingLeavesNoDraft() throws {
+        let intake = IntakeProcess()
+        let quit = try intake.run(["fill"], input: [":quit"])
+        #expect(quit.status == 0 && quit.stdout.contains("Nothing was typed; no draft was kept."), "\(quit.stdout)")
+        let ended = try intake.run(["fill"], input: [])
+        #expect(ended.status == 3 && ended.stderr.contains("no draft was kept"), "\(ended.stderr)")
+        #expect(try intake.run(["drafts", "list"]).stdout.contains("No drafts."))
+        // Something typed is kept, as before.
+        #expect(try intake.run(["fill"], input: ["Amina", ":quit"]).stdout.contains("Draft saved."))
+        #expect(try intake.run(["status"]).stdout.contains("1 unfinished draft"))
+    }
+
+    @Test func statusSaysWhatWaitsAndAQueuedRecordCanBeDiscarded() throws {
+        let intake = IntakeProcess()
+        // Finished with no server: queued.
+        #expect(try intake.run(["fill"], input: Answers.all + [":finish"]).status == 0)
+        #expect(try intake.run(["fill"], input: Answers.all + [":finish"]).status == 0)
+        let status = try intake.run(["status"])
+        #expect(status.status == 0 && status.stdout.contains("2 records wait to be sent: run 'intake flush'."), "\(status.stdout)")
+        #expect(status.stdout.contains("Not signed in"), "\(status.stdout)")
+        let list = try intake.run(["queue", "list"]).stdout
+        let id = try #require(list.components(separatedBy: .whitespacesAndNewlines).first { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
+        let refused = try intake.run(["queue", "discard", id])
+        #expect(refused.status == 1 && refused.stderr.contains("--yes"), "no terminal to confirm on: \(refused.stderr)")
+        let discarded = try intake.run(["queue", "discard", id, "--yes"])
+        #expect(discarded.status == 0 && discarded.stdout.contains("Discarded \(id)"), "\(discarded.stdout)\(discarded.stderr)")
+        #expect(try intake.run(["status"]).stdout.contains("1 record waits to be sent"))
+        let unknown = try intake.run(["queue", "discard", "ffffffff", "--yes"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no record here has an id starting with 'ffffffff'"), "\(unknown.stderr)")
+    }
+
+    @Test func aBusyPortIsOneClearLine() throws {
+        let intake = IntakeProcess()
+        let (first, port) = try intake.startServer()
+        defer { first.terminate() }
+        var second = IntakeProcess()
+        second.serverDatabase = intake.dataDirectory.appendingPathComponent("other.sqlite").path
+        let busy = try second.run(["serve", "--port", "\(port)"])
+        #expect(busy.status == 1, "\(busy.stdout)\(busy.stderr)")
+        #expect(busy.stderr.contains("port \(port) of 127.0.0.1 is in use by another program"), "\(busy.stderr)")
+        #expect(!busy.stdout.contains("Serving on") && !busy.stderr.contains("errno"), "\(busy.stdout)\(busy.stderr)")
+    }
+}

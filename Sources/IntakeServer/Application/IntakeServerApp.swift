@@ -81,11 +81,14 @@ public enum IntakeServerApp {
         return (router, registrar.routes)
     }
 
-    public static func application(_ services: IntakeServices, logger: Logger) throws -> some ApplicationProtocol {
-        Application(
+    public static func application(
+        _ services: IntakeServices, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let port = services.configuration.port
+        return Application(
             router: router(services).router, server: try httpServer(services.configuration),
-            configuration: .init(address: .hostname(services.configuration.host, port: services.configuration.port), serverName: "intake"),
-            logger: logger)
+            configuration: .init(address: .hostname(services.configuration.host, port: port), serverName: "intake"),
+            onServerRunning: { await onRunning($0.localAddress?.port ?? port) }, logger: logger)
     }
 
     /// HTTP/1.1 with the configuration's idle timeout (a connection that sends nothing for that
@@ -103,7 +106,9 @@ public enum IntakeServerApp {
 
     /// Serves until the process is stopped (SIGINT or SIGTERM end it gracefully): what
     /// `intake serve` runs, with the host, port and log level of the services' configuration.
-    public static func run(_ services: IntakeServices) async throws {
+    /// `onRunning` is told the port once the server listens. A port another program holds is
+    /// ``ServerStartError``, one sentence.
+    public static func run(_ services: IntakeServices, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var logger = Logger(label: "intake.server")
         logger.logLevel = Logger.Level(rawValue: services.configuration.logLevel) ?? .info
         // Read notifications past their retention go at start and then every day.
@@ -122,7 +127,15 @@ public enum IntakeServerApp {
         let dispatcher = services.webhookDispatcher(logger: logger)
         let delivery = Task { await dispatcher.run() }
         defer { delivery.cancel() }
-        try await application(services, logger: logger).runService()
+        do {
+            try await application(services, logger: logger, onRunning: onRunning).runService()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
+            let configuration = services.configuration
+            throw ServerStartError(
+                error.errnoCode == EADDRINUSE
+                    ? "port \(configuration.port) of \(configuration.host) is in use by another program; stop it, or choose another port with --port (or INTAKE_SERVER_PORT)"
+                    : "this account may not listen on port \(configuration.port) of \(configuration.host); choose a port above 1023 with --port (or INTAKE_SERVER_PORT)")
+        }
     }
 
     /// The OpenAPI contract served at `/openapi.yaml`, with the server's batch limit
@@ -139,4 +152,10 @@ public enum IntakeServerApp {
         }
         return document.replacingOccurrences(of: batchItems, with: "records: { type: array, maxItems: \(maxBatchRecords), ")
     }
+}
+
+/// Why the server could not start listening, as one sentence.
+public struct ServerStartError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -57,5 +57,9 @@ struct LoginCommand: AsyncParsableCommand {
         saved.username = username
         try saved.save(in: storeOptions.directory)
         print("Signed in to \(server) as \(username); the token is saved for intake fill, flush and lookup.")
+        // What waits for this account: said at once, as an app's badges would.
+        if let waiting = try? await StatusCommand.inbox(IntakeClient(baseURL: url, token: token, timeout: 5, tls: settings.tls)), !waiting.isEmpty {
+            waiting.forEach { print($0) }
+        }
     }
 }

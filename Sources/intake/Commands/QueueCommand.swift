@@ -2,12 +2,13 @@ import ArgumentParser
 import Foundation
 import IntakeFieldwork
 import IntakeStore
+import IntakeTerminal
 
 struct QueueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
         abstract: "See and manage the encrypted queue of finished records waiting for upload.",
-        subcommands: [List.self, Show.self, Retry.self, Export.self, Import.self],
+        subcommands: [List.self, Show.self, Retry.self, Discard.self, Export.self, Import.self],
         defaultSubcommand: List.self
     )
 
@@ -62,6 +63,37 @@ struct QueueCommand: ParsableCommand {
         func run() throws {
             let count = try storeOptions.open().retry(idPrefix: id)
             print("\(count) record\(count == 1 ? "" : "s") back in line; run 'intake flush'.")
+        }
+    }
+
+    struct Discard: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a queued record from this machine for good: it is never sent.",
+            discussion: """
+                For a record that must not reach the server (entered by mistake, a test). To change \
+                it before it is sent, resume it instead: 'intake lookup' opens queued records. Asks \
+                to type the id again unless --yes is given.
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: ArgumentHelp("The record's id or its first characters.", valueName: "id")) var id: String
+        @Flag(help: "Do not ask to confirm.") var yes = false
+
+        func run() throws {
+            let store = try storeOptions.open()
+            let entry = try store.queueEntries().filter { $0.id.uuidString.lowercased().hasPrefix(id.lowercased()) }
+            if !yes {
+                guard isatty(STDIN_FILENO) == 1 else {
+                    throw ValidationError("Discarding cannot be undone; add --yes to discard without being asked.")
+                }
+                let short = entry.first.map { String($0.id.uuidString.lowercased().prefix(8)) } ?? id
+                Console.out("The record \(short) will never be sent and cannot be brought back. Type \(short) to discard it: ")
+                guard readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces) == short else {
+                    print("Nothing was discarded.")
+                    return
+                }
+            }
+            let discarded = try store.discardFromQueue(idPrefix: id)
+            print("Discarded \(discarded.prefix(8)); it will not be sent.")
         }
     }
 

@@ -64,8 +64,9 @@ struct ServeCommand: AsyncParsableCommand {
         if try await services.store.userCount() == 0 {
             say("The database has no users yet. Create the first admin: intake admin bootstrap --username admin")
         }
-        say("Serving on \(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(configuration.port) (database \(configuration.databaseDescription))")
-        try await IntakeServerApp.run(services)
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let (host, database) = (configuration.host, configuration.databaseDescription)
+        try await IntakeServerApp.run(services) { port in say("Serving on \(scheme)://\(host):\(port) (database \(database))") }
     }
 }
 
