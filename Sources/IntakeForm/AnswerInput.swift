@@ -14,7 +14,12 @@ struct AnswerInput {
     }
 
     func parse(_ raw: String, as type: QuestionType) throws(Failure) -> Answer {
-        let text = raw.trimmingCharacters(in: .whitespaces)
+        var text = raw.trimmingCharacters(in: .whitespaces)
+        // Numbers, dates and choice numbers may be typed in Arabic-Indic digits (٣٧٫٥, ٢٠٢٤-٠٣-١٥).
+        switch type {
+        case .text, .yesNo, .compound: break
+        default: text = TextFold.asciiDigits(text)
+        }
         let answer: Answer
         switch type {
         case .text:
@@ -26,7 +31,9 @@ struct AnswerInput {
             answer = .choice(try choice(text, in: set).code)
         case .multipleChoice(let set):
             var codes: [String] = []
-            for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            // The Arabic comma separates too.
+            for item in text.split(whereSeparator: { $0 == "," || $0 == "\u{060C}" }).map({ $0.trimmingCharacters(in: .whitespaces) })
+            where !item.isEmpty {
                 let code = try choice(item, in: set).code
                 if !codes.contains(code) { codes.append(code) }
             }
@@ -70,7 +77,11 @@ struct AnswerInput {
         }
     }
 
-    /// A choice by its number in the list, its code, its label, or the start of one label.
+    /// A choice by its number in the list, its code, its label, the start of a label or of one
+    /// of its words, or any part of a label; case, accents and Arabic letter variants do not count
+    /// (`tur` and `turkiye` find Türkiye, `cote` Côte d'Ivoire, `kurmanji` Kurdish (Kurmanji)).
+    /// `y` and `n` are yes and no where the choices have them. A near miss (`turkey`) is offered,
+    /// not taken.
     func choice(_ text: String, in set: ChoiceSet) throws(Failure) -> Choice {
         if let number = Int(text) {
             // Choices coded 0, 1, 2… (scales) are picked by code; others by their place in the list.
@@ -80,22 +91,39 @@ struct AnswerInput {
                 return set.choices[number - 1]
             }
         }
-        let lowered = text.lowercased()
-        if let exact = set.choices.first(where: {
-            $0.code.lowercased() == lowered || $0.label.base.lowercased() == lowered
-                || $0.label.text(in: language).lowercased() == lowered
-        }) {
+        let typed = TextFold.fold(text)
+        guard !typed.isEmpty else { throw .invalid("Type a choice's number, code or name; :list shows them all.") }
+        func labels(_ choice: Choice) -> [String] {
+            [choice.label.base, choice.label.text(in: language)].map(TextFold.fold)
+        }
+        if let exact = set.choices.first(where: { TextFold.fold($0.code) == typed || labels($0).contains(typed) }) {
             return exact
         }
-        let matches = set.choices.filter { choice in
-            [choice.label.base, choice.label.text(in: language)].contains { label in
-                label.lowercased().hasPrefix(lowered)
-                    || label.lowercased().split(separator: " ").contains { $0.hasPrefix(lowered) }
-            }
+        // y / n: the choice that is yes or no, when the typed letter stands for it.
+        if let yes = Self.yesNo(text) {
+            let word = yes ? "yes" : "no"
+            let named = set.choices.filter { TextFold.fold($0.code) == word || labels($0).contains(word) }
+            if named.count == 1 { return named[0] }
         }
+        func words(_ label: String) -> [Substring] { label.split(whereSeparator: { !$0.isLetter && !$0.isNumber }) }
+        let starting = set.choices.filter { choice in
+            labels(choice).contains { label in label.hasPrefix(typed) || words(label).contains { $0.hasPrefix(typed) } }
+        }
+        let matches = starting.isEmpty ? set.choices.filter { labels($0).contains { $0.contains(typed) } } : starting
         switch matches.count {
         case 1: return matches[0]
-        case 0: throw .invalid("'\(text)' is not one of the choices. Type its number, code or name; :list shows them all.")
+        case 0:
+            // A near miss of a label or one of its words (at least 4 letters typed): offered, not taken.
+            let near =
+                typed.count < 4
+                ? []
+                : set.choices.filter { choice in
+                    labels(choice).contains { label in
+                        TextFold.distance(typed, label) <= 2 || words(label).contains { TextFold.distance(typed, String($0)) <= 2 }
+                    }
+                }
+            if !near.isEmpty { throw .ambiguous(near) }
+            throw .invalid("'\(text)' is not one of the choices. Type its number, code or name; :list shows them all.")
         default: throw .ambiguous(matches)
         }
     }

@@ -47,21 +47,57 @@ extension FormSession {
         try move(to: next(after: place))
     }
 
-    /// The answer typed, or nil after saying what is wrong with it.
+    /// The answer typed, or nil after saying what is wrong with it. A choice found from part of
+    /// its name is echoed; when several match, only they are numbered, and a number picks one.
     private func parse(_ text: String, as type: QuestionType) -> Answer? {
         do {
-            return try input.parse(text, as: type)
+            let answer = try input.parse(text, as: type)
+            echo(answer, typed: text, type: type)
+            return answer
         } catch {
             switch error {
             case .invalid(let message):
                 io.write(message)
             case .ambiguous(let matches):
-                io.write("Several choices match; type one of their numbers or codes:")
-                display.choiceLines(Array(matches.prefix(AnswerDisplay.shortListLimit)), numbersFrom: type.choices?.choices ?? [])
-                    .forEach(io.write)
+                let shown = Array(matches.prefix(AnswerDisplay.shortListLimit))
+                guard case .singleChoice(let set) = type, !AnswerDisplay.isNumbered(byCode: set) else {
+                    io.write("Several choices match '\(text)'; type more of the name, or its number or code:")
+                    display.choiceLines(shown, numbersFrom: type.choices?.choices ?? []).forEach(io.write)
+                    return nil
+                }
+                io.write(
+                    shown.count == 1
+                        ? "'\(text)' is not a choice; did you mean this one? Type 1 to choose it, or type the answer again:"
+                        : "Several choices match '\(text)'; type the number of the one you mean, or type the answer again:")
+                display.choiceLines(shown, numbersFrom: shown).forEach(io.write)
+                guard let line = io.readLine(prompt: "> ") else { return nil }
+                let picked = TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))
+                if let number = Int(picked), shown.indices.contains(number - 1) {
+                    let answer = Answer.choice(shown[number - 1].code)
+                    io.write("  → \(shown[number - 1].label.text(in: language))")
+                    return answer
+                }
+                if picked.isEmpty || picked.hasPrefix(":") || ControlCharacters.contained(in: picked) { return nil }
+                return parse(picked, as: type)
             }
             return nil
         }
+    }
+
+    /// Says which choice a partial or folded answer picked (`sa` → Saudi Arabia), so nothing is
+    /// chosen silently; an answer typed as the choice's code or whole label needs no echo.
+    private func echo(_ answer: Answer, typed: String, type: QuestionType) {
+        guard let set = type.choices else { return }
+        let codes: [String]
+        switch answer {
+        case .choice(let code): codes = [code]
+        case .choices(let picked): codes = picked
+        default: return
+        }
+        let chosen = codes.compactMap { set.choice(code: $0) }
+        let exact = chosen.count == 1 && [chosen[0].code, chosen[0].label.base, chosen[0].label.text(in: language)].contains(typed)
+        guard !exact, !chosen.isEmpty else { return }
+        io.write("  → " + chosen.map { $0.label.text(in: language) }.joined(separator: ", "))
     }
 
     /// Enter on a question: keep its answer, leave an optional one empty, or explain that it is required.

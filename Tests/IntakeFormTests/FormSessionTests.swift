@@ -158,4 +158,64 @@ struct FormSessionTests {
         #expect(throws: AnswerInput.Failure.self) { try input.parse("1,000", as: type) }
         #expect(throws: AnswerInput.Failure.self) { try input.parse("nan", as: type) }
     }
+
+    /// What people type for a choice: case, accents and Arabic letter variants fold, any part of
+    /// a label finds it, y/n are yes and no, the Arabic comma separates, Arabic-Indic digits count.
+    @Test func choicesFoldAccentsVariantsAndMatchAnyPartOfALabel() throws {
+        let input = AnswerInput(language: "ar", validator: Validator(questionnaire: questionnaire, today: today))
+        func choice(_ code: String, _ label: String, ar: String? = nil) -> Choice {
+            Choice(code: code, label: LocalizedText(label, translations: ar.map { ["ar": $0] } ?? [:]))
+        }
+        let countries = ChoiceSet(choices: [
+            choice("TR", "Türkiye", ar: "تركيا"), choice("CI", "Côte d'Ivoire"), choice("SA", "Saudi Arabia", ar: "السعودية"),
+            choice("SY", "Syria", ar: "سوريا"), choice("ZA", "South Africa"),
+        ])
+        let single = QuestionType.singleChoice(countries)
+        #expect(try input.parse("tur", as: single) == .choice("TR"))
+        #expect(try input.parse("TURKIYE", as: single) == .choice("TR"))
+        #expect(try input.parse("cote", as: single) == .choice("CI"))
+        #expect(try input.parse("ivoire", as: single) == .choice("CI"), "a later word")
+        #expect(try input.parse("٢", as: single) == .choice("CI"), "an Arabic-Indic number")
+        #expect(throws: AnswerInput.Failure.ambiguous([countries.choices[0]])) { try input.parse("turkey", as: single) }
+        #expect(throws: AnswerInput.Failure.ambiguous([countries.choices[2], countries.choices[3], countries.choices[4]])) { try input.parse("s", as: single) }
+        let languages = ChoiceSet(choices: [choice("ku", "Kurdish (Kurmanji)"), choice("ckb", "Kurdish (Sorani)"), choice("ar", "Arabic")])
+        #expect(try input.parse("kurmanji", as: .singleChoice(languages)) == .choice("ku"))
+        #expect(try input.parse("anji", as: .singleChoice(languages)) == .choice("ku"), "any part of a label")
+        let answers = ChoiceSet(choices: [choice("yes", "Yes"), choice("no", "No"), choice("unsure", "Not sure")])
+        #expect(try input.parse("n", as: .singleChoice(answers)) == .choice("no"), "n is no, not 'Not sure'")
+        #expect(try input.parse("y", as: .singleChoice(answers)) == .choice("yes"))
+        #expect(try input.parse("not", as: .singleChoice(answers)) == .choice("unsure"))
+        let multiple = QuestionType.multipleChoice(countries)
+        #expect(try input.parse("سوريا، تركيا", as: multiple) == .choices(["TR", "SY"]), "the Arabic comma separates")
+        #expect(try input.parse("السعوديه", as: single) == .choice("SA"), "ta marbuta and ha fold together")
+        #expect(try input.parse("٣٧٫٥", as: .decimal(.unbounded)) == .decimal(37.5))
+        #expect(try input.parse("٢٠٢٤-٠٣-١٥", as: .date(.unbounded)) == .date(LocalDate(iso: "2024-03-15")!))
+        #expect(TextFold.fold("الأحمد") == TextFold.fold("الاحمد") && TextFold.fold("إبراهيم") == TextFold.fold("ابراهيم"))
+    }
+
+    /// After an ambiguous answer only the candidates are numbered, and a number picks among them;
+    /// a choice found from part of its name is echoed.
+    @Test func anAmbiguousAnswerNumbersOnlyItsCandidatesAndAPartialOneIsEchoed() throws {
+        let files = QuestionnaireFiles(
+            directory: "c",
+            files: [
+                "manifest.txt": .init(path: "c/manifest.txt", bytes: Array("id: c\ntitle: Countries\n".utf8)),
+                "1-a.txt": .init(
+                    path: "c/1-a.txt",
+                    bytes: Array("Born in | id: born | single: SA=Saudi Arabia, SY=Syria, ZA=South Africa, TR=Türkiye\nArrived from | id: from | single: SA=Saudi Arabia, SY=Syria, ZA=South Africa, TR=Türkiye\n".utf8)),
+            ])
+        let countries = try QuestionnaireLoader.load(files)
+        let io = ScriptedIO(["Amina", "Haddad", "1990-05-01", "f", "", "s", "2", "turk", ":quit"])
+        let draft = Draft(response: PatientResponse(questionnaire: countries.reference, collector: "c", deviceId: "d"))
+        let session = try FormSession(questionnaire: countries, draft: draft, io: io, today: today) { _ in }
+        guard case .quit(let saved) = try session.run() else { Issue.record("expected quit: \(io.transcript)"); return }
+        // "s": Saudi Arabia, Syria and South Africa, numbered 1 to 3; "2" is the second of them.
+        #expect(io.transcript.contains("Several choices match 's'; type the number of the one you mean"), "\(io.transcript)")
+        #expect(io.transcript.contains("    1) Saudi Arabia [SA]") && io.transcript.contains("    3) South Africa [ZA]"), "\(io.transcript)")
+        #expect(io.transcript.contains("  → Syria"), "\(io.transcript)")
+        #expect(saved.response[QuestionPosition(section: 1, index: 1)] == .choice("SY"))
+        // A partial name is echoed with what it chose.
+        #expect(io.transcript.contains("  → Türkiye"), "\(io.transcript)")
+        #expect(saved.response[QuestionPosition(section: 1, index: 2)] == .choice("TR"))
+    }
 }
