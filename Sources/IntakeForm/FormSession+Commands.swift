@@ -30,6 +30,10 @@ extension FormSession {
                 return .abandoned(inputEnded: false)
             }
             try persist()
+            if unsaved {
+                io.write("The draft cannot be saved yet, so the form stays open: free some disk space, then type :quit again.")
+                return nil
+            }
             io.write("Draft saved. Resume it with: intake fill --resume \(response.id.uuidString.lowercased().prefix(8))")
             return .quit(draft)
         }
@@ -127,9 +131,15 @@ extension FormSession {
         }
         let dropped = response.answerCount - candidate.answerCount
         candidate.touch()
+        let before = (response, place)
         response = candidate
         place = .end
         try persist()
+        if unsaved {
+            (response, place) = before
+            io.write("The record cannot be saved yet, so it is not complete: free some disk space, then type :finish again.")
+            return nil
+        }
         if dropped > 0 {
             io.write(
                 dropped == 1

@@ -126,7 +126,7 @@ extension FormSession {
                 }
                 guard let line = io.readLine(prompt: fieldPrompt(field, current: current)) else {
                     if try discardIfBlank() { return .abandoned(inputEnded: true) }
-                    try persist()
+                    try save(draft)
                     return .inputEnded(draft)
                 }
                 text = line.trimmingCharacters(in: .whitespaces)

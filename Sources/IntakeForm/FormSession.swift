@@ -31,6 +31,8 @@ public final class FormSession {
     var place: FormPlace
     /// For an edit of a server record: the revision it was loaded at.
     let baseRevision: Int?
+    /// Whether the last save failed, so the latest answers are only in memory.
+    var unsaved = false
     /// The place whose question was last shown, so a re-prompt does not repeat it.
     var shownPlace: FormPlace?
     var announcedSection: Int?
@@ -98,7 +100,8 @@ public final class FormSession {
         }
         guard let line = io.readLine(prompt: "> ") else {
             if try discardIfBlank() { return .abandoned(inputEnded: true) }
-            try persist()
+            // Nobody is left to tell: a draft that cannot be saved now is an error, said as such.
+            try save(draft)
             return .inputEnded(draft)
         }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -119,8 +122,23 @@ public final class FormSession {
         return nil
     }
 
+    /// Saves the draft. When the local store cannot write (a full disk), the person is told at
+    /// the prompt and the form goes on: the answers stay in memory and are saved with the next
+    /// one that can be; nothing saved before is touched.
     func persist() throws {
-        try save(draft)
+        do {
+            try save(draft)
+            if unsaved {
+                unsaved = false
+                io.write("Saved again: every answer so far is on disk.")
+            }
+        } catch {
+            if !unsaved {
+                io.write(
+                    "Could not save the draft (\(error)). The answers are kept here, in memory, and saved as soon as there is room: free some disk space and go on. Do not close this window.")
+            }
+            unsaved = true
+        }
     }
 
     /// Whether nothing was typed: no answer, no patient detail, no registry patient.

@@ -222,6 +222,8 @@ public final class LocalStore: Sendable {
         if let error = error as? DatabaseError {
             switch error.resultCode {
             case .SQLITE_FULL: return "the disk is full; free some space and try again"
+            case .SQLITE_IOERR where error.extendedResultCode == .SQLITE_IOERR_WRITE || error.extendedResultCode == .SQLITE_IOERR_FSYNC:
+                return "the disk cannot take more (full, or over a size limit); free some space and try again"
             case .SQLITE_BUSY, .SQLITE_LOCKED: return "another intake process is writing; try again in a moment"
             case .SQLITE_READONLY: return "the data directory is read-only; choose another with --data-dir"
             case .SQLITE_CORRUPT, .SQLITE_NOTADB: return "the store file is damaged; restore it from a backup"

@@ -26,6 +26,9 @@ struct IntakeCommand: AsyncParsableCommand {
     /// standard error and exit 1 (or the status the command chose).
     static func main() async {
         Console.ignoreBrokenPipes()
+        // Over a file size limit, a write fails (and the store says so) instead of the signal
+        // killing the process with the answers it holds.
+        signal(SIGXFSZ, SIG_IGN)
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -209,3 +209,57 @@ struct DailyCommandTests {
         #expect(!busy.stdout.contains("Serving on") && !busy.stderr.contains("errno"), "\(busy.stdout)\(busy.stderr)")
     }
 }
+
+/// A cheap field laptop's disk fills up: the form says so at the prompt, keeps the answers in
+/// memory, damages nothing saved, and goes on once there is room again.
+struct FullDiskCommandTests {
+    @Test func aFullDiskKeepsTheAnswersInMemoryAndTheFormGoesOnWhenThereIsRoom() throws {
+        let intake = IntakeProcess()
+        #expect(try intake.run(["fill"], input: ["Amina", ":quit"]).status == 0)
+        // The store can no longer grow: a (soft) file size limit of 32 KiB on the process.
+        let process = intake.process([])
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -S -f 64; exec \"$0\" fill --resume", IntakeProcess.binary.path]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        let log = LogBuffer()
+        output.fileHandleForReading.readabilityHandler = { log.append($0.availableData) }
+        try process.run()
+        func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+        func wait(for text: String, after count: Int = 0) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if log.text.components(separatedBy: text).count - 1 > count { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        for line in ["Haddad", "1990-05-01", "f"] {
+            send(line)
+            if log.text.contains("Could not save") { break }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        #expect(wait(for: "Could not save the draft"), "\(log.text)")
+        #expect(log.text.contains("kept here, in memory"), "\(log.text)")
+        send(":quit")
+        #expect(wait(for: "The draft cannot be saved yet, so the form stays open"), "\(log.text)")
+        // Room again: the limit lifted from outside, as freeing space would.
+        let lift = Process()
+        lift.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        lift.arguments = ["--pid", "\(process.processIdentifier)", "--fsize=unlimited"]
+        try lift.run()
+        lift.waitUntilExit()
+        send(":quit")
+        #expect(wait(for: "Draft saved."), "\(log.text)")
+        #expect(IntakeProcess.waitForExit(process, seconds: 20))
+        #expect(process.terminationStatus == 0, "\(log.text)")
+        #expect(log.text.contains("Saved again: every answer so far is on disk."), "\(log.text)")
+        let drafts = try intake.run(["drafts", "list"]).stdout
+        let id = try #require(drafts.components(separatedBy: .whitespacesAndNewlines).first { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
+        let shown = try intake.run(["drafts", "show", id]).stdout
+        #expect(shown.contains("\"familyName\": \"Haddad\"") && shown.contains("\"dateOfBirth\": \"1990-05-01\"") && shown.contains("\"sex\": \"female\""), "\(shown)")
+        #expect(shown.contains("\"givenName\": \"Amina\""), "what was saved before is intact")
+    }
+}
