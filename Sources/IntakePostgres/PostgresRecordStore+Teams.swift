@@ -332,6 +332,15 @@ extension PostgresRecordStore {
         return counts
     }
 
+    public func markNotificationsRead(userId: Int64, eventPrefix: String, at time: Date) async throws -> Int {
+        try await client.query(
+            """
+            UPDATE notification SET readAt = \(Self.timestamp(time))
+            WHERE userId = \(userId) AND readAt IS NULL AND substr(eventKey, 1, length(\(eventPrefix))) = \(eventPrefix) RETURNING id
+            """, logger: Self.logger
+        ).collect().count
+    }
+
     public func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int {
         if let ids, ids.isEmpty { return 0 }
         let rows: [PostgresRow]

@@ -311,6 +311,15 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func markNotificationsRead(userId: Int64, eventPrefix: String, at time: Date) async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE notification SET readAt = ? WHERE userId = ? AND readAt IS NULL AND substr(eventKey, 1, ?) = ?",
+                arguments: [Self.timestamp(time), userId, eventPrefix.count, eventPrefix])
+            return db.changesCount
+        }
+    }
+
     public func purgeReadNotifications(readBefore time: Date) async throws -> Int {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM notification WHERE readAt IS NOT NULL AND readAt < ?", arguments: [Self.timestamp(time)])

@@ -95,6 +95,14 @@ public enum TeamStoreContract {
         }
         #expect(created.storedState == .pending && created.invitee == "ana" && created.teamName == "t")
         #expect(try await store.createInvitation(invitation(team, "ana")) == .alreadyInvited(created.id), "one open invitation per person")
+        // Acting on it reads what told of it: only that subject's notifications, only the user's.
+        let invitee = try await user(store, "ana"), coordinator = try await user(store, "lead")
+        #expect(try await store.unreadNotificationCounts(userId: invitee.id)[NotificationType.invited] == 1)
+        let other = NotificationEvent.invitationPrefix(UUID())
+        #expect(try await store.markNotificationsRead(userId: invitee.id, eventPrefix: other, at: start) == 0)
+        #expect(try await store.markNotificationsRead(userId: coordinator.id, eventPrefix: NotificationEvent.invitationPrefix(created.id), at: start) == 0)
+        #expect(try await store.markNotificationsRead(userId: invitee.id, eventPrefix: NotificationEvent.invitationPrefix(created.id), at: start) == 1)
+        #expect(try await store.unreadNotificationCounts(userId: invitee.id)[NotificationType.invited] == nil)
 
         let accepted = try await store.acceptInvitation(id: created.id, invitee: "ana", at: start.addingTimeInterval(60), lockAfter: 5, matches: matching("123456"))
         guard case .invitation(let afterAccept) = accepted else {

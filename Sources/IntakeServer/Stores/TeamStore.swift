@@ -57,6 +57,10 @@ public protocol TeamStore: Sendable {
     func unreadNotificationCounts(userId: Int64) async throws -> [String: Int]
     /// Marks some (by id) or all of a user's notifications read; how many were unread.
     func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int
+    /// Marks read the user's unread notifications of one subject (their event keys start with
+    /// `eventPrefix`, made by ``NotificationEvent``): acting on an invitation or a referral reads
+    /// what told of it. How many were unread.
+    func markNotificationsRead(userId: Int64, eventPrefix: String, at time: Date) async throws -> Int
     /// Deletes one of a user's notifications; false when they have none with that id.
     func deleteNotification(userId: Int64, id: Int64) async throws -> Bool
     /// Deletes every notification read before `time` (unread ones stay, however old); how many.

@@ -12,6 +12,10 @@ public enum NotificationEvent {
     /// `event` says what happened (`created`, `accepted:<time>`, `message:<id>`, …).
     public static func referral(_ id: UUID, _ event: String) -> String { "referral:\(lower(id)):\(event)" }
 
+    /// What every event key of one referral (or invitation) starts with.
+    public static func referralPrefix(_ id: UUID) -> String { "referral:\(lower(id)):" }
+    public static func invitationPrefix(_ id: UUID) -> String { "invitation:\(lower(id)):" }
+
     /// One event of a team's membership history.
     public static func membership(_ eventId: Int64) -> String { "membership:\(eventId)" }
 

@@ -8,7 +8,7 @@ import IntakeExport
 public struct ReferralService: Sendable {
     /// What referrals need of a store: the referrals, the records and patients they point to,
     /// teams by name, and the key of their links.
-    public typealias Store = ReferralStore & RecordDataStore & PatientStore & AccountStore & SecretStore
+    public typealias Store = ReferralStore & RecordDataStore & PatientStore & AccountStore & SecretStore & TeamStore
     let store: any Store
     let clock: @Sendable () -> Date
     let hub: NotificationHub
@@ -120,7 +120,9 @@ public struct ReferralService: Sendable {
             if let refused = refusal(current) { return .refuse(.notYours(refused)) }
             return ReferralRules.act(action, on: current, by: user.username, at: now)
         }
-        return try Self.referral(outcome)
+        let changed = try Self.referral(outcome)
+        await read(id, by: user)
+        return changed
     }
 
     public func reassign(_ id: UUID, to assignee: String, by user: User) async throws -> Referral {
@@ -136,7 +138,9 @@ public struct ReferralService: Sendable {
             if let refused = refusal(current) { return .refuse(.notYours(refused)) }
             return ReferralRules.reassign(current, to: assignee, by: user.username, at: now)
         }
-        return try Self.referral(outcome)
+        let changed = try Self.referral(outcome)
+        await read(id, by: user)
+        return changed
     }
 
     /// Sends a referral nobody has accepted yet elsewhere: to a member of the referring team
@@ -177,6 +181,7 @@ public struct ReferralService: Sendable {
         guard let message = try await store.addReferralMessage(id: id, author: user.username, text: text, at: clock()) else {
             throw TeamError.notFound("no referral has the id \(id)")
         }
+        await read(id, by: user)
         return message
     }
 
@@ -222,5 +227,10 @@ public struct ReferralService: Sendable {
         case .notAllowed(let state): throw TeamError.conflict("referral_\(state.rawValue)", "the referral is \(state.rawValue); it cannot do that now")
         case .notYours(let message): throw TeamError.forbidden(message)
         }
+    }
+
+    /// Acting on a referral reads what told `user` of it (best effort: the action stands).
+    func read(_ referral: UUID, by user: User) async {
+        _ = try? await store.markNotificationsRead(userId: user.id, eventPrefix: NotificationEvent.referralPrefix(referral), at: clock())
     }
 }

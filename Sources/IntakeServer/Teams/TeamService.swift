@@ -129,12 +129,20 @@ public struct TeamService: Sendable {
             matches: { PasscodeHash.matches(passcode, $0) })
         let invitation = try Self.invitation(outcome, team: nil, invitee: user.username)
         try await audited(user, user.username, ["change": "joined", "invitation": invitation.id.uuidString.lowercased()])
+        await read(id, by: user)
         return invitation
     }
 
     public func decline(_ id: UUID, by user: User) async throws -> Invitation {
         defer { hub.notify() }
-        return try Self.invitation(try await store.decideInvitation(id: id, .decline, by: user.username, at: clock()), team: nil, invitee: nil)
+        let invitation = try Self.invitation(try await store.decideInvitation(id: id, .decline, by: user.username, at: clock()), team: nil, invitee: nil)
+        await read(id, by: user)
+        return invitation
+    }
+
+    /// Acting on an invitation reads what told `user` of it (best effort: the action stands).
+    private func read(_ invitation: UUID, by user: User) async {
+        _ = try? await store.markNotificationsRead(userId: user.id, eventPrefix: NotificationEvent.invitationPrefix(invitation), at: clock())
     }
 
     /// Revokes or confirms an invitation of a team `user` manages.
@@ -148,7 +156,9 @@ public struct TeamService: Sendable {
             if decision == .confirm { membershipChanged() }
             hub.notify()
         }
-        return try Self.invitation(try await store.decideInvitation(id: id, decision, by: user.username, at: clock()), team: nil, invitee: nil)
+        let decided = try Self.invitation(try await store.decideInvitation(id: id, decision, by: user.username, at: clock()), team: nil, invitee: nil)
+        await read(id, by: user)
+        return decided
     }
 
     private static func invitation(_ outcome: InvitationOutcome, team: String?, invitee: String?) throws -> Invitation {
