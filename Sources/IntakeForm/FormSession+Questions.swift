@@ -173,6 +173,8 @@ extension FormSession {
             try acceptEmpty(required: field.isRequired, hasAnswer: response.patient.display(field) != nil)
             return
         }
+        // A date of birth may be typed in Arabic-Indic digits (١٩٩٠-٠٥-٠١).
+        let text = field == .dateOfBirth ? TextFold.asciiDigits(text) : text
         switch PatientInput.parse(text, for: field, today: validator.today) {
         case .success(let update):
             update(&response.patient)

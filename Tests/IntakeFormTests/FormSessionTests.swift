@@ -218,4 +218,10 @@ struct FormSessionTests {
         #expect(io.transcript.contains("  → Türkiye"), "\(io.transcript)")
         #expect(saved.response[QuestionPosition(section: 1, index: 2)] == .choice("TR"))
     }
+
+    @Test func aDateOfBirthMayBeTypedInArabicIndicDigits() throws {
+        let (outcome, io, _) = try run(["Amina", "Haddad", "١٩٩٠-٠٥-٠١", "f", "", ":quit"])
+        guard case .quit(let draft) = outcome else { Issue.record("expected quit: \(io.transcript)"); return }
+        #expect(draft.response.patient.dateOfBirth == LocalDate(iso: "1990-05-01"))
+    }
 }
