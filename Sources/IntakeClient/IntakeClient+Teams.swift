@@ -260,6 +260,12 @@ extension IntakeClient {
         }
     }
 
+    /// The whole ids of the team's records whose id starts with `prefix` (at most 10).
+    public func recordIds(startingWith prefix: String) async throws(ClientError) -> [UUID] {
+        struct Answer: Decodable { var ids: [String] }
+        return try await call("GET", "/v1/records/ids?prefix=\(Self.segment(prefix))", expecting: 200, as: Answer.self).ids.compactMap(UUID.init(uuidString:))
+    }
+
     /// A path segment, percent-encoded.
     static func segment(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text

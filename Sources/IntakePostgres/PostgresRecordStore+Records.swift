@@ -106,6 +106,18 @@ extension PostgresRecordStore {
         return revisions
     }
 
+    public func records(idPrefix prefix: String, teamId: Int64, limit: Int) async throws -> [RecordIdMatch] {
+        try await client.query(
+            """
+            SELECT id, questionnaireId, collector FROM record
+            WHERE teamId = \(teamId) AND deletedAt IS NULL AND id LIKE \(prefix + "%") ORDER BY id LIMIT \(limit)
+            """, logger: Self.logger
+        ).collect().compactMap { row in
+            let (id, questionnaireId, collector) = try row.decode((String, String, String).self)
+            return UUID(uuidString: id).map { RecordIdMatch(id: $0, questionnaireId: questionnaireId, collector: collector) }
+        }
+    }
+
     public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String, at time: Date) async throws
         -> UpdateOutcome
     {

@@ -81,6 +81,17 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func records(idPrefix prefix: String, teamId: Int64, limit: Int) async throws -> [RecordIdMatch] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, questionnaireId, collector FROM record WHERE teamId = ? AND deletedAt IS NULL AND id LIKE ? ORDER BY id LIMIT ?",
+                arguments: [teamId, prefix + "%", limit]
+            ).compactMap { row in
+                UUID(uuidString: row["id"]).map { RecordIdMatch(id: $0, questionnaireId: row["questionnaireId"], collector: row["collector"]) }
+            }
+        }
+    }
+
     public func revisions(of id: UUID) async throws -> [RecordRevision] {
         try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM recordRevision WHERE recordId = ? ORDER BY revision", arguments: [Self.key(id)])

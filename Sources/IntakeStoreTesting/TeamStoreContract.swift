@@ -57,6 +57,23 @@ public enum TeamStoreContract {
         #expect(try await first.members(teamId: formed[0].id).map(\.username) == ["ana"])
     }
 
+    /// A short id (the first characters of a record's id) finds the team's live record, never
+    /// another team's or a deleted one.
+    public static func aShortIdFindsTheTeamsLiveRecordsOnly(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        let other = try await store.createTeam(name: "other", at: start)
+        let ours = RecordStoreContract.record(41), theirs = RecordStoreContract.record(42), gone = RecordStoreContract.record(43)
+        _ = try await store.ingest([try IngestItem(record: ours), try IngestItem(record: gone)], owner: RecordOwner(teamId: team.id, username: "lead"), at: start)
+        _ = try await store.ingest([try IngestItem(record: theirs)], owner: RecordOwner(teamId: other.id, username: "x"), at: start)
+        _ = try await store.deleteRecord(id: gone.id, teamId: team.id, reason: "twice", by: "lead", at: start)
+        func short(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
+        #expect(try await store.records(idPrefix: short(ours.id), teamId: team.id, limit: 10).map(\.id) == [ours.id])
+        #expect(try await store.records(idPrefix: ours.id.uuidString.lowercased(), teamId: team.id, limit: 10).first?.collector == ours.collector)
+        #expect(try await store.records(idPrefix: short(theirs.id), teamId: team.id, limit: 10).isEmpty, "another team's record")
+        #expect(try await store.records(idPrefix: short(gone.id), teamId: team.id, limit: 10).isEmpty, "a deleted record")
+    }
+
     /// Who may have collected a team's records: its members and former members, no one else;
     /// a record keeps its collector apart from who uploaded it.
     public static func membersAndFormerMembersAreTheTeamsCollectors(_ kind: some RecordStoreFactory) async throws {

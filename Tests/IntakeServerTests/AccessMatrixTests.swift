@@ -111,6 +111,7 @@ struct AccessMatrixTests {
                 method: .post, route: "/v1/records/batch", uri: "/v1/records/batch", success: .ok,
                 body: { server, n, _ in json(Batch(records: [server.record(seed: UInt64(200 + n))])) }),
             Case(method: .get, route: "/v1/records", uri: "/v1/records?familyName=a", success: .ok),
+            Case(method: .get, route: "/v1/records/ids", uri: "/v1/records/ids?prefix=0000", success: .ok),
             Case(method: .get, route: "/v1/records/{id}", uri: "/v1/records/{own}", success: .ok),
             Case(
                 method: .put, route: "/v1/records/{id}", uri: "/v1/records/{own}", success: .ok,

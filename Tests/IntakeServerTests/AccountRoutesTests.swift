@@ -51,6 +51,9 @@ struct AccountRoutesTests {
         try await server.application().test(.router) { client in
             #expect(try await client.send(.post, "/v1/teams", as: "admin", in: server, json: ["name": "team-c"]).status == .created)
             #expect(try await client.send(.post, "/v1/teams", as: "admin", in: server, json: ["name": "team-c"]).status == .conflict)
+            // 100 characters at most as sent, the spaces around the name included (as openapi.yaml says).
+            let long = try await client.send(.post, "/v1/teams", as: "admin", in: server, json: ["name": "\t" + String(repeating: "*", count: 100)])
+            #expect(long.status.code >= 400 && long.status.code < 500, "\(long.text)")
             let created = try await client.send(
                 .post, "/v1/users", as: "admin", in: server, json: NewUser(username: "farid", password: "a-long-password", role: "fieldworker", team: "team-c"))
             #expect(created.status == .created)

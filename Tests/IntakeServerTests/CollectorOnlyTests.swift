@@ -73,6 +73,14 @@ struct CollectorOnlyTests {
             let found = try await client.send(.get, "/v1/records?familyName=\(hers.patient.familyName)", as: "fieldworker-a", in: server)
             #expect((found.json["results"] as? [[String: Any]])?.contains { $0["id"] as? String == hers.id.uuidString.lowercased() } == true)
 
+            // A short id finds her record for her and the coordinator, not for another field worker.
+            let short = String(hers.id.uuidString.lowercased().prefix(8))
+            for (user, found) in [("fieldworker-a", true), ("coordinator-a", true), ("fieldworker-a2", false), ("coordinator-b", false)] {
+                let ids = try await client.send(.get, "/v1/records/ids?prefix=\(short)", as: user, in: server)
+                #expect((ids.json["ids"] as? [String]) == (found ? [hers.id.uuidString.lowercased()] : []), "\(user): \(ids.text)")
+            }
+            #expect(try await client.send(.get, "/v1/records/ids?prefix=xyz", as: "fieldworker-a", in: server).status == .badRequest)
+
             // A collector who is not, and never was, a member of the team: refused, one by one in a batch.
             for outsider in ["fieldworker-b", "nobody", ""] {
                 let refused = try await client.send(.post, "/v1/records", as: "coordinator-a", in: server, json: server.record(seed: 911, collector: outsider))

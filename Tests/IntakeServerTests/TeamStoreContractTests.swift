@@ -11,6 +11,10 @@ struct TeamStoreContractTests {
         try await TeamStoreContract.membersAndFormerMembersAreTheTeamsCollectors(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func aShortIdFindsTheTeamsLiveRecordsOnly(_ kind: StoreKind) async throws {
+        try await TeamStoreContract.aShortIdFindsTheTeamsLiveRecordsOnly(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func aMemberFormsOneTeamAndLeadsItEvenWhenTwoTriesRace(_ kind: StoreKind) async throws {
         try await TeamStoreContract.aMemberFormsOneTeamAndLeadsItEvenWhenTwoTriesRace(kind)
     }

@@ -40,6 +40,12 @@ struct AuditCommandTests {
         #expect(early.status != 0 && early.stderr.contains("first received"), "\(early.stderr)")
         let now = try intake.run(["history", record.id.uuidString, "--as-of", "2100-01-01T00:00:00Z", "--server", "http://127.0.0.1:\(port)", "--token", cora])
         #expect(now.stdout.contains("revision 1"), "\(now.stdout)\(now.stderr)")
+        // The short id listings show works too; one no record has is said so.
+        let short = String(record.id.uuidString.lowercased().prefix(8))
+        let byShort = try intake.run(["history", short, "--server", "http://127.0.0.1:\(port)", "--token", cora])
+        #expect(byShort.stdout.hasPrefix("revision 1\t"), "\(byShort.stdout)\(byShort.stderr)")
+        let unknown = try intake.run(["history", "ffff0000", "--server", "http://127.0.0.1:\(port)", "--token", cora])
+        #expect(unknown.status == 1 && unknown.stderr.contains("No record of your team has an id starting with 'ffff0000'"), "\(unknown.stderr)")
         #expect(FileManager.default.fileExists(atPath: intake.dataDirectory.appendingPathComponent("device-id").path), "the command keeps its device id")
         server.terminate()
         server.waitUntilExit()

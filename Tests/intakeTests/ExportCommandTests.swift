@@ -50,6 +50,7 @@ struct ExportCommandTests {
         let cursor = try #require(export.stdout.components(separatedBy: "--since ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
         let none = try intake.run(["export", "--out", intake.dataDirectory.appendingPathComponent("export-2").path, "--since", cursor])
         #expect(none.status == 0 && none.stdout.contains("Exported 0 record(s)"), "\(none.stderr)")
+        #expect(none.stdout.contains("No record was exported.") && none.stdout.contains("consent"), "the reason is said: \(none.stdout)")
         let added = Self.samples(v2, count: 5, seed: 3)
         try await Self.upload(added, to: base, token: token)
         records += added

@@ -43,6 +43,14 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
             out += "COMPUTE \(name) = REPLACE(REPLACE(REPLACE(\(name), \"\\n\", X'0A'), \"\\r\", X'0D'), \"\\b\", \"\\\").\n"
             out += "END IF.\n"
         }
+        // The leading ' that guards text a spreadsheet could run as a formula (as records.R does).
+        if !plan.options.rawCells {
+            out += "* A leading ' marks text a spreadsheet could run as a formula, or text equal to '\(code)': it is removed here.\n"
+            out += "* (A text answer that is exactly '\(code)' then reads as user-missing; records.csv keeps it apart.)\n"
+            for (entry, name) in zip(entries, names) where entry.column.type == .string {
+                out += "IF (SUBSTR(\(name), 1, 1) = \"'\") \(name) = SUBSTR(\(name), 2).\n"
+            }
+        }
         out += "VARIABLE LABELS\n"
         for (entry, name) in zip(entries, names) { out += "  \(name) \(Self.quoted(Self.truncated(entry.label(in: nil), bytes: 250)))\n" }
         out += ".\n"

@@ -125,6 +125,14 @@ extension FolderExport.Summary {
                 + "\(versions.joined(separator: ", "))) to \(folder.path):"
         ]
         for file in files + ["export.json"] { lines.append("  \(file)") }
+        if records == 0 {
+            // Nothing to read is not nothing to explain: say what an export leaves out.
+            lines.append(
+                "No record was exported. An export holds the records of your team (for a researcher, of every team) that "
+                    + "changed since --since if given; a researcher receives only records of registry patients whose consent "
+                    + "shares with their access level (records without a registry patient are left out unless the server sets "
+                    + "INTAKE_SERVER_UNLINKED_RECORDS=include).")
+        }
         lines.append(
             includeIdentifiers
                 ? "Identifiers are INCLUDED: keep this folder safe."

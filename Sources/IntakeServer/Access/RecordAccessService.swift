@@ -101,4 +101,14 @@ extension RecordAccessService {
     public func isCollectorOnly(_ questionnaireId: String) async throws -> Bool {
         try await store.collectorOnlyQuestionnaires().contains(questionnaireId)
     }
+
+    /// The records of `user`'s team whose id starts with `prefix` that they see (a collector-only
+    /// questionnaire's record of another field worker is left out, as everywhere): the short ids
+    /// listings show, turned back into whole ones. At most `limit`.
+    public func records(idPrefix prefix: String, by user: User, teamId: Int64, limit: Int) async throws -> [UUID] {
+        let hidden = try await collectorOnly(for: user)
+        return try await store.records(idPrefix: prefix.lowercased(), teamId: teamId, limit: limit)
+            .filter { RecordAccessPolicy.sees(user, collectorOnly: hidden.contains($0.questionnaireId), collector: $0.collector) }
+            .map(\.id)
+    }
 }

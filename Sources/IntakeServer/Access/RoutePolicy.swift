@@ -79,6 +79,7 @@ public enum RoutePolicy {
         RouteRule("POST", "/v1/records", Role.writers, team: true, audit: .action),
         RouteRule("POST", "/v1/records/batch", Role.writers, team: true, audit: .action),
         RouteRule("GET", "/v1/records", Role.writers, team: true, audit: .action),
+        RouteRule("GET", "/v1/records/ids", Role.writers, team: true),
         RouteRule("GET", "/v1/records/{id}", Role.writers, team: true, .record(.read), audit: .action),
         RouteRule("PUT", "/v1/records/{id}", Role.writers, team: true, .record(.edit), audit: .action),
         RouteRule("GET", "/v1/records/{id}/revisions", Role.writers, team: true, .record(.read), audit: .action),

@@ -61,9 +61,11 @@ public struct AccountService: Sendable {
         return team
     }
 
+    /// A team's name as given, trimmed; 1 to 100 characters as sent (the contract's limit counts
+    /// spaces around it too).
     static func teamName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.unicodeScalars.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
+        guard !trimmed.isEmpty, name.unicodeScalars.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
         return trimmed
     }
 

@@ -23,6 +23,17 @@ struct LookupController {
     }
 
     func register(_ routes: RouteRegistrar) {
+        // The whole ids of the team's records whose id starts with `prefix` (4 to 36 hex digits
+        // and dashes), as many as 10: what a short id from a listing stands for.
+        routes.on(.get, "/v1/records/ids", query: ["prefix"]) { request, context in
+            let (user, team) = try context.member()
+            let parameters = try QueryParameters.read(request, accepted: ["prefix"])
+            guard let prefix = parameters["prefix"], (4...36).contains(prefix.count), prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+                throw APIError.badRequest("'prefix' is the start of a record id: 4 to 36 hex digits and dashes, such as d78265ce")
+            }
+            let ids = try await services.access.records(idPrefix: prefix, by: user, teamId: team, limit: 10)
+            return try JSONCoding.response(["ids": ids.map { $0.uuidString.lowercased() }])
+        }
         routes.on(.get, "/v1/records", query: Self.parameters) { request, context in
             let (user, team) = try context.member()
             let parameters = try QueryParameters.read(request, accepted: Self.parameters)

@@ -30,6 +30,9 @@ public protocol RecordDataStore: Sendable {
     func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String, at time: Date) async throws -> UpdateOutcome
     /// Records of one team matching any of the query's fields, best matches first.
     func lookup(_ query: LookupQuery) async throws -> [LookupMatch]
+    /// Up to `limit` live records of `teamId` whose id starts with `prefix` (lower-case hex and
+    /// dashes): the short ids listings show.
+    func records(idPrefix prefix: String, teamId: Int64, limit: Int) async throws -> [RecordIdMatch]
 
     // MARK: Deletion
 
@@ -119,6 +122,19 @@ public protocol AccountStore: Sendable {
 }
 
 /// A failure of the store that the API reports as a client error.
+/// A record found by the start of its id, with what collector-only visibility needs.
+public struct RecordIdMatch: Sendable, Equatable {
+    public var id: UUID
+    public var questionnaireId: String
+    public var collector: String
+
+    public init(id: UUID, questionnaireId: String, collector: String) {
+        self.id = id
+        self.questionnaireId = questionnaireId
+        self.collector = collector
+    }
+}
+
 /// What became of forming a team.
 public enum TeamFormation: Sendable, Equatable {
     case formed(Team)

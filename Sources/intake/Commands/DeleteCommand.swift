@@ -15,12 +15,12 @@ struct DeleteCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var clientOptions: ClientOptions
-    @Argument(help: "The record's id.") var id: String
+    @Argument(help: "The record's id, or its first characters.") var id: String
     @Option(help: "Why it is deleted (kept with the tombstone; say why, not who).") var reason: String
 
     func run() async throws {
-        guard let record = UUID(uuidString: id) else { throw ValidationError("'\(id.prefix(40))' is not a record id; give the whole id (a UUID).") }
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+        let record = try await RecordReference.resolve(id, with: client)
         let tombstone = try await client.deleteRecord(id: record, reason: reason)
         print("Deleted record \(tombstone.id) (it was at revision \(tombstone.revision)) at \(tombstone.deletedAt).")
     }

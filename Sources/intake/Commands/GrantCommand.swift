@@ -14,7 +14,7 @@ struct GrantCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Grant access to a record until a time.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The record's id.") var id: String
+        @Argument(help: "The record's id, or its first characters.") var id: String
         @Option(help: "The user to grant to.") var toUser: String?
         @Option(help: "The team to grant to (all its members).") var toTeam: String?
         @Option(help: "read, or edit (read and save revisions).") var access = "read"
@@ -22,7 +22,6 @@ struct GrantCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Until this time (2026-12-01T00:00:00Z), instead of --days.", valueName: "time")) var until: String?
 
         func run() async throws {
-            let record = try GrantCommand.recordId(id)
             guard (toUser == nil) != (toTeam == nil) else { throw ValidationError("Give either --to-user or --to-team.") }
             guard ["read", "edit"].contains(access) else { throw ValidationError("--access is read or edit.") }
             let expiresAt: Date
@@ -36,6 +35,7 @@ struct GrantCommand: AsyncParsableCommand {
             default: throw ValidationError("Give either --days or --until: every grant ends.")
             }
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let record = try await RecordReference.resolve(id, with: client)
             let grant = try await client.grant(record: record, toUser: toUser, toTeam: toTeam, access: access, expiresAt: expiresAt)
             print("Granted \(grant.access) access to record \(grant.recordId.prefix(8)) to \(GrantCommand.grantee(grant)) until \(grant.expiresAt) (grant \(grant.id)).")
         }
@@ -45,11 +45,11 @@ struct GrantCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A record's grants, revoked and expired ones too.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The record's id.") var id: String
+        @Argument(help: "The record's id, or its first characters.") var id: String
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let grants = try await client.grants(record: try GrantCommand.recordId(id))
+            let grants = try await client.grants(record: try await RecordReference.resolve(id, with: client))
             if grants.isEmpty { print("No grants on this record.") }
             for grant in grants { print(GrantCommand.line(grant)) }
         }
@@ -59,13 +59,13 @@ struct GrantCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a grant.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The record's id.") var id: String
+        @Argument(help: "The record's id, or its first characters.") var id: String
         @Argument(help: "The grant's id (from 'intake grant list').") var grant: String
 
         func run() async throws {
             guard let grantId = UUID(uuidString: grant) else { throw ValidationError("'\(grant.prefix(40))' is not a grant id (a UUID).") }
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let revoked = try await client.revokeGrant(record: try GrantCommand.recordId(id), grant: grantId)
+            let revoked = try await client.revokeGrant(record: try await RecordReference.resolve(id, with: client), grant: grantId)
             print("Revoked grant \(revoked.id) (\(revoked.access) for \(GrantCommand.grantee(revoked))) at \(revoked.revokedAt ?? "-").")
         }
     }
@@ -81,11 +81,6 @@ struct GrantCommand: AsyncParsableCommand {
             if grants.isEmpty { print("No grants for you now.") }
             for grant in grants { print(GrantCommand.line(grant)) }
         }
-    }
-
-    static func recordId(_ text: String) throws -> UUID {
-        guard let id = UUID(uuidString: text) else { throw ValidationError("'\(text.prefix(40))' is not a record id; give the whole id (a UUID).") }
-        return id
     }
 
     static func grantee(_ grant: RemoteGrant) -> String {

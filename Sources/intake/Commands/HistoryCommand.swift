@@ -12,12 +12,12 @@ struct HistoryCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var clientOptions: ClientOptions
-    @Argument(help: "The record's id.") var id: String
+    @Argument(help: "The record's id, or its first characters.") var id: String
     @Option(help: ArgumentHelp("Show the record as it was then (2026-11-24T08:00:00Z).", valueName: "time")) var asOf: String?
 
     func run() async throws {
-        guard let record = UUID(uuidString: id) else { throw ValidationError("'\(id.prefix(40))' is not a record id; give the whole id (a UUID).") }
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+        let record = try await RecordReference.resolve(id, with: client)
         if let asOf {
             guard let time = Timestamp.date(from: asOf) else { throw ValidationError("--as-of is a time such as 2026-11-24T08:00:00Z.") }
             let (stored, revision) = try await client.record(id: record, asOf: time)

@@ -14,7 +14,7 @@ struct ReferCommand: AsyncParsableCommand {
             """)
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var clientOptions: ClientOptions
-    @Argument(help: "The record's id.") var record: String
+    @Argument(help: "The record's id, or its first characters.") var record: String
     @Option(help: "A member of your team, or another team (its name).") var to: String
     @Flag(help: "--to names a team, not a user (when a team and a user share the name).") var team = false
     @Option(help: "Why (shown to the referee; never in notifications).") var reason: String
@@ -24,7 +24,7 @@ struct ReferCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
         let referral = try await ReferralTarget.refer(
-            client, record: record, to: to, teamOnly: team, reason: reason, priority: priority, allowEdit: allowEdit)
+            client, record: try await RecordReference.resolve(record, with: client).uuidString.lowercased(), to: to, teamOnly: team, reason: reason, priority: priority, allowEdit: allowEdit)
         print("Referred to \(referral.assignee ?? "'\(referral.toTeam)'") (referral \(referral.id.prefix(8)), \(referral.priority)).")
     }
 }

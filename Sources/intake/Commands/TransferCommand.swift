@@ -21,8 +21,13 @@ struct TransferCommand: AsyncParsableCommand {
     @Flag(help: "The id is a registry patient's: move them and all their records.") var patient = false
 
     func run() async throws {
-        guard let uuid = UUID(uuidString: id) else { throw ValidationError("'\(id.prefix(40))' is not an id; give the whole id (a UUID).") }
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+        guard patient else {
+            let moved = try await client.transfer(try await RecordReference.resolve(id, with: client), patient: false, toTeam: toTeam)
+            print("Moved \(moved.count) record(s) to team '\(toTeam)'.")
+            return
+        }
+        guard let uuid = UUID(uuidString: id) else { throw ValidationError("'\(id.prefix(40))' is not a patient id; give the whole id (a UUID).") }
         let moved = try await client.transfer(uuid, patient: patient, toTeam: toTeam)
         print("Moved \(moved.count) record(s) to team '\(toTeam)'\(patient ? " with the patient" : "").")
     }
