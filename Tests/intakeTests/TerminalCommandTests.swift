@@ -212,7 +212,36 @@ struct DailyCommandTests {
 
 /// A cheap field laptop's disk fills up: the form says so at the prompt, keeps the answers in
 /// memory, damages nothing saved, and goes on once there is room again.
+@Suite(.serialized)
 struct FullDiskCommandTests {
+    /// A flush that cannot write to the store after the server took the records says so and keeps
+    /// them queued; the next flush finds them already on the server: nothing lost, nothing twice.
+    @Test func aFlushOnAFullDiskKeepsTheQueueAndTheNextOneFinishesIt() throws {
+        var intake = IntakeProcess()
+        let cora = try intake.prepareServerWithCoordinator()
+        let (server, port) = try intake.startServer()
+        defer { server.terminate() }
+        intake.environment["INTAKE_COLLECTOR"] = "cora"
+        for _ in 0..<3 { #expect(try intake.run(["fill"], input: Answers.all + [":finish"]).status == 0) }
+        let url = "http://127.0.0.1:\(port)"
+        let process = intake.process([])
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -S -f 64; exec \"$0\" flush --server \"$1\" --token \"$2\"", IntakeProcess.binary.path, url, cora]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        #expect(IntakeProcess.waitForExit(process, seconds: 60))
+        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 1 && complaint.contains("the disk cannot take more"), "\(complaint)")
+        #expect(try intake.run(["status"]).stdout.contains("3 records wait to be sent"), "still queued")
+        let again = try intake.run(["flush", "--server", url, "--token", cora])
+        #expect(again.status == 0 && again.stdout.contains("Already on the server: 3"), "\(again.stdout)\(again.stderr)")
+        #expect(try intake.run(["status"]).stdout.contains("Nothing waits to be sent."))
+        let revisions = try intake.serverRevisionsById()
+        #expect(revisions.count == 3 && revisions.values.allSatisfy { $0 == 1 }, "each record once: \(revisions)")
+    }
+
     @Test func aFullDiskKeepsTheAnswersInMemoryAndTheFormGoesOnWhenThereIsRoom() throws {
         let intake = IntakeProcess()
         #expect(try intake.run(["fill"], input: ["Amina", ":quit"]).status == 0)
