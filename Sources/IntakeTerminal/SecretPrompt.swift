@@ -61,16 +61,7 @@ struct TerminalDevice {
         return TerminalDevice(input: STDIN_FILENO, output: STDERR_FILENO, owned: false)
     }
 
-    func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
-    }
+    func write(_ text: String) { Console.write(text, to: output) }
 
     func close() {
         if owned { _ = Glibc.close(input) }

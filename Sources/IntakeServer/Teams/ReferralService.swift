@@ -111,18 +111,9 @@ public struct ReferralService: Sendable {
             return Self.receives(current, user)
                 ? nil : "only the person the referral is assigned to (or, unassigned, a coordinator of '\(current.toTeam)') answers it"
         }
-        if let refused = refusal(referral) { throw TeamError.forbidden(refused) }
-        defer { hub.notify() }
-        let now = clock()
-        // Asked again on the referral as the transaction reads it: a reassignment that landed
-        // meanwhile takes the answer away from whoever no longer holds the referral.
-        let outcome = try await store.changeReferral(id: id, at: now) { current in
-            if let refused = refusal(current) { return .refuse(.notYours(refused)) }
-            return ReferralRules.act(action, on: current, by: user.username, at: now)
+        return try await change(referral, by: user, refusal: refusal) { current, now in
+            ReferralRules.act(action, on: current, by: user.username, at: now)
         }
-        let changed = try Self.referral(outcome)
-        await read(id, by: user)
-        return changed
     }
 
     public func reassign(_ id: UUID, to assignee: String, by user: User) async throws -> Referral {
@@ -130,16 +121,28 @@ public struct ReferralService: Sendable {
         @Sendable func refusal(_ current: Referral) -> String? {
             user.role == .coordinator && user.teamId == current.toTeamId ? nil : "only a coordinator of '\(current.toTeam)' reassigns its referrals"
         }
+        return try await change(referral, by: user, refusal: refusal) { current, now in
+            ReferralRules.reassign(current, to: assignee, by: user.username, at: now)
+        }
+    }
+
+    /// Changes a referral as `decide` says, if `refusal` lets `user` act on it: asked on the
+    /// referral as they saw it, and again as the transaction reads it (a reassignment or retarget
+    /// that landed meanwhile takes the action away from whoever no longer holds the referral).
+    /// Acting reads what told them of it.
+    private func change(
+        _ referral: Referral, by user: User, refusal: @escaping @Sendable (Referral) -> String?,
+        decide: @escaping @Sendable (Referral, Date) -> ReferralDecision
+    ) async throws -> Referral {
         if let refused = refusal(referral) { throw TeamError.forbidden(refused) }
         defer { hub.notify() }
         let now = clock()
-        // Asked again in the transaction: a retarget that landed meanwhile moved it to another team.
-        let outcome = try await store.changeReferral(id: id, at: now) { current in
+        let outcome = try await store.changeReferral(id: referral.id, at: now) { current in
             if let refused = refusal(current) { return .refuse(.notYours(refused)) }
-            return ReferralRules.reassign(current, to: assignee, by: user.username, at: now)
+            return decide(current, now)
         }
         let changed = try Self.referral(outcome)
-        await read(id, by: user)
+        await read(referral.id, by: user)
         return changed
     }
 
@@ -170,7 +173,9 @@ public struct ReferralService: Sendable {
         if case .referral(let unchanged) = outcome, unchanged == referral {
             throw TeamError.conflict("referral_unchanged", "the referral already goes there; give another team or member")
         }
-        return try Self.referral(outcome)
+        let changed = try Self.referral(outcome)
+        await read(id, by: user)
+        return changed
     }
 
     public func message(_ id: UUID, text: String, by user: User) async throws -> ReferralMessage {
