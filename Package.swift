@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "IntakeStoreTests", dependencies: ["IntakeStore", "IntakeCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IntakeExportTests", dependencies: ["IntakeExport", "IntakeCore"]),
-        .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeCore"]),
+        .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeTerminal", "IntakeCore"]),
         .testTarget(
             name: "IntakeFieldworkTests", dependencies: ["IntakeFieldwork", "IntakeForm", "IntakeStore", "IntakeClient", "IntakeCore"]),
         .testTarget(

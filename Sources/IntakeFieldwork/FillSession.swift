@@ -35,9 +35,11 @@ public struct FillSession {
             throw FieldworkError(
                 "the questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", "))")
         }
-        guard var draft = try chooseDraft(resume: resume, draftId: draftId) else { return .done }
+        let say = FormLanguage(language)
+        io.setRightToLeft(say.isRightToLeft)
+        guard var draft = try chooseDraft(resume: resume, draftId: draftId, say: say) else { return .done }
         if let patient, draft.response.patientId == UUID(uuidString: patient.id) {
-            io.write("Patient \(patient.givenName) \(patient.familyName), from the registry (\(patient.id.prefix(8))): the patient section is filled in.")
+            io.write(say(.registryPatient(name: "\(patient.givenName) \(patient.familyName)", id: String(patient.id.prefix(8)))))
         }
         if let language {
             draft.response.language = language == questionnaire.baseLanguage ? nil : language
@@ -46,7 +48,7 @@ public struct FillSession {
     }
 
     /// The draft named by `draftId`, one picked from a list, or a new record; nil when input ends at the list.
-    func chooseDraft(resume: Bool, draftId: String?) throws -> Draft? {
+    func chooseDraft(resume: Bool, draftId: String?, say: FormLanguage = FormLanguage(nil)) throws -> Draft? {
         if let draftId {
             return try store.draft(idPrefix: draftId)
         }
@@ -63,15 +65,15 @@ public struct FillSession {
             }
         }
         guard !drafts.isEmpty, interactive else { return try newDraft() }
-        io.write("Unfinished drafts:")
+        io.write(say(.unfinishedDrafts))
         TextTable.drafts(drafts).forEach(io.write)
         while true {
-            guard let line = io.readLine(prompt: "Resume which (number), or press Enter for a new record? ") else { return nil }
+            guard let line = io.readLine(prompt: say(.resumeWhich)) else { return nil }
             if line.isEmpty { return try newDraft() }
-            if let number = Int(line), drafts.indices.contains(number - 1), let draft = try store.draft(id: drafts[number - 1].id) {
+            if let number = Int(TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))), drafts.indices.contains(number - 1), let draft = try store.draft(id: drafts[number - 1].id) {
                 return draft
             }
-            io.write("Please type a number from 1 to \(drafts.count), or press Enter.")
+            io.write(say(.pickNumber(drafts.count)))
         }
     }
 

@@ -50,7 +50,8 @@ public struct FormRun {
     }
 
     public func run(_ draft: Draft, questionnaire: Questionnaire) async throws -> Ending {
-        if let revision = draft.baseRevision { io.write("Editing the server's record at revision \(revision).") }
+        let say = FormLanguage(draft.response.language)
+        if let revision = draft.baseRevision { io.write(say(.editingRevision(revision))) }
         let store = self.store
         let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io, discard: { _ = try store.discard(id: $0) }) {
             try store.save($0)
@@ -58,7 +59,7 @@ public struct FormRun {
         switch try session.run() {
         case .completed(let record):
             if let client {
-                io.write("Sending to \(client.baseURL.host ?? "the server")… (at most \(Int(client.timeout.rounded(.up))) s; Ctrl-C keeps it offline, in the queue)")
+                io.write(say(.sending(host: client.baseURL.host ?? "the server", seconds: Int(client.timeout.rounded(.up)))))
             }
             Self.sending.store(true, ordering: .relaxed)
             let outcome = try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision)
@@ -66,14 +67,13 @@ public struct FormRun {
             if case .stale = outcome, let client, let base = draft.baseRevision {
                 return try await settle(record, baseRevision: base, client: client, questionnaire: questionnaire)
             }
-            return report(outcome)
+            return report(outcome, say: say)
         case .quit, .abandoned(inputEnded: false):
             return .done
         case .abandoned(inputEnded: true):
-            return .inputEnded("Input ended before anything was typed; no draft was kept.")
+            return .inputEnded(say(.inputEndedBlank))
         case .inputEnded(let saved):
-            return .inputEnded(
-                "Input ended before the record was finished. The draft is saved: intake fill --resume \(saved.response.id.uuidString.lowercased().prefix(8))")
+            return .inputEnded(say(.inputEnded(resume: String(saved.response.id.uuidString.lowercased().prefix(8)))))
         }
     }
 
@@ -102,21 +102,20 @@ public struct FormRun {
     }
 
     /// Says what became of a finished record.
-    func report(_ outcome: Submitter.Outcome) -> Ending {
+    func report(_ outcome: Submitter.Outcome, say: FormLanguage = FormLanguage(nil)) -> Ending {
         switch outcome {
         case .sent(.duplicate):
-            io.write("The server already had this record; nothing was sent twice.")
+            io.write(say(.alreadySent))
         case .sent(.updated(let revision)):
-            io.write("Saved on the server as revision \(revision).")
+            io.write(say(.savedAsRevision(revision)))
         case .sent:
-            io.write("Sent to the server.")
+            io.write(say(.sent))
         case .queued(let waiting, let reason):
-            io.write(
-                "Saved offline (\(reason)): \(waiting) record\(waiting == 1 ? "" : "s") waiting, encrypted on this machine. Upload with 'intake flush'.")
+            io.write(say(.savedOffline(waiting: waiting, reason: "\(reason)")))
         case .invalid(let message, let issues):
-            io.write("The server refused the record: \(message)")
+            io.write(say(.refused(message)))
             issues.forEach { io.write("  - \($0)") }
-            return .failed("The record is a draft again; fix it with: intake fill --resume")
+            return .failed(say(.refusedDraftAgain))
         case .heldBack(let reason):
             return .failed("The server has a different record with this id (\(reason)). It is kept in the queue, set aside: see 'intake queue list'.")
         case .stale(let current, _):

@@ -8,12 +8,14 @@ package struct AnswerDisplay {
         self.language = language
     }
 
+    var say: FormLanguage { FormLanguage(language) }
+
     /// Lists with more choices than this are searched by typing instead of shown in full.
     static let shortListLimit = 15
 
     package func text(of answer: Answer, for type: QuestionType) -> String {
         switch (answer, type) {
-        case (.yesNo(let value), _): return value ? "yes" : "no"
+        case (.yesNo(let value), _): return say(value ? .yes : .no)
         case (.choice(let code), _): return label(code, in: type.choices)
         case (.choices(let codes), _): return codes.map { label($0, in: type.choices) }.joined(separator: ", ")
         case (.dictionary(let parts), .compound(let fields)):
@@ -38,31 +40,21 @@ package struct AnswerDisplay {
 
     /// A short description of what to type: `whole number 0–120`, `yes/no`, `date YYYY-MM-DD, up to today`.
     func hint(for type: QuestionType) -> String {
+        let hint: FormText.Hint
         switch type {
-        case .text: return "text"
-        case .yesNo: return "yes/no"
-        case .integer(let bounds): return "whole number" + Self.range(bounds.lower.map(String.init), bounds.upper.map(String.init))
-        case .decimal(let bounds): return "number" + Self.range(bounds.lower.map(Self.number), bounds.upper.map(Self.number))
-        case .date(let bounds): return "date YYYY-MM-DD" + Self.range(bounds.lower?.description, bounds.upper?.description)
+        case .text: hint = .text
+        case .yesNo: hint = .yesNo
+        case .integer(let bounds): hint = .wholeNumber(from: bounds.lower.map(String.init), to: bounds.upper.map(String.init))
+        case .decimal(let bounds): hint = .number(from: bounds.lower.map(Self.number), to: bounds.upper.map(Self.number))
+        case .date(let bounds): hint = .date(from: bounds.lower?.description, to: bounds.upper?.description)
         case .singleChoice(let set):
-            return set.choices.count > Self.shortListLimit
-                ? "choose one of \(set.choices.count): type part of a name or a code (:list shows all)"
-                : "choose one: type its number, code or name"
+            hint = set.choices.count > Self.shortListLimit ? .chooseOneOfLong(set.choices.count) : .chooseOne
         case .multipleChoice(let set):
-            return set.choices.count > Self.shortListLimit
-                ? "choose one or more of \(set.choices.count), separated by commas (:list shows all)"
-                : "choose one or more, separated by commas"
-        case .compound(let fields): return "\(fields.count) parts: " + fields.map { $0.label.text(in: language) }.joined(separator: ", ")
+            hint = set.choices.count > Self.shortListLimit ? .chooseSomeOfLong(set.choices.count) : .chooseSome
+        case .compound(let fields):
+            return say(.compoundParts(count: fields.count, labels: fields.map { $0.label.text(in: language) }))
         }
-    }
-
-    private static func range(_ lower: String?, _ upper: String?) -> String {
-        switch (lower, upper) {
-        case let (lower?, upper?): " from \(lower) to \(upper)"
-        case let (lower?, nil): " from \(lower)"
-        case let (nil, upper?): " up to \(upper)"
-        case (nil, nil): ""
-        }
+        return say(.hint(hint))
     }
 
     /// `    1) Syria [SY]`, one line a choice; choices coded by number show just their code.

@@ -5,6 +5,7 @@ import IntakeCore
 struct AnswerInput {
     var language: String?
     var validator: Validator
+    var say: FormLanguage { FormLanguage(language) }
 
     enum Failure: Error, Equatable {
         /// The input cannot be read; the message says what is expected.
@@ -25,7 +26,7 @@ struct AnswerInput {
         case .text:
             answer = .text(text)
         case .yesNo:
-            guard let value = Self.yesNo(text) else { throw .invalid("Please answer yes or no (y/n).") }
+            guard let value = Self.yesNo(text) else { throw .invalid(say(.answerYesOrNo)) }
             answer = .yesNo(value)
         case .singleChoice(let set):
             answer = .choice(try choice(text, in: set).code)
@@ -37,29 +38,33 @@ struct AnswerInput {
                 let code = try choice(item, in: set).code
                 if !codes.contains(code) { codes.append(code) }
             }
-            guard !codes.isEmpty else { throw .invalid("Choose at least one, separated by commas.") }
+            guard !codes.isEmpty else { throw .invalid(say(.chooseAtLeastOne)) }
             answer = .choices(set.choices.map(\.code).filter(codes.contains))
         case .integer:
-            guard let value = Int(text) else { throw .invalid("Please enter a whole number, like 42.") }
+            guard let value = Int(text) else { throw .invalid(say(.wholeNumber)) }
             answer = .integer(value)
         case .decimal:
             let normalized = Self.decimalComma(text)
             guard let value = Double(normalized), value.isFinite, !normalized.contains(where: \.isLetter) else {
-                throw .invalid("Please enter a number, like 37.5.")
+                throw .invalid(say(.number))
             }
             answer = .decimal(value)
         case .date:
-            guard let date = text.lowercased() == "today" ? validator.today : LocalDate(iso: text) else {
-                throw .invalid("Please enter a date as YYYY-MM-DD, like 2024-03-15, or 'today'.")
-            }
+            guard let date = Self.isToday(text) ? validator.today : LocalDate(iso: text) else { throw .invalid(say(.date)) }
             answer = .date(date)
         case .compound:
             throw .invalid("A compound answer is entered field by field.")
         }
-        if let problem = validator.problem(with: answer, type: type) {
-            throw .invalid(Self.sentence(problem))
+        if let problem = validator.answerProblem(with: answer, type: type) {
+            if let bound = problem.bound, problem.field == nil { throw .invalid(say(.outOfRange(below: bound.below, limit: bound.limit))) }
+            throw .invalid(say(.answerProblem(problem.text)))
         }
         return answer
+    }
+
+    /// `today`, in English or Arabic.
+    static func isToday(_ text: String) -> Bool {
+        ["today", "اليوم"].contains(TextFold.fold(text))
     }
 
     /// `37,5` → `37.5`; `1,000` stays as it is (and is rejected) rather than becoming 1.0.
@@ -92,7 +97,7 @@ struct AnswerInput {
             }
         }
         let typed = TextFold.fold(text)
-        guard !typed.isEmpty else { throw .invalid("Type a choice's number, code or name; :list shows them all.") }
+        guard !typed.isEmpty else { throw .invalid(say(.typeAChoice)) }
         func labels(_ choice: Choice) -> [String] {
             [choice.label.base, choice.label.text(in: language)].map(TextFold.fold)
         }
@@ -123,13 +128,8 @@ struct AnswerInput {
                     }
                 }
             if !near.isEmpty { throw .ambiguous(near) }
-            throw .invalid("'\(text)' is not one of the choices. Type its number, code or name; :list shows them all.")
+            throw .invalid(say(.notAChoice(text)))
         default: throw .ambiguous(matches)
         }
-    }
-
-    /// `the answer is above the maximum 120` → `The answer is above the maximum 120.`
-    static func sentence(_ message: String) -> String {
-        message.prefix(1).uppercased() + message.dropFirst() + "."
     }
 }

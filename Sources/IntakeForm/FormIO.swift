@@ -7,6 +7,13 @@ public protocol FormIO: AnyObject {
     func write(_ text: String)
     /// Shows `prompt` and reads one line without its line break; nil at the end of input.
     func readLine(prompt: String) -> String?
+    /// Told when the form's language is written right to left (Arabic), so lines are laid out
+    /// for the terminal (``BidiText``).
+    func setRightToLeft(_ rightToLeft: Bool)
+}
+
+extension FormIO {
+    public func setRightToLeft(_ rightToLeft: Bool) {}
 }
 
 /// Standard input and output. On a terminal, lines are read with a line editor (``LineEditor``:
@@ -15,17 +22,29 @@ public protocol FormIO: AnyObject {
 public final class StandardIO: FormIO {
     private let echoInput: Bool
     private let editor: LineEditor?
+    /// How right-to-left lines reach this terminal (`INTAKE_BIDI`, see ``BidiMode``).
+    public let bidi: BidiMode
+    private var rightToLeft = false
 
-    public init(echoInput: Bool = isatty(STDIN_FILENO) == 0, editing: Bool = LineEditor.isAvailable) {
+    public init(
+        echoInput: Bool = isatty(STDIN_FILENO) == 0, editing: Bool = LineEditor.isAvailable,
+        bidi: BidiMode = .from(environment: ProcessInfo.processInfo.environment)
+    ) {
         self.echoInput = echoInput
+        self.bidi = bidi
         editor = editing ? LineEditor() : nil
     }
 
+    public func setRightToLeft(_ rightToLeft: Bool) {
+        self.rightToLeft = rightToLeft
+    }
+
     public func write(_ text: String) {
-        Console.out(TerminalText.escaped(text, lines: true) + "\n")
+        Console.out(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft) + "\n")
     }
 
     public func readLine(prompt: String) -> String? {
+        let prompt = BidiText.render(prompt, mode: bidi, rightToLeft: rightToLeft)
         if let editor {
             guard let line = editor.readLine(prompt: prompt) else { return nil }
             if !line.isEmpty, editor.history.last != line { editor.history.append(line) }

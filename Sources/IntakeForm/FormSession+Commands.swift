@@ -7,16 +7,16 @@ extension FormSession {
         do {
             command = try FormCommand.parse(text)
         } catch .unknown(let name, let suggestion) {
-            io.write("Unknown command ':\(name)'." + (suggestion.map { " Did you mean :\($0)?" } ?? "") + " Type :help for the list.")
+            io.write(say(.unknownCommand(name, suggestion: suggestion)))
             return nil
         } catch {
-            io.write("Go where? Type :go 2 for section 2, :go 2.5 for its fifth question, or :go patient.")
+            io.write(say(.goWhere))
             return nil
         }
         switch command {
-        case .help: io.write(FormCommand.helpText)
+        case .help: io.write(say(.commandsHelp))
         case .back:
-            if let previous = previous(before: place) { try move(to: previous) } else { io.write("This is the first question.") }
+            if let previous = previous(before: place) { try move(to: previous) } else { io.write(say(.firstQuestion)) }
         case .skip: try move(to: next(after: place))
         case .nextSection: try move(to: firstPlace(afterSection: section(of: place)))
         case .review: review()
@@ -26,15 +26,15 @@ extension FormSession {
         case .finish: return try finish()
         case .quit:
             if try discardIfBlank() {
-                io.write("Nothing was typed; no draft was kept.")
+                io.write(say(.nothingTyped))
                 return .abandoned(inputEnded: false)
             }
             try persist()
             if unsaved {
-                io.write("The draft cannot be saved yet, so the form stays open: free some disk space, then type :quit again.")
+                io.write(say(.quitNeedsRoom))
                 return nil
             }
-            io.write("Draft saved. Resume it with: intake fill --resume \(response.id.uuidString.lowercased().prefix(8))")
+            io.write(say(.draftSaved(resume: String(response.id.uuidString.lowercased().prefix(8)))))
             return .quit(draft)
         }
         return nil
@@ -53,22 +53,22 @@ extension FormSession {
             try move(to: .patient(.givenName))
         case .section(let number):
             guard questionnaire.section(number) != nil else {
-                io.write("There is no section \(number); sections are 1 to \(questionnaire.sections.count).")
+                io.write(say(.noSuchSection(number, count: questionnaire.sections.count)))
                 return
             }
             guard let first = firstShown(inSection: number) else {
-                io.write("Every question in section \(number) is hidden by earlier answers.")
+                io.write(say(.sectionHidden(number)))
                 return
             }
             try move(to: first)
         case .question(let section, let index):
             let position = QuestionPosition(section: section, index: index)
             guard questionnaire.question(at: position) != nil else {
-                io.write("There is no question \(position).")
+                io.write(say(.noSuchQuestion("\(position)")))
                 return
             }
             guard validator.visiblePositions(in: response).contains(position) else {
-                io.write("Question \(position) is hidden by earlier answers (its show-if condition).")
+                io.write(say(.questionHidden("\(position)")))
                 return
             }
             try move(to: .question(position))
@@ -81,18 +81,18 @@ extension FormSession {
         case .patient(let field): response.patient.clear(field)
         case .question(let position): response[position] = nil
         case .end:
-            io.write("Go to a question first (:go 2.5), then :clear.")
+            io.write(say(.goFirstThenClear))
             return
         }
         response.touch()
         try persist()
-        io.write("Cleared.")
+        io.write(say(.cleared))
         shownPlace = nil
     }
 
     private func listChoices() {
         guard case .question(let position) = place, let set = questionnaire.question(at: position)?.type.choices else {
-            io.write("This question has no choices to list.")
+            io.write(say(.noChoices))
             return
         }
         display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
@@ -101,16 +101,17 @@ extension FormSession {
     /// Prints every shown question with its answer, and what is still required.
     func review() {
         let visible = validator.visiblePositions(in: response)
-        io.write("\n── Review ──")
+        io.write("\n" + say(.reviewHeading))
         io.write(
-            "Patient: "
-                + PatientIdentification.Field.allCases.map { "\($0.label): \(response.patient.display($0) ?? "—")" }.joined(separator: "; ")
+            say(.reviewPatient) + ": "
+                + PatientIdentification.Field.allCases.map { "\(say(.patientField($0))): \(response.patient.display($0, say: say) ?? "—")" }
+                .joined(separator: say.isRightToLeft ? "؛ " : "; ")
         )
         for section in questionnaire.sections {
-            io.write("Section \(section.number): \(section.title.text(in: language))")
+            io.write(say(.reviewSection(number: section.number, title: section.title.text(in: language))))
             for question in section.questions where visible.contains(question.position) {
                 let answer = response[question.position].map { display.text(of: $0, for: question.type) }
-                let mark = answer == nil && question.isRequired ? "  (required, not answered)" : ""
+                let mark = answer == nil && question.isRequired ? "  (\(say(.notAnswered)))" : ""
                 io.write("  [\(question.position)] \(question.text.text(in: language)): \(answer ?? "—")\(mark)")
             }
         }
@@ -123,8 +124,8 @@ extension FormSession {
         candidate.status = .complete
         let errors = validator.validate(candidate).errors
         guard errors.isEmpty else {
-            io.write("The record cannot be completed yet:")
-            errors.forEach { io.write("  - \($0)") }
+            io.write(say(.cannotComplete))
+            errors.forEach { io.write("  - " + say(.issue($0))) }
             if let first = errors.first { try move(to: place(of: first)) }
             shownPlace = nil
             return nil
@@ -137,17 +138,13 @@ extension FormSession {
         try persist()
         if unsaved {
             (response, place) = before
-            io.write("The record cannot be saved yet, so it is not complete: free some disk space, then type :finish again.")
+            io.write(say(.finishNeedsRoom))
             return nil
         }
         if dropped > 0 {
-            io.write(
-                dropped == 1
-                    ? "1 answer to a question hidden by later changes was dropped."
-                    : "\(dropped) answers to questions hidden by later changes were dropped.")
+            io.write(say(.droppedHidden(dropped)))
         }
-        io.write(
-            "Record \(response.id.uuidString.lowercased()) is complete (\(response.answerCount) answers).")
+        io.write(say(.complete(id: response.id.uuidString.lowercased(), answers: response.answerCount)))
         return .completed(response)
     }
 

@@ -6,9 +6,9 @@ extension FormSession {
         switch place {
         case .patient(let field):
             io.write(
-                "\n[P.\(PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] \(field.label)\(field.isRequired ? " *" : "")")
-            io.write("    " + Self.patientHint(field))
-            if let current = response.patient.display(field) { io.write("    current answer: \(current) (Enter keeps it)") }
+                "\n[P.\(PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] \(say(.patientField(field)))\(field.isRequired ? " *" : "")")
+            io.write("    " + say(.patientHint(field)))
+            if let current = response.patient.display(field, say: say) { io.write("    " + say(.currentAnswer(current))) }
         case .question(let position):
             guard let question = questionnaire.question(at: position) else { return }
             io.write("\n[\(position)] \(question.text.text(in: language))\(question.isRequired ? " *" : "")")
@@ -16,9 +16,9 @@ extension FormSession {
             if let set = question.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
                 display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
             }
-            if let help = question.help?.text(in: language), !help.isEmpty { io.write("    help: \(help)") }
+            if let help = question.help?.text(in: language), !help.isEmpty { io.write("    " + say(.help(help))) }
             if let current = response[position] {
-                io.write("    current answer: \(display.text(of: current, for: question.type)) (Enter keeps it)")
+                io.write("    " + say(.currentAnswer(display.text(of: current, for: question.type))))
             }
         case .end:
             showEnd()
@@ -28,11 +28,11 @@ extension FormSession {
     private func showEnd() {
         let visible = validator.visiblePositions(in: response)
         let missing = questionnaire.allQuestions.filter { $0.isRequired && visible.contains($0.position) && response[$0.position] == nil }
-        io.write("\nEnd of the questionnaire: \(response.answerCount) questions answered.")
+        io.write("\n" + say(.endOfQuestionnaire(answers: response.answerCount)))
         if !missing.isEmpty {
-            io.write("Still required: " + missing.map { "\($0.position)" }.joined(separator: ", "))
+            io.write(say(.stillRequired(missing.map { "\($0.position)" })))
         }
-        io.write("Type :finish to complete the record, :review to check the answers, or :go 2 to change section 2.")
+        io.write(say(.finishPrompt))
     }
 
     func answerQuestion(at position: QuestionPosition, _ text: String) throws {
@@ -61,14 +61,11 @@ extension FormSession {
             case .ambiguous(let matches):
                 let shown = Array(matches.prefix(AnswerDisplay.shortListLimit))
                 guard case .singleChoice(let set) = type, !AnswerDisplay.isNumbered(byCode: set) else {
-                    io.write("Several choices match '\(text)'; type more of the name, or its number or code:")
+                    io.write(say(.severalMatchTypeMore(text)))
                     display.choiceLines(shown, numbersFrom: type.choices?.choices ?? []).forEach(io.write)
                     return nil
                 }
-                io.write(
-                    shown.count == 1
-                        ? "'\(text)' is not a choice; did you mean this one? Type 1 to choose it, or type the answer again:"
-                        : "Several choices match '\(text)'; type the number of the one you mean, or type the answer again:")
+                io.write(say(shown.count == 1 ? .didYouMean(text) : .severalMatchPickNumber(text)))
                 display.choiceLines(shown, numbersFrom: shown).forEach(io.write)
                 guard let line = io.readLine(prompt: "> ") else { return nil }
                 let picked = TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))
@@ -105,7 +102,7 @@ extension FormSession {
         if hasAnswer || !required {
             try move(to: next(after: place))
         } else {
-            io.write("This question is required. Answer it, or type :skip to come back to it later.")
+            io.write(say(.questionRequired))
         }
     }
 
@@ -120,7 +117,7 @@ extension FormSession {
             let field = fields[index]
             let text: String
             do {
-                let current = existing[field.key].map { ", Enter keeps \(display.text(of: $0, for: field.type))" } ?? ""
+                let current = existing[field.key].map { separator + say(.enterKeeps(display.text(of: $0, for: field.type))) } ?? ""
                 if let set = field.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
                     display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
                 }
@@ -132,17 +129,17 @@ extension FormSession {
                 text = line.trimmingCharacters(in: .whitespaces)
             }
             if ControlCharacters.contained(in: text) {
-                io.write(Self.nulRefusal)
+                io.write(say(.controlCharacter))
                 continue
             }
             if text.hasPrefix(":") {
-                if !parts.isEmpty { io.write("The answer to this question was not changed.") }
+                if !parts.isEmpty { io.write(say(.answerNotChanged)) }
                 return try perform(text)
             }
             if text.isEmpty {
                 if let kept = existing[field.key] { parts[field.key] = kept }
                 if field.isRequired, parts[field.key] == nil {
-                    io.write("\(field.label.text(in: language)) is required. Type :skip to leave the whole question for now.")
+                    io.write(say(.fieldRequired(field.label.text(in: language))))
                     continue
                 }
                 index += 1
@@ -165,7 +162,7 @@ extension FormSession {
 
     /// `  Dose (number from 0 to 5000, Enter keeps 500)> `.
     private func fieldPrompt(_ field: CompoundField, current: String) -> String {
-        "  \(field.label.text(in: language)) (\(display.hint(for: field.type))\(field.isRequired ? ", required" : "")\(current))> "
+        "  \(field.label.text(in: language)) (\(display.hint(for: field.type))\(field.isRequired ? separator + say(.required) : "")\(current))> "
     }
 
     func answerPatient(_ field: PatientIdentification.Field, _ text: String) throws {
@@ -175,7 +172,7 @@ extension FormSession {
         }
         // A date of birth may be typed in Arabic-Indic digits (١٩٩٠-٠٥-٠١).
         let text = field == .dateOfBirth ? TextFold.asciiDigits(text) : text
-        switch PatientInput.parse(text, for: field, today: validator.today) {
+        switch PatientInput.parse(text, for: field, today: validator.today, say: say) {
         case .success(let update):
             update(&response.patient)
             response.touch()
@@ -185,12 +182,6 @@ extension FormSession {
         }
     }
 
-    static func patientHint(_ field: PatientIdentification.Field) -> String {
-        switch field {
-        case .givenName, .familyName: "text"
-        case .dateOfBirth: "date YYYY-MM-DD; press Enter if it is not known"
-        case .sex: "female, male, other or unknown (f/m/o/u)"
-        case .externalId: "text; press Enter if there is none"
-        }
-    }
+    /// Between the parts of a prompt: `, ` or the Arabic comma.
+    var separator: String { say.isRightToLeft ? "، " : ", " }
 }

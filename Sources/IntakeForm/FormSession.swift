@@ -26,6 +26,8 @@ public final class FormSession {
     /// Removes a draft that holds nothing, so quitting before typing anything leaves none.
     let discard: ((UUID) throws -> Void)?
     let language: String?
+    /// What the form says, in the record's language.
+    let say: FormLanguage
     let input: AnswerInput
     let display: AnswerDisplay
     var place: FormPlace
@@ -57,6 +59,8 @@ public final class FormSession {
         self.save = save
         self.discard = discard
         self.language = draft.response.language
+        self.say = FormLanguage(draft.response.language)
+        io.setRightToLeft(say.isRightToLeft)
         self.input = AnswerInput(language: draft.response.language, validator: validator)
         self.display = AnswerDisplay(language: draft.response.language)
         self.place = FormPlace(cursor: draft.cursor, sectionCount: questionnaire.sections.count)
@@ -77,13 +81,12 @@ public final class FormSession {
 
     private func introduce() {
         let title = questionnaire.title.text(in: language)
-        io.write("\(title) (\(questionnaire.id), version \(questionnaire.version))")
-        io.write("Record \(response.id.uuidString.lowercased())")
+        io.write(say(.formTitle(title: title, id: questionnaire.id, version: questionnaire.version)))
+        io.write(say(.recordId(response.id.uuidString.lowercased())))
         if response.answerCount > 0 || place != .patient(.givenName) {
-            io.write(
-                "Resuming the draft at \(describe(place)); \(response.answerCount) answer\(response.answerCount == 1 ? "" : "s") so far.")
+            io.write(say(.resuming(at: describe(place), answers: response.answerCount)))
         }
-        io.write("Type :help for commands. Every answer is saved as you go.")
+        io.write(say(.typeHelp))
     }
 
     /// Asks for the current place once; returns an outcome when the form is over.
@@ -106,7 +109,7 @@ public final class FormSession {
         }
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         if ControlCharacters.contained(in: trimmed) {
-            io.write(Self.nulRefusal)
+            io.write(say(.controlCharacter))
             return nil
         }
         if trimmed.hasPrefix(":") {
@@ -117,7 +120,7 @@ public final class FormSession {
         case .question(let position): try answerQuestion(at: position, trimmed)
         case .end:
             if ["finish", "yes", "y"].contains(trimmed.lowercased()) { return try finish() }
-            io.write("Type :finish to complete the record, :review to check the answers, or :go 2 to change section 2.")
+            io.write(say(.finishPrompt))
         }
         return nil
     }
@@ -130,12 +133,11 @@ public final class FormSession {
             try save(draft)
             if unsaved {
                 unsaved = false
-                io.write("Saved again: every answer so far is on disk.")
+                io.write(say(.savedAgain))
             }
         } catch {
             if !unsaved {
-                io.write(
-                    "Could not save the draft (\(error)). The answers are kept here, in memory, and saved as soon as there is room: free some disk space and go on. Do not close this window.")
+                io.write(say(.couldNotSave("\(error)")))
             }
             unsaved = true
         }
@@ -160,11 +162,11 @@ public final class FormSession {
         try persist()
     }
 
-    func describe(_ place: FormPlace) -> String {
+    func describe(_ place: FormPlace) -> FormText.Place {
         switch place {
-        case .patient(let field): "the patient section (\(field.label.lowercased()))"
-        case .question(let position): "question \(position)"
-        case .end: "the end of the questionnaire"
+        case .patient(let field): .patient(field)
+        case .question(let position): .question("\(position)")
+        case .end: .end
         }
     }
 
@@ -178,9 +180,9 @@ public final class FormSession {
         guard section != announcedSection else { return }
         announcedSection = section
         if section == 0 {
-            io.write("\n── Patient information ──")
+            io.write("\n" + say(.patientHeading))
         } else if let s = questionnaire.section(section) {
-            io.write("\n── Section \(s.number) of \(questionnaire.sections.count): \(s.title.text(in: language)) ──")
+            io.write("\n" + say(.sectionHeading(number: s.number, of: questionnaire.sections.count, title: s.title.text(in: language))))
         }
     }
 }
@@ -199,10 +201,4 @@ public enum FormError: Error, Equatable, CustomStringConvertible {
             "the questionnaire has no '\(language)' translation; choose one of \(available.joined(separator: ", "))"
         }
     }
-}
-
-extension FormSession {
-    /// Said when a typed line holds a NUL character, which no record may hold (the server refuses it).
-    static let nulRefusal =
-        "That line holds a control character (an arrow key or an escape sequence where no line editing was available, or a pasted one), which a record never keeps; type the answer again."
 }

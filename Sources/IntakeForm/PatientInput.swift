@@ -8,12 +8,12 @@ enum PatientInput {
 
     static let maxLength = 200
 
-    static func parse(_ text: String, for field: PatientIdentification.Field, today: LocalDate)
+    static func parse(_ text: String, for field: PatientIdentification.Field, today: LocalDate, say: FormLanguage = FormLanguage(nil))
         -> Result<(inout PatientIdentification) -> Void, Problem>
     {
         switch field {
         case .givenName, .familyName, .externalId:
-            guard text.count <= maxLength else { return .failure(Problem(message: "Please keep it under \(maxLength) characters.")) }
+            guard text.count <= maxLength else { return .failure(Problem(message: say(.keepUnder(maxLength)))) }
             switch field {
             case .givenName: return .success { $0.givenName = text }
             case .familyName: return .success { $0.familyName = text }
@@ -21,17 +21,20 @@ enum PatientInput {
             }
         case .dateOfBirth:
             guard let date = LocalDate(iso: text) else {
-                return .failure(
-                    Problem(message: "Please enter the date of birth as YYYY-MM-DD, like 1988-04-02, or press Enter if it is not known."))
+                return .failure(Problem(message: say(.dateOfBirthFormat)))
             }
             guard date <= today, date.year >= 1900 else {
-                return .failure(Problem(message: "The date of birth must be between 1900-01-01 and today."))
+                return .failure(Problem(message: say(.dateOfBirthRange)))
             }
             return .success { $0.dateOfBirth = date }
         case .sex:
-            let lowered = text.lowercased()
-            guard let sex = PatientIdentification.Sex.allCases.first(where: { $0.rawValue == lowered || $0.rawValue.prefix(1) == lowered })
-            else { return .failure(Problem(message: "Please answer female, male, other or unknown (f/m/o/u).")) }
+            let lowered = TextFold.fold(text)
+            // In English (`f`, `female`) or in the form's language (`أنثى`).
+            guard
+                let sex = PatientIdentification.Sex.allCases.first(where: {
+                    $0.rawValue == lowered || $0.rawValue.prefix(1) == lowered || TextFold.fold(say(.sex($0))) == lowered
+                })
+            else { return .failure(Problem(message: say(.sexAnswer))) }
             return .success { $0.sex = sex }
         }
     }
@@ -39,13 +42,13 @@ enum PatientInput {
 
 extension PatientIdentification {
     /// The field's value as shown on screen, or nil when it is empty.
-    func display(_ field: Field) -> String? {
+    func display(_ field: Field, say: FormLanguage = FormLanguage(nil)) -> String? {
         let value: String? =
             switch field {
             case .givenName: givenName
             case .familyName: familyName
             case .dateOfBirth: dateOfBirth?.description
-            case .sex: sex?.rawValue
+            case .sex: sex.map { say(.sex($0)) }
             case .externalId: externalId
             }
         return value.flatMap { $0.isEmpty ? nil : $0 }

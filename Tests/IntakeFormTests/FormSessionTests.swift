@@ -79,7 +79,7 @@ struct FormSessionTests {
         guard case .quit(let draft) = outcome else { Issue.record("expected quit: \(io.transcript)"); return }
         #expect(draft.response.patient.givenName == "Amina" && draft.response.patient.familyName == "Haddad")
         #expect(draft.response[QuestionPosition(section: 2, index: 2)] == .dictionary(["name": .text("Aspirin")]))
-        #expect(io.transcript.components(separatedBy: FormSession.nulRefusal).count - 1 == 3)
+        #expect(io.transcript.components(separatedBy: FormLanguage(nil)(.controlCharacter)).count - 1 == 3)
     }
 
     /// Arrow keys typed where no line editing is available (a pipe, a dumb terminal) and pasted
@@ -90,7 +90,7 @@ struct FormSessionTests {
         guard case .quit(let draft) = outcome else { Issue.record("expected quit: \(io.transcript)"); return }
         #expect(draft.response.patient.givenName == "Lyla" && draft.response.patient.familyName == "Haddad")
         #expect(draft.response[QuestionPosition(section: 2, index: 2)] == .dictionary(["name": .text("Aspirin")]))
-        #expect(io.transcript.components(separatedBy: FormSession.nulRefusal).count - 1 == 3)
+        #expect(io.transcript.components(separatedBy: FormLanguage(nil)(.controlCharacter)).count - 1 == 3)
     }
 
     @Test func hiddenQuestionsAreSkippedAndTheirAnswersDroppedOnFinish() throws {

@@ -103,15 +103,25 @@ public struct Validator: Sendable {
 
     /// Why an answer does not fit a question type (a compound field's type, say), or nil when it fits.
     public func problem(with answer: Answer, type: QuestionType) -> String? {
-        check(answer, type: type).first.map { problem in
-            problem.field.map { "\($0): \(problem.message)" } ?? problem.message
-        }
+        answerProblem(with: answer, type: type)?.text
     }
 
-    struct Problem {
-        var kind: ValidationIssue.Kind
-        var field: String?
-        var message: String
+    /// The first reason an answer does not fit a question type, with what a form needs to say
+    /// it in another language, or nil when it fits.
+    public func answerProblem(with answer: Answer, type: QuestionType) -> Problem? {
+        check(answer, type: type).first
+    }
+
+    public struct Problem: Sendable {
+        public var kind: ValidationIssue.Kind
+        /// A compound question's field.
+        public var field: String?
+        public var message: String
+        /// For an answer out of range: whether it is below the minimum (or above the maximum), and that limit.
+        public var bound: (below: Bool, limit: String)?
+
+        /// The message, after its field when it has one.
+        public var text: String { field.map { "\($0): \(message)" } ?? message }
     }
 
     func check(_ answer: Answer, type: QuestionType, field: String? = nil) -> [Problem] {
@@ -135,14 +145,13 @@ public struct Validator: Sendable {
             return codes.allSatisfy { set.contains(code: $0) }
                 ? [] : problem(.unknownChoice, "an answer is not one of the question's choices")
         case (.integer(let bounds), .integer(let value)):
-            return range(value, bounds, describe: String.init).map { problem(.outOfRange, $0) } ?? []
+            return range(value, bounds, field: field, describe: String.init)
         case (.decimal(let bounds), .decimal(let value)):
             if !value.isFinite { return problem(.invalidValue, "the number is not finite") }
-            return range(value, bounds, describe: { "\($0)" }).map { problem(.outOfRange, $0) } ?? []
+            return range(value, bounds, field: field, describe: { "\($0)" })
         case (.date(let bounds), .date(let value)):
             let resolved = ClosedBounds(lower: bounds.lower?.resolved(today: today), upper: bounds.upper?.resolved(today: today))
-            return range(value, resolved, describe: { bound in bound == today ? "today (\(bound))" : bound.description })
-                .map { problem(.outOfRange, $0) } ?? []
+            return range(value, resolved, field: field, describe: { bound in bound == today ? "today (\(bound))" : bound.description })
         case (.compound(let fields), .dictionary(let parts)):
             return checkCompound(parts, fields: fields)
         default:
@@ -168,10 +177,16 @@ public struct Validator: Sendable {
         return problems
     }
 
-    private func range<T: Comparable>(_ value: T, _ bounds: ClosedBounds<T>, describe: (T) -> String) -> String? {
-        if let lower = bounds.lower, value < lower { return "the answer is below the minimum \(describe(lower))" }
-        if let upper = bounds.upper, value > upper { return "the answer is above the maximum \(describe(upper))" }
-        return nil
+    private func range<T: Comparable>(_ value: T, _ bounds: ClosedBounds<T>, field: String?, describe: (T) -> String) -> [Problem] {
+        if let lower = bounds.lower, value < lower {
+            let limit = describe(lower)
+            return [Problem(kind: .outOfRange, field: field, message: "the answer is below the minimum \(limit)", bound: (true, limit))]
+        }
+        if let upper = bounds.upper, value > upper {
+            let limit = describe(upper)
+            return [Problem(kind: .outOfRange, field: field, message: "the answer is above the maximum \(limit)", bound: (false, limit))]
+        }
+        return []
     }
 
     private func patientIssues(_ patient: PatientIdentification) -> [ValidationIssue] {

@@ -1,0 +1,196 @@
+import IntakeCore
+
+/// The form's messages in Arabic.
+///
+/// Commands and other Latin text inside a sentence (`:finish`, `intake flush`) start with a
+/// left-to-right mark, so that in a right-to-left line their colon stays before the word.
+enum ArabicText {
+    /// A command or a Latin word set inside Arabic text.
+    private static func latin(_ text: String) -> String { "\u{200E}" + text }
+
+    static func text(_ text: FormText) -> String {
+        switch text {
+        case .formTitle(let title, let id, let version): "\(title) (\(latin(id))، الإصدار \(version))"
+        case .recordId(let id): "السجل \(latin(id))"
+        case .resuming(let place, let answers): "متابعة المسودة عند \(describe(place))؛ عدد الإجابات حتى الآن: \(answers)."
+        case .typeHelp: "اكتب \(latin(":help")) لعرض الأوامر. تُحفظ كل إجابة فور كتابتها."
+        case .editingRevision(let revision): "تعديل سجل الخادم عند المراجعة \(revision)."
+        case .registryPatient(let name, let id): "المريض \(name)، من سجل المرضى (\(latin(id))): بيانات المريض معبّأة."
+
+        case .patientHeading: "── بيانات المريض ──"
+        case .sectionHeading(let number, let count, let title): "── القسم \(number) من \(count): \(title) ──"
+        case .patientField(let field):
+            switch field {
+            case .givenName: "الاسم الأول"
+            case .familyName: "اسم العائلة"
+            case .dateOfBirth: "تاريخ الميلاد"
+            case .sex: "الجنس"
+            case .externalId: "الرقم المرجعي (رقم الحالة أو الملف)"
+            }
+        case .patientHint(let field):
+            switch field {
+            case .givenName, .familyName: "نص"
+            case .dateOfBirth: "تاريخ بصيغة \(latin("YYYY-MM-DD"))؛ اضغط Enter إن لم يكن معروفًا"
+            case .sex: "أنثى أو ذكر أو آخر أو غير معروف (\(latin("f/m/o/u")))"
+            case .externalId: "نص؛ اضغط Enter إن لم يوجد"
+            }
+        case .sex(let sex):
+            switch sex {
+            case .female: "أنثى"
+            case .male: "ذكر"
+            case .other: "آخر"
+            case .unknown: "غير معروف"
+            }
+        case .currentAnswer(let answer): "الإجابة الحالية: \(answer) (اضغط Enter للإبقاء عليها)"
+        case .help(let help): "مساعدة: \(help)"
+        case .required: "مطلوب"
+        case .enterKeeps(let answer): "Enter يُبقي \(answer)"
+        case .hint(let hint): describe(hint)
+        case .yes: "نعم"
+        case .no: "لا"
+        case .compoundParts(let count, let labels): "أجزاؤه \(count): " + labels.joined(separator: "، ")
+
+        case .controlCharacter:
+            "في هذا السطر محرف تحكّم (مفتاح سهم أو تسلسل هروب حيث لا يتوفر تحرير السطر، أو نص ملصوق)، ولا يُحفظ مثله في أي سجل؛ اكتب الإجابة من جديد."
+        case .answerYesOrNo: "أجب بنعم أو لا (\(latin("y/n")))."
+        case .chooseAtLeastOne: "اختر واحدًا على الأقل، وافصل بين الاختيارات بفاصلة."
+        case .wholeNumber: "أدخل عددًا صحيحًا، مثل 42."
+        case .number: "أدخل رقمًا، مثل 37.5."
+        case .date: "أدخل التاريخ بصيغة \(latin("YYYY-MM-DD"))، مثل 2024-03-15، أو «اليوم»."
+        case .typeAChoice: "اكتب رقم الاختيار أو رمزه أو اسمه؛ \(latin(":list")) يعرضها كلها."
+        case .notAChoice(let typed): "«\(typed)» ليس من الاختيارات. اكتب رقمه أو رمزه أو اسمه؛ \(latin(":list")) يعرضها كلها."
+        case .severalMatchTypeMore(let typed): "أكثر من اختيار يطابق «\(typed)»؛ اكتب مزيدًا من الاسم، أو رقمه أو رمزه:"
+        case .severalMatchPickNumber(let typed): "أكثر من اختيار يطابق «\(typed)»؛ اكتب رقم الاختيار المقصود، أو اكتب الإجابة من جديد:"
+        case .didYouMean(let typed): "«\(typed)» ليس اختيارًا؛ هل تقصد هذا؟ اكتب 1 لاختياره، أو اكتب الإجابة من جديد:"
+        case .outOfRange(let below, let limit): below ? "الإجابة أقل من الحد الأدنى \(limit)." : "الإجابة أكبر من الحد الأقصى \(limit)."
+        case .answerProblem(let problem): "الإجابة غير مقبولة (\(latin(problem)))."
+        case .questionRequired: "هذا السؤال مطلوب. أجب عنه، أو اكتب \(latin(":skip")) للعودة إليه لاحقًا."
+        case .fieldRequired(let label): "«\(label)» مطلوب. اكتب \(latin(":skip")) لترك السؤال كله الآن."
+        case .keepUnder(let limit): "يجب ألا يتجاوز النص \(limit) حرف."
+        case .dateOfBirthFormat: "أدخل تاريخ الميلاد بصيغة \(latin("YYYY-MM-DD"))، مثل 1988-04-02، أو اضغط Enter إن لم يكن معروفًا."
+        case .dateOfBirthRange: "يجب أن يكون تاريخ الميلاد بين 1900-01-01 واليوم."
+        case .sexAnswer: "أجب: أنثى أو ذكر أو آخر أو غير معروف (\(latin("f/m/o/u")))."
+
+        case .commandsHelp:
+            [
+                "الأوامر (اكتبها عند أي سؤال):",
+                "  \(latin(":back"))      السؤال السابق",
+                "  \(latin(":skip"))      اترك هذا السؤال الآن",
+                "  \(latin(":next"))      القسم التالي",
+                "  \(latin(":go 3"))      اذهب إلى القسم 3 (\(latin(":go 3.5"))، \(latin(":go patient")))",
+                "  \(latin(":review"))    اعرض كل الإجابات حتى الآن",
+                "  \(latin(":clear"))     احذف إجابة هذا السؤال",
+                "  \(latin(":list"))      اعرض كل اختيارات هذا السؤال",
+                "  \(latin(":finish"))    تحقّق من السجل وأكمله",
+                "  \(latin(":quit"))      احفظ المسودة وتوقّف",
+                "  \(latin(":help"))      اعرض هذه القائمة",
+                "اضغط Enter للإبقاء على الإجابة الحالية أو لترك سؤال اختياري فارغًا.",
+            ].joined(separator: "\n")
+        case .unknownCommand(let name, let suggestion):
+            "أمر غير معروف: \(latin(":" + name))." + (suggestion.map { " هل تقصد \(latin(":" + $0))؟" } ?? "")
+                + " اكتب \(latin(":help")) لعرض القائمة."
+        case .goWhere: "إلى أين؟ اكتب \(latin(":go 2")) للقسم 2، أو \(latin(":go 2.5")) لسؤاله الخامس، أو \(latin(":go patient"))."
+        case .firstQuestion: "هذا هو السؤال الأول."
+        case .noSuchSection(let number, let count): "لا يوجد قسم \(number)؛ الأقسام من 1 إلى \(count)."
+        case .sectionHidden(let number): "كل أسئلة القسم \(number) مخفية بسبب إجابات سابقة."
+        case .noSuchQuestion(let position): "لا يوجد سؤال \(position)."
+        case .questionHidden(let position): "السؤال \(position) مخفي بسبب إجابات سابقة (شرط ظهوره)."
+        case .goFirstThenClear: "اذهب إلى سؤال أولًا (\(latin(":go 2.5")))، ثم اكتب \(latin(":clear"))."
+        case .cleared: "حُذفت الإجابة."
+        case .noChoices: "ليس لهذا السؤال اختيارات لعرضها."
+        case .answerNotChanged: "لم تتغير إجابة هذا السؤال."
+
+        case .reviewHeading: "── مراجعة ──"
+        case .reviewPatient: "المريض"
+        case .reviewSection(let number, let title): "القسم \(number): \(title)"
+        case .notAnswered: "مطلوب، لم يُجب عنه"
+        case .endOfQuestionnaire(let answers): "نهاية الاستبيان: عدد الأسئلة المُجاب عنها \(answers)."
+        case .stillRequired(let positions): "ما زال مطلوبًا: " + positions.joined(separator: "، ")
+        case .finishPrompt:
+            "اكتب \(latin(":finish")) لإكمال السجل، أو \(latin(":review")) لمراجعة الإجابات، أو \(latin(":go 2")) لتغيير القسم 2."
+        case .cannotComplete: "لا يمكن إكمال السجل بعد:"
+        case .issue(let issue): describe(issue)
+        case .droppedHidden(let count):
+            count == 1
+                ? "حُذفت إجابة واحدة عن سؤال أخفته تغييرات لاحقة."
+                : "حُذفت إجابات عن أسئلة أخفتها تغييرات لاحقة، عددها \(count)."
+        case .complete(let id, let answers): "اكتمل السجل \(latin(id)) (عدد الإجابات \(answers))."
+
+        case .couldNotSave(let error):
+            "تعذّر حفظ المسودة (\(latin(error))). الإجابات باقية هنا في الذاكرة، وتُحفظ حالما تتوفر مساحة: أفرغ بعض المساحة على القرص وتابع. لا تغلق هذه النافذة."
+        case .savedAgain: "حُفظت من جديد: كل الإجابات حتى الآن على القرص."
+        case .quitNeedsRoom: "لا يمكن حفظ المسودة بعد، فيبقى النموذج مفتوحًا: أفرغ بعض المساحة على القرص، ثم اكتب \(latin(":quit")) مرة أخرى."
+        case .finishNeedsRoom: "لا يمكن حفظ السجل بعد، فهو لم يكتمل: أفرغ بعض المساحة على القرص، ثم اكتب \(latin(":finish")) مرة أخرى."
+        case .nothingTyped: "لم يُكتب شيء؛ لم تُحفظ أي مسودة."
+        case .draftSaved(let resume): "حُفظت المسودة. تابعها بالأمر: \(latin("intake fill --resume \(resume)"))"
+
+        case .sending(let host, let seconds):
+            "جارٍ الإرسال إلى \(latin(host))… (\(seconds) ثانية على الأكثر؛ \(latin("Ctrl-C")) يبقيه على هذا الجهاز، في قائمة الانتظار)"
+        case .sent: "أُرسل السجل إلى الخادم."
+        case .alreadySent: "السجل موجود على الخادم من قبل؛ لم يُرسل شيء مرتين."
+        case .savedAsRevision(let revision): "حُفظ على الخادم بصفته المراجعة \(revision)."
+        case .savedOffline(let waiting, let reason):
+            "حُفظ دون اتصال (\(latin(reason))): السجلات المنتظرة \(waiting)، مشفّرة على هذا الجهاز. ارفعها بالأمر \(latin("intake flush"))."
+        case .refused(let message): "رفض الخادم السجل: \(latin(message))"
+        case .refusedDraftAgain: "عاد السجل مسودة؛ صحّحه بالأمر: \(latin("intake fill --resume"))"
+        case .inputEndedBlank: "انتهى الإدخال قبل كتابة أي شيء؛ لم تُحفظ أي مسودة."
+        case .inputEnded(let resume): "انتهى الإدخال قبل إكمال السجل. المسودة محفوظة: \(latin("intake fill --resume \(resume)"))"
+
+        case .unfinishedDrafts: "مسودات لم تكتمل:"
+        case .resumeWhich: "أي مسودة تتابع (رقمها)، أو اضغط Enter لسجل جديد؟ "
+        case .pickNumber(let count): "اكتب رقمًا من 1 إلى \(count)، أو اضغط Enter."
+        }
+    }
+
+    private static func describe(_ place: FormText.Place) -> String {
+        switch place {
+        case .patient(let field): "قسم بيانات المريض (\(text(.patientField(field))))"
+        case .question(let position): "السؤال \(position)"
+        case .end: "نهاية الاستبيان"
+        }
+    }
+
+    private static func describe(_ hint: FormText.Hint) -> String {
+        switch hint {
+        case .text: "نص"
+        case .yesNo: "نعم/لا"
+        case .wholeNumber(let from, let to): "عدد صحيح" + range(from, to)
+        case .number(let from, let to): "رقم" + range(from, to)
+        case .date(let from, let to):
+            "تاريخ \(latin("YYYY-MM-DD"))" + range(from.map(today), to.map(today))
+        case .chooseOneOfLong(let count): "اختر واحدًا من \(count): اكتب جزءًا من الاسم أو الرمز (\(latin(":list")) يعرضها كلها)"
+        case .chooseOne: "اختر واحدًا: اكتب رقمه أو رمزه أو اسمه"
+        case .chooseSomeOfLong(let count): "اختر واحدًا أو أكثر من \(count)، وافصل بينها بفاصلة (\(latin(":list")) يعرضها كلها)"
+        case .chooseSome: "اختر واحدًا أو أكثر، وافصل بينها بفاصلة"
+        }
+    }
+
+    /// A date bound: `today` said in Arabic.
+    private static func today(_ bound: String) -> String { bound == "today" ? "اليوم" : bound }
+
+    private static func range(_ lower: String?, _ upper: String?) -> String {
+        switch (lower, upper) {
+        case let (lower?, upper?): " من \(lower) إلى \(upper)"
+        case let (lower?, nil): " من \(lower)"
+        case let (nil, upper?): " حتى \(upper)"
+        case (nil, nil): ""
+        }
+    }
+
+    /// A reason the record cannot be completed, said in Arabic where its kind is known.
+    private static func describe(_ issue: ValidationIssue) -> String {
+        if let position = issue.position {
+            switch issue.kind {
+            case .missingRequired:
+                return issue.field.map { "السؤال \(position): الجزء «\($0)» مطلوب" } ?? "السؤال \(position): مطلوب ولم يُجب عنه"
+            case .outOfRange: return "السؤال \(position): الإجابة خارج الحدود المسموح بها"
+            default: return latin(issue.description)
+            }
+        }
+        switch (issue.kind, issue.field.flatMap(PatientIdentification.Field.init(rawValue:))) {
+        case (.missingIdentification, let field?): return "بيانات المريض: «\(text(.patientField(field)))» ناقص"
+        case (.outOfRange, .dateOfBirth?): return text(.dateOfBirthRange)
+        default: return latin(issue.description)
+        }
+    }
+}

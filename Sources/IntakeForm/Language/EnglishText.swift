@@ -1,0 +1,150 @@
+import IntakeCore
+
+/// The form's messages in English.
+enum EnglishText {
+    static func text(_ text: FormText) -> String {
+        switch text {
+        case .formTitle(let title, let id, let version): "\(title) (\(id), version \(version))"
+        case .recordId(let id): "Record \(id)"
+        case .resuming(let place, let answers):
+            "Resuming the draft at \(describe(place)); \(answers) answer\(answers == 1 ? "" : "s") so far."
+        case .typeHelp: "Type :help for commands. Every answer is saved as you go."
+        case .editingRevision(let revision): "Editing the server's record at revision \(revision)."
+        case .registryPatient(let name, let id): "Patient \(name), from the registry (\(id)): the patient section is filled in."
+
+        case .patientHeading: "── Patient information ──"
+        case .sectionHeading(let number, let count, let title): "── Section \(number) of \(count): \(title) ──"
+        case .patientField(let field): field.label
+        case .patientHint(let field):
+            switch field {
+            case .givenName, .familyName: "text"
+            case .dateOfBirth: "date YYYY-MM-DD; press Enter if it is not known"
+            case .sex: "female, male, other or unknown (f/m/o/u)"
+            case .externalId: "text; press Enter if there is none"
+            }
+        case .sex(let sex): sex.rawValue
+        case .currentAnswer(let answer): "current answer: \(answer) (Enter keeps it)"
+        case .help(let help): "help: \(help)"
+        case .required: "required"
+        case .enterKeeps(let answer): "Enter keeps \(answer)"
+        case .hint(let hint): describe(hint)
+        case .yes: "yes"
+        case .no: "no"
+        case .compoundParts(let count, let labels): "\(count) parts: " + labels.joined(separator: ", ")
+
+        case .controlCharacter:
+            "That line holds a control character (an arrow key or an escape sequence where no line editing was available, or a pasted one), which a record never keeps; type the answer again."
+        case .answerYesOrNo: "Please answer yes or no (y/n)."
+        case .chooseAtLeastOne: "Choose at least one, separated by commas."
+        case .wholeNumber: "Please enter a whole number, like 42."
+        case .number: "Please enter a number, like 37.5."
+        case .date: "Please enter a date as YYYY-MM-DD, like 2024-03-15, or 'today'."
+        case .typeAChoice: "Type a choice's number, code or name; :list shows them all."
+        case .notAChoice(let typed): "'\(typed)' is not one of the choices. Type its number, code or name; :list shows them all."
+        case .severalMatchTypeMore(let typed): "Several choices match '\(typed)'; type more of the name, or its number or code:"
+        case .severalMatchPickNumber(let typed):
+            "Several choices match '\(typed)'; type the number of the one you mean, or type the answer again:"
+        case .didYouMean(let typed): "'\(typed)' is not a choice; did you mean this one? Type 1 to choose it, or type the answer again:"
+        case .outOfRange(let below, let limit): below ? "The answer is below the minimum \(limit)." : "The answer is above the maximum \(limit)."
+        case .answerProblem(let problem): problem.prefix(1).uppercased() + problem.dropFirst() + "."
+        case .questionRequired: "This question is required. Answer it, or type :skip to come back to it later."
+        case .fieldRequired(let label): "\(label) is required. Type :skip to leave the whole question for now."
+        case .keepUnder(let limit): "Please keep it under \(limit) characters."
+        case .dateOfBirthFormat: "Please enter the date of birth as YYYY-MM-DD, like 1988-04-02, or press Enter if it is not known."
+        case .dateOfBirthRange: "The date of birth must be between 1900-01-01 and today."
+        case .sexAnswer: "Please answer female, male, other or unknown (f/m/o/u)."
+
+        case .commandsHelp:
+            """
+            Commands (type them at any prompt):
+              :back         go to the previous question          :skip       leave this question for now
+              :next         go to the next section               :go 3       go to section 3 (:go 3.5, :go patient)
+              :review       show all answers so far              :clear      remove this question's answer
+              :list         show all choices of this question    :finish     check and complete the record
+              :quit         save the draft and stop              :help       show this list
+            Press Enter to keep the current answer or leave an optional question empty.
+            """
+        case .unknownCommand(let name, let suggestion):
+            "Unknown command ':\(name)'." + (suggestion.map { " Did you mean :\($0)?" } ?? "") + " Type :help for the list."
+        case .goWhere: "Go where? Type :go 2 for section 2, :go 2.5 for its fifth question, or :go patient."
+        case .firstQuestion: "This is the first question."
+        case .noSuchSection(let number, let count): "There is no section \(number); sections are 1 to \(count)."
+        case .sectionHidden(let number): "Every question in section \(number) is hidden by earlier answers."
+        case .noSuchQuestion(let position): "There is no question \(position)."
+        case .questionHidden(let position): "Question \(position) is hidden by earlier answers (its show-if condition)."
+        case .goFirstThenClear: "Go to a question first (:go 2.5), then :clear."
+        case .cleared: "Cleared."
+        case .noChoices: "This question has no choices to list."
+        case .answerNotChanged: "The answer to this question was not changed."
+
+        case .reviewHeading: "── Review ──"
+        case .reviewPatient: "Patient"
+        case .reviewSection(let number, let title): "Section \(number): \(title)"
+        case .notAnswered: "required, not answered"
+        case .endOfQuestionnaire(let answers): "End of the questionnaire: \(answers) questions answered."
+        case .stillRequired(let positions): "Still required: " + positions.joined(separator: ", ")
+        case .finishPrompt: "Type :finish to complete the record, :review to check the answers, or :go 2 to change section 2."
+        case .cannotComplete: "The record cannot be completed yet:"
+        case .issue(let issue): issue.description
+        case .droppedHidden(let count):
+            count == 1
+                ? "1 answer to a question hidden by later changes was dropped."
+                : "\(count) answers to questions hidden by later changes were dropped."
+        case .complete(let id, let answers): "Record \(id) is complete (\(answers) answers)."
+
+        case .couldNotSave(let error):
+            "Could not save the draft (\(error)). The answers are kept here, in memory, and saved as soon as there is room: free some disk space and go on. Do not close this window."
+        case .savedAgain: "Saved again: every answer so far is on disk."
+        case .quitNeedsRoom: "The draft cannot be saved yet, so the form stays open: free some disk space, then type :quit again."
+        case .finishNeedsRoom: "The record cannot be saved yet, so it is not complete: free some disk space, then type :finish again."
+        case .nothingTyped: "Nothing was typed; no draft was kept."
+        case .draftSaved(let resume): "Draft saved. Resume it with: intake fill --resume \(resume)"
+
+        case .sending(let host, let seconds): "Sending to \(host)… (at most \(seconds) s; Ctrl-C keeps it offline, in the queue)"
+        case .sent: "Sent to the server."
+        case .alreadySent: "The server already had this record; nothing was sent twice."
+        case .savedAsRevision(let revision): "Saved on the server as revision \(revision)."
+        case .savedOffline(let waiting, let reason):
+            "Saved offline (\(reason)): \(waiting) record\(waiting == 1 ? "" : "s") waiting, encrypted on this machine. Upload with 'intake flush'."
+        case .refused(let message): "The server refused the record: \(message)"
+        case .refusedDraftAgain: "The record is a draft again; fix it with: intake fill --resume"
+        case .inputEndedBlank: "Input ended before anything was typed; no draft was kept."
+        case .inputEnded(let resume): "Input ended before the record was finished. The draft is saved: intake fill --resume \(resume)"
+
+        case .unfinishedDrafts: "Unfinished drafts:"
+        case .resumeWhich: "Resume which (number), or press Enter for a new record? "
+        case .pickNumber(let count): "Please type a number from 1 to \(count), or press Enter."
+        }
+    }
+
+    private static func describe(_ place: FormText.Place) -> String {
+        switch place {
+        case .patient(let field): "the patient section (\(field.label.lowercased()))"
+        case .question(let position): "question \(position)"
+        case .end: "the end of the questionnaire"
+        }
+    }
+
+    private static func describe(_ hint: FormText.Hint) -> String {
+        switch hint {
+        case .text: "text"
+        case .yesNo: "yes/no"
+        case .wholeNumber(let from, let to): "whole number" + range(from, to)
+        case .number(let from, let to): "number" + range(from, to)
+        case .date(let from, let to): "date YYYY-MM-DD" + range(from, to)
+        case .chooseOneOfLong(let count): "choose one of \(count): type part of a name or a code (:list shows all)"
+        case .chooseOne: "choose one: type its number, code or name"
+        case .chooseSomeOfLong(let count): "choose one or more of \(count), separated by commas (:list shows all)"
+        case .chooseSome: "choose one or more, separated by commas"
+        }
+    }
+
+    private static func range(_ lower: String?, _ upper: String?) -> String {
+        switch (lower, upper) {
+        case let (lower?, upper?): " from \(lower) to \(upper)"
+        case let (lower?, nil): " from \(lower)"
+        case let (nil, upper?): " up to \(upper)"
+        case (nil, nil): ""
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import IntakeCore
+
+/// Everything the form, and the fill and lookup commands around it, say to the person filling
+/// it: one case a message, its variable parts as values.
+///
+/// Each language is one catalogue (``EnglishText``, ``ArabicText``) that switches over every
+/// case, so the compiler refuses a catalogue missing a message. The language is the record's
+/// (`intake fill --language ar`), so the whole screen speaks it, not only the questions.
+public enum FormText: Sendable {
+    // Starting and resuming.
+    case formTitle(title: String, id: String, version: String)
+    case recordId(String)
+    case resuming(at: Place, answers: Int)
+    case typeHelp
+    case editingRevision(Int)
+    case registryPatient(name: String, id: String)
+
+    // Sections and questions.
+    case patientHeading
+    case sectionHeading(number: Int, of: Int, title: String)
+    case patientField(PatientIdentification.Field)
+    case patientHint(PatientIdentification.Field)
+    case sex(PatientIdentification.Sex)
+    case currentAnswer(String)
+    case help(String)
+    case required
+    case enterKeeps(String)
+    case hint(Hint)
+    case yes, no
+    case compoundParts(count: Int, labels: [String])
+
+    // Answers refused.
+    case controlCharacter
+    case answerYesOrNo
+    case chooseAtLeastOne
+    case wholeNumber
+    case number
+    case date
+    case typeAChoice
+    case notAChoice(String)
+    case severalMatchTypeMore(String)
+    case severalMatchPickNumber(String)
+    case didYouMean(String)
+    case outOfRange(below: Bool, limit: String)
+    case answerProblem(String)
+    case questionRequired
+    case fieldRequired(String)
+    case keepUnder(Int)
+    case dateOfBirthFormat
+    case dateOfBirthRange
+    case sexAnswer
+
+    // Commands.
+    case commandsHelp
+    case unknownCommand(String, suggestion: String?)
+    case goWhere
+    case firstQuestion
+    case noSuchSection(Int, count: Int)
+    case sectionHidden(Int)
+    case noSuchQuestion(String)
+    case questionHidden(String)
+    case goFirstThenClear
+    case cleared
+    case noChoices
+    case answerNotChanged
+
+    // Review, end and finish.
+    case reviewHeading
+    case reviewPatient
+    case reviewSection(number: Int, title: String)
+    case notAnswered
+    case endOfQuestionnaire(answers: Int)
+    case stillRequired([String])
+    case finishPrompt
+    case cannotComplete
+    case issue(ValidationIssue)
+    case droppedHidden(Int)
+    case complete(id: String, answers: Int)
+
+    // Saving the draft.
+    case couldNotSave(String)
+    case savedAgain
+    case quitNeedsRoom
+    case finishNeedsRoom
+    case nothingTyped
+    case draftSaved(resume: String)
+
+    // Sending the finished record (IntakeFieldwork's FormRun).
+    case sending(host: String, seconds: Int)
+    case sent
+    case alreadySent
+    case savedAsRevision(Int)
+    case savedOffline(waiting: Int, reason: String)
+    case refused(String)
+    case refusedDraftAgain
+    case inputEndedBlank
+    case inputEnded(resume: String)
+
+    // Picking a draft (IntakeFieldwork's FillSession).
+    case unfinishedDrafts
+    case resumeWhich
+    case pickNumber(Int)
+
+    /// Where in the form a draft stands, for "Resuming the draft at …".
+    public enum Place: Sendable {
+        case patient(PatientIdentification.Field)
+        case question(String)
+        case end
+    }
+
+    /// What to type at a question.
+    public enum Hint: Sendable {
+        case text, yesNo
+        case wholeNumber(from: String?, to: String?)
+        case number(from: String?, to: String?)
+        case date(from: String?, to: String?)
+        case chooseOneOfLong(Int)
+        case chooseOne
+        case chooseSomeOfLong(Int)
+        case chooseSome
+    }
+}
+
+/// The language a form speaks: its catalogue and its direction.
+public struct FormLanguage: Sendable {
+    /// The language code (`ar`), or nil for the questionnaire's base language (English).
+    public let code: String?
+
+    public init(_ code: String?) {
+        self.code = code
+    }
+
+    /// Whether the language is written right to left.
+    public var isRightToLeft: Bool { Self.rightToLeft.contains(primary ?? "") }
+
+    private var primary: String? { code.map { String($0.lowercased().prefix(while: { $0 != "-" && $0 != "_" })) } }
+    private static let rightToLeft: Set<String> = ["ar", "fa", "he", "ur", "ps", "ckb", "yi"]
+
+    /// The message in this language; English where no catalogue is shipped for it.
+    public func callAsFunction(_ text: FormText) -> String {
+        switch primary {
+        case "ar": ArabicText.text(text)
+        default: EnglishText.text(text)
+        }
+    }
+
+    /// The languages with a catalogue of their own.
+    public static let catalogued = ["en", "ar"]
+}
