@@ -7,15 +7,21 @@ public protocol FieldOutput: AnyObject {
     func writeError(_ text: String)
 }
 
-/// Standard output and standard error.
+/// Standard output and standard error; right-to-left lines laid out for the terminal (``BidiText``).
 public final class StandardOutput: FieldOutput {
-    public init() {}
+    let rightToLeft: Bool
+    let bidi: BidiMode
+
+    public init(rightToLeft: Bool = false, bidi: BidiMode = .from(environment: ProcessInfo.processInfo.environment)) {
+        self.rightToLeft = rightToLeft
+        self.bidi = bidi
+    }
 
     public func write(_ text: String) {
-        Console.out(TerminalText.escaped(text, lines: true) + "\n")
+        Console.out(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft) + "\n")
     }
 
     public func writeError(_ text: String) {
-        Console.error(TerminalText.escaped(text, lines: true) + "\n")
+        Console.error(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft) + "\n")
     }
 }

@@ -1,15 +1,19 @@
 import Foundation
 import IntakeClient
+import IntakeForm
 import IntakeStore
 
 /// `intake flush`: uploads the queue with a progress display, and says what happened.
 public struct FlushRun {
     public var flusher: QueueFlusher
     public var io: any FieldOutput
+    /// The language the summary is said in.
+    public var say: FormLanguage
 
-    public init(flusher: QueueFlusher, io: any FieldOutput) {
+    public init(flusher: QueueFlusher, io: any FieldOutput, say: FormLanguage = FormLanguage(nil)) {
         self.flusher = flusher
         self.io = io
+        self.say = say
     }
 
     /// Uploads what is pending, then sends the answers given offline; true when nothing is left
@@ -26,20 +30,20 @@ public struct FlushRun {
         let store = flusher.store
         if try store.pendingCount() == 0 {
             let setAside = try store.queueEntries().count
-            if try store.pendingActionCount() == 0 || setAside > 0 { io.write("The queue is empty; nothing to upload.") }
-            if setAside > 0 { io.write("\(setAside) record(s) set aside: see 'intake queue list'.") }
+            if try store.pendingActionCount() == 0 || setAside > 0 { io.write(say(.queueEmpty)) }
+            if setAside > 0 { io.write(say(.queueSetAside(setAside))) }
             return setAside == 0
         }
         let summary = try await flusher.flush { progress?.show($0.done, of: $0.total) }
         progress?.finish()
         io.write(
-            "Uploaded: \(summary.uploaded). Already on the server: \(summary.alreadyOnServer). Set aside: \(summary.setAside.count). Still queued: \(summary.remaining)."
-        )
-        for (id, how) in summary.resolved { io.write("  \(id.uuidString.lowercased().prefix(8)) changed on the server meanwhile: \(how).") }
-        for (id, reason) in summary.setAside { io.write("  \(id.uuidString.lowercased().prefix(8)) set aside: \(reason)") }
-        if let reason = summary.stoppedBecause {
-            io.writeError("Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later.")
-        }
+            say(
+                .flushed(
+                    uploaded: summary.uploaded, alreadyThere: summary.alreadyOnServer, setAside: summary.setAside.count,
+                    stillQueued: summary.remaining)))
+        for (id, how) in summary.resolved { io.write(say(.mergedMeanwhile(id: String(id.uuidString.lowercased().prefix(8)), how: "\(how)"))) }
+        for (id, reason) in summary.setAside { io.write(say(.setAsideBecause(id: String(id.uuidString.lowercased().prefix(8)), reason: "\(reason)"))) }
+        if let reason = summary.stoppedBecause { io.writeError(say(.stoppedEarly("\(reason)"))) }
         return summary.remaining == 0
     }
 }

@@ -33,10 +33,12 @@ public final class StandardIO: FormIO {
         self.echoInput = echoInput
         self.bidi = bidi
         editor = editing ? LineEditor() : nil
+        editor?.bidi = bidi
     }
 
     public func setRightToLeft(_ rightToLeft: Bool) {
         self.rightToLeft = rightToLeft
+        editor?.rightToLeft = rightToLeft
     }
 
     public func write(_ text: String) {

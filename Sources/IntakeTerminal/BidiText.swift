@@ -88,7 +88,29 @@ public enum BidiText {
     /// brackets turn to face the right way.
     static func visual(_ line: String, rightToLeft: Bool) -> String {
         let characters = Array(line)
-        guard !characters.isEmpty else { return line }
+        let (order, levels) = displayOrder(characters, rightToLeft: rightToLeft)
+        // L4: a bracket at an odd level shows its mirror.
+        return String(order.map { levels[$0] % 2 == 1 ? mirrored(characters[$0]) : characters[$0] })
+    }
+
+    /// A line being typed, for a terminal without bidi: its letters joined (one cell each, no
+    /// ligature, so that each character keeps its own place) and in display order. `order[i]`
+    /// is the character shown in the `i`th place; `rightToLeft` whether the paragraph is.
+    public static func layout(_ line: String, rightToLeft: Bool) -> (text: String, order: [Int], rightToLeft: Bool) {
+        let paragraphRTL = rightToLeft || firstStrong(in: line) == .right
+        let characters = Array(ArabicShaping.shaped(line, ligatures: false))
+        guard characters.count == line.count else { return (line, Array(0..<line.count), false) }
+        let (order, levels) = displayOrder(characters, rightToLeft: paragraphRTL)
+        return (String(order.map { levels[$0] % 2 == 1 ? mirrored(characters[$0]) : characters[$0] }), order, paragraphRTL)
+    }
+
+    /// Whether `text` holds a right-to-left letter.
+    public static func hasRightToLeft(_ text: String) -> Bool {
+        text.unicodeScalars.contains(where: { direction(of: $0) == .right })
+    }
+
+    private static func displayOrder(_ characters: [Character], rightToLeft: Bool) -> (order: [Int], levels: [Int]) {
+        guard !characters.isEmpty else { return ([], []) }
         // Each character (with its combining marks) by its base's direction.
         var types = characters.map { direction(of: $0.unicodeScalars.first!) }
         // W4, W5: a separator between two numbers, a terminator beside one, joins them.
@@ -166,8 +188,7 @@ public enum BidiText {
             }
             current -= 1
         }
-        // L4: a bracket at an odd level shows its mirror.
-        return String(order.map { levels[$0] % 2 == 1 ? mirrored(characters[$0]) : characters[$0] })
+        return (order, levels)
     }
 
     private static func level(direction: Direction, paragraph: Direction) -> Int {
@@ -231,7 +252,8 @@ enum ArabicShaping {
     private static func joinsForward(_ value: UInt32) -> Bool { value == tatweel || forms[value]?.count == 4 }
     private static func joinsBackward(_ value: UInt32) -> Bool { value == tatweel || (forms[value]?.count ?? 1) > 1 }
 
-    static func shaped(_ text: String) -> String {
+    /// `text` with its Arabic letters in their joined forms; with `ligatures`, lam and alef as one.
+    static func shaped(_ text: String, ligatures: Bool = true) -> String {
         let scalars = Array(text.unicodeScalars)
         guard scalars.contains(where: { forms[$0.value] != nil }) else { return text }
         // The letters around each one, harakat skipped.
@@ -254,7 +276,7 @@ enum ArabicShaping {
                 continue
             }
             let joinedBefore = neighbour(of: index, step: -1).map(joinsForward) ?? false
-            if value == 0x644, index + 1 < scalars.count, let ligature = lamAlef[scalars[index + 1].value] {
+            if ligatures, value == 0x644, index + 1 < scalars.count, let ligature = lamAlef[scalars[index + 1].value] {
                 out.append(Unicode.Scalar(ligature + (joinedBefore ? 1 : 0))!)
                 index += 2
                 continue

@@ -16,6 +16,11 @@ public final class LineEditor {
     let output: Int32
     /// Earlier lines, oldest first: up and down go through them.
     public var history: [String] = []
+    /// With `.reorder`, a line holding right-to-left letters is shown as it reads (display order,
+    /// letters joined) while it is typed, on terminals that do not lay it out themselves.
+    public var bidi: BidiMode = .off
+    /// Whether the form's language is written right to left.
+    public var rightToLeft = false
 
     public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
         self.input = input
@@ -196,9 +201,31 @@ public final class LineEditor {
 
     /// Draws the prompt and the line again, and puts the cursor where it is in the line.
     private func render(_ state: State) {
+        let typed = String(state.text)
+        if bidi == .reorder, BidiText.hasRightToLeft(typed) {
+            renderLaidOut(state, typed)
+            return
+        }
         let tail = state.text[state.cursor...].reduce(0) { $0 + TerminalText.columns(of: $1) }
         var out = "\r" + state.prompt + String(state.text) + "\u{1B}[K"
         if tail > 0 { out += "\u{1B}[\(tail)D" }
+        Console.write(out, to: output)
+    }
+
+    /// The line in display order; the cursor on the character it stands before, or, at the end
+    /// of a right-to-left line, just left of it, where the next letter will show.
+    private func renderLaidOut(_ state: State, _ typed: String) {
+        let laid = BidiText.layout(typed, rightToLeft: rightToLeft)
+        let widths = laid.text.map(TerminalText.columns(of:))
+        let total = widths.reduce(0, +)
+        let column: Int
+        if state.cursor < state.text.count, let place = laid.order.firstIndex(of: state.cursor) {
+            column = widths[..<place].reduce(0, +)
+        } else {
+            column = laid.rightToLeft ? -1 : total
+        }
+        var out = "\r" + state.prompt + laid.text + "\u{1B}[K"
+        if total - column > 0 { out += "\u{1B}[\(total - column)D" }
         Console.write(out, to: output)
     }
 

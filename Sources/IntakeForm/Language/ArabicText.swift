@@ -139,6 +139,31 @@ enum ArabicText {
         case .unfinishedDrafts: "مسودات لم تكتمل:"
         case .resumeWhich: "أي مسودة تتابع (رقمها)، أو اضغط Enter لسجل جديد؟ "
         case .pickNumber(let count): "اكتب رقمًا من 1 إلى \(count)، أو اضغط Enter."
+
+        case .nothingWaits: "لا شيء ينتظر الإرسال."
+        case .recordsWait(let count): "سجلات تنتظر الإرسال: \(count). أرسلها بالأمر \(latin("intake flush"))."
+        case .recordsSetAside(let count): "سجلات نحّاها الخادم جانبًا: \(count). انظر \(latin("intake queue list"))."
+        case .answersWait(let count): "ردود على إحالات كُتبت دون اتصال تنتظر أيضًا: \(count)."
+        case .noDrafts: "لا مسودات غير مكتملة."
+        case .draftsWait(let count):
+            "مسودات غير مكتملة: \(count). تابعها بالأمر \(latin("intake fill --resume")) أو اعرضها بالأمر \(latin("intake drafts list"))."
+        case .notSignedIn: "لم تسجّل الدخول إلى خادم: \(latin("intake login"))."
+        case .signedIn(let server, let nothingNew): "مسجّل الدخول إلى \(latin(server))" + (nothingNew ? "؛ لا جديد هناك." : ":")
+        case .serverNotAsked(let error):
+            "تعذّر سؤال الخادم (\(latin(error)))؛ تنتظر السجلات هنا حتى يصل إليه \(latin("intake flush"))."
+        case .unreadNotifications(let total, let kinds):
+            "إشعارات غير مقروءة: \(total) (\(kinds.map { "\(latin($0.kind)) \($0.count)" }.joined(separator: "، "))). اعرضها بالأمر \(latin("intake inbox"))."
+        case .invitations(let count, let teams):
+            "دعوات للانضمام: \(count) (\(teams.map { "«\($0)»" }.joined(separator: "، "))). اعرضها بالأمر \(latin("intake invitation list"))."
+
+        case .queueEmpty: "قائمة الانتظار فارغة؛ لا شيء لرفعه."
+        case .queueSetAside(let count): "سجلات منحّاة جانبًا: \(count). انظر \(latin("intake queue list"))."
+        case .flushed(let uploaded, let already, let setAside, let queued):
+            "رُفع: \(uploaded). موجود على الخادم من قبل: \(already). نُحّي جانبًا: \(setAside). ما زال في الانتظار: \(queued)."
+        case .mergedMeanwhile(let id, let how): "  \(latin(id)) تغيّر على الخادم في الأثناء: \(latin(how))."
+        case .setAsideBecause(let id, let reason): "  \(latin(id)) نُحّي جانبًا: \(latin(reason))"
+        case .stoppedEarly(let reason):
+            "توقّف الرفع مبكرًا: \(latin(reason)). السجلات التي لم تُرسل باقية في الانتظار؛ أعد تشغيل \(latin("intake flush")) لاحقًا."
         }
     }
 

@@ -114,8 +114,32 @@ enum EnglishText {
         case .unfinishedDrafts: "Unfinished drafts:"
         case .resumeWhich: "Resume which (number), or press Enter for a new record? "
         case .pickNumber(let count): "Please type a number from 1 to \(count), or press Enter."
+
+        case .nothingWaits: "Nothing waits to be sent."
+        case .recordsWait(let count): "\(plural(count, "record")) wait\(count == 1 ? "s" : "") to be sent: run 'intake flush'."
+        case .recordsSetAside(let count): "\(plural(count, "record")) set aside by the server: see 'intake queue list'."
+        case .answersWait(let count): "\(plural(count, "answer")) to referrals given offline wait\(count == 1 ? "s" : "") too."
+        case .noDrafts: "No unfinished drafts."
+        case .draftsWait(let count): "\(plural(count, "unfinished draft")): 'intake fill --resume' or 'intake drafts list'."
+        case .notSignedIn: "Not signed in to a server: 'intake login'."
+        case .signedIn(let server, let nothingNew): "Signed in to \(server)\(nothingNew ? "; nothing new there." : ":")"
+        case .serverNotAsked(let error): "The server could not be asked (\(error)); records wait here until 'intake flush' reaches it."
+        case .unreadNotifications(let total, let kinds):
+            "\(plural(total, "unread notification")) (\(kinds.map { "\($0.count) \($0.kind)" }.joined(separator: ", "))): 'intake inbox'."
+        case .invitations(let count, let teams):
+            "\(plural(count, "invitation")) to join \(teams.map { "'\($0)'" }.joined(separator: ", ")): 'intake invitation list'."
+
+        case .queueEmpty: "The queue is empty; nothing to upload."
+        case .queueSetAside(let count): "\(count) record(s) set aside: see 'intake queue list'."
+        case .flushed(let uploaded, let already, let setAside, let queued):
+            "Uploaded: \(uploaded). Already on the server: \(already). Set aside: \(setAside). Still queued: \(queued)."
+        case .mergedMeanwhile(let id, let how): "  \(id) changed on the server meanwhile: \(how)."
+        case .setAsideBecause(let id, let reason): "  \(id) set aside: \(reason)"
+        case .stoppedEarly(let reason): "Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later."
         }
     }
+
+    private static func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
     private static func describe(_ place: FormText.Place) -> String {
         switch place {

@@ -101,6 +101,27 @@ public enum FormText: Sendable {
     case resumeWhich
     case pickNumber(Int)
 
+    // `intake status`.
+    case nothingWaits
+    case recordsWait(Int)
+    case recordsSetAside(Int)
+    case answersWait(Int)
+    case noDrafts
+    case draftsWait(Int)
+    case notSignedIn
+    case signedIn(server: String, nothingNew: Bool)
+    case serverNotAsked(String)
+    case unreadNotifications(Int, kinds: [(kind: String, count: Int)])
+    case invitations(Int, teams: [String])
+
+    // `intake flush`.
+    case queueEmpty
+    case queueSetAside(Int)
+    case flushed(uploaded: Int, alreadyThere: Int, setAside: Int, stillQueued: Int)
+    case mergedMeanwhile(id: String, how: String)
+    case setAsideBecause(id: String, reason: String)
+    case stoppedEarly(String)
+
     /// Where in the form a draft stands, for "Resuming the draft at …".
     public enum Place: Sendable {
         case patient(PatientIdentification.Field)
@@ -146,4 +167,15 @@ public struct FormLanguage: Sendable {
 
     /// The languages with a catalogue of their own.
     public static let catalogued = ["en", "ar"]
+
+    /// The language a person asked for outside a form: `INTAKE_LANGUAGE`, else the locale's
+    /// (`LC_ALL`, `LC_MESSAGES`, `LANG`: `ar_SY.UTF-8` is Arabic) when a catalogue speaks it.
+    public static func preferred(environment: [String: String]) -> FormLanguage {
+        for name in ["INTAKE_LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"] {
+            guard let value = environment[name], !value.isEmpty else { continue }
+            let code = String(value.lowercased().prefix(while: { $0.isLetter }))
+            return FormLanguage(catalogued.contains(code) && code != "en" ? code : nil)
+        }
+        return FormLanguage(nil)
+    }
 }

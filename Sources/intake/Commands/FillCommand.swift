@@ -23,7 +23,7 @@ struct FillCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var clientOptions: ClientOptions
 
-    @Option(help: "Fill in a translation, e.g. 'ar'.")
+    @Option(help: "Fill in a translation, e.g. 'ar' (default: INTAKE_LANGUAGE or the locale's language, when the questionnaire has it).")
     var language: String?
 
     @Flag(help: "Resume a draft: the one given by id, or the only one there is.")
@@ -70,6 +70,9 @@ struct FillCommand: AsyncParsableCommand {
             // A new record, whatever drafts there are.
             session.interactive = false
         }
-        try await FormEnding.run { try await session.run(resume: resume, draftId: draftId, language: language) }
+        // The person's language when the questionnaire speaks it: the whole screen follows.
+        let preferred = Language.say.code.flatMap { questionnaire.languages.contains($0) ? $0 : nil }
+        let chosen = language ?? preferred
+        try await FormEnding.run { try await session.run(resume: resume, draftId: draftId, language: chosen) }
     }
 }

@@ -60,7 +60,7 @@ struct FlushCommand: AsyncParsableCommand {
             return ConflictPrompt.choose(merge, questionnaire: local?.reference == reference ? local : nil, io: StandardIO())
         }
         flusher.resolver = ConflictResolver(client: client, policy: onConflict, choose: onConflict == .ask ? ask : nil)
-        let emptied = try await FlushRun(flusher: flusher, io: StandardOutput()).run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))
+        let emptied = try await FlushRun(flusher: flusher, io: StandardOutput(rightToLeft: Language.say.isRightToLeft), say: Language.say).run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))
         if !emptied { throw ExitCode.failure }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IntakeClient
+import IntakeForm
 import IntakeStore
 
 /// `intake status`: what waits on this machine, and (when the server answers) what waits for
@@ -19,42 +20,40 @@ struct StatusCommand: AsyncParsableCommand {
         let setAside = entries.count - waiting
         let drafts = try store.draftCount()
         let answers = try store.pendingActionCount()
-        print(waiting == 0 ? "Nothing waits to be sent." : "\(Self.count(waiting, "record")) wait\(waiting == 1 ? "s" : "") to be sent: run 'intake flush'.")
-        if setAside > 0 { print("\(Self.count(setAside, "record")) set aside by the server: see 'intake queue list'.") }
-        if answers > 0 { print("\(Self.count(answers, "answer")) to referrals given offline wait\(answers == 1 ? "s" : "") too.") }
-        print(drafts == 0 ? "No unfinished drafts." : "\(Self.count(drafts, "unfinished draft")): 'intake fill --resume' or 'intake drafts list'.")
+        let say = Language.say
+        print(say(waiting == 0 ? .nothingWaits : .recordsWait(waiting)))
+        if setAside > 0 { print(say(.recordsSetAside(setAside))) }
+        if answers > 0 { print(say(.answersWait(answers))) }
+        print(say(drafts == 0 ? .noDrafts : .draftsWait(drafts)))
         guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
-            print("Not signed in to a server: 'intake login'.")
+            print(say(.notSignedIn))
             return
         }
         do {
-            let summary = try await Self.inbox(client)
-            print("Signed in to \(client.baseURL.absoluteString)\(summary.isEmpty ? "; nothing new there." : ":")")
+            let summary = try await Self.inbox(client, say: say)
+            print(say(.signedIn(server: client.baseURL.absoluteString, nothingNew: summary.isEmpty)))
             summary.forEach { print("  " + $0) }
         } catch {
-            print("The server could not be asked (\(error)); records wait here until 'intake flush' reaches it.")
+            print(say(.serverNotAsked("\(error)")))
         }
     }
 
     /// What waits on the server for the signed-in account: unread notifications by kind, and
     /// open invitations to accept. Lines to show; empty when nothing waits.
-    static func inbox(_ client: IntakeClient) async throws -> [String] {
+    static func inbox(_ client: IntakeClient, say: FormLanguage = Language.say) async throws -> [String] {
         var lines: [String] = []
         let unread = try await client.notificationCounts().filter { $0.value > 0 }
         let total = unread.values.reduce(0, +)
         if total > 0 {
-            let kinds = unread.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.replacingOccurrences(of: "_", with: " "))" }
-            lines.append("\(count(total, "unread notification")) (\(kinds.joined(separator: ", "))): 'intake inbox'.")
+            let kinds = unread.sorted { $0.key < $1.key }.map { (kind: $0.key.replacingOccurrences(of: "_", with: " "), count: $0.value) }
+            lines.append(say(.unreadNotifications(total, kinds: kinds)))
         }
         // Invitations to this account (a coordinator also sees those of their team, which wait on others).
         let me = try await client.me()
         let invitations = try await client.invitations(state: "pending").filter { $0.invitee == me }
         if !invitations.isEmpty {
-            let teams = invitations.map { "'\($0.team)'" }.joined(separator: ", ")
-            lines.append("\(count(invitations.count, "invitation")) to join \(teams): 'intake invitation list'.")
+            lines.append(say(.invitations(invitations.count, teams: invitations.map(\.team))))
         }
         return lines
     }
-
-    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import IntakeForm
 import IntakeTerminal
 
 /// Every line a command prints goes through here (it stands in for the standard library's
@@ -8,7 +9,14 @@ import IntakeTerminal
 /// screen of whoever reads it, and a closed pipe ends the command quietly (``Console``).
 func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
     let text = items.map { String(describing: $0) }.joined(separator: separator)
-    Console.out(TerminalText.escaped(text, lines: true) + terminator)
+    Console.out(BidiText.render(TerminalText.escaped(text, lines: true), mode: Language.bidi, rightToLeft: Language.say.isRightToLeft) + terminator)
+}
+
+/// The language commands speak (`INTAKE_LANGUAGE` or the locale; see ``FormLanguage/preferred(environment:)``),
+/// and how right-to-left lines reach this terminal.
+enum Language {
+    static let say = FormLanguage.preferred(environment: ProcessInfo.processInfo.environment)
+    static let bidi = BidiMode.from(environment: ProcessInfo.processInfo.environment)
 }
 
 /// Whether the command line holds an option `command` does not take: its own checks then stay
