@@ -15,7 +15,9 @@ extension LocalStore.Configuration {
     ///
     /// `ask` shows its prompt and returns what was typed without echo; nil when nobody can answer
     /// (or the person ended the input).
-    public static func standard(environment: [String: String], ask: (@Sendable (String) -> String?)?) -> LocalStore.Configuration {
+    public static func standard(
+        environment: [String: String], ask: (@Sendable (String) -> String?)?, wording: PassphraseWording = PassphraseWording()
+    ) -> LocalStore.Configuration {
         let given = environment["INTAKE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
         let asked = AskedOnce()
         var configuration = LocalStore.Configuration(
@@ -26,7 +28,7 @@ extension LocalStore.Configuration {
                         throw LocalStoreError(
                             "this store is protected by a passphrase", fix: "set INTAKE_PASSPHRASE, or run intake in a terminal to be asked for it")
                     }
-                    guard let typed = ask(notice + "Passphrase of the local store: ") else {
+                    guard let typed = ask(notice + wording.unlock) else {
                         throw LocalStoreError("no passphrase was typed", fix: "nothing was changed; run the command again and type it")
                     }
                     return typed
@@ -34,11 +36,11 @@ extension LocalStore.Configuration {
             }, newStorePassphrase: given, allowsDeviceKey: environment["INTAKE_KIOSK"] == "1")
         if let ask, given == nil {
             configuration.passphraseTries = 3
-            configuration.wrongPassphrase = { left in asked.forget(notice: "Wrong passphrase (\(left) tr\(left == 1 ? "y" : "ies") left). ") }
+            configuration.wrongPassphrase = { left in asked.forget(notice: wording.wrong(left)) }
             // A kiosk machine keeps its key in the device key file: nobody is asked to choose one.
             if !configuration.allowsDeviceKey {
                 configuration.chooseNewPassphrase = {
-                    try asked.value { _ in try Self.chooseNew(ask) }
+                    try asked.value { _ in try Self.chooseNew(ask, wording: wording) }
                 }
             }
         }
@@ -52,27 +54,41 @@ extension LocalStore.Configuration {
     }
 
     /// A new passphrase, typed twice (three tries to type the same one twice).
-    static func chooseNew(_ ask: @Sendable (String) -> String?) throws -> String {
-        var notice = """
-            Choose a passphrase for the drafts and queue on this machine. It cannot be recovered: \
-            if it is forgotten, nobody can read what waits here. (At least 8 characters.)\n
-            """
+    static func chooseNew(_ ask: @Sendable (String) -> String?, wording: PassphraseWording) throws -> String {
+        var notice = wording.choose
         for _ in 0..<3 {
-            guard let first = ask(notice + "New passphrase: ") else {
+            guard let first = ask(notice + wording.new) else {
                 throw LocalStoreError("no passphrase was chosen", fix: "nothing was changed; run the command again and choose one")
             }
             guard first.count >= 8 else {
-                notice = "That is shorter than 8 characters; choose a longer one.\n"
+                notice = wording.tooShort
                 continue
             }
-            guard let second = ask("Type it again: ") else {
+            guard let second = ask(wording.again) else {
                 throw LocalStoreError("no passphrase was chosen", fix: "nothing was changed; run the command again and choose one")
             }
             if second == first { return first }
-            notice = "The two differ; choose it again.\n"
+            notice = wording.differ
         }
         throw LocalStoreError("no passphrase was chosen after three tries", fix: "nothing was changed; run the command again")
     }
+}
+
+/// What the passphrase prompts say, each ending as it is shown (a prompt with its space, a
+/// notice with its line break): English here; the command line gives its own language's.
+public struct PassphraseWording: Sendable {
+    public var unlock = "Passphrase of the local store: "
+    public var wrong: @Sendable (_ triesLeft: Int) -> String = { left in "Wrong passphrase (\(left) tr\(left == 1 ? "y" : "ies") left). " }
+    public var choose = """
+        Choose a passphrase for the drafts and queue on this machine. It cannot be recovered: \
+        if it is forgotten, nobody can read what waits here. (At least 8 characters.)\n
+        """
+    public var new = "New passphrase: "
+    public var again = "Type it again: "
+    public var tooShort = "That is shorter than 8 characters; choose a longer one.\n"
+    public var differ = "The two differ; choose it again.\n"
+
+    public init() {}
 }
 
 /// A passphrase asked once per process, or again after it was found wrong.

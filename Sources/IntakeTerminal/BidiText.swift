@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Right-to-left text (Arabic, Hebrew) on terminals, which differ in what they do with it.
 ///
 /// Terminals with their own bidi support (VTE's GNOME Terminal, Konsole, mlterm) lay out each
@@ -14,10 +20,12 @@ public enum BidiMode: String, Sendable, CaseIterable {
     /// Lines are sent as they are.
     case off
 
-    /// `INTAKE_BIDI` when set; otherwise `marks` in terminals known to do bidi themselves
-    /// (VTE, Konsole, mlterm) unless inside tmux or screen, and `reorder` everywhere else.
-    public static func from(environment: [String: String]) -> BidiMode {
+    /// `INTAKE_BIDI` when set; otherwise `off` when the output is not a terminal (a file or a
+    /// pipe gets the text as it is), `marks` in terminals known to do bidi themselves (VTE,
+    /// Konsole, mlterm) unless inside tmux or screen, and `reorder` everywhere else.
+    public static func from(environment: [String: String], terminal: Bool = isatty(STDOUT_FILENO) == 1) -> BidiMode {
         if let chosen = environment["INTAKE_BIDI"].flatMap({ BidiMode(rawValue: $0.lowercased()) }) { return chosen }
+        guard terminal else { return .off }
         let term = environment["TERM"] ?? ""
         let multiplexed =
             environment["TMUX"] != nil || environment["STY"] != nil || term.hasPrefix("screen") || term.hasPrefix("tmux")

@@ -12,6 +12,11 @@ import Foundation
 /// put back as it was and the process ends with status 130, having changed nothing. Ctrl-D (the
 /// end of input) answers nil, as does the lack of any terminal.
 public enum SecretPrompt {
+    /// What Ctrl-C at a secret prompt says before the process ends (in the person's language).
+    public static func setCancelledMessage(_ text: String) {
+        SignalRestore.cancelled = Array(("\n" + text + "\n").utf8)
+    }
+
     /// Shows `prompt` and reads one line without echoing it.
     public static func read(_ prompt: String) -> String? {
         guard let terminal = TerminalDevice.open() else { return nil }

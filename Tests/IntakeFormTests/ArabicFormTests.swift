@@ -123,10 +123,11 @@ struct BidiTextTests {
     }
 
     @Test func theModeFollowsTheSettingThenTheTerminal() {
-        #expect(BidiMode.from(environment: ["INTAKE_BIDI": "marks", "TMUX": "x"]) == .marks)
-        #expect(BidiMode.from(environment: ["VTE_VERSION": "7600", "TMUX": "/tmp/tmux"]) == .reorder, "tmux draws the cells itself")
-        #expect(BidiMode.from(environment: ["VTE_VERSION": "7600", "TERM": "xterm-256color"]) == .marks)
-        #expect(BidiMode.from(environment: ["TERM": "linux"]) == .reorder)
-        #expect(BidiMode.from(environment: [:]) == .reorder)
+        #expect(BidiMode.from(environment: ["INTAKE_BIDI": "marks", "TMUX": "x"], terminal: true) == .marks)
+        #expect(BidiMode.from(environment: ["VTE_VERSION": "7600", "TMUX": "/tmp/tmux"], terminal: true) == .reorder, "tmux draws the cells itself")
+        #expect(BidiMode.from(environment: ["VTE_VERSION": "7600", "TERM": "xterm-256color"], terminal: true) == .marks)
+        #expect(BidiMode.from(environment: ["TERM": "linux"], terminal: true) == .reorder)
+        #expect(BidiMode.from(environment: [:], terminal: true) == .reorder)
+        #expect(BidiMode.from(environment: ["TMUX": "x"], terminal: false) == .off, "a pipe or a file gets the text as it is")
     }
 }

@@ -76,3 +76,37 @@ struct ArabicScreenTests {
         try check(screen, against: "fill-ar-marks.txt")
     }
 }
+
+/// A person whose language is Arabic (`INTAKE_LANGUAGE=ar`): fill picks the Arabic translation by
+/// itself, and the passphrase prompt, Ctrl-C and the daily summaries speak Arabic too.
+@Suite(.serialized)
+struct ArabicCommandTests {
+    @Test func thePassphrasePromptAndCtrlCSpeakTheLanguage() throws {
+        let intake = IntakeProcess()
+        var environment = TerminalCommandTests.person(intake)
+        environment["INTAKE_LANGUAGE"] = "ar"
+        environment["INTAKE_BIDI"] = "off"
+        let terminal = try PseudoTerminal(arguments: ["fill"], environment: environment)
+        #expect(terminal.read { $0.contains("عبارة المرور الجديدة: ") }, "\(terminal.text)")
+        #expect(terminal.text.contains("لا يمكن استعادتها"), "the person is told before choosing it: \(terminal.text)")
+        terminal.type("secret")
+        terminal.type("\u{03}")
+        #expect(terminal.wait() == 130, "\(terminal.text)")
+        #expect(terminal.text.contains("أُلغي؛ لم يتغير شيء."), "\(terminal.text)")
+    }
+
+    @Test func fillStatusAndFlushSayTheirSummariesInArabic() throws {
+        var intake = IntakeProcess()
+        intake.environment["INTAKE_LANGUAGE"] = "ar"
+        intake.environment["INTAKE_BIDI"] = "off"
+        // Piped, with no --language: the questionnaire has Arabic, so the form is in Arabic.
+        let fill = try intake.run(["fill"], input: ["ليلى", "الأحمد", "", "ذكر", "", ":quit"])
+        #expect(fill.stdout.contains("── بيانات المريض ──"), "\(fill.stdout)")
+        #expect(fill.stdout.contains("حُفظت المسودة."), "\(fill.stdout)")
+        let status = try intake.run(["status"])
+        #expect(status.stdout.contains("لا شيء ينتظر الإرسال."), "\(status.stdout)")
+        #expect(status.stdout.contains("مسودات غير مكتملة: 1."), "\(status.stdout)")
+        intake.environment["INTAKE_LANGUAGE"] = "en"
+        #expect(try intake.run(["status"]).stdout.contains("Nothing waits to be sent."))
+    }
+}

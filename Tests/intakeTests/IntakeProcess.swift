@@ -49,6 +49,8 @@ struct IntakeProcess {
         // A store made by a test process keeps its key in a file, as on a kiosk, unless the test sets a passphrase.
         environment["INTAKE_KIOSK"] = "1"
         environment.removeValue(forKey: "INTAKE_QUESTIONNAIRES")
+        // Messages in English whatever the machine's locale, unless a test asks for another language.
+        environment["INTAKE_LANGUAGE"] = "en"
         environment["INTAKE_SERVER_DATABASE"] = serverDatabase
         for (name, value) in self.environment { environment[name] = value }
         process.environment = environment

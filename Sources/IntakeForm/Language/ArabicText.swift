@@ -156,6 +156,18 @@ enum ArabicText {
         case .invitations(let count, let teams):
             "دعوات للانضمام: \(count) (\(teams.map { "«\($0)»" }.joined(separator: "، "))). اعرضها بالأمر \(latin("intake invitation list"))."
 
+        case .passphrasePrompt: "عبارة مرور المخزن المحلي: "
+        case .wrongPassphrase(let left): "عبارة مرور خاطئة (المحاولات الباقية: \(left)). "
+        case .choosePassphrase:
+            "اختر عبارة مرور للمسودات وقائمة الانتظار على هذا الجهاز. لا يمكن استعادتها: إن نُسيت فلن يستطيع أحد قراءة ما ينتظر هنا. (8 أحرف على الأقل.)\n"
+        case .newPassphrase: "عبارة المرور الجديدة: "
+        case .typeItAgain: "اكتبها مرة أخرى: "
+        case .passphraseTooShort: "هذه أقصر من 8 أحرف؛ اختر عبارة أطول.\n"
+        case .passphrasesDiffer: "العبارتان مختلفتان؛ اخترها من جديد.\n"
+        case .cancelled: "أُلغي؛ لم يتغير شيء."
+        case .interrupted: "توقّف. كل إجابة كُتبت حتى الآن محفوظة؛ تابع بالأمر \(latin("intake fill --resume"))."
+        case .interruptedSending: "توقّف الإرسال. السجل محفوظ مشفّرًا في قائمة الانتظار على هذا الجهاز؛ يرسله \(latin("intake flush")) لاحقًا."
+
         case .queueEmpty: "قائمة الانتظار فارغة؛ لا شيء لرفعه."
         case .queueSetAside(let count): "سجلات منحّاة جانبًا: \(count). انظر \(latin("intake queue list"))."
         case .flushed(let uploaded, let already, let setAside, let queued):

@@ -129,6 +129,18 @@ enum EnglishText {
         case .invitations(let count, let teams):
             "\(plural(count, "invitation")) to join \(teams.map { "'\($0)'" }.joined(separator: ", ")): 'intake invitation list'."
 
+        case .passphrasePrompt: "Passphrase of the local store: "
+        case .wrongPassphrase(let left): "Wrong passphrase (\(left) tr\(left == 1 ? "y" : "ies") left). "
+        case .choosePassphrase:
+            "Choose a passphrase for the drafts and queue on this machine. It cannot be recovered: if it is forgotten, nobody can read what waits here. (At least 8 characters.)\n"
+        case .newPassphrase: "New passphrase: "
+        case .typeItAgain: "Type it again: "
+        case .passphraseTooShort: "That is shorter than 8 characters; choose a longer one.\n"
+        case .passphrasesDiffer: "The two differ; choose it again.\n"
+        case .cancelled: "Cancelled; nothing was changed."
+        case .interrupted: "Interrupted. Every answer given so far is saved; continue with 'intake fill --resume'."
+        case .interruptedSending: "Stopped sending. The record is kept, encrypted, in the queue on this machine; 'intake flush' sends it later."
+
         case .queueEmpty: "The queue is empty; nothing to upload."
         case .queueSetAside(let count): "\(count) record(s) set aside: see 'intake queue list'."
         case .flushed(let uploaded, let already, let setAside, let queued):

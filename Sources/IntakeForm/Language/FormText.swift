@@ -114,6 +114,18 @@ public enum FormText: Sendable {
     case unreadNotifications(Int, kinds: [(kind: String, count: Int)])
     case invitations(Int, teams: [String])
 
+    // The local store's passphrase, Ctrl-C.
+    case passphrasePrompt
+    case wrongPassphrase(triesLeft: Int)
+    case choosePassphrase
+    case newPassphrase
+    case typeItAgain
+    case passphraseTooShort
+    case passphrasesDiffer
+    case cancelled
+    case interrupted
+    case interruptedSending
+
     // `intake flush`.
     case queueEmpty
     case queueSetAside(Int)

@@ -52,6 +52,11 @@ struct FillCommand: AsyncParsableCommand {
 
     func run() async throws {
         let questionnaire = try questionnaireOptions.load()
+        // The person's language when the questionnaire speaks it: the whole screen follows,
+        // the passphrase prompt included.
+        let preferred = Language.say.code.flatMap { questionnaire.languages.contains($0) ? $0 : nil }
+        let chosen = language ?? preferred
+        if let chosen, questionnaire.languages.contains(chosen) { Language.use(FormLanguage(chosen)) }
         let store = try storeOptions.openUnlocked()
         let client = try clientOptions.client(dataDirectory: storeOptions.directory)
         Interruption.install()
@@ -70,9 +75,6 @@ struct FillCommand: AsyncParsableCommand {
             // A new record, whatever drafts there are.
             session.interactive = false
         }
-        // The person's language when the questionnaire speaks it: the whole screen follows.
-        let preferred = Language.say.code.flatMap { questionnaire.languages.contains($0) ? $0 : nil }
-        let chosen = language ?? preferred
         try await FormEnding.run { try await session.run(resume: resume, draftId: draftId, language: chosen) }
     }
 }

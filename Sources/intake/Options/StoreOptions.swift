@@ -21,7 +21,8 @@ struct StoreOptions: ParsableArguments {
     /// passphrase on the terminal when it needs one and none is set.
     func open() throws -> LocalStore {
         let ask: (@Sendable (String) -> String?)? = isatty(STDIN_FILENO) == 1 ? Self.askOnTerminal : nil
-        let configuration = LocalStore.Configuration.standard(environment: ProcessInfo.processInfo.environment, ask: ask)
+        let configuration = LocalStore.Configuration.standard(
+            environment: ProcessInfo.processInfo.environment, ask: ask, wording: Language.passphraseWording)
         return try LocalStore(directory: directory, configuration: configuration)
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IntakeForm
+import IntakeStore
 import IntakeTerminal
 
 /// Every line a command prints goes through here (it stands in for the standard library's
@@ -15,8 +16,36 @@ func print(_ items: Any..., separator: String = " ", terminator: String = "\n") 
 /// The language commands speak (`INTAKE_LANGUAGE` or the locale; see ``FormLanguage/preferred(environment:)``),
 /// and how right-to-left lines reach this terminal.
 enum Language {
-    static let say = FormLanguage.preferred(environment: ProcessInfo.processInfo.environment)
+    /// Set once, before a command's work starts (`intake fill --language ar` chooses its own).
+    nonisolated(unsafe) private(set) static var say = FormLanguage.preferred(environment: ProcessInfo.processInfo.environment)
     static let bidi = BidiMode.from(environment: ProcessInfo.processInfo.environment)
+
+    /// Speaks `language` from now on: messages, passphrase prompts, what Ctrl-C says.
+    static func use(_ language: FormLanguage) {
+        say = language
+        SecretPrompt.setCancelledMessage(shown(say(.cancelled)))
+    }
+
+    /// `text` laid out for this terminal in the language's direction.
+    static func shown(_ text: String) -> String {
+        BidiText.render(text, mode: bidi, rightToLeft: say.isRightToLeft)
+    }
+
+    /// The passphrase prompts in this language, laid out for the terminal they are asked on.
+    static var passphraseWording: PassphraseWording {
+        var wording = PassphraseWording()
+        guard say.code != nil else { return wording }
+        let say = say
+        wording.unlock = shown(say(.passphrasePrompt))
+        let bidi = bidi
+        wording.wrong = { left in BidiText.render(say(.wrongPassphrase(triesLeft: left)), mode: bidi, rightToLeft: say.isRightToLeft) }
+        wording.choose = shown(say(.choosePassphrase))
+        wording.new = shown(say(.newPassphrase))
+        wording.again = shown(say(.typeItAgain))
+        wording.tooShort = shown(say(.passphraseTooShort))
+        wording.differ = shown(say(.passphrasesDiffer))
+        return wording
+    }
 }
 
 /// Whether the command line holds an option `command` does not take: its own checks then stay
