@@ -49,6 +49,12 @@ public final class LineEditor {
         // Bracketed paste: the terminal marks pasted text, which then goes in as typed text.
         Console.write("\u{1B}[?2004h", to: output)
         var state = State(prompt: prompt, history: history)
+        // A prompt that leaves too little of the line to type in goes on its own line.
+        let width = columns
+        if TerminalText.columns(of: prompt) > width - 20 {
+            Console.write(prompt + "\r\n", to: output)
+            state.prompt = "> "
+        }
         let result = edit(&state)
         Console.write("\u{1B}[?2004l", to: output)
         TerminalModes.leave()
@@ -206,10 +212,35 @@ public final class LineEditor {
             renderLaidOut(state, typed)
             return
         }
-        let tail = state.text[state.cursor...].reduce(0) { $0 + TerminalText.columns(of: $1) }
-        var out = "\r" + state.prompt + String(state.text) + "\u{1B}[K"
+        // A line longer than the terminal scrolls sideways: the part around the cursor shows,
+        // so the line never wraps (which would leave earlier drawings on the screen).
+        let room = max(10, columns - TerminalText.columns(of: state.prompt) - 1)
+        var start = 0
+        var before = state.text[..<state.cursor].reduce(0) { $0 + TerminalText.columns(of: $1) }
+        while before > room - 1, start < state.cursor {
+            before -= TerminalText.columns(of: state.text[start])
+            start += 1
+        }
+        var shown = ""
+        var used = 0
+        var tail = 0
+        for index in start..<state.text.count {
+            let width = TerminalText.columns(of: state.text[index])
+            guard used + width <= room else { break }
+            shown.append(state.text[index])
+            used += width
+            if index >= state.cursor { tail += width }
+        }
+        var out = "\r" + state.prompt + shown + "\u{1B}[K"
         if tail > 0 { out += "\u{1B}[\(tail)D" }
         Console.write(out, to: output)
+    }
+
+    /// The terminal's width in columns (80 when it does not say).
+    var columns: Int {
+        var size = winsize()
+        guard ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 
     /// The line in display order; the cursor on the character it stands before, or, at the end
@@ -299,6 +330,10 @@ public enum TerminalModes {
 extension TerminalText {
     /// How many columns a terminal gives `character`: none for a combining mark or a format
     /// character, two for East Asian wide ones, else one.
+    public static func columns(of text: String) -> Int {
+        text.reduce(0) { $0 + columns(of: $1) }
+    }
+
     public static func columns(of character: Character) -> Int {
         guard let first = character.unicodeScalars.first else { return 0 }
         switch first.properties.generalCategory {

@@ -102,10 +102,30 @@ struct TerminalCommandTests {
         #expect(!shown.contains("\\u001b") && !shown.contains("[31m"), "\(shown)")
     }
 
-    @Test func aStalledServerReleasesTheFormWithinTheTimeout() throws {
-        // A server that accepts the connection and never answers.
+    @Test func aLineLongerThanTheTerminalScrollsSidewaysAndIsKeptWhole() throws {
+        let intake = IntakeProcess()
+        let terminal = try PseudoTerminal(arguments: ["fill"], environment: Self.kiosk(intake))
+        #expect(terminal.prompt(1), "\(terminal.text)")
+        // 150 letters on an 80-column terminal, then an edit at its start (Home, then a letter).
+        let long = String(repeating: "abcdefghij", count: 15)
+        terminal.type(long)
+        terminal.type("\u{1B}[HZ\r")
+        #expect(terminal.prompt(2), "\(terminal.text)")
+        terminal.type(":quit\r")
+        #expect(terminal.wait() == 0, "\(terminal.text)")
+        // No drawing of the line is wider than the terminal, so none wraps.
+        let drawings = terminal.output.components(separatedBy: .newlines).map {
+            $0.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z~]", with: "", options: .regularExpression)
+        }.filter { $0.hasPrefix("> ") }
+        #expect(drawings.count > 100 && drawings.allSatisfy { $0.count < 80 }, "\(drawings.filter { $0.count >= 80 })")
+        let drafts = try intake.run(["drafts", "list"])
+        let id = try #require(drafts.stdout.components(separatedBy: .whitespacesAndNewlines).first { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
+        #expect(try intake.run(["drafts", "show", id]).stdout.contains("\"givenName\": \"Z\(long)\""))
+    }
+
+    /// A server that accepts connections and never answers: its socket (to close) and port.
+    static func stalledServer() -> (socket: Int32, port: UInt16) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -114,8 +134,30 @@ struct TerminalCommandTests {
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
         listen(listener, 16)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        let port = UInt16(bigEndian: address.sin_port)
+        return (listener, UInt16(bigEndian: address.sin_port))
+    }
 
+    @Test func ctrlCWhileSendingKeepsTheRecordQueuedAndSaysSo() throws {
+        let (listener, port) = Self.stalledServer()
+        defer { close(listener) }
+        let intake = IntakeProcess()
+        let terminal = try PseudoTerminal(
+            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", "60"], environment: Self.kiosk(intake))
+        for (index, answer) in (Answers.all + [":finish"]).enumerated() {
+            #expect(terminal.prompt(index + 1), "prompt \(index + 1): \(terminal.text.suffix(400))")
+            terminal.type(answer + "\r")
+        }
+        #expect(terminal.read { $0.contains("Ctrl-C keeps it offline") }, "\(terminal.text.suffix(600))")
+        terminal.type("\u{03}")
+        #expect(terminal.wait() == 130, "\(terminal.text.suffix(600))")
+        #expect(terminal.text.contains("Stopped sending. The record is kept, encrypted, in the queue"), "\(terminal.text.suffix(600))")
+        let status = try intake.run(["status"])
+        #expect(status.stdout.contains("1 record waits to be sent"), "\(status.stdout)")
+    }
+
+    @Test func aStalledServerReleasesTheFormWithinTheTimeout() throws {
+        let (listener, port) = Self.stalledServer()
+        defer { close(listener) }
         let intake = IntakeProcess()
         let terminal = try PseudoTerminal(
             arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", "2"], environment: Self.kiosk(intake))
@@ -240,6 +282,39 @@ struct FullDiskCommandTests {
         #expect(try intake.run(["status"]).stdout.contains("Nothing waits to be sent."))
         let revisions = try intake.serverRevisionsById()
         #expect(revisions.count == 3 && revisions.values.allSatisfy { $0 == 1 }, "each record once: \(revisions)")
+    }
+
+    /// A sync that cannot write its copy says so; the copy it had is still there, and the next
+    /// sync, with room again, brings the whole team.
+    @Test func aSyncOnAFullDiskSaysSoKeepsTheCopyAndTheNextOneCatchesUp() throws {
+        var intake = IntakeProcess()
+        let cora = try intake.prepareServerWithCoordinator()
+        let (server, port) = try intake.startServer()
+        defer { server.terminate() }
+        intake.environment["INTAKE_COLLECTOR"] = "cora"
+        let url = "http://127.0.0.1:\(port)"
+        let online = ["--server", url, "--token", cora]
+        #expect(try intake.run(["fill"] + online, input: Answers.all + [":finish"]).status == 0)
+        let first = try intake.run(["sync"] + online)
+        #expect(first.status == 0 && first.stdout.contains("holds 1 record(s)"), "\(first.stdout)\(first.stderr)")
+        // Forty more records on the server: more than the store may grow by under the limit.
+        for _ in 0..<40 { #expect(try intake.run(["fill"] + online, input: Answers.all + [":finish"]).status == 0) }
+        let process = intake.process([])
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -S -f 64; exec \"$0\" sync --server \"$1\" --token \"$2\"", IntakeProcess.binary.path, url, cora]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        #expect(IntakeProcess.waitForExit(process, seconds: 60))
+        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 1 && complaint.contains("the disk cannot take more"), "\(complaint)")
+        #expect(!complaint.contains("Fatal") && complaint.split(separator: "\n").count <= 2, "one clear line: \(complaint)")
+        // What was synced before is still there and readable.
+        let offline = try intake.run(["lookup", "--offline", "--family-name", "HADDAD"], input: [":quit"])
+        #expect(offline.stdout.contains("synced copy of team"), "\(offline.stdout)\(offline.stderr)")
+        let again = try intake.run(["sync"] + online)
+        #expect(again.status == 0 && again.stdout.contains("holds 41 record(s)"), "\(again.stdout)\(again.stderr)")
     }
 
     @Test func aFullDiskKeepsTheAnswersInMemoryAndTheFormGoesOnWhenThereIsRoom() throws {
