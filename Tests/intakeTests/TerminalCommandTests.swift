@@ -256,6 +256,20 @@ struct DailyCommandTests {
 /// memory, damages nothing saved, and goes on once there is room again.
 @Suite(.serialized)
 struct FullDiskCommandTests {
+    /// Runs `intake <command> --server url --token token` under a 32 KiB file size limit (so the
+    /// store cannot grow); its exit status and standard error.
+    static func runWithFullDisk(_ intake: IntakeProcess, _ command: String, url: String, token: String) throws -> (Int32, String) {
+        let process = intake.process([])
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -S -f 64; exec \"$0\" \"$1\" --server \"$2\" --token \"$3\"", IntakeProcess.binary.path, command, url, token]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        #expect(IntakeProcess.waitForExit(process, seconds: 60))
+        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
     /// A flush that cannot write to the store after the server took the records says so and keeps
     /// them queued; the next flush finds them already on the server: nothing lost, nothing twice.
     @Test func aFlushOnAFullDiskKeepsTheQueueAndTheNextOneFinishesIt() throws {
@@ -266,16 +280,8 @@ struct FullDiskCommandTests {
         intake.environment["INTAKE_COLLECTOR"] = "cora"
         for _ in 0..<3 { #expect(try intake.run(["fill"], input: Answers.all + [":finish"]).status == 0) }
         let url = "http://127.0.0.1:\(port)"
-        let process = intake.process([])
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -S -f 64; exec \"$0\" flush --server \"$1\" --token \"$2\"", IntakeProcess.binary.path, url, cora]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        #expect(IntakeProcess.waitForExit(process, seconds: 60))
-        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 1 && complaint.contains("the disk cannot take more"), "\(complaint)")
+        let (status, complaint) = try Self.runWithFullDisk(intake, "flush", url: url, token: cora)
+        #expect(status == 1 && complaint.contains("the disk cannot take more"), "\(complaint)")
         #expect(try intake.run(["status"]).stdout.contains("3 records wait to be sent"), "still queued")
         let again = try intake.run(["flush", "--server", url, "--token", cora])
         #expect(again.status == 0 && again.stdout.contains("Already on the server: 3"), "\(again.stdout)\(again.stderr)")
@@ -299,16 +305,8 @@ struct FullDiskCommandTests {
         #expect(first.status == 0 && first.stdout.contains("holds 1 record(s)"), "\(first.stdout)\(first.stderr)")
         // Forty more records on the server: more than the store may grow by under the limit.
         for _ in 0..<40 { #expect(try intake.run(["fill"] + online, input: Answers.all + [":finish"]).status == 0) }
-        let process = intake.process([])
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -S -f 64; exec \"$0\" sync --server \"$1\" --token \"$2\"", IntakeProcess.binary.path, url, cora]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        #expect(IntakeProcess.waitForExit(process, seconds: 60))
-        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 1 && complaint.contains("the disk cannot take more"), "\(complaint)")
+        let (status, complaint) = try Self.runWithFullDisk(intake, "sync", url: url, token: cora)
+        #expect(status == 1 && complaint.contains("the disk cannot take more"), "\(complaint)")
         #expect(!complaint.contains("Fatal") && complaint.split(separator: "\n").count <= 2, "one clear line: \(complaint)")
         // What was synced before is still there and readable.
         let offline = try intake.run(["lookup", "--offline", "--family-name", "HADDAD"], input: [":quit"])
