@@ -99,6 +99,14 @@ struct ReferralRoutesTests {
                 json: Update(baseRevision: 1, record: referred.with { $0.patient.externalId = "B-1" }))
             #expect(edit.status == .forbidden && edit.errorCode == "read_only_referral")
             #expect(try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound, "not assigned to them")
+            // The short id works for whoever reads the record through the referral, and only for them.
+            func shortId(_ user: String, _ record: PatientResponse) async throws -> [String]? {
+                let prefix = String(record.id.uuidString.lowercased().prefix(8))
+                return try await client.send(.get, "/v1/records/ids?prefix=\(prefix)", as: user, in: server).json["ids"] as? [String]
+            }
+            #expect(try await shortId("coordinator-b", referred) == [id])
+            #expect(try await shortId("coordinator-b", other) == [], "nothing else of the referring team")
+            #expect(try await shortId("fieldworker-b", referred) == [], "not assigned to them")
 
             // Assigned to a member, who accepts, writes, and completes; each side is told.
             struct To: Encodable { var toUser: String }
@@ -122,6 +130,7 @@ struct ReferralRoutesTests {
 
             #expect(try await client.send(.post, "/v1/referrals/\(referral)/complete", as: "fieldworker-b", in: server).json["state"] as? String == "completed")
             #expect(try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound, "access ends with the referral")
+            #expect(try await shortId("fieldworker-b", referred) == [], "and so does its short id")
             let again = try await client.send(.post, "/v1/referrals/\(referral)/withdraw", as: "fieldworker-a", in: server)
             #expect(again.status == .conflict && again.errorCode == "referral_completed")
 

@@ -102,13 +102,24 @@ extension RecordAccessService {
         try await store.collectorOnlyQuestionnaires().contains(questionnaireId)
     }
 
-    /// The records of `user`'s team whose id starts with `prefix` that they see (a collector-only
-    /// questionnaire's record of another field worker is left out, as everywhere): the short ids
-    /// listings show, turned back into whole ones. At most `limit`.
+    /// The records whose id starts with `prefix` that `user` sees: their team's (a collector-only
+    /// questionnaire's record of another field worker left out, as everywhere), then another
+    /// team's referred to their team or granted to them or their team, when the policy lets
+    /// them read it. The short ids listings show, turned back into whole ones. At most `limit`.
     public func records(idPrefix prefix: String, by user: User, teamId: Int64, limit: Int) async throws -> [UUID] {
+        let prefix = prefix.lowercased()
         let hidden = try await collectorOnly(for: user)
-        return try await store.records(idPrefix: prefix.lowercased(), teamId: teamId, limit: limit)
+        var ids = try await store.records(idPrefix: prefix, teamId: teamId, limit: limit)
             .filter { RecordAccessPolicy.sees(user, collectorOnly: hidden.contains($0.questionnaireId), collector: $0.collector) }
             .map(\.id)
+        guard ids.count < limit else { return ids }
+        let referred = try await store.referrals(ReferralFilter(toTeamId: teamId)).map(\.recordId)
+        let granted = try await store.grantsReceived(username: user.username, teamId: teamId, now: clock()).map(\.recordId)
+        for id in Set(referred + granted).sorted(by: { $0.uuidString < $1.uuidString })
+        where ids.count < limit && !ids.contains(id) && id.uuidString.lowercased().hasPrefix(prefix) {
+            // Reachable only if the policy says so (a revoked grant, a declined referral: not).
+            if (try? await record(id, for: .read, by: user)) != nil { ids.append(id) }
+        }
+        return ids
     }
 }
