@@ -12,12 +12,15 @@ public struct LookupSession {
     public var io: any FormIO
     /// Where questionnaire versions this machine has are found.
     public var catalog: QuestionnaireCatalog
+    /// The language of the search prompts (a record opened speaks its own).
+    public var say: FormLanguage
 
-    public init(store: LocalStore, client: IntakeClient?, io: any FormIO, catalog: QuestionnaireCatalog) {
+    public init(store: LocalStore, client: IntakeClient?, io: any FormIO, catalog: QuestionnaireCatalog, say: FormLanguage = FormLanguage(nil)) {
         self.store = store
         self.client = client
         self.io = io
         self.catalog = catalog
+        self.say = say
     }
 
     /// Searches for `criteria` first (asks when it is empty), and goes on until the person stops
@@ -27,11 +30,12 @@ public struct LookupSession {
         guard var criteria = criteria.isEmpty ? askCriteria() : criteria else { return .done }
         while true {
             let result = try await finder.find(criteria)
-            if let problem = result.serverProblem { io.write("Server not searched (\(problem)); showing matches on this machine only.") }
+            if let problem = result.serverProblem { io.write(say(.serverNotSearched("\(problem)"))) }
             if let match = choose(from: result.matches) {
                 let draft = try await finder.open(match)
                 let ending = try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: try await questionnaire(for: draft))
                 if ending != .done { return ending }
+                io.setRightToLeft(say.isRightToLeft)
             }
             guard let next = askCriteria() else { return .done }
             criteria = next
@@ -40,41 +44,45 @@ public struct LookupSession {
 
     /// Asks for the next search; nil when the person presses Enter at every field or input ends.
     func askCriteria() -> LookupCriteria? {
-        io.write("\nSearch for a patient (press Enter to skip a field; Enter at all of them to stop).")
-        guard let family = io.readLine(prompt: "Family name: "), let given = io.readLine(prompt: "Given name: "),
-            let birth = io.readLine(prompt: "Date of birth (YYYY-MM-DD): "), let external = io.readLine(prompt: "External id: ")
+        io.setRightToLeft(say.isRightToLeft)
+        io.write(say(.searchForPatient))
+        guard let family = io.readLine(prompt: say(.searchPrompt(.familyName))), let given = io.readLine(prompt: say(.searchPrompt(.givenName))),
+            let birth = io.readLine(prompt: say(.searchPrompt(.dateOfBirth))), let external = io.readLine(prompt: say(.searchPrompt(.externalId)))
         else { return nil }
         func value(_ text: String) -> String? {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             return trimmed.isEmpty ? nil : trimmed
         }
         let criteria = LookupCriteria(
-            familyName: value(family), givenName: value(given), dateOfBirth: value(birth).flatMap(LocalDate.init(iso:)),
+            familyName: value(family), givenName: value(given), dateOfBirth: value(birth).map(TextFold.asciiDigits).flatMap(LocalDate.init(iso:)),
             externalId: value(external))
-        if value(birth) != nil, criteria.dateOfBirth == nil { io.write("(The date of birth was not YYYY-MM-DD and is left out.)") }
+        if value(birth) != nil, criteria.dateOfBirth == nil { io.write(say(.dateOfBirthLeftOut)) }
         return criteria.isEmpty ? nil : criteria
     }
 
     /// The match the person picks by number; nil for none.
     func choose(from matches: [PatientFinder.Match]) -> PatientFinder.Match? {
         guard !matches.isEmpty else {
-            io.write("No patient matches.")
+            io.write(say(.noPatientMatches))
             return nil
         }
         let widths = [3, 7, 9, 28, 11, 8]
-        io.write(TextTable.row("#", "WHERE", "ID", "NAME", "BORN", "SEX", "EXTERNAL ID", widths: widths))
+        let columns = say(.matchColumns).split(separator: "|").map(String.init)
+        io.write(TextTable.row(columns, widths: widths))
         for (number, match) in matches.enumerated() {
             let p = match.patient
             io.write(
                 TextTable.row(
                     "\(number + 1)", match.source.rawValue, String(match.id.uuidString.lowercased().prefix(8)),
-                    "\(p.familyName), \(p.givenName)", p.dateOfBirth?.description ?? "-", p.sex?.rawValue ?? "-", p.externalId ?? "-",
+                    "\(p.familyName), \(p.givenName)", p.dateOfBirth?.description ?? "-", p.sex.map { say(.sex($0)) } ?? "-", p.externalId ?? "-",
                     widths: widths))
         }
         while true {
-            guard let line = io.readLine(prompt: "Open which (number), or press Enter to search again? "), !line.isEmpty else { return nil }
-            if let number = Int(line), matches.indices.contains(number - 1) { return matches[number - 1] }
-            io.write("Please type a number from 1 to \(matches.count), or press Enter.")
+            guard let line = io.readLine(prompt: say(.openWhich)), !line.isEmpty else { return nil }
+            if let number = Int(TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))), matches.indices.contains(number - 1) {
+                return matches[number - 1]
+            }
+            io.write(say(.pickNumber(matches.count)))
         }
     }
 

@@ -80,6 +80,15 @@ struct ArabicFormTests {
             .draftSaved(resume: "r"), .sending(host: "h", seconds: 5), .sent, .alreadySent, .savedAsRevision(2),
             .savedOffline(waiting: 2, reason: "r"), .refused("m"), .refusedDraftAgain, .inputEndedBlank, .inputEnded(resume: "r"),
             .unfinishedDrafts, .resumeWhich, .pickNumber(3),
+            .serverNotSearched("p"), .searchForPatient, .searchPrompt(.familyName), .searchPrompt(.dateOfBirth), .dateOfBirthLeftOut,
+            .noPatientMatches, .matchColumns, .openWhich,
+            .nothingWaits, .recordsWait(2), .recordsSetAside(1), .answersWait(3), .noDrafts, .draftsWait(2), .notSignedIn,
+            .signedIn(server: "s", nothingNew: true), .serverNotAsked("e"), .unreadNotifications(2, kinds: [("k", 2)]),
+            .invitations(1, teams: ["t"]),
+            .passphrasePrompt, .wrongPassphrase(triesLeft: 2), .choosePassphrase, .newPassphrase, .typeItAgain, .passphraseTooShort,
+            .passphrasesDiffer, .cancelled, .interrupted, .interruptedSending,
+            .queueEmpty, .queueSetAside(1), .flushed(uploaded: 1, alreadyThere: 0, setAside: 0, stillQueued: 0),
+            .mergedMeanwhile(id: "i", how: "h"), .setAsideBecause(id: "i", reason: "r"), .stoppedEarly("r"),
         ]
         let arabic = FormLanguage("ar")
         #expect(arabic.isRightToLeft && !FormLanguage(nil).isRightToLeft)

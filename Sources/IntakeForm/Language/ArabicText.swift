@@ -140,6 +140,15 @@ enum ArabicText {
         case .resumeWhich: "أي مسودة تتابع (رقمها)، أو اضغط Enter لسجل جديد؟ "
         case .pickNumber(let count): "اكتب رقمًا من 1 إلى \(count)، أو اضغط Enter."
 
+        case .serverNotSearched(let problem): "لم يُبحث في الخادم (\(latin(problem)))؛ تظهر النتائج الموجودة على هذا الجهاز فقط."
+        case .searchForPatient: "\nابحث عن مريض (اضغط Enter لتخطي حقل؛ Enter في كل الحقول للتوقف)."
+        case .searchPrompt(let field):
+            field == .dateOfBirth ? "تاريخ الميلاد (\(latin("YYYY-MM-DD"))): " : field == .externalId ? "الرقم المرجعي: " : ArabicText.text(.patientField(field)) + ": "
+        case .dateOfBirthLeftOut: "(تاريخ الميلاد ليس بصيغة \(latin("YYYY-MM-DD")) فتُرك خارج البحث.)"
+        case .noPatientMatches: "لا يوجد مريض مطابق."
+        case .matchColumns: "#|المكان|المعرّف|الاسم|الميلاد|الجنس|الرقم المرجعي"
+        case .openWhich: "أي نتيجة تفتح (رقمها)، أو اضغط Enter للبحث من جديد؟ "
+
         case .nothingWaits: "لا شيء ينتظر الإرسال."
         case .recordsWait(let count): "سجلات تنتظر الإرسال: \(count). أرسلها بالأمر \(latin("intake flush"))."
         case .recordsSetAside(let count): "سجلات نحّاها الخادم جانبًا: \(count). انظر \(latin("intake queue list"))."

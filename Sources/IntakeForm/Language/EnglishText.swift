@@ -115,6 +115,14 @@ enum EnglishText {
         case .resumeWhich: "Resume which (number), or press Enter for a new record? "
         case .pickNumber(let count): "Please type a number from 1 to \(count), or press Enter."
 
+        case .serverNotSearched(let problem): "Server not searched (\(problem)); showing matches on this machine only."
+        case .searchForPatient: "\nSearch for a patient (press Enter to skip a field; Enter at all of them to stop)."
+        case .searchPrompt(let field): field == .dateOfBirth ? "Date of birth (YYYY-MM-DD): " : field == .externalId ? "External id: " : "\(field.label): "
+        case .dateOfBirthLeftOut: "(The date of birth was not YYYY-MM-DD and is left out.)"
+        case .noPatientMatches: "No patient matches."
+        case .matchColumns: "#|WHERE|ID|NAME|BORN|SEX|EXTERNAL ID"
+        case .openWhich: "Open which (number), or press Enter to search again? "
+
         case .nothingWaits: "Nothing waits to be sent."
         case .recordsWait(let count): "\(plural(count, "record")) wait\(count == 1 ? "s" : "") to be sent: run 'intake flush'."
         case .recordsSetAside(let count): "\(plural(count, "record")) set aside by the server: see 'intake queue list'."

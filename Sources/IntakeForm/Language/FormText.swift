@@ -101,6 +101,15 @@ public enum FormText: Sendable {
     case resumeWhich
     case pickNumber(Int)
 
+    // `intake lookup`.
+    case serverNotSearched(String)
+    case searchForPatient
+    case searchPrompt(PatientIdentification.Field)
+    case dateOfBirthLeftOut
+    case noPatientMatches
+    case matchColumns
+    case openWhich
+
     // `intake status`.
     case nothingWaits
     case recordsWait(Int)

@@ -41,7 +41,7 @@ struct LookupCommand: AsyncParsableCommand {
             print("Offline: searching drafts, the queue and \(copy ?? "no synced copy (run 'intake sync' while online)").")
         }
         Interruption.install()
-        let session = LookupSession(store: store, client: client, io: StandardIO(), catalog: QuestionnaireCatalog.commandLine)
+        let session = LookupSession(store: store, client: client, io: StandardIO(), catalog: QuestionnaireCatalog.commandLine, say: Language.say)
         let criteria = LookupCriteria(
             familyName: familyName, givenName: givenName, dateOfBirth: dateOfBirth.flatMap(LocalDate.init(iso:)), externalId: externalId)
         try await FormEnding.run { try await session.run(criteria) }
