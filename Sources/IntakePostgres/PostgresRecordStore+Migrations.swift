@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 import PostgresNIO
 
 extension PostgresRecordStore {
@@ -548,7 +549,21 @@ extension PostgresRecordStore {
                 "ALTER TABLE invitation ADD COLUMN message TEXT",
             ]
         ),
+        ("v24: name keys with Arabic letter variants made one, tatweel and harakat left out", arabicNameKeys),
     ]
+
+    /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with
+    /// `NameKey.arabicFoldings` applied, which `replace()` does here, on the rows it changes only.
+    /// A record's update carries its new keys to its lookup entry and the vocabulary (triggers
+    /// record_lookup and lookupEntry_keys); lookup entries are updated too, should one differ.
+    /// The vocabulary's keys nothing can look up any more (those of before, and those half-way
+    /// through the passes) leave it.
+    private static var arabicNameKeys: [String] {
+        NameKey.foldingArabicUpdates(table: "record", columns: ["givenNameKey", "familyNameKey"])
+            + NameKey.foldingArabicUpdates(table: "lookupEntry", columns: ["givenNameKey", "familyNameKey"])
+            + ["DELETE FROM lookupKey WHERE \(NameKey.holdsArabicVariantSQL("key"))"]
+            + NameKey.foldingArabicUpdates(table: "patient", columns: ["givenKey", "familyKey"])
+    }
 
     /// The lock two servers starting at once take, so that one migrates and the other waits.
     static let migrationLock = "intake-migration"

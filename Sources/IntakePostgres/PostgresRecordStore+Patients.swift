@@ -30,8 +30,8 @@ extension PostgresRecordStore {
                     """
                     INSERT INTO patient (id, teamId, givenName, familyName, givenKey, familyKey, dateOfBirth, sex, externalId, revision,
                                          createdBy, createdAt, updatedAt)
-                    VALUES (\(Self.key(new.id)), \(new.teamId), \(person.givenName), \(person.familyName), \(NameKey.fold(person.givenName)),
-                            \(NameKey.fold(person.familyName)), \(person.dateOfBirth?.description), \(person.sex?.rawValue),
+                    VALUES (\(Self.key(new.id)), \(new.teamId), \(person.givenName), \(person.familyName), \(NameKey.lookupKey(person.givenName)),
+                            \(NameKey.lookupKey(person.familyName)), \(person.dateOfBirth?.description), \(person.sex?.rawValue),
                             \(person.externalId), 1, \(new.createdBy), \(at), \(at))
                     """, logger: Self.logger)
                 outcomes.append(.created(try await Self.patient(connection, id: new.id)!))
@@ -61,7 +61,7 @@ extension PostgresRecordStore {
             conditions.append("dateOfBirth = $\(binds.count)")
         }
         if let name = query.name {
-            binds.append(PatientNamePattern.prefix(NameKey.fold(name)))
+            binds.append(PatientNamePattern.prefix(NameKey.lookupKey(name)))
             let p = "$\(binds.count)"
             conditions.append(
                 """
@@ -99,7 +99,7 @@ extension PostgresRecordStore {
             try await connection.query(
                 """
                 UPDATE patient SET givenName = \(person.givenName), familyName = \(person.familyName),
-                    givenKey = \(NameKey.fold(person.givenName)), familyKey = \(NameKey.fold(person.familyName)),
+                    givenKey = \(NameKey.lookupKey(person.givenName)), familyKey = \(NameKey.lookupKey(person.familyName)),
                     dateOfBirth = \(person.dateOfBirth?.description), sex = \(person.sex?.rawValue), externalId = \(person.externalId),
                     revision = revision + 1, updatedAt = \(Self.timestamp(time))
                 WHERE id = \(Self.key(id))

@@ -60,8 +60,8 @@ extension PostgresRecordStore {
                                 createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
                                 changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
             VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.collector), \(r.status.rawValue), 1,
-                    \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(NameKey.fold(r.patient.givenName)),
-                    \(NameKey.fold(r.patient.familyName)), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
+                    \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(NameKey.lookupKey(r.patient.givenName)),
+                    \(NameKey.lookupKey(r.patient.familyName)), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
                     \(r.patientId.map(key)), nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)),
                     currval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
             """, logger: logger)
@@ -144,7 +144,7 @@ extension PostgresRecordStore {
                 """
                 UPDATE record SET questionnaireId = \(r.questionnaire.id), questionnaireVersion = \(r.questionnaire.version),
                     status = \(r.status.rawValue), revision = \(revision), updatedAt = \(Self.timestamp(time)),
-                    givenNameKey = \(NameKey.fold(r.patient.givenName)), familyNameKey = \(NameKey.fold(r.patient.familyName)),
+                    givenNameKey = \(NameKey.lookupKey(r.patient.givenName)), familyNameKey = \(NameKey.lookupKey(r.patient.familyName)),
                     dateOfBirth = \(r.patient.dateOfBirth?.description), externalId = \(r.patient.externalId), body = \(body),
                     patientId = \(r.patientId.map(Self.key)), changeSeq = nextval('record_change'),
                     teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(teamId))

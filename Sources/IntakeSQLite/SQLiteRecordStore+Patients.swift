@@ -23,7 +23,7 @@ extension SQLiteRecordStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
                         """,
                     arguments: [
-                        Self.key(new.id), new.teamId, person.givenName, person.familyName, NameKey.fold(person.givenName), NameKey.fold(person.familyName),
+                        Self.key(new.id), new.teamId, person.givenName, person.familyName, NameKey.lookupKey(person.givenName), NameKey.lookupKey(person.familyName),
                         person.dateOfBirth?.description, person.sex?.rawValue, person.externalId, new.createdBy, Self.timestamp(new.createdAt),
                         Self.timestamp(new.createdAt),
                     ])
@@ -54,7 +54,7 @@ extension SQLiteRecordStore {
                 arguments += [birth.description]
             }
             if let name = query.name {
-                let prefix = PatientNamePattern.prefix(NameKey.fold(name))
+                let prefix = PatientNamePattern.prefix(NameKey.lookupKey(name))
                 conditions.append(
                     """
                     (familyKey LIKE ? ESCAPE '\\' OR givenKey LIKE ? ESCAPE '\\' OR (givenKey || ' ' || familyKey) LIKE ? ESCAPE '\\'
@@ -91,7 +91,7 @@ extension SQLiteRecordStore {
                     WHERE id = ?
                     """,
                 arguments: [
-                    person.givenName, person.familyName, NameKey.fold(person.givenName), NameKey.fold(person.familyName),
+                    person.givenName, person.familyName, NameKey.lookupKey(person.givenName), NameKey.lookupKey(person.familyName),
                     person.dateOfBirth?.description, person.sex?.rawValue, person.externalId, Self.timestamp(time), Self.key(id),
                 ])
             for name in groups.remove {

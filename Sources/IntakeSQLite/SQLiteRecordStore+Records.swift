@@ -54,8 +54,8 @@ extension SQLiteRecordStore {
         ).execute(
             arguments: [
                 id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.collector, r.status.rawValue,
-                timestamp(r.createdAt), timestamp(time), timestamp(time), NameKey.fold(r.patient.givenName),
-                NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId, body,
+                timestamp(r.createdAt), timestamp(time), timestamp(time), NameKey.lookupKey(r.patient.givenName),
+                NameKey.lookupKey(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId, body,
                 r.patientId.map(key), owner.teamId, owner.teamId,
             ])
         try insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, db)
@@ -124,7 +124,7 @@ extension SQLiteRecordStore {
                     """,
                 arguments: [
                     r.questionnaire.id, r.questionnaire.version, r.status.rawValue, revision, Self.timestamp(time),
-                    NameKey.fold(r.patient.givenName), NameKey.fold(r.patient.familyName), r.patient.dateOfBirth?.description,
+                    NameKey.lookupKey(r.patient.givenName), NameKey.lookupKey(r.patient.familyName), r.patient.dateOfBirth?.description,
                     r.patient.externalId, String(decoding: item.body, as: UTF8.self), r.patientId.map(Self.key), teamId, id,
                 ])
             try Self.insertRevision(

@@ -538,7 +538,27 @@ extension SQLiteRecordStore {
                     ALTER TABLE invitation ADD COLUMN message TEXT;
                     """)
         }
+        migrator.registerMigration("v26: name keys with Arabic letter variants made one, tatweel and harakat left out") { db in
+            for statement in arabicNameKeys { try db.execute(sql: statement) }
+        }
         return migrator
+    }
+
+    /// Keys stored before v26 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with
+    /// `NameKey.arabicFoldings` applied, which `replace()` does here, on the rows it changes only.
+    /// A record's update carries its new keys to its lookup entry (record_lookup_update) and adds
+    /// them to the vocabulary (lookupEntry_keys_update); lookup entries are updated too, should one
+    /// differ. The vocabulary's keys nothing can look up any more (those of before, and those
+    /// half-way through the passes) leave it, and its trigram index.
+    private static var arabicNameKeys: [String] {
+        let stale = NameKey.holdsArabicVariantSQL("key")
+        return NameKey.foldingArabicUpdates(table: "record", columns: ["givenNameKey", "familyNameKey"])
+            + NameKey.foldingArabicUpdates(table: "lookupEntry", columns: ["givenNameKey", "familyNameKey"])
+            + [
+                "INSERT INTO lookupKeyName (lookupKeyName, rowid, key) SELECT 'delete', keyId, key FROM lookupKey WHERE \(stale)",
+                "DELETE FROM lookupKey WHERE \(stale)",
+            ]
+            + NameKey.foldingArabicUpdates(table: "patient", columns: ["givenKey", "familyKey"])
     }
 
     /// Rewrites every body of `table` in canonical form (and its hash), a thousand rows at a time.

@@ -5,22 +5,24 @@ import Testing
 
 /// The lookup ranking, held to a plain reading of its definition over every record.
 public enum LookupRankingContract {
-    static let families = ["Haddad", "Hadid", "Addo", "Osman", "Osmani", "Ben Osman", "Şahin", "Sahinoglu", "Ng", "Al_Amin"]
+    static let families = [
+        "Haddad", "Hadid", "Addo", "Osman", "Osmani", "Ben Osman", "Şahin", "Sahinoglu", "Ng", "Al_Amin", "الأحمد", "الاحمد", "أحمدي",
+    ]
     static let givens = ["Amina", "Amin", "Yasmin", "Mina", "Ali", "Alia", "Omar"]
 
     /// The definition: exact 40/30, prefix 25/20, substring (3+ letters) 10/8, date of birth 30,
     /// external id 50; by score, then most recent, then id.
     static func expected(_ records: [(PatientResponse, Date)], _ query: LookupQuery) -> [(UUID, Int)] {
         func tier(_ key: String, _ asked: String?, _ weights: (Int, Int, Int)) -> Int {
-            guard let asked = asked.map(NameKey.fold), !asked.isEmpty else { return 0 }
+            guard let asked = asked.map(NameKey.lookupKey), !asked.isEmpty else { return 0 }
             if key == asked { return weights.0 }
             if key.hasPrefix(asked) { return weights.1 }
             if asked.unicodeScalars.count >= 3, key.contains(asked) { return weights.2 }
             return 0
         }
         let scored = records.map { record, time -> (UUID, Int, Date) in
-            var score = tier(NameKey.fold(record.patient.familyName), query.familyName, (40, 25, 10))
-            score += tier(NameKey.fold(record.patient.givenName), query.givenName, (30, 20, 8))
+            var score = tier(NameKey.lookupKey(record.patient.familyName), query.familyName, (40, 25, 10))
+            score += tier(NameKey.lookupKey(record.patient.givenName), query.givenName, (30, 20, 8))
             if let birth = query.dateOfBirth, record.patient.dateOfBirth == birth { score += 30 }
             if let external = query.externalId, record.patient.externalId?.lowercased() == external.lowercased() { score += 50 }
             return (record.id, score, time)
@@ -50,7 +52,9 @@ public enum LookupRankingContract {
             _ = try await store.ingest([try IngestItem(record: record)], owner: owner, at: time)
             stored.append((record, time))
         }
-        let names: [String?] = [nil, "osman", "OSM", "os", "man", "had", "hadid", "sahin", "şah", "ng", "l_a", "zz", "amin", "min"]
+        let names: [String?] = [
+            nil, "osman", "OSM", "os", "man", "had", "hadid", "sahin", "şah", "ng", "l_a", "zz", "amin", "min", "الاحمد", "احمد", "الأ",
+        ]
         for _ in 0..<60 {
             var query = LookupQuery(
                 teamId: team.id, givenName: [nil, "amin", "ali", "min", "a", "mina"].randomElement(using: &random)!,

@@ -86,6 +86,32 @@ public enum PatientStoreContract {
         #expect(try await store.setPatientArchived(id: UUID(), true, at: start) == nil)
     }
 
+    /// Registry search folds Arabic letter variants as record lookup does, in a new name and a changed one.
+    public static func patientsAreFoundWhicheverArabicLetterVariantIsTyped(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        _ = try await store.createTeam(name: "clinic", at: start)
+        let outcomes = try await register(store, [person("فاطمة", "الأحمد"), person("Amina", "Haddad")])
+        guard case .created(let fatima) = outcomes[0] else {
+            Issue.record("not created: \(outcomes)")
+            return
+        }
+        func names(_ name: String) async throws -> [String] {
+            try await store.findPatients(PatientQuery(name: name)).map(\.identification.givenName)
+        }
+        #expect(try await names("فاطمه") == ["فاطمة"], "heh for teh marbuta")
+        #expect(try await names("الاحمد") == ["فاطمة"], "alef for alef with hamza")
+        #expect(try await names("فاطمه الاحمد") == ["فاطمة"], "given then family name")
+        #expect(try await names("فَاطِمَة") == ["فاطمة"], "harakat left out")
+        var changed = fatima.identification
+        changed.familyName = "إبراهيم"
+        guard case .changed = try await store.updatePatient(id: fatima.id, baseRevision: 1, identification: changed, at: start + 5) else {
+            Issue.record("not changed")
+            return
+        }
+        #expect(try await names("ابراهيم") == ["فاطمة"], "a changed name by its new key")
+        #expect(try await names("الاحمد").isEmpty)
+    }
+
     public static func aChangeBasedOnAnOlderRevisionIsRefusedAndExternalIdsStayUnique(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         _ = try await store.createTeam(name: "clinic", at: start)

@@ -173,6 +173,34 @@ public enum RecordStoreContract {
         #expect(page.map(\.patient.familyName) == ["Al_Muller"])
     }
 
+    /// Arabic names are found whichever variant of a letter was typed (hamza on alef or not,
+    /// teh marbuta or heh, alef maksura or yeh), with or without harakat and tatweel.
+    public static func lookupFindsArabicNamesWhicheverLetterVariantIsTyped(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        let people = [("فاطمة", "الأحمد"), ("مُوسى", "ابراهيم"), ("Amina", "Haddad")]
+        for (seed, (given, family)) in people.enumerated() {
+            let record = Self.record(UInt64(700 + seed)).with {
+                $0.patient.givenName = given
+                $0.patient.familyName = family
+            }
+            _ = try await store.ingest([try IngestItem(record: record)], owner: owner, at: Date(timeIntervalSince1970: Double(1000 + seed)))
+        }
+        func found(family: String? = nil, given: String? = nil) async throws -> [String] {
+            let matches = try await store.lookup(LookupQuery(teamId: team.id, givenName: given, familyName: family))
+            return matches.map { "\($0.patient.familyName) \($0.score)" }
+        }
+        #expect(try await found(family: "الاحمد") == ["الأحمد 40"], "alef for alef with hamza, an exact match")
+        #expect(try await found(family: "الأحمد") == ["الأحمد 40"])
+        #expect(try await found(family: "إبراهيم") == ["ابراهيم 40"], "alef with hamza below for alef")
+        #expect(try await found(family: "الـأحـ") == ["الأحمد 25"], "tatweel left out: a prefix")
+        #expect(try await found(family: "حمد") == ["الأحمد 10"], "a substring")
+        #expect(try await found(given: "فاطمه") == ["الأحمد 30"], "heh for teh marbuta")
+        #expect(try await found(given: "موسي") == ["ابراهيم 30"], "yeh for alef maksura, without the damma")
+        #expect(try await found(family: "haddad") == ["Haddad 40"])
+    }
+
     public static func tokensExpireAndDisabledUsersLoseAccess(_ kind: some RecordStoreFactory) async throws {
         do {
             let store = try await kind.open()

@@ -30,6 +30,10 @@ struct RecordStoreContractTests {
         try await RecordStoreContract.lookupIsScopedRankedAndEscapesWildcards(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func lookupFindsArabicNamesWhicheverLetterVariantIsTyped(_ kind: StoreKind) async throws {
+        try await RecordStoreContract.lookupFindsArabicNamesWhicheverLetterVariantIsTyped(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func tokensExpireAndDisabledUsersLoseAccess(_ kind: StoreKind) async throws {
         try await RecordStoreContract.tokensExpireAndDisabledUsersLoseAccess(kind)
     }

@@ -108,6 +108,10 @@ struct PatientStoreContractTests {
         try await PatientStoreContract.patientsAreFoundByNameDateOfBirthOrExternalIdAndArchivedOnesOnlyWhenAsked(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func patientsAreFoundWhicheverArabicLetterVariantIsTyped(_ kind: StoreKind) async throws {
+        try await PatientStoreContract.patientsAreFoundWhicheverArabicLetterVariantIsTyped(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func aChangeBasedOnAnOlderRevisionIsRefusedAndExternalIdsStayUnique(_ kind: StoreKind) async throws {
         try await PatientStoreContract.aChangeBasedOnAnOlderRevisionIsRefusedAndExternalIdsStayUnique(kind)
     }

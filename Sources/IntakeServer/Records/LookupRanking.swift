@@ -64,8 +64,8 @@ package enum LookupRanking {
     static let keysPerTier = 40
 
     package static func lookup(_ query: LookupQuery, in index: some LookupIndex) async throws -> [LookupMatch] {
-        let family = query.familyName.map(NameKey.fold).flatMap { $0.isEmpty ? nil : $0 }
-        let given = query.givenName.map(NameKey.fold).flatMap { $0.isEmpty ? nil : $0 }
+        let family = query.familyName.map(NameKey.lookupKey).flatMap { $0.isEmpty ? nil : $0 }
+        let given = query.givenName.map(NameKey.lookupKey).flatMap { $0.isEmpty ? nil : $0 }
         let birth = query.dateOfBirth?.description
         let external = query.externalId?.trimmingCharacters(in: .whitespaces).lowercased().nilIfEmpty
         guard family != nil || given != nil || birth != nil || external != nil else { return [] }
