@@ -75,8 +75,9 @@ public struct PatientFinder: Sendable {
 
     /// Any given field matches: names folded for case and accents, partially; dates and ids exactly.
     static func matches(_ patient: PatientIdentification, _ criteria: LookupCriteria) -> Bool {
+        // As the server's lookup keys: case, accents and Arabic letter variants do not count.
         func fold(_ text: String) -> String {
-            text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            TextFold.fold(text)
         }
         if let family = criteria.familyName, !family.isEmpty, fold(patient.familyName).contains(fold(family)) { return true }
         if let given = criteria.givenName, !given.isEmpty, fold(patient.givenName).contains(fold(given)) { return true }

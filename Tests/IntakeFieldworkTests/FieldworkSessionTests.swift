@@ -136,3 +136,17 @@ struct FieldworkSessionTests {
         var text = ""
     }
 }
+
+/// An offline lookup matches names as the server does: case, accents and Arabic letter variants
+/// do not count.
+struct OfflineMatchingTests {
+    @Test func arabicVariantsAndAccentsMatchAsOnTheServer() {
+        let patient = PatientIdentification(givenName: "فاطمة", familyName: "الأحمد", dateOfBirth: nil, sex: .female, externalId: "٢٠٢٤-٧")
+        #expect(PatientFinder.matches(patient, LookupCriteria(familyName: "الاحمد")))
+        #expect(PatientFinder.matches(patient, LookupCriteria(givenName: "فاطمه")))
+        #expect(PatientFinder.matches(patient, LookupCriteria(externalId: "2024-7")), "either digit set")
+        #expect(!PatientFinder.matches(patient, LookupCriteria(familyName: "الحسن")))
+        let latin = PatientIdentification(givenName: "Şahin", familyName: "Côté", dateOfBirth: nil, sex: .male, externalId: nil)
+        #expect(PatientFinder.matches(latin, LookupCriteria(givenName: "sahin")) && PatientFinder.matches(latin, LookupCriteria(familyName: "COTE")))
+    }
+}

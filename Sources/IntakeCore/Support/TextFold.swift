@@ -4,26 +4,14 @@ import Foundation
 /// letter variants that people type either way do not count.
 ///
 /// Latin and other scripts lose case and diacritics (`Türkiye` → `turkiye`, `Côte` → `cote`);
-/// Arabic loses its short vowels and tatweel, and its letter variants become one (`أ إ آ ٱ` →
-/// `ا`, `ة` → `ه`, `ى ئ` → `ي`, `ؤ` → `و`), so `الاحمد` finds `الأحمد`. Arabic-Indic and
-/// Persian digits become ASCII digits.
+/// Arabic loses its short vowels and tatweel, and its letter variants become one, as in the
+/// server's lookup keys (``NameKey/arabicFoldings``: `أ إ آ ٱ` → `ا`, `ة` → `ه`, `ى ئ` → `ي`,
+/// `ؤ` → `و`), so `الاحمد` finds `الأحمد`. Arabic-Indic and Persian digits become ASCII digits.
 public enum TextFold {
     public static func fold(_ text: String) -> String {
-        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        var scalars = String.UnicodeScalarView()
-        for scalar in folded.unicodeScalars {
-            switch scalar.value {
-            case 0x0623, 0x0625, 0x0622, 0x0671: scalars.append("\u{0627}")
-            case 0x0629: scalars.append("\u{0647}")
-            case 0x0649, 0x0626: scalars.append("\u{064A}")
-            case 0x0624: scalars.append("\u{0648}")
-            case 0x0640: continue
-            case 0x064B...0x065F, 0x0670: continue
-            default:
-                if let digit = asciiDigit(scalar) { scalars.append(digit) } else { scalars.append(scalar) }
-            }
-        }
-        return String(scalars)
+        let folded = NameKey.foldingArabic(text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil))
+        guard folded.unicodeScalars.contains(where: { asciiDigit($0) != nil }) else { return folded }
+        return String(String.UnicodeScalarView(folded.unicodeScalars.map { asciiDigit($0) ?? $0 }))
     }
 
     /// The ASCII digit of an Arabic-Indic (`٠…٩`) or Persian (`۰…۹`) digit.
