@@ -18,10 +18,10 @@ public final class StandardOutput: FieldOutput {
     }
 
     public func write(_ text: String) {
-        Console.out(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft) + "\n")
+        Console.out(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: TerminalSize.columns(STDOUT_FILENO)) + "\n")
     }
 
     public func writeError(_ text: String) {
-        Console.error(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft) + "\n")
+        Console.error(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: TerminalSize.columns(STDERR_FILENO)) + "\n")
     }
 }

@@ -42,7 +42,9 @@ public final class StandardIO: FormIO {
     }
 
     public func write(_ text: String) {
-        Console.out(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft) + "\n")
+        let shown = BidiText.render(
+            TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: TerminalSize.columns(STDOUT_FILENO))
+        Console.out(shown + "\n")
     }
 
     public func readLine(prompt: String) -> String? {

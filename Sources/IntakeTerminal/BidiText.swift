@@ -44,15 +44,19 @@ public enum BidiText {
     /// `line` ready for a terminal in `mode`. A line is a right-to-left paragraph when
     /// `rightToLeft` (the session's language is written so) and it holds right-to-left letters,
     /// or when its first strong letter is right-to-left.
-    public static func render(_ line: String, mode: BidiMode, rightToLeft: Bool) -> String {
+    ///
+    /// With `reorder`, a line wider than `width` columns is broken at spaces first and each part
+    /// laid out on its own, so that it reads from its first word down, as the terminal's own
+    /// wrapping (which cuts the display order) would not.
+    public static func render(_ line: String, mode: BidiMode, rightToLeft: Bool, width: Int? = nil) -> String {
         guard mode != .off, line.unicodeScalars.contains(where: { Self.direction(of: $0) == .right }) else { return line }
-        guard line.contains("\n") else { return paragraph(line, mode: mode, rightToLeft: rightToLeft) }
+        guard line.contains("\n") else { return paragraph(line, mode: mode, rightToLeft: rightToLeft, width: width) }
         return line.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { paragraph(String($0), mode: mode, rightToLeft: rightToLeft) }
+            .map { paragraph(String($0), mode: mode, rightToLeft: rightToLeft, width: width) }
             .joined(separator: "\n")
     }
 
-    private static func paragraph(_ line: String, mode: BidiMode, rightToLeft: Bool) -> String {
+    private static func paragraph(_ line: String, mode: BidiMode, rightToLeft: Bool, width: Int?) -> String {
         guard line.unicodeScalars.contains(where: { Self.direction(of: $0) == .right }) else { return line }
         switch mode {
         case .off: return line
@@ -60,8 +64,35 @@ public enum BidiText {
         // makes a line that starts with a number or a Latin word (a question's number, a code)
         // right-to-left all the same.
         case .marks: return rightToLeft ? String(rightToLeftMark) + line : line
-        case .reorder: return visual(ArabicShaping.shaped(line), rightToLeft: rightToLeft || firstStrong(in: line) == .right)
+        case .reorder:
+            let paragraphRTL = rightToLeft || firstStrong(in: line) == .right
+            return broken(line, width: width).map { visual(ArabicShaping.shaped($0), rightToLeft: paragraphRTL) }.joined(separator: "\n")
         }
+    }
+
+    /// `line` in parts no wider than `width` columns, broken after a space where there is one.
+    public static func broken(_ line: String, width: Int?) -> [String] {
+        guard let width, width > 10, TerminalText.columns(of: line) > width else { return [line] }
+        var parts: [String] = []
+        var rest = Substring(line)
+        while TerminalText.columns(of: String(rest)) > width {
+            var used = 0
+            var cut = rest.startIndex
+            var lastSpace: String.Index?
+            while cut < rest.endIndex {
+                let next = used + TerminalText.columns(of: rest[cut])
+                if next > width { break }
+                used = next
+                if rest[cut] == " " { lastSpace = cut }
+                cut = rest.index(after: cut)
+            }
+            let end = lastSpace.map { rest.index(after: $0) } ?? cut
+            guard end > rest.startIndex else { break }
+            parts.append(String(rest[..<end]).trimmingTrailingSpaces())
+            rest = rest[end...]
+        }
+        parts.append(String(rest))
+        return parts
     }
 
     enum Direction { case left, right, europeanNumber, arabicNumber, separator, terminator, whitespace, neutral }
@@ -223,6 +254,24 @@ public enum BidiText {
         case "»": "«"
         default: character
         }
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
+
+/// The width of a terminal.
+public enum TerminalSize {
+    /// The columns of the terminal `fd` is, or nil when it is not one (or does not say).
+    public static func columns(_ fd: Int32) -> Int? {
+        var size = winsize()
+        guard isatty(fd) == 1, ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 }
 

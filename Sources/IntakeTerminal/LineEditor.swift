@@ -237,11 +237,7 @@ public final class LineEditor {
     }
 
     /// The terminal's width in columns (80 when it does not say).
-    var columns: Int {
-        var size = winsize()
-        guard ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
-        return Int(size.ws_col)
-    }
+    var columns: Int { TerminalSize.columns(output) ?? 80 }
 
     /// The line in display order; the cursor on the character it stands before, or, at the end
     /// of a right-to-left line, just left of it, where the next letter will show.

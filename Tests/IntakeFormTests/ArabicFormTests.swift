@@ -121,6 +121,16 @@ struct BidiTextTests {
         #expect(BidiText.render("سلام", mode: .reorder, rightToLeft: true) == "\u{FEE1}\u{FEFC}\u{FEB3}")
     }
 
+    @Test func aLineWiderThanTheTerminalIsBrokenAtSpacesBeforeItIsLaidOut() {
+        // Each part read on its own, first words on the first line: a terminal's own wrapping of
+        // the display order would put the sentence's start on the last line.
+        let line = "[4.1] " + Array(repeating: "دار", count: 8).joined(separator: " ")
+        let shown = BidiText.render(line, mode: .reorder, rightToLeft: true, width: 20).components(separatedBy: "\n")
+        #expect(shown.count == 2 && shown.allSatisfy { TerminalText.columns(of: $0) <= 20 }, "\(shown)")
+        #expect(shown[0].hasSuffix("[4.1]"), "the start of the sentence on the first line, at its right: \(shown)")
+        #expect(BidiText.broken("ab cd", width: 20) == ["ab cd"])
+    }
+
     @Test func anEnglishLineWithAnArabicNameKeepsItsOrder() {
         #expect(BidiText.render("Name: دار.", mode: .reorder, rightToLeft: false) == "Name: \u{FEAD}\u{FE8D}\u{FEA9}.")
         #expect(BidiText.render("Name: Amina", mode: .reorder, rightToLeft: true) == "Name: Amina", "no right-to-left letter, nothing to do")

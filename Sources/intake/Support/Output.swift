@@ -10,7 +10,10 @@ import IntakeTerminal
 /// screen of whoever reads it, and a closed pipe ends the command quietly (``Console``).
 func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
     let text = items.map { String(describing: $0) }.joined(separator: separator)
-    Console.out(BidiText.render(TerminalText.escaped(text, lines: true), mode: Language.bidi, rightToLeft: Language.say.isRightToLeft) + terminator)
+    let shown = BidiText.render(
+        TerminalText.escaped(text, lines: true), mode: Language.bidi, rightToLeft: Language.say.isRightToLeft,
+        width: TerminalSize.columns(STDOUT_FILENO))
+    Console.out(shown + terminator)
 }
 
 /// The language commands speak (`INTAKE_LANGUAGE` or the locale; see ``FormLanguage/preferred(environment:)``),
