@@ -11,17 +11,20 @@ public protocol FieldOutput: AnyObject {
 public final class StandardOutput: FieldOutput {
     let rightToLeft: Bool
     let bidi: BidiMode
+    let errorBidi: BidiMode
 
-    public init(rightToLeft: Bool = false, bidi: BidiMode = .from(environment: ProcessInfo.processInfo.environment)) {
+    public init(rightToLeft: Bool = false) {
+        let environment = ProcessInfo.processInfo.environment
         self.rightToLeft = rightToLeft
-        self.bidi = bidi
+        bidi = .from(environment: environment)
+        errorBidi = .from(environment: environment, terminal: isatty(STDERR_FILENO) == 1)
     }
 
     public func write(_ text: String) {
-        Console.out(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: TerminalSize.columns(STDOUT_FILENO)) + "\n")
+        Console.out(TerminalText.shown(text, bidi: bidi, rightToLeft: rightToLeft) + "\n")
     }
 
     public func writeError(_ text: String) {
-        Console.error(BidiText.render(TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: TerminalSize.columns(STDERR_FILENO)) + "\n")
+        Console.error(TerminalText.shown(text, bidi: errorBidi, rightToLeft: rightToLeft, fd: STDERR_FILENO) + "\n")
     }
 }

@@ -18,6 +18,9 @@ public struct FillSession {
     /// A registry patient a new record is about: its patient section comes filled in from the
     /// registry and the record points to them (`patientId`).
     public var patient: RemotePatient?
+    /// The person's language (`INTAKE_LANGUAGE`, the locale), for a new record when the
+    /// questionnaire has it; a draft resumed keeps its own unless `--language` says otherwise.
+    public var preferredLanguage: String?
 
     public init(questionnaire: Questionnaire, store: LocalStore, client: IntakeClient?, io: any FormIO, interactive: Bool, collector: String) {
         self.questionnaire = questionnaire
@@ -35,14 +38,15 @@ public struct FillSession {
             throw FieldworkError(
                 "the questionnaire has no '\(language)' translation; choose one of \(questionnaire.languages.joined(separator: ", "))")
         }
-        let say = FormLanguage(language)
+        let say = FormLanguage(language ?? preferredLanguage ?? questionnaire.baseLanguage)
         io.setRightToLeft(say.isRightToLeft)
         guard var draft = try chooseDraft(resume: resume, draftId: draftId, say: say) else { return .done }
+        let isNew = try store.draft(id: draft.response.id) == nil
         if let patient, draft.response.patientId == UUID(uuidString: patient.id) {
             io.write(say(.registryPatient(name: "\(patient.givenName) \(patient.familyName)", id: String(patient.id.prefix(8)))))
         }
-        if let language {
-            draft.response.language = language == questionnaire.baseLanguage ? nil : language
+        if let chosen = language ?? (isNew ? preferredLanguage : nil) {
+            draft.response.language = chosen == questionnaire.baseLanguage ? nil : chosen
         }
         return try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: questionnaire)
     }
@@ -66,11 +70,11 @@ public struct FillSession {
         }
         guard !drafts.isEmpty, interactive else { return try newDraft() }
         io.write(say(.unfinishedDrafts))
-        TextTable.drafts(drafts).forEach(io.write)
+        TextTable.drafts(drafts, say: say).forEach(io.write)
         while true {
             guard let line = io.readLine(prompt: say(.resumeWhich)) else { return nil }
             if line.isEmpty { return try newDraft() }
-            if let number = Int(TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))), drafts.indices.contains(number - 1), let draft = try store.draft(id: drafts[number - 1].id) {
+            if let number = TextFold.number(line), drafts.indices.contains(number - 1), let draft = try store.draft(id: drafts[number - 1].id) {
                 return draft
             }
             io.write(say(.pickNumber(drafts.count)))

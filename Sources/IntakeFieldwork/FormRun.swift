@@ -50,7 +50,7 @@ public struct FormRun {
     }
 
     public func run(_ draft: Draft, questionnaire: Questionnaire) async throws -> Ending {
-        let say = FormLanguage(draft.response.language)
+        let say = FormLanguage(draft.response.language ?? questionnaire.baseLanguage)
         if let revision = draft.baseRevision { io.write(say(.editingRevision(revision))) }
         let store = self.store
         let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io, discard: { _ = try store.discard(id: $0) }) {
@@ -117,10 +117,9 @@ public struct FormRun {
             issues.forEach { io.write("  - \($0)") }
             return .failed(say(.refusedDraftAgain))
         case .heldBack(let reason):
-            return .failed("The server has a different record with this id (\(reason)). It is kept in the queue, set aside: see 'intake queue list'.")
+            return .failed(say(.heldBack("\(reason)")))
         case .stale(let current, _):
-            return .failed(
-                "Someone saved this record on the server (now revision \(current)) after you loaded it, so your changes were not saved over theirs. They are kept as a draft; look the record up again ('intake lookup') and apply them to the current version.")
+            return .failed(say(.staleEdit(current: current)))
         }
         return .done
     }

@@ -68,18 +68,18 @@ public struct LookupSession {
         }
         let widths = [3, 7, 9, 28, 11, 8]
         let columns = say(.matchColumns).split(separator: "|").map(String.init)
-        io.write(TextTable.row(columns, widths: widths))
+        io.write(TextTable.row(columns, widths: widths, rightToLeft: say.isRightToLeft))
         for (number, match) in matches.enumerated() {
             let p = match.patient
             io.write(
                 TextTable.row(
-                    "\(number + 1)", match.source.rawValue, String(match.id.uuidString.lowercased().prefix(8)),
+                    "\(number + 1)", say(.matchSource(match.source.rawValue)), String(match.id.uuidString.lowercased().prefix(8)),
                     "\(p.familyName), \(p.givenName)", p.dateOfBirth?.description ?? "-", p.sex.map { say(.sex($0)) } ?? "-", p.externalId ?? "-",
                     widths: widths))
         }
         while true {
             guard let line = io.readLine(prompt: say(.openWhich)), !line.isEmpty else { return nil }
-            if let number = Int(TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))), matches.indices.contains(number - 1) {
+            if let number = TextFold.number(line), matches.indices.contains(number - 1) {
                 return matches[number - 1]
             }
             io.write(say(.pickNumber(matches.count)))

@@ -75,14 +75,12 @@ public struct PatientFinder: Sendable {
 
     /// Any given field matches: names folded for case and accents, partially; dates and ids exactly.
     static func matches(_ patient: PatientIdentification, _ criteria: LookupCriteria) -> Bool {
-        // As the server's lookup keys: case, accents and Arabic letter variants do not count.
-        func fold(_ text: String) -> String {
-            TextFold.fold(text)
-        }
-        if let family = criteria.familyName, !family.isEmpty, fold(patient.familyName).contains(fold(family)) { return true }
-        if let given = criteria.givenName, !given.isEmpty, fold(patient.givenName).contains(fold(given)) { return true }
+        // Names by the server's lookup keys: case, accents, spaces and Arabic letter variants do not count.
+        func key(_ name: String) -> String { NameKey.lookupKey(name) }
+        if let family = criteria.familyName, !family.isEmpty, key(patient.familyName).contains(key(family)) { return true }
+        if let given = criteria.givenName, !given.isEmpty, key(patient.givenName).contains(key(given)) { return true }
         if let birth = criteria.dateOfBirth, patient.dateOfBirth == birth { return true }
-        if let external = criteria.externalId, let id = patient.externalId, fold(id) == fold(external) { return true }
+        if let external = criteria.externalId, let id = patient.externalId, TextFold.fold(id) == TextFold.fold(external) { return true }
         return false
     }
 

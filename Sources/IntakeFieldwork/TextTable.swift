@@ -1,5 +1,7 @@
 import Foundation
+import IntakeForm
 import IntakeStore
+import IntakeTerminal
 
 /// Columns padded to fixed widths, for the tables the commands print.
 public enum TextTable {
@@ -7,24 +9,33 @@ public enum TextTable {
         row(columns, widths: widths)
     }
 
-    public static func row(_ columns: [String], widths: [Int]) -> String {
-        zip(columns, widths + Array(repeating: 0, count: max(0, columns.count - widths.count)))
-            .map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }
+    /// One row, each column padded to its width. A row holding right-to-left text (an Arabic
+    /// name), or any row of a right-to-left table, ends each cell with a mark of the table's
+    /// direction, so that on screen the cells stay in their columns in the table's order.
+    public static func row(_ columns: [String], widths: [Int], rightToLeft: Bool = false) -> String {
+        let marked = rightToLeft || columns.contains(where: BidiText.hasRightToLeft)
+        let mark = marked ? (rightToLeft ? "\u{200F}" : "\u{200E}") : ""
+        return zip(columns, widths + Array(repeating: 0, count: max(0, columns.count - widths.count)))
+            .map { ($0 + mark).padding(toLength: max($1 + mark.count, $0.count + mark.count), withPad: " ", startingAt: 0) }
             .joined(separator: " ").trimmingCharacters(in: .whitespaces)
     }
 
     /// The numbered table of drafts that `drafts list` and `fill` show: initials, never names.
-    public static func drafts(_ summaries: [DraftSummary]) -> [String] {
+    public static func drafts(_ summaries: [DraftSummary], say: FormLanguage = FormLanguage(nil)) -> [String] {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        var lines = [row("#", "ID", "QUESTIONNAIRE", "ANSWERS", "AT", "PATIENT", "UPDATED")]
+        let widths = [3, 9, 34, 8, 8, 8, 16]
+        let rtl = say.isRightToLeft
+        var lines = [row(say(.draftColumns).split(separator: "|").map(String.init), widths: widths, rightToLeft: rtl)]
         for (number, summary) in summaries.enumerated() {
-            let at = summary.cursor.map { $0.section == 0 ? "patient" : $0.description } ?? "start"
+            let at = summary.cursor.map { $0.section == 0 ? say(.draftAtPatient) : $0.description } ?? say(.draftAtStart)
             lines.append(
                 row(
-                    "\(number + 1)", String(summary.id.uuidString.lowercased().prefix(8)), summary.questionnaire.description,
-                    "\(summary.answerCount)", at, summary.initials.isEmpty ? "-" : summary.initials,
-                    formatter.string(from: summary.updatedAt) + (summary.baseRevision.map { "  (edit of revision \($0))" } ?? "")))
+                    [
+                        "\(number + 1)", String(summary.id.uuidString.lowercased().prefix(8)), summary.questionnaire.description,
+                        "\(summary.answerCount)", at, summary.initials.isEmpty ? "-" : summary.initials,
+                        formatter.string(from: summary.updatedAt) + (summary.baseRevision.map { "  " + say(.editOfRevision($0)) } ?? ""),
+                    ], widths: widths, rightToLeft: rtl))
         }
         return lines
     }

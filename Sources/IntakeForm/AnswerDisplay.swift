@@ -4,11 +4,13 @@ import IntakeCore
 package struct AnswerDisplay {
     var language: String?
 
-    package init(language: String?) {
-        self.language = language
-    }
+    /// What hints and yes or no say: the form's language.
+    var say: FormLanguage
 
-    var say: FormLanguage { FormLanguage(language) }
+    package init(language: String?, say: FormLanguage? = nil) {
+        self.language = language
+        self.say = say ?? FormLanguage(language)
+    }
 
     /// Lists with more choices than this are searched by typing instead of shown in full.
     static let shortListLimit = 15

@@ -5,7 +5,14 @@ import IntakeCore
 struct AnswerInput {
     var language: String?
     var validator: Validator
-    var say: FormLanguage { FormLanguage(language) }
+    /// What refusals say: the form's language.
+    var say: FormLanguage
+
+    init(language: String?, validator: Validator, say: FormLanguage? = nil) {
+        self.language = language
+        self.validator = validator
+        self.say = say ?? FormLanguage(language)
+    }
 
     enum Failure: Error, Equatable {
         /// The input cannot be read; the message says what is expected.

@@ -42,9 +42,7 @@ public final class StandardIO: FormIO {
     }
 
     public func write(_ text: String) {
-        let shown = BidiText.render(
-            TerminalText.escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: TerminalSize.columns(STDOUT_FILENO))
-        Console.out(shown + "\n")
+        Console.out(TerminalText.shown(text, bidi: bidi, rightToLeft: rightToLeft) + "\n")
     }
 
     public func readLine(prompt: String) -> String? {

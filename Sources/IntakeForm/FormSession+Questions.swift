@@ -69,9 +69,9 @@ extension FormSession {
                 display.choiceLines(shown, numbersFrom: shown).forEach(io.write)
                 guard let line = io.readLine(prompt: "> ") else { return nil }
                 let picked = TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))
-                if let number = Int(picked), shown.indices.contains(number - 1) {
+                if let number = TextFold.number(picked), shown.indices.contains(number - 1) {
                     let answer = Answer.choice(shown[number - 1].code)
-                    io.write("  → \(shown[number - 1].label.text(in: language))")
+                    io.write(say(.chosen(shown[number - 1].label.text(in: language))))
                     return answer
                 }
                 if picked.isEmpty || picked.hasPrefix(":") || ControlCharacters.contained(in: picked) { return nil }
@@ -94,7 +94,7 @@ extension FormSession {
         let chosen = codes.compactMap { set.choice(code: $0) }
         let exact = chosen.count == 1 && [chosen[0].code, chosen[0].label.base, chosen[0].label.text(in: language)].contains(typed)
         guard !exact, !chosen.isEmpty else { return }
-        io.write("  → " + chosen.map { $0.label.text(in: language) }.joined(separator: ", "))
+        io.write(say(.chosen(chosen.map { $0.label.text(in: language) }.joined(separator: separator))))
     }
 
     /// Enter on a question: keep its answer, leave an optional one empty, or explain that it is required.

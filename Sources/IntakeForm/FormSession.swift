@@ -59,10 +59,10 @@ public final class FormSession {
         self.save = save
         self.discard = discard
         self.language = draft.response.language
-        self.say = FormLanguage(draft.response.language)
+        self.say = FormLanguage(draft.response.language ?? questionnaire.baseLanguage)
         io.setRightToLeft(say.isRightToLeft)
-        self.input = AnswerInput(language: draft.response.language, validator: validator)
-        self.display = AnswerDisplay(language: draft.response.language)
+        self.input = AnswerInput(language: draft.response.language, validator: validator, say: say)
+        self.display = AnswerDisplay(language: draft.response.language, say: say)
         self.place = FormPlace(cursor: draft.cursor, sectionCount: questionnaire.sections.count)
         self.baseRevision = draft.baseRevision
     }
@@ -119,7 +119,7 @@ public final class FormSession {
         case .patient(let field): try answerPatient(field, trimmed)
         case .question(let position): try answerQuestion(at: position, trimmed)
         case .end:
-            if ["finish", "yes", "y"].contains(trimmed.lowercased()) { return try finish() }
+            if ["finish", "yes", "y"].contains(trimmed.lowercased()) || TextFold.fold(trimmed) == TextFold.fold(say(.yes)) { return try finish() }
             io.write(say(.finishPrompt))
         }
         return nil

@@ -16,7 +16,7 @@ extension LocalStore.Configuration {
     /// `ask` shows its prompt and returns what was typed without echo; nil when nobody can answer
     /// (or the person ended the input).
     public static func standard(
-        environment: [String: String], ask: (@Sendable (String) -> String?)?, wording: PassphraseWording = PassphraseWording()
+        environment: [String: String], ask: (@Sendable (String) -> String?)?, wording: PassphraseWording
     ) -> LocalStore.Configuration {
         let given = environment["INTAKE_PASSPHRASE"].flatMap { $0.isEmpty ? nil : $0 }
         let asked = AskedOnce()
@@ -74,21 +74,30 @@ extension LocalStore.Configuration {
     }
 }
 
-/// What the passphrase prompts say, each ending as it is shown (a prompt with its space, a
-/// notice with its line break): English here; the command line gives its own language's.
+/// What the passphrase prompts say, in the person's language (the command line takes them from
+/// its message catalogue), each ending as it is shown: a prompt with its space, a notice with its
+/// line break. `choose` must say that the passphrase cannot be recovered.
 public struct PassphraseWording: Sendable {
-    public var unlock = "Passphrase of the local store: "
-    public var wrong: @Sendable (_ triesLeft: Int) -> String = { left in "Wrong passphrase (\(left) tr\(left == 1 ? "y" : "ies") left). " }
-    public var choose = """
-        Choose a passphrase for the drafts and queue on this machine. It cannot be recovered: \
-        if it is forgotten, nobody can read what waits here. (At least 8 characters.)\n
-        """
-    public var new = "New passphrase: "
-    public var again = "Type it again: "
-    public var tooShort = "That is shorter than 8 characters; choose a longer one.\n"
-    public var differ = "The two differ; choose it again.\n"
+    public var unlock: String
+    public var wrong: @Sendable (_ triesLeft: Int) -> String
+    public var choose: String
+    public var new: String
+    public var again: String
+    public var tooShort: String
+    public var differ: String
 
-    public init() {}
+    public init(
+        unlock: String, wrong: @escaping @Sendable (_ triesLeft: Int) -> String, choose: String, new: String, again: String,
+        tooShort: String, differ: String
+    ) {
+        self.unlock = unlock
+        self.wrong = wrong
+        self.choose = choose
+        self.new = new
+        self.again = again
+        self.tooShort = tooShort
+        self.differ = differ
+    }
 }
 
 /// A passphrase asked once per process, or again after it was found wrong.

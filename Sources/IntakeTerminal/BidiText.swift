@@ -20,12 +20,12 @@ public enum BidiMode: String, Sendable, CaseIterable {
     /// Lines are sent as they are.
     case off
 
-    /// `INTAKE_BIDI` when set; otherwise `off` when the output is not a terminal (a file or a
-    /// pipe gets the text as it is), `marks` in terminals known to do bidi themselves (VTE,
-    /// Konsole, mlterm) unless inside tmux or screen, and `reorder` everywhere else.
+    /// `off` when the output is not a terminal: a file or a pipe gets the text as it is, whatever
+    /// the setting. Otherwise `INTAKE_BIDI` when set; else `marks` in terminals known to do bidi
+    /// themselves (VTE, Konsole, mlterm) unless inside tmux or screen, and `reorder` everywhere else.
     public static func from(environment: [String: String], terminal: Bool = isatty(STDOUT_FILENO) == 1) -> BidiMode {
-        if let chosen = environment["INTAKE_BIDI"].flatMap({ BidiMode(rawValue: $0.lowercased()) }) { return chosen }
         guard terminal else { return .off }
+        if let chosen = environment["INTAKE_BIDI"].flatMap({ BidiMode(rawValue: $0.lowercased()) }) { return chosen }
         let term = environment["TERM"] ?? ""
         let multiplexed =
             environment["TMUX"] != nil || environment["STY"] != nil || term.hasPrefix("screen") || term.hasPrefix("tmux")
@@ -126,21 +126,26 @@ public enum BidiText {
     /// right-to-left line, neutrals between two runs of one direction take it, and mirrored
     /// brackets turn to face the right way.
     static func visual(_ line: String, rightToLeft: Bool) -> String {
-        let characters = Array(line)
-        let (order, levels) = displayOrder(characters, rightToLeft: rightToLeft)
-        // L4: a bracket at an odd level shows its mirror.
-        return String(order.map { levels[$0] % 2 == 1 ? mirrored(characters[$0]) : characters[$0] })
+        String(displayed(Array(line), rightToLeft: rightToLeft).cells)
     }
 
-    /// A line being typed, for a terminal without bidi: its letters joined (one cell each, no
-    /// ligature, so that each character keeps its own place) and in display order. `order[i]`
-    /// is the character shown in the `i`th place; `rightToLeft` whether the paragraph is.
-    public static func layout(_ line: String, rightToLeft: Bool) -> (text: String, order: [Int], rightToLeft: Bool) {
+    /// `characters` in display order (`order[i]` is the one shown in the `i`th place), each at an
+    /// odd level showing its mirror (L4: a bracket turns to face the right way).
+    private static func displayed(_ characters: [Character], rightToLeft: Bool) -> (cells: [Character], order: [Int]) {
+        let (order, levels) = displayOrder(characters, rightToLeft: rightToLeft)
+        return (order.map { levels[$0] % 2 == 1 ? mirrored(characters[$0]) : characters[$0] }, order)
+    }
+
+    /// A line being typed, for a terminal without bidi: its characters (as the string's own,
+    /// grapheme clusters) joined without ligatures, so that each keeps its own cell, and in
+    /// display order. `cells[i]` shows character `order[i]`; `rightToLeft` whether the paragraph is.
+    public static func layout(_ line: String, rightToLeft: Bool) -> (cells: [Character], order: [Int], rightToLeft: Bool) {
         let paragraphRTL = rightToLeft || firstStrong(in: line) == .right
-        let characters = Array(ArabicShaping.shaped(line, ligatures: false))
-        guard characters.count == line.count else { return (line, Array(0..<line.count), false) }
-        let (order, levels) = displayOrder(characters, rightToLeft: paragraphRTL)
-        return (String(order.map { levels[$0] % 2 == 1 ? mirrored(characters[$0]) : characters[$0] }), order, paragraphRTL)
+        let characters = Array(line)
+        var shaped = Array(ArabicShaping.shaped(line, ligatures: false))
+        if shaped.count != characters.count { shaped = characters }
+        let (cells, order) = displayed(shaped, rightToLeft: paragraphRTL)
+        return (cells, order, paragraphRTL)
     }
 
     /// Whether `text` holds a right-to-left letter.
@@ -262,6 +267,15 @@ extension String {
         var text = self
         while text.last == " " { text.removeLast() }
         return text
+    }
+}
+
+extension TerminalText {
+    /// `text` as a terminal in `bidi` mode should get it: control characters escaped (``escaped(_:lines:)``),
+    /// then right-to-left lines laid out (``BidiText/render(_:mode:rightToLeft:width:)``) for the
+    /// width of the terminal `fd` is.
+    public static func shown(_ text: String, bidi: BidiMode, rightToLeft: Bool, fd: Int32 = STDOUT_FILENO) -> String {
+        BidiText.render(escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: TerminalSize.columns(fd))
     }
 }
 

@@ -208,10 +208,7 @@ public final class LineEditor {
     /// Draws the prompt and the line again, and puts the cursor where it is in the line.
     private func render(_ state: State) {
         let typed = String(state.text)
-        if bidi == .reorder, BidiText.hasRightToLeft(typed) {
-            renderLaidOut(state, typed)
-            return
-        }
+        if bidi == .reorder, BidiText.hasRightToLeft(typed), renderLaidOut(state, typed) { return }
         // A line longer than the terminal scrolls sideways: the part around the cursor shows,
         // so the line never wraps (which would leave earlier drawings on the screen).
         let room = max(10, columns - TerminalText.columns(of: state.prompt) - 1)
@@ -241,19 +238,24 @@ public final class LineEditor {
 
     /// The line in display order; the cursor on the character it stands before, or, at the end
     /// of a right-to-left line, just left of it, where the next letter will show.
-    private func renderLaidOut(_ state: State, _ typed: String) {
+    /// A line too long for the terminal is drawn as typed instead, scrolling sideways.
+    private func renderLaidOut(_ state: State, _ typed: String) -> Bool {
         let laid = BidiText.layout(typed, rightToLeft: rightToLeft)
-        let widths = laid.text.map(TerminalText.columns(of:))
+        let widths = laid.cells.map(TerminalText.columns(of:))
         let total = widths.reduce(0, +)
+        guard total <= columns - TerminalText.columns(of: state.prompt) - 2 else { return false }
+        // Keys typed are characters of their own; the line's characters join a mark to its letter.
+        let cursor = String(state.text[..<state.cursor]).count
         let column: Int
-        if state.cursor < state.text.count, let place = laid.order.firstIndex(of: state.cursor) {
+        if cursor < laid.order.count, let place = laid.order.firstIndex(of: cursor) {
             column = widths[..<place].reduce(0, +)
         } else {
             column = laid.rightToLeft ? -1 : total
         }
-        var out = "\r" + state.prompt + laid.text + "\u{1B}[K"
+        var out = "\r" + state.prompt + String(laid.cells) + "\u{1B}[K"
         if total - column > 0 { out += "\u{1B}[\(total - column)D" }
         Console.write(out, to: output)
+        return true
     }
 
     private func readByte() -> UInt8? {

@@ -80,6 +80,23 @@ struct FieldworkSessionTests {
         #expect(try session(ScriptedIO(), interactive: false).chooseDraft(resume: true, draftId: prefix)?.response.id == only.response.id)
     }
 
+    /// The person's language (the locale) starts new records in it; a draft resumed keeps its own.
+    @Test func thePreferredLanguageStartsNewRecordsAndLeavesResumedDraftsAsTheyAre() async throws {
+        let english = try saveDraft(family: "Haddad", given: "Amina")
+        var resumed = session(ScriptedIO([":quit"]), interactive: false)
+        resumed.preferredLanguage = "ar"
+        _ = try await resumed.run(resume: true, draftId: String(english.response.id.uuidString.prefix(8)), language: nil)
+        #expect(try store.draft(id: english.response.id)?.response.language == nil, "still English")
+
+        let io = ScriptedIO(["ليلى", ":quit"])
+        var fresh = session(io, interactive: false)
+        fresh.preferredLanguage = "ar"
+        _ = try await fresh.run(resume: false, draftId: nil, language: nil)
+        let started = try #require(try store.summaries().first { $0.id != english.response.id })
+        #expect(try store.draft(id: started.id)?.response.language == "ar")
+        #expect(io.transcript.contains("── بيانات المريض ──"), "\(io.transcript)")
+    }
+
     @Test func anUnknownTranslationIsRefusedBeforeAnythingStarts() async throws {
         let error = await #expect(throws: FieldworkError.self) {
             _ = try await session(ScriptedIO()).run(resume: false, draftId: nil, language: "fr")
@@ -148,5 +165,15 @@ struct OfflineMatchingTests {
         #expect(!PatientFinder.matches(patient, LookupCriteria(familyName: "الحسن")))
         let latin = PatientIdentification(givenName: "Şahin", familyName: "Côté", dateOfBirth: nil, sex: .male, externalId: nil)
         #expect(PatientFinder.matches(latin, LookupCriteria(givenName: "sahin")) && PatientFinder.matches(latin, LookupCriteria(familyName: "COTE")))
+        let spaced = PatientIdentification(givenName: "Ben  Osman", familyName: "X", dateOfBirth: nil, sex: .male, externalId: nil)
+        #expect(PatientFinder.matches(spaced, LookupCriteria(givenName: "ben osman")), "spaces count as on the server")
+    }
+
+    /// A table holding an Arabic name keeps its columns on screen: each cell ends with a mark.
+    @Test func aTableRowWithRightToLeftTextMarksEachCell() {
+        #expect(TextTable.row(["1", "Haddad", "1990"], widths: [3, 8]) == "1   Haddad   1990", "Latin rows as before")
+        let row = TextTable.row(["1", "الأحمد", "1990"], widths: [3, 8])
+        #expect(row == "1\u{200E}   الأحمد\u{200E}   1990\u{200E}", "columns as wide as before")
+        #expect(TextTable.row(["1", "abc"], widths: [3], rightToLeft: true) == "1\u{200F}   abc\u{200F}")
     }
 }

@@ -55,6 +55,24 @@ struct ArabicFormTests {
         }
     }
 
+    @Test func aQuestionnaireWrittenInArabicSpeaksArabicWithoutAskingForIt() throws {
+        func file(_ name: String, _ text: String) -> (String, QuestionnaireFiles.File) {
+            (name, .init(path: "q/\(name)", bytes: Array(text.utf8)))
+        }
+        let arabicFirst = try QuestionnaireLoader.load(
+            QuestionnaireFiles(
+                directory: "q",
+                files: Dictionary(uniqueKeysWithValues: [
+                    file("manifest.txt", "id: t\ntitle: اختبار\ntitle.en: Test\nlanguages: ar, en\n"),
+                    file("1-a.txt", "@title الصحة\nالعمر | id: age | integer 0..120 | required\n"),
+                    file("1-a.en.txt", "@title Health\nAge | id: age\n"),
+                ])))
+        let io = ScriptedIO(["ليلى", ":quit"])
+        let draft = Draft(response: PatientResponse(questionnaire: arabicFirst.reference, collector: "c", deviceId: "d"))
+        _ = try FormSession(questionnaire: arabicFirst, draft: draft, io: io, today: today) { _ in }.run()
+        #expect(io.transcript.contains("── بيانات المريض ──") && io.transcript.contains("حُفظت المسودة."), "\(io.transcript)")
+    }
+
     @Test func whatCannotBeCompletedIsSaidInArabic() throws {
         let (_, io) = try run(["ليلى", "الأحمد", "", "ذكر", "", ":finish"])
         #expect(io.transcript.contains("لا يمكن إكمال السجل بعد:"), "\(io.transcript)")
@@ -79,7 +97,8 @@ struct ArabicFormTests {
             .complete(id: "i", answers: 2), .couldNotSave("e"), .savedAgain, .quitNeedsRoom, .finishNeedsRoom, .nothingTyped,
             .draftSaved(resume: "r"), .sending(host: "h", seconds: 5), .sent, .alreadySent, .savedAsRevision(2),
             .savedOffline(waiting: 2, reason: "r"), .refused("m"), .refusedDraftAgain, .inputEndedBlank, .inputEnded(resume: "r"),
-            .unfinishedDrafts, .resumeWhich, .pickNumber(3),
+            .unfinishedDrafts, .resumeWhich, .pickNumber(3), .draftColumns, .draftAtPatient, .draftAtStart, .editOfRevision(2),
+            .heldBack("r"), .staleEdit(current: 3), .matchSource("server"), .offlineSearch(copy: nil),
             .serverNotSearched("p"), .searchForPatient, .searchPrompt(.familyName), .searchPrompt(.dateOfBirth), .dateOfBirthLeftOut,
             .noPatientMatches, .matchColumns, .openWhich,
             .nothingWaits, .recordsWait(2), .recordsSetAside(1), .answersWait(3), .noDrafts, .draftsWait(2), .notSignedIn,
@@ -92,6 +111,7 @@ struct ArabicFormTests {
         ]
         let arabic = FormLanguage("ar")
         #expect(arabic.isRightToLeft && !FormLanguage(nil).isRightToLeft)
+        #expect(arabic(.chosen("x")) == "  ← x", "the arrow points the way the line reads")
         for sample in samples {
             let text = arabic(sample)
             #expect(text.unicodeScalars.contains { (0x0621...0x064A).contains($0.value) }, "not Arabic: \(text)")

@@ -14,6 +14,11 @@ public enum TextFold {
         return String(String.UnicodeScalarView(folded.unicodeScalars.map { asciiDigit($0) ?? $0 }))
     }
 
+    /// A whole number typed in either digit set (`٣`, ` 3 `); nil when the text is not one.
+    public static func number(_ text: String) -> Int? {
+        Int(asciiDigits(text.trimmingCharacters(in: .whitespaces)))
+    }
+
     /// The ASCII digit of an Arabic-Indic (`٠…٩`) or Persian (`۰…۹`) digit.
     static func asciiDigit(_ scalar: Unicode.Scalar) -> Unicode.Scalar? {
         switch scalar.value {

@@ -62,6 +62,8 @@ enum ArabicText {
         case .severalMatchTypeMore(let typed): "أكثر من اختيار يطابق «\(typed)»؛ اكتب مزيدًا من الاسم، أو رقمه أو رمزه:"
         case .severalMatchPickNumber(let typed): "أكثر من اختيار يطابق «\(typed)»؛ اكتب رقم الاختيار المقصود، أو اكتب الإجابة من جديد:"
         case .didYouMean(let typed): "«\(typed)» ليس اختيارًا؛ هل تقصد هذا؟ اكتب 1 لاختياره، أو اكتب الإجابة من جديد:"
+        // The arrow points the way the line reads.
+        case .chosen(let labels): "  ← \(labels)"
         case .outOfRange(let below, let limit): below ? "الإجابة أقل من الحد الأدنى \(limit)." : "الإجابة أكبر من الحد الأقصى \(limit)."
         case .answerProblem(let problem): "الإجابة غير مقبولة (\(latin(problem)))."
         case .questionRequired: "هذا السؤال مطلوب. أجب عنه، أو اكتب \(latin(":skip")) للعودة إليه لاحقًا."
@@ -133,9 +135,17 @@ enum ArabicText {
             "حُفظ دون اتصال (\(latin(reason))): السجلات المنتظرة \(waiting)، مشفّرة على هذا الجهاز. ارفعها بالأمر \(latin("intake flush"))."
         case .refused(let message): "رفض الخادم السجل: \(latin(message))"
         case .refusedDraftAgain: "عاد السجل مسودة؛ صحّحه بالأمر: \(latin("intake fill --resume"))"
+        case .heldBack(let reason):
+            "على الخادم سجل آخر بهذا المعرّف (\(latin(reason))). السجل باقٍ في قائمة الانتظار، منحّى جانبًا: انظر \(latin("intake queue list"))."
+        case .staleEdit(let current):
+            "حفظ شخص آخر هذا السجل على الخادم (المراجعة الآن \(current)) بعد أن فتحته، فلم تُحفظ تغييراتك فوق تغييراته. تغييراتك محفوظة مسودةً؛ ابحث عن السجل من جديد (\(latin("intake lookup"))) وطبّقها على النسخة الحالية."
         case .inputEndedBlank: "انتهى الإدخال قبل كتابة أي شيء؛ لم تُحفظ أي مسودة."
         case .inputEnded(let resume): "انتهى الإدخال قبل إكمال السجل. المسودة محفوظة: \(latin("intake fill --resume \(resume)"))"
 
+        case .draftColumns: "#|المعرّف|الاستبيان|الإجابات|عند|المريض|آخر تعديل"
+        case .draftAtPatient: "المريض"
+        case .draftAtStart: "البداية"
+        case .editOfRevision(let revision): "(تعديل المراجعة \(revision))"
         case .unfinishedDrafts: "مسودات لم تكتمل:"
         case .resumeWhich: "أي مسودة تتابع (رقمها)، أو اضغط Enter لسجل جديد؟ "
         case .pickNumber(let count): "اكتب رقمًا من 1 إلى \(count)، أو اضغط Enter."
@@ -147,6 +157,16 @@ enum ArabicText {
         case .dateOfBirthLeftOut: "(تاريخ الميلاد ليس بصيغة \(latin("YYYY-MM-DD")) فتُرك خارج البحث.)"
         case .noPatientMatches: "لا يوجد مريض مطابق."
         case .matchColumns: "#|المكان|المعرّف|الاسم|الميلاد|الجنس|الرقم المرجعي"
+        case .matchSource(let source):
+            switch source {
+            case "server": "الخادم"
+            case "draft": "مسودة"
+            case "queued": "الانتظار"
+            case "synced": "نسخة"
+            default: latin(source)
+            }
+        case .offlineSearch(let copy):
+            "دون اتصال: البحث في المسودات وقائمة الانتظار و\(copy.map(latin) ?? "لا نسخة متزامنة (شغّل \(latin("intake sync")) عند الاتصال)")."
         case .openWhich: "أي نتيجة تفتح (رقمها)، أو اضغط Enter للبحث من جديد؟ "
 
         case .nothingWaits: "لا شيء ينتظر الإرسال."

@@ -45,6 +45,7 @@ enum EnglishText {
         case .severalMatchPickNumber(let typed):
             "Several choices match '\(typed)'; type the number of the one you mean, or type the answer again:"
         case .didYouMean(let typed): "'\(typed)' is not a choice; did you mean this one? Type 1 to choose it, or type the answer again:"
+        case .chosen(let labels): "  → \(labels)"
         case .outOfRange(let below, let limit): below ? "The answer is below the minimum \(limit)." : "The answer is above the maximum \(limit)."
         case .answerProblem(let problem): problem.prefix(1).uppercased() + problem.dropFirst() + "."
         case .questionRequired: "This question is required. Answer it, or type :skip to come back to it later."
@@ -108,9 +109,17 @@ enum EnglishText {
             "Saved offline (\(reason)): \(waiting) record\(waiting == 1 ? "" : "s") waiting, encrypted on this machine. Upload with 'intake flush'."
         case .refused(let message): "The server refused the record: \(message)"
         case .refusedDraftAgain: "The record is a draft again; fix it with: intake fill --resume"
+        case .heldBack(let reason):
+            "The server has a different record with this id (\(reason)). It is kept in the queue, set aside: see 'intake queue list'."
+        case .staleEdit(let current):
+            "Someone saved this record on the server (now revision \(current)) after you loaded it, so your changes were not saved over theirs. They are kept as a draft; look the record up again ('intake lookup') and apply them to the current version."
         case .inputEndedBlank: "Input ended before anything was typed; no draft was kept."
         case .inputEnded(let resume): "Input ended before the record was finished. The draft is saved: intake fill --resume \(resume)"
 
+        case .draftColumns: "#|ID|QUESTIONNAIRE|ANSWERS|AT|PATIENT|UPDATED"
+        case .draftAtPatient: "patient"
+        case .draftAtStart: "start"
+        case .editOfRevision(let revision): "(edit of revision \(revision))"
         case .unfinishedDrafts: "Unfinished drafts:"
         case .resumeWhich: "Resume which (number), or press Enter for a new record? "
         case .pickNumber(let count): "Please type a number from 1 to \(count), or press Enter."
@@ -121,6 +130,8 @@ enum EnglishText {
         case .dateOfBirthLeftOut: "(The date of birth was not YYYY-MM-DD and is left out.)"
         case .noPatientMatches: "No patient matches."
         case .matchColumns: "#|WHERE|ID|NAME|BORN|SEX|EXTERNAL ID"
+        case .matchSource(let source): source
+        case .offlineSearch(let copy): "Offline: searching drafts, the queue and \(copy ?? "no synced copy (run 'intake sync' while online)")."
         case .openWhich: "Open which (number), or press Enter to search again? "
 
         case .nothingWaits: "Nothing waits to be sent."

@@ -41,6 +41,8 @@ public enum FormText: Sendable {
     case severalMatchTypeMore(String)
     case severalMatchPickNumber(String)
     case didYouMean(String)
+    /// What a partial or numbered answer picked: `  → Saudi Arabia`.
+    case chosen(String)
     case outOfRange(below: Bool, limit: String)
     case answerProblem(String)
     case questionRequired
@@ -93,10 +95,16 @@ public enum FormText: Sendable {
     case savedOffline(waiting: Int, reason: String)
     case refused(String)
     case refusedDraftAgain
+    case heldBack(String)
+    case staleEdit(current: Int)
     case inputEndedBlank
     case inputEnded(resume: String)
 
-    // Picking a draft (IntakeFieldwork's FillSession).
+    // Picking a draft (IntakeFieldwork's FillSession), and `intake drafts list`.
+    case draftColumns
+    case draftAtPatient
+    case draftAtStart
+    case editOfRevision(Int)
     case unfinishedDrafts
     case resumeWhich
     case pickNumber(Int)
@@ -108,6 +116,9 @@ public enum FormText: Sendable {
     case dateOfBirthLeftOut
     case noPatientMatches
     case matchColumns
+    /// Where a match was found: `server`, `draft`, `queued`, `synced`.
+    case matchSource(String)
+    case offlineSearch(copy: String?)
     case openWhich
 
     // `intake status`.

@@ -24,7 +24,7 @@ struct DraftsCommand: ParsableCommand {
                 print("No drafts. Start one with 'intake fill'.")
                 return
             }
-            TextTable.drafts(summaries).forEach { print($0) }
+            TextTable.drafts(summaries, say: Language.say).forEach { print($0) }
         }
     }
 
@@ -38,7 +38,7 @@ struct DraftsCommand: ParsableCommand {
 
         func run() throws {
             let draft = try storeOptions.open().draft(idPrefix: id)
-            print(String(decoding: try draft.response.jsonData(pretty: true), as: UTF8.self))
+            printData(String(decoding: try draft.response.jsonData(pretty: true), as: UTF8.self))
         }
     }
 

@@ -55,8 +55,8 @@ struct FillCommand: AsyncParsableCommand {
         // The person's language when the questionnaire speaks it: the whole screen follows,
         // the passphrase prompt included.
         let preferred = Language.say.code.flatMap { questionnaire.languages.contains($0) ? $0 : nil }
-        let chosen = language ?? preferred
-        if let chosen, questionnaire.languages.contains(chosen) { Language.use(FormLanguage(chosen)) }
+        let chosen = language.flatMap { questionnaire.languages.contains($0) ? $0 : nil } ?? preferred
+        Language.use(FormLanguage(chosen ?? questionnaire.baseLanguage))
         let store = try storeOptions.openUnlocked()
         let client = try clientOptions.client(dataDirectory: storeOptions.directory)
         Interruption.install()
@@ -75,6 +75,7 @@ struct FillCommand: AsyncParsableCommand {
             // A new record, whatever drafts there are.
             session.interactive = false
         }
-        try await FormEnding.run { try await session.run(resume: resume, draftId: draftId, language: chosen) }
+        session.preferredLanguage = preferred
+        try await FormEnding.run { try await session.run(resume: resume, draftId: draftId, language: language) }
     }
 }

@@ -38,7 +38,7 @@ struct LookupCommand: AsyncParsableCommand {
         let client = offline ? nil : try clientOptions.client(dataDirectory: storeOptions.directory)
         if offline {
             let copy = try store.syncState().map { "the synced copy of team '\($0.team)' (\($0.count) records, \(Timestamp.string(from: $0.syncedAt)))" }
-            print("Offline: searching drafts, the queue and \(copy ?? "no synced copy (run 'intake sync' while online)").")
+            print(Language.say(.offlineSearch(copy: copy)))
         }
         Interruption.install()
         let session = LookupSession(store: store, client: client, io: StandardIO(), catalog: QuestionnaireCatalog.commandLine, say: Language.say)

@@ -51,7 +51,7 @@ struct QueueCommand: ParsableCommand {
 
         func run() throws {
             let queued = try storeOptions.open().queuedRecord(idPrefix: id)
-            print(String(decoding: try queued.response.jsonData(pretty: true), as: UTF8.self))
+            printData(String(decoding: try queued.response.jsonData(pretty: true), as: UTF8.self))
         }
     }
 

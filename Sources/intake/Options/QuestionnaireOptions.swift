@@ -45,5 +45,5 @@ extension QuestionnaireCatalog {
 
 /// Writes to standard error.
 func printError(_ text: String) {
-    Console.error(TerminalText.escaped(text, lines: true) + "\n")
+    Console.error(TerminalText.shown(text, bidi: Language.errorBidi, rightToLeft: Language.say.isRightToLeft, fd: STDERR_FILENO) + "\n")
 }

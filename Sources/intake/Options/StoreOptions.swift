@@ -17,7 +17,7 @@ struct StoreOptions: ParsableArguments {
         dataDirectory.map { URL(fileURLWithPath: $0) } ?? LocalStore.defaultDirectory()
     }
 
-    /// Opens the store (``LocalStore/Configuration/standard(environment:ask:)``), asking for a
+    /// Opens the store (``LocalStore/Configuration/standard(environment:ask:wording:)``), asking for a
     /// passphrase on the terminal when it needs one and none is set.
     func open() throws -> LocalStore {
         let ask: (@Sendable (String) -> String?)? = isatty(STDIN_FILENO) == 1 ? Self.askOnTerminal : nil

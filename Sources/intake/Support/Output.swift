@@ -10,10 +10,13 @@ import IntakeTerminal
 /// screen of whoever reads it, and a closed pipe ends the command quietly (``Console``).
 func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
     let text = items.map { String(describing: $0) }.joined(separator: separator)
-    let shown = BidiText.render(
-        TerminalText.escaped(text, lines: true), mode: Language.bidi, rightToLeft: Language.say.isRightToLeft,
-        width: TerminalSize.columns(STDOUT_FILENO))
-    Console.out(shown + terminator)
+    Console.out(TerminalText.shown(text, bidi: Language.bidi, rightToLeft: Language.say.isRightToLeft) + terminator)
+}
+
+/// Prints data to keep as it is (a record's JSON): control characters escaped, nothing laid out,
+/// so what is copied or saved from it reads back the same.
+func printData(_ text: String) {
+    Console.out(TerminalText.escaped(text, lines: true) + "\n")
 }
 
 /// The language commands speak (`INTAKE_LANGUAGE` or the locale; see ``FormLanguage/preferred(environment:)``),
@@ -22,6 +25,7 @@ enum Language {
     /// Set once, before a command's work starts (`intake fill --language ar` chooses its own).
     nonisolated(unsafe) private(set) static var say = FormLanguage.preferred(environment: ProcessInfo.processInfo.environment)
     static let bidi = BidiMode.from(environment: ProcessInfo.processInfo.environment)
+    static let errorBidi = BidiMode.from(environment: ProcessInfo.processInfo.environment, terminal: isatty(STDERR_FILENO) == 1)
 
     /// Speaks `language` from now on: messages, passphrase prompts, what Ctrl-C says.
     static func use(_ language: FormLanguage) {
@@ -31,23 +35,18 @@ enum Language {
 
     /// `text` laid out for this terminal in the language's direction.
     static func shown(_ text: String) -> String {
-        BidiText.render(text, mode: bidi, rightToLeft: say.isRightToLeft)
+        BidiText.render(text, mode: errorBidi, rightToLeft: say.isRightToLeft, width: TerminalSize.columns(STDERR_FILENO))
     }
 
     /// The passphrase prompts in this language, laid out for the terminal they are asked on.
     static var passphraseWording: PassphraseWording {
-        var wording = PassphraseWording()
-        guard say.code != nil else { return wording }
         let say = say
-        wording.unlock = shown(say(.passphrasePrompt))
-        let bidi = bidi
-        wording.wrong = { left in BidiText.render(say(.wrongPassphrase(triesLeft: left)), mode: bidi, rightToLeft: say.isRightToLeft) }
-        wording.choose = shown(say(.choosePassphrase))
-        wording.new = shown(say(.newPassphrase))
-        wording.again = shown(say(.typeItAgain))
-        wording.tooShort = shown(say(.passphraseTooShort))
-        wording.differ = shown(say(.passphrasesDiffer))
-        return wording
+        let bidi = errorBidi
+        return PassphraseWording(
+            unlock: shown(say(.passphrasePrompt)),
+            wrong: { left in BidiText.render(say(.wrongPassphrase(triesLeft: left)), mode: bidi, rightToLeft: say.isRightToLeft) },
+            choose: shown(say(.choosePassphrase)), new: shown(say(.newPassphrase)), again: shown(say(.typeItAgain)),
+            tooShort: shown(say(.passphraseTooShort)), differ: shown(say(.passphrasesDiffer)))
     }
 }
 
