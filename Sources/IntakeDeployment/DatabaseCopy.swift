@@ -126,7 +126,7 @@ struct CopiedTable: Sendable {
             source: "questionnaire", target: "questionnaire",
             columns: [
                 ("id", .text), ("version", .text), ("title", .text), ("questionCount", .integer), ("files", .text), ("lists", .text),
-                ("publishedAt", .real),
+                ("publishedAt", .real), ("state", .text), ("stateChangedAt", .real), ("stateChangedBy", .text),
             ], order: "id, version"),
         CopiedTable(
             source: "record", target: "record",

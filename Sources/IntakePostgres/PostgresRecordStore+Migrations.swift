@@ -550,6 +550,14 @@ extension PostgresRecordStore {
             ]
         ),
         ("v24: name keys with Arabic letter variants made one, tatweel and harakat left out", arabicNameKeys),
+        (
+            // Versions stored before were published as they were stored.
+            "v25: a questionnaire version's state: draft, published, closed or retired",
+            [
+                "ALTER TABLE questionnaire ADD COLUMN state TEXT NOT NULL DEFAULT 'published'",
+                "ALTER TABLE questionnaire ADD COLUMN stateChangedAt DOUBLE PRECISION", "ALTER TABLE questionnaire ADD COLUMN stateChangedBy TEXT",
+            ]
+        ),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

@@ -7,8 +7,9 @@ extension PostgresRecordStore {
         let files = try Self.json(q.files), lists = try Self.json(q.lists)
         let rows = try await client.query(
             """
-            INSERT INTO questionnaire (id, version, title, questionCount, files, lists, publishedAt)
-            VALUES (\(q.id), \(q.version), \(q.title), \(q.questionCount), \(files), \(lists), \(Self.timestamp(q.publishedAt)))
+            INSERT INTO questionnaire (id, version, title, questionCount, files, lists, publishedAt, state, stateChangedAt, stateChangedBy)
+            VALUES (\(q.id), \(q.version), \(q.title), \(q.questionCount), \(files), \(lists), \(Self.timestamp(q.publishedAt)),
+                    \(q.status.state.rawValue), \(q.status.changedAt.map(Self.timestamp)), \(q.status.changedBy))
             ON CONFLICT (id, version) DO NOTHING RETURNING id
             """, logger: Self.logger
         ).collect()
@@ -27,15 +28,47 @@ extension PostgresRecordStore {
         ).collect().map(Self.questionnaire)
     }
 
-    private static let questionnaireColumns = "id, version, title, questionCount, files, lists, publishedAt"
+    public func questionnaireStatus(id: String, version: String) async throws -> QuestionnaireStatus? {
+        try await client.query(
+            "SELECT state, stateChangedAt, stateChangedBy FROM questionnaire WHERE id = \(id) AND version = \(version)", logger: Self.logger
+        ).collect().first.map { row in
+            let (state, changedAt, changedBy) = try row.decode((String, Double?, String?).self)
+            return Self.status(state, changedAt, changedBy)
+        }
+    }
+
+    public func changeQuestionnaireState(
+        id: String, version: String, from: QuestionnaireState, to: QuestionnaireState, by user: String, at time: Date
+    ) async throws -> Bool {
+        try await transaction { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE questionnaire SET state = \(to.rawValue), stateChangedAt = \(Self.timestamp(time)), stateChangedBy = \(user)
+                WHERE id = \(id) AND version = \(version) AND state = \(from.rawValue) RETURNING id
+                """, logger: Self.logger
+            ).collect()
+            guard !rows.isEmpty else { return false }
+            _ = try await Self.appendAudit(
+                [AuditEntry(at: time, actor: user, action: .questionnaireState, subject: "\(id)@\(version)", details: ["from": from.rawValue, "to": to.rawValue])],
+                connection)
+            return true
+        }
+    }
+
+    private static func status(_ state: String, _ changedAt: Double?, _ changedBy: String?) -> QuestionnaireStatus {
+        QuestionnaireStatus(state: QuestionnaireState(rawValue: state) ?? .published, changedAt: changedAt.map(date), changedBy: changedBy)
+    }
+
+    private static let questionnaireColumns = "id, version, title, questionCount, files, lists, publishedAt, state, stateChangedAt, stateChangedBy"
 
     private static func questionnaire(_ row: PostgresRow) throws -> PublishedQuestionnaire {
-        let (id, version, title, questionCount, files, lists, publishedAt) = try row.decode(
-            (String, String, String, Int, String, String, Double).self)
+        let (id, version, title, questionCount, files, lists, publishedAt, state, changedAt, changedBy) = try row.decode(
+            (String, String, String, Int, String, String, Double, String, Double?, String?).self)
         return PublishedQuestionnaire(
             id: id, version: version, title: title, questionCount: questionCount,
             files: try JSONDecoder().decode([String: String].self, from: Data(files.utf8)),
-            lists: try JSONDecoder().decode([String: String].self, from: Data(lists.utf8)), publishedAt: date(publishedAt))
+            lists: try JSONDecoder().decode([String: String].self, from: Data(lists.utf8)), publishedAt: date(publishedAt),
+            status: status(state, changedAt, changedBy))
     }
 
     static func json(_ value: [String: String]) throws -> String {

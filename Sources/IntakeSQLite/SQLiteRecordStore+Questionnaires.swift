@@ -9,10 +9,13 @@ extension SQLiteRecordStore {
         return try await database.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO questionnaire (id, version, title, questionCount, files, lists, publishedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id, version) DO NOTHING
+                    INSERT INTO questionnaire (id, version, title, questionCount, files, lists, publishedAt, state, stateChangedAt, stateChangedBy)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id, version) DO NOTHING
                     """,
-                arguments: [q.id, q.version, q.title, q.questionCount, files, lists, Self.timestamp(q.publishedAt)])
+                arguments: [
+                    q.id, q.version, q.title, q.questionCount, files, lists, Self.timestamp(q.publishedAt), q.status.state.rawValue,
+                    q.status.changedAt.map(Self.timestamp), q.status.changedBy,
+                ])
             return db.changesCount > 0
         }
     }
@@ -30,12 +33,41 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func questionnaireStatus(id: String, version: String) async throws -> QuestionnaireStatus? {
+        try await database.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT state, stateChangedAt, stateChangedBy FROM questionnaire WHERE id = ? AND version = ?", arguments: [id, version]
+            ).map(Self.questionnaireStatus)
+        }
+    }
+
+    public func changeQuestionnaireState(
+        id: String, version: String, from: QuestionnaireState, to: QuestionnaireState, by user: String, at time: Date
+    ) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE questionnaire SET state = ?, stateChangedAt = ?, stateChangedBy = ? WHERE id = ? AND version = ? AND state = ?",
+                arguments: [to.rawValue, Self.timestamp(time), user, id, version, from.rawValue])
+            guard db.changesCount > 0 else { return false }
+            _ = try Self.appendAudit(
+                [AuditEntry(at: time, actor: user, action: .questionnaireState, subject: "\(id)@\(version)", details: ["from": from.rawValue, "to": to.rawValue])],
+                db)
+            return true
+        }
+    }
+
+    static func questionnaireStatus(_ row: Row) -> QuestionnaireStatus {
+        QuestionnaireStatus(
+            state: QuestionnaireState(rawValue: row["state"]) ?? .published, changedAt: (row["stateChangedAt"] as Double?).map(date),
+            changedBy: row["stateChangedBy"])
+    }
+
     static func questionnaire(_ row: Row) throws -> PublishedQuestionnaire {
         PublishedQuestionnaire(
             id: row["id"], version: row["version"], title: row["title"], questionCount: row["questionCount"],
             files: try JSONDecoder().decode([String: String].self, from: Data((row["files"] as String).utf8)),
             lists: try JSONDecoder().decode([String: String].self, from: Data((row["lists"] as String).utf8)),
-            publishedAt: date(row["publishedAt"]))
+            publishedAt: date(row["publishedAt"]), status: questionnaireStatus(row))
     }
 
     static func json(_ value: [String: String]) throws -> String {

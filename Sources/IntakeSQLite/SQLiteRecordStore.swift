@@ -541,6 +541,15 @@ extension SQLiteRecordStore {
         migrator.registerMigration("v26: name keys with Arabic letter variants made one, tatweel and harakat left out") { db in
             for statement in arabicNameKeys { try db.execute(sql: statement) }
         }
+        // Versions stored before were published as they were stored.
+        migrator.registerMigration("v27: a questionnaire version's state: draft, published, closed or retired") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE questionnaire ADD COLUMN state TEXT NOT NULL DEFAULT 'published';
+                    ALTER TABLE questionnaire ADD COLUMN stateChangedAt REAL;
+                    ALTER TABLE questionnaire ADD COLUMN stateChangedBy TEXT;
+                    """)
+        }
         return migrator
     }
 

@@ -304,6 +304,33 @@ public enum RecordStoreContract {
         #expect(try await store.questionnaire(id: "q", version: "v9") == nil)
     }
 
+    /// A version's state is kept with it, and changes only from the state the caller saw, with
+    /// its audit event: of two changes racing from one state, one wins.
+    public static func aQuestionnaireStateChangesOnlyFromTheStateSeen(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let drafted = Date(timeIntervalSince1970: 100)
+        let q = PublishedQuestionnaire(
+            id: "q", version: "v1", title: "Q", questionCount: 1, files: ["1-a.txt": "x"], lists: [:], publishedAt: drafted,
+            status: QuestionnaireStatus(state: .draft, changedAt: drafted, changedBy: "cora"))
+        #expect(try await store.publish(q))
+        #expect(try await store.questionnaire(id: "q", version: "v1")?.status == q.status)
+        #expect(try await store.questionnaireStatus(id: "q", version: "v1") == q.status)
+        #expect(try await store.questionnaireStatus(id: "q", version: "v9") == nil)
+
+        let later = Date(timeIntervalSince1970: 200)
+        async let first = store.changeQuestionnaireState(id: "q", version: "v1", from: .draft, to: .published, by: "cora", at: later)
+        async let second = store.changeQuestionnaireState(id: "q", version: "v1", from: .draft, to: .published, by: "dana", at: later)
+        let results = try await [first, second]
+        #expect(results.filter { $0 }.count == 1, "one of two changes from the same state wins: \(results)")
+        let now = try #require(try await store.questionnaireStatus(id: "q", version: "v1"))
+        #expect(now.state == .published && now.changedAt == later && ["cora", "dana"].contains(now.changedBy ?? ""))
+        #expect(try await store.changeQuestionnaireState(id: "q", version: "v9", from: .published, to: .closed, by: "cora", at: later) == false)
+        #expect(try await store.changeQuestionnaireState(id: "q", version: "v1", from: .published, to: .retired, by: "cora", at: later))
+        #expect(try await store.questionnaires().first?.status.state == .retired)
+        let audited = try await store.auditEvents(AuditQuery(action: "questionnaire.state"))
+        #expect(audited.map { $0.details["to"] ?? "" } == ["published", "retired"] && audited.allSatisfy { $0.subject == "q@v1" })
+    }
+
     public static func aRecordKeepsWhoSentItAndWhen(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let team = try await store.createTeam(name: "t", at: Date())

@@ -105,6 +105,9 @@ struct AccessMatrixTests {
                     return json(["files": published.files, "lists": published.lists])
                 }),
             Case(
+                method: .put, route: "/v1/questionnaires/{id}/versions/{version}/state", uri: "/v1/questionnaires/{qid}/versions/{qversion}/state",
+                success: .ok, body: { _, _, _ in json(["state": "published"]) }),
+            Case(
                 method: .post, route: "/v1/records", uri: "/v1/records", success: .created,
                 body: { server, n, _ in json(server.record(seed: UInt64(100 + n))) }),
             Case(

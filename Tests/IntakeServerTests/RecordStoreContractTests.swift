@@ -50,6 +50,10 @@ struct RecordStoreContractTests {
         try await RecordStoreContract.teamsAndUsersAreUniqueByNameAndListedInOrder(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func aQuestionnaireStateChangesOnlyFromTheStateSeen(_ kind: StoreKind) async throws {
+        try await RecordStoreContract.aQuestionnaireStateChangesOnlyFromTheStateSeen(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func questionnairesAreListedNewestFirst(_ kind: StoreKind) async throws {
         try await RecordStoreContract.questionnairesAreListedNewestFirst(kind)
     }

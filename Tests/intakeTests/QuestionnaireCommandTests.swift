@@ -61,3 +61,44 @@ struct QuestionnaireCommandTests {
             } == lines.map { try PatientResponse(jsonData: Data($0.utf8)).id })
     }
 }
+
+/// A coordinator publishes, tries and retires versions with the `intake` command against a real
+/// server; a field machine's record on a retired version is refused, saying where to move it.
+struct QuestionnaireLifecycleCommandTests {
+    @Test func aCoordinatorDraftsPublishesAndRetiresVersionsFromTheCommandLine() throws {
+        var intake = IntakeProcess()
+        let cora = try intake.prepareServerWithCoordinator()
+        let (server, port) = try intake.startServer()
+        defer { server.terminate() }
+        let online = ["--server", "http://127.0.0.1:\(port)", "--token", cora]
+        // Version 2: the bundled questionnaire with another title, in a folder of its own.
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("intake-v2-\(UUID().uuidString)")
+        let folder = root.appendingPathComponent("Questionnaires/refugee-health")
+        try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"), to: folder)
+        let manifest = folder.appendingPathComponent("manifest.txt")
+        try (try String(contentsOf: manifest, encoding: .utf8)).replacingOccurrences(of: "title: Refugee health screening", with: "title: Screening v2")
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        // Its shared choice lists, in the Data/ folder beside Questionnaires/.
+        try FileManager.default.copyItem(at: IntakeProcess.repositoryRoot.appendingPathComponent("Data"), to: root.appendingPathComponent("Data"))
+
+        let drafted = try intake.run(["questionnaire", "publish", folder.path, "--draft"] + online)
+        #expect(drafted.status == 0 && drafted.stdout.contains("Stored as a draft: refugee-health version"), "\(drafted.stdout)\(drafted.stderr)")
+        let v2 = try #require(drafted.stdout.split(separator: " ").first { $0.count == 16 }.map(String.init), "\(drafted.stdout)")
+        let v1 = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")).version
+        let listed = try intake.run(["questionnaire", "versions"] + online)
+        #expect(listed.stdout.contains(v2) && listed.stdout.contains("draft") && listed.stdout.contains("published"), "\(listed.stdout)")
+
+        #expect(try intake.run(["questionnaire", "state", "refugee-health", v2, "published"] + online).stdout.contains("is published (by cora)"))
+        let retired = try intake.run(["questionnaire", "state", "refugee-health", v1, "retired"] + online)
+        #expect(retired.status == 0 && retired.stdout.contains("is retired"), "\(retired.stdout)\(retired.stderr)")
+        let wrong = try intake.run(["questionnaire", "state", "refugee-health", v1, "draft"] + online)
+        #expect(wrong.status == 64 && wrong.stderr.contains("published, closed or retired"), "\(wrong.stderr)")
+
+        // A record filled on version 1 is refused and stays a draft, the message naming version 2.
+        intake.environment["INTAKE_COLLECTOR"] = "cora"
+        let filled = try intake.run(["fill"] + online, input: Answers.all + [":finish"])
+        #expect(filled.status == 1 && filled.stdout.contains("retired") && filled.stdout.contains("move it to version \(v2)"), "\(filled.stdout)\(filled.stderr)")
+        #expect(try intake.run(["drafts", "list"]).stdout.contains("refugee-health"), "kept as a draft")
+    }
+}

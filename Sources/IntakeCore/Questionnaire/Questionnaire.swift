@@ -205,3 +205,16 @@ public struct LocalizedText: Hashable, Sendable {
         return translated
     }
 }
+
+extension Questionnaire {
+    /// Whether a shared choice-list file (`countries.txt`, `countries.ar.txt`) is one this
+    /// questionnaire's questions use: those are sent with it when it is published.
+    public func uses(listFile fileName: String) -> Bool {
+        let listName = String(fileName.prefix { $0 != "." })
+        return allQuestions.contains { question in
+            if question.type.choices?.listName == listName { return true }
+            if case .compound(let fields) = question.type { return fields.contains { $0.type.choices?.listName == listName } }
+            return false
+        }
+    }
+}

@@ -73,6 +73,12 @@ public enum RecordAccessPolicy {
         user.teamId == record.teamId && sees(user, collectorOnly: record.collectorOnly, collector: record.collector)
     }
 
+    /// Whether `user` sees questionnaire versions still in draft (to try them before publishing):
+    /// those who manage questionnaires, coordinators and admins. Field workers see what is published.
+    public static func seesDraftQuestionnaires(_ user: User) -> Bool {
+        user.role == .coordinator || user.role == .admin
+    }
+
     /// For lists of the team's own records (lookup, the change feed): whether a member sees one.
     public static func sees(_ user: User, collectorOnly: Bool, collector: String) -> Bool {
         !collectorOnly || user.role != .fieldworker || collector == user.username

@@ -73,6 +73,7 @@ public enum RoutePolicy {
         RouteRule("GET", "/v1/questionnaires", Role.everyone),
         RouteRule("GET", "/v1/questionnaires/{id}/versions/{version}", Role.everyone),
         RouteRule("POST", "/v1/questionnaires", Role.managers),
+        RouteRule("PUT", "/v1/questionnaires/{id}/versions/{version}/state", Role.managers, audit: .action),
         RouteRule("GET", "/v1/questionnaires/{id}/access", Role.everyone),
         RouteRule("PUT", "/v1/questionnaires/{id}/access", [.admin], audit: .action),
 

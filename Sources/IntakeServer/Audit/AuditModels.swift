@@ -37,6 +37,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case grantRevoke = "grant.revoke"
     /// A questionnaire made collector-only, or team-wide again.
     case questionnaireAccess = "questionnaire.access"
+    /// A questionnaire version published, closed, reopened or retired.
+    case questionnaireState = "questionnaire.state"
     case lookup
     case export
     case consentChange = "consent.change"

@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import IntakeCore
 
-/// `GET /v1/questionnaires`, `GET /v1/questionnaires/{id}/versions/{version}`, `POST /v1/questionnaires`.
+/// `GET /v1/questionnaires`, `GET /v1/questionnaires/{id}/versions/{version}`, `POST /v1/questionnaires`,
+/// `PUT /v1/questionnaires/{id}/versions/{version}/state`.
 struct QuestionnaireController {
     let services: IntakeServices
 
@@ -12,6 +13,9 @@ struct QuestionnaireController {
         var title: String
         var questionCount: Int
         var publishedAt: Date
+        var state: QuestionnaireState
+        var stateChangedAt: Date?
+        var stateChangedBy: String?
 
         init(_ q: PublishedQuestionnaire) {
             id = q.id
@@ -19,6 +23,9 @@ struct QuestionnaireController {
             title = q.title
             questionCount = q.questionCount
             publishedAt = q.publishedAt
+            state = q.status.state
+            stateChangedAt = q.status.changedAt
+            stateChangedBy = q.status.changedBy
         }
     }
 
@@ -28,6 +35,7 @@ struct QuestionnaireController {
         var title: String
         var questionCount: Int
         var publishedAt: Date
+        var state: QuestionnaireState
         var files: [String: String]
         var lists: [String: String]
         var questions: [QuestionJSON]
@@ -55,18 +63,26 @@ struct QuestionnaireController {
     struct Publish: RequestBody {
         var files: [String: String]
         var lists: [String: String]?
-        static let fields: Set<String> = ["files", "lists"]
+        /// Stored as a draft, to try before publishing it.
+        var draft: Bool?
+        static let fields: Set<String> = ["files", "lists", "draft"]
+    }
+
+    struct StateBody: RequestBody {
+        var state: QuestionnaireState
+        static let fields: Set<String> = ["state"]
     }
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/questionnaires") { _, context in
-            _ = try context.signedIn()
-            return try JSONCoding.response(["questionnaires": try await services.questionnaires.published().map(Summary.init)])
+            let user = try context.signedIn()
+            return try JSONCoding.response(["questionnaires": try await services.questionnaires.visible(to: user).map(Summary.init)])
         }
         routes.on(.get, "/v1/questionnaires/{id}/versions/{version}") { _, context in
-            _ = try context.signedIn()
+            let user = try context.signedIn()
             let id = try context.parameters.require("id"), version = try context.parameters.require("version")
             guard let q = try await services.questionnaires.published(id: id, version: version),
+                q.status.state != .draft || RecordAccessPolicy.seesDraftQuestionnaires(user),
                 let parsed = try await services.questionnaires.questionnaire(QuestionnaireReference(id: id, version: version))
             else {
                 throw APIError.notFound("questionnaire \(id) version \(version)")
@@ -74,14 +90,23 @@ struct QuestionnaireController {
             return try JSONCoding.response(
                 Detail(
                     id: q.id, version: q.version, title: q.title, questionCount: q.questionCount, publishedAt: q.publishedAt,
-                    files: q.files, lists: q.lists, questions: parsed.allQuestions.map(QuestionJSON.init)))
+                    state: q.status.state, files: q.files, lists: q.lists, questions: parsed.allQuestions.map(QuestionJSON.init)))
         }
         routes.on(.post, "/v1/questionnaires") { request, context in
-            _ = try context.signedIn()
+            let user = try context.signedIn()
             let body = try JSONCoding.decode(
                 Publish.self, from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
-            let (published, isNew) = try await services.questionnaires.publish(files: body.files, lists: body.lists ?? [:])
+            let (published, isNew) = try await services.questionnaires.publish(
+                files: body.files, lists: body.lists ?? [:], draft: body.draft ?? false, by: user.username)
             return try JSONCoding.response(Summary(published), status: isNew ? .created : .ok)
+        }
+        routes.on(.put, "/v1/questionnaires/{id}/versions/{version}/state") { request, context in
+            let user = try context.signedIn()
+            let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+            let body = try JSONCoding.decode(
+                StateBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+            let (questionnaire, _) = try await services.questionnaires.change(id: id, version: version, to: body.state, by: user.username)
+            return try JSONCoding.response(Summary(questionnaire))
         }
         routes.on(.get, "/v1/questionnaires/{id}/access") { _, context in
             _ = try context.signedIn()

@@ -20,8 +20,60 @@ public final class QuestionnaireService: Sendable {
         try await store.questionnaire(id: id, version: version)
     }
 
-    /// Parses the files with `IntakeCore` and stores the version; returns it and whether it is new.
-    public func publish(files: [String: String], lists: [String: String]) async throws -> (PublishedQuestionnaire, Bool) {
+    /// The versions `user` may see: drafts only for those who manage questionnaires.
+    public func visible(to user: User) async throws -> [PublishedQuestionnaire] {
+        let all = try await store.questionnaires()
+        return RecordAccessPolicy.seesDraftQuestionnaires(user) ? all : all.filter { $0.status.state != .draft }
+    }
+
+    /// The newest published version of questionnaire `id`: what records of a closed or retired
+    /// version move to.
+    public func current(id: String) async throws -> PublishedQuestionnaire? {
+        try await store.questionnaires().first { $0.id == id && $0.status.state == .published }
+    }
+
+    /// Why the version `record` is on refuses it (a draft, closed to new records, retired), or
+    /// nil when it takes it (``QuestionnaireLifecycle/refusal(of:status:isEdit:current:)``).
+    public func refusal(of record: PatientResponse, isEdit: Bool) async throws -> (code: String, message: String)? {
+        let reference = record.questionnaire
+        guard let status = try await store.questionnaireStatus(id: reference.id, version: reference.version), status.state != .published else {
+            return nil
+        }
+        let current = try await current(id: reference.id)?.version
+        return QuestionnaireLifecycle.refusal(of: record, status: status, isEdit: isEdit, current: current)
+    }
+
+    /// Moves version `version` of `id` to `state`, as ``QuestionnaireLifecycle/allows(_:to:)``
+    /// lets it; returns the version as it is now and whether it changed.
+    public func change(id: String, version: String, to state: QuestionnaireState, by user: String, at time: Date = Date()) async throws
+        -> (PublishedQuestionnaire, changed: Bool)
+    {
+        // Twice at most: someone else may change it between the read and the write.
+        for _ in 0..<2 {
+            guard let current = try await store.questionnaire(id: id, version: version) else {
+                throw ServiceError(.notFound, "questionnaire \(id) version \(version)")
+            }
+            if current.status.state == state { return (current, false) }
+            guard QuestionnaireLifecycle.allows(current.status.state, to: state) else {
+                throw ServiceError(
+                    .unprocessable(code: "invalid_transition"),
+                    "questionnaire \(id) version \(version) is \(current.status.state.rawValue) and cannot become \(state.rawValue); "
+                        + "a draft is published, a published version closes or retires, a closed one reopens or retires, a retired one can be closed again")
+            }
+            if try await store.changeQuestionnaireState(id: id, version: version, from: current.status.state, to: state, by: user, at: time) {
+                var changed = current
+                changed.status = QuestionnaireStatus(state: state, changedAt: time, changedBy: user)
+                return (changed, true)
+            }
+        }
+        throw ServiceError(.unprocessable(code: "state_changed"), "questionnaire \(id) version \(version) changed meanwhile; look at it and try again")
+    }
+
+    /// Parses the files with `IntakeCore` and stores the version (as a draft to try first, when
+    /// `draft`); returns it and whether it is new.
+    public func publish(files: [String: String], lists: [String: String], draft: Bool = false, by user: String? = nil) async throws
+        -> (PublishedQuestionnaire, Bool)
+    {
         func file(_ name: String, _ text: String) -> QuestionnaireFiles.File {
             QuestionnaireFiles.File(path: name, bytes: Array(text.utf8))
         }
@@ -36,35 +88,29 @@ public final class QuestionnaireService: Sendable {
                 .invalidQuestionnaire, "the questionnaire has \(error.diagnostics.count) problem(s); fix them and publish again",
                 problems: error.diagnostics.map(\.description))
         }
+        let now = Date()
         let published = PublishedQuestionnaire(
             id: questionnaire.id, version: questionnaire.version, title: questionnaire.title.base,
-            questionCount: questionnaire.questionCount, files: files, lists: lists, publishedAt: Date())
+            questionCount: questionnaire.questionCount, files: files, lists: lists, publishedAt: now,
+            status: QuestionnaireStatus(state: draft ? .draft : .published, changedAt: now, changedBy: user))
         let isNew = try await store.publish(published)
         parsed.withLock { $0[questionnaire.reference] = questionnaire }
         return (isNew ? published : try await store.questionnaire(id: published.id, version: published.version) ?? published, isNew)
     }
 
     /// Publishes a questionnaire folder from disk, with the shared lists it uses.
-    public func publish(directory: URL) async throws -> (PublishedQuestionnaire, Bool) {
+    public func publish(directory: URL, draft: Bool = false) async throws -> (PublishedQuestionnaire, Bool) {
         let files = try QuestionnaireFiles(directory: directory)
         let questionnaire = try QuestionnaireLoader.load(files)
         var texts: [String: String] = [:]
         for (name, file) in files.files { texts[name] = String(decoding: file.bytes, as: UTF8.self) }
         var lists: [String: String] = [:]
-        for (name, file) in files.lists where Self.uses(questionnaire, list: name) {
+        for (name, file) in files.lists where questionnaire.uses(listFile: name) {
             lists[name] = String(decoding: file.bytes, as: UTF8.self)
         }
-        return try await publish(files: texts, lists: lists)
+        return try await publish(files: texts, lists: lists, draft: draft)
     }
 
-    private static func uses(_ questionnaire: Questionnaire, list fileName: String) -> Bool {
-        let listName = String(fileName.prefix { $0 != "." })
-        return questionnaire.allQuestions.contains { question in
-            if question.type.choices?.listName == listName { return true }
-            if case .compound(let fields) = question.type { return fields.contains { $0.type.choices?.listName == listName } }
-            return false
-        }
-    }
 
     /// The parsed questionnaire a record refers to, or nil when that version is not published.
     public func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire? {

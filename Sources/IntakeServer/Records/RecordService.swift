@@ -65,11 +65,17 @@ public struct RecordService: Sendable {
                 issues: [])
         }
         guard let questionnaire = try await questionnaires.questionnaire(record.questionnaire) else {
+            let current = try await questionnaires.current(id: record.questionnaire.id)?.version
             return .invalid(
                 code: "unknown_questionnaire",
-                message:
-                    "questionnaire \(record.questionnaire) is not published on this server; publish it first (POST /v1/questionnaires)",
+                message: "questionnaire \(record.questionnaire) is not published on this server; "
+                    + (current.map { "move the record to version \($0) (intake drafts migrate), or publish that version" }
+                        ?? "publish it first (POST /v1/questionnaires)"),
                 issues: [])
+        }
+        // A draft, a version closed to new records, a retired one: refused, saying where to go.
+        if let refusal = try await questionnaires.refusal(of: record, isEdit: storedCollector != nil) {
+            return .invalid(code: refusal.code, message: refusal.message, issues: [])
         }
         let (issues, cleaned) = Validator(questionnaire: questionnaire, today: today).validateAndClean(record)
         guard issues.errors.isEmpty else {

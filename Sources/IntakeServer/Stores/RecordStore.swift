@@ -85,6 +85,14 @@ public protocol QuestionnaireStore: Sendable {
     func questionnaire(id: String, version: String) async throws -> PublishedQuestionnaire?
     /// Every published version, newest first.
     func questionnaires() async throws -> [PublishedQuestionnaire]
+    /// A version's state alone (what taking a record needs), or nil when it is not stored.
+    func questionnaireStatus(id: String, version: String) async throws -> QuestionnaireStatus?
+    /// Moves a version from state `from` to `to` in one transaction, with its audit event
+    /// (`questionnaire.state`); false when it is not in state `from` any more (someone changed
+    /// it meanwhile) or does not exist. Which changes are allowed is the service's to decide.
+    func changeQuestionnaireState(
+        id: String, version: String, from: QuestionnaireState, to: QuestionnaireState, by user: String, at time: Date
+    ) async throws -> Bool
     /// Makes a questionnaire's records visible to the field workers who collected them only (and
     /// to coordinators), or to the whole team again. Every record of it counts as changed, so the
     /// change feed tells copies what they may now hold; audited with the change. Returns false

@@ -12,10 +12,12 @@ public struct PublishedQuestionnaire: Sendable, Hashable, Codable {
     /// The shared choice-list files it uses, by name.
     public var lists: [String: String]
     public var publishedAt: Date
+    /// Draft, published, closed or retired (``QuestionnaireLifecycle``), since when and by whom.
+    public var status: QuestionnaireStatus
 
     public init(
         id: String, version: String, title: String, questionCount: Int, files: [String: String], lists: [String: String],
-        publishedAt: Date
+        publishedAt: Date, status: QuestionnaireStatus = QuestionnaireStatus(state: .published)
     ) {
         self.id = id
         self.version = version
@@ -24,6 +26,7 @@ public struct PublishedQuestionnaire: Sendable, Hashable, Codable {
         self.files = files
         self.lists = lists
         self.publishedAt = publishedAt
+        self.status = status
     }
 }
 

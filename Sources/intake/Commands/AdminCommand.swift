@@ -156,13 +156,17 @@ struct AdminCommand: AsyncParsableCommand {
     struct PublishCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "publish", abstract: "Publish a questionnaire version so records may use it.")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
-        @Argument(help: ArgumentHelp("A questionnaire id under Questionnaires/ or a folder.", valueName: "id-or-path"))
-        var questionnaire: String = QuestionnaireCatalog.defaultId
+        @OptionGroup var publishing: PublishingOptions
 
         func run() async throws {
-            let folder = try QuestionnaireCatalog.commandLine.folder(for: questionnaire)
-            let (published, isNew) = try await AdminRule.run { try await databaseOptions.services().questionnaires.publish(directory: folder) }
-            print("\(isNew ? "Published" : "Already published"): \(published.id) version \(published.version) (\(published.questionCount) questions)")
+            let folder = try publishing.folder()
+            let (published, isNew) = try await AdminRule.run {
+                try await databaseOptions.services().questionnaires.publish(directory: folder, draft: publishing.draft)
+            }
+            let state = published.status.state
+            print(
+                "\(isNew ? (state == .draft ? "Stored as a draft" : "Published") : "Already on the server (\(state.rawValue))"): "
+                    + "\(published.id) version \(published.version) (\(published.questionCount) questions)")
         }
     }
 }

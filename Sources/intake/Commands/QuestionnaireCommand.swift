@@ -1,14 +1,82 @@
 import ArgumentParser
 import Foundation
+import IntakeClient
 import IntakeCore
+import IntakeFieldwork
 import IntakeForm
 
 struct QuestionnaireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "questionnaire",
-        abstract: "Check, show and list questionnaires.",
-        subcommands: [Check.self, Show.self, List.self]
+        abstract: "Check, show and list questionnaires; publish them on the server and move versions through their states.",
+        subcommands: [Check.self, Show.self, List.self, Versions.self, Publish.self, State.self]
     )
+
+    struct Versions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the server's questionnaire versions with their state (drafts for coordinators and admins).")
+        @OptionGroup var clientOptions: ClientOptions
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let versions = try await client.questionnaireVersions()
+            guard !versions.isEmpty else {
+                print("No questionnaire is published on \(client.baseURL.absoluteString) yet: 'intake questionnaire publish'.")
+                return
+            }
+            print(TextTable.row(["QUESTIONNAIRE", "VERSION", "STATE", "SINCE", "TITLE"], widths: [18, 17, 10, 11]))
+            for v in versions {
+                print(TextTable.row([v.id, v.version, v.state, String((v.stateChangedAt ?? v.publishedAt).prefix(10)), v.title], widths: [18, 17, 10, 11]))
+            }
+        }
+    }
+
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publish a questionnaire folder on the server (coordinators, admins), or with --draft store it to try first.")
+        @OptionGroup var clientOptions: ClientOptions
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var publishing: PublishingOptions
+
+        func run() async throws {
+            let folder = try publishing.folder()
+            _ = try QuestionnaireOptions.load(folder.path)
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let (version, existed) = try await client.publishQuestionnaire(directory: folder, draft: publishing.draft)
+            print(
+                existed
+                    ? "Already on the server: \(version.id) version \(version.version), \(version.state)."
+                    : "\(version.state == "draft" ? "Stored as a draft" : "Published"): \(version.id) version \(version.version) (\(version.questionCount) questions).")
+        }
+    }
+
+    struct State: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publish a draft, close a version to new records, reopen it, or retire it (coordinators, admins).",
+            discussion: """
+                published: records on it are taken. closed: no new records, but those filled on it before it closed \
+                are still taken, and edits. retired: records on it are refused, naming the newest published version \
+                to move them to. Nothing goes back to draft.
+                """)
+        @OptionGroup var clientOptions: ClientOptions
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The questionnaire's id.") var id: String
+        @Argument(help: "The version (see 'intake questionnaire versions').") var version: String
+        @Argument(help: "published, closed or retired.") var state: String
+
+        func validate() throws {
+            guard ["published", "closed", "retired"].contains(state) else {
+                throw ValidationError("The state is published, closed or retired, not '\(state.prefix(40))'.")
+            }
+        }
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let changed = try await client.setQuestionnaireState(id: id, version: version, to: state)
+            print("\(changed.id) version \(changed.version) is \(changed.state)\(changed.stateChangedBy.map { " (by \($0))" } ?? "").")
+        }
+    }
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -77,4 +145,14 @@ struct QuestionnaireCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// What to publish: a questionnaire folder, and whether as a draft to try first.
+struct PublishingOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("A questionnaire id under Questionnaires/, or a folder.", valueName: "id-or-path"))
+    var questionnaire: String = QuestionnaireCatalog.defaultId
+    @Flag(help: "Store it as a draft: coordinators can try it; records on it are refused until 'intake questionnaire state ID VERSION published'.")
+    var draft = false
+
+    func folder() throws -> URL { try QuestionnaireCatalog.commandLine.folder(for: questionnaire) }
 }

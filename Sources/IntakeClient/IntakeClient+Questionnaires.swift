@@ -1,0 +1,68 @@
+import Foundation
+import IntakeCore
+
+/// A questionnaire version as the server lists it, with its state.
+public struct RemoteQuestionnaire: Sendable, Equatable, Decodable {
+    public var id: String
+    public var version: String
+    public var title: String
+    public var questionCount: Int
+    public var publishedAt: String
+    /// `draft`, `published`, `closed` or `retired`.
+    public var state: String
+    public var stateChangedAt: String?
+    public var stateChangedBy: String?
+}
+
+/// Questionnaire versions on the server: listed, published from a folder (or stored as a draft),
+/// and moved through their states.
+extension IntakeClient {
+    /// The versions you may see (drafts only for coordinators and admins), newest first.
+    public func questionnaireVersions() async throws(ClientError) -> [RemoteQuestionnaire] {
+        struct List: Decodable { var questionnaires: [RemoteQuestionnaire] }
+        return try await questionnaireCall("GET", "/v1/questionnaires", body: nil, as: List.self).questionnaires
+    }
+
+    /// Sends a questionnaire's files; `draft` stores it to try before publishing. Returns the
+    /// version and whether the server had it already.
+    public func publishQuestionnaire(directory: URL, draft: Bool) async throws(ClientError) -> (RemoteQuestionnaire, existed: Bool) {
+        let files: QuestionnaireFiles
+        let questionnaire: Questionnaire
+        do {
+            files = try QuestionnaireFiles(directory: directory)
+            questionnaire = try QuestionnaireLoader.load(files)
+        } catch {
+            throw ClientError.unexpected("the questionnaire at \(directory.path) does not load: \(error)")
+        }
+        var texts: [String: String] = [:]
+        for (name, file) in files.files { texts[name] = String(decoding: file.bytes, as: UTF8.self) }
+        var lists: [String: String] = [:]
+        for (name, file) in files.lists where questionnaire.uses(listFile: name) { lists[name] = String(decoding: file.bytes, as: UTF8.self) }
+        struct Body: Encodable {
+            var files: [String: String]
+            var lists: [String: String]
+            var draft: Bool
+        }
+        let (status, data) = try await send("POST", "/v1/questionnaires", body: try? JSONEncoder().encode(Body(files: texts, lists: lists, draft: draft)))
+        guard status == 200 || status == 201 else { throw ClientError.from(status: status, data: data) }
+        guard let version = try? JSONDecoder().decode(RemoteQuestionnaire.self, from: data) else {
+            throw ClientError.unexpected("the server's answer about the questionnaire could not be read")
+        }
+        return (version, status == 200)
+    }
+
+    /// Publishes a draft, closes, reopens or retires a version (`published`, `closed`, `retired`).
+    public func setQuestionnaireState(id: String, version: String, to state: String) async throws(ClientError) -> RemoteQuestionnaire {
+        try await questionnaireCall(
+            "PUT", "/v1/questionnaires/\(id)/versions/\(version)/state", body: try? JSONEncoder().encode(["state": state]), as: RemoteQuestionnaire.self)
+    }
+
+    private func questionnaireCall<T: Decodable>(_ method: String, _ path: String, body: Data?, as type: T.Type) async throws(ClientError) -> T {
+        let (status, data) = try await send(method, path, body: body)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        guard let value = try? JSONDecoder().decode(T.self, from: data) else {
+            throw ClientError.unexpected("the server's answer about questionnaires could not be read")
+        }
+        return value
+    }
+}
