@@ -212,15 +212,7 @@ public struct RemoteMatch: Sendable, Decodable {
 extension IntakeClient {
     /// A questionnaire version published on the server, parsed with `IntakeCore`.
     public func questionnaire(_ reference: QuestionnaireReference) async throws(ClientError) -> Questionnaire {
-        let (status, data) = try await send("GET", "/v1/questionnaires/\(reference.id)/versions/\(reference.version)", body: nil)
-        guard status == 200 else { throw ClientError.from(status: status, data: data) }
-        struct Detail: Decodable {
-            var files: [String: String]
-            var lists: [String: String]
-        }
-        guard let detail = try? JSONDecoder().decode(Detail.self, from: data) else {
-            throw ClientError.unexpected("the server's questionnaire could not be read")
-        }
+        let detail = try await questionnaireFiles(reference)
         func file(_ entry: (key: String, value: String)) -> (String, QuestionnaireFiles.File) {
             (entry.key, QuestionnaireFiles.File(path: entry.key, bytes: Array(entry.value.utf8)))
         }
@@ -232,6 +224,21 @@ extension IntakeClient {
         } catch {
             throw ClientError.unexpected("the server's copy of \(reference) does not load: \(error.diagnostics.count) problem(s)")
         }
+    }
+
+    /// A version's files as the server keeps them: section, translation and manifest files, and
+    /// the shared lists it uses, by name.
+    public func questionnaireFiles(_ reference: QuestionnaireReference) async throws(ClientError) -> (files: [String: String], lists: [String: String]) {
+        let (status, data) = try await send("GET", "/v1/questionnaires/\(reference.id)/versions/\(reference.version)", body: nil)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        struct Detail: Decodable {
+            var files: [String: String]
+            var lists: [String: String]
+        }
+        guard let detail = try? JSONDecoder().decode(Detail.self, from: data) else {
+            throw ClientError.unexpected("the server's questionnaire could not be read")
+        }
+        return (detail.files, detail.lists)
     }
 }
 

@@ -21,6 +21,9 @@ public struct FillSession {
     /// The person's language (`INTAKE_LANGUAGE`, the locale), for a new record when the
     /// questionnaire has it; a draft resumed keeps its own unless `--language` says otherwise.
     public var preferredLanguage: String?
+    /// Another version of the questionnaire, for a draft begun on it (kept on this machine); nil
+    /// when it is not there.
+    public var versions: (@Sendable (QuestionnaireReference) -> Questionnaire?)?
 
     public init(questionnaire: Questionnaire, store: LocalStore, client: IntakeClient?, io: any FormIO, interactive: Bool, collector: String) {
         self.questionnaire = questionnaire
@@ -48,7 +51,10 @@ public struct FillSession {
         if let chosen = language ?? (isNew ? preferredLanguage : nil) {
             draft.response.language = chosen == questionnaire.baseLanguage ? nil : chosen
         }
-        return try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: questionnaire)
+        // A draft begun on another version is filled on that version, when this machine has it.
+        let filledOn =
+            draft.response.questionnaire == questionnaire.reference ? questionnaire : versions?(draft.response.questionnaire) ?? questionnaire
+        return try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: filledOn)
     }
 
     /// The draft named by `draftId`, one picked from a list, or a new record; nil when input ends at the list.

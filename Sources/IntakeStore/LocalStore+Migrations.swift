@@ -91,6 +91,24 @@ extension LocalStore {
                     );
                     """)
         }
+        // Questionnaires are no patient data: kept as they are, readable before the store is unlocked.
+        migrator.registerMigration("v6: questionnaire versions pulled from the server, for offline use") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE pulledQuestionnaire (
+                        id TEXT NOT NULL,
+                        version TEXT NOT NULL,
+                        title TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        files TEXT NOT NULL,
+                        lists TEXT NOT NULL,
+                        publishedAt TEXT NOT NULL,
+                        pulledAt REAL NOT NULL,
+                        server TEXT NOT NULL,
+                        PRIMARY KEY (id, version)
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -26,8 +26,9 @@ struct NotificationStreamTests {
     }
 
     @Test func aStreamDeliversEventsAsTheyHappenAndResumesFromTheLastIdOnce() async throws {
-        // Streams end after 4 seconds here (5 minutes in service), so that the test can read them whole.
-        var made = try await TestServer.make { $0.streamLifetime = .seconds(4) }
+        // Streams end after 10 seconds here (5 minutes in service), so that the test can read them
+        // whole; long enough for both invitations on a busy machine.
+        var made = try await TestServer.make { $0.streamLifetime = .seconds(10) }
         try await made.addUser("newcomer", role: .fieldworker, team: nil)
         let server = made
         let token = try #require(server.tokens["newcomer"])

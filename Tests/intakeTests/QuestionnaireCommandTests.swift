@@ -100,5 +100,21 @@ struct QuestionnaireLifecycleCommandTests {
         let filled = try intake.run(["fill"] + online, input: Answers.all + [":finish"])
         #expect(filled.status == 1 && filled.stdout.contains("retired") && filled.stdout.contains("move it to version \(v2)"), "\(filled.stdout)\(filled.stderr)")
         #expect(try intake.run(["drafts", "list"]).stdout.contains("refugee-health"), "kept as a draft")
+
+        // The machine pulls what the server publishes; the draft on the retired version is pointed out.
+        let pulled = try intake.run(["questionnaire", "pull"] + online)
+        #expect(pulled.status == 0 && pulled.stdout.contains("Pulled refugee-health version \(v2) (published)"), "\(pulled.stdout)\(pulled.stderr)")
+        #expect(pulled.stdout.contains("1 draft of refugee-health version \(v1) (retired); new records use version \(v2)"), "\(pulled.stdout)")
+        #expect(try intake.run(["questionnaire", "pull"] + online).stdout.contains("Questionnaires up to date (1 version kept"))
+        // New records are filled on version 2, from the copy on this machine: online, and offline.
+        let sent = try intake.run(["fill"] + online, input: Answers.all + [":finish"])
+        #expect(sent.status == 0 && sent.stdout.contains("Screening v2") && sent.stdout.contains("Sent to the server."), "\(sent.stdout)\(sent.stderr)")
+        server.terminate()
+        server.waitUntilExit()
+        let offline = try intake.run(["fill"] + online + ["--timeout", "2"], input: Answers.all + [":finish"])
+        #expect(offline.stdout.contains("Screening v2") && offline.stdout.contains("Saved offline"), "\(offline.stdout)\(offline.stderr)")
+        // A folder is used only when asked for.
+        let local = try intake.run(["fill", "--questionnaire", "./Questionnaires/refugee-health"], input: ["Amina", ":quit"])
+        #expect(local.stdout.contains("Refugee health screening (refugee-health, version \(v1))"), "\(local.stdout)")
     }
 }

@@ -51,13 +51,15 @@ struct FillCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let questionnaire = try questionnaireOptions.load()
+        // The store's questionnaires are readable before it is unlocked.
+        let store = try storeOptions.open()
+        let questionnaire = try questionnaireOptions.loadForFilling(store: store)
         // The person's language when the questionnaire speaks it: the whole screen follows,
         // the passphrase prompt included.
         let preferred = Language.say.code.flatMap { questionnaire.languages.contains($0) ? $0 : nil }
         let chosen = language.flatMap { questionnaire.languages.contains($0) ? $0 : nil } ?? preferred
         Language.use(FormLanguage(chosen ?? questionnaire.baseLanguage))
-        let store = try storeOptions.openUnlocked()
+        try store.unlock()
         let client = try clientOptions.client(dataDirectory: storeOptions.directory)
         Interruption.install()
         let environment = ProcessInfo.processInfo.environment
@@ -76,6 +78,7 @@ struct FillCommand: AsyncParsableCommand {
             session.interactive = false
         }
         session.preferredLanguage = preferred
+        session.versions = { QuestionnaireOptions.kept($0, in: store) }
         try await FormEnding.run { try await session.run(resume: resume, draftId: draftId, language: language) }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IntakeClient
+import IntakeFieldwork
 
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,8 +59,17 @@ struct LoginCommand: AsyncParsableCommand {
         try saved.save(in: storeOptions.directory)
         print("Signed in to \(server) as \(username); the token is saved for intake fill, flush and lookup.")
         // What waits for this account: said at once, as an app's badges would.
-        if let waiting = try? await StatusCommand.inbox(IntakeClient(baseURL: url, token: token, timeout: 5, tls: settings.tls)), !waiting.isEmpty {
+        let signedIn = IntakeClient(baseURL: url, token: token, timeout: 15, tls: settings.tls)
+        if let waiting = try? await StatusCommand.inbox(signedIn), !waiting.isEmpty {
             waiting.forEach { print($0) }
+        }
+        // The questionnaires the server publishes, for filling offline too. The store's table
+        // of questionnaires is readable without unlocking it.
+        do {
+            let report = try await QuestionnairePull(store: try storeOptions.open(), client: signedIn).run()
+            QuestionnairePull.lines(report).forEach { print($0) }
+        } catch {
+            print("The questionnaires could not be pulled now (\(error)); run 'intake questionnaire pull' later.")
         }
     }
 }

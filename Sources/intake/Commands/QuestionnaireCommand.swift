@@ -9,8 +9,22 @@ struct QuestionnaireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "questionnaire",
         abstract: "Check, show and list questionnaires; publish them on the server and move versions through their states.",
-        subcommands: [Check.self, Show.self, List.self, Versions.self, Publish.self, State.self]
+        subcommands: [Check.self, Show.self, List.self, Pull.self, Versions.self, Publish.self, State.self]
     )
+
+    struct Pull: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring the questionnaires the server publishes to this machine; 'intake fill' then uses them, offline too.",
+            discussion: "Each version is checked to be the one it claims (its version is the hash of its files). 'intake login' pulls too.")
+        @OptionGroup var clientOptions: ClientOptions
+        @OptionGroup var storeOptions: StoreOptions
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let report = try await QuestionnairePull(store: try storeOptions.open(), client: client).run()
+            QuestionnairePull.lines(report).forEach { print($0) }
+        }
+    }
 
     struct Versions: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

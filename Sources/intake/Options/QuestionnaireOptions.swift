@@ -2,6 +2,7 @@ import ArgumentParser
 import IntakeTerminal
 import Foundation
 import IntakeCore
+import IntakeStore
 
 /// `--questionnaire`: which questionnaire to use, by id or folder path.
 struct QuestionnaireOptions: ParsableArguments {
@@ -15,6 +16,30 @@ struct QuestionnaireOptions: ParsableArguments {
     /// Loads the questionnaire, or prints every problem and exits with status 1.
     func load() throws -> Questionnaire {
         try QuestionnaireOptions.load(questionnaire)
+    }
+
+    /// What `intake fill` fills: a folder when a path is given; otherwise the newest version the
+    /// server publishes, as last pulled to this machine (`intake login`, `intake questionnaire
+    /// pull`), of the id given, the default one, or the only one pulled; and the local folder of
+    /// that id when nothing was pulled (a machine that never signed in).
+    func loadForFilling(store: LocalStore) throws -> Questionnaire {
+        if let questionnaire, questionnaire.contains("/") || questionnaire.hasPrefix(".") { return try load() }
+        let kept = try store.pulledQuestionnaires().filter { $0.state == "published" }
+        let id = questionnaire ?? (kept.contains { $0.id == QuestionnaireCatalog.defaultId } || Set(kept.map(\.id)).count != 1
+            ? QuestionnaireCatalog.defaultId : kept[0].id)
+        guard let pulled = kept.first(where: { $0.id == id }) else { return try load() }
+        do {
+            return try pulled.load()
+        } catch {
+            printError(error.description)
+            throw ExitCode.failure
+        }
+    }
+
+    /// A version of a questionnaire kept on this machine (pulled from the server), for a draft
+    /// begun on a version other than the one loaded.
+    static func kept(_ reference: QuestionnaireReference, in store: LocalStore) -> Questionnaire? {
+        (try? store.pulled(reference)).flatMap { try? $0?.load() }
     }
 
     static func load(_ reference: String?) throws -> Questionnaire {
