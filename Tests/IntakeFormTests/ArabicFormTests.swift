@@ -103,7 +103,7 @@ struct ArabicFormTests {
             .noPatientMatches, .matchColumns, .openWhich,
             .nothingWaits, .recordsWait(2), .recordsSetAside(1), .answersWait(3), .noDrafts, .draftsWait(2), .notSignedIn,
             .signedIn(server: "s", nothingNew: true), .serverNotAsked("e"), .unreadNotifications(2, kinds: [("k", 2)]),
-            .invitations(1, teams: ["t"]),
+            .invitations(1, teams: ["t"]), .questionnairesToPull(["q v"]),
             .passphrasePrompt, .wrongPassphrase(triesLeft: 2), .choosePassphrase, .newPassphrase, .typeItAgain, .passphraseTooShort,
             .passphrasesDiffer, .cancelled, .interrupted, .interruptedSending,
             .queueEmpty, .queueSetAside(1), .flushed(uploaded: 1, alreadyThere: 0, setAside: 0, stillQueued: 0),

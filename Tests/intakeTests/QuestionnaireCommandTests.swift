@@ -101,7 +101,10 @@ struct QuestionnaireLifecycleCommandTests {
         #expect(filled.status == 1 && filled.stdout.contains("retired") && filled.stdout.contains("move it to version \(v2)"), "\(filled.stdout)\(filled.stderr)")
         #expect(try intake.run(["drafts", "list"]).stdout.contains("refugee-health"), "kept as a draft")
 
-        // The machine pulls what the server publishes; the draft on the retired version is pointed out.
+        // Status says a published version waits to be pulled; the machine pulls it, and the draft
+        // on the retired version is pointed out.
+        let status = try intake.run(["status"] + online)
+        #expect(status.stdout.contains("1 questionnaire version published that this machine has not pulled (refugee-health \(v2))"), "\(status.stdout)")
         let pulled = try intake.run(["questionnaire", "pull"] + online)
         #expect(pulled.status == 0 && pulled.stdout.contains("Pulled refugee-health version \(v2) (published)"), "\(pulled.stdout)\(pulled.stderr)")
         #expect(pulled.stdout.contains("1 draft of refugee-health version \(v1) (retired); new records use version \(v2)"), "\(pulled.stdout)")

@@ -197,6 +197,8 @@ enum ArabicText {
         case .interrupted: "توقّف. كل إجابة كُتبت حتى الآن محفوظة؛ تابع بالأمر \(latin("intake fill --resume"))."
         case .interruptedSending: "توقّف الإرسال. السجل محفوظ مشفّرًا في قائمة الانتظار على هذا الجهاز؛ يرسله \(latin("intake flush")) لاحقًا."
 
+        case .questionnairesToPull(let versions):
+            "إصدارات استبيان منشورة لم تُسحب إلى هذا الجهاز: \(versions.count) (\(versions.map(latin).joined(separator: "، "))). اسحبها بالأمر \(latin("intake questionnaire pull"))."
         case .queueEmpty: "قائمة الانتظار فارغة؛ لا شيء لرفعه."
         case .queueSetAside(let count): "سجلات منحّاة جانبًا: \(count). انظر \(latin("intake queue list"))."
         case .flushed(let uploaded, let already, let setAside, let queued):

@@ -160,6 +160,8 @@ enum EnglishText {
         case .interrupted: "Interrupted. Every answer given so far is saved; continue with 'intake fill --resume'."
         case .interruptedSending: "Stopped sending. The record is kept, encrypted, in the queue on this machine; 'intake flush' sends it later."
 
+        case .questionnairesToPull(let versions):
+            "\(plural(versions.count, "questionnaire version")) published that this machine has not pulled (\(versions.joined(separator: ", "))): 'intake questionnaire pull'."
         case .queueEmpty: "The queue is empty; nothing to upload."
         case .queueSetAside(let count): "\(count) record(s) set aside: see 'intake queue list'."
         case .flushed(let uploaded, let already, let setAside, let queued):

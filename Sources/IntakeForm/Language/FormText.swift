@@ -133,6 +133,8 @@ public enum FormText: Sendable {
     case serverNotAsked(String)
     case unreadNotifications(Int, kinds: [(kind: String, count: Int)])
     case invitations(Int, teams: [String])
+    /// Questionnaire versions the server publishes that this machine has not pulled.
+    case questionnairesToPull([String])
 
     // The local store's passphrase, Ctrl-C.
     case passphrasePrompt

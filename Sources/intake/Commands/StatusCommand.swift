@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IntakeClient
+import IntakeCore
 import IntakeForm
 import IntakeStore
 
@@ -30,7 +31,12 @@ struct StatusCommand: AsyncParsableCommand {
             return
         }
         do {
-            let summary = try await Self.inbox(client, say: say)
+            var summary = try await Self.inbox(client, say: say)
+            // Versions the server publishes that this machine has not pulled yet.
+            let kept = Set(try store.pulledQuestionnaires().map(\.reference))
+            let missing = try await client.questionnaireVersions()
+                .filter { $0.state == "published" && !kept.contains(QuestionnaireReference(id: $0.id, version: $0.version)) }
+            if !missing.isEmpty { summary.append(say(.questionnairesToPull(missing.map { "\($0.id) \($0.version)" }))) }
             print(say(.signedIn(server: client.baseURL.absoluteString, nothingNew: summary.isEmpty)))
             summary.forEach { print("  " + $0) }
         } catch {
