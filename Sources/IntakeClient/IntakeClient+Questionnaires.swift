@@ -12,6 +12,21 @@ public struct RemoteQuestionnaire: Sendable, Equatable, Decodable {
     public var state: String
     public var stateChangedAt: String?
     public var stateChangedBy: String?
+
+    enum CodingKeys: String, CodingKey { case id, version, title, questionCount, publishedAt, state, stateChangedAt, stateChangedBy }
+
+    /// A server from before versions had a state lists only published ones: `state` defaults so.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        version = try c.decode(String.self, forKey: .version)
+        title = try c.decode(String.self, forKey: .title)
+        questionCount = try c.decode(Int.self, forKey: .questionCount)
+        publishedAt = try c.decode(String.self, forKey: .publishedAt)
+        state = try c.decodeIfPresent(String.self, forKey: .state) ?? "published"
+        stateChangedAt = try c.decodeIfPresent(String.self, forKey: .stateChangedAt)
+        stateChangedBy = try c.decodeIfPresent(String.self, forKey: .stateChangedBy)
+    }
 }
 
 /// Questionnaire versions on the server: listed, published from a folder (or stored as a draft),

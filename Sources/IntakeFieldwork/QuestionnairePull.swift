@@ -54,11 +54,16 @@ public struct QuestionnairePull {
             try store.savePulled(pulled)
             report.pulled.append(pulled)
         }
+        // Versions kept from this server that it no longer lists: withdrawn, never offered again.
+        let listed = Set(versions.map { QuestionnaireReference(id: $0.id, version: $0.version) })
+        for kept in try store.pulledQuestionnaires() where kept.server == server && kept.state != "withdrawn" && !listed.contains(kept.reference) {
+            try store.setPulledState(id: kept.id, version: kept.version, state: "withdrawn")
+            report.changed.append((kept.reference, "withdrawn"))
+        }
         // Drafts on a version that is not the current one of their questionnaire.
-        let kept = try store.pulledQuestionnaires()
         let byVersion = Dictionary(grouping: try store.summaries(), by: \.questionnaire)
         for (reference, drafts) in byVersion.sorted(by: { $0.key.description < $1.key.description }) {
-            let current = kept.first { $0.id == reference.id && $0.state == "published" }?.version
+            let current = try store.currentPulled(id: reference.id)?.version
             guard let current, current != reference.version else { continue }
             let state = versions.first { $0.id == reference.id && $0.version == reference.version }?.state ?? "unknown to the server"
             report.draftsBehind.append((reference, state, drafts.count, current))
@@ -74,9 +79,14 @@ public struct QuestionnairePull {
             lines.append("Questionnaires up to date (\(report.unchanged) version\(report.unchanged == 1 ? "" : "s") kept on this machine).")
         }
         for behind in report.draftsBehind {
+            // A published or closed version still takes them; a retired one does not.
+            let advice =
+                ["published", "closed"].contains(behind.state)
+                ? "Finish them with 'intake fill --resume'."
+                : "The server takes no records on it now: keep them until a coordinator closes that version again."
             lines.append(
                 "\(behind.count) draft\(behind.count == 1 ? "" : "s") of \(behind.reference.id) version \(behind.reference.version) (\(behind.state)); "
-                    + "new records use version \(behind.current ?? "?"). Finish them with 'intake fill --resume'.")
+                    + "new records use version \(behind.current ?? "?"). \(advice)")
         }
         return lines
     }

@@ -43,10 +43,10 @@ public struct PulledQuestionnaire: Sendable, Equatable {
         }
         let questionnaire = try QuestionnaireLoader.load(
             QuestionnaireFiles(directory: id, files: Dictionary(uniqueKeysWithValues: files.map(file)), lists: Dictionary(uniqueKeysWithValues: lists.map(file))))
-        guard questionnaire.version == version else {
+        guard questionnaire.version == version, questionnaire.id == id else {
             throw QuestionnaireLoadError([
                 QuestionnaireDiagnostic(
-                    path: id, message: "the copy of version \(version) kept on this machine holds version \(questionnaire.version)",
+                    path: id, message: "the copy of \(id) version \(version) kept on this machine holds \(questionnaire.id) version \(questionnaire.version)",
                     hint: "pull it again: intake questionnaire pull")
             ])
         }

@@ -71,7 +71,7 @@ struct QuestionnaireLifecycleTests {
             startedAfter.createdAt = Date().addingTimeInterval(60)
             let closed = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: startedAfter)
             #expect(closed.status == .unprocessableContent && closed.errorCode == "questionnaire_closed", "\(closed.text)")
-            #expect(closed.text.contains("move it to version \(v2)"), "names the version to move to: \(closed.text)")
+            #expect(closed.text.contains("new records use version \(v2)"), "names the version to use: \(closed.text)")
 
             // Retired: refused, naming the version to move to; it can be closed again.
             #expect(try await client.send(.put, v1Path, as: "coordinator-a", in: server, json: State(state: "retired")).status == .ok)
@@ -79,6 +79,9 @@ struct QuestionnaireLifecycleTests {
             late.createdAt = Date().addingTimeInterval(-7200)
             let retired = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: late)
             #expect(retired.status == .unprocessableContent && retired.errorCode == "questionnaire_retired" && retired.text.contains(v2), "\(retired.text)")
+            // A record the server already holds, sent again (its answer was lost), is a duplicate, not refused.
+            let resent = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: filledBefore)
+            #expect(resent.status == .ok && resent.json["outcome"] as? String == "duplicate", "\(resent.text)")
             #expect(try await client.send(.put, v1Path, as: "coordinator-a", in: server, json: State(state: "closed")).status == .ok)
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: late).status == .created, "a late upload again")
             // The same state again changes nothing.

@@ -126,7 +126,9 @@ struct QuestionnaireController {
     /// The `{id}` of a questionnaire that has at least one published version; 404 otherwise.
     private func publishedId(_ context: IntakeRequestContext) async throws -> String {
         let id = try context.parameters.require("id")
-        guard try await services.questionnaires.published().contains(where: { $0.id == id }) else { throw APIError.notFound("questionnaire \(id.prefix(100))") }
+        guard try await services.questionnaires.visible(to: try context.signedIn()).contains(where: { $0.id == id }) else {
+            throw APIError.notFound("questionnaire \(id.prefix(100))")
+        }
         return id
     }
 

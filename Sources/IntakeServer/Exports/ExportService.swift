@@ -62,7 +62,8 @@ public struct ExportService: Sendable {
     }
 
     public func prepare(_ request: Request) async throws -> Prepared {
-        let published = try await store.questionnaires()
+        // A draft has no records: its questions are no columns of an export.
+        let published = try await store.questionnaires().filter { $0.status.state != .draft }
         let id = try questionnaireId(request.questionnaireId, published: published)
         var versions: [Questionnaire] = []
         for entry in published.filter({ $0.id == id }).sorted(by: { $0.publishedAt < $1.publishedAt }) {

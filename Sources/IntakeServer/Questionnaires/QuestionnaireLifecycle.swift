@@ -37,7 +37,7 @@ public enum QuestionnaireLifecycle {
     ) -> (code: String, message: String)? {
         let reference = record.questionnaire
         let moveTo =
-            current.map { "move it to version \($0) (intake drafts migrate), then send it again" }
+            current.map { "new records use version \($0); a coordinator can close this version again to take records filled on it" }
             ?? "no version of \(reference.id) is published now; ask a coordinator"
         switch status.state {
         case .published: return nil

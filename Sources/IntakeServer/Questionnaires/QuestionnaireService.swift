@@ -36,11 +36,11 @@ public final class QuestionnaireService: Sendable {
     /// nil when it takes it (``QuestionnaireLifecycle/refusal(of:status:isEdit:current:)``).
     public func refusal(of record: PatientResponse, isEdit: Bool) async throws -> (code: String, message: String)? {
         let reference = record.questionnaire
-        guard let status = try await store.questionnaireStatus(id: reference.id, version: reference.version), status.state != .published else {
-            return nil
-        }
-        let current = try await current(id: reference.id)?.version
-        return QuestionnaireLifecycle.refusal(of: record, status: status, isEdit: isEdit, current: current)
+        guard let status = try await store.questionnaireStatus(id: reference.id, version: reference.version), status.state != .published,
+            QuestionnaireLifecycle.refusal(of: record, status: status, isEdit: isEdit, current: nil) != nil
+        else { return nil }
+        // Refused: the message names the version to move to.
+        return QuestionnaireLifecycle.refusal(of: record, status: status, isEdit: isEdit, current: try await current(id: reference.id)?.version)
     }
 
     /// Moves version `version` of `id` to `state`, as ``QuestionnaireLifecycle/allows(_:to:)``

@@ -69,13 +69,16 @@ public struct RecordService: Sendable {
             return .invalid(
                 code: "unknown_questionnaire",
                 message: "questionnaire \(record.questionnaire) is not published on this server; "
-                    + (current.map { "move the record to version \($0) (intake drafts migrate), or publish that version" }
+                    + (current.map { "new records use version \($0) (intake questionnaire pull); publish this version to take records on it" }
                         ?? "publish it first (POST /v1/questionnaires)"),
                 issues: [])
         }
         // A draft, a version closed to new records, a retired one: refused, saying where to go.
+        // A record the server holds already (sent again after a lost answer) is not refused here:
+        // storing it answers that it is a duplicate.
         if let refusal = try await questionnaires.refusal(of: record, isEdit: storedCollector != nil) {
-            return .invalid(code: refusal.code, message: refusal.message, issues: [])
+            let stored = storedCollector == nil ? try await store.record(id: record.id) : nil
+            if stored == nil { return .invalid(code: refusal.code, message: refusal.message, issues: []) }
         }
         let (issues, cleaned) = Validator(questionnaire: questionnaire, today: today).validateAndClean(record)
         guard issues.errors.isEmpty else {

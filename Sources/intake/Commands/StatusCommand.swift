@@ -34,9 +34,10 @@ struct StatusCommand: AsyncParsableCommand {
             var summary = try await Self.inbox(client, say: say)
             // Versions the server publishes that this machine has not pulled yet.
             let kept = Set(try store.pulledQuestionnaires().map(\.reference))
-            let missing = try await client.questionnaireVersions()
-                .filter { $0.state == "published" && !kept.contains(QuestionnaireReference(id: $0.id, version: $0.version)) }
-            if !missing.isEmpty { summary.append(say(.questionnairesToPull(missing.map { "\($0.id) \($0.version)" }))) }
+            if let versions = try? await client.questionnaireVersions() {
+                let missing = versions.filter { $0.state == "published" && !kept.contains(QuestionnaireReference(id: $0.id, version: $0.version)) }
+                if !missing.isEmpty { summary.append(say(.questionnairesToPull(missing.map { "\($0.id) \($0.version)" }))) }
+            }
             print(say(.signedIn(server: client.baseURL.absoluteString, nothingNew: summary.isEmpty)))
             summary.forEach { print("  " + $0) }
         } catch {

@@ -24,10 +24,9 @@ struct QuestionnaireOptions: ParsableArguments {
     /// that id when nothing was pulled (a machine that never signed in).
     func loadForFilling(store: LocalStore) throws -> Questionnaire {
         if let questionnaire, questionnaire.contains("/") || questionnaire.hasPrefix(".") { return try load() }
-        let kept = try store.pulledQuestionnaires().filter { $0.state == "published" }
-        let id = questionnaire ?? (kept.contains { $0.id == QuestionnaireCatalog.defaultId } || Set(kept.map(\.id)).count != 1
-            ? QuestionnaireCatalog.defaultId : kept[0].id)
-        guard let pulled = kept.first(where: { $0.id == id }) else { return try load() }
+        let ids = Set(try store.pulledQuestionnaires().filter { $0.state == "published" }.map(\.id))
+        let id = questionnaire ?? (ids.count == 1 ? ids.first! : QuestionnaireCatalog.defaultId)
+        guard let pulled = try store.currentPulled(id: id) else { return try load() }
         do {
             return try pulled.load()
         } catch {
@@ -39,7 +38,10 @@ struct QuestionnaireOptions: ParsableArguments {
     /// A version of a questionnaire kept on this machine (pulled from the server), for a draft
     /// begun on a version other than the one loaded.
     static func kept(_ reference: QuestionnaireReference, in store: LocalStore) -> Questionnaire? {
-        (try? store.pulled(reference)).flatMap { try? $0?.load() }
+        if let pulled = (try? store.pulled(reference)).flatMap({ try? $0?.load() }) { return pulled }
+        // A draft begun on the local folder's version before anything was pulled.
+        return (try? QuestionnaireCatalog.commandLine.folder(for: reference.id)).flatMap { try? QuestionnaireLoader.load(directory: $0) }
+            .flatMap { $0.reference == reference ? $0 : nil }
     }
 
     static func load(_ reference: String?) throws -> Questionnaire {
