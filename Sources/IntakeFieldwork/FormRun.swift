@@ -58,11 +58,14 @@ public struct FormRun {
         }
         switch try session.run() {
         case .completed(let record):
-            if let client {
-                io.write(say(.sending(host: client.baseURL.host ?? "the server", seconds: Int(client.timeout.rounded(.up)))))
+            let io = self.io
+            // Said, and Ctrl-C's meaning changed, only once the record is safe in the queue.
+            let outcome = try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision) {
+                if let client {
+                    io.write(say(.sending(host: client.baseURL.host ?? "the server", seconds: Int(client.timeout.rounded(.up)))))
+                }
+                Self.sending.store(true, ordering: .relaxed)
             }
-            Self.sending.store(true, ordering: .relaxed)
-            let outcome = try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision)
             Self.sending.store(false, ordering: .relaxed)
             if case .stale = outcome, let client, let base = draft.baseRevision {
                 return try await settle(record, baseRevision: base, client: client, questionnaire: questionnaire)

@@ -29,8 +29,11 @@ public struct Submitter: Sendable {
         case stale(currentRevision: Int, message: String)
     }
 
-    public func submit(_ record: PatientResponse, baseRevision: Int? = nil) async throws -> Outcome {
+    /// `queued` is called once the record is in the queue, before it is sent: from then on
+    /// stopping loses nothing, and the caller may say so.
+    public func submit(_ record: PatientResponse, baseRevision: Int? = nil, queued: () -> Void = {}) async throws -> Outcome {
         try store.enqueue(record, baseRevision: baseRevision)
+        queued()
         guard let client else {
             return .queued(waiting: try store.pendingCount(), reason: "no server is configured")
         }

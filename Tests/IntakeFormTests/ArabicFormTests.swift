@@ -107,7 +107,7 @@ struct ArabicFormTests {
             .passphrasePrompt, .wrongPassphrase(triesLeft: 2), .choosePassphrase, .newPassphrase, .typeItAgain, .passphraseTooShort,
             .passphrasesDiffer, .cancelled, .interrupted, .interruptedSending,
             .queueEmpty, .queueSetAside(1), .flushed(uploaded: 1, alreadyThere: 0, setAside: 0, stillQueued: 0),
-            .mergedMeanwhile(id: "i", how: "h"), .setAsideBecause(id: "i", reason: "r"), .stoppedEarly("r"),
+            .mergedMeanwhile(id: "i", how: "h"), .setAsideBecause(id: "i", reason: "r"), .stoppedEarly("r"), .flushWaiting(seconds: 5),
         ]
         let arabic = FormLanguage("ar")
         #expect(arabic.isRightToLeft && !FormLanguage(nil).isRightToLeft)

@@ -169,6 +169,7 @@ enum ArabicText {
             "دون اتصال: البحث في المسودات وقائمة الانتظار و\(copy.map(latin) ?? "لا نسخة متزامنة (شغّل \(latin("intake sync")) عند الاتصال)")."
         case .openWhich: "أي نتيجة تفتح (رقمها)، أو اضغط Enter للبحث من جديد؟ "
 
+        case .flushWaiting(let seconds): "محاولة جديدة بعد \(seconds) ثانية (\(latin("Ctrl-C")) يوقفها؛ لا يضيع شيء)."
         case .nothingWaits: "لا شيء ينتظر الإرسال."
         case .recordsWait(let count): "سجلات تنتظر الإرسال: \(count). أرسلها بالأمر \(latin("intake flush"))."
         case .recordsSetAside(let count): "سجلات نحّاها الخادم جانبًا: \(count). انظر \(latin("intake queue list"))."

@@ -134,6 +134,7 @@ enum EnglishText {
         case .offlineSearch(let copy): "Offline: searching drafts, the queue and \(copy ?? "no synced copy (run 'intake sync' while online)")."
         case .openWhich: "Open which (number), or press Enter to search again? "
 
+        case .flushWaiting(let seconds): "Trying again in \(seconds) s (Ctrl-C stops; nothing is lost)."
         case .nothingWaits: "Nothing waits to be sent."
         case .recordsWait(let count): "\(plural(count, "record")) wait\(count == 1 ? "s" : "") to be sent: run 'intake flush'."
         case .recordsSetAside(let count): "\(plural(count, "record")) set aside by the server: see 'intake queue list'."

@@ -155,6 +155,8 @@ public enum FormText: Sendable {
     case mergedMeanwhile(id: String, how: String)
     case setAsideBecause(id: String, reason: String)
     case stoppedEarly(String)
+    /// `intake flush --watch` between two tries.
+    case flushWaiting(seconds: Int)
 
     /// Where in the form a draft stands, for "Resuming the draft at …".
     public enum Place: Sendable {

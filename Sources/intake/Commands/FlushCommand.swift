@@ -17,6 +17,9 @@ struct FlushCommand: AsyncParsableCommand {
             refuses are set aside with its reason ('intake queue list'); network and server failures are \
             retried with backoff. An edit of a record that changed on the server since it was loaded follows \
             --on-conflict. Exit status 0 when the queue is empty at the end, 1 otherwise.
+            With --watch it keeps going while records wait for a server it cannot reach, pausing longer each \
+            time (from --pause seconds up to 5 minutes), and ends when nothing waits or only records set \
+            aside (which need a person) are left; Ctrl-C stops it, losing nothing.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -37,7 +40,14 @@ struct FlushCommand: AsyncParsableCommand {
             valueName: "policy"))
     var onConflict: ConflictPolicy = .merge
 
+    @Flag(help: "Keep flushing while records wait, pausing longer each time the server cannot be reached; stop when nothing waits.")
+    var watch = false
+
+    @Option(help: "With --watch: the first pause in seconds (1 to 300); each next one is twice as long, up to 5 minutes.")
+    var pause: Double = 5
+
     func validate() throws {
+        guard (1...300).contains(pause) else { throw ValidationError("Please give a pause from 1 to 300 seconds.") }
         guard (1...500).contains(batchSize) else { throw ValidationError("Please give a batch size from 1 to 500.") }
         guard (1...20).contains(attempts) else { throw ValidationError("Please give from 1 to 20 attempts.") }
         guard (1...16).contains(inFlight) else { throw ValidationError("Please give from 1 to 16 requests in flight.") }
@@ -60,7 +70,16 @@ struct FlushCommand: AsyncParsableCommand {
             return ConflictPrompt.choose(merge, questionnaire: local?.reference == reference ? local : nil, io: StandardIO())
         }
         flusher.resolver = ConflictResolver(client: client, policy: onConflict, choose: onConflict == .ask ? ask : nil)
-        let emptied = try await FlushRun(flusher: flusher, io: StandardOutput(rightToLeft: Language.say.isRightToLeft), say: Language.say).run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))
-        if !emptied { throw ExitCode.failure }
+        let run = FlushRun(flusher: flusher, io: StandardOutput(rightToLeft: Language.say.isRightToLeft), say: Language.say)
+        var wait = pause
+        while true {
+            let emptied = try await run.run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))
+            if emptied { return }
+            // Only what a retry can send is waited for: records set aside need a person.
+            guard watch, try store.pendingCount() + store.pendingActionCount() > 0 else { throw ExitCode.failure }
+            print(Language.say(.flushWaiting(seconds: Int(wait.rounded()))))
+            try await Task.sleep(for: .seconds(wait))
+            wait = min(wait * 2, 300)
+        }
     }
 }
