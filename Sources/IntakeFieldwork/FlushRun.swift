@@ -42,7 +42,13 @@ public struct FlushRun {
                     uploaded: summary.uploaded, alreadyThere: summary.alreadyOnServer, setAside: summary.setAside.count,
                     stillQueued: summary.remaining)))
         for (id, how) in summary.resolved { io.write(say(.mergedMeanwhile(id: String(id.uuidString.lowercased().prefix(8)), how: "\(how)"))) }
-        for (id, reason) in summary.setAside { io.write(say(.setAsideBecause(id: String(id.uuidString.lowercased().prefix(8)), reason: "\(reason)"))) }
+        for (id, reason) in summary.setAside {
+            let short = String(id.uuidString.lowercased().prefix(8))
+            io.write(say(.setAsideBecause(id: short, reason: "\(reason)")))
+            if let record = try? store.queuedRecord(idPrefix: short), let hint = DraftMigration.hint(for: record.response, store: store, say: say) {
+                io.write(hint)
+            }
+        }
         if let reason = summary.stoppedBecause { io.writeError(say(.stoppedEarly("\(reason)"))) }
         return summary.remaining == 0
     }

@@ -70,7 +70,9 @@ public struct FormRun {
             if case .stale = outcome, let client, let base = draft.baseRevision {
                 return try await settle(record, baseRevision: base, client: client, questionnaire: questionnaire)
             }
-            return report(outcome, say: say)
+            let ending = report(outcome, say: say)
+            if case .invalid = outcome, let hint = DraftMigration.hint(for: record, store: store, say: say) { io.write(hint) }
+            return ending
         case .quit, .abandoned(inputEnded: false):
             return .done
         case .abandoned(inputEnded: true):

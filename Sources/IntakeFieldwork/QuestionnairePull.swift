@@ -83,7 +83,7 @@ public struct QuestionnairePull {
             let advice =
                 ["published", "closed"].contains(behind.state)
                 ? "Finish them with 'intake fill --resume'."
-                : "The server takes no records on it now: keep them until a coordinator closes that version again."
+                : "The server takes no records on it now: move them with 'intake drafts migrate --all -q \(behind.reference.id)'."
             lines.append(
                 "\(behind.count) draft\(behind.count == 1 ? "" : "s") of \(behind.reference.id) version \(behind.reference.version) (\(behind.state)); "
                     + "new records use version \(behind.current ?? "?"). \(advice)")

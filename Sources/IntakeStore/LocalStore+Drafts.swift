@@ -5,26 +5,28 @@ import IntakeCore
 extension LocalStore {
     /// Saves a draft, sealed, replacing the earlier copy, in one durable transaction.
     public func save(_ draft: Draft) throws(LocalStoreError) {
+        try writeSealed("save the draft") { db, cipher in try Self.save(draft, cipher, db) }
+    }
+
+    static func save(_ draft: Draft, _ cipher: RecordCipher, _ db: Database) throws {
         let response = draft.response
-        try writeSealed("save the draft") { db, cipher in
-            let payload = try Self.seal(response, with: cipher)
-            try db.execute(
-                sql: """
-                    INSERT INTO record (id, questionnaireId, questionnaireVersion, state, cursorSection, cursorIndex,
-                                        answerCount, createdAt, updatedAt, baseRevision, payload)
-                    VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET
-                        questionnaireId = excluded.questionnaireId, questionnaireVersion = excluded.questionnaireVersion,
-                        cursorSection = excluded.cursorSection, cursorIndex = excluded.cursorIndex,
-                        answerCount = excluded.answerCount, updatedAt = excluded.updatedAt,
-                        baseRevision = excluded.baseRevision, payload = excluded.payload
-                    """,
-                arguments: [
-                    Self.key(response.id), response.questionnaire.id, response.questionnaire.version, draft.cursor?.section,
-                    draft.cursor?.index, response.answerCount, response.createdAt.timeIntervalSince1970,
-                    response.updatedAt.timeIntervalSince1970, draft.baseRevision, payload,
-                ])
-        }
+        let payload = try Self.seal(response, with: cipher)
+        try db.execute(
+            sql: """
+                INSERT INTO record (id, questionnaireId, questionnaireVersion, state, cursorSection, cursorIndex,
+                                    answerCount, createdAt, updatedAt, baseRevision, payload)
+                VALUES (?, ?, ?, 'draft', ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET
+                    questionnaireId = excluded.questionnaireId, questionnaireVersion = excluded.questionnaireVersion,
+                    cursorSection = excluded.cursorSection, cursorIndex = excluded.cursorIndex,
+                    answerCount = excluded.answerCount, updatedAt = excluded.updatedAt,
+                    baseRevision = excluded.baseRevision, payload = excluded.payload
+                """,
+            arguments: [
+                Self.key(response.id), response.questionnaire.id, response.questionnaire.version, draft.cursor?.section,
+                draft.cursor?.index, response.answerCount, response.createdAt.timeIntervalSince1970,
+                response.updatedAt.timeIntervalSince1970, draft.baseRevision, payload,
+            ])
     }
 
     /// The draft with this id, if any.

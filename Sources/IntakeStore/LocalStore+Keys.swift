@@ -51,6 +51,12 @@ extension LocalStore {
                 let payload = try new.seal(try record.response.jsonData(), id: record.response.id)
                 try db.execute(sql: "UPDATE synced SET payload = ? WHERE id = ?", arguments: [payload, row["id"] as String])
             }
+            for row in try Row.fetchAll(db, sql: "SELECT number, recordId, payload FROM recordHistory") {
+                guard let id = UUID(uuidString: row["recordId"]), let plain = try? old.open(row["payload"] as Data, id: id) else { continue }
+                try db.execute(
+                    sql: "UPDATE recordHistory SET payload = ? WHERE number = ?", arguments: [try new.seal(plain, id: id), row["number"] as Int64])
+                count += 1
+            }
             for row in try Row.fetchAll(db, sql: "SELECT name, id, payload FROM document") {
                 guard let id = UUID(uuidString: row["id"]), let plain = try? old.open(row["payload"] as Data, id: id) else {
                     try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: [row["name"] as String])

@@ -109,6 +109,21 @@ extension LocalStore {
                     );
                     """)
         }
+        migrator.registerMigration("v7: a record's moves to other questionnaire versions, with the answers set aside, sealed") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE recordHistory (
+                        number INTEGER PRIMARY KEY AUTOINCREMENT,
+                        recordId TEXT NOT NULL,
+                        fromVersion TEXT NOT NULL,
+                        toVersion TEXT NOT NULL,
+                        movedAt REAL NOT NULL,
+                        setAsideCount INTEGER NOT NULL,
+                        payload BLOB NOT NULL
+                    );
+                    CREATE INDEX recordHistoryByRecord ON recordHistory (recordId, number);
+                    """)
+        }
         return migrator
     }
 

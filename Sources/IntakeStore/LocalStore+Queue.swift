@@ -6,17 +6,19 @@ extension LocalStore {
     /// Puts a finished record in the outbound queue, sealed, and removes its draft, in one transaction.
     /// A record already queued is replaced (its newest content is what will be sent).
     public func enqueue(_ response: PatientResponse, baseRevision: Int? = nil) throws(LocalStoreError) {
-        try writeSealed("queue the record") { db, cipher in
-            let payload = try Self.seal(response, with: cipher)
-            try db.execute(
-                sql: """
-                    INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET state = 'pending', baseRevision = excluded.baseRevision, reason = NULL,
-                        size = excluded.size, payload = excluded.payload
-                    """,
-                arguments: [Self.key(response.id), baseRevision, Date().timeIntervalSince1970, payload.count, payload])
-            try db.execute(sql: "DELETE FROM record WHERE id = ?", arguments: [Self.key(response.id)])
-        }
+        try writeSealed("queue the record") { db, cipher in try Self.enqueue(response, baseRevision: baseRevision, cipher, db) }
+    }
+
+    static func enqueue(_ response: PatientResponse, baseRevision: Int?, _ cipher: RecordCipher, _ db: Database) throws {
+        let payload = try Self.seal(response, with: cipher)
+        try db.execute(
+            sql: """
+                INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET state = 'pending', baseRevision = excluded.baseRevision, reason = NULL,
+                    size = excluded.size, payload = excluded.payload
+                """,
+            arguments: [Self.key(response.id), baseRevision, Date().timeIntervalSince1970, payload.count, payload])
+        try db.execute(sql: "DELETE FROM record WHERE id = ?", arguments: [Self.key(response.id)])
     }
 
     /// The queue's entries, oldest first; reads no payload, so needs no key.

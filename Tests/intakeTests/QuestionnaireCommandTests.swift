@@ -107,7 +107,7 @@ struct QuestionnaireLifecycleCommandTests {
         #expect(status.stdout.contains("1 questionnaire version published that this machine has not pulled (refugee-health \(v2))"), "\(status.stdout)")
         let pulled = try intake.run(["questionnaire", "pull"] + online)
         #expect(pulled.status == 0 && pulled.stdout.contains("Pulled refugee-health version \(v2) (published)"), "\(pulled.stdout)\(pulled.stderr)")
-        #expect(pulled.stdout.contains("1 draft of refugee-health version \(v1) (retired); new records use version \(v2). The server takes no records"), "\(pulled.stdout)")
+        #expect(pulled.stdout.contains("1 draft of refugee-health version \(v1) (retired); new records use version \(v2). The server takes no records on it now: move them with 'intake drafts migrate --all -q refugee-health'"), "\(pulled.stdout)")
         #expect(try intake.run(["questionnaire", "pull"] + online).stdout.contains("Questionnaires up to date (1 version kept"))
         // New records are filled on version 2, from the copy on this machine: online, and offline.
         let sent = try intake.run(["fill"] + online, input: Answers.all + [":finish"])

@@ -206,6 +206,8 @@ enum ArabicText {
             "رُفع: \(uploaded). موجود على الخادم من قبل: \(already). نُحّي جانبًا: \(setAside). ما زال في الانتظار: \(queued)."
         case .mergedMeanwhile(let id, let how): "  \(latin(id)) تغيّر على الخادم في الأثناء: \(latin(how))."
         case .setAsideBecause(let id, let reason): "  \(latin(id)) نُحّي جانبًا: \(latin(reason))"
+        case .moveToVersion(let id, let questionnaire, let from, let to):
+            "  \(latin(id)) على الإصدار \(latin(from)) من \(latin(questionnaire))؛ على هذا الجهاز الإصدار \(latin(to)): \(latin("intake drafts migrate \(id)"))"
         case .stoppedEarly(let reason):
             "توقّف الرفع مبكرًا: \(latin(reason)). السجلات التي لم تُرسل باقية في الانتظار؛ أعد تشغيل \(latin("intake flush")) لاحقًا."
         }

@@ -169,6 +169,8 @@ enum EnglishText {
             "Uploaded: \(uploaded). Already on the server: \(already). Set aside: \(setAside). Still queued: \(queued)."
         case .mergedMeanwhile(let id, let how): "  \(id) changed on the server meanwhile: \(how)."
         case .setAsideBecause(let id, let reason): "  \(id) set aside: \(reason)"
+        case .moveToVersion(let id, let questionnaire, let from, let to):
+            "  \(id) is on \(questionnaire) version \(from); this machine has version \(to): intake drafts migrate \(id)"
         case .stoppedEarly(let reason): "Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later."
         }
     }

@@ -154,6 +154,8 @@ public enum FormText: Sendable {
     case flushed(uploaded: Int, alreadyThere: Int, setAside: Int, stillQueued: Int)
     case mergedMeanwhile(id: String, how: String)
     case setAsideBecause(id: String, reason: String)
+    /// A record on an older version than the newest kept on this machine: how to move it.
+    case moveToVersion(id: String, questionnaire: String, from: String, to: String)
     case stoppedEarly(String)
     /// `intake flush --watch` between two tries.
     case flushWaiting(seconds: Int)

@@ -7,6 +7,12 @@ public final class QuestionnaireService: Sendable {
     public let store: any QuestionnaireStore
     /// Versions never change once published, so a parsed one stays valid for the server's life.
     private let parsed = Mutex<[QuestionnaireReference: Questionnaire]>([:])
+    /// Each version's state as last read, with when: every record checks it, so it is read at
+    /// most once per ``statusLifetime`` (a change made through this service is seen at once;
+    /// one made through another server sharing the store, within that time).
+    private let statuses = Mutex<[QuestionnaireReference: (status: QuestionnaireStatus?, read: ContinuousClock.Instant)]>([:])
+    /// How long a version's state read from the store is trusted.
+    public static let statusLifetime = Duration.seconds(1)
 
     public init(store: any QuestionnaireStore) {
         self.store = store
@@ -36,11 +42,20 @@ public final class QuestionnaireService: Sendable {
     /// nil when it takes it (``QuestionnaireLifecycle/refusal(of:status:isEdit:current:)``).
     public func refusal(of record: PatientResponse, isEdit: Bool) async throws -> (code: String, message: String)? {
         let reference = record.questionnaire
-        guard let status = try await store.questionnaireStatus(id: reference.id, version: reference.version), status.state != .published,
+        guard let status = try await status(of: reference), status.state != .published,
             QuestionnaireLifecycle.refusal(of: record, status: status, isEdit: isEdit, current: nil) != nil
         else { return nil }
         // Refused: the message names the version to move to.
         return QuestionnaireLifecycle.refusal(of: record, status: status, isEdit: isEdit, current: try await current(id: reference.id)?.version)
+    }
+
+    /// The state of version `reference`, read from the store at most once per ``statusLifetime``.
+    func status(of reference: QuestionnaireReference) async throws -> QuestionnaireStatus? {
+        let now = ContinuousClock.now
+        if let cached = statuses.withLock({ $0[reference] }), now - cached.read < Self.statusLifetime { return cached.status }
+        let status = try await store.questionnaireStatus(id: reference.id, version: reference.version)
+        statuses.withLock { $0[reference] = (status, now) }
+        return status
     }
 
     /// Moves version `version` of `id` to `state`, as ``QuestionnaireLifecycle/allows(_:to:)``
@@ -61,6 +76,7 @@ public final class QuestionnaireService: Sendable {
                         + "a draft is published, a published version closes or retires, a closed one reopens or retires, a retired one can be closed again")
             }
             if try await store.changeQuestionnaireState(id: id, version: version, from: current.status.state, to: state, by: user, at: time) {
+                statuses.withLock { _ = $0.removeValue(forKey: QuestionnaireReference(id: id, version: version)) }
                 var changed = current
                 changed.status = QuestionnaireStatus(state: state, changedAt: time, changedBy: user)
                 return (changed, true)
@@ -95,6 +111,7 @@ public final class QuestionnaireService: Sendable {
             status: QuestionnaireStatus(state: draft ? .draft : .published, changedAt: now, changedBy: user))
         let isNew = try await store.publish(published)
         parsed.withLock { $0[questionnaire.reference] = questionnaire }
+        statuses.withLock { _ = $0.removeValue(forKey: questionnaire.reference) }
         return (isNew ? published : try await store.questionnaire(id: published.id, version: published.version) ?? published, isNew)
     }
 
