@@ -58,3 +58,34 @@ struct KeyRotationTests {
         }
     }
 }
+
+/// A record moved to another questionnaire version: the record and its move are kept in one
+/// transaction, the answers set aside sealed, and a key rotation re-seals them too.
+struct RecordMoveStoreTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-moves-\(UUID().uuidString)")
+
+    @Test func aMoveIsKeptWithTheRecordAndSurvivesARotation() throws {
+        let store = try LocalStore(directory: directory, configuration: EncryptionTests.fastConfiguration())
+        var record = LocalStoreTests.record(given: "Moved")
+        try store.enqueue(record)
+        let from = record.questionnaire
+        record.questionnaire = QuestionnaireReference(id: from.id, version: "v2")
+        record.status = .draft
+        let json = Array(#"{"setAside":[{"question":"q","questionText":"Q","position":"1.2","reason":"question_removed","detail":"gone"}]}"#.utf8)
+        try store.saveMove(Draft(response: record), queue: false, from: from, setAside: json, setAsideCount: 1)
+        #expect(try store.queueEntries().isEmpty, "out of the queue")
+        #expect(try store.draft(id: record.id)?.response.questionnaire.version == "v2", "a draft on the new version")
+        let prefix = String(record.id.uuidString.lowercased().prefix(8))
+        #expect(try store.moves(idPrefix: prefix).map(\.setAside.first?.question) == ["q"])
+        // Sealed: the answers set aside are not in the file in clear.
+        for name in [LocalStore.fileName, LocalStore.fileName + "-wal"] {
+            let file = (try? Data(contentsOf: directory.appendingPathComponent(name))) ?? Data()
+            #expect(file.range(of: Data("question_removed".utf8)) == nil, "\(name)")
+        }
+        #expect(try store.rotateKey() == 2)
+        let reopened = try LocalStore(directory: directory, configuration: EncryptionTests.fastConfiguration())
+        let moves = try reopened.moves(idPrefix: prefix)
+        #expect(moves.count == 1 && moves[0].json == json && moves[0].from == from.description && moves[0].to == "\(from.id)@v2")
+        #expect(try reopened.moves(idPrefix: "ffffffff").isEmpty)
+    }
+}
