@@ -165,7 +165,7 @@ extension SQLiteRecordStore {
         }
     }
 
-    private static let userSelect = "SELECT u.*, tm.name AS teamName FROM user u LEFT JOIN team tm ON tm.id = u.teamId"
+    static let userSelect = "SELECT u.*, tm.name AS teamName FROM user u LEFT JOIN team tm ON tm.id = u.teamId"
 
     private static func fetchUser(_ db: Database, where condition: String, _ argument: some DatabaseValueConvertible) throws
         -> UserCredentials?
@@ -173,7 +173,7 @@ extension SQLiteRecordStore {
         try Row.fetchOne(db, sql: userSelect + " WHERE " + condition, arguments: [argument]).map(credentials)
     }
 
-    private static func credentials(_ row: Row) throws -> UserCredentials {
+    static func credentials(_ row: Row) throws -> UserCredentials {
         guard let role = Role(rawValue: row["role"]) else { throw RecordStoreError.notFound("role") }
         return UserCredentials(
             user: User(

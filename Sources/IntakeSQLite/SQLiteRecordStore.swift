@@ -550,6 +550,42 @@ extension SQLiteRecordStore {
                     ALTER TABLE questionnaire ADD COLUMN stateChangedBy TEXT;
                     """)
         }
+        migrator.registerMigration("v28: enrolment codes and the machines enrolled with them") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE enrolment (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        teamId INTEGER NOT NULL REFERENCES team(id),
+                        username TEXT NOT NULL,
+                        secretHash TEXT NOT NULL,
+                        createdBy TEXT NOT NULL,
+                        createdAt REAL NOT NULL,
+                        expiresAt REAL NOT NULL,
+                        state TEXT NOT NULL DEFAULT 'open',
+                        failedAttempts INTEGER NOT NULL DEFAULT 0,
+                        usedAt REAL,
+                        deviceId TEXT
+                    );
+                    CREATE INDEX enrolmentByTeam ON enrolment (teamId, createdAt);
+                    CREATE TABLE device (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        deviceId TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        teamId INTEGER NOT NULL REFERENCES team(id),
+                        username TEXT NOT NULL,
+                        enrolment TEXT NOT NULL,
+                        tokenHash TEXT NOT NULL UNIQUE,
+                        enrolledAt REAL NOT NULL,
+                        revokedAt REAL,
+                        revokedBy TEXT,
+                        lastSeenAt REAL,
+                        lastUploadAt REAL,
+                        queueSize INTEGER,
+                        intakeVersion TEXT
+                    );
+                    CREATE INDEX deviceByTeam ON device (teamId, enrolledAt);
+                    """)
+        }
         return migrator
     }
 

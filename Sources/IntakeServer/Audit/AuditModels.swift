@@ -39,6 +39,9 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case questionnaireAccess = "questionnaire.access"
     /// A questionnaire version published, closed, reopened or retired.
     case questionnaireState = "questionnaire.state"
+    case enrolmentCreate = "enrolment.create"
+    case deviceEnrol = "device.enrol"
+    case deviceRevoke = "device.revoke"
     case lookup
     case export
     case consentChange = "consent.change"

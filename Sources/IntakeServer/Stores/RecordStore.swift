@@ -9,7 +9,7 @@ import IntakeCore
 /// Services never take the whole of it: each depends on the narrow protocols it uses
 /// (``RecordDataStore``, ``ExportStore``, ``SecretStore``, ``ReferralStore``, …).
 public protocol RecordStore: RecordDataStore, ExportStore, SecretStore, QuestionnaireStore, AccountStore, TeamStore, ReferralStore,
-    WebhookStore, PatientStore, AuditStore, GrantStore
+    WebhookStore, PatientStore, AuditStore, GrantStore, DeviceStore
 {
     /// Throws when the store cannot be read, for `/health`.
     func checkHealth() async throws
@@ -158,4 +158,28 @@ public enum RecordStoreError: Error, Equatable, Sendable {
     case alreadyExists(String)
     /// A referenced team or user does not exist.
     case notFound(String)
+}
+
+/// Enrolment codes and the machines enrolled with them.
+public protocol DeviceStore: Sendable {
+    /// Keeps a new enrolment code (its secret only as a hash); audited as `enrolment.create`.
+    func createEnrolment(_ enrolment: NewEnrolment) async throws -> Enrolment
+    /// The team's enrolment codes, newest first.
+    func enrolments(teamId: Int64) async throws -> [Enrolment]
+    /// Uses enrolment `id` in one transaction, by ``EnrolmentRules/redeem(_:secretMatches:lockAfter:at:)``
+    /// (`matches` compares the secret with the stored hash): on success the code is used, the
+    /// device kept with its token's hash, any earlier enrolment of the same device id revoked, and
+    /// `device.enrol` audited. Two machines using one code at once: one is enrolled.
+    func redeemEnrolment(id: String, device: NewDevice, at time: Date, lockAfter: Int, matches: @escaping @Sendable (String) -> Bool)
+        async throws -> EnrolmentOutcome
+    /// The devices of a team (every team's when nil), most recently enrolled first.
+    func devices(teamId: Int64?) async throws -> [Device]
+    /// The device a token belongs to, with its account as it is now; revoked ones too (the
+    /// caller refuses them, saying so).
+    func device(tokenHash: String) async throws -> (device: Device, user: User)?
+    /// Revokes device `id` (of team `teamId` when given): its token stops. Audited as
+    /// `device.revoke`; nil when there is no such device. Revoking twice keeps the first time.
+    func revokeDevice(id: Int64, teamId: Int64?, by user: String, at time: Date) async throws -> Device?
+    /// Keeps what a device reported: when seen, its last upload, its queue's size, its version.
+    func noteDevice(id: Int64, _ report: DeviceReport) async throws
 }
