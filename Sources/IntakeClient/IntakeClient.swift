@@ -11,18 +11,39 @@ public final class IntakeClient: Sendable {
     /// Every request goes through it; nil when the address is not http(s) with a host.
     let transport: CurlTransport?
     public let timeout: TimeInterval
+    let tls: ClientTLS
+    /// Told the server with each request (`Intake-Version`, `Intake-Queue-Size`): what a
+    /// coordinator's device list shows.
+    let intakeVersion: String?
+    let queueSize: Int?
 
     /// - Parameter timeout: the whole wait for one exchange (connecting, sending, the answer)
     ///   before treating the server as unreachable: a server that accepts the connection and
     ///   never answers holds no one longer. A batch, which may be large on a slow link, may go on
     ///   as long as bytes move, and ends after this long without any.
     /// - Parameter tls: how an https server is trusted (the system's authorities by default).
-    public init(baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil, tls: ClientTLS = ClientTLS()) {
+    public init(
+        baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil, tls: ClientTLS = ClientTLS(), intakeVersion: String? = nil,
+        queueSize: Int? = nil
+    ) {
         self.baseURL = baseURL
         self.token = token
         self.deviceId = deviceId
         self.timeout = timeout
+        self.tls = tls
+        self.intakeVersion = intakeVersion
+        self.queueSize = queueSize
         transport = CurlTransport(baseURL: baseURL, timeout: timeout, tls: tls)
+    }
+
+    /// This client, telling the server that `count` records wait in this machine's queue.
+    public func reporting(queueSize count: Int) -> IntakeClient {
+        IntakeClient(baseURL: baseURL, token: token, timeout: timeout, deviceId: deviceId, tls: tls, intakeVersion: intakeVersion, queueSize: count)
+    }
+
+    /// This client with another token (the one an enrolment gave).
+    public func with(token: String) -> IntakeClient {
+        IntakeClient(baseURL: baseURL, token: token, timeout: timeout, deviceId: deviceId, tls: tls, intakeVersion: intakeVersion, queueSize: queueSize)
     }
 
     /// Exchanges a username and password for a token.
@@ -122,7 +143,7 @@ public final class IntakeClient: Sendable {
         }
     }
 
-    private func encode(_ value: some Encodable) throws(ClientError) -> Data {
+    func encode(_ value: some Encodable) throws(ClientError) -> Data {
         do {
             return try JSONEncoder().encode(value)
         } catch {
@@ -140,6 +161,8 @@ public final class IntakeClient: Sendable {
         var headers: [(String, String)] = json ? [("Content-Type", "application/json")] : []
         if authenticated, let token { headers.append(("Authorization", "Bearer \(token)")) }
         if let deviceId { headers.append(("Intake-Device-Id", deviceId)) }
+        if let intakeVersion { headers.append(("Intake-Version", intakeVersion)) }
+        if let queueSize { headers.append(("Intake-Queue-Size", String(queueSize))) }
         return headers
     }
 

@@ -74,7 +74,7 @@ public enum DatabaseCopy {
             try await connection.query(
                 "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
                 logger: PostgresRecordStore.logger)
-            for table in ["membershipEvent", "notification", "announcement", "referralMessage", "consent"] {
+            for table in ["membershipEvent", "notification", "announcement", "referralMessage", "consent", "device"] {
                 try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"),
@@ -228,6 +228,19 @@ struct CopiedTable: Sendable {
             source: "questionnaireAccess", target: "questionnaireAccess",
             columns: [("questionnaireId", .text), ("collectorOnly", .boolean), ("changedBy", .text), ("changedAt", .real)], order: "questionnaireId"),
         CopiedTable(source: "changeHorizon", target: "changeHorizon", columns: [("teamId", .integer), ("teamSeq", .integer)], order: "teamId"),
+        CopiedTable(
+            source: "enrolment", target: "enrolment",
+            columns: [
+                ("id", .text), ("teamId", .integer), ("username", .text), ("secretHash", .text), ("createdBy", .text), ("createdAt", .real),
+                ("expiresAt", .real), ("state", .text), ("failedAttempts", .integer), ("usedAt", .real), ("deviceId", .text),
+            ], order: "id"),
+        CopiedTable(
+            source: "device", target: "device",
+            columns: [
+                ("id", .integer), ("deviceId", .text), ("name", .text), ("teamId", .integer), ("username", .text), ("enrolment", .text),
+                ("tokenHash", .text), ("enrolledAt", .real), ("revokedAt", .real), ("revokedBy", .text), ("lastSeenAt", .real),
+                ("lastUploadAt", .real), ("queueSize", .integer), ("intakeVersion", .text),
+            ], order: "id"),
     ]
 
     /// One value, as both sides read it.

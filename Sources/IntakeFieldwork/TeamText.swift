@@ -81,6 +81,26 @@ public enum TeamText {
         }
     }
 
+    public static func enrolments(_ enrolments: [RemoteEnrolment]) -> [String] {
+        guard !enrolments.isEmpty else { return ["No enrolment codes. Make one with 'intake team enrol TEAM USER'."] }
+        return [TextTable.row("CODE", "FOR", "STATE", "EXPIRES", "WRONG TRIES", "BY", widths: [9, 20, 9, 17, 12])]
+            + enrolments.map {
+                TextTable.row("\($0.id)-…", $0.username, $0.state, minute($0.expiresAt), "\($0.failedAttempts)", $0.createdBy, widths: [9, 20, 9, 17, 12])
+            }
+    }
+
+    public static func devices(_ devices: [RemoteDevice]) -> [String] {
+        guard !devices.isEmpty else { return ["No machines enrolled. Enrol one with 'intake team enrol TEAM USER'."] }
+        let widths = [5, 18, 14, 17, 17, 17, 6, 8]
+        return [TextTable.row("ID", "NAME", "USER", "ENROLLED", "LAST SEEN", "LAST UPLOAD", "QUEUE", "VERSION", "STATE", widths: widths)]
+            + devices.map {
+                TextTable.row(
+                    "\($0.id)", $0.name, $0.username, minute($0.enrolledAt), $0.lastSeenAt.map(minute) ?? "-", $0.lastUploadAt.map(minute) ?? "-",
+                    $0.queueSize.map(String.init) ?? "-", $0.intakeVersion ?? "-",
+                    $0.revokedAt.map { "revoked \(day($0))" } ?? "active", widths: widths)
+            }
+    }
+
     private static func day(_ time: String) -> String { String(time.prefix(10)) }
     private static func minute(_ time: String) -> String { String(time.prefix(16)).replacingOccurrences(of: "T", with: " ") }
 }

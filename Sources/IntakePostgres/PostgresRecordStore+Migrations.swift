@@ -558,6 +558,46 @@ extension PostgresRecordStore {
                 "ALTER TABLE questionnaire ADD COLUMN stateChangedAt DOUBLE PRECISION", "ALTER TABLE questionnaire ADD COLUMN stateChangedBy TEXT",
             ]
         ),
+        (
+            "v26: enrolment codes and the machines enrolled with them",
+            [
+                """
+                CREATE TABLE enrolment (
+                    id TEXT PRIMARY KEY,
+                    teamId BIGINT NOT NULL REFERENCES team(id),
+                    username TEXT NOT NULL,
+                    secretHash TEXT NOT NULL,
+                    createdBy TEXT NOT NULL,
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    expiresAt DOUBLE PRECISION NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'open',
+                    failedAttempts INTEGER NOT NULL DEFAULT 0,
+                    usedAt DOUBLE PRECISION,
+                    deviceId TEXT
+                )
+                """,
+                "CREATE INDEX enrolment_team ON enrolment (teamId, createdAt)",
+                """
+                CREATE TABLE device (
+                    id BIGSERIAL PRIMARY KEY,
+                    deviceId TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    teamId BIGINT NOT NULL REFERENCES team(id),
+                    username TEXT NOT NULL,
+                    enrolment TEXT NOT NULL,
+                    tokenHash TEXT NOT NULL UNIQUE,
+                    enrolledAt DOUBLE PRECISION NOT NULL,
+                    revokedAt DOUBLE PRECISION,
+                    revokedBy TEXT,
+                    lastSeenAt DOUBLE PRECISION,
+                    lastUploadAt DOUBLE PRECISION,
+                    queueSize INTEGER,
+                    intakeVersion TEXT
+                )
+                """,
+                "CREATE INDEX device_team ON device (teamId, enrolledAt)",
+            ]
+        ),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

@@ -3,7 +3,7 @@ import GRDB
 import IntakeCore
 import IntakeServer
 
-extension SQLiteRecordStore: DeviceStore {
+extension SQLiteRecordStore {
     public func createEnrolment(_ enrolment: NewEnrolment) async throws -> Enrolment {
         try await database.write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM enrolment WHERE id = ?", arguments: [enrolment.id]) == nil else {

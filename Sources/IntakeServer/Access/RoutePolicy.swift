@@ -114,6 +114,12 @@ public enum RoutePolicy {
         RouteRule("PATCH", "/v1/teams/{team}/members/{username}", Role.managers, .team, audit: .action),
         RouteRule("DELETE", "/v1/teams/{team}/members/{username}", Role.managers, .team, audit: .action),
         RouteRule("POST", "/v1/teams/{team}/invitations", Role.managers, .team),
+        RouteRule("POST", "/v1/teams/{team}/enrolments", Role.managers, .team, audit: .action),
+        RouteRule("GET", "/v1/teams/{team}/enrolments", Role.managers, .team),
+        RouteRule("GET", "/v1/teams/{team}/devices", Role.managers, .team),
+        RouteRule("DELETE", "/v1/teams/{team}/devices/{device}", Role.managers, .team, audit: .action),
+        // A new machine uses an enrolment code: no token yet (the code is checked, tries counted).
+        RouteRule("POST", "/v1/devices", nil, audit: .action),
         RouteRule("POST", "/v1/announcements", Role.managers),
         RouteRule("GET", "/v1/invitations", Role.everyone),
         RouteRule("POST", "/v1/invitations/{id}/accept", Role.everyone, audit: .action),

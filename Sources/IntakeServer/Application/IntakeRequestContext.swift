@@ -7,6 +7,8 @@ import HummingbirdAuth
 public struct IntakeRequestContext: AuthRequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: User?
+    /// The enrolled machine, when the request came with a device token.
+    public var device: Device?
     /// The client's IP address, for throttling sign-ins per address; nil when unknown (tests).
     public let clientAddress: String?
 

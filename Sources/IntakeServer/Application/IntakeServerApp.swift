@@ -20,6 +20,8 @@ public struct IntakeServices: Sendable {
     public let webhooks: WebhookService
     public let patients: PatientService
     public let audit: AuditLog
+    /// Enrolment codes, devices and their tokens.
+    public let devices: DeviceService
 
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
@@ -38,6 +40,7 @@ public struct IntakeServices: Sendable {
         self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub, access: access)
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
+        self.devices = DeviceService(store: store, clock: configuration.clock)
     }
 
     /// Throws when the store cannot be read (`/health`).
@@ -57,7 +60,7 @@ public enum IntakeServerApp {
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
         router.add(middleware: RequestLimitsMiddleware())
-        router.add(middleware: TokenAuthenticator(accounts: services.accounts))
+        router.add(middleware: TokenAuthenticator(accounts: services.accounts, devices: services.devices))
         if let limit = services.configuration.rateLimit {
             router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: limit, clock: services.configuration.clock)))
         }
@@ -78,6 +81,7 @@ public enum IntakeServerApp {
         DataGroupController(services: services).register(registrar)
         ReportController(services: services).register(registrar)
         AuditController(services: services).register(registrar)
+        DeviceController(services: services).register(registrar)
         return (router, registrar.routes)
     }
 

@@ -47,6 +47,8 @@ public struct ServerConfiguration: Sendable {
     public var clock: @Sendable () -> Date = { Date() }
     /// Serve https with this certificate and key; nil for plain http.
     public var tls: ServerTLSFiles?
+    /// The pin of the https certificate's key, for machines being enrolled; none over http.
+    var tlsPins: [String] { tls?.pin().map { [$0] } ?? [] }
     /// Requests per token (``RateLimit``); nil for none.
     public var rateLimit: RateLimit? = .standard
     /// One of ``logLevels``.

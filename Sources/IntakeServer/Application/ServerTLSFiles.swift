@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOSSL
 
@@ -38,5 +39,14 @@ public struct ServerTLSFiles: Sendable, Equatable {
             throw ConfigurationError("the TLS private key \(keyFile) does not belong to the certificate \(certificateFile); give the key the certificate was made for")
         }
         return configuration
+    }
+
+    /// The pin of the certificate's public key (`sha256/` and the base64 of the SHA-256 of its
+    /// SubjectPublicKeyInfo, as curl and `intake login --pin` take it), or nil when it cannot be read.
+    public func pin() -> String? {
+        guard let leaf = try? NIOSSLCertificate.fromPEMFile(certificateFile).first, let spki = try? leaf.extractPublicKey().toSPKIBytes() else {
+            return nil
+        }
+        return "sha256/" + Data(SHA256.hash(data: spki)).base64EncodedString()
     }
 }

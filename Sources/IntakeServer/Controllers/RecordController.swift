@@ -59,6 +59,7 @@ struct RecordController {
         let record = try JSONCoding.record(from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         let owner = RecordOwner(teamId: team, username: user.username, deviceId: try Self.device(request))
         let result = try await services.records.ingest([record], owner: owner)[0]
+        if let device = context.device { try await services.devices.noteUpload(device) }
         switch result {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
@@ -96,6 +97,7 @@ struct RecordController {
             }
         }
         let stored = try await services.records.ingest(records.map(\.record), owner: RecordOwner(teamId: team, username: user.username, deviceId: device))
+        if let enrolled = context.device { try await services.devices.noteUpload(enrolled) }
         for ((index, record), result) in zip(records, stored) {
             results[index] = Self.json(result, id: record.id, index: index)
         }

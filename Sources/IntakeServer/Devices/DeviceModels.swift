@@ -58,6 +58,16 @@ public struct NewEnrolment: Sendable {
     public var createdBy: String
     public var createdAt: Date
     public var expiresAt: Date
+
+    public init(id: String, teamId: Int64, username: String, secretHash: String, createdBy: String, createdAt: Date, expiresAt: Date) {
+        self.id = id
+        self.teamId = teamId
+        self.username = username
+        self.secretHash = secretHash
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
 }
 
 /// A machine enrolled for an account of a team, with what it last reported.
@@ -104,6 +114,13 @@ public struct NewDevice: Sendable {
     public var name: String
     public var tokenHash: String
     public var intakeVersion: String?
+
+    public init(deviceId: String, name: String, tokenHash: String, intakeVersion: String?) {
+        self.deviceId = deviceId
+        self.name = name
+        self.tokenHash = tokenHash
+        self.intakeVersion = intakeVersion
+    }
 }
 
 /// What a device told the server with a request, to keep.

@@ -83,7 +83,7 @@ public final class DeviceService: Sendable {
         guard let (id, secret) = Self.parse(code) else {
             throw ServiceError(.invalid, "an enrolment code is 16 letters and digits, as ABCD-EFGH-JKLM-NPQR; check what was typed")
         }
-        guard !deviceId.isEmpty, deviceId.count <= 200 else {
+        guard (1...64).contains(deviceId.utf8.count) else {
             throw ServiceError(.invalid, "the device id is missing or too long; send Intake-Device-Id")
         }
         let token = "itd_" + String(APIToken.generate().dropFirst(4))

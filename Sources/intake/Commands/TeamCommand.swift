@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IntakeClient
 import IntakeFieldwork
+import IntakeTerminal
 
 struct TeamCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +12,7 @@ struct TeamCommand: AsyncParsableCommand {
             A user belongs to at most one team, and the records they send are collected for it. A team's \
             coordinators (and admins) manage it; a team always keeps one coordinator.
             """,
-        subcommands: [Members.self, History.self, Invite.self, Role.self, Remove.self, Create.self],
+        subcommands: [Members.self, History.self, Invite.self, Role.self, Remove.self, Create.self, Enrol.self, Codes.self, Devices.self, RevokeDevice.self],
         defaultSubcommand: Members.self
     )
 
@@ -97,6 +98,80 @@ struct TeamCommand: AsyncParsableCommand {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             try await client.remove(username, from: team)
             print("\(username) is no longer a member of '\(team)'.")
+        }
+    }
+
+    struct Enrol: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a one-time code that sets up a new machine for a member of the team; printed as text and as a QR code.",
+            discussion: """
+                On the new machine, 'intake enrol CODE --server URL' (or the intake://enrol link the QR code holds) makes a \
+                token for that machine only, saves the server, pulls the questionnaires and is ready to fill. The code works \
+                once, expires (72 hours unless --hours says otherwise) and locks after 5 wrong tries. See the machines \
+                enrolled with 'intake team devices' and stop one with 'intake team revoke-device'.
+                """)
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The team.") var team: String
+        @Argument(help: "The member the machine works for (a field worker or coordinator of the team).") var username: String
+        @Option(help: "Hours before the code expires (from 0.2 to 720; default 72).") var hours: Double?
+        @Flag(help: "Do not draw the QR code.") var noQr = false
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let issued = try await client.createEnrolment(team: team, username: username, expiresInHours: hours)
+            let link = EnrolmentLink(server: client.baseURL.absoluteString, code: issued.code, pins: issued.pins)
+            let command = (["intake enrol \(issued.code) --server \(link.server)"] + issued.pins.map { "--pin \($0)" }).joined(separator: " ")
+            print("Enrolment code for \(username) of '\(team)': \(issued.code)")
+            print("It works once, until \(String(issued.enrolment.expiresAt.prefix(16)).replacingOccurrences(of: "T", with: " ")) UTC, and locks after 5 wrong tries.")
+            print("On the new machine:")
+            print("  \(command)")
+            print("or, with the link the QR code holds:")
+            print("  intake enrol '\(link.text)'")
+            guard !noQr, let code = QRCode(link.text) else { return }
+            print("")
+            code.lines(colours: isatty(STDOUT_FILENO) == 1).forEach { print($0) }
+        }
+    }
+
+    struct Codes: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the team's enrolment codes: for whom, state, expiry, wrong tries (never the codes).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The team.") var team: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            TeamText.enrolments(try await client.enrolments(of: team)).forEach { print($0) }
+        }
+    }
+
+    struct Devices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the machines enrolled for the team: who, last seen, last upload, queue as last reported, Intake version.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The team.") var team: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            TeamText.devices(try await client.devices(of: team)).forEach { print($0) }
+        }
+    }
+
+    struct RevokeDevice: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop an enrolled machine: its token is refused from its next request.",
+            discussion: "What it had queued stays sealed on the machine; its user can still export it with 'intake queue export'.")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The team.") var team: String
+        @Argument(help: "The device's number, from 'intake team devices'.") var device: Int64
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let revoked = try await client.revokeDevice(device, of: team)
+            print("Device \(revoked.id) (\(revoked.name), \(revoked.username)) is revoked: its token is refused from now on.")
         }
     }
 }

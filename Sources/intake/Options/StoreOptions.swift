@@ -80,7 +80,9 @@ struct ClientOptions: ParsableArguments {
         } catch {
             throw ValidationError(error.description + ".")
         }
-        return IntakeClient(baseURL: url, token: settings.token, timeout: timeout, deviceId: DeviceId.load(in: dataDirectory), tls: settings.tls)
+        return IntakeClient(
+            baseURL: url, token: settings.token, timeout: timeout, deviceId: DeviceId.load(in: dataDirectory), tls: settings.tls,
+            intakeVersion: IntakeCommand.configuration.version)
     }
 
     /// The account the token belongs to: the name `intake login` saved with it, else the
@@ -96,7 +98,7 @@ struct ClientOptions: ParsableArguments {
         else { return nil }
         if let username = settings.username { return username }
         guard var quick = try? self.client(dataDirectory: dataDirectory) else { return nil }
-        quick = IntakeClient(baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3), tls: settings.tls)
+        quick = IntakeClient(baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3), deviceId: DeviceId.load(in: dataDirectory), tls: settings.tls)
         guard let username = try? await quick.me() else { return nil }
         if var saved = ClientSettings.load(from: dataDirectory), saved.server == settings.server, saved.token == settings.token {
             saved.username = username
