@@ -196,6 +196,16 @@ struct AccessMatrixTests {
                     _ = try await server.services.accounts.createUser(username: "invitee-\(n)", password: "a-long-password", role: .fieldworker, team: nil)
                     return json(["username": "invitee-\(n)"])
                 }),
+            Case(
+                method: .post, route: "/v1/teams/{team}/enrolments", uri: "/v1/teams/{ownTeam}/enrolments", success: .created,
+                otherFor: ["admin": .unprocessableContent], body: { _, _, _ in json(["username": "fieldworker-a"]) }),
+            Case(method: .get, route: "/v1/teams/{team}/enrolments", uri: "/v1/teams/{ownTeam}/enrolments", success: .ok),
+            Case(method: .get, route: "/v1/teams/{team}/devices", uri: "/v1/teams/{ownTeam}/devices", success: .ok),
+            Case(method: .delete, route: "/v1/teams/{team}/devices/{device}", uri: "/v1/teams/{ownTeam}/devices/999999", success: .notFound),
+            // Public: a wrong code, whoever sends it.
+            Case(
+                method: .post, route: "/v1/devices", uri: "/v1/devices", success: .unprocessableContent,
+                body: { _, _, _ in json(["code": "ABCD-EFGH-JKLM-NPQR", "deviceId": "matrix-machine"]) }),
             Case(method: .get, route: "/v1/invitations", uri: "/v1/invitations", success: .ok),
             Case(
                 method: .post, route: "/v1/invitations/{id}/accept", uri: "/v1/invitations/{fresh}/accept", success: .notFound,

@@ -12,7 +12,7 @@ public final class DeviceService: Sendable {
     public static let lockAfter = 5
     /// How long a code lives unless asked otherwise, and at most.
     public static let defaultLifetime: TimeInterval = 72 * 3600
-    public static let lifetimes: ClosedRange<TimeInterval> = 600...(30 * 24 * 3600)
+    public static let lifetimes: ClosedRange<TimeInterval> = 720...(30 * 24 * 3600)
     /// What a device said last, by device, so a busy device is written down at most once a
     /// ``reportInterval`` unless what it says changes.
     private let reported = Mutex<[Int64: (report: DeviceReport, at: Date)]>([:])
@@ -33,14 +33,14 @@ public final class DeviceService: Sendable {
     ) {
         let lifetime = lifetime ?? Self.defaultLifetime
         guard Self.lifetimes.contains(lifetime) else {
-            throw ServiceError(.invalid, "a code lives from 10 minutes to 30 days; give a lifetime in that range")
+            throw ServiceError(.invalid, "a code lives from 0.2 hours (12 minutes) to 720 hours (30 days); give a lifetime in that range")
         }
         let members = try await store.members(teamId: teamId)
         guard let member = members.first(where: { $0.username == username }) else {
-            throw ServiceError(.invalid, "\(username) is not a member of this team; a machine is enrolled for one of its members (intake team members)")
+            throw ServiceError(.unprocessable(code: "not_a_member"), "\(username) is not a member of this team; a machine is enrolled for one of its members (intake team members)")
         }
         guard member.role == .fieldworker || member.role == .coordinator else {
-            throw ServiceError(.invalid, "\(username) cannot collect records; enrol a machine for a field worker or a coordinator")
+            throw ServiceError(.unprocessable(code: "cannot_collect"), "\(username) cannot collect records; enrol a machine for a field worker or a coordinator")
         }
         let now = clock()
         for _ in 0..<5 {
@@ -83,8 +83,10 @@ public final class DeviceService: Sendable {
         guard let (id, secret) = Self.parse(code) else {
             throw ServiceError(.invalid, "an enrolment code is 16 letters and digits, as ABCD-EFGH-JKLM-NPQR; check what was typed")
         }
-        guard (1...64).contains(deviceId.utf8.count) else {
-            throw ServiceError(.invalid, "the device id is missing or too long; send Intake-Device-Id")
+        guard (1...64).contains(deviceId.utf8.count),
+            deviceId.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || [46, 95, 58, 45].contains($0) })
+        else {
+            throw ServiceError(.invalid, "the device id is 1 to 64 letters, digits, '.', '_', ':' or '-', as this machine's Intake-Device-Id")
         }
         let token = "itd_" + String(APIToken.generate().dropFirst(4))
         let outcome = try await store.redeemEnrolment(
