@@ -45,7 +45,9 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
         let message = message(in: data)
         let code = (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.code ?? ""
         switch status {
-        case 401 where ["bad_credentials", "account_locked", "too_many_attempts"].contains(code): return .signInRefused(message)
+        // The server's own words: a sign-in refused, or this machine's enrolment stopped.
+        case 401 where ["bad_credentials", "account_locked", "too_many_attempts", "device_revoked", "device_mismatch", "account_unavailable"].contains(code):
+            return .signInRefused(message)
         case 401: return .notAllowed(status: status, message: message)
         case 403: return .forbidden(code: code, message: message)
         case 404: return .notFound(message)

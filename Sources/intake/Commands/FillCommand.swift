@@ -60,7 +60,8 @@ struct FillCommand: AsyncParsableCommand {
         let chosen = language.flatMap { questionnaire.languages.contains($0) ? $0 : nil } ?? preferred
         Language.use(FormLanguage(chosen ?? questionnaire.baseLanguage))
         try store.unlock()
-        let client = try clientOptions.client(dataDirectory: storeOptions.directory)
+        // The queue as it stands, for the coordinator's list of devices.
+        let client = try clientOptions.client(dataDirectory: storeOptions.directory)?.reporting(queueSize: try store.pendingCount())
         Interruption.install()
         let environment = ProcessInfo.processInfo.environment
         // The server checks the collector is a member of the team: the signed-in account first.

@@ -55,10 +55,12 @@ struct FlushCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try storeOptions.openUnlocked()
-        guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
+        guard let configured = try clientOptions.client(dataDirectory: storeOptions.directory) else {
             throw ValidationError(
                 "No server is configured; sign in with 'intake login --server URL --username NAME', or give --server and --token.")
         }
+        // The queue as it stands, for the coordinator's list of devices.
+        let client = configured.reporting(queueSize: try store.pendingCount())
         var flusher = QueueFlusher(
             store: store, client: client, batchSize: batchSize, inFlight: inFlight,
             retry: .init(attempts: attempts, baseDelay: 0.5, maxDelay: 8))

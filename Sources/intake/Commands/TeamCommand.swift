@@ -130,7 +130,8 @@ struct TeamCommand: AsyncParsableCommand {
             print("  intake enrol '\(link.text)'")
             guard !noQr, let code = QRCode(link.text) else { return }
             print("")
-            code.lines(colours: isatty(STDOUT_FILENO) == 1).forEach { print($0) }
+            // Written as they are: the colour codes are ours, and the lines hold nothing else.
+            code.lines(colours: isatty(STDOUT_FILENO) == 1).forEach { Console.out($0 + "\n") }
         }
     }
 
