@@ -95,6 +95,16 @@ extension LocalStore {
         try write("remove acknowledged records") { db in
             let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE id = ?")
             for id in ids { try statement.execute(arguments: [Self.key(id)]) }
+            try db.execute(
+                sql: "INSERT INTO meta (key, value) VALUES ('lastSentAt', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [String(Date().timeIntervalSince1970)])
+        }
+    }
+
+    /// When the server last acknowledged records from this machine; nil before the first time.
+    public func lastSent() throws(LocalStoreError) -> Date? {
+        try read("read when records were last sent") { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'lastSentAt'").flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
         }
     }
 

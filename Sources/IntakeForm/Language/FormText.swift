@@ -129,6 +129,12 @@ public enum FormText: Sendable {
     case noDrafts
     case draftsWait(Int)
     case notSignedIn
+    /// When records last reached the server from this machine.
+    case lastSent(at: String)
+    /// The last try to send what waits, when it failed, and why (never patient data).
+    case lastTryFailed(at: String, reason: String)
+    case sendingInBackground
+    case backgroundNotStarted
     case signedIn(server: String, nothingNew: Bool)
     case serverNotAsked(String)
     case unreadNotifications(Int, kinds: [(kind: String, count: Int)])

@@ -40,6 +40,13 @@ struct FillCommand: AsyncParsableCommand {
     @Option(help: "A registry patient's id: the patient section comes filled in and the record points to them (needs the server).")
     var patient: String?
 
+    @Flag(
+        help: """
+            When the record cannot be sent now, keep trying in the background (a detached 'intake flush --watch', \
+            one per machine, logging to flush-watch.log in the data directory) until the queue is empty.
+            """)
+    var sendInBackground = false
+
     func validate() throws {
         if patient != nil, resume {
             throw ValidationError("--patient starts a new record; a draft keeps the patient it has.")
@@ -80,6 +87,14 @@ struct FillCommand: AsyncParsableCommand {
         }
         session.preferredLanguage = preferred
         session.versions = { QuestionnaireOptions.kept($0, in: store) }
-        try await FormEnding.run { try await session.run(resume: resume, draftId: draftId, language: language) }
+        try await FormEnding.run {
+            let ending = try await session.run(resume: resume, draftId: draftId, language: language)
+            if sendInBackground, client != nil, (try? store.pendingCount()) ?? 0 > 0 {
+                let started = BackgroundFlush.start(
+                    dataDirectory: storeOptions.directory, server: clientOptions.server, token: clientOptions.token, timeout: clientOptions.timeout)
+                print(Language.say(started ? .sendingInBackground : .backgroundNotStarted))
+            }
+            return ending
+        }
     }
 }

@@ -54,6 +54,10 @@ struct FlushCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if watch, !FlushWatchLock.take(in: storeOptions.directory) {
+            print("Another 'intake flush --watch' is already sending this machine's queue.")
+            return
+        }
         let store = try storeOptions.openUnlocked()
         guard let configured = try clientOptions.client(dataDirectory: storeOptions.directory) else {
             throw ValidationError(

@@ -26,6 +26,13 @@ struct StatusCommand: AsyncParsableCommand {
         if setAside > 0 { print(say(.recordsSetAside(setAside))) }
         if answers > 0 { print(say(.answersWait(answers))) }
         print(say(drafts == 0 ? .noDrafts : .draftsWait(drafts)))
+        if let sent = try store.lastSent() { print(say(.lastSent(at: Self.minute(sent)))) }
+        // The newest failed try of what still waits, with the reason it was given.
+        if waiting > 0, let tried = entries.filter({ $0.state == .pending && $0.reason != nil }).max(by: { ($0.lastAttemptAt ?? .distantPast) < ($1.lastAttemptAt ?? .distantPast) }),
+            let at = tried.lastAttemptAt, at > (try store.lastSent() ?? .distantPast)
+        {
+            print(say(.lastTryFailed(at: Self.minute(at), reason: tried.reason ?? "")))
+        }
         guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
             print(say(.notSignedIn))
             return
@@ -43,6 +50,10 @@ struct StatusCommand: AsyncParsableCommand {
         } catch {
             print(say(.serverNotAsked("\(error)")))
         }
+    }
+
+    static func minute(_ date: Date) -> String {
+        String(Timestamp.string(from: date).prefix(16)).replacingOccurrences(of: "T", with: " ")
     }
 
     /// What waits on the server for the signed-in account: unread notifications by kind, and
