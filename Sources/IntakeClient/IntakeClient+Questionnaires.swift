@@ -49,10 +49,7 @@ extension IntakeClient {
         } catch {
             throw ClientError.unexpected("the questionnaire at \(directory.path) does not load: \(error)")
         }
-        var texts: [String: String] = [:]
-        for (name, file) in files.files { texts[name] = String(decoding: file.bytes, as: UTF8.self) }
-        var lists: [String: String] = [:]
-        for (name, file) in files.lists where questionnaire.uses(listFile: name) { lists[name] = String(decoding: file.bytes, as: UTF8.self) }
+        let (texts, lists) = files.texts(usedBy: questionnaire)
         struct Body: Encodable {
             var files: [String: String]
             var lists: [String: String]
@@ -79,5 +76,61 @@ extension IntakeClient {
             throw ClientError.unexpected("the server's answer about questionnaires could not be read")
         }
         return value
+    }
+}
+
+/// What the server made of a test record of a draft version.
+public enum TrialResult: Sendable, Equatable {
+    /// Kept apart; `replaced` when a test record of that id was there already.
+    case kept(replaced: Bool, warnings: [String])
+    /// Refused, with the server's reason and the validation issues.
+    case invalid(message: String, issues: [String])
+}
+
+/// A test record as the server lists it.
+public struct RemoteTestRecord: Sendable, Decodable, Equatable {
+    public var id: String
+    public var collector: String
+    public var submittedBy: String
+    public var receivedAt: String
+    public var answerCount: Int
+}
+
+/// Trying draft versions with test records.
+extension IntakeClient {
+    public func tryRecord(_ record: PatientResponse) async throws(ClientError) -> TrialResult {
+        struct Answer: Decodable {
+            struct Issue: Decodable { var message: String; var questionId: String? }
+            var outcome: String
+            var warnings: [Issue]
+        }
+        let reference = record.questionnaire
+        let (status, data) = try await send(
+            "POST", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records", body: record.jsonData())
+        switch status {
+        case 200, 201:
+            guard let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
+                throw ClientError.unexpected("the server's answer to a test record could not be read")
+            }
+            return .kept(replaced: answer.outcome == "test_replaced", warnings: answer.warnings.map { ($0.questionId.map { "\($0): " } ?? "") + $0.message })
+        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.issues(in: data))
+        default: throw ClientError.from(status: status, data: data)
+        }
+    }
+
+    public func testRecords(_ reference: QuestionnaireReference) async throws(ClientError) -> [RemoteTestRecord] {
+        struct Answer: Decodable { var records: [RemoteTestRecord] }
+        return try await call(
+            "GET", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records", expecting: 200,
+            as: Answer.self
+        ).records
+    }
+
+    public func deleteTestRecords(_ reference: QuestionnaireReference) async throws(ClientError) -> Int {
+        struct Answer: Decodable { var deleted: Int }
+        return try await call(
+            "DELETE", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records", expecting: 200,
+            as: Answer.self
+        ).deleted
     }
 }

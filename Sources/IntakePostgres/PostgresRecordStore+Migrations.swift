@@ -598,6 +598,25 @@ extension PostgresRecordStore {
                 "CREATE INDEX device_team ON device (teamId, enrolledAt)",
             ]
         ),
+        (
+            "v27: test records of draft questionnaire versions, kept apart",
+            [
+                """
+                CREATE TABLE testRecord (
+                    id TEXT PRIMARY KEY,
+                    questionnaireId TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    teamId BIGINT NOT NULL REFERENCES team(id),
+                    collector TEXT NOT NULL,
+                    submittedBy TEXT NOT NULL,
+                    receivedAt DOUBLE PRECISION NOT NULL,
+                    answerCount INTEGER NOT NULL,
+                    payload TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX testRecord_version ON testRecord (questionnaireId, version, receivedAt)",
+            ]
+        ),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

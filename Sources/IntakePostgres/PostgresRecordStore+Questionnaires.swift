@@ -118,3 +118,46 @@ extension PostgresRecordStore {
         return Set(try rows.map { try $0.decode(String.self) })
     }
 }
+
+extension PostgresRecordStore {
+    public func storeTestRecord(_ record: TestRecord) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            INSERT INTO testRecord (id, questionnaireId, version, teamId, collector, submittedBy, receivedAt, answerCount, payload)
+            VALUES (\(Self.key(record.id)), \(record.questionnaireId), \(record.version), \(record.teamId), \(record.collector),
+                    \(record.submittedBy), \(Self.timestamp(record.receivedAt)), \(record.answerCount), \(String(decoding: record.payload, as: UTF8.self)))
+            ON CONFLICT (id) DO UPDATE SET questionnaireId = excluded.questionnaireId, version = excluded.version,
+                teamId = excluded.teamId, collector = excluded.collector, submittedBy = excluded.submittedBy,
+                receivedAt = excluded.receivedAt, answerCount = excluded.answerCount, payload = excluded.payload
+            RETURNING (xmax = 0) AS inserted
+            """, logger: Self.logger
+        ).collect()
+        return try rows.first?.decode(Bool.self) ?? false
+    }
+
+    public func testRecords(questionnaireId: String, version: String, teamId: Int64?) async throws -> [TestRecord] {
+        try await client.query(
+            """
+            SELECT id, questionnaireId, version, teamId, collector, submittedBy, receivedAt, answerCount FROM testRecord
+            WHERE questionnaireId = \(questionnaireId) AND version = \(version) AND (\(teamId)::BIGINT IS NULL OR teamId = \(teamId))
+            ORDER BY receivedAt DESC, id
+            """, logger: Self.logger
+        ).collect().map { row in
+            let (id, questionnaireId, version, teamId, collector, submittedBy, receivedAt, answerCount) = try row.decode(
+                (String, String, String, Int64, String, String, Double, Int).self)
+            return TestRecord(
+                id: UUID(uuidString: id)!, questionnaireId: questionnaireId, version: version, teamId: teamId, collector: collector,
+                submittedBy: submittedBy, receivedAt: Self.date(receivedAt), answerCount: answerCount, payload: [])
+        }
+    }
+
+    public func deleteTestRecords(questionnaireId: String, version: String, teamId: Int64?) async throws -> Int {
+        try await client.query(
+            """
+            DELETE FROM testRecord
+            WHERE questionnaireId = \(questionnaireId) AND version = \(version) AND (\(teamId)::BIGINT IS NULL OR teamId = \(teamId))
+            RETURNING id
+            """, logger: Self.logger
+        ).collect().count
+    }
+}

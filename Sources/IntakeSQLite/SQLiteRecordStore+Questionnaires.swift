@@ -113,3 +113,51 @@ extension SQLiteRecordStore {
         }
     }
 }
+
+extension SQLiteRecordStore {
+    public func storeTestRecord(_ record: TestRecord) async throws -> Bool {
+        try await database.write { db in
+            let known = try Int.fetchOne(db, sql: "SELECT 1 FROM testRecord WHERE id = ?", arguments: [Self.key(record.id)]) != nil
+            try db.execute(
+                sql: """
+                    INSERT INTO testRecord (id, questionnaireId, version, teamId, collector, submittedBy, receivedAt, answerCount, payload)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET questionnaireId = excluded.questionnaireId, version = excluded.version,
+                        teamId = excluded.teamId, collector = excluded.collector, submittedBy = excluded.submittedBy,
+                        receivedAt = excluded.receivedAt, answerCount = excluded.answerCount, payload = excluded.payload
+                    """,
+                arguments: [
+                    Self.key(record.id), record.questionnaireId, record.version, record.teamId, record.collector, record.submittedBy,
+                    Self.timestamp(record.receivedAt), record.answerCount, Data(record.payload),
+                ])
+            return !known
+        }
+    }
+
+    public func testRecords(questionnaireId: String, version: String, teamId: Int64?) async throws -> [TestRecord] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, questionnaireId, version, teamId, collector, submittedBy, receivedAt, answerCount FROM testRecord
+                    WHERE questionnaireId = ? AND version = ? AND (? IS NULL OR teamId = ?) ORDER BY receivedAt DESC, id
+                    """,
+                arguments: [questionnaireId, version, teamId, teamId]
+            ).map { row in
+                TestRecord(
+                    id: UUID(uuidString: row["id"])!, questionnaireId: row["questionnaireId"], version: row["version"], teamId: row["teamId"],
+                    collector: row["collector"], submittedBy: row["submittedBy"], receivedAt: Self.date(row["receivedAt"]),
+                    answerCount: row["answerCount"], payload: [])
+            }
+        }
+    }
+
+    public func deleteTestRecords(questionnaireId: String, version: String, teamId: Int64?) async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: "DELETE FROM testRecord WHERE questionnaireId = ? AND version = ? AND (? IS NULL OR teamId = ?)",
+                arguments: [questionnaireId, version, teamId, teamId])
+            return db.changesCount
+        }
+    }
+}

@@ -586,6 +586,23 @@ extension SQLiteRecordStore {
                     CREATE INDEX deviceByTeam ON device (teamId, enrolledAt);
                     """)
         }
+        migrator.registerMigration("v29: test records of draft questionnaire versions, kept apart") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE testRecord (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        questionnaireId TEXT NOT NULL,
+                        version TEXT NOT NULL,
+                        teamId INTEGER NOT NULL REFERENCES team(id),
+                        collector TEXT NOT NULL,
+                        submittedBy TEXT NOT NULL,
+                        receivedAt REAL NOT NULL,
+                        answerCount INTEGER NOT NULL,
+                        payload BLOB NOT NULL
+                    );
+                    CREATE INDEX testRecordByVersion ON testRecord (questionnaireId, version, receivedAt);
+                    """)
+        }
         return migrator
     }
 

@@ -38,11 +38,7 @@ public struct PulledQuestionnaire: Sendable, Equatable {
     /// The questionnaire parsed from its files, checked to be the version it claims to be (its
     /// version is the hash of its files): a copy altered on the way or on disk is refused.
     public func load() throws(QuestionnaireLoadError) -> Questionnaire {
-        func file(_ entry: (key: String, value: String)) -> (String, QuestionnaireFiles.File) {
-            (entry.key, QuestionnaireFiles.File(path: "\(id)/\(entry.key)", bytes: Array(entry.value.utf8)))
-        }
-        let questionnaire = try QuestionnaireLoader.load(
-            QuestionnaireFiles(directory: id, files: Dictionary(uniqueKeysWithValues: files.map(file)), lists: Dictionary(uniqueKeysWithValues: lists.map(file))))
+        let questionnaire = try QuestionnaireLoader.load(QuestionnaireFiles(directory: id, texts: files, lists: lists))
         guard questionnaire.version == version, questionnaire.id == id else {
             throw QuestionnaireLoadError([
                 QuestionnaireDiagnostic(

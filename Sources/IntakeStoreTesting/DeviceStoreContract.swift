@@ -116,3 +116,32 @@ public enum DeviceStoreContract {
         #expect(try await first.devices(teamId: team.id).count == 3)
     }
 }
+
+/// Test records of draft questionnaire versions: kept apart, replaced by id, listed and deleted
+/// per version and team, the same on every store.
+public enum TestRecordContract {
+    public static func testRecordsAreKeptApartPerVersionAndTeam(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open(database: try kind.newDatabase())
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let a = try await store.createTeam(name: "a", at: start), b = try await store.createTeam(name: "b", at: start)
+        func record(_ id: UUID, team: Team, version: String = "v2", at offset: Double, answers: Int = 3) -> TestRecord {
+            TestRecord(
+                id: id, questionnaireId: "q", version: version, teamId: team.id, collector: "ana", submittedBy: "lead",
+                receivedAt: start.addingTimeInterval(offset), answerCount: answers, payload: Array(#"{"id":"x"}"#.utf8))
+        }
+        let first = UUID(), second = UUID(), third = UUID()
+        #expect(try await store.storeTestRecord(record(first, team: a, at: 1)))
+        #expect(try await store.storeTestRecord(record(second, team: a, at: 2)))
+        #expect(try await store.storeTestRecord(record(third, team: b, at: 3)))
+        #expect(try await !store.storeTestRecord(record(first, team: a, at: 4, answers: 9)), "the same id replaces")
+        let listed = try await store.testRecords(questionnaireId: "q", version: "v2", teamId: a.id)
+        #expect(listed.map(\.id) == [first, second] && listed[0].answerCount == 9 && listed[0].receivedAt == start.addingTimeInterval(4))
+        #expect(listed.allSatisfy { $0.payload.isEmpty && $0.submittedBy == "lead" && $0.collector == "ana" })
+        #expect(try await store.testRecords(questionnaireId: "q", version: "v2", teamId: nil).count == 3)
+        #expect(try await store.testRecords(questionnaireId: "q", version: "v1", teamId: nil).isEmpty)
+        #expect(try await store.record(id: first) == nil, "not a record")
+        #expect(try await store.deleteTestRecords(questionnaireId: "q", version: "v2", teamId: b.id) == 1)
+        #expect(try await store.deleteTestRecords(questionnaireId: "q", version: "v2", teamId: nil) == 2)
+        #expect(try await store.testRecords(questionnaireId: "q", version: "v2", teamId: nil).isEmpty)
+    }
+}

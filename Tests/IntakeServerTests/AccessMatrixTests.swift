@@ -107,6 +107,17 @@ struct AccessMatrixTests {
             Case(
                 method: .put, route: "/v1/questionnaires/{id}/versions/{version}/state", uri: "/v1/questionnaires/{qid}/versions/{qversion}/state",
                 success: .ok, body: { _, _, _ in json(["state": "published"]) }),
+            // The fixture's version is published: a test record of it is refused.
+            Case(
+                method: .post, route: "/v1/questionnaires/{id}/versions/{version}/test-records",
+                uri: "/v1/questionnaires/{qid}/versions/{qversion}/test-records", success: .unprocessableContent,
+                body: { server, n, _ in json(server.record(seed: UInt64(700 + n))) }),
+            Case(
+                method: .get, route: "/v1/questionnaires/{id}/versions/{version}/test-records",
+                uri: "/v1/questionnaires/{qid}/versions/{qversion}/test-records", success: .ok),
+            Case(
+                method: .delete, route: "/v1/questionnaires/{id}/versions/{version}/test-records",
+                uri: "/v1/questionnaires/{qid}/versions/{qversion}/test-records", success: .ok),
             Case(
                 method: .post, route: "/v1/records", uri: "/v1/records", success: .created,
                 body: { server, n, _ in json(server.record(seed: UInt64(100 + n))) }),

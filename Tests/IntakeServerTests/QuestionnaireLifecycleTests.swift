@@ -50,11 +50,32 @@ struct QuestionnaireLifecycleTests {
             let refused = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: onDraft)
             #expect(refused.status == .unprocessableContent && refused.errorCode == "questionnaire_draft", "\(refused.text)")
 
+            // Coordinators try the draft: test records are checked as records are, and kept apart.
+            let trial = "/v1/questionnaires/\(v1.id)/versions/\(v2)/test-records"
+            #expect(try await client.send(.post, trial, as: "fieldworker-a", in: server, json: onDraft).status == .forbidden)
+            let tried = try await client.send(.post, trial, as: "coordinator-a", in: server, json: onDraft)
+            #expect(tried.status == .created && tried.json["outcome"] as? String == "test", "\(tried.text)")
+            #expect(try await client.send(.post, trial, as: "coordinator-a", in: server, json: onDraft).json["outcome"] as? String == "test_replaced")
+            var incomplete = onDraft
+            incomplete.id = UUID()
+            incomplete.answers = [:]
+            let invalid = try await client.send(.post, trial, as: "coordinator-a", in: server, json: incomplete)
+            #expect(invalid.status == .unprocessableContent && invalid.errorCode == "invalid_record", "\(invalid.text)")
+            let onPublished = try await client.send(
+                .post, "/v1/questionnaires/\(v1.id)/versions/\(v1.version)/test-records", as: "coordinator-a", in: server, json: server.record(seed: 2))
+            #expect(onPublished.errorCode == "not_a_draft", "\(onPublished.text)")
+            let listed = try await client.send(.get, trial, as: "coordinator-a", in: server)
+            #expect((listed.json["records"] as? [[String: Any]])?.map { $0["submittedBy"] as? String } == ["coordinator-a"], "\(listed.text)")
+            let others = try await client.send(.get, trial, as: "coordinator-b", in: server)
+            #expect((others.json["records"] as? [Any])?.isEmpty == true, "another team's are not listed: \(others.text)")
+            #expect(try await client.send(.get, "/v1/records/\(onDraft.id.uuidString.lowercased())", as: "coordinator-a", in: server).status == .notFound, "not a record")
+
             // Only coordinators and admins change a state; only the allowed changes.
             let path = "/v1/questionnaires/\(v1.id)/versions/\(v2)/state"
             #expect(try await client.send(.put, path, as: "fieldworker-a", in: server, json: State(state: "published")).status == .forbidden)
             let publishing = try await client.send(.put, path, as: "coordinator-a", in: server, json: State(state: "published"))
             #expect(publishing.status == .ok && publishing.json["state"] as? String == "published" && publishing.json["stateChangedBy"] as? String == "coordinator-a")
+            #expect((try await client.send(.get, trial, as: "coordinator-a", in: server).json["records"] as? [Any])?.isEmpty == true, "published: its test records are gone")
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: onDraft).status == .created)
             let back = try await client.send(.put, path, as: "admin", in: server, json: State(state: "draft"))
             #expect(back.status == .unprocessableContent && back.errorCode == "invalid_transition", "\(back.text)")

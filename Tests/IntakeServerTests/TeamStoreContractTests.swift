@@ -187,3 +187,9 @@ struct DeviceStoreContractTests {
         try await DeviceStoreContract.aRevocationIsSeenByEveryServerAndReportsAreKept(kind)
     }
 }
+
+struct TestRecordContractTests {
+    @Test(arguments: StoreKind.allCases) func testRecordsAreKeptApartPerVersionAndTeam(_ kind: StoreKind) async throws {
+        try await TestRecordContract.testRecordsAreKeptApartPerVersionAndTeam(kind)
+    }
+}

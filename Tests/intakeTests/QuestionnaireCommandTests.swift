@@ -62,6 +62,10 @@ struct QuestionnaireCommandTests {
     }
 }
 
+private func v1Version() throws -> String {
+    try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")).version
+}
+
 /// A coordinator publishes, tries and retires versions with the `intake` command against a real
 /// server; a field machine's record on a retired version is refused, saying where to move it.
 struct QuestionnaireLifecycleCommandTests {
@@ -89,7 +93,17 @@ struct QuestionnaireLifecycleCommandTests {
         let listed = try intake.run(["questionnaire", "versions"] + online)
         #expect(listed.stdout.contains(v2) && listed.stdout.contains("draft") && listed.stdout.contains("published"), "\(listed.stdout)")
 
+        // Tried before it is published: test records, kept apart on the server.
+        let sampled = try intake.run(["questionnaire", "try", "refugee-health", v2, "--sample", "3"] + online)
+        #expect(sampled.status == 0 && sampled.stdout.contains("3 of 3 test records kept."), "\(sampled.stdout)\(sampled.stderr)")
+        let tried = try intake.run(["questionnaire", "try", "refugee-health", v2] + online, input: Answers.all + [":finish"])
+        #expect(tried.status == 0 && tried.stdout.contains("Screening v2") && tried.stdout.contains("kept on the server, apart"), "\(tried.stdout)\(tried.stderr)")
+        let tests = try intake.run(["questionnaire", "test-records", "refugee-health", v2] + online)
+        #expect(tests.stdout.split(separator: "\n").count == 5 && tests.stdout.contains("cora"), "\(tests.stdout)")
+        #expect(try intake.run(["questionnaire", "try", "refugee-health", v1Version()] + online, input: [":quit"]).stdout.contains("Not finished"))
+
         #expect(try intake.run(["questionnaire", "state", "refugee-health", v2, "published"] + online).stdout.contains("is published (by cora)"))
+        #expect(try intake.run(["questionnaire", "test-records", "refugee-health", v2] + online).stdout.contains("No test records"), "discarded on publishing")
         let retired = try intake.run(["questionnaire", "state", "refugee-health", v1, "retired"] + online)
         #expect(retired.status == 0 && retired.stdout.contains("is retired"), "\(retired.stdout)\(retired.stderr)")
         let wrong = try intake.run(["questionnaire", "state", "refugee-health", v1, "draft"] + online)

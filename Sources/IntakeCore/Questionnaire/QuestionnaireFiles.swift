@@ -27,6 +27,23 @@ public struct QuestionnaireFiles: Sendable {
         self.lists = lists
     }
 
+    /// A questionnaire held as texts by file name (as the server publishes it and machines pull
+    /// it), with the shared lists it uses.
+    public init(directory: String, texts: [String: String], lists: [String: String]) {
+        func file(_ entry: (key: String, value: String)) -> (String, File) {
+            (entry.key, File(path: "\(directory)/\(entry.key)", bytes: Array(entry.value.utf8)))
+        }
+        self.init(directory: directory, files: Dictionary(uniqueKeysWithValues: texts.map(file)), lists: Dictionary(uniqueKeysWithValues: lists.map(file)))
+    }
+
+    /// The files as texts by file name, and the lists the questionnaire uses: what is published.
+    public func texts(usedBy questionnaire: Questionnaire) -> (files: [String: String], lists: [String: String]) {
+        (
+            files.mapValues { String(decoding: $0.bytes, as: UTF8.self) },
+            lists.filter { questionnaire.uses(listFile: $0.key) }.mapValues { String(decoding: $0.bytes, as: UTF8.self) }
+        )
+    }
+
     /// Reads the `.txt` files of a questionnaire folder, and the list files of the nearest `Data/`
     /// folder found beside it or above it (`Questionnaires/x/` uses the `Data/` next to
     /// `Questionnaires/`).

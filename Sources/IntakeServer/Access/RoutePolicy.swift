@@ -74,6 +74,10 @@ public enum RoutePolicy {
         RouteRule("GET", "/v1/questionnaires/{id}/versions/{version}", Role.everyone),
         RouteRule("POST", "/v1/questionnaires", Role.managers),
         RouteRule("PUT", "/v1/questionnaires/{id}/versions/{version}/state", Role.managers, audit: .action),
+        // Trying a draft: test records kept apart from the team's records.
+        RouteRule("POST", "/v1/questionnaires/{id}/versions/{version}/test-records", Role.managers, team: true),
+        RouteRule("GET", "/v1/questionnaires/{id}/versions/{version}/test-records", Role.managers, team: true),
+        RouteRule("DELETE", "/v1/questionnaires/{id}/versions/{version}/test-records", Role.managers, team: true),
         RouteRule("GET", "/v1/questionnaires/{id}/access", Role.everyone),
         RouteRule("PUT", "/v1/questionnaires/{id}/access", [.admin], audit: .action),
 

@@ -108,6 +108,36 @@ struct QuestionnaireController {
             let (questionnaire, _) = try await services.questionnaires.change(id: id, version: version, to: body.state, by: user.username)
             return try JSONCoding.response(Summary(questionnaire))
         }
+        routes.on(.post, "/v1/questionnaires/{id}/versions/{version}/test-records") { request, context in
+            let (user, team) = try context.member()
+            let reference = QuestionnaireReference(id: try context.parameters.require("id"), version: try context.parameters.require("version"))
+            let record = try JSONCoding.record(
+                from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
+            guard record.questionnaire == reference else {
+                throw APIError(
+                    .unprocessableContent, code: "questionnaire_mismatch",
+                    message: "the record answers \(record.questionnaire), not \(reference) named in the path")
+            }
+            switch try await services.records.tryRecord(record, teamId: team, by: user.username) {
+            case .invalid(let code, let message, let issues):
+                throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
+            case .kept(let isNew, let warnings):
+                return try JSONCoding.response(
+                    TestRecordResult(id: record.id.uuidString.lowercased(), outcome: isNew ? "test" : "test_replaced", warnings: IssueJSON.listed(warnings)),
+                    status: isNew ? .created : .ok)
+            }
+        }
+        routes.on(.get, "/v1/questionnaires/{id}/versions/{version}/test-records") { _, context in
+            let (_, team) = try context.member()
+            let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+            let records = try await services.store.testRecords(questionnaireId: id, version: version, teamId: team)
+            return try JSONCoding.response(["records": records.map(TestRecordJSON.init)])
+        }
+        routes.on(.delete, "/v1/questionnaires/{id}/versions/{version}/test-records") { _, context in
+            let (_, team) = try context.member()
+            let id = try context.parameters.require("id"), version = try context.parameters.require("version")
+            return try JSONCoding.response(["deleted": try await services.store.deleteTestRecords(questionnaireId: id, version: version, teamId: team)])
+        }
         routes.on(.get, "/v1/questionnaires/{id}/access") { _, context in
             _ = try context.signedIn()
             let id = try await publishedId(context)
@@ -143,5 +173,28 @@ struct QuestionnaireController {
         var questionnaireId: String
         var collectorOnly: Bool
         var changed: Bool?
+    }
+}
+
+struct TestRecordResult: Encodable {
+    var id: String
+    /// `test` (kept apart), or `test_replaced` (a test record of that id was replaced).
+    var outcome: String
+    var warnings: [IssueJSON]
+}
+
+struct TestRecordJSON: Encodable {
+    var id: String
+    var collector: String
+    var submittedBy: String
+    var receivedAt: Date
+    var answerCount: Int
+
+    init(_ record: TestRecord) {
+        id = record.id.uuidString.lowercased()
+        collector = record.collector
+        submittedBy = record.submittedBy
+        receivedAt = record.receivedAt
+        answerCount = record.answerCount
     }
 }

@@ -77,6 +77,8 @@ public final class QuestionnaireService: Sendable {
             }
             if try await store.changeQuestionnaireState(id: id, version: version, from: current.status.state, to: state, by: user, at: time) {
                 statuses.withLock { _ = $0.removeValue(forKey: QuestionnaireReference(id: id, version: version)) }
+                // Tried and published: its test records have served.
+                if current.status.state == .draft { _ = try await store.deleteTestRecords(questionnaireId: id, version: version, teamId: nil) }
                 var changed = current
                 changed.status = QuestionnaireStatus(state: state, changedAt: time, changedBy: user)
                 return (changed, true)
@@ -90,12 +92,7 @@ public final class QuestionnaireService: Sendable {
     public func publish(files: [String: String], lists: [String: String], draft: Bool = false, by user: String? = nil) async throws
         -> (PublishedQuestionnaire, Bool)
     {
-        func file(_ name: String, _ text: String) -> QuestionnaireFiles.File {
-            QuestionnaireFiles.File(path: name, bytes: Array(text.utf8))
-        }
-        let sources = QuestionnaireFiles(
-            directory: "questionnaire", files: files.reduce(into: [:]) { $0[$1.key] = file($1.key, $1.value) },
-            lists: lists.reduce(into: [:]) { $0[$1.key] = file($1.key, $1.value) })
+        let sources = QuestionnaireFiles(directory: "questionnaire", texts: files, lists: lists)
         let questionnaire: Questionnaire
         do {
             questionnaire = try QuestionnaireLoader.load(sources)
@@ -118,13 +115,7 @@ public final class QuestionnaireService: Sendable {
     /// Publishes a questionnaire folder from disk, with the shared lists it uses.
     public func publish(directory: URL, draft: Bool = false) async throws -> (PublishedQuestionnaire, Bool) {
         let files = try QuestionnaireFiles(directory: directory)
-        let questionnaire = try QuestionnaireLoader.load(files)
-        var texts: [String: String] = [:]
-        for (name, file) in files.files { texts[name] = String(decoding: file.bytes, as: UTF8.self) }
-        var lists: [String: String] = [:]
-        for (name, file) in files.lists where questionnaire.uses(listFile: name) {
-            lists[name] = String(decoding: file.bytes, as: UTF8.self)
-        }
+        let (texts, lists) = files.texts(usedBy: try QuestionnaireLoader.load(files))
         return try await publish(files: texts, lists: lists, draft: draft)
     }
 
@@ -133,11 +124,7 @@ public final class QuestionnaireService: Sendable {
     public func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire? {
         if let cached = parsed.withLock({ $0[reference] }) { return cached }
         guard let published = try await store.questionnaire(id: reference.id, version: reference.version) else { return nil }
-        let files = QuestionnaireFiles(
-            directory: published.id,
-            files: published.files.reduce(into: [:]) { $0[$1.key] = .init(path: $1.key, bytes: Array($1.value.utf8)) },
-            lists: published.lists.reduce(into: [:]) { $0[$1.key] = .init(path: $1.key, bytes: Array($1.value.utf8)) })
-        let questionnaire = try QuestionnaireLoader.load(files)
+        let questionnaire = try QuestionnaireLoader.load(QuestionnaireFiles(directory: published.id, texts: published.files, lists: published.lists))
         parsed.withLock { $0[reference] = questionnaire }
         return questionnaire
     }

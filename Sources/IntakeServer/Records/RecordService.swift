@@ -41,7 +41,7 @@ public struct RecordService: Sendable {
     /// and who edited is kept with each revision.
     func check(
         _ record: PatientResponse, teamId: Int64, today: LocalDate = RecordService.today(), patients: PatientTeams = PatientTeams(),
-        storedCollector: String? = nil
+        storedCollector: String? = nil, trial: Bool = false
     ) async throws -> Checked {
         if let storedCollector {
             guard record.collector == storedCollector else {
@@ -76,7 +76,7 @@ public struct RecordService: Sendable {
         // A draft, a version closed to new records, a retired one: refused, saying where to go.
         // A record the server holds already (sent again after a lost answer) is not refused here:
         // storing it answers that it is a duplicate.
-        if let refusal = try await questionnaires.refusal(of: record, isEdit: storedCollector != nil) {
+        if !trial, let refusal = try await questionnaires.refusal(of: record, isEdit: storedCollector != nil) {
             let stored = storedCollector == nil ? try await store.record(id: record.id) : nil
             if stored == nil { return .invalid(code: refusal.code, message: refusal.message, issues: []) }
         }
@@ -86,6 +86,36 @@ public struct RecordService: Sendable {
                 code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
         }
         return .valid(IngestItem(record: cleaned), warnings: issues)
+    }
+
+    /// What became of a test record of a draft version.
+    public enum TrialResult: Sendable {
+        case kept(isNew: Bool, warnings: [ValidationIssue])
+        case invalid(code: String, message: String, issues: [ValidationIssue])
+    }
+
+    /// Checks a record of a draft version as any record is checked and keeps it apart, as a test
+    /// record of `teamId` sent by `user`: no export, change feed, lookup or count sees it, and
+    /// publishing the version discards it. Refused for a version that is not a draft.
+    public func tryRecord(_ record: PatientResponse, teamId: Int64, by user: String, at time: Date = Date()) async throws -> TrialResult {
+        let reference = record.questionnaire
+        guard let status = try await store.questionnaireStatus(id: reference.id, version: reference.version) else {
+            return .invalid(code: "unknown_questionnaire", message: "questionnaire \(reference) is not on this server; publish it as a draft first", issues: [])
+        }
+        guard status.state == .draft else {
+            return .invalid(
+                code: "not_a_draft", message: "questionnaire \(reference) is \(status.state.rawValue), not a draft; its records go to POST /v1/records",
+                issues: [])
+        }
+        switch try await check(record, teamId: teamId, trial: true) {
+        case .invalid(let code, let message, let issues):
+            return .invalid(code: code, message: message, issues: issues)
+        case .valid(let item, let warnings):
+            let kept = TestRecord(
+                id: item.record.id, questionnaireId: reference.id, version: reference.version, teamId: teamId, collector: item.record.collector,
+                submittedBy: user, receivedAt: time, answerCount: item.record.answerCount, payload: RecordCodec.encode(item.record))
+            return .kept(isNew: try await store.storeTestRecord(kept), warnings: warnings)
+        }
     }
 
     /// How many days a tombstone may be kept before a purge, at least and at most.

@@ -93,6 +93,13 @@ public protocol QuestionnaireStore: Sendable {
     func changeQuestionnaireState(
         id: String, version: String, from: QuestionnaireState, to: QuestionnaireState, by user: String, at time: Date
     ) async throws -> Bool
+    /// Keeps a test record of a draft version apart from the records (no export, feed, lookup or
+    /// count sees it), replacing one of the same id; true when it is new.
+    func storeTestRecord(_ record: TestRecord) async throws -> Bool
+    /// The test records of a version (of one team when given), newest first, without their answers.
+    func testRecords(questionnaireId: String, version: String, teamId: Int64?) async throws -> [TestRecord]
+    /// Deletes the test records of a version (of one team when given); how many.
+    func deleteTestRecords(questionnaireId: String, version: String, teamId: Int64?) async throws -> Int
     /// Makes a questionnaire's records visible to the field workers who collected them only (and
     /// to coordinators), or to the whole team again. Every record of it counts as changed, so the
     /// change feed tells copies what they may now hold; audited with the change. Returns false

@@ -296,3 +296,32 @@ public struct NewToken: Sendable {
         self.expiresAt = expiresAt
     }
 }
+
+/// A record sent to try a draft questionnaire version: checked like any record, kept apart.
+public struct TestRecord: Sendable, Hashable {
+    public var id: UUID
+    public var questionnaireId: String
+    public var version: String
+    public var teamId: Int64
+    public var collector: String
+    public var submittedBy: String
+    public var receivedAt: Date
+    public var answerCount: Int
+    /// The record's canonical JSON (``RecordCodec``); empty in lists.
+    public var payload: [UInt8]
+
+    public init(
+        id: UUID, questionnaireId: String, version: String, teamId: Int64, collector: String, submittedBy: String, receivedAt: Date,
+        answerCount: Int, payload: [UInt8]
+    ) {
+        self.id = id
+        self.questionnaireId = questionnaireId
+        self.version = version
+        self.teamId = teamId
+        self.collector = collector
+        self.submittedBy = submittedBy
+        self.receivedAt = receivedAt
+        self.answerCount = answerCount
+        self.payload = payload
+    }
+}

@@ -4,12 +4,13 @@ import IntakeClient
 import IntakeCore
 import IntakeFieldwork
 import IntakeForm
+import IntakeStore
 
 struct QuestionnaireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "questionnaire",
         abstract: "Check, show and list questionnaires; publish them on the server and move versions through their states.",
-        subcommands: [Check.self, Show.self, List.self, Pull.self, Versions.self, Publish.self, State.self]
+        subcommands: [Check.self, Show.self, List.self, Pull.self, Versions.self, Publish.self, State.self, Try.self, TestRecords.self]
     )
 
     struct Pull: AsyncParsableCommand {
@@ -89,6 +90,92 @@ struct QuestionnaireCommand: ParsableCommand {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let changed = try await client.setQuestionnaireState(id: id, version: version, to: state)
             print("\(changed.id) version \(changed.version) is \(changed.state)\(changed.stateChangedBy.map { " (by \($0))" } ?? "").")
+        }
+    }
+
+    struct Try: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Try a draft version before publishing it: fill it in the terminal (or send sample records); the server checks each as a record and keeps it apart as a test record.",
+            discussion: """
+                Test records are in no export, change feed or lookup; 'intake questionnaire test-records' lists them, and \
+                publishing the draft discards them. Coordinators and admins of a team.
+                """)
+        @OptionGroup var clientOptions: ClientOptions
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The questionnaire's id.") var id: String
+        @Argument(help: "The draft version (see 'intake questionnaire versions').") var version: String
+        @Option(help: "Send this many sample records (random answers the questionnaire allows) instead of filling one.") var sample: Int?
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let reference = QuestionnaireReference(id: id, version: version)
+            let (files, lists) = try await client.questionnaireFiles(reference)
+            let questionnaire = try QuestionnaireLoader.load(QuestionnaireFiles(directory: id, texts: files, lists: lists))
+            guard questionnaire.reference == reference else {
+                throw ValidationError("The server's copy of \(reference) holds \(questionnaire.reference); nothing was sent.")
+            }
+            let me = try await client.me()
+            var records: [PatientResponse] = []
+            if let sample {
+                guard (1...1000).contains(sample) else { throw ValidationError("Please send from 1 to 1000 sample records.") }
+                var generator = SampleGenerator(questionnaire: questionnaire, seed: UInt64.random(in: 1...UInt64.max), collector: me)
+                records = (0..<sample).map { _ in generator.next() }
+            } else {
+                let draft = Draft(response: PatientResponse(questionnaire: reference, collector: me, deviceId: "trial"))
+                // Nothing of a trial is kept on this machine: the server keeps the test record.
+                let session = try FormSession(questionnaire: questionnaire, draft: draft, io: StandardIO(), discard: { _ in }, save: { _ in })
+                guard case .completed(let record) = try session.run() else {
+                    print("Not finished: nothing was sent.")
+                    return
+                }
+                records = [record]
+            }
+            var refused = 0
+            for record in records {
+                switch try await client.tryRecord(record) {
+                case .kept(let replaced, let warnings):
+                    print("Test record \(record.id.uuidString.lowercased().prefix(8)) \(replaced ? "replaced" : "kept") on the server, apart from the team's records.")
+                    warnings.forEach { print("  warning: \($0)") }
+                case .invalid(let message, let issues):
+                    refused += 1
+                    print("Test record \(record.id.uuidString.lowercased().prefix(8)) refused: \(message)")
+                    issues.forEach { print("  - \($0)") }
+                }
+            }
+            if records.count > 1 { print("\(records.count - refused) of \(records.count) test records kept.") }
+            if refused > 0 { throw ExitCode.failure }
+        }
+    }
+
+    struct TestRecords: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "test-records", abstract: "List (or discard, --discard) your team's test records of a draft version.")
+        @OptionGroup var clientOptions: ClientOptions
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The questionnaire's id.") var id: String
+        @Argument(help: "The version.") var version: String
+        @Flag(help: "Delete them.") var discard = false
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let reference = QuestionnaireReference(id: id, version: version)
+            if discard {
+                let count = try await client.deleteTestRecords(reference)
+                print("Discarded \(count) test record\(count == 1 ? "" : "s") of \(id) version \(version).")
+                return
+            }
+            let records = try await client.testRecords(reference)
+            guard !records.isEmpty else {
+                print("No test records of \(id) version \(version). Try it with 'intake questionnaire try \(id) \(version)'.")
+                return
+            }
+            print(TextTable.row("ID", "COLLECTOR", "SENT BY", "RECEIVED", "ANSWERS", widths: [9, 16, 16, 17]))
+            for record in records {
+                print(
+                    TextTable.row(
+                        String(record.id.prefix(8)), record.collector, record.submittedBy,
+                        String(record.receivedAt.prefix(16)).replacingOccurrences(of: "T", with: " "), "\(record.answerCount)", widths: [9, 16, 16, 17]))
+            }
         }
     }
 
