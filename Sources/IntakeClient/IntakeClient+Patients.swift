@@ -30,21 +30,42 @@ public struct RemotePatient: Sendable, Codable, Equatable {
 }
 
 /// A patient to register: the id makes sending it again safe.
-public struct NewRemotePatient: Sendable, Encodable, Equatable {
+public struct NewRemotePatient: Sendable, Codable, Equatable {
     public var id: String
     public var givenName: String
     public var familyName: String
     public var dateOfBirth: String?
     public var sex: String?
     public var externalId: String?
+    /// Data groups to join at registration.
+    public var dataGroups: [String]?
+    /// Consent given at registration.
+    public var consent: Consent?
 
-    public init(id: String, givenName: String, familyName: String, dateOfBirth: String?, sex: String?, externalId: String?) {
+    public struct Consent: Sendable, Codable, Equatable {
+        /// no_sharing, sponsors_and_partners or all_qualified_researchers.
+        public var scope: String
+        /// verbal, written or electronic.
+        public var method: String
+
+        public init(scope: String, method: String) {
+            self.scope = scope
+            self.method = method
+        }
+    }
+
+    public init(
+        id: String, givenName: String, familyName: String, dateOfBirth: String?, sex: String?, externalId: String?, dataGroups: [String]? = nil,
+        consent: Consent? = nil
+    ) {
         self.id = id
         self.givenName = givenName
         self.familyName = familyName
         self.dateOfBirth = dateOfBirth
         self.sex = sex
         self.externalId = externalId
+        self.dataGroups = dataGroups
+        self.consent = consent
     }
 }
 
@@ -88,15 +109,25 @@ extension IntakeClient {
         return try await call("GET", "/v1/patients?" + encoded, expecting: 200, as: Answer.self).patients
     }
 
+    /// One page of the team's whole registry, archived patients included, in id order after
+    /// `after`: what `intake sync` copies.
+    public func registry(after: String?, limit: Int = 500) async throws(ClientError) -> [RemotePatient] {
+        struct Answer: Decodable { var patients: [RemotePatient] }
+        let cursor = after.map { "&after=\(Self.segment($0))" } ?? ""
+        return try await call("GET", "/v1/patients?all=true&includeArchived=true&limit=\(limit)" + cursor, expecting: 200, as: Answer.self).patients
+    }
+
     /// Changes the given fields (a nil inner value clears the field) and data groups, all or
-    /// nothing, based on `baseRevision`.
+    /// nothing, based on `baseRevision`: groups added and removed, or the whole set replaced
+    /// (`groups`).
     public func updatePatient(
-        _ id: String, baseRevision: Int, changes: [String: String?], addGroups: [String] = [], removeGroups: [String] = []
+        _ id: String, baseRevision: Int, changes: [String: String?], addGroups: [String] = [], removeGroups: [String] = [], groups: [String]? = nil
     ) async throws(ClientError) -> RemotePatient {
         var object: [String: Any] = ["baseRevision": baseRevision]
         for (field, value) in changes { object[field] = value ?? NSNull() }
         if !addGroups.isEmpty { object["addGroups"] = addGroups }
         if !removeGroups.isEmpty { object["removeGroups"] = removeGroups }
+        if let groups { object["dataGroups"] = groups }
         guard let body = try? JSONSerialization.data(withJSONObject: object) else { throw ClientError.unexpected("the change could not be encoded") }
         let (status, data) = try await send("PATCH", "/v1/patients/\(Self.segment(id))", body: body)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }

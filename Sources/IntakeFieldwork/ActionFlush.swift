@@ -32,16 +32,24 @@ public struct ActionFlush: Sendable {
         var summary = Summary()
         let pending = try store.pendingActions()
         for (index, entry) in pending.enumerated() {
-            let answer: Result<RemoteReferral, ClientError>
+            let answer: Result<String, ClientError>
             do throws(ClientError) {
-                answer = .success(try await client.referral(entry.action.target, entry.action.verb))
+                switch entry.action.kind {
+                case .referralAnswer: answer = .success(try await client.referral(entry.action.target, entry.action.verb).state)
+                case .patientRegistration: answer = .success(try await register(entry))
+                }
             } catch {
                 answer = .failure(error)
             }
             switch answer {
-            case .success(let referral):
+            case .success(Self.keptBack):
+                // Refused for a reason a person must settle (an external id another patient has):
+                // kept, sealed, with the reason, never dropped.
+                summary.outcomes.append(
+                    Outcome(action: entry.action, result: try store.pendingActions(includingSetAside: true).first { $0.id == entry.id }?.reason ?? "", applied: false))
+            case .success(let state):
                 try store.removeAction(entry.id)
-                summary.outcomes.append(Outcome(action: entry.action, result: referral.state, applied: true))
+                summary.outcomes.append(Outcome(action: entry.action, result: state, applied: true))
             case .failure(let error) where error.isTransient || Self.signInExpired(error):
                 try store.actionAttemptFailed(entry.id, reason: error.description)
                 summary.stoppedBecause = error.description
@@ -55,6 +63,27 @@ public struct ActionFlush: Sendable {
         return summary
     }
 
+    static let keptBack = "kept back"
+
+    /// Registers a patient registered offline: `created` or `existing` (sent before); refused,
+    /// it stays queued with the reason (``keptBack``).
+    private func register(_ entry: PendingAction) async throws(ClientError) -> String {
+        guard let patient = try? JSONDecoder().decode(NewRemotePatient.self, from: Data(entry.action.verb.utf8)) else {
+            throw ClientError.unexpected("a queued registration is damaged and cannot be sent")
+        }
+        let result = try await client.registerPatients([patient])[0]
+        switch result.outcome {
+        case "created", "existing": return "registered"
+        default:
+            let reason =
+                result.outcome == "external_id_taken"
+                ? "patient \(patient.id.prefix(8)) not registered: patient \(result.existingPatientId?.prefix(8) ?? "?") has its external id; it stays queued here (intake queue list); discard it or register the patient again with another external id"
+                : "patient \(patient.id.prefix(8)) not registered: \(result.outcome)"
+            try? store.setActionAside(entry.id, reason: reason)
+            return Self.keptBack
+        }
+    }
+
     private static func signInExpired(_ error: ClientError) -> Bool {
         if case .notAllowed(401, _) = error { return true }
         return false
@@ -64,6 +93,10 @@ public struct ActionFlush: Sendable {
     public static func lines(_ summary: Summary) -> [String] {
         var lines: [String] = []
         for outcome in summary.outcomes {
+            if outcome.action.kind == .patientRegistration {
+                lines.append(outcome.applied ? "Registered patient \(outcome.action.target.prefix(8)), registered offline." : outcome.result)
+                continue
+            }
             let referral = "referral \(outcome.action.target.prefix(8))"
             lines.append(
                 outcome.applied

@@ -69,9 +69,14 @@ extension PostgresRecordStore {
                  OR (familyKey || ' ' || givenKey) LIKE \(p) ESCAPE '\\')
                 """)
         }
+        if let after = query.after {
+            binds.append(Self.key(after))
+            conditions.append("id COLLATE \"C\" > $\(binds.count)")
+        }
         binds.append(query.limit)
         let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let sql = Self.patientSelect + condition + " ORDER BY familyKey, givenKey, id LIMIT $\(binds.count)"
+        let order = query.byId ? " ORDER BY id COLLATE \"C\"" : " ORDER BY familyKey, givenKey, id"
+        let sql = Self.patientSelect + condition + order + " LIMIT $\(binds.count)"
         return try await client.withConnection { connection in
             try await Self.withGroups(
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.patient), connection)

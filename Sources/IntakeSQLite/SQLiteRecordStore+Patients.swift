@@ -62,10 +62,15 @@ extension SQLiteRecordStore {
                     """)
                 arguments += [prefix, prefix, prefix, prefix]
             }
+            if let after = query.after {
+                conditions.append("id > ?")
+                arguments += [Self.key(after)]
+            }
             let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            let order = query.byId ? " ORDER BY id" : " ORDER BY familyKey, givenKey, id"
             return try Self.withGroups(
                 try Row.fetchAll(
-                    db, sql: "SELECT * FROM patient" + condition + " ORDER BY familyKey, givenKey, id LIMIT ?", arguments: arguments + [query.limit]
+                    db, sql: "SELECT * FROM patient" + condition + order + " LIMIT ?", arguments: arguments + [query.limit]
                 ).map(Self.patient), db)
         }
     }

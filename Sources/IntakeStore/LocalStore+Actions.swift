@@ -25,22 +25,50 @@ extension LocalStore {
         }
     }
 
-    /// How many answers wait to be sent (without unlocking the store).
+    /// How many answers wait to be sent (without unlocking the store); those set aside for a
+    /// person (``setActionAside(_:reason:)``) are not counted.
     public func pendingActionCount() throws(LocalStoreError) -> Int {
-        try read("count the queued answers") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM action") ?? 0 }
+        try read("count the queued answers") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM action WHERE setAside = 0") ?? 0 }
+    }
+
+    /// How many actions the server refused and are kept aside for a person.
+    public func setAsideActionCount() throws(LocalStoreError) -> Int {
+        try read("count the queued answers") { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM action WHERE setAside = 1") ?? 0 }
+    }
+
+    /// The server refused it for a reason a person must settle: it is kept, with the reason, and
+    /// not sent again until it is replaced or discarded.
+    public func setActionAside(_ id: UUID, reason: String, at time: Date = Date()) throws(LocalStoreError) {
+        try write("set a queued action aside") { db in
+            try db.execute(
+                sql: "UPDATE action SET setAside = 1, attempts = attempts + 1, lastAttemptAt = ?, reason = ? WHERE id = ?",
+                arguments: [time.timeIntervalSince1970, reason, Self.key(id)])
+        }
     }
 
     /// The answers waiting, oldest first. One that does not decrypt is quarantined.
-    public func pendingActions() throws(LocalStoreError) -> [PendingAction] {
-        guard try pendingActionCount() > 0 else { return [] }
+    public func pendingActions(includingSetAside: Bool = false) throws(LocalStoreError) -> [PendingAction] {
+        guard try pendingActionCount() + (includingSetAside ? setAsideActionCount() : 0) > 0 else { return [] }
         return try writeSealed("read the queued answers") { db, cipher in
-            try Row.fetchAll(db, sql: "SELECT * FROM action ORDER BY enqueuedAt, id").compactMap { row in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM action" + (includingSetAside ? "" : " WHERE setAside = 0") + " ORDER BY enqueuedAt, id"
+            ).compactMap { row in
                 guard let action = try Self.openAction(row, cipher, db), let id = UUID(uuidString: row["id"]) else { return nil }
                 return PendingAction(
                     id: id, action: action, enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]), attempts: row["attempts"],
                     reason: row["reason"])
             }
         }
+    }
+
+    /// The queued action whose id starts with `prefix` (at least 4 characters), if exactly one.
+    public func actionId(prefix: String) throws(LocalStoreError) -> UUID? {
+        let prefix = prefix.lowercased()
+        guard prefix.count >= 4 else { return nil }
+        let ids = try read("find a queued action") { db in
+            try String.fetchAll(db, sql: "SELECT id FROM action WHERE substr(id, 1, ?) = ?", arguments: [prefix.count, prefix])
+        }
+        return ids.count == 1 ? UUID(uuidString: ids[0]) : nil
     }
 
     /// The server took the answer (or refused it for good): it leaves the queue.

@@ -124,6 +124,9 @@ extension LocalStore {
                     CREATE INDEX recordHistoryByRecord ON recordHistory (recordId, number);
                     """)
         }
+        migrator.registerMigration("v8: queued actions the server refused, kept aside for a person") { db in
+            try db.execute(sql: "ALTER TABLE action ADD COLUMN setAside INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 

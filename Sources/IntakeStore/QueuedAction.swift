@@ -1,11 +1,14 @@
 import Foundation
 
 /// An answer given to the server while it could not be reached, kept sealed like a record until
-/// `intake flush` sends it: accepting, declining, completing or withdrawing a referral.
+/// `intake flush` sends it: accepting, declining, completing or withdrawing a referral, or
+/// registering a patient.
 public struct QueuedAction: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable {
         /// `target` is a referral id; `verb` is accept, decline, complete or withdraw.
         case referralAnswer = "referral_answer"
+        /// `target` is the new patient's id; `verb` is the registration as JSON.
+        case patientRegistration = "patient_registration"
     }
 
     public var kind: Kind

@@ -180,6 +180,68 @@ struct PatientRoutesTests {
         }
     }
 
+    /// Groups and consent given at registration, the whole set of groups replaced, and the whole
+    /// registry read a page at a time (what a machine's copy is made of).
+    @Test func registrationCarriesGroupsAndConsentAndTheRegistryIsReadInPages() async throws {
+        let server = try await TestServer.make()
+        struct Group: Encodable { var name: String }
+        try await server.application().test(.router) { client in
+            for name in ["arm_a", "arm_b", "arm_c"] {
+                #expect(try await client.send(.post, "/v1/data-groups", as: "admin", in: server, json: Group(name: name)).status == .created)
+            }
+            let refused = try await client.send(
+                .post, "/v1/patients", as: "fieldworker-a", in: server,
+                body: Data(#"{"givenName": "Amina", "familyName": "Haddad", "dataGroups": ["arm_z"]}"#.utf8))
+            #expect(refused.status == .unprocessableContent && refused.errorCode == "unknown_data_group", "\(refused.text)")
+            let registered = try await client.send(
+                .post, "/v1/patients", as: "fieldworker-a", in: server,
+                body: Data(
+                    #"{"givenName": "Amina", "familyName": "Haddad", "dataGroups": ["arm_b", "arm_a"], "consent": {"scope": "sponsors_and_partners", "method": "written"}}"#
+                        .utf8))
+            #expect(registered.status == .created, "\(registered.text)")
+            #expect(registered.json["dataGroups"] as? [String] == ["arm_a", "arm_b"] && registered.json["sharingScope"] as? String == "sponsors_and_partners")
+            let id = try #require(registered.json["id"] as? String)
+            let revision = try #require(registered.json["revision"] as? Int)
+            let consent = try await client.send(.get, "/v1/patients/\(id)/consent", as: "fieldworker-a", in: server)
+            #expect(((consent.json["history"] as? [[String: Any]])?.first)?["recordedBy"] as? String == "fieldworker-a", "\(consent.text)")
+
+            // The whole set replaced, from the revision seen; an older revision is stale.
+            let path = "/v1/patients/\(id)"
+            let replaced = try await client.send(
+                .patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": \#(revision), "dataGroups": ["arm_c", "arm_a"]}"#.utf8))
+            #expect(replaced.status == .ok && replaced.json["dataGroups"] as? [String] == ["arm_a", "arm_c"], "\(replaced.text)")
+            let stale = try await client.send(.patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": \#(revision), "dataGroups": []}"#.utf8))
+            #expect(stale.errorCode == "stale_revision", "\(stale.text)")
+            let emptied = try await client.send(.patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": \#(revision + 1), "dataGroups": []}"#.utf8))
+            #expect(emptied.status == .ok && (emptied.json["dataGroups"] as? [String] ?? []).isEmpty, "\(emptied.text)")
+            let mixed = try await client.send(
+                .patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": \#(revision + 2), "dataGroups": ["arm_a"], "addGroups": ["arm_b"]}"#.utf8))
+            #expect(mixed.status == .unprocessableContent, "\(mixed.text)")
+
+            // The whole registry in pages, archived patients included, another team's never.
+            var ids = [id]
+            for n in 0..<4 {
+                let more = try await client.send(.post, "/v1/patients", as: "fieldworker-a", in: server, json: Person(givenName: "P\(n)", familyName: "Page"))
+                ids.append(try #require(more.json["id"] as? String))
+            }
+            _ = try await client.send(.post, "/v1/patients", as: "fieldworker-b", in: server, json: Person(givenName: "Other", familyName: "Team"))
+            _ = try await client.send(.post, "/v1/patients/\(ids[1])/archive", as: "coordinator-a", in: server)
+            var pages: [[String]] = []
+            var after: String?
+            repeat {
+                let page = try await client.send(
+                    .get, "/v1/patients?all=true&includeArchived=true&limit=2" + (after.map { "&after=\($0)" } ?? ""), as: "fieldworker-a", in: server)
+                let got = (page.json["patients"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                pages.append(got)
+                after = got.count == 2 ? got.last : nil
+            } while after != nil
+            #expect(pages.flatMap { $0 } == ids.sorted(), "\(pages)")
+            #expect(try await client.send(.get, "/v1/patients?all=true&limit=501", as: "fieldworker-a", in: server).status == .badRequest)
+            #expect(try await client.send(.get, "/v1/patients?after=\(id)", as: "fieldworker-a", in: server).status == .badRequest)
+            #expect(try await client.send(.get, "/v1/patients?all=true", as: "fieldworker-a", in: server).json["patients"].map { ($0 as? [Any])?.count } == 4, "archived left out unless asked")
+        }
+    }
+
     @Test func datedReportsAreStoredReplacedAndReadByRange() async throws {
         let server = try await TestServer.make()
         let id = UUID()

@@ -14,7 +14,15 @@ struct PatientController {
         var dateOfBirth: String?
         var sex: PatientIdentification.Sex?
         var externalId: String?
-        static let fields: Set<String> = ["id", "givenName", "familyName", "dateOfBirth", "sex", "externalId"]
+        /// Data groups to join, defined ones only.
+        var dataGroups: [String]?
+        /// Consent given at registration.
+        var consent: ConsentBody?
+        static let fields: Set<String> = ["id", "givenName", "familyName", "dateOfBirth", "sex", "externalId", "dataGroups", "consent"]
+
+        var person: (id: UUID?, identification: PatientIdentification, groups: [String], consent: (scope: SharingScope, method: ConsentMethod)?) {
+            get throws { (id, try identification(), dataGroups ?? [], consent.map { ($0.scope, $0.method) }) }
+        }
 
         func identification() throws -> PatientIdentification {
             var birth: LocalDate?
@@ -42,7 +50,11 @@ struct PatientController {
         var externalId: String?
         var addGroups: [String]?
         var removeGroups: [String]?
-        static let fields: Set<String> = ["baseRevision", "givenName", "familyName", "dateOfBirth", "sex", "externalId", "addGroups", "removeGroups"]
+        /// The whole set of groups the patient is to be in (instead of adding and removing).
+        var dataGroups: [String]?
+        static let fields: Set<String> = [
+            "baseRevision", "givenName", "familyName", "dateOfBirth", "sex", "externalId", "addGroups", "removeGroups", "dataGroups",
+        ]
         /// null clears the field; leaving it out keeps it.
         static let nullable: Set<String> = ["dateOfBirth", "sex", "externalId"]
     }
@@ -55,13 +67,13 @@ struct PatientController {
 
     static let writers: Set<Role> = [.fieldworker, .coordinator]
     static let readers: Set<Role> = [.fieldworker, .coordinator, .admin]
-    static let query = ["name", "dateOfBirth", "externalId", "includeArchived", "limit"]
+    static let query = ["name", "dateOfBirth", "externalId", "includeArchived", "limit", "all", "after"]
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/patients") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(PersonBody.self, from: try await self.body(request, limit: 64 * 1024))
-            let outcome = try await services.patients.register([(body.id, try body.identification())], by: user)[0]
+            let outcome = try await services.patients.register([try body.person], by: user)[0]
             switch outcome {
             case .created(let patient): return try JSONCoding.response(PatientJSON(patient), status: .created)
             case .existing(let patient): return try JSONCoding.response(PatientJSON(patient))
@@ -72,8 +84,7 @@ struct PatientController {
             let user = try context.signedIn()
             let body = try JSONCoding.decode(
                 BatchBody.self, from: try await self.body(request, limit: services.configuration.maxBodyBytes), items: "patients", of: PersonBody.self)
-            let people = try body.patients.map { ($0.id, try $0.identification()) }
-            let outcomes = try await services.patients.register(people, by: user)
+            let outcomes = try await services.patients.register(try body.patients.map { try $0.person }, by: user)
             return try JSONCoding.response(["results": zip(body.patients, outcomes).map { BatchResultJSON(id: $0.id, outcome: $1) }])
         }
         routes.on(.get, "/v1/patients", query: Self.query) { request, context in
@@ -93,17 +104,28 @@ struct PatientController {
             case "true": query.includeArchived = true
             default: throw APIError.badRequest("'includeArchived' is true or false")
             }
+            // all=true: the whole registry a page at a time, in id order, for a machine's copy.
+            switch parameters["all"] {
+            case nil, "false": break
+            case "true": query.byId = true
+            default: throw APIError.badRequest("'all' is true or false")
+            }
+            if let after = parameters["after"] {
+                guard query.byId, let id = UUID(uuidString: after) else { throw APIError.badRequest("'after' is a patient id, with all=true") }
+                query.after = id
+            }
+            let most = query.byId ? 500 : 200
             if let limit = parameters["limit"] {
-                guard limit.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(limit), (1...200).contains(value) else {
-                    throw APIError.badRequest("limit must be from 1 to 200")
+                guard limit.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(limit), (1...most).contains(value) else {
+                    throw APIError.badRequest("limit must be from 1 to \(most)")
                 }
                 query.limit = value
             }
-            guard query.name != nil || query.dateOfBirth != nil || query.externalId != nil else {
-                throw APIError(.unprocessableContent, code: "no_criteria", message: "give name, dateOfBirth or externalId to find patients")
+            guard query.byId || query.name != nil || query.dateOfBirth != nil || query.externalId != nil else {
+                throw APIError(.unprocessableContent, code: "no_criteria", message: "give name, dateOfBirth or externalId to find patients (or all=true for the whole registry)")
             }
             // The fields searched by, never what was searched for.
-            let fields = ["name", "dateOfBirth", "externalId"].filter { parameters[$0] != nil }
+            let fields = ["name", "dateOfBirth", "externalId", "all"].filter { parameters[$0] != nil }
             try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients"])
             return try JSONCoding.response(["patients": try await services.patients.find(query, for: user).map(PatientJSON.init)])
         }
@@ -133,7 +155,7 @@ struct PatientController {
             if JSONCoding.hasField("sex", in: data) { person.sex = body.sex }
             if JSONCoding.hasField("externalId", in: data) { person.externalId = body.externalId }
             let groups = DataGroupChange(add: body.addGroups ?? [], remove: body.removeGroups ?? [])
-            return try await change(id, body.baseRevision, person, groups, user)
+            return try await change(id, body.baseRevision, person, groups, body.dataGroups, user)
         }
         for (action, archived) in [("archive", true), ("restore", false)] {
             routes.on(.post, "/v1/patients/{id}/\(action)") { _, context in
@@ -154,10 +176,11 @@ struct PatientController {
         }
     }
 
-    private func change(_ id: UUID, _ baseRevision: Int, _ person: PatientIdentification, _ groups: DataGroupChange, _ user: User) async throws
-        -> Response
-    {
-        let outcome = try await services.patients.update(id, baseRevision: baseRevision, identification: person, groups: groups, by: user)
+    private func change(
+        _ id: UUID, _ baseRevision: Int, _ person: PatientIdentification, _ groups: DataGroupChange, _ replacing: [String]?, _ user: User
+    ) async throws -> Response {
+        let outcome = try await services.patients.update(
+            id, baseRevision: baseRevision, identification: person, groups: groups, replacingGroups: replacing, by: user)
         switch outcome {
         case .changed(let patient): return try JSONCoding.response(PatientJSON(patient))
         case .notFound: throw APIError.notFound("patient \(id.uuidString.lowercased())")

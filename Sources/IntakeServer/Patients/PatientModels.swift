@@ -179,6 +179,10 @@ public struct PatientQuery: Sendable, Hashable {
     public var externalId: String?
     public var includeArchived = false
     public var limit = 50
+    /// A page of the whole registry in id order (what a machine's copy is made of): only ids
+    /// after `after`, when given, ordered by id rather than by name.
+    public var byId = false
+    public var after: UUID?
 
     public init(
         teamId: Int64? = nil, name: String? = nil, dateOfBirth: LocalDate? = nil, externalId: String? = nil, includeArchived: Bool = false,

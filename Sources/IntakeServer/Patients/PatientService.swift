@@ -47,15 +47,66 @@ public struct PatientService: Sendable {
         return try await store.findPatients(query)
     }
 
+    /// Changes a patient's identification and data groups, from revision `baseRevision`: groups
+    /// added and removed, or (`replacingGroups`) the whole set made what is given, as Bridge's
+    /// `updateDataGroups` does.
     public func update(
-        _ id: UUID, baseRevision: Int, identification: PatientIdentification, groups: DataGroupChange = DataGroupChange(), by user: User
+        _ id: UUID, baseRevision: Int, identification: PatientIdentification, groups: DataGroupChange = DataGroupChange(),
+        replacingGroups: [String]? = nil, by user: User
     ) async throws -> PatientChangeOutcome {
         try Self.check(identification, at: nil)
         if let both = groups.add.first(where: groups.remove.contains) {
             throw TeamError.invalid("the group \(both) is both added and removed; name it once")
         }
-        _ = try await patient(id, for: user)
-        return try await store.updatePatient(id: id, baseRevision: baseRevision, identification: identification, groups: groups, at: clock())
+        let current = try await patient(id, for: user)
+        var change = groups
+        if let wanted = replacingGroups {
+            guard groups.isEmpty else { throw TeamError.invalid("give the whole set of groups, or groups to add and remove, not both") }
+            // From the revision the change is based on: a patient changed since is refused as
+            // stale by the store, so the difference is never taken from another revision.
+            change = DataGroupChange(
+                add: Set(wanted).subtracting(current.dataGroups).sorted(), remove: Set(current.dataGroups).subtracting(wanted).sorted())
+        }
+        return try await store.updatePatient(id: id, baseRevision: baseRevision, identification: identification, groups: change, at: clock())
+    }
+
+    /// Registers people with, for each, data groups to join and a consent to record: the groups
+    /// are checked to be defined before anyone is registered; then each new patient joins them
+    /// and has the consent recorded. A patient registered before (the same id sent again) is
+    /// left as it is.
+    public func register(
+        _ people: [(id: UUID?, identification: PatientIdentification, groups: [String], consent: (scope: SharingScope, method: ConsentMethod)?)],
+        by user: User
+    ) async throws -> [PatientOutcome] {
+        let named = Set(people.flatMap(\.groups))
+        if !named.isEmpty {
+            let defined = Set(try await store.dataGroups().map(\.name))
+            if let unknown = named.subtracting(defined).sorted().first {
+                throw TeamError.refused(
+                    "unknown_data_group",
+                    "the data group \(unknown) is not defined; defined: \(defined.isEmpty ? "none (an admin defines them)" : defined.sorted().joined(separator: ", "))")
+            }
+        }
+        var outcomes = try await register(people.map { ($0.id, $0.identification) }, by: user)
+        for (index, person) in people.enumerated() {
+            guard case .created(var patient) = outcomes[index] else { continue }
+            if !person.groups.isEmpty {
+                if case .changed(let joined) = try await store.updatePatient(
+                    id: patient.id, baseRevision: patient.revision, identification: patient.identification,
+                    groups: DataGroupChange(add: Array(Set(person.groups)).sorted()), at: clock())
+                {
+                    patient = joined
+                }
+            }
+            if let consent = person.consent,
+                let consented = try await store.recordConsent(
+                    Consent(patientId: patient.id, scope: consent.scope, method: consent.method, recordedBy: user.username, recordedAt: clock()))
+            {
+                patient = consented
+            }
+            outcomes[index] = .created(patient)
+        }
+        return outcomes
     }
 
     // MARK: Dated reports

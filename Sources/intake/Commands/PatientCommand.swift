@@ -3,6 +3,8 @@ import IntakeTerminal
 import Foundation
 import IntakeClient
 import IntakeFieldwork
+import IntakeStore
+import IntakeCore
 
 struct PatientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,21 +22,47 @@ struct PatientCommand: AsyncParsableCommand {
     }
 
     struct Register: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Register a patient for your team.")
+        static let configuration = CommandConfiguration(
+            abstract: "Register a patient for your team, with data groups and consent if given.",
+            discussion: """
+                With no server in reach the registration is kept sealed on this machine, like a record, and \
+                'intake flush' sends it; an external id another patient has is reported then, and the registration \
+                kept aside (intake queue list), never lost.
+                """)
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "Given name.") var givenName: String
         @Argument(help: "Family name.") var familyName: String
         @OptionGroup var identity: Identity
+        @Option(help: "A data group to put the patient in (repeatable; defined by an admin).") var group: [String] = []
+        @Option(help: "Consent given now: no_sharing, sponsors_and_partners or all_qualified_researchers.") var consent: String?
+        @Option(help: "How the consent was given: verbal, written or electronic.") var consentMethod: String?
+
+        func validate() throws {
+            if (consent == nil) != (consentMethod == nil) {
+                throw ValidationError("Give the consent and how it was given together: --consent SCOPE --consent-method verbal|written|electronic.")
+            }
+        }
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let id = UUID().uuidString.lowercased()
-            let result = try await client.registerPatients([
-                NewRemotePatient(
-                    id: id, givenName: givenName, familyName: familyName, dateOfBirth: identity.dateOfBirth, sex: identity.sex,
-                    externalId: identity.externalId)
-            ])[0]
+            let patient = NewRemotePatient(
+                id: id, givenName: givenName, familyName: familyName, dateOfBirth: identity.dateOfBirth, sex: identity.sex,
+                externalId: identity.externalId, dataGroups: group.isEmpty ? nil : group,
+                consent: consent.map { NewRemotePatient.Consent(scope: $0, method: consentMethod ?? "") })
+            let result: RemotePatientResult
+            do throws(ClientError) {
+                result = try await client.registerPatients([patient])[0]
+            } catch {
+                guard error.isTransient else { throw error }
+                // Offline: kept sealed like a record, sent by the next flush.
+                let store = try storeOptions.openUnlocked()
+                let payload = String(decoding: try JSONEncoder().encode(patient), as: UTF8.self)
+                try store.enqueueAction(QueuedAction(kind: .patientRegistration, target: id, verb: payload))
+                print("The server cannot be reached (\(error)); patient \(id) is kept on this machine and 'intake flush' registers them.")
+                return
+            }
             guard result.outcome == "created" else {
                 throw ValidationError(
                     result.existingPatientId.map { "Not registered: patient \($0) already has this external id." } ?? "Not registered (\(result.outcome)).")
@@ -51,6 +79,8 @@ struct PatientCommand: AsyncParsableCommand {
         @Option(help: "YYYY-MM-DD.") var dateOfBirth: String?
         @Option(help: "The external id.") var externalId: String?
         @Flag(help: "Archived patients too.") var includeArchived = false
+        @Flag(help: "Search the copy of the registry on this machine ('intake sync' makes it), and the registrations not sent yet.")
+        var offline = false
 
         func validate() throws {
             guard name != nil || dateOfBirth != nil || externalId != nil else {
@@ -59,9 +89,32 @@ struct PatientCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            if offline { return try findOffline(note: nil) }
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let found = try await client.findPatients(name: name, dateOfBirth: dateOfBirth, externalId: externalId, includeArchived: includeArchived)
+            let found: [RemotePatient]
+            do throws(ClientError) {
+                found = try await client.findPatients(name: name, dateOfBirth: dateOfBirth, externalId: externalId, includeArchived: includeArchived)
+            } catch {
+                guard error.isTransient else { throw error }
+                return try findOffline(note: "The server cannot be reached (\(error)); searching this machine's copy.")
+            }
             PatientText.list(found).forEach { print($0) }
+        }
+
+        func findOffline(note: String?) throws {
+            let copy = RegistryCopy(store: try storeOptions.openUnlocked())
+            let kept = try copy.load()
+            let queued = try copy.queuedRegistrations()
+            guard kept != nil || !queued.isEmpty else {
+                throw ValidationError("This machine has no copy of the registry; make one with 'intake sync' while the server is in reach.")
+            }
+            if let note { print(note) }
+            let found = RegistryCopy.find(
+                (kept?.patients ?? []) + queued, name: name, dateOfBirth: dateOfBirth, externalId: externalId, includeArchived: includeArchived)
+            PatientText.list(found).forEach { print($0) }
+            if let savedAt = kept?.savedAt {
+                print("(This machine's copy of the registry, made \(String(Timestamp.string(from: savedAt).prefix(16)).replacingOccurrences(of: "T", with: " ")) UTC\(queued.isEmpty ? "" : "; revision 0: registered here, not sent yet").)")
+            }
         }
     }
 
@@ -92,6 +145,8 @@ struct PatientCommand: AsyncParsableCommand {
         @Option(parsing: .upToNextOption, help: "Fields to clear: date_of_birth, sex, external_id.") var clear: [String] = []
         @Option(help: "Put the patient in this data group (repeatable).") var addGroup: [String] = []
         @Option(help: "Take the patient out of this data group (repeatable).") var removeGroup: [String] = []
+        @Option(help: "The whole set of data groups the patient is to be in, comma-separated ('' for none), instead of --add-group and --remove-group.")
+        var groups: String?
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
@@ -107,12 +162,14 @@ struct PatientCommand: AsyncParsableCommand {
                 guard let field = cleared[name] else { throw ValidationError("--clear takes date_of_birth, sex or external_id.") }
                 changes[field] = .some(nil)
             }
-            guard !changes.isEmpty || !addGroup.isEmpty || !removeGroup.isEmpty else {
+            guard !changes.isEmpty || !addGroup.isEmpty || !removeGroup.isEmpty || groups != nil else {
                 throw ValidationError("Give at least one field to change, or --add-group / --remove-group.")
             }
             let revision: Int
             if let baseRevision { revision = baseRevision } else { revision = try await client.patient(id).revision }
-            let patient = try await client.updatePatient(id, baseRevision: revision, changes: changes, addGroups: addGroup, removeGroups: removeGroup)
+            let wholeSet = groups.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+            let patient = try await client.updatePatient(
+                id, baseRevision: revision, changes: changes, addGroups: addGroup, removeGroups: removeGroup, groups: wholeSet)
             let groups = patient.dataGroups.map { $0.isEmpty ? "" : "; groups: \($0.joined(separator: ", "))" } ?? ""
             print("Patient \(patient.id.prefix(8)) is at revision \(patient.revision)\(groups).")
         }

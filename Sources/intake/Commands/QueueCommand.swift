@@ -36,7 +36,15 @@ struct QueueCommand: ParsableCommand {
                 print("\(pending) waiting, \(entries.count - pending) set aside. Upload with 'intake flush'; put set-aside records back with 'intake queue retry'.")
             }
             let answers = try store.pendingActionCount()
-            if answers > 0 { print("\(answers) answer(s) to referrals given offline wait too; 'intake flush' sends them.") }
+            if answers > 0 { print("\(answers) answer(s) to referrals or patient registration(s) given offline wait too; 'intake flush' sends them.") }
+            if try store.setAsideActionCount() > 0 {
+                // Kept aside: the server refused them for a reason a person settles.
+                try store.unlock()
+                for entry in try store.pendingActions(includingSetAside: true) where entry.reason != nil && entry.action.kind == .patientRegistration {
+                    print("set aside  \(entry.id.uuidString.lowercased().prefix(8))  \(entry.reason ?? "")")
+                }
+                print("Discard one with 'intake queue discard ID' once it is settled.")
+            }
             let quarantined = try store.quarantined()
             if !quarantined.isEmpty {
                 print("\(quarantined.count) damaged entr\(quarantined.count == 1 ? "y" : "ies") quarantined (could not be decrypted): " + quarantined.map { String($0.id.prefix(8)) }.joined(separator: ", "))
@@ -91,6 +99,12 @@ struct QueueCommand: ParsableCommand {
                     print("Nothing was discarded.")
                     return
                 }
+            }
+            // A queued action (a registration set aside) by its id, else a record.
+            if let action = try store.actionId(prefix: id) {
+                try store.removeAction(action)
+                print("Discarded \(action.uuidString.lowercased().prefix(8)); it will not be sent.")
+                return
             }
             let discarded = try store.discardFromQueue(idPrefix: id)
             print("Discarded \(discarded.prefix(8)); it will not be sent.")

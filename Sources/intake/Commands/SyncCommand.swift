@@ -24,6 +24,13 @@ struct SyncCommand: AsyncParsableCommand {
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
         let sync = SyncRun(store: store, client: client)
         print(SyncRun.describe(try await sync.catchUp()))
+        // The team's registry too, for 'intake patient find --offline'.
+        do {
+            let count = try await RegistryCopy(store: store).sync(from: client)
+            print("Registry: \(count) patient\(count == 1 ? "" : "s") of the team kept on this machine, sealed.")
+        } catch {
+            printError("The registry could not be copied now (\(error)); the records' copy is up to date.")
+        }
         guard watch else { return }
         print("Watching for changes (Ctrl-C to stop).")
         try await sync.watch(say: { print($0) }, warn: printError)

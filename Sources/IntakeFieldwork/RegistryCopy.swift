@@ -1,0 +1,70 @@
+import Foundation
+import IntakeClient
+import IntakeCore
+import IntakeStore
+
+/// The team's patient registry on this machine: copied whole by `intake sync` (sealed in the
+/// local store like the records' copy), searched by `intake patient find --offline`, with the
+/// registrations made offline and not yet sent.
+public struct RegistryCopy: Sendable {
+    public let store: LocalStore
+    static let document = "registry"
+
+    public init(store: LocalStore) {
+        self.store = store
+    }
+
+    /// Copies the whole registry a page at a time, then keeps it in one step; how many patients.
+    @discardableResult
+    public func sync(from client: IntakeClient) async throws -> Int {
+        var patients: [RemotePatient] = []
+        var after: String?
+        while true {
+            let page = try await client.registry(after: after)
+            patients += page
+            guard page.count == 500, let last = page.last else { break }
+            after = last.id
+        }
+        let data = try JSONEncoder().encode(patients)
+        try store.saveDocument(Self.document, data)
+        return patients.count
+    }
+
+    /// The copy and when it was made; nil before the first sync.
+    public func load() throws -> (patients: [RemotePatient], savedAt: Date)? {
+        guard let (data, savedAt) = try store.document(Self.document) else { return nil }
+        return (try JSONDecoder().decode([RemotePatient].self, from: data), savedAt)
+    }
+
+    /// Registrations made offline, not yet sent, as patients to show.
+    public func queuedRegistrations() throws -> [RemotePatient] {
+        try store.pendingActions(includingSetAside: true).compactMap { entry in
+            guard entry.action.kind == .patientRegistration, let new = try? JSONDecoder().decode(NewRemotePatient.self, from: Data(entry.action.verb.utf8))
+            else { return nil }
+            var patient = RemotePatient(
+                id: new.id, givenName: new.givenName, familyName: new.familyName, dateOfBirth: new.dateOfBirth, sex: new.sex,
+                externalId: new.externalId, revision: 0, sharingScope: new.consent?.scope ?? "no_sharing")
+            patient.dataGroups = new.dataGroups
+            return patient
+        }
+    }
+
+    /// Patients matching every criterion given, as the server matches them: the start of the
+    /// given name, the family name or both (case, accents and Arabic letter variants ignored),
+    /// the exact date of birth, the external id.
+    public static func find(
+        _ patients: [RemotePatient], name: String?, dateOfBirth: String?, externalId: String?, includeArchived: Bool
+    ) -> [RemotePatient] {
+        let wanted = name.map(NameKey.lookupKey)
+        return patients.filter { patient in
+            if patient.archived, !includeArchived { return false }
+            if let dateOfBirth, patient.dateOfBirth != dateOfBirth { return false }
+            if let externalId, patient.externalId != externalId { return false }
+            if let wanted {
+                let given = NameKey.lookupKey(patient.givenName), family = NameKey.lookupKey(patient.familyName)
+                guard [given, family, given + " " + family, family + " " + given].contains(where: { $0.hasPrefix(wanted) }) else { return false }
+            }
+            return true
+        }.sorted { ($0.familyName, $0.givenName, $0.id) < ($1.familyName, $1.givenName, $1.id) }
+    }
+}
