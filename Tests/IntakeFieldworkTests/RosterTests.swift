@@ -20,6 +20,24 @@ struct RosterTests {
         #expect(Set(roster.rows.map(\.patient.id)).count == 2)
     }
 
+    @Test func groupsAndConsentGoWithEachRow() throws {
+        let csv = """
+            given_name,family_name,data_groups,consent,consent_method
+            Amina,Haddad,arm_a; arm_b,sponsors_and_partners,written
+            Omar,Khalil,,,
+            Sara,Nasser,Arm A,everyone,
+            """
+        let roster = try Roster(csv: csv)
+        #expect(roster.rows.count == 2)
+        #expect(roster.rows[0].patient.dataGroups == ["arm_a", "arm_b"] && roster.rows[0].patient.consent == .init(scope: "sponsors_and_partners", method: "written"))
+        #expect(roster.rows[1].patient.dataGroups == nil && roster.rows[1].patient.consent == nil)
+        #expect(Set(roster.problems.map(\.description)) == [
+            "row 4, column data_groups: names lowercase letters, digits and _, separated by ;",
+            "row 4, column consent: is no_sharing, sponsors_and_partners, all_qualified_researchers or empty",
+            "row 4, column consent: consent and consent_method are given together",
+        ], "\(roster.problems)")
+    }
+
     @Test func eachBadRowIsNamedByLineAndColumnWithoutItsValues() throws {
         let csv = """
             given_name,family_name,date_of_birth,sex,external_id

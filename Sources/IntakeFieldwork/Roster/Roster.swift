@@ -4,7 +4,8 @@ import IntakeCore
 
 /// A roster of patients to register, read from CSV: a header row naming the columns
 /// (`given_name`, `family_name`, `date_of_birth`, `sex`, `external_id`; `givenName` spellings
-/// too), then a patient per row. Problems are reported by row and column, never with the value.
+/// too; and, optional, `data_groups` separated by `;`, `consent` and `consent_method`), then a
+/// patient per row. Problems are reported by row and column, never with the value.
 public struct Roster: Sendable {
     public struct Row: Sendable, Equatable {
         /// The line of the file the row starts on.
@@ -28,6 +29,17 @@ public struct Roster: Sendable {
         "date_of_birth": .dateOfBirth, "dateofbirth": .dateOfBirth, "sex": .sex, "external_id": .externalId, "externalid": .externalId,
     ]
 
+    /// Columns beyond identification: what a registration carries along.
+    enum Extra: String {
+        case dataGroups = "data_groups", consent, consentMethod = "consent_method"
+    }
+
+    static let extraColumns: [String: Extra] = [
+        "data_groups": .dataGroups, "datagroups": .dataGroups, "consent": .consent, "consent_method": .consentMethod, "consentmethod": .consentMethod,
+    ]
+    static let scopes = ["no_sharing", "sponsors_and_partners", "all_qualified_researchers"]
+    static let methods = ["verbal", "written", "electronic"]
+
     /// Reads a roster; an unreadable file or header is thrown, problems with rows are collected.
     public init(csv text: String) throws {
         let records: [(line: Int, fields: [String])]
@@ -38,13 +50,22 @@ public struct Roster: Sendable {
         }
         guard let header = records.first else { throw RosterError("the roster is empty; its first row names the columns (given_name, family_name, …)") }
         var fields: [PatientIdentification.Field?] = []
+        var extras: [Extra?] = []
         for name in header.fields {
             let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+            if let extra = Self.extraColumns[key] {
+                guard !extras.contains(extra) else { throw RosterError("the column \(extra.rawValue) is named twice") }
+                fields.append(nil)
+                extras.append(extra)
+                continue
+            }
             guard let field = Self.columns[key] else {
-                throw RosterError("the column '\(name.prefix(40))' is not one Intake reads; use given_name, family_name, date_of_birth, sex, external_id")
+                throw RosterError(
+                    "the column '\(name.prefix(40))' is not one Intake reads; use given_name, family_name, date_of_birth, sex, external_id, data_groups, consent, consent_method")
             }
             guard !fields.contains(field) else { throw RosterError("the column \(field.rawValue) is named twice") }
             fields.append(field)
+            extras.append(nil)
         }
         for required in [PatientIdentification.Field.givenName, .familyName] where !fields.contains(required) {
             throw RosterError("the roster has no \(required == .givenName ? "given_name" : "family_name") column")
@@ -58,11 +79,26 @@ public struct Roster: Sendable {
                 continue
             }
             var values: [PatientIdentification.Field: String] = [:]
-            for (field, value) in zip(fields, record.fields) {
+            var more: [Extra: String] = [:]
+            for ((field, extra), value) in zip(zip(fields, extras), record.fields) {
                 let trimmed = value.trimmingCharacters(in: .whitespaces)
                 if !trimmed.isEmpty, let field { values[field] = trimmed }
+                if !trimmed.isEmpty, let extra { more[extra] = trimmed }
             }
             let before = problems.count
+            let groups = more[.dataGroups].map { $0.split(whereSeparator: { $0 == ";" || $0 == "," }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+            if let groups, groups.contains(where: { !$0.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") } }) {
+                problems.append(Problem(line: record.line, column: "data_groups", message: "names lowercase letters, digits and _, separated by ;"))
+            }
+            if let scope = more[.consent], !Self.scopes.contains(scope) {
+                problems.append(Problem(line: record.line, column: "consent", message: "is \(Self.scopes.joined(separator: ", ")) or empty"))
+            }
+            if let method = more[.consentMethod], !Self.methods.contains(method) {
+                problems.append(Problem(line: record.line, column: "consent_method", message: "is \(Self.methods.joined(separator: ", ")) or empty"))
+            }
+            if (more[.consent] == nil) != (more[.consentMethod] == nil) {
+                problems.append(Problem(line: record.line, column: "consent", message: "consent and consent_method are given together"))
+            }
             func problem(_ field: PatientIdentification.Field, _ message: String) {
                 problems.append(Problem(line: record.line, column: Self.name(field), message: message))
             }
@@ -91,7 +127,8 @@ public struct Roster: Sendable {
                     line: record.line,
                     patient: NewRemotePatient(
                         id: Self.id(values, sex: sex), givenName: values[.givenName]!, familyName: values[.familyName]!,
-                        dateOfBirth: values[.dateOfBirth], sex: sex, externalId: values[.externalId])))
+                        dateOfBirth: values[.dateOfBirth], sex: sex, externalId: values[.externalId], dataGroups: groups,
+                        consent: more[.consent].map { NewRemotePatient.Consent(scope: $0, method: more[.consentMethod] ?? "") })))
         }
         self.rows = rows
         self.problems = problems

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// The registry travels with the field machine: `intake sync` keeps the team's patients sealed on
+/// it, `intake patient find --offline` finds them (and those registered offline), a registration
+/// made offline waits like a record and `intake flush` registers it; one whose external id another
+/// patient has is reported and kept aside, never lost; groups and consent go with a registration.
+struct RegistryOfflineTests {
+    @Test func patientsAreFoundAndRegisteredOfflineAndConflictsKeptAside() throws {
+        var intake = IntakeProcess()
+        let cora = try intake.prepareServerWithCoordinator()
+        let admin = try intake.run(["admin", "token", "create", "admin"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        var (server, port) = try intake.startServer()
+        func online(_ token: String = cora) -> [String] { ["--server", "http://127.0.0.1:\(port)", "--token", token, "--timeout", "2"] }
+        #expect(try intake.run(["patient", "groups", "--create", "arm_a"] + online(admin)).status == 0)
+
+        let amina = try intake.run(
+            ["patient", "register", "Amina", "Haddad", "--external-id", "EXT-1", "--group", "arm_a", "--consent", "sponsors_and_partners",
+             "--consent-method", "written"] + online())
+        #expect(amina.status == 0 && amina.stdout.contains("Registered patient"), "\(amina.stdout)\(amina.stderr)")
+        let aminaId = try #require(amina.stdout.split(separator: " ").last.map { String($0.dropLast(2)) })
+        let shown = try intake.run(["patient", "show", aminaId] + online())
+        #expect(shown.stdout.contains("Data groups: arm_a") && shown.stdout.contains("sponsors_and_partners"), "\(shown.stdout)\(shown.stderr)")
+        let synced = try intake.run(["sync"] + online())
+        #expect(synced.status == 0 && synced.stdout.contains("Registry: 1 patient of the team kept on this machine"), "\(synced.stdout)\(synced.stderr)")
+
+        // Offline.
+        server.terminate()
+        server.waitUntilExit()
+        let omar = try intake.run(["patient", "register", "Omar", "Khalil", "--external-id", "EXT-2"] + online())
+        #expect(omar.status == 0 && omar.stdout.contains("is kept on this machine and 'intake flush' registers them"), "\(omar.stdout)\(omar.stderr)")
+        let clash = try intake.run(["patient", "register", "Sara", "Nasser", "--external-id", "EXT-1"] + online())
+        #expect(clash.status == 0 && clash.stdout.contains("kept on this machine"), "\(clash.stdout)\(clash.stderr)")
+        let found = try intake.run(["patient", "find", "--offline", "--name", "had"])
+        #expect(found.stdout.contains("Haddad") && found.stdout.contains("sponsors_and_partners") && !found.stdout.contains("Khalil"), "\(found.stdout)\(found.stderr)")
+        let fallback = try intake.run(["patient", "find", "--name", "oma"] + online())
+        #expect(fallback.stdout.contains("searching this machine's copy") && fallback.stdout.contains("Khalil"), "\(fallback.stdout)\(fallback.stderr)")
+
+        // Back online: the flush registers Omar, and keeps Sara aside, saying why.
+        (server, port) = try intake.startServer()
+        defer { server.terminate() }
+        let flushed = try intake.run(["flush"] + online())
+        #expect(flushed.stdout.contains("Registered patient") && flushed.stdout.contains("has its external id; it stays queued here"), "\(flushed.stdout)\(flushed.stderr)")
+        #expect(!flushed.stdout.contains("EXT-1"), "no identifier printed")
+        #expect(try intake.run(["patient", "find", "--name", "omar"] + online()).stdout.contains("Khalil"))
+        let queue = try intake.run(["queue", "list"])
+        let aside = try #require(queue.stdout.split(separator: "\n").first { $0.hasPrefix("set aside") }.map(String.init), "\(queue.stdout)")
+        let actionId = String(aside.split(separator: " ", omittingEmptySubsequences: true)[2])
+        let discarded = try intake.run(["queue", "discard", actionId, "--yes"])
+        #expect(discarded.status == 0 && discarded.stdout.contains("Discarded \(actionId)"), "\(discarded.stdout)\(discarded.stderr)")
+        #expect(!(try intake.run(["queue", "list"]).stdout.contains("set aside")))
+    }
+}
