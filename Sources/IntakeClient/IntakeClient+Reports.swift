@@ -1,7 +1,9 @@
 import Foundation
 
 /// One dated report of a patient's series, as the server shows it.
-public struct RemoteReport: Sendable, Equatable {
+public struct RemoteReport: Sendable, Equatable, Codable {
+    /// The patient's id (in the team's listing; nil where the patient is implied).
+    public var patientId: String?
     public var series: String
     public var date: String
     /// The values as JSON text, keys sorted.
@@ -40,12 +42,22 @@ extension IntakeClient {
         return list.compactMap(Self.report)
     }
 
+    /// Every current report of the team, a page at a time (`next` is the page after, nil on the last).
+    public func teamReports(after: String?) async throws(ClientError) -> (reports: [RemoteReport], next: String?) {
+        let (status, data) = try await send("GET", "/v1/reports" + (after.map { "?after=\(Self.queryValue($0))" } ?? ""), body: nil)
+        guard status == 200 else { throw ClientError.from(status: status, data: data) }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["reports"] as? [[String: Any]] else {
+            throw ClientError.unexpected("the server's answer is not a list of reports")
+        }
+        return (list.compactMap(Self.report), object["next"] as? String)
+    }
+
     private static func report(_ object: [String: Any]) -> RemoteReport? {
         guard let series = object["series"] as? String, let date = object["date"] as? String, let version = object["version"] as? Int,
             let values = object["values"], let text = try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return nil }
         return RemoteReport(
-            series: series, date: date, values: String(decoding: text, as: UTF8.self), version: version,
+            patientId: object["patientId"] as? String, series: series, date: date, values: String(decoding: text, as: UTF8.self), version: version,
             recordedBy: object["recordedBy"] as? String ?? "", recordedAt: object["recordedAt"] as? String ?? "")
     }
 

@@ -9,6 +9,7 @@ import IntakeStore
 public struct RegistryCopy: Sendable {
     public let store: LocalStore
     static let document = "registry"
+    static let reportsDocument = "registry-reports"
 
     public init(store: LocalStore) {
         self.store = store
@@ -25,9 +26,24 @@ public struct RegistryCopy: Sendable {
             guard page.count == 500, let last = page.last else { break }
             after = last.id
         }
-        let data = try JSONEncoder().encode(patients)
-        try store.saveDocument(Self.document, data)
+        var reports: [RemoteReport] = []
+        var next: String?
+        repeat {
+            let page = try await client.teamReports(after: next)
+            reports += page.reports
+            next = page.next
+        } while next != nil
+        try store.saveDocument(Self.document, try JSONEncoder().encode(patients))
+        try store.saveDocument(Self.reportsDocument, try JSONEncoder().encode(reports))
         return patients.count
+    }
+
+    /// The copied reports of `patient` (an id or its first characters) in `series`, by date.
+    public func reports(patient: String, series: String) throws -> [RemoteReport]? {
+        guard let (data, _) = try store.document(Self.reportsDocument) else { return nil }
+        let prefix = patient.lowercased()
+        return try JSONDecoder().decode([RemoteReport].self, from: data)
+            .filter { ($0.patientId ?? "").hasPrefix(prefix) && $0.series == series }.sorted { $0.date < $1.date }
     }
 
     /// The copy and when it was made; nil before the first sync.

@@ -66,6 +66,27 @@ extension PostgresRecordStore {
         ).collect().map(Self.report)
     }
 
+    public func teamReports(teamId: Int64, after: (patientId: UUID, series: String, date: String)?, limit: Int) async throws -> [Report] {
+        let current = """
+            SELECT r.patientId, r.series, r.dateKey, r.version, r.body, r.recordedBy, r.recordedAt FROM report r JOIN patient p ON p.id = r.patientId
+            WHERE p.teamId = $1
+            AND r.version = (SELECT MAX(version) FROM report v WHERE v.patientId = r.patientId AND v.series = r.series AND v.dateKey = r.dateKey)
+            """
+        let order = " ORDER BY r.patientId COLLATE \"C\", r.series COLLATE \"C\", r.dateKey COLLATE \"C\""
+        var binds = PostgresBindings()
+        binds.append(teamId)
+        var sql = current
+        if let after {
+            binds.append(Self.key(after.patientId))
+            binds.append(after.series)
+            binds.append(after.date)
+            sql += " AND (r.patientId COLLATE \"C\", r.series COLLATE \"C\", r.dateKey COLLATE \"C\") > ($2, $3, $4)"
+        }
+        binds.append(limit)
+        sql += order + " LIMIT $\(binds.count)"
+        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.report)
+    }
+
     private static func report(_ row: PostgresRow) throws -> Report {
         let (patientId, series, date, version, body, recordedBy, recordedAt) = try row.decode((String, String, String, Int32, String, String, Double).self)
         return Report(

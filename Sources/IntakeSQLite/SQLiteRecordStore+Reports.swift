@@ -64,4 +64,21 @@ extension SQLiteRecordStore {
             patientId: UUID(uuidString: row["patientId"])!, series: row["series"], date: row["dateKey"], values: row["body"],
             version: row["version"], recordedBy: row["recordedBy"], recordedAt: date(row["recordedAt"]))
     }
+
+    public func teamReports(teamId: Int64, after: (patientId: UUID, series: String, date: String)?, limit: Int) async throws -> [Report] {
+        try await database.read { db in
+            var sql = """
+                SELECT r.* FROM report r JOIN patient p ON p.id = r.patientId
+                WHERE p.teamId = ?
+                AND r.version = (SELECT MAX(version) FROM report v WHERE v.patientId = r.patientId AND v.series = r.series AND v.dateKey = r.dateKey)
+                """
+            var arguments: StatementArguments = [teamId]
+            if let after {
+                sql += " AND (r.patientId, r.series, r.dateKey) > (?, ?, ?)"
+                arguments += [Self.key(after.patientId), after.series, after.date]
+            }
+            sql += " ORDER BY r.patientId, r.series, r.dateKey LIMIT ?"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments + [limit]).map(Self.report)
+        }
+    }
 }

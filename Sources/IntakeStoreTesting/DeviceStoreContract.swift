@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 import IntakeServer
 import Testing
 
@@ -143,5 +144,45 @@ public enum TestRecordContract {
         #expect(try await store.deleteTestRecords(questionnaireId: "q", version: "v2", teamId: b.id) == 1)
         #expect(try await store.deleteTestRecords(questionnaireId: "q", version: "v2", teamId: nil) == 2)
         #expect(try await store.testRecords(questionnaireId: "q", version: "v2", teamId: nil).isEmpty)
+    }
+}
+
+/// A team's current dated reports read a page at a time, the same on every store.
+public enum TeamReportsContract {
+    public static func aTeamsCurrentReportsAreReadInPages(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open(database: try kind.newDatabase())
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let a = try await store.createTeam(name: "a", at: start), b = try await store.createTeam(name: "b", at: start)
+        func patient(_ team: Team, _ name: String) async throws -> UUID {
+            let id = UUID()
+            _ = try await store.registerPatients([
+                NewPatient(id: id, teamId: team.id, identification: PatientIdentification(givenName: name, familyName: "X"), createdBy: "ana", createdAt: start)
+            ])
+            return id
+        }
+        let p1 = try await patient(a, "One"), p2 = try await patient(a, "Two"), other = try await patient(b, "Other")
+        func put(_ id: UUID, _ series: String, _ day: String, _ value: Int) async throws {
+            _ = try await store.putReport(
+                patientId: id, series: series, date: ReportDate(day)!, values: #"{"v":\#(value)}"#, by: "ana", at: start.addingTimeInterval(Double(value)))
+        }
+        try await put(p1, "weight", "2026-01-02", 1)
+        try await put(p1, "weight", "2026-01-01", 2)
+        try await put(p1, "bp", "2026-01-01", 3)
+        try await put(p2, "weight", "2026-01-01", 4)
+        try await put(p2, "weight", "2026-01-01", 5)  // replaces: version 2
+        try await put(other, "weight", "2026-01-01", 6)
+        var pages: [[Report]] = []
+        var after: (patientId: UUID, series: String, date: String)?
+        repeat {
+            let page = try await store.teamReports(teamId: a.id, after: after, limit: 2)
+            pages.append(page)
+            after = page.count == 2 ? page.last.map { ($0.patientId, $0.series, $0.date) } : nil
+        } while after != nil
+        let all = pages.flatMap { $0 }
+        let expected = [(p1, "bp", "2026-01-01"), (p1, "weight", "2026-01-01"), (p1, "weight", "2026-01-02"), (p2, "weight", "2026-01-01")]
+            .sorted { ($0.0.uuidString.lowercased(), $0.1, $0.2) < ($1.0.uuidString.lowercased(), $1.1, $1.2) }
+        #expect(all.map { "\($0.patientId) \($0.series) \($0.date)" } == expected.map { "\($0.0) \($0.1) \($0.2)" })
+        #expect(all.first { $0.patientId == p2 }?.version == 2 && all.first { $0.patientId == p2 }?.values == #"{"v":5}"#, "the current version only")
+        #expect(try await store.teamReports(teamId: b.id, after: nil, limit: 10).map(\.patientId) == [other])
     }
 }

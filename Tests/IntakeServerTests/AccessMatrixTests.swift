@@ -218,6 +218,7 @@ struct AccessMatrixTests {
                 method: .post, route: "/v1/devices", uri: "/v1/devices", success: .unprocessableContent,
                 body: { _, _, _ in json(["code": "ABCD-EFGH-JKLM-NPQR", "deviceId": "matrix-machine"]) }),
             Case(method: .get, route: "/v1/invitations", uri: "/v1/invitations", success: .ok),
+            Case(method: .get, route: "/v1/reports", uri: "/v1/reports?limit=10", success: .ok),
             Case(
                 method: .post, route: "/v1/invitations/{id}/accept", uri: "/v1/invitations/{fresh}/accept", success: .notFound,
                 body: { _, _, _ in json(["passcode": "000000"]) }),

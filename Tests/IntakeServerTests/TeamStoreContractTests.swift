@@ -193,3 +193,9 @@ struct TestRecordContractTests {
         try await TestRecordContract.testRecordsAreKeptApartPerVersionAndTeam(kind)
     }
 }
+
+struct TeamReportsContractTests {
+    @Test(arguments: StoreKind.allCases) func aTeamsCurrentReportsAreReadInPages(_ kind: StoreKind) async throws {
+        try await TeamReportsContract.aTeamsCurrentReportsAreReadInPages(kind)
+    }
+}

@@ -21,8 +21,9 @@ struct RegistryOfflineTests {
         let aminaId = try #require(amina.stdout.split(separator: " ").last.map { String($0.dropLast(2)) })
         let shown = try intake.run(["patient", "show", aminaId] + online())
         #expect(shown.stdout.contains("Data groups: arm_a") && shown.stdout.contains("sponsors_and_partners"), "\(shown.stdout)\(shown.stderr)")
+        #expect(try intake.run(["patient", "report", aminaId, "weight", "2026-01-05", "kg=61.5"] + online()).status == 0)
         let synced = try intake.run(["sync"] + online())
-        #expect(synced.status == 0 && synced.stdout.contains("Registry: 1 patient of the team kept on this machine"), "\(synced.stdout)\(synced.stderr)")
+        #expect(synced.status == 0 && synced.stdout.contains("Registry: 1 patient of the team and their dated reports kept"), "\(synced.stdout)\(synced.stderr)")
 
         // Offline.
         server.terminate()
@@ -31,6 +32,8 @@ struct RegistryOfflineTests {
         #expect(omar.status == 0 && omar.stdout.contains("is kept on this machine and 'intake flush' registers them"), "\(omar.stdout)\(omar.stderr)")
         let clash = try intake.run(["patient", "register", "Sara", "Nasser", "--external-id", "EXT-1"] + online())
         #expect(clash.status == 0 && clash.stdout.contains("kept on this machine"), "\(clash.stdout)\(clash.stderr)")
+        let weights = try intake.run(["patient", "reports", String(aminaId.prefix(8)), "weight", "--offline"])
+        #expect(weights.stdout.contains("2026-01-05") && weights.stdout.contains("61.5"), "\(weights.stdout)\(weights.stderr)")
         let found = try intake.run(["patient", "find", "--offline", "--name", "had"])
         #expect(found.stdout.contains("Haddad") && found.stdout.contains("sponsors_and_partners") && !found.stdout.contains("Khalil"), "\(found.stdout)\(found.stderr)")
         let fallback = try intake.run(["patient", "find", "--name", "oma"] + online())

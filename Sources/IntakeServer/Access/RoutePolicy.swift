@@ -163,6 +163,7 @@ public enum RoutePolicy {
         RouteRule("POST", "/v1/patients/{id}/restore", Role.writers, .patient(write: true)),
         RouteRule("PUT", "/v1/patients/{id}/consent", Role.writers, .patient(write: true), audit: .action),
         RouteRule("GET", "/v1/patients/{id}/consent", Role.patientReaders, .patient(write: false)),
+        RouteRule("GET", "/v1/reports", Role.writers, team: true),
         RouteRule("PUT", "/v1/patients/{id}/reports/{series}/{date}", Role.writers, .patient(write: true)),
         RouteRule("GET", "/v1/patients/{id}/reports/{series}/{date}", Role.patientReaders, .patient(write: false)),
         RouteRule("GET", "/v1/patients/{id}/reports/{series}", Role.patientReaders, .patient(write: false)),

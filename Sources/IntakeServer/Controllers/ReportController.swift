@@ -9,6 +9,27 @@ struct ReportController {
     static let query = ["startDate", "endDate", "latest"]
 
     func register(_ routes: RouteRegistrar) {
+        // Every current report of the team, a page at a time: what `intake sync` copies.
+        routes.on(.get, "/v1/reports", query: ["after", "limit"]) { request, context in
+            let user = try context.signedIn()
+            let parameters = try QueryParameters.read(request, accepted: ["after", "limit"])
+            var limit = 500
+            if let text = parameters["limit"] {
+                guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(text), (1...1000).contains(value) else {
+                    throw APIError.badRequest("limit must be from 1 to 1000")
+                }
+                limit = value
+            }
+            var after: (patientId: UUID, series: String, date: String)?
+            if let cursor = parameters["after"] {
+                guard let decoded = Self.cursor(cursor) else { throw APIError.badRequest("'after' is the 'next' of the page before") }
+                after = decoded
+            }
+            let reports = try await services.patients.teamReports(after: after, limit: limit, for: user)
+            var answer: [String: Any] = ["reports": reports.map(Self.json)]
+            if reports.count == limit, let last = reports.last { answer["next"] = Self.cursor(last) }
+            return try Self.response(answer, status: .ok)
+        }
         routes.on(.put, "/v1/patients/{id}/reports/{series}/{date}") { request, context in
             let user = try context.signedIn()
             let data = try await JSONCoding.body(of: request, limit: 16 * 1024, timeout: services.configuration.bodyTimeout)
@@ -68,6 +89,21 @@ struct ReportController {
             let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { throw APIError.badRequest("a report is a JSON object of values, such as {\"weight\": 61.5}") }
         return String(decoding: canonical, as: UTF8.self)
+    }
+
+    /// Where a page ends: the last report's patient, series and date, base64url.
+    static func cursor(_ report: Report) -> String {
+        Data([report.patientId.uuidString.lowercased(), report.series, report.date].joined(separator: "\u{1F}").utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func cursor(_ text: String) -> (patientId: UUID, series: String, date: String)? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        let parts = String(decoding: data, as: UTF8.self).split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, let id = UUID(uuidString: parts[0]) else { return nil }
+        return (id, parts[1], parts[2])
     }
 
     private static func json(_ report: Report) -> [String: Any] {

@@ -128,6 +128,12 @@ public struct PatientService: Sendable {
         }
     }
 
+    /// A page of the current dated reports of the user's team, after `after`: for a machine's copy.
+    public func teamReports(after: (patientId: UUID, series: String, date: String)?, limit: Int, for user: User) async throws -> [Report] {
+        guard let team = user.teamId else { throw TeamError.forbidden("your account belongs to no team, so no reports are yours to read") }
+        return try await store.teamReports(teamId: team, after: after, limit: limit)
+    }
+
     public func reports(_ query: ReportQuery, for user: User) async throws -> [Report] {
         _ = try await patient(query.patientId, for: user)
         switch try await store.reports(query) {

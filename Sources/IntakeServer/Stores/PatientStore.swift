@@ -42,6 +42,10 @@ public protocol PatientStore: Sendable {
     func reports(_ query: ReportQuery) async throws -> ReportsOutcome
     /// Every version of one date's report, oldest first (the last is the current one).
     func reportHistory(patientId: UUID, series: String, date: ReportDate) async throws -> [Report]
+    /// The current version of every dated report of team `teamId`'s patients, ordered by patient
+    /// id, series and date, after `after` (that triple) when given: what a machine's copy of the
+    /// registry is made of.
+    func teamReports(teamId: Int64, after: (patientId: UUID, series: String, date: String)?, limit: Int) async throws -> [Report]
 }
 
 extension PatientStore {

@@ -320,10 +320,22 @@ struct PatientCommand: AsyncParsableCommand {
         @Option(help: "From this date or instant.") var startDate: String?
         @Option(help: "To this date or instant.") var endDate: String?
         @Flag(help: "Only the latest report in the range.") var latest = false
+        @Flag(help: "Read the copy on this machine ('intake sync' makes it).") var offline = false
 
         func run() async throws {
-            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let reports = try await client.reports(patient: id, series: series, start: startDate, end: endDate, latest: latest)
+            var reports: [RemoteReport]
+            if offline {
+                guard let kept = try RegistryCopy(store: try storeOptions.openUnlocked()).reports(patient: id, series: series) else {
+                    throw ValidationError("This machine has no copy of the registry's reports; make one with 'intake sync' while the server is in reach.")
+                }
+                reports = kept.filter { report in
+                    (startDate.map { report.date >= $0 } ?? true) && (endDate.map { report.date.count > 10 ? report.date < $0 : report.date <= $0 } ?? true)
+                }
+                if latest { reports = Array(reports.suffix(1)) }
+            } else {
+                let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+                reports = try await client.reports(patient: id, series: series, start: startDate, end: endDate, latest: latest)
+            }
             if reports.isEmpty { print("No report of \(series) in that range.") }
             for report in reports { print("\(report.date)\tversion \(report.version)\t\(report.recordedBy)\t\(report.values)") }
         }

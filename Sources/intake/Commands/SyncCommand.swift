@@ -27,7 +27,7 @@ struct SyncCommand: AsyncParsableCommand {
         // The team's registry too, for 'intake patient find --offline'.
         do {
             let count = try await RegistryCopy(store: store).sync(from: client)
-            print("Registry: \(count) patient\(count == 1 ? "" : "s") of the team kept on this machine, sealed.")
+            print("Registry: \(count) patient\(count == 1 ? "" : "s") of the team and their dated reports kept on this machine, sealed.")
         } catch {
             printError("The registry could not be copied now (\(error)); the records' copy is up to date.")
         }
