@@ -89,3 +89,38 @@ struct EnrolCommandTests {
         return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+/// Over https, the code carries the pin of the server's key, read by the coordinator's trusted
+/// connection (and computed here independently with openssl): the machine saves it and reaches
+/// only that server afterwards.
+struct EnrolOverTLSTests {
+    @Test func theCodeCarriesTheServersPinAndTheMachineKeepsIt() throws {
+        let tls = try TLSFixtures()
+        var office = IntakeProcess()
+        let cora = try office.prepareServerWithCoordinator()
+        _ = try office.run(["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["field-worker-1"])
+        let (server, port) = try office.startServer(arguments: ["--tls-cert", tls.certificate, "--tls-key", tls.key])
+        defer { server.terminate() }
+        let url = "https://127.0.0.1:\(port)"
+        let pin = try ClientTLSPin.of(certificate: tls.certificate)
+        let issued = try office.run(["team", "enrol", "clinic", "amina", "--no-qr", "--server", url, "--token", cora, "--ca-file", tls.ca])
+        #expect(issued.status == 0 && issued.stdout.contains("--pin \(pin)"), "\(issued.stdout)\(issued.stderr)")
+        let link = try #require(issued.stdout.split(separator: "\n").first { $0.contains("intake://enrol?") }.map {
+            String($0.drop { $0 != "'" }.dropFirst().prefix { $0 != "'" })
+        })
+        #expect(link.contains("pin=sha256/"), "\(link)")
+
+        let field = IntakeProcess()
+        let enrolled = try field.run(["enrol", link, "--ca-file", tls.ca])
+        #expect(enrolled.status == 0 && enrolled.stdout.contains("enrolled as device"), "\(enrolled.stdout)\(enrolled.stderr)")
+        let saved = try String(contentsOf: field.dataDirectory.appendingPathComponent("client.json"), encoding: .utf8)
+        #expect(saved.contains(pin.replacingOccurrences(of: "/", with: "\\/")) || saved.contains(pin), "\(saved)")
+        let sent = try field.run(["fill"], input: Answers.all + [":finish"])
+        #expect(sent.status == 0 && sent.stdout.contains("Sent to the server."), "\(sent.stdout)\(sent.stderr)")
+
+        // A link whose pin is not the server's key: refused before anything is sent.
+        let forged = link.replacingOccurrences(of: String(pin.dropFirst(7).prefix(4)), with: "AAAA")
+        let refused = try IntakeProcess().run(["enrol", forged, "--ca-file", tls.ca])
+        #expect(refused.status != 0 && refused.stderr.contains("does not match the pinned one"), "\(refused.stderr)")
+    }
+}
