@@ -3,6 +3,7 @@ import Foundation
 import IntakeCore
 import IntakeFieldwork
 import IntakeStore
+import IntakeTerminal
 
 struct DraftsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +43,7 @@ struct DraftsCommand: ParsableCommand {
         }
     }
 
-    struct Migrate: ParsableCommand {
+    struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Move a draft or a queued record to another version of its questionnaire.",
             discussion: """
@@ -68,12 +69,14 @@ struct DraftsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The folder of the version the records are on, when it is not kept on this machine.", valueName: "path"))
         var from: String?
 
+        @OptionGroup var clientOptions: ClientOptions
+
         func validate() throws {
             if id == nil, !all { throw ValidationError("Name the record to move (intake drafts list, intake queue list), or give --all.") }
             if id != nil, all { throw ValidationError("Give a record's id or --all, not both.") }
         }
 
-        func run() throws {
+        func run() async throws {
             let store = try storeOptions.open()
             try store.unlock()
             let older = try from.map { try QuestionnaireOptions.load($0) }
@@ -98,15 +101,33 @@ struct DraftsCommand: ParsableCommand {
                 }
             }
             var failed = 0
+            var toAnswer: [DraftMigration.Outcome] = []
             for candidate in candidates {
                 do {
-                    DraftMigration.lines(try migration.migrate(candidate, to: target)).forEach { print($0) }
+                    let outcome = try migration.migrate(candidate, to: target)
+                    DraftMigration.lines(outcome).forEach { print($0) }
+                    if !outcome.queued, !outcome.result.nowRequired.isEmpty { toAnswer.append(outcome) }
                 } catch {
                     failed += 1
                     printError("Record \(candidate.shortId) not moved: \(error)")
                 }
             }
             if failed > 0 { throw ExitCode.failure }
+            // One record moved at a terminal: the questions that became required, asked now.
+            guard id != nil, let outcome = toAnswer.first, isatty(STDIN_FILENO) == 1 else { return }
+            let count = outcome.result.nowRequired.count
+            Console.out("Answer the \(count) question\(count == 1 ? "" : "s") now and send the record? [Y/n] ")
+            guard let reply = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased(), reply.isEmpty || reply.hasPrefix("y")
+            else { return }
+            var arguments = ["--resume", outcome.candidate.shortId, "--data-dir", storeOptions.directory.path]
+            if let server = clientOptions.server { arguments += ["--server", server] }
+            if let token = clientOptions.token { arguments += ["--token", token] }
+            if let caFile = clientOptions.caFile { arguments += ["--ca-file", caFile] }
+            for pin in clientOptions.pin { arguments += ["--pin", pin] }
+            if clientOptions.insecure { arguments.append("--insecure") }
+            arguments += ["--timeout", String(clientOptions.timeout)]
+            var fill = try FillCommand.parse(arguments)
+            try await fill.run()
         }
 
         /// The version to move to: a folder given, the version named, or the newest pulled.
