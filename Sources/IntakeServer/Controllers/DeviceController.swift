@@ -63,11 +63,8 @@ struct DeviceController {
         }
         routes.on(.post, "/v1/devices") { request, _ in
             let body = try JSONCoding.decode(RedeemBody.self, from: try await small(request))
-            let (token, device) = try await services.devices.redeem(
+            let (token, device, user) = try await services.devices.redeem(
                 code: body.code, deviceId: body.deviceId, name: body.name ?? "", intakeVersion: body.intakeVersion)
-            guard let (_, user) = try await services.store.device(tokenHash: APIToken.hash(token)) else {
-                throw ServiceError(.notFound, "device \(device.id)")
-            }
             return try JSONCoding.response(EnrolledJSON(token: token, device: DeviceJSON(device, team: user.teamName), user: UserJSON(user)), status: .created)
         }
     }

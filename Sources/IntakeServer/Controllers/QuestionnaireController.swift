@@ -129,14 +129,14 @@ struct QuestionnaireController {
         }
         routes.on(.get, "/v1/questionnaires/{id}/versions/{version}/test-records") { _, context in
             let (_, team) = try context.member()
-            let id = try context.parameters.require("id"), version = try context.parameters.require("version")
-            let records = try await services.store.testRecords(questionnaireId: id, version: version, teamId: team)
+            let reference = QuestionnaireReference(id: try context.parameters.require("id"), version: try context.parameters.require("version"))
+            let records = try await services.records.testRecords(of: reference, teamId: team)
             return try JSONCoding.response(["records": records.map(TestRecordJSON.init)])
         }
         routes.on(.delete, "/v1/questionnaires/{id}/versions/{version}/test-records") { _, context in
             let (_, team) = try context.member()
-            let id = try context.parameters.require("id"), version = try context.parameters.require("version")
-            return try JSONCoding.response(["deleted": try await services.store.deleteTestRecords(questionnaireId: id, version: version, teamId: team)])
+            let reference = QuestionnaireReference(id: try context.parameters.require("id"), version: try context.parameters.require("version"))
+            return try JSONCoding.response(["deleted": try await services.records.discardTestRecords(of: reference, teamId: team)])
         }
         routes.on(.get, "/v1/questionnaires/{id}/access") { _, context in
             _ = try context.signedIn()

@@ -78,8 +78,11 @@ public final class DeviceService: Sendable {
         return (String(letters.prefix(4)), String(letters.dropFirst(4)))
     }
 
-    /// A machine uses a code: on success, its device token (shown once) and the device as kept.
-    public func redeem(code: String, deviceId: String, name: String, intakeVersion: String?) async throws -> (token: String, device: Device) {
+    /// A machine uses a code: on success, its device token (shown once), the device as kept and
+    /// the account it acts as.
+    public func redeem(code: String, deviceId: String, name: String, intakeVersion: String?) async throws -> (
+        token: String, device: Device, user: User
+    ) {
         guard let (id, secret) = Self.parse(code) else {
             throw ServiceError(.invalid, "an enrolment code is 16 letters and digits, as ABCD-EFGH-JKLM-NPQR; check what was typed")
         }
@@ -95,7 +98,9 @@ public final class DeviceService: Sendable {
                 deviceId: deviceId, name: String(name.prefix(100)), tokenHash: APIToken.hash(token), intakeVersion: intakeVersion.map { String($0.prefix(40)) }),
             at: clock(), lockAfter: Self.lockAfter, matches: { PasscodeHash.matches(secret, $0) })
         switch outcome {
-        case .enrolled(let device): return (token, device)
+        case .enrolled(let device):
+            guard let (_, user) = try await store.device(tokenHash: APIToken.hash(token)) else { throw ServiceError(.notFound, "device \(device.id)") }
+            return (token, device, user)
         case .notFound, .wrongSecret:
             let left = if case .wrongSecret(let remaining) = outcome { " (\(remaining) more tr\(remaining == 1 ? "y" : "ies") before it locks)" } else { "" }
             throw ServiceError(.unprocessable(code: "wrong_code"), "that enrolment code is not right\(left); check it with your coordinator")

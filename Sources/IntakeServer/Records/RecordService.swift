@@ -118,6 +118,16 @@ public struct RecordService: Sendable {
         }
     }
 
+    /// The test records of a version that team `teamId` sent, newest first (no answers).
+    public func testRecords(of reference: QuestionnaireReference, teamId: Int64) async throws -> [TestRecord] {
+        try await store.testRecords(questionnaireId: reference.id, version: reference.version, teamId: teamId)
+    }
+
+    /// Discards team `teamId`'s test records of a version; how many.
+    public func discardTestRecords(of reference: QuestionnaireReference, teamId: Int64) async throws -> Int {
+        try await store.deleteTestRecords(questionnaireId: reference.id, version: reference.version, teamId: teamId)
+    }
+
     /// How many days a tombstone may be kept before a purge, at least and at most.
     public static let tombstoneRetention = 1...36_500
 
