@@ -55,6 +55,12 @@ public struct ActionFlush: Sendable {
                 summary.stoppedBecause = error.description
                 summary.remaining = pending.count - index
                 return summary
+            case .failure(let error) where entry.action.kind == .patientRegistration:
+                // A registration refused for good (a group no longer defined, a value refused):
+                // kept aside with the reason, never dropped; a person settles it.
+                let reason = "patient \(entry.action.target.prefix(8)) not registered: \(error.description)"
+                try store.setActionAside(entry.id, reason: reason)
+                summary.outcomes.append(Outcome(action: entry.action, result: reason, applied: false))
             case .failure(let error):
                 try store.removeAction(entry.id)
                 summary.outcomes.append(Outcome(action: entry.action, result: error.description, applied: false))
@@ -84,8 +90,11 @@ public struct ActionFlush: Sendable {
         }
     }
 
+    /// The token no longer works (expired, or this machine's enrolment revoked): nothing is
+    /// sent, and everything waits for a sign-in.
     private static func signInExpired(_ error: ClientError) -> Bool {
         if case .notAllowed(401, _) = error { return true }
+        if case .signInRefused = error { return true }
         return false
     }
 

@@ -42,8 +42,12 @@ public struct RegistryCopy: Sendable {
     public func reports(patient: String, series: String) throws -> [RemoteReport]? {
         guard let (data, _) = try store.document(Self.reportsDocument) else { return nil }
         let prefix = patient.lowercased()
-        return try JSONDecoder().decode([RemoteReport].self, from: data)
-            .filter { ($0.patientId ?? "").hasPrefix(prefix) && $0.series == series }.sorted { $0.date < $1.date }
+        let all = try JSONDecoder().decode([RemoteReport].self, from: data).filter { ($0.patientId ?? "").hasPrefix(prefix) }
+        // A short id must name one patient: reports of two are never shown as one's.
+        if Set(all.compactMap(\.patientId)).count > 1 {
+            throw FieldworkError("'\(patient)' starts the ids of several patients; give more of the id")
+        }
+        return all.filter { $0.series == series }.sorted { $0.date < $1.date }
     }
 
     /// The copy and when it was made; nil before the first sync.
@@ -54,7 +58,8 @@ public struct RegistryCopy: Sendable {
 
     /// Registrations made offline, not yet sent, as patients to show.
     public func queuedRegistrations() throws -> [RemotePatient] {
-        try store.pendingActions(includingSetAside: true).compactMap { entry in
+        // Those refused and kept aside are not on their way: left out.
+        try store.pendingActions().compactMap { entry in
             guard entry.action.kind == .patientRegistration, let new = try? JSONDecoder().decode(NewRemotePatient.self, from: Data(entry.action.verb.utf8))
             else { return nil }
             var patient = RemotePatient(

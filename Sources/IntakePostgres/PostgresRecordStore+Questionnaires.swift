@@ -129,10 +129,13 @@ extension PostgresRecordStore {
             ON CONFLICT (id) DO UPDATE SET questionnaireId = excluded.questionnaireId, version = excluded.version,
                 teamId = excluded.teamId, collector = excluded.collector, submittedBy = excluded.submittedBy,
                 receivedAt = excluded.receivedAt, answerCount = excluded.answerCount, payload = excluded.payload
+            WHERE testRecord.teamId = excluded.teamId
             RETURNING (xmax = 0) AS inserted
             """, logger: Self.logger
         ).collect()
-        return try rows.first?.decode(Bool.self) ?? false
+        // No row: another team's test record has that id, and is never replaced.
+        guard let row = rows.first else { throw RecordStoreError.alreadyExists("test record \(Self.key(record.id))") }
+        return try row.decode(Bool.self)
     }
 
     public func testRecords(questionnaireId: String, version: String, teamId: Int64?) async throws -> [TestRecord] {

@@ -117,7 +117,10 @@ extension SQLiteRecordStore {
 extension SQLiteRecordStore {
     public func storeTestRecord(_ record: TestRecord) async throws -> Bool {
         try await database.write { db in
-            let known = try Int.fetchOne(db, sql: "SELECT 1 FROM testRecord WHERE id = ?", arguments: [Self.key(record.id)]) != nil
+            let owner = try Int64.fetchOne(db, sql: "SELECT teamId FROM testRecord WHERE id = ?", arguments: [Self.key(record.id)])
+            // Another team's test record of that id is never replaced.
+            if let owner, owner != record.teamId { throw RecordStoreError.alreadyExists("test record \(Self.key(record.id))") }
+            let known = owner != nil
             try db.execute(
                 sql: """
                     INSERT INTO testRecord (id, questionnaireId, version, teamId, collector, submittedBy, receivedAt, answerCount, payload)

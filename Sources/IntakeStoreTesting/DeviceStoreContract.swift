@@ -135,6 +135,9 @@ public enum TestRecordContract {
         #expect(try await store.storeTestRecord(record(second, team: a, at: 2)))
         #expect(try await store.storeTestRecord(record(third, team: b, at: 3)))
         #expect(try await !store.storeTestRecord(record(first, team: a, at: 4, answers: 9)), "the same id replaces")
+        await #expect(throws: RecordStoreError.alreadyExists("test record \(first.uuidString.lowercased())"), "never another team's") {
+            try await store.storeTestRecord(record(first, team: b, at: 5))
+        }
         let listed = try await store.testRecords(questionnaireId: "q", version: "v2", teamId: a.id)
         #expect(listed.map(\.id) == [first, second] && listed[0].answerCount == 9 && listed[0].receivedAt == start.addingTimeInterval(4))
         #expect(listed.allSatisfy { $0.payload.isEmpty && $0.submittedBy == "lead" && $0.collector == "ana" })

@@ -38,7 +38,7 @@ struct DeviceRoutesTests {
                     try await b.send(.post, "/v1/devices", as: nil, in: second, json: ["code": code, "deviceId": device, "name": "tablet"])
                 }
                 let wrong = try await redeem(String(code.prefix(5)) + "2222-2222-2222", device: "tablet-7")
-                #expect(wrong.status == .unprocessableContent && wrong.errorCode == "wrong_code" && wrong.text.contains("4 more tries"), "\(wrong.text)")
+                #expect(wrong.status == .unprocessableContent && wrong.errorCode == "wrong_code" && wrong.text.contains("locks after 5 wrong tries"), "\(wrong.text)")
                 let enrolled = try await redeem(code.lowercased(), device: "tablet-7")
                 #expect(enrolled.status == .created, "\(enrolled.text)")
                 let token = try #require(enrolled.json["token"] as? String)

@@ -181,7 +181,8 @@ enum ArabicText {
         case .lastSent(let at): "آخر إرسال إلى الخادم: \(latin(at + " UTC"))."
         case .lastTryFailed(let at, let reason): "آخر محاولة، \(latin(at + " UTC"))، فشلت: \(latin(reason))"
         case .sendingInBackground: "يجري الإرسال في الخلفية حتى تفرغ قائمة الانتظار (انظر \(latin("flush-watch.log")) في مجلد البيانات)."
-        case .backgroundNotStarted: "تعذّر بدء الإرسال في الخلفية؛ شغّل \(latin("intake flush --watch"))."
+        case .backgroundNotStarted:
+            "لن يجري الإرسال في الخلفية: يحتاج ذلك مفتاح المخزن دون سؤال (مخزن كشك، أو \(latin("INTAKE_PASSPHRASE"))، أو جلسة مفتوحة)؛ شغّل \(latin("intake flush --watch"))."
         case .signedIn(let server, let nothingNew): "مسجّل الدخول إلى \(latin(server))" + (nothingNew ? "؛ لا جديد هناك." : ":")
         case .serverNotAsked(let error):
             "تعذّر سؤال الخادم (\(latin(error)))؛ تنتظر السجلات هنا حتى يصل إليه \(latin("intake flush"))."

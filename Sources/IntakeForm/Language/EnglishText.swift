@@ -145,7 +145,8 @@ enum EnglishText {
         case .lastSent(let at): "Last sent to the server: \(at) UTC."
         case .lastTryFailed(let at, let reason): "Last try, \(at) UTC, failed: \(reason)"
         case .sendingInBackground: "Sending in the background until the queue is empty (flush-watch.log in the data directory says how it goes)."
-        case .backgroundNotStarted: "Could not start sending in the background; run 'intake flush --watch'."
+        case .backgroundNotStarted:
+            "Not sending in the background: that needs the store's key without a prompt (a kiosk store, INTAKE_PASSPHRASE, or a session kept unlocked); run 'intake flush --watch'."
         case .signedIn(let server, let nothingNew): "Signed in to \(server)\(nothingNew ? "; nothing new there." : ":")"
         case .serverNotAsked(let error): "The server could not be asked (\(error)); records wait here until 'intake flush' reaches it."
         case .unreadNotifications(let total, let kinds):

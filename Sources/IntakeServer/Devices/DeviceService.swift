@@ -23,6 +23,9 @@ public final class DeviceService: Sendable {
         self.clock = clock
     }
 
+    /// A hash compared against when a code's first group is unknown, so that takes as long as a wrong secret.
+    static let unknownCodeHash = PasscodeHash.make("unknown code")
+
     /// Letters and digits that cannot be misread for one another (no 0, 1, I, O).
     static let alphabet = Array("23456789ABCDEFGHJKLMNPQRSTUVWXYZ")
 
@@ -100,10 +103,21 @@ public final class DeviceService: Sendable {
         switch outcome {
         case .enrolled(let device):
             guard let (_, user) = try await store.device(tokenHash: APIToken.hash(token)) else { throw ServiceError(.notFound, "device \(device.id)") }
+            // A code made for a member disabled or gone since enrols nothing that could work.
+            guard !user.disabled, user.lockedAt == nil, user.teamId == device.teamId else {
+                _ = try await store.revokeDevice(id: device.id, teamId: nil, by: "enrolment refused", at: clock())
+                throw ServiceError(
+                    .unprocessable(code: "account_unavailable"),
+                    "the account this code was made for is disabled, locked or no longer in the team; ask your coordinator for a new code")
+            }
             return (token, device, user)
         case .notFound, .wrongSecret:
-            let left = if case .wrongSecret(let remaining) = outcome { " (\(remaining) more tr\(remaining == 1 ? "y" : "ies") before it locks)" } else { "" }
-            throw ServiceError(.unprocessable(code: "wrong_code"), "that enrolment code is not right\(left); check it with your coordinator")
+            // The same answer, after the same work, whether the code's first group exists or not:
+            // nothing tells which codes are open.
+            if case .notFound = outcome { _ = PasscodeHash.matches(secret, Self.unknownCodeHash) }
+            throw ServiceError(
+                .unprocessable(code: "wrong_code"),
+                "that enrolment code is not right; check it with your coordinator (a code locks after \(Self.lockAfter) wrong tries)")
         case .refused(let state):
             let why =
                 switch state {
@@ -147,6 +161,8 @@ public final class DeviceService: Sendable {
         try await note(device, DeviceReport(seenAt: now, uploadAt: now))
     }
 
+    /// Keeps what a device reported; bookkeeping that fails never fails the request it came with
+    /// (it is tried again with the next report).
     private func note(_ device: Device, _ report: DeviceReport) async throws {
         let due = reported.withLock { reported -> Bool in
             if let last = reported[device.id], report.uploadAt == nil, report.queueSize == nil || report.queueSize == last.report.queueSize,
@@ -158,7 +174,12 @@ public final class DeviceService: Sendable {
             reported[device.id] = (report, report.seenAt)
             return true
         }
-        if due { try await store.noteDevice(id: device.id, report) }
+        guard due else { return }
+        do {
+            try await store.noteDevice(id: device.id, report)
+        } catch {
+            reported.withLock { _ = $0.removeValue(forKey: device.id) }
+        }
     }
 
     public func devices(teamId: Int64?) async throws -> [Device] { try await store.devices(teamId: teamId) }

@@ -71,9 +71,9 @@ public struct PatientService: Sendable {
     }
 
     /// Registers people with, for each, data groups to join and a consent to record: the groups
-    /// are checked to be defined before anyone is registered; then each new patient joins them
-    /// and has the consent recorded. A patient registered before (the same id sent again) is
-    /// left as it is.
+    /// are checked to be defined before anyone is registered; then each patient joins those it
+    /// is not in yet and has the consent recorded when it has none. Registering again (the same
+    /// id sent again, after a failure halfway) finishes what the first time did not.
     public func register(
         _ people: [(id: UUID?, identification: PatientIdentification, groups: [String], consent: (scope: SharingScope, method: ConsentMethod)?)],
         by user: User
@@ -89,24 +89,44 @@ public struct PatientService: Sendable {
         }
         var outcomes = try await register(people.map { ($0.id, $0.identification) }, by: user)
         for (index, person) in people.enumerated() {
-            guard case .created(var patient) = outcomes[index] else { continue }
-            if !person.groups.isEmpty {
-                if case .changed(let joined) = try await store.updatePatient(
-                    id: patient.id, baseRevision: patient.revision, identification: patient.identification,
-                    groups: DataGroupChange(add: Array(Set(person.groups)).sorted()), at: clock())
-                {
-                    patient = joined
-                }
+            switch outcomes[index] {
+            case .created(let patient): outcomes[index] = .created(try await complete(patient, person.groups, person.consent, by: user))
+            case .existing(let patient): outcomes[index] = .existing(try await complete(patient, person.groups, person.consent, by: user))
+            default: continue
             }
-            if let consent = person.consent,
-                let consented = try await store.recordConsent(
-                    Consent(patientId: patient.id, scope: consent.scope, method: consent.method, recordedBy: user.username, recordedAt: clock()))
-            {
-                patient = consented
-            }
-            outcomes[index] = .created(patient)
         }
         return outcomes
+    }
+
+    /// `patient` in `groups` and with a consent: what is missing is added (a change made meanwhile
+    /// by someone else is read again and the groups added to it).
+    private func complete(
+        _ patient: Patient, _ groups: [String], _ consent: (scope: SharingScope, method: ConsentMethod)?, by user: User
+    ) async throws -> Patient {
+        var patient = patient
+        for _ in 0..<3 {
+            let missing = Set(groups).subtracting(patient.dataGroups).sorted()
+            guard !missing.isEmpty else { break }
+            switch try await store.updatePatient(
+                id: patient.id, baseRevision: patient.revision, identification: patient.identification, groups: DataGroupChange(add: missing),
+                at: clock())
+            {
+            case .changed(let joined): patient = joined
+            case .stale:
+                guard let current = try await store.patient(id: patient.id) else { return patient }
+                patient = current
+            case .unknownDataGroups(let defined):
+                throw TeamError.refused("unknown_data_group", "a data group named is not defined; defined: \(defined.joined(separator: ", "))")
+            case .notFound, .externalIdTaken: return patient
+            }
+        }
+        if let consent, patient.sharingScope == nil,
+            let consented = try await store.recordConsent(
+                Consent(patientId: patient.id, scope: consent.scope, method: consent.method, recordedBy: user.username, recordedAt: clock()))
+        {
+            patient = consented
+        }
+        return patient
     }
 
     // MARK: Dated reports

@@ -114,7 +114,11 @@ public struct RecordService: Sendable {
             let kept = TestRecord(
                 id: item.record.id, questionnaireId: reference.id, version: reference.version, teamId: teamId, collector: item.record.collector,
                 submittedBy: user, receivedAt: time, answerCount: item.record.answerCount, payload: RecordCodec.encode(item.record))
-            return .kept(isNew: try await store.storeTestRecord(kept), warnings: warnings)
+            do {
+                return .kept(isNew: try await store.storeTestRecord(kept), warnings: warnings)
+            } catch RecordStoreError.alreadyExists {
+                return .invalid(code: "id_taken", message: "another team has a test record with this id; send it with a new id", issues: [])
+            }
         }
     }
 

@@ -94,7 +94,8 @@ public protocol QuestionnaireStore: Sendable {
         id: String, version: String, from: QuestionnaireState, to: QuestionnaireState, by user: String, at time: Date
     ) async throws -> Bool
     /// Keeps a test record of a draft version apart from the records (no export, feed, lookup or
-    /// count sees it), replacing one of the same id; true when it is new.
+    /// count sees it), replacing one of the same id and team; true when it is new. Another
+    /// team's of that id: ``RecordStoreError/alreadyExists(_:)``.
     func storeTestRecord(_ record: TestRecord) async throws -> Bool
     /// The test records of a version (of one team when given), newest first, without their answers.
     func testRecords(questionnaireId: String, version: String, teamId: Int64?) async throws -> [TestRecord]

@@ -47,7 +47,13 @@ struct DraftsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Move a draft or a queued record to another version of its questionnaire.",
             discussion: """
-                Each answer goes to the question with the same id on the new version when its type and choices                 still take it; every other answer is listed and set aside, kept sealed in the record's history on                 this machine (intake drafts history ID), never dropped silently. A queued record complete on the new                 version goes back in the queue; one that now misses required answers becomes a draft, resumed at the                 first of them with 'intake fill --resume ID'. Use it when the server says a version is retired or                 unknown. The new version is the newest one pulled from the server (intake questionnaire pull) unless                 --to or --questionnaire says otherwise.
+                Each answer goes to the question with the same id on the new version when its type and choices \
+                still take it; every other answer is listed and set aside, kept sealed in the record's history on \
+                this machine (intake drafts history ID), never dropped silently. A queued record complete on the new \
+                version goes back in the queue; one that now misses required answers becomes a draft, resumed at the \
+                first of them with 'intake fill --resume ID'. Use it when the server says a version is retired or \
+                unknown. The new version is the newest one pulled from the server (intake questionnaire pull) unless \
+                --to or --questionnaire says otherwise.
                 """)
 
         @OptionGroup var storeOptions: StoreOptions
@@ -92,6 +98,7 @@ struct DraftsCommand: ParsableCommand {
                 candidates = [candidate]
             } else {
                 let ids = Set(try store.drafts().map(\.response.questionnaire.id))
+                    .union(try store.queueEntries().compactMap { try? store.queuedRecord(idPrefix: $0.id.uuidString.lowercased()).response.questionnaire.id })
                 let questionnaireId = questionnaire.flatMap { $0.contains("/") ? nil : $0 } ?? (ids.count == 1 ? ids.first! : QuestionnaireCatalog.defaultId)
                 target = try Self.target(id: questionnaireId, version: to, path: questionnaire, store: store)
                 candidates = try migration.behind(target.reference)

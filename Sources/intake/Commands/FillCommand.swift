@@ -90,8 +90,19 @@ struct FillCommand: AsyncParsableCommand {
         try await FormEnding.run {
             let ending = try await session.run(resume: resume, draftId: draftId, language: language)
             if sendInBackground, client != nil, (try? store.pendingCount()) ?? 0 > 0 {
-                let started = BackgroundFlush.start(
-                    dataDirectory: storeOptions.directory, server: clientOptions.server, token: clientOptions.token, timeout: clientOptions.timeout)
+                // The watcher has no terminal to ask a passphrase on: it starts only when the store
+                // opens without one (a kiosk store, INTAKE_PASSPHRASE, the session's key agent).
+                let unattended = try? LocalStore(
+                    directory: storeOptions.directory,
+                    configuration: .standard(environment: ProcessInfo.processInfo.environment, ask: nil, wording: Language.passphraseWording))
+                var transport = ["--timeout", String(clientOptions.timeout)]
+                if let caFile = clientOptions.caFile { transport += ["--ca-file", caFile] }
+                for pin in clientOptions.pin { transport += ["--pin", pin] }
+                if clientOptions.insecure { transport.append("--insecure") }
+                let started =
+                    (try? unattended?.unlock()) != nil
+                    && BackgroundFlush.start(
+                        dataDirectory: storeOptions.directory, server: clientOptions.server, token: clientOptions.token, transport: transport)
                 print(Language.say(started ? .sendingInBackground : .backgroundNotStarted))
             }
             return ending

@@ -83,6 +83,16 @@ struct FlushCommand: AsyncParsableCommand {
             if emptied { return }
             // Only what a retry can send is waited for: records set aside need a person.
             guard watch, try store.pendingCount() + store.pendingActionCount() > 0 else { throw ExitCode.failure }
+            // Waiting helps only when the server may come back: a token refused (expired, this
+            // machine's enrolment revoked) or a server that is not the one pinned needs a person.
+            do throws(ClientError) {
+                _ = try await client.me()
+            } catch {
+                if !error.isTransient {
+                    printError("Stopped watching: \(error.description)")
+                    throw ExitCode.failure
+                }
+            }
             print(Language.say(.flushWaiting(seconds: Int(wait.rounded()))))
             try await Task.sleep(for: .seconds(wait))
             wait = min(wait * 2, 300)

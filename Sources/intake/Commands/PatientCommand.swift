@@ -42,6 +42,19 @@ struct PatientCommand: AsyncParsableCommand {
             if (consent == nil) != (consentMethod == nil) {
                 throw ValidationError("Give the consent and how it was given together: --consent SCOPE --consent-method verbal|written|electronic.")
             }
+            // Checked here too: a registration kept offline is sent later, when no one is there to retype it.
+            if let consent, !["no_sharing", "sponsors_and_partners", "all_qualified_researchers"].contains(consent) {
+                throw ValidationError("--consent is no_sharing, sponsors_and_partners or all_qualified_researchers.")
+            }
+            if let consentMethod, !["verbal", "written", "electronic"].contains(consentMethod) {
+                throw ValidationError("--consent-method is verbal, written or electronic.")
+            }
+            if let sex = identity.sex, !["female", "male", "other", "unknown"].contains(sex) {
+                throw ValidationError("--sex is female, male, other or unknown.")
+            }
+            if let date = identity.dateOfBirth, LocalDate(iso: date) == nil {
+                throw ValidationError("--date-of-birth is a date such as 1990-04-12.")
+            }
         }
 
         func run() async throws {

@@ -12,7 +12,7 @@ enum BackgroundFlush {
     static let setsid: Int16 = 0x80
 
     /// Starts it; false when it could not be started (the record stays queued either way).
-    static func start(dataDirectory: URL, server: String?, token: String?, timeout: Double) -> Bool {
+    static func start(dataDirectory: URL, server: String?, token: String?, transport: [String]) -> Bool {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return false }
         let log = dataDirectory.appendingPathComponent("flush-watch.log").path
         var actions = posix_spawn_file_actions_t()
@@ -39,7 +39,7 @@ enum BackgroundFlush {
         // The token goes by the environment, never the command line others can read.
         if let server { environment["INTAKE_SERVER"] = server }
         if let token { environment["INTAKE_TOKEN"] = token }
-        let arguments = [executable, "flush", "--watch", "--timeout", String(timeout)]
+        let arguments = [executable, "flush", "--watch"] + transport
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
