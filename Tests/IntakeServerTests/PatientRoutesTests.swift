@@ -237,7 +237,11 @@ struct PatientRoutesTests {
             } while after != nil
             #expect(pages.flatMap { $0 } == ids.sorted(), "\(pages)")
             #expect(try await client.send(.get, "/v1/patients?all=true&limit=501", as: "fieldworker-a", in: server).status == .badRequest)
-            #expect(try await client.send(.get, "/v1/patients?after=\(id)", as: "fieldworker-a", in: server).status == .badRequest)
+            #expect(try await client.send(.get, "/v1/patients?after=\(id)", as: "fieldworker-a", in: server).status == .ok, "after alone pages too")
+            let strict = try await client.send(
+                .post, "/v1/patients", as: "fieldworker-a", in: server,
+                body: Data(#"{"givenName": "A", "familyName": "B", "consent": {"scope": "no_sharing", "method": "verbal", "extra": 1}}"#.utf8))
+            #expect(strict.status == .badRequest && strict.text.contains("consent has no field 'extra'"), "\(strict.text)")
             #expect(try await client.send(.get, "/v1/patients?all=true", as: "fieldworker-a", in: server).json["patients"].map { ($0 as? [Any])?.count } == 4, "archived left out unless asked")
         }
     }

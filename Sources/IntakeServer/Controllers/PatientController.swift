@@ -63,6 +63,26 @@ struct PatientController {
         var scope: SharingScope
         var method: ConsentMethod
         static let fields: Set<String> = ["scope", "method"]
+
+        enum CodingKeys: String, CodingKey { case scope, method }
+
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        /// Strict inside a registration too: a field that is not scope or method is refused.
+        init(from decoder: any Decoder) throws {
+            if let unknown = try decoder.container(keyedBy: AnyKey.self).allKeys.first(where: { !Self.fields.contains($0.stringValue) }) {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "consent has no field '\(unknown.stringValue.prefix(40))'; it takes scope and method"))
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            scope = try container.decode(SharingScope.self, forKey: .scope)
+            method = try container.decode(ConsentMethod.self, forKey: .method)
+        }
     }
 
     static let writers: Set<Role> = [.fieldworker, .coordinator]
@@ -110,8 +130,10 @@ struct PatientController {
             case "true": query.byId = true
             default: throw APIError.badRequest("'all' is true or false")
             }
+            // `after` pages through the whole registry, with or without all=true.
             if let after = parameters["after"] {
-                guard query.byId, let id = UUID(uuidString: after) else { throw APIError.badRequest("'after' is a patient id, with all=true") }
+                guard let id = UUID(uuidString: after) else { throw APIError.badRequest("'after' is a patient id") }
+                query.byId = true
                 query.after = id
             }
             let most = query.byId ? 500 : 200

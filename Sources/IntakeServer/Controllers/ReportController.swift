@@ -22,7 +22,9 @@ struct ReportController {
             }
             var after: (patientId: UUID, series: String, date: String)?
             if let cursor = parameters["after"] {
-                guard let decoded = Self.cursor(cursor) else { throw APIError.badRequest("'after' is the 'next' of the page before") }
+                guard let decoded = Self.cursor(cursor) else {
+                    throw APIError(.unprocessableContent, code: "invalid_cursor", message: "'after' is the 'next' of the page before, as it was given")
+                }
                 after = decoded
             }
             let reports = try await services.patients.teamReports(after: after, limit: limit, for: user)

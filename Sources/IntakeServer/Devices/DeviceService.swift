@@ -87,7 +87,7 @@ public final class DeviceService: Sendable {
         token: String, device: Device, user: User
     ) {
         guard let (id, secret) = Self.parse(code) else {
-            throw ServiceError(.invalid, "an enrolment code is 16 letters and digits, as ABCD-EFGH-JKLM-NPQR; check what was typed")
+            throw ServiceError(.unprocessable(code: "wrong_code"), "an enrolment code is 16 letters and digits, as ABCD-EFGH-JKLM-NPQR; check what was typed")
         }
         guard (1...64).contains(deviceId.utf8.count),
             deviceId.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || [46, 95, 58, 45].contains($0) })

@@ -1,0 +1,201 @@
+import Foundation
+
+/// What an expression evaluates to. `missing` stands for an unanswered (or hidden) question and
+/// for what cannot be computed: arithmetic with a missing value, a division by zero, a date out of
+/// range. Comparisons with a missing value are false; `and`, `or`, `not` and `if()` take missing
+/// as false; `concat()` takes it as empty text; `coalesce()` skips it.
+public enum ExpressionValue: Sendable, Hashable {
+    case number(Double)
+    case text(String)
+    case bool(Bool)
+    case date(LocalDate)
+    /// A multiple choice's codes.
+    case choices([String])
+    case missing
+
+    /// The value of an answer (a compound answer has none).
+    public init(_ answer: Answer?) {
+        switch answer {
+        case .integer(let value): self = .number(Double(value))
+        case .decimal(let value): self = .number(value)
+        case .text(let value), .choice(let value): self = .text(value)
+        case .yesNo(let value): self = .bool(value)
+        case .date(let value): self = .date(value)
+        case .choices(let codes): self = .choices(codes)
+        case .dictionary, nil: self = .missing
+        }
+    }
+
+    /// Whether it counts as true: a true yes/no, a non-zero number, non-empty text or choices.
+    public var isTrue: Bool {
+        switch self {
+        case .bool(let value): value
+        case .number(let value): value != 0 && !value.isNaN
+        case .text(let value): !value.isEmpty
+        case .choices(let codes): !codes.isEmpty
+        case .date: true
+        case .missing: false
+        }
+    }
+
+    /// As text, for `concat()` and notes: numbers without a needless `.0`.
+    public var text: String {
+        switch self {
+        case .number(let value):
+            if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+            return String(value)
+        case .text(let value): return value
+        case .bool(let value): return value ? "yes" : "no"
+        case .date(let value): return value.description
+        case .choices(let codes): return codes.joined(separator: " ")
+        case .missing: return ""
+        }
+    }
+}
+
+/// Evaluates expressions against a record's answers.
+public struct ExpressionEvaluator: Sendable {
+    /// The day `today()` means.
+    public var today: LocalDate
+
+    public init(today: LocalDate = .today()) {
+        self.today = today
+    }
+
+    /// The value of `expression`, reading answers by question id (nil: unanswered or hidden).
+    public func evaluate(_ expression: Expression, answer: (String) -> Answer?) -> ExpressionValue {
+        switch expression {
+        case .number(let value): return .number(value)
+        case .text(let value): return .text(value)
+        case .date(let value): return .date(value)
+        case .bool(let value): return .bool(value)
+        case .name(let id, _): return ExpressionValue(answer(id))
+        case .negate(let inner):
+            guard case .number(let value) = evaluate(inner, answer: answer) else { return .missing }
+            return .number(-value)
+        case .arithmetic(let op, let a, let b):
+            return Self.arithmetic(op, evaluate(a, answer: answer), evaluate(b, answer: answer))
+        case .compare(let op, let a, let b):
+            guard let order = Self.order(evaluate(a, answer: answer), evaluate(b, answer: answer), op) else { return .bool(false) }
+            return .bool(op.holds(for: order))
+        case .answered(let inner, let expected):
+            let value = evaluate(inner, answer: answer)
+            return .bool((value != .missing) == expected)
+        case .and(let parts): return .bool(parts.allSatisfy { evaluate($0, answer: answer).isTrue })
+        case .or(let parts): return .bool(parts.contains { evaluate($0, answer: answer).isTrue })
+        case .not(let inner): return .bool(!evaluate(inner, answer: answer).isTrue)
+        case .call(let name, let arguments, _): return call(name, arguments, answer: answer)
+        }
+    }
+
+    static func arithmetic(_ op: Expression.ArithmeticOperator, _ a: ExpressionValue, _ b: ExpressionValue) -> ExpressionValue {
+        switch (a, b) {
+        case (.number(let x), .number(let y)):
+            let result: Double
+            switch op {
+            case .add: result = x + y
+            case .subtract: result = x - y
+            case .multiply: result = x * y
+            case .divide:
+                guard y != 0 else { return .missing }
+                result = x / y
+            case .modulo:
+                guard y != 0 else { return .missing }
+                result = x.truncatingRemainder(dividingBy: y)
+            }
+            return result.isFinite ? .number(result) : .missing
+        case (.date(let day), .number(let days)) where op == .add || op == .subtract:
+            return Self.date(day, plus: op == .add ? days : -days)
+        case (.number(let days), .date(let day)) where op == .add:
+            return Self.date(day, plus: days)
+        case (.date(let x), .date(let y)) where op == .subtract:
+            return .number(Double(x.ordinal - y.ordinal))
+        default:
+            return .missing
+        }
+    }
+
+    static func date(_ day: LocalDate, plus days: Double) -> ExpressionValue {
+        guard days.rounded() == days, abs(days) < 3_000_000 else { return .missing }
+        let ordinal = day.ordinal + Int(days)
+        // Within the years a date is written in (0001 to 9999).
+        guard ordinal >= 0, ordinal < LocalDate(year: 10000, month: 1, day: 1).map(\.ordinal) ?? 3_652_059 else { return .missing }
+        return .date(LocalDate(ordinal: ordinal))
+    }
+
+    /// How two values compare, or nil when they cannot be (a missing value, different kinds).
+    /// A multiple choice equals a code it holds.
+    static func order(_ a: ExpressionValue, _ b: ExpressionValue, _ op: ComparisonOperator) -> ValueOrder? {
+        func compare<T: Comparable>(_ x: T, _ y: T) -> ValueOrder { x < y ? .orderedAscending : x == y ? .orderedSame : .orderedDescending }
+        switch (a, b) {
+        case (.number(let x), .number(let y)): return compare(x, y)
+        case (.date(let x), .date(let y)): return compare(x, y)
+        case (.text(let x), .text(let y)): return op.isOrdering ? compare(x, y) : (x == y ? .orderedSame : .orderedAscending)
+        case (.bool(let x), .bool(let y)) where !op.isOrdering: return x == y ? .orderedSame : .orderedAscending
+        case (.choices(let codes), .text(let code)) where !op.isOrdering, (.text(let code), .choices(let codes)) where !op.isOrdering:
+            return codes.contains(code) ? .orderedSame : .orderedAscending
+        default: return nil
+        }
+    }
+
+    func call(_ name: String, _ arguments: [Expression], answer: (String) -> Answer?) -> ExpressionValue {
+        func value(_ index: Int) -> ExpressionValue { index < arguments.count ? evaluate(arguments[index], answer: answer) : .missing }
+        func numbers() -> [Double]? {
+            var result: [Double] = []
+            for index in arguments.indices {
+                guard case .number(let number) = value(index) else { return nil }
+                result.append(number)
+            }
+            return result
+        }
+        switch name {
+        case "if": return value(0).isTrue ? value(1) : value(2)
+        case "coalesce":
+            for index in arguments.indices where value(index) != .missing { return value(index) }
+            return .missing
+        case "concat": return .text(arguments.indices.map { value($0).text }.joined())
+        case "round":
+            guard case .number(let number) = value(0) else { return .missing }
+            var digits = 0.0
+            if arguments.count > 1 {
+                guard case .number(let given) = value(1), given.rounded() == given, (0...10).contains(given) else { return .missing }
+                digits = given
+            }
+            let scale = pow(10, digits)
+            return .number((number * scale).rounded(.toNearestOrAwayFromZero) / scale)
+        case "abs":
+            guard case .number(let number) = value(0) else { return .missing }
+            return .number(abs(number))
+        case "min": return numbers().flatMap { $0.min() }.map { .number($0) } ?? .missing
+        case "max": return numbers().flatMap { $0.max() }.map { .number($0) } ?? .missing
+        case "today": return .date(today)
+        case "age": return Self.years(value(0), .date(today))
+        case "years-between": return Self.years(value(0), value(1))
+        case "days-between":
+            guard case .date(let from) = value(0), case .date(let to) = value(1) else { return .missing }
+            return .number(Double(to.ordinal - from.ordinal))
+        case "count-selected":
+            switch value(0) {
+            case .choices(let codes): return .number(Double(codes.count))
+            case .text: return .number(1)
+            default: return .number(0)
+            }
+        case "selected":
+            guard case .text(let code) = value(1) else { return .bool(false) }
+            switch value(0) {
+            case .choices(let codes): return .bool(codes.contains(code))
+            case .text(let chosen): return .bool(chosen == code)
+            default: return .bool(false)
+            }
+        default: return .missing
+        }
+    }
+
+    /// Whole years from `from` to `to` (an age on a day), or missing.
+    static func years(_ from: ExpressionValue, _ to: ExpressionValue) -> ExpressionValue {
+        guard case .date(let start) = from, case .date(let end) = to else { return .missing }
+        var years = end.year - start.year
+        if (end.month, end.day) < (start.month, start.day) { years -= 1 }
+        return .number(Double(years))
+    }
+}
