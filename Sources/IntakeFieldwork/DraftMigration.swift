@@ -49,16 +49,18 @@ public struct DraftMigration {
         }
     }
 
+    /// Every draft and queued record (waiting or set aside) on this machine.
+    public func all() throws -> [Candidate] {
+        let queued = try store.queueEntries().map { entry in
+            let record = try store.queuedRecord(idPrefix: entry.id.uuidString.lowercased())
+            return Candidate(draft: Draft(response: record.response, baseRevision: record.entry.baseRevision), queued: true)
+        }
+        return try store.drafts().map { Candidate(draft: $0, queued: false) } + queued
+    }
+
     /// Every draft and queued record of questionnaire `id` on a version other than `target`.
     public func behind(_ target: QuestionnaireReference) throws -> [Candidate] {
-        let drafts = try store.drafts().filter { $0.response.questionnaire.id == target.id && $0.response.questionnaire != target }
-        var queued: [Candidate] = []
-        for entry in try store.queueEntries() {
-            let record = try store.queuedRecord(idPrefix: entry.id.uuidString.lowercased())
-            guard record.response.questionnaire.id == target.id, record.response.questionnaire != target else { continue }
-            queued.append(Candidate(draft: Draft(response: record.response, baseRevision: record.entry.baseRevision), queued: true))
-        }
-        return drafts.map { Candidate(draft: $0, queued: false) } + queued
+        try all().filter { $0.draft.response.questionnaire.id == target.id && $0.draft.response.questionnaire != target }
     }
 
     /// Moves `candidate` to `target` and keeps it: a queued record complete on the new version

@@ -161,9 +161,7 @@ struct RecordController {
     /// (the `intake` command sends a random id it keeps in its data directory).
     static func device(_ request: Request) throws -> String? {
         guard let value = request.headers[deviceHeader] else { return nil }
-        guard (1...64).contains(value.utf8.count),
-            value.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || [46, 95, 58, 45].contains($0) })
-        else {
+        guard DeviceService.isDeviceId(value) else {
             throw APIError.badRequest("the Intake-Device-Id header is 1 to 64 letters, digits, '.', '_', ':' or '-'")
         }
         return value

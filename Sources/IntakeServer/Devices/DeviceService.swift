@@ -89,9 +89,7 @@ public final class DeviceService: Sendable {
         guard let (id, secret) = Self.parse(code) else {
             throw ServiceError(.unprocessable(code: "wrong_code"), "an enrolment code is 16 letters and digits, as ABCD-EFGH-JKLM-NPQR; check what was typed")
         }
-        guard (1...64).contains(deviceId.utf8.count),
-            deviceId.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || [46, 95, 58, 45].contains($0) })
-        else {
+        guard Self.isDeviceId(deviceId) else {
             throw ServiceError(.invalid, "the device id is 1 to 64 letters, digits, '.', '_', ':' or '-', as this machine's Intake-Device-Id")
         }
         let token = "itd_" + String(APIToken.generate().dropFirst(4))
@@ -128,6 +126,13 @@ public final class DeviceService: Sendable {
                 }
             throw ServiceError(.unprocessable(code: "code_\(state.rawValue)"), "that enrolment code \(why); ask your coordinator for a new one (intake team enrol)")
         }
+    }
+
+    /// Whether `text` can be a machine's `Intake-Device-Id`: 1 to 64 letters, digits, `.`, `_`,
+    /// `:` or `-` (the one rule for the header and for enrolment).
+    public static func isDeviceId(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || [46, 95, 58, 45].contains($0) }
     }
 
     /// Whether a bearer token is a device token (the others are account tokens).

@@ -97,8 +97,7 @@ struct DraftsCommand: ParsableCommand {
                 target = try Self.target(id: candidate.draft.response.questionnaire.id, version: to, path: questionnaire, store: store)
                 candidates = [candidate]
             } else {
-                let ids = Set(try store.drafts().map(\.response.questionnaire.id))
-                    .union(try store.queueEntries().compactMap { try? store.queuedRecord(idPrefix: $0.id.uuidString.lowercased()).response.questionnaire.id })
+                let ids = Set(try migration.all().map(\.draft.response.questionnaire.id))
                 let questionnaireId = questionnaire.flatMap { $0.contains("/") ? nil : $0 } ?? (ids.count == 1 ? ids.first! : QuestionnaireCatalog.defaultId)
                 target = try Self.target(id: questionnaireId, version: to, path: questionnaire, store: store)
                 candidates = try migration.behind(target.reference)
@@ -129,10 +128,7 @@ struct DraftsCommand: ParsableCommand {
             var arguments = ["--resume", outcome.candidate.shortId, "--data-dir", storeOptions.directory.path]
             if let server = clientOptions.server { arguments += ["--server", server] }
             if let token = clientOptions.token { arguments += ["--token", token] }
-            if let caFile = clientOptions.caFile { arguments += ["--ca-file", caFile] }
-            for pin in clientOptions.pin { arguments += ["--pin", pin] }
-            if clientOptions.insecure { arguments.append("--insecure") }
-            arguments += ["--timeout", String(clientOptions.timeout)]
+            arguments += clientOptions.transportArguments
             var fill = try FillCommand.parse(arguments)
             try await fill.run()
         }

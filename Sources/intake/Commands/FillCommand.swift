@@ -95,14 +95,10 @@ struct FillCommand: AsyncParsableCommand {
                 let unattended = try? LocalStore(
                     directory: storeOptions.directory,
                     configuration: .standard(environment: ProcessInfo.processInfo.environment, ask: nil, wording: Language.passphraseWording))
-                var transport = ["--timeout", String(clientOptions.timeout)]
-                if let caFile = clientOptions.caFile { transport += ["--ca-file", caFile] }
-                for pin in clientOptions.pin { transport += ["--pin", pin] }
-                if clientOptions.insecure { transport.append("--insecure") }
                 let started =
                     (try? unattended?.unlock()) != nil
                     && BackgroundFlush.start(
-                        dataDirectory: storeOptions.directory, server: clientOptions.server, token: clientOptions.token, transport: transport)
+                        dataDirectory: storeOptions.directory, server: clientOptions.server, token: clientOptions.token, transport: clientOptions.transportArguments)
                 print(Language.say(started ? .sendingInBackground : .backgroundNotStarted))
             }
             return ending

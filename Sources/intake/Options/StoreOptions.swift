@@ -61,6 +61,16 @@ struct ClientOptions: ParsableArguments {
     @Option(help: ArgumentHelp("For https: accept only a server whose public key has this hash (repeatable; INTAKE_PIN).", valueName: "sha256/base64"))
     var pin: [String] = []
 
+    /// How the server is reached (timeout, authorities, pins, plain http), as flags for another
+    /// `intake` command started on the person's behalf; the server and token are not among them.
+    var transportArguments: [String] {
+        var arguments = ["--timeout", String(timeout)]
+        if let caFile { arguments += ["--ca-file", caFile] }
+        for pin in pin { arguments += ["--pin", pin] }
+        if insecure { arguments.append("--insecure") }
+        return arguments
+    }
+
     /// The client, or nil when no server is configured.
     func client(dataDirectory: URL) throws -> IntakeClient? {
         guard
