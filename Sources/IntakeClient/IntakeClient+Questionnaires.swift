@@ -129,7 +129,7 @@ extension IntakeClient {
     public func deleteTestRecords(_ reference: QuestionnaireReference) async throws(ClientError) -> Int {
         struct Answer: Decodable { var deleted: Int }
         return try await call(
-            "DELETE", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records", expecting: 200,
+            "POST", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records/discard", expecting: 200,
             as: Answer.self
         ).deleted
     }

@@ -116,8 +116,8 @@ struct AccessMatrixTests {
                 method: .get, route: "/v1/questionnaires/{id}/versions/{version}/test-records",
                 uri: "/v1/questionnaires/{qid}/versions/{qversion}/test-records", success: .ok),
             Case(
-                method: .delete, route: "/v1/questionnaires/{id}/versions/{version}/test-records",
-                uri: "/v1/questionnaires/{qid}/versions/{qversion}/test-records", success: .ok),
+                method: .post, route: "/v1/questionnaires/{id}/versions/{version}/test-records/discard",
+                uri: "/v1/questionnaires/{qid}/versions/{qversion}/test-records/discard", success: .ok),
             Case(
                 method: .post, route: "/v1/records", uri: "/v1/records", success: .created,
                 body: { server, n, _ in json(server.record(seed: UInt64(100 + n))) }),

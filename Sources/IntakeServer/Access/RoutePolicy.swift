@@ -77,7 +77,7 @@ public enum RoutePolicy {
         // Trying a draft: test records kept apart from the team's records.
         RouteRule("POST", "/v1/questionnaires/{id}/versions/{version}/test-records", Role.managers, team: true),
         RouteRule("GET", "/v1/questionnaires/{id}/versions/{version}/test-records", Role.managers, team: true),
-        RouteRule("DELETE", "/v1/questionnaires/{id}/versions/{version}/test-records", Role.managers, team: true),
+        RouteRule("POST", "/v1/questionnaires/{id}/versions/{version}/test-records/discard", Role.managers, team: true),
         RouteRule("GET", "/v1/questionnaires/{id}/access", Role.everyone),
         RouteRule("PUT", "/v1/questionnaires/{id}/access", [.admin], audit: .action),
 

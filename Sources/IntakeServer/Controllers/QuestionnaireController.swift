@@ -133,7 +133,7 @@ struct QuestionnaireController {
             let records = try await services.records.testRecords(of: reference, teamId: team)
             return try JSONCoding.response(["records": records.map(TestRecordJSON.init)])
         }
-        routes.on(.delete, "/v1/questionnaires/{id}/versions/{version}/test-records") { _, context in
+        routes.on(.post, "/v1/questionnaires/{id}/versions/{version}/test-records/discard") { _, context in
             let (_, team) = try context.member()
             let reference = QuestionnaireReference(id: try context.parameters.require("id"), version: try context.parameters.require("version"))
             return try JSONCoding.response(["deleted": try await services.records.discardTestRecords(of: reference, teamId: team)])
