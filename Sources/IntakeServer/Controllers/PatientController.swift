@@ -136,7 +136,7 @@ struct PatientController {
                 query.byId = true
                 query.after = id
             }
-            let most = query.byId ? 500 : 200
+            let most = 500
             if let limit = parameters["limit"] {
                 guard limit.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(limit), (1...most).contains(value) else {
                     throw APIError.badRequest("limit must be from 1 to \(most)")
