@@ -74,6 +74,9 @@ public enum TeamText {
             return "\(s["by"] ?? "The referrer") sent the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") elsewhere; it is no longer \(s["toTeam"] == nil ? "yours" : "for you")."
         case "referral_message":
             return "\(s["by"] ?? "Someone") wrote on the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
+        case "record_alert":
+            // Ids only: the message is the questionnaire's, the answers stay in the record.
+            return "ALERT: a record of \(s["questionnaireId"] ?? "a questionnaire") meets the alert on '\(s["alert"] ?? "?")' (record \(s["recordId"].map { String($0.prefix(8)) } ?? "")); open it to act on it."
         case "membership_changed":
             if s["change"] == "removed" { return "\(s["by"] ?? "A coordinator") took you out of \(team)." }
             return "\(s["by"] ?? "A coordinator") made you a \(s["role"] ?? "member") of \(team)."

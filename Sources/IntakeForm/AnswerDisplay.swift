@@ -55,6 +55,8 @@ package struct AnswerDisplay {
             hint = set.choices.count > Self.shortListLimit ? .chooseSomeOfLong(set.choices.count) : .chooseSome
         case .compound(let fields):
             return say(.compoundParts(count: fields.count, labels: fields.map { $0.label.text(in: language) }))
+        case .note:
+            return ""
         }
         return say(.hint(hint))
     }

@@ -25,7 +25,7 @@ struct AnswerInput {
         var text = raw.trimmingCharacters(in: .whitespaces)
         // Numbers, dates and choice numbers may be typed in Arabic-Indic digits (٣٧٫٥, ٢٠٢٤-٠٣-١٥).
         switch type {
-        case .text, .yesNo, .compound: break
+        case .text, .yesNo, .compound, .note: break
         default: text = TextFold.asciiDigits(text)
         }
         let answer: Answer
@@ -61,6 +61,8 @@ struct AnswerInput {
             answer = .date(date)
         case .compound:
             throw .invalid("A compound answer is entered field by field.")
+        case .note:
+            throw .invalid("A note takes no answer.")
         }
         if let problem = validator.answerProblem(with: answer, type: type) {
             if let bound = problem.bound, problem.field == nil { throw .invalid(say(.outOfRange(below: bound.below, limit: bound.limit))) }

@@ -84,6 +84,7 @@ extension FormSession {
             io.write(say(.goFirstThenClear))
             return
         }
+        recalculate()
         response.touch()
         try persist()
         io.write(say(.cleared))
@@ -120,6 +121,7 @@ extension FormSession {
 
     /// Validates the record; completes and saves it, or explains what is missing and goes there.
     func finish() throws -> Outcome? {
+        recalculate()
         var candidate = validator.droppingHiddenAnswers(response)
         candidate.status = .complete
         let errors = validator.validate(candidate).errors

@@ -12,6 +12,12 @@ extension FormSession {
         return true
     }
 
+    /// Whether the place waits for input (a note or a calculated question does not).
+    func isAsked(_ place: FormPlace) -> Bool {
+        guard case .question(let position) = place, let question = questionnaire.question(at: position) else { return true }
+        return question.isAsked
+    }
+
     /// The next place that is shown for the answers so far.
     func next(after place: FormPlace) -> FormPlace {
         let visible = validator.visiblePositions(in: response)
@@ -24,7 +30,8 @@ extension FormSession {
         let visible = validator.visiblePositions(in: response)
         let all = places
         guard let index = all.firstIndex(of: place), index > 0 else { return nil }
-        return all[..<index].last { isShown($0, visible: visible) }
+        // Notes and calculated questions are passed, not answered: going back skips them.
+        return all[..<index].last { isShown($0, visible: visible) && isAsked($0) }
     }
 
     /// The first shown question of a section, or nil when all its questions are hidden.

@@ -11,7 +11,15 @@ extension FormSession {
             if let current = response.patient.display(field, say: say) { io.write("    " + say(.currentAnswer(current))) }
         case .question(let position):
             guard let question = questionnaire.question(at: position) else { return }
-            io.write("\n[\(position)] \(question.text.text(in: language))\(question.isRequired ? " *" : "")")
+            if question.type == .note {
+                io.write("\n[\(position)] " + noteText(question))
+                return
+            }
+            io.write("\n[\(position)] \(question.text.text(in: language))\(isRequired(question) ? " *" : "")")
+            if question.calculation != nil {
+                io.write("    " + (response[position].map { say(.calculated(display.text(of: $0, for: question.type))) } ?? say(.notCalculated)))
+                return
+            }
             io.write("    " + display.hint(for: question.type))
             if let set = question.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
                 display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
@@ -19,6 +27,8 @@ extension FormSession {
             if let help = question.help?.text(in: language), !help.isEmpty { io.write("    " + say(.help(help))) }
             if let current = response[position] {
                 io.write("    " + say(.currentAnswer(display.text(of: current, for: question.type))))
+            } else if let offered = questionnaire.defaultAnswer(for: question, in: response, today: validator.today) {
+                io.write("    " + say(.defaultAnswer(display.text(of: offered, for: question.type))))
             }
         case .end:
             showEnd()
@@ -27,7 +37,7 @@ extension FormSession {
 
     private func showEnd() {
         let visible = validator.visiblePositions(in: response)
-        let missing = questionnaire.allQuestions.filter { $0.isRequired && visible.contains($0.position) && response[$0.position] == nil }
+        let missing = questionnaire.allQuestions.filter { isRequired($0) && visible.contains($0.position) && response[$0.position] == nil }
         io.write("\n" + say(.endOfQuestionnaire(answers: response.answerCount)))
         if !missing.isEmpty {
             io.write(say(.stillRequired(missing.map { "\($0.position)" })))
@@ -38,13 +48,60 @@ extension FormSession {
     func answerQuestion(at position: QuestionPosition, _ text: String) throws {
         guard let question = questionnaire.question(at: position) else { return }
         if text.isEmpty {
-            try acceptEmpty(required: question.isRequired, hasAnswer: response[position] != nil)
+            if response[position] == nil, let offered = questionnaire.defaultAnswer(for: question, in: response, today: validator.today) {
+                guard keeps(question, offered) else { return }
+                setAnswer(offered, at: position)
+                try move(to: next(after: place))
+                return
+            }
+            try acceptEmpty(required: isRequired(question), hasAnswer: response[position] != nil)
             return
         }
-        guard let answer = parse(text, as: question.type) else { return }
-        response[position] = answer
-        response.touch()
+        guard let answer = parse(text, as: question.type), keeps(question, answer) else { return }
+        setAnswer(answer, at: position)
         try move(to: next(after: place))
+    }
+
+    /// Sets an answer and computes again the calculated questions that may read it.
+    func setAnswer(_ answer: Answer?, at position: QuestionPosition) {
+        response[position] = answer
+        recalculate()
+        response.touch()
+    }
+
+    /// Computes every calculated question from the answers as they stand.
+    func recalculate() {
+        response = questionnaire.calculated(response, today: validator.today)
+    }
+
+    /// Whether the question must be answered for these answers (`required`, or `required if` holding).
+    func isRequired(_ question: Question) -> Bool {
+        if question.isRequired { return true }
+        guard let requiredIf = question.requiredIf else { return false }
+        let hidden = questionnaire.hiddenPositions(in: response)
+        return requiredIf.holds(today: validator.today) { hidden.contains($0) ? nil : response[$0] }
+    }
+
+    /// Whether the answer keeps the question's constraint; if not, says the questionnaire's message.
+    private func keeps(_ question: Question, _ answer: Answer) -> Bool {
+        guard let constraint = question.constraint else { return true }
+        let hidden = questionnaire.hiddenPositions(in: response)
+        let read: (QuestionPosition) -> Answer? = { position in
+            position == question.position ? answer : hidden.contains(position) ? nil : self.response[position]
+        }
+        guard let issue = validator.constraintIssue(question, constraint, answer: answer, read: read) else { return true }
+        io.write(constraint.message.map { $0.text(in: language) } ?? say(.answerProblem(issue.message)))
+        return false
+    }
+
+    /// A note's text, with `{id}` replaced by that question's answer as the form shows it.
+    func noteText(_ question: Question) -> String {
+        var text = question.text.text(in: language)
+        for other in questionnaire.allQuestions where other.id != nil && text.contains("{\(other.id!)}") {
+            let shown = response[other.position].map { display.text(of: $0, for: other.type) } ?? "—"
+            text = text.replacingOccurrences(of: "{\(other.id!)}", with: shown)
+        }
+        return text
     }
 
     /// The answer typed, or nil after saying what is wrong with it. A choice found from part of
@@ -151,11 +208,10 @@ extension FormSession {
             }
         }
         if parts.isEmpty {
-            try acceptEmpty(required: question.isRequired, hasAnswer: false)
+            try acceptEmpty(required: isRequired(question), hasAnswer: false)
             return nil
         }
-        response[question.position] = .dictionary(parts)
-        response.touch()
+        setAnswer(.dictionary(parts), at: question.position)
         try move(to: next(after: place))
         return nil
     }

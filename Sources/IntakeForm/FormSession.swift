@@ -96,6 +96,11 @@ public final class FormSession {
             show(place)
             shownPlace = place
         }
+        if !isAsked(place) {
+            // A note or a calculated value is shown, and the form goes on.
+            try move(to: next(after: place))
+            return nil
+        }
         if case .question(let position) = place, let question = questionnaire.question(at: position),
             case .compound(let fields) = question.type
         {

@@ -66,7 +66,22 @@ extension PostgresRecordStore {
                     currval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
             """, logger: logger)
         try await insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, connection)
+        try await notifyAlerts(item, teamId: owner.teamId, at: time, connection)
         return .created(revision: 1)
+    }
+
+    /// The team's coordinators hear of each alert the record raises, in the record's transaction.
+    private static func notifyAlerts(_ item: IngestItem, teamId: Int64, at time: Date, _ connection: PostgresConnection) async throws {
+        for alert in item.alerts {
+            let subject = NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId))
+            try await connection.query(
+                """
+                INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+                SELECT id, \(NotificationType.recordAlert), \(RecordAlert.eventKey(record: item.record.id, alert: alert)), \(subject), \(timestamp(time))
+                FROM account WHERE role = 'coordinator' AND teamId = \(teamId)
+                ON CONFLICT (userId, eventKey) DO NOTHING
+                """, logger: logger)
+        }
     }
 
     private static func insertRevision(
@@ -152,6 +167,7 @@ extension PostgresRecordStore {
                 """, logger: Self.logger)
             try await Self.insertRevision(item, body: body, revision: revision, savedBy: savedBy, at: time, connection)
             _ = try await Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], connection)
+            try await Self.notifyAlerts(item, teamId: teamId, at: time, connection)
             return .updated(revision: revision)
         }
     }

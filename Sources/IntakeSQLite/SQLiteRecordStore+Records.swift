@@ -59,7 +59,24 @@ extension SQLiteRecordStore {
                 r.patientId.map(key), owner.teamId, owner.teamId,
             ])
         try insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, db)
+        try notifyAlerts(item, teamId: owner.teamId, at: time, db)
         return .created(revision: 1)
+    }
+
+    /// The team's coordinators hear of each alert the record raises, in the record's transaction.
+    private static func notifyAlerts(_ item: IngestItem, teamId: Int64, at time: Date, _ db: Database) throws {
+        for alert in item.alerts {
+            try db.execute(
+                sql: """
+                    INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+                    SELECT id, ?, ?, ?, ? FROM user WHERE role = 'coordinator' AND teamId = ?
+                    ON CONFLICT (userId, eventKey) DO NOTHING
+                    """,
+                arguments: [
+                    NotificationType.recordAlert, RecordAlert.eventKey(record: item.record.id, alert: alert),
+                    NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId)), timestamp(time), teamId,
+                ])
+        }
     }
 
     private static func insertRevision(_ item: IngestItem, body: String, revision: Int, savedBy: String, at time: Date, _ db: Database)
@@ -130,6 +147,7 @@ extension SQLiteRecordStore {
             try Self.insertRevision(
                 item, body: String(decoding: item.body, as: UTF8.self), revision: revision, savedBy: savedBy, at: time, db)
             _ = try Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], db)
+            try Self.notifyAlerts(item, teamId: teamId, at: time, db)
             return .updated(revision: revision)
         }
     }

@@ -14,7 +14,8 @@ import Foundation
 /// A name is a question id; a name that is no question's (`fever` in `symptoms = fever`) is the
 /// text it spells, as a choice's code. Evaluating never fails: an unanswered question is
 /// *missing*, arithmetic with a missing value or a division by zero is missing, and a comparison
-/// with a missing value is false (see ``ExpressionValue``).
+/// with a missing value is false (see ``ExpressionValue``). In a constraint, `.` is the answer
+/// being checked.
 public indirect enum Expression: Sendable, Hashable {
     case number(Double)
     case text(String)
@@ -84,6 +85,7 @@ extension Expression {
     public static let functions: [String: ClosedRange<Int>] = [
         "if": 3...3, "coalesce": 1...16, "concat": 1...16, "round": 1...2, "today": 0...0, "age": 1...1, "years-between": 2...2,
         "days-between": 2...2, "count-selected": 1...1, "selected": 2...2, "min": 1...16, "max": 1...16, "abs": 1...1,
+        "number": 1...1,
     ]
 
     /// Parses `text`, whose first character is at `startColumn` of its line.
@@ -210,6 +212,12 @@ enum ExpressionLexer {
                 }
                 tokens.append((.word(word), column))
                 index = end
+                continue
+            }
+            if character == ".", !(index + 1 < chars.count && chars[index + 1].isASCII && chars[index + 1].isNumber) {
+                // `.`: the answer itself, in a constraint.
+                tokens.append((.word("."), column))
+                index += 1
                 continue
             }
             let two = index + 1 < chars.count ? String(chars[index...(index + 1)]) : ""

@@ -163,6 +163,14 @@ public struct ExpressionEvaluator: Sendable {
             }
             let scale = pow(10, digits)
             return .number((number * scale).rounded(.toNearestOrAwayFromZero) / scale)
+        case "number":
+            // A choice coded by number (a score's 0 to 3) as that number.
+            switch value(0) {
+            case .number(let number): return .number(number)
+            case .text(let text): return Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? .number($0) : nil } ?? .missing
+            case .bool(let flag): return .number(flag ? 1 : 0)
+            default: return .missing
+            }
         case "abs":
             guard case .number(let number) = value(0) else { return .missing }
             return .number(abs(number))

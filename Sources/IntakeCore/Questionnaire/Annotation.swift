@@ -8,6 +8,19 @@ enum Annotation {
     case identifying
     case help(String)
     case showIf(ConditionSyntax)
+    /// A show-if beyond a simple comparison, in the expression language.
+    case showIfExpression(Expression)
+    case calculate(Expression)
+    case constraint(Expression)
+    case requiredIf(Expression)
+    case defaultValue(Expression)
+    case alertIf(Expression)
+    /// `pattern: [A-Z]{3}-[0-9]{4}`: a regular expression a text answer matches as a whole.
+    case pattern(String)
+    /// The constraint's message (translated in translation files).
+    case message(String)
+    /// The alert's message (translated in translation files).
+    case alertMessage(String)
     case type(TypeSpec)
     /// `labels: yes=نعم, no=لا` in a translation file (`unit.mg=ملغ` for a compound field's choices).
     case labels([(code: String, label: String)])
@@ -22,6 +35,7 @@ enum Annotation {
         case decimal(ClosedBounds<Double>)
         case date(ClosedBounds<DateBound>)
         case compound([(key: String, type: TypeSpec, required: Bool)])
+        case note
     }
 
     enum ChoicesSpec {
@@ -29,8 +43,11 @@ enum Annotation {
         case list(name: String)
     }
 
-    static let typeKeywords = ["text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound"]
-    static let annotationKeywords = ["id", "required", "optional", "identifying", "help", "show if", "labels", "fields"]
+    static let typeKeywords = ["text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note"]
+    static let annotationKeywords = [
+        "id", "required", "optional", "identifying", "help", "show if", "labels", "fields", "calculate", "constraint", "pattern",
+        "message", "required if", "default", "alert if", "alert",
+    ]
 
     struct Failure: Error {
         var column: Int
@@ -53,8 +70,17 @@ extension Annotation {
             do {
                 return .showIf(try ConditionParser.parse(String(rest), startColumn: restColumn))
             } catch {
+                // Beyond a comparison (arithmetic, functions): the expression language.
+                if let expression = try? Expression.parse(String(rest), startColumn: restColumn) { return .showIfExpression(expression) }
                 throw Failure(column: error.column, message: error.message, hint: error.hint)
             }
+        }
+        for (prefixes, name) in [(["required if", "required-if"], "required if"), (["alert if", "alert-if"], "alert if")] {
+            guard let prefix = prefixes.first(where: { lowered.hasPrefix($0) }) else { continue }
+            let rest = dropSeparator(text.dropFirst(prefix.count))
+            let restColumn = segment.column + text.count - rest.count
+            let expression = try expression(rest, column: restColumn, name: name, example: name == "required if" ? "pregnant = yes" : ". = yes")
+            return name == "required if" ? .requiredIf(expression) : .alertIf(expression)
         }
         let keyword = String(lowered.prefix { $0.isLetter || $0 == "_" || $0 == "/" })
         let rest = dropSeparator(text.dropFirst(keyword.count))
@@ -82,12 +108,47 @@ extension Annotation {
                 throw Failure(column: segment.column, message: "help text is empty", hint: "write 'help: …' or leave it out")
             }
             return .help(String(rest))
+        case "calculate", "calculation":
+            return .calculate(try expression(rest, column: restColumn, name: "calculate", example: "weight / ((height / 100) * (height / 100))"))
+        case "constraint":
+            return .constraint(try expression(rest, column: restColumn, name: "constraint", example: ". > bp_diastolic"))
+        case "default":
+            return .defaultValue(try expression(rest, column: restColumn, name: "default", example: "today()"))
+        case "pattern":
+            guard !rest.isEmpty else {
+                throw Failure(column: segment.column, message: "pattern needs a regular expression", hint: "for example 'pattern: [A-Z]{3}-[0-9]{4}'")
+            }
+            do {
+                _ = try NSRegularExpression(pattern: "^(?:" + rest + ")$", options: [])
+            } catch {
+                throw Failure(
+                    column: restColumn, message: "'\(rest)' is not a valid regular expression",
+                    hint: "check its brackets and escapes; a pattern matches the whole answer, e.g. '[A-Z]{3}-[0-9]{4}'")
+            }
+            return .pattern(String(rest))
+        case "message", "alert":
+            guard !rest.isEmpty else {
+                throw Failure(column: segment.column, message: "\(keyword) text is empty", hint: "write '\(keyword): …' or leave it out")
+            }
+            return keyword == "message" ? .message(String(rest)) : .alertMessage(String(rest))
         case "labels":
             return .labels(try parseChoices(rest, column: restColumn))
         case "fields":
             return .fields(try parseChoices(rest, column: restColumn))
         default:
             return .type(try parseType(text, column: segment.column, allowCompound: true))
+        }
+    }
+
+    /// Parses the expression of a `calculate`, `constraint`, `required if`, `default` or `alert if`.
+    private static func expression(_ text: Substring, column: Int, name: String, example: String) throws(Failure) -> Expression {
+        guard !text.isEmpty else {
+            throw Failure(column: column, message: "\(name) needs an expression", hint: "for example '\(name): \(example)'")
+        }
+        do {
+            return try Expression.parse(String(text), startColumn: column)
+        } catch {
+            throw Failure(column: error.column, message: error.message, hint: error.hint)
         }
     }
 
@@ -103,11 +164,11 @@ extension Annotation {
         let rest = dropSeparator(Substring(text).dropFirst(keyword.count))
         let restColumn = column + text.count - rest.count
         switch keyword {
-        case "text", "yesno":
+        case "text", "yesno", "note":
             guard rest.isEmpty else {
                 throw Failure(column: restColumn, message: "'\(keyword)' takes no value", hint: "write just '\(keyword)'")
             }
-            return keyword == "text" ? .text : .yesNo
+            return keyword == "text" ? .text : keyword == "note" ? .note : .yesNo
         case "integer":
             return .integer(try parseBounds(rest, column: restColumn, example: "integer 0..120") { Int($0) })
         case "decimal":

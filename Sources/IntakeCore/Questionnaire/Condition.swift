@@ -10,6 +10,8 @@ public enum Condition: Sendable, Hashable {
     case and([Condition])
     case or([Condition])
     indirect case not(Condition)
+    /// A condition in the full expression language (`age(date_of_birth) >= 15 and pregnant = yes`).
+    case expression(BoundExpression)
 
     /// The questions this condition reads.
     public var references: [QuestionPosition] {
@@ -17,6 +19,7 @@ public enum Condition: Sendable, Hashable {
         case .compare(let p, _, _), .anyOf(let p, _), .answered(let p, _): [p]
         case .and(let parts), .or(let parts): parts.flatMap(\.references)
         case .not(let inner): inner.references
+        case .expression(let bound): bound.positions.values.sorted()
         }
     }
 
@@ -42,6 +45,8 @@ public enum Condition: Sendable, Hashable {
             return parts.contains { $0.isSatisfied(by: answer) }
         case .not(let inner):
             return !inner.isSatisfied(by: answer)
+        case .expression(let bound):
+            return bound.holds(answer: answer)
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One question: one line of a section file.
 public struct Question: Sendable {
     public var position: QuestionPosition
@@ -12,8 +14,25 @@ public struct Question: Sendable {
     /// `| identifying`: its answer may name or reach a person (a contact's name or phone, free
     /// text that may name people); de-identified exports leave it out.
     public var isIdentifying: Bool = false
+    /// `| calculate: weight / ((height / 100) * (height / 100))`: the answer is computed from
+    /// earlier answers, never typed; nil when it cannot be (an input unanswered).
+    public var calculation: BoundExpression?
+    /// `| constraint: . > bp_diastolic`, `| pattern: [A-Z]{3}-[0-9]{4}` and `| message: …`.
+    public var constraint: AnswerConstraint?
+    /// `| required if: pregnant = yes`: required when this holds.
+    public var requiredIf: BoundExpression?
+    /// `| default: today()`: the answer offered before the field worker gives one.
+    public var defaultValue: BoundExpression?
+    /// `| alert if: . = yes | alert: Urgent: follow the referral protocol`.
+    public var alert: QuestionAlert?
     /// The line in the section file, for messages.
     public var line: Int
+
+    /// Whether the question takes an answer (a note does not).
+    public var takesAnswer: Bool { type != .note }
+
+    /// Whether the field worker types the answer (a calculated question is computed, a note shown).
+    public var isAsked: Bool { calculation == nil && takesAnswer }
 
     /// The id, or `s2_q5` for a question without one.
     public var key: String { id ?? "s\(position.section)_q\(position.index)" }
@@ -30,6 +49,8 @@ public enum QuestionType: Sendable, Hashable {
     case date(ClosedBounds<DateBound>)
     /// An answer made of named sub-answers, e.g. a medication's name, dose and frequency.
     case compound([CompoundField])
+    /// Read-only text shown in the form; `{bmi}` in it shows that question's answer.
+    case note
 
     /// The keyword used in question files.
     public var keyword: String {
@@ -42,6 +63,7 @@ public enum QuestionType: Sendable, Hashable {
         case .decimal: "decimal"
         case .date: "date"
         case .compound: "compound"
+        case .note: "note"
         }
     }
 
@@ -50,6 +72,41 @@ public enum QuestionType: Sendable, Hashable {
         case .singleChoice(let set), .multipleChoice(let set): set
         default: nil
         }
+    }
+}
+
+/// What an answer must satisfy beyond its type: an expression, a pattern for text, or both.
+public struct AnswerConstraint: Sendable, Hashable {
+    /// Holds for an acceptable answer; checked only when every other answer it reads is given.
+    public var expression: BoundExpression?
+    /// A regular expression the whole text answer must match (ids, phone numbers).
+    public var pattern: String?
+    /// What the field worker is told when the answer is refused, in the questionnaire's languages.
+    public var message: LocalizedText?
+
+    public init(expression: BoundExpression? = nil, pattern: String? = nil, message: LocalizedText? = nil) {
+        self.expression = expression
+        self.pattern = pattern
+        self.message = message
+    }
+
+    /// Whether `text` matches the pattern as a whole (true without a pattern).
+    public func matches(_ text: String) -> Bool {
+        guard let pattern, let regex = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: []) else { return true }
+        return regex.firstMatch(in: text, options: [], range: NSRange(text.startIndex..., in: text)) != nil
+    }
+}
+
+/// A rule that notifies the team's coordinators when a stored record meets it.
+public struct QuestionAlert: Sendable, Hashable {
+    /// When the alert is raised; it reads the question's answer as `.`.
+    public var condition: BoundExpression
+    /// What coordinators read, in the questionnaire's languages (never the answers).
+    public var message: LocalizedText
+
+    public init(condition: BoundExpression, message: LocalizedText) {
+        self.condition = condition
+        self.message = message
     }
 }
 

@@ -21,12 +21,13 @@ extension Questionnaire {
         case .and(let parts): return parts.map { group($0) }.joined(separator: " and ")
         case .or(let parts): return parts.map { group($0) }.joined(separator: " or ")
         case .not(let inner): return "not \(group(inner))"
+        case .expression(let bound): return bound.description
         }
     }
 
     private func group(_ condition: Condition) -> String {
         switch condition {
-        case .and, .or: "(\(describe(condition)))"
+        case .and, .or, .expression: "(\(describe(condition)))"
         default: describe(condition)
         }
     }

@@ -43,7 +43,9 @@ public struct Questionnaire: Sendable {
             questions.enumerated().map { ordinal, question in
                 QuestionCheck(
                     position: question.position, type: question.type, isRequired: question.isRequired, showIf: question.showIf,
-                    ordinal: ordinal)
+                    ordinal: ordinal,
+                    hasRules: question.constraint != nil || question.requiredIf != nil || question.calculation != nil
+                        || !question.takesAnswer)
             },
             QuestionOrdinals(sections)
         )
@@ -156,6 +158,9 @@ package struct QuestionCheck: Sendable {
     package var isRequired: Bool
     package var showIf: Condition?
     package var ordinal: Int
+    /// Whether the question has a constraint, a `required if`, a calculation or takes no answer:
+    /// only those need the whole question.
+    package var hasRules: Bool
 }
 
 /// The id and version a response was collected with.

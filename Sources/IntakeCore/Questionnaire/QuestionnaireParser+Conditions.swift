@@ -64,6 +64,12 @@ extension QuestionnaireParser {
                 hint: "a condition can only use answers given earlier; move the question or the condition")
             return nil
         }
+        if target.type == .note {
+            report(
+                pending.path, pending.line, reference.column, "show-if cannot test the note '\(reference.id)', which has no answer",
+                hint: "test a question that takes an answer")
+            return nil
+        }
         if case .compound = target.type {
             report(
                 pending.path, pending.line, reference.column, "show-if cannot test the compound question '\(reference.id)'",
@@ -101,7 +107,7 @@ extension QuestionnaireParser {
         case .text:
             value = .text(text)
             expected = "text"
-        case .compound:
+        case .compound, .note:
             value = nil
             expected = "nothing"
         }

@@ -99,6 +99,7 @@ extension QuestionnaireParser {
             position: position, id: nil, text: LocalizedText(textSegment.text), type: .text, isRequired: false,
             help: nil, showIf: nil, line: line)
         var typeSeen = false
+        let pendingBefore = pendingExpressions.count
         for (annotation, segment) in parse(annotations, path: path, line: line) {
             switch annotation {
             case .id(let id): question.id = id
@@ -107,6 +108,22 @@ extension QuestionnaireParser {
             case .help(let help): question.help = LocalizedText(help)
             case .showIf(let syntax):
                 pendingConditions.append(PendingCondition(position: position, syntax: syntax, path: path, line: line))
+            case .showIfExpression(let expression):
+                pending(.showIf, expression, position, path, line, segment.column)
+            case .calculate(let expression): pending(.calculate, expression, position, path, line, segment.column)
+            case .constraint(let expression): pending(.constraint, expression, position, path, line, segment.column)
+            case .requiredIf(let expression): pending(.requiredIf, expression, position, path, line, segment.column)
+            case .defaultValue(let expression): pending(.defaultValue, expression, position, path, line, segment.column)
+            case .alertIf(let expression): pending(.alertIf, expression, position, path, line, segment.column)
+            case .pattern(let pattern):
+                question.constraint = AnswerConstraint(
+                    expression: question.constraint?.expression, pattern: pattern, message: question.constraint?.message)
+            case .message(let message):
+                var constraint = question.constraint ?? AnswerConstraint()
+                constraint.message = LocalizedText(message)
+                question.constraint = constraint
+            case .alertMessage(let message):
+                alertMessages[position] = LocalizedText(message)
             case .type(let spec):
                 if typeSeen {
                     report(path, line, segment.column, "the question has more than one type", hint: "keep one of them")
@@ -119,6 +136,7 @@ extension QuestionnaireParser {
                     hint: "give choices here as 'single: code=Label, …'")
             }
         }
+        checkRules(of: &question, typeSeen: typeSeen, pending: pendingExpressions[pendingBefore...], path: path)
         return question
     }
 
@@ -144,6 +162,7 @@ extension QuestionnaireParser {
         switch spec {
         case .text: return .text
         case .yesNo: return .yesNo
+        case .note: return .note
         case .integer(let bounds): return .integer(bounds)
         case .decimal(let bounds): return .decimal(bounds)
         case .date(let bounds): return .date(bounds)
@@ -152,6 +171,10 @@ extension QuestionnaireParser {
         case .compound(let fields):
             var resolved: [CompoundField] = []
             for field in fields {
+                if case .note = field.type {
+                    report(path, line, column, "a compound field cannot be a note", hint: "give the field a type that takes an answer")
+                    return nil
+                }
                 guard let type = resolve(field.type, path: path, line: line, column: column) else { return nil }
                 resolved.append(CompoundField(key: field.key, type: type, isRequired: field.required))
             }

@@ -91,9 +91,21 @@ extension QuestionnaireParser {
                 }
             case .fields(let labels):
                 translateFieldLabels(&question, labels, language: language, path: path, line: line, column: segment.column)
+            case .message(let message):
+                guard question.constraint?.message != nil else {
+                    report(path, line, segment.column, "the base question has no 'message' to translate", hint: "remove it, or add the message to the base file")
+                    continue
+                }
+                question.constraint?.message?.translations[language] = message
+            case .alertMessage(let message):
+                guard question.alert != nil else {
+                    report(path, line, segment.column, "the base question has no alert to translate", hint: "remove it, or add 'alert if' and 'alert' to the base file")
+                    continue
+                }
+                question.alert?.message.translations[language] = message
             default:
                 report(
-                    path, line, segment.column, "a translation line carries only text, id, help and labels",
+                    path, line, segment.column, "a translation line carries only text, id, help, labels, fields, message and alert",
                     hint: "types, required, identifying and show-if come from the base file")
             }
         }

@@ -19,6 +19,9 @@ final class QuestionnaireParser {
     }
 
     var pendingConditions: [PendingCondition] = []
+    var pendingExpressions: [PendingExpression] = []
+    /// `alert:` messages by question, joined to their `alert if:` once expressions are checked.
+    var alertMessages: [QuestionPosition: LocalizedText] = [:]
 
     init(files: QuestionnaireFiles) {
         self.files = files
@@ -52,6 +55,7 @@ final class QuestionnaireParser {
                 sections[s].questions[q].showIf = conditions[sections[s].questions[q].position]
             }
         }
+        resolveExpressions(in: &sections)
         let translated = applyTranslations(to: sections)
         return Questionnaire(
             id: manifest.id, title: manifest.title, version: version(), formatVersion: manifest.format,

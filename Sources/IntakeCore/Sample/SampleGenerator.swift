@@ -33,9 +33,35 @@ public struct SampleGenerator {
             createdAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded()),
             updatedAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded() + 900))
         for question in questionnaire.allQuestions {
-            let shown = question.showIf?.isSatisfied { response[$0] } ?? true
-            guard shown, question.isRequired || Double.random(in: 0..<1, using: &random) < 0.85 else { continue }
-            response[question.position] = answer(for: question.type)
+            // Hidden questions stay unanswered, so reading the record so far reads what is shown.
+            let read: (QuestionPosition) -> Answer? = { [response] in response[$0] }
+            let shown = question.showIf?.isSatisfied(by: read) ?? true
+            guard shown, question.takesAnswer else { continue }
+            if let calculation = question.calculation {
+                response[question.position] = Answer(calculation.value(today: validator.today, answer: read), for: question.type)
+                continue
+            }
+            let required = question.isRequired || question.requiredIf?.holds(today: validator.today, answer: read) == true
+            guard required || Double.random(in: 0..<1, using: &random) < 0.85 else { continue }
+            // An answer that keeps the question's constraint, if a few draws find one; for a
+            // required question, the optional answers the constraint reads are left out if not.
+            for attempt in 0..<(question.constraint == nil ? 1 : 24) {
+                if attempt == 12, required, let positions = question.constraint?.expression?.positions {
+                    for (id, position) in positions where id != "." && questionnaire.question(at: position)?.isRequired == false {
+                        response[position] = nil
+                    }
+                }
+                let now = response
+                let drawn = answer(for: question.type)
+                let keeps =
+                    question.constraint.map { constraint in
+                        validator.constraintIssue(question, constraint, answer: drawn) { $0 == question.position ? drawn : now[$0] } == nil
+                    } ?? true
+                if keeps {
+                    response[question.position] = drawn
+                    break
+                }
+            }
         }
         return response
     }
@@ -94,6 +120,8 @@ public struct SampleGenerator {
             }
             if parts.isEmpty, let first = fields.first { parts[first.key] = answer(for: first.type) }
             return .dictionary(parts)
+        case .note:
+            return .text("")
         }
     }
 

@@ -3,6 +3,8 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Hashable, Sendable, Codable {
         case missingRequired, wrongType, outOfRange, unknownChoice, hiddenAnswer, unknownQuestion
         case invalidValue, missingIdentification, wrongQuestionnaire
+        /// A calculated answer that did not match its calculation, and is recomputed (a warning).
+        case recalculated
     }
 
     public enum Severity: String, Hashable, Sendable, Codable {

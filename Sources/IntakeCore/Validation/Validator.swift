@@ -17,14 +17,30 @@ public struct Validator: Sendable {
     /// Every issue with the response. Required answers and patient fields are checked only for
     /// complete records; drafts may be partial.
     public func validate(_ response: PatientResponse) -> [ValidationIssue] {
-        validate(response, hidden: questionnaire.hiddenPositions(in: response))
+        validateAndClean(response).issues
     }
 
-    /// The issues, and the response without answers to hidden or unknown questions, from one
-    /// pass over show-if: what the server does with every record it receives.
+    /// The issues, and the response with its calculations recomputed and without answers to
+    /// hidden or unknown questions or to notes, from one pass over show-if: what the server does
+    /// with every record it receives. Calculations that read the day (`today()`, `age()`) keep
+    /// the value computed when the record was filled.
     public func validateAndClean(_ response: PatientResponse) -> (issues: [ValidationIssue], cleaned: PatientResponse) {
-        let hidden = questionnaire.hiddenPositions(in: response)
-        return (validate(response, hidden: hidden), dropping(response, hidden: hidden))
+        guard questionnaire.hasCalculations, response.questionnaire == questionnaire.reference else {
+            let hidden = questionnaire.hiddenPositions(in: response)
+            return (validate(response, hidden: hidden), dropping(response, hidden: hidden))
+        }
+        let settled = questionnaire.calculated(response, today: today, recomputingToday: false)
+        let hidden = questionnaire.hiddenPositions(in: settled)
+        var issues = validate(settled, hidden: hidden)
+        for question in questionnaire.allQuestions where question.calculation != nil && !hidden.contains(question.position) {
+            if settled[question.position] != response[question.position] {
+                issues.append(
+                    ValidationIssue(
+                        .recalculated, question, severity: .warning,
+                        "the calculated value did not match its calculation (\(question.calculation!)) and is recomputed"))
+            }
+        }
+        return (issues, dropping(settled, hidden: hidden))
     }
 
     private func validate(_ response: PatientResponse, hidden: Set<QuestionPosition>) -> [ValidationIssue] {
@@ -54,6 +70,10 @@ public struct Validator: Sendable {
         }
         for step in questionnaire.checks {
             let answer = response[step.position]
+            if step.hasRules, let problem = ruleIssue(questionnaire.allQuestions[step.ordinal], answer, response, hidden, complete) {
+                issues.append(problem)
+                continue
+            }
             if hidden.contains(step.position) {
                 if answer != nil {
                     issues.append(
@@ -72,6 +92,45 @@ public struct Validator: Sendable {
         return issues
     }
 
+    /// What a question's rules say of its answer: a note answered, a constraint or pattern broken,
+    /// a `required if` or a required calculation without an answer. Nil lets the usual checks run.
+    private func ruleIssue(
+        _ question: Question, _ answer: Answer?, _ response: PatientResponse, _ hidden: Set<QuestionPosition>, _ complete: Bool
+    ) -> ValidationIssue? {
+        guard !hidden.contains(question.position) else { return nil }
+        if !question.takesAnswer {
+            return answer == nil ? nil : ValidationIssue(.unknownQuestion, question, severity: .warning, "a note takes no answer; the answer is dropped")
+        }
+        guard let answer else {
+            guard complete else { return nil }
+            let read: (QuestionPosition) -> Answer? = { hidden.contains($0) ? nil : response[$0] }
+            if let requiredIf = question.requiredIf, requiredIf.holds(today: today, answer: read) {
+                return ValidationIssue(.missingRequired, question, "the question is required here (\(requiredIf)) and has no answer")
+            }
+            if question.calculation != nil, question.isRequired {
+                return ValidationIssue(
+                    .missingRequired, question, "a required calculation has no value; answer the questions it reads")
+            }
+            return nil
+        }
+        guard let constraint = question.constraint, check(answer, type: question.type).isEmpty else { return nil }
+        return constraintIssue(question, constraint, answer: answer) { position in
+            position == question.position ? answer : hidden.contains(position) ? nil : response[position]
+        }
+    }
+
+    /// Why `answer` breaks the question's constraint or pattern, or nil when it keeps them. A
+    /// constraint is checked only when every other answer it reads is given.
+    public func constraintIssue(_ question: Question, _ constraint: AnswerConstraint, answer: Answer, read: (QuestionPosition) -> Answer?) -> ValidationIssue? {
+        if case .text(let text) = answer, !constraint.matches(text) {
+            return ValidationIssue(.invalidValue, question, constraint.message?.base ?? "the answer does not have the expected form")
+        }
+        if let expression = constraint.expression, expression.readsOnlyAnswered(read), !expression.holds(today: today, answer: read) {
+            return ValidationIssue(.invalidValue, question, constraint.message?.base ?? "the answer breaks the rule \(expression)")
+        }
+        return nil
+    }
+
     /// The questions shown for these answers: those without a condition and those whose
     /// condition holds, where hidden questions count as unanswered.
     public func visiblePositions(in response: PatientResponse) -> Set<QuestionPosition> {
@@ -88,7 +147,7 @@ public struct Validator: Sendable {
         for (section, byIndex) in response.answers {
             for index in byIndex.keys {
                 let position = QuestionPosition(section: section, index: index)
-                if hidden.contains(position) || questionnaire.question(at: position) == nil { cleaned[position] = nil }
+                if hidden.contains(position) || questionnaire.question(at: position)?.takesAnswer != true { cleaned[position] = nil }
             }
         }
         return cleaned

@@ -73,6 +73,7 @@ extension QuestionType {
         case .decimal: "decimal"
         case .date: "date"
         case .compound: "group"
+        case .note: "display"
         }
     }
 }

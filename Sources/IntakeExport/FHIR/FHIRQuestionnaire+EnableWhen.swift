@@ -42,7 +42,7 @@ extension FHIRQuestionnaire {
                 }
             }
             return (tests, "any")
-        case .not:
+        case .not, .expression:
             return nil
         }
     }
@@ -117,6 +117,8 @@ extension FHIRQuestionnaire {
             return "(" + parts.map(fhirPath).joined(separator: " or ") + ")"
         case .not(let inner):
             return "\(fhirPath(inner)).not()"
+        case .expression(let bound):
+            return FHIRPathText(questionnaire: questionnaire).text(bound.expression) ?? "false"
         }
     }
 }

@@ -12,6 +12,7 @@ struct FHIRQuestionnaire {
 
     static let translationURL = "http://hl7.org/fhir/StructureDefinition/translation"
     static let expressionURL = "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression"
+    static let calculatedURL = "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-calculatedExpression"
 
     var resource: JSONValue {
         var members: [(String, JSONValue)] = [
@@ -48,7 +49,29 @@ struct FHIRQuestionnaire {
         members.append(("text", .string(question.text.base)))
         if let translations = Self.translations(question.text) { members.append(("_text", translations)) }
         members.append(("type", .string(question.type.fhirType)))
-        if let condition = question.showIf { members += enableWhen(condition) }
+        var extensions: [JSONValue] = []
+        if let condition = question.showIf {
+            for (key, value) in enableWhen(condition) {
+                if key == "extension", case .array(let more) = value { extensions += more } else { members.append((key, value)) }
+            }
+        }
+        if let calculation = question.calculation {
+            // SDC: the value is computed, never typed (FHIRPath when it translates, else Intake's own text).
+            let path = FHIRPathText(questionnaire: questionnaire).text(calculation.expression)
+            extensions.append(
+                .object([
+                    ("url", .string(Self.calculatedURL)),
+                    (
+                        "valueExpression",
+                        .object([
+                            ("language", .string(path == nil ? "text/x-intake" : "text/fhirpath")),
+                            ("expression", .string(path ?? calculation.description)),
+                        ])
+                    ),
+                ]))
+            members.append(("readOnly", .bool(true)))
+        }
+        if !extensions.isEmpty { members.append(("extension", .array(extensions))) }
         if question.isRequired { members.append(("required", .bool(true))) }
         if case .multipleChoice = question.type { members.append(("repeats", .bool(true))) }
         if let set = question.type.choices { members.append(("answerOption", answerOptions(set, question: question))) }

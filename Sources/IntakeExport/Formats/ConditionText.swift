@@ -29,6 +29,7 @@ enum ConditionText {
                 let joined = parts.map { text($0, nested: true) }.joined(separator: " or ")
                 return nested ? "(\(joined))" : joined
             case .not(let inner): return "not \(text(inner, nested: true))"
+            case .expression(let bound): return nested ? "(\(bound))" : bound.description
             }
         }
         return text(condition, nested: false)

@@ -26,6 +26,7 @@ indirect enum AnswerShape: Sendable, Hashable {
         case .integer: self = .scalar(.integer, codes: [])
         case .decimal: self = .scalar(.number, codes: [])
         case .date: self = .scalar(.date, codes: [])
+        case .note: return nil
         case .compound(let fields):
             let kept = fields.compactMap { field in
                 AnswerShape(field.type, dropFreeText: dropFreeText).map { Field(key: field.key, shape: $0) }

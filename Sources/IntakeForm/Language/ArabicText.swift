@@ -42,6 +42,9 @@ enum ArabicText {
             case .unknown: "غير معروف"
             }
         case .currentAnswer(let answer): "الإجابة الحالية: \(answer) (اضغط Enter للإبقاء عليها)"
+        case .calculated(let value): "قيمة محسوبة: \(value)"
+        case .notCalculated: "قيمة محسوبة: لا قيمة بعد (لم تتم الإجابة عن سؤال تستخدمه)"
+        case .defaultAnswer(let answer): "القيمة الافتراضية: \(answer) (اضغط Enter لقبولها)"
         case .help(let help): "مساعدة: \(help)"
         case .required: "مطلوب"
         case .enterKeeps(let answer): "Enter يُبقي \(answer)"

@@ -24,6 +24,9 @@ enum EnglishText {
             }
         case .sex(let sex): sex.rawValue
         case .currentAnswer(let answer): "current answer: \(answer) (Enter keeps it)"
+        case .calculated(let value): "calculated: \(value)"
+        case .notCalculated: "calculated: no value yet (a question it uses is not answered)"
+        case .defaultAnswer(let answer): "default: \(answer) (Enter accepts it)"
         case .help(let help): "help: \(help)"
         case .required: "required"
         case .enterKeeps(let answer): "Enter keeps \(answer)"

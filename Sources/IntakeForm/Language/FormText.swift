@@ -22,6 +22,12 @@ public enum FormText: Sendable {
     case patientHint(PatientIdentification.Field)
     case sex(PatientIdentification.Sex)
     case currentAnswer(String)
+    /// A calculated question's value, shown as the form passes it.
+    case calculated(String)
+    /// A calculated question that has no value yet (a question it reads is unanswered).
+    case notCalculated
+    /// The default answer Enter accepts.
+    case defaultAnswer(String)
     case help(String)
     case required
     case enterKeeps(String)

@@ -32,11 +32,13 @@ public struct IntakeServices: Sendable {
             store: store, bcryptCost: configuration.bcryptCost, sessionLifetime: configuration.sessionLifetime, policy: configuration.signIn,
             clock: configuration.clock, audit: audit, teamCreation: configuration.teamCreation)
         self.questionnaires = QuestionnaireService(store: store)
-        self.records = RecordService(store: store, questionnaires: questionnaires)
+        let notifications = NotificationHub()
+        self.records = RecordService(store: store, questionnaires: questionnaires, notifications: notifications)
         self.access = RecordAccessService(store: store, clock: configuration.clock)
         self.exports = ExportService(store: store, questionnaires: questionnaires)
         let accounts = self.accounts
-        self.teams = TeamService(store: store, clock: configuration.clock, audit: audit, membershipChanged: { accounts.forgetCachedUsers() })
+        self.teams = TeamService(
+            store: store, clock: configuration.clock, hub: notifications, audit: audit, membershipChanged: { accounts.forgetCachedUsers() })
         self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub, access: access)
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)

@@ -16,9 +16,13 @@ public struct RecordService: Sendable {
     /// asked of the store once per server.
     let collectors = KnownCollectors()
 
-    public init(store: any Store, questionnaires: QuestionnaireService) {
+    /// Wakes notification readers (the inbox stream, webhooks) when a stored record raised an alert.
+    public let notifications: NotificationHub
+
+    public init(store: any Store, questionnaires: QuestionnaireService, notifications: NotificationHub = NotificationHub()) {
         self.store = store
         self.questionnaires = questionnaires
+        self.notifications = notifications
     }
 
     /// What became of one record sent to the server.
@@ -85,7 +89,9 @@ public struct RecordService: Sendable {
             return .invalid(
                 code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
         }
-        return .valid(IngestItem(record: cleaned), warnings: issues)
+        var item = IngestItem(record: cleaned)
+        item.alerts = RecordAlert.raised(by: cleaned, questionnaire: questionnaire, today: today)
+        return .valid(item, warnings: issues)
     }
 
     /// What became of a test record of a draft version.
@@ -158,6 +164,7 @@ public struct RecordService: Sendable {
         let items = checked.compactMap { if case .valid(let item, _) = $0 { item } else { nil } }
         let stored = try await store.ingest(items, owner: owner, at: Date())
         if stored.contains(where: { if case .created = $0 { true } else { false } }) { changes.notify() }
+        if items.contains(where: { !$0.alerts.isEmpty }) { notifications.notify() }
         var outcomes = stored.makeIterator()
         return checked.map { entry in
             switch entry {
@@ -210,7 +217,10 @@ extension RecordService {
     /// Saves an edit checked by ``check(_:teamId:today:patients:storedCollector:)``.
     public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String) async throws -> UpdateOutcome {
         let outcome = try await store.update(item, baseRevision: baseRevision, teamId: teamId, savedBy: savedBy, at: Date())
-        if case .updated = outcome { changes.notify() }
+        if case .updated = outcome {
+            changes.notify()
+            if !item.alerts.isEmpty { notifications.notify() }
+        }
         return outcome
     }
 

@@ -37,6 +37,9 @@ public struct IngestItem: Sendable {
     public var contentHash: String
     /// The device it was saved from (the client's `Intake-Device-Id`), kept with the revision.
     public var deviceId: String?
+    /// The alerts the record raises (the keys of the questions whose `alert if` holds): stored
+    /// with it, each as a notification to the team's coordinators, once per record and alert.
+    public var alerts: [String] = []
 
     public init(record: PatientResponse) {
         self.record = record

@@ -289,9 +289,14 @@ public enum NotificationType {
     /// To the coordinators of both teams.
     public static let recordsTransferred = "records_transferred"
 
+    /// To the coordinators of the record's team: a stored record meets an alert of its
+    /// questionnaire (`alert if`). The subject names the record, the questionnaire and the alert's
+    /// question, never an answer.
+    public static let recordAlert = "record_alert"
+
     public static let all = [
         invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged, announcement,
         referralReceived, referralAccepted, referralDeclined, referralCompleted, referralWithdrawn, referralReassigned, referralMessage,
-        recordsTransferred, referralUnassigned, referralRetargeted,
+        recordsTransferred, referralUnassigned, referralRetargeted, recordAlert,
     ]
 }

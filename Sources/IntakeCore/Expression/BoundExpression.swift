@@ -1,0 +1,77 @@
+import Foundation
+
+/// An expression checked against a questionnaire, with the position of every question it reads.
+///
+/// Calculations, constraints, `required if`, alerts and show-if conditions that go beyond a simple
+/// comparison are kept this way; evaluating one reads answers by position.
+public struct BoundExpression: Sendable, Hashable, CustomStringConvertible {
+    public var expression: Expression
+    /// Where each question id the expression reads stands (`.` is the question's own answer).
+    public var positions: [String: QuestionPosition]
+    /// Whether it depends on the day (`today()`, `age()`): such values are not recomputed later.
+    public var usesToday: Bool
+
+    public init(_ expression: Expression, positions: [String: QuestionPosition]) {
+        self.expression = expression
+        self.positions = positions
+        usesToday = expression.usesToday
+    }
+
+    /// The value for the answers `answer` gives by position (nil: unanswered or hidden).
+    public func value(today: LocalDate? = nil, answer: (QuestionPosition) -> Answer?) -> ExpressionValue {
+        let evaluator = ExpressionEvaluator(today: usesToday ? today ?? .today() : LocalDate(year: 2000, month: 1, day: 1)!)
+        return evaluator.evaluate(expression) { id in positions[id].flatMap(answer) }
+    }
+
+    /// Whether it holds: a missing value does not.
+    public func holds(today: LocalDate? = nil, answer: (QuestionPosition) -> Answer?) -> Bool {
+        value(today: today, answer: answer).isTrue
+    }
+
+    /// Whether every question it reads, other than `.`, is answered.
+    public func readsOnlyAnswered(_ answer: (QuestionPosition) -> Answer?) -> Bool {
+        positions.allSatisfy { id, position in id == "." || answer(position) != nil }
+    }
+
+    public var description: String { expression.description }
+}
+
+extension Answer {
+    /// The answer a calculated or default value gives to a question of `type`, or nil when the
+    /// value is missing or does not fit the type (text for a number, a code the question lacks).
+    public init?(_ value: ExpressionValue, for type: QuestionType) {
+        switch (type, value) {
+        case (_, .missing): return nil
+        case (.integer, .number(let number)):
+            let rounded = number.rounded(.toNearestOrAwayFromZero)
+            guard rounded.isFinite, abs(rounded) < 9.0e15 else { return nil }
+            self = .integer(Int(rounded))
+        case (.decimal, .number(let number)):
+            guard number.isFinite else { return nil }
+            self = .decimal(number)
+        case (.date, .date(let date)): self = .date(date)
+        case (.yesNo, .bool(let flag)): self = .yesNo(flag)
+        case (.yesNo, .number(let number)): self = .yesNo(number != 0)
+        case (.text, _):
+            let text = value.text
+            guard !text.isEmpty else { return nil }
+            self = .text(text)
+        case (.singleChoice(let set), .text(let code)):
+            guard set.contains(code: code) else { return nil }
+            self = .choice(code)
+        case (.multipleChoice(let set), .choices(let codes)):
+            let known = codes.filter { set.contains(code: $0) }
+            guard !known.isEmpty else { return nil }
+            self = .choices(known)
+        case (.multipleChoice(let set), .text(let text)):
+            var codes: [String] = []
+            for code in text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) where !codes.contains(code) {
+                guard set.contains(code: code) else { return nil }
+                codes.append(code)
+            }
+            guard !codes.isEmpty else { return nil }
+            self = .choices(codes)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+extension Questionnaire {
+    /// The record with every calculated question computed from its answers, in questionnaire
+    /// order: a calculation that cannot be computed (an input unanswered or hidden, a division by
+    /// zero) leaves its question unanswered, and so does show-if hiding it. Calculations and
+    /// conditions read only earlier questions, so one pass settles them all.
+    ///
+    /// - Parameter recomputingToday: whether calculations that read the day (`today()`, `age()`)
+    ///   are computed again; the server keeps the value the form computed on the day it was filled.
+    public func calculated(_ response: PatientResponse, today: LocalDate, recomputingToday: Bool = true) -> PatientResponse {
+        guard hasCalculations else { return response }
+        var result = response
+        var hidden = Set<QuestionPosition>()
+        for question in allQuestions {
+            let read: (QuestionPosition) -> Answer? = { hidden.contains($0) ? nil : result[$0] }
+            if let condition = question.showIf, !condition.isSatisfied(by: read) {
+                hidden.insert(question.position)
+                continue
+            }
+            guard let calculation = question.calculation, recomputingToday || !calculation.usesToday else { continue }
+            result[question.position] = Answer(calculation.value(today: today, answer: read), for: question.type)
+        }
+        return result
+    }
+
+    /// Whether any question is calculated.
+    public var hasCalculations: Bool { allQuestions.contains { $0.calculation != nil } }
+
+    /// The default answer offered for `question` given the record's answers so far, if any fits.
+    public func defaultAnswer(for question: Question, in response: PatientResponse, today: LocalDate) -> Answer? {
+        guard let value = question.defaultValue else { return nil }
+        let hidden = hiddenPositions(in: response)
+        return Answer(value.value(today: today) { hidden.contains($0) ? nil : response[$0] }, for: question.type)
+    }
+
+    /// The alerts a record raises: questions whose `alert if` holds for its answers, in order.
+    public func raisedAlerts(by response: PatientResponse, today: LocalDate) -> [Question] {
+        let alerting = allQuestions.filter { $0.alert != nil }
+        guard !alerting.isEmpty else { return [] }
+        let hidden = hiddenPositions(in: response)
+        return alerting.filter { question in
+            question.alert!.condition.holds(today: today) { hidden.contains($0) ? nil : response[$0] }
+        }
+    }
+}

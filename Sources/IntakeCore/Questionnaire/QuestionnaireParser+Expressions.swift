@@ -1,0 +1,214 @@
+import Foundation
+
+extension QuestionnaireParser {
+    /// What an expression on a question line is for.
+    enum ExpressionRole: String {
+        case showIf = "show if", calculate, constraint, requiredIf = "required if", defaultValue = "default", alertIf = "alert if"
+
+        /// Whether `.` (the question's own answer) means something here.
+        var readsOwnAnswer: Bool { self == .constraint || self == .alertIf }
+    }
+
+    /// An expression not yet checked against the other questions.
+    struct PendingExpression {
+        var role: ExpressionRole
+        var expression: Expression
+        var position: QuestionPosition
+        var path: String
+        var line: Int
+        var column: Int
+    }
+
+    func pending(_ role: ExpressionRole, _ expression: Expression, _ position: QuestionPosition, _ path: String, _ line: Int, _ column: Int) {
+        if pendingExpressions.contains(where: { $0.position == position && $0.role == role && role != .showIf }) {
+            report(path, line, column, "the question has more than one '\(role.rawValue)'", hint: "join them with 'and', or keep one")
+            return
+        }
+        pendingExpressions.append(PendingExpression(role: role, expression: expression, position: position, path: path, line: line, column: column))
+    }
+
+    /// Checks what a question's annotations say together, once the line is read.
+    func checkRules(of question: inout Question, typeSeen: Bool, pending: ArraySlice<PendingExpression>, path: String) {
+        let roles = Set(pending.map(\.role))
+        let line = question.line
+        if roles.contains(.calculate) {
+            if !typeSeen { question.type = .decimal(.unbounded) }
+            switch question.type {
+            case .compound, .note, .multipleChoice:
+                report(
+                    path, line, nil, "a calculated question cannot be a \(question.type.keyword) question",
+                    hint: "calculate a number, a date, yes/no, text or a single choice's code")
+            default: break
+            }
+            if roles.contains(.defaultValue) {
+                report(path, line, nil, "a calculated question has no default", hint: "remove 'default'; its value is always computed")
+            }
+        }
+        if question.type == .note {
+            let extra = roles.subtracting([.showIf]).map(\.rawValue).sorted() + (question.isRequired ? ["required"] : [])
+                + (question.constraint != nil ? ["pattern or message"] : [])
+            if !extra.isEmpty {
+                report(
+                    path, line, nil, "a note takes no answer, so it cannot have \(extra.joined(separator: ", "))",
+                    hint: "a note only shows text (with '{id}' for an answer); give it at most 'show if'")
+            }
+        }
+        if question.constraint?.pattern != nil, question.type != .text {
+            report(path, line, nil, "a pattern applies to text answers; this is a \(question.type.keyword) question", hint: "use a constraint instead")
+        }
+        if question.constraint?.message != nil, question.constraint?.pattern == nil, !roles.contains(.constraint) {
+            report(path, line, nil, "'message' explains a constraint or a pattern, and the question has neither", hint: "add '| constraint: …' or remove the message")
+        }
+        if alertMessages[question.position] != nil, !roles.contains(.alertIf) {
+            report(path, line, nil, "'alert' gives an alert's message, and the question has no 'alert if'", hint: "add '| alert if: . = yes' or remove it")
+        }
+        if roles.contains(.alertIf), alertMessages[question.position] == nil {
+            report(path, line, nil, "'alert if' needs a message for the coordinators", hint: "add '| alert: Urgent: follow the referral protocol'")
+        }
+    }
+
+    /// Checks every pending expression against the questions and attaches it to its question.
+    func resolveExpressions(in sections: inout [Section]) {
+        guard !pendingExpressions.isEmpty else { return }
+        var byId: [String: Question] = [:]
+        for question in sections.flatMap(\.questions) { if let id = question.id, byId[id] == nil { byId[id] = question } }
+        for pending in pendingExpressions {
+            guard let s = sections.firstIndex(where: { $0.number == pending.position.section }),
+                sections[s].questions.indices.contains(pending.position.index - 1)
+            else { continue }
+            let own = sections[s].questions[pending.position.index - 1]
+            guard let bound = bind(pending, own: own, byId: byId) else { continue }
+            var question = own
+            switch pending.role {
+            case .showIf: question.showIf = question.showIf.map { .and([$0, .expression(bound)]) } ?? .expression(bound)
+            case .calculate: question.calculation = bound
+            case .constraint:
+                var constraint = question.constraint ?? AnswerConstraint()
+                constraint.expression = bound
+                question.constraint = constraint
+            case .requiredIf: question.requiredIf = bound
+            case .defaultValue:
+                if bound.positions.isEmpty, case let value = bound.value(answer: { _ in nil }), value != .missing,
+                    Answer(value, for: question.type) == nil
+                {
+                    report(
+                        pending.path, pending.line, pending.column, "the default \(bound) is not a possible answer to a \(question.type.keyword) question",
+                        hint: question.type.choices != nil ? "give one of its choice codes" : "give a value of the question's type")
+                    continue
+                }
+                question.defaultValue = bound
+            case .alertIf:
+                question.alert = QuestionAlert(condition: bound, message: alertMessages[own.position] ?? LocalizedText(""))
+            }
+            sections[s].questions[pending.position.index - 1] = question
+        }
+    }
+
+    /// The expression with the position of each question it reads, or nil after reporting why not.
+    private func bind(_ pending: PendingExpression, own: Question, byId: [String: Question]) -> BoundExpression? {
+        let role = pending.role
+        func fail(_ column: Int, _ message: String, _ hint: String? = nil) -> BoundExpression? {
+            report(pending.path, pending.line, column, message, hint: hint)
+            return nil
+        }
+        do {
+            try pending.expression.check(questions: Set(byId.keys).union(["."]))
+        } catch {
+            return fail(error.column, error.message, error.hint)
+        }
+        var positions: [String: QuestionPosition] = [:]
+        var problem: (column: Int, message: String, hint: String?)?
+
+        /// The question a name reads (`.` is the question itself).
+        func target(_ name: String) -> Question? { name == "." ? own : byId[name] }
+
+        func visit(_ expression: Expression, codeOf choiceQuestion: Question?) {
+            guard problem == nil else { return }
+            switch expression {
+            case .number, .text, .date, .bool: return
+            case .name(let name, let column):
+                if name == "." {
+                    guard role.readsOwnAnswer else {
+                        problem = (column, "'.' stands for the answer itself, which a \(role.rawValue) cannot read", "name the question by its id")
+                        return
+                    }
+                    guard own.takesAnswer else {
+                        problem = (column, "'.' reads the answer, and a note has none", nil)
+                        return
+                    }
+                    positions["."] = own.position
+                    return
+                }
+                guard let question = byId[name] else {
+                    if let choiceQuestion, let set = choiceQuestion.type.choices {
+                        if set.contains(code: name) { return }
+                        let codes = set.choices.prefix(8).map(\.code).joined(separator: ", ")
+                        problem = (
+                            column, "'\(name)' is not a choice of '\(choiceQuestion.key)'",
+                            "its codes are \(codes)\(set.choices.count > 8 ? ", …" : "")"
+                        )
+                        return
+                    }
+                    let hint = Suggestion.nearest(to: name, in: Array(byId.keys)).map { "did you mean '\($0)'?" }
+                    problem = (
+                        column, "\(role.rawValue) refers to an unknown question id '\(name)'",
+                        hint ?? "give the question an id with '| id: \(name)', or quote text: \"\(name)\""
+                    )
+                    return
+                }
+                if question.position == own.position {
+                    guard role.readsOwnAnswer else {
+                        problem = (column, "a \(role.rawValue) cannot read the question's own answer", "read earlier questions only")
+                        return
+                    }
+                } else if question.position > own.position, role != .alertIf {
+                    problem = (
+                        column, "\(role.rawValue) refers to '\(name)' (question \(question.position)), which does not come before this question",
+                        "an expression can only use answers given earlier; move the question or the expression"
+                    )
+                    return
+                }
+                switch question.type {
+                case .compound:
+                    problem = (column, "an expression cannot read the compound question '\(name)'", "read a separate question instead")
+                case .note:
+                    problem = (column, "'\(name)' is a note and has no answer", nil)
+                default:
+                    positions[name] = question.position
+                }
+            case .negate(let inner), .answered(let inner, _), .not(let inner): visit(inner, codeOf: nil)
+            case .arithmetic(_, let a, let b):
+                visit(a, codeOf: nil)
+                visit(b, codeOf: nil)
+            case .compare(let op, let a, let b):
+                let codes = op == .equal || op == .notEqual
+                visit(a, codeOf: codes ? choiceSide(b) : nil)
+                visit(b, codeOf: codes ? choiceSide(a) : nil)
+            case .and(let parts), .or(let parts):
+                for part in parts { visit(part, codeOf: nil) }
+            case .call(let name, let arguments, let column):
+                if name == "selected" || name == "count-selected" {
+                    guard case .name(let id, _) = arguments[0], let question = target(id), question.type.choices != nil else {
+                        problem = (column, "\(name)() reads a single- or multiple-choice question", nil)
+                        return
+                    }
+                    visit(arguments[0], codeOf: nil)
+                    if arguments.count > 1 { visit(arguments[1], codeOf: question) }
+                } else {
+                    for argument in arguments { visit(argument, codeOf: nil) }
+                }
+            }
+        }
+
+        /// The choice question a side of a comparison names, whose codes the other side may spell.
+        func choiceSide(_ side: Expression) -> Question? {
+            guard case .name(let name, _) = side, let question = target(name), question.type.choices != nil else { return nil }
+            return question
+        }
+
+        visit(pending.expression, codeOf: nil)
+        if let problem { return fail(problem.column, problem.message, problem.hint) }
+        let expression = pending.expression.resolved(questions: Set(positions.keys))
+        return BoundExpression(expression, positions: positions)
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import IntakeCore
+
+/// A questionnaire's alert raised by a stored record: who hears of it and what they are told.
+public enum RecordAlert {
+    /// The keys of the questions whose alert a record raises. Only complete records raise alerts:
+    /// a draft may still change.
+    public static func raised(by record: PatientResponse, questionnaire: Questionnaire, today: LocalDate) -> [String] {
+        guard record.status == .complete else { return [] }
+        return questionnaire.raisedAlerts(by: record, today: today).map(\.key)
+    }
+
+    /// One notification per record and alert, however often the record is sent or edited.
+    public static func eventKey(record: UUID, alert: String) -> String {
+        "alert:\(record.uuidString.lowercased()):\(alert)"
+    }
+
+    /// Ids only: the record, its questionnaire version and the alert's question. The message is
+    /// the questionnaire's, read from it by whoever shows the notification; no answer is sent.
+    public static func subject(record: PatientResponse, alert: String, teamId: Int64) -> [String: String] {
+        [
+            "recordId": record.id.uuidString.lowercased(), "questionnaireId": record.questionnaire.id,
+            "questionnaireVersion": record.questionnaire.version, "alert": alert, "teamId": String(teamId),
+        ]
+    }
+}
