@@ -20,8 +20,9 @@ extension FormSession {
                 io.write("    " + (response[position].map { say(.calculated(display.text(of: $0, for: question.type))) } ?? say(.notCalculated)))
                 return
             }
-            io.write("    " + display.hint(for: question.type))
-            if let set = question.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
+            let offered = offeredType(question)
+            io.write("    " + display.hint(for: offered))
+            if let set = offered.choices, set.choices.count <= AnswerDisplay.shortListLimit {
                 display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
             }
             if let help = question.help?.text(in: language), !help.isEmpty { io.write("    " + say(.help(help))) }
@@ -57,9 +58,15 @@ extension FormSession {
             try acceptEmpty(required: isRequired(question), hasAnswer: response[position] != nil)
             return
         }
-        guard let answer = parse(text, as: question.type), keeps(question, answer) else { return }
+        guard let answer = parse(text, as: offeredType(question)), keeps(question, answer) else { return }
         setAnswer(answer, at: position)
         try move(to: next(after: place))
+    }
+
+    /// The question's type with only the choices its filter offers for the answers so far (all of
+    /// them while the filtering question is unanswered).
+    func offeredType(_ question: Question) -> QuestionType {
+        questionnaire.offeredType(of: question, in: response)
     }
 
     /// Sets an answer and computes again the calculated questions that may read it.

@@ -23,9 +23,18 @@ struct CanonicalMigrationTests {
     @Test func recordsStoredBeforeTheCanonicalFormAreRewrittenAndStillRecognised() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-migration-\(UUID().uuidString)/db.sqlite").path
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let record = RecordStoreContract.record(5)
-        let legacy = try Self.legacyBody(record)
-        #expect(Array(legacy.utf8) != RecordCodec.encode(record), "the old spelling differs from the canonical one")
+        // A sample record whose old spelling differs from the canonical one (most do: ten answers
+        // in a section, a whole decimal).
+        var found: (PatientResponse, String)?
+        for seed in UInt64(1)...50 {
+            let candidate = RecordStoreContract.record(seed)
+            let spelled = try Self.legacyBody(candidate)
+            if Array(spelled.utf8) != RecordCodec.encode(candidate) {
+                found = (candidate, spelled)
+                break
+            }
+        }
+        let (record, legacy) = try #require(found, "the old spelling differs from the canonical one")
 
         // Given a database at schema v2 holding the record in the old spelling and hash
         let queue = try DatabaseQueue(path: path)

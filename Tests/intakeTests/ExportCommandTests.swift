@@ -160,7 +160,10 @@ enum SecondVersion {
         try manager.createDirectory(at: directory, withIntermediateDirectories: true)
         if manager.fileExists(atPath: folder.path) { try manager.removeItem(at: folder) }
         try manager.copyItem(at: source, to: folder)
-        for list in ["countries.txt", "countries.ar.txt", "languages.txt", "languages.ar.txt"] {
+        for list in [
+            "countries.txt", "countries.ar.txt", "languages.txt", "languages.ar.txt", "regions.txt", "regions.ar.txt", "districts.txt",
+            "districts.ar.txt",
+        ] {
             try manager.copyItem(
                 at: IntakeProcess.repositoryRoot.appendingPathComponent("Data/\(list)"), to: folder.appendingPathComponent(list))
         }
@@ -169,6 +172,8 @@ enum SecondVersion {
             [
                 ("none=None of these", "vomiting=Vomiting, none=None of these"),
                 ("Height in cm | id: height | decimal 30..250\n", ""),
+                // Without the height there is no BMI: a calculated question of v1 only.
+                ("Body mass index in kg/m² | id: bmi | decimal | calculate: round(weight / ((height / 100) * (height / 100)), 1)\n", ""),
                 (
                     "Pulse in beats per minute | id: pulse | integer 20..250\n",
                     "Pulse in beats per minute | id: pulse | integer 20..250\nDo you smoke tobacco? | id: smoker | yesno\n"
@@ -179,6 +184,7 @@ enum SecondVersion {
             [
                 ("none=لا شيء مما سبق", "vomiting=تقيؤ, none=لا شيء مما سبق"),
                 ("الطول بالسنتيمتر | id: height\n", ""),
+                ("مؤشر كتلة الجسم (كغ/م²) | id: bmi\n", ""),
                 ("النبض (نبضة في الدقيقة) | id: pulse\n", "النبض (نبضة في الدقيقة) | id: pulse\nهل تدخن التبغ؟ | id: smoker\n"),
             ])
         return folder

@@ -8,6 +8,8 @@ enum Annotation {
     case identifying
     case help(String)
     case showIf(ConditionSyntax)
+    /// `filter: region`: only the choices tagged with that question's answer are offered.
+    case choiceFilter(id: String, column: Int)
     /// A show-if beyond a simple comparison, in the expression language.
     case showIfExpression(Expression)
     case calculate(Expression)
@@ -39,14 +41,14 @@ enum Annotation {
     }
 
     enum ChoicesSpec {
-        case inline([(code: String, label: String)])
+        case inline([(code: String, label: String, filter: String?)])
         case list(name: String)
     }
 
     static let typeKeywords = ["text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note"]
     static let annotationKeywords = [
         "id", "required", "optional", "identifying", "help", "show if", "labels", "fields", "calculate", "constraint", "pattern",
-        "message", "required if", "default", "alert if", "alert",
+        "message", "required if", "default", "alert if", "alert", "filter",
     ]
 
     struct Failure: Error {
@@ -108,6 +110,13 @@ extension Annotation {
                 throw Failure(column: segment.column, message: "help text is empty", hint: "write 'help: …' or leave it out")
             }
             return .help(String(rest))
+        case "filter":
+            guard ConditionParser.isIdentifier(String(rest)) else {
+                throw Failure(
+                    column: restColumn, message: "filter names the earlier question whose answer picks the choices",
+                    hint: "for example '| filter: region' with choices written 'region_code:code=Label'")
+            }
+            return .choiceFilter(id: String(rest), column: restColumn)
         case "calculate", "calculation":
             return .calculate(try expression(rest, column: restColumn, name: "calculate", example: "weight / ((height / 100) * (height / 100))"))
         case "constraint":
@@ -132,9 +141,9 @@ extension Annotation {
             }
             return keyword == "message" ? .message(String(rest)) : .alertMessage(String(rest))
         case "labels":
-            return .labels(try parseChoices(rest, column: restColumn))
+            return .labels(try parseChoices(rest, column: restColumn).map { ($0.code, $0.label) })
         case "fields":
-            return .fields(try parseChoices(rest, column: restColumn))
+            return .fields(try parseChoices(rest, column: restColumn).map { ($0.code, $0.label) })
         default:
             return .type(try parseType(text, column: segment.column, allowCompound: true))
         }
@@ -253,8 +262,8 @@ extension Annotation {
     }
 
     /// `code=Label, Label, …`; a choice without a code gets one made from its label.
-    static func parseChoices(_ text: Substring, column: Int) throws(Failure) -> [(code: String, label: String)] {
-        var result: [(code: String, label: String)] = []
+    static func parseChoices(_ text: Substring, column: Int) throws(Failure) -> [(code: String, label: String, filter: String?)] {
+        var result: [(code: String, label: String, filter: String?)] = []
         var offset = 0
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             defer { offset += part.count + 1 }

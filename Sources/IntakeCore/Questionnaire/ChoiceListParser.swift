@@ -2,16 +2,23 @@ import Foundation
 
 /// Reads shared choice lists such as `Data/countries.txt`: one `code = Label` (or bare label) a line.
 enum ChoiceListParser {
-    /// `SY = Syria` or `Syria` (code `syria`); nil when no code can be made from the label.
-    static func choice(from item: String) -> (code: String, label: String)? {
+    /// `SY = Syria` or `Syria` (code `syria`); `amman:sahab = Sahab` is a choice shown when the
+    /// question that filters the list is answered `amman`. Nil when no code can be made.
+    static func choice(from item: String) -> (code: String, label: String, filter: String?)? {
         if let equals = item.firstIndex(of: "=") {
-            let code = item[..<equals].trimmingSpaces()
+            var code = item[..<equals].trimmingSpaces()
             let label = item[item.index(after: equals)...].trimmingSpaces()
+            var filter: String?
+            if let colon = code.firstIndex(of: ":") {
+                filter = String(code[..<colon]).trimmingSpaces()
+                code = String(code[code.index(after: colon)...]).trimmingSpaces()
+                guard isCode(filter!) else { return nil }
+            }
             guard isCode(code), !label.isEmpty else { return nil }
-            return (code, label)
+            return (code, label, filter)
         }
         let code = slug(item)
-        return code.isEmpty ? nil : (code, item)
+        return code.isEmpty ? nil : (code, item, nil)
     }
 
     static func isCode(_ s: String) -> Bool {
@@ -36,8 +43,8 @@ enum ChoiceListParser {
     }
 
     /// Parses a whole list file, reporting bad lines.
-    static func parse(_ file: TextFile, report: (QuestionnaireDiagnostic) -> Void) -> [(code: String, label: String)] {
-        var result: [(code: String, label: String)] = []
+    static func parse(_ file: TextFile, report: (QuestionnaireDiagnostic) -> Void) -> [(code: String, label: String, filter: String?)] {
+        var result: [(code: String, label: String, filter: String?)] = []
         var codes: Set<String> = []
         for line in file.lines {
             let item = line.text.trimmingSpaces()
@@ -46,7 +53,7 @@ enum ChoiceListParser {
                 report(
                     QuestionnaireDiagnostic(
                         path: file.path, line: line.number, column: 1, message: "expected 'code = Label'",
-                        hint: "codes are letters, digits, '_', '-' or '.', e.g. 'SY = Syria'"))
+                        hint: "codes are letters, digits, '_', '-' or '.', e.g. 'SY = Syria' (or 'amman:sahab = Sahab' for a filtered list)"))
                 continue
             }
             guard codes.insert(choice.code).inserted else {

@@ -25,6 +25,9 @@ public struct Question: Sendable {
     public var defaultValue: BoundExpression?
     /// `| alert if: . = yes | alert: Urgent: follow the referral protocol`.
     public var alert: QuestionAlert?
+    /// `| filter: region`: the earlier single-choice question whose answer picks the choices
+    /// offered (each tagged `region_code:code=Label`).
+    public var choiceFilter: QuestionPosition?
     /// The line in the section file, for messages.
     public var line: Int
 
@@ -161,16 +164,26 @@ public struct ChoiceSet: Sendable, Hashable {
     public func contains(code: String) -> Bool {
         choices.contains { $0.code == code }
     }
+
+    /// The choices offered when the filtering question is answered `parent` (all of them while
+    /// it is unanswered).
+    public func filtered(by parent: String?) -> ChoiceSet {
+        guard let parent else { return self }
+        return ChoiceSet(choices: choices.filter { $0.filter == parent }, listName: listName)
+    }
 }
 
 /// One choice: a stable code stored in answers and a label shown to people.
 public struct Choice: Sendable, Hashable {
     public var code: String
     public var label: LocalizedText
+    /// In a filtered list (`amman:sahab=Sahab`): the answer to the filtering question that offers it.
+    public var filter: String?
 
-    public init(code: String, label: LocalizedText) {
+    public init(code: String, label: LocalizedText, filter: String? = nil) {
         self.code = code
         self.label = label
+        self.filter = filter
     }
 }
 

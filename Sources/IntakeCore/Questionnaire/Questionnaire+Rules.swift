@@ -24,6 +24,17 @@ extension Questionnaire {
         return result
     }
 
+    /// The question's type with only the choices its `filter:` offers for the record's answers
+    /// (all of them while the filtering question is unanswered).
+    public func offeredType(of question: Question, in response: PatientResponse) -> QuestionType {
+        guard let filter = question.choiceFilter, case .choice(let parent)? = response[filter] else { return question.type }
+        switch question.type {
+        case .singleChoice(let set): return .singleChoice(set.filtered(by: parent))
+        case .multipleChoice(let set): return .multipleChoice(set.filtered(by: parent))
+        default: return question.type
+        }
+    }
+
     /// Whether any question is calculated.
     public var hasCalculations: Bool { allQuestions.contains { $0.calculation != nil } }
 

@@ -45,7 +45,7 @@ public struct Questionnaire: Sendable {
                     position: question.position, type: question.type, isRequired: question.isRequired, showIf: question.showIf,
                     ordinal: ordinal,
                     hasRules: question.constraint != nil || question.requiredIf != nil || question.calculation != nil
-                        || !question.takesAnswer)
+                        || question.choiceFilter != nil || !question.takesAnswer)
             },
             QuestionOrdinals(sections)
         )

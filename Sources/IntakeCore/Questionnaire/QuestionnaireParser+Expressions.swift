@@ -69,9 +69,18 @@ extension QuestionnaireParser {
 
     /// Checks every pending expression against the questions and attaches it to its question.
     func resolveExpressions(in sections: inout [Section]) {
-        guard !pendingExpressions.isEmpty else { return }
+        guard !pendingExpressions.isEmpty || !pendingFilters.isEmpty else { return }
         var byId: [String: Question] = [:]
         for question in sections.flatMap(\.questions) { if let id = question.id, byId[id] == nil { byId[id] = question } }
+        for pending in pendingFilters {
+            guard let s = sections.firstIndex(where: { $0.number == pending.position.section }),
+                sections[s].questions.indices.contains(pending.position.index - 1)
+            else { continue }
+            let own = sections[s].questions[pending.position.index - 1]
+            if let position = checkFilter(pending, own: own, byId: byId) {
+                sections[s].questions[pending.position.index - 1].choiceFilter = position
+            }
+        }
         for pending in pendingExpressions {
             guard let s = sections.firstIndex(where: { $0.number == pending.position.section }),
                 sections[s].questions.indices.contains(pending.position.index - 1)
@@ -102,6 +111,43 @@ extension QuestionnaireParser {
             }
             sections[s].questions[pending.position.index - 1] = question
         }
+    }
+
+    /// Where the question a `filter:` names stands, once it is found to fit: an earlier single
+    /// choice, whose codes tag every choice of this one.
+    private func checkFilter(
+        _ pending: (position: QuestionPosition, id: String, path: String, line: Int, column: Int), own: Question, byId: [String: Question]
+    ) -> QuestionPosition? {
+        func fail(_ message: String, _ hint: String? = nil) -> QuestionPosition? {
+            report(pending.path, pending.line, pending.column, message, hint: hint)
+            return nil
+        }
+        guard let set = own.type.choices else {
+            return fail("filter applies to single- and multiple-choice questions; this is a \(own.type.keyword) question")
+        }
+        guard let parent = byId[pending.id] else {
+            let hint = Suggestion.nearest(to: pending.id, in: Array(byId.keys)).map { "did you mean '\($0)'?" }
+            return fail("filter refers to an unknown question id '\(pending.id)'", hint ?? "give the earlier question an id with '| id: \(pending.id)'")
+        }
+        guard parent.position < own.position else {
+            return fail(
+                "filter refers to '\(pending.id)' (question \(parent.position)), which does not come before this question",
+                "the question that picks the choices is asked first; move it")
+        }
+        guard case .singleChoice(let parents) = parent.type else {
+            return fail("filter needs a single-choice question; '\(pending.id)' is a \(parent.type.keyword) question")
+        }
+        if let untagged = set.choices.first(where: { $0.filter == nil }) {
+            return fail(
+                "the choice '\(untagged.code)' has no '\(pending.id)' code in front of it",
+                "write each choice as '<\(pending.id) code>:\(untagged.code)=Label', e.g. '\(parents.choices.first?.code ?? "a"):\(untagged.code)=…'")
+        }
+        if let stray = set.choices.first(where: { !parents.contains(code: $0.filter!) }) {
+            return fail(
+                "the choice '\(stray.code)' is tagged '\(stray.filter!)', which is not a choice of '\(pending.id)'",
+                "tags are the codes of '\(pending.id)': \(parents.choices.prefix(8).map(\.code).joined(separator: ", "))")
+        }
+        return parent.position
     }
 
     /// The expression with the position of each question it reads, or nil after reporting why not.

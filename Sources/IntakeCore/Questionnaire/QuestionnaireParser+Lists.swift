@@ -13,7 +13,7 @@ extension QuestionnaireParser {
             return nil
         }
         var choices = ChoiceListParser.parse(textFile(file), report: report).map {
-            Choice(code: $0.code, label: LocalizedText($0.label))
+            Choice(code: $0.code, label: LocalizedText($0.label), filter: $0.filter)
         }
         for language in languages.dropFirst() {
             guard let translation = files.lists["\(name).\(language).txt"] else {

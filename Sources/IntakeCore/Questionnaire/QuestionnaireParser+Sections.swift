@@ -110,6 +110,8 @@ extension QuestionnaireParser {
                 pendingConditions.append(PendingCondition(position: position, syntax: syntax, path: path, line: line))
             case .showIfExpression(let expression):
                 pending(.showIf, expression, position, path, line, segment.column)
+            case .choiceFilter(let id, let column):
+                pendingFilters.append((position, id, path, line, column))
             case .calculate(let expression): pending(.calculate, expression, position, path, line, segment.column)
             case .constraint(let expression): pending(.constraint, expression, position, path, line, segment.column)
             case .requiredIf(let expression): pending(.requiredIf, expression, position, path, line, segment.column)
@@ -185,7 +187,7 @@ extension QuestionnaireParser {
     private func choiceSet(_ spec: Annotation.ChoicesSpec, path: String, line: Int, column: Int) -> ChoiceSet? {
         switch spec {
         case .inline(let choices):
-            return ChoiceSet(choices: choices.map { Choice(code: $0.code, label: LocalizedText($0.label)) })
+            return ChoiceSet(choices: choices.map { Choice(code: $0.code, label: LocalizedText($0.label), filter: $0.filter) })
         case .list(let name):
             return choiceList(named: name, path: path, line: line, column: column)
         }

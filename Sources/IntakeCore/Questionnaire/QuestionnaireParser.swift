@@ -22,6 +22,8 @@ final class QuestionnaireParser {
     var pendingExpressions: [PendingExpression] = []
     /// `alert:` messages by question, joined to their `alert if:` once expressions are checked.
     var alertMessages: [QuestionPosition: LocalizedText] = [:]
+    /// `filter:` annotations, checked once every question is read.
+    var pendingFilters: [(position: QuestionPosition, id: String, path: String, line: Int, column: Int)] = []
 
     init(files: QuestionnaireFiles) {
         self.files = files

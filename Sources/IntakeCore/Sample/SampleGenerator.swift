@@ -42,6 +42,8 @@ public struct SampleGenerator {
                 continue
             }
             let required = question.isRequired || question.requiredIf?.holds(today: validator.today, answer: read) == true
+            let offered = questionnaire.offeredType(of: question, in: response)
+            if let set = offered.choices, set.choices.isEmpty { continue }
             guard required || Double.random(in: 0..<1, using: &random) < 0.85 else { continue }
             // An answer that keeps the question's constraint, if a few draws find one; for a
             // required question, the optional answers the constraint reads are left out if not.
@@ -52,7 +54,7 @@ public struct SampleGenerator {
                     }
                 }
                 let now = response
-                let drawn = answer(for: question.type)
+                let drawn = answer(for: offered)
                 let keeps =
                     question.constraint.map { constraint in
                         validator.constraintIssue(question, constraint, answer: drawn) { $0 == question.position ? drawn : now[$0] } == nil

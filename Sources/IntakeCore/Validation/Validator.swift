@@ -113,7 +113,22 @@ public struct Validator: Sendable {
             }
             return nil
         }
-        guard let constraint = question.constraint, check(answer, type: question.type).isEmpty else { return nil }
+        guard check(answer, type: question.type).isEmpty else { return nil }
+        if let filter = question.choiceFilter, let set = question.type.choices, !hidden.contains(filter),
+            case .choice(let parent)? = response[filter]
+        {
+            let codes: [String]
+            switch answer {
+            case .choice(let code): codes = [code]
+            case .choices(let picked): codes = picked
+            default: codes = []
+            }
+            if codes.contains(where: { set.choice(code: $0)?.filter != parent }) {
+                let parentKey = questionnaire.question(at: filter)?.key ?? filter.description
+                return ValidationIssue(.unknownChoice, question, "the answer is not one of the choices offered for the answer to '\(parentKey)'")
+            }
+        }
+        guard let constraint = question.constraint else { return nil }
         return constraintIssue(question, constraint, answer: answer) { position in
             position == question.position ? answer : hidden.contains(position) ? nil : response[position]
         }

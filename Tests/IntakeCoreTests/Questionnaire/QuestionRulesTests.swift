@@ -131,6 +131,43 @@ struct QuestionRulesTests {
         #expect(q.question(id: "bp_diastolic")?.constraint?.message?.text(in: "ar").isEmpty == false)
     }
 
+    @Test func cascadingChoicesOfferOnlyTheChildrenOfTheAnswerGiven() throws {
+        let text = """
+            Region | id: region | single: north=North, south=South
+            District | id: district | single: north:n1=North one, north:n2=North two, south:s1=South one | filter: region
+            Towns | id: towns | multiple from towns | filter: region
+            """
+        let towns = "north:ta = Town A\nsouth:tb = Town B\nsouth:tc = Town C\n"
+        let q = try TestQuestionnaires.load(["1-a.txt": text], lists: ["towns.txt": towns])
+        let district = try #require(q.question(id: "district"))
+        #expect(district.choiceFilter == q.question(id: "region")?.position)
+        var response = record(q, [:])
+        #expect(q.offeredType(of: district, in: response).choices?.choices.count == 3, "everything while the region is unanswered")
+        response = record(q, ["region": .choice("south")])
+        #expect(q.offeredType(of: district, in: response).choices?.choices.map(\.code) == ["s1"])
+        #expect(q.offeredType(of: q.question(id: "towns")!, in: response).choices?.choices.map(\.code) == ["tb", "tc"])
+        let validator = Validator(questionnaire: q)
+        #expect(validator.validate(record(q, ["region": .choice("south"), "district": .choice("s1"), "towns": .choices(["tb"])])).isEmpty)
+        let wrong = validator.validate(record(q, ["region": .choice("south"), "district": .choice("n1"), "towns": .choices(["tb", "ta"])]))
+        #expect(wrong.map(\.kind) == [.unknownChoice, .unknownChoice])
+        #expect(wrong.first?.message == "the answer is not one of the choices offered for the answer to 'region'")
+        // The samples keep to the filter too.
+        var samples = SampleGenerator(questionnaire: q, seed: 3)
+        for _ in 0..<50 { #expect(validator.validate(samples.next()).errors.isEmpty) }
+    }
+
+    @Test(arguments: [
+        ("R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X, y=Y | filter: r", "q/1-a.txt:2:42: error: the choice 'y' has no 'r' code in front of it"),
+        ("R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X, c:y=Y | filter: r", "q/1-a.txt:2:44: error: the choice 'y' is tagged 'c', which is not a choice of 'r'"),
+        ("R | id: r | single: a=A\nD | id: d | single: a:x=X | filter: q", "q/1-a.txt:2:37: error: filter refers to an unknown question id 'q'"),
+        ("R | id: r | text\nD | id: d | single: a:x=X | filter: r", "q/1-a.txt:2:37: error: filter needs a single-choice question; 'r' is a text question"),
+    ])
+    func filterMistakesAreLocated(text: String, expected: String) throws {
+        let problems = TestQuestionnaires.problems(["1-a.txt": text])
+        #expect(problems.count == 1, "\(problems)")
+        #expect(problems.first.map { String($0.description.prefix(while: { $0 != "\n" })) } == expected)
+    }
+
     @Test func anExpressionPrintsAsItParses() throws {
         for text in [
             "a + b * c", "(a + b) * c", "-(a - b)", "not (a = 1 or b = 2) and c", "if(a > 1, \"x\", 'y \" z')", "a - (b - c)",
