@@ -28,6 +28,7 @@ package struct AnswerDisplay {
         case (.integer(let value), _): return String(value)
         case (.decimal(let value), _): return Self.number(value)
         case (.date(let value), _): return value.description
+        case (.geopoint(let point), _): return point.description
         case (.dictionary, _): return "(\(answer.kind))"
         }
     }
@@ -57,6 +58,7 @@ package struct AnswerDisplay {
             return say(.compoundParts(count: fields.count, labels: fields.map { $0.label.text(in: language) }))
         case .note:
             return ""
+        case .geopoint: hint = .geopoint
         }
         return say(.hint(hint))
     }

@@ -25,7 +25,7 @@ struct AnswerInput {
         var text = raw.trimmingCharacters(in: .whitespaces)
         // Numbers, dates and choice numbers may be typed in Arabic-Indic digits (٣٧٫٥, ٢٠٢٤-٠٣-١٥).
         switch type {
-        case .text, .yesNo, .compound, .note: break
+        case .text, .yesNo, .compound, .note, .geopoint: break
         default: text = TextFold.asciiDigits(text)
         }
         let answer: Answer
@@ -63,6 +63,11 @@ struct AnswerInput {
             throw .invalid("A compound answer is entered field by field.")
         case .note:
             throw .invalid("A note takes no answer.")
+        case .geopoint:
+            // Arabic-Indic digits and the Arabic comma and decimal separator are read too.
+            let latin = TextFold.asciiDigits(text).replacingOccurrences(of: "\u{060C}", with: ",")
+            guard let point = GeoPoint(parsing: latin) else { throw .invalid(say(.geopoint)) }
+            answer = .geopoint(point)
         }
         if let problem = validator.answerProblem(with: answer, type: type) {
             if let bound = problem.bound, problem.field == nil { throw .invalid(say(.outOfRange(below: bound.below, limit: bound.limit))) }

@@ -117,8 +117,22 @@ struct ExportCommandTests {
             files
                 == Set([
                     "records.csv", "records_long.csv", "records.jsonl", "fhir-bundle.json", "codebook.csv", "codebook.md", "datapackage.json",
-                    "records.sps", "records_escaped.csv", "records.R", "export.json",
+                    "records.sps", "records_escaped.csv", "records.R", "export.json", "places.geojson",
                 ] + (fromServer ? ["reports.jsonl", "reports_long.csv"] : [])))
+        // Every place answered is a GeoJSON point, longitude first, of a record exported.
+        let places = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("places.geojson"))) as? [String: Any])
+        let features = places["features"] as? [[String: Any]] ?? []
+        let located = records.filter { record in record.allAnswers.contains { if case .geopoint = $0.answer { true } else { false } } }
+        #expect(places["type"] as? String == "FeatureCollection" && features.count >= located.count && !located.isEmpty)
+        let byId = Dictionary(records.map { ($0.id.uuidString.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        for feature in features {
+            let properties = feature["properties"] as? [String: Any]
+            let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double] ?? []
+            guard let id = properties?["record_id"] as? String, let record = byId[id] else { continue }
+            let point = record.allAnswers.compactMap { if case .geopoint(let p) = $0.answer { p } else { nil } }.first
+            #expect(coordinates.count >= 2 && coordinates[0] == point?.longitude && coordinates[1] == point?.latitude, "\(feature)")
+        }
         let csv = try String(contentsOf: folder.appendingPathComponent("records.csv"), encoding: .utf8)
         #expect(csv.components(separatedBy: "\r\n").count - 2 >= records.count)
         if let versions { for version in versions { #expect(csv.contains(version)) } }

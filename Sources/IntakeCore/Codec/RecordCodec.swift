@@ -48,6 +48,7 @@ public enum RecordCodec {
     ) throws(JSONReadError) -> PatientResponse {
         var fields = Fields()
         let start = reader.index
+        var highest = 1
         try reader.objectKeys { key, reader throws(JSONReadError) in
             guard let member = Member(key) else {
                 guard try extra(key.string, &reader) else {
@@ -58,10 +59,16 @@ public enum RecordCodec {
             guard fields.seen & member.bit == 0 else { throw reader.error("the key '\(key.string)' appears twice") }
             fields.seen |= member.bit
             if member == .answers {
-                try answers(&reader, each: answer)
+                try answers(&reader) { position, value, reader throws(JSONReadError) in
+                    if case .geopoint = value { highest = max(highest, 2) } else if case .dictionary = value { highest = max(highest, value.format) }
+                    try answer(position, value, reader)
+                }
             } else {
                 try fields.read(member, &reader)
             }
+        }
+        if let format = fields.format, format < highest {
+            throw reader.error("the record says format \(format), but a geopoint answer needs format \(highest); write \"format\": \(highest)", at: start)
         }
         return try fields.record(reader, start: start)
     }
@@ -219,7 +226,7 @@ public enum RecordCodec {
         }
     }
 
-    private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary"
+    private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary, geopoint"
 
     private static func answer(_ reader: inout JSONReader) throws(JSONReadError) -> Answer {
         var result: Answer?
@@ -248,6 +255,21 @@ public enum RecordCodec {
                     guard fields.updateValue(field, forKey: name) == nil else { throw reader.error("the field '\(name)' appears twice") }
                 }
                 result = .dictionary(fields)
+            case kind.is("geopoint"):
+                var parts: [String: Double] = [:]
+                let at = reader.index
+                try reader.object { name, reader throws(JSONReadError) in
+                    guard ["latitude", "longitude", "altitude", "accuracy"].contains(name) else {
+                        throw reader.error("a geopoint has latitude, longitude, altitude and accuracy, not '\(name)'")
+                    }
+                    guard parts.updateValue(try reader.number(), forKey: name) == nil else { throw reader.error("'\(name)' appears twice") }
+                }
+                guard let latitude = parts["latitude"], let longitude = parts["longitude"] else {
+                    throw reader.error("a geopoint needs a latitude and a longitude", at: at)
+                }
+                let point = GeoPoint(latitude: latitude, longitude: longitude, altitude: parts["altitude"], accuracy: parts["accuracy"])
+                if let problem = point.problem { throw reader.error("the geopoint is not a place: \(problem)", at: at) }
+                result = .geopoint(point)
             default: throw reader.error("unknown answer type '\(kind.string)'; an answer has one of \(answerKinds)")
             }
         }
@@ -294,7 +316,7 @@ public enum RecordCodec {
         member("collector") { $0.string(record.collector) }
         member("createdAt") { $0.string(Timestamp.string(from: record.createdAt)) }
         member("deviceId") { $0.string(record.deviceId) }
-        member("format") { $0.integer(PatientResponse.formatVersion) }
+        member("format") { $0.integer(record.format) }
         member("id") { $0.string(record.id.uuidString.lowercased()) }
         if let language = record.language { member("language") { $0.string(language) } }
         member("patient") { writer in write(record.patient, into: &writer) }
@@ -360,6 +382,21 @@ public enum RecordCodec {
                 writer.key(name)
                 write(field, into: &writer)
             }
+            writer.endObject()
+        case .geopoint(let point):
+            writer.beginObject()
+            if let accuracy = point.accuracy {
+                writer.key("accuracy")
+                writer.number(accuracy)
+            }
+            if let altitude = point.altitude {
+                writer.key("altitude")
+                writer.number(altitude)
+            }
+            writer.key("latitude")
+            writer.number(point.latitude)
+            writer.key("longitude")
+            writer.number(point.longitude)
             writer.endObject()
         }
         writer.endObject()

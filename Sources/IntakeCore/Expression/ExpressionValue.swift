@@ -22,6 +22,7 @@ public enum ExpressionValue: Sendable, Hashable {
         case .yesNo(let value): self = .bool(value)
         case .date(let value): self = .date(value)
         case .choices(let codes): self = .choices(codes)
+        case .geopoint(let point): self = .text(point.description)
         case .dictionary, nil: self = .missing
         }
     }

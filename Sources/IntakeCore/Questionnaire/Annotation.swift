@@ -38,6 +38,7 @@ enum Annotation {
         case date(ClosedBounds<DateBound>)
         case compound([(key: String, type: TypeSpec, required: Bool)])
         case note
+        case geopoint
     }
 
     enum ChoicesSpec {
@@ -45,7 +46,7 @@ enum Annotation {
         case list(name: String)
     }
 
-    static let typeKeywords = ["text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note"]
+    static let typeKeywords = ["text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint"]
     static let annotationKeywords = [
         "id", "required", "optional", "identifying", "help", "show if", "labels", "fields", "calculate", "constraint", "pattern",
         "message", "required if", "default", "alert if", "alert", "filter",
@@ -173,11 +174,16 @@ extension Annotation {
         let rest = dropSeparator(Substring(text).dropFirst(keyword.count))
         let restColumn = column + text.count - rest.count
         switch keyword {
-        case "text", "yesno", "note":
+        case "text", "yesno", "note", "geopoint":
             guard rest.isEmpty else {
                 throw Failure(column: restColumn, message: "'\(keyword)' takes no value", hint: "write just '\(keyword)'")
             }
-            return keyword == "text" ? .text : keyword == "note" ? .note : .yesNo
+            switch keyword {
+            case "text": return .text
+            case "note": return .note
+            case "geopoint": return .geopoint
+            default: return .yesNo
+            }
         case "integer":
             return .integer(try parseBounds(rest, column: restColumn, example: "integer 0..120") { Int($0) })
         case "decimal":

@@ -54,6 +54,8 @@ public enum QuestionType: Sendable, Hashable {
     case compound([CompoundField])
     /// Read-only text shown in the form; `{bmi}` in it shows that question's answer.
     case note
+    /// A place: latitude, longitude, and altitude and accuracy when known.
+    case geopoint
 
     /// The keyword used in question files.
     public var keyword: String {
@@ -67,12 +69,36 @@ public enum QuestionType: Sendable, Hashable {
         case .date: "date"
         case .compound: "compound"
         case .note: "note"
+        case .geopoint: "geopoint"
         }
     }
 
     public var choices: ChoiceSet? {
         switch self {
         case .singleChoice(let set), .multipleChoice(let set): set
+        default: nil
+        }
+    }
+}
+
+extension QuestionType {
+    /// The named parts of an answer, for those that have them: a compound question's fields, and
+    /// a geopoint's latitude, longitude, altitude and accuracy. Exports give each part a column.
+    public var parts: [CompoundField]? {
+        switch self {
+        case .compound(let fields): fields
+        case .geopoint: GeoPoint.fields
+        default: nil
+        }
+    }
+}
+
+extension Answer {
+    /// The answer's named parts: a compound answer's fields, a geopoint's coordinates.
+    public var parts: [String: Answer]? {
+        switch self {
+        case .dictionary(let fields): fields
+        case .geopoint(let point): point.parts
         default: nil
         }
     }

@@ -107,7 +107,7 @@ extension QuestionnaireParser {
         case .text:
             value = .text(text)
             expected = "text"
-        case .compound, .note:
+        case .compound, .note, .geopoint:
             value = nil
             expected = "nothing"
         }

@@ -165,6 +165,7 @@ extension QuestionnaireParser {
         case .text: return .text
         case .yesNo: return .yesNo
         case .note: return .note
+        case .geopoint: return .geopoint
         case .integer(let bounds): return .integer(bounds)
         case .decimal(let bounds): return .decimal(bounds)
         case .date(let bounds): return .date(bounds)

@@ -13,6 +13,8 @@ public enum Answer: Hashable, Sendable {
     case choice(String)
     case choices([String])
     case dictionary([String: Answer])
+    /// A place (record format 2).
+    case geopoint(GeoPoint)
 
     /// The JSON key of this answer's type.
     public var kind: String {
@@ -25,6 +27,16 @@ public enum Answer: Hashable, Sendable {
         case .choice: "choice"
         case .choices: "choices"
         case .dictionary: "dictionary"
+        case .geopoint: "geopoint"
+        }
+    }
+
+    /// The record format that first has this kind of answer.
+    public var format: Int {
+        switch self {
+        case .geopoint: 2
+        case .dictionary(let fields): fields.values.map(\.format).max() ?? 1
+        default: 1
         }
     }
 }

@@ -6,7 +6,18 @@ import Foundation
 /// `docs/record-format.md` and stays stable across releases; ``formatVersion`` changes when it
 /// cannot.
 public struct PatientResponse: Hashable, Sendable, Identifiable {
-    public static let formatVersion = 1
+    /// The newest record format this Intake reads and writes.
+    public static let formatVersion = 2
+
+    /// The format the record is written in: 1, unless an answer is of a kind format 1 lacks
+    /// (a geopoint), so a record of the old kinds keeps its bytes and its hash.
+    public var format: Int {
+        var format = 1
+        for byIndex in answers.values {
+            for answer in byIndex.values where answer.format > format { format = answer.format }
+        }
+        return format
+    }
 
     public var id: UUID
     public var questionnaire: QuestionnaireReference

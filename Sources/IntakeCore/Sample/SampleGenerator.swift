@@ -124,6 +124,15 @@ public struct SampleGenerator {
             return .dictionary(parts)
         case .note:
             return .text("")
+        case .geopoint:
+            // Around a clinic, to 5 decimals (a metre), with an altitude and an accuracy now and then.
+            let latitude = ((31.9 + Double.random(in: 0..<0.2, using: &random)) * 100_000).rounded() / 100_000
+            let longitude = ((35.8 + Double.random(in: 0..<0.2, using: &random)) * 100_000).rounded() / 100_000
+            let full = Bool.random(using: &random)
+            return .geopoint(
+                GeoPoint(
+                    latitude: latitude, longitude: longitude, altitude: full ? Double(Int.random(in: 700...1000, using: &random)) : nil,
+                    accuracy: full ? Double(Int.random(in: 3...30, using: &random)) : nil))
         }
     }
 

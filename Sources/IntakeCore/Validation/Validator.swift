@@ -228,6 +228,8 @@ public struct Validator: Sendable {
             return range(value, resolved, field: field, describe: { bound in bound == today ? "today (\(bound))" : bound.description })
         case (.compound(let fields), .dictionary(let parts)):
             return checkCompound(parts, fields: fields)
+        case (.geopoint, .geopoint(let point)):
+            return point.problem.map { problem(.invalidValue, $0) } ?? []
         default:
             return problem(.wrongType, "expected a \(type.keyword) answer, got \(answer.kind)")
         }

@@ -106,8 +106,8 @@ public final class FHIRBundleFormatter: ExportFormatter {
     }
 
     private func item(_ question: Question, _ answer: Answer) -> JSONValue? {
-        if case .compound(let fields) = question.type {
-            guard case .dictionary(let values) = answer else { return nil }
+        if let fields = question.type.parts {
+            guard let values = answer.parts else { return nil }
             let items = fields.compactMap { field -> JSONValue? in
                 guard let value = values[field.key], let answers = answers(value, type: field.type, question: question) else { return nil }
                 return .object([("linkId", .string(question.key + "." + field.key)), ("answer", .array(answers))])

@@ -75,7 +75,7 @@ struct FHIRQuestionnaire {
         if question.isRequired { members.append(("required", .bool(true))) }
         if case .multipleChoice = question.type { members.append(("repeats", .bool(true))) }
         if let set = question.type.choices { members.append(("answerOption", answerOptions(set, question: question))) }
-        if case .compound(let fields) = question.type {
+        if let fields = question.type.parts {
             let items = fields.compactMap { field -> JSONValue? in
                 if options.dropFreeText, field.type == .text { return nil }
                 var item: [(String, JSONValue)] = range(field.type)

@@ -33,8 +33,8 @@ struct CodebookEntry {
             var choice: Choice?
             for step in path {
                 switch (step, type) {
-                case (.field(let name), .compound(let fields)):
-                    field = fields.first { $0.key == name }
+                case (.field(let name), _) where type.parts != nil:
+                    field = type.parts!.first { $0.key == name }
                     type = field?.type ?? .text
                 case (.choice(let code), _):
                     choice = type.choices?.choice(code: code) ?? Choice(code: code, label: LocalizedText(code))

@@ -40,7 +40,7 @@ public final class LongCSVFormatter: ExportFormatter {
                     out += CSV.line(base + [field, keyword, escaped(ExportPlan.text(of: answer))])
                 }
             }
-            if case .dictionary(let fields) = answer, case .compound(let defined) = question.type {
+            if let fields = answer.parts, let defined = question.type.parts {
                 for field in defined {
                     guard let value = fields[field.key] else { continue }
                     if plan.options.dropFreeText, field.type == .text { continue }

@@ -27,8 +27,8 @@ indirect enum AnswerShape: Sendable, Hashable {
         case .decimal: self = .scalar(.number, codes: [])
         case .date: self = .scalar(.date, codes: [])
         case .note: return nil
-        case .compound(let fields):
-            let kept = fields.compactMap { field in
+        case .compound, .geopoint:
+            let kept = type.parts!.compactMap { field in
                 AnswerShape(field.type, dropFreeText: dropFreeText).map { Field(key: field.key, shape: $0) }
             }
             if kept.isEmpty { return nil }
@@ -94,8 +94,8 @@ extension QuestionType {
     func part(at path: ArraySlice<AnswerStep>) -> QuestionType? {
         guard let step = path.first else { return self }
         switch (self, step) {
-        case (.compound(let fields), .field(let key)):
-            return fields.first { $0.key == key }?.type.part(at: path.dropFirst())
+        case (_, .field(let key)) where parts != nil:
+            return parts!.first { $0.key == key }?.type.part(at: path.dropFirst())
         case (.multipleChoice(let set), .choice(let code)):
             return set.choice(code: code) == nil ? nil : self
         default:

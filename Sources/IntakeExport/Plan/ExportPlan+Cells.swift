@@ -69,9 +69,9 @@ extension ExportPlan {
     private static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType) -> String? {
         guard let step = path.first else { return text(of: answer) }
         switch (step, answer) {
-        case (.field(let key), .dictionary(let fields)):
+        case (.field(let key), _) where answer.parts != nil:
             let fieldType = type.part(at: [step][...]) ?? .text
-            guard let value = fields[key] else { return nil }
+            guard let value = answer.parts![key] else { return nil }
             return cell(value, path.dropFirst(), type: fieldType)
         case (.choice(let code), .choices(let codes)):
             return codes.contains(code) ? "1" : "0"
@@ -93,6 +93,7 @@ extension ExportPlan {
         case .choice(let code): code
         case .choices(let codes): codes.joined(separator: ";")
         case .dictionary(let fields): fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(text(of: $0.value))" }.joined(separator: ";")
+        case .geopoint(let point): point.description
         }
     }
 

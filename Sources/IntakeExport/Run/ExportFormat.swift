@@ -10,6 +10,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case spss
     case escapedCSV = "escaped"
     case r
+    case geoJSON = "geojson"
 
     public var fileName: String {
         switch self {
@@ -23,6 +24,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .spss: "records.sps"
         case .escapedCSV: "records_escaped.csv"
         case .r: "records.R"
+        case .geoJSON: "places.geojson"
         }
     }
 
@@ -34,13 +36,14 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .codebookMarkdown: "text/markdown; charset=utf-8"
         case .dataPackage: "application/json; charset=utf-8"
         case .spss, .r: "text/plain; charset=utf-8"
+        case .geoJSON: "application/geo+json; charset=utf-8"
         }
     }
 
     /// Whether the file lists records (rather than describing the export).
     public var hasRecords: Bool {
         switch self {
-        case .wideCSV, .longCSV, .jsonLines, .fhir, .escapedCSV: true
+        case .wideCSV, .longCSV, .jsonLines, .fhir, .escapedCSV, .geoJSON: true
         case .codebookCSV, .codebookMarkdown, .dataPackage, .spss, .r: false
         }
     }
@@ -58,6 +61,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .spss: SPSSSyntaxFormatter(plan: plan)
         case .escapedCSV: WideCSVFormatter(plan: plan, lineBreaksEscaped: true)
         case .r: RScriptFormatter(plan: plan)
+        case .geoJSON: GeoJSONFormatter(plan: plan)
         }
     }
 }

@@ -60,6 +60,7 @@ enum ArabicText {
         case .wholeNumber: "أدخل عددًا صحيحًا، مثل 42."
         case .number: "أدخل رقمًا، مثل 37.5."
         case .date: "أدخل التاريخ بصيغة \(latin("YYYY-MM-DD"))، مثل 2024-03-15، أو «اليوم»."
+        case .geopoint: "أدخل الموقع بخط العرض وخط الطول بالدرجات، مثل \(latin("31.9539, 35.9106"))، أو الصق رابط خريطة."
         case .typeAChoice: "اكتب رقم الاختيار أو رمزه أو اسمه؛ \(latin(":list")) يعرضها كلها."
         case .notAChoice(let typed): "«\(typed)» ليس من الاختيارات. اكتب رقمه أو رمزه أو اسمه؛ \(latin(":list")) يعرضها كلها."
         case .severalMatchTypeMore(let typed): "أكثر من اختيار يطابق «\(typed)»؛ اكتب مزيدًا من الاسم، أو رقمه أو رمزه:"
@@ -241,6 +242,7 @@ enum ArabicText {
         case .chooseOne: "اختر واحدًا: اكتب رقمه أو رمزه أو اسمه"
         case .chooseSomeOfLong(let count): "اختر واحدًا أو أكثر من \(count)، وافصل بينها بفاصلة (\(latin(":list")) يعرضها كلها)"
         case .chooseSome: "اختر واحدًا أو أكثر، وافصل بينها بفاصلة"
+        case .geopoint: "موقع: خط العرض، خط الطول [الارتفاع الدقة]، أو رابط خريطة"
         }
     }
 

@@ -42,6 +42,8 @@ enum EnglishText {
         case .wholeNumber: "Please enter a whole number, like 42."
         case .number: "Please enter a number, like 37.5."
         case .date: "Please enter a date as YYYY-MM-DD, like 2024-03-15, or 'today'."
+        case .geopoint:
+            "Please enter a place as latitude and longitude in degrees, like 31.9539, 35.9106 (altitude and accuracy may follow), or paste a map link or 31°57'14\"N 35°54'38\"E."
         case .typeAChoice: "Type a choice's number, code or name; :list shows them all."
         case .notAChoice(let typed): "'\(typed)' is not one of the choices. Type its number, code or name; :list shows them all."
         case .severalMatchTypeMore(let typed): "Several choices match '\(typed)'; type more of the name, or its number or code:"
@@ -204,6 +206,7 @@ enum EnglishText {
         case .chooseOne: "choose one: type its number, code or name"
         case .chooseSomeOfLong(let count): "choose one or more of \(count), separated by commas (:list shows all)"
         case .chooseSome: "choose one or more, separated by commas"
+        case .geopoint: "place: latitude, longitude [altitude accuracy], or a map link"
         }
     }
 

@@ -42,6 +42,7 @@ public enum FormText: Sendable {
     case wholeNumber
     case number
     case date
+    case geopoint
     case typeAChoice
     case notAChoice(String)
     case severalMatchTypeMore(String)
@@ -189,6 +190,7 @@ public enum FormText: Sendable {
         case chooseOne
         case chooseSomeOfLong(Int)
         case chooseSome
+        case geopoint
     }
 }
 

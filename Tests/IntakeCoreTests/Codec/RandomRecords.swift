@@ -28,7 +28,7 @@ struct RandomRecords {
     }
 
     mutating func answer(depth: Int = 0) -> Answer {
-        switch Int.random(in: 0..<(depth == 0 ? 8 : 7), using: &random) {
+        switch Int.random(in: 0..<(depth == 0 ? 9 : 8), using: &random) {
         case 0: return .text(string())
         case 1: return .integer(Int.random(in: Int.min...Int.max, using: &random))
         case 2:
@@ -38,6 +38,13 @@ struct RandomRecords {
         case 4: return .yesNo(Bool.random(using: &random))
         case 5: return .choice(string(maxPieces: 3))
         case 6: return .choices((0..<Int.random(in: 0...4, using: &random)).map { _ in string(maxPieces: 3) })
+        case 7:
+            // A place (record format 2), with or without altitude and accuracy.
+            return .geopoint(
+                GeoPoint(
+                    latitude: Double.random(in: -90...90, using: &random), longitude: Double.random(in: -180...180, using: &random),
+                    altitude: Bool.random(using: &random) ? Double.random(in: -500...9000, using: &random) : nil,
+                    accuracy: Bool.random(using: &random) ? Double.random(in: 0...5000, using: &random) : nil))
         default:
             var fields: [String: Answer] = [:]
             for _ in 0..<Int.random(in: 0...4, using: &random) { fields[string(maxPieces: 3)] = answer(depth: depth + 1) }

@@ -59,6 +59,51 @@ struct RecordCodecTests {
         )
     }
 
+    /// A geopoint is format 2; a record without one stays format 1, byte for byte as before.
+    @Test func aGeopointMakesTheRecordFormat2AndOnlyThen() throws {
+        var record = PatientResponse(
+            id: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, questionnaire: QuestionnaireReference(id: "q", version: "v1"),
+            answers: [1: [1: .integer(3)]], status: .draft, collector: "c", deviceId: "d", createdAt: Date(timeIntervalSince1970: 0))
+        #expect(String(decoding: RecordCodec.encode(record), as: UTF8.self).contains(#""format":1,"#))
+        record[QuestionPosition(section: 1, index: 2)] = .geopoint(GeoPoint(latitude: 31.9539, longitude: 35.9106, accuracy: 5))
+        let text = String(decoding: RecordCodec.encode(record), as: UTF8.self)
+        #expect(text.contains(#""2":{"geopoint":{"accuracy":5.0,"latitude":31.9539,"longitude":35.9106}}"#), "\(text)")
+        #expect(text.contains(#""format":2,"#))
+        #expect(try RecordCodec.decode(Array(text.utf8)) == record)
+        // Format 1 has no geopoints; a place off the Earth is refused; unknown parts are refused.
+        for (bad, expected) in [
+            (text.replacingOccurrences(of: #""format":2"#, with: #""format":1"#), "needs format 2"),
+            (text.replacingOccurrences(of: "31.9539", with: "91.5"), "latitude is not between -90 and 90"),
+            (text.replacingOccurrences(of: #""accuracy":5.0"#, with: #""accuracy":-1"#), "accuracy is negative"),
+            (text.replacingOccurrences(of: #""accuracy":5.0"#, with: #""heading":5.0"#), "not 'heading'"),
+            (text.replacingOccurrences(of: #""latitude":31.9539,"#, with: ""), "needs a latitude and a longitude"),
+        ] {
+            let error = #expect(throws: JSONReadError.self) { _ = try RecordCodec.decode(Array(bad.utf8)) }
+            #expect(error?.message.contains(expected) == true, "\(error?.description ?? "") for \(bad)")
+        }
+    }
+
+    @Test(arguments: [
+        ("31.9539, 35.9106", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("31.9539 35.9106 812 4.5", GeoPoint(latitude: 31.9539, longitude: 35.9106, altitude: 812, accuracy: 4.5)),
+        ("geo:31.9539,35.9106;u=10", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("https://www.google.com/maps/@31.9539,35.9106,15z", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("https://maps.google.com/?q=-1.2921,36.8219", GeoPoint(latitude: -1.2921, longitude: 36.8219)),
+        ("https://www.openstreetmap.org/#map=16/31.9539/35.9106", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("31°57'36\"N 35°54'36\"E", GeoPoint(latitude: 31.96, longitude: 35.91)),
+        ("S 1°17.526' E 36°49.314'", GeoPoint(latitude: -(1 + 17.526 / 60), longitude: 36 + 49.314 / 60)),
+    ])
+    func placesAreReadInTheUsualForms(text: String, expected: GeoPoint) throws {
+        let point = try #require(GeoPoint(parsing: text), "\(text)")
+        #expect(abs(point.latitude - expected.latitude) < 1e-9 && abs(point.longitude - expected.longitude) < 1e-9, "\(text) → \(point)")
+        #expect(point.altitude == expected.altitude && point.accuracy == expected.accuracy)
+    }
+
+    @Test(arguments: ["", "31.95", "91, 35", "31.9, 181", "here", "31.9, 35.9, 800, -3", "31°57'N", "1,2,3,4,5"])
+    func whatIsNotAPlaceIsRefused(text: String) {
+        #expect(GeoPoint(parsing: text) == nil, "\(text)")
+    }
+
     @Test func aPatientIdIsWrittenInItsSortedPlaceAndReadBack() throws {
         let record = PatientResponse(
             id: UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!, questionnaire: QuestionnaireReference(id: "q", version: "v1"),
@@ -92,7 +137,7 @@ struct RecordCodecTests {
         (#"{"createdAt":"2026-01-01T00:00:00.Z"}"#, "RFC 3339 time that exists"),
         (#"{"patient":{"dateOfBirth":"+990-01-01"}}"#, "date that exists"),
         (#"{"collector":"\ud800"}"#, "surrogate"),
-        (#"{"format":2}"#, "newer than this Intake reads"),
+        (#"{"format":3}"#, "newer than this Intake reads"),
         (#"{"format":0}"#, "format is 1"),
         (#"{"nickname":"x"}"#, "unknown key 'nickname'"),
         (#"{"format":01}"#, "leading zero"),
