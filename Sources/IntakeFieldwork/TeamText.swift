@@ -42,12 +42,18 @@ public enum TeamText {
     }
 
     /// One line per notification, newest last: when, what happened, in words.
-    public static func inbox(_ notifications: [RemoteNotification]) -> [String] {
+    /// `alertMessage` gives an alert's message from a copy of its questionnaire on this machine
+    /// (questionnaire id, version, alert), when there is one: the server sends ids only.
+    public static func inbox(
+        _ notifications: [RemoteNotification], alertMessage: (String, String, String) -> String? = { _, _, _ in nil }
+    ) -> [String] {
         guard !notifications.isEmpty else { return ["Nothing new."] }
-        return notifications.map { "\($0.read ? " " : "*") \(minute($0.createdAt))  \(describe($0))" }
+        return notifications.map { "\($0.read ? " " : "*") \(minute($0.createdAt))  \(describe($0, alertMessage: alertMessage))" }
     }
 
-    public static func describe(_ notification: RemoteNotification) -> String {
+    public static func describe(
+        _ notification: RemoteNotification, alertMessage: (String, String, String) -> String? = { _, _, _ in nil }
+    ) -> String {
         let s = notification.subject
         let team = s["team"].map { "'\($0)'" } ?? "a team"
         let invitation = s["invitation"].map { String($0.prefix(8)) } ?? ""
@@ -76,7 +82,12 @@ public enum TeamText {
             return "\(s["by"] ?? "Someone") wrote on the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
         case "record_alert":
             // Ids only: the message is the questionnaire's, the answers stay in the record.
-            return "ALERT: a record of \(s["questionnaireId"] ?? "a questionnaire") meets the alert on '\(s["alert"] ?? "?")' (record \(s["recordId"].map { String($0.prefix(8)) } ?? "")); open it to act on it."
+            let record = s["recordId"].map { String($0.prefix(8)) } ?? ""
+            let message = s["questionnaireId"].flatMap { id in
+                s["questionnaireVersion"].flatMap { version in s["alert"].flatMap { alertMessage(id, version, $0) } }
+            }
+            return "ALERT: a record of \(s["questionnaireId"] ?? "a questionnaire") meets the alert on '\(s["alert"] ?? "?")' (record \(record))"
+                + (message.map { ": \($0)" } ?? "; open it to act on it.")
         case "membership_changed":
             if s["change"] == "removed" { return "\(s["by"] ?? "A coordinator") took you out of \(team)." }
             return "\(s["by"] ?? "A coordinator") made you a \(s["role"] ?? "member") of \(team)."

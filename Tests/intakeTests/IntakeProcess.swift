@@ -99,6 +99,17 @@ struct IntakeProcess {
         return try run(["admin", "token", "create", "cora"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// An admin, a team `clinic` with a coordinator `cora` (password `coordinator-1`) and the field
+    /// worker `test.worker` (the collector these tests' records name), in the server database of
+    /// this data directory.
+    func prepareClinic() throws {
+        _ = try run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
+        _ = try run(["admin", "team", "create", "clinic"])
+        _ = try run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
+        _ = try run(
+            ["admin", "user", "create", "test.worker", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
+    }
+
     /// How many revisions the server database of this data directory holds for each record id.
     func serverRevisionsById() throws -> [String: Int] {
         let path = dataDirectory.appendingPathComponent("server.sqlite").path

@@ -23,13 +23,8 @@ struct OfflineCommandTests {
         let text = String(decoding: onDisk, as: UTF8.self)
         for secret in ["Amina", "Haddad", "Metformin", "1990-05-01"] { #expect(!text.contains(secret), "'\(secret)' is readable on disk") }
 
-        _ = try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
-        _ = try intake.run(["admin", "team", "create", "clinic"])
-        _ = try intake.run(
-            ["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
-        // The records' collector (INTAKE_COLLECTOR here): a field worker of the team, checked by the server.
-        _ = try intake.run(
-            ["admin", "user", "create", "test.worker", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
+        // The records' collector (INTAKE_COLLECTOR here) is test.worker, a field worker of the team, checked by the server.
+        try intake.prepareClinic()
         let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
         defer { server.terminate() }
         _ = try intake.run(

@@ -48,7 +48,6 @@ public enum RecordCodec {
     ) throws(JSONReadError) -> PatientResponse {
         var fields = Fields()
         let start = reader.index
-        var highest = 1
         try reader.objectKeys { key, reader throws(JSONReadError) in
             guard let member = Member(key) else {
                 guard try extra(key.string, &reader) else {
@@ -59,16 +58,10 @@ public enum RecordCodec {
             guard fields.seen & member.bit == 0 else { throw reader.error("the key '\(key.string)' appears twice") }
             fields.seen |= member.bit
             if member == .answers {
-                try answers(&reader) { position, value, reader throws(JSONReadError) in
-                    if case .geopoint = value { highest = max(highest, 2) } else if case .dictionary = value { highest = max(highest, value.format) }
-                    try answer(position, value, reader)
-                }
+                try answers(&reader, each: answer)
             } else {
                 try fields.read(member, &reader)
             }
-        }
-        if let format = fields.format, format < highest {
-            throw reader.error("the record says format \(format), but a geopoint answer needs format \(highest); write \"format\": \(highest)", at: start)
         }
         return try fields.record(reader, start: start)
     }

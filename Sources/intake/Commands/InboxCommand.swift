@@ -2,6 +2,7 @@ import ArgumentParser
 import IntakeTerminal
 import Foundation
 import IntakeClient
+import IntakeCore
 import IntakeFieldwork
 
 struct InboxCommand: AsyncParsableCommand {
@@ -23,9 +24,15 @@ struct InboxCommand: AsyncParsableCommand {
 
     func run() async throws {
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-        let cache = InboxCache(store: try storeOptions.openUnlocked())
+        let store = try storeOptions.openUnlocked()
+        let cache = InboxCache(store: store)
         // Written straight to standard output, unbuffered: with --watch someone (or a script) is reading it as it comes.
         let say: @Sendable (String) -> Void = { Console.out(TerminalText.escaped($0, lines: true) + "\n") }
+        // An alert's message, from the questionnaire version on this machine (the server sends ids only).
+        let alertMessage: (String, String, String) -> String? = { id, version, alert in
+            QuestionnaireOptions.kept(QuestionnaireReference(id: id, version: version), in: store)?.question(id: alert)?.alert?.message
+                .text(in: Language.say.code)
+        }
         var all: [RemoteNotification] = []
         do {
             var after: Int64?
@@ -41,12 +48,12 @@ struct InboxCommand: AsyncParsableCommand {
                 throw ValidationError("\(reason); no inbox was fetched on this machine yet, so there is nothing to show offline.")
             }
             say("Offline (\(reason)): your inbox as fetched \(Self.minute(fetchedAt)) UTC.")
-            TeamText.inbox(unread ? kept.filter { !$0.read } : kept).forEach(say)
+            TeamText.inbox(unread ? kept.filter { !$0.read } : kept, alertMessage: alertMessage).forEach(say)
             return
         }
         try? cache.save(all)
         let shown = unread ? all.filter { !$0.read } : all
-        TeamText.inbox(shown).forEach(say)
+        TeamText.inbox(shown, alertMessage: alertMessage).forEach(say)
         let unreadIds = shown.filter { !$0.read }.map(\.id)
         if markRead, !unreadIds.isEmpty {
             var marked = 0

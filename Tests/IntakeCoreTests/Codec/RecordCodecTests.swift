@@ -70,9 +70,11 @@ struct RecordCodecTests {
         #expect(text.contains(#""2":{"geopoint":{"accuracy":5.0,"latitude":31.9539,"longitude":35.9106}}"#), "\(text)")
         #expect(text.contains(#""format":2,"#))
         #expect(try RecordCodec.decode(Array(text.utf8)) == record)
-        // Format 1 has no geopoints; a place off the Earth is refused; unknown parts are refused.
+        // A record saying format 1 that holds a geopoint is read, and written as the format 2 it is.
+        let mislabelled = try RecordCodec.decode(Array(text.replacingOccurrences(of: #""format":2"#, with: #""format":1"#).utf8))
+        #expect(RecordCodec.encode(mislabelled) == Array(text.utf8))
+        // A place off the Earth is refused; unknown parts are refused.
         for (bad, expected) in [
-            (text.replacingOccurrences(of: #""format":2"#, with: #""format":1"#), "needs format 2"),
             (text.replacingOccurrences(of: "31.9539", with: "91.5"), "latitude is not between -90 and 90"),
             (text.replacingOccurrences(of: #""accuracy":5.0"#, with: #""accuracy":-1"#), "accuracy is negative"),
             (text.replacingOccurrences(of: #""accuracy":5.0"#, with: #""heading":5.0"#), "not 'heading'"),

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// The questionnaire's rules with the built binary, as a field worker, a coordinator and a
+/// researcher meet them: the bundled questionnaire is filled offline (a constraint refuses a
+/// diastolic pressure above the systolic, the BMI and the PHQ-2 score are computed and shown, the
+/// score's note appears, a place is pasted), the queue is flushed, the self-harm alert reaches the
+/// coordinator's inbox, and the export carries the calculated values and the place.
+@Suite(.serialized)
+struct QuestionnaireRulesEndToEndTests {
+    @Test func aRecordFilledOfflineRaisesItsAlertAndExportsItsCalculationsAndPlace() throws {
+        let intake = IntakeProcess()
+        try intake.prepareClinic()
+
+        // Offline: no server configured. A diastolic of 130 is refused with the questionnaire's message.
+        var section3 = Answers.section3
+        section3.insert("130", at: section3.firstIndex(of: "80")!)
+        var section4 = Answers.section4
+        section4[4] = "y"  // thoughts of self-harm
+        let fill = try intake.run(["fill"], input: Answers.patient + Answers.section1 + Answers.section2 + section3 + section4 + [":finish"])
+        #expect(fill.status == 0, "\(fill.stderr)")
+        #expect(fill.stdout.contains("The diastolic pressure must be below the systolic; check both readings"))
+        #expect(fill.stdout.contains("Body mass index in kg/m²") && fill.stdout.contains("calculated: 22"), "60 kg at 165 cm")
+        #expect(fill.stdout.contains("calculated: 3") && fill.stdout.contains("The PHQ-2 score is 3, 3 or more"), "1 + 2")
+        #expect(fill.stdout.contains("Saved offline"))
+
+        let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
+        defer { server.terminate() }
+        _ = try intake.run(
+            ["login", "--server", "http://127.0.0.1:\(port)", "--username", "cora", "--password-stdin"], input: ["coordinator-1"])
+        let flush = try intake.run(["flush"])
+        #expect(flush.status == 0 && flush.stdout.contains("Uploaded: 1."), "\(flush.stdout)\(flush.stderr)")
+
+        // The coordinator's inbox: the alert, with the record's id and no answer or name.
+        let inbox = try intake.run(["inbox"])
+        #expect(inbox.status == 0, "\(inbox.stderr)")
+        #expect(inbox.stdout.contains("ALERT: a record of refugee-health meets the alert on 'self_harm'"), "\(inbox.stdout)")
+        // The message comes from the questionnaire on this machine, not from the server.
+        #expect(inbox.stdout.contains("Urgent: a patient reported thoughts of self-harm; follow the urgent referral protocol"))
+        #expect(!inbox.stdout.contains("Amina") && !inbox.stdout.contains("Haddad"))
+
+        // The export: the calculated values and the place in the table, the place on the map.
+        let folder = intake.dataDirectory.appendingPathComponent("export")
+        let export = try intake.run(["export", "--out", folder.path])
+        #expect(export.status == 0, "\(export.stderr)")
+        let csv = try String(contentsOf: folder.appendingPathComponent("records.csv"), encoding: .utf8)
+        let lines = csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let header = lines[0].components(separatedBy: ","), row = lines[1].components(separatedBy: ",")
+        func value(_ column: String) -> String? { header.firstIndex(of: column).map { row[$0] } }
+        #expect(value("bmi") == "22" && value("phq2_score") == "3" && value("self_harm") == "1", "\(lines[0])")
+        #expect(value("district") == "ramtha" && value("visit_location_latitude").flatMap(Double.init).map { abs($0 - 31.953889) < 1e-5 } == true)
+        let places = try String(contentsOf: folder.appendingPathComponent("places.geojson"), encoding: .utf8)
+        #expect(places.contains(#""coordinates":[35.91055"#) && places.contains(#""question_id":"visit_location""#), "\(places)")
+    }
+}
