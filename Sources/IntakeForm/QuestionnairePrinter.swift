@@ -21,7 +21,13 @@ public struct QuestionnairePrinter {
             for question in section.questions {
                 let id = question.id.map { " {\($0)}" } ?? ""
                 lines.append("[\(question.position)] \(question.text.text(in: language))\(question.isRequired ? " *" : "")\(id)")
-                lines.append("    " + display.hint(for: question.type))
+                if question.type == .note {
+                    lines.append("    note (shown, not answered)")
+                } else if let calculation = question.calculation {
+                    lines.append("    calculated: \(calculation)")
+                } else {
+                    lines.append("    " + display.hint(for: question.type))
+                }
                 if let set = question.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
                     lines += display.choiceLines(set.choices, numbersFrom: set.choices)
                 } else if let list = question.type.choices?.listName {
@@ -36,6 +42,19 @@ public struct QuestionnairePrinter {
                 }
                 if let help = question.help?.text(in: language), !help.isEmpty { lines.append("    help: \(help)") }
                 if let condition = question.showIf { lines.append("    shown if: \(questionnaire.describe(condition))") }
+                if let filter = question.choiceFilter, let parent = questionnaire.question(at: filter) {
+                    lines.append("    choices follow the answer to \(parent.key)")
+                }
+                if let requiredIf = question.requiredIf { lines.append("    required if: \(requiredIf)") }
+                if let constraint = question.constraint {
+                    let rule = [constraint.expression.map { "\($0)" }, constraint.pattern.map { "pattern \($0)" }].compactMap { $0 }
+                    let message = constraint.message.map { " (\($0.text(in: language)))" } ?? ""
+                    lines.append("    must hold: \(rule.joined(separator: "; "))\(message)")
+                }
+                if let defaultValue = question.defaultValue { lines.append("    default: \(defaultValue)") }
+                if let alert = question.alert {
+                    lines.append("    alerts the coordinators if \(alert.condition): \(alert.message.text(in: language))")
+                }
             }
         }
         return lines

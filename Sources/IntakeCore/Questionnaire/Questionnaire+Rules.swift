@@ -10,6 +10,12 @@ extension Questionnaire {
     ///   are computed again; the server keeps the value the form computed on the day it was filled.
     public func calculated(_ response: PatientResponse, today: LocalDate, recomputingToday: Bool = true) -> PatientResponse {
         guard hasCalculations else { return response }
+        return settled(response, today: today, recomputingToday: recomputingToday).response
+    }
+
+    /// ``calculated(_:today:recomputingToday:)`` with the questions show-if hides in the result,
+    /// found on the same pass (conditions read only earlier questions, whose values are final by then).
+    func settled(_ response: PatientResponse, today: LocalDate, recomputingToday: Bool) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
         var result = response
         var hidden = Set<QuestionPosition>()
         for question in allQuestions {
@@ -21,7 +27,7 @@ extension Questionnaire {
             guard let calculation = question.calculation, recomputingToday || !calculation.usesToday else { continue }
             result[question.position] = Answer(calculation.value(today: today, answer: read), for: question.type)
         }
-        return result
+        return (result, hidden)
     }
 
     /// The question's type with only the choices its `filter:` offers for the record's answers
@@ -46,10 +52,12 @@ extension Questionnaire {
     }
 
     /// The alerts a record raises: questions whose `alert if` holds for its answers, in order.
-    public func raisedAlerts(by response: PatientResponse, today: LocalDate) -> [Question] {
+    /// `hidden` is what show-if hides, when known already (empty for a record cleaned of hidden
+    /// answers, as the server stores them).
+    public func raisedAlerts(by response: PatientResponse, today: LocalDate, hidden known: Set<QuestionPosition>? = nil) -> [Question] {
         let alerting = allQuestions.filter { $0.alert != nil }
         guard !alerting.isEmpty else { return [] }
-        let hidden = hiddenPositions(in: response)
+        let hidden = known ?? hiddenPositions(in: response)
         return alerting.filter { question in
             question.alert!.condition.holds(today: today) { hidden.contains($0) ? nil : response[$0] }
         }

@@ -69,9 +69,10 @@ extension QuestionnaireParser {
 
     /// Checks every pending expression against the questions and attaches it to its question.
     func resolveExpressions(in sections: inout [Section]) {
-        guard !pendingExpressions.isEmpty || !pendingFilters.isEmpty else { return }
         var byId: [String: Question] = [:]
         for question in sections.flatMap(\.questions) { if let id = question.id, byId[id] == nil { byId[id] = question } }
+        checkNotePlaceholders(sections, byId: byId)
+        guard !pendingExpressions.isEmpty || !pendingFilters.isEmpty else { return }
         for pending in pendingFilters {
             guard let s = sections.firstIndex(where: { $0.number == pending.position.section }),
                 sections[s].questions.indices.contains(pending.position.index - 1)
@@ -110,6 +111,32 @@ extension QuestionnaireParser {
                 question.alert = QuestionAlert(condition: bound, message: alertMessages[own.position] ?? LocalizedText(""))
             }
             sections[s].questions[pending.position.index - 1] = question
+        }
+    }
+
+    /// A note's `{id}` must name an earlier question that has an answer to show.
+    private func checkNotePlaceholders(_ sections: [Section], byId: [String: Question]) {
+        for section in sections {
+            for note in section.questions where note.type == .note {
+                let text = note.text.base
+                var rest = text[...]
+                while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                    let id = String(rest[rest.index(after: open)..<close])
+                    rest = rest[rest.index(after: close)...]
+                    guard ConditionParser.isIdentifier(id) else { continue }
+                    let path = section.path
+                    guard let target = byId[id] else {
+                        let hint = Suggestion.nearest(to: id, in: Array(byId.keys)).map { "did you mean '{\($0)}'?" }
+                        report(path, note.line, nil, "the note shows '{\(id)}', which is no question's id", hint: hint ?? "write an earlier question's id in braces")
+                        continue
+                    }
+                    if target.position > note.position || !target.takesAnswer {
+                        report(
+                            path, note.line, nil, "the note shows '{\(id)}', which is not an earlier question with an answer",
+                            hint: "a note shows answers given before it")
+                    }
+                }
+            }
         }
     }
 

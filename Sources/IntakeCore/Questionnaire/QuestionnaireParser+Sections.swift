@@ -178,6 +178,10 @@ extension QuestionnaireParser {
                     report(path, line, column, "a compound field cannot be a note", hint: "give the field a type that takes an answer")
                     return nil
                 }
+                if case .geopoint = field.type {
+                    report(path, line, column, "a compound field cannot be a place", hint: "ask for the place as a question of its own")
+                    return nil
+                }
                 guard let type = resolve(field.type, path: path, line: line, column: column) else { return nil }
                 resolved.append(CompoundField(key: field.key, type: type, isRequired: field.required))
             }

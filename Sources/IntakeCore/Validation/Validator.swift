@@ -29,8 +29,7 @@ public struct Validator: Sendable {
             let hidden = questionnaire.hiddenPositions(in: response)
             return (validate(response, hidden: hidden), dropping(response, hidden: hidden))
         }
-        let settled = questionnaire.calculated(response, today: today, recomputingToday: false)
-        let hidden = questionnaire.hiddenPositions(in: settled)
+        let (settled, hidden) = questionnaire.settled(response, today: today, recomputingToday: false)
         var issues = validate(settled, hidden: hidden)
         for question in questionnaire.allQuestions where question.calculation != nil && !hidden.contains(question.position) {
             if settled[question.position] != response[question.position] {

@@ -89,6 +89,25 @@ struct CodebookEntry {
         return ConditionText.text(condition, in: questionnaire)
     }
 
+    /// How a calculated question's value is computed, as the questionnaire writes it.
+    var calculation: String {
+        guard field == nil, choice == nil else { return "" }
+        return question?.calculation?.description ?? ""
+    }
+
+    /// What an answer had to satisfy beyond its type and range: the constraint (with its
+    /// message), the pattern, `required if`, the filter of its choices.
+    var rules: String {
+        guard let question, field == nil else { return "" }
+        var rules: [String] = []
+        if let expression = question.constraint?.expression { rules.append("constraint: \(expression)") }
+        if let pattern = question.constraint?.pattern { rules.append("pattern: \(pattern)") }
+        if let message = question.constraint?.message?.base { rules.append("message: \(message)") }
+        if let requiredIf = question.requiredIf { rules.append("required if: \(requiredIf)") }
+        if let filter = question.choiceFilter, let parent = questionnaire?.question(at: filter) { rules.append("filter: \(parent.key)") }
+        return rules.joined(separator: "; ")
+    }
+
     var typeName: String {
         if case .meta = column.source { return column.type.rawValue }
         if case .dataGroup = column.source { return "indicator (0/1)" }
@@ -119,7 +138,7 @@ public final class CodebookCSVFormatter: ExportFormatter {
     /// The codebook's own columns: one text column per translation.
     var columnNames: [String] {
         ["column", "type", "section", "index", "question_id", "field", "choice_code", "text"] + translations.map { "text_\($0)" }
-            + ["choices", "range", "required", "show_if", "versions"]
+            + ["choices", "range", "required", "show_if", "calculation", "rules", "versions"]
     }
 
     public func header() -> String {
@@ -133,7 +152,10 @@ public final class CodebookCSVFormatter: ExportFormatter {
             ]
             row += languages.map { entry.question == nil ? "" : entry.label(in: $0) }
             let required = entry.field?.isRequired ?? entry.question?.isRequired
-            row += [entry.choiceList(in: nil), entry.range, required.map { $0 ? "yes" : "no" } ?? "", entry.showIf, entry.versionList]
+            row += [
+                entry.choiceList(in: nil), entry.range, required.map { $0 ? "yes" : "no" } ?? "", entry.showIf, entry.calculation, entry.rules,
+                entry.versionList,
+            ]
             out += CSV.line(row.map { CSV.escape($0, marker: nil) })
         }
         return out

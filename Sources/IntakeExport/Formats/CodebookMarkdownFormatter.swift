@@ -38,10 +38,11 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
 
 
             """
-        out += "## Columns\n\n| column | type | question | values | range | show if | versions |\n|---|---|---|---|---|---|---|\n"
+        out += "## Columns\n\n| column | type | question | values | range | show if | calculated as | rules | versions |\n|---|---|---|---|---|---|---|---|---|\n"
         for entry in CodebookEntry.entries(plan) {
             let cells = [
                 "`\(entry.column.name)`", entry.typeName, entry.label(in: nil), entry.choiceList(in: nil), entry.range, entry.showIf,
+                entry.calculation, entry.rules,
                 entry.versions.map { "\($0.version.prefix(8))@\($0.position)" }.joined(separator: " "),
             ]
             out += "| " + cells.map(Self.escaped).joined(separator: " | ") + " |\n"

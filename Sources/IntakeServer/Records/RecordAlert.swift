@@ -3,11 +3,12 @@ import IntakeCore
 
 /// A questionnaire's alert raised by a stored record: who hears of it and what they are told.
 public enum RecordAlert {
-    /// The keys of the questions whose alert a record raises. Only complete records raise alerts:
-    /// a draft may still change.
-    public static func raised(by record: PatientResponse, questionnaire: Questionnaire, today: LocalDate) -> [String] {
+    /// The keys of the questions whose alert a record raises, for a record cleaned of hidden
+    /// answers (as the validator leaves it). Only complete records raise alerts: a draft may
+    /// still change.
+    public static func raised(byCleaned record: PatientResponse, questionnaire: Questionnaire, today: LocalDate) -> [String] {
         guard record.status == .complete else { return [] }
-        return questionnaire.raisedAlerts(by: record, today: today).map(\.key)
+        return questionnaire.raisedAlerts(by: record, today: today, hidden: []).map(\.key)
     }
 
     /// One notification per record and alert, however often the record is sent or edited.

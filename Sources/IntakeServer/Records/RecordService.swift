@@ -90,7 +90,7 @@ public struct RecordService: Sendable {
                 code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
         }
         var item = IngestItem(record: cleaned)
-        item.alerts = RecordAlert.raised(by: cleaned, questionnaire: questionnaire, today: today)
+        item.alerts = RecordAlert.raised(byCleaned: cleaned, questionnaire: questionnaire, today: today)
         return .valid(item, warnings: issues)
     }
 

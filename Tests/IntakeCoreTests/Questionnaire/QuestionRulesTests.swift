@@ -113,6 +113,8 @@ struct QuestionRulesTests {
         ("N | note | required", "q/1-a.txt:1: error: a note takes no answer, so it cannot have required"),
         ("X | id: x | integer | default: \"many\"", "q/1-a.txt:1:23: error: the default \"many\" is not a possible answer to a integer question"),
         ("X | id: x | integer | calculate: nofunction(1)", "q/1-a.txt:1:34: error: there is no function nofunction()"),
+        ("X | id: x | integer\nYou said {y} | note", "q/1-a.txt:2: error: the note shows '{y}', which is no question's id"),
+        ("You said {x} | note\nX | id: x | integer", "q/1-a.txt:1: error: the note shows '{x}', which is not an earlier question with an answer"),
     ])
     func mistakesAreLocated(text: String, expected: String) throws {
         let problems = TestQuestionnaires.problems(["1-a.txt": text])
