@@ -85,7 +85,8 @@ extension Expression {
     public static let functions: [String: ClosedRange<Int>] = [
         "if": 3...3, "coalesce": 1...16, "concat": 1...16, "round": 1...2, "today": 0...0, "age": 1...1, "years-between": 2...2,
         "days-between": 2...2, "count-selected": 1...1, "selected": 2...2, "min": 1...16, "max": 1...16, "abs": 1...1,
-        "number": 1...1,
+        "number": 1...1, "int": 1...1, "pow": 2...2, "length": 1...1, "contains": 2...2, "matches": 2...2, "lower": 1...1,
+        "upper": 1...1, "substr": 2...3,
     ]
 
     /// Parses `text`, whose first character is at `startColumn` of its line.
@@ -120,6 +121,11 @@ extension Expression {
             guard arity.contains(arguments.count) else {
                 let wanted = arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) to \(arity.upperBound)"
                 throw ExpressionError(column: column, message: "\(name)() takes \(wanted) argument\(arity.upperBound == 1 ? "" : "s"), not \(arguments.count)")
+            }
+            if name == "matches", case .text(let pattern) = arguments[1], CompiledPattern(pattern) == nil {
+                throw ExpressionError(
+                    column: column, message: "'\(pattern)' is not a valid regular expression",
+                    hint: "check its brackets and escapes; matches() checks the whole text")
             }
             if ["count-selected", "selected"].contains(name) {
                 guard case .name(let id, let at) = arguments[0], questions.contains(id) else {
@@ -212,6 +218,15 @@ enum ExpressionLexer {
                 }
                 tokens.append((.word(word), column))
                 index = end
+                continue
+            }
+            if character == "$", index + 1 < chars.count, chars[index + 1] == "{" {
+                // XLSForm's `${weight}`: the question `weight`.
+                guard let close = chars[index...].firstIndex(of: "}"), close > index + 2 else {
+                    throw ExpressionError(column: column, message: "'${' is not closed", hint: "write ${question_id}")
+                }
+                tokens.append((.word(String(chars[(index + 2)..<close])), column))
+                index = close + 1
                 continue
             }
             if character == ".", !(index + 1 < chars.count && chars[index + 1].isASCII && chars[index + 1].isNumber) {

@@ -164,6 +164,38 @@ public struct ExpressionEvaluator: Sendable {
             }
             let scale = pow(10, digits)
             return .number((number * scale).rounded(.toNearestOrAwayFromZero) / scale)
+        case "int":
+            guard case .number(let number) = value(0) else { return .missing }
+            return .number(number.rounded(.towardZero))
+        case "pow":
+            guard case .number(let base) = value(0), case .number(let exponent) = value(1) else { return .missing }
+            let result = pow(base, exponent)
+            return result.isFinite ? .number(result) : .missing
+        case "length":
+            guard case .text(let text) = value(0) else { return value(0) == .missing ? .missing : .number(Double(value(0).text.count)) }
+            return .number(Double(text.count))
+        case "contains":
+            let (haystack, needle) = (value(0), value(1))
+            guard haystack != .missing, needle != .missing else { return .bool(false) }
+            return .bool(haystack.text.localizedCaseInsensitiveContains(needle.text))
+        case "matches":
+            // A regular expression the whole text matches; an invalid one matches nothing.
+            guard case .text(let pattern) = value(1), value(0) != .missing, let compiled = CompiledPattern(pattern) else { return .bool(false) }
+            return .bool(compiled.matches(value(0).text))
+        case "lower", "upper":
+            guard value(0) != .missing else { return .missing }
+            return .text(name == "lower" ? value(0).text.lowercased() : value(0).text.uppercased())
+        case "substr":
+            // substr(text, start, length): characters from `start` (0 is the first).
+            guard value(0) != .missing, case .number(let start) = value(1), start >= 0, start.rounded() == start else { return .missing }
+            let characters = Array(value(0).text)
+            let from = min(Int(min(start, 1e9)), characters.count)
+            var to = characters.count
+            if arguments.count > 2 {
+                guard case .number(let length) = value(2), length >= 0, length.rounded() == length else { return .missing }
+                to = min(characters.count, from + Int(min(length, 1e9)))
+            }
+            return .text(String(characters[from..<to]))
         case "number":
             // A choice coded by number (a score's 0 to 3) as that number.
             switch value(0) {

@@ -109,7 +109,11 @@ public struct AnswerConstraint: Sendable, Hashable {
     /// Holds for an acceptable answer; checked only when every other answer it reads is given.
     public var expression: BoundExpression?
     /// A regular expression the whole text answer must match (ids, phone numbers).
-    public var pattern: String?
+    public var pattern: String? {
+        didSet { compiled = pattern.flatMap(CompiledPattern.init) }
+    }
+    /// The pattern compiled once, not for every record checked.
+    private var compiled: CompiledPattern?
     /// What the field worker is told when the answer is refused, in the questionnaire's languages.
     public var message: LocalizedText?
 
@@ -117,12 +121,37 @@ public struct AnswerConstraint: Sendable, Hashable {
         self.expression = expression
         self.pattern = pattern
         self.message = message
+        compiled = pattern.flatMap(CompiledPattern.init)
     }
 
     /// Whether `text` matches the pattern as a whole (true without a pattern).
     public func matches(_ text: String) -> Bool {
-        guard let pattern, let regex = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: []) else { return true }
-        return regex.firstMatch(in: text, options: [], range: NSRange(text.startIndex..., in: text)) != nil
+        compiled?.matches(text) ?? true
+    }
+
+    public static func == (a: AnswerConstraint, b: AnswerConstraint) -> Bool {
+        a.expression == b.expression && a.pattern == b.pattern && a.message == b.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(expression)
+        hasher.combine(pattern)
+        hasher.combine(message)
+    }
+}
+
+/// A compiled pattern, anchored at both ends. `NSRegularExpression` is immutable and safe to
+/// match from any thread once made.
+final class CompiledPattern: @unchecked Sendable {
+    let regex: NSRegularExpression
+
+    init?(_ pattern: String) {
+        guard let regex = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: []) else { return nil }
+        self.regex = regex
+    }
+
+    func matches(_ text: String) -> Bool {
+        regex.firstMatch(in: text, options: [], range: NSRange(text.startIndex..., in: text)) != nil
     }
 }
 

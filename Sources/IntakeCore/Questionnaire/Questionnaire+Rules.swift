@@ -41,9 +41,6 @@ extension Questionnaire {
         }
     }
 
-    /// Whether any question is calculated.
-    public var hasCalculations: Bool { allQuestions.contains { $0.calculation != nil } }
-
     /// The default answer offered for `question` given the record's answers so far, if any fits.
     public func defaultAnswer(for question: Question, in response: PatientResponse, today: LocalDate) -> Answer? {
         guard let value = question.defaultValue else { return nil }

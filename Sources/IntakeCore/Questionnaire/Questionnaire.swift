@@ -16,7 +16,10 @@ public struct Questionnaire: Sendable {
     /// The base language first, then the translations.
     public var languages: [String]
     public var sections: [Section] {
-        didSet { (allQuestions, checks, ordinals) = Self.index(sections) }
+        didSet {
+            (allQuestions, checks, ordinals) = Self.index(sections)
+            hasCalculations = allQuestions.contains { $0.calculation != nil }
+        }
     }
     /// All questions in order, section by section (kept, as every record's check walks them).
     public private(set) var allQuestions: [Question]
@@ -34,7 +37,11 @@ public struct Questionnaire: Sendable {
         self.languages = languages
         self.sections = sections
         (allQuestions, checks, ordinals) = Self.index(sections)
+        hasCalculations = allQuestions.contains { $0.calculation != nil }
     }
+
+    /// Whether any question is calculated (kept, as every record's check asks).
+    public private(set) var hasCalculations = false
 
     private static func index(_ sections: [Section]) -> ([Question], [QuestionCheck], QuestionOrdinals) {
         let questions = sections.flatMap(\.questions)

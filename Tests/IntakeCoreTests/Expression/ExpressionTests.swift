@@ -32,6 +32,24 @@ struct ExpressionTests {
         #expect(try value("weight-height") == .number(61.5 - 165), "a '-' between ids subtracts")
     }
 
+    @Test func textFunctionsPowersAndXLSFormNames() throws {
+        #expect(try value("${weight} * 2") == .number(123), "XLSForm's ${name} reads the question")
+        #expect(try value("length(name)") == .number(5))
+        #expect(try value("contains(name, 'MIN')") == .bool(true), "case does not matter")
+        #expect(try value("matches(name, '[A-Z][a-z]+')") == .bool(true))
+        #expect(try value("matches(name, '[a-z]+')") == .bool(false), "the whole text must match")
+        #expect(try value("lower(name) = 'amina' and upper(name) = 'AMINA'") == .bool(true))
+        #expect(try value("substr(name, 1, 3)") == .text("min"))
+        #expect(try value("substr(name, 3)") == .text("na"))
+        #expect(try value("substr(name, 9, 2)") == .text(""), "past the end is empty, not a crash")
+        #expect(try value("substr(name, -1)") == .missing)
+        #expect(try value("int(weight)") == .number(61) && value("int(-2.7)") == .number(-2))
+        #expect(try value("pow(2, 10)") == .number(1024) && value("pow(10, 400)") == .missing)
+        #expect(try value("length(unanswered)") == .missing && value("contains(unanswered, 'a')") == .bool(false))
+        #expect(throws: ExpressionError.self) { try value("matches(name, '[a-')") }
+        #expect(throws: ExpressionError.self) { try value("${weight") }
+    }
+
     @Test func datesAgesAndText() throws {
         #expect(try value("age(born)") == .number(36))
         #expect(try value("years-between(born, 2026-04-30)") == .number(35), "not yet the birthday")
