@@ -43,7 +43,7 @@ public enum TeamText {
 
     /// One line per notification, newest last: when, what happened, in words.
     /// `alertMessage` gives an alert's message from a copy of its questionnaire on this machine
-    /// (questionnaire id, version, alert), when there is one: the server sends ids only.
+    /// (questionnaire id, version, alert number), when there is one: the server sends ids only.
     public static func inbox(
         _ notifications: [RemoteNotification], alertMessage: (String, String, String) -> String? = { _, _, _ in nil }
     ) -> [String] {
@@ -86,8 +86,8 @@ public enum TeamText {
             let message = s["questionnaireId"].flatMap { id in
                 s["questionnaireVersion"].flatMap { version in s["alert"].flatMap { alertMessage(id, version, $0) } }
             }
-            return "ALERT: a record of \(s["questionnaireId"] ?? "a questionnaire") meets the alert on '\(s["alert"] ?? "?")' (record \(record))"
-                + (message.map { ": \($0)" } ?? "; open it to act on it.")
+            return "ALERT \(s["alert"] ?? "?") of \(s["questionnaireId"] ?? "a questionnaire") (record \(record))"
+                + (message.map { ": \($0)" } ?? ": open the record to act on it (this machine lacks that questionnaire version for the alert's message).")
         case "membership_changed":
             if s["change"] == "removed" { return "\(s["by"] ?? "A coordinator") took you out of \(team)." }
             return "\(s["by"] ?? "A coordinator") made you a \(s["role"] ?? "member") of \(team)."

@@ -329,7 +329,14 @@ struct ExpressionParser {
 
     mutating func parseSum() throws(ExpressionError) -> Expression {
         var result = try parseProduct()
+        // Each operand nests the tree one level deeper (`a + b + c` is `(a + b) + c`): counted too.
+        var added = 0
+        defer { depth -= added }
         while true {
+            if added < Self.maximumDepth, case .symbol(let symbol) = current.token, symbol == "+" || symbol == "-" {
+                try deeper()
+                added += 1
+            }
             if takeSymbol("+") {
                 result = .arithmetic(.add, result, try parseProduct())
             } else if takeSymbol("-") {
@@ -342,7 +349,16 @@ struct ExpressionParser {
 
     mutating func parseProduct() throws(ExpressionError) -> Expression {
         var result = try parseUnary()
+        var added = 0
+        defer { depth -= added }
         while true {
+            if added < Self.maximumDepth, case .symbol(let symbol) = current.token, symbol == "*" || symbol == "/" {
+                try deeper()
+                added += 1
+            } else if added < Self.maximumDepth, case .word(let word) = current.token, word.lowercased() == "mod" {
+                try deeper()
+                added += 1
+            }
             if takeSymbol("*") {
                 result = .arithmetic(.multiply, result, try parseUnary())
             } else if takeSymbol("/") {

@@ -163,7 +163,8 @@ public struct ExpressionEvaluator: Sendable {
                 digits = given
             }
             let scale = pow(10, digits)
-            return .number((number * scale).rounded(.toNearestOrAwayFromZero) / scale)
+            let rounded = (number * scale).rounded(.toNearestOrAwayFromZero) / scale
+            return rounded.isFinite ? .number(rounded) : .number(number)
         case "int":
             guard case .number(let number) = value(0) else { return .missing }
             return .number(number.rounded(.towardZero))
@@ -177,10 +178,11 @@ public struct ExpressionEvaluator: Sendable {
         case "contains":
             let (haystack, needle) = (value(0), value(1))
             guard haystack != .missing, needle != .missing else { return .bool(false) }
-            return .bool(haystack.text.localizedCaseInsensitiveContains(needle.text))
+            // Case folded the same on every device, whatever its locale.
+            return .bool(haystack.text.lowercased().contains(needle.text.lowercased()))
         case "matches":
             // A regular expression the whole text matches; an invalid one matches nothing.
-            guard case .text(let pattern) = value(1), value(0) != .missing, let compiled = CompiledPattern(pattern) else { return .bool(false) }
+            guard case .text(let pattern) = value(1), value(0) != .missing, let compiled = CompiledPattern.cached(pattern) else { return .bool(false) }
             return .bool(compiled.matches(value(0).text))
         case "lower", "upper":
             guard value(0) != .missing else { return .missing }

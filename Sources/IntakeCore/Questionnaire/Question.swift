@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One question: one line of a section file.
 public struct Question: Sendable {
@@ -153,6 +154,19 @@ final class CompiledPattern: @unchecked Sendable {
     func matches(_ text: String) -> Bool {
         regex.firstMatch(in: text, options: [], range: NSRange(text.startIndex..., in: text)) != nil
     }
+
+    /// `matches()` in an expression: each pattern compiled once per process (a few hundred kept).
+    static func cached(_ pattern: String) -> CompiledPattern? {
+        if let found = cache.withLock({ $0[pattern] }) { return found }
+        guard let compiled = CompiledPattern(pattern) else { return nil }
+        cache.withLock { kept in
+            if kept.count >= 256 { kept.removeAll() }
+            kept[pattern] = compiled
+        }
+        return compiled
+    }
+
+    private static let cache = Mutex<[String: CompiledPattern]>([:])
 }
 
 /// A rule that notifies the team's coordinators when a stored record meets it.

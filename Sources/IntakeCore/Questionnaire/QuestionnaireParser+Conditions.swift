@@ -51,6 +51,13 @@ extension QuestionnaireParser {
     /// The referenced question, which must exist and come before the one with the condition.
     private func question(_ reference: ConditionSyntax.Reference, in pending: PendingCondition, byId: [String: Question]) -> Question? {
         guard let target = byId[reference.id] else {
+            if PatientIdentification.expressionFields[reference.id] != nil {
+                report(
+                    pending.path, pending.line, reference.column,
+                    "show-if cannot read the patient's \(reference.id.replacingOccurrences(of: "_", with: " "))",
+                    hint: "exports without identities settle show-if too; ask a question for it, or use it in a calculation")
+                return nil
+            }
             let hint = Suggestion.nearest(to: reference.id, in: Array(byId.keys)).map { "did you mean '\($0)'?" }
             report(
                 pending.path, pending.line, reference.column, "show-if refers to an unknown question id '\(reference.id)'",

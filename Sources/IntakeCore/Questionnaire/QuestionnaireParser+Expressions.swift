@@ -34,7 +34,7 @@ extension QuestionnaireParser {
         if roles.contains(.calculate) {
             if !typeSeen { question.type = .decimal(.unbounded) }
             switch question.type {
-            case .compound, .note, .multipleChoice:
+            case .compound, .note, .multipleChoice, .geopoint:
                 report(
                     path, line, nil, "a calculated question cannot be a \(question.type.keyword) question",
                     hint: "calculate a number, a date, yes/no, text or a single choice's code")
@@ -140,6 +140,49 @@ extension QuestionnaireParser {
         }
     }
 
+    /// The column of the first `today()` or `age()` call, if any.
+    static func dayReadingCall(_ expression: Expression) -> Int? {
+        switch expression {
+        case .number, .text, .date, .bool, .name: return nil
+        case .negate(let inner), .answered(let inner, _), .not(let inner): return dayReadingCall(inner)
+        case .arithmetic(_, let a, let b), .compare(_, let a, let b): return dayReadingCall(a) ?? dayReadingCall(b)
+        case .and(let parts), .or(let parts): return parts.lazy.compactMap(dayReadingCall).first
+        case .call(let name, let arguments, let column):
+            return name == "today" || name == "age" ? column : arguments.lazy.compactMap(dayReadingCall).first
+        }
+    }
+
+    /// The expression with number and yes/no literals compared with a choice question (`=`, `!=`,
+    /// `selected()`) written as that choice's code when it has one, since choices are codes.
+    static func literalsAsCodes(_ expression: Expression, choices: (Expression) -> ChoiceSet?) -> Expression {
+        func code(_ literal: Expression, in set: ChoiceSet?) -> Expression {
+            guard let set else { return literal }
+            let candidates: [String]
+            switch literal {
+            case .number(let value): candidates = [ExpressionValue.number(value).text]
+            case .bool(let flag): candidates = flag ? ["yes", "true", "1"] : ["no", "false", "0"]
+            default: return literal
+            }
+            return candidates.first(where: set.contains(code:)).map { .text($0) } ?? literal
+        }
+        func rewrite(_ e: Expression) -> Expression { literalsAsCodes(e, choices: choices) }
+        switch expression {
+        case .number, .text, .date, .bool, .name: return expression
+        case .negate(let inner): return .negate(rewrite(inner))
+        case .answered(let inner, let expected): return .answered(rewrite(inner), expected)
+        case .not(let inner): return .not(rewrite(inner))
+        case .arithmetic(let op, let a, let b): return .arithmetic(op, rewrite(a), rewrite(b))
+        case .compare(let op, let a, let b) where op == .equal || op == .notEqual:
+            return .compare(op, code(rewrite(a), in: choices(b)), code(rewrite(b), in: choices(a)))
+        case .compare(let op, let a, let b): return .compare(op, rewrite(a), rewrite(b))
+        case .and(let parts): return .and(parts.map(rewrite))
+        case .or(let parts): return .or(parts.map(rewrite))
+        case .call("selected", let arguments, let column) where arguments.count == 2:
+            return .call("selected", [arguments[0], code(arguments[1], in: choices(arguments[0]))], column: column)
+        case .call(let name, let arguments, let column): return .call(name, arguments.map(rewrite), column: column)
+        }
+    }
+
     /// Where the question a `filter:` names stands, once it is found to fit: an earlier single
     /// choice, whose codes tag every choice of this one.
     private func checkFilter(
@@ -174,6 +217,12 @@ extension QuestionnaireParser {
                 "the choice '\(stray.code)' is tagged '\(stray.filter!)', which is not a choice of '\(pending.id)'",
                 "tags are the codes of '\(pending.id)': \(parents.choices.prefix(8).map(\.code).joined(separator: ", "))")
         }
+        // A required question must have something to offer for every answer before it.
+        if own.isRequired, let barren = parents.choices.first(where: { parent in !set.choices.contains { $0.filter == parent.code } }) {
+            return fail(
+                "the question is required, but no choice is tagged for '\(barren.code)' of '\(pending.id)'",
+                "add a choice '\(barren.code):…=…', make the question optional, or hide it with 'show if' for that answer")
+        }
         return parent.position
     }
 
@@ -198,7 +247,16 @@ extension QuestionnaireParser {
         func visit(_ expression: Expression, codeOf choiceQuestion: Question?) {
             guard problem == nil else { return }
             switch expression {
-            case .number, .text, .date, .bool: return
+            case .number, .bool:
+                // Left as a number or yes/no: the choice question has no such code.
+                if let choiceQuestion, let set = choiceQuestion.type.choices {
+                    problem = (
+                        pending.column, "\(expression) is not a choice of '\(choiceQuestion.key)'",
+                        "its codes are \(set.choices.prefix(8).map(\.code).joined(separator: ", "))\(set.choices.count > 8 ? ", …" : "")"
+                    )
+                }
+                return
+            case .text, .date: return
             case .name(let name, let column):
                 if name == "." {
                     guard role.readsOwnAnswer else {
@@ -213,6 +271,17 @@ extension QuestionnaireParser {
                     return
                 }
                 guard let question = byId[name] else {
+                    if let field = PatientIdentification.expressionFields[name] {
+                        guard role != .showIf else {
+                            problem = (
+                                column, "show-if cannot read the patient's \(name.replacingOccurrences(of: "_", with: " "))",
+                                "exports without identities settle show-if too; ask a question for it, or use it in a calculation"
+                            )
+                            return
+                        }
+                        positions[name] = field
+                        return
+                    }
                     if let choiceQuestion, let set = choiceQuestion.type.choices {
                         if set.contains(code: name) { return }
                         let codes = set.choices.prefix(8).map(\.code).joined(separator: ", ")
@@ -275,13 +344,27 @@ extension QuestionnaireParser {
 
         /// The choice question a side of a comparison names, whose codes the other side may spell.
         func choiceSide(_ side: Expression) -> Question? {
-            guard case .name(let name, _) = side, let question = target(name), question.type.choices != nil else { return nil }
+            guard case .name(let name, _) = side else { return nil }
+            if name == "sex", byId[name] == nil {
+                // The patient's sex, compared with its codes: `sex = female`.
+                let codes = PatientIdentification.Sex.allCases.map { Choice(code: $0.rawValue, label: LocalizedText($0.rawValue)) }
+                return Question(
+                    position: PatientIdentification.expressionFields["sex"]!, id: "sex", text: LocalizedText("Sex"),
+                    type: .singleChoice(ChoiceSet(choices: codes)), isRequired: false, help: nil, showIf: nil, line: 0)
+            }
+            guard let question = target(name), question.type.choices != nil else { return nil }
             return question
         }
 
-        visit(pending.expression, codeOf: nil)
+        // A number or yes/no compared with a choice means its code: `phq_down = 3`, `answer = yes`.
+        let written = Self.literalsAsCodes(pending.expression) { side in choiceSide(side)?.type.choices }
+        if role == .showIf, let column = Self.dayReadingCall(written) {
+            // Exports and the server settle show-if long after the visit: the day would change what was shown.
+            return fail(column, "show-if cannot read the day (today(), age())", "compare with a date question, or compute the value with 'calculate' and show by it")
+        }
+        visit(written, codeOf: nil)
         if let problem { return fail(problem.column, problem.message, problem.hint) }
-        let expression = pending.expression.resolved(questions: Set(positions.keys))
+        let expression = written.resolved(questions: Set(positions.keys))
         return BoundExpression(expression, positions: positions)
     }
 }

@@ -68,7 +68,12 @@ extension GeoPoint {
         var body = Substring(text)
         if body.lowercased().hasPrefix("geo:") { body = body.dropFirst(4) }
         if let semicolon = body.firstIndex(of: ";") { body = body[..<semicolon] }  // geo:…;u=5
-        let parts = body.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
+        // Commas separate, or blanks do (ODK's `lat lon alt acc`), never both: `31,95 35,91` is
+        // decimal commas, not four numbers, and is refused rather than misread.
+        let parts =
+            body.contains(",")
+            ? body.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            : body.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard (2...4).contains(parts.count) else { return nil }
         var numbers: [Double] = []
         for part in parts {
@@ -82,14 +87,20 @@ extension GeoPoint {
 
     /// `https://maps.google.com/?q=31.95,35.91`, `https://www.openstreetmap.org/#map=16/31.95/35.91`, `…/@31.95,35.91,15z`.
     private static func fromLink(_ text: String) -> GeoPoint? {
-        guard text.hasPrefix("http://") || text.hasPrefix("https://") else { return nil }
-        for marker in ["@", "q=", "query=", "ll=", "mlat="] {
-            guard let range = text.range(of: marker) else { continue }
-            let rest = text[range.upperBound...].prefix { $0.isNumber || $0 == "." || $0 == "-" || $0 == "," || $0 == "&" || $0 == "m" || $0 == "l" || $0 == "o" || $0 == "n" || $0 == "=" }
-            let cleaned = rest.replacingOccurrences(of: "&mlon=", with: ",")
-            let parts = cleaned.split(separator: ",").prefix(2).map(String.init)
-            if parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]) { return GeoPoint(latitude: lat, longitude: lon) }
+        guard text.hasPrefix("http://") || text.hasPrefix("https://"), let url = URLComponents(string: text) else { return nil }
+        func pair(_ value: String?) -> GeoPoint? {
+            guard let parts = value?.removingPercentEncoding?.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }),
+                parts.count >= 2, let lat = Double(parts[0]), let lon = Double(parts[1])
+            else { return nil }
+            return GeoPoint(latitude: lat, longitude: lon)
         }
+        let items = url.queryItems ?? []
+        func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        // OpenStreetMap's ?mlat=…&mlon=…; Google's ?q= or ?query=; Apple's ?ll=.
+        if let lat = item("mlat").flatMap(Double.init), let lon = item("mlon").flatMap(Double.init) { return GeoPoint(latitude: lat, longitude: lon) }
+        for name in ["q", "query", "ll", "destination"] { if let point = pair(item(name)) { return point } }
+        // Google's /@31.95,35.91,15z in the path.
+        if let at = url.path.range(of: "/@") { return pair(String(url.path[at.upperBound...].prefix { $0 != "/" })) }
         if let range = text.range(of: "map=") {
             let parts = text[range.upperBound...].split(separator: "/").prefix(3).map(String.init)
             if parts.count == 3, let lat = Double(parts[1]), let lon = Double(parts[2].prefix { $0.isNumber || $0 == "." || $0 == "-" }) {

@@ -94,3 +94,21 @@ public enum ControlCharacters {
     /// What the validators and the form say of it.
     public static let problem = "it holds a control character (an arrow key or escape sequence typed where no line editing was available, or pasted); type it again without it"
 }
+
+extension PatientIdentification {
+    /// The patient's fields an expression may read by name (calculations, constraints, `required
+    /// if`, defaults and alerts; not show-if, which exports settle without identities), each at
+    /// section 0 of a record.
+    public static let expressionFields: [String: QuestionPosition] = [
+        "date_of_birth": QuestionPosition(section: 0, index: 1), "sex": QuestionPosition(section: 0, index: 2),
+    ]
+
+    /// The field at `index` of section 0 as an answer: the date of birth, or the sex's code.
+    func expressionAnswer(_ index: Int) -> Answer? {
+        switch index {
+        case 1: dateOfBirth.map(Answer.date)
+        case 2: sex.map { .choice($0.rawValue) }
+        default: nil
+        }
+    }
+}

@@ -59,7 +59,11 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
     }
 
     public subscript(position: QuestionPosition) -> Answer? {
-        get { answers[position.section]?[position.index] }
+        get {
+            // Section 0 is the patient's identification, as expressions read it (`date_of_birth`, `sex`).
+            if position.section == 0 { return patient.expressionAnswer(position.index) }
+            return answers[position.section]?[position.index]
+        }
         set {
             answers[position.section, default: [:]][position.index] = newValue
             if answers[position.section]?.isEmpty == true { answers[position.section] = nil }

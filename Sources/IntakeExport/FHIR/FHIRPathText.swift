@@ -11,6 +11,9 @@ struct FHIRPathText {
         case .text(let value): return "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
         case .date(let value): return "@\(value)"
         case .bool(let value): return value ? "true" : "false"
+        case .name(let name, _) where questionnaire.question(id: name) == nil && name != ".":
+            // The patient's date of birth or sex: not an item of the response.
+            return nil
         case .name(let name, _):
             // A choice answer compares by its code.
             let isChoice = questionnaire.question(id: name)?.type.choices != nil

@@ -10,10 +10,13 @@ extension FHIRQuestionnaire {
             if tests.count > 1 { members.append(("enableBehavior", .string(behavior))) }
             return members
         }
-        let expression = JSONValue.object([
-            ("url", .string(Self.expressionURL)),
-            ("valueExpression", .object([("language", .string("text/fhirpath")), ("expression", .string(fhirPath(condition)))])),
-        ])
+        // FHIRPath when the condition translates; otherwise Intake's own text, so a renderer that
+        // cannot read it does not take it for "never shown".
+        let path = fhirPath(condition)
+        let value: [(String, JSONValue)] =
+            path.map { [("language", .string("text/fhirpath")), ("expression", .string($0))] }
+            ?? [("language", .string("text/x-intake")), ("expression", .string(questionnaire.describe(condition)))]
+        let expression = JSONValue.object([("url", .string(Self.expressionURL)), ("valueExpression", .object(value))])
         return [("extension", .array([expression]))]
     }
 
@@ -78,8 +81,8 @@ extension FHIRQuestionnaire {
         }
     }
 
-    /// The condition in FHIRPath over the response's items.
-    func fhirPath(_ condition: Condition) -> String {
+    /// The condition in FHIRPath over the response's items, or nil when a part has no FHIRPath form.
+    func fhirPath(_ condition: Condition) -> String? {
         func item(_ position: QuestionPosition) -> String {
             let key = questionnaire.question(at: position)?.key ?? "\(position)"
             return "%resource.repeat(item).where(linkId = '\(key)').answer"
@@ -108,17 +111,19 @@ extension FHIRQuestionnaire {
             let comparison = op == .equal ? "=" : op.rawValue
             return "(\(item(position)).value\(suffix) \(comparison) \(text))"
         case .anyOf(let position, let values):
-            return "(" + values.map { fhirPath(.compare(position, .equal, $0)) }.joined(separator: " or ") + ")"
+            let parts = values.compactMap { fhirPath(.compare(position, .equal, $0)) }
+            return parts.count == values.count ? "(" + parts.joined(separator: " or ") + ")" : nil
         case .answered(let position, let expected):
             return expected ? "\(item(position)).exists()" : "\(item(position)).exists().not()"
-        case .and(let parts):
-            return "(" + parts.map(fhirPath).joined(separator: " and ") + ")"
-        case .or(let parts):
-            return "(" + parts.map(fhirPath).joined(separator: " or ") + ")"
+        case .and(let parts), .or(let parts):
+            let texts = parts.compactMap(fhirPath)
+            guard texts.count == parts.count else { return nil }
+            if case .and = condition { return "(" + texts.joined(separator: " and ") + ")" }
+            return "(" + texts.joined(separator: " or ") + ")"
         case .not(let inner):
-            return "\(fhirPath(inner)).not()"
+            return fhirPath(inner).map { "\($0).not()" }
         case .expression(let bound):
-            return FHIRPathText(questionnaire: questionnaire).text(bound.expression) ?? "false"
+            return FHIRPathText(questionnaire: questionnaire).text(bound.expression)
         }
     }
 }

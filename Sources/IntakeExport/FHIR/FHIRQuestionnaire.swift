@@ -43,13 +43,14 @@ struct FHIRQuestionnaire {
         if options.dropFreeText, question.type == .text { return nil }
         if leavesOut(question) { return nil }
         var members: [(String, JSONValue)] = []
-        members += range(question.type)
+        // One "extension" member holds the range, the calculation and the condition alike.
+        var extensions: [JSONValue] = []
+        if case ("extension", .array(let bounds))? = range(question.type).first { extensions += bounds }
         members.append(("linkId", .string(question.key)))
         members.append(("prefix", .string(question.position.description)))
         members.append(("text", .string(question.text.base)))
         if let translations = Self.translations(question.text) { members.append(("_text", translations)) }
         members.append(("type", .string(question.type.fhirType)))
-        var extensions: [JSONValue] = []
         if let condition = question.showIf {
             for (key, value) in enableWhen(condition) {
                 if key == "extension", case .array(let more) = value { extensions += more } else { members.append((key, value)) }
@@ -71,7 +72,7 @@ struct FHIRQuestionnaire {
                 ]))
             members.append(("readOnly", .bool(true)))
         }
-        if !extensions.isEmpty { members.append(("extension", .array(extensions))) }
+        if !extensions.isEmpty { members.insert(("extension", .array(extensions)), at: 0) }
         if question.isRequired { members.append(("required", .bool(true))) }
         if case .multipleChoice = question.type { members.append(("repeats", .bool(true))) }
         if let set = question.type.choices { members.append(("answerOption", answerOptions(set, question: question))) }

@@ -6,9 +6,16 @@ public enum RecordAlert {
     /// The keys of the questions whose alert a record raises, for a record cleaned of hidden
     /// answers (as the validator leaves it). Only complete records raise alerts: a draft may
     /// still change.
+    ///
+    /// An alert is named by its number among the questionnaire's alerts (`"1"`), not by its
+    /// question: a notification naming `self_harm` beside a record id would say what the patient
+    /// answered to whoever reads it, a webhook receiver included.
     public static func raised(byCleaned record: PatientResponse, questionnaire: Questionnaire, today: LocalDate) -> [String] {
         guard record.status == .complete else { return [] }
-        return questionnaire.raisedAlerts(by: record, today: today, hidden: []).map(\.key)
+        let alerting = questionnaire.allQuestions.filter { $0.alert != nil }.map(\.position)
+        return questionnaire.raisedAlerts(by: record, today: today, hidden: []).compactMap { question in
+            alerting.firstIndex(of: question.position).map { String($0 + 1) }
+        }
     }
 
     /// One notification per record and alert, however often the record is sent or edited.
@@ -16,8 +23,8 @@ public enum RecordAlert {
         "alert:\(record.uuidString.lowercased()):\(alert)"
     }
 
-    /// Ids only: the record, its questionnaire version and the alert's question. The message is
-    /// the questionnaire's, read from it by whoever shows the notification; no answer is sent.
+    /// Ids only: the record, its questionnaire version and the alert's number. The message is the
+    /// questionnaire's, read from it by whoever shows the notification; no answer is sent.
     public static func subject(record: PatientResponse, alert: String, teamId: Int64) -> [String: String] {
         [
             "recordId": record.id.uuidString.lowercased(), "questionnaireId": record.questionnaire.id,

@@ -290,8 +290,8 @@ public enum NotificationType {
     public static let recordsTransferred = "records_transferred"
 
     /// To the coordinators of the record's team: a stored record meets an alert of its
-    /// questionnaire (`alert if`). The subject names the record, the questionnaire and the alert's
-    /// question, never an answer.
+    /// questionnaire (`alert if`). The subject names the record, the questionnaire version and the
+    /// alert's number among the questionnaire's alerts: never an answer, nor the question.
     public static let recordAlert = "record_alert"
 
     public static let all = [

@@ -29,9 +29,12 @@ struct InboxCommand: AsyncParsableCommand {
         // Written straight to standard output, unbuffered: with --watch someone (or a script) is reading it as it comes.
         let say: @Sendable (String) -> Void = { Console.out(TerminalText.escaped($0, lines: true) + "\n") }
         // An alert's message, from the questionnaire version on this machine (the server sends ids only).
-        let alertMessage: (String, String, String) -> String? = { id, version, alert in
-            QuestionnaireOptions.kept(QuestionnaireReference(id: id, version: version), in: store)?.question(id: alert)?.alert?.message
-                .text(in: Language.say.code)
+        let alertMessage: (String, String, String) -> String? = { id, version, number in
+            guard let questionnaire = QuestionnaireOptions.kept(QuestionnaireReference(id: id, version: version), in: store),
+                let index = Int(number), index >= 1
+            else { return nil }
+            let alerts = questionnaire.allQuestions.compactMap(\.alert)
+            return index <= alerts.count ? alerts[index - 1].message.text(in: Language.say.code) : nil
         }
         var all: [RemoteNotification] = []
         do {

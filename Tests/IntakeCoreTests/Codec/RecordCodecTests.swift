@@ -94,6 +94,10 @@ struct RecordCodecTests {
         ("https://www.openstreetmap.org/#map=16/31.9539/35.9106", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
         ("31°57'36\"N 35°54'36\"E", GeoPoint(latitude: 31.96, longitude: 35.91)),
         ("S 1°17.526' E 36°49.314'", GeoPoint(latitude: -(1 + 17.526 / 60), longitude: 36 + 49.314 / 60)),
+        ("https://maps.google.com/?q=31.9539,35.9106&z=15", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("https://maps.apple.com/?ll=31.9539,35.9106&q=Amman", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("https://www.openstreetmap.org/?mlat=31.9539&mlon=35.9106#map=16/31.9/35.9", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("https://www.google.com/maps/search/?api=1&query=31.9539%2C35.9106", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
     ])
     func placesAreReadInTheUsualForms(text: String, expected: GeoPoint) throws {
         let point = try #require(GeoPoint(parsing: text), "\(text)")
@@ -101,7 +105,7 @@ struct RecordCodecTests {
         #expect(point.altitude == expected.altitude && point.accuracy == expected.accuracy)
     }
 
-    @Test(arguments: ["", "31.95", "91, 35", "31.9, 181", "here", "31.9, 35.9, 800, -3", "31°57'N", "1,2,3,4,5"])
+    @Test(arguments: ["", "31.95", "91, 35", "31.9, 181", "here", "31.9, 35.9, 800, -3", "31°57'N", "1,2,3,4,5", "31,95 35,91", "https://example.org/"])
     func whatIsNotAPlaceIsRefused(text: String) {
         #expect(GeoPoint(parsing: text) == nil, "\(text)")
     }

@@ -94,6 +94,59 @@ struct QuestionRulesTests {
         #expect(noteIssues.map(\.severity) == [.warning] && noteCleaned.answerCount == 0)
     }
 
+    /// The patient's date of birth and sex are read by name where identities are at hand (not in
+    /// show-if, which de-identified exports settle without them).
+    @Test func calculationsReadThePatientsDateOfBirthAndSex() throws {
+        let text = """
+            Visit | id: visit | date
+            Age at the visit | id: age_at_visit | integer | calculate: years-between(date_of_birth, visit)
+            Pregnant? | id: pregnant | yesno | constraint: . = no or sex = female | message: Only for women
+            """
+        let q = try TestQuestionnaires.load(["1-a.txt": text])
+        var response = record(q, ["visit": .date(LocalDate(iso: "2026-11-25")!), "pregnant": .yesNo(true)])
+        response.patient.dateOfBirth = LocalDate(iso: "1990-12-01")
+        response.patient.sex = .male
+        response = q.calculated(response, today: LocalDate(iso: "2026-11-25")!)
+        #expect(response[q.question(id: "age_at_visit")!.position] == .integer(35))
+        #expect(Validator(questionnaire: q).validate(response).map(\.message) == ["Only for women"])
+        response.patient.sex = .female
+        #expect(Validator(questionnaire: q).validate(response).isEmpty)
+        let problems = TestQuestionnaires.problems(["1-a.txt": "Q | id: q | yesno | show if: sex = female"])
+        #expect(problems.first?.message == "show-if cannot read the patient's sex", "\(problems)")
+        #expect(TestQuestionnaires.problems(["1-a.txt": "Q | id: q | yesno | required if: sex = woman"]).first?.message == "'woman' is not a choice of 'sex'")
+    }
+
+    /// Choices are codes: a number or yes/no compared with a choice question means that code.
+    @Test func numbersAndYesNoComparedWithChoicesAreTheirCodes() throws {
+        let text = """
+            Interest | id: interest | single: 0=Not at all, 1=Several days, 2=Most days, 3=Every day
+            Known? | id: known | single: yes=Yes, no=No, unknown=Not known
+            Why | id: why | text | required if: interest = 3 or known = yes | alert if: selected(interest, 3) | alert: High
+            """
+        let q = try TestQuestionnaires.load(["1-a.txt": text])
+        let validator = Validator(questionnaire: q)
+        let every = record(q, ["interest": .choice("3")], status: .complete)
+        #expect(validator.validate(every).contains { $0.questionId == "why" && $0.kind == .missingRequired })
+        #expect(q.raisedAlerts(by: every, today: LocalDate(iso: "2026-11-25")!).map(\.key) == ["why"])
+        let known = record(q, ["known": .choice("yes")], status: .complete)
+        #expect(validator.validate(known).contains { $0.questionId == "why" && $0.kind == .missingRequired })
+        #expect(!validator.validate(record(q, ["interest": .choice("1")], status: .complete)).contains { $0.questionId == "why" })
+        let wrong = TestQuestionnaires.problems(["1-a.txt": "I | id: i | single: 0=A, 1=B\nW | id: w | text | required if: i = 5"])
+        #expect(wrong.first?.message == "5 is not a choice of 'i'", "\(wrong)")
+    }
+
+    @Test func showIfCannotReadTheDayAndLongChainsAreRefusedNotCrashed() throws {
+        let day = TestQuestionnaires.problems(["1-a.txt": "D | id: d | date\nQ | id: q | yesno | show if: days-between(d, today()) > 14"])
+        #expect(day.first?.message == "show-if cannot read the day (today(), age())", "\(day)")
+        let chain = (0..<900).map { _ in "1" }.joined(separator: " + ")  // within the 4096 characters of a line
+        let long = TestQuestionnaires.problems(["1-a.txt": "Q | id: q | integer | calculate: \(chain)"])
+        #expect(long.first?.message.contains("deeper than") == true, "\(long.first?.message ?? "")")
+        let barren = TestQuestionnaires.problems([
+            "1-a.txt": "R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X | filter: r | required"
+        ])
+        #expect(barren.first?.message == "the question is required, but no choice is tagged for 'b' of 'r'", "\(barren)")
+    }
+
     @Test func defaultsAndAlerts() throws {
         let q = try questionnaire()
         let today = LocalDate(iso: "2026-11-25")!
