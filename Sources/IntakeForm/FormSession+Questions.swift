@@ -238,6 +238,8 @@ extension FormSession {
         switch PatientInput.parse(text, for: field, today: validator.today, say: say) {
         case .success(let update):
             update(&response.patient)
+            // A calculation may read the date of birth or sex.
+            recalculate()
             response.touch()
             try move(to: next(after: place))
         case .failure(let problem):

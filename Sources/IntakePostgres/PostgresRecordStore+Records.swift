@@ -77,7 +77,7 @@ extension PostgresRecordStore {
             try await connection.query(
                 """
                 INSERT INTO notification (userId, type, eventKey, subject, createdAt)
-                SELECT id, \(NotificationType.recordAlert), \(RecordAlert.eventKey(record: item.record.id, alert: alert)), \(subject), \(timestamp(time))
+                SELECT id, \(NotificationType.recordAlert), \(RecordAlert.eventKey(record: item.record, alert: alert)), \(subject), \(timestamp(time))
                 FROM account WHERE role = 'coordinator' AND teamId = \(teamId)
                 ON CONFLICT (userId, eventKey) DO NOTHING
                 """, logger: logger)

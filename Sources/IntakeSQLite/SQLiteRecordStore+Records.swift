@@ -73,7 +73,7 @@ extension SQLiteRecordStore {
                     ON CONFLICT (userId, eventKey) DO NOTHING
                     """,
                 arguments: [
-                    NotificationType.recordAlert, RecordAlert.eventKey(record: item.record.id, alert: alert),
+                    NotificationType.recordAlert, RecordAlert.eventKey(record: item.record, alert: alert),
                     NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId)), timestamp(time), teamId,
                 ])
         }

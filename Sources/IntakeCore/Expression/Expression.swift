@@ -329,13 +329,18 @@ struct ExpressionParser {
 
     mutating func parseSum() throws(ExpressionError) -> Expression {
         var result = try parseProduct()
-        // Each operand nests the tree one level deeper (`a + b + c` is `(a + b) + c`): counted too.
-        var added = 0
+        // Each operand nests the tree one level deeper (`a + b + c` is `(a + b) + c`), which the
+        // walks over it recurse through: every fourth counts as a level, so a sum of a 90-item
+        // inventory reads and a line of thousands of terms is refused.
+        var added = 0, operands = 0
         defer { depth -= added }
         while true {
-            if added < Self.maximumDepth, case .symbol(let symbol) = current.token, symbol == "+" || symbol == "-" {
-                try deeper()
-                added += 1
+            if case .symbol(let symbol) = current.token, symbol == "+" || symbol == "-" {
+                operands += 1
+                if operands % 4 == 0 {
+                    try deeper()
+                    added += 1
+                }
             }
             if takeSymbol("+") {
                 result = .arithmetic(.add, result, try parseProduct())
@@ -349,15 +354,18 @@ struct ExpressionParser {
 
     mutating func parseProduct() throws(ExpressionError) -> Expression {
         var result = try parseUnary()
-        var added = 0
+        var added = 0, operands = 0
         defer { depth -= added }
         while true {
-            if added < Self.maximumDepth, case .symbol(let symbol) = current.token, symbol == "*" || symbol == "/" {
-                try deeper()
-                added += 1
-            } else if added < Self.maximumDepth, case .word(let word) = current.token, word.lowercased() == "mod" {
-                try deeper()
-                added += 1
+            var next = false
+            if case .symbol(let symbol) = current.token, symbol == "*" || symbol == "/" { next = true }
+            if case .word(let word) = current.token, word.lowercased() == "mod" { next = true }
+            if next {
+                operands += 1
+                if operands % 4 == 0 {
+                    try deeper()
+                    added += 1
+                }
             }
             if takeSymbol("*") {
                 result = .arithmetic(.multiply, result, try parseUnary())

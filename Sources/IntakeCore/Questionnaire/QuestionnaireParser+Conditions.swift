@@ -55,7 +55,7 @@ extension QuestionnaireParser {
                 report(
                     pending.path, pending.line, reference.column,
                     "show-if cannot read the patient's \(reference.id.replacingOccurrences(of: "_", with: " "))",
-                    hint: "exports without identities settle show-if too; ask a question for it, or use it in a calculation")
+                    hint: "show-if reads answers only (exports settle it from answers, without the date of birth); ask a question for it")
                 return nil
             }
             let hint = Suggestion.nearest(to: reference.id, in: Array(byId.keys)).map { "did you mean '\($0)'?" }

@@ -218,7 +218,7 @@ extension QuestionnaireParser {
                 "tags are the codes of '\(pending.id)': \(parents.choices.prefix(8).map(\.code).joined(separator: ", "))")
         }
         // A required question must have something to offer for every answer before it.
-        if own.isRequired, let barren = parents.choices.first(where: { parent in !set.choices.contains { $0.filter == parent.code } }) {
+        if own.isRequired, own.showIf == nil, let barren = parents.choices.first(where: { parent in !set.choices.contains { $0.filter == parent.code } }) {
             return fail(
                 "the question is required, but no choice is tagged for '\(barren.code)' of '\(pending.id)'",
                 "add a choice '\(barren.code):…=…', make the question optional, or hide it with 'show if' for that answer")
@@ -275,7 +275,7 @@ extension QuestionnaireParser {
                         guard role != .showIf else {
                             problem = (
                                 column, "show-if cannot read the patient's \(name.replacingOccurrences(of: "_", with: " "))",
-                                "exports without identities settle show-if too; ask a question for it, or use it in a calculation"
+                                "show-if reads answers only (exports settle it from answers, without the date of birth); ask a question for it"
                             )
                             return
                         }

@@ -66,7 +66,8 @@ extension GeoPoint {
 
     private static func fromNumbers(_ text: String) -> GeoPoint? {
         var body = Substring(text)
-        if body.lowercased().hasPrefix("geo:") { body = body.dropFirst(4) }
+        let geo = body.lowercased().hasPrefix("geo:")
+        if geo { body = body.dropFirst(4) }
         if let semicolon = body.firstIndex(of: ";") { body = body[..<semicolon] }  // geo:…;u=5
         // Commas separate, or blanks do (ODK's `lat lon alt acc`), never both: `31,95 35,91` is
         // decimal commas, not four numbers, and is refused rather than misread.
@@ -74,7 +75,8 @@ extension GeoPoint {
             body.contains(",")
             ? body.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             : body.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        guard (2...4).contains(parts.count) else { return nil }
+        // With commas: latitude and longitude (and altitude in a geo: URI); `31,95, 35,91` is refused.
+        guard body.contains(",") ? (2...(geo ? 3 : 2)).contains(parts.count) : (2...4).contains(parts.count) else { return nil }
         var numbers: [Double] = []
         for part in parts {
             guard let number = Double(part), number.isFinite, !part.contains(where: \.isLetter) else { return nil }
@@ -87,10 +89,15 @@ extension GeoPoint {
 
     /// `https://maps.google.com/?q=31.95,35.91`, `https://www.openstreetmap.org/#map=16/31.95/35.91`, `…/@31.95,35.91,15z`.
     private static func fromLink(_ text: String) -> GeoPoint? {
-        guard text.hasPrefix("http://") || text.hasPrefix("https://"), let url = URLComponents(string: text) else { return nil }
-        func pair(_ value: String?) -> GeoPoint? {
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") else { return nil }
+        // A pasted link may hold spaces or Arabic place names: encode what a URL may not hold.
+        guard let url = URLComponents(string: text)
+            ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "#%"))).flatMap(URLComponents.init(string:))
+        else { return nil }
+        /// `31.95,35.91`: exactly two numbers in a query value; the path's `@31.95,35.91,15z` has a zoom after them.
+        func pair(_ value: String?, zoomAfter: Bool = false) -> GeoPoint? {
             guard let parts = value?.removingPercentEncoding?.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }),
-                parts.count >= 2, let lat = Double(parts[0]), let lon = Double(parts[1])
+                zoomAfter ? parts.count >= 2 : parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1])
             else { return nil }
             return GeoPoint(latitude: lat, longitude: lon)
         }
@@ -100,7 +107,7 @@ extension GeoPoint {
         if let lat = item("mlat").flatMap(Double.init), let lon = item("mlon").flatMap(Double.init) { return GeoPoint(latitude: lat, longitude: lon) }
         for name in ["q", "query", "ll", "destination"] { if let point = pair(item(name)) { return point } }
         // Google's /@31.95,35.91,15z in the path.
-        if let at = url.path.range(of: "/@") { return pair(String(url.path[at.upperBound...].prefix { $0 != "/" })) }
+        if let at = url.path.range(of: "/@") { return pair(String(url.path[at.upperBound...].prefix { $0 != "/" }), zoomAfter: true) }
         if let range = text.range(of: "map=") {
             let parts = text[range.upperBound...].split(separator: "/").prefix(3).map(String.init)
             if parts.count == 3, let lat = Double(parts[1]), let lon = Double(parts[2].prefix { $0.isNumber || $0 == "." || $0 == "-" }) {

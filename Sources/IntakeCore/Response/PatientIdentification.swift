@@ -97,18 +97,20 @@ public enum ControlCharacters {
 
 extension PatientIdentification {
     /// The patient's fields an expression may read by name (calculations, constraints, `required
-    /// if`, defaults and alerts; not show-if, which exports settle without identities), each at
-    /// section 0 of a record.
+    /// if`, defaults and alerts; not show-if, which reads answers only), each at section 0 of a
+    /// record, numbered as the form numbers the patient's fields (P.3, P.4).
     public static let expressionFields: [String: QuestionPosition] = [
-        "date_of_birth": QuestionPosition(section: 0, index: 1), "sex": QuestionPosition(section: 0, index: 2),
+        "date_of_birth": QuestionPosition(section: 0, index: Field.allCases.firstIndex(of: .dateOfBirth)! + 1),
+        "sex": QuestionPosition(section: 0, index: Field.allCases.firstIndex(of: .sex)! + 1),
     ]
 
     /// The field at `index` of section 0 as an answer: the date of birth, or the sex's code.
     func expressionAnswer(_ index: Int) -> Answer? {
-        switch index {
-        case 1: dateOfBirth.map(Answer.date)
-        case 2: sex.map { .choice($0.rawValue) }
-        default: nil
+        guard Field.allCases.indices.contains(index - 1) else { return nil }
+        switch Field.allCases[index - 1] {
+        case .dateOfBirth: return dateOfBirth.map(Answer.date)
+        case .sex: return sex.map { .choice($0.rawValue) }
+        default: return nil
         }
     }
 }

@@ -65,6 +65,8 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
             return answers[position.section]?[position.index]
         }
         set {
+            // Section 0 (the patient's fields) is read-only here: they are set as the patient's.
+            guard position.section > 0 else { return }
             answers[position.section, default: [:]][position.index] = newValue
             if answers[position.section]?.isEmpty == true { answers[position.section] = nil }
         }

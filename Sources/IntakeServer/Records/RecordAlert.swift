@@ -18,9 +18,10 @@ public enum RecordAlert {
         }
     }
 
-    /// One notification per record and alert, however often the record is sent or edited.
-    public static func eventKey(record: UUID, alert: String) -> String {
-        "alert:\(record.uuidString.lowercased()):\(alert)"
+    /// One notification per record, version and alert, however often the record is sent or edited
+    /// (the version too: alert 1 of one version need not be alert 1 of another).
+    public static func eventKey(record: PatientResponse, alert: String) -> String {
+        "alert:\(record.id.uuidString.lowercased()):\(record.questionnaire.version):\(alert)"
     }
 
     /// Ids only: the record, its questionnaire version and the alert's number. The message is the

@@ -98,6 +98,9 @@ struct RecordCodecTests {
         ("https://maps.apple.com/?ll=31.9539,35.9106&q=Amman", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
         ("https://www.openstreetmap.org/?mlat=31.9539&mlon=35.9106#map=16/31.9/35.9", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
         ("https://www.google.com/maps/search/?api=1&query=31.9539%2C35.9106", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("https://www.google.com/maps/place/عمان/@31.9539,35.9106,12z/data=!3m1", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("31.9539,35.9106", GeoPoint(latitude: 31.9539, longitude: 35.9106)),
+        ("geo:31.9539,35.9106,812", GeoPoint(latitude: 31.9539, longitude: 35.9106, altitude: 812)),
     ])
     func placesAreReadInTheUsualForms(text: String, expected: GeoPoint) throws {
         let point = try #require(GeoPoint(parsing: text), "\(text)")
@@ -105,7 +108,7 @@ struct RecordCodecTests {
         #expect(point.altitude == expected.altitude && point.accuracy == expected.accuracy)
     }
 
-    @Test(arguments: ["", "31.95", "91, 35", "31.9, 181", "here", "31.9, 35.9, 800, -3", "31°57'N", "1,2,3,4,5", "31,95 35,91", "https://example.org/"])
+    @Test(arguments: ["", "31.95", "91, 35", "31.9, 181", "here", "31.9, 35.9, 800, -3", "31°57'N", "1,2,3,4,5", "31,95 35,91", "31,95, 35,91", "https://maps.google.com/?q=31,95,35,91", "https://example.org/"])
     func whatIsNotAPlaceIsRefused(text: String) {
         #expect(GeoPoint(parsing: text) == nil, "\(text)")
     }

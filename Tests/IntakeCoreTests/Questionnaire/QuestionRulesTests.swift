@@ -141,10 +141,17 @@ struct QuestionRulesTests {
         let chain = (0..<900).map { _ in "1" }.joined(separator: " + ")  // within the 4096 characters of a line
         let long = TestQuestionnaires.problems(["1-a.txt": "Q | id: q | integer | calculate: \(chain)"])
         #expect(long.first?.message.contains("deeper than") == true, "\(long.first?.message ?? "")")
+        // A 90-item inventory's total reads.
+        let items = (1...90).map { "Item \($0) | id: i\($0) | integer 0..3" }.joined(separator: "\n")
+        let total = (1...90).map { "i\($0)" }.joined(separator: " + ")
+        let inventory = try TestQuestionnaires.load(["1-a.txt": items + "\nTotal | id: total | integer | calculate: \(total)\n"])
+        #expect(inventory.question(id: "total")?.calculation != nil)
         let barren = TestQuestionnaires.problems([
             "1-a.txt": "R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X | filter: r | required"
         ])
         #expect(barren.first?.message == "the question is required, but no choice is tagged for 'b' of 'r'", "\(barren)")
+        // Hidden for the answers that offer nothing, as the hint says: fine.
+        _ = try TestQuestionnaires.load(["1-a.txt": "R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X | filter: r | required | show if: r = a"])
     }
 
     @Test func defaultsAndAlerts() throws {
