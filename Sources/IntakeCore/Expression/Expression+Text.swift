@@ -28,30 +28,17 @@ extension Expression: CustomStringConvertible {
     }
 
     /// Whether the value depends on the day it is computed (`today()`, `age()`).
-    public var usesToday: Bool {
-        switch self {
-        case .number, .text, .date, .bool, .name: false
-        case .negate(let inner), .answered(let inner, _), .not(let inner): inner.usesToday
-        case .arithmetic(_, let a, let b), .compare(_, let a, let b): a.usesToday || b.usesToday
-        case .and(let parts), .or(let parts): parts.contains { $0.usesToday }
-        case .call(let name, let arguments, _): name == "today" || name == "age" || arguments.contains { $0.usesToday }
-        }
-    }
+    public var usesToday: Bool { dayReadingColumn != nil }
 
-    /// The expression with every `name` replaced by `replacement` (`.` by the question's id).
-    public func renaming(_ name: String, to replacement: String) -> Expression {
-        func rename(_ e: Expression) -> Expression { e.renaming(name, to: replacement) }
+    /// The column of the first `today()` or `age()` call, if any.
+    public var dayReadingColumn: Int? {
         switch self {
-        case .number, .text, .date, .bool: return self
-        case .name(let found, let column): return found == name ? .name(replacement, column: column) : self
-        case .negate(let inner): return .negate(rename(inner))
-        case .answered(let inner, let expected): return .answered(rename(inner), expected)
-        case .not(let inner): return .not(rename(inner))
-        case .arithmetic(let op, let a, let b): return .arithmetic(op, rename(a), rename(b))
-        case .compare(let op, let a, let b): return .compare(op, rename(a), rename(b))
-        case .and(let parts): return .and(parts.map(rename))
-        case .or(let parts): return .or(parts.map(rename))
-        case .call(let function, let arguments, let column): return .call(function, arguments.map(rename), column: column)
+        case .number, .text, .date, .bool, .name: nil
+        case .negate(let inner), .answered(let inner, _), .not(let inner): inner.dayReadingColumn
+        case .arithmetic(_, let a, let b), .compare(_, let a, let b): a.dayReadingColumn ?? b.dayReadingColumn
+        case .and(let parts), .or(let parts): parts.lazy.compactMap(\.dayReadingColumn).first
+        case .call(let name, let arguments, let column):
+            name == "today" || name == "age" ? column : arguments.lazy.compactMap(\.dayReadingColumn).first
         }
     }
 }

@@ -128,10 +128,9 @@ extension Expression {
                     hint: "check its brackets and escapes; matches() checks the whole text")
             }
             if ["count-selected", "selected"].contains(name) {
-                guard case .name(let id, let at) = arguments[0], questions.contains(id) else {
+                guard case .name(let id, _) = arguments[0], questions.contains(id) else {
                     throw ExpressionError(column: column, message: "\(name)() reads a question: give its id as the first argument")
                 }
-                _ = at
             }
             for argument in arguments { try argument.check(questions: questions) }
         }
@@ -327,6 +326,14 @@ struct ExpressionParser {
         return left
     }
 
+    /// One more operand of a `+`/`*` chain: every fourth counts as a level of nesting.
+    mutating func countOperand(_ operands: inout Int, _ added: inout Int) throws(ExpressionError) {
+        operands += 1
+        guard operands % 4 == 0 else { return }
+        try deeper()
+        added += 1
+    }
+
     mutating func parseSum() throws(ExpressionError) -> Expression {
         var result = try parseProduct()
         // Each operand nests the tree one level deeper (`a + b + c` is `(a + b) + c`), which the
@@ -335,13 +342,7 @@ struct ExpressionParser {
         var added = 0, operands = 0
         defer { depth -= added }
         while true {
-            if case .symbol(let symbol) = current.token, symbol == "+" || symbol == "-" {
-                operands += 1
-                if operands % 4 == 0 {
-                    try deeper()
-                    added += 1
-                }
-            }
+            if case .symbol(let symbol) = current.token, symbol == "+" || symbol == "-" { try countOperand(&operands, &added) }
             if takeSymbol("+") {
                 result = .arithmetic(.add, result, try parseProduct())
             } else if takeSymbol("-") {
@@ -357,16 +358,8 @@ struct ExpressionParser {
         var added = 0, operands = 0
         defer { depth -= added }
         while true {
-            var next = false
-            if case .symbol(let symbol) = current.token, symbol == "*" || symbol == "/" { next = true }
-            if case .word(let word) = current.token, word.lowercased() == "mod" { next = true }
-            if next {
-                operands += 1
-                if operands % 4 == 0 {
-                    try deeper()
-                    added += 1
-                }
-            }
+            if case .symbol(let symbol) = current.token, symbol == "*" || symbol == "/" { try countOperand(&operands, &added) }
+            if case .word(let word) = current.token, word.lowercased() == "mod" { try countOperand(&operands, &added) }
             if takeSymbol("*") {
                 result = .arithmetic(.multiply, result, try parseUnary())
             } else if takeSymbol("/") {

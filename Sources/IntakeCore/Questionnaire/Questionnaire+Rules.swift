@@ -52,11 +52,27 @@ extension Questionnaire {
     /// `hidden` is what show-if hides, when known already (empty for a record cleaned of hidden
     /// answers, as the server stores them).
     public func raisedAlerts(by response: PatientResponse, today: LocalDate, hidden known: Set<QuestionPosition>? = nil) -> [Question] {
-        let alerting = allQuestions.filter { $0.alert != nil }
+        let alerting = alertingQuestions
         guard !alerting.isEmpty else { return [] }
         let hidden = known ?? hiddenPositions(in: response)
         return alerting.filter { question in
             question.alert!.condition.holds(today: today) { hidden.contains($0) ? nil : response[$0] }
         }
+    }
+
+    /// The questions with an alert, in order: notifications name an alert by its place here
+    /// (alert 1 is the first), never by its question.
+    public var alertingQuestions: [Question] { allQuestions.filter { $0.alert != nil } }
+
+    /// The numbers (from 1) of the alerts a record raises, as notifications name them.
+    public func raisedAlertNumbers(by response: PatientResponse, today: LocalDate, hidden: Set<QuestionPosition>? = nil) -> [Int] {
+        let alerting = alertingQuestions.map(\.position)
+        return raisedAlerts(by: response, today: today, hidden: hidden).compactMap { alerting.firstIndex(of: $0.position).map { $0 + 1 } }
+    }
+
+    /// Alert `number` (from 1), if the questionnaire has one.
+    public func alert(number: Int) -> QuestionAlert? {
+        let alerting = alertingQuestions
+        return alerting.indices.contains(number - 1) ? alerting[number - 1].alert : nil
     }
 }

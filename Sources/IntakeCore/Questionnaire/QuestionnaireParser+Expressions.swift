@@ -140,18 +140,6 @@ extension QuestionnaireParser {
         }
     }
 
-    /// The column of the first `today()` or `age()` call, if any.
-    static func dayReadingCall(_ expression: Expression) -> Int? {
-        switch expression {
-        case .number, .text, .date, .bool, .name: return nil
-        case .negate(let inner), .answered(let inner, _), .not(let inner): return dayReadingCall(inner)
-        case .arithmetic(_, let a, let b), .compare(_, let a, let b): return dayReadingCall(a) ?? dayReadingCall(b)
-        case .and(let parts), .or(let parts): return parts.lazy.compactMap(dayReadingCall).first
-        case .call(let name, let arguments, let column):
-            return name == "today" || name == "age" ? column : arguments.lazy.compactMap(dayReadingCall).first
-        }
-    }
-
     /// The expression with number and yes/no literals compared with a choice question (`=`, `!=`,
     /// `selected()`) written as that choice's code when it has one, since choices are codes.
     static func literalsAsCodes(_ expression: Expression, choices: (Expression) -> ChoiceSet?) -> Expression {
@@ -358,7 +346,7 @@ extension QuestionnaireParser {
 
         // A number or yes/no compared with a choice means its code: `phq_down = 3`, `answer = yes`.
         let written = Self.literalsAsCodes(pending.expression) { side in choiceSide(side)?.type.choices }
-        if role == .showIf, let column = Self.dayReadingCall(written) {
+        if role == .showIf, let column = written.dayReadingColumn {
             // Exports and the server settle show-if long after the visit: the day would change what was shown.
             return fail(column, "show-if cannot read the day (today(), age())", "compare with a date question, or compute the value with 'calculate' and show by it")
         }

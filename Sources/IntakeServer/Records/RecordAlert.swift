@@ -12,10 +12,7 @@ public enum RecordAlert {
     /// answered to whoever reads it, a webhook receiver included.
     public static func raised(byCleaned record: PatientResponse, questionnaire: Questionnaire, today: LocalDate) -> [String] {
         guard record.status == .complete else { return [] }
-        let alerting = questionnaire.allQuestions.filter { $0.alert != nil }.map(\.position)
-        return questionnaire.raisedAlerts(by: record, today: today, hidden: []).compactMap { question in
-            alerting.firstIndex(of: question.position).map { String($0 + 1) }
-        }
+        return questionnaire.raisedAlertNumbers(by: record, today: today, hidden: []).map(String.init)
     }
 
     /// One notification per record, version and alert, however often the record is sent or edited

@@ -31,10 +31,9 @@ struct InboxCommand: AsyncParsableCommand {
         // An alert's message, from the questionnaire version on this machine (the server sends ids only).
         let alertMessage: (String, String, String) -> String? = { id, version, number in
             guard let questionnaire = QuestionnaireOptions.kept(QuestionnaireReference(id: id, version: version), in: store),
-                let index = Int(number), index >= 1
+                let alert = Int(number).flatMap(questionnaire.alert(number:))
             else { return nil }
-            let alerts = questionnaire.allQuestions.compactMap(\.alert)
-            return index <= alerts.count ? alerts[index - 1].message.text(in: Language.say.code) : nil
+            return alert.message.text(in: Language.say.code)
         }
         var all: [RemoteNotification] = []
         do {
