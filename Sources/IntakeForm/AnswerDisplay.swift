@@ -29,6 +29,7 @@ package struct AnswerDisplay {
         case (.decimal(let value), _): return Self.number(value)
         case (.date(let value), _): return value.description
         case (.geopoint(let point), _): return point.description
+        case (.instances(let list), _): return say(.instanceCount(list.count))
         case (.dictionary, _): return "(\(answer.kind))"
         }
     }
@@ -56,7 +57,7 @@ package struct AnswerDisplay {
             hint = set.choices.count > Self.shortListLimit ? .chooseSomeOfLong(set.choices.count) : .chooseSome
         case .compound(let fields):
             return say(.compoundParts(count: fields.count, labels: fields.map { $0.label.text(in: language) }))
-        case .note:
+        case .note, .repeatGroup:
             return ""
         case .geopoint: hint = .geopoint
         }

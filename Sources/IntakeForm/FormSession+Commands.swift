@@ -67,6 +67,19 @@ extension FormSession {
                 io.write(say(.noSuchQuestion("\(position)")))
                 return
             }
+            // A question asked per instance is reached through its repeat.
+            if frames.isEmpty || !isInOpenInstance(.question(position)), let group = outermostGroup(of: position) {
+                while !frames.isEmpty { closeInstance() }
+                recalculate()
+                try move(to: .question(group))
+                shownPlace = nil
+                return
+            }
+            if isInOpenInstance(.question(position)) {
+                try move(to: .question(position))
+                shownPlace = nil
+                return
+            }
             guard validator.visiblePositions(in: response).contains(position) else {
                 io.write(say(.questionHidden("\(position)")))
                 return
@@ -101,6 +114,20 @@ extension FormSession {
 
     /// Prints every shown question with its answer, and what is still required.
     func review() {
+        if let frame = frames.last {
+            // Inside an instance: that instance's answers.
+            io.write("\n" + say(.reviewHeading))
+            io.write(say(.instanceHeading(label: frame.group.text.text(in: language), number: frame.number + 1, total: nil)))
+            let hidden = hiddenHere()
+            for member in questionnaire.members(of: frame.group.position) where member.takesAnswer && !hidden.contains(member.position) {
+                let answer = response[member.position].map { display.text(of: $0, for: member.type) }
+                let mark = answer == nil && member.isRequired ? "  (\(say(.notAnswered)))" : ""
+                io.write("  [\(member.position)\(instanceTag)] \(member.text.text(in: language)): \(answer ?? "—")\(mark)")
+                if member.isRepeat { reviewInstances(of: member, in: response, indent: "    ") }
+            }
+            shownPlace = nil
+            return
+        }
         let visible = validator.visiblePositions(in: response)
         io.write("\n" + say(.reviewHeading))
         io.write(
@@ -110,10 +137,11 @@ extension FormSession {
         )
         for section in questionnaire.sections {
             io.write(say(.reviewSection(number: section.number, title: section.title.text(in: language))))
-            for question in section.questions where visible.contains(question.position) {
+            for question in section.questions where question.group == nil && visible.contains(question.position) {
                 let answer = response[question.position].map { display.text(of: $0, for: question.type) }
                 let mark = answer == nil && question.isRequired ? "  (\(say(.notAnswered)))" : ""
                 io.write("  [\(question.position)] \(question.text.text(in: language)): \(answer ?? "—")\(mark)")
+                if question.isRepeat { reviewInstances(of: question, in: response, indent: "    ") }
             }
         }
         shownPlace = nil
@@ -121,6 +149,7 @@ extension FormSession {
 
     /// Validates the record; completes and saves it, or explains what is missing and goes there.
     func finish() throws -> Outcome? {
+        while !frames.isEmpty { closeInstance() }
         recalculate()
         var candidate = validator.droppingHiddenAnswers(response)
         candidate.status = .complete
@@ -151,7 +180,7 @@ extension FormSession {
     }
 
     private func place(of issue: ValidationIssue) -> FormPlace {
-        if let position = issue.position { return .question(position) }
+        if let position = issue.position { return .question(outermostGroup(of: position) ?? position) }
         if let field = issue.field.flatMap(PatientIdentification.Field.init(rawValue:)) { return .patient(field) }
         return place
     }

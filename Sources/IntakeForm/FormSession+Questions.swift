@@ -12,10 +12,14 @@ extension FormSession {
         case .question(let position):
             guard let question = questionnaire.question(at: position) else { return }
             if question.type == .note {
-                io.write("\n[\(position)] " + noteText(question))
+                io.write("\n[\(position)\(instanceTag)] " + noteText(question))
                 return
             }
-            io.write("\n[\(position)] \(question.text.text(in: language))\(isRequired(question) ? " *" : "")")
+            io.write("\n[\(position)\(instanceTag)] \(question.text.text(in: language))\(isRequired(question) ? " *" : "")")
+            if question.isRepeat {
+                showRepeat(question)
+                return
+            }
             if question.calculation != nil {
                 io.write("    " + (response[position].map { say(.calculated(display.text(of: $0, for: question.type))) } ?? say(.notCalculated)))
                 return
@@ -38,7 +42,9 @@ extension FormSession {
 
     private func showEnd() {
         let visible = validator.visiblePositions(in: response)
-        let missing = questionnaire.allQuestions.filter { isRequired($0) && visible.contains($0.position) && response[$0.position] == nil }
+        let missing = questionnaire.allQuestions.filter {
+            $0.group == nil && !$0.isRepeat && isRequired($0) && visible.contains($0.position) && response[$0.position] == nil
+        }
         io.write("\n" + say(.endOfQuestionnaire(answers: response.answerCount)))
         if !missing.isEmpty {
             io.write(say(.stillRequired(missing.map { "\($0.position)" })))
@@ -78,21 +84,25 @@ extension FormSession {
 
     /// Computes every calculated question from the answers as they stand.
     func recalculate() {
-        response = questionnaire.calculated(response, today: validator.today)
+        guard !frames.isEmpty else {
+            response = questionnaire.calculated(response, today: validator.today)
+            return
+        }
+        unfold(questionnaire.calculated(folded, today: validator.today))
     }
 
     /// Whether the question must be answered for these answers (`required`, or `required if` holding).
     func isRequired(_ question: Question) -> Bool {
         if question.isRequired { return true }
         guard let requiredIf = question.requiredIf else { return false }
-        let hidden = questionnaire.hiddenPositions(in: response)
+        let hidden = hiddenHere()
         return requiredIf.holds(today: validator.today) { hidden.contains($0) ? nil : response[$0] }
     }
 
     /// Whether the answer keeps the question's constraint; if not, says the questionnaire's message.
     private func keeps(_ question: Question, _ answer: Answer) -> Bool {
         guard let constraint = question.constraint else { return true }
-        let hidden = questionnaire.hiddenPositions(in: response)
+        let hidden = hiddenHere()
         let read: (QuestionPosition) -> Answer? = { position in
             position == question.position ? answer : hidden.contains(position) ? nil : self.response[position]
         }

@@ -38,6 +38,8 @@ public final class FormSession {
     /// The place whose question was last shown, so a re-prompt does not repeat it.
     var shownPlace: FormPlace?
     var announcedSection: Int?
+    /// The repeat instances the form is inside, outermost first (see ``InstanceFrame``).
+    var frames: [InstanceFrame] = []
 
     /// - Parameters:
     ///   - draft: the record to fill; a new one or one from the local store.
@@ -67,8 +69,11 @@ public final class FormSession {
         self.baseRevision = draft.baseRevision
     }
 
+    /// The record with any open instance written back; a draft left inside an instance resumes
+    /// at its repeat.
     var draft: Draft {
-        Draft(response: response, cursor: place.cursor(sectionCount: questionnaire.sections.count), baseRevision: baseRevision)
+        let cursor = frames.first.map { FormPlace.question($0.group.position) } ?? place
+        return Draft(response: folded, cursor: cursor.cursor(sectionCount: questionnaire.sections.count), baseRevision: baseRevision)
     }
 
     /// Runs the form until the record is complete, the person quits, or input ends.
@@ -105,6 +110,21 @@ public final class FormSession {
             case .compound(let fields) = question.type
         {
             return try answerCompound(question, fields: fields)
+        }
+        if case .question(let position) = place, let question = questionnaire.question(at: position), question.isRepeat {
+            guard let line = io.readLine(prompt: "> ") else {
+                if try discardIfBlank() { return .abandoned(inputEnded: true) }
+                try save(draft)
+                return .inputEnded(draft)
+            }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if ControlCharacters.contained(in: trimmed) {
+                io.write(say(.controlCharacter))
+                return nil
+            }
+            if trimmed.hasPrefix(":") { return try perform(trimmed) }
+            try answerRepeat(question, trimmed)
+            return nil
         }
         guard let line = io.readLine(prompt: "> ") else {
             if try discardIfBlank() { return .abandoned(inputEnded: true) }
@@ -163,6 +183,13 @@ public final class FormSession {
 
     /// Moves to `newPlace` and saves the position, so a resumed draft starts there.
     func move(to newPlace: FormPlace) throws {
+        // Leaving an instance's questions closes the instance (its answers go into its repeat).
+        var closed = false
+        while !frames.isEmpty, !isInOpenInstance(newPlace) {
+            closeInstance()
+            closed = true
+        }
+        if closed { recalculate() }
         place = newPlace
         try persist()
     }
@@ -170,7 +197,7 @@ public final class FormSession {
     func describe(_ place: FormPlace) -> FormText.Place {
         switch place {
         case .patient(let field): .patient(field)
-        case .question(let position): .question("\(position)")
+        case .question(let position): .question("\(position)\(instanceTag)")
         case .end: .end
         }
     }

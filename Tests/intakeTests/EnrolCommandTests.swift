@@ -122,7 +122,13 @@ struct EnrolOverTLSTests {
         #expect(sent.status == 0 && sent.stdout.contains("Sent to the server."), "\(sent.stdout)\(sent.stderr)")
 
         // A link whose pin is not the server's key: refused before anything is sent.
-        let forged = link.replacingOccurrences(of: String(pin.dropFirst(7).prefix(4)), with: "AAAA")
+        // (The pin is percent-encoded in the link, so it is replaced as a query item, not as text.)
+        var components = try #require(URLComponents(string: link))
+        components.queryItems = components.queryItems?.map { item in
+            item.name == "pin" ? URLQueryItem(name: "pin", value: "sha256/" + String(repeating: "A", count: 43) + "=") : item
+        }
+        let forged = try #require(components.string)
+        #expect(forged != link)
         let refused = try IntakeProcess().run(["enrol", forged, "--ca-file", tls.ca])
         #expect(refused.status != 0 && refused.stderr.contains("does not match the pinned one"), "\(refused.stderr)")
     }

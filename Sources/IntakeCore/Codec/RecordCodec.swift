@@ -219,7 +219,7 @@ public enum RecordCodec {
         }
     }
 
-    private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary, geopoint"
+    private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary, geopoint, instances"
 
     private static func answer(_ reader: inout JSONReader) throws(JSONReadError) -> Answer {
         var result: Answer?
@@ -263,6 +263,24 @@ public enum RecordCodec {
                 let point = GeoPoint(latitude: latitude, longitude: longitude, altitude: parts["altitude"], accuracy: parts["accuracy"])
                 if let problem = point.problem { throw reader.error("the geopoint is not a place: \(problem)", at: at) }
                 result = .geopoint(point)
+            case kind.is("instances"):
+                var instances: [[Int: Answer]] = []
+                try reader.array { _, reader throws(JSONReadError) in
+                    guard instances.count < RepeatLimits.maxInstances else {
+                        throw reader.error("a repeat group has at most \(RepeatLimits.maxInstances) instances")
+                    }
+                    var instance: [Int: Answer] = [:]
+                    try reader.objectKeys { indexKey, reader throws(JSONReadError) in
+                        guard let index = indexKey.position else {
+                            throw reader.error("question keys are whole numbers from 1 written plainly (\"5\", not \"05\" or \"+5\")")
+                        }
+                        guard instance.updateValue(try answer(&reader), forKey: index) == nil else {
+                            throw reader.error("question \(index) appears twice in one instance")
+                        }
+                    }
+                    instances.append(instance)
+                }
+                result = .instances(instances)
             default: throw reader.error("unknown answer type '\(kind.string)'; an answer has one of \(answerKinds)")
             }
         }
@@ -391,6 +409,17 @@ public enum RecordCodec {
             writer.key("longitude")
             writer.number(point.longitude)
             writer.endObject()
+        case .instances(let instances):
+            writer.beginArray()
+            for instance in instances {
+                writer.beginObject()
+                for (index, answer) in instance.sorted(by: { $0.key < $1.key }) {
+                    writer.key(index)
+                    write(answer, into: &writer)
+                }
+                writer.endObject()
+            }
+            writer.endArray()
         }
         writer.endObject()
     }

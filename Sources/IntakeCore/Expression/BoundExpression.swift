@@ -10,17 +10,40 @@ public struct BoundExpression: Sendable, Hashable, CustomStringConvertible {
     public var positions: [String: QuestionPosition]
     /// Whether it depends on the day (`today()`, `age()`): such values are not recomputed later.
     public var usesToday: Bool
+    /// What `sum()` and `count()` read across a repeat's instances: by question id, the repeat
+    /// group whose instances hold it and the question's index there (nil: the group itself).
+    public var repeated: [String: RepeatedRead]
 
-    public init(_ expression: Expression, positions: [String: QuestionPosition]) {
+    public struct RepeatedRead: Sendable, Hashable {
+        public var group: QuestionPosition
+        public var index: Int?
+
+        public init(group: QuestionPosition, index: Int?) {
+            self.group = group
+            self.index = index
+        }
+    }
+
+    public init(_ expression: Expression, positions: [String: QuestionPosition], repeated: [String: RepeatedRead] = [:]) {
         self.expression = expression
         self.positions = positions
+        self.repeated = repeated
         usesToday = expression.usesToday
     }
 
     /// The value for the answers `answer` gives by position (nil: unanswered or hidden).
     public func value(today: LocalDate? = nil, answer: (QuestionPosition) -> Answer?) -> ExpressionValue {
         let evaluator = ExpressionEvaluator(today: usesToday ? today ?? .today() : LocalDate(year: 2000, month: 1, day: 1)!)
-        return evaluator.evaluate(expression) { id in positions[id].flatMap(answer) }
+        guard !repeated.isEmpty else { return evaluator.evaluate(expression) { id in positions[id].flatMap(answer) } }
+        return evaluator.evaluate(expression) { id in
+            guard let read = repeated[id] else { return positions[id].flatMap(answer) }
+            // Each instance's value under index 1, as sum() and count() take it.
+            guard case .instances(let list)? = answer(read.group) else { return nil }
+            return .instances(list.map { instance in
+                guard let index = read.index else { return [1: .yesNo(true)] }
+                return instance[index].map { [1: $0] } ?? [:]
+            })
+        }
     }
 
     /// Whether it holds: a missing value does not.

@@ -86,7 +86,7 @@ extension Expression {
         "if": 3...3, "coalesce": 1...16, "concat": 1...16, "round": 1...2, "today": 0...0, "age": 1...1, "years-between": 2...2,
         "days-between": 2...2, "count-selected": 1...1, "selected": 2...2, "min": 1...16, "max": 1...16, "abs": 1...1,
         "number": 1...1, "int": 1...1, "pow": 2...2, "length": 1...1, "contains": 2...2, "matches": 2...2, "lower": 1...1,
-        "upper": 1...1, "substr": 2...3,
+        "upper": 1...1, "substr": 2...3, "sum": 1...1, "count": 1...1,
     ]
 
     /// Parses `text`, whose first character is at `startColumn` of its line.
@@ -127,7 +127,7 @@ extension Expression {
                     column: column, message: "'\(pattern)' is not a valid regular expression",
                     hint: "check its brackets and escapes; matches() checks the whole text")
             }
-            if ["count-selected", "selected"].contains(name) {
+            if ["count-selected", "selected", "sum", "count"].contains(name) {
                 guard case .name(let id, _) = arguments[0], questions.contains(id) else {
                     throw ExpressionError(column: column, message: "\(name)() reads a question: give its id as the first argument")
                 }

@@ -23,7 +23,7 @@ public enum ExpressionValue: Sendable, Hashable {
         case .date(let value): self = .date(value)
         case .choices(let codes): self = .choices(codes)
         case .geopoint(let point): self = .text(point.description)
-        case .dictionary, nil: self = .missing
+        case .dictionary, .instances, nil: self = .missing
         }
     }
 
@@ -223,6 +223,15 @@ public struct ExpressionEvaluator: Sendable {
             case .text: return .number(1)
             default: return .number(0)
             }
+        case "sum", "count":
+            // Over a repeat: the question reads as each instance's value under index 1 (BoundExpression).
+            guard case .name(let id, _) = arguments[0], case .instances(let list)? = answer(id) else { return .number(0) }
+            let values = list.compactMap { $0[1] }
+            if name == "count" { return .number(Double(values.count)) }
+            return .number(values.reduce(0) { total, answer in
+                if case .number(let number) = ExpressionValue(answer) { return total + number }
+                return total
+            })
         case "selected":
             guard case .text(let code) = value(1) else { return .bool(false) }
             switch value(0) {

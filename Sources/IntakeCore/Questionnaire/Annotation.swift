@@ -17,6 +17,8 @@ enum Annotation {
     case requiredIf(Expression)
     case defaultValue(Expression)
     case alertIf(Expression)
+    /// `count: household_size`: a repeat group has as many instances as this says.
+    case repeatCount(Expression)
     /// `pattern: [A-Z]{3}-[0-9]{4}`: a regular expression a text answer matches as a whole.
     case pattern(String)
     /// The constraint's message (translated in translation files).
@@ -39,6 +41,8 @@ enum Annotation {
         case compound([(key: String, type: TypeSpec, required: Bool)])
         case note
         case geopoint
+        /// `repeat 1..10`: the questions up to `@end` are answered once per instance.
+        case repeatGroup(ClosedBounds<Int>)
     }
 
     enum ChoicesSpec {
@@ -46,10 +50,12 @@ enum Annotation {
         case list(name: String)
     }
 
-    static let typeKeywords = ["text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint"]
+    static let typeKeywords = [
+        "text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint", "repeat",
+    ]
     static let annotationKeywords = [
         "id", "required", "optional", "identifying", "help", "show if", "labels", "fields", "calculate", "constraint", "pattern",
-        "message", "required if", "default", "alert if", "alert", "filter",
+        "message", "required if", "default", "alert if", "alert", "filter", "count",
     ]
 
     struct Failure: Error {
@@ -122,6 +128,8 @@ extension Annotation {
             return .calculate(try expression(rest, column: restColumn, name: "calculate", example: "weight / ((height / 100) * (height / 100))"))
         case "constraint":
             return .constraint(try expression(rest, column: restColumn, name: "constraint", example: ". > bp_diastolic"))
+        case "count":
+            return .repeatCount(try expression(rest, column: restColumn, name: "count", example: "household_size"))
         case "default":
             return .defaultValue(try expression(rest, column: restColumn, name: "default", example: "today()"))
         case "pattern":
@@ -186,6 +194,19 @@ extension Annotation {
             }
         case "integer":
             return .integer(try parseBounds(rest, column: restColumn, example: "integer 0..120") { Int($0) })
+        case "repeat" where allowCompound:
+            let bounds = try parseBounds(rest, column: restColumn, example: "repeat 1..10") { Int($0) }
+            if let lower = bounds.lower, lower < 0 {
+                throw Failure(column: restColumn, message: "a repeat cannot have fewer than 0 instances", hint: "write 'repeat 0..10'")
+            }
+            if let upper = bounds.upper, upper > RepeatLimits.maxInstances {
+                throw Failure(
+                    column: restColumn, message: "a repeat has at most \(RepeatLimits.maxInstances) instances",
+                    hint: "write 'repeat 1..\(RepeatLimits.maxInstances)' or fewer")
+            }
+            return .repeatGroup(bounds)
+        case "repeat":
+            throw Failure(column: column, message: "a compound field cannot be a repeat", hint: "ask the repeated questions between 'repeat' and '@end'")
         case "decimal":
             return .decimal(
                 try parseBounds(rest, column: restColumn, example: "decimal 30.0..45.0") {

@@ -29,14 +29,25 @@ public struct Question: Sendable {
     /// `| filter: region`: the earlier single-choice question whose answer picks the choices
     /// offered (each tagged `region_code:code=Label`).
     public var choiceFilter: QuestionPosition?
+    /// The repeat group the question is asked in, once per instance (the group's own position).
+    public var group: QuestionPosition?
+    /// A repeat group's `count: household_size`: how many instances it has, when it says.
+    public var repeatCount: BoundExpression?
     /// The line in the section file, for messages.
     public var line: Int
 
     /// Whether the question takes an answer (a note does not).
     public var takesAnswer: Bool { type != .note }
 
-    /// Whether the field worker types the answer (a calculated question is computed, a note shown).
-    public var isAsked: Bool { calculation == nil && takesAnswer }
+    /// Whether the field worker types the answer (a calculated question is computed, a note
+    /// shown, a repeat group's questions asked once per instance).
+    public var isAsked: Bool { calculation == nil && takesAnswer && !isRepeat }
+
+    /// Whether this is a repeat group: its answer is the instances of the questions in it.
+    public var isRepeat: Bool {
+        if case .repeatGroup = type { return true }
+        return false
+    }
 
     /// The id, or `s2_q5` for a question without one.
     public var key: String { id ?? "s\(position.section)_q\(position.index)" }
@@ -57,6 +68,8 @@ public enum QuestionType: Sendable, Hashable {
     case note
     /// A place: latitude, longitude, and altitude and accuracy when known.
     case geopoint
+    /// The questions up to `@end`, answered once per instance; at least and at most this many.
+    case repeatGroup(ClosedBounds<Int>)
 
     /// The keyword used in question files.
     public var keyword: String {
@@ -71,6 +84,7 @@ public enum QuestionType: Sendable, Hashable {
         case .compound: "compound"
         case .note: "note"
         case .geopoint: "geopoint"
+        case .repeatGroup: "repeat"
         }
     }
 
@@ -103,6 +117,14 @@ extension Answer {
         default: nil
         }
     }
+}
+
+/// What repeat groups may hold, so a record stays a size a form and a server handle.
+public enum RepeatLimits {
+    /// Instances of one repeat group in one record.
+    public static let maxInstances = 500
+    /// Repeat groups inside repeat groups (a household's members' vaccinations: 2).
+    public static let maxDepth = 2
 }
 
 /// What an answer must satisfy beyond its type: an expression, a pattern for text, or both.

@@ -15,13 +15,61 @@ extension Questionnaire {
 
     /// ``calculated(_:today:recomputingToday:)`` with the questions show-if hides in the result,
     /// found on the same pass (conditions read only earlier questions, whose values are final by then).
-    func settled(_ response: PatientResponse, today: LocalDate, recomputingToday: Bool) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
-        var result = response
-        var hidden = Set<QuestionPosition>()
-        for question in allQuestions {
+    func settled(
+        _ response: PatientResponse, today: LocalDate, recomputingToday: Bool, visit: InstanceVisitor? = nil
+    ) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
+        guard hasRepeats else {
+            return settle(allQuestions.indices, response, [], today: today, recomputingToday: recomputingToday, path: [], visit: visit)
+        }
+        let topLevel = allQuestions.indices.filter { allQuestions[$0].group == nil }
+        return settle(topLevel, response, [], today: today, recomputingToday: recomputingToday, path: [], visit: visit)
+    }
+
+    /// Sees each instance of a repeat once it is settled: the group, the instance's path (1-based
+    /// numbers, outermost first), the record as the instance's questions read it (their answers
+    /// in place, hidden ones included) and what show-if hides there.
+    typealias InstanceVisitor = (_ group: Question, _ path: [Int], _ scoped: PatientResponse, _ hidden: Set<QuestionPosition>) -> Void
+
+    /// One pass over the questions at `ordinals` (one scope: the top level or one instance),
+    /// settling show-if and calculations in order and every repeat's instances in turn. Inside an
+    /// instance, answers show-if hides and answers to notes are dropped from the instance.
+    private func settle<Ordinals: Collection<Int>>(
+        _ ordinals: Ordinals, _ start: PatientResponse, _ hiddenAtStart: Set<QuestionPosition>,
+        today: LocalDate, recomputingToday: Bool, path: [Int], visit: InstanceVisitor?
+    ) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
+        var result = start
+        var hidden = hiddenAtStart
+        for ordinal in ordinals {
+            let question = allQuestions[ordinal]
             let read: (QuestionPosition) -> Answer? = { hidden.contains($0) ? nil : result[$0] }
             if let condition = question.showIf, !condition.isSatisfied(by: read) {
                 hidden.insert(question.position)
+                continue
+            }
+            if question.isRepeat {
+                guard case .instances(var list)? = result[question.position] else { continue }
+                let members = repeatMembers[question.position] ?? []
+                for number in list.indices {
+                    var start = result
+                    var hiddenAtStart = hidden
+                    for member in members {
+                        let position = allQuestions[member].position
+                        start[position] = list[number][position.index]
+                        hiddenAtStart.remove(position)
+                    }
+                    let (scoped, scopedHidden) = settle(
+                        members, start, hiddenAtStart, today: today, recomputingToday: recomputingToday, path: path + [number + 1],
+                        visit: visit)
+                    visit?(question, path + [number + 1], scoped, scopedHidden)
+                    var instance: [Int: Answer] = [:]
+                    for member in members {
+                        let position = allQuestions[member].position
+                        guard !scopedHidden.contains(position), allQuestions[member].takesAnswer, let answer = scoped[position] else { continue }
+                        instance[position.index] = answer
+                    }
+                    list[number] = instance
+                }
+                result[question.position] = .instances(list)
                 continue
             }
             guard let calculation = question.calculation, recomputingToday || !calculation.usesToday else { continue }

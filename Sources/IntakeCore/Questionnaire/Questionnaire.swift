@@ -18,7 +18,8 @@ public struct Questionnaire: Sendable {
     public var sections: [Section] {
         didSet {
             (allQuestions, checks, ordinals) = Self.index(sections)
-            hasCalculations = allQuestions.contains { $0.calculation != nil }
+            hasCalculations = allQuestions.contains { $0.calculation != nil || $0.isRepeat }
+            repeatMembers = Self.members(allQuestions)
         }
     }
     /// All questions in order, section by section (kept, as every record's check walks them).
@@ -37,11 +38,34 @@ public struct Questionnaire: Sendable {
         self.languages = languages
         self.sections = sections
         (allQuestions, checks, ordinals) = Self.index(sections)
-        hasCalculations = allQuestions.contains { $0.calculation != nil }
+        hasCalculations = allQuestions.contains { $0.calculation != nil || $0.isRepeat }
+        repeatMembers = Self.members(allQuestions)
     }
 
-    /// Whether any question is calculated (kept, as every record's check asks).
+    /// Whether any question is calculated or repeated: a record's answers then need settling
+    /// beyond show-if (kept, as every record's check asks).
     public private(set) var hasCalculations = false
+
+    /// By repeat group: the ordinals of the questions asked in each instance (not those of a
+    /// repeat inside it, which are its own group's).
+    package private(set) var repeatMembers: [QuestionPosition: [Int]] = [:]
+
+    /// Whether any question is a repeat group.
+    public var hasRepeats: Bool { !repeatMembers.isEmpty }
+
+    /// The questions asked in each instance of the repeat group at `position`, in order.
+    public func members(of position: QuestionPosition) -> [Question] {
+        (repeatMembers[position] ?? []).map { allQuestions[$0] }
+    }
+
+    private static func members(_ questions: [Question]) -> [QuestionPosition: [Int]] {
+        var members: [QuestionPosition: [Int]] = [:]
+        for (ordinal, question) in questions.enumerated() {
+            if question.isRepeat, members[question.position] == nil { members[question.position] = [] }
+            if let group = question.group { members[group, default: []].append(ordinal) }
+        }
+        return members
+    }
 
     private static func index(_ sections: [Section]) -> ([Question], [QuestionCheck], QuestionOrdinals) {
         let questions = sections.flatMap(\.questions)
@@ -52,7 +76,8 @@ public struct Questionnaire: Sendable {
                     position: question.position, type: question.type, isRequired: question.isRequired, showIf: question.showIf,
                     ordinal: ordinal,
                     hasRules: question.constraint != nil || question.requiredIf != nil || question.calculation != nil
-                        || question.choiceFilter != nil || !question.takesAnswer)
+                        || question.choiceFilter != nil || !question.takesAnswer || question.isRepeat,
+                    inRepeat: question.group != nil)
             },
             QuestionOrdinals(sections)
         )
@@ -65,7 +90,7 @@ public struct Questionnaire: Sendable {
     package var visibility: Visibility {
         Visibility(
             ordinals: ordinals, questionCount: checks.count,
-            conditions: checks.compactMap { check in check.showIf.map { (check.ordinal, $0) } })
+            conditions: checks.compactMap { check in check.inRepeat ? nil : check.showIf.map { (check.ordinal, $0) } })
     }
 
     public var baseLanguage: String { languages.first ?? "en" }
@@ -98,7 +123,7 @@ public struct Questionnaire: Sendable {
     /// questions (the parser makes sure), so one pass in order settles every question.
     public func hiddenPositions(in response: PatientResponse) -> Set<QuestionPosition> {
         var hidden = Set<QuestionPosition>()
-        for step in checks {
+        for step in checks where !step.inRepeat {
             guard let condition = step.showIf else { continue }
             if !condition.isSatisfied(by: { hidden.contains($0) ? nil : response[$0] }) { hidden.insert(step.position) }
         }
@@ -168,6 +193,8 @@ package struct QuestionCheck: Sendable {
     /// Whether the question has a constraint, a `required if`, a calculation or takes no answer:
     /// only those need the whole question.
     package var hasRules: Bool
+    /// Asked once per instance of a repeat group: its answers are in the group's, never at the top.
+    package var inRepeat: Bool
 }
 
 /// The id and version a response was collected with.

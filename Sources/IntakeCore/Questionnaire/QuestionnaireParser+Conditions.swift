@@ -71,6 +71,10 @@ extension QuestionnaireParser {
                 hint: "a condition can only use answers given earlier; move the question or the condition")
             return nil
         }
+        if let problem = scopeProblem(reading: target, from: pending.position) {
+            report(pending.path, pending.line, reference.column, "show-if: " + problem.message, hint: problem.hint)
+            return nil
+        }
         if target.type == .note {
             report(
                 pending.path, pending.line, reference.column, "show-if cannot test the note '\(reference.id)', which has no answer",
@@ -114,7 +118,7 @@ extension QuestionnaireParser {
         case .text:
             value = .text(text)
             expected = "text"
-        case .compound, .note, .geopoint:
+        case .compound, .note, .geopoint, .repeatGroup:
             value = nil
             expected = "nothing"
         }

@@ -4,6 +4,7 @@ extension QuestionnaireParser {
     /// What an expression on a question line is for.
     enum ExpressionRole: String {
         case showIf = "show if", calculate, constraint, requiredIf = "required if", defaultValue = "default", alertIf = "alert if"
+        case repeatCount = "count"
 
         /// Whether `.` (the question's own answer) means something here.
         var readsOwnAnswer: Bool { self == .constraint || self == .alertIf }
@@ -43,6 +44,17 @@ extension QuestionnaireParser {
             if roles.contains(.defaultValue) {
                 report(path, line, nil, "a calculated question has no default", hint: "remove 'default'; its value is always computed")
             }
+        }
+        if question.isRepeat {
+            let extra = roles.subtracting([.showIf, .repeatCount]).map(\.rawValue).sorted()
+                + (question.constraint != nil ? ["pattern or message"] : []) + (question.isIdentifying ? ["identifying"] : [])
+            if !extra.isEmpty {
+                report(
+                    path, line, nil, "a repeat holds questions and cannot have \(extra.joined(separator: ", "))",
+                    hint: "give a repeat 'show if', 'count' and 'required'; put rules on the questions in it")
+            }
+        } else if roles.contains(.repeatCount) {
+            report(path, line, nil, "'count' says how many instances a repeat has, and this is a \(question.type.keyword) question", hint: "write 'count' on a '| repeat' question")
         }
         if question.type == .note {
             let extra = roles.subtracting([.showIf]).map(\.rawValue).sorted() + (question.isRequired ? ["required"] : [])
@@ -109,9 +121,34 @@ extension QuestionnaireParser {
                 question.defaultValue = bound
             case .alertIf:
                 question.alert = QuestionAlert(condition: bound, message: alertMessages[own.position] ?? LocalizedText(""))
+            case .repeatCount: question.repeatCount = bound
             }
             sections[s].questions[pending.position.index - 1] = question
         }
+    }
+
+    /// The repeat groups a question is inside, innermost first.
+    func enclosingGroups(of position: QuestionPosition) -> [QuestionPosition] {
+        var chain: [QuestionPosition] = []
+        var current = groupOf[position]
+        while let group = current {
+            chain.append(group)
+            current = groupOf[group]
+        }
+        return chain
+    }
+
+    /// Why the question at `own` cannot read `target` by name, if it cannot: a question asked once
+    /// per instance is read by name only within its instance, and a repeat only by `count()`.
+    func scopeProblem(reading target: Question, from own: QuestionPosition) -> (message: String, hint: String)? {
+        if target.isRepeat {
+            return ("'\(target.key)' is a repeat, which has no single answer", "count its instances with count(\(target.key))")
+        }
+        guard let group = target.group, !enclosingGroups(of: own).contains(group) else { return nil }
+        return (
+            "'\(target.key)' is asked once per instance of a repeat, so it has no single answer here",
+            "read it with sum(\(target.key)) or count(\(target.key)), or from a question inside the same repeat"
+        )
     }
 
     /// A note's `{id}` must name an earlier question that has an answer to show.
@@ -128,6 +165,10 @@ extension QuestionnaireParser {
                     guard let target = byId[id] else {
                         let hint = Suggestion.nearest(to: id, in: Array(byId.keys)).map { "did you mean '{\($0)}'?" }
                         report(path, note.line, nil, "the note shows '{\(id)}', which is no question's id", hint: hint ?? "write an earlier question's id in braces")
+                        continue
+                    }
+                    if let problem = scopeProblem(reading: target, from: note.position) {
+                        report(path, note.line, nil, "the note shows '{\(id)}': " + problem.message, hint: "a note shows answers it can reach by name")
                         continue
                     }
                     if target.position > note.position || !target.takesAnswer {
@@ -192,6 +233,9 @@ extension QuestionnaireParser {
                 "filter refers to '\(pending.id)' (question \(parent.position)), which does not come before this question",
                 "the question that picks the choices is asked first; move it")
         }
+        if let problem = scopeProblem(reading: parent, from: own.position) {
+            return fail("filter refers to '\(pending.id)': " + problem.message, "filter by a question the form has answered in this instance, or outside any repeat")
+        }
         guard case .singleChoice(let parents) = parent.type else {
             return fail("filter needs a single-choice question; '\(pending.id)' is a \(parent.type.keyword) question")
         }
@@ -227,7 +271,13 @@ extension QuestionnaireParser {
             return fail(error.column, error.message, error.hint)
         }
         var positions: [String: QuestionPosition] = [:]
+        var repeatedReads: [String: BoundExpression.RepeatedRead] = [:]
         var problem: (column: Int, message: String, hint: String?)?
+        if role == .alertIf, own.group != nil {
+            return fail(
+                pending.column, "an alert cannot be raised from inside a repeat",
+                "put the alert on a question after the repeat, reading it with count() or sum()")
+        }
 
         /// The question a name reads (`.` is the question itself).
         func target(_ name: String) -> Question? { name == "." ? own : byId[name] }
@@ -298,6 +348,10 @@ extension QuestionnaireParser {
                     )
                     return
                 }
+                if let scope = scopeProblem(reading: question, from: own.position) {
+                    problem = (column, scope.message, scope.hint)
+                    return
+                }
                 switch question.type {
                 case .compound:
                     problem = (column, "an expression cannot read the compound question '\(name)'", "read a separate question instead")
@@ -316,6 +370,46 @@ extension QuestionnaireParser {
                 visit(b, codeOf: codes ? choiceSide(a) : nil)
             case .and(let parts), .or(let parts):
                 for part in parts { visit(part, codeOf: nil) }
+            case .call(let name, let arguments, let column) where name == "sum" || name == "count":
+                guard case .name(let id, let idColumn) = arguments[0], let question = byId[id] else {
+                    problem = (column, "\(name)() reads a question asked in a repeat\(name == "count" ? ", or a repeat" : ""): give its id", nil)
+                    return
+                }
+                let enclosing = enclosingGroups(of: own.position)
+                let read: BoundExpression.RepeatedRead
+                if question.isRepeat, name == "count" {
+                    read = .init(group: question.position, index: nil)
+                } else if let group = question.group {
+                    read = .init(group: group, index: question.position.index)
+                } else {
+                    problem = (idColumn, "\(name)() goes over a repeat's instances, and '\(id)' is asked once", "read it by name: \(id)")
+                    return
+                }
+                if enclosing.contains(read.group) {
+                    problem = (idColumn, "here '\(id)' is this instance's answer, not one per instance", "read it by name: \(id)")
+                    return
+                }
+                if let outer = groupOf[read.group], !enclosing.contains(outer) {
+                    problem = (
+                        idColumn, "'\(id)' is in a repeat inside another repeat",
+                        "add it up inside the outer repeat (a calculated question there), then sum() that question")
+                    return
+                }
+                if question.position > own.position, role != .alertIf {
+                    problem = (
+                        idColumn, "\(role.rawValue) refers to '\(id)' (question \(question.position)), which does not come before this question",
+                        "an expression can only use answers given earlier; move the question or the expression")
+                    return
+                }
+                if name == "sum" {
+                    switch question.type {
+                    case .integer, .decimal: break
+                    default:
+                        problem = (idColumn, "sum() adds numbers, and '\(id)' is a \(question.type.keyword) question", "count its answers with count(\(id))")
+                        return
+                    }
+                }
+                repeatedReads[id] = read
             case .call(let name, let arguments, let column):
                 if name == "selected" || name == "count-selected" {
                     guard case .name(let id, _) = arguments[0], let question = target(id), question.type.choices != nil else {
@@ -352,7 +446,7 @@ extension QuestionnaireParser {
         }
         visit(written, codeOf: nil)
         if let problem { return fail(problem.column, problem.message, problem.hint) }
-        let expression = written.resolved(questions: Set(positions.keys))
-        return BoundExpression(expression, positions: positions)
+        let expression = written.resolved(questions: Set(positions.keys).union(repeatedReads.keys))
+        return BoundExpression(expression, positions: positions, repeated: repeatedReads)
     }
 }

@@ -42,15 +42,40 @@ extension QuestionnaireParser {
         return sectionFiles().map { number, name, file in
             let text = textFile(file)
             var section = Section(number: number, name: name.name, title: LocalizedText(name.defaultTitle), questions: [], path: file.path)
+            /// The repeat groups open at this line, outermost first, with the line each began on.
+            var open: [(position: QuestionPosition, line: Int)] = []
             for line in text.lines {
                 switch QuestionLine.split(line.text) {
                 case .blank: continue
+                case .directive("end", let value, let column):
+                    guard let group = open.popLast() else {
+                        report(file.path, line.number, column, "'@end' closes a repeat, and no repeat is open", hint: "remove it, or begin the group with a '| repeat' question")
+                        continue
+                    }
+                    if let header = section.questions.first(where: { $0.position == group.position }), !value.isEmpty, value != header.id {
+                        report(
+                            file.path, line.number, column, "'@end \(value)' closes the repeat '\(header.key)' (line \(group.line))",
+                            hint: "write '@end \(header.key)', or plain '@end'")
+                    }
+                    if section.questions.last?.position == group.position {
+                        report(file.path, group.line, nil, "the repeat has no questions", hint: "put the questions asked per instance between it and '@end'")
+                    }
                 case .directive(let directive, let value, let column):
                     applyDirective(directive, value: value, to: &section.title, path: file.path, line: line.number, column: column)
                 case .question(let textSegment, let annotations):
                     let position = QuestionPosition(section: number, index: section.questions.count + 1)
-                    guard let question = parseQuestion(textSegment, annotations, position: position, path: file.path, line: line.number)
+                    guard var question = parseQuestion(textSegment, annotations, position: position, path: file.path, line: line.number)
                     else { continue }
+                    question.group = open.last?.position
+                    if let group = question.group { groupOf[position] = group }
+                    if question.isRepeat {
+                        if open.count >= RepeatLimits.maxDepth {
+                            report(
+                                file.path, line.number, nil, "repeats nest at most \(RepeatLimits.maxDepth) deep",
+                                hint: "close the enclosing repeat with '@end' first, or ask these questions in the outer repeat")
+                        }
+                        open.append((position, line.number))
+                    }
                     if let id = question.id {
                         if let (other, otherPath, otherLine) = idPositions[id] {
                             report(
@@ -64,6 +89,9 @@ extension QuestionnaireParser {
                     section.questions.append(question)
                 }
             }
+            for group in open.reversed() {
+                report(file.path, group.line, nil, "the repeat that begins here has no '@end'", hint: "end its questions with a line '@end'")
+            }
             if section.questions.isEmpty, text.diagnostics.isEmpty {
                 report(file.path, nil, nil, "the section has no questions", hint: "add one question a line, or remove the file")
             }
@@ -74,11 +102,14 @@ extension QuestionnaireParser {
     func applyDirective(
         _ name: String, value: String, to title: inout LocalizedText, language: String? = nil, path: String, line: Int, column: Int
     ) {
+        // A translation repeats the base file's '@end' lines, which say nothing to translate.
+        if name == "end", language != nil { return }
         guard name == "title" else {
-            let hint = Suggestion.nearest(to: name, in: ["title"]).map { "did you mean '@\($0)'?" }
+            let hint = Suggestion.nearest(to: name, in: ["title", "end"]).map { "did you mean '@\($0)'?" }
             report(
                 path, line, column, "unknown directive '@\(name)'",
-                hint: hint ?? "the only directive is '@title Section title'; start a question with '\\@' to begin it with '@'")
+                hint: hint
+                    ?? "the directives are '@title Section title' and '@end' (after a repeat's questions); start a question with '\\@' to begin it with '@'")
             return
         }
         guard !value.isEmpty else {
@@ -117,6 +148,7 @@ extension QuestionnaireParser {
             case .requiredIf(let expression): pending(.requiredIf, expression, position, path, line, segment.column)
             case .defaultValue(let expression): pending(.defaultValue, expression, position, path, line, segment.column)
             case .alertIf(let expression): pending(.alertIf, expression, position, path, line, segment.column)
+            case .repeatCount(let expression): pending(.repeatCount, expression, position, path, line, segment.column)
             case .pattern(let pattern):
                 question.constraint = AnswerConstraint(
                     expression: question.constraint?.expression, pattern: pattern, message: question.constraint?.message)
@@ -166,6 +198,7 @@ extension QuestionnaireParser {
         case .yesNo: return .yesNo
         case .note: return .note
         case .geopoint: return .geopoint
+        case .repeatGroup(let bounds): return .repeatGroup(bounds)
         case .integer(let bounds): return .integer(bounds)
         case .decimal(let bounds): return .decimal(bounds)
         case .date(let bounds): return .date(bounds)
@@ -176,6 +209,10 @@ extension QuestionnaireParser {
             for field in fields {
                 if case .note = field.type {
                     report(path, line, column, "a compound field cannot be a note", hint: "give the field a type that takes an answer")
+                    return nil
+                }
+                if case .repeatGroup = field.type {
+                    report(path, line, column, "a compound field cannot be a repeat", hint: "ask the repeated questions between 'repeat' and '@end'")
                     return nil
                 }
                 if case .geopoint = field.type {

@@ -24,6 +24,8 @@ final class QuestionnaireParser {
     var alertMessages: [QuestionPosition: LocalizedText] = [:]
     /// `filter:` annotations, checked once every question is read.
     var pendingFilters: [(position: QuestionPosition, id: String, path: String, line: Int, column: Int)] = []
+    /// The repeat group each question in one is asked in (its header's position).
+    var groupOf: [QuestionPosition: QuestionPosition] = [:]
 
     init(files: QuestionnaireFiles) {
         self.files = files

@@ -15,6 +15,9 @@ public enum Answer: Hashable, Sendable {
     case dictionary([String: Answer])
     /// A place (record format 2).
     case geopoint(GeoPoint)
+    /// A repeat group's answers (record format 2): one entry per instance, in order, each the
+    /// answers to the group's questions by their question index (an instance may be empty).
+    case instances([[Int: Answer]])
 
     /// The JSON key of this answer's type.
     public var kind: String {
@@ -28,13 +31,14 @@ public enum Answer: Hashable, Sendable {
         case .choices: "choices"
         case .dictionary: "dictionary"
         case .geopoint: "geopoint"
+        case .instances: "instances"
         }
     }
 
     /// The record format that first has this kind of answer.
     public var format: Int {
         switch self {
-        case .geopoint: 2
+        case .geopoint, .instances: 2
         case .dictionary(let fields): fields.values.map(\.format).max() ?? 1
         default: 1
         }

@@ -32,11 +32,21 @@ public struct SampleGenerator {
             language: Bool.random(using: &random) ? nil : questionnaire.languages.dropFirst().first,
             createdAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded()),
             updatedAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded() + 900))
-        for question in questionnaire.allQuestions {
+        fill(questionnaire.allQuestions.filter { $0.group == nil }, into: &response)
+        return response
+    }
+
+    /// Answers `questions` (the top level, or one repeat instance's) in order into `response`.
+    private mutating func fill(_ questions: [Question], into response: inout PatientResponse) {
+        for question in questions {
             // Hidden questions stay unanswered, so reading the record so far reads what is shown.
             let read: (QuestionPosition) -> Answer? = { [response] in response[$0] }
             let shown = question.showIf?.isSatisfied(by: read) ?? true
             guard shown, question.takesAnswer else { continue }
+            if question.isRepeat {
+                response[question.position] = instances(of: question, in: response)
+                continue
+            }
             if let calculation = question.calculation {
                 response[question.position] = Answer(calculation.value(today: validator.today, answer: read), for: question.type)
                 continue
@@ -65,7 +75,34 @@ public struct SampleGenerator {
                 }
             }
         }
-        return response
+    }
+
+    /// A repeat's instances: as many as its count says, or a few within its bounds, each filled
+    /// as the form would fill it.
+    private mutating func instances(of question: Question, in response: PatientResponse) -> Answer {
+        guard case .repeatGroup(let bounds) = question.type else { return .instances([]) }
+        var count: Int
+        if let expression = question.repeatCount {
+            let value = expression.value(today: validator.today) { response[$0] }
+            guard case .number(let wanted) = value, wanted.isFinite else { return .instances([]) }
+            count = max(0, min(Int(wanted.rounded(.toNearestOrAwayFromZero)), RepeatLimits.maxInstances))
+        } else {
+            let lower = max(bounds.lower ?? 0, question.isRequired ? 1 : 0)
+            count = Int.random(in: lower...max(lower, min(bounds.upper ?? lower + 3, lower + 3)), using: &random)
+        }
+        if let upper = bounds.upper { count = min(count, upper) }
+        let members = questionnaire.members(of: question.position)
+        var list: [[Int: Answer]] = []
+        for _ in 0..<count {
+            var scoped = response
+            fill(members, into: &scoped)
+            var instance: [Int: Answer] = [:]
+            for member in members where member.takesAnswer {
+                if let answer = scoped[member.position] { instance[member.position.index] = answer }
+            }
+            list.append(instance)
+        }
+        return .instances(list)
     }
 
     private mutating func uuid() -> UUID {
@@ -124,6 +161,8 @@ public struct SampleGenerator {
             return .dictionary(parts)
         case .note:
             return .text("")
+        case .repeatGroup:
+            return .instances([])
         case .geopoint:
             // Around a clinic, to 5 decimals (a metre), with an altitude and an accuracy now and then.
             let latitude = ((31.9 + Double.random(in: 0..<0.2, using: &random)) * 100_000).rounded() / 100_000

@@ -22,6 +22,9 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
     public var questionText: String?
     /// A patient field (`familyName`) or a compound question's field (`dose`).
     public var field: String?
+    /// For a question asked in a repeat: the instance, numbered from 1 (`[2]`; `[2, 1]` inside a
+    /// repeat in a repeat).
+    public var instance: [Int]?
     public var message: String
 
     public init(
@@ -49,6 +52,7 @@ public struct ValidationIssue: Hashable, Sendable, CustomStringConvertible {
         if let position {
             place = "section \(position.section), question \(position.index)"
             if let questionId { place += " (\(questionId))" }
+            if let instance { place += ", instance \(instance.map(String.init).joined(separator: "."))" }
             if let field { place += ", field '\(field)'" }
             if let questionText { place += " \"\(questionText)\"" }
         } else if let field {

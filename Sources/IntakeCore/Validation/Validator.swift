@@ -29,8 +29,23 @@ public struct Validator: Sendable {
             let hidden = questionnaire.hiddenPositions(in: response)
             return (validate(response, hidden: hidden), dropping(response, hidden: hidden))
         }
-        let (settled, hidden) = questionnaire.settled(response, today: today, recomputingToday: false)
-        var issues = validate(settled, hidden: hidden)
+        // The questions of each repeat's instances are checked as each instance settles.
+        var instanceIssues: [ValidationIssue] = []
+        let complete = response.status == .complete
+        let (settled, hidden) = questionnaire.settled(response, today: today, recomputingToday: false) { group, path, scoped, hidden in
+            for member in questionnaire.members(of: group.position) {
+                for var issue in self.issues(of: member, answer: scoped[member.position], in: scoped, hidden: hidden, complete: complete) {
+                    issue.instance = path
+                    instanceIssues.append(issue)
+                }
+            }
+        }
+        var issues = validate(settled, hidden: hidden) + instanceIssues
+        if questionnaire.hasRepeats {
+            for group in questionnaire.allQuestions where group.isRepeat && group.group == nil {
+                if case .instances(let list)? = response[group.position] { issues += strayAnswers(in: list, of: group, path: []) }
+            }
+        }
         for question in questionnaire.allQuestions where question.calculation != nil && !hidden.contains(question.position) {
             if settled[question.position] != response[question.position] {
                 issues.append(
@@ -69,6 +84,15 @@ public struct Validator: Sendable {
         }
         for step in questionnaire.checks {
             let answer = response[step.position]
+            if step.inRepeat {
+                if answer != nil {
+                    issues.append(
+                        ValidationIssue(
+                            .unknownQuestion, questionnaire.allQuestions[step.ordinal], severity: .warning,
+                            "answered outside its repeat (its answers belong in the repeat's instances); the answer is dropped"))
+                }
+                continue
+            }
             if step.hasRules, let problem = ruleIssue(questionnaire.allQuestions[step.ordinal], answer, response, hidden, complete) {
                 issues.append(problem)
                 continue
@@ -91,12 +115,78 @@ public struct Validator: Sendable {
         return issues
     }
 
+    /// The issues with one question's answer as the loop above finds them, for a question asked in
+    /// a repeat's instance (`response` is the record as the instance reads it).
+    private func issues(
+        of question: Question, answer: Answer?, in response: PatientResponse, hidden: Set<QuestionPosition>, complete: Bool
+    ) -> [ValidationIssue] {
+        if let problem = ruleIssue(question, answer, response, hidden, complete) { return [problem] }
+        if hidden.contains(question.position) {
+            return answer == nil
+                ? [] : [ValidationIssue(.hiddenAnswer, question, severity: .warning, "answered, but hidden by its show-if condition; the answer is dropped")]
+        }
+        if let answer { return check(answer, for: question) }
+        return complete && question.isRequired ? [ValidationIssue(.missingRequired, question, "a required question has no answer")] : []
+    }
+
+    /// Answers in a repeat's instances to questions that are not asked in it (which settling
+    /// would drop): refused, so no answer is lost without a word.
+    private func strayAnswers(in list: [[Int: Answer]], of group: Question, path: [Int]) -> [ValidationIssue] {
+        let members = questionnaire.members(of: group.position)
+        var issues: [ValidationIssue] = []
+        for (number, instance) in zip(1..., list) {
+            for (index, answer) in instance.sorted(by: { $0.key < $1.key }) {
+                guard let member = members.first(where: { $0.position.index == index }) else {
+                    var issue = ValidationIssue(
+                        .unknownQuestion, group,
+                        "an instance answers question \(group.position.section).\(index), which is not asked in this repeat; remove the answer")
+                    issue.instance = path + [number]
+                    issues.append(issue)
+                    continue
+                }
+                if member.isRepeat, case .instances(let inner) = answer { issues += strayAnswers(in: inner, of: member, path: path + [number]) }
+            }
+        }
+        return issues
+    }
+
+    /// What a repeat's answer breaks: fewer or more instances than it allows or its `count` says,
+    /// answers to questions that are not asked in it.
+    private func repeatIssue(_ question: Question, _ list: [[Int: Answer]], _ read: (QuestionPosition) -> Answer?, _ complete: Bool) -> ValidationIssue? {
+        guard case .repeatGroup(let bounds) = question.type else { return nil }
+        if let upper = bounds.upper, list.count > upper {
+            return ValidationIssue(.outOfRange, question, "the repeat has \(list.count) instances, more than its maximum \(upper)")
+        }
+        guard complete else { return nil }
+        if let count = question.repeatCount, case .number(let wanted) = count.value(today: today, answer: read), wanted.isFinite {
+            let expected = max(0, Int(wanted.rounded(.toNearestOrAwayFromZero)))
+            if list.count != min(expected, RepeatLimits.maxInstances) {
+                return ValidationIssue(
+                    .invalidValue, question, "the repeat has \(list.count) instances where its count (\(count)) says \(expected)")
+            }
+        }
+        if let lower = bounds.lower, list.count < lower {
+            return ValidationIssue(.outOfRange, question, "the repeat has \(list.count) instances, fewer than its minimum \(lower)")
+        }
+        if question.isRequired, list.isEmpty {
+            return ValidationIssue(.missingRequired, question, "a required repeat has no instance")
+        }
+        return nil
+    }
+
     /// What a question's rules say of its answer: a note answered, a constraint or pattern broken,
     /// a `required if` or a required calculation without an answer. Nil lets the usual checks run.
     private func ruleIssue(
         _ question: Question, _ answer: Answer?, _ response: PatientResponse, _ hidden: Set<QuestionPosition>, _ complete: Bool
     ) -> ValidationIssue? {
         guard !hidden.contains(question.position) else { return nil }
+        if question.isRepeat {
+            if let answer, case .instances(let list) = answer {
+                return repeatIssue(question, list, { hidden.contains($0) ? nil : response[$0] }, complete)
+            }
+            if let answer { return check(answer, for: question).first }
+            return repeatIssue(question, [], { hidden.contains($0) ? nil : response[$0] }, complete)
+        }
         if !question.takesAnswer {
             return answer == nil ? nil : ValidationIssue(.unknownQuestion, question, severity: .warning, "a note takes no answer; the answer is dropped")
         }
@@ -161,7 +251,11 @@ public struct Validator: Sendable {
         for (section, byIndex) in response.answers {
             for index in byIndex.keys {
                 let position = QuestionPosition(section: section, index: index)
-                if hidden.contains(position) || questionnaire.question(at: position)?.takesAnswer != true { cleaned[position] = nil }
+                guard let question = questionnaire.question(at: position) else {
+                    cleaned[position] = nil
+                    continue
+                }
+                if hidden.contains(position) || !question.takesAnswer || question.group != nil { cleaned[position] = nil }
             }
         }
         return cleaned
@@ -229,6 +323,11 @@ public struct Validator: Sendable {
             return checkCompound(parts, fields: fields)
         case (.geopoint, .geopoint(let point)):
             return point.problem.map { problem(.invalidValue, $0) } ?? []
+        case (.repeatGroup(let bounds), .instances(let list)):
+            if let upper = bounds.upper, list.count > upper {
+                return problem(.outOfRange, "the repeat has \(list.count) instances, more than its maximum \(upper)")
+            }
+            return []
         default:
             return problem(.wrongType, "expected a \(type.keyword) answer, got \(answer.kind)")
         }

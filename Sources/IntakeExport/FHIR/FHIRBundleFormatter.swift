@@ -93,9 +93,11 @@ public final class FHIRBundleFormatter: ExportFormatter {
         let hidden = questionnaire.hiddenPositions(in: record)
         var sections: [JSONValue] = []
         for section in questionnaire.sections {
-            let items = section.questions.compactMap { question -> JSONValue? in
-                guard !hidden.contains(question.position), !plan.leavesOut(question), let answer = record[question.position] else { return nil }
-                return self.item(question, answer)
+            let items = section.questions.flatMap { question -> [JSONValue] in
+                guard question.group == nil, !hidden.contains(question.position), !plan.leavesOut(question),
+                    let answer = record[question.position]
+                else { return [] }
+                return self.items(question, answer, in: questionnaire)
             }
             if !items.isEmpty {
                 sections.append(.object([("linkId", .string("section-\(section.number)")), ("item", .array(items))]))
@@ -103,6 +105,18 @@ public final class FHIRBundleFormatter: ExportFormatter {
         }
         if !sections.isEmpty { members.append(("item", .array(sections))) }
         return .object(members)
+    }
+
+    /// The items of one answer: one, or for a repeat one group item per instance (same linkId,
+    /// in order) holding the instance's answers.
+    private func items(_ question: Question, _ answer: Answer, in questionnaire: Questionnaire) -> [JSONValue] {
+        guard question.isRepeat else { return item(question, answer).map { [$0] } ?? [] }
+        guard case .instances(let list) = answer else { return [] }
+        let members = questionnaire.members(of: question.position).filter { !plan.leavesOut($0) }
+        return list.compactMap { instance in
+            let inner = members.flatMap { member in instance[member.position.index].map { items(member, $0, in: questionnaire) } ?? [] }
+            return inner.isEmpty ? nil : .object([("linkId", .string(question.key)), ("item", .array(inner))])
+        }
     }
 
     private func item(_ question: Question, _ answer: Answer) -> JSONValue? {

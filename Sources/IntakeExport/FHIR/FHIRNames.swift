@@ -74,7 +74,7 @@ extension QuestionType {
         case .date: "date"
         case .compound: "group"
         case .note: "display"
-        case .geopoint: "group"
+        case .geopoint, .repeatGroup: "group"
         }
     }
 }

@@ -27,7 +27,7 @@ struct FHIRQuestionnaire {
         if let translations = Self.translations(questionnaire.title) { members.append(("_title", translations)) }
         members.append(("status", .string("active")))
         let sections = questionnaire.sections.compactMap { section -> JSONValue? in
-            let items = section.questions.compactMap(item)
+            let items = section.questions.filter { $0.group == nil }.compactMap(item)
             guard !items.isEmpty else { return nil }
             var group: [(String, JSONValue)] = [("linkId", .string("section-\(section.number)")), ("text", .string(section.title.base))]
             if let translations = Self.translations(section.title) { group.append(("_text", translations)) }
@@ -75,6 +75,27 @@ struct FHIRQuestionnaire {
         if !extensions.isEmpty { members.insert(("extension", .array(extensions)), at: 0) }
         if question.isRequired { members.append(("required", .bool(true))) }
         if case .multipleChoice = question.type { members.append(("repeats", .bool(true))) }
+        if case .repeatGroup(let bounds) = question.type {
+            // A repeating group: its items are answered once per instance.
+            members.append(("repeats", .bool(true)))
+            var occurs: [JSONValue] = []
+            if let lower = bounds.lower {
+                occurs.append(.object([("url", .string("http://hl7.org/fhir/StructureDefinition/questionnaire-minOccurs")), ("valueInteger", .integer(lower))]))
+            }
+            if let upper = bounds.upper {
+                occurs.append(.object([("url", .string("http://hl7.org/fhir/StructureDefinition/questionnaire-maxOccurs")), ("valueInteger", .integer(upper))]))
+            }
+            if !occurs.isEmpty {
+                if let at = members.firstIndex(where: { $0.0 == "extension" }), case .array(let existing) = members[at].1 {
+                    members[at].1 = .array(existing + occurs)
+                } else {
+                    members.insert(("extension", .array(occurs)), at: 0)
+                }
+            }
+            let items = questionnaire.members(of: question.position).compactMap(item)
+            guard !items.isEmpty else { return nil }
+            members.append(("item", .array(items)))
+        }
         if let set = question.type.choices { members.append(("answerOption", answerOptions(set, question: question))) }
         if let fields = question.type.parts {
             let items = fields.compactMap { field -> JSONValue? in

@@ -10,6 +10,8 @@ struct CodebookEntry {
     var field: CompoundField?
     /// The multiple-choice code the column indicates, if any.
     var choice: Choice?
+    /// The repeat instance the column holds, for a question asked in a repeat.
+    var instance: Int?
     /// Every version with this column, and where the question stands in it.
     var versions: [(version: String, position: QuestionPosition)]
     var codes: [String]
@@ -31,8 +33,10 @@ struct CodebookEntry {
             var type = question.type
             var field: CompoundField?
             var choice: Choice?
+            var instance: Int?
             for step in path {
                 switch (step, type) {
+                case (.instance(let number), _): instance = number
                 case (.field(let name), _) where type.parts != nil:
                     field = type.parts!.first { $0.key == name }
                     type = field?.type ?? .text
@@ -42,8 +46,8 @@ struct CodebookEntry {
                 }
             }
             return CodebookEntry(
-                column: column, question: question, questionnaire: newest?.1, field: field, choice: choice, versions: versions,
-                codes: plan.codes(of: column))
+                column: column, question: question, questionnaire: newest?.1, field: field, choice: choice, instance: instance,
+                versions: versions, codes: plan.codes(of: column))
         }
     }
 
@@ -57,6 +61,8 @@ struct CodebookEntry {
         var text = question.text.text(in: language)
         if let field { text += " — " + field.label.text(in: language) }
         if let choice { text += ": " + choice.label.text(in: language) }
+        if let instance { text += " [#\(instance)]" }
+        if question.isRepeat { text += language == nil ? " (number of instances)" : "" }
         return text
     }
 

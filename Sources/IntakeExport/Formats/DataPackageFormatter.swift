@@ -45,9 +45,10 @@ public final class DataPackageFormatter: ExportFormatter {
                 resource(
                     name: "records", path: ExportFormat.wideCSV.fileName, title: "Records, one row per record",
                     schema: [("fields", .array(fields)), ("missingValues", missing), ("primaryKey", .array([.string("record_id")]))]))
+            for table in plan.repeatTables { resources.append(repeatResource(table, missing: missing)) }
         }
         if files.contains(.longCSV) {
-            let types = ["string", "string", "string", "integer", "integer", "string", "string", "string", "string"]
+            let types = ["string", "string", "string", "integer", "integer", "string", "string", "string", "string", "string"]
             let fields = zip(LongCSVFormatter.columns, types).map { name, type -> JSONValue in
                 var members: [(String, JSONValue)] = [("name", .string(name)), ("type", .string(type))]
                 if ["record_id", "questionnaire_version", "section", "index", "question_id"].contains(name) {
@@ -111,6 +112,47 @@ public final class DataPackageFormatter: ExportFormatter {
         ])
         return package.text + "\n"
     }
+
+    /// A repeat's table: its instances keyed by the record (and the outer instance), with a
+    /// foreign key to the table its rows belong to.
+    private func repeatResource(_ table: RepeatTable, missing: JSONValue) -> JSONValue {
+        func required(_ name: String, _ type: String) -> JSONValue {
+            .object([("name", .string(name)), ("type", .string(type)), ("constraints", .object([("required", .bool(true))]))])
+        }
+        var fields: [JSONValue] = [required("record_id", "string")]
+        if table.parentKey != nil { fields.append(required("parent_instance", "integer")) }
+        fields.append(required("instance", "integer"))
+        for column in table.columns {
+            var members: [(String, JSONValue)] = [("name", .string(column.name)), ("type", .string(column.type.tableSchemaType))]
+            var constraints: [(String, JSONValue)] = []
+            if column.type == .indicator { constraints.append(("enum", .array([.integer(0), .integer(1)]))) }
+            let codes = plan.codes(of: column)
+            if !codes.isEmpty, column.type == .string { constraints.append(("enum", .array(codes.map { .string($0) }))) }
+            if !constraints.isEmpty { members.append(("constraints", .object(constraints))) }
+            fields.append(.object(members))
+        }
+        let foreignKey: JSONValue
+        if let parent = table.parentKey {
+            foreignKey = .object([
+                ("fields", .array([.string("record_id"), .string("parent_instance")])),
+                ("reference", .object([("resource", .string(Self.resourceName(of: parent))), ("fields", .array([.string("record_id"), .string("instance")]))])),
+            ])
+        } else {
+            foreignKey = .object([
+                ("fields", .array([.string("record_id")])),
+                ("reference", .object([("resource", .string("records")), ("fields", .array([.string("record_id")]))])),
+            ])
+        }
+        return resource(
+            name: Self.resourceName(of: table.key), path: table.fileName, title: "Repeat \(table.key), one row per instance",
+            schema: [
+                ("fields", .array(fields)), ("missingValues", missing), ("primaryKey", .array(table.keyColumnNames.map { .string($0) })),
+                ("foreignKeys", .array([foreignKey])),
+            ])
+    }
+
+    /// A repeat table's resource name (lower case, as Data Package names are).
+    static func resourceName(of key: String) -> String { "repeat_" + ExportPlan.safeName(key).lowercased() }
 
     private func resource(name: String, path: String, title: String, schema: [(String, JSONValue)]) -> JSONValue {
         .object([

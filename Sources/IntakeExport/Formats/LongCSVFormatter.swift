@@ -3,9 +3,13 @@ import IntakeCore
 /// One row per answer (and per chosen code, per compound field): record, section, index,
 /// question id, field, type, value. Suits analyses across versions, where positions moved.
 /// Like the wide CSV, it leaves out answers to questions hidden by show-if (drafts can hold them).
+/// A repeat gives a row with its number of instances, then its instances' answers, each row with
+/// the instance's number (`2`, or `2.1` in a repeat inside a repeat).
 public final class LongCSVFormatter: ExportFormatter {
     let plan: ExportPlan
-    static let columns = ["record_id", "patient_key", "questionnaire_version", "section", "index", "question_id", "field", "type", "value"]
+    static let columns = [
+        "record_id", "patient_key", "questionnaire_version", "section", "index", "question_id", "field", "type", "value", "instance",
+    ]
 
     public init(plan: ExportPlan) {
         self.plan = plan
@@ -24,10 +28,10 @@ public final class LongCSVFormatter: ExportFormatter {
         var out = ""
         let recordId = record.id.uuidString.lowercased()
         let hidden = layout.questionnaire.hiddenPositions(in: record)
-        for (position, answer) in record.allAnswers where !hidden.contains(position) && layout.questionnaire.question(at: position) != nil {
-            guard let question = layout.questionnaire.question(at: position) else { continue }
-            if plan.options.dropFreeText, question.type == .text { continue }
-            if plan.leavesOut(question) { continue }
+        func write(_ question: Question, _ answer: Answer, instance: String) {
+            if plan.options.dropFreeText, question.type == .text { return }
+            if plan.leavesOut(question) { return }
+            let position = question.position
             let base = [
                 recordId, item.patientKey ?? "", record.questionnaire.version, String(position.section), String(position.index),
                 question.key,
@@ -35,9 +39,9 @@ public final class LongCSVFormatter: ExportFormatter {
             func emit(field: String, type: QuestionType?, _ answer: Answer) {
                 let keyword = type?.keyword ?? answer.kind
                 if case .choices(let codes) = answer {
-                    for code in codes { out += CSV.line(base + [field, keyword, escaped(code)]) }
+                    for code in codes { out += CSV.line(base + [field, keyword, escaped(code), instance]) }
                 } else {
-                    out += CSV.line(base + [field, keyword, escaped(ExportPlan.text(of: answer))])
+                    out += CSV.line(base + [field, keyword, escaped(ExportPlan.text(of: answer)), instance])
                 }
             }
             if let fields = answer.parts, let defined = question.type.parts {
@@ -49,6 +53,18 @@ public final class LongCSVFormatter: ExportFormatter {
             } else {
                 emit(field: "", type: question.type, answer)
             }
+            guard question.isRepeat, case .instances(let list) = answer else { return }
+            let members = layout.questionnaire.members(of: question.position)
+            for (number, answers) in zip(1..., list) {
+                let path = instance.isEmpty ? String(number) : "\(instance).\(number)"
+                for member in members {
+                    if let inner = answers[member.position.index] { write(member, inner, instance: path) }
+                }
+            }
+        }
+        for (position, answer) in record.allAnswers where !hidden.contains(position) {
+            guard let question = layout.questionnaire.question(at: position), question.group == nil else { continue }
+            write(question, answer, instance: "")
         }
         return out
     }

@@ -27,6 +27,7 @@ indirect enum AnswerShape: Sendable, Hashable {
         case .decimal: self = .scalar(.number, codes: [])
         case .date: self = .scalar(.date, codes: [])
         case .note: return nil
+        case .repeatGroup: self = .scalar(.integer, codes: [])
         case .compound, .geopoint:
             let kept = type.parts!.compactMap { field in
                 AnswerShape(field.type, dropFreeText: dropFreeText).map { Field(key: field.key, shape: $0) }
@@ -81,6 +82,7 @@ indirect enum AnswerShape: Sendable, Hashable {
     /// The allowed codes of the single-choice column at `path`, for enum constraints.
     func codes(at path: [AnswerStep]) -> [String] {
         switch (self, path.first) {
+        case (_, .instance?): return codes(at: Array(path.dropFirst()))
         case (.scalar(_, let codes), nil): return codes
         case (.compound(let fields), .field(let key)?):
             return fields.first { $0.key == key }?.shape.codes(at: Array(path.dropFirst())) ?? []
@@ -94,6 +96,7 @@ extension QuestionType {
     func part(at path: ArraySlice<AnswerStep>) -> QuestionType? {
         guard let step = path.first else { return self }
         switch (self, step) {
+        case (_, .instance): return part(at: path.dropFirst())
         case (_, .field(let key)) where parts != nil:
             return parts!.first { $0.key == key }?.type.part(at: path.dropFirst())
         case (.multipleChoice(let set), .choice(let code)):

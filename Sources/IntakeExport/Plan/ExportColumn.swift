@@ -36,6 +36,8 @@ public enum AnswerStep: Sendable, Hashable {
     case field(String)
     /// Whether a multiple-choice answer includes this code (0 or 1).
     case choice(String)
+    /// The answer in a repeat's instance (from 1), for the wide CSV's columns of a repeat's questions.
+    case instance(Int)
 }
 
 /// How a column's cells are typed, as Table Schema names them.

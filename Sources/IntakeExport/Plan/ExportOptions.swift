@@ -1,3 +1,5 @@
+import IntakeCore
+
 /// What an export leaves in and how it marks missing answers.
 public struct ExportOptions: Sendable, Hashable {
     /// Names, date of birth and external id are left out unless this is set (and the caller may see them).
@@ -18,11 +20,17 @@ public struct ExportOptions: Sendable, Hashable {
     public var rawCells: Bool
     /// The deployment's data groups, each given a `group_<name>` 0/1 column (and a FHIR tag system).
     public var dataGroups: [String]
+    /// How many instances of a repeat the wide CSV gives columns (`member_age_1` … `_5`); every
+    /// instance is in the repeat's own table (`repeat_<id>.csv`) whatever this is.
+    public var repeatColumns: Int
+
+    public static let defaultRepeatColumns = 5
 
     public init(
         includeIdentifiers: Bool = false, dropFreeText: Bool = false, shiftDates: Bool = false, unansweredCode: String = ".",
-        fhirBase: String = "urn:intake", rawCells: Bool = false, dataGroups: [String] = []
+        fhirBase: String = "urn:intake", rawCells: Bool = false, dataGroups: [String] = [], repeatColumns: Int = ExportOptions.defaultRepeatColumns
     ) {
+        self.repeatColumns = max(0, min(repeatColumns, RepeatLimits.maxInstances))
         self.rawCells = rawCells
         self.dataGroups = dataGroups.sorted()
         self.includeIdentifiers = includeIdentifiers

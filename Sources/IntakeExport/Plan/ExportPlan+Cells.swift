@@ -55,6 +55,20 @@ extension ExportPlan {
         }
         for slot in row.layout.slots where !row.hidden[slot.ordinal] {
             let answer = row.answers[slot.ordinal]
+            if slot.inRepeat {
+                // Each instance's answer under index 1 (ExportRow); no cell for an instance the record lacks.
+                guard case .instances(let list)? = answer else { continue }
+                for (index, path) in slot.columns {
+                    guard case .instance(let number)? = path.first, number <= list.count else { continue }
+                    guard let inner = list[number - 1][1], let text = Self.cell(inner, path.dropFirst(), type: slot.type) else {
+                        // Unanswered where it was asked; a question show-if can hide may have been hidden there.
+                        if !slot.mayBeHidden { cell(index, code) }
+                        continue
+                    }
+                    if !text.isEmpty { cell(index, raw ? text : CSV.escape(text, marker: code)) }
+                }
+                continue
+            }
             for (index, path) in slot.columns {
                 guard let text = answer.flatMap({ Self.cell($0, path[...], type: slot.type) }) else {
                     cell(index, code)
@@ -66,7 +80,7 @@ extension ExportPlan {
     }
 
     /// The cell of `answer` at `path`; nil when that part was not answered.
-    private static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType) -> String? {
+    static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType) -> String? {
         guard let step = path.first else { return text(of: answer) }
         switch (step, answer) {
         case (.field(let key), _) where answer.parts != nil:
@@ -94,6 +108,7 @@ extension ExportPlan {
         case .choices(let codes): codes.joined(separator: ";")
         case .dictionary(let fields): fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(text(of: $0.value))" }.joined(separator: ";")
         case .geopoint(let point): point.description
+        case .instances(let list): String(list.count)
         }
     }
 

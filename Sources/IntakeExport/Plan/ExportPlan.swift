@@ -17,6 +17,8 @@ public struct ExportPlan: Sendable {
     /// Questions marked `identifying` (in any version) that this export leaves out, because it
     /// does not include identifiers; every format leaves out their answers, and the codebook lists them.
     public let leftOutAsIdentifying: [PlannedQuestion.Appearance]
+    /// A table per repeat group (`repeat_<id>.csv`), with every instance.
+    public let repeatTables: [RepeatTable]
     private let leftOutKeys: Set<String>
     let layouts: [String: VersionLayout]
 
@@ -66,6 +68,14 @@ public struct ExportPlan: Sendable {
         var used = Set(columns.map(\.name))
         var questions: [PlannedQuestion] = []
         var leftOut: [PlannedQuestion.Appearance] = []
+        // The repeat each question is asked in (by key), and the repeat around that one.
+        var groupKey: [String: String] = [:]
+        for questionnaire in versions {
+            for question in questionnaire.allQuestions {
+                if let group = question.group, let header = questionnaire.question(at: group) { groupKey[question.key] = header.key }
+            }
+        }
+        var shapes: [String: AnswerShape] = [:]
         for key in order {
             let seen = appearances[key] ?? []
             if !options.includeIdentifiers, let identifying = seen.last(where: { $0.question.isIdentifying }) {
@@ -73,11 +83,24 @@ public struct ExportPlan: Sendable {
                 continue
             }
             if options.dropFreeText, seen.contains(where: { $0.question.type == .text }) { continue }
-            let shapes = seen.compactMap { AnswerShape($0.question.type, dropFreeText: options.dropFreeText) }
-            guard var shape = shapes.first else { continue }
-            for other in shapes.dropFirst() { shape = shape.merged(with: other) }
+            let shapeList = seen.compactMap { AnswerShape($0.question.type, dropFreeText: options.dropFreeText) }
+            guard var shape = shapeList.first else { continue }
+            for other in shapeList.dropFirst() { shape = shape.merged(with: other) }
+            shapes[key] = shape
             let start = columns.count
-            for column in shape.columns(base: Self.safeName(key), questionKey: key) {
+            // A question asked in a repeat gets its columns once per instance, up to `repeatColumns`;
+            // one in a repeat inside a repeat only in the repeats' own tables.
+            var planned: [(name: String, type: ColumnType, path: [AnswerStep])] = []
+            if let group = groupKey[key] {
+                if groupKey[group] == nil {
+                    for number in stride(from: 1, through: options.repeatColumns, by: 1) {
+                        planned += shape.columns(base: Self.safeName(key) + "_\(number)", questionKey: key, path: [.instance(number)])
+                    }
+                }
+            } else {
+                planned = shape.columns(base: Self.safeName(key), questionKey: key)
+            }
+            for column in planned {
                 var name = column.name
                 var suffix = 2
                 while used.contains(name) {
@@ -87,8 +110,30 @@ public struct ExportPlan: Sendable {
                 used.insert(name)
                 columns.append(ExportColumn(name: name, type: column.type, source: .answer(questionKey: key, path: column.path)))
             }
-            questions.append(PlannedQuestion(key: key, appearances: seen, columns: start..<columns.count, shape: shape))
+            questions.append(PlannedQuestion(key: key, appearances: seen, columns: start..<columns.count, shape: shape, repeatKey: groupKey[key]))
         }
+        // One table per repeat: a row per instance, keyed by the record (and the outer instance).
+        var tables: [RepeatTable] = []
+        for planned in questions where planned.latest.isRepeat {
+            let members = questions.filter { $0.repeatKey == planned.key }
+            var tableColumns: [ExportColumn] = []
+            var names = Set(RepeatTable.keyColumns)
+            for member in members {
+                guard let shape = shapes[member.key] else { continue }
+                for column in shape.columns(base: Self.safeName(member.key), questionKey: member.key) {
+                    var name = column.name
+                    var suffix = 2
+                    while names.contains(name) {
+                        name = "\(column.name)_\(suffix)"
+                        suffix += 1
+                    }
+                    names.insert(name)
+                    tableColumns.append(ExportColumn(name: name, type: column.type, source: .answer(questionKey: member.key, path: column.path)))
+                }
+            }
+            tables.append(RepeatTable(key: planned.key, parentKey: groupKey[planned.key], columns: tableColumns))
+        }
+        self.repeatTables = tables
         self.questions = questions
         self.columns = columns
         self.leftOutAsIdentifying = leftOut
@@ -131,6 +176,8 @@ public struct PlannedQuestion: Sendable {
     /// Its columns' indices in ``ExportPlan/columns``.
     public let columns: Range<Int>
     let shape: AnswerShape
+    /// The repeat it is asked in, by key: its wide-CSV columns are one per instance.
+    public var repeatKey: String? = nil
 
     /// The newest wording.
     public var latest: Question { appearances[appearances.count - 1].question }
@@ -160,13 +207,33 @@ final class VersionLayout: Sendable {
         let ordinal: Int
         let type: QuestionType
         let columns: [(index: Int, path: [AnswerStep])]
+        /// Asked in a repeat: the row holds each instance's answer (see ``ExportRow``).
+        var inRepeat = false
+        /// Whether show-if can hide it, so an instance without its answer may not have asked it.
+        var mayBeHidden = false
     }
+
+    /// The repeats at the top of this version, each with its questions' ordinals and indices:
+    /// what a row needs to give each of those questions its instances' answers.
+    let repeats: [(group: Int, members: [(ordinal: Int, index: Int)])]
+    /// This version's questions by key.
+    let byKey: [String: Question]
 
     init(questionnaire: Questionnaire, questions planned: [PlannedQuestion], columns: [ExportColumn]) {
         self.questionnaire = questionnaire
         visibility = questionnaire.visibility
         let byKey = Dictionary(questionnaire.allQuestions.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        self.byKey = byKey
         questions = planned.map { byKey[$0.key] }
+        repeats = questionnaire.allQuestions.compactMap { group in
+            guard group.isRepeat, group.group == nil, let ordinal = questionnaire.ordinal(of: group.position) else { return nil }
+            return (
+                ordinal,
+                questionnaire.members(of: group.position).compactMap { member in
+                    questionnaire.ordinal(of: member.position).map { ($0, member.position.index) }
+                }
+            )
+        }
         let hasColumn = columns.map { column in
             switch column.source {
             case .meta, .dataGroup: return true
@@ -181,9 +248,29 @@ final class VersionLayout: Sendable {
                 return (index, path)
             }
             guard let ordinal = questionnaire.ordinal(of: question.position) else { return nil }
-            return Slot(position: question.position, ordinal: ordinal, type: question.type, columns: filled)
+            return Slot(
+                position: question.position, ordinal: ordinal, type: question.type, columns: filled, inRepeat: question.group != nil,
+                mayBeHidden: question.showIf != nil)
         }
     }
+}
+
+/// A repeat's own table: `record_id`, `parent_instance` (for a repeat inside a repeat), `instance`,
+/// then the columns of the questions asked in it.
+public struct RepeatTable: Sendable {
+    /// The repeat's key (its id).
+    public let key: String
+    /// The repeat it is inside, if any.
+    public let parentKey: String?
+    public let columns: [ExportColumn]
+
+    static let keyColumns = ["record_id", "parent_instance", "instance"]
+
+    /// `repeat_members.csv`.
+    public var fileName: String { "repeat_\(ExportPlan.safeName(key)).csv" }
+
+    /// The key columns this table has, in order.
+    public var keyColumnNames: [String] { parentKey == nil ? ["record_id", "instance"] : Self.keyColumns }
 }
 
 /// Why an export cannot be made, with what to do about it.

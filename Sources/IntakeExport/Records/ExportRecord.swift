@@ -69,6 +69,7 @@ public struct ExportRecord: Sendable {
         switch answer {
         case .date(let date): .date(date.adding(days: -days))
         case .dictionary(let fields): .dictionary(fields.mapValues { shifted($0, by: days) })
+        case .instances(let list): .instances(list.map { $0.mapValues { shifted($0, by: days) } })
         default: answer
         }
     }

@@ -64,6 +64,14 @@ public struct ExportRow: Sendable {
 
     private init(item: ExportRecord, answers: [Answer?], layout: VersionLayout) {
         self.item = item
+        var answers = answers
+        // A repeat's questions get their instances' answers, each under index 1 (as the cells read them).
+        for (group, members) in layout.repeats {
+            guard case .instances(let list)? = answers[group] else { continue }
+            for (ordinal, index) in members {
+                answers[ordinal] = .instances(list.map { instance in instance[index].map { [1: $0] } ?? [:] })
+            }
+        }
         self.answers = answers
         self.layout = layout
         var hidden: [Bool] = []

@@ -63,10 +63,18 @@ public struct FolderExport {
         try manager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         do {
             let sideFiles = side.files(of: sideFiles)
-            let outputs = try formats.map { format in
+            var outputs = try formats.map { format in
                 ExportRun.Output(
                     formatter: format.formatter(plan: plan, files: formats, sideFiles: sideFiles),
                     sink: try FileSink(url: staging.appendingPathComponent(format.fileName)))
+            }
+            // Beside the wide CSV, each repeat's own table.
+            let repeatTables = formats.contains(.wideCSV) ? plan.repeatTables : []
+            for table in repeatTables {
+                outputs.append(
+                    ExportRun.Output(
+                        formatter: RepeatTableFormatter(plan: plan, table: table),
+                        sink: try FileSink(url: staging.appendingPathComponent(table.fileName))))
             }
             let count = try await ExportRun.run(outputs, progress: progress, nextPage: nextPage)
             var removedCount: Int?
@@ -82,7 +90,7 @@ public struct FolderExport {
             }
             var summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
-                files: formats.map(\.fileName) + sideFiles.map(\.fileName), cursor: cursor, since: since,
+                files: formats.map(\.fileName) + repeatTables.map(\.fileName) + sideFiles.map(\.fileName), cursor: cursor, since: since,
                 includeIdentifiers: plan.options.includeIdentifiers,
                 dropFreeText: plan.options.dropFreeText, shiftDates: plan.options.shiftDates, generatedAt: Timestamp.string(from: Date()))
             summary.removed = removedCount

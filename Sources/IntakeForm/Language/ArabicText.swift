@@ -116,6 +116,20 @@ enum ArabicText {
             "اكتب \(latin(":finish")) لإكمال السجل، أو \(latin(":review")) لمراجعة الإجابات، أو \(latin(":go 2")) لتغيير القسم 2."
         case .cannotComplete: "لا يمكن إكمال السجل بعد:"
         case .issue(let issue): describe(issue)
+        case .repeatStatus(let count, let wanted):
+            wanted.map { "سُجّل \(count) من \($0)" } ?? "عدد المسجَّل: \(count)"
+        case .instanceLine(let number, let summary): "  #\(number)  \(summary.isEmpty ? "(لا إجابات بعد)" : summary)"
+        case .repeatCommands(let canAdd, let counted):
+            (counted ? "Enter يملأ التالي (أو يتابع حين يكتمل العدد)" : canAdd ? "+ يضيف واحداً، وEnter يتابع" : "Enter يتابع")
+                + "؛ رقمٌ يفتح صاحبه؛ \(latin("-N")) يحذفه؛ \(latin("N>M")) ينقله إلى الموضع M."
+        case .instanceHeading(let label, let number, let total): "— \(label): \(number)\(total.map { " من \($0)" } ?? "") —"
+        case .instanceRemoved(let number): "حُذف رقم \(number)، وتقدّم ما بعده."
+        case .instanceMoved(let from, let to): "نُقل رقم \(from) إلى الموضع \(to)."
+        case .noSuchInstance(let number, let count):
+            count == 0 ? "لا يوجد رقم \(number) بعد؛ اكتب + لإضافة واحد." : "لا يوجد رقم \(number)؛ الأرقام من 1 إلى \(count)."
+        case .repeatFull(let limit): "يتسع هذا التكرار لـ\(limit) على الأكثر؛ احذف واحداً (\(latin("-N"))) لتضيف غيره."
+        case .instanceCount(let count): "عدد المسجَّل: \(count)"
+        case .repeatAnswer: "اكتب + أو رقماً أو \(latin("-N")) أو \(latin("N>M")) (أو Enter للمتابعة)."
         case .droppedHidden(let count):
             count == 1
                 ? "حُذفت إجابة واحدة عن سؤال أخفته تغييرات لاحقة."

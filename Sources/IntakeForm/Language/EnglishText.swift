@@ -34,6 +34,20 @@ enum EnglishText {
         case .yes: "yes"
         case .no: "no"
         case .compoundParts(let count, let labels): "\(count) parts: " + labels.joined(separator: ", ")
+        case .repeatStatus(let count, let wanted):
+            wanted.map { "\(count) of \($0) recorded" } ?? (count == 1 ? "1 recorded" : "\(count) recorded")
+        case .instanceLine(let number, let summary): "  #\(number)  \(summary.isEmpty ? "(no answers yet)" : summary)"
+        case .repeatCommands(let canAdd, let counted):
+            (counted ? "Enter fills the next one (or goes on when all are recorded)" : canAdd ? "+ adds one, Enter goes on" : "Enter goes on")
+                + "; a number opens that one; -N removes it; N>M moves it to place M."
+        case .instanceHeading(let label, let number, let total): "— \(label): \(number)\(total.map { " of \($0)" } ?? "") —"
+        case .instanceRemoved(let number): "Removed #\(number); the ones after it moved up."
+        case .instanceMoved(let from, let to): "Moved #\(from) to place \(to)."
+        case .noSuchInstance(let number, let count):
+            count == 0 ? "There is no #\(number) yet; type + to add one." : "There is no #\(number); the numbers are 1 to \(count)."
+        case .repeatFull(let limit): "This repeat holds at most \(limit); remove one (-N) to add another."
+        case .instanceCount(let count): count == 1 ? "1 recorded" : "\(count) recorded"
+        case .repeatAnswer: "Type +, a number, -N or N>M (or Enter to go on)."
 
         case .controlCharacter:
             "That line holds a control character (an arrow key or an escape sequence where no line editing was available, or a pasted one), which a record never keeps; type the answer again."

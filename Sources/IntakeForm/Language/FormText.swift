@@ -35,6 +35,23 @@ public enum FormText: Sendable {
     case yes, no
     case compoundParts(count: Int, labels: [String])
 
+    // Repeats.
+    /// How many instances a repeat has, and how many its count asks for.
+    case repeatStatus(count: Int, wanted: Int?)
+    /// One instance in the list at a repeat: its number and its first answers.
+    case instanceLine(number: Int, summary: String)
+    /// What may be typed at a repeat.
+    case repeatCommands(canAdd: Bool, counted: Bool)
+    /// Entering an instance: `— Household members: 2 of 3 —`.
+    case instanceHeading(label: String, number: Int, total: Int?)
+    case instanceRemoved(Int)
+    case instanceMoved(from: Int, to: Int)
+    case noSuchInstance(Int, count: Int)
+    case repeatFull(Int)
+    /// A repeat's answer as the form shows it.
+    case instanceCount(Int)
+    case repeatAnswer
+
     // Answers refused.
     case controlCharacter
     case answerYesOrNo
