@@ -62,9 +62,14 @@ def read_csv(path):
         return list(csv.DictReader(f, strict=True))
 
 
+def in_wide(entry):
+    """Whether the wide CSV (and SPSS and R, which read it) has the value: a repeat's instances only up to its column count."""
+    return entry.get("wide", True)
+
+
 def wide(folder, expected):
     rows = {row["record_id"]: row for row in read_csv(folder / "records.csv")}
-    for entry in expected:
+    for entry in filter(in_wide, expected):
         row = rows.get(entry["record"])
         found = None if row is None else row.get(entry["column"])
         if found is not None and entry["kind"] == "text":
@@ -75,9 +80,10 @@ def wide(folder, expected):
 def long(folder, expected):
     values = {}
     for row in read_csv(folder / "records_long.csv"):
-        values[(row["record_id"], int(row["section"]), int(row["index"]), row["field"])] = row["value"]
+        values[(row["record_id"], int(row["section"]), int(row["index"]), row["field"], row["instance"])] = row["value"]
     for entry in expected:
-        found = values.get((entry["record"], entry["section"], entry["index"], entry.get("field") or ""))
+        instance = str(entry["instance"]) if entry.get("instance") else ""
+        found = values.get((entry["record"], entry["section"], entry["index"], entry.get("field") or "", instance))
         if found is not None and entry["kind"] == "text":
             found = unescape(found)
         check("records_long.csv", entry, found)
@@ -90,7 +96,11 @@ def jsonl(folder, expected):
             record = json.loads(line)
             records[record["id"]] = record
     for entry in expected:
-        answer = records.get(entry["record"], {}).get("answers", {}).get(str(entry["section"]), {}).get(str(entry["index"]))
+        section = records.get(entry["record"], {}).get("answers", {}).get(str(entry["section"]), {})
+        if entry.get("instance"):
+            instances = section.get(str(entry["groupIndex"]), {}).get("instances", [])
+            section = instances[entry["instance"] - 1] if len(instances) >= entry["instance"] else {}
+        answer = section.get(str(entry["index"]))
         if answer is not None and entry.get("field"):
             answer = answer.get("dictionary", {}).get(entry["field"])
         found = None if answer is None else answer.get(entry["kind"])
@@ -103,22 +113,25 @@ def fhir(folder, expected):
     bundle = Bundle.model_validate_json((folder / "fhir-bundle.json").read_text(encoding="utf-8"))
     answers = {}
 
-    def walk(record, items):
+    def walk(record, items, instance):
+        # A repeat's instances are group items with the same linkId, in order: the nth is instance n.
+        seen = {}
         for item in items or []:
+            seen[item.linkId] = seen.get(item.linkId, 0) + 1
             for answer in item.answer or []:
                 for name in ("valueString", "valueInteger", "valueDecimal"):
                     value = getattr(answer, name, None)
                     if value is not None:
-                        answers[(record, item.linkId)] = value
-                walk(record, answer.item)
-            walk(record, item.item)
+                        answers[(record, item.linkId, instance)] = value
+                walk(record, answer.item, instance)
+            walk(record, item.item, seen[item.linkId] if item.item else instance)
 
     for entry in bundle.entry or []:
         resource = entry.resource
         if resource.get_resource_type() == "QuestionnaireResponse":
-            walk(resource.id, resource.item)
+            walk(resource.id, resource.item, 1)
     for entry in expected:
-        found = answers.get((entry["record"], entry["linkId"]))
+        found = answers.get((entry["record"], entry["linkId"], entry.get("instance") or 1))
         check("fhir-bundle.json", entry, None if found is None else str(found) if entry["kind"] != "text" else found)
 
 
@@ -138,6 +151,7 @@ def unescape_breaks(text):
 def spss(folder, expected, pspp):
     script = folder / ".roundtrip.sps"
     out = folder / ".roundtrip-spss.csv"
+    expected = list(filter(in_wide, expected))
     text_columns = sorted({entry["column"] for entry in expected if entry["kind"] == "text"})
     escapes = "".join(
         f'COMPUTE {name} = REPLACE(REPLACE(REPLACE({name}, "\\", "\\b"), X\'0A\', "\\n"), X\'0D\', "\\r").\n' for name in text_columns
@@ -169,6 +183,7 @@ def spss(folder, expected, pspp):
 
 
 def r(folder, expected, rscript):
+    expected = list(filter(in_wide, expected))
     out = folder / ".roundtrip-r.csv"
     program = (
         'options(warn = 2); source("records.R", encoding = "UTF-8"); '
@@ -189,6 +204,22 @@ def r(folder, expected, rscript):
         check("records.R (R)", entry, found)
 
 
+def repeats(folder, expected):
+    """Every instance's answers in its repeat's own table, repeat_<id>.csv, keyed by record and instance."""
+    tables = {}
+    for entry in expected:
+        if not entry.get("instance"):
+            continue
+        name = f"repeat_{entry['group']}.csv"
+        if name not in tables:
+            tables[name] = {(row["record_id"], row["instance"]): row for row in read_csv(folder / name)}
+        row = tables[name].get((entry["record"], str(entry["instance"])))
+        found = None if row is None else row.get(entry["tableColumn"])
+        if found is not None and entry["kind"] == "text":
+            found = unescape(found)
+        check(name, entry, found)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("folder", type=Path)
@@ -204,6 +235,7 @@ def main():
     long(args.folder, expected)
     jsonl(args.folder, expected)
     fhir(args.folder, expected)
+    repeats(args.folder, expected)
     spss(args.folder, expected, args.pspp)
     r(args.folder, expected, args.rscript)
     if mismatches:
@@ -211,7 +243,7 @@ def main():
             print(f"roundtrip_export: {line}", file=sys.stderr)
         print(f"roundtrip_export: {len(mismatches)} mismatch(es) in {args.folder}", file=sys.stderr)
         sys.exit(1)
-    print(f"roundtrip_export: ok: {len(expected)} values x 6 formats read back the same")
+    print(f"roundtrip_export: ok: {len(expected)} values x 6 formats (and the repeat tables) read back the same")
 
 
 if __name__ == "__main__":

@@ -75,7 +75,8 @@ def check_response_items(items, questionnaire, order, parent, where):
             continue
         if definition["_parent"] != parent:
             problem(f"{where}: {link} is nested under {parent}, its Questionnaire has it under {definition['_parent']}")
-        if order[link] <= last:
+        # A repeating group (a repeat's instances) appears once per instance, one after another.
+        if order[link] < last or (order[link] == last and not (definition.get("repeats") and definition["type"] == "group")):
             problem(f"{where}: {link} is out of the Questionnaire's order")
         last = order[link]
         answers = item.get("answer", [])

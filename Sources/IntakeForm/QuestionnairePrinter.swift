@@ -20,8 +20,28 @@ public struct QuestionnairePrinter {
             lines.append("── Section \(section.number): \(section.title.text(in: language)) ──")
             for question in section.questions {
                 let id = question.id.map { " {\($0)}" } ?? ""
+                // A repeat's questions are indented under it, a level per repeat.
+                var depth = 0
+                var group = question.group
+                while let current = group {
+                    depth += 1
+                    group = questionnaire.question(at: current)?.group
+                }
+                let indent = String(repeating: "  ", count: depth)
+                let start = lines.count
                 lines.append("[\(question.position)] \(question.text.text(in: language))\(question.isRequired ? " *" : "")\(id)")
-                if question.type == .note {
+                defer { if depth > 0 { for index in start..<lines.count { lines[index] = indent + lines[index] } } }
+                if case .repeatGroup(let bounds) = question.type {
+                    var text = "    repeat: asked once per instance"
+                    switch (bounds.lower, bounds.upper) {
+                    case (let lower?, let upper?): text += ", \(lower) to \(upper) instances"
+                    case (let lower?, nil): text += ", at least \(lower)"
+                    case (nil, let upper?): text += ", at most \(upper)"
+                    case (nil, nil): break
+                    }
+                    if let count = question.repeatCount { text += "; as many as \(count)" }
+                    lines.append(text)
+                } else if question.type == .note {
                     lines.append("    note (shown, not answered)")
                 } else if let calculation = question.calculation {
                     lines.append("    calculated: \(calculation)")

@@ -46,13 +46,29 @@ struct ExportRoundTripTests {
         var linkId: String
         var kind: String
         var value: String
+        /// For a question asked in a repeat: the instance, the repeat's id and index, the column
+        /// in its table, and whether the wide CSV has a column for the instance.
+        var instance: Int? = nil
+        var group: String? = nil
+        var groupIndex: Int? = nil
+        var tableColumn: String? = nil
+        var wide: Bool = true
     }
+
+    /// The fixture's questions and a repeat of household members after them (indices 9 to 11).
+    static let withRepeat = Fixtures.version1 + "\n" + """
+        Household members | id: members | repeat 0..9
+        A note on them | id: member_note | text
+        Their age | id: member_age | integer 0..120 | required
+        @end
+
+        """
 
     @Test func everyFormatReadsBackEveryAnswerWithItsOwnReader() async throws {
         let seed = ProcessInfo.processInfo.environment["INTAKE_TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
         print("export round trip: seed \(seed) (re-run with INTAKE_TEST_SEED=\(seed))")
         var random = SeededGenerator(seed: seed)
-        let questionnaire = try Fixtures.questionnaire(Fixtures.version1)
+        let questionnaire = try Fixtures.questionnaire(Self.withRepeat)
         var records: [PatientResponse] = []
         var expected: [Expected] = []
         for _ in 0..<40 {
@@ -81,6 +97,31 @@ struct ExportRoundTripTests {
                 answers[5] = .dictionary(["name": .text(name), "dose": .decimal(dose), "unit": .choice("mg")])
                 expect("meds", 5, "name", "text", name)
                 expect("meds", 5, "dose", "decimal", String(dose))
+            }
+            // Members, more than the wide CSV has columns for (5) now and then; every instance has an age.
+            if Bool.random(using: &random) {
+                var instances: [[Int: Answer]] = []
+                for number in 1...Int.random(in: 1...8, using: &random) {
+                    var instance: [Int: Answer] = [:]
+                    func member(_ column: String, _ index: Int, _ kind: String, _ value: String) {
+                        var entry = Expected(
+                            record: key, column: "\(column)_\(number)", section: 1, index: index, field: nil, linkId: column, kind: kind,
+                            value: value)
+                        (entry.instance, entry.group, entry.groupIndex, entry.tableColumn) = (number, "members", 9, column)
+                        entry.wide = number <= ExportOptions.defaultRepeatColumns
+                        expected.append(entry)
+                    }
+                    if Bool.random(using: &random) {
+                        let note = Self.text(&random)
+                        instance[10] = .text(note)
+                        member("member_note", 10, "text", note)
+                    }
+                    let age = Int.random(in: 0...120, using: &random)
+                    instance[11] = .integer(age)
+                    member("member_age", 11, "integer", String(age))
+                    instances.append(instance)
+                }
+                answers[9] = .instances(instances)
             }
             var record = Fixtures.record(questionnaire, answers)
             record.id = id

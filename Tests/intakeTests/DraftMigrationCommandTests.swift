@@ -105,6 +105,20 @@ struct DraftMigrationCommandTests {
                 if key == "marital" || key == "education" {
                     let now = v2.question(id: key).flatMap { stored[$0.position] }
                     #expect(now == nil, "\(key) was set aside")
+                } else if case .instances(let instances) = answer {
+                    // A repeat's instances keep every answer, each at its question's index in the new version.
+                    let group = try #require(v2.question(id: key))
+                    guard case .instances(let moved)? = stored[group.position] else {
+                        Issue.record("\(key) was not carried")
+                        continue
+                    }
+                    #expect(moved.count == instances.count)
+                    for (before, after) in zip(instances, moved) {
+                        let byKey = { (instance: [Int: Answer], version: Questionnaire) in
+                            Dictionary(uniqueKeysWithValues: instance.map { (version.question(at: QuestionPosition(section: group.position.section, index: $0.key))?.key ?? "?", $0.value) })
+                        }
+                        #expect(byKey(before, v1) == byKey(after, v2), "\(key)")
+                    }
                 } else {
                     #expect(stored[try #require(v2.question(id: key)).position] == answer, "\(key)")
                 }

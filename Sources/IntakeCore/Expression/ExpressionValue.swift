@@ -225,7 +225,8 @@ public struct ExpressionEvaluator: Sendable {
             }
         case "sum", "count":
             // Over a repeat: the question reads as each instance's value under index 1 (BoundExpression).
-            guard case .name(let id, _) = arguments[0], case .instances(let list)? = answer(id) else { return .number(0) }
+            // A repeat not answered (not reached, or hidden) has no total; one with no instance has 0.
+            guard case .name(let id, _) = arguments[0], case .instances(let list)? = answer(id) else { return .missing }
             let values = list.compactMap { $0[1] }
             if name == "count" { return .number(Double(values.count)) }
             return .number(values.reduce(0) { total, answer in

@@ -72,6 +72,21 @@ public enum RecordMigration {
                 aside(.questionRemoved, "version \(new.version) has no such question")
                 continue
             }
+            if question.group != nil {
+                aside(.questionRemoved, "answered outside its repeat")
+                continue
+            }
+            if question.isRepeat, target.isRepeat, case .instances(let list) = answer {
+                // Each instance's answers go to the new version's questions of the repeat, by id.
+                let instances = list.enumerated().map { number, instance in
+                    carryInstance(instance, number: number + 1, of: question, to: target, from: old, to: new, validator: validator) { entry in
+                        setAside.append(entry)
+                    }
+                }
+                moved[target.position] = .instances(instances)
+                carried.append(Carried(question: key, from: position, to: target.position, conversion: nil))
+                continue
+            }
             guard let (converted, conversion) = convert(answer, from: question.type, to: target.type) else {
                 aside(.typeChanged, "the question is \(target.type.keyword) on version \(new.version), was \(question.type.keyword)")
                 continue
@@ -97,11 +112,51 @@ public enum RecordMigration {
         }
         setAside.sort { $0.from < $1.from }
         let visible = new.visiblePositions(in: moved)
-        let nowRequired = new.allQuestions.filter { $0.isRequired && $0.position.section > 0 && visible.contains($0.position) && moved[$0.position] == nil }
+        let nowRequired = new.allQuestions.filter { $0.isRequired && $0.group == nil && !$0.isRepeat && $0.position.section > 0 && visible.contains($0.position) && moved[$0.position] == nil }
         return Result(record: moved, carried: carried, setAside: setAside, nowRequired: nowRequired)
     }
 
     /// The question of `new` that takes the answers of `question`.
+    /// One instance's answers moved to the new version's questions of the same repeat (those
+    /// that are not there, or do not take the answer, are set aside with the instance named).
+    private static func carryInstance(
+        _ instance: [Int: Answer], number: Int, of group: Question, to target: Question, from old: Questionnaire, to new: Questionnaire,
+        validator: Validator, setAside: (SetAside) -> Void
+    ) -> [Int: Answer] {
+        var moved: [Int: Answer] = [:]
+        for (index, answer) in instance.sorted(by: { $0.key < $1.key }) {
+            let position = QuestionPosition(section: group.position.section, index: index)
+            let question = old.question(at: position)
+            func aside(_ reason: SetAside.Reason, _ detail: String) {
+                setAside(
+                    SetAside(
+                        question: question?.key ?? "s\(position.section)_q\(index)", questionText: question?.text.base ?? "", from: position,
+                        reason: reason, detail: "instance \(number) of \(group.key): \(detail)", answer: answer))
+            }
+            guard let question, let counterpart = counterpart(of: question, in: new), counterpart.group == target.position else {
+                aside(.questionRemoved, "version \(new.version) does not ask it in this repeat")
+                continue
+            }
+            if question.isRepeat, counterpart.isRepeat, case .instances(let inner) = answer {
+                moved[counterpart.position.index] = .instances(
+                    inner.enumerated().map { n, nested in
+                        carryInstance(nested, number: n + 1, of: question, to: counterpart, from: old, to: new, validator: validator, setAside: setAside)
+                    })
+                continue
+            }
+            guard let (converted, _) = convert(answer, from: question.type, to: counterpart.type) else {
+                aside(.typeChanged, "the question is \(counterpart.type.keyword) on version \(new.version), was \(question.type.keyword)")
+                continue
+            }
+            if let problem = validator.answerProblem(with: converted, type: counterpart.type) {
+                aside(.notAccepted, "version \(new.version) does not take the answer: \(problem.text)")
+                continue
+            }
+            moved[counterpart.position.index] = converted
+        }
+        return moved
+    }
+
     static func counterpart(of question: Question, in new: Questionnaire) -> Question? {
         if let id = question.id { return new.question(id: id) }
         guard let same = new.question(at: question.position), same.id == nil, same.text.base == question.text.base else { return nil }

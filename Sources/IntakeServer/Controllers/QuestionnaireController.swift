@@ -49,6 +49,8 @@ struct QuestionnaireController {
         var text: String
         var type: String
         var required: Bool
+        /// The repeat the question is asked in (its index), if any.
+        var group: Int?
 
         init(_ question: Question) {
             section = question.position.section
@@ -57,6 +59,7 @@ struct QuestionnaireController {
             text = question.text.base
             type = question.type.keyword
             required = question.isRequired
+            group = question.group?.index
         }
     }
 

@@ -10,6 +10,8 @@ struct IssueJSON: Encodable {
     var questionId: String?
     var questionText: String?
     var field: String?
+    /// For a question asked in a repeat: the instance, from 1, outermost first.
+    var instance: [Int]?
     var message: String
 
     init(_ issue: ValidationIssue) {
@@ -20,6 +22,7 @@ struct IssueJSON: Encodable {
         questionId = issue.questionId
         questionText = issue.questionText
         field = issue.field
+        instance = issue.instance
         message = issue.message
     }
 
@@ -97,6 +100,12 @@ extension IssueJSON {
         writer.beginObject()
         if let field { writer.key("field"); writer.string(field) }
         if let index { writer.key("index"); writer.integer(index) }
+        if let instance {
+            writer.key("instance")
+            writer.beginArray()
+            for number in instance { writer.integer(number) }
+            writer.endArray()
+        }
         writer.key("kind"); writer.string(kind)
         writer.key("message"); writer.string(message)
         if let questionId { writer.key("questionId"); writer.string(questionId) }

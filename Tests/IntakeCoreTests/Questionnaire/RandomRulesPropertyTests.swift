@@ -13,9 +13,32 @@ struct RandomRulesPropertyTests {
         var lines = ["@title Random"]
         var numbers: [String] = []
         var choices: [String] = []
+        // An open repeat: what was readable outside it, and its number questions (summed after it).
+        var open: (numbers: [String], choices: [String], members: [String], left: Int)?
         for index in 1...count {
             let id = "q\(index)"
             var line = "Question \(index) | id: \(id)"
+            if open == nil, index < count - 1, Int.random(in: 0..<6, using: &random) == 0 {
+                lines.append(line + " | repeat 0..\(Int.random(in: 1...4, using: &random))")
+                open = (numbers, choices, [], Int.random(in: 1...4, using: &random))
+                continue
+            }
+            defer {
+                if var group = open {
+                    if numbers.last == id { group.members.append(id) }
+                    group.left -= 1
+                    open = group
+                    if group.left == 0 || index == count {
+                        lines.append("@end")
+                        (numbers, choices) = (group.numbers, group.choices)
+                        if let member = group.members.randomElement(using: &random) {
+                            lines.append("Total \(index) | id: t\(index) | decimal | calculate: sum(\(member)) + count(\(member))")
+                            numbers.append("t\(index)")
+                        }
+                        open = nil
+                    }
+                }
+            }
             switch Int.random(in: 0..<7, using: &random) {
             case 0:
                 line += " | integer 0..50"
@@ -50,6 +73,17 @@ struct RandomRulesPropertyTests {
             lines.append(line)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The random questionnaires do hold repeats, and load with them.
+    @Test func theRandomQuestionnairesHoldRepeats() throws {
+        var withRepeats = 0
+        for seed in 0..<6 {
+            var random = SeededGenerator(seed: 0x5EED_0000 &+ UInt64(seed))
+            let text = Self.questionnaireText(&random, count: Int.random(in: 4...24, using: &random))
+            if try TestQuestionnaires.load(["1-random.txt": text]).hasRepeats { withRepeats += 1 }
+        }
+        #expect(withRepeats >= 2)
     }
 
     @Test(arguments: 0..<6)

@@ -15,7 +15,7 @@ struct SampleGeneratorTests {
             #expect(issues.isEmpty, "\(issues)")
             record.allAnswers.forEach { kinds.insert($0.answer.kind) }
         }
-        #expect(kinds == ["text", "integer", "decimal", "date", "yesNo", "choice", "choices", "dictionary", "geopoint"])
+        #expect(kinds == ["text", "integer", "decimal", "date", "yesNo", "choice", "choices", "dictionary", "geopoint", "instances"])
     }
 
     @Test func theSameSeedGivesTheSameRecords() throws {
