@@ -124,14 +124,6 @@ extension FormSession {
             try openInstance(of: group, number: list.count)
             return
         }
-        if let number = Int(typed) {
-            guard list.indices.contains(number - 1) else {
-                io.write(say(.noSuchInstance(number, count: list.count)))
-                return
-            }
-            try openInstance(of: group, number: number - 1)
-            return
-        }
         if typed.hasPrefix("-"), let number = Int(typed.dropFirst()) {
             guard list.indices.contains(number - 1) else {
                 io.write(say(.noSuchInstance(number, count: list.count)))
@@ -143,6 +135,14 @@ extension FormSession {
             try persist()
             io.write(say(.instanceRemoved(number)))
             shownPlace = nil
+            return
+        }
+        if let number = Int(typed) {
+            guard list.indices.contains(number - 1) else {
+                io.write(say(.noSuchInstance(number, count: list.count)))
+                return
+            }
+            try openInstance(of: group, number: number - 1)
             return
         }
         let parts = typed.split(separator: ">", omittingEmptySubsequences: false)
@@ -169,13 +169,13 @@ extension FormSession {
     /// Opens instance `number` (a new one when it is the next after the last) at its first question.
     func openInstance(of group: Question, number: Int) throws {
         var list = Self.instances(of: group, in: response)
+        let total = wantedCount(of: group)
         if number == list.count {
             list.append([:])
             setAnswer(.instances(list), at: group.position)
         }
         frames.append(InstanceFrame(group: group, number: number, outer: response))
         response = Self.scoped(response, group: group, number: number, questionnaire: questionnaire)
-        let total = wantedCount(of: group) ?? (frames.count == 1 ? nil : nil)
         io.write("\n" + say(.instanceHeading(label: group.text.text(in: language), number: number + 1, total: total)))
         let first = next(after: .question(group.position))
         try move(to: first)
@@ -207,7 +207,12 @@ extension FormSession {
         for number in list.indices {
             io.write("\(indent)#\(number + 1)")
             let scoped = Self.scoped(record, group: group, number: number, questionnaire: questionnaire)
+            var hidden = Set<QuestionPosition>()
             for member in questionnaire.members(of: group.position) where member.takesAnswer {
+                if let condition = member.showIf, !condition.isSatisfied(by: { hidden.contains($0) ? nil : scoped[$0] }) {
+                    hidden.insert(member.position)
+                    continue
+                }
                 if member.isRepeat {
                     io.write("\(indent)  [\(member.position)] \(member.text.text(in: language)): \(say(.instanceCount(Self.instances(of: member, in: scoped).count)))")
                     reviewInstances(of: member, in: scoped, indent: indent + "    ")

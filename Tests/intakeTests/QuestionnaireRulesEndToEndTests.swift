@@ -4,8 +4,9 @@ import Testing
 /// The questionnaire's rules with the built binary, as a field worker, a coordinator and a
 /// researcher meet them: the bundled questionnaire is filled offline (a constraint refuses a
 /// diastolic pressure above the systolic, the BMI and the PHQ-2 score are computed and shown, the
-/// score's note appears, a place is pasted), the queue is flushed, the self-harm alert reaches the
-/// coordinator's inbox, and the export carries the calculated values and the place.
+/// score's note appears, a place is pasted, two household members are recorded and reordered),
+/// the queue is flushed, the self-harm alert reaches the coordinator's inbox, and the export
+/// carries the calculated values, the place and each household member.
 @Suite(.serialized)
 struct QuestionnaireRulesEndToEndTests {
     @Test func aRecordFilledOfflineRaisesItsAlertAndExportsItsCalculationsAndPlace() throws {
@@ -17,12 +18,19 @@ struct QuestionnaireRulesEndToEndTests {
         section3.insert("130", at: section3.firstIndex(of: "80")!)
         var section4 = Answers.section4
         section4[4] = "y"  // thoughts of self-harm
-        let fill = try intake.run(["fill"], input: Answers.patient + Answers.section1 + Answers.section2 + section3 + section4 + [":finish"])
+        // A household of three: two other members, the second moved before the first.
+        var section1 = Array(Answers.section1.dropLast(6))
+        section1[7] = "3"
+        section1 += ["", "Lina", "spouse", "35", "n", "", "Omar", "child", "6", "", ":review", "2>1", ""]
+        let fill = try intake.run(["fill"], input: Answers.patient + section1 + Answers.section2 + section3 + section4 + [":finish"])
         #expect(fill.status == 0, "\(fill.stderr)")
         #expect(fill.stdout.contains("The diastolic pressure must be below the systolic; check both readings"))
         #expect(fill.stdout.contains("Body mass index in kg/m²") && fill.stdout.contains("calculated: 22"), "60 kg at 165 cm")
         #expect(fill.stdout.contains("calculated: 3") && fill.stdout.contains("The PHQ-2 score is 3, 3 or more"), "1 + 2")
         #expect(fill.stdout.contains("Saved offline"))
+        #expect(fill.stdout.contains("— Other members of the household who arrived with the patient: 2 of 2 —"), "\(fill.stdout)")
+        #expect(fill.stdout.contains("[1.22 #2] Age in years *") && fill.stdout.contains("  #1  Lina, Spouse or partner"))
+        #expect(fill.stdout.contains("Moved #2 to place 1."))
 
         let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
         defer { server.terminate() }
@@ -49,6 +57,13 @@ struct QuestionnaireRulesEndToEndTests {
         func value(_ column: String) -> String? { header.firstIndex(of: column).map { row[$0] } }
         #expect(value("bmi") == "22" && value("phq2_score") == "3" && value("self_harm") == "1", "\(lines[0])")
         #expect(value("district") == "ramtha" && value("visit_location_latitude").flatMap(Double.init).map { abs($0 - 31.953889) < 1e-5 } == true)
+        // Each member: Omar first (moved), then Lina; one child among them; no name (identifying).
+        #expect(value("household_members") == "2" && value("members_children") == "1", "\(lines[0])")
+        #expect(value("member_age_1") == "6" && value("member_relationship_1") == "child" && value("member_age_2") == "35")
+        let members = try String(contentsOf: folder.appendingPathComponent("repeat_household_members.csv"), encoding: .utf8)
+        #expect(members.hasPrefix("record_id,instance,member_relationship,member_age,member_chronic,member_is_child\r\n"), "\(members)")
+        #expect(members.contains(",1,child,6,.,1\r\n") && members.contains(",2,spouse,35,0,0\r\n"), "\(members)")
+        #expect(!csv.contains("Lina") && !members.contains("Omar"))
         let places = try String(contentsOf: folder.appendingPathComponent("places.geojson"), encoding: .utf8)
         #expect(places.contains(#""coordinates":[35.91055"#) && places.contains(#""question_id":"visit_location""#), "\(places)")
     }
