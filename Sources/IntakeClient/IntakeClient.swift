@@ -167,12 +167,13 @@ public final class IntakeClient: Sendable {
     }
 
     func exchange(
-        _ method: String, _ path: String, body: Data?, authenticated: Bool = true, extraHeaders: [(String, String)] = [],
+        _ method: String, _ path: String, body: Data?, authenticated: Bool = true, json: Bool = true, extraHeaders: [(String, String)] = [],
         sink: CurlTransport.Sink = .memory, limit: CurlTransport.Limit = .deadline
     ) async throws(ClientError) -> CurlTransport.Answer {
         guard let transport else { throw ClientError.unexpected("\(baseURL.absoluteString) is not an http:// or https:// address with a host") }
         return try await transport.transfer(
-            method: method, path: path, headers: headers(authenticated: authenticated) + extraHeaders, body: body, sink: sink, limit: limit)
+            method: method, path: path, headers: headers(authenticated: authenticated, json: json) + extraHeaders, body: body, sink: sink,
+            limit: limit)
     }
 }
 

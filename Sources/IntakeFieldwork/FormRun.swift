@@ -53,7 +53,10 @@ public struct FormRun {
         let say = FormLanguage(draft.response.language ?? questionnaire.baseLanguage)
         if let revision = draft.baseRevision { io.write(say(.editingRevision(revision))) }
         let store = self.store
-        let session = try FormSession(questionnaire: questionnaire, draft: draft, io: io, discard: { _ = try store.discard(id: $0) }) {
+        let session = try FormSession(
+            questionnaire: questionnaire, draft: draft, io: io, discard: { _ = try store.discard(id: $0) },
+            keepFile: { ref, bytes in try store.keepAttachment(bytes, ref: ref) }
+        ) {
             try store.save($0)
         }
         switch try session.run() {

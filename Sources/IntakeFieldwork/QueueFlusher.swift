@@ -108,6 +108,8 @@ public struct QueueFlusher: Sendable {
             }
         }
         summary.remaining = try store.queueEntries().count
+        // Files of records the server now holds, that no draft or queued record names, go.
+        if summary.remaining == 0 || total > 0 { try? store.removeUnreferencedAttachments() }
         return summary
     }
 
@@ -146,6 +148,7 @@ public struct QueueFlusher: Sendable {
 
     /// New records in one request, edits one by one.
     private func send(_ batch: [QueuedPayload]) async throws(ClientError) -> [(QueuedPayload, SendResult)] {
+        for payload in batch { try await AttachmentUpload.files(of: payload.json, from: store, to: client) }
         let new = batch.filter { $0.entry.baseRevision == nil }
         var results: [(QueuedPayload, SendResult)] = []
         if !new.isEmpty {

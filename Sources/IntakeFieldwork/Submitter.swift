@@ -3,6 +3,27 @@ import IntakeClient
 import IntakeCore
 import IntakeStore
 
+/// Uploads the files a record names before the record itself: the server takes a record only
+/// when it holds every file it names.
+enum AttachmentUpload {
+    /// `"attachment"` in a record's JSON: only such records are read to find their files.
+    static let marker = Data("\"attachment\"".utf8)
+
+    static func files(of record: PatientResponse, from store: LocalStore, to client: IntakeClient) async throws(ClientError) {
+        for ref in record.attachments {
+            // A file this machine no longer has: the server names it in its answer, and the record returns to the drafts.
+            guard let bytes = try? store.attachment(ref.sha256) else { continue }
+            try await client.upload(bytes, ref: ref)
+        }
+    }
+
+    /// The same for a queued record's JSON, read only when it names a file.
+    static func files(of json: [UInt8], from store: LocalStore, to client: IntakeClient) async throws(ClientError) {
+        guard Data(json).range(of: marker) != nil, let record = try? PatientResponse(jsonData: json) else { return }
+        try await files(of: record, from: store, to: client)
+    }
+}
+
 /// Sends a finished record, or keeps it in the encrypted queue when that cannot succeed now.
 ///
 /// The record is queued first, durably, and only then sent; it leaves the queue when the server
@@ -39,6 +60,7 @@ public struct Submitter: Sendable {
         }
         let result: SendResult
         do {
+            try await AttachmentUpload.files(of: record, from: store, to: client)
             if let baseRevision {
                 result = try await client.put(record, baseRevision: baseRevision)
             } else {
@@ -51,6 +73,8 @@ public struct Submitter: Sendable {
         switch result {
         case .created, .duplicate, .updated:
             try store.acknowledge([record.id])
+            // The server has its files now; what no draft or queued record names goes.
+            try? store.removeUnreferencedAttachments()
             return .sent(result)
         case .conflict(let message):
             try store.reject(record.id, reason: message)

@@ -30,6 +30,12 @@ package struct AnswerDisplay {
         case (.date(let value), _): return value.description
         case (.geopoint(let point), _): return point.description
         case (.instances(let list), _): return say(.instanceCount(list.count))
+        case (.attachment(let ref), _):
+            let kind: AttachmentKind = if case .attachment(let kind) = type { kind } else { .document }
+            return say(
+                .fileAnswer(
+                    kind: kind, type: AttachmentType(mediaType: ref.mediaType)?.name ?? ref.mediaType, size: AttachmentKind.describe(ref.size),
+                    digest: String(ref.sha256.prefix(8))))
         case (.dictionary, _): return "(\(answer.kind))"
         }
     }
@@ -59,6 +65,8 @@ package struct AnswerDisplay {
             return say(.compoundParts(count: fields.count, labels: fields.map { $0.label.text(in: language) }))
         case .note, .repeatGroup:
             return ""
+        case .attachment(let kind):
+            return say(.fileHint(kind: kind))
         case .geopoint: hint = .geopoint
         }
         return say(.hint(hint))

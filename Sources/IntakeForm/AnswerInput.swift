@@ -25,7 +25,7 @@ struct AnswerInput {
         var text = raw.trimmingCharacters(in: .whitespaces)
         // Numbers, dates and choice numbers may be typed in Arabic-Indic digits (٣٧٫٥, ٢٠٢٤-٠٣-١٥).
         switch type {
-        case .text, .yesNo, .compound, .note, .geopoint, .repeatGroup: break
+        case .text, .yesNo, .compound, .note, .geopoint, .repeatGroup, .attachment: break
         default: text = TextFold.asciiDigits(text)
         }
         let answer: Answer
@@ -65,6 +65,8 @@ struct AnswerInput {
             throw .invalid("A note takes no answer.")
         case .repeatGroup:
             throw .invalid(say(.repeatAnswer))
+        case .attachment(let kind):
+            throw .invalid(say(.fileHint(kind: kind)))
         case .geopoint:
             // Arabic-Indic digits and the Arabic comma and decimal separator are read too.
             let latin = TextFold.asciiDigits(text).replacingOccurrences(of: "\u{060C}", with: ",")

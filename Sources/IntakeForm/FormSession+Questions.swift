@@ -1,3 +1,4 @@
+import Foundation
 import IntakeCore
 
 extension FormSession {
@@ -64,9 +65,62 @@ extension FormSession {
             try acceptEmpty(required: isRequired(question), hasAnswer: response[position] != nil)
             return
         }
+        if case .attachment(let kind) = question.type {
+            guard let ref = attach(text, as: kind) else { return }
+            setAnswer(.attachment(ref), at: position)
+            io.write("  → " + display.text(of: .attachment(ref), for: question.type))
+            try move(to: next(after: place))
+            return
+        }
         guard let answer = parse(text, as: offeredType(question)), keeps(question, answer) else { return }
         setAnswer(answer, at: position)
         try move(to: next(after: place))
+    }
+
+    /// The file at the path typed (quoted, or with `~`, as a terminal pastes a dragged file),
+    /// checked by its size and its bytes and kept sealed; nil after saying what is wrong.
+    private func attach(_ typed: String, as kind: AttachmentKind) -> AttachmentRef? {
+        var path = typed
+        if path.count >= 2, let first = path.first, ["'", "\""].contains(first), path.last == first { path = String(path.dropFirst().dropLast()) }
+        if !path.hasPrefix("'"), path.contains("\\ ") { path = path.replacingOccurrences(of: "\\ ", with: " ") }
+        if path.hasPrefix("file://"), let url = URL(string: path), url.isFileURL { path = url.path }
+        path = (path as NSString).expandingTildeInPath
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            io.write(say(.fileNotFound))
+            return nil
+        }
+        guard !isFolder.boolValue, let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+            let handle = FileHandle(forReadingAtPath: path)
+        else {
+            io.write(say(.fileUnreadable))
+            return nil
+        }
+        defer { try? handle.close() }
+        // The size first: a film dragged in by mistake is refused before it is read.
+        guard size <= kind.maxBytes else {
+            io.write(say(.fileTooLarge(kind: kind, size: AttachmentKind.describe(size))))
+            return nil
+        }
+        guard let bytes = try? handle.readToEnd(), !bytes.isEmpty, bytes.count <= kind.maxBytes else {
+            io.write(say(.fileUnreadable))
+            return nil
+        }
+        guard let ref = AttachmentRef(bytes: bytes), kind.problem(with: ref) == nil else {
+            io.write(say(.fileWrongType(kind: kind)))
+            return nil
+        }
+        guard let keepFile else {
+            io.write(say(.fileNotKept("this form keeps no files")))
+            return nil
+        }
+        do {
+            try keepFile(ref, bytes)
+        } catch {
+            io.write(say(.fileNotKept("\(error)")))
+            return nil
+        }
+        return ref
     }
 
     /// The question's type with only the choices its filter offers for the answers so far (all of

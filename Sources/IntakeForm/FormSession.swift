@@ -25,6 +25,9 @@ public final class FormSession {
     let save: (Draft) throws -> Void
     /// Removes a draft that holds nothing, so quitting before typing anything leaves none.
     let discard: ((UUID) throws -> Void)?
+    /// Keeps an attached file's bytes (sealed in the local store) before its answer is saved;
+    /// nil where no file can be kept, and file questions are refused.
+    let keepFile: ((AttachmentRef, Data) throws -> Void)?
     let language: String?
     /// What the form says, in the record's language.
     let say: FormLanguage
@@ -46,7 +49,8 @@ public final class FormSession {
     ///   - save: called with the draft after every change; an error stops the form.
     public init(
         questionnaire: Questionnaire, draft: Draft, io: any FormIO, today: LocalDate = .today(),
-        discard: ((UUID) throws -> Void)? = nil, save: @escaping (Draft) throws -> Void
+        discard: ((UUID) throws -> Void)? = nil, keepFile: ((AttachmentRef, Data) throws -> Void)? = nil,
+        save: @escaping (Draft) throws -> Void
     ) throws(FormError) {
         guard draft.response.questionnaire == questionnaire.reference else {
             throw FormError.versionMismatch(draft: draft.response.questionnaire, loaded: questionnaire.reference)
@@ -60,6 +64,7 @@ public final class FormSession {
         self.io = io
         self.save = save
         self.discard = discard
+        self.keepFile = keepFile
         self.language = draft.response.language
         self.say = FormLanguage(draft.response.language ?? questionnaire.baseLanguage)
         io.setRightToLeft(say.isRightToLeft)

@@ -127,6 +127,18 @@ extension LocalStore {
         migrator.registerMigration("v8: queued actions the server refused, kept aside for a person") { db in
             try db.execute(sql: "ALTER TABLE action ADD COLUMN setAside INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v9: files answering photo, audio, document and signature questions, sealed, by content") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE attachment (
+                        sha256 TEXT PRIMARY KEY,
+                        id TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        savedAt REAL NOT NULL,
+                        payload BLOB NOT NULL
+                    )
+                    """)
+        }
         return migrator
     }
 

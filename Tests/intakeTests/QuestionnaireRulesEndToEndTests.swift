@@ -64,6 +64,11 @@ struct QuestionnaireRulesEndToEndTests {
         #expect(members.hasPrefix("record_id,instance,member_relationship,member_age,member_chronic,member_is_child\r\n"), "\(members)")
         #expect(members.contains(",1,child,6,.,1\r\n") && members.contains(",2,spouse,35,0,0\r\n"), "\(members)")
         #expect(!csv.contains("Lina") && !members.contains("Omar"))
+        // Names asked in a repeat are identifying: no de-identified file has them, JSON Lines included.
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            #expect(!text.contains("Lina") && !text.contains("Omar"), "\(file)")
+        }
         let places = try String(contentsOf: folder.appendingPathComponent("places.geojson"), encoding: .utf8)
         #expect(places.contains(#""coordinates":[35.91055"#) && places.contains(#""question_id":"visit_location""#), "\(places)")
     }

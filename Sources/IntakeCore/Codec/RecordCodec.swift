@@ -219,7 +219,7 @@ public enum RecordCodec {
         }
     }
 
-    private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary, geopoint, instances"
+    private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary, geopoint, instances, attachment"
 
     private static func answer(_ reader: inout JSONReader) throws(JSONReadError) -> Answer {
         var result: Answer?
@@ -281,6 +281,24 @@ public enum RecordCodec {
                     instances.append(instance)
                 }
                 result = .instances(instances)
+            case kind.is("attachment"):
+                var sha256: String?, size: Int?, mediaType: String?
+                let at = reader.index
+                try reader.object { name, reader throws(JSONReadError) in
+                    switch name {
+                    case "sha256" where sha256 == nil: sha256 = try reader.string()
+                    case "size" where size == nil: size = try reader.integer()
+                    case "mediaType" where mediaType == nil: mediaType = try reader.string()
+                    case "sha256", "size", "mediaType": throw reader.error("'\(name)' appears twice")
+                    default: throw reader.error("an attachment has sha256, size and mediaType, not '\(name)'")
+                    }
+                }
+                guard let sha256, let size, let mediaType else {
+                    throw reader.error("an attachment needs its sha256, size and mediaType", at: at)
+                }
+                let ref = AttachmentRef(sha256: sha256, size: size, mediaType: mediaType)
+                if let problem = ref.problem { throw reader.error(problem, at: at) }
+                result = .attachment(ref)
             default: throw reader.error("unknown answer type '\(kind.string)'; an answer has one of \(answerKinds)")
             }
         }
@@ -408,6 +426,15 @@ public enum RecordCodec {
             writer.number(point.latitude)
             writer.key("longitude")
             writer.number(point.longitude)
+            writer.endObject()
+        case .attachment(let ref):
+            writer.beginObject()
+            writer.key("mediaType")
+            writer.string(ref.mediaType)
+            writer.key("sha256")
+            writer.string(ref.sha256)
+            writer.key("size")
+            writer.integer(ref.size)
             writer.endObject()
         case .instances(let instances):
             writer.beginArray()

@@ -23,6 +23,7 @@ public enum ExpressionValue: Sendable, Hashable {
         case .date(let value): self = .date(value)
         case .choices(let codes): self = .choices(codes)
         case .geopoint(let point): self = .text(point.description)
+        case .attachment(let ref): self = .text(ref.fileName)
         case .dictionary, .instances, nil: self = .missing
         }
     }

@@ -43,6 +43,8 @@ enum Annotation {
         case geopoint
         /// `repeat 1..10`: the questions up to `@end` are answered once per instance.
         case repeatGroup(ClosedBounds<Int>)
+        /// `photo`, `audio`, `document`, `signature`: a file.
+        case attachment(AttachmentKind)
     }
 
     enum ChoicesSpec {
@@ -51,7 +53,8 @@ enum Annotation {
     }
 
     static let typeKeywords = [
-        "text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint", "repeat",
+        "text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint", "repeat", "photo", "audio",
+        "document", "signature",
     ]
     static let annotationKeywords = [
         "id", "required", "optional", "identifying", "help", "show if", "labels", "fields", "calculate", "constraint", "pattern",
@@ -194,6 +197,14 @@ extension Annotation {
             }
         case "integer":
             return .integer(try parseBounds(rest, column: restColumn, example: "integer 0..120") { Int($0) })
+        case "photo", "audio", "document", "signature":
+            guard allowCompound else {
+                throw Failure(column: column, message: "a compound field cannot be a file", hint: "ask for the \(keyword) as a question of its own")
+            }
+            guard rest.isEmpty else {
+                throw Failure(column: restColumn, message: "'\(keyword)' takes no value", hint: "write just '\(keyword)'")
+            }
+            return .attachment(AttachmentKind(rawValue: keyword)!)
         case "repeat" where allowCompound:
             let bounds = try parseBounds(rest, column: restColumn, example: "repeat 1..10") { Int($0) }
             if let lower = bounds.lower, lower < 0 {

@@ -70,6 +70,8 @@ public enum QuestionType: Sendable, Hashable {
     case geopoint
     /// The questions up to `@end`, answered once per instance; at least and at most this many.
     case repeatGroup(ClosedBounds<Int>)
+    /// A file: a photo, an audio recording, a document or a signature (see ``AttachmentKind``).
+    case attachment(AttachmentKind)
 
     /// The keyword used in question files.
     public var keyword: String {
@@ -85,6 +87,7 @@ public enum QuestionType: Sendable, Hashable {
         case .note: "note"
         case .geopoint: "geopoint"
         case .repeatGroup: "repeat"
+        case .attachment(let kind): kind.rawValue
         }
     }
 

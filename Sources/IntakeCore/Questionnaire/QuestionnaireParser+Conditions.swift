@@ -118,7 +118,7 @@ extension QuestionnaireParser {
         case .text:
             value = .text(text)
             expected = "text"
-        case .compound, .note, .geopoint, .repeatGroup:
+        case .compound, .note, .geopoint, .repeatGroup, .attachment:
             value = nil
             expected = "nothing"
         }

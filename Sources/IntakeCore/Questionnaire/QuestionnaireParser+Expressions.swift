@@ -35,7 +35,7 @@ extension QuestionnaireParser {
         if roles.contains(.calculate) {
             if !typeSeen { question.type = .decimal(.unbounded) }
             switch question.type {
-            case .compound, .note, .multipleChoice, .geopoint:
+            case .compound, .note, .multipleChoice, .geopoint, .repeatGroup, .attachment:
                 report(
                     path, line, nil, "a calculated question cannot be a \(question.type.keyword) question",
                     hint: "calculate a number, a date, yes/no, text or a single choice's code")

@@ -199,6 +199,7 @@ extension QuestionnaireParser {
         case .note: return .note
         case .geopoint: return .geopoint
         case .repeatGroup(let bounds): return .repeatGroup(bounds)
+        case .attachment(let kind): return .attachment(kind)
         case .integer(let bounds): return .integer(bounds)
         case .decimal(let bounds): return .decimal(bounds)
         case .date(let bounds): return .date(bounds)

@@ -18,6 +18,8 @@ public enum Answer: Hashable, Sendable {
     /// A repeat group's answers (record format 2): one entry per instance, in order, each the
     /// answers to the group's questions by their question index (an instance may be empty).
     case instances([[Int: Answer]])
+    /// A file, by its content (record format 2).
+    case attachment(AttachmentRef)
 
     /// The JSON key of this answer's type.
     public var kind: String {
@@ -32,13 +34,15 @@ public enum Answer: Hashable, Sendable {
         case .dictionary: "dictionary"
         case .geopoint: "geopoint"
         case .instances: "instances"
+        case .attachment: "attachment"
         }
     }
 
     /// The record format that first has this kind of answer.
     public var format: Int {
         switch self {
-        case .geopoint, .instances: 2
+        case .geopoint, .attachment: 2
+        case .instances(let list): max(2, list.lazy.flatMap(\.values).map(\.format).max() ?? 2)
         case .dictionary(let fields): fields.values.map(\.format).max() ?? 1
         default: 1
         }

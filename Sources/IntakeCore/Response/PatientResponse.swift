@@ -72,6 +72,20 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
         }
     }
 
+    /// The files the record's answers name, in instances too, each once, in order.
+    public var attachments: [AttachmentRef] {
+        var found: [AttachmentRef] = []
+        func visit(_ answer: Answer) {
+            switch answer {
+            case .attachment(let ref): if !found.contains(ref) { found.append(ref) }
+            case .instances(let list): for instance in list { for key in instance.keys.sorted() { visit(instance[key]!) } }
+            default: break
+            }
+        }
+        for (_, answer) in allAnswers { visit(answer) }
+        return found
+    }
+
     /// Every answer with its position, in questionnaire order.
     public var allAnswers: [(position: QuestionPosition, answer: Answer)] {
         answers.flatMap { section, byIndex in

@@ -47,6 +47,8 @@ public struct SampleGenerator {
                 response[question.position] = instances(of: question, in: response)
                 continue
             }
+            // A file cannot be made up: the server would refuse a record naming one it never received.
+            if case .attachment = question.type { continue }
             if let calculation = question.calculation {
                 response[question.position] = Answer(calculation.value(today: validator.today, answer: read), for: question.type)
                 continue
@@ -163,6 +165,8 @@ public struct SampleGenerator {
             return .text("")
         case .repeatGroup:
             return .instances([])
+        case .attachment:
+            return .text("")
         case .geopoint:
             // Around a clinic, to 5 decimals (a metre), with an altitude and an accuracy now and then.
             let latitude = ((31.9 + Double.random(in: 0..<0.2, using: &random)) * 100_000).rounded() / 100_000

@@ -323,6 +323,8 @@ public struct Validator: Sendable {
             return checkCompound(parts, fields: fields)
         case (.geopoint, .geopoint(let point)):
             return point.problem.map { problem(.invalidValue, $0) } ?? []
+        case (.attachment(let kind), .attachment(let ref)):
+            return kind.problem(with: ref).map { problem(.invalidValue, $0) } ?? []
         case (.repeatGroup(let bounds), .instances(let list)):
             if let upper = bounds.upper, list.count > upper {
                 return problem(.outOfRange, "the repeat has \(list.count) instances, more than its maximum \(upper)")

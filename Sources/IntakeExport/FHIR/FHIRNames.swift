@@ -75,6 +75,7 @@ extension QuestionType {
         case .compound: "group"
         case .note: "display"
         case .geopoint, .repeatGroup: "group"
+        case .attachment: "attachment"
         }
     }
 }

@@ -21,8 +21,7 @@ public final class JSONLinesFormatter: ExportFormatter {
         var record = item.record
         if let plan {
             let layout = try plan.layout(for: record.questionnaire)
-            if plan.options.dropFreeText { record = Self.withoutFreeText(record, layout.questionnaire) }
-            for question in layout.questionnaire.allQuestions where plan.leavesOut(question) { record[question.position] = nil }
+            record = Self.leavingOut(record, layout.questionnaire, plan: plan)
         }
         var writer = JSONWriter(capacity: 1024)
         RecordCodec.write(record, into: &writer, extras: Self.extras(item))
@@ -55,19 +54,39 @@ public final class JSONLinesFormatter: ExportFormatter {
         return extras
     }
 
-    static func withoutFreeText(_ record: PatientResponse, _ questionnaire: Questionnaire) -> PatientResponse {
+    /// The record without what the export leaves out: identifying questions' answers, and free
+    /// text when it is dropped — inside repeats' instances as at the top.
+    static func leavingOut(_ record: PatientResponse, _ questionnaire: Questionnaire, plan: ExportPlan) -> PatientResponse {
         var record = record
         for (position, answer) in record.allAnswers {
             guard let question = questionnaire.question(at: position) else { continue }
-            switch (question.type, answer) {
-            case (.text, _): record[position] = nil
-            case (.compound(let defined), .dictionary(var fields)):
-                for field in defined where field.type == .text { fields[field.key] = nil }
-                record[position] = fields.isEmpty ? nil : .dictionary(fields)
-            default: break
-            }
+            let kept = Self.kept(answer, of: question, questionnaire, plan)
+            if kept != answer { record[position] = kept }
         }
         return record
+    }
+
+    private static func kept(_ answer: Answer, of question: Question, _ questionnaire: Questionnaire, _ plan: ExportPlan) -> Answer? {
+        if plan.leavesOut(question) { return nil }
+        switch (question.type, answer) {
+        case (.text, _) where plan.options.dropFreeText: return nil
+        case (.compound(let defined), .dictionary(var fields)) where plan.options.dropFreeText:
+            for field in defined where field.type == .text { fields[field.key] = nil }
+            return fields.isEmpty ? nil : .dictionary(fields)
+        case (.repeatGroup, .instances(let list)):
+            return .instances(
+                list.map { instance in
+                    var kept: [Int: Answer] = [:]
+                    for (index, inner) in instance {
+                        guard let member = questionnaire.question(at: QuestionPosition(section: question.position.section, index: index)),
+                            let answer = Self.kept(inner, of: member, questionnaire, plan)
+                        else { continue }
+                        kept[index] = answer
+                    }
+                    return kept
+                })
+        default: return answer
+        }
     }
 }
 

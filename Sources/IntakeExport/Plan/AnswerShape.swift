@@ -28,6 +28,7 @@ indirect enum AnswerShape: Sendable, Hashable {
         case .date: self = .scalar(.date, codes: [])
         case .note: return nil
         case .repeatGroup: self = .scalar(.integer, codes: [])
+        case .attachment: self = .scalar(.string, codes: [])
         case .compound, .geopoint:
             let kept = type.parts!.compactMap { field in
                 AnswerShape(field.type, dropFreeText: dropFreeText).map { Field(key: field.key, shape: $0) }

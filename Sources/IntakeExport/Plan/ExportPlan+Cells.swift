@@ -109,6 +109,7 @@ extension ExportPlan {
         case .dictionary(let fields): fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(text(of: $0.value))" }.joined(separator: ";")
         case .geopoint(let point): point.description
         case .instances(let list): String(list.count)
+        case .attachment(let ref): "attachments/" + ref.fileName
         }
     }
 

@@ -8,6 +8,16 @@ enum ArabicText {
     /// A command or a Latin word set inside Arabic text.
     private static func latin(_ text: String) -> String { "\u{200E}" + text }
 
+    /// A file question's kind, in Arabic.
+    private static func fileKind(_ kind: AttachmentKind) -> String {
+        switch kind {
+        case .photo: "صورة"
+        case .audio: "تسجيل صوتي"
+        case .document: "مستند"
+        case .signature: "توقيع"
+        }
+    }
+
     static func text(_ text: FormText) -> String {
         switch text {
         case .formTitle(let title, let id, let version): "\(title) (\(latin(id))، الإصدار \(version))"
@@ -116,6 +126,16 @@ enum ArabicText {
             "اكتب \(latin(":finish")) لإكمال السجل، أو \(latin(":review")) لمراجعة الإجابات، أو \(latin(":go 2")) لتغيير القسم 2."
         case .cannotComplete: "لا يمكن إكمال السجل بعد:"
         case .issue(let issue): describe(issue)
+        case .fileHint(let kind):
+            "مسار ملف \(Self.fileKind(kind)) بصيغة \(latin(kind.types.map(\.name).joined(separator: ", "))) لا يتجاوز \(latin(AttachmentKind.describe(kind.maxBytes))) (اسحبه إلى هنا)"
+        case .fileAnswer(let kind, let type, let size, let digest): "\(Self.fileKind(kind)) (\(latin(type))، \(latin(size))، \(latin(digest)))"
+        case .fileNotFound: "لا يوجد ملف في هذا المسار. اكتب مسار الملف (أو اسحبه إلى هذه النافذة)."
+        case .fileUnreadable: "تتعذر قراءة هذا الملف (مجلد، أو لا إذن بقراءته)."
+        case .fileTooLarge(let kind, let size):
+            "حجم هذا الملف \(latin(size))، والحد الأقصى لملف \(Self.fileKind(kind)) هو \(latin(AttachmentKind.describe(kind.maxBytes))). صغّره ثم أرفقه من جديد."
+        case .fileWrongType(let kind):
+            "هذا الملف ليس بصيغة \(latin(kind.types.map(\.name).joined(separator: ", "))) (بحسب محتواه لا اسمه)؛ أرفق ملفاً بإحدى هذه الصيغ."
+        case .fileNotKept(let reason): "تعذّر حفظ الملف على هذا الجهاز: \(reason)."
         case .repeatStatus(let count, let wanted):
             wanted.map { "سُجّل \(count) من \($0)" } ?? "عدد المسجَّل: \(count)"
         case .instanceLine(let number, let summary): "  #\(number)  \(summary.isEmpty ? "(لا إجابات بعد)" : summary)"

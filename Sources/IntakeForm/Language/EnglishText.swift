@@ -34,6 +34,16 @@ enum EnglishText {
         case .yes: "yes"
         case .no: "no"
         case .compoundParts(let count, let labels): "\(count) parts: " + labels.joined(separator: ", ")
+        case .fileHint(let kind):
+            "the path of a \(kind.types.map(\.name).joined(separator: ", ")) \(kind.rawValue) file, up to \(AttachmentKind.describe(kind.maxBytes)) (drag it here)"
+        case .fileAnswer(let kind, let type, let size, let digest): "\(kind.rawValue) (\(type), \(size), \(digest))"
+        case .fileNotFound: "There is no file at that path. Type the path of the file (or drag it into this window)."
+        case .fileUnreadable: "That file cannot be read (a folder, or no permission to read it)."
+        case .fileTooLarge(let kind, let size):
+            "That file is \(size); a \(kind.rawValue) is at most \(AttachmentKind.describe(kind.maxBytes)). Make it smaller and attach it again."
+        case .fileWrongType(let kind):
+            "That file is not a \(kind.types.map(\.name).joined(separator: ", ")) file (its contents say so, whatever its name); attach one of those."
+        case .fileNotKept(let reason): "The file could not be kept on this machine: \(reason)."
         case .repeatStatus(let count, let wanted):
             wanted.map { "\(count) of \($0) recorded" } ?? (count == 1 ? "1 recorded" : "\(count) recorded")
         case .instanceLine(let number, let summary): "  #\(number)  \(summary.isEmpty ? "(no answers yet)" : summary)"

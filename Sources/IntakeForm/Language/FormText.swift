@@ -35,6 +35,17 @@ public enum FormText: Sendable {
     case yes, no
     case compoundParts(count: Int, labels: [String])
 
+    // Files.
+    /// What a file question takes: `a path to a JPEG, PNG or WEBP photo, up to 10 MB`.
+    case fileHint(kind: AttachmentKind)
+    /// A file answer as the form shows it.
+    case fileAnswer(kind: AttachmentKind, type: String, size: String, digest: String)
+    case fileNotFound
+    case fileUnreadable
+    case fileTooLarge(kind: AttachmentKind, size: String)
+    case fileWrongType(kind: AttachmentKind)
+    case fileNotKept(String)
+
     // Repeats.
     /// How many instances a repeat has, and how many its count asks for.
     case repeatStatus(count: Int, wanted: Int?)

@@ -140,6 +140,21 @@ extension RecordAccessPolicy {
     }
 }
 
+extension RecordAccessPolicy {
+    /// Whether an export `reach` may hold a file of a record: a record of its team (every team's
+    /// when it has none) that its consent filter reaches, as the export's records are chosen. A
+    /// researcher never receives a file of a question marked identifying (a photo of a document,
+    /// a signature), as a de-identified export leaves those answers out.
+    public static func exportsFile(_ reach: ExportReach, recordTeam: Int64, linked: Bool, scope: SharingScope?, identifying: Bool) -> Bool {
+        if let team = reach.teamId, team != recordTeam { return false }
+        guard let consent = reach.consent else { return true }
+        if identifying { return false }
+        guard linked else { return consent.includeUnlinked }
+        guard let scope else { return false }
+        return consent.scopes.contains(scope)
+    }
+}
+
 /// Why an export is refused (each a 403).
 public enum ExportRefusal: Error, Sendable, Equatable {
     /// Only coordinators and researchers export.

@@ -88,6 +88,9 @@ public enum RoutePolicy {
         RouteRule("GET", "/v1/records/{id}", Role.writers, team: true, .record(.read), audit: .action),
         RouteRule("PUT", "/v1/records/{id}", Role.writers, team: true, .record(.edit), audit: .action),
         RouteRule("GET", "/v1/records/{id}/revisions", Role.writers, team: true, .record(.read), audit: .action),
+        RouteRule("GET", "/v1/records/{id}/attachments/{sha256}", Role.writers, team: true, .record(.read), audit: .action),
+        RouteRule("GET", "/v1/uploads/{sha256}", Role.writers, team: true),
+        RouteRule("PUT", "/v1/uploads/{sha256}", Role.writers, team: true),
         RouteRule("DELETE", "/v1/records/{id}", [.coordinator], team: true, .record(.delete), audit: .action),
         RouteRule("POST", "/v1/records/{id}/grants", [.coordinator], team: true, .record(.grant), audit: .action),
         RouteRule("GET", "/v1/records/{id}/grants", [.coordinator], team: true, .record(.grant)),
@@ -99,6 +102,7 @@ public enum RoutePolicy {
         RouteRule("GET", "/v1/changes", Role.writers, team: true),
         RouteRule("GET", "/v1/changes/stream", Role.writers, team: true),
         RouteRule("GET", "/v1/exports", [.coordinator, .researcher], audit: .action),
+        RouteRule("GET", "/v1/exports/attachments/{id}/{sha256}", [.coordinator, .researcher], audit: .action),
 
         RouteRule("GET", "/v1/teams", [.admin]),
         // Admins; also a field worker or coordinator without a team where the deployment lets

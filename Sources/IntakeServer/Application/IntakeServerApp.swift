@@ -33,7 +33,9 @@ public struct IntakeServices: Sendable {
             clock: configuration.clock, audit: audit, teamCreation: configuration.teamCreation)
         self.questionnaires = QuestionnaireService(store: store)
         let notifications = NotificationHub()
-        self.records = RecordService(store: store, questionnaires: questionnaires, notifications: notifications)
+        self.records = RecordService(
+            store: store, questionnaires: questionnaires, notifications: notifications,
+            attachments: configuration.attachmentsFolder.flatMap { try? AttachmentStore(folder: $0) })
         self.access = RecordAccessService(store: store, clock: configuration.clock)
         self.exports = ExportService(store: store, questionnaires: questionnaires)
         let accounts = self.accounts
@@ -71,6 +73,7 @@ public enum IntakeServerApp {
         SessionController(services: services).register(registrar)
         QuestionnaireController(services: services).register(registrar)
         RecordController(services: services).register(registrar)
+        AttachmentController(services: services).register(registrar)
         ChangeController(services: services).register(registrar)
         LookupController(services: services).register(registrar)
         AdminController(services: services).register(registrar)

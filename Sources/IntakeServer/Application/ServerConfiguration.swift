@@ -69,6 +69,18 @@ public struct ServerConfiguration: Sendable {
     /// Whether ``database`` names a PostgreSQL database rather than a SQLite file.
     public var usesPostgres: Bool { Self.isPostgresURL(database) }
 
+    /// The folder that keeps the files records name (`INTAKE_SERVER_ATTACHMENTS`); by default,
+    /// for a SQLite database, `<database>-attachments` beside it. A PostgreSQL deployment names
+    /// one (shared by every server of the deployment); without it, files are refused.
+    public var attachments: String?
+
+    /// The attachments folder in use, if any.
+    public var attachmentsFolder: URL? {
+        if let attachments { return URL(fileURLWithPath: attachments) }
+        guard !usesPostgres, database != ":memory:", !database.isEmpty else { return nil }
+        return URL(fileURLWithPath: database + "-attachments")
+    }
+
     /// Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL)
     /// rather than a SQLite file.
     public static func isPostgresURL(_ database: String) -> Bool {
@@ -82,6 +94,7 @@ public struct ServerConfiguration: Sendable {
             database: environment["INTAKE_SERVER_DATABASE"]
                 ?? DataDirectory.resolve(environment: environment).appendingPathComponent("server.sqlite").path)
         if let host = environment["INTAKE_SERVER_HOST"] { self.host = host }
+        if let folder = environment["INTAKE_SERVER_ATTACHMENTS"], !folder.isEmpty { attachments = folder }
         if let port = environment["INTAKE_SERVER_PORT"] { self.port = try Self.number(port, "INTAKE_SERVER_PORT", 0...65535) }
         if let bytes = environment["INTAKE_SERVER_MAX_BODY_BYTES"] {
             maxBodyBytes = try Self.number(bytes, "INTAKE_SERVER_MAX_BODY_BYTES", 1024...(1 << 30))

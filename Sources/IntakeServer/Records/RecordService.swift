@@ -19,10 +19,16 @@ public struct RecordService: Sendable {
     /// Wakes notification readers (the inbox stream, webhooks) when a stored record raised an alert.
     public let notifications: NotificationHub
 
-    public init(store: any Store, questionnaires: QuestionnaireService, notifications: NotificationHub = NotificationHub()) {
+    /// The files records name (nil: this server keeps none, and records naming files are refused).
+    public let attachments: AttachmentStore?
+
+    public init(
+        store: any Store, questionnaires: QuestionnaireService, notifications: NotificationHub = NotificationHub(), attachments: AttachmentStore? = nil
+    ) {
         self.store = store
         self.questionnaires = questionnaires
         self.notifications = notifications
+        self.attachments = attachments
     }
 
     /// What became of one record sent to the server.
@@ -89,9 +95,34 @@ public struct RecordService: Sendable {
             return .invalid(
                 code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
         }
+        // Every file the record names is on the server, whole, before the record is taken.
+        let missing = missingAttachments(of: cleaned, teamId: teamId)
+        if !missing.isEmpty {
+            return .invalid(
+                code: "attachment_missing",
+                message: attachments == nil
+                    ? "this server keeps no files (set INTAKE_SERVER_ATTACHMENTS to a folder); send the record without them"
+                    : "\(missing.count) file(s) the record names are not on the server; upload each first (PUT /v1/uploads/{sha256}), then send the record again",
+                issues: missing)
+        }
         var item = IngestItem(record: cleaned)
         item.alerts = RecordAlert.raised(byCleaned: cleaned, questionnaire: questionnaire, today: today)
         return .valid(item, warnings: issues)
+    }
+
+    /// An issue for each file the record names that this server does not hold whole, for the
+    /// record or in its team's uploads (which are linked into the record's folder here).
+    func missingAttachments(of record: PatientResponse, teamId: Int64) -> [ValidationIssue] {
+        let files = record.attachments
+        guard !files.isEmpty else { return [] }
+        var issues: [ValidationIssue] = []
+        for ref in files where attachments?.adopt(ref, record: record.id, team: teamId) != true {
+            issues.append(
+                ValidationIssue(
+                    kind: .invalidValue, field: String(ref.sha256.prefix(12)),
+                    message: "the file \(ref.sha256.prefix(12))… (\(ref.mediaType), \(ref.size) bytes) is not on the server; upload it first"))
+        }
+        return issues
     }
 
     /// What became of a test record of a draft version.
@@ -226,7 +257,11 @@ extension RecordService {
 
     public func delete(_ id: UUID, teamId: Int64, reason: String, by user: String) async throws -> DeleteOutcome {
         let outcome = try await store.deleteRecord(id: id, teamId: teamId, reason: reason, by: user, at: Date())
-        if case .deleted = outcome { changes.notify() }
+        if case .deleted = outcome {
+            // Its files go with it: the tombstone keeps no answer, and no file either.
+            attachments?.remove(record: id)
+            changes.notify()
+        }
         return outcome
     }
 
