@@ -113,7 +113,7 @@ struct FormatTests {
         let text = DataPackageFormatter(plan: plan, files: ExportFormat.allCases).header()
         let package = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let resources = try #require(package["resources"] as? [[String: Any]])
-        #expect(resources.map { $0["path"] as? String } == ["records.csv", "records_long.csv", "codebook.csv"])
+        #expect(resources.map { $0["path"] as? String } == ["records.csv", "records_long.csv", "attachments.csv", "codebook.csv"])
         let schema = try #require(resources[0]["schema"] as? [String: Any])
         let fields = try #require(schema["fields"] as? [[String: Any]])
         #expect(fields.map { $0["name"] as? String } == plan.columns.map(\.name))

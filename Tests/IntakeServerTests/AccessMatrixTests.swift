@@ -138,6 +138,17 @@ struct AccessMatrixTests {
                         Update(baseRevision: current.revision, record: current.record.with { $0.patient.externalId = UUID().uuidString }))
                 }),
             Case(method: .get, route: "/v1/records/{id}/revisions", uri: "/v1/records/{own}/revisions", success: .ok),
+            // No record of the fixture names a file: a caller let through finds none.
+            Case(
+                method: .get, route: "/v1/records/{id}/attachments/{sha256}", uri: "/v1/records/{own}/attachments/\(AttachmentFixture.digest)",
+                success: .notFound),
+            Case(method: .get, route: "/v1/uploads/{sha256}", uri: "/v1/uploads/\(AttachmentFixture.digest)", success: .ok),
+            Case(
+                method: .put, route: "/v1/uploads/{sha256}", uri: "/v1/uploads/\(AttachmentFixture.digest)", success: .created,
+                body: { _, _, _ in AttachmentFixture.png }),
+            Case(
+                method: .get, route: "/v1/exports/attachments/{id}/{sha256}", uri: "/v1/exports/attachments/{own}/\(AttachmentFixture.digest)",
+                success: .notFound),
             // `{doomed}`: a record made for this one call, in the caller's team or another.
             Case(
                 method: .delete, route: "/v1/records/{id}", uri: "/v1/records/{doomed}",

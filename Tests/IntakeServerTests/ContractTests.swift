@@ -24,7 +24,7 @@ struct ContractTests {
         let server = try await TestServer.make()
         let document = try IntakeServerApp.openAPIDocument()
         let registered = Set(IntakeServerApp.router(server.services).routes)
-        #expect(registered.count == 94)
+        #expect(registered.count == 98)
         #expect(try Self.documentedRoutes(document) == registered)
     }
 
@@ -41,7 +41,7 @@ struct ContractTests {
             let q = server.questionnaire.reference
             let detail = try await client.send(.get, "/v1/questionnaires/\(q.id)/versions/\(q.version)", as: "researcher", in: server)
             let questions = try #require(detail.json["questions"] as? [[String: Any]])
-            #expect(questions.count == 66)
+            #expect(questions.count == 67)
             #expect(questions[0]["id"] as? String == "birth_country" && questions[0]["type"] as? String == "single")
             let wrongMethod = try await client.send(.delete, "/v1/records", as: "fieldworker-a", in: server)
             #expect(wrongMethod.status == .methodNotAllowed && wrongMethod.errorCode == "method_not_allowed")

@@ -29,6 +29,8 @@ struct TestServer {
     static func make(configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var configuration = ServerConfiguration(database: try store.newDatabase())
         configuration.bcryptCost = 4
+        // Files beside any store (a PostgreSQL deployment names its folder).
+        configuration.attachments = FileManager.default.temporaryDirectory.appendingPathComponent("intake-attachments-\(UUID().uuidString)").path
         configure(&configuration)
         let services = try await IntakeServices.open(configuration)
         let folder = repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")

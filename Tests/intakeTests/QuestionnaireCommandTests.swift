@@ -9,7 +9,7 @@ struct QuestionnaireCommandTests {
         let result = try intake.run(["questionnaire", "check", "Questionnaires/refugee-health"])
         #expect(result.status == 0)
         #expect(result.stdout.contains(": refugee-health version "))
-        #expect(result.stdout.contains("4 sections, 66 questions, languages en, ar"))
+        #expect(result.stdout.contains("4 sections, 67 questions, languages en, ar"))
     }
 
     @Test func brokenQuestionnaireGetsEveryErrorWithItsLine() throws {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -9,6 +10,10 @@ import Testing
 /// carries the calculated values, the place and each household member.
 @Suite(.serialized)
 struct QuestionnaireRulesEndToEndTests {
+    /// A 1×1 PNG.
+    static let photo =
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
     @Test func aRecordFilledOfflineRaisesItsAlertAndExportsItsCalculationsAndPlace() throws {
         let intake = IntakeProcess()
         try intake.prepareClinic()
@@ -18,10 +23,16 @@ struct QuestionnaireRulesEndToEndTests {
         section3.insert("130", at: section3.firstIndex(of: "80")!)
         var section4 = Answers.section4
         section4[4] = "y"  // thoughts of self-harm
-        // A household of three: two other members, the second moved before the first.
-        var section1 = Array(Answers.section1.dropLast(6))
+        // A household of three: two other members, the second moved before the first; a photo of
+        // a document, first a file that is not one, then the photo (its path dragged in, quoted).
+        let photo = Data(base64Encoded: Self.photo)!
+        let photoPath = intake.dataDirectory.appendingPathComponent("passport scan.png")
+        try photo.write(to: photoPath)
+        let notPhoto = intake.dataDirectory.appendingPathComponent("notes.png")
+        try Data("not a picture".utf8).write(to: notPhoto)
+        var section1 = Array(Answers.section1.dropLast(7))
         section1[7] = "3"
-        section1 += ["", "Lina", "spouse", "35", "n", "", "Omar", "child", "6", "", ":review", "2>1", ""]
+        section1 += ["", "Lina", "spouse", "35", "n", "", "Omar", "child", "6", "", ":review", "2>1", "", notPhoto.path, "'\(photoPath.path)'"]
         let fill = try intake.run(["fill"], input: Answers.patient + section1 + Answers.section2 + section3 + section4 + [":finish"])
         #expect(fill.status == 0, "\(fill.stderr)")
         #expect(fill.stdout.contains("The diastolic pressure must be below the systolic; check both readings"))
@@ -31,6 +42,11 @@ struct QuestionnaireRulesEndToEndTests {
         #expect(fill.stdout.contains("— Other members of the household who arrived with the patient: 2 of 2 —"), "\(fill.stdout)")
         #expect(fill.stdout.contains("[1.22 #2] Age in years *") && fill.stdout.contains("  #1  Lina, Spouse or partner"))
         #expect(fill.stdout.contains("Moved #2 to place 1."))
+        #expect(fill.stdout.contains("That file is not a JPEG, PNG, WEBP file"), "\(fill.stdout)")
+        #expect(fill.stdout.contains("  → photo (PNG, 1 KB, "))
+        // Kept sealed on this machine: the photo's bytes are nowhere in the store in the clear.
+        let storeBytes = try Data(contentsOf: intake.dataDirectory.appendingPathComponent("intake.sqlite"))
+        #expect(storeBytes.range(of: photo.subdata(in: 16..<48)) == nil)
 
         let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
         defer { server.terminate() }
@@ -64,6 +80,20 @@ struct QuestionnaireRulesEndToEndTests {
         #expect(members.hasPrefix("record_id,instance,member_relationship,member_age,member_chronic,member_is_child\r\n"), "\(members)")
         #expect(members.contains(",1,child,6,.,1\r\n") && members.contains(",2,spouse,35,0,0\r\n"), "\(members)")
         #expect(!csv.contains("Lina") && !members.contains("Omar"))
+        // The photo is identifying: the de-identified export neither lists nor holds it.
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("attachments").path))
+        #expect(try String(contentsOf: folder.appendingPathComponent("attachments.csv"), encoding: .utf8) == "record_id,question_id,instance,file,media_type,size,sha256\r\n")
+        // With identifiers (a coordinator), the photo comes from the server, checked, beside the
+        // records, listed and named by the FHIR bundle.
+        let full = intake.dataDirectory.appendingPathComponent("export-identified")
+        let identified = try intake.run(["export", "--out", full.path, "--include-identifiers"])
+        #expect(identified.status == 0 && identified.stdout.contains("1 file(s) the records name are in attachments/."), "\(identified.stdout)\(identified.stderr)")
+        let digest = SHA256.hash(data: photo).map { String(format: "%02x", $0) }.joined()
+        #expect(try Data(contentsOf: full.appendingPathComponent("attachments/\(digest).png")) == photo)
+        let list = try String(contentsOf: full.appendingPathComponent("attachments.csv"), encoding: .utf8)
+        #expect(list.contains(",document_photo,,attachments/\(digest).png,image/png,\(photo.count),\(digest)\r\n"), "\(list)")
+        let bundle = try String(contentsOf: full.appendingPathComponent("fhir-bundle.json"), encoding: .utf8)
+        #expect(bundle.contains(#""valueAttachment":{"contentType":"image/png","url":"attachments/\#(digest).png""#))
         // Names asked in a repeat are identifying: no de-identified file has them, JSON Lines included.
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)

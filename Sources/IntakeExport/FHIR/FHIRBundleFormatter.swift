@@ -151,6 +151,14 @@ public final class FHIRBundleFormatter: ExportFormatter {
         case (.yesNo(let flag), .yesNo): return value("valueBoolean", .bool(flag))
         case (.choice(let code), .singleChoice(let set)): return [coding(code, set)]
         case (.choices(let codes), .multipleChoice(let set)): return codes.isEmpty ? nil : codes.map { coding($0, set) }
+        case (.attachment(let ref), .attachment):
+            // The file sits beside the bundle, in the export folder's attachments/ (FHIR's hash is SHA-1: left out).
+            return value(
+                "valueAttachment",
+                .object([
+                    ("contentType", .string(ref.mediaType)), ("url", .string("attachments/" + ref.fileName)), ("size", .integer(ref.size)),
+                    ("title", .string(ref.fileName)),
+                ]))
         default: return nil
         }
     }

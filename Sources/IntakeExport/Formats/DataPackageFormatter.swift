@@ -61,6 +61,28 @@ public final class DataPackageFormatter: ExportFormatter {
                     name: "records_long", path: ExportFormat.longCSV.fileName, title: "Answers, one row per answer",
                     schema: [("fields", .array(fields)), ("missingValues", .array([.string("")]))]))
         }
+        if files.contains(.attachments) {
+            let fields = AttachmentListFormatter.columns.map { name -> JSONValue in
+                var members: [(String, JSONValue)] = [("name", .string(name)), ("type", .string(name == "size" ? "integer" : "string"))]
+                if name != "instance" { members.append(("constraints", .object([("required", .bool(true))]))) }
+                return .object(members)
+            }
+            var schema: [(String, JSONValue)] = [("fields", .array(fields)), ("missingValues", .array([.string("")]))]
+            if files.contains(.wideCSV) {
+                schema.append(
+                    (
+                        "foreignKeys",
+                        .array([
+                            .object([
+                                ("fields", .array([.string("record_id")])),
+                                ("reference", .object([("resource", .string("records")), ("fields", .array([.string("record_id")]))])),
+                            ])
+                        ])
+                    ))
+            }
+            resources.append(
+                resource(name: "attachments", path: ExportFormat.attachments.fileName, title: "Files the answers name, one row per file", schema: schema))
+        }
         if files.contains(.codebookCSV) {
             let fields = CodebookCSVFormatter(plan: plan).columnNames.map { name -> JSONValue in
                 .object([("name", .string(name)), ("type", .string("string"))])

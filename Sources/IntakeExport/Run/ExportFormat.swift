@@ -11,6 +11,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case escapedCSV = "escaped"
     case r
     case geoJSON = "geojson"
+    case attachments
 
     public var fileName: String {
         switch self {
@@ -25,12 +26,13 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .escapedCSV: "records_escaped.csv"
         case .r: "records.R"
         case .geoJSON: "places.geojson"
+        case .attachments: "attachments.csv"
         }
     }
 
     public var contentType: String {
         switch self {
-        case .wideCSV, .longCSV, .codebookCSV, .escapedCSV: "text/csv; charset=utf-8"
+        case .wideCSV, .longCSV, .codebookCSV, .escapedCSV, .attachments: "text/csv; charset=utf-8"
         case .jsonLines: "application/x-ndjson; charset=utf-8"
         case .fhir: "application/fhir+json; charset=utf-8"
         case .codebookMarkdown: "text/markdown; charset=utf-8"
@@ -43,7 +45,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// Whether the file lists records (rather than describing the export).
     public var hasRecords: Bool {
         switch self {
-        case .wideCSV, .longCSV, .jsonLines, .fhir, .escapedCSV, .geoJSON: true
+        case .wideCSV, .longCSV, .jsonLines, .fhir, .escapedCSV, .geoJSON, .attachments: true
         case .codebookCSV, .codebookMarkdown, .dataPackage, .spss, .r: false
         }
     }
@@ -62,6 +64,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .escapedCSV: WideCSVFormatter(plan: plan, lineBreaksEscaped: true)
         case .r: RScriptFormatter(plan: plan)
         case .geoJSON: GeoJSONFormatter(plan: plan)
+        case .attachments: AttachmentListFormatter(plan: plan)
         }
     }
 }

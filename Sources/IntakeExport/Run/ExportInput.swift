@@ -26,7 +26,7 @@ extension ExportFormat {
     public var reads: ExportInput.Needs {
         switch self {
         case .wideCSV, .escapedCSV: .rows
-        case .longCSV, .jsonLines, .fhir, .geoJSON: .records
+        case .longCSV, .jsonLines, .fhir, .geoJSON, .attachments: .records
         case .codebookCSV, .codebookMarkdown, .dataPackage, .spss, .r: []
         }
     }

@@ -11,6 +11,8 @@ public struct FolderExport {
     /// Written when their sources are given (see ``ExportSideSources``).
     public var sideFiles: [ExportSideFile]
     public var folder: URL
+    /// Fetches a file a record names into `attachments/`; nil leaves them listed only.
+    public var fetchAttachment: (@Sendable (UUID, AttachmentRef) async throws -> Data?)?
 
     public init(plan: ExportPlan, formats: [ExportFormat] = ExportFormat.allCases, sideFiles: [ExportSideFile] = ExportSideFile.allCases, folder: URL) {
         self.plan = plan
@@ -36,6 +38,9 @@ public struct FolderExport {
         public var removed: Int?
         /// How many reports reports.jsonl holds.
         public var reports: Int?
+        /// How many files `attachments/` holds, and how many attachments.csv lists that it does not.
+        public var attachments: Int?
+        public var attachmentsMissing: Int?
     }
 
     /// Runs the export; `cursor` and `since` are recorded in `export.json`; `progress` hears the
@@ -77,6 +82,10 @@ public struct FolderExport {
                         sink: try FileSink(url: staging.appendingPathComponent(table.fileName))))
             }
             let count = try await ExportRun.run(outputs, progress: progress, nextPage: nextPage)
+            var fetched: (written: Int, missing: Int)?
+            if let list = outputs.lazy.compactMap({ $0.formatter as? AttachmentListFormatter }).first {
+                fetched = try await fetchAttachments(list.listed, into: staging.appendingPathComponent("attachments"))
+            }
             var removedCount: Int?
             if sideFiles.contains(.removed), let removed = side.removed {
                 let sink = try FileSink(url: staging.appendingPathComponent(ExportSideFile.removed.fileName))
@@ -95,6 +104,10 @@ public struct FolderExport {
                 dropFreeText: plan.options.dropFreeText, shiftDates: plan.options.shiftDates, generatedAt: Timestamp.string(from: Date()))
             summary.removed = removedCount
             summary.reports = reportCount
+            if let fetched {
+                summary.attachments = fetched.written
+                summary.attachmentsMissing = fetched.missing
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let summaryPath = staging.appendingPathComponent("export.json").path
@@ -109,6 +122,31 @@ public struct FolderExport {
             try? manager.removeItem(at: staging)
             throw error
         }
+    }
+}
+
+extension FolderExport {
+    /// Writes each listed file once into `folder` (named by its content), checked against its
+    /// hash; how many were written, and how many listed files could not be (no fetcher, or the
+    /// server has none for the caller).
+    private func fetchAttachments(_ listed: [(record: UUID, ref: AttachmentRef)], into folder: URL) async throws -> (written: Int, missing: Int) {
+        var seen = Set<String>()
+        var written = 0, missing = 0
+        for (record, ref) in listed where seen.insert(ref.sha256).inserted {
+            guard let fetchAttachment, let bytes = try await fetchAttachment(record, ref), AttachmentRef(bytes: bytes)?.sha256 == ref.sha256 else {
+                missing += 1
+                continue
+            }
+            if written == 0 {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            let path = folder.appendingPathComponent(ref.fileName).path
+            guard FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
+                throw ExportError("cannot write \(path); check the disk has room")
+            }
+            written += 1
+        }
+        return (written, missing)
     }
 }
 
@@ -147,6 +185,13 @@ extension FolderExport.Summary {
                 : "De-identified: names, date of birth and external id are left out.")
         if shiftDates == true { lines.append("Dates are shifted back by a secret number of days per patient.") }
         if let reports { lines.append("\(reports) dated report(s) of the exported patients are in reports.jsonl.") }
+        if let attachments, let missing = attachmentsMissing, attachments + missing > 0 {
+            lines.append(
+                "\(attachments) file(s) the records name are in attachments/"
+                    + (missing > 0
+                        ? "; \(missing) listed in attachments.csv are not (an export from JSON Lines files has none; a researcher never receives files of identifying questions)."
+                        : "."))
+        }
         if let removed, removed > 0 {
             lines.append("\(removed) record(s) of earlier exports must be deleted: see removed.csv (reason deleted: a coordinator deleted it; transferred: it moved to another team; consent_withdrawn: the patient no longer shares with you).")
         }

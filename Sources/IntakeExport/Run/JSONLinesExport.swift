@@ -11,6 +11,9 @@ public struct JSONLinesExport {
     public var formats: [ExportFormat]
     /// Written when their sources are given (a server's export).
     public var sideFiles: [ExportSideFile] = []
+    /// Fetches a file the records name, for `attachments/` (an export from a server); without it
+    /// the files are only listed in attachments.csv.
+    public var fetchAttachment: (@Sendable (UUID, AttachmentRef) async throws -> Data?)?
     /// Only records of patients in one of these data groups, when not empty.
     public var dataGroups: [String] = []
     /// Only records changed (`updatedAt`) at or after this time, if set.
@@ -70,7 +73,9 @@ public struct JSONLinesExport {
         let keyer = keyer
         let changedSince = changedSince
         let groups = Set(dataGroups)
-        return try await FolderExport(plan: plan, formats: formats, sideFiles: sideFiles, folder: folder).write(
+        var folderExport = FolderExport(plan: plan, formats: formats, sideFiles: sideFiles, folder: folder)
+        folderExport.fetchAttachment = fetchAttachment
+        return try await folderExport.write(
             cursor: cursor, since: since, side: side, progress: progress
         ) {
             while true {

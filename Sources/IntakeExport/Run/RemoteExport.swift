@@ -8,6 +8,12 @@ public protocol ExportServer: Sendable {
     func downloadExport(query: [String: String], into file: URL, idleTimeout: TimeInterval) async throws -> ExportDownload
     /// A published questionnaire version, read from its files.
     func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire
+    /// A file of a record in the caller's exports; nil when it is not one (the server decides).
+    func attachment(record: UUID, sha256: String) async throws -> Data?
+}
+
+extension ExportServer {
+    public func attachment(record: UUID, sha256: String) async throws -> Data? { nil }
 }
 
 /// What `GET /v1/exports` sent, saved in a file.
@@ -138,6 +144,8 @@ public struct RemoteExport {
         let plan = try ExportPlan(questionnaires: versions, options: options)
         var export = JSONLinesExport(inputs: [download], plan: plan, keyer: nil, formats: formats, recordCount: lines)
         export.sideFiles = sideFiles
+        let server = self.server
+        export.fetchAttachment = { record, ref in try await server.attachment(record: record, sha256: ref.sha256) }
         return try await export.write(to: folder, cursor: received.cursor, since: since, side: side) { progress($0, lines) }
     }
 }

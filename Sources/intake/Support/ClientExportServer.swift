@@ -18,4 +18,8 @@ struct ClientExportServer: ExportServer {
     func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire {
         try await client.questionnaire(reference)
     }
+
+    func attachment(record: UUID, sha256: String) async throws -> Data? {
+        try await client.exportedAttachment(record: record, sha256: sha256)
+    }
 }
