@@ -102,20 +102,20 @@ struct AttachmentController {
         }
     }
 
-    /// `Content-Range: bytes 0-1023/4096` as (offset, total); without one the body is the whole file.
+    /// `Content-Range: bytes 0-1023/4096` as (offset, total); without one the body is the whole
+    /// file. A range that cannot be used, or an empty body, is 422 `invalid_upload`.
     static func range(_ header: String?, count: Int) throws -> (offset: Int, total: Int) {
-        guard let header else {
-            guard count > 0 else { throw APIError.badRequest("the body is empty: send the file's bytes") }
-            return (0, count)
-        }
+        func refuse(_ message: String) -> APIError { APIError(.unprocessableContent, code: "invalid_upload", message: message) }
+        guard count > 0 else { throw refuse("the body is empty: send the file's bytes (or the next chunk of them)") }
+        guard let header else { return (0, count) }
         let hint = "Content-Range is 'bytes first-last/total', such as 'bytes 0-1048575/2400000', and covers the body exactly"
-        guard header.hasPrefix("bytes ") else { throw APIError.badRequest(hint) }
+        guard header.hasPrefix("bytes ") else { throw refuse(hint) }
         let parts = header.dropFirst(6).split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let total = Int(parts[1]), total > 0 else { throw APIError.badRequest(hint) }
+        guard parts.count == 2, let total = Int(parts[1]), total > 0 else { throw refuse(hint) }
         let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
         guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), first >= 0, last >= first, last < total,
             last - first + 1 == count
-        else { throw APIError.badRequest(hint) }
+        else { throw refuse(hint) }
         return (first, total)
     }
 

@@ -64,6 +64,13 @@ struct ServeCommand: AsyncParsableCommand {
         if try await services.store.userCount() == 0 {
             say("The database has no users yet. Create the first admin: intake admin bootstrap --username admin")
         }
+        if let files = services.records.attachments {
+            say("Files that records name are kept in \(files.folder.path) (back it up with the database).")
+        } else if let folder = configuration.attachmentsFolder {
+            say("Warning: cannot use \(folder.path) for files that records name; records naming files are refused until it can be created and written.")
+        } else {
+            say("No folder for files that records name (set INTAKE_SERVER_ATTACHMENTS to one shared by every server): records naming files are refused.")
+        }
         let scheme = configuration.tls == nil ? "http" : "https"
         let (host, database) = (configuration.host, configuration.databaseDescription)
         try await IntakeServerApp.run(services) { port in say("Serving on \(scheme)://\(host):\(port) (database \(database))") }
