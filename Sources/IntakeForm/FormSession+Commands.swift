@@ -149,7 +149,11 @@ extension FormSession {
 
     /// Validates the record; completes and saves it, or explains what is missing and goes there.
     func finish() throws -> Outcome? {
-        while !frames.isEmpty { closeInstance() }
+        if let outermost = frames.first?.group.position {
+            while !frames.isEmpty { closeInstance() }
+            // Back at the repeat: whatever happens next (an issue to fix, a disk that is full) starts there.
+            place = .question(outermost)
+        }
         recalculate()
         var candidate = validator.droppingHiddenAnswers(response)
         candidate.status = .complete

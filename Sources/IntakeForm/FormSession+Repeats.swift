@@ -62,10 +62,9 @@ extension FormSession {
     func wantedCount(of group: Question) -> Int? {
         guard let count = group.repeatCount else { return nil }
         let hidden = hiddenHere()
-        guard case .number(let wanted) = count.value(today: validator.today, answer: { hidden.contains($0) ? nil : self.response[$0] }),
-            wanted.isFinite
-        else { return nil }
-        return max(0, min(Int(wanted.rounded(.toNearestOrAwayFromZero)), RepeatLimits.maxInstances))
+        let value = count.value(today: validator.today) { hidden.contains($0) ? nil : self.response[$0] }
+        // Never more than the repeat holds: a count beyond it is the validator's to report.
+        return RepeatLimits.instances(for: value).map { min($0, maxInstances(of: group)) }
     }
 
     func maxInstances(of group: Question) -> Int {
@@ -112,6 +111,8 @@ extension FormSession {
             if let wanted, list.count < wanted {
                 try openInstance(of: group, number: list.count)
             } else {
+                // Passed with none: answered as no instance (count() is 0, not unknown).
+                if response[group.position] == nil { setAnswer(.instances([]), at: group.position) }
                 try move(to: next(after: place))
             }
             return

@@ -57,6 +57,14 @@ extension LocalStore {
                     sql: "UPDATE recordHistory SET payload = ? WHERE number = ?", arguments: [try new.seal(plain, id: id), row["number"] as Int64])
                 count += 1
             }
+            // Files: re-sealed like drafts; one that does not open stays as it is (attaching the
+            // file again replaces it), never dropped here.
+            for row in try Row.fetchAll(db, sql: "SELECT sha256, id, payload FROM attachment") {
+                guard let id = UUID(uuidString: row["id"]), let plain = try? old.open(row["payload"] as Data, id: id) else { continue }
+                try db.execute(
+                    sql: "UPDATE attachment SET payload = ? WHERE sha256 = ?", arguments: [try new.seal(plain, id: id), row["sha256"] as String])
+                count += 1
+            }
             for row in try Row.fetchAll(db, sql: "SELECT name, id, payload FROM document") {
                 guard let id = UUID(uuidString: row["id"]), let plain = try? old.open(row["payload"] as Data, id: id) else {
                     try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: [row["name"] as String])

@@ -113,6 +113,17 @@ struct RepeatFormTests {
         #expect(again.transcript.contains("  #1  Lina, 33"))
     }
 
+    @Test func anAnswerAnInstanceHidesForAMomentIsKeptAndShownAgain() throws {
+        // Lina is 30 and pregnant; her age is mistyped as 5 (the question goes), then corrected.
+        let (outcome, io, _) = try run(patient + ["2", "", "Lina", "30", "y", "1", "", "5", "1", "", "30", ":quit"])
+        guard case .quit(let draft) = outcome else {
+            Issue.record("expected quit: \(io.transcript)")
+            return
+        }
+        #expect(instances(draft.response, "members").first?["pregnant"] == .yesNo(true), "\(io.transcript)")
+        #expect(io.transcript.contains("[1.5 #1] Pregnant?\n    yes/no\n    current answer: yes"))
+    }
+
     @Test func aRepeatRefusesMoreThanItsMaximumAndExplainsWhatToType() throws {
         let (_, io, _) = try run(patient + ["1", "", "+", "cat", "+", "dog", "+", "what", ":quit"])
         #expect(io.transcript.contains("This repeat holds at most 2; remove one (-N) to add another."), "\(io.transcript)")

@@ -131,8 +131,42 @@ struct AttachmentRoutesTests {
                 .delete, "/v1/records/\(id)", as: "coordinator-a", in: server, body: Data(#"{"reason": "entered twice"}"#.utf8))
             #expect(deleted.status == .ok, "\(deleted.text)")
             #expect(server.services.records.attachments?.read(record: record.id, sha256: ref.sha256) == nil, "the file went with the record")
+            let upload = try await client.send(.get, "/v1/uploads/\(ref.sha256)", as: "fieldworker-a", in: server)
+            #expect(upload.json["received"] as? Int == 0, "and the team's upload of it")
             #expect(try await client.send(.get, "/v1/records/\(id)/attachments/\(ref.sha256)", as: "fieldworker-a", in: server).status == .gone)
         }
+    }
+
+    @Test func anUploadWhoseLastWriteWasNotFinishedIsFinishedWhenAsked() async throws {
+        let server = try await TestServer.make()
+        let photo = AttachmentFixture.png(size: 900, seed: 11)
+        let sha = AttachmentFixture.digest(of: photo)
+        // The server stopped between the last write and the rename: the whole file is the partial one.
+        let team = try #require(try await server.services.accounts.team(named: "team-a")).id
+        let folder = server.services.records.attachments!.folder.appendingPathComponent("uploads/\(team)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try photo.write(to: folder.appendingPathComponent(sha + ".partial"))
+        try await server.application().test(.router) { client in
+            let status = try await client.send(.get, "/v1/uploads/\(sha)", as: "fieldworker-a", in: server)
+            #expect(status.json["state"] as? String == "complete" && status.json["size"] as? Int == 900, "\(status.text)")
+        }
+    }
+
+    /// `intake export --database` with only the wide CSV: the repeat tables are written from the
+    /// same rows (no whole record needed).
+    @Test func aDatabaseExportOfTheWideCSVAloneWritesTheRepeatTables() async throws {
+        let server = try await TestServer.make()
+        let records = (70..<76).map { server.record(seed: UInt64($0)) }
+        _ = try await server.services.records.ingest(records, owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-wide-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try await server.services.exports.writeFolder(questionnaireId: nil, since: nil, options: .init(), formats: [.wideCSV], to: folder)
+        let table = try String(contentsOf: folder.appendingPathComponent("repeat_household_members.csv"), encoding: .utf8)
+        let members = records.reduce(0) { total, record in
+            guard case .instances(let list)? = record[server.questionnaire.question(id: "household_members")!.position] else { return total }
+            return total + list.count
+        }
+        #expect(members > 0 && table.split(separator: "\r\n").count == members + 1, "\(members) members")
     }
 
     /// The rule itself: a coordinator's team; a researcher's consent; never an identifying file to a researcher.

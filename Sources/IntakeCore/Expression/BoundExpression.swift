@@ -54,6 +54,7 @@ public struct BoundExpression: Sendable, Hashable, CustomStringConvertible {
     /// Whether every question it reads, other than `.`, is answered.
     public func readsOnlyAnswered(_ answer: (QuestionPosition) -> Answer?) -> Bool {
         positions.allSatisfy { id, position in id == "." || answer(position) != nil }
+            && repeated.values.allSatisfy { answer($0.group) != nil }
     }
 
     public var description: String { expression.description }

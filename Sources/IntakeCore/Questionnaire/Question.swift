@@ -128,6 +128,15 @@ public enum RepeatLimits {
     public static let maxInstances = 500
     /// Repeat groups inside repeat groups (a household's members' vaccinations: 2).
     public static let maxDepth = 2
+
+    /// The number of instances a `count:` value asks for: rounded, and kept within 0 and
+    /// ``maxInstances`` while still a number (a huge answer never overflows); nil for no number.
+    public static func instances(for value: ExpressionValue) -> Int? {
+        guard case .number(let wanted) = value, wanted.isFinite else { return nil }
+        let rounded = wanted.rounded(.toNearestOrAwayFromZero)
+        if rounded <= 0 { return 0 }
+        return rounded >= Double(maxInstances) ? maxInstances : Int(rounded)
+    }
 }
 
 /// What an answer must satisfy beyond its type: an expression, a pattern for text, or both.

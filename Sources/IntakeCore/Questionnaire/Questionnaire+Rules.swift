@@ -10,19 +10,29 @@ extension Questionnaire {
     ///   are computed again; the server keeps the value the form computed on the day it was filled.
     public func calculated(_ response: PatientResponse, today: LocalDate, recomputingToday: Bool = true) -> PatientResponse {
         guard hasCalculations else { return response }
-        return settled(response, today: today, recomputingToday: recomputingToday).response
+        // Answers show-if hides inside instances stay, as at the top: a changed answer may show them again.
+        return settled(response, today: today, recomputingToday: recomputingToday, dropsHidden: false).response
     }
 
     /// ``calculated(_:today:recomputingToday:)`` with the questions show-if hides in the result,
     /// found on the same pass (conditions read only earlier questions, whose values are final by then).
+    /// - Parameter dropsHidden: whether answers show-if hides inside instances (and to notes) are
+    ///   dropped from them (cleaning a record), or kept (the form, where a change may show them again).
     func settled(
-        _ response: PatientResponse, today: LocalDate, recomputingToday: Bool, visit: InstanceVisitor? = nil
+        _ response: PatientResponse, today: LocalDate, recomputingToday: Bool, dropsHidden: Bool = true, visit: InstanceVisitor? = nil
     ) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
-        guard hasRepeats else {
-            return settle(allQuestions.indices, response, [], today: today, recomputingToday: recomputingToday, path: [], visit: visit)
-        }
+        let pass = Pass(today: today, recomputingToday: recomputingToday, dropsHidden: dropsHidden, visit: visit)
+        guard hasRepeats else { return settle(allQuestions.indices, response, [], pass, path: []) }
         let topLevel = allQuestions.indices.filter { allQuestions[$0].group == nil }
-        return settle(topLevel, response, [], today: today, recomputingToday: recomputingToday, path: [], visit: visit)
+        return settle(topLevel, response, [], pass, path: [])
+    }
+
+    /// What one settling pass does, the same at every level.
+    struct Pass {
+        var today: LocalDate
+        var recomputingToday: Bool
+        var dropsHidden: Bool
+        var visit: InstanceVisitor?
     }
 
     /// Sees each instance of a repeat once it is settled: the group, the instance's path (1-based
@@ -34,8 +44,7 @@ extension Questionnaire {
     /// settling show-if and calculations in order and every repeat's instances in turn. Inside an
     /// instance, answers show-if hides and answers to notes are dropped from the instance.
     private func settle<Ordinals: Collection<Int>>(
-        _ ordinals: Ordinals, _ start: PatientResponse, _ hiddenAtStart: Set<QuestionPosition>,
-        today: LocalDate, recomputingToday: Bool, path: [Int], visit: InstanceVisitor?
+        _ ordinals: Ordinals, _ start: PatientResponse, _ hiddenAtStart: Set<QuestionPosition>, _ pass: Pass, path: [Int]
     ) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
         var result = start
         var hidden = hiddenAtStart
@@ -48,6 +57,8 @@ extension Questionnaire {
             }
             if question.isRepeat {
                 guard case .instances(var list)? = result[question.position] else { continue }
+                // More instances than the repeat holds: the validator refuses it; nothing more is worked out.
+                if case .repeatGroup(let bounds) = question.type, list.count > (bounds.upper ?? RepeatLimits.maxInstances) { continue }
                 let members = repeatMembers[question.position] ?? []
                 for number in list.indices {
                     var start = result
@@ -57,14 +68,14 @@ extension Questionnaire {
                         start[position] = list[number][position.index]
                         hiddenAtStart.remove(position)
                     }
-                    let (scoped, scopedHidden) = settle(
-                        members, start, hiddenAtStart, today: today, recomputingToday: recomputingToday, path: path + [number + 1],
-                        visit: visit)
-                    visit?(question, path + [number + 1], scoped, scopedHidden)
+                    let (scoped, scopedHidden) = settle(members, start, hiddenAtStart, pass, path: path + [number + 1])
+                    pass.visit?(question, path + [number + 1], scoped, scopedHidden)
                     var instance: [Int: Answer] = [:]
                     for member in members {
                         let position = allQuestions[member].position
-                        guard !scopedHidden.contains(position), allQuestions[member].takesAnswer, let answer = scoped[position] else { continue }
+                        guard !pass.dropsHidden || (!scopedHidden.contains(position) && allQuestions[member].takesAnswer),
+                            let answer = scoped[position]
+                        else { continue }
                         instance[position.index] = answer
                     }
                     list[number] = instance
@@ -72,8 +83,8 @@ extension Questionnaire {
                 result[question.position] = .instances(list)
                 continue
             }
-            guard let calculation = question.calculation, recomputingToday || !calculation.usesToday else { continue }
-            result[question.position] = Answer(calculation.value(today: today, answer: read), for: question.type)
+            guard let calculation = question.calculation, pass.recomputingToday || !calculation.usesToday else { continue }
+            result[question.position] = Answer(calculation.value(today: pass.today, answer: read), for: question.type)
         }
         return (result, hidden)
     }

@@ -85,9 +85,8 @@ public struct SampleGenerator {
         guard case .repeatGroup(let bounds) = question.type else { return .instances([]) }
         var count: Int
         if let expression = question.repeatCount {
-            let value = expression.value(today: validator.today) { response[$0] }
-            guard case .number(let wanted) = value, wanted.isFinite else { return .instances([]) }
-            count = max(0, min(Int(wanted.rounded(.toNearestOrAwayFromZero)), RepeatLimits.maxInstances))
+            guard let wanted = RepeatLimits.instances(for: expression.value(today: validator.today) { response[$0] }) else { return .instances([]) }
+            count = wanted
         } else {
             let lower = max(bounds.lower ?? 0, question.isRequired ? 1 : 0)
             count = Int.random(in: lower...max(lower, min(bounds.upper ?? lower + 3, lower + 3)), using: &random)

@@ -32,14 +32,32 @@ public struct Validator: Sendable {
         // The questions of each repeat's instances are checked as each instance settles.
         var instanceIssues: [ValidationIssue] = []
         let complete = response.status == .complete
-        let (settled, hidden) = questionnaire.settled(response, today: today, recomputingToday: false) { group, path, scoped, hidden in
-            for member in questionnaire.members(of: group.position) {
-                for var issue in self.issues(of: member, answer: scoped[member.position], in: scoped, hidden: hidden, complete: complete) {
-                    issue.instance = path
-                    instanceIssues.append(issue)
+        // Without repeats no visitor is made (this runs for every record the server receives).
+        let visit: Questionnaire.InstanceVisitor? =
+            questionnaire.hasRepeats
+            ? { group, path, scoped, hidden in
+                // The instance as it was sent, for a top-level repeat: calculations it recomputed are said.
+                var sent: [Int: Answer]?
+                if group.group == nil, path.count == 1, case .instances(let list)? = response[group.position], list.indices.contains(path[0] - 1) {
+                    sent = list[path[0] - 1]
                 }
-            }
-        }
+                for member in questionnaire.members(of: group.position) {
+                    for var issue in self.issues(of: member, answer: scoped[member.position], in: scoped, hidden: hidden, complete: complete) {
+                        issue.instance = path
+                        instanceIssues.append(issue)
+                    }
+                    if let sent, let calculation = member.calculation, !calculation.usesToday, !hidden.contains(member.position),
+                        scoped[member.position] != sent[member.position.index]
+                    {
+                        var issue = ValidationIssue(
+                            .recalculated, member, severity: .warning,
+                            "the calculated value did not match its calculation (\(calculation)) and is recomputed")
+                        issue.instance = path
+                        instanceIssues.append(issue)
+                    }
+                }
+            } : nil
+        let (settled, hidden) = questionnaire.settled(response, today: today, recomputingToday: false, visit: visit)
         var issues = validate(settled, hidden: hidden) + instanceIssues
         if questionnaire.hasRepeats {
             for group in questionnaire.allQuestions where group.isRepeat && group.group == nil {
@@ -158,9 +176,8 @@ public struct Validator: Sendable {
             return ValidationIssue(.outOfRange, question, "the repeat has \(list.count) instances, more than its maximum \(upper)")
         }
         guard complete else { return nil }
-        if let count = question.repeatCount, case .number(let wanted) = count.value(today: today, answer: read), wanted.isFinite {
-            let expected = max(0, Int(wanted.rounded(.toNearestOrAwayFromZero)))
-            if list.count != min(expected, RepeatLimits.maxInstances) {
+        if let count = question.repeatCount, let expected = RepeatLimits.instances(for: count.value(today: today, answer: read)) {
+            if list.count != expected {
                 return ValidationIssue(
                     .invalidValue, question, "the repeat has \(list.count) instances where its count (\(count)) says \(expected)")
             }
@@ -243,7 +260,12 @@ public struct Validator: Sendable {
 
     /// The response without answers to hidden or unknown questions.
     public func droppingHiddenAnswers(_ response: PatientResponse) -> PatientResponse {
-        dropping(response, hidden: questionnaire.hiddenPositions(in: response))
+        guard questionnaire.hasRepeats, response.questionnaire == questionnaire.reference else {
+            return dropping(response, hidden: questionnaire.hiddenPositions(in: response))
+        }
+        // Inside instances too.
+        let (settled, hidden) = questionnaire.settled(response, today: today, recomputingToday: false)
+        return dropping(settled, hidden: hidden)
     }
 
     private func dropping(_ response: PatientResponse, hidden: Set<QuestionPosition>) -> PatientResponse {

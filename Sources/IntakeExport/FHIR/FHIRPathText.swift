@@ -14,6 +14,10 @@ struct FHIRPathText {
         case .name(let name, _) where questionnaire.question(id: name) == nil && name != ".":
             // The patient's date of birth or sex: not an item of the response.
             return nil
+        case .name(let name, _) where questionnaire.question(id: name)?.group != nil:
+            // Asked once per instance: a path from the response's root reads every instance's
+            // answer, so the expression is given in Intake's own language instead.
+            return nil
         case .name(let name, _):
             // A choice answer compares by its code.
             let isChoice = questionnaire.question(id: name)?.type.choices != nil

@@ -5,7 +5,7 @@ import IntakeCore
 /// part of each question asked in it — every instance, however many the wide CSV has columns for.
 /// Cells are written as in `records.csv`: the unanswered code for a question asked and not
 /// answered, empty where show-if may have hidden it.
-public final class RepeatTableFormatter: ExportFormatter {
+public final class RepeatTableFormatter: RowFormatter {
     let plan: ExportPlan
     let table: RepeatTable
 
@@ -17,23 +17,32 @@ public final class RepeatTableFormatter: ExportFormatter {
     public func header() -> String { CSV.line(table.keyColumnNames + table.columns.map(\.name)) }
 
     public func row(_ item: ExportRecord) throws(ExportError) -> String {
-        let record = item.record
-        let layout = try plan.layout(for: record.questionnaire)
+        text(of: try ExportRow(item, plan: plan))
+    }
+
+    /// Written from the record's row (its answers by ordinal, show-if settled), as the wide CSV
+    /// is, so an export that reads only rows writes this table too.
+    func write(_ row: ExportRow, into out: inout [UInt8]) {
+        out.append(contentsOf: text(of: row).utf8)
+    }
+
+    private func text(of row: ExportRow) -> String {
+        let layout = row.layout
         guard let group = layout.byKey[table.key], group.isRepeat else { return "" }
-        let recordId = record.id.uuidString.lowercased()
+        func answer(_ question: Question) -> Answer? {
+            guard let ordinal = layout.questionnaire.ordinal(of: question.position), !row.hidden[ordinal] else { return nil }
+            return row.answers[ordinal]
+        }
+        let recordId = row.item.record.id.uuidString.lowercased()
         var out = ""
         if let parentKey = table.parentKey {
-            guard let parent = layout.byKey[parentKey], !layout.questionnaire.hiddenPositions(in: record).contains(parent.position),
-                case .instances(let outer)? = record[parent.position]
-            else { return "" }
+            guard let parent = layout.byKey[parentKey], case .instances(let outer)? = answer(parent) else { return "" }
             for (number, instance) in zip(1..., outer) {
                 guard case .instances(let list)? = instance[group.position.index] else { continue }
                 write(list, of: group, layout: layout, keys: [recordId, String(number)], into: &out)
             }
         } else {
-            guard !layout.questionnaire.hiddenPositions(in: record).contains(group.position),
-                case .instances(let list)? = record[group.position]
-            else { return "" }
+            guard case .instances(let list)? = answer(group) else { return "" }
             write(list, of: group, layout: layout, keys: [recordId], into: &out)
         }
         return out

@@ -130,13 +130,14 @@ extension FolderExport {
     /// hash; how many were written, and how many listed files could not be (no fetcher, or the
     /// server has none for the caller).
     private func fetchAttachments(_ listed: [(record: UUID, ref: AttachmentRef)], into folder: URL) async throws -> (written: Int, missing: Int) {
-        var seen = Set<String>()
-        var written = 0, missing = 0
-        for (record, ref) in listed where seen.insert(ref.sha256).inserted {
+        // Each file once; a file one record's answer could not give may come with another's.
+        var done = Set<String>()
+        var written = 0
+        for (record, ref) in listed where !done.contains(ref.sha256) {
             guard let fetchAttachment, let bytes = try await fetchAttachment(record, ref), AttachmentRef(bytes: bytes)?.sha256 == ref.sha256 else {
-                missing += 1
                 continue
             }
+            done.insert(ref.sha256)
             if written == 0 {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
@@ -146,7 +147,7 @@ extension FolderExport {
             }
             written += 1
         }
-        return (written, missing)
+        return (written, Set(listed.map(\.ref.sha256)).count - written)
     }
 }
 

@@ -29,10 +29,10 @@ struct AttachmentController {
         routes.on(.put, "/v1/uploads/{sha256}", upload)
         routes.on(.get, "/v1/records/{id}/attachments/{sha256}") { _, context in
             let (user, _) = try context.member()
-            let (store, sha256) = try self.store(context)
+            let (_, sha256) = try self.store(context)
             let id = try RecordController.id(context)
             let stored = try await services.access.record(id, for: .read, by: user)
-            guard stored.record.attachments.contains(where: { $0.sha256 == sha256 }), let bytes = store.read(record: id, sha256: sha256) else {
+            guard let bytes = services.records.file(sha256, of: stored) else {
                 throw APIError.notFound("file \(sha256.prefix(12))… of record \(RecordController.key(id))")
             }
             try await services.audit.record(
@@ -41,9 +41,9 @@ struct AttachmentController {
         }
         routes.on(.get, "/v1/exports/attachments/{id}/{sha256}") { _, context in
             let user = try context.signedIn()
-            let (store, sha256) = try self.store(context)
+            let (_, sha256) = try self.store(context)
             let id = try RecordController.id(context)
-            guard let bytes = try await exportable(id, sha256: sha256, by: user, store: store) else {
+            guard let bytes = try await exportable(id, sha256: sha256, by: user) else {
                 throw APIError.notFound("file \(sha256.prefix(12))… of record \(RecordController.key(id)) in your exports")
             }
             try await services.audit.record(.export, by: user.username, details: ["record": RecordController.key(id), "attachment": String(sha256.prefix(16))])
@@ -121,29 +121,39 @@ struct AttachmentController {
 
     /// The file, if `user` may have it in an export: the record's team's coordinator; a
     /// researcher the patient's consent reaches, for a question not marked identifying.
-    private func exportable(_ id: UUID, sha256: String, by user: User, store: AttachmentStore) async throws -> Data? {
+    private func exportable(_ id: UUID, sha256: String, by user: User) async throws -> Data? {
         guard case .success(let reach) = RecordAccessPolicy.export(
             by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
         else { throw APIError(.forbidden, code: "forbidden", message: "only coordinators and researchers export records") }
         guard let stored = try await services.records.store.record(id: id) else { return nil }
         var scope: SharingScope?
         if let patientId = stored.record.patientId { scope = try await services.records.store.patient(id: patientId)?.sharingScope }
-        let questionnaire = try await services.questionnaires.questionnaire(stored.record.questionnaire)
-        let identifying = questionnaire.map { Self.identifyingFiles(stored.record, $0) } ?? []
+        // A question marked identifying in any version is identifying (as exports leave it out);
+        // a version that cannot be read counts as identifying everything.
+        var identifying: Set<String>
+        if let questionnaire = try await services.questionnaires.questionnaire(stored.record.questionnaire) {
+            var keys = Set<String>()
+            for published in try await services.questionnaires.published() where published.id == questionnaire.id {
+                let version = try await services.questionnaires.questionnaire(QuestionnaireReference(id: published.id, version: published.version))
+                keys.formUnion(version?.allQuestions.filter(\.isIdentifying).map(\.key) ?? [])
+            }
+            identifying = Self.identifyingFiles(stored.record, questionnaire, identifyingKeys: keys)
+        } else {
+            identifying = Set(stored.record.attachments.map(\.sha256))
+        }
         guard
             RecordAccessPolicy.exportsFile(
                 reach, recordTeam: stored.teamId, linked: stored.record.patientId != nil, scope: scope, identifying: identifying.contains(sha256))
         else { return nil }
-        guard stored.record.attachments.contains(where: { $0.sha256 == sha256 }) else { return nil }
-        return store.read(record: id, sha256: sha256)
+        return services.records.file(sha256, of: stored)
     }
 
     /// The files a record's identifying questions hold (in repeats too).
-    static func identifyingFiles(_ record: PatientResponse, _ questionnaire: Questionnaire) -> Set<String> {
+    static func identifyingFiles(_ record: PatientResponse, _ questionnaire: Questionnaire, identifyingKeys: Set<String>) -> Set<String> {
         var found = Set<String>()
         func visit(_ answer: Answer, _ question: Question) {
             switch answer {
-            case .attachment(let ref) where question.isIdentifying: found.insert(ref.sha256)
+            case .attachment(let ref) where question.isIdentifying || identifyingKeys.contains(question.key): found.insert(ref.sha256)
             case .instances(let list):
                 for instance in list {
                     for (index, inner) in instance {

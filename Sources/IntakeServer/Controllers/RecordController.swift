@@ -132,13 +132,16 @@ struct RecordController {
                 message: "the record's id does not match the id in the path; a record keeps its id through edits")
         }
         let stored = try await visibleRecord(id, user: user, team: team, toEdit: true)
-        switch try await services.records.check(body.record, teamId: stored.teamId, storedCollector: stored.record.collector) {
+        // Files come from the uploads of the editor's team (a referee's own).
+        switch try await services.records.check(body.record, teamId: stored.teamId, storedCollector: stored.record.collector, uploadsTeam: team) {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
         case .valid(var item, _):
             item.deviceId = device
             // A referee edits the record where it belongs: in the referring team.
-            switch try await services.records.update(item, baseRevision: body.baseRevision, teamId: stored.teamId, savedBy: user.username) {
+            switch try await services.records.update(
+                item, baseRevision: body.baseRevision, teamId: stored.teamId, savedBy: user.username, uploadsTeam: team)
+            {
             case .updated(let revision):
                 return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
             case .stale(let current):

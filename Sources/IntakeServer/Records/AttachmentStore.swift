@@ -48,8 +48,32 @@ public final class AttachmentStore: Sendable {
     private func file(_ record: UUID, _ sha256: String) -> URL { recordFolder(record).appendingPathComponent(sha256) }
     private func upload(_ team: Int64, _ sha256: String) -> URL { uploads(team).appendingPathComponent(sha256) }
 
-    /// How far the team's upload of a file has come.
-    public func uploadState(team: Int64, sha256: String) -> State { Self.state(of: upload(team, sha256)) }
+    /// How far the team's upload of a file has come. An upload whose bytes all arrived but was
+    /// not finished (the server stopped between the last write and the rename) is finished here.
+    public func uploadState(team: Int64, sha256: String) -> State {
+        let state = Self.state(of: upload(team, sha256))
+        guard case .partial(let received) = state, received > 0 else { return state }
+        return lock.withLock { _ in
+            let path = upload(team, sha256).appendingPathExtension("partial")
+            guard let whole = try? Data(contentsOf: path), SHA256.hash(data: whole).hex == sha256, AttachmentType.sniff(whole) != nil,
+                (try? FileManager.default.moveItem(at: path, to: upload(team, sha256))) != nil
+            else { return Self.state(of: upload(team, sha256)) }
+            return Self.state(of: upload(team, sha256))
+        }
+    }
+
+    /// Whether the file is there for a record: in its folder, or whole in the team's uploads.
+    public func isAvailable(_ ref: AttachmentRef, record: UUID, team: Int64) -> Bool {
+        holds(ref, record: record) || Self.state(of: upload(team, ref.sha256)) == .complete(size: ref.size, mediaType: ref.mediaType)
+    }
+
+    /// Removes the team's uploads of these files (their record was deleted).
+    public func removeUploads(team: Int64, sha256s: [String]) {
+        for sha256 in sha256s where AttachmentRef.isDigest(sha256) {
+            try? FileManager.default.removeItem(at: upload(team, sha256))
+            try? FileManager.default.removeItem(at: upload(team, sha256).appendingPathExtension("partial"))
+        }
+    }
 
     private static func state(of file: URL) -> State {
         let manager = FileManager.default
@@ -75,12 +99,13 @@ public final class AttachmentStore: Sendable {
         let target = file(record, ref.sha256)
         do {
             try manager.createDirectory(at: recordFolder(record), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // A damaged file in the record's folder is replaced, not kept.
+            if manager.fileExists(atPath: target.path) { try manager.removeItem(at: target) }
             do {
                 try manager.linkItem(at: source, to: target)
             } catch {
                 // Another file system: a copy, made whole beside the target and renamed.
-                let staged = target.appendingPathExtension("partial")
-                try? manager.removeItem(at: staged)
+                let staged = target.appendingPathExtension(UUID().uuidString + ".partial")
                 try manager.copyItem(at: source, to: staged)
                 try manager.moveItem(at: staged, to: target)
             }
@@ -93,7 +118,8 @@ public final class AttachmentStore: Sendable {
     /// Adds `bytes` at `offset` of the team's upload of a file of `total` bytes; the state after.
     public func append(team: Int64, sha256: String, offset: Int, total: Int, bytes: Data) throws -> State {
         try lock.withLock { _ in
-            if case .complete(let size, let type) = uploadState(team: team, sha256: sha256) { return .complete(size: size, mediaType: type) }
+            // (Not uploadState, which takes this lock itself.)
+            if case .complete(let size, let type) = Self.state(of: upload(team, sha256)) { return .complete(size: size, mediaType: type) }
             guard total <= AttachmentKind.largest, offset + bytes.count <= total else { throw UploadError.tooLarge }
             let manager = FileManager.default
             try manager.createDirectory(at: uploads(team), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -102,14 +128,27 @@ public final class AttachmentStore: Sendable {
             let received = (try? manager.attributesOfItem(atPath: path.path))?[.size] as? Int ?? 0
             guard offset == received else { throw UploadError.wrongOffset(received: received) }
             if received == 0 { _ = manager.createFile(atPath: path.path, contents: nil, attributes: [.posixPermissions: 0o600]) }
-            let handle = try FileHandle(forWritingTo: path)
-            try handle.seekToEnd()
-            try handle.write(contentsOf: bytes)
-            try handle.synchronize()
-            try handle.close()
+            // Another server on the same folder may finish or drop this upload meanwhile: then
+            // the client is told where it stands (409), never a server error.
+            func standing() -> UploadError {
+                if case .partial(let now) = Self.state(of: upload(team, sha256)) { return .wrongOffset(received: now) }
+                return .wrongOffset(received: total)
+            }
+            do {
+                let handle = try FileHandle(forWritingTo: path)
+                try handle.seek(toOffset: UInt64(offset))
+                try handle.write(contentsOf: bytes)
+                try handle.synchronize()
+                try handle.close()
+            } catch {
+                throw standing()
+            }
             guard offset + bytes.count == total else { return .partial(received: offset + bytes.count) }
             // Whole: checked, then renamed into place (a file in place is always whole and right).
-            let whole = try Data(contentsOf: path)
+            guard let whole = try? Data(contentsOf: path) else {
+                if case .complete(let size, let type) = Self.state(of: upload(team, sha256)) { return .complete(size: size, mediaType: type) }
+                throw standing()
+            }
             guard SHA256.hash(data: whole).hex == sha256 else {
                 try? manager.removeItem(at: path)
                 throw UploadError.digestMismatch
@@ -118,7 +157,9 @@ public final class AttachmentStore: Sendable {
                 try? manager.removeItem(at: path)
                 throw UploadError.unknownType
             }
-            try manager.moveItem(at: path, to: upload(team, sha256))
+            if (try? manager.moveItem(at: path, to: upload(team, sha256))) == nil, Self.state(of: upload(team, sha256)) != .complete(size: whole.count, mediaType: type.mediaType) {
+                throw standing()
+            }
             return .complete(size: whole.count, mediaType: type.mediaType)
         }
     }

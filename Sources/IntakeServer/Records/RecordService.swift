@@ -51,7 +51,7 @@ public struct RecordService: Sendable {
     /// and who edited is kept with each revision.
     func check(
         _ record: PatientResponse, teamId: Int64, today: LocalDate = RecordService.today(), patients: PatientTeams = PatientTeams(),
-        storedCollector: String? = nil, trial: Bool = false
+        storedCollector: String? = nil, trial: Bool = false, uploadsTeam: Int64? = nil
     ) async throws -> Checked {
         if let storedCollector {
             guard record.collector == storedCollector else {
@@ -96,7 +96,7 @@ public struct RecordService: Sendable {
                 code: "invalid_record", message: "the record does not pass validation: \(issues.errors.count) issue(s)", issues: issues)
         }
         // Every file the record names is on the server, whole, before the record is taken.
-        let missing = missingAttachments(of: cleaned, teamId: teamId)
+        let missing = missingAttachments(of: cleaned, uploadsTeam: uploadsTeam ?? teamId)
         if !missing.isEmpty {
             return .invalid(
                 code: "attachment_missing",
@@ -111,18 +111,35 @@ public struct RecordService: Sendable {
     }
 
     /// An issue for each file the record names that this server does not hold whole, for the
-    /// record or in its team's uploads (which are linked into the record's folder here).
-    func missingAttachments(of record: PatientResponse, teamId: Int64) -> [ValidationIssue] {
+    /// record or in the uploads of the team that sends it (linked into the record's folder once
+    /// the record is stored: ``takeFiles(of:uploadsTeam:)``).
+    func missingAttachments(of record: PatientResponse, uploadsTeam: Int64) -> [ValidationIssue] {
         let files = record.attachments
         guard !files.isEmpty else { return [] }
         var issues: [ValidationIssue] = []
-        for ref in files where attachments?.adopt(ref, record: record.id, team: teamId) != true {
+        for ref in files where attachments?.isAvailable(ref, record: record.id, team: uploadsTeam) != true {
             issues.append(
                 ValidationIssue(
                     kind: .invalidValue, field: String(ref.sha256.prefix(12)),
                     message: "the file \(ref.sha256.prefix(12))… (\(ref.mediaType), \(ref.size) bytes) is not on the server; upload it first"))
         }
         return issues
+    }
+
+    /// Links the files a stored record names from the sending team's uploads into its folder
+    /// (after the store took it, so a refused record leaves no folder behind). A file not linked
+    /// here (the server stopped first) is linked when it is first read.
+    public func takeFiles(of record: PatientResponse, uploadsTeam: Int64) {
+        guard let attachments else { return }
+        for ref in record.attachments { _ = attachments.adopt(ref, record: record.id, team: uploadsTeam) }
+    }
+
+    /// A file of a stored record, linking it from its team's uploads if it was not yet.
+    public func file(_ sha256: String, of stored: StoredRecord) -> Data? {
+        guard let attachments, let ref = stored.record.attachments.first(where: { $0.sha256 == sha256 }) else { return nil }
+        if let bytes = attachments.read(record: stored.record.id, sha256: sha256) { return bytes }
+        _ = attachments.adopt(ref, record: stored.record.id, team: stored.teamId)
+        return attachments.read(record: stored.record.id, sha256: sha256)
     }
 
     /// What became of a test record of a draft version.
@@ -194,6 +211,12 @@ public struct RecordService: Sendable {
         for record in records { checked.append(try await check(record, teamId: owner.teamId, today: today, patients: patients)) }
         let items = checked.compactMap { if case .valid(let item, _) = $0 { item } else { nil } }
         let stored = try await store.ingest(items, owner: owner, at: Date())
+        for (item, outcome) in zip(items, stored) {
+            switch outcome {
+            case .created, .duplicate: takeFiles(of: item.record, uploadsTeam: owner.teamId)
+            default: break
+            }
+        }
         if stored.contains(where: { if case .created = $0 { true } else { false } }) { changes.notify() }
         if items.contains(where: { !$0.alerts.isEmpty }) { notifications.notify() }
         var outcomes = stored.makeIterator()
@@ -246,9 +269,12 @@ extension RecordService {
     public func revisions(of id: UUID) async throws -> [RecordRevision] { try await store.revisions(of: id) }
 
     /// Saves an edit checked by ``check(_:teamId:today:patients:storedCollector:)``.
-    public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String) async throws -> UpdateOutcome {
+    public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String, uploadsTeam: Int64? = nil) async throws
+        -> UpdateOutcome
+    {
         let outcome = try await store.update(item, baseRevision: baseRevision, teamId: teamId, savedBy: savedBy, at: Date())
         if case .updated = outcome {
+            takeFiles(of: item.record, uploadsTeam: uploadsTeam ?? teamId)
             changes.notify()
             if !item.alerts.isEmpty { notifications.notify() }
         }
@@ -256,10 +282,12 @@ extension RecordService {
     }
 
     public func delete(_ id: UUID, teamId: Int64, reason: String, by user: String) async throws -> DeleteOutcome {
+        let files = attachments == nil ? [] : try await store.revisions(of: id).flatMap { $0.record.attachments.map(\.sha256) }
         let outcome = try await store.deleteRecord(id: id, teamId: teamId, reason: reason, by: user, at: Date())
         if case .deleted = outcome {
-            // Its files go with it: the tombstone keeps no answer, and no file either.
+            // Its files go with it, and the team's uploads of them: the tombstone keeps no answer, and no file either.
             attachments?.remove(record: id)
+            attachments?.removeUploads(team: teamId, sha256s: files)
             changes.notify()
         }
         return outcome

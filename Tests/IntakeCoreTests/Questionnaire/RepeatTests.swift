@@ -119,6 +119,17 @@ struct RepeatTests {
         #expect(cleaned[q.question(id: "member_name")!.position] == nil)
     }
 
+    @Test func aHugeCountIsAnIssueNotACrash() throws {
+        let q = try Self.questionnaire()
+        let validator = Validator(questionnaire: q, today: LocalDate(iso: "2026-11-25")!)
+        for size in [Int.max, Int.min, 1 << 62] {
+            let issues = validator.validate(Self.record(q, size: size, [["member_age": .integer(3)]])).errors
+            #expect(issues.contains { $0.kind == .outOfRange && $0.questionId == "size" }, "\(issues)")
+        }
+        #expect(RepeatLimits.instances(for: .number(1e300)) == RepeatLimits.maxInstances)
+        #expect(RepeatLimits.instances(for: .number(-4)) == 0 && RepeatLimits.instances(for: .number(.nan)) == nil)
+    }
+
     @Test func nestedInstancesAreValidatedWithTheirPath() throws {
         let q = try Self.questionnaire()
         let validator = Validator(questionnaire: q, today: LocalDate(iso: "2026-11-25")!)
