@@ -38,6 +38,8 @@ struct StartBench: AsyncParsableCommand {
         var environment = ProcessInfo.processInfo.environment
         environment["INTAKE_COLLECTOR"] = "bench"
         environment["INTAKE_SERVER"] = nil
+        // A fresh store with no passphrase to ask for: its key in a file (what a kiosk does).
+        environment["INTAKE_KIOSK"] = "1"
         process.environment = environment
         let output = Pipe()
         let input = Pipe()
