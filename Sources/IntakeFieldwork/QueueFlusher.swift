@@ -109,7 +109,7 @@ public struct QueueFlusher: Sendable {
         }
         summary.remaining = try store.queueEntries().count
         // Files of records the server now holds, that no draft or queued record names, go.
-        if summary.remaining == 0 || total > 0 { try? store.removeUnreferencedAttachments() }
+        try? store.removeUnreferencedAttachments()
         return summary
     }
 

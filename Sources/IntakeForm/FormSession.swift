@@ -116,21 +116,6 @@ public final class FormSession {
         {
             return try answerCompound(question, fields: fields)
         }
-        if case .question(let position) = place, let question = questionnaire.question(at: position), question.isRepeat {
-            guard let line = io.readLine(prompt: "> ") else {
-                if try discardIfBlank() { return .abandoned(inputEnded: true) }
-                try save(draft)
-                return .inputEnded(draft)
-            }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if ControlCharacters.contained(in: trimmed) {
-                io.write(say(.controlCharacter))
-                return nil
-            }
-            if trimmed.hasPrefix(":") { return try perform(trimmed) }
-            try answerRepeat(question, trimmed)
-            return nil
-        }
         guard let line = io.readLine(prompt: "> ") else {
             if try discardIfBlank() { return .abandoned(inputEnded: true) }
             // Nobody is left to tell: a draft that cannot be saved now is an error, said as such.
@@ -147,7 +132,12 @@ public final class FormSession {
         }
         switch place {
         case .patient(let field): try answerPatient(field, trimmed)
-        case .question(let position): try answerQuestion(at: position, trimmed)
+        case .question(let position):
+            if let group = questionnaire.question(at: position), group.isRepeat {
+                try answerRepeat(group, trimmed)
+            } else {
+                try answerQuestion(at: position, trimmed)
+            }
         case .end:
             if ["finish", "yes", "y"].contains(trimmed.lowercased()) || TextFold.fold(trimmed) == TextFold.fold(say(.yes)) { return try finish() }
             io.write(say(.finishPrompt))
