@@ -11,6 +11,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measure the record path against reference tools, in one run, and print the ratios.",
         subcommands: [
             All.self, PostBench.self, FlushBench.self, ExportBench.self, LookupBench.self, EnqueueBench.self, StartBench.self, InboxBench.self,
+            RecordCPUBench.self,
         ],
         defaultSubcommand: All.self)
 

@@ -8,28 +8,187 @@ extension PostgresRecordStore {
         try await ingestGroup.submit(IngestJob(items: items, owner: owner, time: time))
     }
 
-    /// One transaction for every request's records that arrived while the last commit ran, a
-    /// savepoint each, so a request that fails takes nothing else with it.
+    public func observeIngest(_ metrics: GroupCommitMetrics) {
+        ingestGroup.observe(metrics) { $0.items.count }
+    }
+
+    /// One transaction for every request's records that arrived while the last commit ran.
+    ///
+    /// The group's records go in together, in a handful of statements whatever their number
+    /// (``commitTogether(_:_:)``). Should one of those statements fail, the group is taken again
+    /// a request at a time, a savepoint each, so a request that fails takes nothing else with it.
     static func commit(_ jobs: [IngestJob], client: PostgresClient) async throws -> [Result<[IngestOutcome], any Error>] {
         try await transaction(client) { connection in
-            try await lock(changeLock, connection)
             var results: [Result<[IngestOutcome], any Error>] = []
-            for job in jobs {
-                try await connection.query("SAVEPOINT job", logger: logger)
-                do {
-                    var outcomes: [IngestOutcome] = []
-                    for item in job.items { outcomes.append(try await ingest(item, owner: job.owner, at: job.time, connection)) }
-                    try await connection.query("RELEASE SAVEPOINT job", logger: logger)
-                    results.append(.success(outcomes))
-                } catch {
-                    try await connection.query("ROLLBACK TO SAVEPOINT job", logger: logger)
-                    results.append(.failure(error))
-                }
+            try await connection.query("SAVEPOINT together", logger: logger)
+            do {
+                results = try await commitTogether(jobs, connection).map { .success($0) }
+                try await connection.query("RELEASE SAVEPOINT together", logger: logger)
+            } catch {
+                try await connection.query("ROLLBACK TO SAVEPOINT together", logger: logger)
+                results = try await commitEach(jobs, connection)
             }
-            // The audit trail holds every record created, in the same transaction.
+            // The audit trail holds every record created, in the same transaction, one statement for the group.
             _ = try await appendAudit(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), connection)
             return results
         }
+    }
+
+    /// A request at a time, a savepoint each, under the change lock.
+    private static func commitEach(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [Result<[IngestOutcome], any Error>] {
+        try await lock(changeLock, connection)
+        var results: [Result<[IngestOutcome], any Error>] = []
+        for job in jobs {
+            try await connection.query("SAVEPOINT job", logger: logger)
+            do {
+                var outcomes: [IngestOutcome] = []
+                for item in job.items { outcomes.append(try await ingest(item, owner: job.owner, at: job.time, connection)) }
+                try await connection.query("RELEASE SAVEPOINT job", logger: logger)
+                results.append(.success(outcomes))
+            } catch {
+                try await connection.query("ROLLBACK TO SAVEPOINT job", logger: logger)
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    /// One record of a group, with the request it came in.
+    private struct GroupEntry {
+        var job: Int
+        var item: IngestItem
+        var owner: RecordOwner
+        var time: Date
+    }
+
+    /// The group's records in three statements however many there are: one look at the ids the
+    /// database holds (before the change lock), then under the lock one statement that inserts
+    /// the new records and their first revisions, giving out change cursors in commit order.
+    /// A record another server stored between the look and the insert is answered as a record
+    /// sent again. Alerts (rare) are one statement each.
+    private static func commitTogether(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [[IngestOutcome]] {
+        var entries: [GroupEntry] = []
+        for (index, job) in jobs.enumerated() {
+            for var item in job.items {
+                item.deviceId = item.deviceId ?? job.owner.deviceId
+                entries.append(GroupEntry(job: index, item: item, owner: job.owner, time: job.time))
+            }
+        }
+        var outcomes = [IngestOutcome?](repeating: nil, count: entries.count)
+        var standings = try await look(entries, at: Array(entries.indices), connection)
+        var inserting = decide(entries, standings: standings, into: &outcomes)
+        if !inserting.isEmpty {
+            try await lock(changeLock, connection)
+            let stored = try await insert(inserting.map { entries[$0] }, connection)
+            // Another server took these ids since the look: their records are answered as sent again.
+            let lost = Set(inserting.map { key(entries[$0].item.record.id) }).subtracting(stored)
+            if !lost.isEmpty {
+                let again = entries.indices.filter { lost.contains(key(entries[$0].item.record.id)) }
+                for index in again { outcomes[index] = nil }
+                standings = try await look(entries, at: again, connection)
+                inserting = decide(entries, standings: standings, into: &outcomes)
+                guard inserting.isEmpty else { throw PostgresGroupError.lostRace }
+            }
+            for index in entries.indices where outcomes[index] == nil {
+                outcomes[index] = .created(revision: 1)
+                try await notifyAlerts(entries[index].item, teamId: entries[index].owner.teamId, at: entries[index].time, connection)
+            }
+        }
+        var byJob = [[IngestOutcome]](repeating: [], count: jobs.count)
+        for (entry, outcome) in zip(entries, outcomes) { byJob[entry.job].append(outcome!) }
+        return byJob
+    }
+
+    /// What the database holds of the records at `indices`: each one's standing, and whether a
+    /// revision of it had the entry's content.
+    private static func look(_ entries: [GroupEntry], at indices: [Int], _ connection: PostgresConnection) async throws
+        -> [Int: (RecordStanding, seen: Bool)]
+    {
+        let rows = try await connection.query(
+            """
+            SELECT q.n, r.revision, r.teamId, r.deletedAt IS NOT NULL,
+                EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordId = r.id AND v.contentHash = q.hash)
+            FROM unnest(\(indices.map { key(entries[$0].item.record.id) })::text[], \(indices.map { entries[$0].item.contentHash })::text[],
+                        \(indices)::bigint[]) AS q(id, hash, n)
+            JOIN record r ON r.id = q.id
+            """, logger: logger
+        ).collect()
+        var standings: [Int: (RecordStanding, seen: Bool)] = [:]
+        for row in rows {
+            let (index, revision, teamId, deleted, seen) = try row.decode((Int, Int, Int64, Bool, Bool).self)
+            let tombstone = deleted ? try await tombstone(id: entries[index].item.record.id, connection) : nil
+            standings[index] = (RecordStanding(teamId: teamId, revision: revision, tombstone: tombstone), seen)
+        }
+        return standings
+    }
+
+    /// Answers each undecided entry the database holds (``RecordRules``), and each later entry of
+    /// an id the group itself stores; the rest are to be inserted, their indices returned.
+    private static func decide(
+        _ entries: [GroupEntry], standings: [Int: (RecordStanding, seen: Bool)], into outcomes: inout [IngestOutcome?]
+    ) -> [Int] {
+        var inserting: [Int] = []
+        var firstOfId: [UUID: Int] = [:]
+        for index in entries.indices where outcomes[index] == nil {
+            let entry = entries[index]
+            if let held = standings[index] {
+                outcomes[index] = RecordRules.resent(held.0, teamId: entry.owner.teamId) { held.seen }
+            } else if let first = firstOfId[entry.item.record.id] {
+                let standing = RecordStanding(teamId: entries[first].owner.teamId, revision: 1, tombstone: nil)
+                outcomes[index] = RecordRules.resent(standing, teamId: entry.owner.teamId) { entries[first].item.contentHash == entry.item.contentHash }
+            } else {
+                firstOfId[entry.item.record.id] = index
+                inserting.append(index)
+            }
+        }
+        return inserting
+    }
+
+    /// Inserts new records and their first revisions in one statement; the ids it stored (an id
+    /// another server stored first is left out). Cursors: the deployment's from its sequence,
+    /// each team's after its highest, in the order of the group.
+    private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws -> Set<String> {
+        let records = entries.map(\.item.record)
+        let bodies = entries.map { String(decoding: $0.item.body, as: UTF8.self) }
+        let rows = try await connection.query(
+            """
+            WITH inserted AS (
+                INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
+                                    createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
+                                    changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
+                SELECT id, questionnaireId, version, teamId, receivedBy, collector, status, 1, createdAt, at, at, givenKey, familyKey,
+                    CASE WHEN hasBirth THEN birth END, CASE WHEN hasExternal THEN external END, body, CASE WHEN hasPatient THEN patient END,
+                    changeSeq, teamSeq, changeSeq, teamSeq
+                FROM (
+                    SELECT q.*, nextval('record_change') AS changeSeq,
+                        (SELECT COALESCE(MAX(r.teamSeq), 0) FROM record r WHERE r.teamId = q.teamId)
+                            + row_number() OVER (PARTITION BY q.teamId ORDER BY q.n) AS teamSeq
+                    FROM unnest(\(records.map { key($0.id) })::text[], \(records.map(\.questionnaire.id))::text[],
+                                \(records.map(\.questionnaire.version))::text[], \(entries.map(\.owner.teamId))::bigint[],
+                                \(entries.map(\.owner.username))::text[], \(records.map(\.collector))::text[], \(records.map(\.status.rawValue))::text[],
+                                \(records.map { timestamp($0.createdAt) })::float8[], \(entries.map { timestamp($0.time) })::float8[],
+                                \(records.map { NameKey.lookupKey($0.patient.givenName) })::text[],
+                                \(records.map { NameKey.lookupKey($0.patient.familyName) })::text[],
+                                \(records.map { $0.patient.dateOfBirth?.description ?? "" })::text[], \(records.map { $0.patient.dateOfBirth != nil })::bool[],
+                                \(records.map { $0.patient.externalId ?? "" })::text[], \(records.map { $0.patient.externalId != nil })::bool[],
+                                \(bodies)::text[], \(records.map { $0.patientId.map(key) ?? "" })::text[], \(records.map { $0.patientId != nil })::bool[])
+                        WITH ORDINALITY AS q(id, questionnaireId, version, teamId, receivedBy, collector, status, createdAt, at, givenKey,
+                                             familyKey, birth, hasBirth, external, hasExternal, body, patient, hasPatient, n)
+                ) AS s
+                ORDER BY n
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id, body, receivedBy, receivedAt
+            )
+            INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
+            SELECT i.id, 1, q.hash, i.body, i.receivedBy, i.receivedAt, CASE WHEN q.hasDevice THEN q.device END
+            FROM inserted i
+            JOIN unnest(\(records.map { key($0.id) })::text[], \(entries.map(\.item.contentHash))::text[],
+                        \(entries.map { $0.item.deviceId ?? "" })::text[], \(entries.map { $0.item.deviceId != nil })::bool[])
+                AS q(id, hash, device, hasDevice) ON q.id = i.id
+            RETURNING recordId
+            """, logger: logger
+        ).collect()
+        return Set(try rows.map { try $0.decode(String.self) })
     }
 
     /// Under the change lock: no other writer can slip in between the look and the insert, and
@@ -300,4 +459,10 @@ extension PostgresRecordStore {
             return ChangePage(changes: changes, horizon: horizon)
         }
     }
+}
+
+/// A record the group's insert left out as another server's, which the look after did not find:
+/// the group is taken again a request at a time.
+private struct PostgresGroupError: Error {
+    static let lostRace = PostgresGroupError()
 }

@@ -73,6 +73,19 @@ extension PostgresRecordStore {
         }
     }
 
+    public func webhookBacklog() async throws -> WebhookBacklog {
+        let rows = try await client.query(
+            """
+            SELECT COUNT(*),
+                COALESCE(SUM((SELECT COUNT(*) FROM notification n
+                              WHERE n.id > w.deliveredThrough AND (w.ownerId IS NULL OR n.userId = w.ownerId))), 0)::bigint
+            FROM webhook w
+            """, logger: Self.logger
+        ).collect()
+        let (webhooks, events) = try rows.first?.decode((Int, Int).self) ?? (0, 0)
+        return WebhookBacklog(webhooks: webhooks, events: events)
+    }
+
     public func pendingWebhookEvents(_ webhook: Webhook, limit: Int) async throws -> [WebhookEvent] {
         let rows: [PostgresRow]
         if let owner = webhook.ownerId {

@@ -8,6 +8,10 @@ extension SQLiteRecordStore {
         try await ingestGroup.submit(IngestJob(items: items, owner: owner, time: time))
     }
 
+    public func observeIngest(_ metrics: GroupCommitMetrics) {
+        ingestGroup.observe(metrics) { $0.items.count }
+    }
+
     /// One transaction for every request's records that arrived while the last commit ran, a
     /// savepoint each, so a request that fails takes nothing else with it.
     static func commit(_ jobs: [IngestJob], into database: DatabasePool) async throws -> [Result<[IngestOutcome], any Error>] {

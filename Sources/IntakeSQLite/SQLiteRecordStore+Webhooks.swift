@@ -74,6 +74,20 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func webhookBacklog() async throws -> WebhookBacklog {
+        try await database.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*),
+                        COALESCE(SUM((SELECT COUNT(*) FROM notification n
+                                      WHERE n.id > w.deliveredThrough AND (w.ownerId IS NULL OR n.userId = w.ownerId))), 0)
+                    FROM webhook w
+                    """)
+            return WebhookBacklog(webhooks: row?[0] ?? 0, events: row?[1] ?? 0)
+        }
+    }
+
     public func pendingWebhookEvents(_ webhook: Webhook, limit: Int) async throws -> [WebhookEvent] {
         try await database.read { db in
             var sql = """

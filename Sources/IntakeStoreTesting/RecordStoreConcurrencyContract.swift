@@ -31,6 +31,50 @@ public enum RecordStoreConcurrencyContract {
         }
     }
 
+    /// Many requests at once on two stores, which group them into shared commits: batches that
+    /// overlap, and single records sent twice in one group, with the same content or changed.
+    /// Each id is created once; every other send of it is a duplicate (same content) or a
+    /// conflict; each stored record has one revision and a change cursor of its own.
+    public static func overlappingBatchesAndRepeatsInOneGroupStoreEachRecordOnce(_ kind: some RecordStoreFactory) async throws {
+        let (first, second, team) = try await Self.pair(kind)
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        for round in 0..<4 {
+            let records = (0..<40).map { RecordStoreContract.record(UInt64(50_000 + 100 * round + $0)) }
+            let outcomes = try await withThrowingTaskGroup(of: [(UUID, Bool, IngestOutcome)].self) { group in
+                // Two overlapping batches, one on each store.
+                for (store, slice) in [(first, records[0..<25]), (second, records[15..<40])] {
+                    group.addTask {
+                        let items = try slice.map { try IngestItem(record: $0) }
+                        return zip(slice, try await store.ingest(items, owner: owner, at: Date())).map { ($0.id, false, $1) }
+                    }
+                }
+                // Single records, each sent four times at once, half of them once with changed content.
+                for (index, record) in records[30..<40].enumerated() {
+                    for copy in 0..<4 {
+                        let changed = copy == 3 && index.isMultiple(of: 2)
+                        let sent = changed ? record.with { $0.patient.externalId = "changed" } : record
+                        let store = copy.isMultiple(of: 2) ? first : second
+                        group.addTask { [(record.id, changed, try await store.ingest([try IngestItem(record: sent)], owner: owner, at: Date())[0])] }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            for record in records {
+                let mine = outcomes.filter { $0.0 == record.id }
+                #expect(mine.filter { $0.2 == .created(revision: 1) }.count == 1, "round \(round): \(mine.map(\.2))")
+                for (_, changed, outcome) in mine where outcome != .created(revision: 1) {
+                    // A changed copy is a conflict, unless it was the one created (then the others conflict with it).
+                    #expect(outcome == .duplicate(revision: 1) || outcome == .conflict(currentRevision: 1), "round \(round): \(outcome)")
+                    if !changed, mine.allSatisfy({ !$0.1 }) { #expect(outcome == .duplicate(revision: 1)) }
+                }
+                #expect(try await second.revisions(of: record.id).count == 1)
+            }
+        }
+        let page = try await first.changes(teamId: team.id, after: 0, limit: 1000)
+        #expect(page.changes.count == 160)
+        #expect(Set(page.changes.map(\.cursor)).count == page.changes.count, "each stored record has a change cursor of its own")
+    }
+
     public static func failedSignInsCountedByTwoServersAtOnceAreAllCounted(_ kind: some RecordStoreFactory) async throws {
         let (first, second, _) = try await Self.pair(kind)
         _ = try await first.createUser(NewUser(username: "u", passwordHash: "h", role: .researcher, teamId: nil), at: Date())

@@ -39,6 +39,7 @@ public enum WebhookStoreContract {
         #expect(toAna.map { $0.notification.subject["text"] } == ["one", "two"], "oldest first")
         let toAll = try await store.pendingWebhookEvents(everyone, limit: 100)
         #expect(toAll.count == 6 && Set(toAll.map(\.recipient)) == ["lead", "ana", "rui"], "every user's, each with its recipient")
+        #expect(try await store.webhookBacklog() == WebhookBacklog(webhooks: 2, events: 8), "what /metrics shows: ana's 2 and everyone's 6")
         #expect(toAll.map(\.notification.id) == toAll.map(\.notification.id).sorted())
         let firstPage = try await store.pendingWebhookEvents(everyone, limit: 4)
         #expect(firstPage == Array(toAll.prefix(4)))
@@ -48,6 +49,7 @@ public enum WebhookStoreContract {
         let after = try #require(try await store.webhook(id: ana.id))
         #expect(after.deliveredThrough == toAna[1].notification.id && after.delivered == 2 && after.lastAttemptAt == start)
         #expect(try await store.pendingWebhookEvents(after, limit: 10).isEmpty)
+        #expect(try await store.webhookBacklog() == WebhookBacklog(webhooks: 2, events: 6))
 
         // The cursor never goes back, whatever a late round reports.
         try await store.finishWebhookAttempt(

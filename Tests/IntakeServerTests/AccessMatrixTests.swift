@@ -89,6 +89,7 @@ struct AccessMatrixTests {
         [
             Case(method: .get, route: "/health", uri: "/health", success: .ok),
             Case(method: .get, route: "/openapi.yaml", uri: "/openapi.yaml", success: .ok),
+            Case(method: .get, route: "/metrics", uri: "/metrics", success: .ok),
             Case(
                 method: .post, route: "/v1/sessions", uri: "/v1/sessions", success: .created,
                 body: { _, _, _ in json(["username": "researcher", "password": "password-researcher"]) }),

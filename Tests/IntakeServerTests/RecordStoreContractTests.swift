@@ -76,6 +76,10 @@ struct RecordStoreConcurrencyContractTests {
         try await RecordStoreConcurrencyContract.twoWritersPostingOneIdAtOnceGiveOneCreated(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func overlappingBatchesAndRepeatsInOneGroupStoreEachRecordOnce(_ kind: StoreKind) async throws {
+        try await RecordStoreConcurrencyContract.overlappingBatchesAndRepeatsInOneGroupStoreEachRecordOnce(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func failedSignInsCountedByTwoServersAtOnceAreAllCounted(_ kind: StoreKind) async throws {
         try await RecordStoreConcurrencyContract.failedSignInsCountedByTwoServersAtOnceAreAllCounted(kind)
     }

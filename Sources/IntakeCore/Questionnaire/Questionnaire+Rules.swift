@@ -48,14 +48,16 @@ extension Questionnaire {
     ) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
         var result = start
         var hidden = hiddenAtStart
+        // Each question's parts are read in place (a Question is large: a copy retains each of its
+        // parts), and answers are read through closures that do not outlive their call, so
+        // `result` and `hidden` stay on the stack: this runs for every record a server receives.
         for ordinal in ordinals {
-            let question = allQuestions[ordinal]
-            let read: (QuestionPosition) -> Answer? = { hidden.contains($0) ? nil : result[$0] }
-            if let condition = question.showIf, !condition.isSatisfied(by: read) {
-                hidden.insert(question.position)
+            if let condition = allQuestions[ordinal].showIf, !condition.isSatisfied(by: { hidden.contains($0) ? nil : result[$0] }) {
+                hidden.insert(allQuestions[ordinal].position)
                 continue
             }
-            if question.isRepeat {
+            if allQuestions[ordinal].isRepeat {
+                let question = allQuestions[ordinal]
                 guard case .instances(var list)? = result[question.position] else { continue }
                 // More instances than the repeat holds: the validator refuses it; nothing more is worked out.
                 if case .repeatGroup(let bounds) = question.type, list.count > (bounds.upper ?? RepeatLimits.maxInstances) { continue }
@@ -83,8 +85,9 @@ extension Questionnaire {
                 result[question.position] = .instances(list)
                 continue
             }
-            guard let calculation = question.calculation, pass.recomputingToday || !calculation.usesToday else { continue }
-            result[question.position] = Answer(calculation.value(today: pass.today, answer: read), for: question.type)
+            guard let calculation = allQuestions[ordinal].calculation, pass.recomputingToday || !calculation.usesToday else { continue }
+            let value = calculation.value(today: pass.today) { hidden.contains($0) ? nil : result[$0] }
+            result[allQuestions[ordinal].position] = Answer(value, for: allQuestions[ordinal].type)
         }
         return (result, hidden)
     }

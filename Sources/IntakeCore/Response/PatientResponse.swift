@@ -74,6 +74,15 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
 
     /// The files the record's answers name, in instances too, each once, in order.
     public var attachments: [AttachmentRef] {
+        // Most records name no file: found without ordering the answers.
+        func names(_ answer: Answer) -> Bool {
+            switch answer {
+            case .attachment: true
+            case .instances(let list): list.contains { $0.values.contains(where: names) }
+            default: false
+            }
+        }
+        guard answers.values.contains(where: { $0.values.contains(where: names) }) else { return [] }
         var found: [AttachmentRef] = []
         func visit(_ answer: Answer) {
             switch answer {

@@ -66,6 +66,8 @@ public enum RoutePolicy {
     public static let rules: [RouteRule] = [
         RouteRule("GET", "/health", nil),
         RouteRule("GET", "/openapi.yaml", nil),
+        // Prometheus scrapes: admins' tokens; not on the audit trail (a scrape every few seconds).
+        RouteRule("GET", "/metrics", [.admin], audit: .unrecorded),
         RouteRule("POST", "/v1/sessions", nil, audit: .action),
         RouteRule("DELETE", "/v1/sessions/current", Role.everyone),
         RouteRule("GET", "/v1/me", Role.everyone, audit: .unrecorded),

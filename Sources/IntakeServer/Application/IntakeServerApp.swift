@@ -22,6 +22,8 @@ public struct IntakeServices: Sendable {
     public let audit: AuditLog
     /// Enrolment codes, devices and their tokens.
     public let devices: DeviceService
+    /// What the server measures (`GET /metrics`).
+    public let metrics: ServerMetrics
 
     public init(configuration: ServerConfiguration, store: any RecordStore) {
         self.configuration = configuration
@@ -45,6 +47,8 @@ public struct IntakeServices: Sendable {
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
         self.devices = DeviceService(store: store, clock: configuration.clock)
+        self.metrics = ServerMetrics()
+        store.observeIngest(metrics.groupCommit)
     }
 
     /// Throws when the store cannot be read (`/health`).
@@ -61,6 +65,7 @@ public enum IntakeServerApp {
     public static func router(_ services: IntakeServices) -> (router: Router<IntakeRequestContext>, routes: [String]) {
         let router = Router(context: IntakeRequestContext.self)
         let table = RouteTable()
+        router.add(middleware: MetricsMiddleware(metrics: services.metrics))
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: ErrorMiddleware(routes: table))
         router.add(middleware: RequestLimitsMiddleware())
@@ -70,6 +75,7 @@ public enum IntakeServerApp {
         }
         let registrar = RouteRegistrar(router: router, table: table, audit: services.audit)
         HealthController(services: services).register(registrar)
+        MetricsController(services: services).register(registrar)
         SessionController(services: services).register(registrar)
         QuestionnaireController(services: services).register(registrar)
         RecordController(services: services).register(registrar)

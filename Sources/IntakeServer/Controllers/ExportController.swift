@@ -107,11 +107,20 @@ struct ExportController {
         }
         audited["records"] = headers[Self.countHeader] ?? "streamed"
         try await services.audit.record(.export, by: user.username, details: audited)
+        let records = Int(headers[Self.countHeader] ?? "") ?? 0
+        let metrics = services.metrics
+        let formatName = parameters["format"] ?? "csv"
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                try await stream.run { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
+                let start = ContinuousClock.now
+                var bytes = 0
+                try await stream.run { chunk in
+                    bytes += chunk.count
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
                 try await writer.finish(nil)
+                metrics.exportFinished(format: formatName, records: records, bytes: bytes, nanoseconds: MetricsMiddleware.since(start))
             })
     }
 

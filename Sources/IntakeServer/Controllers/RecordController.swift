@@ -59,6 +59,7 @@ struct RecordController {
         let record = try JSONCoding.record(from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         let owner = RecordOwner(teamId: team, username: user.username, deviceId: try Self.device(request))
         let result = try await services.records.ingest([record], owner: owner)[0]
+        services.metrics.recordOutcomes([result])
         if let device = context.device { try await services.devices.noteUpload(device) }
         switch result {
         case .invalid(let code, let message, let issues):
@@ -97,6 +98,8 @@ struct RecordController {
             }
         }
         let stored = try await services.records.ingest(records.map(\.record), owner: RecordOwner(teamId: team, username: user.username, deviceId: device))
+        services.metrics.recordOutcomes(stored)
+        if records.count < items.count { services.metrics.recordOutcome("invalid", count: items.count - records.count) }
         if let enrolled = context.device { try await services.devices.noteUpload(enrolled) }
         for ((index, record), result) in zip(records, stored) {
             results[index] = Self.json(result, id: record.id, index: index)

@@ -210,7 +210,8 @@ public struct RecordService: Sendable {
         let patients = PatientTeams()
         for record in records { checked.append(try await check(record, teamId: owner.teamId, today: today, patients: patients)) }
         let items = checked.compactMap { if case .valid(let item, _) = $0 { item } else { nil } }
-        let stored = try await store.ingest(items, owner: owner, at: Date())
+        // Nothing valid: no transaction.
+        let stored = items.isEmpty ? [] : try await store.ingest(items, owner: owner, at: Date())
         for (item, outcome) in zip(items, stored) {
             switch outcome {
             case .created, .duplicate: takeFiles(of: item.record, uploadsTeam: owner.teamId)

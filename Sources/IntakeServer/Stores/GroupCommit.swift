@@ -13,6 +13,7 @@ package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
     private struct Waiting {
         var job: Job
         var continuation: CheckedContinuation<Output, any Error>
+        var since: ContinuousClock.Instant
     }
 
     private struct State {
@@ -20,17 +21,32 @@ package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
         var committing = false
     }
 
+    /// Where the figures go (`GET /metrics`), and how many records a job holds.
+    private struct Observer: Sendable {
+        var metrics: GroupCommitMetrics
+        var records: @Sendable (Job) -> Int
+    }
+
     private let state = Mutex(State())
+    private let observer = Mutex<Observer?>(nil)
     private let commit: Commit
 
     package init(commit: @escaping Commit) {
         self.commit = commit
     }
 
+    /// Reports each commit's size and time, and how long jobs waited for it, to `metrics`.
+    package func observe(_ metrics: GroupCommitMetrics, records: @escaping @Sendable (Job) -> Int) {
+        observer.withLock { $0 = Observer(metrics: metrics, records: records) }
+    }
+
     package func submit(_ job: Job) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
+        let metrics = observer.withLock { $0?.metrics }
+        metrics?.waiting.increment()
+        defer { metrics?.waiting.decrement() }
+        return try await withCheckedThrowingContinuation { continuation in
             let lead = state.withLock { state in
-                state.waiting.append(Waiting(job: job, continuation: continuation))
+                state.waiting.append(Waiting(job: job, continuation: continuation, since: .now))
                 guard !state.committing else { return false }
                 state.committing = true
                 return true
@@ -49,12 +65,26 @@ package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
                 return group
             }
             guard !group.isEmpty else { return }
+            let start = ContinuousClock.now
+            let observer = observer.withLock { $0 }
+            if let observer {
+                observer.metrics.requests.record(group.count)
+                observer.metrics.records.record(group.reduce(0) { $0 + observer.records($1.job) })
+                for waiting in group { observer.metrics.wait.recordNanoseconds(Self.nanoseconds(start - waiting.since)) }
+            }
             do {
                 let results = try await commit(group.map(\.job))
+                observer?.metrics.duration.recordNanoseconds(Self.nanoseconds(.now - start))
                 for (waiting, result) in zip(group, results) { waiting.continuation.resume(with: result) }
             } catch {
+                observer?.metrics.failures.increment()
                 for waiting in group { waiting.continuation.resume(throwing: error) }
             }
         }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

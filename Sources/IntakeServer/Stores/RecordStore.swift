@@ -22,6 +22,8 @@ public protocol RecordDataStore: Sendable {
     /// Stores each new record, recognises re-sent ones and refuses changed ones, all in one
     /// transaction: the batch is stored wholly or not at all.
     func ingest(_ items: [IngestItem], owner: RecordOwner, at time: Date) async throws -> [IngestOutcome]
+    /// Reports the size and time of the group commits ``ingest(_:owner:at:)`` makes to `metrics`.
+    func observeIngest(_ metrics: GroupCommitMetrics)
     /// A live record; nil for an unknown or deleted one (see ``tombstone(id:)``).
     func record(id: UUID) async throws -> StoredRecord?
     /// Every revision of a record, oldest first.

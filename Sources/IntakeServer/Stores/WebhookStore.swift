@@ -20,9 +20,23 @@ public protocol WebhookStore: Sendable {
     /// by another round, and have notifications past their cursor; they stay claimed until
     /// `leaseUntil` or ``finishWebhookAttempt(_:)``.
     func claimDueWebhooks(at time: Date, leaseUntil: Date, limit: Int) async throws -> [Webhook]
+    /// How many webhooks there are, and how many notifications wait past their cursors, all
+    /// webhooks together (suspended ones included): the backlog `/metrics` shows.
+    func webhookBacklog() async throws -> WebhookBacklog
     /// The notifications past a webhook's cursor that it would receive (any type), oldest first.
     func pendingWebhookEvents(_ webhook: Webhook, limit: Int) async throws -> [WebhookEvent]
     /// Records a round: moves the cursor forward (never back), counts deliveries, and either
     /// clears the failures or counts one and schedules the next try; releases the claim.
     func finishWebhookAttempt(_ attempt: WebhookAttempt) async throws
+}
+
+/// Webhooks and the notifications waiting for them.
+public struct WebhookBacklog: Sendable, Equatable {
+    public var webhooks: Int
+    public var events: Int
+
+    public init(webhooks: Int, events: Int) {
+        self.webhooks = webhooks
+        self.events = events
+    }
 }

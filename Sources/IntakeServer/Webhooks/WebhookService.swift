@@ -64,6 +64,9 @@ public struct WebhookService: Sendable {
     }
 
     /// The webhooks `user` may see, oldest first.
+    /// Every webhook and what waits for them, for operators (`/metrics`).
+    public func backlog() async throws -> WebhookBacklog { try await store.webhookBacklog() }
+
     public func webhooks(for user: User) async throws -> [Webhook] {
         try await store.webhooks(of: user.role == .admin ? nil : user.username)
     }
