@@ -11,7 +11,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measure the record path against reference tools, in one run, and print the ratios.",
         subcommands: [
             All.self, PostBench.self, FlushBench.self, ExportBench.self, LookupBench.self, EnqueueBench.self, StartBench.self, InboxBench.self,
-            RecordCPUBench.self,
+            RecordCPUBench.self, BatchBench.self, StoreBench.self,
         ],
         defaultSubcommand: All.self)
 
@@ -23,6 +23,7 @@ struct Bench: AsyncParsableCommand {
             var rows: [BenchRow] = []
             rows += try await PostBench.measure(tools, seconds: 10)
             rows += try await FlushBench.measure(tools, count: 100_000)
+            rows += try await BatchBench.measure(tools, count: 100_000, size: 500)
             // One database of a million records for the export and the lookups, on both stores.
             rows += try await ExportBench.measure(tools, count: 1_000_000, lookups: true)
             rows += try EnqueueBench.measure(count: 3000)

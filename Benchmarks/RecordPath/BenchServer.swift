@@ -16,38 +16,67 @@ final class BenchServer {
     let port: Int
     let token: String
     let database: String
+    /// An admin's token, for `/metrics`.
+    let adminToken: String
 
     /// `database`: a PostgreSQL URL, or nil for a SQLite file in `scratch`.
-    static func start(intake: String, in scratch: URL, port: Int, database postgres: String? = nil) async throws -> BenchServer {
-        let database = postgres ?? scratch.appendingPathComponent("server.sqlite").path
-        let token = try await prepare(database)
+    /// `sharing`: a second server on that server's database (and with its token).
+    static func start(intake: String, in scratch: URL, port: Int, database postgres: String? = nil, sharing: BenchServer? = nil)
+        async throws -> BenchServer
+    {
+        let database = sharing?.database ?? postgres ?? scratch.appendingPathComponent("server.sqlite").path
+        let tokens: (String, String)
+        if let sharing { tokens = (sharing.token, sharing.adminToken) } else { tokens = try await prepare(database) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: intake)
         process.arguments = ["serve", "--database", database, "--port", String(port), "--log-level", "error"]
         process.environment = benchServerEnvironment()
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let server = BenchServer(process: process, port: port, token: token, database: database)
+        let server = BenchServer(process: process, port: port, token: tokens.0, database: database, adminToken: tokens.1)
         try await waitUntilUp("http://127.0.0.1:\(port)/health", process: process)
         return server
     }
 
-    private init(process: Process, port: Int, token: String, database: String) {
+    private init(process: Process, port: Int, token: String, database: String, adminToken: String) {
         self.process = process
         self.port = port
         self.token = token
         self.database = database
+        self.adminToken = adminToken
     }
 
-    /// Publishes the bundled questionnaire and makes a team and a coordinator; the token.
-    static func prepare(_ database: String) async throws -> String {
+    /// Publishes the bundled questionnaire and makes a team, a coordinator and an admin; their tokens.
+    static func prepare(_ database: String) async throws -> (String, String) {
         var configuration = ServerConfiguration(database: database)
         configuration.bcryptCost = 4
         let services = try await IntakeServices.open(configuration)
         _ = try await services.questionnaires.publish(directory: try BenchRecords.questionnaireFolder())
         _ = try await services.accounts.createTeam(name: "bench")
         let user = try await services.accounts.createUser(username: "bench", password: "bench-password", role: .coordinator, team: "bench")
-        return try await services.accounts.issueToken(for: user, name: "bench", expiresAt: nil)
+        let admin = try await services.accounts.createUser(username: "bench-admin", password: "bench-password", role: .admin, team: nil)
+        return (
+            try await services.accounts.issueToken(for: user, name: "bench", expiresAt: nil),
+            try await services.accounts.issueToken(for: admin, name: "bench", expiresAt: nil)
+        )
+    }
+
+    /// What the server's group commits were like (from `/metrics`): mean records and requests
+    /// per commit, mean wait and commit time.
+    func groupCommits() async -> String {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        request.setValue("Bearer \(adminToken)", forHTTPHeaderField: "Authorization")
+        guard let (data, _) = try? await URLSession.shared.data(for: request) else { return "no /metrics" }
+        let text = String(decoding: data, as: UTF8.self)
+        func value(_ name: String) -> Double {
+            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        let commits = max(value("intake_group_commit_requests_count"), 1)
+        let waits = max(value("intake_group_commit_wait_seconds_count"), 1)
+        return String(
+            format: "%.0f group commits, %.1f records and %.1f requests each, waited %.2f ms, took %.2f ms", commits,
+            value("intake_group_commit_records_sum") / commits, value("intake_group_commit_requests_sum") / commits,
+            value("intake_group_commit_wait_seconds_sum") / waits * 1000, value("intake_group_commit_duration_seconds_sum") / commits * 1000)
     }
 
     func stop() {

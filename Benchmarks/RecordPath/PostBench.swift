@@ -33,6 +33,7 @@ struct PostBench: AsyncParsableCommand {
             intakeRate = try wrk(
                 tools, url: "http://127.0.0.1:\(server.port)/v1/records", body: body, id: id, token: server.token, seconds: seconds,
                 scratch: scratch, expect: 201)
+            log("post: SQLite: " + (await server.groupCommits()))
         }
         log("post: PocketBase under wrk for \(seconds) s …")
         let pocketbase = try await PocketBase.start(tools.pocketbase, in: scratch.appendingPathComponent("pb"), port: 18_182)
@@ -58,11 +59,37 @@ struct PostBench: AsyncParsableCommand {
                 postgresRate = try wrk(
                     tools, url: "http://127.0.0.1:\(server.port)/v1/records", body: body, id: id, token: server.token, seconds: seconds,
                     scratch: scratch, expect: 201)
+                log("post: PostgreSQL: " + (await server.groupCommits()))
             }
             rows.append(
                 BenchRow(
                     what: "POST /v1/records on PostgreSQL, same load", intake: format(postgresRate, "req/s"),
-                    reference: "PocketBase: " + format(referenceRate, "req/s"), ratio: postgresRate / referenceRate, target: "≥ 5"))
+                    reference: "PocketBase: " + format(referenceRate, "req/s"), ratio: postgresRate / referenceRate, target: "≥ 2"))
+
+            log("post: two intake serve on one PostgreSQL database, 5 connections each, for \(seconds) s …")
+            let first = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_186, database: tools.postgres(schema: "bench_post2"))
+            let both: Double
+            do {
+                defer { first.stop() }
+                let second = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_187, sharing: first)
+                defer { second.stop() }
+                let rates = try await withThrowingTaskGroup(of: Double.self) { group in
+                    for (offset, (port, token)) in [(first.port, first.token), (second.port, second.token)].enumerated() {
+                        group.addTask {
+                            try wrk(
+                                tools, url: "http://127.0.0.1:\(port)/v1/records", body: body, id: id, token: token, seconds: seconds,
+                                scratch: scratch, expect: 201, connections: 5, idOffset: 16 * (offset + 1))
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+                both = rates
+                log("post: two servers: " + (await first.groupCommits()) + "; " + (await second.groupCommits()))
+            }
+            rows.append(
+                BenchRow(
+                    what: "POST /v1/records, two servers on one PostgreSQL database, 5 connections each", intake: format(both, "req/s"),
+                    reference: "one server: " + format(postgresRate, "req/s"), ratio: both / postgresRate, target: "≥ 1.6"))
         }
         return rows
     }
@@ -70,7 +97,8 @@ struct PostBench: AsyncParsableCommand {
     /// Runs wrk with a script that gives every request a fresh record id; the request rate.
     /// Fails if any answer was not a success: a fast error is no figure.
     static func wrk(
-        _ tools: BenchTools, url: String, body: String, id: String, token: String?, seconds: Int, scratch: URL, expect: Int
+        _ tools: BenchTools, url: String, body: String, id: String, token: String?, seconds: Int, scratch: URL, expect: Int,
+        connections: Int = 10, idOffset: Int = 0
     ) throws -> Double {
         let parts = body.components(separatedBy: id)
         guard parts.count == 2 else { throw BenchError("the record's id must appear once in its body") }
@@ -87,7 +115,7 @@ struct PostBench: AsyncParsableCommand {
             local threads = {}
             function setup(thread)
               thread_number = thread_number + 1
-              thread:set("tid", thread_number)
+              thread:set("tid", thread_number + \(idOffset))
             end
             function init(args)
               wrk.method = "POST"
@@ -100,9 +128,9 @@ struct PostBench: AsyncParsableCommand {
               return wrk.format(nil, nil, nil, prefix .. fresh .. suffix)
             end
             """
-        let path = scratch.appendingPathComponent("post.lua")
+        let path = scratch.appendingPathComponent("post-\(idOffset).lua")
         try script.write(to: path, atomically: true, encoding: .utf8)
-        let output = try runProgram(tools.wrk, ["-t2", "-c10", "-d\(seconds)s", "-s", path.path, url])
+        let output = try runProgram(tools.wrk, ["-t2", "-c\(connections)", "-d\(seconds)s", "-s", path.path, url])
         if let line = output.split(separator: "\n").first(where: { $0.contains("Non-2xx") }) {
             throw BenchError("wrk saw failed requests against \(url): \(line.trimmingCharacters(in: .whitespaces))")
         }

@@ -20,7 +20,13 @@ extension PostgresRecordStore {
         let head = try await connection.query("SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1", logger: logger).collect()
             .first.map { row in try row.decode((Int64, String).self) }
         let events = AuditChain.chain(entries, after: head.map { (seq: $0.0, hash: $0.1) })
-        // One statement for the lot, however many records a group commit created.
+        try await insertAudit(events, connection)
+        return events
+    }
+
+    /// Inserts events chained after the head read under the audit lock: one statement for the
+    /// lot, however many records a group commit created.
+    static func insertAudit(_ events: [AuditEvent], _ connection: PostgresConnection) async throws {
         try await connection.query(
             """
             INSERT INTO auditEvent (seq, at, actor, action, subject, details, previousHash, hash)
@@ -28,7 +34,6 @@ extension PostgresRecordStore {
                 \(events.map(\.action))::text[], \(events.map(\.subject))::text[], \(events.map { AuditEvent.detailsText($0.details) })::text[],
                 \(events.map(\.previousHash))::text[], \(events.map(\.hash))::text[])
             """, logger: logger)
-        return events
     }
 
     public func auditEvents(_ query: AuditQuery) async throws -> [AuditEvent] {

@@ -14,23 +14,20 @@ extension PostgresRecordStore {
 
     /// One transaction for every request's records that arrived while the last commit ran.
     ///
-    /// The group's records go in together, in a handful of statements whatever their number
-    /// (``commitTogether(_:_:)``). Should one of those statements fail, the group is taken again
-    /// a request at a time, a savepoint each, so a request that fails takes nothing else with it.
+    /// The group's records go in together, in five round trips whatever their number
+    /// (``commitTogether(_:_:)``). Should one of them fail, the group is taken again in a new
+    /// transaction a request at a time, a savepoint each, so a request that fails takes nothing
+    /// else with it.
     static func commit(_ jobs: [IngestJob], client: PostgresClient) async throws -> [Result<[IngestOutcome], any Error>] {
-        try await transaction(client) { connection in
-            var results: [Result<[IngestOutcome], any Error>] = []
-            try await connection.query("SAVEPOINT together", logger: logger)
-            do {
-                results = try await commitTogether(jobs, connection).map { .success($0) }
-                try await connection.query("RELEASE SAVEPOINT together", logger: logger)
-            } catch {
-                try await connection.query("ROLLBACK TO SAVEPOINT together", logger: logger)
-                results = try await commitEach(jobs, connection)
+        do {
+            return try await transaction(client) { connection in try await commitTogether(jobs, connection).map { .success($0) } }
+        } catch {
+            return try await transaction(client) { connection in
+                let results = try await commitEach(jobs, connection)
+                // The audit trail holds every record created, in the same transaction.
+                _ = try await appendAudit(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), connection)
+                return results
             }
-            // The audit trail holds every record created, in the same transaction, one statement for the group.
-            _ = try await appendAudit(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), connection)
-            return results
         }
     }
 
@@ -61,11 +58,12 @@ extension PostgresRecordStore {
         var time: Date
     }
 
-    /// The group's records in three statements however many there are: one look at the ids the
-    /// database holds (before the change lock), then under the lock one statement that inserts
-    /// the new records and their first revisions, giving out change cursors in commit order.
-    /// A record another server stored between the look and the insert is answered as a record
-    /// sent again. Alerts (rare) are one statement each.
+    /// The group's records in four statements however many there are (and `BEGIN`, `COMMIT`):
+    /// one look at the ids the database holds, before any lock; the change and audit locks in one
+    /// statement; one statement that inserts the new records and their first revisions, giving
+    /// out change cursors in commit order, and reads the audit trail's head; one that appends an
+    /// audit event for each record created. A record another server stored between the look and
+    /// the insert is answered as a record sent again. Alerts (rare) are one statement each.
     private static func commitTogether(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [[IngestOutcome]] {
         var entries: [GroupEntry] = []
         for (index, job) in jobs.enumerated() {
@@ -77,9 +75,11 @@ extension PostgresRecordStore {
         var outcomes = [IngestOutcome?](repeating: nil, count: entries.count)
         var standings = try await look(entries, at: Array(entries.indices), connection)
         var inserting = decide(entries, standings: standings, into: &outcomes)
+        var auditHead: (seq: Int64, hash: String)?
         if !inserting.isEmpty {
-            try await lock(changeLock, connection)
-            let stored = try await insert(inserting.map { entries[$0] }, connection)
+            try await lock(changeLock, then: auditLock, connection)
+            let (stored, head) = try await insert(inserting.map { entries[$0] }, connection)
+            auditHead = head
             // Another server took these ids since the look: their records are answered as sent again.
             let lost = Set(inserting.map { key(entries[$0].item.record.id) }).subtracting(stored)
             if !lost.isEmpty {
@@ -96,6 +96,9 @@ extension PostgresRecordStore {
         }
         var byJob = [[IngestOutcome]](repeating: [], count: jobs.count)
         for (entry, outcome) in zip(entries, outcomes) { byJob[entry.job].append(outcome!) }
+        // The audit trail holds every record created, in the same transaction (its lock is held).
+        let created = AuditEntry.recordsCreated(jobs, byJob.map { .success($0) }, items: \.items, owner: \.owner, at: \.time)
+        if !created.isEmpty { try await insertAudit(AuditChain.chain(created, after: auditHead), connection) }
         return byJob
     }
 
@@ -145,9 +148,12 @@ extension PostgresRecordStore {
     }
 
     /// Inserts new records and their first revisions in one statement; the ids it stored (an id
-    /// another server stored first is left out). Cursors: the deployment's from its sequence,
-    /// each team's after its highest, in the order of the group.
-    private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws -> Set<String> {
+    /// another server stored first is left out), and the audit trail's head, read after the
+    /// locks were taken. Cursors: the deployment's from its sequence, each team's after its
+    /// highest, in the order of the group.
+    private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws
+        -> (stored: Set<String>, auditHead: (seq: Int64, hash: String)?)
+    {
         let records = entries.map(\.item.record)
         let bodies = entries.map { String(decoding: $0.item.body, as: UTF8.self) }
         let rows = try await connection.query(
@@ -178,17 +184,27 @@ extension PostgresRecordStore {
                 ORDER BY n
                 ON CONFLICT (id) DO NOTHING
                 RETURNING id, body, receivedBy, receivedAt
+            ), revisions AS (
+                INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
+                SELECT i.id, 1, q.hash, i.body, i.receivedBy, i.receivedAt, CASE WHEN q.hasDevice THEN q.device END
+                FROM inserted i
+                JOIN unnest(\(records.map { key($0.id) })::text[], \(entries.map(\.item.contentHash))::text[],
+                            \(entries.map { $0.item.deviceId ?? "" })::text[], \(entries.map { $0.item.deviceId != nil })::bool[])
+                    AS q(id, hash, device, hasDevice) ON q.id = i.id
+                RETURNING recordId
             )
-            INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
-            SELECT i.id, 1, q.hash, i.body, i.receivedBy, i.receivedAt, CASE WHEN q.hasDevice THEN q.device END
-            FROM inserted i
-            JOIN unnest(\(records.map { key($0.id) })::text[], \(entries.map(\.item.contentHash))::text[],
-                        \(entries.map { $0.item.deviceId ?? "" })::text[], \(entries.map { $0.item.deviceId != nil })::bool[])
-                AS q(id, hash, device, hasDevice) ON q.id = i.id
-            RETURNING recordId
+            SELECT recordId, NULL::bigint, NULL::text FROM revisions
+            UNION ALL
+            SELECT NULL, seq, hash FROM (SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1) AS head
             """, logger: logger
         ).collect()
-        return Set(try rows.map { try $0.decode(String.self) })
+        var stored: Set<String> = []
+        var head: (seq: Int64, hash: String)?
+        for row in rows {
+            let (id, seq, hash) = try row.decode((String?, Int64?, String?).self)
+            if let id { stored.insert(id) } else if let seq, let hash { head = (seq, hash) }
+        }
+        return (stored, head)
     }
 
     /// Under the change lock: no other writer can slip in between the look and the insert, and

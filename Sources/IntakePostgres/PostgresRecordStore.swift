@@ -84,6 +84,16 @@ public final class PostgresRecordStore: RecordStore {
         try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(name) || ':' || current_schema(), 0))", logger: logger)
     }
 
+    /// Two locks in one round trip, `first` first (a select list is evaluated in order; every
+    /// writer takes the change lock before the audit lock).
+    static func lock(_ first: String, then second: String, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended(\(first) || ':' || current_schema(), 0)),
+                   pg_advisory_xact_lock(hashtextextended(\(second) || ':' || current_schema(), 0))
+            """, logger: logger)
+    }
+
     package func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await Self.transaction(client, body)
     }

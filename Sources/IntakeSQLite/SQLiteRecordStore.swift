@@ -22,6 +22,7 @@ public final class SQLiteRecordStore: RecordStore {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA cache_size = -32768")
         }
         let database = try DatabasePool(path: path, configuration: configuration)
         self.database = database

@@ -75,6 +75,41 @@ public enum RecordStoreConcurrencyContract {
         #expect(Set(page.changes.map(\.cursor)).count == page.changes.count, "each stored record has a change cursor of its own")
     }
 
+    /// Requests that share a commit keep apart when the database refuses one of them (here a
+    /// team that does not exist): that request fails, the others are stored, and the audit
+    /// trail has each created record once, its chain whole.
+    public static func aRequestTheDatabaseRefusesFailsAloneInItsGroup(_ kind: some RecordStoreFactory) async throws {
+        let (first, _, team) = try await Self.pair(kind)
+        for round in 0..<3 {
+            let records = (0..<12).map { RecordStoreContract.record(UInt64(70_000 + 100 * round + $0)) }
+            let results = await withTaskGroup(of: (Int, Result<[IngestOutcome], any Error>).self) { group in
+                for (index, record) in records.enumerated() {
+                    let owner = RecordOwner(teamId: index == 5 ? team.id + 10_000 : team.id, username: "u")
+                    group.addTask {
+                        do {
+                            return (index, .success(try await first.ingest([IngestItem(record: record)], owner: owner, at: Date())))
+                        } catch {
+                            return (index, .failure(error))
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Result<[IngestOutcome], any Error>]()) { $0[$1.0] = $1.1 }
+            }
+            for (index, result) in results {
+                if index == 5 {
+                    #expect(throws: (any Error).self, "round \(round): the refused request fails") { try result.get() }
+                    #expect(try await first.record(id: records[index].id) == nil)
+                } else {
+                    let outcomes = try? result.get()
+                    #expect(outcomes == [.created(revision: 1)], "round \(round), request \(index)")
+                }
+            }
+        }
+        let created = try await first.auditEvents(AuditQuery(action: AuditAction.recordCreate.rawValue, limit: 1000))
+        #expect(created.count == 33 && Set(created.map(\.subject)).count == 33)
+        #expect(try await AuditLog(store: first).verify().isSound)
+    }
+
     public static func failedSignInsCountedByTwoServersAtOnceAreAllCounted(_ kind: some RecordStoreFactory) async throws {
         let (first, second, _) = try await Self.pair(kind)
         _ = try await first.createUser(NewUser(username: "u", passwordHash: "h", role: .researcher, teamId: nil), at: Date())

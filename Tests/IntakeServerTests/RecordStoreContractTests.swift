@@ -80,6 +80,10 @@ struct RecordStoreConcurrencyContractTests {
         try await RecordStoreConcurrencyContract.overlappingBatchesAndRepeatsInOneGroupStoreEachRecordOnce(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func aRequestTheDatabaseRefusesFailsAloneInItsGroup(_ kind: StoreKind) async throws {
+        try await RecordStoreConcurrencyContract.aRequestTheDatabaseRefusesFailsAloneInItsGroup(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func failedSignInsCountedByTwoServersAtOnceAreAllCounted(_ kind: StoreKind) async throws {
         try await RecordStoreConcurrencyContract.failedSignInsCountedByTwoServersAtOnceAreAllCounted(kind)
     }

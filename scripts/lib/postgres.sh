@@ -37,6 +37,9 @@ postgres_start() {
         run=(runuser -u postgres --)
     fi
     local password port
+    # Tests need no fsync; the bench (POSTGRES_DURABLE=1) measures what a deployment runs: every commit on disk.
+    local durability="-c fsync=off -c synchronous_commit=off"
+    [ "${POSTGRES_DURABLE:-0}" = 1 ] && durability="-c fsync=on -c synchronous_commit=on"
     password=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     printf '%s\n' "$password" > "$POSTGRES_DIR/password"
@@ -45,7 +48,7 @@ postgres_start() {
         --auth-host=scram-sha-256 --auth-local=trust -E UTF8 --locale=C.UTF-8 >"$POSTGRES_DIR/initdb.log" 2>&1 \
         || { echo "postgres: initdb failed:" >&2; tail -20 "$POSTGRES_DIR/initdb.log" >&2; return 1; }
     "${run[@]}" "$bin/pg_ctl" -D "$POSTGRES_DIR/data" -l "$POSTGRES_DIR/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR -c fsync=off -c synchronous_commit=off -c max_connections=300" start \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $POSTGRES_DIR $durability -c max_connections=300" start \
         >/dev/null || { echo "postgres: the server did not start:" >&2; tail -20 "$POSTGRES_DIR/server.log" >&2; return 1; }
     "${run[@]}" "$bin/createdb" -h "$POSTGRES_DIR" -p "$port" -U intake intake \
         || { echo "postgres: cannot create the database" >&2; return 1; }

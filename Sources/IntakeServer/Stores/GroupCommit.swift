@@ -30,9 +30,15 @@ package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
     private let state = Mutex(State())
     private let observer = Mutex<Observer?>(nil)
     private let commit: Commit
+    private let executor: (any TaskExecutor)?
 
-    package init(commit: @escaping Commit) {
+    /// `executor`: where commits run. A commit is a chain of short waits on the database; on the
+    /// shared pool each wait's continuation queues behind requests being decoded and validated
+    /// (tenths of a millisecond each), and every request waits for the commit. A thread of its
+    /// own keeps the chain short.
+    package init(executor: (any TaskExecutor)? = GroupCommitExecutor.shared, commit: @escaping Commit) {
         self.commit = commit
+        self.executor = executor
     }
 
     /// Reports each commit's size and time, and how long jobs waited for it, to `metrics`.
@@ -51,7 +57,7 @@ package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
                 state.committing = true
                 return true
             }
-            if lead { Task { await self.drain() } }
+            if lead { Task(executorPreference: executor) { await self.drain() } }
         }
     }
 
@@ -86,5 +92,38 @@ package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
     private static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// A thread for group commits (``GroupCommit``), shared by the stores of a process: jobs run in
+/// the order they arrive.
+package final class GroupCommitExecutor: TaskExecutor, @unchecked Sendable {
+    package static let shared = GroupCommitExecutor()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init() {
+        Thread { [unowned self] in self.run() }.start()
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        Thread.current.name = "intake-commit"
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let batch = jobs
+            jobs.removeAll(keepingCapacity: true)
+            condition.unlock()
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
     }
 }

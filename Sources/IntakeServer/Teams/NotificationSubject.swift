@@ -1,10 +1,18 @@
 import Foundation
+import IntakeCore
 
 /// A notification's subject as the stores keep it: a JSON object of strings, keys sorted.
 package enum NotificationSubject {
+    /// Keys sorted; written by the codec's writer (one is made for each alert of each record received).
     package static func encode(_ subject: [String: String]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: subject, options: [.sortedKeys]) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        for (key, value) in subject.sorted(by: { $0.key < $1.key }) {
+            writer.key(key)
+            writer.string(value)
+        }
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     package static func decode(_ text: String) -> [String: String] {
