@@ -56,6 +56,23 @@ public final class PostgresRecordStore: RecordStore {
 
     deinit { running.cancel() }
 
+    /// PostgreSQL says a full disk (SQLSTATE class 53, insufficient resources, 53100 among them),
+    /// a server shutting down or starting (57P01–57P03), and a connection lost or refused.
+    public func outage(_ error: any Error) -> StoreOutage? {
+        guard let error = error as? PSQLError else { return nil }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            if state.hasPrefix("53") { return .full }
+            if ["57P01", "57P02", "57P03", "58030"].contains(state) { return .unavailable }
+            return nil
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+            return .unavailable
+        default:
+            return nil
+        }
+    }
+
     public func checkHealth() async throws {
         try await client.query("SELECT 1", logger: Self.logger)
     }

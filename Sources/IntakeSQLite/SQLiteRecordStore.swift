@@ -36,6 +36,17 @@ public final class SQLiteRecordStore: RecordStore {
         }
     }
 
+    /// SQLite says a full disk (`SQLITE_FULL`, what a write that meets ENOSPC gives) and a
+    /// failing one (`SQLITE_IOERR`, `SQLITE_CANTOPEN`); the transaction was rolled back either way.
+    public func outage(_ error: any Error) -> StoreOutage? {
+        guard let error = error as? DatabaseError else { return nil }
+        switch error.resultCode {
+        case .SQLITE_FULL: return .full
+        case .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_BUSY: return .unavailable
+        default: return nil
+        }
+    }
+
     public func checkHealth() async throws {
         _ = try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM schemaVersion") }
     }

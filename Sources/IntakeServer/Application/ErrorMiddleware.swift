@@ -8,6 +8,8 @@ struct ErrorMiddleware: RouterMiddleware {
     typealias Context = IntakeRequestContext
     /// The routes, to answer a known path asked with another method with 405 and `Allow`.
     let routes: RouteTable
+    /// Tells a database that is full or down (503) from a failing request.
+    let outage: @Sendable (any Error) -> StoreOutage?
 
     struct Body: Encodable {
         struct Detail: Encodable {
@@ -50,9 +52,29 @@ struct ErrorMiddleware: RouterMiddleware {
                 : error.status.reasonPhrase
             return try Self.response(APIError(error.status, code: code, message: message))
         } catch {
+            if let outage = outage(error) ?? StoreOutage.of(fileError: error) {
+                context.logger.error("storage outage", metadata: ["outage": "\(outage)", "error.type": "\(type(of: error))"])
+                return try Self.response(Self.unavailable(outage))
+            }
             context.logger.error("request failed", metadata: ["error.type": "\(type(of: error))"])
             return try Self.response(
                 APIError(.internalServerError, code: "internal", message: "the server failed; the error is logged; try again later"))
+        }
+    }
+
+    /// 503 with `Retry-After`: nothing of the request was stored; what was acknowledged before is kept.
+    static func unavailable(_ outage: StoreOutage) -> APIError {
+        switch outage {
+        case .full:
+            APIError(
+                .serviceUnavailable, code: "storage_full",
+                message: "the server's disk is full: nothing of this request was stored, and nothing stored before is lost; send it again later (the server's operator must free space)",
+                headers: [.retryAfter: "60"])
+        case .unavailable:
+            APIError(
+                .serviceUnavailable, code: "storage_unavailable",
+                message: "the server's database cannot be reached: nothing of this request was stored, and nothing stored before is lost; send it again later",
+                headers: [.retryAfter: "30"])
         }
     }
 

@@ -67,7 +67,8 @@ public enum IntakeServerApp {
         let table = RouteTable()
         router.add(middleware: MetricsMiddleware(metrics: services.metrics))
         router.add(middleware: RequestLogMiddleware())
-        router.add(middleware: ErrorMiddleware(routes: table))
+        let store = services.store
+        router.add(middleware: ErrorMiddleware(routes: table, outage: { store.outage($0) }))
         router.add(middleware: RequestLimitsMiddleware())
         router.add(middleware: TokenAuthenticator(accounts: services.accounts, devices: services.devices))
         if let limit = services.configuration.rateLimit {

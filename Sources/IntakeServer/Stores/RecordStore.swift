@@ -13,6 +13,9 @@ public protocol RecordStore: RecordDataStore, ExportStore, SecretStore, Question
 {
     /// Throws when the store cannot be read, for `/health`.
     func checkHealth() async throws
+    /// What `error`, thrown by this store, says of the database: full or unavailable (the server
+    /// answers 503), or nil when it is about the request.
+    func outage(_ error: any Error) -> StoreOutage?
 }
 
 /// The records themselves: ingest, read, revise, delete, move, and the change feed.
