@@ -88,9 +88,10 @@ struct ExportBench: AsyncParsableCommand {
             try await queue.write { db in
                 let statement = try db.makeStatement(
                     sql: """
-                        INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision,
-                                            createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, changeSeq)
-                        VALUES (?, ?, ?, 1, 'bench', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
+                                            createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body,
+                                            changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
+                        VALUES (?, ?, ?, 1, 'bench', 'bench', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """)
                 for (offset, record) in batch.enumerated() {
                     try statement.execute(arguments: [
@@ -100,6 +101,7 @@ struct ExportBench: AsyncParsableCommand {
                         record.patient.givenName.lowercased(), record.patient.familyName.lowercased(),
                         record.patient.dateOfBirth?.description,
                         record.patient.externalId, String(decoding: RecordCodec.encode(record), as: UTF8.self), base + offset + 1,
+                        base + offset + 1, base + offset + 1, base + offset + 1,
                     ])
                 }
             }

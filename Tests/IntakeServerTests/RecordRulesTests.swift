@@ -66,7 +66,8 @@ struct RecordRulesTests {
             #expect(rule.audit != .unrecorded, "\(rule.key) changes something: the router or the action must audit it")
         }
         #expect(RoutePolicy.rules.filter { $0.audit == .unrecorded && $0.roles != nil }.map(\.key).sorted() == [
-            "GET /v1/me", "GET /v1/notifications", "GET /v1/notifications/counts", "GET /v1/notifications/stream",
+            // Prometheus scrapes: figures only, every few seconds.
+            "GET /metrics", "GET /v1/me", "GET /v1/notifications", "GET /v1/notifications/counts", "GET /v1/notifications/stream",
         ])
     }
 }
