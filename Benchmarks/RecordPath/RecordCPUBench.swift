@@ -8,6 +8,8 @@ import IntakeCore
 struct RecordCPUBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record-cpu", abstract: "The CPU time of one record on the ingest path, stage by stage (no reference).")
+    /// Taken, as scripts/bench gives every comparison them, and not needed.
+    @OptionGroup var tools: BenchTools
     @Option(help: "Records to run through each stage.") var count = 2000
     @Option(help: "Rounds (the best is reported).") var rounds = 5
 

@@ -26,9 +26,10 @@ struct NotificationStreamTests {
     }
 
     @Test func aStreamDeliversEventsAsTheyHappenAndResumesFromTheLastIdOnce() async throws {
-        // Streams end after 10 seconds here (5 minutes in service), so that the test can read them
-        // whole; long enough for both invitations on a busy machine.
-        var made = try await TestServer.make { $0.streamLifetime = .seconds(10) }
+        // Streams end after 20 seconds here (5 minutes in service), so that the test can read them
+        // whole; long enough for both invitations on a busy machine (10 was not, once, with the
+        // whole suite running on two cores).
+        var made = try await TestServer.make { $0.streamLifetime = .seconds(20) }
         try await made.addUser("newcomer", role: .fieldworker, team: nil)
         let server = made
         let token = try #require(server.tokens["newcomer"])

@@ -102,7 +102,9 @@ public struct ExportService: Sendable {
                 "'until' is the cursor the export's records came with (team-42 for a team's export, 42 for every team's), not a time or another kind of cursor")
         case nil: break
         }
-        var query = ExportQuery(questionnaireId: id, teamId: request.teamId, after: 0, upTo: cursor)
+        // Pages of 128: a record read into memory is ten times its JSON (repeats make it larger
+        // still), and two pages are held at once (one written while the next is read).
+        var query = ExportQuery(questionnaireId: id, teamId: request.teamId, after: 0, upTo: cursor, limit: 128)
         query.consent = request.consent
         query.dataGroups = request.dataGroups
         switch request.since {
