@@ -149,8 +149,10 @@ extension PostgresRecordStore {
 
     /// Inserts new records and their first revisions in one statement; the ids it stored (an id
     /// another server stored first is left out), and the audit trail's head, read after the
-    /// locks were taken. Cursors: the deployment's from its sequence, each team's after its
-    /// highest, in the order of the group.
+    /// locks were taken. Cursors: each team's after its highest, in the order of the group; the
+    /// deployment's from its sequence (in the order the window hands rows out: by team, then
+    /// group). Either way they are above every committed cursor, and the group becomes visible
+    /// at once.
     private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws
         -> (stored: Set<String>, auditHead: (seq: Int64, hash: String)?)
     {

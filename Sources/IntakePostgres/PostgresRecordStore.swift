@@ -3,6 +3,7 @@ import IntakeCore
 import IntakeServer
 import Logging
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// The store for deployments that outgrow one machine: PostgreSQL through a pooled
 /// `PostgresClient` (postgres-nio). Several servers may share one database.
@@ -56,14 +57,19 @@ public final class PostgresRecordStore: RecordStore {
 
     deinit { running.cancel() }
 
-    /// PostgreSQL says a full disk (SQLSTATE class 53, insufficient resources, 53100 among them),
-    /// a server shutting down or starting (57P01–57P03), and a connection lost or refused.
+    /// PostgreSQL says a full disk (SQLSTATE 53100), other exhausted resources (the rest of class
+    /// 53: connections, memory), a server shutting down or starting (57P01–57P03), a connection
+    /// lost or refused, and a pool that gave up connecting.
     public func outage(_ error: any Error) -> StoreOutage? {
+        if let error = error as? ConnectionPoolError {
+            return error == .connectionCreationCircuitBreakerTripped || error == .poolShutdown ? .unavailable : nil
+        }
         guard let error = error as? PSQLError else { return nil }
         switch error.code {
         case .server:
             let state = error.serverInfo?[.sqlState] ?? ""
-            if state.hasPrefix("53") { return .full }
+            if state == "53100" { return .full }
+            if state.hasPrefix("53") { return .unavailable }
             if ["57P01", "57P02", "57P03", "58030"].contains(state) { return .unavailable }
             return nil
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:

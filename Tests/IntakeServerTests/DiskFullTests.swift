@@ -1,9 +1,12 @@
 import Foundation
+import GRDB
 import HummingbirdTesting
 import IntakeCore
 import IntakePostgres
+import IntakeSQLite
 import PostgresNIO
 import Testing
+import _ConnectionPoolModule
 
 @testable import IntakeServer
 
@@ -59,9 +62,29 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
+    /// Each store tells a full or unreachable database (503) from a failing request (nil: the
+    /// usual answer); file errors are told apart the same way.
+    @Test func eachStoreTellsAnOutageFromAFailingRequest() async throws {
+        let store = try await TestServer.make().services.store
+        if store is SQLiteRecordStore {
+            #expect(store.outage(DatabaseError(resultCode: .SQLITE_FULL)) == .full)
+            #expect(store.outage(DatabaseError(resultCode: .SQLITE_IOERR)) == .unavailable)
+            #expect(store.outage(DatabaseError(resultCode: .SQLITE_CONSTRAINT)) == nil)
+        } else {
+            #expect(store.outage(ConnectionPoolError.connectionCreationCircuitBreakerTripped) == .unavailable)
+            #expect(store.outage(ConnectionPoolError.requestCancelled) == nil)
+        }
+        #expect(store.outage(RecordStoreError.notFound("x")) == nil)
+        #expect(StoreOutage.of(fileError: POSIXError(.ENOSPC)) == .full)
+        #expect(StoreOutage.of(fileError: CocoaError(.fileWriteOutOfSpace)) == .full)
+        #expect(StoreOutage.of(fileError: POSIXError(.EACCES)) == nil)
+    }
+
     @Test func aFullDiskAnswers503KeepsWhatWasAcknowledgedAndServesAgainWhenSpaceReturns() async throws {
         let small = try Self.smallFilesystem(megabytes: 8)
-        defer { Self.unmount(small) }
+        // Unmounted only once nothing of PostgreSQL's is left on it (its checkpoints would fail after).
+        var keepMounted = false
+        defer { if !keepMounted { Self.unmount(small) } }
         let server = try await TestServer.make { configuration in
             if TestServer.store == .sqlite { configuration.database = small.appendingPathComponent("server.sqlite").path }
         }
@@ -71,24 +94,33 @@ import Testing
         func sql(_ text: String) async throws {
             try await postgres?.client.query(PostgresQuery(unsafeSQL: text), logger: PostgresRecordStore.logger)
         }
-        if postgres != nil {
-            // PostgreSQL's write-ahead log stays on its own disk; the records' tables move to the small one.
-            let place = small.appendingPathComponent("tablespace")
-            try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
-            try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: place.path)
-            try await sql("CREATE TABLESPACE \(tablespace) LOCATION '\(place.path)'")
-            for table in tables { try await sql("ALTER TABLE \(table) SET TABLESPACE \(tablespace)") }
-        }
-        let filler = try Self.fill(small, leaving: 512 * 1024)
+        var tablespaceMade = false
+        var failure: (any Error)?
         do {
-            try await fillAndRecover(server, filler: filler)
+            if postgres != nil {
+                // PostgreSQL's write-ahead log stays on its own disk; the records' tables move to the small one.
+                let place = small.appendingPathComponent("tablespace")
+                try FileManager.default.createDirectory(at: place, withIntermediateDirectories: true)
+                try FileManager.default.setAttributes([.ownerAccountName: "postgres"], ofItemAtPath: place.path)
+                try await sql("CREATE TABLESPACE \(tablespace) LOCATION '\(place.path)'")
+                tablespaceMade = true
+                for table in tables { try await sql("ALTER TABLE \(table) SET TABLESPACE \(tablespace)") }
+            }
+            try await fillAndRecover(server, filler: try Self.fill(small, leaving: 512 * 1024))
         } catch {
-            try? FileManager.default.removeItem(at: filler)
-            if postgres != nil { try? await Self.restore(tables, from: tablespace, sql) }
-            throw error
+            failure = error
         }
-        // The database's files leave the small disk before it is unmounted (PostgreSQL would fail every checkpoint after).
-        if postgres != nil { try await Self.restore(tables, from: tablespace, sql) }
+        // Space back, and the database's files off the small disk, whatever happened above.
+        try? FileManager.default.removeItem(at: small.appendingPathComponent("filler"))
+        if tablespaceMade {
+            do {
+                try await Self.restore(tables, from: tablespace, sql)
+            } catch {
+                keepMounted = true
+                throw TestFailure("could not move the tables back off \(small.path) (left mounted): \(error)")
+            }
+        }
+        if let failure { throw failure }
     }
 
     static func restore(_ tables: [String], from tablespace: String, _ sql: (String) async throws -> Void) async throws {
@@ -115,14 +147,13 @@ import Testing
                 break
             }
             let unstored = try #require(refused, "the disk never filled after \(acknowledged.count) records")
-            #expect(!acknowledged.isEmpty, "some records were stored before the disk filled")
-            print("disk full after \(acknowledged.count) records")
+            let firstStored = try #require(acknowledged.first, "some records were stored before the disk filled")
             // A batch meets the full disk the same way; nothing of it is half stored.
             let batch = Batch(records: [server.record(seed: 901), server.record(seed: 902)])
             let batchAnswer = try await client.send(.post, "/v1/records/batch", as: "fieldworker-a", in: server, json: batch)
             #expect(batchAnswer.status == .serviceUnavailable && batchAnswer.errorCode == "storage_full", "\(batchAnswer.text)")
             // A read goes on the audit trail first: while the trail cannot grow it is 503 too, never 500.
-            let read = try await client.send(.get, "/v1/records/\(acknowledged[0].id.uuidString.lowercased())", as: "coordinator-a", in: server)
+            let read = try await client.send(.get, "/v1/records/\(firstStored.id.uuidString.lowercased())", as: "coordinator-a", in: server)
             #expect(read.status == .ok || (read.status == .serviceUnavailable && read.errorCode == "storage_full"), "\(read.text)")
 
             // Space returns: the same server takes records again, with no restart, and every acknowledged record is there.

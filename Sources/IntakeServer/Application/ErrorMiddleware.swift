@@ -62,18 +62,19 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
-    /// 503 with `Retry-After`: nothing of the request was stored; what was acknowledged before is kept.
+    /// 503 with `Retry-After`. A request whose work was stored before the outage met it (the audit
+    /// event after an action) is safe to send again: a record sent again is a duplicate.
     static func unavailable(_ outage: StoreOutage) -> APIError {
         switch outage {
         case .full:
             APIError(
                 .serviceUnavailable, code: "storage_full",
-                message: "the server's disk is full: nothing of this request was stored, and nothing stored before is lost; send it again later (the server's operator must free space)",
+                message: "the server's disk is full: this request was not completed, and nothing stored before is lost; send it again later (a record sent again is answered as a duplicate; the server's operator must free space)",
                 headers: [.retryAfter: "60"])
         case .unavailable:
             APIError(
                 .serviceUnavailable, code: "storage_unavailable",
-                message: "the server's database cannot be reached: nothing of this request was stored, and nothing stored before is lost; send it again later",
+                message: "the server's database cannot be reached: this request was not completed, and nothing stored before is lost; send it again later (a record sent again is answered as a duplicate)",
                 headers: [.retryAfter: "30"])
         }
     }
