@@ -80,7 +80,10 @@ extension PostgresRecordStore {
             try await lock(changeLock, then: auditLock, connection)
             let (stored, head) = try await insert(inserting.map { entries[$0] }, connection)
             auditHead = head
-            // Another server took these ids since the look: their records are answered as sent again.
+            let created = inserting.filter { stored.contains(key(entries[$0].item.record.id)) }
+            for index in created { outcomes[index] = .created(revision: 1) }
+            // Another server took these ids since the look: their records (and the group's later
+            // sends of them) are answered as sent again.
             let lost = Set(inserting.map { key(entries[$0].item.record.id) }).subtracting(stored)
             if !lost.isEmpty {
                 let again = entries.indices.filter { lost.contains(key(entries[$0].item.record.id)) }
@@ -89,8 +92,7 @@ extension PostgresRecordStore {
                 inserting = decide(entries, standings: standings, into: &outcomes)
                 guard inserting.isEmpty else { throw PostgresGroupError.lostRace }
             }
-            for index in entries.indices where outcomes[index] == nil {
-                outcomes[index] = .created(revision: 1)
+            for index in created {
                 try await notifyAlerts(entries[index].item, teamId: entries[index].owner.teamId, at: entries[index].time, connection)
             }
         }
