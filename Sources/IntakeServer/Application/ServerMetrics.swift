@@ -60,7 +60,7 @@ public final class ServerMetrics: Sendable {
     }
 
     /// A request answered: its method, route pattern (nil: no route matched), status and time.
-    func request(method: HTTPRequest.Method, route: String?, status: HTTPResponse.Status, nanoseconds: UInt64) {
+    func request(method: HTTPRequest.Method, route: String?, status: HTTPResponse.Status, duration: Duration) {
         // A request no route took (the router names it "NotFound") is "unmatched": never its path.
         let key = RequestKey(method: method.rawValue, route: route.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched", status: status.code)
         let metrics = requests.withLock { known in
@@ -73,7 +73,7 @@ public final class ServerMetrics: Sendable {
             return made
         }
         metrics.count.increment()
-        metrics.duration.recordNanoseconds(Int64(clamping: nanoseconds))
+        metrics.duration.record(duration: duration)
     }
 
     func requestStarted() { inFlight.increment() }
@@ -97,7 +97,7 @@ public final class ServerMetrics: Sendable {
     }
 
     /// An export streamed to its end: its format, records, bytes and time.
-    func exportFinished(format: String, records: Int, bytes: Int, nanoseconds: UInt64) {
+    func exportFinished(format: String, records: Int, bytes: Int, duration: Duration) {
         let metrics = exports.withLock { known in
             if let metrics = known[format] { return metrics }
             let labels = [("format", format)]
@@ -110,7 +110,7 @@ public final class ServerMetrics: Sendable {
         }
         metrics.records.increment(by: records)
         metrics.bytes.increment(by: bytes)
-        metrics.duration.recordNanoseconds(Int64(clamping: nanoseconds))
+        metrics.duration.record(duration: duration)
     }
 
     /// The text a scrape gets, with what is read at scrape time (the webhook backlog).

@@ -120,7 +120,7 @@ struct ExportController {
                     try await writer.write(ByteBuffer(bytes: chunk))
                 }
                 try await writer.finish(nil)
-                metrics.exportFinished(format: formatName, records: records, bytes: bytes, nanoseconds: MetricsMiddleware.since(start))
+                metrics.exportFinished(format: formatName, records: records, bytes: bytes, duration: .now - start)
             })
     }
 

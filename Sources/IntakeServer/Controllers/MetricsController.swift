@@ -30,20 +30,15 @@ struct MetricsMiddleware: RouterMiddleware {
         metrics.requestStarted()
         do {
             let response = try await next(request, context)
-            metrics.request(method: request.method, route: context.endpointPath, status: response.status, nanoseconds: Self.since(start))
+            metrics.request(method: request.method, route: context.endpointPath, status: response.status, duration: .now - start)
             metrics.requestEnded()
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
-            metrics.request(method: request.method, route: context.endpointPath, status: status, nanoseconds: Self.since(start))
+            metrics.request(method: request.method, route: context.endpointPath, status: status, duration: .now - start)
             metrics.requestEnded()
             throw error
         }
-    }
-
-    static func since(_ start: ContinuousClock.Instant) -> UInt64 {
-        let (seconds, attoseconds) = (ContinuousClock.now - start).components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
     }
 }
 

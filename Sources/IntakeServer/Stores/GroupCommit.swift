@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Synchronization
 
 /// Lets concurrent writers share one transaction, and so one fsync.
@@ -76,22 +77,17 @@ package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
             if let observer {
                 observer.metrics.requests.record(group.count)
                 observer.metrics.records.record(group.reduce(0) { $0 + observer.records($1.job) })
-                for waiting in group { observer.metrics.wait.recordNanoseconds(Self.nanoseconds(start - waiting.since)) }
+                for waiting in group { observer.metrics.wait.record(duration: start - waiting.since) }
             }
             do {
                 let results = try await commit(group.map(\.job))
-                observer?.metrics.duration.recordNanoseconds(Self.nanoseconds(.now - start))
+                observer?.metrics.duration.record(duration: .now - start)
                 for (waiting, result) in zip(group, results) { waiting.continuation.resume(with: result) }
             } catch {
                 observer?.metrics.failures.increment()
                 for waiting in group { waiting.continuation.resume(throwing: error) }
             }
         }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
 
