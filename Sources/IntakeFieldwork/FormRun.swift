@@ -62,12 +62,13 @@ public struct FormRun {
         switch try session.run() {
         case .completed(let record):
             let io = self.io
-            // Said, and Ctrl-C's meaning changed, only once the record is safe in the queue.
+            // Ctrl-C's meaning changed, and then said, only once the record is safe in the queue:
+            // in that order, so a Ctrl-C answering the words is read with their meaning.
             let outcome = try await Submitter(store: store, client: client).submit(record, baseRevision: draft.baseRevision) {
+                Self.sending.store(true, ordering: .relaxed)
                 if let client {
                     io.write(say(.sending(host: client.baseURL.host ?? "the server", seconds: Int(client.timeout.rounded(.up)))))
                 }
-                Self.sending.store(true, ordering: .relaxed)
             }
             Self.sending.store(false, ordering: .relaxed)
             if case .stale = outcome, let client, let base = draft.baseRevision {
