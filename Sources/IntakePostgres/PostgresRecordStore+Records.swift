@@ -14,8 +14,9 @@ extension PostgresRecordStore {
 
     /// One transaction for every request's records that arrived while the last commit ran.
     ///
-    /// The group's records go in together, in five round trips whatever their number
-    /// (``commitTogether(_:_:)``). Should one of them fail, the group is taken again in a new
+    /// The group's records go in together, in six round trips whatever their number (`BEGIN`,
+    /// `COMMIT` and the statements of ``commitTogether(_:_:)``, prepared once per connection:
+    /// ``GroupStatement``). Should one of them fail, the group is taken again in a new
     /// transaction a request at a time, a savepoint each, so a request that fails takes nothing
     /// else with it.
     static func commit(_ jobs: [IngestJob], client: PostgresClient) async throws -> [Result<[IngestOutcome], any Error>] {
@@ -109,18 +110,13 @@ extension PostgresRecordStore {
     private static func look(_ entries: [GroupEntry], at indices: [Int], _ connection: PostgresConnection) async throws
         -> [Int: (RecordStanding, seen: Bool)]
     {
-        let rows = try await connection.query(
-            """
-            SELECT q.n, r.revision, r.teamId, r.deletedAt IS NOT NULL,
-                EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordId = r.id AND v.contentHash = q.hash)
-            FROM unnest(\(indices.map { key(entries[$0].item.record.id) })::text[], \(indices.map { entries[$0].item.contentHash })::text[],
-                        \(indices)::bigint[]) AS q(id, hash, n)
-            JOIN record r ON r.id = q.id
-            """, logger: logger
-        ).collect()
+        let look = GroupStatement.Look(
+            ids: indices.map { key(entries[$0].item.record.id) }, hashes: indices.map { entries[$0].item.contentHash }, positions: indices)
+        // Read to the end before the connection is asked anything else (a tombstone).
+        var rows: [GroupStatement.Look.Row] = []
+        for try await row in try await connection.execute(look, logger: logger) { rows.append(row) }
         var standings: [Int: (RecordStanding, seen: Bool)] = [:]
-        for row in rows {
-            let (index, revision, teamId, deleted, seen) = try row.decode((Int, Int, Int64, Bool, Bool).self)
+        for (index, revision, teamId, deleted, seen) in rows {
             let tombstone = deleted ? try await tombstone(id: entries[index].item.record.id, connection) : nil
             standings[index] = (RecordStanding(teamId: teamId, revision: revision, tombstone: tombstone), seen)
         }
@@ -158,54 +154,35 @@ extension PostgresRecordStore {
     private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws
         -> (stored: Set<String>, auditHead: (seq: Int64, hash: String)?)
     {
-        let records = entries.map(\.item.record)
-        let bodies = entries.map { String(decoding: $0.item.body, as: UTF8.self) }
-        let rows = try await connection.query(
-            """
-            WITH inserted AS (
-                INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
-                                    createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
-                                    changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
-                SELECT id, questionnaireId, version, teamId, receivedBy, collector, status, 1, createdAt, at, at, givenKey, familyKey,
-                    CASE WHEN hasBirth THEN birth END, CASE WHEN hasExternal THEN external END, body, CASE WHEN hasPatient THEN patient END,
-                    changeSeq, teamSeq, changeSeq, teamSeq
-                FROM (
-                    SELECT q.*, nextval('record_change') AS changeSeq,
-                        (SELECT COALESCE(MAX(r.teamSeq), 0) FROM record r WHERE r.teamId = q.teamId)
-                            + row_number() OVER (PARTITION BY q.teamId ORDER BY q.n) AS teamSeq
-                    FROM unnest(\(records.map { key($0.id) })::text[], \(records.map(\.questionnaire.id))::text[],
-                                \(records.map(\.questionnaire.version))::text[], \(entries.map(\.owner.teamId))::bigint[],
-                                \(entries.map(\.owner.username))::text[], \(records.map(\.collector))::text[], \(records.map(\.status.rawValue))::text[],
-                                \(records.map { timestamp($0.createdAt) })::float8[], \(entries.map { timestamp($0.time) })::float8[],
-                                \(records.map { NameKey.lookupKey($0.patient.givenName) })::text[],
-                                \(records.map { NameKey.lookupKey($0.patient.familyName) })::text[],
-                                \(records.map { $0.patient.dateOfBirth?.description ?? "" })::text[], \(records.map { $0.patient.dateOfBirth != nil })::bool[],
-                                \(records.map { $0.patient.externalId ?? "" })::text[], \(records.map { $0.patient.externalId != nil })::bool[],
-                                \(bodies)::text[], \(records.map { $0.patientId.map(key) ?? "" })::text[], \(records.map { $0.patientId != nil })::bool[])
-                        WITH ORDINALITY AS q(id, questionnaireId, version, teamId, receivedBy, collector, status, createdAt, at, givenKey,
-                                             familyKey, birth, hasBirth, external, hasExternal, body, patient, hasPatient, n)
-                ) AS s
-                ORDER BY n
-                ON CONFLICT (id) DO NOTHING
-                RETURNING id, body, receivedBy, receivedAt
-            ), revisions AS (
-                INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
-                SELECT i.id, 1, q.hash, i.body, i.receivedBy, i.receivedAt, CASE WHEN q.hasDevice THEN q.device END
-                FROM inserted i
-                JOIN unnest(\(records.map { key($0.id) })::text[], \(entries.map(\.item.contentHash))::text[],
-                            \(entries.map { $0.item.deviceId ?? "" })::text[], \(entries.map { $0.item.deviceId != nil })::bool[])
-                    AS q(id, hash, device, hasDevice) ON q.id = i.id
-                RETURNING recordId
-            )
-            SELECT recordId, NULL::bigint, NULL::text FROM revisions
-            UNION ALL
-            SELECT NULL, seq, hash FROM (SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1) AS head
-            """, logger: logger
-        ).collect()
+        var insert = GroupStatement.Insert()
+        for entry in entries {
+            let record = entry.item.record
+            insert.ids.append(key(record.id))
+            insert.questionnaireIds.append(record.questionnaire.id)
+            insert.versions.append(record.questionnaire.version)
+            insert.teamIds.append(entry.owner.teamId)
+            insert.receivedBy.append(entry.owner.username)
+            insert.collectors.append(record.collector)
+            insert.statuses.append(record.status.rawValue)
+            insert.createdAt.append(timestamp(record.createdAt))
+            insert.receivedAt.append(timestamp(entry.time))
+            insert.givenKeys.append(NameKey.lookupKey(record.patient.givenName))
+            insert.familyKeys.append(NameKey.lookupKey(record.patient.familyName))
+            insert.births.append(record.patient.dateOfBirth?.description ?? "")
+            insert.hasBirth.append(record.patient.dateOfBirth != nil)
+            insert.externalIds.append(record.patient.externalId ?? "")
+            insert.hasExternalId.append(record.patient.externalId != nil)
+            insert.bodies.append(String(decoding: entry.item.body, as: UTF8.self))
+            insert.patients.append(record.patientId.map(key) ?? "")
+            insert.hasPatient.append(record.patientId != nil)
+            insert.contentHashes.append(entry.item.contentHash)
+            insert.devices.append(entry.item.deviceId ?? "")
+            insert.hasDevice.append(entry.item.deviceId != nil)
+        }
+        let rows = try await connection.execute(insert, logger: logger)
         var stored: Set<String> = []
         var head: (seq: Int64, hash: String)?
-        for row in rows {
-            let (id, seq, hash) = try row.decode((String?, Int64?, String?).self)
+        for try await (id, seq, hash) in rows {
             if let id { stored.insert(id) } else if let seq, let hash { head = (seq, hash) }
         }
         return (stored, head)

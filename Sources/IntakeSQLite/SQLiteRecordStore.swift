@@ -22,7 +22,9 @@ public final class SQLiteRecordStore: RecordStore {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
-            try db.execute(sql: "PRAGMA cache_size = -32768")
+            // The writer keeps 32 MB of pages (indexes it updates stay in memory); readers keep
+            // SQLite's default 2 MB, so an export that reads every page stays small.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -32768") }
         }
         let database = try DatabasePool(path: path, configuration: configuration)
         self.database = database
