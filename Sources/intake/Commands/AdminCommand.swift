@@ -15,7 +15,7 @@ struct AdminCommand: AsyncParsableCommand {
     )
 
     struct Bootstrap: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create the first admin of an empty database.")
+        static let configuration = CommandConfiguration(commandName: "bootstrap", abstract: "Create the first admin of an empty database.")
 
         @OptionGroup var databaseOptions: ServerDatabaseOptions
         @Option(help: "The admin's username.") var username: String
@@ -33,7 +33,7 @@ struct AdminCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "team", abstract: "Create and list teams.", subcommands: [Create.self, List.self])
 
         struct Create: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Create a team.")
+            static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a team.")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
             @Argument(help: "The team's name.") var name: String
 
@@ -45,7 +45,7 @@ struct AdminCommand: AsyncParsableCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List teams.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List teams.")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
 
             func run() async throws {
@@ -60,7 +60,7 @@ struct AdminCommand: AsyncParsableCommand {
             subcommands: [Create.self, List.self, Update.self, Unlock.self])
 
         struct Create: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Create a user with a role (and a team for field workers and coordinators).")
+            static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a user with a role (and a team for field workers and coordinators).")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
             @Argument(help: "The username.") var username: String
             @Option(help: "fieldworker, coordinator, researcher or admin.") var role: Role
@@ -79,7 +79,7 @@ struct AdminCommand: AsyncParsableCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List users.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List users.")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
 
             func run() async throws {
@@ -91,7 +91,7 @@ struct AdminCommand: AsyncParsableCommand {
         }
 
         struct Update: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Change a user's role or team, disable or enable them, or reset their password.")
+            static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a user's role or team, disable or enable them, or reset their password.")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
             @Argument(help: "The username.") var username: String
             @Option(help: "A new role.") var role: Role?
@@ -117,6 +117,7 @@ struct AdminCommand: AsyncParsableCommand {
 
         struct Unlock: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "unlock",
                 abstract: "Unlock a user whom repeated failed sign-ins locked out, and forget the failures.")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
             @Argument(help: "The username.") var username: String
@@ -133,6 +134,7 @@ struct AdminCommand: AsyncParsableCommand {
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "create",
                 abstract: "Create a token for a user and print it once; it is stored only as a hash.")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
             @Argument(help: "The username.") var username: String

@@ -17,7 +17,7 @@ struct AuditCommand: AsyncParsableCommand {
         subcommands: [List.self, Verify.self, Export.self, Head.self])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Events, oldest first, filtered.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Events, oldest first, filtered.")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
         @Option(help: "Only this user's actions.") var actor: String?
         @Option(help: "Only this action, or actions starting with it and a dot (record: record.create, record.update, …).") var action: String?
@@ -44,7 +44,7 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     struct Verify: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Check every event's hash and its place in the chain.")
+        static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check every event's hash and its place in the chain.")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
         @Option(help: ArgumentHelp("A head kept from 'intake admin audit head' (SEQ:HASH): check it is still in the trail.", valueName: "seq:hash"))
         var expectHead: String?
@@ -62,7 +62,7 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every event, with its hashes, as JSON Lines (to archive or check elsewhere).")
+        static let configuration = CommandConfiguration(commandName: "export", abstract: "Every event, with its hashes, as JSON Lines (to archive or check elsewhere).")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
         @Option(name: [.short, .long], help: ArgumentHelp("The file to write (must not exist).", valueName: "file")) var out: String
 
@@ -88,7 +88,7 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     struct Head: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The newest event's number and hash (SEQ:HASH), to keep somewhere else.")
+        static let configuration = CommandConfiguration(commandName: "head", abstract: "The newest event's number and hash (SEQ:HASH), to keep somewhere else.")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
 
         func run() async throws {

@@ -15,7 +15,7 @@ struct DraftsCommand: ParsableCommand {
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List drafts, most recent first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List drafts, most recent first.")
 
         @OptionGroup var storeOptions: StoreOptions
 
@@ -30,7 +30,7 @@ struct DraftsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one draft as JSON, patient details and answers included.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one draft as JSON, patient details and answers included.")
 
         @OptionGroup var storeOptions: StoreOptions
 
@@ -45,6 +45,7 @@ struct DraftsCommand: ParsableCommand {
 
     struct Migrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "migrate",
             abstract: "Move a draft or a queued record to another version of its questionnaire.",
             discussion: """
                 Each answer goes to the question with the same id on the new version when its type and choices \
@@ -156,6 +157,7 @@ struct DraftsCommand: ParsableCommand {
 
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "Show a record's moves to other questionnaire versions and the answers set aside on the way.",
             discussion: "Without --json only the questions and reasons are shown; --json shows the answers set aside too.")
 
@@ -187,7 +189,7 @@ struct DraftsCommand: ParsableCommand {
     }
 
     struct Discard: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a draft from this machine for good.")
+        static let configuration = CommandConfiguration(commandName: "discard", abstract: "Delete a draft from this machine for good.")
 
         @OptionGroup var storeOptions: StoreOptions
 

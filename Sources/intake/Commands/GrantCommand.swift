@@ -11,7 +11,7 @@ struct GrantCommand: AsyncParsableCommand {
         subcommands: [Give.self, List.self, Revoke.self, Mine.self], defaultSubcommand: Give.self)
 
     struct Give: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Grant access to a record until a time.")
+        static let configuration = CommandConfiguration(commandName: "give", abstract: "Grant access to a record until a time.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The record's id, or its first characters.") var id: String
@@ -42,7 +42,7 @@ struct GrantCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A record's grants, revoked and expired ones too.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "A record's grants, revoked and expired ones too.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The record's id, or its first characters.") var id: String
@@ -56,7 +56,7 @@ struct GrantCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a grant.")
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a grant.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The record's id, or its first characters.") var id: String
@@ -71,7 +71,7 @@ struct GrantCommand: AsyncParsableCommand {
     }
 
     struct Mine: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Records other teams let you (or your team) read or edit now.")
+        static let configuration = CommandConfiguration(commandName: "mine", abstract: "Records other teams let you (or your team) read or edit now.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
 

@@ -13,7 +13,7 @@ struct InvitationCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Invitations to you, and (coordinators) of your team.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Invitations to you, and (coordinators) of your team.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Option(help: "Only those in this state (pending, accepted, confirmed, declined, revoked, expired, locked).") var state: String?
@@ -26,6 +26,7 @@ struct InvitationCommand: AsyncParsableCommand {
 
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "accept",
             abstract: "Accept an invitation to you with the passcode the coordinator gave you (asked for, or read from standard input).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
@@ -45,7 +46,7 @@ struct InvitationCommand: AsyncParsableCommand {
     }
 
     struct Decline: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Decline an invitation to you.")
+        static let configuration = CommandConfiguration(commandName: "decline", abstract: "Decline an invitation to you.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The invitation's id, or its first characters.") var id: String
@@ -58,7 +59,7 @@ struct InvitationCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take back an open invitation of your team.")
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Take back an open invitation of your team.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The invitation's id, or its first characters.") var id: String
@@ -71,7 +72,7 @@ struct InvitationCommand: AsyncParsableCommand {
     }
 
     struct Confirm: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Let an invitee who accepted into your team.")
+        static let configuration = CommandConfiguration(commandName: "confirm", abstract: "Let an invitee who accepted into your team.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The invitation's id, or its first characters.") var id: String

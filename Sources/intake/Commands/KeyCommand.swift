@@ -11,7 +11,7 @@ struct KeyCommand: ParsableCommand {
     )
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Say whether a device key file or a passphrase protects the store.")
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Say whether a device key file or a passphrase protects the store.")
         @OptionGroup var storeOptions: StoreOptions
 
         func run() throws {
@@ -42,7 +42,7 @@ struct KeyCommand: ParsableCommand {
     }
 
     struct Rotate: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a new data key and re-seal every draft and queued record with it.")
+        static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Make a new data key and re-seal every draft and queued record with it.")
         @OptionGroup var storeOptions: StoreOptions
 
         func run() throws {
@@ -53,6 +53,7 @@ struct KeyCommand: ParsableCommand {
 
     struct Lock: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lock",
             abstract: "Lock the store now: the next command asks for the passphrase again.",
             discussion: """
                 Once typed, the passphrase unlocks the store for this login session until it has not \

@@ -23,6 +23,7 @@ struct PatientCommand: AsyncParsableCommand {
 
     struct Register: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "register",
             abstract: "Register a patient for your team, with data groups and consent if given.",
             discussion: """
                 With no server in reach the registration is kept sealed on this machine, like a record, and \
@@ -85,7 +86,7 @@ struct PatientCommand: AsyncParsableCommand {
     }
 
     struct Find: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Find patients by name, date of birth or external id (all given must match).")
+        static let configuration = CommandConfiguration(commandName: "find", abstract: "Find patients by name, date of birth or external id (all given must match).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Option(help: "The start of the given or family name (accents and case ignored).") var name: String?
@@ -132,7 +133,7 @@ struct PatientCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One patient, with their consent history.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "One patient, with their consent history.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The patient's id.") var id: String
@@ -147,6 +148,7 @@ struct PatientCommand: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Change a patient's identification (refused if someone changed it since you read it).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
@@ -189,7 +191,7 @@ struct PatientCommand: AsyncParsableCommand {
     }
 
     struct Archive: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Archive a patient (kept; found only with --include-archived).")
+        static let configuration = CommandConfiguration(commandName: "archive", abstract: "Archive a patient (kept; found only with --include-archived).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The patient's id.") var id: String
@@ -201,7 +203,7 @@ struct PatientCommand: AsyncParsableCommand {
     }
 
     struct Restore: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Restore an archived patient.")
+        static let configuration = CommandConfiguration(commandName: "restore", abstract: "Restore an archived patient.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The patient's id.") var id: String
@@ -214,6 +216,7 @@ struct PatientCommand: AsyncParsableCommand {
 
     struct Consent: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "consent",
             abstract: "Record what a patient agreed to share: no_sharing, sponsors_and_partners or all_qualified_researchers.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
@@ -257,6 +260,7 @@ struct PatientCommand: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Register the patients of a roster (CSV: given_name, family_name, date_of_birth, sex, external_id).",
             discussion: """
                 Rows with problems are listed by row and column. Nothing is imported while any row has one, unless \
@@ -295,6 +299,7 @@ struct PatientCommand: AsyncParsableCommand {
 
     struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Store a patient's dated report (replacing that date's, which is kept in history).",
             discussion: """
                 The date is a calendar date (2026-11-24) or an instant (2026-11-24T08:30:00Z); a series takes one kind, \
@@ -324,6 +329,7 @@ struct PatientCommand: AsyncParsableCommand {
 
     struct Reports: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reports",
             abstract: "A patient's reports of a series, oldest date first.",
             discussion: "Calendar dates are included at both ends; instants from --start-date (included) to --end-date (not included).")
         @OptionGroup var storeOptions: StoreOptions

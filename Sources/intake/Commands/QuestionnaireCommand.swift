@@ -15,6 +15,7 @@ struct QuestionnaireCommand: ParsableCommand {
 
     struct Pull: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pull",
             abstract: "Bring the questionnaires the server publishes to this machine; 'intake fill' then uses them, offline too.",
             discussion: "Each version is checked to be the one it claims (its version is the hash of its files). 'intake login' pulls too.")
         @OptionGroup var clientOptions: ClientOptions
@@ -29,6 +30,7 @@ struct QuestionnaireCommand: ParsableCommand {
 
     struct Versions: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "versions",
             abstract: "List the server's questionnaire versions with their state (drafts for coordinators and admins).")
         @OptionGroup var clientOptions: ClientOptions
         @OptionGroup var storeOptions: StoreOptions
@@ -49,6 +51,7 @@ struct QuestionnaireCommand: ParsableCommand {
 
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "publish",
             abstract: "Publish a questionnaire folder on the server (coordinators, admins), or with --draft store it to try first.")
         @OptionGroup var clientOptions: ClientOptions
         @OptionGroup var storeOptions: StoreOptions
@@ -68,6 +71,7 @@ struct QuestionnaireCommand: ParsableCommand {
 
     struct State: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "state",
             abstract: "Publish a draft, close a version to new records, reopen it, or retire it (coordinators, admins).",
             discussion: """
                 published: records on it are taken. closed: no new records, but those filled on it before it closed \
@@ -95,6 +99,7 @@ struct QuestionnaireCommand: ParsableCommand {
 
     struct Try: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "try",
             abstract: "Try a draft version before publishing it: fill it in the terminal (or send sample records); the server checks each as a record and keeps it apart as a test record.",
             discussion: """
                 Test records are in no export, change feed or lookup; 'intake questionnaire test-records' lists them, and \
@@ -181,6 +186,7 @@ struct QuestionnaireCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check questionnaire folders and report every problem with its file, line and column.")
 
         @Argument(help: ArgumentHelp("Questionnaire folders or ids.", valueName: "folder"))
@@ -205,7 +211,7 @@ struct QuestionnaireCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the sections and questions as a field worker sees them.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the sections and questions as a field worker sees them.")
 
         @Argument(help: ArgumentHelp("A questionnaire folder or id.", valueName: "folder"))
         var folder: String = QuestionnaireCatalog.defaultId
@@ -224,7 +230,7 @@ struct QuestionnaireCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the questionnaires in the Questionnaires/ folder.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the questionnaires in the Questionnaires/ folder.")
 
         func run() throws {
             let catalog = QuestionnaireCatalog.commandLine

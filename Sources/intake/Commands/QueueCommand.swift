@@ -13,7 +13,7 @@ struct QueueCommand: ParsableCommand {
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List queued records: ids, states, attempts and reasons; no patient data.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List queued records: ids, states, attempts and reasons; no patient data.")
         @OptionGroup var storeOptions: StoreOptions
 
         func run() throws {
@@ -53,7 +53,7 @@ struct QueueCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one queued record as JSON (decrypted), patient details included.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one queued record as JSON (decrypted), patient details included.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The record's id or its first characters.", valueName: "id")) var id: String
 
@@ -64,7 +64,7 @@ struct QueueCommand: ParsableCommand {
     }
 
     struct Retry: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Put set-aside records back in line for the next flush.")
+        static let configuration = CommandConfiguration(commandName: "retry", abstract: "Put set-aside records back in line for the next flush.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("A record's id or first characters; all set-aside records when left out.", valueName: "id")) var id: String?
 
@@ -76,6 +76,7 @@ struct QueueCommand: ParsableCommand {
 
     struct Discard: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "discard",
             abstract: "Delete a queued record from this machine for good: it is never sent.",
             discussion: """
                 For a record that must not reach the server (entered by mistake, a test). To change \
@@ -113,6 +114,7 @@ struct QueueCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write an encrypted backup of the queue, e.g. to carry on a USB stick to another machine.",
             discussion: "The backup is sealed with a passphrase you choose (asked, or the first line of standard input with --passphrase-stdin).")
         @OptionGroup var storeOptions: StoreOptions
@@ -128,7 +130,7 @@ struct QueueCommand: ParsableCommand {
     }
 
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add the records of a queue backup to this machine's queue (still encrypted), then flush.")
+        static let configuration = CommandConfiguration(commandName: "import", abstract: "Add the records of a queue backup to this machine's queue (still encrypted), then flush.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The backup file.", valueName: "file")) var file: String
         @Flag(help: "Read the backup's passphrase from standard input.") var passphraseStdin = false

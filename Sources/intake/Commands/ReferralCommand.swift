@@ -37,7 +37,7 @@ struct ReferralsCommand: AsyncParsableCommand {
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Referrals you received (default) or sent.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Referrals you received (default) or sent.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Flag(help: "Those you (or your team) sent.") var sent = false
@@ -60,7 +60,7 @@ struct ReferralsCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One referral with its reason and thread.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "One referral with its reason and thread.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The referral's id, or its first characters.") var id: String
@@ -101,6 +101,7 @@ struct ReferralsCommand: AsyncParsableCommand {
 
     struct Retarget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retarget",
             abstract: "Send a referral nobody accepted yet elsewhere: to a member of your team, or to another team (the referrer or their coordinators).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
@@ -116,7 +117,7 @@ struct ReferralsCommand: AsyncParsableCommand {
     }
 
     struct Reassign: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Give a referral to your team to one of its members (coordinators).")
+        static let configuration = CommandConfiguration(commandName: "reassign", abstract: "Give a referral to your team to one of its members (coordinators).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The referral's id, or its first characters.") var id: String
@@ -131,6 +132,7 @@ struct ReferralsCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "A team's referrals, sent and received, as CSV (coordinators): de-identified, never the reason or the thread.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
@@ -152,7 +154,7 @@ struct ReferralsCommand: AsyncParsableCommand {
     }
 
     struct Message: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write on a referral's thread; the other side is told.")
+        static let configuration = CommandConfiguration(commandName: "message", abstract: "Write on a referral's thread; the other side is told.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The referral's id, or its first characters.") var id: String

@@ -17,7 +17,7 @@ struct TeamCommand: AsyncParsableCommand {
     )
 
     struct Members: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a team's members: user, role, since when.")
+        static let configuration = CommandConfiguration(commandName: "members", abstract: "List a team's members: user, role, since when.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String
@@ -29,7 +29,7 @@ struct TeamCommand: AsyncParsableCommand {
     }
 
     struct History: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Who joined or left the team or changed role, when, and by whose hand.")
+        static let configuration = CommandConfiguration(commandName: "history", abstract: "Who joined or left the team or changed role, when, and by whose hand.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String
@@ -42,6 +42,7 @@ struct TeamCommand: AsyncParsableCommand {
 
     struct Invite: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "invite",
             abstract: "Invite a user who belongs to no team; prints the passcode to pass on in person.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
@@ -60,6 +61,7 @@ struct TeamCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Form a team and lead it (a member without a team, where the server allows it; an admin creates any team).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
@@ -73,7 +75,7 @@ struct TeamCommand: AsyncParsableCommand {
     }
 
     struct Role: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a member a fieldworker or a coordinator.")
+        static let configuration = CommandConfiguration(commandName: "role", abstract: "Make a member a fieldworker or a coordinator.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String
@@ -88,7 +90,7 @@ struct TeamCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take a member out of the team; the records they sent stay the team's.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take a member out of the team; the records they sent stay the team's.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String
@@ -103,6 +105,7 @@ struct TeamCommand: AsyncParsableCommand {
 
     struct Enrol: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "enrol",
             abstract: "Make a one-time code that sets up a new machine for a member of the team; printed as text and as a QR code.",
             discussion: """
                 On the new machine, 'intake enrol CODE --server URL' (or the intake://enrol link the QR code holds) makes a \
@@ -136,7 +139,7 @@ struct TeamCommand: AsyncParsableCommand {
     }
 
     struct Codes: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the team's enrolment codes: for whom, state, expiry, wrong tries (never the codes).")
+        static let configuration = CommandConfiguration(commandName: "codes", abstract: "List the team's enrolment codes: for whom, state, expiry, wrong tries (never the codes).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String
@@ -149,6 +152,7 @@ struct TeamCommand: AsyncParsableCommand {
 
     struct Devices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "devices",
             abstract: "List the machines enrolled for the team: who, last seen, last upload, queue as last reported, Intake version.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
@@ -162,6 +166,7 @@ struct TeamCommand: AsyncParsableCommand {
 
     struct RevokeDevice: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke-device",
             abstract: "Stop an enrolled machine: its token is refused from its next request.",
             discussion: "What it had queued stays sealed on the machine; its user can still export it with 'intake queue export'.")
         @OptionGroup var storeOptions: StoreOptions

@@ -15,7 +15,7 @@ struct WebhookCommand: AsyncParsableCommand {
         subcommands: [Add.self, List.self, Remove.self, Resume.self])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Register a URL; prints the signing secret once.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Register a URL; prints the signing secret once.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "Where to POST (https, or http to a private address the server allows).") var url: String
@@ -30,7 +30,7 @@ struct WebhookCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Your webhooks (an admin's: all) and how their deliveries go.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Your webhooks (an admin's: all) and how their deliveries go.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
 
@@ -41,7 +41,7 @@ struct WebhookCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop delivering to a webhook and forget it.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Stop delivering to a webhook and forget it.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The webhook's id, or its first characters.") var id: String
@@ -55,7 +55,7 @@ struct WebhookCommand: AsyncParsableCommand {
     }
 
     struct Resume: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Start a suspended or failing webhook again, from where it stopped.")
+        static let configuration = CommandConfiguration(commandName: "resume", abstract: "Start a suspended or failing webhook again, from where it stopped.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The webhook's id, or its first characters.") var id: String
