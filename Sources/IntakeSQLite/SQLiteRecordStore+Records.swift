@@ -16,13 +16,22 @@ extension SQLiteRecordStore {
     /// savepoint each, so a request that fails takes nothing else with it.
     static func commit(_ jobs: [IngestJob], into database: DatabasePool) async throws -> [Result<[IngestOutcome], any Error>] {
         try await database.write { db in
+            // Which of the group's ids the database holds, in one statement: a record it does
+            // not hold (nearly all of them) is inserted without a look of its own.
+            var held = try Self.heldIds(jobs.flatMap { $0.items.map { key($0.record.id) } }, db)
             let results = jobs.map { job in
                 Result {
                     var outcomes: [IngestOutcome] = []
+                    var inserted: Set<String> = []
                     try db.inSavepoint {
-                        outcomes = try job.items.map { item in try Self.ingest(item, owner: job.owner, at: job.time, db) }
+                        outcomes = try job.items.map { item in
+                            try Self.ingest(item, owner: job.owner, at: job.time, held: held, inserted: &inserted, db)
+                        }
                         return .commit
                     }
+                    // Only once the request's savepoint is kept: a later request sending one of
+                    // these ids again finds it.
+                    held.formUnion(inserted)
                     return outcomes
                 }
             }
@@ -32,11 +41,29 @@ extension SQLiteRecordStore {
         }
     }
 
-    private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ db: Database) throws -> IngestOutcome {
+    /// The ids among `ids` that a record row has (deleted ones included).
+    private static func heldIds(_ ids: [String], _ db: Database) throws -> Set<String> {
+        var list = JSONWriter(capacity: 2 + ids.count * 39)
+        list.beginArray()
+        for id in ids { list.string(id) }
+        list.endArray()
+        return try Set(
+            String.fetchAll(
+                db.cachedStatement(sql: "SELECT id FROM record WHERE id IN (SELECT value FROM json_each(?))"),
+                arguments: [String(decoding: list.bytes, as: UTF8.self)]))
+    }
+
+    /// One record of a group; `held` are the ids the database held before the group (see
+    /// ``heldIds(_:_:)``) and its earlier requests stored, `inserted` those this request stored.
+    private static func ingest(
+        _ item: IngestItem, owner: RecordOwner, at time: Date, held: Set<String>, inserted: inout Set<String>, _ db: Database
+    ) throws -> IngestOutcome {
         var item = item
         item.deviceId = item.deviceId ?? owner.deviceId
         let id = key(item.record.id)
-        if let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM record WHERE id = ?"), arguments: [id]) {
+        if held.contains(id) || inserted.contains(id),
+            let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM record WHERE id = ?"), arguments: [id])
+        {
             return try RecordRules.resent(standing(existing), teamId: owner.teamId) {
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)"),
@@ -64,18 +91,20 @@ extension SQLiteRecordStore {
             ])
         try insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, db)
         try notifyAlerts(item, teamId: owner.teamId, at: time, db)
+        inserted.insert(id)
         return .created(revision: 1)
     }
 
     /// The team's coordinators hear of each alert the record raises, in the record's transaction.
     private static func notifyAlerts(_ item: IngestItem, teamId: Int64, at time: Date, _ db: Database) throws {
         for alert in item.alerts {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO notification (userId, type, eventKey, subject, createdAt)
                     SELECT id, ?, ?, ?, ? FROM user WHERE role = 'coordinator' AND teamId = ?
                     ON CONFLICT (userId, eventKey) DO NOTHING
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     NotificationType.recordAlert, RecordAlert.eventKey(record: item.record, alert: alert),
                     NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId)), timestamp(time), teamId,

@@ -4,16 +4,20 @@ import Foundation
 extension SHA256.Digest {
     /// The digest as lowercase hexadecimal.
     package var hex: String {
-        var text = ""
-        text.reserveCapacity(64)
-        for byte in self {
-            text.append(Self.hexDigits[Int(byte >> 4)])
-            text.append(Self.hexDigits[Int(byte & 0xF)])
+        // Written as ASCII bytes into the string's own storage (appending Characters one at a
+        // time was 6 % of the store's CPU: an audit event and a content hash per record).
+        String(unsafeUninitializedCapacity: 2 * Self.byteCount) { text in
+            var position = 0
+            for byte in self {
+                text[position] = Self.hexDigits[Int(byte >> 4)]
+                text[position + 1] = Self.hexDigits[Int(byte & 0xF)]
+                position += 2
+            }
+            return position
         }
-        return text
     }
 
-    private static let hexDigits = Array("0123456789abcdef")
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 extension RecordCodec {
