@@ -43,9 +43,12 @@ public enum AuditChain {
     public static func chain(_ entries: [AuditEntry], after head: (seq: Int64, hash: String)?) -> [AuditEvent] {
         var seq = head?.seq ?? 0
         var previous = head?.hash ?? genesis
+        // A group commit's events share their time: it is formatted once for them.
+        var lastTime: (date: Date, text: String)?
         return entries.map { entry in
             seq += 1
-            let at = Timestamp.string(from: entry.at)
+            let at = lastTime.flatMap { $0.date == entry.at ? $0.text : nil } ?? Timestamp.string(from: entry.at)
+            lastTime = (entry.at, at)
             let hash = SHA256.hash(
                 data: canonicalBytes(
                     seq: seq, at: at, actor: entry.actor, action: entry.action, subject: entry.subject, details: entry.details,
