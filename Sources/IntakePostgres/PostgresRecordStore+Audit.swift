@@ -25,9 +25,17 @@ extension PostgresRecordStore {
     }
 
     /// Inserts events chained after the head read under the audit lock: one statement for the
-    /// lot, however many records a group commit created (a statement prepared once per connection).
+    /// lot, however many records a group commit created.
     static func insertAudit(_ events: [AuditEvent], _ connection: PostgresConnection) async throws {
-        _ = try await connection.execute(GroupStatement.InsertAudit(events: events), logger: logger)
+        // Not a prepared statement: postgres-nio remembers a failed preparation for the
+        // connection's life, and every audited write of every kind goes through here.
+        try await connection.query(
+            """
+            INSERT INTO auditEvent (seq, at, actor, action, subject, details, previousHash, hash)
+            SELECT * FROM unnest(\(events.map(\.seq))::bigint[], \(events.map(\.at))::text[], \(events.map(\.actor))::text[],
+                \(events.map(\.action))::text[], \(events.map(\.subject))::text[], \(events.map { AuditEvent.detailsText($0.details) })::text[],
+                \(events.map(\.previousHash))::text[], \(events.map(\.hash))::text[])
+            """, logger: logger)
     }
 
     public func auditEvents(_ query: AuditQuery) async throws -> [AuditEvent] {

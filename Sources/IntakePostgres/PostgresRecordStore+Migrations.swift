@@ -620,16 +620,28 @@ extension PostgresRecordStore {
         (
             // A record's JSON is compressed twice as it is stored (the record and its first
             // revision); lz4 does it in a quarter of pglz's time. Bodies stored before keep
-            // pglz until rewritten. A server built without lz4 (or older than 14) keeps pglz.
+            // pglz until rewritten. A server older than 14 (no SET COMPRESSION: the statements
+            // are EXECUTEd, so the block compiles there) or built without lz4 keeps pglz, and
+            // so does one where the tables are busy for two seconds (an export running on
+            // another server): the change needs their exclusive lock, and other servers' writes
+            // must not queue behind it for the length of an export.
             "v28: record bodies compressed with lz4 where the server has it",
             [
                 """
                 DO $$
+                DECLARE
+                    previous text := current_setting('lock_timeout');
                 BEGIN
-                    ALTER TABLE record ALTER COLUMN body SET COMPRESSION lz4;
-                    ALTER TABLE recordRevision ALTER COLUMN body SET COMPRESSION lz4;
-                EXCEPTION WHEN OTHERS THEN
-                    NULL;
+                    IF current_setting('server_version_num')::int >= 140000 THEN
+                        PERFORM set_config('lock_timeout', '2s', true);
+                        BEGIN
+                            EXECUTE 'ALTER TABLE record ALTER COLUMN body SET COMPRESSION lz4';
+                            EXECUTE 'ALTER TABLE recordRevision ALTER COLUMN body SET COMPRESSION lz4';
+                        EXCEPTION WHEN OTHERS THEN
+                            NULL;
+                        END;
+                        PERFORM set_config('lock_timeout', previous, true);
+                    END IF;
                 END $$
                 """
             ]
