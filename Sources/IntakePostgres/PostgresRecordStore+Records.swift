@@ -15,8 +15,8 @@ extension PostgresRecordStore {
     /// One transaction for every request's records that arrived while the last commit ran.
     ///
     /// The group's records go in together, in six round trips whatever their number (`BEGIN`,
-    /// `COMMIT` and the statements of ``commitTogether(_:_:)``, prepared once per connection:
-    /// ``GroupStatement``). Should one of them fail, the group is taken again in a new
+    /// `COMMIT` and the statements of ``commitTogether(_:_:)``; its look and insert prepared
+    /// once per connection: ``GroupStatement``). Should one of them fail, the group is taken again in a new
     /// transaction a request at a time, a savepoint each, so a request that fails takes nothing
     /// else with it.
     static func commit(_ jobs: [IngestJob], client: PostgresClient) async throws -> [Result<[IngestOutcome], any Error>] {
