@@ -23,12 +23,7 @@ public enum AuditChain {
         writer.key("at")
         writer.string(at)
         writer.key("details")
-        writer.beginObject()
-        for key in details.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            writer.key(key)
-            writer.string(details[key]!)
-        }
-        writer.endObject()
+        AuditEvent.write(details, into: &writer)
         writer.key("previousHash")
         writer.string(previousHash)
         writer.key("seq")

@@ -116,15 +116,20 @@ extension AuditEvent {
         // The codec's writer, keys in byte order: `JSONSerialization` was a quarter of the
         // store's CPU for each record created. Any JSON object reads back the same
         // (``details(fromText:)``), and the hash is over the canonical bytes, not this text.
-        guard !details.isEmpty else { return "{}" }
         var writer = JSONWriter(capacity: 32 + details.count * 32)
+        write(details, into: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Details as one JSON object, keys in byte order: the stored text and the chain's canonical
+    /// bytes (``AuditChain/canonicalBytes(seq:at:actor:action:subject:details:previousHash:)``).
+    static func write(_ details: [String: String], into writer: inout JSONWriter) {
         writer.beginObject()
         for key in details.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             writer.key(key)
             writer.string(details[key]!)
         }
         writer.endObject()
-        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// Details read back from ``detailsText(_:)``; text that is not such an object is kept whole
