@@ -64,7 +64,16 @@ public final class LineEditor {
         }
         Console.write("\r\n", to: output)
         if case .interrupt = result {
+            // Raised on this thread, so it must not block SIGINT: a form's questions are read on
+            // whichever thread its task runs on, and the dispatch pool's threads block signals
+            // (once a server was set, Ctrl-C was read as the input ending).
+            var interrupt = sigset_t()
+            var previous = sigset_t()
+            sigemptyset(&interrupt)
+            sigaddset(&interrupt, SIGINT)
+            pthread_sigmask(SIG_UNBLOCK, &interrupt, &previous)
             raise(SIGINT)
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
         }
         return nil
     }

@@ -155,6 +155,23 @@ struct TerminalCommandTests {
         #expect(status.stdout.contains("1 record waits to be sent"), "\(status.stdout)")
     }
 
+    /// Once a server is set, the form's questions come to be read on the dispatch pool's threads,
+    /// which block signals: Ctrl-C there must still interrupt (it was read as the input ending).
+    @Test func ctrlCAfterAWhileWithAServerSetStillInterrupts() throws {
+        let (listener, port) = Self.stalledServer()
+        defer { close(listener) }
+        let intake = IntakeProcess()
+        let terminal = try PseudoTerminal(
+            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", "30"], environment: Self.kiosk(intake))
+        #expect(terminal.prompt(1), "\(terminal.text)")
+        terminal.type(Answers.all[0] + "\r")
+        #expect(terminal.prompt(2), "\(terminal.text)")
+        Thread.sleep(forTimeInterval: 5)
+        terminal.type("\u{03}")
+        #expect(terminal.wait() == 130, "\(terminal.text.suffix(600))")
+        #expect(terminal.text.contains("Interrupted. Every answer given so far is saved"), "\(terminal.text.suffix(600))")
+    }
+
     @Test func aStalledServerReleasesTheFormWithinTheTimeout() throws {
         let (listener, port) = Self.stalledServer()
         defer { close(listener) }
