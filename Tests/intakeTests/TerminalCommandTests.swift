@@ -137,12 +137,17 @@ struct TerminalCommandTests {
         return (listener, UInt16(bigEndian: address.sin_port))
     }
 
+    /// `intake fill` in a kiosk's store, sending to the server on `port` with a timeout of `timeout` seconds.
+    static func fill(against port: UInt16, timeout: Int, intake: IntakeProcess = IntakeProcess()) throws -> PseudoTerminal {
+        try PseudoTerminal(
+            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", String(timeout)], environment: kiosk(intake))
+    }
+
     @Test func ctrlCWhileSendingKeepsTheRecordQueuedAndSaysSo() throws {
         let (listener, port) = Self.stalledServer()
         defer { close(listener) }
         let intake = IntakeProcess()
-        let terminal = try PseudoTerminal(
-            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", "60"], environment: Self.kiosk(intake))
+        let terminal = try Self.fill(against: port, timeout: 60, intake: intake)
         for (index, answer) in (Answers.all + [":finish"]).enumerated() {
             #expect(terminal.prompt(index + 1), "prompt \(index + 1): \(terminal.text.suffix(400))")
             terminal.type(answer + "\r")
@@ -160,9 +165,7 @@ struct TerminalCommandTests {
     @Test func ctrlCAfterAWhileWithAServerSetStillInterrupts() throws {
         let (listener, port) = Self.stalledServer()
         defer { close(listener) }
-        let intake = IntakeProcess()
-        let terminal = try PseudoTerminal(
-            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", "30"], environment: Self.kiosk(intake))
+        let terminal = try Self.fill(against: port, timeout: 30)
         #expect(terminal.prompt(1), "\(terminal.text)")
         terminal.type(Answers.all[0] + "\r")
         #expect(terminal.prompt(2), "\(terminal.text)")
@@ -175,9 +178,7 @@ struct TerminalCommandTests {
     @Test func aStalledServerReleasesTheFormWithinTheTimeout() throws {
         let (listener, port) = Self.stalledServer()
         defer { close(listener) }
-        let intake = IntakeProcess()
-        let terminal = try PseudoTerminal(
-            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", "2"], environment: Self.kiosk(intake))
+        let terminal = try Self.fill(against: port, timeout: 2)
         for (index, answer) in (Answers.all + [":finish"]).enumerated() {
             #expect(terminal.prompt(index + 1), "prompt \(index + 1): \(terminal.text.suffix(400))")
             terminal.type(answer + "\r")
