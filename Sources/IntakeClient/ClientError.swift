@@ -56,6 +56,11 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
         }
     }
 
+    /// The error's code (`stale_revision`, `record_locked`, …), empty when it has none.
+    static func code(in data: Data) -> String {
+        (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.code ?? ""
+    }
+
     static func message(in data: Data) -> String {
         (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.message ?? "no explanation given"
     }

@@ -109,6 +109,9 @@ public final class IntakeClient: Sendable {
         let (status, data) = try await send("PUT", path, body: Data(writer.bytes))
         switch status {
         case 200: return .updated(revision: (try? JSONDecoder().decode(ResultJSON.self, from: data))?.revision ?? baseRevision + 1)
+        case 409 where ClientError.code(in: data) == "record_locked":
+            // Approved and locked by its reviewer: the edit waits, set aside, until they reopen it.
+            return .conflict(message: ClientError.message(in: data))
         case 409:
             return .stale(currentRevision: ClientError.currentRevision(in: data) ?? baseRevision, message: ClientError.message(in: data))
         case 410:

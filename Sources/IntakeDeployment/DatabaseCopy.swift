@@ -74,7 +74,7 @@ public enum DatabaseCopy {
             try await connection.query(
                 "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
                 logger: PostgresRecordStore.logger)
-            for table in ["membershipEvent", "notification", "announcement", "referralMessage", "consent", "device"] {
+            for table in ["membershipEvent", "notification", "announcement", "referralMessage", "consent", "device", "reviewEntry"] {
                 try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"),
@@ -136,7 +136,13 @@ struct CopiedTable: Sendable {
                 ("givenNameKey", .text), ("familyNameKey", .text), ("dateOfBirth", .text), ("externalId", .text), ("body", .text),
                 ("changeSeq", .integer), ("teamSeq", .integer), ("patientId", .text), ("firstChangeSeq", .integer), ("firstTeamSeq", .integer),
                 ("deletedAt", .real), ("deletedBy", .text), ("deleteReason", .text), ("exitOf", .text), ("exitTo", .integer),
+                ("reviewState", .text), ("reviewLocked", .boolean), ("reviewedAt", .real), ("reviewedBy", .text),
             ], order: "changeSeq"),
+        CopiedTable(
+            source: "reviewEntry", target: "reviewEntry",
+            columns: [
+                ("id", .integer), ("recordId", .text), ("author", .text), ("state", .text), ("locked", .boolean), ("text", .text), ("at", .real),
+            ], order: "id"),
         CopiedTable(
             source: "recordRevision", target: "recordRevision",
             columns: [

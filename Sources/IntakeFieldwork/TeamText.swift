@@ -88,6 +88,18 @@ public enum TeamText {
             }
             return "ALERT \(s["alert"] ?? "?") of \(s["questionnaireId"] ?? "a questionnaire") (record \(record))"
                 + (message.map { ": \($0)" } ?? ": open the record to act on it (this machine lacks that questionnaire version for the alert's message).")
+        case "review_has_issues", "review_rejected", "review_reopened", "review_comment", "review_edited":
+            // Ids only: the comment stays in the record's thread ('intake review show').
+            let record = s["record"].map { String($0.prefix(8)) } ?? ""
+            let by = s["by"] ?? "Someone"
+            let show = "see 'intake review show \(record)'"
+            switch notification.type {
+            case "review_has_issues": return "\(by) says your record \(record) (\(s["questionnaire"] ?? "?")) has issues; \(show)."
+            case "review_rejected": return "\(by) rejected your record \(record) (\(s["questionnaire"] ?? "?")); \(show)."
+            case "review_reopened": return "\(by) reopened your record \(record): it can be edited again."
+            case "review_comment": return "\(by) wrote on the review of record \(record); \(show)."
+            default: return "\(by) edited record \(record), which you reviewed; \(show)."
+            }
         case "membership_changed":
             if s["change"] == "removed" { return "\(s["by"] ?? "A coordinator") took you out of \(team)." }
             return "\(s["by"] ?? "A coordinator") made you a \(s["role"] ?? "member") of \(team)."

@@ -120,7 +120,7 @@ final class PostgresExportSnapshot: ExportSnapshot {
                         (SELECT c.method FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
                         (SELECT c.recordedAt FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
                         (SELECT string_agg(g.groupName, ',' ORDER BY g.groupName) FROM patientGroup g WHERE g.patientId = r.patientId),
-                        r.collector
+                        r.collector, r.reviewState
                     FROM record r LEFT JOIN patient p ON p.id = r.patientId
                     WHERE \(sql) ORDER BY r.\(column) LIMIT $\(binds.count)
                     """,
@@ -128,15 +128,17 @@ final class PostgresExportSnapshot: ExportSnapshot {
             logger: PostgresRecordStore.logger
         ).collect()
         return try rows.map { row in
-            let (body, revision, cursor, linked, scope, method, consentedAt, groups, collector) = try row.decode(
-                (ByteBuffer, Int, Int64, Bool, String?, String?, Double?, String?, String).self)
+            let (body, revision, cursor, linked, scope, method, consentedAt, groups, collector, review) = try row.decode(
+                (ByteBuffer, Int, Int64, Bool, String?, String?, Double?, String?, String, String).self)
             let registry =
                 linked
                 ? RegistryFacts(
                     sharingScope: scope, consentMethod: method, consentedAt: consentedAt.map(PostgresRecordStore.date),
                     dataGroups: groups.map { $0.split(separator: ",").map(String.init) } ?? [])
                 : nil
-            return ExportedRecord(body: Array(body.readableBytesView), revision: revision, cursor: cursor, registry: registry, collector: collector)
+            return ExportedRecord(
+                body: Array(body.readableBytesView), revision: revision, cursor: cursor, registry: registry, collector: collector,
+                reviewState: ReviewState(rawValue: review))
         }
     }
 
@@ -283,6 +285,10 @@ final class PostgresExportSnapshot: ExportSnapshot {
             sql += allowed.isEmpty ? " AND FALSE" : " AND (" + allowed.joined(separator: " OR ") + ")"
         }
         groupFilter(query, &sql, &binds)
+        if !query.reviewStates.isEmpty {
+            binds.append(query.reviewStates.map(\.rawValue))
+            sql += " AND r.reviewState = ANY($\(binds.count))"
+        }
         return (sql, binds)
     }
 

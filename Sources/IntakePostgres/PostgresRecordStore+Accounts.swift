@@ -169,6 +169,10 @@ extension PostgresRecordStore {
         try await client.query("DELETE FROM token WHERE hash = \(hash)", logger: Self.logger)
     }
 
+    public func revokeSessions(userId: Int64) async throws -> Int {
+        try await client.query("DELETE FROM token WHERE userId = \(userId) AND name = 'session' RETURNING 1", logger: Self.logger).collect().count
+    }
+
     private static func userSelect(where condition: String, _ binds: PostgresBindings) -> PostgresQuery {
         PostgresQuery(
             unsafeSQL: """

@@ -646,6 +646,28 @@ extension PostgresRecordStore {
                 """
             ]
         ),
+        (
+            "v29: records' review: state, lock and thread",
+            [
+                "ALTER TABLE record ADD COLUMN reviewState TEXT NOT NULL DEFAULT 'received'",
+                "ALTER TABLE record ADD COLUMN reviewLocked BOOLEAN NOT NULL DEFAULT false",
+                "ALTER TABLE record ADD COLUMN reviewedAt DOUBLE PRECISION",
+                "ALTER TABLE record ADD COLUMN reviewedBy TEXT",
+                "CREATE INDEX record_review ON record (teamId, reviewState, updatedAt)",
+                """
+                CREATE TABLE reviewEntry (
+                    id BIGSERIAL PRIMARY KEY,
+                    recordId TEXT NOT NULL,
+                    author TEXT NOT NULL,
+                    state TEXT,
+                    locked BOOLEAN,
+                    text TEXT NOT NULL,
+                    at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX reviewEntry_record ON reviewEntry (recordId, id)",
+            ]
+        ),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

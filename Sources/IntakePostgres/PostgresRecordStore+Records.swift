@@ -296,13 +296,15 @@ extension PostgresRecordStore {
             try await Self.lock(Self.changeLock, connection)
             let id = Self.key(item.record.id)
             let rows = try await connection.query(
-                "SELECT revision, teamId, deletedAt IS NOT NULL FROM record WHERE id = \(id)", logger: Self.logger
+                "SELECT revision, teamId, deletedAt IS NOT NULL, reviewState, reviewLocked, reviewedBy FROM record WHERE id = \(id)",
+                logger: Self.logger
             ).collect()
             var standing: RecordStanding?
             if let row = rows.first {
-                let (current, owner, deleted) = try row.decode((Int, Int64, Bool).self)
+                let (current, owner, deleted, review, locked, reviewedBy) = try row.decode((Int, Int64, Bool, String, Bool, String?).self)
                 standing = RecordStanding(
-                    teamId: owner, revision: current, tombstone: deleted ? try await Self.tombstone(id: item.record.id, connection) : nil)
+                    teamId: owner, revision: current, tombstone: deleted ? try await Self.tombstone(id: item.record.id, connection) : nil,
+                    review: ReviewState(rawValue: review) ?? .received, locked: locked, reviewedBy: reviewedBy)
             }
             let revision: Int
             switch RecordRules.edit(standing, teamId: teamId, baseRevision: baseRevision) {
@@ -322,6 +324,8 @@ extension PostgresRecordStore {
                 WHERE id = \(id)
                 """, logger: Self.logger)
             try await Self.insertRevision(item, body: body, revision: revision, savedBy: savedBy, at: time, connection)
+            // Before the edit's audit event: its notifications take the team lock, which comes before the audit lock.
+            if let standing { try await Self.reviewEdited(standing, id: id, by: savedBy, at: time, connection) }
             _ = try await Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], connection)
             try await Self.notifyAlerts(item, teamId: teamId, at: time, connection)
             return .updated(revision: revision)
@@ -351,6 +355,8 @@ extension PostgresRecordStore {
                 WHERE id = \(key)
                 """, logger: Self.logger)
             try await connection.query("DELETE FROM recordRevision WHERE recordId = \(key)", logger: Self.logger)
+            // The thread's comments are free text that may name the patient: they go with the record.
+            try await connection.query("DELETE FROM reviewEntry WHERE recordId = \(key)", logger: Self.logger)
             let tombstone = Tombstone(
                 recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: Self.date(at), deletedBy: user,
                 reason: reason)

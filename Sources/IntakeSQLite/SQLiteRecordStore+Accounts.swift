@@ -165,6 +165,13 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func revokeSessions(userId: Int64) async throws -> Int {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM token WHERE userId = ? AND name = 'session'", arguments: [userId])
+            return db.changesCount
+        }
+    }
+
     static let userSelect = "SELECT u.*, tm.name AS teamName FROM user u LEFT JOIN team tm ON tm.id = u.teamId"
 
     private static func fetchUser(_ db: Database, where condition: String, _ argument: some DatabaseValueConvertible) throws

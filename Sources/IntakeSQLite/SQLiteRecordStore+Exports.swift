@@ -57,7 +57,7 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                         (SELECT c.method FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
                         (SELECT c.recordedAt FROM consent c WHERE c.patientId = r.patientId ORDER BY c.id DESC LIMIT 1),
                         (SELECT group_concat(g.groupName, ',') FROM patientGroup g WHERE g.patientId = r.patientId),
-                        r.collector
+                        r.collector, r.reviewState
                     FROM record r LEFT JOIN patient p ON p.id = r.patientId
                     WHERE \(filter) ORDER BY r.\(column) LIMIT ?
                     """,
@@ -74,7 +74,10 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                         sharingScope: row[4], consentMethod: row[5], consentedAt: (row[6] as Double?).map(SQLiteRecordStore.date),
                         dataGroups: groups)
                 }
-                page.append(ExportedRecord(body: body, revision: row[1], cursor: row[2], registry: registry, collector: row[8]))
+                page.append(
+                    ExportedRecord(
+                        body: body, revision: row[1], cursor: row[2], registry: registry, collector: row[8],
+                        reviewState: (row[9] as String?).flatMap(ReviewState.init(rawValue:))))
             }
             return page
         }
@@ -213,6 +216,10 @@ struct SQLiteExportSnapshot: ExportSnapshot {
             sql += allowed.isEmpty ? " AND 0" : " AND (" + allowed.joined(separator: " OR ") + ")"
         }
         groupFilter(query, &sql, &arguments)
+        if !query.reviewStates.isEmpty {
+            sql += " AND r.reviewState IN (" + query.reviewStates.map { _ in "?" }.joined(separator: ", ") + ")"
+            arguments += StatementArguments(query.reviewStates.map(\.rawValue))
+        }
         return (sql, arguments)
     }
 }

@@ -160,7 +160,8 @@ extension SQLiteRecordStore {
         try await database.write { db in
             let id = Self.key(item.record.id)
             let revision: Int
-            switch RecordRules.edit(try Self.standing(db, id: id), teamId: teamId, baseRevision: baseRevision) {
+            let standing = try Self.standing(db, id: id)
+            switch RecordRules.edit(standing, teamId: teamId, baseRevision: baseRevision) {
             case .refuse(let outcome): return outcome
             case .save(let next): revision = next
             }
@@ -181,6 +182,7 @@ extension SQLiteRecordStore {
             try Self.insertRevision(
                 item, body: String(decoding: item.body, as: UTF8.self), revision: revision, savedBy: savedBy, at: time,
                 deviceId: item.deviceId, db)
+            if let standing { try Self.reviewEdited(standing, id: id, by: savedBy, at: time, db) }
             _ = try Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], db)
             try Self.notifyAlerts(item, teamId: teamId, at: time, db)
             return .updated(revision: revision)
@@ -204,6 +206,8 @@ extension SQLiteRecordStore {
                     """,
                 arguments: [Self.timestamp(time), user, reason, Self.timestamp(time), teamId, key])
             try db.execute(sql: "DELETE FROM recordRevision WHERE recordId = ?", arguments: [key])
+            // The thread's comments are free text that may name the patient: they go with the record.
+            try db.execute(sql: "DELETE FROM reviewEntry WHERE recordId = ?", arguments: [key])
             let tombstone = Tombstone(
                 recordId: id, teamId: teamId, questionnaireId: row["questionnaireId"], revision: row["revision"], deletedAt: Self.date(Self.timestamp(time)),
                 deletedBy: user, reason: reason)
@@ -214,7 +218,9 @@ extension SQLiteRecordStore {
 
     /// What ``RecordRules`` decides on: the record's team, revision and tombstone.
     private static func standing(_ row: Row) -> RecordStanding {
-        RecordStanding(teamId: row["teamId"], revision: row["revision"], tombstone: tombstone(row))
+        RecordStanding(
+            teamId: row["teamId"], revision: row["revision"], tombstone: tombstone(row), review: ReviewState(rawValue: row["reviewState"]) ?? .received,
+            locked: row["reviewLocked"], reviewedBy: row["reviewedBy"])
     }
 
     private static func standing(_ db: Database, id: String) throws -> RecordStanding? {

@@ -617,6 +617,26 @@ extension SQLiteRecordStore {
                     CREATE INDEX testRecordByVersion ON testRecord (questionnaireId, version, receivedAt);
                     """)
         }
+        migrator.registerMigration("v30: records' review: state, lock and thread") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN reviewState TEXT NOT NULL DEFAULT 'received';
+                    ALTER TABLE record ADD COLUMN reviewLocked INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE record ADD COLUMN reviewedAt REAL;
+                    ALTER TABLE record ADD COLUMN reviewedBy TEXT;
+                    CREATE INDEX recordByReview ON record (teamId, reviewState, updatedAt);
+                    CREATE TABLE reviewEntry (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        recordId TEXT NOT NULL,
+                        author TEXT NOT NULL,
+                        state TEXT,
+                        locked INTEGER,
+                        text TEXT NOT NULL,
+                        at REAL NOT NULL
+                    );
+                    CREATE INDEX reviewEntryByRecord ON reviewEntry (recordId, id);
+                    """)
+        }
         return migrator
     }
 

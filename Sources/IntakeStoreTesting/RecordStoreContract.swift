@@ -286,6 +286,17 @@ public enum RecordStoreContract {
         #expect(try await store.user(tokenHash: "t1", now: Date())?.id == zoe.id)
         try await store.revokeToken(hash: "t1")
         #expect(try await store.user(tokenHash: "t1", now: Date()) == nil)
+
+        // Sign-out everywhere: every session of the user, no other token, nobody else's session.
+        let amir = try #require(try await store.credentials(username: "amir")?.user)
+        for (hash, name, user) in [("s1", "session", zoe.id), ("s2", "session", zoe.id), ("script", "nightly export", zoe.id), ("s3", "session", amir.id)] {
+            try await store.createToken(NewToken(userId: user, hash: hash, name: name, expiresAt: nil), at: Date())
+        }
+        #expect(try await store.revokeSessions(userId: zoe.id) == 2)
+        #expect(try await store.user(tokenHash: "s1", now: Date()) == nil && store.user(tokenHash: "s2", now: Date()) == nil)
+        #expect(try await store.user(tokenHash: "script", now: Date())?.id == zoe.id)
+        #expect(try await store.user(tokenHash: "s3", now: Date())?.id == amir.id)
+        #expect(try await store.revokeSessions(userId: zoe.id) == 0)
     }
 
     public static func questionnairesAreListedNewestFirst(_ kind: some RecordStoreFactory) async throws {

@@ -167,6 +167,17 @@ struct AccessMatrixTests {
                 method: .delete, route: "/v1/records/{id}/grants/{grant}", uri: "/v1/records/{own}/grants/{fresh}",
                 success: .notFound),
             Case(method: .get, route: "/v1/grants", uri: "/v1/grants", success: .ok),
+            Case(method: .get, route: "/v1/records/{id}/review", uri: "/v1/records/{own}/review", success: .ok),
+            // has_issues never locks: the record stays editable for the cases after.
+            Case(
+                method: .post, route: "/v1/records/{id}/review", uri: "/v1/records/{own}/review", success: .ok,
+                body: { _, _, _ in json(["state": "has_issues"]) }),
+            // Never locked: nothing to reopen.
+            Case(method: .post, route: "/v1/records/{id}/review/reopen", uri: "/v1/records/{own}/review/reopen", success: .conflict),
+            Case(
+                method: .post, route: "/v1/records/{id}/review/comments", uri: "/v1/records/{own}/review/comments", success: .created,
+                body: { _, _, _ in json(["text": "checked"]) }),
+            Case(method: .get, route: "/v1/reviews", uri: "/v1/reviews?state=has_issues", success: .ok),
             Case(
                 method: .post, route: "/v1/records/{id}/transfer", uri: "/v1/records/{doomed}/transfer",
                 success: .ok,

@@ -2,7 +2,7 @@ import Foundation
 import IntakeCore
 
 /// One record per line in the documented record format (docs/record-format.md), plus
-/// `patientKey`, `ageYears`, the server's `revision` and, for a record of a registry patient,
+/// `patientKey`, `ageYears`, the server's `revision` and `reviewState` and, for a record of a registry patient,
 /// `sharingScope`, `consentMethod`, `consentedAt` and `dataGroups`. De-identified records keep
 /// only `sex` in `patient`, and no `patientId`.
 public final class JSONLinesFormatter: ExportFormatter {
@@ -41,6 +41,7 @@ public final class JSONLinesFormatter: ExportFormatter {
         if item.datesShifted { extras.append(("datesShifted", json { $0.bool(true) })) }
         if let key = item.patientKey { extras.append(("patientKey", json { $0.string(key) })) }
         if let revision = item.revision { extras.append(("revision", json { $0.integer(revision) })) }
+        if let state = item.reviewState { extras.append(("reviewState", json { $0.string(state) })) }
         if let registry = item.registry {
             extras.append(("dataGroups", json { writer in
                 writer.beginArray()
@@ -98,6 +99,7 @@ extension ExportRecord {
         var ageYears: Int?
         var revision: Int?
         var datesShifted = false
+        var reviewState: String?
         var registry: RegistryFacts?
         func facts() -> RegistryFacts { registry ?? RegistryFacts(sharingScope: nil) }
         let record = try JSONReader.document(jsonLine) { reader throws(JSONReadError) in
@@ -107,6 +109,7 @@ extension ExportRecord {
                 case "ageYears": ageYears = reader.null() ? nil : try reader.integer()
                 case "revision": revision = reader.null() ? nil : try reader.integer()
                 case "datesShifted": datesShifted = reader.null() ? false : try reader.bool()
+                case "reviewState": reviewState = reader.null() ? nil : try reader.string()
                 case "sharingScope":
                     var next = facts()
                     next.sharingScope = reader.null() ? nil : try reader.string()
@@ -137,6 +140,7 @@ extension ExportRecord {
             }
         }
         self.init(
-            record: record, patientKey: patientKey, ageYears: ageYears, revision: revision, datesShifted: datesShifted, registry: registry)
+            record: record, patientKey: patientKey, ageYears: ageYears, revision: revision, datesShifted: datesShifted, registry: registry,
+            reviewState: reviewState)
     }
 }

@@ -69,6 +69,7 @@ public enum MetaField: String, Sendable, Hashable, CaseIterable {
     case collector
     case createdAt = "created_at"
     case updatedAt = "updated_at"
+    case reviewState = "review_state"
 
     public var isIdentifier: Bool {
         switch self {
@@ -110,6 +111,8 @@ public enum MetaField: String, Sendable, Hashable, CaseIterable {
         case .collector: "Who collected the record."
         case .createdAt: "When the record was started (UTC)."
         case .updatedAt: "When the record was last changed (UTC)."
+        case .reviewState:
+            "Its review on the server: received, has_issues, edited (changed since a review), approved or rejected; empty for records that did not come from a server."
         }
     }
 }

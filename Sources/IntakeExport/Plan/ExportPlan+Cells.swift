@@ -139,6 +139,7 @@ extension ExportPlan {
         case .collector: return record.collector
         case .createdAt: return Timestamp.string(from: record.createdAt)
         case .updatedAt: return Timestamp.string(from: record.updatedAt)
+        case .reviewState: return item.reviewState ?? ""
         }
     }
 }

@@ -15,10 +15,15 @@ public struct ExportRecord: Sendable {
     public var datesShifted: Bool
     /// The registry's consent and data groups of the record's patient, when it points to one.
     public var registry: RegistryFacts?
+    /// Its review state on the server (`received`, `has_issues`, `edited`, `approved`, `rejected`),
+    /// when it came from one.
+    public var reviewState: String?
 
     public init(
-        record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?, datesShifted: Bool = false, registry: RegistryFacts? = nil
+        record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?, datesShifted: Bool = false, registry: RegistryFacts? = nil,
+        reviewState: String? = nil
     ) {
+        self.reviewState = reviewState
         self.record = record
         self.patientKey = patientKey
         self.ageYears = ageYears
@@ -35,8 +40,9 @@ public struct ExportRecord: Sendable {
     /// with the names.
     public init(
         _ record: PatientResponse, revision: Int? = nil, keyer: PatientKeyer?, includeIdentifiers: Bool, shiftDates: Bool = false,
-        registry: RegistryFacts? = nil
+        registry: RegistryFacts? = nil, reviewState: String? = nil
     ) {
+        self.reviewState = reviewState
         if let patientId = record.patientId {
             self.patientKey = keyer?.key(patientId: patientId)
         } else {

@@ -17,8 +17,10 @@ public struct ExportRow: Sendable {
     /// Reads a record's bytes (as ``RecordCodec`` wrote them) and prepares it as `plan` asks;
     /// `keyer` makes patient keys and moves dates.
     /// - Parameter collector: who collected the record, as the server checked it, when it differs from the body's.
+    /// - Parameter reviewState: its review state on the server.
     public init(
-        body: [UInt8], revision: Int?, plan: ExportPlan, keyer: PatientKeyer?, registry: RegistryFacts? = nil, collector: String? = nil
+        body: [UInt8], revision: Int?, plan: ExportPlan, keyer: PatientKeyer?, registry: RegistryFacts? = nil, collector: String? = nil,
+        reviewState: String? = nil
     ) throws(ExportError) {
         var found: [(position: QuestionPosition, answer: Answer)] = []
         found.reserveCapacity(64)
@@ -36,7 +38,7 @@ public struct ExportRow: Sendable {
         let options = plan.options
         let item = ExportRecord(
             header, revision: revision, keyer: keyer, includeIdentifiers: options.includeIdentifiers, shiftDates: options.shiftDates,
-            registry: registry)
+            registry: registry, reviewState: reviewState)
         let days = item.datesShifted ? keyer?.dateShift(patientKey: item.patientKey, recordId: header.id) ?? 0 : 0
         let layout = try plan.layout(for: header.questionnaire)
         let ordinals = layout.visibility.ordinals

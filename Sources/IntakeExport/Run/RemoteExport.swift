@@ -53,6 +53,8 @@ public struct RemoteExport {
     public var sideFiles: [ExportSideFile]
     /// Only records (and reports) of patients in one of these data groups, when not empty.
     public var dataGroups: [String]
+    /// Only records in one of these review states (`approved`, …), when not empty.
+    public var reviewStates: [String] = []
     public var idleTimeout: TimeInterval
 
     public init(
@@ -89,6 +91,7 @@ public struct RemoteExport {
         if let questionnaireId { query["questionnaire"] = questionnaireId }
         if let since { query["since"] = since }
         if !dataGroups.isEmpty { query["dataGroups"] = dataGroups.joined(separator: ",") }
+        if !reviewStates.isEmpty { query["reviewStates"] = reviewStates.joined(separator: ",") }
         if options.includeIdentifiers { query["includeIdentifiers"] = "true" }
         if options.dropFreeText { query["dropFreeText"] = "true" }
         if options.shiftDates { query["shiftDates"] = "true" }

@@ -14,6 +14,10 @@ public enum RecordAction: String, Sendable, CaseIterable {
     case transfer
     /// Give, list or revoke grants on it.
     case grant
+    /// Set its review state (has issues, approved, rejected), lock or reopen it.
+    case review
+    /// Read its review thread and add to it: whoever reads the record, and admins.
+    case readReview
 }
 
 /// What the policy needs to know of a record to decide: its team, its collector, whether its
@@ -66,6 +70,9 @@ public enum AccessDecision: Sendable, Equatable {
 /// - Outside its team (or hidden by collector-only), a referral to the actor or an unexpired grant
 ///   lets them read it, and edit it when the referral or grant allows editing; a referral or grant
 ///   never lets them delete, transfer, grant or refer it on.
+/// - Reviewing (setting its review state, locking, reopening) is its team's coordinators' and
+///   the deployment's admins'; a member who is not is refused (403), a referral or grant never
+///   gives it.
 /// - Anyone else is told it does not exist (404); who could see it is told it was deleted (410).
 public enum RecordAccessPolicy {
     /// Whether the record's own team's member sees it (collector-only hides another field worker's).
@@ -107,6 +114,17 @@ public enum RecordAccessPolicy {
         case .refer:
             guard member, !record.deleted else { return .notFound }
             return .allowed
+        case .review:
+            if user.role == .admin { return record.deleted ? .gone : .allowed }
+            guard member else {
+                if record.deleted { return inTeam ? .gone : .notFound }
+                return record.referral.read || record.grant.read ? .forbidden(code: "not_a_reviewer") : .notFound
+            }
+            if record.deleted { return .gone }
+            return user.role == .coordinator ? .allowed : .forbidden(code: "not_a_reviewer")
+        case .readReview:
+            if user.role == .admin { return record.deleted ? .gone : .allowed }
+            return decide(.read, by: user, on: record)
         }
     }
 }

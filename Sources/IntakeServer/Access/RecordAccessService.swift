@@ -80,6 +80,8 @@ public struct RecordAccessService: Sendable {
             APIError(.forbidden, code: code, message: "the referral lets you read this record, not edit it; ask the referrer")
         case "read_only_grant":
             APIError(.forbidden, code: code, message: "your grant lets you read this record, not edit it; ask its team's coordinator")
+        case "not_a_reviewer":
+            APIError(.forbidden, code: code, message: "records are reviewed by their team's coordinators (and admins); ask one of them")
         default:
             APIError(.forbidden, code: code, message: "you may not do this with this record")
         }

@@ -143,6 +143,12 @@ public enum RoutePolicy {
         RouteRule("POST", "/v1/notifications/read", Role.everyone),
         RouteRule("DELETE", "/v1/notifications/{id}", Role.everyone),
 
+        RouteRule("GET", "/v1/records/{id}/review", Role.patientReaders, .record(.readReview)),
+        RouteRule("POST", "/v1/records/{id}/review", Role.managers, .record(.review), audit: .action),
+        RouteRule("POST", "/v1/records/{id}/review/reopen", Role.managers, .record(.review), audit: .action),
+        RouteRule("POST", "/v1/records/{id}/review/comments", Role.patientReaders, .record(.readReview), audit: .action),
+        RouteRule("GET", "/v1/reviews", Role.patientReaders),
+
         RouteRule("POST", "/v1/referrals", Role.writers),
         RouteRule("GET", "/v1/referrals", Role.writers),
         RouteRule("GET", "/v1/referrals/{id}", Role.writers),

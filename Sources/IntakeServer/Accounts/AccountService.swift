@@ -234,6 +234,13 @@ public struct AccountService: Sendable {
         try await store.revokeToken(hash: APIToken.hash(token))
     }
 
+    /// Signs `user` out everywhere: every session token sign-in gave them, on every device and
+    /// browser (tokens made for scripts and machines stay). How many.
+    public func revokeSessions(of user: User) async throws -> Int {
+        defer { tokens.removeAll() }
+        return try await store.revokeSessions(userId: user.id)
+    }
+
     private func teamId(named team: String?, for role: Role) async throws -> Int64? {
         // A field worker or coordinator without a team waits for an invitation; until they join
         // one they may not send or read records.

@@ -17,6 +17,8 @@ public struct IntakeServices: Sendable {
     public let exports: ExportService
     public let teams: TeamService
     public let referrals: ReferralService
+    /// Records' review states, locks and threads.
+    public let reviews: ReviewService
     public let webhooks: WebhookService
     public let patients: PatientService
     public let audit: AuditLog
@@ -44,6 +46,7 @@ public struct IntakeServices: Sendable {
         self.teams = TeamService(
             store: store, clock: configuration.clock, hub: notifications, audit: audit, membershipChanged: { accounts.forgetCachedUsers() })
         self.referrals = ReferralService(store: store, clock: configuration.clock, hub: teams.hub, access: access)
+        self.reviews = ReviewService(store: store, access: access, hub: teams.hub, clock: configuration.clock)
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
         self.devices = DeviceService(store: store, clock: configuration.clock)
@@ -60,9 +63,19 @@ public struct IntakeServices: Sendable {
     }
 }
 
+/// Routes another module adds to the server (the web console): on the same router, behind the
+/// same middleware (request log, limits, rate limit), outside the API's route table and
+/// contract. Such a module decides access through the same services and policy as the API.
+public protocol ServerModule: Sendable {
+    func register(on router: Router<IntakeRequestContext>, services: IntakeServices)
+}
+
 public enum IntakeServerApp {
-    /// The router with every route and middleware, and the list of routes it registered.
-    public static func router(_ services: IntakeServices) -> (router: Router<IntakeRequestContext>, routes: [String]) {
+    /// The router with every route and middleware, and the list of routes it registered (the
+    /// API's; not the `modules`').
+    public static func router(
+        _ services: IntakeServices, modules: [any ServerModule] = []
+    ) -> (router: Router<IntakeRequestContext>, routes: [String]) {
         let router = Router(context: IntakeRequestContext.self)
         let table = RouteTable()
         router.add(middleware: MetricsMiddleware(metrics: services.metrics))
@@ -88,21 +101,23 @@ public enum IntakeServerApp {
         TeamController(services: services).register(registrar)
         NotificationController(services: services).register(registrar)
         ReferralController(services: services).register(registrar)
+        ReviewController(services: services).register(registrar)
         WebhookController(services: services).register(registrar)
         PatientController(services: services).register(registrar)
         DataGroupController(services: services).register(registrar)
         ReportController(services: services).register(registrar)
         AuditController(services: services).register(registrar)
         DeviceController(services: services).register(registrar)
+        for module in modules { module.register(on: router, services: services) }
         return (router, registrar.routes)
     }
 
     public static func application(
-        _ services: IntakeServices, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        _ services: IntakeServices, modules: [any ServerModule] = [], logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let port = services.configuration.port
         return Application(
-            router: router(services).router, server: try httpServer(services.configuration),
+            router: router(services, modules: modules).router, server: try httpServer(services.configuration),
             configuration: .init(address: .hostname(services.configuration.host, port: port), serverName: "intake"),
             onServerRunning: { await onRunning($0.localAddress?.port ?? port) }, logger: logger)
     }
@@ -124,7 +139,9 @@ public enum IntakeServerApp {
     /// `intake serve` runs, with the host, port and log level of the services' configuration.
     /// `onRunning` is told the port once the server listens. A port another program holds is
     /// ``ServerStartError``, one sentence.
-    public static func run(_ services: IntakeServices, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    public static func run(
+        _ services: IntakeServices, modules: [any ServerModule] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
         var logger = Logger(label: "intake.server")
         logger.logLevel = Logger.Level(rawValue: services.configuration.logLevel) ?? .info
         // Read notifications past their retention go at start and then every day.
@@ -144,7 +161,7 @@ public enum IntakeServerApp {
         let delivery = Task { await dispatcher.run() }
         defer { delivery.cancel() }
         do {
-            try await application(services, logger: logger, onRunning: onRunning).runService()
+            try await application(services, modules: modules, logger: logger, onRunning: onRunning).runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {
             let configuration = services.configuration
             throw ServerStartError(

@@ -31,6 +31,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case recordRead = "record.read"
     case recordDelete = "record.delete"
     case recordTransfer = "record.transfer"
+    case recordReview = "record.review"
     /// Tombstones of deleted records removed after their retention period.
     case tombstonePurge = "record.purge"
     case grantCreate = "grant.create"
@@ -163,6 +164,15 @@ extension AuditEntry {
 
     public static func recordUpdate(_ item: IngestItem, revision: Int, by user: String, at time: Date) -> AuditEntry {
         AuditEntry(at: time, actor: user, action: .recordUpdate, subject: item.record.id.uuidString.lowercased(), details: ["revision": String(revision)])
+    }
+}
+
+extension AuditEntry {
+    /// A record's review changed, in the change's transaction: its state and lock, never the comment.
+    public static func review(_ review: RecordReview, _ change: ReviewChange, at time: Date) -> AuditEntry {
+        var details = ["state": change.state.rawValue, "locked": change.locked ? "1" : "0"]
+        if !change.text.isEmpty { details["comment"] = "1" }
+        return AuditEntry(at: time, actor: change.actor, action: .recordReview, subject: review.recordId.uuidString.lowercased(), details: details)
     }
 }
 

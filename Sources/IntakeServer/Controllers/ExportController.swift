@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import IntakeExport
 
-/// `GET /v1/exports?format=&questionnaire=&since=&until=&dataGroups=&includeIdentifiers=&dropFreeText=&shiftDates=&rawCells=`:
+/// `GET /v1/exports?format=&questionnaire=&since=&until=&dataGroups=&reviewStates=&includeIdentifiers=&dropFreeText=&shiftDates=&rawCells=`:
 /// a research export, streamed as it is read from the store.
 ///
 /// Coordinators export their team's records and may include identifiers; researchers export
@@ -15,6 +15,7 @@ struct ExportController {
     let services: IntakeServices
     static let parameters = [
         "format", "questionnaire", "since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates", "rawCells",
+        "reviewStates",
     ]
 
     func register(_ routes: RouteRegistrar) {
@@ -30,6 +31,16 @@ struct ExportController {
             dataGroups = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             guard dataGroups.allSatisfy({ !$0.isEmpty }) else {
                 throw APIError.badRequest("'dataGroups' is data group names separated by commas, such as arm_a,arm_b")
+            }
+        }
+        var reviewStates: [ReviewState] = []
+        if let text = parameters["reviewStates"] {
+            for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let state = ReviewState(rawValue: String(name)) else {
+                    throw APIError.badRequest(
+                        "'reviewStates' is review states separated by commas, of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")), such as approved,edited")
+                }
+                reviewStates.append(state)
             }
         }
         var options = ExportOptions()
@@ -69,11 +80,11 @@ struct ExportController {
         let prepared = try await services.exports.prepare(
             ExportService.Request(
                 questionnaireId: parameters["questionnaire"], teamId: reach.teamId, since: since, options: options, consent: reach.consent,
-                dataGroups: dataGroups, until: until))
+                dataGroups: dataGroups, until: until, reviewStates: reviewStates))
         // Who exported what: the filters and options, and what it sends, on the trail before a
         // byte leaves (records of a record format; rows of removed; reports as they stream).
         var audited = ["format": parameters["format"] ?? "csv", "questionnaire": prepared.plan.questionnaireId]
-        for name in ["since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates"] { if let value = parameters[name] { audited[name] = value } }
+        for name in ["since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates", "reviewStates"] { if let value = parameters[name] { audited[name] = value } }
         var headers: HTTPFields = [
             .cacheControl: "no-store",
             Self.cursorHeader: prepared.cursor,

@@ -157,9 +157,15 @@ struct RecordController {
                 throw APIError.notFound("record \(Self.key(id))")
             case .deleted(let tombstone):
                 throw Self.gone(tombstone)
+            case .locked:
+                throw Self.lockedError
             }
         }
     }
+
+    static let lockedError = APIError(
+        .conflict, code: "record_locked",
+        message: "a reviewer approved and locked this record; it cannot be edited until a coordinator reopens it (intake review reopen)")
 
     static let deviceHeader = HTTPField.Name("Intake-Device-Id")!
 

@@ -32,11 +32,14 @@ public struct ExportService: Sendable {
         /// Up to this cursor rather than the newest change: an export's side files, asked for
         /// after its records, cover what the records did.
         public var until: Since?
+        /// Only records in one of these review states, when not empty.
+        public var reviewStates: [ReviewState]
 
         public init(
             questionnaireId: String? = nil, teamId: Int64? = nil, since: Since? = nil, options: ExportOptions = ExportOptions(),
-            consent: ConsentFilter? = nil, dataGroups: [String] = [], until: Since? = nil
+            consent: ConsentFilter? = nil, dataGroups: [String] = [], until: Since? = nil, reviewStates: [ReviewState] = []
         ) {
+            self.reviewStates = reviewStates
             self.consent = consent
             self.dataGroups = dataGroups
             self.until = until
@@ -107,6 +110,7 @@ public struct ExportService: Sendable {
         var query = ExportQuery(questionnaireId: id, teamId: request.teamId, after: 0, upTo: cursor, limit: 128)
         query.consent = request.consent
         query.dataGroups = request.dataGroups
+        query.reviewStates = request.reviewStates
         switch request.since {
         case .teamCursor(let after)? where request.teamId != nil, .cursor(let after)? where request.teamId == nil:
             // A cursor past the newest change was not given by this deployment for this export.
@@ -198,14 +202,15 @@ public struct ExportService: Sendable {
                     if needs.contains(.rows) {
                         input.row = try ExportRow(
                             body: stored.body, revision: stored.revision, plan: plan, keyer: keyer, registry: stored.registry,
-                            collector: stored.collector)
+                            collector: stored.collector, reviewState: stored.reviewState?.rawValue)
                     }
                     if needs.contains(.records) {
                         var record = try RecordCodec.decode(stored.body)
                         if let collector = stored.collector { record.collector = collector }
                         input.record = ExportRecord(
                             record, revision: stored.revision, keyer: keyer,
-                            includeIdentifiers: plan.options.includeIdentifiers, shiftDates: plan.options.shiftDates, registry: stored.registry)
+                            includeIdentifiers: plan.options.includeIdentifiers, shiftDates: plan.options.shiftDates, registry: stored.registry,
+                            reviewState: stored.reviewState?.rawValue)
                     }
                     return input
                 }

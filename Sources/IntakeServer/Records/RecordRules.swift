@@ -6,11 +6,20 @@ public struct RecordStanding: Sendable, Equatable {
     public var revision: Int
     /// Set when the record was deleted.
     public var tombstone: Tombstone?
+    /// Its review: its state, whether an approval locked it, who reviewed it last.
+    public var review: ReviewState
+    public var locked: Bool
+    public var reviewedBy: String?
 
-    public init(teamId: Int64, revision: Int, tombstone: Tombstone? = nil) {
+    public init(
+        teamId: Int64, revision: Int, tombstone: Tombstone? = nil, review: ReviewState = .received, locked: Bool = false, reviewedBy: String? = nil
+    ) {
         self.teamId = teamId
         self.revision = revision
         self.tombstone = tombstone
+        self.review = review
+        self.locked = locked
+        self.reviewedBy = reviewedBy
     }
 }
 
@@ -33,10 +42,13 @@ public enum RecordRules {
     /// An edit is saved as the next revision when the record is the team's, not deleted, and the
     /// edit was made on its current revision. Another team's record is not found (its existence
     /// is not told); a deleted one answers with its tombstone; an edit of an older revision is
-    /// stale, naming the current one so the client can merge and send again.
+    /// stale, naming the current one so the client can merge and send again. A record approved
+    /// and locked by its reviewer is not edited until they reopen it. (What the edit does to the
+    /// review is ``ReviewRules/edited(_:by:at:)``.)
     public static func edit(_ current: RecordStanding?, teamId: Int64, baseRevision: Int) -> RecordEditDecision {
         guard let current, current.teamId == teamId else { return .refuse(.notFound) }
         if let tombstone = current.tombstone { return .refuse(.deleted(tombstone)) }
+        if current.locked { return .refuse(.locked) }
         guard current.revision == baseRevision else { return .refuse(.stale(currentRevision: current.revision)) }
         return .save(revision: current.revision + 1)
     }

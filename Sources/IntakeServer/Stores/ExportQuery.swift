@@ -21,6 +21,8 @@ public struct ExportQuery: Sendable {
     public var consent: ConsentFilter?
     /// Only records of patients in at least one of these data groups, when not empty.
     public var dataGroups: [String] = []
+    /// Only records in one of these review states, when not empty.
+    public var reviewStates: [ReviewState] = []
     /// Where the earlier export this one continues stopped: for `removed.csv`.
     public var previous: Previous?
     public var limit: Int
@@ -102,8 +104,12 @@ public struct ExportedRecord: Sendable {
     /// Who collected it, as the server checked (the body's collector of a record stored before
     /// that check may be free text).
     public var collector: String?
+    public var reviewState: ReviewState?
 
-    package init(body: [UInt8], revision: Int, cursor: Int64, registry: RegistryFacts? = nil, collector: String? = nil) {
+    package init(
+        body: [UInt8], revision: Int, cursor: Int64, registry: RegistryFacts? = nil, collector: String? = nil, reviewState: ReviewState? = nil
+    ) {
+        self.reviewState = reviewState
         self.body = body
         self.revision = revision
         self.cursor = cursor

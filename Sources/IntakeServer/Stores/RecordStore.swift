@@ -9,7 +9,7 @@ import IntakeCore
 /// Services never take the whole of it: each depends on the narrow protocols it uses
 /// (``RecordDataStore``, ``ExportStore``, ``SecretStore``, ``ReferralStore``, …).
 public protocol RecordStore: RecordDataStore, ExportStore, SecretStore, QuestionnaireStore, AccountStore, TeamStore, ReferralStore,
-    WebhookStore, PatientStore, AuditStore, GrantStore, DeviceStore
+    WebhookStore, PatientStore, AuditStore, GrantStore, DeviceStore, ReviewStore
 {
     /// Throws when the store cannot be read, for `/health`.
     func checkHealth() async throws
@@ -140,6 +140,9 @@ public protocol AccountStore: Sendable {
     /// The user a token belongs to, if the token is known, unexpired and the user enabled.
     func user(tokenHash: String, now: Date) async throws -> User?
     func revokeToken(hash: String) async throws
+    /// Revokes every session token of the user (those sign-in issued, named `session`), on
+    /// every device: sign-out everywhere. Tokens made for scripts and machines stay. How many.
+    func revokeSessions(userId: Int64) async throws -> Int
 }
 
 /// A failure of the store that the API reports as a client error.

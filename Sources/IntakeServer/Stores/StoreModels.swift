@@ -81,6 +81,8 @@ public enum UpdateOutcome: Sendable, Equatable {
     case notFound
     /// The record was deleted (perhaps while the edit was on its way).
     case deleted(Tombstone)
+    /// A reviewer approved and locked the record: no edit until they reopen it.
+    case locked
 }
 
 public struct StoredRecord: Sendable {

@@ -27,6 +27,20 @@ public enum NotificationEvent {
     /// One transfer, told to the coordinators of both teams.
     public static func transfer(_ id: UUID) -> String { "transfer:\(lower(id))" }
 
+    /// One event of a record's review (`has_issues:<time>`, `comment:<time>`, `edited:<revision>`, …).
+    public static func review(_ recordId: UUID, _ event: String) -> String { "review:\(lower(recordId)):\(event)" }
+
+    /// What every event key of one record's review starts with.
+    public static func reviewPrefix(_ recordId: UUID) -> String { "review:\(lower(recordId)):" }
+
+    /// Ids and names only: the record, its questionnaire, the state, who acted; never the comment.
+    public static func subject(_ review: RecordReview, by actor: String) -> [String: String] {
+        [
+            "record": lower(review.recordId), "questionnaire": review.questionnaireId, "version": review.questionnaireVersion,
+            "state": review.state.rawValue, "by": actor,
+        ]
+    }
+
     public static func subject(_ referral: Referral, by actor: String) -> [String: String] {
         [
             "referral": lower(referral.id), "record": lower(referral.recordId), "fromTeam": referral.fromTeam, "toTeam": referral.toTeam,

@@ -294,9 +294,21 @@ public enum NotificationType {
     /// alert's number among the questionnaire's alerts: never an answer, nor the question.
     public static let recordAlert = "record_alert"
 
+    /// To the record's collector: a reviewer says it has issues (the thread says which).
+    public static let reviewHasIssues = "review_has_issues"
+    /// To the record's collector.
+    public static let reviewRejected = "review_rejected"
+    /// To the record's collector: the approved record was unlocked and can be edited again.
+    public static let reviewReopened = "review_reopened"
+    /// To the other side of a review thread: the collector, or the last reviewer.
+    public static let reviewComment = "review_comment"
+    /// To the last reviewer: a record they reviewed was edited since.
+    public static let reviewEdited = "review_edited"
+
     public static let all = [
         invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged, announcement,
         referralReceived, referralAccepted, referralDeclined, referralCompleted, referralWithdrawn, referralReassigned, referralMessage,
-        recordsTransferred, referralUnassigned, referralRetargeted, recordAlert,
+        recordsTransferred, referralUnassigned, referralRetargeted, recordAlert, reviewHasIssues, reviewRejected, reviewReopened,
+        reviewComment, reviewEdited,
     ]
 }

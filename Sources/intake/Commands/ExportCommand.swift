@@ -67,6 +67,12 @@ struct ExportCommand: AsyncParsableCommand {
         help: ArgumentHelp("Only records (and reports) of patients in this data group (repeatable: in any of them).", valueName: "name"))
     var dataGroups: [String] = []
 
+    @Option(
+        name: .customLong("review-state"),
+        help: ArgumentHelp(
+            "Only records in this review state (repeatable: in any of them): received, has_issues, edited, approved, rejected.", valueName: "state"))
+    var reviewStates: [String] = []
+
     static let formatNames = ExportFormat.allCases.map(\.rawValue) + ExportSideFile.allCases.map(\.rawValue)
 
     @Flag(
@@ -100,6 +106,12 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if unansweredCode.isEmpty || unansweredCode.contains(",") || unansweredCode.contains("\"") {
             throw ValidationError("--unanswered-code must be non-empty and hold no comma or quote, e.g. '.' or 'NA'.")
+        }
+        for state in reviewStates where ReviewState(rawValue: state) == nil {
+            throw ValidationError("Unknown review state '\(state.prefix(40))'; use \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        if !inputs.isEmpty, !reviewStates.isEmpty {
+            throw ValidationError("Review states are kept by a server: --review-state exports from a server or --database, not --input files.")
         }
         if database == nil, inputs.isEmpty, questionnaires.count > 1 {
             throw ValidationError("A server export covers one questionnaire; give --questionnaire once.")
@@ -136,16 +148,17 @@ struct ExportCommand: AsyncParsableCommand {
                 }
                 summary = try await databaseOptions.services(configuration).exports.writeFolder(
                     questionnaireId: questionnaires.first, since: since, options: options, formats: chosen, sideFiles: sideFiles,
-                    dataGroups: dataGroups, to: folder, progress: progress)
+                    dataGroups: dataGroups, reviewStates: reviewStates.compactMap(ReviewState.init(rawValue:)), to: folder, progress: progress)
             } else {
                 guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
                     throw ValidationError(
                         "No server is configured; sign in with 'intake login', or export from files with --input or from a server database with --database."
                     )
                 }
-                let export = RemoteExport(
+                var export = RemoteExport(
                     server: ClientExportServer(client: client), questionnaireId: questionnaires.first, since: since, options: options,
                     formats: chosen, sideFiles: sideFiles, dataGroups: dataGroups, idleTimeout: max(clientOptions.timeout, 60))
+                export.reviewStates = reviewStates
                 summary = try await export.write(to: folder, progress: progress)
             }
             display?.finish()

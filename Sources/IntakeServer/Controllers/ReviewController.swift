@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+
+/// Records' review: `GET`/`POST /v1/records/{id}/review` (its state and thread; a reviewer's
+/// decision), `POST /v1/records/{id}/review/reopen`, `POST /v1/records/{id}/review/comments`,
+/// and `GET /v1/reviews?state=&questionnaire=&collector=&limit=`.
+struct ReviewController {
+    let services: IntakeServices
+
+    struct DecisionBody: RequestBody {
+        var state: ReviewState
+        var lock: Bool?
+        var comment: String?
+        static let fields: Set<String> = ["state", "lock", "comment"]
+    }
+
+    struct ReopenBody: RequestBody {
+        var comment: String?
+        static let fields: Set<String> = ["comment"]
+    }
+
+    struct CommentBody: RequestBody {
+        var text: String
+        static let fields: Set<String> = ["text"]
+    }
+
+    static let maxListLimit = 500
+
+    func register(_ routes: RouteRegistrar) {
+        routes.on(.get, "/v1/records/{id}/review") { _, context in
+            let user = try context.signedIn()
+            let (review, entries) = try await services.reviews.review(try context.pathID(of: "a record"), by: user)
+            return try JSONCoding.response(ReviewJSON(review, entries: entries))
+        }
+        routes.on(.post, "/v1/records/{id}/review") { request, context in
+            let user = try context.signedIn()
+            let id = try context.pathID(of: "a record")
+            let body = try JSONCoding.decode(DecisionBody.self, from: try await small(request))
+            let (review, entries) = try await services.reviews.decide(id, state: body.state, lock: body.lock ?? false, comment: body.comment, by: user)
+            return try JSONCoding.response(ReviewJSON(review, entries: entries))
+        }
+        routes.on(.post, "/v1/records/{id}/review/reopen") { request, context in
+            let user = try context.signedIn()
+            let id = try context.pathID(of: "a record")
+            let body = try JSONCoding.decode(ReopenBody.self, from: try await small(request, empty: "{}"))
+            let (review, entries) = try await services.reviews.reopen(id, comment: body.comment, by: user)
+            return try JSONCoding.response(ReviewJSON(review, entries: entries))
+        }
+        routes.on(.post, "/v1/records/{id}/review/comments") { request, context in
+            let user = try context.signedIn()
+            let body = try JSONCoding.decode(CommentBody.self, from: try await small(request))
+            let (_, entry) = try await services.reviews.comment(try context.pathID(of: "a record"), text: body.text, by: user)
+            return try JSONCoding.response(ReviewEntryJSON(entry), status: .created)
+        }
+        routes.on(.get, "/v1/reviews", query: ["state", "questionnaire", "collector", "limit"]) { request, context in
+            let user = try context.signedIn()
+            let parameters = try QueryParameters.read(request, accepted: ["state", "questionnaire", "collector", "limit"])
+            var states: [ReviewState] = []
+            for text in (parameters["state"] ?? "").split(separator: ",") {
+                guard let state = ReviewState(rawValue: String(text)) else {
+                    throw APIError.badRequest("state is one or more of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")), separated by commas")
+                }
+                states.append(state)
+            }
+            var limit = 100
+            if let text = parameters["limit"] {
+                guard let parsed = Int(text), (1...Self.maxListLimit).contains(parsed) else {
+                    throw APIError.badRequest("limit is a number from 1 to \(Self.maxListLimit)")
+                }
+                limit = parsed
+            }
+            let reviews = try await services.reviews.list(
+                by: user, states: states, questionnaireId: parameters["questionnaire"], collector: parameters["collector"], limit: limit)
+            return try JSONCoding.response(["reviews": reviews.map { ReviewJSON($0, entries: nil) }])
+        }
+    }
+
+    /// A small JSON body; `empty` stands for a body not sent at all.
+    private func small(_ request: Request, empty: String? = nil) async throws -> Data {
+        let data = try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
+        if data.isEmpty, let empty { return Data(empty.utf8) }
+        return data
+    }
+}
+
+struct ReviewJSON: Encodable {
+    var recordId: String
+    var questionnaireId: String
+    var questionnaireVersion: String
+    var collector: String
+    var state: String
+    var locked: Bool
+    var reviewedAt: Date?
+    var reviewedBy: String?
+    var updatedAt: Date
+    var entries: [ReviewEntryJSON]?
+
+    init(_ review: RecordReview, entries: [ReviewEntry]?) {
+        recordId = review.recordId.uuidString.lowercased()
+        questionnaireId = review.questionnaireId
+        questionnaireVersion = review.questionnaireVersion
+        collector = review.collector
+        state = review.state.rawValue
+        locked = review.locked
+        reviewedAt = review.reviewedAt
+        reviewedBy = review.reviewedBy
+        updatedAt = review.updatedAt
+        self.entries = entries?.map(ReviewEntryJSON.init)
+    }
+}
+
+struct ReviewEntryJSON: Encodable {
+    var id: Int64
+    var author: String
+    var state: String?
+    var locked: Bool?
+    var text: String
+    var at: Date
+
+    init(_ entry: ReviewEntry) {
+        id = entry.id
+        author = entry.author
+        state = entry.state?.rawValue
+        locked = entry.locked
+        text = entry.text
+        at = entry.at
+    }
+}

@@ -1,0 +1,17 @@
+import IntakeStoreTesting
+import Testing
+
+/// Every requirement of the `ReviewStore` protocol, on every store.
+struct ReviewStoreContractTests {
+    @Test(arguments: StoreKind.allCases) func aReviewIsDecidedLockedReopenedAndKeptInItsThread(_ kind: StoreKind) async throws {
+        try await ReviewStoreContract.aReviewIsDecidedLockedReopenedAndKeptInItsThread(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func exportsFilterByReviewStateAndCarryIt(_ kind: StoreKind) async throws {
+        try await ReviewStoreContract.exportsFilterByReviewStateAndCarryIt(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aLockAndAnEditAtOnceTakeTurns(_ kind: StoreKind) async throws {
+        try await ReviewStoreContract.aLockAndAnEditAtOnceTakeTurns(kind)
+    }
+}
