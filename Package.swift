@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "IntakeStoreTesting", targets: ["IntakeStoreTesting"]),
         .library(name: "IntakeClient", targets: ["IntakeClient"]),
         .library(name: "IntakeExport", targets: ["IntakeExport"]),
+        .library(name: "IntakeConsole", targets: ["IntakeConsole"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -34,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -95,6 +97,20 @@ let package = Package(
             ],
             resources: [.copy("openapi.yaml")]
         ),
+        // The web console for coordinators, researchers and admins, served by `intake serve` under
+        // /console: pages rendered on the server from Mustache templates, over the same services
+        // and access policy as the API (it sees no store).
+        .target(
+            name: "IntakeConsole",
+            dependencies: [
+                "IntakeCore", "IntakeServer", "IntakeExport",
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Templates"), .copy("Assets")]
+        ),
         // The server's embedded default store: one SQLite file through GRDB.
         .target(
             name: "IntakeSQLite",
@@ -128,7 +144,7 @@ let package = Package(
             name: "intake",
             dependencies: [
                 "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeServer", "IntakeDeployment", "IntakeClient", "IntakeExport",
-                "IntakeTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "IntakeTerminal", "IntakeConsole", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmarks: not shipped. The micro paths with ordo-one/benchmark
@@ -162,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "IntakeServerTests",
             dependencies: [
-                "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeStoreTesting", "IntakeCore",
+                "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeStoreTesting", "IntakeCore", "IntakeConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

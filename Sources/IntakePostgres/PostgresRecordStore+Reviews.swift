@@ -57,6 +57,24 @@ extension PostgresRecordStore {
         return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.review)
     }
 
+    public func recordActivity(teamId: Int64?, since: Date) async throws -> [RecordActivity] {
+        var binds = PostgresBindings()
+        binds.append(Self.timestamp(since))
+        var sql = """
+            SELECT to_char(to_timestamp(receivedAt) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, questionnaireId, collector, COUNT(*)::bigint
+            FROM record WHERE deletedAt IS NULL AND receivedAt >= $1
+            """
+        if let teamId {
+            binds.append(teamId)
+            sql += " AND teamId = $2"
+        }
+        sql += " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map { row in
+            let (day, questionnaireId, collector, count) = try row.decode((String, String, String, Int64).self)
+            return RecordActivity(day: day, questionnaireId: questionnaireId, collector: collector, count: Int(count))
+        }
+    }
+
     /// Writes a review change decided on `current` (the change lock held): the record's state and
     /// lock, the thread entry, the audit event and the notifications. Also what an edit of a
     /// reviewed record does. `counted`: the change takes a new change cursor (exports since a

@@ -55,6 +55,22 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func recordActivity(teamId: Int64?, since: Date) async throws -> [RecordActivity] {
+        try await database.read { db in
+            var sql = """
+                SELECT strftime('%Y-%m-%d', receivedAt, 'unixepoch') AS day, questionnaireId, collector, COUNT(*) AS n
+                FROM record WHERE deletedAt IS NULL AND receivedAt >= ?
+                """
+            var arguments: StatementArguments = [Self.timestamp(since)]
+            if let teamId {
+                sql += " AND teamId = ?"
+                arguments += [teamId]
+            }
+            return try Row.fetchAll(db, sql: sql + " GROUP BY day, questionnaireId, collector ORDER BY day, questionnaireId, collector", arguments: arguments)
+                .map { RecordActivity(day: $0["day"], questionnaireId: $0["questionnaireId"], collector: $0["collector"], count: $0["n"]) }
+        }
+    }
+
     /// Writes a review change decided on `current`: the record's state and lock, the thread entry,
     /// the audit event and the notifications. Also what an edit of a reviewed record does.
     /// `counted`: the change takes a new change cursor (exports since a cursor carry the record

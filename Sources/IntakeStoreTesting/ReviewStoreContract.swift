@@ -114,6 +114,38 @@ public enum ReviewStoreContract {
         #expect(try await store.review(UUID(), .comment, text: "x", by: "lead", at: start) == .notFound)
     }
 
+    /// Records received per day (UTC), questionnaire and collector, of a team or of every team;
+    /// deleted ones and those before `since` not counted.
+    public static func activityCountsRecordsPerDayQuestionnaireAndCollector(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let (team, first) = try await setUp(store)
+        let other = try await store.createTeam(name: "o", at: start)
+        let day = 86_400.0
+        for (seed, collector, teamId, at) in [
+            (43, "fw", team.id, start + day), (44, "fw", team.id, start + day + 60), (45, "ana", team.id, start + day),
+            (46, "fw", team.id, start + 2 * day), (47, "omar", other.id, start + day), (48, "fw", team.id, start + 2 * day),
+        ] as [(UInt64, String, Int64, Date)] {
+            let record = RecordStoreContract.record(seed).with { $0.collector = collector }
+            _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: teamId, username: collector), at: at)
+            if seed == 48 { _ = try await store.deleteRecord(id: record.id, teamId: team.id, reason: "twice", by: "lead", at: at) }
+        }
+        let q = first.questionnaire.id
+        func key(_ time: Date) -> String {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withFullDate]
+            return formatter.string(from: time)
+        }
+        let counted = try await store.recordActivity(teamId: team.id, since: start + day)
+        #expect(
+            counted == [
+                RecordActivity(day: key(start + day), questionnaireId: q, collector: "ana", count: 1),
+                RecordActivity(day: key(start + day), questionnaireId: q, collector: "fw", count: 2),
+                RecordActivity(day: key(start + 2 * day), questionnaireId: q, collector: "fw", count: 1),
+            ], "\(counted)")
+        let everyTeam = try await store.recordActivity(teamId: nil, since: start)
+        #expect(everyTeam.reduce(0) { $0 + $1.count } == 6, "the first record, five more, one deleted: \(everyTeam)")
+    }
+
     /// An export filters by review state and carries it; a review takes a new change cursor, so an
     /// export since an earlier cursor holds a record approved since.
     public static func exportsFilterByReviewStateAndCarryIt(_ kind: some RecordStoreFactory) async throws {

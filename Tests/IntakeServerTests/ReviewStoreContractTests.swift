@@ -15,3 +15,9 @@ struct ReviewStoreContractTests {
         try await ReviewStoreContract.aLockAndAnEditAtOnceTakeTurns(kind)
     }
 }
+
+extension ReviewStoreContractTests {
+    @Test(arguments: StoreKind.allCases) func activityCountsRecordsPerDayQuestionnaireAndCollector(_ kind: StoreKind) async throws {
+        try await ReviewStoreContract.activityCountsRecordsPerDayQuestionnaireAndCollector(kind)
+    }
+}

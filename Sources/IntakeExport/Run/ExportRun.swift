@@ -61,7 +61,8 @@ extension ExportRecord {
     /// Ready for an export: keyed (keeping a key it already has), de-identified unless asked,
     /// and with its dates moved when asked (once: a record whose dates were moved keeps them).
     public func prepared(keyer: PatientKeyer?, includeIdentifiers: Bool, shiftDates: Bool = false) -> ExportRecord {
-        var prepared = ExportRecord(record, revision: revision, keyer: keyer, includeIdentifiers: includeIdentifiers, registry: registry)
+        var prepared = ExportRecord(
+            record, revision: revision, keyer: keyer, includeIdentifiers: includeIdentifiers, registry: registry, reviewState: reviewState)
         if let patientKey { prepared.patientKey = patientKey }
         if prepared.ageYears == nil { prepared.ageYears = ageYears }
         if datesShifted {

@@ -135,6 +135,11 @@ public struct ExportReach: Sendable, Equatable {
     public var teamId: Int64?
     /// What each patient's consent must share with the exporter; nil when consent does not narrow it.
     public var consent: ConsentFilter?
+
+    public init(teamId: Int64?, consent: ConsentFilter?) {
+        self.teamId = teamId
+        self.consent = consent
+    }
 }
 
 extension RecordAccessPolicy {

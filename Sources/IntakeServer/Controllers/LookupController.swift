@@ -37,24 +37,16 @@ struct LookupController {
         routes.on(.get, "/v1/records", query: Self.parameters) { request, context in
             let (user, team) = try context.member()
             let parameters = try QueryParameters.read(request, accepted: Self.parameters)
-            var query = try Self.query(parameters, team: team)
-            // The fields searched by, never what was searched for.
-            let fields = ["givenName", "familyName", "dateOfBirth", "externalId"].filter { parameters[$0] != nil }
-            try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "team": String(team)])
-            let pageSize = query.limit
-            query.limit += 1
-            let matches = try await services.records.lookup(query)
+            let query = try Self.query(parameters, team: team)
             // Records of collector-only questionnaires another field worker collected are left
             // out (the page may then hold fewer; nextOffset still counts every match).
-            let hidden = try await services.access.collectorOnly(for: user)
-            let page = matches.prefix(pageSize).filter {
-                RecordAccessPolicy.sees(user, collectorOnly: hidden.contains($0.questionnaire.id), collector: $0.collector)
-            }.map {
+            let (matches, more) = try await services.lookup(query, by: user)
+            let page = matches.map {
                 Match(
                     id: $0.id.uuidString.lowercased(), revision: $0.revision, status: $0.status.rawValue, questionnaire: $0.questionnaire,
                     patient: $0.patient, updatedAt: $0.updatedAt, score: $0.score)
             }
-            return try JSONCoding.response(Page(results: Array(page), nextOffset: matches.count > pageSize ? query.offset + pageSize : nil))
+            return try JSONCoding.response(Page(results: page, nextOffset: more ? query.offset + query.limit : nil))
         }
     }
 

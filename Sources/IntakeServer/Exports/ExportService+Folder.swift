@@ -7,13 +7,13 @@ extension ExportService {
     /// published when nil), straight from the store into `folder`, with the cursor for next time.
     public func writeFolder(
         questionnaireId: String?, since: String?, options: ExportOptions, formats: [ExportFormat],
-        sideFiles: [ExportSideFile] = ExportSideFile.allCases, dataGroups: [String] = [], reviewStates: [ReviewState] = [], to folder: URL,
-        progress: (Int, Int) -> Void = { _, _ in }
+        sideFiles: [ExportSideFile] = ExportSideFile.allCases, dataGroups: [String] = [], reviewStates: [ReviewState] = [],
+        reach: ExportReach = ExportReach(teamId: nil, consent: nil), to folder: URL, progress: (Int, Int) -> Void = { _, _ in }
     ) async throws -> FolderExport.Summary {
         let prepared = try await prepare(
             Request(
-                questionnaireId: questionnaireId, since: since.flatMap(ExportSince.init), options: options, dataGroups: dataGroups,
-                reviewStates: reviewStates))
+                questionnaireId: questionnaireId, teamId: reach.teamId, since: since.flatMap(ExportSince.init), options: options,
+                consent: reach.consent, dataGroups: dataGroups, reviewStates: reviewStates))
         let pager = pager(prepared, formats: formats)
         let reports = ReportPager(prepared)
         let side = ExportSideSources(removed: try await removed(prepared), nextReports: { try await reports.next() })

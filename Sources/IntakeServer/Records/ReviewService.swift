@@ -81,6 +81,22 @@ public struct ReviewService: Sendable {
         return try await store.reviews(filter)
     }
 
+    /// The records received on each of the last `days` days (UTC, today included), per
+    /// questionnaire and collector: a coordinator's team's, every team's for an admin.
+    public func activity(for user: User, days: Int) async throws -> [RecordActivity] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let since = calendar.date(byAdding: .day, value: -(max(1, days) - 1), to: calendar.startOfDay(for: clock()))!
+        switch user.role {
+        case .admin: return try await store.recordActivity(teamId: nil, since: since)
+        case .coordinator:
+            guard let team = user.teamId else { return [] }
+            return try await store.recordActivity(teamId: team, since: since)
+        case .fieldworker, .researcher:
+            throw APIError(.forbidden, code: "forbidden", message: "a team's activity is for its coordinators and admins")
+        }
+    }
+
     private func change(_ id: UUID, _ request: ReviewRequest, text: String, by user: User) async throws -> (RecordReview, ReviewEntry) {
         defer { hub.notify() }
         switch try await store.review(id, request, text: text, by: user.username, at: clock()) {

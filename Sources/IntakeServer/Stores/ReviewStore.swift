@@ -12,6 +12,25 @@ public protocol ReviewStore: Sendable {
     /// writes the state, the lock, the thread entry, an audit event and the notifications it lists
     /// (never to its actor). `.notFound` without such a record.
     func changeReview(recordId: UUID, at time: Date, _ decide: @Sendable (RecordReview) -> ReviewDecision) async throws -> ReviewOutcome
-    /// Live records' reviews matching the filter, the most recently changed record first.
+    /// Live records' reviews matching the filter, the most recently changed first.
     func reviews(_ filter: ReviewFilter) async throws -> [RecordReview]
+    /// How many live records the server received each day (UTC) since `since`, per questionnaire
+    /// and collector: of one team, or of every team when nil. Oldest day first.
+    func recordActivity(teamId: Int64?, since: Date) async throws -> [RecordActivity]
+}
+
+/// Records received on one day (UTC), of one questionnaire, by one collector.
+public struct RecordActivity: Sendable, Hashable {
+    /// `2026-11-26`.
+    public var day: String
+    public var questionnaireId: String
+    public var collector: String
+    public var count: Int
+
+    public init(day: String, questionnaireId: String, collector: String, count: Int) {
+        self.day = day
+        self.questionnaireId = questionnaireId
+        self.collector = collector
+        self.count = count
+    }
 }

@@ -24,11 +24,11 @@ public struct APIError: Error, Sendable {
         .unauthorized, code: "unauthenticated",
         message: "send a valid token as 'Authorization: Bearer <token>'; get one from POST /v1/sessions")
 
-    static func badRequest(_ message: String) -> APIError {
+    public static func badRequest(_ message: String) -> APIError {
         APIError(.badRequest, code: "bad_request", message: message)
     }
 
-    static func notFound(_ what: String) -> APIError {
+    public static func notFound(_ what: String) -> APIError {
         APIError(.notFound, code: "not_found", message: "\(what) was not found")
     }
 }
@@ -59,5 +59,21 @@ public enum JSONValue: Sendable, Hashable, Codable {
         else if let value = try? container.decode(String.self) { self = .string(value) }
         else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
         else { self = .object(try container.decode([String: JSONValue].self)) }
+    }
+}
+
+extension APIError {
+    /// What the API answers for `error`, when it is one of the errors services throw (a
+    /// refusal, a conflict, a missing thing); nil for anything else (a failure of the server or
+    /// its store). For modules beside the API (the console) that answer in their own form.
+    public static func answer(for error: any Error) -> APIError? {
+        switch error {
+        case let error as APIError: return error
+        case let error as ServiceError: return APIError(error)
+        case let error as TeamError: return APIError(error)
+        case RecordStoreError.alreadyExists(let what): return APIError(.conflict, code: "already_exists", message: "\(what) already exists")
+        case RecordStoreError.notFound(let what): return APIError.notFound(what)
+        default: return nil
+        }
     }
 }

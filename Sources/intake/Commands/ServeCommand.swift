@@ -2,6 +2,7 @@ import ArgumentParser
 import IntakeTerminal
 import Foundation
 import IntakeCore
+import IntakeConsole
 import IntakeServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -73,7 +74,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let scheme = configuration.tls == nil ? "http" : "https"
         let (host, database) = (configuration.host, configuration.databaseDescription)
-        try await IntakeServerApp.run(services) { port in say("Serving on \(scheme)://\(host):\(port) (database \(database))") }
+        let console = try await ConsoleModule.load()
+        try await IntakeServerApp.run(services, modules: [console]) { port in
+            say("Serving on \(scheme)://\(host):\(port) (database \(database))")
+            say("The console: \(scheme)://\(host):\(port)/console")
+        }
     }
 }
 

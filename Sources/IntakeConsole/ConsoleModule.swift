@@ -1,0 +1,352 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import IntakeServer
+import Mustache
+
+/// The web console, served by `intake serve` under `/console`: pages rendered on the server from
+/// the Mustache templates in `Templates/`, usable without JavaScript (one small script keeps the
+/// unread badge current where it runs). Every page and action goes through the services the API
+/// uses, so the same record-access policy decides: a console action and its API route answer the
+/// same people the same way.
+public struct ConsoleModule: ServerModule {
+    let library: MustacheLibrary
+    let assets: [String: (type: String, body: String)]
+
+    /// Reads the templates and assets shipped with the module.
+    public static func load() async throws -> ConsoleModule {
+        guard let templates = Bundle.module.url(forResource: "Templates", withExtension: nil),
+            let assets = Bundle.module.url(forResource: "Assets", withExtension: nil)
+        else { throw ConsoleLoadError("the console's templates are missing from the build; rebuild intake") }
+        let library = try await MustacheLibrary(directory: templates.path)
+        var files: [String: (type: String, body: String)] = [:]
+        for (name, type) in [("console.css", "text/css; charset=utf-8"), ("console.js", "text/javascript; charset=utf-8")] {
+            files[name] = (type, try String(contentsOf: assets.appendingPathComponent(name), encoding: .utf8))
+        }
+        return ConsoleModule(library: library, assets: files)
+    }
+
+    public func register(on router: Router<IntakeRequestContext>, services: IntakeServices) {
+        ConsoleRoutes(services: services, library: library, assets: assets).register(on: router)
+    }
+}
+
+public struct ConsoleLoadError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Who is asking, in which language, and the token their forms must carry.
+struct ConsoleSession: Sendable {
+    var user: User?
+    var token: String?
+    var language: ConsoleLanguage
+    /// The CSRF token forms carry: the session's, or before sign-in this browser's pre-session value.
+    var csrf: String
+    /// A pre-session value to set as a cookie with the answer (the browser had none).
+    var newPreSession: String?
+    /// The signed-in user's unread notifications, for the menu's badge.
+    var unread = 0
+}
+
+/// A page's answer before the session's cookies and the headers are added.
+enum ConsoleAnswer {
+    case page(String, status: HTTPResponse.Status = .ok)
+    case redirect(String)
+    case file(name: String, type: String, body: ByteBuffer)
+    case json(String)
+    /// Signed in: the token goes to the session cookie (and nowhere else), then to `location`.
+    case signedIn(token: String, location: String)
+    /// Signed out: the session cookie is cleared.
+    case signedOut(location: String)
+    /// The language cookie set.
+    case language(ConsoleLanguage, location: String)
+}
+
+struct ConsoleRoutes: Sendable {
+    let services: IntakeServices
+    let library: MustacheLibrary
+    let assets: [String: (type: String, body: String)]
+
+    static let secretName = "console-csrf"
+
+    func register(on router: Router<IntakeRequestContext>) {
+        for (name, asset) in assets {
+            router.get("/console/assets/\(name)") { _, _ -> Response in
+                var response = Response(
+                    status: .ok, headers: [.contentType: asset.type], body: ResponseBody(byteBuffer: ByteBuffer(string: asset.body)))
+                ConsoleSecurity.harden(&response)
+                response.headers[.cacheControl] = "public, max-age=300"
+                return response
+            }
+        }
+        router.get("/console") { request, context in
+            try await handle(request, context, signedIn: false) { session, _ in
+                .redirect(session.user == nil ? "/console/sign-in" : home(session.user!))
+            }
+        }
+        router.get("/console/sign-in") { request, context in
+            try await handle(request, context, signedIn: false) { session, _ in
+                if let user = session.user { return .redirect(home(user)) }
+                let done = request.uri.queryParameters["done"] == "signedOut" ? ["flash": session.language["signedOut"]] : [:]
+                return .page(render("sign-in", session, title: session.language["signIn"], done))
+            }
+        }
+        router.post("/console/sign-in") { request, context in
+            try await handle(request, context, form: true, signedIn: false) { session, form in
+                try await signIn(session, form!, address: context.clientAddress)
+            }
+        }
+        router.post("/console/sign-out") { request, context in
+            try await handle(request, context, form: true) { session, _ in
+                _ = try await services.accounts.revokeSessions(of: session.user!)
+                return .signedOut(location: "/console/sign-in?done=signedOut")
+            }
+        }
+        router.post("/console/language") { request, context in
+            try await handle(request, context, form: true, signedIn: false) { session, form in
+                let language = ConsoleLanguage(rawValue: form?["lang"] ?? "") ?? .en
+                return .language(language, location: session.user.map(home) ?? "/console/sign-in")
+            }
+        }
+        router.get("/console/badge") { request, context in
+            try await handle(request, context, api: "GET /v1/notifications/counts") { session, _ in
+                let unread = try await unreadCount(session.user!)
+                return .json("{\"unread\":\(unread),\"unreadText\":\"\(session.language.number(unread))\"}")
+            }
+        }
+        router.get("/console/day") { request, context in
+            try await handle(request, context) { session, _ in try await day(session) }
+        }
+        router.get("/console/records") { request, context in
+            try await handle(request, context, api: "GET /v1/reviews") { session, _ in try await records(session, request) }
+        }
+        router.post("/console/records/search") { request, context in
+            try await handle(request, context, form: true, api: "GET /v1/records") { session, form in try await search(session, form!) }
+        }
+        router.get("/console/records/{id}") { request, context in
+            try await handle(request, context, api: "GET /v1/records/{id}/review") { session, _ in
+                try await record(session, id: try recordId(context), flash: request.uri.queryParameters["done"].map { session.language[String($0)] })
+            }
+        }
+        router.post("/console/records/{id}/review") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/records/{id}/review") { session, form in
+                let id = try recordId(context)
+                guard let state = ReviewState(rawValue: form?["state"] ?? "") else {
+                    throw APIError(.unprocessableContent, code: "invalid_review_state", message: "choose has issues, approved or rejected")
+                }
+                _ = try await services.reviews.decide(id, state: state, lock: form!.flag("lock"), comment: form?["comment"], by: session.user!)
+                return .redirect("/console/records/\(id.uuidString.lowercased())?done=reviewSaved")
+            }
+        }
+        router.post("/console/records/{id}/reopen") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/records/{id}/review/reopen") { session, form in
+                let id = try recordId(context)
+                _ = try await services.reviews.reopen(id, comment: form?["comment"], by: session.user!)
+                return .redirect("/console/records/\(id.uuidString.lowercased())?done=reopened")
+            }
+        }
+        router.post("/console/records/{id}/comment") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/records/{id}/review/comments") { session, form in
+                let id = try recordId(context)
+                _ = try await services.reviews.comment(id, text: form?["text"] ?? "", by: session.user!)
+                return .redirect("/console/records/\(id.uuidString.lowercased())?done=commentSaved")
+            }
+        }
+        router.get("/console/inbox") { request, context in
+            try await handle(request, context, api: "GET /v1/notifications") { session, _ in
+                try await inbox(session, flash: request.uri.queryParameters["done"].map { session.language[String($0)] })
+            }
+        }
+        router.post("/console/inbox/read") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/notifications/read") { session, _ in
+                _ = try await services.teams.markRead(nil, of: session.user!)
+                return .redirect("/console/inbox?done=allRead")
+            }
+        }
+        router.get("/console/referrals") { request, context in
+            try await handle(request, context, api: "GET /v1/referrals") { session, _ in
+                try await referrals(session, flash: request.uri.queryParameters["done"].map { session.language[String($0)] })
+            }
+        }
+        router.post("/console/referrals/{id}/{action}") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/referrals/{id}/accept") { session, _ in
+                guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
+                    let action = context.parameters.get("action").flatMap(ReferralAction.init(rawValue:))
+                else { throw APIError.notFound("referral") }
+                _ = try await services.referrals.act(id, action, by: session.user!)
+                return .redirect("/console/referrals?done=referralDone")
+            }
+        }
+        router.get("/console/exports") { request, context in
+            try await handle(request, context, api: "GET /v1/exports") { session, _ in try await exportsPage(session) }
+        }
+        router.post("/console/exports") { request, context in
+            try await handle(request, context, form: true, api: "GET /v1/exports") { session, form in try await export(session, form!) }
+        }
+    }
+
+    // MARK: Sessions, forms and answers
+
+    func key() async throws -> SymmetricKey { SymmetricKey(data: try await services.store.secret(named: Self.secretName)) }
+
+    func security() async throws -> ConsoleSecurity {
+        ConsoleSecurity(key: try await key(), secure: services.configuration.tls != nil, sessionLifetime: services.configuration.sessionLifetime)
+    }
+
+    /// Reads the session, checks the form's CSRF token (`form`), admits only a signed-in user
+    /// (`signedIn`), runs `body`, and answers in HTML with the console's headers and cookies. A
+    /// refusal becomes a page saying why, with the API's status; a failure of the server, a page
+    /// saying so (503 when the store is out), never its details.
+    func handle(
+        _ request: Request, _ context: IntakeRequestContext, form readsForm: Bool = false, signedIn: Bool = true, api: String? = nil,
+        _ body: (ConsoleSession, ConsoleForm?) async throws -> ConsoleAnswer
+    ) async throws -> Response {
+        let security = try await security()
+        let cookies = request.cookies
+        let language = ConsoleLanguage(rawValue: cookies[ConsoleSecurity.languageCookie]?.value ?? "") ?? .en
+        var session = ConsoleSession(user: nil, token: nil, language: language, csrf: "", newPreSession: nil)
+        if let token = cookies[ConsoleSecurity.sessionCookie]?.value, !token.isEmpty, let user = try await services.accounts.user(token: token) {
+            session.user = user
+            session.token = token
+            session.csrf = security.csrf(session: token)
+        } else {
+            let existing = cookies[ConsoleSecurity.preSessionCookie]?.value
+            let value = existing.flatMap { $0.count == 32 ? $0 : nil } ?? ConsoleSecurity.randomToken()
+            session.csrf = value
+            if value != existing { session.newPreSession = value }
+        }
+        if let user = session.user { session.unread = try await unreadCount(user) }
+        var answer: ConsoleAnswer
+        do {
+            var form: ConsoleForm?
+            if readsForm {
+                let read = try await ConsoleForm.read(request)
+                let fine =
+                    session.token.map { security.accepts(read["csrf"], session: $0) }
+                    ?? security.acceptsPreSession(read["csrf"], cookie: cookies[ConsoleSecurity.preSessionCookie]?.value)
+                guard fine else {
+                    throw APIError(.forbidden, code: "csrf", message: session.language["staleForm"])
+                }
+                form = read
+            }
+            if signedIn && session.user == nil {
+                answer = .redirect("/console/sign-in")
+            } else {
+                // The API route this page or action stands for admits the user, or the console refuses alike.
+                if let api {
+                    let parts = api.split(separator: " ", maxSplits: 1).map(String.init)
+                    guard let rule = RoutePolicy.rule(parts[0], parts[1]) else { preconditionFailure("\(api) is not an API route") }
+                    if let refusal = RoutePolicy.refusal(rule, session.user) { throw refusal }
+                }
+                answer = try await body(session, form)
+            }
+        } catch {
+            answer = problem(error, session, context)
+        }
+        var response: Response
+        switch answer {
+        case .page(let html, let status):
+            response = Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        case .redirect(let location):
+            response = Response(status: .seeOther, headers: [.location: location])
+        case .file(let name, let type, let body):
+            response = Response(
+                status: .ok, headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\""], body: ResponseBody(byteBuffer: body))
+        case .json(let text):
+            response = Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        case .signedIn(let token, let location):
+            response = Response(status: .seeOther, headers: [.location: location])
+            response.setCookie(security.sessionCookie(token))
+        case .signedOut(let location):
+            response = Response(status: .seeOther, headers: [.location: location])
+            response.setCookie(security.expiredSessionCookie())
+        case .language(let language, let location):
+            response = Response(status: .seeOther, headers: [.location: location])
+            response.setCookie(security.languageCookie(language))
+        }
+        ConsoleSecurity.harden(&response)
+        if let value = session.newPreSession { response.setCookie(security.preSessionCookie(value)) }
+        return response
+    }
+
+    func problem(_ error: any Error, _ session: ConsoleSession, _ context: IntakeRequestContext) -> ConsoleAnswer {
+        let language = session.language
+        if let answer = APIError.answer(for: error) {
+            let message: String
+            switch answer.status {
+            case .notFound, .gone: message = answer.status == .gone ? answer.message : language["notFound"]
+            default: message = answer.message
+            }
+            return .page(render("error", session, title: language["problemTitle"], ["message": message, "back": "/console"]), status: answer.status)
+        }
+        if let outage = services.store.outage(error) {
+            context.logger.error("console: storage outage", metadata: ["outage": "\(outage)"])
+            return .page(
+                render("error", session, title: language["problemTitle"], ["message": "The database is unavailable; try again in a minute.", "back": "/console"]),
+                status: .serviceUnavailable)
+        }
+        context.logger.error("console: request failed", metadata: ["error.type": "\(type(of: error))"])
+        return .page(
+            render("error", session, title: language["problemTitle"], ["message": "The server failed; the error is logged.", "back": "/console"]),
+            status: .internalServerError)
+    }
+
+    func recordId(_ context: IntakeRequestContext) throws -> UUID {
+        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("record") }
+        return id
+    }
+
+    func home(_ user: User) -> String {
+        switch user.role {
+        case .coordinator, .admin: "/console/day"
+        case .fieldworker: "/console/records"
+        case .researcher: "/console/exports"
+        }
+    }
+
+    func unreadCount(_ user: User) async throws -> Int {
+        try await services.teams.unreadCounts(of: user).values.reduce(0, +)
+    }
+
+    /// Renders a page: the template with the session's language, user, menu and CSRF token.
+    func render(_ template: String, _ session: ConsoleSession, title: String, _ values: [String: Any]) -> String {
+        let language = session.language
+        var context: [String: Any] = [
+            "lang": language.rawValue, "dir": language.direction, "t": language.table, "title": title, "csrf": session.csrf,
+            "otherLang": language.other.rawValue, "otherLangName": language.other.name,
+        ]
+        if let user = session.user {
+            var user: [String: Any] = [
+                "name": user.username, "roleName": language["role.\(user.role.rawValue)"], "teamName": user.teamName ?? "",
+                "nav": menu(user, language, current: template, unread: session.unread),
+            ]
+            if (user["teamName"] as? String)?.isEmpty == true { user["teamName"] = nil }
+            context["user"] = user
+        }
+        for (key, value) in values { context[key] = value }
+        return library.render(context, withTemplate: template) ?? ""
+    }
+
+    func menu(_ user: User, _ language: ConsoleLanguage, current: String, unread: Int) -> [[String: Any]] {
+        var items: [(String, String, String)] = []
+        switch user.role {
+        case .coordinator: items = [("day", "teamDay", "/console/day"), ("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals")]
+        case .admin: items = [("day", "teamDay", "/console/day"), ("records", "records", "/console/records")]
+        case .fieldworker: items = [("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals")]
+        case .researcher: items = []
+        }
+        items.append(("inbox", "inbox", "/console/inbox"))
+        if user.role == .coordinator || user.role == .researcher { items.append(("exports", "exports", "/console/exports")) }
+        return items.map { template, key, href in
+            var item: [String: Any] = ["label": language[key], "href": href]
+            if template == current || (template == "records" && current == "record") { item["current"] = true }
+            if template == "inbox" {
+                item["badge"] = language.number(unread)
+                item["count"] = unread
+            }
+            return item
+        }
+    }
+}

@@ -1,0 +1,338 @@
+import Foundation
+import Hummingbird
+import IntakeCore
+import IntakeExport
+import IntakeServer
+
+/// The pages: each reads through the services the API uses, and lays out what it read.
+extension ConsoleRoutes {
+    // MARK: Signing in
+
+    /// The same sign-in as `POST /v1/sessions`: the same throttling (per account and per
+    /// address), lockout and session lifetime. The token goes to the session cookie only.
+    func signIn(_ session: ConsoleSession, _ form: ConsoleForm, address: String?) async throws -> ConsoleAnswer {
+        let language = session.language
+        let username = (form["username"] ?? "").trimmingCharacters(in: .whitespaces)
+        let password = form["password"] ?? ""
+        func refused(_ key: String, status: HTTPResponse.Status) -> ConsoleAnswer {
+            .page(render("sign-in", session, title: language["signIn"], ["problem": language[key]]), status: status)
+        }
+        guard !username.isEmpty, !password.isEmpty, username.count <= 64, password.utf8.count <= 200 else {
+            return refused("badCredentials", status: .unauthorized)
+        }
+        switch try await services.accounts.signIn(username: username, password: password, address: address) {
+        case .signedIn(let token, let user, _):
+            return .signedIn(token: token, location: home(user))
+        case .refused: return refused("badCredentials", status: .unauthorized)
+        case .throttled: return refused("throttled", status: .tooManyRequests)
+        case .locked: return refused("lockedAccount", status: .unauthorized)
+        }
+    }
+
+    // MARK: The team's day
+
+    func day(_ session: ConsoleSession) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        guard user.role == .coordinator || user.role == .admin else { return .redirect(home(user)) }
+        let activity = try await services.reviews.activity(for: user, days: 14)
+        let days = Self.lastDays(14, now: services.configuration.clock())
+        var perDay = Dictionary(uniqueKeysWithValues: days.map { ($0, 0) })
+        var perQuestionnaire: [String: Int] = [:]
+        var perCollector: [String: Int] = [:]
+        for entry in activity {
+            perDay[entry.day, default: 0] += entry.count
+            perQuestionnaire[entry.questionnaireId, default: 0] += entry.count
+            perCollector[entry.collector.isEmpty ? "—" : entry.collector, default: 0] += entry.count
+        }
+        let dayBars = days.map { (language.day($0), perDay[$0] ?? 0) }
+        let week = days.suffix(7).reduce(0) { $0 + (perDay[$1] ?? 0) }
+        let waiting = try await services.reviews.list(by: user, states: [.received, .edited], questionnaireId: nil, collector: nil, limit: 500)
+        let issues = try await services.reviews.list(by: user, states: [.hasIssues], questionnaireId: nil, collector: nil, limit: 500)
+        var openReferrals = 0
+        if user.role == .coordinator {
+            openReferrals = try await services.referrals.referrals(for: user, received: true, state: .open).count
+        }
+        var values: [String: Any] = [
+            "today": language.number(perDay[days.last!] ?? 0), "week": language.number(week),
+            "issues": language.number(issues.count), "toReview": language.number(waiting.count), "openReferrals": language.number(openReferrals),
+            "unread": language.number(session.unread),
+            "perDay": dayBars.map { ["label": $0.0, "count": language.number($0.1)] },
+            "perDayChart": ConsoleChart.bars(dayBars, language: language, title: language["perDay"]),
+            "perQuestionnaireChart": ConsoleChart.bars(
+                perQuestionnaire.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, language: language, title: language["perQuestionnaire"]),
+            "perCollectorChart": ConsoleChart.bars(
+                perCollector.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, language: language, title: language["perCollector"]),
+        ]
+        if user.role == .coordinator, let team = user.teamId {
+            let devices = try await services.devices.devices(teamId: team).filter { $0.revokedAt == nil }
+            values["showDevices"] = true
+            values["hasDevices"] = !devices.isEmpty
+            values["devices"] = devices.map { device in
+                [
+                    "name": device.name, "user": device.username, "lastSeen": device.lastSeenAt.map(language.time) ?? "—",
+                    "queue": device.queueSize.map(language.number) ?? "—",
+                ]
+            }
+        }
+        return .page(render("day", session, title: language["teamDay"], values))
+    }
+
+    /// The last `count` days (UTC), oldest first, as `yyyy-MM-dd`.
+    static func lastDays(_ count: Int, now: Date) -> [String] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        let today = calendar.startOfDay(for: now)
+        return (0..<count).reversed().map { formatter.string(from: calendar.date(byAdding: .day, value: -$0, to: today)!) }
+    }
+
+    // MARK: Records
+
+    func stateLabel(_ state: ReviewState, _ language: ConsoleLanguage) -> String {
+        switch state {
+        case .received: language["stateReceived"]
+        case .hasIssues: language["stateHasIssues"]
+        case .edited: language["stateEdited"]
+        case .approved: language["stateApproved"]
+        case .rejected: language["stateRejected"]
+        }
+    }
+
+    func records(_ session: ConsoleSession, _ request: Request) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        let query = request.uri.queryParameters
+        let stateText = query["state"].map(String.init) ?? ""
+        var states: [ReviewState] = []
+        for name in stateText.split(separator: ",") {
+            guard let state = ReviewState(rawValue: String(name)) else { throw APIError.badRequest("state is one of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", "))") }
+            states.append(state)
+        }
+        let questionnaire = query["questionnaire"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let collector = query["collector"].map(String.init).flatMap { $0.isEmpty ? nil : String($0.prefix(64)) }
+        let reviews = try await services.reviews.list(by: user, states: states, questionnaireId: questionnaire, collector: collector, limit: 200)
+        let published = try await services.questionnaires.published()
+        let ids = Array(Set(published.map(\.id))).sorted()
+        let stateOptions: [[String: Any]] =
+            [["value": "", "label": language["all"], "selected": stateText.isEmpty]]
+            + [("received,edited", "toReview")].map { ["value": $0.0, "label": language[$0.1], "selected": stateText == $0.0] }
+            + ReviewState.allCases.map { ["value": $0.rawValue, "label": stateLabel($0, language), "selected": stateText == $0.rawValue] }
+        let rows = reviews.map { review -> [String: Any] in
+            [
+                "id": review.recordId.uuidString.lowercased(), "short": String(review.recordId.uuidString.lowercased().prefix(8)),
+                "questionnaire": "\(review.questionnaireId) \(review.questionnaireVersion)", "collector": review.collector,
+                "state": review.state.rawValue, "stateLabel": stateLabel(review.state, language), "locked": review.locked,
+                "changed": language.time(review.updatedAt),
+            ]
+        }
+        return .page(
+            render(
+                "records", session, title: language["records"],
+                [
+                    "states": stateOptions,
+                    "questionnaires": [["value": "", "label": language["all"], "selected": questionnaire == nil]]
+                        + ids.map { ["value": $0, "label": $0, "selected": $0 == questionnaire] },
+                    "collector": collector ?? "", "rows": rows, "hasRows": !rows.isEmpty,
+                    "canSearch": user.teamId != nil && (user.role == .coordinator || user.role == .fieldworker),
+                ]))
+    }
+
+    /// The API's lookup, asked with a form (POST), so no name is ever in a URL or a log line.
+    func search(_ session: ConsoleSession, _ form: ConsoleForm) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        guard let team = user.teamId, user.role == .coordinator || user.role == .fieldworker else {
+            throw APIError(.forbidden, code: "forbidden", message: language["forbiddenPage"])
+        }
+        func field(_ name: String) -> String? {
+            let value = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
+            return value.isEmpty ? nil : String(value.prefix(200))
+        }
+        let query = LookupQuery(teamId: team, givenName: field("givenName"), familyName: field("familyName"), externalId: field("externalId"))
+        guard query.givenName != nil || query.familyName != nil || query.externalId != nil else {
+            return .redirect("/console/records")
+        }
+        let (matches, _) = try await services.lookup(query, by: user)
+        let rows = matches.map { match -> [String: Any] in
+            [
+                "id": match.id.uuidString.lowercased(), "short": String(match.id.uuidString.lowercased().prefix(8)),
+                "patient": [match.patient.givenName, match.patient.familyName].filter { !$0.isEmpty }.joined(separator: " "),
+                "questionnaire": "\(match.questionnaire.id) \(match.questionnaire.version)", "collector": match.collector,
+                "state": "", "stateLabel": "", "changed": language.time(match.updatedAt),
+            ]
+        }
+        return .page(
+            render(
+                "records", session, title: language["search"],
+                ["states": [] as [Any], "questionnaires": [] as [Any], "rows": rows, "hasRows": !rows.isEmpty, "showNames": true, "canSearch": true]))
+    }
+
+    func record(_ session: ConsoleSession, id: UUID, flash: String?) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        let (review, entries) = try await services.reviews.review(id, by: user)
+        var values: [String: Any] = [
+            "id": id.uuidString.lowercased(), "state": review.state.rawValue, "stateLabel": stateLabel(review.state, language),
+            "locked": review.locked, "questionnaire": "\(review.questionnaireId) \(review.questionnaireVersion)", "collector": review.collector,
+            "changed": language.time(review.updatedAt), "canReview": user.role == .coordinator || user.role == .admin,
+            "thread": entries.map { entry -> [String: Any] in
+                var what: [String] = []
+                if let state = entry.state {
+                    what.append(state == .edited ? language["editedIt"] : "\(language["set"]) \(stateLabel(state, language))")
+                }
+                if let locked = entry.locked { what.append(locked ? language["lockedIt"] : language["reopenedIt"]) }
+                var row: [String: Any] = ["at": language.time(entry.at), "author": entry.author, "what": what.joined(separator: ", ")]
+                if !entry.text.isEmpty { row["text"] = entry.text }
+                return row
+            },
+        ]
+        if let flash { values["flash"] = flash }
+        // The answers, for whoever may read the record itself (an admin reviews without them, as in the API).
+        if user.role != .admin {
+            let stored = try await services.access.record(id, for: .read, by: user)
+            let revisions = try await services.records.revisions(of: id)
+            values["revision"] = language.number(stored.revision)
+            let patient = [stored.record.patient.givenName, stored.record.patient.familyName].filter { !$0.isEmpty }.joined(separator: " ")
+            if !patient.isEmpty { values["patient"] = patient }
+            if let questionnaire = try await services.questionnaires.questionnaire(stored.record.questionnaire) {
+                let previous = revisions.count > 1 ? revisions[revisions.count - 2].record : nil
+                values["sections"] = ConsoleAnswers.sections(stored.record, questionnaire, previous: previous, language: language)
+                values["revisions"] = ConsoleAnswers.revisions(revisions, questionnaire, language: language)
+            }
+            let referrals = try await services.referrals.referrals(for: user, record: id, patient: nil, state: nil)
+            values["hasReferrals"] = !referrals.isEmpty
+            values["referrals"] = referrals.map { ["state": $0.state.rawValue, "from": "\($0.referrer) (\($0.fromTeam))", "to": $0.assignee ?? $0.toTeam] }
+        } else {
+            values["revision"] = "—"
+        }
+        return .page(render("record", session, title: "\(language["record"]) \(id.uuidString.lowercased().prefix(8))", values))
+    }
+
+    // MARK: Inbox and referrals
+
+    func inbox(_ session: ConsoleSession, flash: String?) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        let notifications = try await services.teams.notifications(NotificationQuery(userId: user.id, limit: 100))
+        let items = notifications.reversed().map { notification -> [String: Any] in
+            var item: [String: Any] = [
+                "at": language.time(notification.createdAt), "unread": notification.readAt == nil,
+                "text": ConsoleNotices.describe(notification, language),
+            ]
+            if let record = notification.subject["record"] ?? notification.subject["recordId"], UUID(uuidString: record) != nil {
+                item["href"] = "/console/records/\(record)"
+            } else if notification.subject["referral"] != nil {
+                item["href"] = "/console/referrals"
+            }
+            return item
+        }
+        var values: [String: Any] = ["items": items, "hasItems": !items.isEmpty]
+        if let flash { values["flash"] = flash }
+        return .page(render("inbox", session, title: language["inbox"], values))
+    }
+
+    func referrals(_ session: ConsoleSession, flash: String?) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        guard user.role == .coordinator || user.role == .fieldworker else { throw APIError(.forbidden, code: "forbidden", message: language["forbiddenPage"]) }
+        func rows(_ referrals: [Referral], received: Bool) -> [[String: Any]] {
+            referrals.map { referral in
+                var actions: [ReferralAction] = []
+                if received {
+                    if referral.state == .open { actions = [.accept, .decline] }
+                    if referral.state == .accepted { actions = [.complete] }
+                } else if referral.state.isActive {
+                    actions = [.withdraw]
+                }
+                return [
+                    "id": referral.id.uuidString.lowercased(), "short": String(referral.id.uuidString.lowercased().prefix(8)),
+                    "state": referral.state.rawValue, "priority": referral.priority.rawValue, "from": "\(referral.referrer) (\(referral.fromTeam))",
+                    "to": referral.assignee.map { "\($0) (\(referral.toTeam))" } ?? referral.toTeam,
+                    "recordId": referral.recordId.uuidString.lowercased(), "recordShort": String(referral.recordId.uuidString.lowercased().prefix(8)),
+                    "actions": actions.map { ["action": $0.rawValue, "label": language[$0.rawValue]] },
+                ]
+            }
+        }
+        let received = rows(try await services.referrals.referrals(for: user, received: true, state: nil), received: true)
+        let sent = rows(try await services.referrals.referrals(for: user, received: false, state: nil), received: false)
+        var values: [String: Any] = [
+            "groups": [
+                ["title": language["received"], "rows": received, "hasRows": !received.isEmpty],
+                ["title": language["sent"], "rows": sent, "hasRows": !sent.isEmpty],
+            ]
+        ]
+        if let flash { values["flash"] = flash }
+        return .page(render("referrals", session, title: language["referrals"], values))
+    }
+
+    // MARK: Exports
+
+    static let consoleFormats: [ExportFormat] = ExportFormat.allCases.filter { $0 != .attachments }
+
+    func exportsPage(_ session: ConsoleSession) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        guard user.role == .coordinator || user.role == .researcher else { throw APIError(.forbidden, code: "forbidden", message: language["forbiddenPage"]) }
+        let ids = Array(Set(try await services.questionnaires.published().filter { $0.status.state != .draft }.map(\.id))).sorted()
+        guard !ids.isEmpty else { return .page(render("error", session, title: language["exports"], ["message": language["noQuestionnaire"], "back": "/console"])) }
+        return .page(
+            render(
+                "exports", session, title: language["exports"],
+                [
+                    "questionnaires": ids.map { ["value": $0, "label": $0] },
+                    "formats": Self.consoleFormats.map { ["value": $0.rawValue, "label": $0.rawValue, "checked": $0 == .wideCSV || $0 == .codebookCSV] },
+                    "states": ReviewState.allCases.map { ["value": $0.rawValue, "label": stateLabel($0, language)] },
+                    "mayIdentify": user.role == .coordinator,
+                ]))
+    }
+
+    /// The export the API would give the user (``RecordAccessPolicy/export(by:includeIdentifiers:unlinkedRecordsReachResearchers:)``
+    /// decides the team and what consent lets through), in the chosen formats, as one tar archive.
+    /// On the audit trail before a byte leaves, as the API's.
+    func export(_ session: ConsoleSession, _ form: ConsoleForm) async throws -> ConsoleAnswer {
+        let user = session.user!
+        var options = ExportOptions()
+        options.includeIdentifiers = form.flag("includeIdentifiers")
+        options.dropFreeText = form.flag("dropFreeText")
+        options.shiftDates = form.flag("shiftDates") && !options.includeIdentifiers
+        let reach: ExportReach
+        switch RecordAccessPolicy.export(
+            by: user, includeIdentifiers: options.includeIdentifiers, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
+        {
+        case .success(let allowed): reach = allowed
+        case .failure(.identifiers): throw APIError(.forbidden, code: "forbidden", message: "only coordinators may export identifiers")
+        case .failure(.noTeam): throw APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
+        case .failure(.role): throw APIError(.forbidden, code: "forbidden", message: "only coordinators and researchers export records")
+        }
+        var formats = form.all("format").compactMap(ExportFormat.init(rawValue:)).filter { Self.consoleFormats.contains($0) }
+        if formats.isEmpty { formats = [.wideCSV, .codebookCSV] }
+        var states: [ReviewState] = []
+        for name in form.all("reviewState") {
+            guard let state = ReviewState(rawValue: name) else { throw APIError.badRequest("'\(name.prefix(40))' is not a review state") }
+            states.append(state)
+        }
+        let questionnaire = form["questionnaire"].flatMap { $0.isEmpty ? nil : $0 }
+        var details = [
+            "format": formats.map(\.rawValue).joined(separator: ","), "questionnaire": questionnaire ?? "", "via": "console",
+        ]
+        if options.includeIdentifiers { details["includeIdentifiers"] = "true" }
+        if options.dropFreeText { details["dropFreeText"] = "true" }
+        if options.shiftDates { details["shiftDates"] = "true" }
+        if !states.isEmpty { details["reviewStates"] = states.map(\.rawValue).joined(separator: ",") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-console-export-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let summary = try await services.exports.writeFolder(
+            questionnaireId: questionnaire, since: nil, options: options, formats: formats, sideFiles: [.reports, .reportsLong],
+            reviewStates: states, reach: reach, to: folder)
+        // On the trail before a byte leaves (the archive is sent only once this is stored).
+        details["questionnaire"] = summary.questionnaire
+        details["records"] = String(summary.records)
+        _ = try await services.audit.record(.export, by: user.username, details: details)
+        let archive = try TarArchive.folder(folder, root: "intake-export-\(summary.questionnaire)")
+        return .file(name: "intake-export-\(summary.questionnaire).tar", type: "application/x-tar", body: ByteBuffer(bytes: archive))
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+/// The console's two languages: English and Arabic (right to left), chosen per browser and
+/// remembered in a cookie. Every word a page shows comes from here; numbers and dates are written
+/// in the language's own form (Arabic-Indic digits for Arabic).
+enum ConsoleLanguage: String, CaseIterable, Sendable {
+    case en, ar
+
+    var direction: String { self == .ar ? "rtl" : "ltr" }
+    var other: ConsoleLanguage { self == .ar ? .en : .ar }
+    /// The language's own name, for the switch.
+    var name: String { self == .ar ? "العربية" : "English" }
+    var locale: Locale { Locale(identifier: self == .ar ? "ar" : "en_GB") }
+
+    /// Arabic is written with Arabic-Indic digits (٠١٢…) and its own decimal sign; the digits
+    /// are set here (Foundation's formatters on Linux keep Latin digits for `ar`).
+    func digits(_ text: String) -> String {
+        guard self == .ar else { return text }
+        return String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    switch scalar {
+                    case "0"..."9": Unicode.Scalar(0x0660 + scalar.value - 0x30)!
+                    case ".": "\u{066B}"
+                    default: scalar
+                    }
+                }))
+    }
+
+    func number(_ value: Int) -> String { digits(String(value)) }
+
+    func decimal(_ value: Double) -> String { digits(String(value)) }
+
+    /// A time as the user reads it, in UTC (the server's clock), to the minute.
+    func time(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = locale
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.setLocalizedDateFormatFromTemplate("yyyyMMMdHHmm")
+        return digits(formatter.string(from: date)) + " UTC"
+    }
+
+    /// A day (`2026-11-26`) as the user reads it.
+    func day(_ key: String) -> String {
+        let parser = DateFormatter()
+        parser.locale = Locale(identifier: "en_US_POSIX")
+        parser.timeZone = TimeZone(identifier: "UTC")
+        parser.dateFormat = "yyyy-MM-dd"
+        guard let date = parser.date(from: key) else { return key }
+        let formatter = DateFormatter()
+        formatter.locale = locale
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.setLocalizedDateFormatFromTemplate("EEEMMMd")
+        return digits(formatter.string(from: date))
+    }
+
+    subscript(_ key: String) -> String { ConsoleText.strings[key]?[self == .ar ? 1 : 0] ?? key }
+
+    /// Every string, for a template's `t`.
+    var table: [String: String] { ConsoleText.strings.mapValues { $0[self == .ar ? 1 : 0] } }
+}
+
+enum ConsoleText {
+    /// key: [English, Arabic]
+    static let strings: [String: [String]] = [
+        "skip": ["Skip to the content", "انتقل إلى المحتوى"],
+        "menu": ["Console", "لوحة التحكم"],
+        "day": ["Day", "اليوم"],
+        "today": ["Today", "اليوم"],
+        "teamDay": ["The team's day", "يوم الفريق"],
+        "records": ["Records", "السجلات"],
+        "record": ["Record", "السجل"],
+        "inbox": ["Inbox", "البريد الوارد"],
+        "referrals": ["Referrals", "الإحالات"],
+        "referral": ["Referral", "الإحالة"],
+        "exports": ["Exports", "التصدير"],
+        "signIn": ["Sign in", "تسجيل الدخول"],
+        "signOut": ["Sign out everywhere", "تسجيل الخروج من كل الأجهزة"],
+        "signedOut": ["You are signed out on every browser and device.", "تم تسجيل خروجك من كل المتصفحات والأجهزة."],
+        "username": ["Username", "اسم المستخدم"],
+        "password": ["Password", "كلمة المرور"],
+        "badCredentials": ["The username or the password is wrong.", "اسم المستخدم أو كلمة المرور غير صحيحة."],
+        "throttled": ["Too many failed sign-ins: wait a minute and try again.", "محاولات فاشلة كثيرة: انتظر دقيقة ثم حاول مرة أخرى."],
+        "lockedAccount": ["This account is locked after repeated failed sign-ins; ask an admin to unlock it.", "هذا الحساب مقفل بعد محاولات فاشلة متكررة؛ اطلب من المسؤول فتحه."],
+        "unread": ["Unread", "غير مقروءة"],
+        "summary": ["Summary", "ملخص"],
+        "receivedToday": ["records received today", "سجلات وصلت اليوم"],
+        "receivedWeek": ["records in the last 7 days", "سجلات في آخر ٧ أيام"],
+        "toReview": ["to review (received or edited)", "بانتظار المراجعة (مستلمة أو معدّلة)"],
+        "openReferrals": ["open referrals", "إحالات مفتوحة"],
+        "perDay": ["Records per day (last 14 days)", "السجلات في اليوم (آخر ١٤ يومًا)"],
+        "perQuestionnaire": ["Records per questionnaire (last 14 days)", "السجلات لكل استبيان (آخر ١٤ يومًا)"],
+        "perCollector": ["Records per collector (last 14 days)", "السجلات لكل جامع بيانات (آخر ١٤ يومًا)"],
+        "devices": ["Machines: drafts and queues as last reported", "الأجهزة: المسودات وقوائم الانتظار كما أُبلغ آخر مرة"],
+        "devicesCaption": ["Enrolled machines", "الأجهزة المسجلة"],
+        "noDevices": ["No machine is enrolled.", "لا يوجد جهاز مسجل."],
+        "device": ["Machine", "الجهاز"],
+        "user": ["User", "المستخدم"],
+        "lastSeen": ["Last seen", "آخر ظهور"],
+        "queue": ["Waiting to upload", "بانتظار الرفع"],
+        "reviewState": ["Review state", "حالة المراجعة"],
+        "reviewStates": ["Only records in these review states (none: all)", "فقط السجلات بحالات المراجعة هذه (لا شيء: الكل)"],
+        "questionnaire": ["Questionnaire", "الاستبيان"],
+        "collector": ["Collector", "جامع البيانات"],
+        "filter": ["Show", "عرض"],
+        "search": ["Find a patient", "ابحث عن مريض"],
+        "familyName": ["Family name", "اسم العائلة"],
+        "givenName": ["Given name", "الاسم الأول"],
+        "externalId": ["File number", "رقم الملف"],
+        "noRecords": ["No records.", "لا توجد سجلات."],
+        "patient": ["Patient", "المريض"],
+        "changed": ["Changed", "آخر تعديل"],
+        "all": ["All", "الكل"],
+        "stateReceived": ["Received", "مستلم"],
+        "stateHasIssues": ["Has issues", "به مشكلات"],
+        "stateEdited": ["Edited", "معدّل"],
+        "stateApproved": ["Approved", "معتمد"],
+        "stateRejected": ["Rejected", "مرفوض"],
+        "locked": ["(locked)", "(مقفل)"],
+        "revision": ["Revision", "النسخة"],
+        "review": ["Review", "المراجعة"],
+        "setState": ["Set the review", "حدد المراجعة"],
+        "lockIt": ["Lock against edits (approved only)", "اقفل ضد التعديل (للمعتمد فقط)"],
+        "comment": ["Comment (the collector reads it in the thread)", "تعليق (يقرؤه جامع البيانات في سلسلة المراجعة)"],
+        "saveReview": ["Save the review", "احفظ المراجعة"],
+        "reopen": ["Reopen for edits", "أعد الفتح للتعديل"],
+        "addComment": ["Add to the thread", "أضف إلى السلسلة"],
+        "send": ["Send", "أرسل"],
+        "set": ["set", "حدّد"],
+        "editedIt": ["edited the record", "عدّل السجل"],
+        "lockedIt": ["locked it", "قفله"],
+        "reopenedIt": ["reopened it", "أعاد فتحه"],
+        "changedSince": ["changed in the last revision", "تغيّر في آخر نسخة"],
+        "revisions": ["Revisions", "النسخ"],
+        "savedBy": ["Saved by", "حفظه"],
+        "savedAt": ["Saved", "وقت الحفظ"],
+        "changedQuestions": ["Questions changed", "الأسئلة التي تغيرت"],
+        "firstRevision": ["first revision", "النسخة الأولى"],
+        "none": ["none", "لا شيء"],
+        "yes": ["Yes", "نعم"],
+        "no": ["No", "لا"],
+        "unanswered": ["—", "—"],
+        "identifyingHidden": ["(identifying: not shown)", "(معلومة تعريفية: غير معروضة)"],
+        "file": ["file", "ملف"],
+        "instance": ["Entry", "إدخال"],
+        "nothingNew": ["Nothing new.", "لا جديد."],
+        "markAllRead": ["Mark all read", "علّم الكل كمقروء"],
+        "open": ["Open", "افتح"],
+        "received": ["Received", "الواردة"],
+        "sent": ["Sent", "المرسلة"],
+        "noReferrals": ["No referrals.", "لا توجد إحالات."],
+        "stateWord": ["State", "الحالة"],
+        "priority": ["Priority", "الأولوية"],
+        "from": ["From", "من"],
+        "to": ["To", "إلى"],
+        "actions": ["Actions", "الإجراءات"],
+        "accept": ["Accept", "اقبل"],
+        "decline": ["Decline", "ارفض"],
+        "complete": ["Complete", "أكمل"],
+        "withdraw": ["Withdraw", "اسحب"],
+        "formats": ["Files", "الملفات"],
+        "options": ["Options", "الخيارات"],
+        "dropFreeText": ["Leave out free text", "استبعد النص الحر"],
+        "shiftDates": ["Shift dates (per patient, secret)", "أزح التواريخ (لكل مريض، سرًا)"],
+        "includeIdentifiers": ["Include names and identifiers", "أدرج الأسماء والمعرّفات"],
+        "download": ["Download the archive", "نزّل الأرشيف"],
+        "back": ["Back", "رجوع"],
+        "problemTitle": ["Something is in the way", "هناك عائق"],
+        "notFound": ["There is no such page, or it is not yours to see.", "لا توجد صفحة كهذه، أو لا يحق لك رؤيتها."],
+        "forbiddenPage": ["Your role does not open this page.", "دورك لا يتيح فتح هذه الصفحة."],
+        "staleForm": ["This form was open too long or came from elsewhere; it was not sent. Load the page again and repeat.", "بقي هذا النموذج مفتوحًا طويلًا أو جاء من مكان آخر؛ لم يُرسل. أعد تحميل الصفحة وكرر."],
+        "reviewSaved": ["The review is saved.", "حُفظت المراجعة."],
+        "commentSaved": ["Added to the thread.", "أُضيف إلى السلسلة."],
+        "reopened": ["Reopened: the record can be edited again.", "أُعيد الفتح: يمكن تعديل السجل مرة أخرى."],
+        "allRead": ["Everything is marked read.", "عُلّم كل شيء كمقروء."],
+        "referralDone": ["The referral is updated.", "حُدّثت الإحالة."],
+        "noQuestionnaire": ["No questionnaire is published yet.", "لم يُنشر أي استبيان بعد."],
+        "role.fieldworker": ["field worker", "عامل ميداني"],
+        "role.coordinator": ["coordinator", "منسق"],
+        "role.researcher": ["researcher", "باحث"],
+        "role.admin": ["admin", "مسؤول"],
+    ]
+}

@@ -1,0 +1,203 @@
+import Foundation
+import IntakeCore
+import IntakeServer
+
+/// A record's answers laid out by section, as the field worker saw the questions, and what each
+/// revision changed.
+enum ConsoleAnswers {
+    static func sections(_ record: PatientResponse, _ questionnaire: Questionnaire, previous: PatientResponse?, language: ConsoleLanguage) -> [[String: Any]] {
+        let code = language == .ar ? "ar" : nil
+        return questionnaire.sections.map { section in
+            // A repeat's questions are shown in its instances.
+            let answers = section.questions.filter { $0.takesAnswer && $0.group == nil }.map { question -> [String: Any] in
+                let answer = record[question.position]
+                var row: [String: Any] = [
+                    "question": question.text.text(in: code),
+                    "answer": answer.map { text($0, of: question, questionnaire, language) } ?? language["unanswered"],
+                ]
+                if let previous, previous[question.position] != answer { row["isChanged"] = true }
+                return row
+            }
+            return ["title": section.title.text(in: code), "answers": answers]
+        }
+    }
+
+    /// Each revision, newest first, with the questions it changed from the one before.
+    static func revisions(_ revisions: [RecordRevision], _ questionnaire: Questionnaire, language: ConsoleLanguage) -> [[String: Any]] {
+        let code = language == .ar ? "ar" : nil
+        let questions = questionnaire.sections.flatMap(\.questions).filter { $0.takesAnswer && $0.group == nil }
+        var rows: [[String: Any]] = []
+        for (index, revision) in revisions.enumerated() {
+            let changes: String
+            if index == 0 {
+                changes = language["firstRevision"]
+            } else {
+                let before = revisions[index - 1].record
+                let changed = questions.filter { before[$0.position] != revision.record[$0.position] }.map { $0.id ?? $0.text.text(in: code) }
+                changes = changed.isEmpty ? language["none"] : changed.joined(separator: ", ")
+            }
+            rows.append([
+                "number": language.number(revision.revision), "savedBy": revision.savedBy, "savedAt": language.time(revision.savedAt), "changes": changes,
+            ])
+        }
+        return rows.reversed()
+    }
+
+    static func text(_ answer: Answer, of question: Question, _ questionnaire: Questionnaire, _ language: ConsoleLanguage) -> String {
+        let code = language == .ar ? "ar" : nil
+        func label(_ value: String) -> String {
+            switch question.type {
+            case .singleChoice(let set), .multipleChoice(let set): set.choice(code: value).map { "\($0.label.text(in: code)) (\(value))" } ?? value
+            default: value
+            }
+        }
+        switch answer {
+        case .text(let text): return text
+        case .integer(let value): return language.number(value)
+        case .decimal(let value): return language.decimal(value)
+        case .date(let date): return language.digits(date.description)
+        case .yesNo(let value): return value ? language["yes"] : language["no"]
+        case .choice(let value): return label(value)
+        case .choices(let values): return values.map(label).joined(separator: "; ")
+        case .dictionary(let fields): return fields.sorted { $0.key < $1.key }.map { "\($0.key): \(text($0.value, of: question, questionnaire, language))" }.joined(separator: "; ")
+        case .geopoint(let point): return language.digits("\(point.latitude), \(point.longitude)")
+        case .instances(let list):
+            return list.enumerated().map { number, instance in
+                let inner = instance.sorted { $0.key < $1.key }.map { index, answer -> String in
+                    let member = questionnaire.question(at: QuestionPosition(section: question.position.section, index: index))
+                    let name = member.map { $0.id ?? $0.text.text(in: code) } ?? "#\(index)"
+                    return "\(name): " + (member.map { text(answer, of: $0, questionnaire, language) } ?? "")
+                }
+                return "\(language["instance"]) \(language.number(number + 1)): " + inner.joined(separator: "; ")
+            }.joined(separator: "\n")
+        case .attachment(let file): return "\(language["file"]) \(file.mediaType) \(file.sha256.prefix(12))…"
+        }
+    }
+}
+
+/// Bar charts as inline SVG: drawn with attributes only (the CSP allows no inline style), with a
+/// title and a description for screen readers, and a table beside where the numbers matter.
+enum ConsoleChart {
+    static func bars(_ bars: [(label: String, value: Int)], language: ConsoleLanguage, title: String) -> String {
+        guard !bars.isEmpty else { return "<p>\(escape(language["noRecords"]))</p>" }
+        let barHeight = 22, gap = 6, labelWidth = 150, chartWidth = 420
+        let height = bars.count * (barHeight + gap) + gap
+        let most = max(1, bars.map(\.value).max() ?? 1)
+        let rtl = language == .ar
+        var svg =
+            "<svg class=\"chart\" role=\"img\" aria-labelledby=\"\(id(title))-t\" viewBox=\"0 0 \(labelWidth + chartWidth + 60) \(height)\" width=\"\(labelWidth + chartWidth + 60)\" height=\"\(height)\" xmlns=\"http://www.w3.org/2000/svg\">"
+        svg += "<title id=\"\(id(title))-t\">\(escape(title))</title>"
+        for (index, bar) in bars.enumerated() {
+            let y = gap + index * (barHeight + gap)
+            let width = bar.value == 0 ? 0 : max(2, bar.value * chartWidth / most)
+            let total = labelWidth + chartWidth + 60
+            let x = rtl ? total - labelWidth - width : labelWidth
+            let labelX = labelWidth - 6
+            let valueX = rtl ? x - 6 : x + width + 6
+            // Anchored at its end (its right edge in either direction), beside the bar's start.
+            svg += "<text x=\"\(rtl ? total - 4 : labelX)\" y=\(quoted(y + 15)) text-anchor=\"end\">\(escape(bar.label))</text>"
+            svg += "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(width)\" height=\"\(barHeight)\" fill=\"#0b5cad\"></rect>"
+            svg += "<text x=\"\(valueX)\" y=\(quoted(y + 15)) text-anchor=\"\(rtl ? "end" : "start")\">\(escape(language.number(bar.value)))</text>"
+        }
+        return svg + "</svg>"
+    }
+
+    static func quoted(_ value: Int) -> String { "\"\(value)\"" }
+
+    static func id(_ title: String) -> String {
+        "chart-" + String(title.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }.prefix(24).map(Character.init))
+            + "-\(abs(title.hashValue) % 100_000)"
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
+
+/// What each notification says in the console: ids and names only, as the API sends them.
+enum ConsoleNotices {
+    static func describe(_ notification: UserNotification, _ language: ConsoleLanguage) -> String {
+        let s = notification.subject
+        let by = s["by"] ?? ""
+        let record = (s["record"] ?? s["recordId"]).map { String($0.prefix(8)) } ?? ""
+        let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
+        let ar = language == .ar
+        switch notification.type {
+        case NotificationType.reviewHasIssues: return ar ? "يقول \(by) إن سجلك \(record) به مشكلات." : "\(by) says your record \(record) has issues."
+        case NotificationType.reviewRejected: return ar ? "رفض \(by) سجلك \(record)." : "\(by) rejected your record \(record)."
+        case NotificationType.reviewReopened: return ar ? "أعاد \(by) فتح سجلك \(record) للتعديل." : "\(by) reopened your record \(record) for edits."
+        case NotificationType.reviewComment: return ar ? "كتب \(by) في مراجعة السجل \(record)." : "\(by) wrote on the review of record \(record)."
+        case NotificationType.reviewEdited: return ar ? "عدّل \(by) السجل \(record) الذي راجعته." : "\(by) edited record \(record), which you reviewed."
+        case NotificationType.referralReceived: return ar ? "أحال \(by) مريضًا (الإحالة \(referral))." : "\(by) referred a patient (referral \(referral))."
+        case NotificationType.referralAccepted, NotificationType.referralDeclined, NotificationType.referralCompleted, NotificationType.referralWithdrawn:
+            let verb = notification.type.replacingOccurrences(of: "referral_", with: "")
+            return ar ? "الإحالة \(referral): \(language[verb == "accepted" ? "accept" : verb == "declined" ? "decline" : verb == "completed" ? "complete" : "withdraw"]) (\(by))." : "\(by) \(verb) the referral \(referral)."
+        case NotificationType.referralMessage: return ar ? "كتب \(by) في الإحالة \(referral)." : "\(by) wrote on the referral \(referral)."
+        case NotificationType.recordAlert: return ar ? "تنبيه على السجل \(record)." : "An alert on record \(record)."
+        case NotificationType.announcement: return (ar ? "إعلان من \(by): " : "Announcement from \(by): ") + (s["text"] ?? "")
+        default:
+            return notification.type.replacingOccurrences(of: "_", with: " ") + (record.isEmpty ? "" : " \(record)") + (by.isEmpty ? "" : " (\(by))")
+        }
+    }
+}
+
+/// A POSIX tar archive (ustar) of a folder's files, for the console's export download: a format
+/// every system reads without a library.
+enum TarArchive {
+    static func folder(_ folder: URL, root: String) throws -> [UInt8] {
+        var out: [UInt8] = []
+        let names = (FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []).sorted()
+        for name in names {
+            let url = folder.appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let data = try Data(contentsOf: url)
+            out += header(name: root + "/" + name, size: data.count)
+            out += data
+            out += [UInt8](repeating: 0, count: (512 - data.count % 512) % 512)
+        }
+        out += [UInt8](repeating: 0, count: 1024)
+        return out
+    }
+
+    static func header(name: String, size: Int) -> [UInt8] {
+        var block = [UInt8](repeating: 0, count: 512)
+        func put(_ text: String, at offset: Int, length: Int) {
+            for (index, byte) in text.utf8.prefix(length).enumerated() { block[offset + index] = byte }
+        }
+        func octal(_ value: Int, at offset: Int, length: Int) {
+            put(String(repeating: "0", count: max(0, length - 1 - String(value, radix: 8).count)) + String(value, radix: 8), at: offset, length: length - 1)
+        }
+        // Names of up to 100 bytes, or split into prefix (155) and name (100) at a slash.
+        var path = name
+        if path.utf8.count > 100, let slash = path.lastIndex(of: "/") {
+            put(String(path[..<slash]), at: 345, length: 155)
+            path = String(path[path.index(after: slash)...])
+        }
+        put(path, at: 0, length: 100)
+        octal(0o644, at: 100, length: 8)
+        octal(0, at: 108, length: 8)
+        octal(0, at: 116, length: 8)
+        octal(size, at: 124, length: 12)
+        octal(Int(Date().timeIntervalSince1970), at: 136, length: 12)
+        put("        ", at: 148, length: 8)
+        block[156] = UInt8(ascii: "0")
+        put("ustar", at: 257, length: 6)
+        put("00", at: 263, length: 2)
+        let checksum = block.reduce(0) { $0 + Int($1) }
+        octal(checksum, at: 148, length: 7)
+        block[155] = UInt8(ascii: " ")
+        return block
+    }
+}

@@ -1,0 +1,284 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import IntakeCore
+import Logging
+import Testing
+
+@testable import IntakeConsole
+@testable import IntakeServer
+
+/// The web console over HTTP, as a browser without JavaScript uses it (cookies kept, forms
+/// posted): its cookies, CSRF tokens and headers, its access matching the API's for every user,
+/// and a researcher's export matching the API's byte for byte. On SQLite and PostgreSQL alike
+/// (scripts/test runs these tests both ways); the real browser's run is scripts/console-browser.
+struct ConsoleTests {
+    static func application(_ server: TestServer) async throws -> some ApplicationProtocol {
+        var logger = Logger(label: "intake.test")
+        logger.logLevel = .warning
+        let console = try await ConsoleModule.load()
+        return Application(
+            router: IntakeServerApp.router(server.services, modules: [console]).router,
+            server: try IntakeServerApp.httpServer(server.services.configuration), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            logger: logger)
+    }
+
+    /// A browser: keeps the cookies the console sets, sends them back, reads forms' CSRF tokens.
+    final class Browser: @unchecked Sendable {
+        let client: any TestClientProtocol
+        var cookies: [String: String] = [:]
+        var setCookies: [String] = []
+
+        init(_ client: any TestClientProtocol) { self.client = client }
+
+        @discardableResult
+        func get(_ uri: String) async throws -> TestResponse { try await send(.get, uri, body: nil) }
+
+        @discardableResult
+        func post(_ uri: String, _ fields: [(String, String)]) async throws -> TestResponse {
+            let body = fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+            return try await send(.post, uri, body: body)
+        }
+
+        func send(_ method: HTTPRequest.Method, _ uri: String, body: String?) async throws -> TestResponse {
+            var headers: HTTPFields = [:]
+            if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
+            if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+            let response = try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+            setCookies = response.headers[values: .setCookie]
+            for line in setCookies {
+                let pair = line.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
+                let (name, value) = (String(pair[0]), pair.count > 1 ? String(pair[1]) : "")
+                if value.isEmpty || line.contains("Max-Age=0") { cookies[name] = nil } else { cookies[name] = value }
+            }
+            return response
+        }
+
+        /// The CSRF token of the page's forms.
+        static func csrf(_ page: TestResponse) -> String? {
+            let html = String(buffer: page.body)
+            guard let range = html.range(of: "name=\"csrf\" value=\"") else { return nil }
+            return String(html[range.upperBound...].prefix { $0 != "\"" })
+        }
+
+        static func encode(_ text: String) -> String {
+            text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+        }
+
+        func signIn(_ username: String) async throws {
+            let page = try await get("/console/sign-in")
+            let answer = try await post("/console/sign-in", [("csrf", Self.csrf(page) ?? ""), ("username", username), ("password", "password-\(username)")])
+            #expect(answer.status == .seeOther, "\(username): \(String(buffer: answer.body).prefix(300))")
+        }
+    }
+
+    static func html(_ response: TestResponse) -> String { String(buffer: response.body) }
+
+    @Test func signingInSetsAStrictHttpOnlySessionCookieAndEveryPageForbidsInlineScript() async throws {
+        let server = try await TestServer.make()
+        let record = server.record(seed: 801)
+        _ = try await server.services.records.ingest([record], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        try await Self.application(server).test(.router) { client in
+            let browser = Browser(client)
+            let page = try await browser.get("/console/sign-in")
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentSecurityPolicy] == ConsoleSecurity.contentSecurityPolicy)
+            #expect(ConsoleSecurity.contentSecurityPolicy.contains("script-src 'self'") && !ConsoleSecurity.contentSecurityPolicy.contains("unsafe"))
+            #expect(page.headers[.xContentTypeOptions] == "nosniff" && page.headers[.cacheControl] == "no-store")
+            let preSession = try #require(browser.setCookies.first { $0.hasPrefix("intake_csrf=") })
+            #expect(preSession.contains("HttpOnly") && preSession.contains("SameSite=Strict") && preSession.contains("Path=/console"))
+
+            // No token, a wrong one: refused, nothing signed in.
+            let forged = try await browser.post("/console/sign-in", [("username", "coordinator-a"), ("password", "password-coordinator-a")])
+            #expect(forged.status == .forbidden && browser.cookies["intake_console"] == nil)
+            let wrong = try await browser.post("/console/sign-in", [("csrf", Browser.csrf(page)!), ("username", "coordinator-a"), ("password", "nope-nope-nope")])
+            #expect(wrong.status == .unauthorized && Self.html(wrong).contains("The username or the password is wrong"))
+            #expect(browser.cookies["intake_console"] == nil)
+
+            try await browser.signIn("coordinator-a")
+            let session = try #require(browser.setCookies.first { $0.hasPrefix("intake_console=") })
+            #expect(session.contains("HttpOnly") && session.contains("SameSite=Strict") && session.contains("Path=/console"))
+            #expect(!session.contains("Secure"), "plain http here: a Secure cookie would never come back")
+            #expect(ConsoleSecurity(key: SymmetricKey(size: .bits256), secure: true, sessionLifetime: 60).sessionCookie("t").description.contains("Secure"))
+
+            let id = record.id.uuidString.lowercased()
+            for uri in ["/console/day", "/console/records", "/console/records/\(id)", "/console/inbox", "/console/referrals", "/console/exports"] {
+                let answer = try await browser.get(uri)
+                let html = Self.html(answer)
+                #expect(answer.status == .ok, "\(uri): \(answer.status)")
+                #expect(answer.headers[.contentSecurityPolicy] == ConsoleSecurity.contentSecurityPolicy, "\(uri)")
+                // Every script is a file of the server's; no inline handler or style.
+                let scripts = html.components(separatedBy: "<script").dropFirst()
+                #expect(scripts.allSatisfy { $0.hasPrefix(" src=\"/console/assets/") }, "\(uri)")
+                #expect(html.range(of: #"\son[a-z]+="#, options: .regularExpression) == nil && !html.contains(" style="), "\(uri)")
+                #expect(html.contains("<html lang=\"en\" dir=\"ltr\">"), "\(uri)")
+            }
+            // No patient name in any URL the pages link to (names stay in page bodies, and searches are POSTed).
+            let list = Self.html(try await browser.get("/console/records"))
+            let links = list.components(separatedBy: "href=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+            #expect(!links.isEmpty && links.allSatisfy { !$0.contains(record.patient.familyName) })
+
+            // Arabic: right to left, the words and digits of Arabic.
+            let switched = try await browser.post("/console/language", [("csrf", Browser.csrf(page) ?? ""), ("lang", "ar")])
+            #expect(switched.status == .forbidden, "a signed-in session's form carries the session's token, not the pre-session one")
+            let day = try await browser.get("/console/day")
+            _ = try await browser.post("/console/language", [("csrf", Browser.csrf(day)!), ("lang", "ar")])
+            let arabic = Self.html(try await browser.get("/console/day"))
+            #expect(arabic.contains("<html lang=\"ar\" dir=\"rtl\">") && arabic.contains("يوم الفريق") && arabic.contains("١"), "\(arabic.prefix(400))")
+        }
+    }
+
+    @Test func everyFormNeedsItsSessionsTokenAndSignOutEndsEverySession() async throws {
+        let server = try await TestServer.make()
+        let record = server.record(seed: 802)
+        _ = try await server.services.records.ingest([record], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        let id = record.id.uuidString.lowercased()
+        try await Self.application(server).test(.router) { client in
+            let (lead, other, laptop) = (Browser(client), Browser(client), Browser(client))
+            try await lead.signIn("coordinator-a")
+            try await laptop.signIn("coordinator-a")
+            try await other.signIn("coordinator-b")
+            let page = try await lead.get("/console/records/\(id)")
+            let token = try #require(Browser.csrf(page))
+            let foreign = try #require(Browser.csrf(try await other.get("/console/inbox")))
+            for sent in ["", "0", foreign, String(token.dropLast()) + "0"] {
+                let refused = try await lead.post("/console/records/\(id)/review", [("csrf", sent), ("state", "approved"), ("lock", "1")])
+                #expect(refused.status == .forbidden, "token '\(sent.prefix(8))'")
+            }
+            #expect(try await server.services.store.review(recordId: record.id)?.state == .received, "nothing changed")
+
+            let comment = "<script>alert('x')</script> check the weight"
+            let saved = try await lead.post("/console/records/\(id)/review", [("csrf", token), ("state", "has_issues"), ("comment", comment)])
+            #expect(saved.status == .seeOther)
+            #expect(try await server.services.store.review(recordId: record.id)?.state == .hasIssues)
+            let shown = Self.html(try await lead.get("/console/records/\(id)"))
+            #expect(shown.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; check the weight") && !shown.contains("<script>alert"))
+
+            // Sign-out ends every session of the user (the laptop's too), and only sessions.
+            let out = try await lead.post("/console/sign-out", [("csrf", token)])
+            #expect(out.status == .seeOther && lead.cookies["intake_console"] == nil)
+            let after = try await laptop.get("/console/day")
+            #expect(after.status == .seeOther && after.headers[.location] == "/console/sign-in")
+            #expect(try await other.get("/console/day").status == .ok, "another user stays signed in")
+            let api = try await client.send(.get, "/v1/me", as: "coordinator-a", in: server)
+            #expect(api.status == .ok, "tokens made for scripts stay")
+        }
+    }
+
+    /// Each console action answers whom its API route answers, the same way: both go through
+    /// the same services and the record-access policy (here every caller of the matrix, on their
+    /// own team's record and on another team's).
+    @Test func consoleActionsAnswerEveryoneAsTheirAPIRoutesDo() async throws {
+        var server = try await TestServer.make()
+        let own = server.record(seed: 803), other = server.record(seed: 804, collector: "fieldworker-b")
+        _ = try await server.services.records.ingest([own], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        _ = try await server.services.records.ingest([other], owner: RecordOwner(teamId: 2, username: "fieldworker-b"))
+        try await server.addUser("orphan", role: .coordinator, team: nil)
+        let callers = ["fieldworker-a", "coordinator-a", "coordinator-b", "researcher", "admin", "orphan"]
+        /// What counts as the same answer: success (a page, a redirect after a form, a JSON body),
+        /// or the same refusal.
+        @Sendable func outcome(_ status: HTTPResponse.Status) -> String { status.code < 400 ? "ok" : String(status.code) }
+        try await Self.application(server).test(.router) { [server] client in
+            var mismatches: [String] = []
+            for caller in callers {
+                let browser = Browser(client)
+                try await browser.signIn(caller)
+                let token = try #require(Browser.csrf(try await browser.get("/console/inbox")), "\(caller)")
+                for record in [own, other] {
+                    let id = record.id.uuidString.lowercased()
+                    let pairs: [(String, TestResponse, TestResponse)] = [
+                        (
+                            "read review", try await browser.get("/console/records/\(id)"),
+                            try await client.send(.get, "/v1/records/\(id)/review", as: caller, in: server)
+                        ),
+                        (
+                            "comment", try await browser.post("/console/records/\(id)/comment", [("csrf", token), ("text", "seen")]),
+                            try await client.send(.post, "/v1/records/\(id)/review/comments", as: caller, in: server, json: ["text": "seen"])
+                        ),
+                        (
+                            "set state", try await browser.post("/console/records/\(id)/review", [("csrf", token), ("state", "has_issues")]),
+                            try await client.send(.post, "/v1/records/\(id)/review", as: caller, in: server, json: ["state": "has_issues"])
+                        ),
+                        (
+                            "reopen", try await browser.post("/console/records/\(id)/reopen", [("csrf", token)]),
+                            try await client.send(.post, "/v1/records/\(id)/review/reopen", as: caller, in: server)
+                        ),
+                    ]
+                    for (what, console, api) in pairs where outcome(console.status) != outcome(api.status) {
+                        mismatches.append("\(what) of \(record == own ? "own" : "other") as \(caller): console \(console.status.code), API \(api.status.code)")
+                    }
+                }
+                let lists: [(String, TestResponse, TestResponse)] = [
+                    ("records", try await browser.get("/console/records?state=has_issues"), try await client.send(.get, "/v1/reviews?state=has_issues", as: caller, in: server)),
+                    ("referrals", try await browser.get("/console/referrals"), try await client.send(.get, "/v1/referrals", as: caller, in: server)),
+                    (
+                        "export", try await browser.post("/console/exports", [("csrf", token), ("format", "csv")]),
+                        try await client.send(.get, "/v1/exports?format=csv", as: caller, in: server)
+                    ),
+                ]
+                for (what, console, api) in lists where outcome(console.status) != outcome(api.status) {
+                    mismatches.append("\(what) as \(caller): console \(console.status.code), API \(api.status.code)")
+                }
+            }
+            #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+        }
+    }
+
+    /// A researcher's console export holds what their API export holds, byte for byte: the same
+    /// de-identified, consent-filtered records.
+    @Test func aResearchersConsoleExportIsTheirAPIExport() async throws {
+        let server = try await TestServer.make()
+        let lead = try #require(try await server.services.store.credentials(username: "coordinator-a")?.user)
+        var records: [PatientResponse] = []
+        for seed in 0..<6 {
+            let record = server.record(seed: UInt64(810 + seed))
+            let patient = UUID()
+            _ = try await server.services.store.registerPatients([
+                NewPatient(id: patient, teamId: 1, identification: record.patient, createdBy: "coordinator-a", createdAt: Date())
+            ])
+            _ = try await server.services.patients.recordConsent(
+                patient, scope: seed.isMultiple(of: 2) ? .allQualifiedResearchers : .noSharing, method: .written, by: lead)
+            records.append(record.with { $0.patientId = patient })
+        }
+        _ = try await server.services.records.ingest(records, owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        try await Self.application(server).test(.router) { [records] client in
+            let browser = Browser(client)
+            try await browser.signIn("researcher")
+            let token = try #require(Browser.csrf(try await browser.get("/console/exports")))
+            let download = try await browser.post("/console/exports", [("csrf", token), ("format", "csv")])
+            #expect(download.status == .ok && download.headers[.contentType] == "application/x-tar", "\(Self.html(download).prefix(300))")
+            let files = try Self.untar([UInt8](buffer: download.body))
+            let consoleCSV = try #require(files.first { $0.key.hasSuffix("/records.csv") }?.value)
+            let api = try await client.send(.get, "/v1/exports?format=csv", as: "researcher", in: server)
+            #expect(String(decoding: consoleCSV, as: UTF8.self) == String(buffer: api.body))
+            let rows = String(decoding: consoleCSV, as: UTF8.self).split(separator: "\r\n")
+            #expect(rows.count == 1 + 3, "three patients share with researchers: \(rows.count - 1) rows")
+            for record in records { #expect(!String(decoding: consoleCSV, as: UTF8.self).contains(record.patient.familyName)) }
+        }
+    }
+
+    /// Reads a ustar archive: name → bytes.
+    static func untar(_ bytes: [UInt8]) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        var offset = 0
+        while offset + 512 <= bytes.count {
+            let header = Array(bytes[offset..<offset + 512])
+            if header.allSatisfy({ $0 == 0 }) { break }
+            func text(_ start: Int, _ length: Int) -> String {
+                String(decoding: header[start..<start + length].prefix { $0 != 0 }, as: UTF8.self)
+            }
+            let prefix = text(345, 155)
+            let name = (prefix.isEmpty ? "" : prefix + "/") + text(0, 100)
+            guard let size = Int(text(124, 12).trimmingCharacters(in: .whitespaces), radix: 8) else { throw TarError() }
+            let stored = header.enumerated().reduce(0) { sum, byte in sum + ((148..<156).contains(byte.offset) ? 32 : Int(byte.element)) }
+            guard Int(text(148, 7).trimmingCharacters(in: .whitespaces), radix: 8) == stored else { throw TarError() }
+            files[name] = Array(bytes[offset + 512..<offset + 512 + size])
+            offset += 512 + (size + 511) / 512 * 512
+        }
+        return files
+    }
+
+    struct TarError: Error {}
+}

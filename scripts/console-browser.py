@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""The web console in a real browser: Debian's chromium driven by Selenium against a real
+`intake serve` on 127.0.0.1 (a throwaway SQLite database, or the PostgreSQL URL in
+INTAKE_SERVER_DATABASE).
+
+A coordinator signs in, reviews a record (has issues, with a comment: the collector's inbox shows
+it), answers a referral, downloads an export and reads it, and switches to Arabic. Every page is
+checked with axe-core (axe-selenium-python: no serious or critical violation) and parsed as HTML5
+by html5lib in strict mode (any parse error fails), and kept as a screenshot in --screenshots.
+
+usage: scripts/console-browser.py --intake .build/debug/intake --screenshots .build/console-screenshots
+Exits non-zero, saying what failed, on the first failure.
+"""
+import argparse
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.request
+
+import html5lib
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+CHECKED = []
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(intake, env, *arguments, stdin=None):
+    answer = subprocess.run([intake, *arguments], env=env, input=stdin, capture_output=True, text=True, cwd=ROOT)
+    check(answer.returncode == 0, f"intake {' '.join(arguments)} failed: {answer.stderr.strip()}")
+    return answer.stdout.strip()
+
+
+def api(base, method, path, token, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(base + path, data=data, method=method,
+                                     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        return json.load(answer)
+
+
+class Console:
+    def __init__(self, base, screenshots, downloads):
+        self.base = base
+        self.screenshots = screenshots
+        options = webdriver.ChromeOptions()
+        options.binary_location = os.environ.get("INTAKE_CHROMIUM", "/usr/bin/chromium")
+        for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000", "--lang=en-GB"]:
+            options.add_argument(flag)
+        options.add_experimental_option("prefs", {"download.default_directory": downloads, "download.prompt_for_download": False})
+        self.driver = webdriver.Chrome(service=Service(os.environ.get("INTAKE_CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+        self.checked = CHECKED
+
+    def quit(self):
+        self.driver.quit()
+
+    def open(self, path):
+        self.driver.get(self.base + path)
+
+    def raw_html(self):
+        """The page's HTML as the server sent it (not the browser's DOM), with the browser's cookies."""
+        cookies = "; ".join(f"{c['name']}={c['value']}" for c in self.driver.get_cookies())
+        request = urllib.request.Request(self.driver.current_url, headers={"Cookie": cookies})
+        with urllib.request.urlopen(request) as answer:
+            return answer.read().decode("utf-8")
+
+    def check_page(self, name):
+        """Accessibility (axe-core), HTML5 well-formedness (html5lib, strict) and a screenshot."""
+        self.driver.save_screenshot(os.path.join(self.screenshots, name + ".png"))
+        axe = Axe(self.driver)
+        axe.inject()
+        results = axe.run()
+        serious = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+        check(not serious, f"{name}: accessibility violations: " + "; ".join(
+            f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}" for v in serious))
+        html = self.raw_html()
+        parser = html5lib.HTMLParser(strict=True)
+        try:
+            parser.parse(html)
+        except Exception as error:  # html5lib raises ParseError with the position
+            raise Failure(f"{name}: not valid HTML5: {error}")
+        ids = re.findall(r'\sid="([^"]+)"', html)
+        check(len(ids) == len(set(ids)), f"{name}: duplicate ids {sorted({i for i in ids if ids.count(i) > 1})}")
+        check("<script>" not in html and not re.search(r"\son[a-z]+=", html), f"{name}: inline script")
+        self.checked.append(name)
+
+    def sign_in(self, username, password):
+        self.open("/console/sign-in")
+        self.driver.find_element(By.ID, "username").send_keys(username)
+        self.driver.find_element(By.ID, "password").send_keys(password)
+        self.driver.find_element(By.CSS_SELECTOR, "form.card button[type=submit]").click()
+        check("/console/sign-in" not in self.driver.current_url, f"{username} could not sign in: {self.driver.current_url}")
+
+    def submit(self, form_selector):
+        self.driver.find_element(By.CSS_SELECTOR, form_selector + " button[type=submit]").click()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--intake", default=os.path.join(ROOT, ".build/debug/intake"))
+    parser.add_argument("--screenshots", default=os.path.join(ROOT, ".build/console-screenshots"))
+    arguments = parser.parse_args()
+    os.makedirs(arguments.screenshots, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="intake-console-")
+    downloads = os.path.join(work, "downloads")
+    os.makedirs(downloads)
+    env = dict(os.environ)
+    env["INTAKE_DATA_DIR"] = work
+    env.setdefault("INTAKE_SERVER_DATABASE", os.path.join(work, "server.sqlite"))
+    env["INTAKE_LANGUAGE"] = "en"
+    intake = arguments.intake
+
+    run(intake, env, "admin", "bootstrap", "--username", "admin", "--password-stdin", stdin="admin-password-1\n")
+    run(intake, env, "admin", "team", "create", "clinic")
+    for name, role, team in [("cora", "coordinator", "clinic"), ("fatima", "fieldworker", "clinic")]:
+        run(intake, env, "admin", "user", "create", name, "--role", role, "--team", team, "--password-stdin", stdin=f"{name}-password-1\n")
+    run(intake, env, "admin", "user", "create", "rita", "--role", "researcher", "--password-stdin", stdin="rita-password-1\n")
+    run(intake, env, "admin", "publish", "refugee-health")
+    server = subprocess.Popen([intake, "serve", "--port", "0"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    console = None
+    try:
+        base = None
+        deadline = time.time() + 60
+        while base is None and time.time() < deadline:
+            line = server.stdout.readline()
+            check(line != "" or server.poll() is None, "intake serve stopped before listening")
+            match = re.search(r"Serving on (http://127\.0\.0\.1:\d+)", line)
+            if match:
+                base = match.group(1)
+        check(base is not None, "intake serve did not say where it listens within 60 seconds")
+
+        fatima = run(intake, env, "admin", "token", "create", "fatima")
+        samples = os.path.join(work, "records.jsonl")
+        run(intake, env, "sample", "--count", "4", "--seed", "5", "--collector", "fatima", "--output", samples)
+        records = [json.loads(line) for line in open(samples, encoding="utf-8")]
+        stored = api(base, "POST", "/v1/records/batch", fatima, {"records": records})
+        check(all(r["outcome"] == "created" for r in stored["results"]), f"records not stored: {stored}")
+        reviewed, referred = records[0]["id"].lower(), records[1]["id"].lower()
+        api(base, "POST", "/v1/referrals", fatima, {"recordId": referred, "toTeam": "clinic", "reason": "Needs a second look"})
+
+        console = Console(base, arguments.screenshots, downloads)
+        console.open("/console/sign-in")
+        console.check_page("sign-in")
+        console.sign_in("cora", "cora-password-1")
+        check(console.driver.current_url.endswith("/console/day"), f"a coordinator lands on the day: {console.driver.current_url}")
+        check(console.driver.find_element(By.TAG_NAME, "h1").text == "The team's day", "the day's heading")
+        console.check_page("day")
+
+        console.open("/console/records?state=received")
+        check(reviewed[:8] in console.driver.page_source, "the record waits for review")
+        console.check_page("records")
+        console.driver.find_element(By.CSS_SELECTOR, f"a[href='/console/records/{reviewed}']").click()
+        console.check_page("record")
+        console.driver.find_element(By.CSS_SELECTOR, "input[name=state][value=has_issues]").click()
+        console.driver.find_element(By.ID, "comment").send_keys("Weight of 680 kg? Check the scale entry.")
+        console.submit("form[action$='/review']")
+        check("Has issues" in console.driver.find_element(By.ID, "review-heading").text, "the review is saved")
+        check("Weight of 680 kg?" in console.driver.page_source, "the comment is in the thread")
+        console.check_page("record-reviewed")
+
+        # The collector's inbox says so, in the API and in their own console.
+        told = api(base, "GET", "/v1/notifications", fatima)["notifications"]
+        check(any(n["type"] == "review_has_issues" and n["subject"].get("record") == reviewed for n in told), f"fatima's inbox: {told}")
+        check(all("680" not in json.dumps(n) for n in told), "a notification never carries the comment")
+
+        console.open("/console/referrals")
+        console.check_page("referrals")
+        console.driver.find_element(By.CSS_SELECTOR, "form[action$='/accept'] button").click()
+        check("The referral is updated." in console.driver.page_source and "accepted" in console.driver.page_source, "the referral is accepted")
+
+        console.open("/console/inbox")
+        console.check_page("inbox")
+
+        console.open("/console/exports")
+        console.check_page("exports")
+        console.driver.find_element(By.CSS_SELECTOR, "input[name=reviewState][value=has_issues]").click()
+        console.submit("form[action='/console/exports']")
+        archive = None
+        deadline = time.time() + 30
+        while archive is None and time.time() < deadline:
+            done = [f for f in os.listdir(downloads) if f.endswith(".tar")]
+            archive = os.path.join(downloads, done[0]) if done else None
+            time.sleep(0.2)
+        check(archive is not None, "the export archive did not download")
+        with tarfile.open(archive) as tar:
+            names = tar.getnames()
+            csv = tar.extractfile([n for n in names if n.endswith("/records.csv")][0]).read().decode("utf-8")
+        rows = csv.strip().split("\r\n")
+        check(len(rows) == 2 and "review_state" in rows[0] and reviewed in rows[1] and "has_issues" in rows[1],
+              f"the export holds the one record with issues: {rows[:2]}")
+
+        console.open("/console/day")
+        console.driver.find_element(By.CSS_SELECTOR, "form[action='/console/language'] button").click()
+        html = console.driver.find_element(By.TAG_NAME, "html")
+        check(html.get_attribute("dir") == "rtl" and html.get_attribute("lang") == "ar", "Arabic is right to left")
+        check(console.driver.find_element(By.TAG_NAME, "h1").text == "يوم الفريق", "the day's heading in Arabic")
+        console.check_page("day-ar")
+        console.open(f"/console/records/{reviewed}")
+        console.check_page("record-ar")
+
+        # The field worker sees it in their console, in English (their browser's choice).
+        console.quit()
+        console = Console(base, arguments.screenshots, downloads)
+        console.sign_in("fatima", "fatima-password-1")
+        console.open("/console/inbox")
+        check("says your record" in console.driver.page_source and reviewed[:8] in console.driver.page_source, "fatima's console inbox")
+        console.check_page("inbox-fieldworker")
+
+        # A researcher: exports only, de-identified.
+        console.quit()
+        console = Console(base, arguments.screenshots, downloads)
+        console.sign_in("rita", "rita-password-1")
+        check(console.driver.current_url.endswith("/console/exports"), "a researcher lands on exports")
+        console.check_page("exports-researcher")
+        console.open(f"/console/records/{reviewed}")
+        check("Your role" in console.driver.page_source or "forbidden" in console.driver.page_source.lower() or "not" in console.driver.page_source,
+              "a researcher does not read records")
+        print(f"console-browser: {len(CHECKED)} pages checked in chromium (axe, HTML5, screenshots in {arguments.screenshots}): "
+              "sign-in, review, inbox, referral, export, Arabic, field worker, researcher")
+    except Failure as failure:
+        print(f"console-browser: FAILED: {failure}", file=sys.stderr)
+        return 1
+    finally:
+        if console:
+            console.quit()
+        server.terminate()
+        server.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
