@@ -28,6 +28,8 @@ from axe_selenium_python import Axe
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 CHECKED = []
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -81,8 +83,9 @@ class Console:
         with urllib.request.urlopen(request) as answer:
             return answer.read().decode("utf-8")
 
-    def check_page(self, name):
-        """Accessibility (axe-core), HTML5 well-formedness (html5lib, strict) and a screenshot."""
+    def check_page(self, name, posted=False):
+        """Accessibility (axe-core), HTML5 well-formedness (html5lib, strict) and a screenshot. A
+        page answering a form (`posted`) cannot be asked for again: its DOM is parsed instead."""
         self.driver.save_screenshot(os.path.join(self.screenshots, name + ".png"))
         axe = Axe(self.driver)
         axe.inject()
@@ -90,7 +93,7 @@ class Console:
         serious = [v for v in results["violations"] if v.get("impact") in ("serious", "critical")]
         check(not serious, f"{name}: accessibility violations: " + "; ".join(
             f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}" for v in serious))
-        html = self.raw_html()
+        html = "<!DOCTYPE html>" + self.driver.page_source if posted else self.raw_html()
         parser = html5lib.HTMLParser(strict=True)
         try:
             parser.parse(html)
@@ -105,17 +108,25 @@ class Console:
         self.open("/console/sign-in")
         self.driver.find_element(By.ID, "username").send_keys(username)
         self.driver.find_element(By.ID, "password").send_keys(password)
-        self.driver.find_element(By.CSS_SELECTOR, "form.card button[type=submit]").click()
+        self.click(self.driver.find_element(By.CSS_SELECTOR, "form.card button[type=submit]"))
         check("/console/sign-in" not in self.driver.current_url, f"{username} could not sign in: {self.driver.current_url}")
 
+    def click(self, element):
+        """Clicks what loads a new page, and waits for it (the old page's elements go stale)."""
+        old = self.driver.find_element(By.TAG_NAME, "html")
+        element.click()
+        WebDriverWait(self.driver, 15).until(expected_conditions.staleness_of(old))
+        WebDriverWait(self.driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
     def submit(self, form_selector):
-        self.driver.find_element(By.CSS_SELECTOR, form_selector + " button[type=submit]").click()
+        self.click(self.driver.find_element(By.CSS_SELECTOR, form_selector + " button[type=submit]"))
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--intake", default=os.path.join(ROOT, ".build/debug/intake"))
     parser.add_argument("--screenshots", default=os.path.join(ROOT, ".build/console-screenshots"))
+    parser.add_argument("--database", help="the server's database (a PostgreSQL URL); default: a SQLite file in a temporary folder")
     arguments = parser.parse_args()
     os.makedirs(arguments.screenshots, exist_ok=True)
     work = tempfile.mkdtemp(prefix="intake-console-")
@@ -123,7 +134,7 @@ def main():
     os.makedirs(downloads)
     env = dict(os.environ)
     env["INTAKE_DATA_DIR"] = work
-    env.setdefault("INTAKE_SERVER_DATABASE", os.path.join(work, "server.sqlite"))
+    env["INTAKE_SERVER_DATABASE"] = arguments.database or os.path.join(work, "server.sqlite")
     env["INTAKE_LANGUAGE"] = "en"
     intake = arguments.intake
 
@@ -132,6 +143,7 @@ def main():
     for name, role, team in [("cora", "coordinator", "clinic"), ("fatima", "fieldworker", "clinic")]:
         run(intake, env, "admin", "user", "create", name, "--role", role, "--team", team, "--password-stdin", stdin=f"{name}-password-1\n")
     run(intake, env, "admin", "user", "create", "rita", "--role", "researcher", "--password-stdin", stdin="rita-password-1\n")
+    run(intake, env, "admin", "user", "create", "omar", "--role", "fieldworker", "--password-stdin", stdin="omar-password-1\n")
     run(intake, env, "admin", "publish", "refugee-health")
     server = subprocess.Popen([intake, "serve", "--port", "0"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     console = None
@@ -154,6 +166,9 @@ def main():
         check(all(r["outcome"] == "created" for r in stored["results"]), f"records not stored: {stored}")
         reviewed, referred = records[0]["id"].lower(), records[1]["id"].lower()
         api(base, "POST", "/v1/referrals", fatima, {"recordId": referred, "toTeam": "clinic", "reason": "Needs a second look"})
+        cora_token = run(intake, env, "admin", "token", "create", "cora")
+        registered = api(base, "POST", "/v1/patients", cora_token, {"givenName": "Amina", "familyName": "Haddad", "dateOfBirth": "1990-05-01"})
+        api(base, "PUT", f"/v1/patients/{registered['id']}/consent", cora_token, {"scope": "all_qualified_researchers", "method": "written"})
 
         console = Console(base, arguments.screenshots, downloads)
         console.open("/console/sign-in")
@@ -166,7 +181,7 @@ def main():
         console.open("/console/records?state=received")
         check(reviewed[:8] in console.driver.page_source, "the record waits for review")
         console.check_page("records")
-        console.driver.find_element(By.CSS_SELECTOR, f"a[href='/console/records/{reviewed}']").click()
+        console.click(console.driver.find_element(By.CSS_SELECTOR, f"a[href='/console/records/{reviewed}']"))
         console.check_page("record")
         console.driver.find_element(By.CSS_SELECTOR, "input[name=state][value=has_issues]").click()
         console.driver.find_element(By.ID, "comment").send_keys("Weight of 680 kg? Check the scale entry.")
@@ -180,18 +195,65 @@ def main():
         check(any(n["type"] == "review_has_issues" and n["subject"].get("record") == reviewed for n in told), f"fatima's inbox: {told}")
         check(all("680" not in json.dumps(n) for n in told), "a notification never carries the comment")
 
+        # Live: the field worker refers another record to the team (the API); the open page hears
+        # of it over the notification stream, says so and refreshes the badge.
+        console.open("/console/day")
+        badge = console.driver.find_element(By.CSS_SELECTOR, "[data-badge='unread']").text
+        time.sleep(1)  # the page's stream is open
+        api(base, "POST", "/v1/referrals", fatima, {"recordId": records[2]["id"].lower(), "toTeam": "clinic", "reason": "Follow-up"})
+        WebDriverWait(console.driver, 15).until(lambda d: d.find_element(By.ID, "live").is_displayed())
+        WebDriverWait(console.driver, 15).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-badge='unread']").text != badge)
+
         console.open("/console/referrals")
         console.check_page("referrals")
-        console.driver.find_element(By.CSS_SELECTOR, "form[action$='/accept'] button").click()
+        console.click(console.driver.find_element(By.CSS_SELECTOR, "form[action$='/accept'] button"))
         check("The referral is updated." in console.driver.page_source and "accepted" in console.driver.page_source, "the referral is accepted")
 
         console.open("/console/inbox")
         console.check_page("inbox")
 
+        # The team: invite a member, the passcode shown once.
+        console.open("/console/team")
+        console.check_page("team")
+        console.driver.find_element(By.ID, "invitee").send_keys("omar")
+        console.submit("form[action$='/invitations']")
+        passcode = console.driver.find_element(By.CSS_SELECTOR, ".passcode strong").text
+        check(re.fullmatch(r"[0-9A-Za-z-]{6,}", passcode) is not None or len(passcode) >= 6, f"the passcode is shown: {passcode!r}")
+        console.check_page("team-invited", posted=True)
+        console.open("/console/team")
+        check(passcode not in console.driver.page_source, "the passcode is shown once")
+
+        # The registry: a patient found by name (a form, not an address), their consent.
+        console.open("/console/patients")
+        console.check_page("patients")
+        console.driver.find_element(By.ID, "name").send_keys("Haddad")
+        console.submit("form[action='/console/patients']")
+        check("/console/patients" == console.driver.current_url[len(base):] and "Haddad" in console.driver.page_source, "the patient is found")
+        console.click(console.driver.find_element(By.CSS_SELECTOR, "a[href^='/console/patients/']"))
+        check("all_qualified_researchers" in console.driver.page_source, "the consent history")
+        console.check_page("patient")
+
+        # Questionnaires: versions, a preview, publishing a draft from the folder's files.
+        console.open("/console/questionnaires")
+        console.check_page("questionnaires")
+        console.click(console.driver.find_element(By.CSS_SELECTOR, "a[href^='/console/questionnaires/refugee-health/']"))
+        check("Demographics" in console.driver.page_source, "a version's sections")
+        console.check_page("questionnaire")
+        console.open("/console/questionnaires")
+        folder = os.path.join(ROOT, "Questionnaires", "refugee-health")
+        paths = "\n".join(os.path.join(folder, f) for f in sorted(os.listdir(folder)))
+        console.driver.find_element(By.ID, "folder").send_keys(paths)
+        data = os.path.join(ROOT, "Data")
+        console.driver.find_element(By.ID, "lists").send_keys("\n".join(os.path.join(data, f) for f in sorted(os.listdir(data)) if f.endswith(".txt")))
+        console.submit("form[action='/console/questionnaires']")
+        said = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", console.driver.page_source))[:800]
+        check("The version is stored." in console.driver.page_source, f"published from the files: {console.driver.current_url}: {said}")
+
         console.open("/console/exports")
         console.check_page("exports")
         console.driver.find_element(By.CSS_SELECTOR, "input[name=reviewState][value=has_issues]").click()
-        console.submit("form[action='/console/exports']")
+        # A download: the page stays.
+        console.driver.find_element(By.CSS_SELECTOR, "form[action='/console/exports'] button[type=submit]").click()
         archive = None
         deadline = time.time() + 30
         while archive is None and time.time() < deadline:
@@ -207,7 +269,7 @@ def main():
               f"the export holds the one record with issues: {rows[:2]}")
 
         console.open("/console/day")
-        console.driver.find_element(By.CSS_SELECTOR, "form[action='/console/language'] button").click()
+        console.click(console.driver.find_element(By.CSS_SELECTOR, "form[action='/console/language'] button"))
         html = console.driver.find_element(By.TAG_NAME, "html")
         check(html.get_attribute("dir") == "rtl" and html.get_attribute("lang") == "ar", "Arabic is right to left")
         check(console.driver.find_element(By.TAG_NAME, "h1").text == "يوم الفريق", "the day's heading in Arabic")
@@ -223,6 +285,14 @@ def main():
         check("says your record" in console.driver.page_source and reviewed[:8] in console.driver.page_source, "fatima's console inbox")
         console.check_page("inbox-fieldworker")
 
+        # An admin: users, teams, the audit trail verified.
+        console.quit()
+        console = Console(base, arguments.screenshots, downloads)
+        console.sign_in("admin", "admin-password-1")
+        console.open("/console/admin")
+        check("Verified:" in console.driver.page_source, "the audit trail is verified")
+        console.check_page("admin")
+
         # A researcher: exports only, de-identified.
         console.quit()
         console = Console(base, arguments.screenshots, downloads)
@@ -233,9 +303,15 @@ def main():
         check("Your role" in console.driver.page_source or "forbidden" in console.driver.page_source.lower() or "not" in console.driver.page_source,
               "a researcher does not read records")
         print(f"console-browser: {len(CHECKED)} pages checked in chromium (axe, HTML5, screenshots in {arguments.screenshots}): "
-              "sign-in, review, inbox, referral, export, Arabic, field worker, researcher")
+              "sign-in, the day, review, inbox, referral, team and invitation, registry, questionnaires and publishing, export, Arabic, field worker, admin, researcher")
     except Failure as failure:
         print(f"console-browser: FAILED: {failure}", file=sys.stderr)
+        return 1
+    except Exception as error:  # a page without what the step looks for: say where
+        where = console.driver.current_url if console else "before the browser started"
+        page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", console.driver.page_source))[:600] if console else ""
+        print(f"console-browser: FAILED at {where}: {type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}\n  the page says: {page}",
+              file=sys.stderr)
         return 1
     finally:
         if console:

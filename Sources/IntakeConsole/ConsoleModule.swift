@@ -72,6 +72,7 @@ struct ConsoleRoutes: Sendable {
     static let secretName = "console-csrf"
 
     func register(on router: Router<IntakeRequestContext>) {
+        registerTeamPages(on: router)
         for (name, asset) in assets {
             router.get("/console/assets/\(name)") { _, _ -> Response in
                 var response = Response(
@@ -89,8 +90,7 @@ struct ConsoleRoutes: Sendable {
         router.get("/console/sign-in") { request, context in
             try await handle(request, context, signedIn: false) { session, _ in
                 if let user = session.user { return .redirect(home(user)) }
-                let done = request.uri.queryParameters["done"] == "signedOut" ? ["flash": session.language["signedOut"]] : [:]
-                return .page(render("sign-in", session, title: session.language["signIn"], done))
+                return .page(render("sign-in", session, title: session.language["signIn"], done(request, session).map { ["flash": $0] } ?? [:]))
             }
         }
         router.post("/console/sign-in") { request, context in
@@ -107,6 +107,7 @@ struct ConsoleRoutes: Sendable {
         router.post("/console/language") { request, context in
             try await handle(request, context, form: true, signedIn: false) { session, form in
                 let language = ConsoleLanguage(rawValue: form?["lang"] ?? "") ?? .en
+                if let user = session.user { try await services.accounts.setLanguage(language.rawValue, of: user) }
                 return .language(language, location: session.user.map(home) ?? "/console/sign-in")
             }
         }
@@ -115,6 +116,22 @@ struct ConsoleRoutes: Sendable {
                 let unread = try await unreadCount(session.user!)
                 return .json("{\"unread\":\(unread),\"unreadText\":\"\(session.language.number(unread))\"}")
             }
+        }
+        // What comes to the inbox from now on, as Server-Sent Events (the API's stream, started
+        // after the newest notification): the page's script refreshes the badge and says what changed.
+        router.get("/console/events") { request, context in
+            var response: Response
+            if let token = request.cookies[ConsoleSecurity.sessionCookie]?.value, let user = try await services.accounts.user(token: token) {
+                if let refusal = RoutePolicy.refusal(RoutePolicy.rule("GET", "/v1/notifications/stream")!, user) { throw refusal }
+                // Where the browser left off (it says so when it reconnects), else from now on.
+                var after = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int64($0) }
+                if after == nil { after = try await services.teams.newestNotification(of: user) }
+                response = services.notificationEvents(for: user, after: after ?? 0)
+            } else {
+                response = Response(status: .unauthorized)
+            }
+            ConsoleSecurity.harden(&response)
+            return response
         }
         router.get("/console/day") { request, context in
             try await handle(request, context) { session, _ in try await day(session) }
@@ -127,7 +144,7 @@ struct ConsoleRoutes: Sendable {
         }
         router.get("/console/records/{id}") { request, context in
             try await handle(request, context, api: "GET /v1/records/{id}/review") { session, _ in
-                try await record(session, id: try recordId(context), flash: request.uri.queryParameters["done"].map { session.language[String($0)] })
+                try await record(session, id: try recordId(context), flash: done(request, session))
             }
         }
         router.post("/console/records/{id}/review") { request, context in
@@ -156,7 +173,7 @@ struct ConsoleRoutes: Sendable {
         }
         router.get("/console/inbox") { request, context in
             try await handle(request, context, api: "GET /v1/notifications") { session, _ in
-                try await inbox(session, flash: request.uri.queryParameters["done"].map { session.language[String($0)] })
+                try await inbox(session, flash: done(request, session))
             }
         }
         router.post("/console/inbox/read") { request, context in
@@ -167,7 +184,7 @@ struct ConsoleRoutes: Sendable {
         }
         router.get("/console/referrals") { request, context in
             try await handle(request, context, api: "GET /v1/referrals") { session, _ in
-                try await referrals(session, flash: request.uri.queryParameters["done"].map { session.language[String($0)] })
+                try await referrals(session, flash: done(request, session))
             }
         }
         router.post("/console/referrals/{id}/{action}") { request, context in
@@ -200,7 +217,8 @@ struct ConsoleRoutes: Sendable {
     /// refusal becomes a page saying why, with the API's status; a failure of the server, a page
     /// saying so (503 when the store is out), never its details.
     func handle(
-        _ request: Request, _ context: IntakeRequestContext, form readsForm: Bool = false, signedIn: Bool = true, api: String? = nil,
+        _ request: Request, _ context: IntakeRequestContext, form readsForm: Bool = false, multipart: Bool = false, signedIn: Bool = true,
+        api: String? = nil,
         _ body: (ConsoleSession, ConsoleForm?) async throws -> ConsoleAnswer
     ) async throws -> Response {
         let security = try await security()
@@ -211,6 +229,8 @@ struct ConsoleRoutes: Sendable {
             session.user = user
             session.token = token
             session.csrf = security.csrf(session: token)
+            // The user's own choice, wherever they sign in; the browser's until they make one.
+            if let chosen = user.language.flatMap(ConsoleLanguage.init(rawValue:)) { session.language = chosen }
         } else {
             let existing = cookies[ConsoleSecurity.preSessionCookie]?.value
             let value = existing.flatMap { $0.count == 32 ? $0 : nil } ?? ConsoleSecurity.randomToken()
@@ -221,8 +241,9 @@ struct ConsoleRoutes: Sendable {
         var answer: ConsoleAnswer
         do {
             var form: ConsoleForm?
-            if readsForm {
-                let read = try await ConsoleForm.read(request)
+            if readsForm || multipart {
+                let read = multipart
+                    ? try await ConsoleForm.readMultipart(request, limit: services.configuration.maxBodyBytes) : try await ConsoleForm.read(request)
                 let fine =
                     session.token.map { security.accepts(read["csrf"], session: $0) }
                     ?? security.acceptsPreSession(read["csrf"], cookie: cookies[ConsoleSecurity.preSessionCookie]?.value)
@@ -293,6 +314,17 @@ struct ConsoleRoutes: Sendable {
             status: .internalServerError)
     }
 
+    /// What the action a page follows did (`?done=`), in the user's words: only the console's own
+    /// messages, never text from the address.
+    func done(_ request: Request, _ session: ConsoleSession) -> String? {
+        guard let key = request.uri.queryParameters["done"].map(String.init), Self.doneMessages.contains(key) else { return nil }
+        return session.language[key]
+    }
+
+    static let doneMessages: Set<String> = [
+        "reviewSaved", "reopened", "commentSaved", "allRead", "referralDone", "stateDone", "publishedDone", "unlocked", "signedOut",
+    ]
+
     func recordId(_ context: IntakeRequestContext) throws -> UUID {
         guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("record") }
         return id
@@ -316,6 +348,7 @@ struct ConsoleRoutes: Sendable {
         var context: [String: Any] = [
             "lang": language.rawValue, "dir": language.direction, "t": language.table, "title": title, "csrf": session.csrf,
             "otherLang": language.other.rawValue, "otherLangName": language.other.name,
+            "liveTypes": NotificationType.all.joined(separator: " "),
         ]
         if let user = session.user {
             var user: [String: Any] = [
@@ -332,16 +365,26 @@ struct ConsoleRoutes: Sendable {
     func menu(_ user: User, _ language: ConsoleLanguage, current: String, unread: Int) -> [[String: Any]] {
         var items: [(String, String, String)] = []
         switch user.role {
-        case .coordinator: items = [("day", "teamDay", "/console/day"), ("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals")]
-        case .admin: items = [("day", "teamDay", "/console/day"), ("records", "records", "/console/records")]
-        case .fieldworker: items = [("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals")]
+        case .coordinator:
+            items = [
+                ("day", "teamDay", "/console/day"), ("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals"),
+                ("patients", "patients", "/console/patients"), ("team", "team", "/console/team"),
+            ]
+        case .admin:
+            items = [("day", "teamDay", "/console/day"), ("records", "records", "/console/records"), ("patients", "patients", "/console/patients")]
+        case .fieldworker:
+            items = [("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals"), ("patients", "patients", "/console/patients")]
         case .researcher: items = []
         }
+        items.append(("questionnaires", "questionnaires", "/console/questionnaires"))
         items.append(("inbox", "inbox", "/console/inbox"))
         if user.role == .coordinator || user.role == .researcher { items.append(("exports", "exports", "/console/exports")) }
+        if user.role == .admin { items.append(("admin", "admin", "/console/admin")) }
         return items.map { template, key, href in
             var item: [String: Any] = ["label": language[key], "href": href]
-            if template == current || (template == "records" && current == "record") { item["current"] = true }
+            if template == current || current == template.dropLast() || (template == "admin" && current == "team" && user.role == .admin) {
+                item["current"] = true
+            }
             if template == "inbox" {
                 item["badge"] = language.number(unread)
                 item["count"] = unread

@@ -114,7 +114,16 @@ extension ConsoleRoutes {
         }
         let questionnaire = query["questionnaire"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         let collector = query["collector"].map(String.init).flatMap { $0.isEmpty ? nil : String($0.prefix(64)) }
-        let reviews = try await services.reviews.list(by: user, states: states, questionnaireId: questionnaire, collector: collector, limit: 200)
+        let version = query["version"].map(String.init).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
+        func day(_ name: Substring) throws -> (text: String, start: Date)? {
+            guard let text = query[name].map(String.init), !text.isEmpty else { return nil }
+            guard let date = LocalDate(iso: text) else { throw APIError.badRequest("the days are dates such as 2026-11-26") }
+            return (text, date.startInUTC)
+        }
+        let (from, to) = (try day("from"), try day("to"))
+        let reviews = try await services.reviews.list(
+            by: user, states: states, questionnaireId: questionnaire, collector: collector, version: version, changedFrom: from?.start,
+            changedBefore: to.map { $0.start.addingTimeInterval(86_400) }, limit: 200)
         let published = try await services.questionnaires.published()
         let ids = Array(Set(published.map(\.id))).sorted()
         let stateOptions: [[String: Any]] =
@@ -136,7 +145,8 @@ extension ConsoleRoutes {
                     "states": stateOptions,
                     "questionnaires": [["value": "", "label": language["all"], "selected": questionnaire == nil]]
                         + ids.map { ["value": $0, "label": $0, "selected": $0 == questionnaire] },
-                    "collector": collector ?? "", "rows": rows, "hasRows": !rows.isEmpty,
+                    "collector": collector ?? "", "version": version ?? "", "from": from?.text ?? "", "to": to?.text ?? "",
+                    "showFilters": true, "rows": rows, "hasRows": !rows.isEmpty,
                     "canSearch": user.teamId != nil && (user.role == .coordinator || user.role == .fieldworker),
                 ]))
     }
@@ -202,6 +212,26 @@ extension ConsoleRoutes {
                 let previous = revisions.count > 1 ? revisions[revisions.count - 2].record : nil
                 values["sections"] = ConsoleAnswers.sections(stored.record, questionnaire, previous: previous, language: language)
                 values["revisions"] = ConsoleAnswers.revisions(revisions, questionnaire, language: language)
+                if let previous {
+                    let changes = ConsoleAnswers.comparison(previous, stored.record, questionnaire, language: language)
+                    values["comparison"] = changes
+                    values["hasComparison"] = !changes.isEmpty
+                    values["comparedRevisions"] = "\(language.number(stored.revision - 1)) → \(language.number(stored.revision))"
+                }
+            }
+            // Its grants, for those who may see them (its team's coordinators, as `GET /v1/records/{id}/grants`).
+            if RoutePolicy.refusal(RoutePolicy.rule("GET", "/v1/records/{id}/grants")!, user) == nil,
+                (try? await services.access.record(id, for: .grant, by: user)) != nil
+            {
+                let now = services.configuration.clock()
+                let grants = try await services.access.grants(recordId: id)
+                values["hasGrants"] = !grants.isEmpty
+                values["grants"] = grants.map { grant -> [String: Any] in
+                    [
+                        "to": grant.toUser ?? grant.toTeam ?? "", "access": grant.access.rawValue, "until": language.time(grant.expiresAt),
+                        "active": grant.isActive(at: now) ? language["activeState"] : language["endedState"],
+                    ]
+                }
             }
             let referrals = try await services.referrals.referrals(for: user, record: id, patient: nil, state: nil)
             values["hasReferrals"] = !referrals.isEmpty
@@ -217,7 +247,8 @@ extension ConsoleRoutes {
     func inbox(_ session: ConsoleSession, flash: String?) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
-        let notifications = try await services.teams.notifications(NotificationQuery(userId: user.id, limit: 100))
+        // What is new: the unread ones (read ones leave with their retention, and are in `intake inbox --all`).
+        let notifications = try await services.teams.notifications(NotificationQuery(userId: user.id, unreadOnly: true, limit: 200))
         let items = notifications.reversed().map { notification -> [String: Any] in
             var item: [String: Any] = [
                 "at": language.time(notification.createdAt), "unread": notification.readAt == nil,

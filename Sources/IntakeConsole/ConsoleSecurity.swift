@@ -85,9 +85,12 @@ struct ConsoleSecurity: Sendable {
     }
 }
 
-/// A form's fields (`application/x-www-form-urlencoded`), each name with every value sent.
+/// A form's fields (`application/x-www-form-urlencoded`, or `multipart/form-data` with files),
+/// each name with every value sent.
 struct ConsoleForm: Sendable {
     var fields: [String: [String]]
+    /// Files of a multipart form: the field's name, the file's name, its bytes.
+    var files: [(field: String, name: String, content: Data)] = []
 
     subscript(_ name: String) -> String? { fields[name]?.first }
     func all(_ name: String) -> [String] { fields[name] ?? [] }
@@ -103,6 +106,46 @@ struct ConsoleForm: Sendable {
             throw APIError(.contentTooLarge, code: "body_too_large", message: "the form holds more than \(limit / 1024) KB; send less text")
         }
         return ConsoleForm(String(buffer: buffer))
+    }
+
+    /// A `multipart/form-data` body of at most `limit` bytes: its text fields and its files.
+    static func readMultipart(_ request: Request, limit: Int) async throws -> ConsoleForm {
+        guard let type = request.headers[.contentType], let boundary = type.split(separator: ";").lazy
+            .map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix("boundary=") })?.dropFirst("boundary=".count)
+        else { throw APIError(.unsupportedMediaType, code: "multipart_expected", message: "send the files as multipart/form-data") }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw APIError(.contentTooLarge, code: "body_too_large", message: "the files hold more than \(limit / 1_048_576) MB")
+        }
+        let body = Data(buffer: buffer)
+        let delimiter = Data(("--" + boundary.trimmingCharacters(in: CharacterSet(charactersIn: "\""))).utf8)
+        var form = ConsoleForm("")
+        var parts: [Data] = []
+        var start = body.range(of: delimiter)?.upperBound
+        while let from = start, let next = body.range(of: delimiter, in: from..<body.endIndex) {
+            parts.append(body[from..<next.lowerBound])
+            start = next.upperBound
+        }
+        for part in parts {
+            guard let split = part.range(of: Data("\r\n\r\n".utf8)) else { continue }
+            let head = String(decoding: part[part.startIndex..<split.lowerBound], as: UTF8.self)
+            var content = part[split.upperBound...]
+            if content.suffix(2) == Data("\r\n".utf8) { content = content.dropLast(2) }
+            guard let disposition = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-disposition:") }) else { continue }
+            func parameter(_ name: String) -> String? {
+                guard let range = disposition.range(of: "\(name)=\"") else { return nil }
+                return String(disposition[range.upperBound...].prefix { $0 != "\"" })
+            }
+            guard let field = parameter("name") else { continue }
+            if let file = parameter("filename") {
+                form.files.append((field, file, Data(content)))
+            } else {
+                form.fields[field, default: []].append(String(decoding: content, as: UTF8.self))
+            }
+        }
+        return form
     }
 
     init(_ text: String) {

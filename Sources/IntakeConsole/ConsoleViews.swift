@@ -22,6 +22,21 @@ enum ConsoleAnswers {
         }
     }
 
+    /// The last revision beside the one before it: each question it changed, its answer before
+    /// and after.
+    static func comparison(_ before: PatientResponse, _ after: PatientResponse, _ questionnaire: Questionnaire, language: ConsoleLanguage) -> [[String: Any]] {
+        let code = language == .ar ? "ar" : nil
+        return questionnaire.sections.flatMap(\.questions).filter { $0.takesAnswer && $0.group == nil }.compactMap { question in
+            let (old, new) = (before[question.position], after[question.position])
+            guard old != new else { return nil }
+            return [
+                "question": question.text.text(in: code),
+                "before": old.map { text($0, of: question, questionnaire, language) } ?? language["unanswered"],
+                "after": new.map { text($0, of: question, questionnaire, language) } ?? language["unanswered"],
+            ]
+        }
+    }
+
     /// Each revision, newest first, with the questions it changed from the one before.
     static func revisions(_ revisions: [RecordRevision], _ questionnaire: Questionnaire, language: ConsoleLanguage) -> [[String: Any]] {
         let code = language == .ar ? "ar" : nil

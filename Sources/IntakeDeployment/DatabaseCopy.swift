@@ -117,7 +117,7 @@ struct CopiedTable: Sendable {
             columns: [
                 ("id", .integer), ("username", .text), ("passwordHash", .text), ("role", .text), ("teamId", .integer),
                 ("disabled", .boolean), ("createdAt", .real), ("failedSignIns", .integer), ("lastFailedSignInAt", .real),
-                ("lockedAt", .real), ("teamSince", .real), ("researchAccess", .text),
+                ("lockedAt", .real), ("teamSince", .real), ("researchAccess", .text), ("language", .text),
             ], order: "id"),
         CopiedTable(
             source: "token", target: "token",

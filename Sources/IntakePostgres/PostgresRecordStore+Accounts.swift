@@ -110,6 +110,9 @@ extension PostgresRecordStore {
                 try await connection.query(
                     "UPDATE account SET researchAccess = \(access.rawValue) WHERE username = \(username)", logger: Self.logger)
             }
+            if let language = change.language {
+                try await connection.query("UPDATE account SET language = \(language) WHERE username = \(username)", logger: Self.logger)
+            }
             if change.unlock {
                 try await connection.query(
                     "UPDATE account SET lockedAt = NULL, failedSignIns = 0, lastFailedSignInAt = NULL WHERE username = \(username)",
@@ -177,19 +180,19 @@ extension PostgresRecordStore {
         PostgresQuery(
             unsafeSQL: """
                 SELECT u.id, u.username, u.role, u.teamId, tm.name, u.disabled, u.createdAt, u.passwordHash,
-                    u.failedSignIns, u.lastFailedSignInAt, u.lockedAt, u.researchAccess
+                    u.failedSignIns, u.lastFailedSignInAt, u.lockedAt, u.researchAccess, u.language
                 FROM account u LEFT JOIN team tm ON tm.id = u.teamId WHERE \(condition)
                 """, binds: binds)
     }
 
     private static func credentials(_ row: PostgresRow) throws -> UserCredentials {
-        let (id, username, roleName, teamId, teamName, disabled, createdAt, passwordHash, failures, lastFailure, lockedAt, access) = try row.decode(
-            (Int64, String, String, Int64?, String?, Bool, Double, String, Int, Double?, Double?, String?).self)
+        let (id, username, roleName, teamId, teamName, disabled, createdAt, passwordHash, failures, lastFailure, lockedAt, access, language) =
+            try row.decode((Int64, String, String, Int64?, String?, Bool, Double, String, Int, Double?, Double?, String?, String?).self)
         guard let role = Role(rawValue: roleName) else { throw RecordStoreError.notFound("role") }
         return UserCredentials(
             user: User(
                 id: id, username: username, role: role, teamId: teamId, teamName: teamName, disabled: disabled, createdAt: date(createdAt),
-                lockedAt: lockedAt.map(date), researchAccess: access.flatMap(ResearchAccess.init(rawValue:))),
+                lockedAt: lockedAt.map(date), researchAccess: access.flatMap(ResearchAccess.init(rawValue:)), language: language),
             passwordHash: passwordHash, failedSignIns: failures, lastFailedSignInAt: lastFailure.map(date))
     }
 

@@ -668,6 +668,7 @@ extension PostgresRecordStore {
                 "CREATE INDEX reviewEntry_record ON reviewEntry (recordId, id)",
             ]
         ),
+        ("v30: the language a user chose for the console", ["ALTER TABLE account ADD COLUMN language TEXT"]),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

@@ -52,6 +52,18 @@ extension PostgresRecordStore {
             binds.append(collector)
             sql += " AND collector = $\(binds.count)"
         }
+        if let version = filter.questionnaireVersion {
+            binds.append(version)
+            sql += " AND questionnaireVersion = $\(binds.count)"
+        }
+        if let from = filter.changedFrom {
+            binds.append(Self.timestamp(from))
+            sql += " AND updatedAt >= $\(binds.count)"
+        }
+        if let before = filter.changedBefore {
+            binds.append(Self.timestamp(before))
+            sql += " AND updatedAt < $\(binds.count)"
+        }
         binds.append(filter.limit)
         sql += " ORDER BY updatedAt DESC, id LIMIT $\(binds.count)"
         return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.review)

@@ -301,6 +301,11 @@ extension PostgresRecordStore {
             """, logger: logger)
     }
 
+    public func newestNotificationId(userId: Int64) async throws -> Int64 {
+        try await client.query("SELECT COALESCE(MAX(id), 0)::bigint FROM notification WHERE userId = \(userId)", logger: Self.logger).collect()
+            .first?.decode(Int64.self) ?? 0
+    }
+
     public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] {
         var binds = PostgresBindings()
         binds.append(query.userId)

@@ -103,6 +103,9 @@ extension SQLiteRecordStore {
             if let access = change.researchAccess {
                 try db.execute(sql: "UPDATE user SET researchAccess = ? WHERE username = ?", arguments: [access.rawValue, username])
             }
+            if let language = change.language {
+                try db.execute(sql: "UPDATE user SET language = ? WHERE username = ?", arguments: [language, username])
+            }
             if change.unlock {
                 try db.execute(
                     sql: "UPDATE user SET lockedAt = NULL, failedSignIns = 0, lastFailedSignInAt = NULL WHERE username = ?",
@@ -186,7 +189,7 @@ extension SQLiteRecordStore {
             user: User(
                 id: row["id"], username: row["username"], role: role, teamId: row["teamId"], teamName: row["teamName"],
                 disabled: row["disabled"], createdAt: date(row["createdAt"]), lockedAt: (row["lockedAt"] as Double?).map(date),
-                researchAccess: (row["researchAccess"] as String?).flatMap(ResearchAccess.init(rawValue:))),
+                researchAccess: (row["researchAccess"] as String?).flatMap(ResearchAccess.init(rawValue:)), language: row["language"]),
             passwordHash: row["passwordHash"], failedSignIns: row["failedSignIns"],
             lastFailedSignInAt: (row["lastFailedSignInAt"] as Double?).map(date))
     }

@@ -49,6 +49,18 @@ extension SQLiteRecordStore {
                 sql += " AND collector = ?"
                 arguments += [collector]
             }
+            if let version = filter.questionnaireVersion {
+                sql += " AND questionnaireVersion = ?"
+                arguments += [version]
+            }
+            if let from = filter.changedFrom {
+                sql += " AND updatedAt >= ?"
+                arguments += [Self.timestamp(from)]
+            }
+            if let before = filter.changedBefore {
+                sql += " AND updatedAt < ?"
+                arguments += [Self.timestamp(before)]
+            }
             sql += " ORDER BY updatedAt DESC, id LIMIT ?"
             arguments += [filter.limit]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.review)

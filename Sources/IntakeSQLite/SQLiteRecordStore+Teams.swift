@@ -266,6 +266,10 @@ extension SQLiteRecordStore {
             arguments: [type, eventKey, NotificationSubject.encode(subject), timestamp(time), username])
     }
 
+    public func newestNotificationId(userId: Int64) async throws -> Int64 {
+        try await database.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM notification WHERE userId = ?", arguments: [userId]) ?? 0 }
+    }
+
     public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] {
         try await database.read { db in
             var sql = "SELECT * FROM notification WHERE userId = ? AND id > ?"

@@ -637,6 +637,9 @@ extension SQLiteRecordStore {
                     CREATE INDEX reviewEntryByRecord ON reviewEntry (recordId, id);
                     """)
         }
+        migrator.registerMigration("v31: the language a user chose for the console") { db in
+            try db.execute(sql: "ALTER TABLE user ADD COLUMN language TEXT")
+        }
         return migrator
     }
 

@@ -281,6 +281,9 @@ public enum RecordStoreContract {
         let unassigned = try await store.updateUser(username: "amir", UserChange(teamId: .some(nil)))
         #expect(unassigned?.teamId == nil)
         #expect(try await store.updateUser(username: "nobody", UserChange(disabled: true)) == nil)
+        #expect(try await store.credentials(username: "amir")?.user.language == nil)
+        #expect(try await store.updateUser(username: "amir", UserChange(language: "ar"))?.language == "ar")
+        #expect(try await store.credentials(username: "amir")?.user.language == "ar", "kept")
 
         try await store.createToken(NewToken(userId: zoe.id, hash: "t1", name: "laptop", expiresAt: nil), at: Date())
         #expect(try await store.user(tokenHash: "t1", now: Date())?.id == zoe.id)

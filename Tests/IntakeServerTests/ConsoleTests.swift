@@ -76,6 +76,13 @@ struct ConsoleTests {
 
     static func html(_ response: TestResponse) -> String { String(buffer: response.body) }
 
+    /// A browser newly signed in as coordinator-a.
+    func laptopSignedInAgain(_ client: any TestClientProtocol, _ server: TestServer) async throws -> Browser {
+        let browser = Browser(client)
+        try await browser.signIn("coordinator-a")
+        return browser
+    }
+
     @Test func signingInSetsAStrictHttpOnlySessionCookieAndEveryPageForbidsInlineScript() async throws {
         let server = try await TestServer.make()
         let record = server.record(seed: 801)
@@ -104,7 +111,11 @@ struct ConsoleTests {
             #expect(ConsoleSecurity(key: SymmetricKey(size: .bits256), secure: true, sessionLifetime: 60).sessionCookie("t").description.contains("Secure"))
 
             let id = record.id.uuidString.lowercased()
-            for uri in ["/console/day", "/console/records", "/console/records/\(id)", "/console/inbox", "/console/referrals", "/console/exports"] {
+            let q = server.questionnaire.reference
+            for uri in [
+                "/console/day", "/console/records", "/console/records/\(id)", "/console/inbox", "/console/referrals", "/console/exports",
+                "/console/team/team-a", "/console/patients", "/console/questionnaires", "/console/questionnaires/\(q.id)/\(q.version)",
+            ] {
                 let answer = try await browser.get(uri)
                 let html = Self.html(answer)
                 #expect(answer.status == .ok, "\(uri): \(answer.status)")
@@ -127,6 +138,11 @@ struct ConsoleTests {
             _ = try await browser.post("/console/language", [("csrf", Browser.csrf(day)!), ("lang", "ar")])
             let arabic = Self.html(try await browser.get("/console/day"))
             #expect(arabic.contains("<html lang=\"ar\" dir=\"rtl\">") && arabic.contains("يوم الفريق") && arabic.contains("١"), "\(arabic.prefix(400))")
+            // Chosen per user: another browser, signed in as them, opens in Arabic too.
+            let laptop = Browser(client)
+            try await laptop.signIn("coordinator-a")
+            #expect(Self.html(try await laptop.get("/console/day")).contains("<html lang=\"ar\" dir=\"rtl\">"), "the user's choice is kept")
+            #expect(try await server.services.store.credentials(username: "coordinator-a")?.user.language == "ar")
         }
     }
 
@@ -155,6 +171,19 @@ struct ConsoleTests {
             #expect(try await server.services.store.review(recordId: record.id)?.state == .hasIssues)
             let shown = Self.html(try await lead.get("/console/records/\(id)"))
             #expect(shown.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; check the weight") && !shown.contains("<script>alert"))
+            #expect(!Self.html(try await lead.get("/console/records/\(id)?done=Call%20us%20now")).contains("Call us now"), "no text from the address")
+
+            // The collector edits it: the record page sets the revision beside the one before.
+            let edited = try await client.send(
+                .put, "/v1/records/\(id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: record.with { $0.patient.externalId = "E-77" }))
+            #expect(edited.status == .ok)
+            var changed = record.with { $0.patient.externalId = "E-77" }
+            let question = try #require(server.questionnaire.sections[0].questions.first { $0.type == .yesNo && $0.group == nil })
+            changed[question.position] = .yesNo(record[question.position] != .yesNo(true))
+            #expect(try await client.send(.put, "/v1/records/\(id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 2, record: changed)).status == .ok)
+            let compared = Self.html(try await lead.get("/console/records/\(id)"))
+            #expect(compared.contains("What the last revision changed") && compared.contains("<ins>") && compared.contains(question.text.base), "\(compared.count)")
+            #expect(compared.contains("state-edited"), "an edit after a review marks it edited")
 
             // Sign-out ends every session of the user (the laptop's too), and only sessions.
             let out = try await lead.post("/console/sign-out", [("csrf", token)])
@@ -164,6 +193,22 @@ struct ConsoleTests {
             #expect(try await other.get("/console/day").status == .ok, "another user stays signed in")
             let api = try await client.send(.get, "/v1/me", as: "coordinator-a", in: server)
             #expect(api.status == .ok, "tokens made for scripts stay")
+
+            // An admin makes a token for a user: shown on the answer, once, and it works.
+            let admin = Browser(client)
+            try await admin.signIn("admin")
+            let adminToken = try #require(Browser.csrf(try await admin.get("/console/admin")))
+            let issued = Self.html(try await admin.post("/console/admin/users/researcher/tokens", [("csrf", adminToken)]))
+            let made = try #require(issued.range(of: #"itk_[A-Za-z0-9_-]+"#, options: .regularExpression).map { String(issued[$0]) })
+            #expect(try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer \(made)"]).status == .ok)
+            #expect(!Self.html(try await admin.get("/console/admin")).contains(made), "shown once")
+            #expect(try await other.post("/console/admin/users/researcher/tokens", [("csrf", foreign)]).status == .forbidden, "admins only")
+            // Filters by version and by the days records changed.
+            let version = record.questionnaire.version
+            #expect(Self.html(try await other.get("/console/records?version=\(version)&from=2000-01-01")).contains("No records."), "another team's")
+            let filtered = Self.html(try await laptopSignedInAgain(client, server).get("/console/records?version=\(version)&from=2000-01-01&to=2100-01-01"))
+            #expect(filtered.contains(String(id.prefix(8))))
+            #expect(!Self.html(try await laptopSignedInAgain(client, server).get("/console/records?from=2100-01-01")).contains(String(id.prefix(8))))
         }
     }
 
@@ -177,6 +222,7 @@ struct ConsoleTests {
         _ = try await server.services.records.ingest([other], owner: RecordOwner(teamId: 2, username: "fieldworker-b"))
         try await server.addUser("orphan", role: .coordinator, team: nil)
         let callers = ["fieldworker-a", "coordinator-a", "coordinator-b", "researcher", "admin", "orphan"]
+        let q = server.questionnaire.reference
         /// What counts as the same answer: success (a page, a redirect after a form, a JSON body),
         /// or the same refusal.
         @Sendable func outcome(_ status: HTTPResponse.Status) -> String { status.code < 400 ? "ok" : String(status.code) }
@@ -216,6 +262,20 @@ struct ConsoleTests {
                     (
                         "export", try await browser.post("/console/exports", [("csrf", token), ("format", "csv")]),
                         try await client.send(.get, "/v1/exports?format=csv", as: caller, in: server)
+                    ),
+                    ("team", try await browser.get("/console/team/team-a"), try await client.send(.get, "/v1/teams/team-a/members", as: caller, in: server)),
+                    (
+                        "invite", try await browser.post("/console/team/team-a/invitations", [("csrf", token), ("username", "nobody1-\(caller)"), ("role", "fieldworker")]),
+                        try await client.send(.post, "/v1/teams/team-a/invitations", as: caller, in: server, json: ["username": "nobody2-\(caller)", "role": "fieldworker"])
+                    ),
+                    (
+                        "patients", try await browser.post("/console/patients", [("csrf", token), ("name", "Amina")]),
+                        try await client.send(.get, "/v1/patients?name=Amina", as: caller, in: server)
+                    ),
+                    ("admin", try await browser.get("/console/admin"), try await client.send(.get, "/v1/users", as: caller, in: server)),
+                    (
+                        "questionnaire", try await browser.get("/console/questionnaires/\(q.id)/\(q.version)"),
+                        try await client.send(.get, "/v1/questionnaires/\(q.id)/versions/\(q.version)", as: caller, in: server)
                     ),
                 ]
                 for (what, console, api) in lists where outcome(console.status) != outcome(api.status) {

@@ -82,6 +82,12 @@ struct ReviewRoutesTests {
             #expect(try await listed("coordinator-b", "") == [])
             #expect(try await client.send(.get, "/v1/reviews", as: "researcher", in: server).status == .forbidden)
             #expect(try await client.send(.get, "/v1/reviews?state=fine", as: "admin", in: server).status == .badRequest)
+            #expect(try await listed("coordinator-a", "?from=2000-01-01&to=2100-12-31") == [id])
+            #expect(try await listed("coordinator-a", "?from=2100-01-01") == [], "changed before that day")
+            #expect(try await listed("coordinator-a", "?to=2000-01-01") == [])
+            #expect(try await listed("coordinator-a", "?version=\(record.questionnaire.version)") == [id])
+            #expect(try await listed("coordinator-a", "?version=nope") == [])
+            #expect(try await client.send(.get, "/v1/reviews?from=yesterday", as: "admin", in: server).status == .badRequest)
 
             // Exports filter by state and carry it.
             let approved = try await client.send(.get, "/v1/exports?format=jsonl&reviewStates=approved", as: "coordinator-a", in: server)

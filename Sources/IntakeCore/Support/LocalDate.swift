@@ -98,3 +98,12 @@ extension LocalDate: Codable {
         try container.encode(description)
     }
 }
+
+extension LocalDate {
+    /// The moment this day starts in UTC.
+    public var startInUTC: Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: DateComponents(year: year, month: month, day: day))!
+    }
+}

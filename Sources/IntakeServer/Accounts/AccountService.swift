@@ -234,6 +234,12 @@ public struct AccountService: Sendable {
         try await store.revokeToken(hash: APIToken.hash(token))
     }
 
+    /// Keeps the language `user` chose for the console (`en`, `ar`), wherever they sign in next.
+    public func setLanguage(_ language: String, of user: User) async throws {
+        defer { tokens.removeAll() }
+        _ = try await store.updateUser(username: user.username, UserChange(language: language))
+    }
+
     /// Signs `user` out everywhere: every session token sign-in gave them, on every device and
     /// browser (tokens made for scripts and machines stay). How many.
     public func revokeSessions(of user: User) async throws -> Int {

@@ -37,11 +37,14 @@ final class BoundPort: @unchecked Sendable {
 
     func set(_ value: Int) { lock.withLock { port = value } }
 
-    func wait() async throws -> Int {
-        for _ in 0..<1000 {
+    /// Waits until a clock's deadline, not for a count of sleeps: on a busy machine each sleep
+    /// may last much longer than asked, and a count would give up early.
+    func wait(timeout: Duration = .seconds(30)) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
             if let port = lock.withLock({ port }) { return port }
-            try await Task.sleep(nanoseconds: 10_000_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
-        throw ConfigurationError("the server did not start listening within 10 seconds")
+        throw ConfigurationError("the server did not start listening within \(timeout.components.seconds) seconds")
     }
 }

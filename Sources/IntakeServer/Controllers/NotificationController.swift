@@ -96,21 +96,7 @@ struct NotificationController {
                 }
                 after = max(after, value)
             }
-            let stream = NotificationStream(
-                teams: services.teams, userId: user.id, after: after, lifetime: services.configuration.streamLifetime)
-            return Response(
-                status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
-                body: ResponseBody { writer in
-                    // A server shutting down ends its streams (the clients reconnect elsewhere or later)
-                    // rather than wait for them to run out.
-                    let stopping = ShutdownSignal(hub: services.teams.hub)
-                    try await withGracefulShutdownHandler {
-                        try await stream.run(until: stopping) { text in try await writer.write(ByteBuffer(string: text)) }
-                    } onGracefulShutdown: {
-                        stopping.raise()
-                    }
-                    try await writer.finish(nil)
-                })
+            return services.notificationEvents(for: user, after: after)
         }
         routes.on(.get, "/v1/notifications/counts") { _, context in
             let user = try context.signedIn()
@@ -146,6 +132,28 @@ struct NotificationController {
 
 extension NotificationController {
     static let lastEventID = HTTPField.Name("Last-Event-ID")!
+}
+
+extension IntakeServices {
+    /// `user`'s notifications after `after` as Server-Sent Events, then each new one as it is
+    /// stored (``NotificationStream``): the API's stream, and the console's.
+    public func notificationEvents(for user: User, after: Int64) -> Response {
+        let stream = NotificationStream(teams: teams, userId: user.id, after: after, lifetime: configuration.streamLifetime)
+        let hub = teams.hub
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody { writer in
+                // A server shutting down ends its streams (the clients reconnect elsewhere or later)
+                // rather than wait for them to run out.
+                let stopping = ShutdownSignal(hub: hub)
+                try await withGracefulShutdownHandler {
+                    try await stream.run(until: stopping) { text in try await writer.write(ByteBuffer(string: text)) }
+                } onGracefulShutdown: {
+                    stopping.raise()
+                }
+                try await writer.finish(nil)
+            })
+    }
 }
 
 /// One user's notifications as Server-Sent Events: each as `id`, `event` (its type) and `data`

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeCore
 
 /// Records' review: `GET`/`POST /v1/records/{id}/review` (its state and thread; a reviewer's
 /// decision), `POST /v1/records/{id}/review/reopen`, `POST /v1/records/{id}/review/comments`,
@@ -52,11 +53,18 @@ struct ReviewController {
             let (_, entry) = try await services.reviews.comment(try context.pathID(of: "a record"), text: body.text, by: user)
             return try JSONCoding.response(ReviewEntryJSON(entry), status: .created)
         }
-        routes.on(.get, "/v1/reviews", query: ["state", "questionnaire", "collector", "limit"]) { request, context in
+        let accepted = ["state", "questionnaire", "version", "collector", "from", "to", "limit"]
+        routes.on(.get, "/v1/reviews", query: accepted) { request, context in
             let user = try context.signedIn()
-            let parameters = try QueryParameters.read(request, accepted: ["state", "questionnaire", "collector", "limit"])
+            let parameters = try QueryParameters.read(request, accepted: accepted)
+            for name in accepted {
+                guard let value = parameters[name] else { continue }
+                guard !value.isEmpty, value.unicodeScalars.count <= 200 else {
+                    throw APIError.badRequest("\(name) is 1 to 200 characters; give a value or leave it out")
+                }
+            }
             var states: [ReviewState] = []
-            for text in (parameters["state"] ?? "").split(separator: ",") {
+            for text in (parameters["state"] ?? "").split(separator: ",", omittingEmptySubsequences: false) where parameters["state"] != nil {
                 guard let state = ReviewState(rawValue: String(text)) else {
                     throw APIError.badRequest("state is one or more of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")), separated by commas")
                 }
@@ -69,8 +77,15 @@ struct ReviewController {
                 }
                 limit = parsed
             }
+            func day(_ name: String) throws -> Date? {
+                guard let text = parameters[name] else { return nil }
+                guard let date = LocalDate(iso: text) else { throw APIError.badRequest("\(name) is a day such as 2026-11-26 (UTC)") }
+                return date.startInUTC
+            }
+            // `to` is the last day listed: records changed before the day after it.
             let reviews = try await services.reviews.list(
-                by: user, states: states, questionnaireId: parameters["questionnaire"], collector: parameters["collector"], limit: limit)
+                by: user, states: states, questionnaireId: parameters["questionnaire"], collector: parameters["collector"],
+                version: parameters["version"], changedFrom: try day("from"), changedBefore: try day("to")?.addingTimeInterval(86_400), limit: limit)
             return try JSONCoding.response(["reviews": reviews.map { ReviewJSON($0, entries: nil) }])
         }
     }

@@ -96,9 +96,20 @@ public struct ReviewFilter: Sendable {
     public var questionnaireId: String?
     /// Only records this user collected.
     public var collector: String?
+    /// Only records of this version (of `questionnaireId`, or of any questionnaire).
+    public var questionnaireVersion: String?
+    /// Only records last changed at or after this time, and before that one.
+    public var changedFrom: Date?
+    public var changedBefore: Date?
     public var limit: Int
 
-    public init(teamId: Int64?, states: [ReviewState] = [], questionnaireId: String? = nil, collector: String? = nil, limit: Int = 100) {
+    public init(
+        teamId: Int64?, states: [ReviewState] = [], questionnaireId: String? = nil, collector: String? = nil, questionnaireVersion: String? = nil,
+        changedFrom: Date? = nil, changedBefore: Date? = nil, limit: Int = 100
+    ) {
+        self.questionnaireVersion = questionnaireVersion
+        self.changedFrom = changedFrom
+        self.changedBefore = changedBefore
         self.teamId = teamId
         self.states = states
         self.questionnaireId = questionnaireId

@@ -65,9 +65,12 @@ public struct ReviewService: Sendable {
     /// Live records by review state, the most recently changed first: an admin's of every team; a
     /// coordinator's of their team; a field worker's own records.
     public func list(
-        by user: User, states: [ReviewState], questionnaireId: String?, collector: String?, limit: Int
+        by user: User, states: [ReviewState], questionnaireId: String?, collector: String?, version: String? = nil, changedFrom: Date? = nil,
+        changedBefore: Date? = nil, limit: Int
     ) async throws -> [RecordReview] {
-        var filter = ReviewFilter(teamId: user.teamId, states: states, questionnaireId: questionnaireId, collector: collector, limit: limit)
+        var filter = ReviewFilter(
+            teamId: user.teamId, states: states, questionnaireId: questionnaireId, collector: collector, questionnaireVersion: version,
+            changedFrom: changedFrom, changedBefore: changedBefore, limit: limit)
         switch user.role {
         case .admin: filter.teamId = nil
         case .coordinator:

@@ -208,12 +208,15 @@ public struct User: Sendable, Hashable {
     public var lockedAt: Date?
     /// A researcher's access level (nil: not set, which exports treat as `external`, the narrowest).
     public var researchAccess: ResearchAccess?
+    /// The language the user chose for the web console (`en`, `ar`); nil until they choose.
+    public var language: String?
 
     package init(
         id: Int64, username: String, role: Role, teamId: Int64?, teamName: String?, disabled: Bool, createdAt: Date, lockedAt: Date? = nil,
-        researchAccess: ResearchAccess? = nil
+        researchAccess: ResearchAccess? = nil, language: String? = nil
     ) {
         self.researchAccess = researchAccess
+        self.language = language
         self.id = id
         self.username = username
         self.role = role
@@ -274,12 +277,14 @@ public struct UserChange: Sendable {
     /// Lifts a lock from failed sign-ins and forgets the failures.
     public var unlock: Bool
     public var researchAccess: ResearchAccess?
+    public var language: String?
 
     public init(
         role: Role? = nil, teamId: Int64?? = nil, passwordHash: String? = nil, disabled: Bool? = nil, unlock: Bool = false,
-        researchAccess: ResearchAccess? = nil
+        researchAccess: ResearchAccess? = nil, language: String? = nil
     ) {
         self.researchAccess = researchAccess
+        self.language = language
         self.role = role
         self.teamId = teamId
         self.passwordHash = passwordHash

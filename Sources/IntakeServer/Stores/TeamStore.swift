@@ -55,6 +55,9 @@ public protocol TeamStore: Sendable {
     func notifications(_ query: NotificationQuery) async throws -> [UserNotification]
     /// Unread notifications of one user, by type.
     func unreadNotificationCounts(userId: Int64) async throws -> [String: Int]
+    /// The id of the user's newest notification (0 when they have none): where a stream of what
+    /// comes next starts.
+    func newestNotificationId(userId: Int64) async throws -> Int64
     /// Marks some (by id) or all of a user's notifications read; how many were unread.
     func markNotificationsRead(userId: Int64, ids: [Int64]?, at time: Date) async throws -> Int
     /// Marks read the user's unread notifications of one subject (their event keys start with

@@ -242,6 +242,9 @@ public struct TeamService: Sendable {
 
     public func unreadCounts(of user: User) async throws -> [String: Int] { try await store.unreadNotificationCounts(userId: user.id) }
 
+    /// The id of `user`'s newest notification (0 without any).
+    public func newestNotification(of user: User) async throws -> Int64 { try await store.newestNotificationId(userId: user.id) }
+
     public func markRead(_ ids: [Int64]?, of user: User) async throws -> Int {
         try await store.markNotificationsRead(userId: user.id, ids: ids, at: clock())
     }

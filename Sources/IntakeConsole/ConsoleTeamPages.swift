@@ -1,0 +1,286 @@
+import Foundation
+import Hummingbird
+import IntakeCore
+import IntakeServer
+
+/// The team, the patient registry, questionnaires and administration: each through the service
+/// its API routes use, after the same `RoutePolicy` row.
+extension ConsoleRoutes {
+    func registerTeamPages(on router: Router<IntakeRequestContext>) {
+        router.get("/console/team") { request, context in
+            try await handle(request, context) { session, _ in
+                guard let name = session.user?.teamName else { throw APIError(.forbidden, code: "no_team", message: session.language["forbiddenPage"]) }
+                return .redirect("/console/team/\(Self.segment(name))")
+            }
+        }
+        router.get("/console/team/{team}") { request, context in
+            try await handle(request, context, api: "GET /v1/teams/{team}/members") { session, _ in
+                try await team(session, name: try context.parameters.require("team"), passcode: nil)
+            }
+        }
+        router.post("/console/team/{team}/invitations") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/teams/{team}/invitations") { session, form in
+                let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
+                let role = Role(rawValue: form?["role"] ?? "") ?? .fieldworker
+                let issued = try await services.teams.invite(
+                    (form?["username"] ?? "").trimmingCharacters(in: .whitespaces), to: team, role: role, days: nil, by: session.user!)
+                // Shown in this answer only (no redirect, not cached): the invitee gets it another way.
+                return try await self.team(session, name: team.name, passcode: issued.passcode)
+            }
+        }
+        router.post("/console/team/{team}/members/{username}/role") { request, context in
+            try await handle(request, context, form: true, api: "PATCH /v1/teams/{team}/members/{username}") { session, form in
+                let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
+                guard let role = Role(rawValue: form?["role"] ?? "") else { throw APIError.badRequest("role is fieldworker or coordinator") }
+                _ = try await services.teams.changeRole(in: team, of: try context.parameters.require("username"), to: role, by: session.user!)
+                return .redirect("/console/team/\(Self.segment(team.name))")
+            }
+        }
+        router.get("/console/patients") { request, context in
+            try await handle(request, context, api: "GET /v1/patients") { session, _ in
+                .page(render("patients", session, title: session.language["patients"], [:]))
+            }
+        }
+        router.post("/console/patients") { request, context in
+            try await handle(request, context, form: true, api: "GET /v1/patients") { session, form in try await patients(session, form!) }
+        }
+        router.get("/console/patients/{id}") { request, context in
+            try await handle(request, context, api: "GET /v1/patients/{id}") { session, _ in
+                guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("patient") }
+                return try await patient(session, id: id)
+            }
+        }
+        router.get("/console/questionnaires") { request, context in
+            try await handle(request, context, api: "GET /v1/questionnaires") { session, _ in
+                try await questionnaires(session, flash: done(request, session))
+            }
+        }
+        router.post("/console/questionnaires") { request, context in
+            try await handle(request, context, multipart: true, api: "POST /v1/questionnaires") { session, form in
+                try await publish(session, form!)
+            }
+        }
+        router.get("/console/questionnaires/{id}/{version}") { request, context in
+            try await handle(request, context, api: "GET /v1/questionnaires/{id}/versions/{version}") { session, _ in
+                try await questionnaire(
+                    session, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
+                    flash: done(request, session))
+            }
+        }
+        router.post("/console/questionnaires/{id}/{version}/state") { request, context in
+            try await handle(request, context, form: true, api: "PUT /v1/questionnaires/{id}/versions/{version}/state") { session, form in
+                let (id, version) = (try context.parameters.require("id"), try context.parameters.require("version"))
+                guard let state = QuestionnaireState(rawValue: form?["state"] ?? "") else { throw APIError.badRequest("state is published, closed or retired") }
+                _ = try await services.questionnaires.change(id: id, version: version, to: state, by: session.user!.username)
+                return .redirect("/console/questionnaires/\(Self.segment(id))/\(Self.segment(version))?done=stateDone")
+            }
+        }
+        router.get("/console/admin") { request, context in
+            try await handle(request, context, api: "GET /v1/users") { session, _ in
+                try await admin(session, flash: done(request, session))
+            }
+        }
+        router.post("/console/admin/users/{username}/tokens") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/users/{username}/tokens") { session, _ in
+                let username = try context.parameters.require("username")
+                let token = try await services.accounts.issueToken(
+                    username: username, name: "console", expiresAt: services.configuration.clock().addingTimeInterval(90 * 86_400))
+                // Shown in this answer only (not cached, never in an address).
+                return try await admin(session, flash: nil, token: (username, token))
+            }
+        }
+        router.post("/console/admin/users/{username}/unlock") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/users/{username}/unlock") { session, _ in
+                _ = try await services.accounts.unlock(username: try context.parameters.require("username"))
+                return .redirect("/console/admin?done=unlocked")
+            }
+        }
+    }
+
+    static func segment(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? text }
+
+    func team(_ session: ConsoleSession, name: String, passcode: String?) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        let team = try await services.teams.managedTeam(name, by: user)
+        let members = try await services.teams.members(of: team)
+        let history = try await services.teams.history(of: team)
+        var values: [String: Any] = [
+            "team": Self.segment(team.name),
+            "members": members.map { member -> [String: Any] in
+                let other: Role = member.role == .coordinator ? .fieldworker : .coordinator
+                return [
+                    "name": member.username, "roleName": language["role.\(member.role.rawValue)"], "since": language.time(member.since),
+                    "otherRole": other.rawValue, "otherRoleLabel": language[other == .coordinator ? "makeCoordinator" : "makeFieldworker"],
+                ]
+            },
+            "history": history.reversed().prefix(50).map { event -> [String: Any] in
+                let what: String
+                switch event.kind {
+                case .joined: what = "\(language["joined"]) \(event.role.map { language["role.\($0.rawValue)"] } ?? "")"
+                case .left: what = language["left"]
+                case .roleChanged: what = "\(language["roleChanged"]) \(event.role.map { language["role.\($0.rawValue)"] } ?? "")"
+                }
+                return ["at": language.time(event.at), "text": "\(event.username) \(what) (\(event.by))"]
+            },
+        ]
+        if let passcode { values["passcode"] = passcode }
+        return .page(render("team", session, title: "\(language["team"]) \(team.name)", values))
+    }
+
+    /// The API's registry search (on the trail by its fields, never their values), asked with a form.
+    func patients(_ session: ConsoleSession, _ form: ConsoleForm) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        func field(_ name: String) -> String? {
+            let value = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
+            return value.isEmpty ? nil : String(value.prefix(200))
+        }
+        var query = PatientQuery(name: field("name"), externalId: field("externalId"))
+        query.limit = 100
+        guard query.name != nil || query.externalId != nil else { return .redirect("/console/patients") }
+        let fields = [("name", query.name), ("externalId", query.externalId)].filter { $0.1 != nil }.map(\.0)
+        try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients"])
+        let found = try await services.patients.find(query, for: user)
+        let rows = found.map { patient -> [String: Any] in
+            [
+                "id": patient.id.uuidString.lowercased(),
+                "name": [patient.identification.givenName, patient.identification.familyName].filter { !$0.isEmpty }.joined(separator: " "),
+                "externalId": patient.identification.externalId ?? "", "sharing": patient.sharingScope?.rawValue ?? "—",
+                "groups": patient.dataGroups.joined(separator: ", "),
+            ]
+        }
+        return .page(render("patients", session, title: language["patients"], ["searched": true, "rows": rows, "hasRows": !rows.isEmpty]))
+    }
+
+    func patient(_ session: ConsoleSession, id: UUID) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        let patient = try await services.patients.patient(id, for: user)
+        try await services.audit.record(.patientRead, by: user.username, subject: id.uuidString.lowercased())
+        let (_, consents) = try await services.patients.consent(id, for: user)
+        // The patient's reports: the team's, from this patient on (ordered by patient, series, date).
+        var reports: [Report] = []
+        if user.teamId != nil {
+            reports = try await services.patients.teamReports(after: (id, "", ""), limit: 500, for: user).filter { $0.patientId == id }
+        }
+        let series = Dictionary(grouping: reports, by: \.series).sorted { $0.key < $1.key }.map { name, entries -> [String: Any] in
+            // Each date's first number among its values, as a bar.
+            let bars = entries.sorted { $0.date < $1.date }.map { report -> (String, Int) in
+                let number = (try? JSONSerialization.jsonObject(with: Data(report.values.utf8)) as? [String: Any])?
+                    .sorted { $0.key < $1.key }.compactMap { ($0.value as? NSNumber)?.doubleValue }.first ?? 0
+                return (language.digits(report.date), Int(number.rounded()))
+            }
+            return ["name": name, "chart": ConsoleChart.bars(bars, language: language, title: name)]
+        }
+        let name = [patient.identification.givenName, patient.identification.familyName].filter { !$0.isEmpty }.joined(separator: " ")
+        return .page(
+            render(
+                "patient", session, title: name.isEmpty ? language["patient"] : name,
+                [
+                    "externalId": patient.identification.externalId ?? "—", "sharing": patient.sharingScope?.rawValue ?? "—",
+                    "groups": patient.dataGroups.isEmpty ? language["none"] : patient.dataGroups.joined(separator: ", "),
+                    "archived": patient.archivedAt != nil,
+                    "consents": consents.reversed().map {
+                        ["at": language.time($0.recordedAt), "scope": $0.scope.rawValue, "method": $0.method.rawValue, "by": $0.recordedBy]
+                    },
+                    "series": series, "hasSeries": !series.isEmpty,
+                ]))
+    }
+
+    func questionnaires(_ session: ConsoleSession, flash: String?) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        let rows = try await services.questionnaires.visible(to: user).sorted { ($0.id, $0.publishedAt) < ($1.id, $1.publishedAt) }.map {
+            ["id": $0.id, "version": $0.version, "title": $0.title, "state": $0.status.state.rawValue, "at": language.time($0.publishedAt)]
+        }
+        var values: [String: Any] = ["rows": rows, "canPublish": RoutePolicy.refusal(RoutePolicy.rule("POST", "/v1/questionnaires")!, user) == nil]
+        if let flash { values["flash"] = flash }
+        return .page(render("questionnaires", session, title: language["questionnaires"], values))
+    }
+
+    /// A version's sections as the field worker sees the questions (in the console's language
+    /// where the questionnaire has it), and its state's moves for those who may make them.
+    func questionnaire(_ session: ConsoleSession, id: String, version: String, flash: String?) async throws -> ConsoleAnswer {
+        let user = session.user!
+        let language = session.language
+        guard let entry = try await services.questionnaires.visible(to: user).first(where: { $0.id == id && $0.version == version }),
+            let questionnaire = try await services.questionnaires.questionnaire(QuestionnaireReference(id: id, version: version))
+        else { throw APIError.notFound("questionnaire \(id) version \(version)") }
+        let code = language == .ar ? "ar" : nil
+        let sections = questionnaire.sections.map { section -> [String: Any] in
+            [
+                "title": section.title.text(in: code),
+                "questions": section.questions.map { question -> [String: Any] in
+                    var choices: [[String: Any]] = []
+                    switch question.type {
+                    case .singleChoice(let set), .multipleChoice(let set): choices = set.choices.map { ["label": $0.label.text(in: code), "code": $0.code] }
+                    default: break
+                    }
+                    return [
+                        "text": question.text.text(in: code), "required": question.isRequired, "kind": question.type.keyword, "choices": choices,
+                        "hasChoices": !choices.isEmpty,
+                    ]
+                },
+            ]
+        }
+        let moves: [(QuestionnaireState, String)] = [(.published, "toPublished"), (.closed, "toClosed"), (.retired, "toRetired")]
+        var values: [String: Any] = [
+            "id": Self.segment(id), "version": Self.segment(version), "state": entry.status.state.rawValue, "sections": sections,
+            "canChange": RoutePolicy.refusal(RoutePolicy.rule("PUT", "/v1/questionnaires/{id}/versions/{version}/state")!, user) == nil,
+            "moves": moves.filter { $0.0 != entry.status.state }.map { ["value": $0.0.rawValue, "label": language[$0.1]] },
+        ]
+        if let flash { values["flash"] = flash }
+        return .page(render("questionnaire", session, title: "\(questionnaire.title.text(in: code)) (\(version))", values))
+    }
+
+    /// A new version from the files of its folder, as `POST /v1/questionnaires` takes them: the
+    /// section files (and their translations, and manifest.txt) by name, the shared lists by the
+    /// folder they came from (`lists/`).
+    func publish(_ session: ConsoleSession, _ form: ConsoleForm) async throws -> ConsoleAnswer {
+        var files: [String: String] = [:]
+        var lists: [String: String] = [:]
+        for file in form.files where !file.name.isEmpty {
+            guard let text = String(data: file.content, encoding: .utf8) else {
+                throw APIError(.unprocessableContent, code: "invalid_questionnaire", message: "\(file.name) is not UTF-8 text")
+            }
+            // A browser sends a file's name, not its path.
+            let name = String(file.name.split(separator: "/").last ?? "")
+            if file.field == "lists" { lists[name] = text } else { files[name] = text }
+        }
+        guard !files.isEmpty else { throw APIError(.unprocessableContent, code: "invalid_questionnaire", message: "choose the questionnaire's files") }
+        do {
+            let (published, _) = try await services.questionnaires.publish(files: files, lists: lists, draft: form.flag("draft"), by: session.user!.username)
+            return .redirect("/console/questionnaires/\(Self.segment(published.id))/\(Self.segment(published.version))?done=publishedDone")
+        } catch let error as ServiceError {
+            let answer = APIError.answer(for: error)!
+            let problems = error.problems.prefix(20).joined(separator: "; ")
+            throw APIError(answer.status, code: answer.code, message: answer.message + (problems.isEmpty ? "" : ": " + problems))
+        }
+    }
+
+    func admin(_ session: ConsoleSession, flash: String?, token: (user: String, value: String)? = nil) async throws -> ConsoleAnswer {
+        let language = session.language
+        let report = try await services.audit.verify()
+        let audit =
+            report.isSound
+            ? String(format: language["auditSound"], report.checked)
+            : String(format: language["auditBroken"], "\(report.problem.map { "\($0)" } ?? "")")
+        let users = try await services.accounts.users().map { user -> [String: Any] in
+            let locked = user.lockedAt != nil
+            return [
+                "name": user.username, "roleName": language["role.\(user.role.rawValue)"], "team": user.teamName ?? "—",
+                "state": language[user.disabled ? "disabledState" : locked ? "lockedState" : "activeState"], "locked": locked,
+            ]
+        }
+        var values: [String: Any] = [
+            "audit": language.digits(audit), "users": users, "teams": try await services.accounts.teams().map { ["name": $0.name] },
+        ]
+        if let flash { values["flash"] = flash }
+        if let token {
+            values["token"] = token.value
+            values["tokenUser"] = token.user
+        }
+        return .page(render("admin", session, title: language["admin"], values))
+    }
+}
