@@ -208,8 +208,12 @@ struct ConsoleRoutes: Sendable {
 
     func key() async throws -> SymmetricKey { SymmetricKey(data: try await services.store.secret(named: Self.secretName)) }
 
-    func security() async throws -> ConsoleSecurity {
-        ConsoleSecurity(key: try await key(), secure: services.configuration.tls != nil, sessionLifetime: services.configuration.sessionLifetime)
+    /// Cookies are Secure when the server serves https, or when the request reached a proxy over
+    /// https (`X-Forwarded-Proto: https`: the header can only add the flag, never take it away).
+    func security(_ request: Request? = nil) async throws -> ConsoleSecurity {
+        let forwarded = request?.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+        return ConsoleSecurity(
+            key: try await key(), secure: services.configuration.tls != nil || forwarded, sessionLifetime: services.configuration.sessionLifetime)
     }
 
     /// Reads the session, checks the form's CSRF token (`form`), admits only a signed-in user
@@ -221,7 +225,7 @@ struct ConsoleRoutes: Sendable {
         api: String? = nil,
         _ body: (ConsoleSession, ConsoleForm?) async throws -> ConsoleAnswer
     ) async throws -> Response {
-        let security = try await security()
+        let security = try await security(request)
         let cookies = request.cookies
         let language = ConsoleLanguage(rawValue: cookies[ConsoleSecurity.languageCookie]?.value ?? "") ?? .en
         var session = ConsoleSession(user: nil, token: nil, language: language, csrf: "", newPreSession: nil)
@@ -256,12 +260,21 @@ struct ConsoleRoutes: Sendable {
                 answer = .redirect("/console/sign-in")
             } else {
                 // The API route this page or action stands for admits the user, or the console refuses alike.
+                var rule: RouteRule?
                 if let api {
                     let parts = api.split(separator: " ", maxSplits: 1).map(String.init)
-                    guard let rule = RoutePolicy.rule(parts[0], parts[1]) else { preconditionFailure("\(api) is not an API route") }
-                    if let refusal = RoutePolicy.refusal(rule, session.user) { throw refusal }
+                    guard let found = RoutePolicy.rule(parts[0], parts[1]) else { preconditionFailure("\(api) is not an API route") }
+                    if let refusal = RoutePolicy.refusal(found, session.user) { throw refusal }
+                    rule = found
                 }
                 answer = try await body(session, form)
+                // On the audit trail as the API route would be: a read or a change, by whom, the path
+                // (ids and names; never a form's values).
+                if rule?.audit == .request, let user = session.user {
+                    try await services.audit.record(
+                        request.method == .get ? .tokenRead : .apiChange, by: user.username, subject: request.uri.path,
+                        details: ["method": request.method.rawValue, "via": "console"])
+                }
             }
         } catch {
             answer = problem(error, session, context)

@@ -20,12 +20,21 @@ extension ConsoleRoutes {
         guard !username.isEmpty, !password.isEmpty, username.count <= 64, password.utf8.count <= 200 else {
             return refused("badCredentials", status: .unauthorized)
         }
+        // On the trail as the API's sign-in is: the account tried, never the password.
+        let subject = String(username.prefix(100))
         switch try await services.accounts.signIn(username: username, password: password, address: address) {
         case .signedIn(let token, let user, _):
+            try await services.audit.record(.signIn, by: user.username, subject: user.username, details: ["via": "console"])
             return .signedIn(token: token, location: home(user))
-        case .refused: return refused("badCredentials", status: .unauthorized)
-        case .throttled: return refused("throttled", status: .tooManyRequests)
-        case .locked: return refused("lockedAccount", status: .unauthorized)
+        case .refused:
+            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["reason": "bad_credentials", "via": "console"])
+            return refused("badCredentials", status: .unauthorized)
+        case .throttled:
+            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["reason": "throttled", "via": "console"])
+            return refused("throttled", status: .tooManyRequests)
+        case .locked:
+            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["reason": "account_locked", "via": "console"])
+            return refused("lockedAccount", status: .unauthorized)
         }
     }
 
@@ -55,7 +64,7 @@ extension ConsoleRoutes {
         }
         var values: [String: Any] = [
             "today": language.number(perDay[days.last!] ?? 0), "week": language.number(week),
-            "issues": language.number(issues.count), "toReview": language.number(waiting.count), "openReferrals": language.number(openReferrals),
+            "issues": Self.count(issues.count, language), "toReview": Self.count(waiting.count, language), "openReferrals": language.number(openReferrals),
             "unread": language.number(session.unread),
             "perDay": dayBars.map { ["label": $0.0, "count": language.number($0.1)] },
             "perDayChart": ConsoleChart.bars(dayBars, language: language, title: language["perDay"]),
@@ -77,6 +86,13 @@ extension ConsoleRoutes {
         }
         return .page(render("day", session, title: language["teamDay"], values))
     }
+
+    /// A count of a list read up to ``listLimit``: "500+" when it reached it.
+    static func count(_ count: Int, _ language: ConsoleLanguage) -> String {
+        count >= listLimit ? language.number(listLimit) + "+" : language.number(count)
+    }
+
+    static let listLimit = 500
 
     /// The last `count` days (UTC), oldest first, as `yyyy-MM-dd`.
     static func lastDays(_ count: Int, now: Date) -> [String] {
@@ -204,6 +220,8 @@ extension ConsoleRoutes {
         // The answers, for whoever may read the record itself (an admin reviews without them, as in the API).
         if user.role != .admin {
             let stored = try await services.access.record(id, for: .read, by: user)
+            // Read as `GET /v1/records/{id}` and its revisions are: on the trail.
+            try await services.audit.record(.recordRead, by: user.username, subject: id.uuidString.lowercased(), details: ["revisions": "all", "via": "console"])
             let revisions = try await services.records.revisions(of: id)
             values["revision"] = language.number(stored.revision)
             let patient = [stored.record.patient.givenName, stored.record.patient.familyName].filter { !$0.isEmpty }.joined(separator: " ")

@@ -169,7 +169,9 @@ extension ConsoleRoutes {
             let bars = entries.sorted { $0.date < $1.date }.map { report -> (String, Int) in
                 let number = (try? JSONSerialization.jsonObject(with: Data(report.values.utf8)) as? [String: Any])?
                     .sorted { $0.key < $1.key }.compactMap { ($0.value as? NSNumber)?.doubleValue }.first ?? 0
-                return (language.digits(report.date), Int(number.rounded()))
+                // Any JSON number may be there: keep it finite and within what a bar can show.
+                let shown = number.isFinite ? min(max(number, -1e9), 1e9) : 0
+                return (language.digits(report.date), Int(shown.rounded()))
             }
             return ["name": name, "chart": ConsoleChart.bars(bars, language: language, title: name)]
         }
@@ -274,7 +276,7 @@ extension ConsoleRoutes {
             ]
         }
         var values: [String: Any] = [
-            "audit": language.digits(audit), "users": users, "teams": try await services.accounts.teams().map { ["name": $0.name] },
+            "audit": language.digits(audit), "users": users, "teams": try await services.accounts.teams().map { ["name": $0.name, "href": "/console/team/" + Self.segment($0.name)] },
         ]
         if let flash { values["flash"] = flash }
         if let token {

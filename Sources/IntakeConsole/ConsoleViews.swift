@@ -104,7 +104,8 @@ enum ConsoleChart {
         svg += "<title id=\"\(id(title))-t\">\(escape(title))</title>"
         for (index, bar) in bars.enumerated() {
             let y = gap + index * (barHeight + gap)
-            let width = bar.value == 0 ? 0 : max(2, bar.value * chartWidth / most)
+            // In Double: a large count times the width must not overflow.
+            let width = bar.value <= 0 ? 0 : max(2, Int(Double(bar.value) / Double(most) * Double(chartWidth)))
             let total = labelWidth + chartWidth + 60
             let x = rtl ? total - labelWidth - width : labelWidth
             let labelX = labelWidth - 6

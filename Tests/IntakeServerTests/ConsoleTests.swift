@@ -203,6 +203,29 @@ struct ConsoleTests {
             #expect(try await client.execute(uri: "/v1/me", method: .get, headers: [.authorization: "Bearer \(made)"]).status == .ok)
             #expect(!Self.html(try await admin.get("/console/admin")).contains(made), "shown once")
             #expect(try await other.post("/console/admin/users/researcher/tokens", [("csrf", foreign)]).status == .forbidden, "admins only")
+            // Console actions are on the audit trail as their API routes are.
+            var trail = AuditQuery()
+            trail.action = AuditAction.recordRead.rawValue
+            let reads = try await server.services.store.auditEvents(trail)
+            #expect(reads.contains { $0.actor == "coordinator-a" && $0.subject == id && $0.details["via"] == "console" }, "the record page is a read")
+            trail.action = AuditAction.apiChange.rawValue
+            #expect(
+                try await server.services.store.auditEvents(trail).contains { $0.actor == "admin" && $0.subject == "/console/admin/users/researcher/tokens" },
+                "a token made in the console is on the trail")
+            trail.action = AuditAction.signIn.rawValue
+            #expect(try await server.services.store.auditEvents(trail).contains { $0.actor == "admin" && $0.details["via"] == "console" })
+
+            // A report with any JSON number does not stop the patient's page.
+            let patient = UUID()
+            let coordinator = try #require(try await server.services.store.credentials(username: "coordinator-a")?.user)
+            _ = try await server.services.patients.register([(id: patient, identification: record.patient)], by: coordinator)
+            for (day, value) in [(1, "1e300"), (2, "-1e300"), (3, "123456789012345678901234567890"), (4, "7")] {
+                _ = try await server.services.patients.putReport(
+                    patient, series: "weight", date: .day(LocalDate(year: 2026, month: 1, day: day)!), values: "{\"kg\": \(value)}", by: coordinator)
+            }
+            let reportPage = try await laptopSignedInAgain(client, server).get("/console/patients/\(patient.uuidString.lowercased())")
+            #expect(reportPage.status == .ok && Self.html(reportPage).contains("<svg"))
+
             // Filters by version and by the days records changed.
             let version = record.questionnaire.version
             #expect(Self.html(try await other.get("/console/records?version=\(version)&from=2000-01-01")).contains("No records."), "another team's")
