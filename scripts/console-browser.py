@@ -28,7 +28,6 @@ from axe_selenium_python import Axe
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 CHECKED = []
@@ -115,7 +114,13 @@ class Console:
         """Clicks what loads a new page, and waits for it (the old page's elements go stale)."""
         old = self.driver.find_element(By.TAG_NAME, "html")
         element.click()
-        WebDriverWait(self.driver, 15).until(expected_conditions.staleness_of(old))
+        def gone(_):
+            try:
+                old.tag_name
+                return False
+            except Exception:  # stale, or the inspector no longer knows the node: the old page is gone
+                return True
+        WebDriverWait(self.driver, 15).until(gone)
         WebDriverWait(self.driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
     def submit(self, form_selector):

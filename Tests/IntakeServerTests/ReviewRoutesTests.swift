@@ -88,6 +88,8 @@ struct ReviewRoutesTests {
             #expect(try await listed("coordinator-a", "?version=\(record.questionnaire.version)") == [id])
             #expect(try await listed("coordinator-a", "?version=nope") == [])
             #expect(try await client.send(.get, "/v1/reviews?from=yesterday", as: "admin", in: server).status == .badRequest)
+            let many = Array(repeating: "approved", count: 40).joined(separator: ",")
+            #expect(try await listed("coordinator-a", "?state=\(many)") == [id], "any list the contract allows, however long")
 
             // Exports filter by state and carry it.
             let approved = try await client.send(.get, "/v1/exports?format=jsonl&reviewStates=approved", as: "coordinator-a", in: server)

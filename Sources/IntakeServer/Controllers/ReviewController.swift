@@ -57,9 +57,10 @@ struct ReviewController {
         routes.on(.get, "/v1/reviews", query: accepted) { request, context in
             let user = try context.signedIn()
             let parameters = try QueryParameters.read(request, accepted: accepted)
+            // Names and versions are 1 to 200 characters; the states, a list of them, are read below.
             for name in accepted {
                 guard let value = parameters[name] else { continue }
-                guard !value.isEmpty, value.unicodeScalars.count <= 200 else {
+                guard !value.isEmpty, name == "state" || value.unicodeScalars.count <= 200 else {
                     throw APIError.badRequest("\(name) is 1 to 200 characters; give a value or leave it out")
                 }
             }
