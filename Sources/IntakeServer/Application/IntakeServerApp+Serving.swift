@@ -15,7 +15,12 @@ extension IntakeServerApp {
             onServerRunning: { bound.set($0.localAddress?.port ?? port) }, logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
-                try await app.runService()
+                do {
+                    try await app.runService()
+                } catch {
+                    bound.fail(error)  // a port already taken says so at once, not after the wait
+                    throw error
+                }
                 return nil
             }
             let dispatcher = services.webhookDispatcher(logger: logger)
@@ -34,15 +39,19 @@ extension IntakeServerApp {
 final class BoundPort: @unchecked Sendable {
     private let lock = NSLock()
     private var port: Int?
+    private var failure: (any Error)?
 
     func set(_ value: Int) { lock.withLock { port = value } }
+    func fail(_ error: any Error) { lock.withLock { failure = error } }
 
     /// Waits until a clock's deadline, not for a count of sleeps: on a busy machine each sleep
     /// may last much longer than asked, and a count would give up early.
     func wait(timeout: Duration = .seconds(30)) async throws -> Int {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let port = lock.withLock({ port }) { return port }
+            let state: (port: Int?, failure: (any Error)?) = lock.withLock { (self.port, self.failure) }
+            if let port = state.port { return port }
+            if let failure = state.failure { throw failure }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw ConfigurationError("the server did not start listening within \(timeout.components.seconds) seconds")
