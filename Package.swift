@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "IntakeClient", targets: ["IntakeClient"]),
         .library(name: "IntakeExport", targets: ["IntakeExport"]),
         .library(name: "IntakeConsole", targets: ["IntakeConsole"]),
+        .library(name: "IntakeXLSForm", targets: ["IntakeXLSForm"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -111,6 +113,9 @@ let package = Package(
             ],
             resources: [.copy("Templates"), .copy("Assets")]
         ),
+        // XLSForms both ways: .xlsx (ZIPFoundation and Foundation's XML parser), pyxform's .csv and
+        // .md forms, XLSForm expressions to and from Intake's.
+        .target(name: "IntakeXLSForm", dependencies: ["IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // The server's embedded default store: one SQLite file through GRDB.
         .target(
             name: "IntakeSQLite",
@@ -144,7 +149,7 @@ let package = Package(
             name: "intake",
             dependencies: [
                 "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeServer", "IntakeDeployment", "IntakeClient", "IntakeExport",
-                "IntakeTerminal", "IntakeConsole", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "IntakeTerminal", "IntakeConsole", "IntakeXLSForm", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmarks: not shipped. The micro paths with ordo-one/benchmark
@@ -172,6 +177,8 @@ let package = Package(
         .testTarget(
             name: "IntakeStoreTests", dependencies: ["IntakeStore", "IntakeCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "IntakeExportTests", dependencies: ["IntakeExport", "IntakeCore"]),
+        .testTarget(
+            name: "IntakeXLSFormTests", dependencies: ["IntakeXLSForm", "IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeTerminal", "IntakeCore"]),
         .testTarget(
             name: "IntakeFieldworkTests", dependencies: ["IntakeFieldwork", "IntakeForm", "IntakeStore", "IntakeClient", "IntakeCore"]),

@@ -10,7 +10,7 @@ struct QuestionnaireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "questionnaire",
         abstract: "Check, show and list questionnaires; publish them on the server and move versions through their states.",
-        subcommands: [Check.self, Show.self, List.self, Pull.self, Versions.self, Publish.self, State.self, Try.self, TestRecords.self]
+        subcommands: [Check.self, Show.self, List.self, Import.self, Export.self, Pull.self, Versions.self, Publish.self, State.self, Try.self, TestRecords.self]
     )
 
     struct Pull: AsyncParsableCommand {

@@ -1,0 +1,475 @@
+import Foundation
+import IntakeCore
+
+/// Writing the Intake files: a section for each top-level group (and for the questions between
+/// them), a line for each question, its translations, the manifest and the shared lists.
+extension FormReader {
+    /// A line being written: its parts and the sheet column each came from.
+    struct Parts {
+        var items: [(text: String, column: String?)] = []
+
+        mutating func add(_ text: String, _ column: String?) {
+            items.append((text, column))
+        }
+
+        /// The line, `|` between parts (a bar inside a part escaped), and where each part starts.
+        func line(sheet: String, row: Int) -> OutFile.Line {
+            var text = ""
+            var spans: [(start: Int, column: String?)] = []
+            for (offset, item) in items.enumerated() {
+                if offset > 0 { text += " | " }
+                spans.append((text.count + 1, item.column))
+                var escaped = item.text.replacingOccurrences(of: "\\|", with: "\u{1}").replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\u{1}", with: "\\|")
+                if offset == 0, escaped.hasPrefix("#") || escaped.hasPrefix("@") { escaped = "\\" + escaped }
+                text += escaped
+            }
+            return OutFile.Line(text: text, sheet: sheet, row: row, spans: spans)
+        }
+    }
+
+    /// The section being written, and its translations.
+    struct SectionWriter {
+        var number: Int
+        var name: String
+        var base = OutFile()
+        var translations: [String: OutFile] = [:]
+        var questionCount = 0
+    }
+
+    // MARK: Sections
+
+    mutating func writeSections(_ nodes: [SurveyNode], title: String?) {
+        var loose: [SurveyNode] = []
+        var number = 0
+        var usedNames: Set<String> = []
+        let hasGroups = nodes.contains { if case .group = $0 { return true } else { return false } }
+        func sectionName(_ wanted: String) -> String {
+            var name = wanted.replacingOccurrences(of: ".", with: "-")
+            var suffix = 2
+            while usedNames.contains(name) {
+                name = "\(wanted)-\(suffix)"
+                suffix += 1
+            }
+            usedNames.insert(name)
+            return name
+        }
+        func flush(_ reader: inout FormReader) {
+            guard !loose.isEmpty else { return }
+            number += 1
+            let titles = [reader.base: hasGroups || title == nil ? "Questions" : title!]
+            reader.writeSection(number: number, name: sectionName("questions"), titles: titles, titleRow: nil, relevance: nil, loose)
+            loose = []
+        }
+        for node in nodes {
+            if case .group(let item, _) = node, item.intake.contains("patient") { continue }  // an export's identification
+            guard case .group(let item, let children) = node else {
+                loose.append(node)
+                continue
+            }
+            flush(&self)
+            number += 1
+            let titles = texts("label", survey, item.row)
+            let relevance = expression("relevant", item.row, role: "relevant")
+            // An export names a group apart from a question of the same name, and says the section's.
+            let named = item.intake.first { $0.hasPrefix("section:") }.map { String($0.dropFirst("section:".count)).trimmingCharacters(in: .whitespaces) }
+            writeSection(number: number, name: sectionName(named ?? item.name), titles: titles, titleRow: item.row.number, relevance: relevance, children)
+            if survey.value("repeat_count", in: item.row) != "" || survey.value("required", in: item.row) != "" {
+                problem(.leftOut, "survey", item.row.number, nil, "a group's 'required' and 'repeat_count' mean nothing in a group; they are not read")
+            }
+        }
+        flush(&self)
+        if number == 0 {
+            problem(.error, "survey", nil, nil, "the form has no questions", "add rows to the survey sheet")
+        }
+    }
+
+    mutating func writeSection(number: Int, name: String, titles: [String: String], titleRow: Int?, relevance: Expression?, _ nodes: [SurveyNode]) {
+        var writer = SectionWriter(number: number, name: name)
+        if let title = titles[base] ?? titles.values.first {
+            writer.base.lines.append(OutFile.Line(text: "@title \(title)", sheet: "survey", row: titleRow, spans: [(1, nil)]))
+        }
+        for language in languages.dropFirst() {
+            var file = OutFile()
+            if let title = titles[language] {
+                file.lines.append(OutFile.Line(text: "@title \(title)", sheet: "survey", row: titleRow, spans: [(1, nil)]))
+            }
+            writer.translations[language] = file
+        }
+        emit(nodes, inherited: relevance, into: &writer)
+        files["\(number)-\(name).txt"] = writer.base
+        for (language, file) in writer.translations {
+            files["\(number)-\(name).\(language).txt"] = file
+        }
+    }
+
+    mutating func emit(_ nodes: [SurveyNode], inherited: Expression?, into writer: inout SectionWriter) {
+        for node in nodes {
+            switch node {
+            case .question(let item):
+                emitQuestion(item, inherited: inherited, into: &writer)
+            case .group(let item, let children):
+                // A group inside a section: its label becomes a note, its relevance its questions'.
+                let own = expression("relevant", item.row, role: "relevant")
+                let relevance = Self.both(inherited, own)
+                if !texts("label", survey, item.row).isEmpty {
+                    var heading = item
+                    heading.word = "note"
+                    heading.intake = []
+                    emitQuestion(heading, inherited: relevance, into: &writer, ownRelevance: false)
+                }
+                emit(children, inherited: relevance, into: &writer)
+            case .repeatGroup(let item, let children):
+                emitQuestion(item, inherited: inherited, into: &writer)
+                emit(children, inherited: nil, into: &writer)
+                writer.base.lines.append(OutFile.Line(text: "@end \(item.name)", sheet: "survey", row: item.row.number, spans: [(1, nil)]))
+                for language in languages.dropFirst() {
+                    writer.translations[language]!.lines.append(OutFile.Line(text: "@end \(item.name)", sheet: "survey", row: item.row.number, spans: [(1, nil)]))
+                }
+            }
+        }
+    }
+
+    static func both(_ a: Expression?, _ b: Expression?) -> Expression? {
+        guard let a else { return b }
+        guard let b else { return a }
+        var parts: [Expression] = []
+        for part in [a, b] {
+            if case .and(let inner) = part { parts += inner } else { parts.append(part) }
+        }
+        return .and(parts)
+    }
+
+    /// A column's XLSForm expression in Intake's language, or nil (with a problem) when empty or
+    /// not expressible.
+    mutating func expression(_ field: String, _ row: Sheet.Row, role: String) -> Expression? {
+        let text = survey.value(field, in: row)
+        guard !text.isEmpty, let column = survey.first(field) else { return nil }
+        return read(text, row: row, column: column)
+    }
+
+    mutating func read(_ text: String, row: Sheet.Row, column: Columns.Column) -> Expression? {
+        do {
+            return try XPath.read(text, names: names)
+        } catch {
+            let kind: XLSFormProblem.Kind = error.message.contains("no Intake equivalent") ? .unsupported : .error
+            problem(kind, "survey", row.number, column.shown, error.message, error.hint)
+            return nil
+        }
+    }
+
+    // MARK: A question
+
+    mutating func emitQuestion(_ item: SurveyItem, inherited: Expression?, into writer: inout SectionWriter, ownRelevance: Bool = true) {
+        if item.intake.contains("patient") { return }
+        let row = item.row
+        let columns = survey
+        let column = { (field: String) in columns.first(field)?.shown }
+        var labels = texts("label", survey, row)
+        var type: String?
+        var choices: (list: String, rows: [ChoiceRow], shared: Bool)?
+        var calculation = expression("calculation", row, role: "calculation")
+        let intakeType = item.intake.first { Self.intakeTypeWords.contains(Self.firstWord($0)) }
+        let appearance = survey.value("appearance", in: row)
+        var appearanceRead = false
+
+        switch item.word {
+        case "text", "note", "integer", "decimal", "date", "geopoint": type = item.word == "text" ? nil : item.word
+        case "calculate":
+            type = Self.inferredType(calculation, kinds: kinds)
+            if calculation == nil, survey.value("calculation", in: row).isEmpty {
+                problem(.error, "survey", row.number, column("calculation") ?? column("type"), "a calculate row needs a calculation", "write the expression in the 'calculation' column")
+            }
+        case "image":
+            appearanceRead = appearance.lowercased().split(separator: " ").contains("signature")
+            type = appearanceRead ? "signature" : "photo"
+        case "audio": type = "audio"
+        case "file": type = "document"
+        case "begin_repeat": type = "repeat"
+        case "range": type = rangeType(row)
+        case "select_one", "select_multiple":
+            let keyword = item.word == "select_one" ? "single" : "multiple"
+            guard let list = item.list, !list.isEmpty else {
+                problem(.error, "survey", row.number, column("type"), "'\(item.word)' needs a list's name", "write '\(item.word) list_name', with the list on the choices sheet")
+                return
+            }
+            if item.orOther {
+                problem(.unsupported, "survey", row.number, column("type"), "'or_other' has no Intake equivalent", "add an 'other' choice to the list and a text question shown when it is chosen")
+            }
+            if intakeType.map(Self.firstWord) == "yesno" {
+                type = nil
+                break
+            }
+            guard let rows = lists[list] else {
+                problem(.error, "survey", row.number, column("type"), "the list '\(list)' is not on the choices sheet", lists.isEmpty ? "add a choices sheet with the list's choices" : "the lists are: \(lists.keys.sorted().prefix(12).joined(separator: ", "))")
+                return
+            }
+            let shared = usedLists[list]?.shared ?? false
+            choices = (list, rows, shared)
+            type = shared ? "\(keyword) from \(list)" : "\(keyword): " + rows.map { "\($0.code)=\($0.labels[base] ?? $0.code)" }.joined(separator: ", ")
+        default:
+            if let what = Self.unsupportedTypes[item.word] {
+                problem(.unsupported, "survey", row.number, column("type"), "'\(item.word)' (\(what)) has no Intake equivalent", "ask it another way (a text question, a date), or import with --partial to leave it out")
+            } else {
+                problem(.error, "survey", row.number, column("type"), "'\(item.word)' is not a question type", "the types are text, integer, decimal, date, select_one, select_multiple, note, calculate, geopoint, image, audio, file, begin group and begin repeat")
+            }
+            return
+        }
+        if let intakeType {
+            let word = Self.firstWord(intakeType)
+            let compatible: Set<String> = switch item.word {
+            case "select_one": ["yesno", "single"]
+            case "select_multiple": ["multiple"]
+            case "text": ["text", "compound"]
+            case "image": ["photo", "signature"]
+            case "file": ["document"]
+            case "calculate": ["text", "yesno", "integer", "decimal", "date", "single"]
+            case "begin_repeat": ["repeat"]
+            default: [item.word]
+            }
+            if compatible.contains(word) || item.word == "calculate" || calculation != nil {
+                if word != "single" && word != "multiple" { type = intakeType }
+            } else {
+                problem(.error, "survey", row.number, column("intake"), "the intake column says '\(word)', but the row's type is '\(item.word)'", "make them agree, or empty the intake column")
+            }
+        }
+        if !appearance.isEmpty && !appearanceRead {
+            problem(.leftOut, "survey", row.number, column("appearance"), "the appearance '\(appearance)' is not used: Intake's terminal form shows every question its own way")
+        }
+
+        // The text, in every language.
+        var text = labels[base]
+        let unlabelled = labels.isEmpty
+        if text == nil {
+            if ["calculate", "begin_repeat"].contains(item.word) || calculation != nil {
+                text = item.name
+            } else if let other = labels.values.first {
+                problem(.leftOut, "survey", row.number, column("label"), "the question has no label in the base language; another language's is used")
+                text = other
+            } else {
+                problem(.error, "survey", row.number, column("label"), "the question has no label", "write what the field worker asks in the label column")
+                text = item.name
+            }
+            labels[base] = text
+        }
+        for (language, label) in labels where label.contains("${") {
+            guard item.word == "note" else {
+                problem(.unsupported, "survey", row.number, column("label"), "a label that shows answers (${…}) is only possible in a note in Intake", "put the answer in a note after the question")
+                break
+            }
+            labels[language] = label.replacingOccurrences(of: "${", with: "{")
+        }
+
+        writer.questionCount += 1
+        var parts = Parts()
+        parts.add(labels[base]!, column("label"))
+        let keepsId = item.name != "s\(writer.number)_q\(writer.questionCount)"
+        if keepsId { parts.add("id: \(item.name)", column("name")) }
+        if let type { parts.add(type, intakeType != nil && type == intakeType ? column("intake") : column("type")) }
+
+        let required = survey.value("required", in: row)
+        switch required.lowercased() {
+        case "", "no", "false", "false()", "0": break
+        case "yes", "true", "true()", "1": parts.add("required", column("required"))
+        default:
+            if let condition = read(required, row: row, column: survey.first("required")!) {
+                parts.add("required if: \(condition)", column("required"))
+            }
+        }
+        if !survey.value("required_message", in: row).isEmpty || !texts("required_message", survey, row).isEmpty {
+            problem(.unsupported, "survey", row.number, column("required_message"), "a message for a required question has no Intake equivalent", "the form says itself that an answer is needed; empty the column, or import with --partial")
+        }
+        for segment in item.intake where segment != intakeType && segment.lowercased() != "from list" {
+            parts.add(segment, column("intake"))
+        }
+        let hints = texts("hint", survey, row)
+        if let hint = hints[base] ?? hints.values.first { parts.add("help: \(hint)", column("hint")) }
+        let relevance = Self.both(inherited, ownRelevance ? expression("relevant", row, role: "relevant") : nil)
+        if let relevance { parts.add("show if: \(relevance)", column("relevant")) }
+        if item.word == "note" { calculation = nil }
+        if let calculation { parts.add("calculate: \(calculation)", column("calculation")) }
+        if let constraint = expression("constraint", row, role: "constraint") { parts.add("constraint: \(constraint)", column("constraint")) }
+        let messages = texts("constraint_message", survey, row)
+        if let message = messages[base] ?? messages.values.first { parts.add("message: \(message)", column("constraint_message")) }
+        if let value = defaultValue(item, type: type) { parts.add("default: \(value)", column("default")) }
+        let filter = survey.value("choice_filter", in: row)
+        if !filter.isEmpty {
+            if let (filterColumn, question) = Self.choiceFilter(filter), let list = choices?.list, usedLists[list]?.filterColumn == filterColumn,
+                choiceColumns.columns.contains(where: { $0.header == filterColumn })
+            {
+                parts.add("filter: \(question)", column("choice_filter"))
+            } else {
+                problem(
+                    .unsupported, "survey", row.number, column("choice_filter"), "the choice filter '\(filter)' has no Intake equivalent",
+                    "Intake filters a list by the answer to an earlier single choice: write 'column = ${question}', with that column on the choices sheet, one filter column per list")
+            }
+        }
+        if item.word == "begin_repeat", let countText = Optional(survey.value("repeat_count", in: row)), !countText.isEmpty {
+            if let count = read(countText, row: row, column: survey.first("repeat_count")!) { parts.add("count: \(count)", column("repeat_count")) }
+        }
+        for (field, what) in [("image", "a picture"), ("audio", "a sound"), ("video", "a video"), ("big-image", "a picture")] {
+            for media in survey.all(field) where !row[media.index].trimmingCharacters(in: .whitespaces).isEmpty {
+                problem(.unsupported, "survey", row.number, media.shown, "a label with \(what) has no Intake equivalent", "describe it in the label, or import with --partial to leave it out")
+            }
+        }
+        if !survey.value("trigger", in: row).isEmpty || !survey.value("save_to", in: row).isEmpty {
+            problem(.unsupported, "survey", row.number, column(survey.value("trigger", in: row).isEmpty ? "save_to" : "trigger"), "'trigger' and 'save_to' (entities) have no Intake equivalent")
+        }
+        let readOnly = survey.value("read_only", in: row).lowercased()
+        if ["yes", "true", "true()", "1"].contains(readOnly), calculation == nil, item.word != "note" {
+            problem(.unsupported, "survey", row.number, column("read_only"), "a read-only question that is not calculated has no Intake equivalent", "calculate its value, or import with --partial")
+        }
+        let parameters = survey.value("parameters", in: row)
+        if !parameters.isEmpty, item.word != "range" {
+            problem(.leftOut, "survey", row.number, column("parameters"), "the parameters '\(parameters)' are not used")
+        }
+        if !survey.value("guidance_hint", in: row).isEmpty {
+            problem(.leftOut, "survey", row.number, column("guidance_hint"), "the guidance hint is not shown")
+        }
+        writer.base.lines.append(parts.line(sheet: "survey", row: row.number))
+
+        // Each translation's line.
+        for language in languages.dropFirst() {
+            var translated = Parts()
+            if let label = labels[language] {
+                translated.add(label, column("label"))
+            } else {
+                if !unlabelled { missingTranslations[language, default: 0] += 1 }
+                translated.add(labels[base]!, column("label"))
+            }
+            if keepsId { translated.add("id: \(item.name)", column("name")) }
+            if let hint = hints[language], hints[base] != nil { translated.add("help: \(hint)", column("hint")) }
+            if let choices, !choices.shared, item.word != "calculate" {
+                translated.add("labels: " + choices.rows.map { "\($0.code)=\($0.labels[language] ?? $0.labels[base] ?? $0.code)" }.joined(separator: ", "), column("label"))
+            }
+            if let message = messages[language], messages[base] != nil { translated.add("message: \(message)", column("constraint_message")) }
+            for intake in survey.all("intake") where intake.language != nil && codes[intake.language] == language {
+                for segment in Self.segments(row[intake.index].trimmingCharacters(in: .whitespaces)) { translated.add(segment, intake.shown) }
+            }
+            writer.translations[language]!.lines.append(translated.line(sheet: "survey", row: row.number))
+        }
+    }
+
+    /// `range` with whole-number start, end and step 1 is an integer question in those bounds.
+    mutating func rangeType(_ row: Sheet.Row) -> String? {
+        var values: [String: Double] = ["start": 1, "end": 10, "step": 1]
+        for pair in survey.value("parameters", in: row).split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "," }) {
+            let sides = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            if sides.count == 2, let value = Double(sides[1]) { values[sides[0]] = value }
+        }
+        let (start, end, step) = (values["start"]!, values["end"]!, values["step"]!)
+        guard step == 1, start == start.rounded(), end == end.rounded() else {
+            problem(.unsupported, "survey", row.number, survey.first("parameters")?.shown, "a range with steps other than 1 has no Intake equivalent", "ask an integer or decimal question with bounds, or import with --partial")
+            return "decimal \(ExpressionValue.number(min(start, end)).text)..\(ExpressionValue.number(max(start, end)).text)"
+        }
+        return "integer \(Int(min(start, end)))..\(Int(max(start, end)))"
+    }
+
+    /// The `default` column: a value as the question's type reads it, or an expression.
+    mutating func defaultValue(_ item: SurveyItem, type: String?) -> String? {
+        let text = survey.value("default", in: item.row)
+        guard !text.isEmpty, let column = survey.first("default") else { return nil }
+        if text.contains("${") || text.contains("(") || text == "." {
+            return read(text, row: item.row, column: column).map(\.description)
+        }
+        let word = Self.firstWord(type ?? "text")
+        switch word {
+        case "integer", "decimal":
+            if let number = Double(text) { return Expression.number(number).description }
+        case "date":
+            if let date = LocalDate(iso: text) { return date.description }
+        case "yesno":
+            if ["yes", "true", "1"].contains(text.lowercased()) { return "yes" }
+            if ["no", "false", "0"].contains(text.lowercased()) { return "no" }
+        case "multiple":
+            problem(.unsupported, "survey", item.row.number, column.shown, "a default for a multiple choice has no Intake equivalent", "leave it out, or import with --partial")
+            return nil
+        default: break
+        }
+        return Expression.text(text).description
+    }
+
+    /// What a `calculate` row's value is: a number, a date, yes/no or text.
+    static func inferredType(_ expression: Expression?, kinds: [String: String]) -> String {
+        guard let expression else { return "text" }
+        switch expression {
+        case .number, .arithmetic, .negate: return "decimal"
+        case .date: return "date"
+        case .text: return "text"
+        case .bool, .compare, .answered, .and, .or, .not: return "yesno"
+        case .name(let name, _):
+            switch kinds[name] {
+            case "decimal", "integer": return "decimal"
+            case "date": return "date"
+            case "yesno": return "yesno"
+            default: return "text"
+            }
+        case .call(let name, let arguments, _):
+            switch name {
+            case "if": return arguments.count == 3 ? inferredType(arguments[1], kinds: kinds) : "text"
+            case "coalesce": return arguments.first.map { inferredType($0, kinds: kinds) } ?? "text"
+            case "today": return "date"
+            case "selected", "contains", "matches": return "yesno"
+            case "concat", "lower", "upper", "substr": return "text"
+            default: return "decimal"
+            }
+        }
+    }
+
+    // MARK: Manifest and lists
+
+    mutating func writeManifest(id: String, settings: Settings) {
+        var lines = ["# Imported from an XLSForm by 'intake questionnaire import'; see docs/questionnaire-format.md."]
+        if let version = settings.version { lines.append("# The XLSForm's version: \(version) (Intake versions a questionnaire by its content).") }
+        lines.append("id: \(id)")
+        lines.append("title: \(settings.title ?? id)")
+        for line in settings.intake where line.hasPrefix("title.") { lines.append(line) }
+        lines.append("format: 1")
+        lines.append("languages: \(languages.joined(separator: ", "))")
+        files["manifest.txt"] = OutFile(lines: lines.map { OutFile.Line(text: $0, sheet: "settings", row: 2, spans: [(1, nil)]) })
+        for (language, count) in missingTranslations.sorted(by: { $0.key < $1.key }) {
+            problem(.leftOut, "survey", nil, nil, "\(count) label\(count == 1 ? " has" : "s have") no '\(language)' text; the \(base) text is shown in its place")
+        }
+    }
+
+    mutating func writeLists() {
+        for (list, use) in usedLists.sorted(by: { $0.key < $1.key }) where use.shared {
+            guard let rows = lists[list] else { continue }
+            guard ChoiceListName.isValid(list) else {
+                problem(.unsupported, choiceColumns.sheet, rows.first?.row, nil, "the list name '\(list)' cannot name an Intake list file", "list names shared by several questions are letters, digits, '_' and '-', starting with a letter: rename it")
+                continue
+            }
+            var base = OutFile()
+            for choice in rows {
+                var tag = ""
+                if let filter = use.filterColumn {
+                    let value = choice.extra[filter] ?? ""
+                    tag = value.isEmpty ? "" : "\(value):"
+                }
+                let column = choiceColumns.first("label")?.shown
+                base.lines.append(OutFile.Line(text: "\(tag)\(choice.code) = \(choice.labels[self.base] ?? choice.code)", sheet: choiceColumns.sheet, row: choice.row, spans: [(1, choiceColumns.first("name")?.shown), (tag.count + choice.code.count + 2, column)]))
+            }
+            files["\(list).txt"] = base
+            for language in languages.dropFirst() {
+                var file = OutFile()
+                for choice in rows {
+                    let label = choice.labels[language] ?? choice.labels[self.base] ?? choice.code
+                    if choice.labels[language] == nil { missingChoiceTranslations += 1 }
+                    file.lines.append(OutFile.Line(text: "\(choice.code) = \(label)", sheet: choiceColumns.sheet, row: choice.row, spans: [(1, choiceColumns.first("name")?.shown)]))
+                }
+                files["\(list).\(language).txt"] = file
+            }
+        }
+        if missingChoiceTranslations > 0 {
+            problem(.leftOut, choiceColumns.sheet, nil, nil, "\(missingChoiceTranslations) choice label\(missingChoiceTranslations == 1 ? " has" : "s have") no translation; the \(base) text is shown in its place")
+        }
+    }
+}
+
+/// List files are named after the list; a name that would read as a section or a translation is not one.
+enum ChoiceListName {
+    static func isValid(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic, first.isASCII else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+            && name != "manifest"
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import ZIPFoundation
+
+/// Reads the cells of an .xlsx file (Office Open XML): the workbook's sheet list, its shared
+/// strings and each sheet's cells, as text. Only what an XLSForm needs; formulas are refused,
+/// since an XLSForm is values.
+enum XLSXReader {
+    static func read(_ data: Data) throws(WorkbookError) -> Workbook {
+        guard data.count <= WorkbookLimits.fileBytes else {
+            throw WorkbookError("the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+        }
+        guard data.starts(with: [0x50, 0x4B]) else {
+            throw WorkbookError("the file is not an .xlsx workbook (it is not a zip archive)", hint: "save the form from Excel or LibreOffice as 'Excel 2007-365 (.xlsx)'; an old .xls must be saved again as .xlsx")
+        }
+        // Read from a file, not from memory: ZIPFoundation's in-memory archive traps on an entry
+        // that points past the end of a damaged file, where a file's reads simply come up short.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("intake-xlsform-\(UUID().uuidString).xlsx")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let archive: Archive
+        do {
+            try data.write(to: file, options: .withoutOverwriting)
+            archive = try Archive(url: file, accessMode: .read)
+        } catch {
+            throw WorkbookError("the file is not a readable .xlsx workbook (its zip archive is damaged)", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+        }
+        let workbookPart = try part("xl/workbook.xml", in: archive, required: true)!
+        let sheets = try SheetListParser.parse(workbookPart)
+        guard !sheets.isEmpty else {
+            throw WorkbookError("the workbook has no sheets", hint: "an XLSForm has a 'survey' sheet, and usually 'choices' and 'settings'")
+        }
+        let relations = try part("xl/_rels/workbook.xml.rels", in: archive, required: true).map(RelationsParser.parse) ?? [:]
+        let shared = try part("xl/sharedStrings.xml", in: archive, required: false).map(SharedStringsParser.parse) ?? []
+        var result: [Sheet] = []
+        for (name, relation) in sheets {
+            guard let target = relations[relation] else {
+                throw WorkbookError("the workbook lists sheet '\(name)' but not where it is", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+            }
+            let path = target.hasPrefix("/") ? String(target.dropFirst()) : "xl/" + target
+            guard let bytes = try part(path, in: archive, required: false) else {
+                throw WorkbookError("the workbook's sheet '\(name)' is missing from the file", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+            }
+            result.append(Sheet(name: name, rows: try SheetParser.parse(bytes, sheet: name, shared: shared)))
+        }
+        return Workbook(sheets: result)
+    }
+
+    /// A part's bytes, inflated at most to ``WorkbookLimits/partBytes``, refusing DTDs (no xlsx
+    /// part has one; entities are how XML is made to expand).
+    private static func part(_ path: String, in archive: Archive, required: Bool) throws(WorkbookError) -> Data? {
+        guard let entry = archive[path] else {
+            if required {
+                throw WorkbookError("the file has no \(path), so it is not an .xlsx workbook", hint: "save the form from Excel or LibreOffice as .xlsx")
+            }
+            return nil
+        }
+        var data = Data()
+        do {
+            _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                guard data.count + chunk.count <= WorkbookLimits.partBytes else { throw PartTooLarge() }
+                data.append(chunk)
+            }
+        } catch is PartTooLarge {
+            throw WorkbookError("\(path) expands to more than \(WorkbookLimits.partBytes) bytes", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+        } catch {
+            throw WorkbookError("\(path) cannot be read from the file (\(type(of: error)))", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+        }
+        // Foundation's XML parser traps on some bytes that are not UTF-8 (in a namespace), and
+        // every spreadsheet writes its parts in UTF-8: anything else is refused before parsing.
+        guard String(data: data, encoding: .utf8) != nil else {
+            throw WorkbookError("\(path) is not UTF-8 text, as every spreadsheet writes it", hint: "open the file in Excel or LibreOffice and save it again as .xlsx")
+        }
+        if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
+            throw WorkbookError("\(path) declares a DTD, which no spreadsheet writes", hint: "save the form from Excel or LibreOffice as .xlsx")
+        }
+        return data
+    }
+
+    private struct PartTooLarge: Error {}
+}
+
+/// Runs a delegate over a part and turns a parse failure into a ``WorkbookError``.
+private func parsePart(_ data: Data, with delegate: PartParser, part: String) throws(WorkbookError) {
+    let parser = XMLParser(data: data)
+    parser.shouldResolveExternalEntities = false
+    parser.delegate = delegate
+    let ok = parser.parse()
+    if let failure = delegate.failure { throw failure }
+    guard ok, !delegate.malformed else {
+        throw WorkbookError("\(part) is not well-formed XML (line \(parser.lineNumber))", hint: "open the file in Excel or LibreOffice and save it again as .xlsx")
+    }
+}
+
+/// What every part's reader has: the failure it stopped at, and whether the XML was broken
+/// (some XML parsers report that only to the delegate).
+private class PartParser: NSObject, XMLParserDelegate {
+    var failure: WorkbookError?
+    var malformed = false
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        malformed = true
+    }
+
+    // Subclasses override these: on Linux the protocol's defaults would otherwise be the ones
+    // called (a subclass's own methods are not the class's witnesses).
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {}
+    func parser(_ parser: XMLParser, foundCharacters string: String) {}
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {}
+}
+
+/// `xl/workbook.xml`: the sheets in order, each with its relation id.
+private final class SheetListParser: PartParser {
+    var sheets: [(String, String)] = []
+
+    static func parse(_ data: Data) throws(WorkbookError) -> [(String, String)] {
+        let delegate = SheetListParser()
+        try parsePart(data, with: delegate, part: "xl/workbook.xml")
+        return delegate.sheets
+    }
+
+    override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+        guard local(name) == "sheet", let sheet = attributes["name"] else { return }
+        let relation = attributes.first { local($0.key) == "id" && $0.key != "sheetId" }?.value ?? ""
+        sheets.append((sheet, relation))
+    }
+}
+
+/// `xl/_rels/workbook.xml.rels`: relation id → part path.
+private final class RelationsParser: PartParser {
+    var targets: [String: String] = [:]
+
+    static func parse(_ data: Data) throws(WorkbookError) -> [String: String] {
+        let delegate = RelationsParser()
+        try parsePart(data, with: delegate, part: "xl/_rels/workbook.xml.rels")
+        return delegate.targets
+    }
+
+    override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+        guard local(name) == "Relationship", let id = attributes["Id"], let target = attributes["Target"] else { return }
+        targets[id] = target
+    }
+}
+
+/// `xl/sharedStrings.xml`: the strings cells of type `s` point at (rich runs joined; phonetic
+/// runs left out).
+private final class SharedStringsParser: PartParser {
+    var strings: [String] = []
+    private var current: String?
+    private var inText = false
+    private var inPhonetic = false
+
+    static func parse(_ data: Data) throws(WorkbookError) -> [String] {
+        let delegate = SharedStringsParser()
+        try parsePart(data, with: delegate, part: "xl/sharedStrings.xml")
+        return delegate.strings
+    }
+
+    override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+        switch local(name) {
+        case "si": current = ""
+        case "t": inText = !inPhonetic
+        case "rPh": inPhonetic = true
+        default: break
+        }
+    }
+
+    override func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard inText, current != nil else { return }
+        current!.append(string)
+        if current!.count > WorkbookLimits.cellCharacters {
+            failure = WorkbookError("a text in the workbook is longer than \(WorkbookLimits.cellCharacters) characters, Excel's own limit for a cell", hint: "shorten it: a label or a hint is a sentence or two")
+            parser.abortParsing()
+        }
+    }
+
+    override func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        switch local(name) {
+        case "si":
+            strings.append(current ?? "")
+            current = nil
+        case "t": inText = false
+        case "rPh": inPhonetic = false
+        default: break
+        }
+    }
+}
+
+/// One worksheet's cells.
+private final class SheetParser: PartParser {
+    let sheet: String
+    let shared: [String]
+    var rows: [Sheet.Row] = []
+    private var rowNumber = 0
+    private var cells: [String] = []
+    private var cellColumn = 0
+    private var cellType = ""
+    private var cellReference = ""
+    private var value: String?
+    private var inValue = false
+    private var inText = false
+    private var inPhonetic = false
+
+    init(sheet: String, shared: [String]) {
+        self.sheet = sheet
+        self.shared = shared
+    }
+
+    static func parse(_ data: Data, sheet: String, shared: [String]) throws(WorkbookError) -> [Sheet.Row] {
+        let delegate = SheetParser(sheet: sheet, shared: shared)
+        try parsePart(data, with: delegate, part: "the sheet '\(sheet)'")
+        return delegate.rows
+    }
+
+    private func fail(_ message: String, hint: String, _ parser: XMLParser) {
+        guard failure == nil else { return }
+        failure = WorkbookError(message, hint: hint)
+        parser.abortParsing()
+    }
+
+    override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+        switch local(name) {
+        case "row":
+            let number = attributes["r"].flatMap(Int.init) ?? rowNumber + 1
+            guard number > rowNumber, number <= WorkbookLimits.rowsPerSheet else {
+                fail(
+                    number > WorkbookLimits.rowsPerSheet
+                        ? "the sheet '\(sheet)' has more than \(WorkbookLimits.rowsPerSheet) rows" : "the sheet '\(sheet)' lists row \(number) twice or out of order",
+                    hint: "an XLSForm is a few hundred rows; open the file in Excel or LibreOffice and save it again", parser)
+                return
+            }
+            rowNumber = number
+            cells = []
+        case "c":
+            cellReference = attributes["r"] ?? ""
+            cellColumn = ColumnName.index(ofReference: cellReference) ?? cells.count
+            cellType = attributes["t"] ?? "n"
+            value = nil
+            guard cellColumn < WorkbookLimits.columnsPerSheet else {
+                fail("the sheet '\(sheet)' has a cell in column \(ColumnName.letters(cellColumn)), beyond the \(WorkbookLimits.columnsPerSheet) columns an XLSForm may use", hint: "delete the columns on the right that hold nothing of the form", parser)
+                return
+            }
+        case "f":
+            fail(
+                "the sheet '\(sheet)' holds a formula in cell \(cellReference.isEmpty ? "row \(rowNumber)" : cellReference)",
+                hint: "an XLSForm holds values: copy the sheet and paste it back as values only", parser)
+        case "v": inValue = true; if value == nil { value = "" }
+        case "t": inText = !inPhonetic; if value == nil { value = "" }
+        case "rPh": inPhonetic = true
+        default: break
+        }
+    }
+
+    override func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard inValue || inText, value != nil else { return }
+        value!.append(string)
+        if value!.count > WorkbookLimits.cellCharacters {
+            fail("cell \(cellReference) of the sheet '\(sheet)' is longer than \(WorkbookLimits.cellCharacters) characters, Excel's own limit", hint: "shorten it: a label or a hint is a sentence or two", parser)
+        }
+    }
+
+    override func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        switch local(name) {
+        case "v": inValue = false
+        case "t": inText = false
+        case "rPh": inPhonetic = false
+        case "c":
+            guard failure == nil else { return }
+            var text = value ?? ""
+            switch cellType {
+            case "s":
+                guard let index = Int(text), shared.indices.contains(index) else {
+                    fail("cell \(cellReference) of the sheet '\(sheet)' points at a shared string the file does not have", hint: "open the file in Excel or LibreOffice and save it again", parser)
+                    return
+                }
+                text = shared[index]
+            case "b": text = text == "1" ? "TRUE" : "FALSE"
+            case "n": text = Self.number(text)
+            default: break
+            }
+            if cells.count <= cellColumn { cells.append(contentsOf: repeatElement("", count: cellColumn - cells.count + 1)) }
+            cells[cellColumn] = text
+        case "row":
+            guard failure == nil else { return }
+            rows.append(Sheet.Row(number: rowNumber, cells: cells))
+        default: break
+        }
+    }
+
+    /// A number as a person typed it: `7` for a stored `7.0`, the text as stored otherwise.
+    private static func number(_ text: String) -> String {
+        guard let value = Double(text), value.isFinite, value == value.rounded(), abs(value) < 1e15 else { return text }
+        return String(Int64(value))
+    }
+}
+
+/// An element or attribute name without its namespace prefix.
+private func local(_ name: String) -> Substring {
+    name.split(separator: ":").last ?? Substring(name)
+}

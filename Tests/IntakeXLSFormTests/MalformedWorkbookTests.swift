@@ -1,0 +1,109 @@
+import Foundation
+import IntakeCore
+import Testing
+import ZIPFoundation
+
+@testable import IntakeXLSForm
+
+/// Spreadsheets that are not what they claim get a clear error, never a crash: the importer is
+/// fuzzed with mutated .xlsx bytes and text forms.
+@Suite struct MalformedWorkbookTests {
+    func refusal(_ data: Data, _ name: String = "form.xlsx") -> String? {
+        do {
+            _ = try XLSFormImporter.workbook(data: data, fileName: name)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// An .xlsx made of these parts.
+    func xlsx(_ parts: [String: String]) throws -> Data {
+        let archive = try Archive(data: Data(), accessMode: .create)
+        for (path, text) in parts.sorted(by: { $0.key < $1.key }) {
+            let bytes = Data(text.utf8)
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) { position, size in
+                bytes.subdata(in: Int(position)..<Int(position) + size)
+            }
+        }
+        return archive.data!
+    }
+
+    func parts(sheet: String) -> [String: String] {
+        [
+            "xl/workbook.xml": #"<workbook xmlns:r="r"><sheets><sheet name="survey" sheetId="1" r:id="rId1"/></sheets></workbook>"#,
+            "xl/_rels/workbook.xml.rels": #"<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>"#,
+            "xl/worksheets/sheet1.xml": sheet,
+        ]
+    }
+
+    @Test func whatIsNotAWorkbookIsSaidSo() throws {
+        #expect(refusal(Data("type,name\n".utf8))?.contains("not a zip archive") == true)
+        #expect(refusal(Data([0x50, 0x4B, 3, 4, 0, 0, 0]))?.contains("damaged") == true)
+        #expect(refusal(Data(), "form.xls")?.contains("old Excel format") == true)
+        #expect(refusal(Data(), "form.ods")?.contains("not an XLSForm file") == true)
+        #expect(refusal(try xlsx(["hello.txt": "hi"]))?.contains("no xl/workbook.xml") == true)
+        #expect(refusal(Data([0xFF, 0xFE, 0]), "form.csv")?.contains("not UTF-8") == true)
+        #expect(refusal(Data("a,\"open\n".utf8), "form.csv")?.contains("never closed") == true)
+    }
+
+    @Test func formulasHugeCellsDTDsAndBrokenXMLAreRefused() throws {
+        let formula = #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>type</t></is></c></row><row r="2"><c r="A2"><f>1+1</f><v>2</v></c></row></sheetData></worksheet>"#
+        #expect(refusal(try xlsx(parts(sheet: formula)))?.contains("formula in cell A2") == true)
+        let huge = #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>"# + String(repeating: "x", count: 40_000) + "</t></is></c></row></sheetData></worksheet>"
+        #expect(refusal(try xlsx(parts(sheet: huge)))?.contains("longer than 32767") == true)
+        let bomb = #"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">]><worksheet><sheetData/></worksheet>"#
+        #expect(refusal(try xlsx(parts(sheet: bomb)))?.contains("DTD") == true)
+        let broken = refusal(try xlsx(parts(sheet: #"<worksheet><sheetData><row r="1"><c r="A1"></row></sheetData>"#)))
+        #expect(broken?.contains("not well-formed") == true, "\(broken ?? "read")")
+        let far = #"<worksheet><sheetData><row r="1"><c r="ZZZ1" t="inlineStr"><is><t>x</t></is></c></row></sheetData></worksheet>"#
+        #expect(refusal(try xlsx(parts(sheet: far)))?.contains("beyond the 500 columns") == true)
+        let shared = #"<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>7</v></c></row></sheetData></worksheet>"#
+        #expect(refusal(try xlsx(parts(sheet: shared)))?.contains("shared string") == true)
+        // A part that inflates past the limit is stopped while it inflates.
+        let big = "<worksheet><sheetData>" + String(repeating: " ", count: WorkbookLimits.partBytes + 10) + "</sheetData></worksheet>"
+        #expect(refusal(try xlsx(parts(sheet: big)))?.contains("expands to more than") == true)
+    }
+
+    @Test func aWorkbookWithoutASurveySheetNamesTheSheetsItHas() throws {
+        let result = XLSFormImporter.importForm(Workbook(sheets: [Sheet(name: "Sheet1", cells: [["a"]])]), fallbackId: "x")
+        #expect(result.problems.first?.message == "the workbook has no 'survey' sheet" && result.problems.first?.hint?.contains("Sheet1") == true)
+        let noType = XLSFormImporter.importForm(Workbook(sheets: [Sheet(name: "survey", cells: [["name", "label"], ["q", "Q"]])]), fallbackId: "x")
+        #expect(noType.problems.contains { $0.message == "the survey sheet has no 'type' column" })
+    }
+
+    @Test func mutatedFormsAreReadOrRefusedNeverACrash() throws {
+        let seed = ProcessInfo.processInfo.environment["INTAKE_TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        let count = ProcessInfo.processInfo.environment["INTAKE_FUZZ_COUNT"].flatMap(Int.init).map { max(100, $0 / 1000) } ?? 150
+        print("xlsform fuzz: seed \(seed), \(count) inputs of each kind (re-run with INTAKE_TEST_SEED=\(seed))")
+        var random = SeededGenerator(seed: seed)
+        let xlsx = try XLSFormExporter.xlsx(try Fixtures.bundled())
+        let markdown = try Data(contentsOf: Fixtures.forms.appendingPathComponent("household-visit.md"))
+        let csv = try Data(contentsOf: Fixtures.forms.appendingPathComponent("clinic-intake.csv"))
+        var (read, refused) = (0, 0)
+        for index in 0..<(count * 3) {
+            let (original, name) = [(xlsx, "f.xlsx"), (markdown, "f.md"), (csv, "f.csv")][index % 3]
+            var bytes = [UInt8](original)
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                let at = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
+                case 1: bytes.remove(at: at)
+                case 2: bytes.insert(contentsOf: [UInt8]("|,<>\"'${}\n".utf8).shuffled(using: &random).prefix(3), at: at)
+                default: bytes = Array(bytes.prefix(at))
+                }
+                if bytes.isEmpty { bytes = [0] }
+            }
+            do {
+                let workbook = try XLSFormImporter.workbook(data: Data(bytes), fileName: name)
+                let result = XLSFormImporter.importForm(workbook, fallbackId: "fuzz")
+                #expect(result.questionnaire != nil || !result.problems.isEmpty, "an import that fails says why")
+                read += 1
+            } catch {
+                #expect(!error.message.isEmpty && !error.hint.isEmpty)
+                refused += 1
+            }
+        }
+        print("xlsform fuzz: \(read) read, \(refused) refused")
+    }
+}
