@@ -9,7 +9,8 @@ choices and repeat structure -- so what Intake understood of the form is what py
 Then the known-bad forms of Tests/XLSForms/bad: Intake reports each at the row and column
 EXPECTED names, pyxform refuses those marked so, and a partial import writes the rest of
 those Intake merely cannot express. Last, the bundled questionnaire's export converts with
-pyxform to an XForm without error.
+pyxform to an XForm without error; and ODK Validate (JavaRosa, in pyxform's wheel) accepts the
+XForm Intake itself writes of each form (the one its ODK API serves).
 
 usage: scripts/xlsform-oracle.py INTAKE_BINARY WORK_DIR
 """
@@ -176,6 +177,7 @@ def compare(name, path):
         if question not in a and not (question in a_groups and b[question]["type"] == "note"):
             fail(f"{name}: Intake's import has '{question}', which the form does not")
     print(f"xlsform-oracle: {name}: {len(a)} questions read alike by pyxform and Intake")
+    odk_validate(name, folder)
 
 
 def bad_forms():
@@ -212,6 +214,18 @@ def bad_forms():
     print(f"xlsform-oracle: {len(expected)} known-bad forms reported at their row and column, pyxform agreeing where it should")
 
 
+def odk_validate(name, folder):
+    """ODK Validate (JavaRosa, shipped in pyxform's wheel) parses the XForm Intake serves."""
+    xform = os.path.join(work, name + ".xml")
+    run("questionnaire", "export", folder, "--xform", "--output", xform, "--replace")
+    jar = os.path.join(os.path.dirname(__import__("pyxform").__file__), "validators", "odk_validate", "bin", "ODK_Validate.jar")
+    result = subprocess.run(["java", "-jar", jar, xform], capture_output=True, text=True)
+    if result.returncode != 0 or "Xform is valid" not in result.stdout + result.stderr:
+        fail(f"{name}: ODK Validate refuses Intake's XForm: {(result.stdout + result.stderr).strip()[-1200:]}")
+    else:
+        print(f"xlsform-oracle: {name}: ODK Validate accepts Intake's XForm")
+
+
 def bundled():
     exported = os.path.join(work, "refugee-health.xlsx")
     run("questionnaire", "export", os.path.join(ROOT, "Questionnaires", "refugee-health"), "--xlsform", "--output", exported, "--replace")
@@ -222,6 +236,7 @@ def bundled():
         return
     if "<h:html" not in result.xform or "refugee-health" not in result.xform:
         fail("pyxform's XForm of the bundled questionnaire is not one")
+    odk_validate("refugee-health", os.path.join(ROOT, "Questionnaires", "refugee-health"))
     print(f"xlsform-oracle: the bundled questionnaire's XLSForm converts with pyxform ({len(result.xform)} bytes of XForm, {len(result.warnings)} warnings)")
 
 

@@ -249,34 +249,8 @@ private struct FormWriter {
         }
     }
 
-    /// A show-if as an expression (Intake's shorter forms included).
     func expression(_ condition: Condition) -> Expression {
-        func name(_ position: QuestionPosition) -> Expression {
-            if let key = questionnaire.question(at: position)?.key { return .name(key, column: 1) }
-            let field = PatientIdentification.expressionFields.first { $0.value == position }?.key
-            return .name(field ?? "\(position)", column: 1)
-        }
-        func value(_ value: ConditionValue) -> Expression {
-            switch value {
-            case .yesNo(let answer): .bool(answer)
-            case .code(let code): .text(code)
-            case .integer(let number): .number(Double(number))
-            case .decimal(let number): .number(number)
-            case .date(let date): .date(date)
-            case .text(let text): .text(text)
-            }
-        }
-        switch condition {
-        case .compare(let position, let op, let given): return .compare(op, name(position), value(given))
-        case .anyOf(let position, let values):
-            let parts = values.map { Expression.compare(.equal, name(position), value($0)) }
-            return parts.count == 1 ? parts[0] : .or(parts)
-        case .answered(let position, let expected): return .answered(name(position), expected)
-        case .and(let parts): return .and(parts.map(expression))
-        case .or(let parts): return .or(parts.map(expression))
-        case .not(let inner): return .not(expression(inner))
-        case .expression(let bound): return bound.expression
-        }
+        ConditionExpression(questionnaire: questionnaire).expression(condition)
     }
 
     // MARK: Lists
@@ -374,6 +348,42 @@ extension QuestionType {
         case .decimal: .decimal(.unbounded)
         case .date: .date(.unbounded)
         default: self
+        }
+    }
+}
+
+/// A show-if condition as the expression it means (Intake's shorter forms included), for
+/// writing it as XPath.
+struct ConditionExpression {
+    let questionnaire: Questionnaire
+
+    /// A show-if as an expression (Intake's shorter forms included).
+    func expression(_ condition: Condition) -> Expression {
+        func name(_ position: QuestionPosition) -> Expression {
+            if let key = questionnaire.question(at: position)?.key { return .name(key, column: 1) }
+            let field = PatientIdentification.expressionFields.first { $0.value == position }?.key
+            return .name(field ?? "\(position)", column: 1)
+        }
+        func value(_ value: ConditionValue) -> Expression {
+            switch value {
+            case .yesNo(let answer): .bool(answer)
+            case .code(let code): .text(code)
+            case .integer(let number): .number(Double(number))
+            case .decimal(let number): .number(number)
+            case .date(let date): .date(date)
+            case .text(let text): .text(text)
+            }
+        }
+        switch condition {
+        case .compare(let position, let op, let given): return .compare(op, name(position), value(given))
+        case .anyOf(let position, let values):
+            let parts = values.map { Expression.compare(.equal, name(position), value($0)) }
+            return parts.count == 1 ? parts[0] : .or(parts)
+        case .answered(let position, let expected): return .answered(name(position), expected)
+        case .and(let parts): return .and(parts.map(expression))
+        case .or(let parts): return .or(parts.map(expression))
+        case .not(let inner): return .not(expression(inner))
+        case .expression(let bound): return bound.expression
         }
     }
 }

@@ -80,37 +80,40 @@ extension QuestionnaireCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
-            abstract: "Write a questionnaire as an XLSForm (.xlsx) that ODK's tools and Excel open, and 'intake questionnaire import' reads back.")
+            abstract: "Write a questionnaire as an XLSForm (.xlsx) that ODK's tools and Excel open and 'intake questionnaire import' reads back, or as an ODK XForm.")
 
         @Argument(help: ArgumentHelp("A questionnaire id under Questionnaires/, or a folder.", valueName: "id-or-path"))
         var questionnaire: String = QuestionnaireCatalog.defaultId
 
-        @Flag(help: "Write an XLSForm (the one format this command writes).")
+        @Flag(help: "Write an XLSForm (.xlsx).")
         var xlsform = false
 
-        @Option(help: ArgumentHelp("The file to write (default: <id>.xlsx).", valueName: "file"))
+        @Flag(help: "Write an ODK XForm (.xml), as the server's ODK API serves it.")
+        var xform = false
+
+        @Option(help: ArgumentHelp("The file to write (default: <id>.xlsx, or <id>.xml).", valueName: "file"))
         var output: String?
 
         @Flag(help: "Replace the file if it exists.")
         var replace = false
 
         func validate() throws {
-            guard xlsform else { throw ValidationError("Say which format to write: --xlsform.") }
+            guard xlsform != xform else { throw ValidationError("Say which format to write: --xlsform or --xform.") }
         }
 
         func run() throws {
             let loaded = try QuestionnaireOptions.load(questionnaire)
-            let url = URL(fileURLWithPath: output ?? "\(loaded.id).xlsx")
+            let url = URL(fileURLWithPath: output ?? "\(loaded.id).\(xform ? "xml" : "xlsx")")
             if FileManager.default.fileExists(atPath: url.path) && !replace {
                 throw ValidationError("\(url.path) already exists; choose another file with --output, or replace it with --replace.")
             }
-            let data = try XLSFormExporter.xlsx(loaded)
+            let data = xform ? Data(XFormWriter.xform(loaded, formId: loaded.id, version: loaded.version).utf8) : try XLSFormExporter.xlsx(loaded)
             do {
                 try data.write(to: url, options: .atomic)
             } catch {
                 throw ValidationError("Cannot write \(url.path): check that the folder exists and that you may write there.")
             }
-            print("wrote \(url.path): the XLSForm of \(loaded.id) version \(loaded.version), \(loaded.questionCount) questions, languages \(loaded.languages.joined(separator: ", "))")
+            print("wrote \(url.path): the \(xform ? "XForm" : "XLSForm") of \(loaded.id) version \(loaded.version), \(loaded.questionCount) questions, languages \(loaded.languages.joined(separator: ", "))")
         }
     }
 }
