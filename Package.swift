@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "IntakeExport", targets: ["IntakeExport"]),
         .library(name: "IntakeConsole", targets: ["IntakeConsole"]),
         .library(name: "IntakeXLSForm", targets: ["IntakeXLSForm"]),
+        .library(name: "IntakeODK", targets: ["IntakeODK"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -116,6 +117,17 @@ let package = Package(
         // XLSForms both ways: .xlsx (ZIPFoundation and Foundation's XML parser), pyxform's .csv and
         // .md forms, XLSForm expressions to and from Intake's.
         .target(name: "IntakeXLSForm", dependencies: ["IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        // ODK Central's API, the part pyodk uses, over the server's services: `intake serve` mounts
+        // it under /odk beside the console.
+        .target(
+            name: "IntakeODK",
+            dependencies: [
+                "IntakeCore", "IntakeServer", "IntakeExport", "IntakeXLSForm",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The server's embedded default store: one SQLite file through GRDB.
         .target(
             name: "IntakeSQLite",
@@ -149,7 +161,7 @@ let package = Package(
             name: "intake",
             dependencies: [
                 "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeServer", "IntakeDeployment", "IntakeClient", "IntakeExport",
-                "IntakeTerminal", "IntakeConsole", "IntakeXLSForm", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "IntakeTerminal", "IntakeConsole", "IntakeXLSForm", "IntakeODK", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmarks: not shipped. The micro paths with ordo-one/benchmark

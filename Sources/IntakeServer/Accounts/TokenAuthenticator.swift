@@ -13,16 +13,17 @@ struct TokenAuthenticator: RouterMiddleware {
     typealias Context = IntakeRequestContext
     let accounts: AccountService
     let devices: DeviceService
-
     /// Routes that need no token ignore the Authorization header: a health probe, a sign-in or
-    /// an enrolment that carries a stale token still works.
-    static let publicPaths: Set<String> = ["/health", "/openapi.yaml", "/v1/sessions", "/v1/devices"]
+    /// an enrolment that carries a stale token still works (the API's, and modules' sign-ins).
+    var publicPaths: Set<String> = Self.apiPublicPaths
+
+    static let apiPublicPaths: Set<String> = ["/health", "/openapi.yaml", "/v1/sessions", "/v1/devices"]
     static let queueSizeHeader = HTTPField.Name("Intake-Queue-Size")!
     static let versionHeader = HTTPField.Name("Intake-Version")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        if request.headers[.authorization] != nil, !Self.publicPaths.contains(request.uri.path) {
+        if request.headers[.authorization] != nil, !publicPaths.contains(request.uri.path) {
             guard let bearer = request.headers.bearer else { throw APIError.unauthenticated }
             if DeviceService.isDeviceToken(bearer.token) {
                 let (device, user) = try await device(bearer.token, request)

@@ -68,6 +68,12 @@ public struct IntakeServices: Sendable {
 /// contract. Such a module decides access through the same services and policy as the API.
 public protocol ServerModule: Sendable {
     func register(on router: Router<IntakeRequestContext>, services: IntakeServices)
+    /// Paths that need no token, where a stale Authorization header is ignored (a sign-in).
+    var publicPaths: Set<String> { get }
+}
+
+extension ServerModule {
+    public var publicPaths: Set<String> { [] }
 }
 
 public enum IntakeServerApp {
@@ -83,7 +89,10 @@ public enum IntakeServerApp {
         let store = services.store
         router.add(middleware: ErrorMiddleware(routes: table, outage: { store.outage($0) }))
         router.add(middleware: RequestLimitsMiddleware())
-        router.add(middleware: TokenAuthenticator(accounts: services.accounts, devices: services.devices))
+        router.add(
+            middleware: TokenAuthenticator(
+                accounts: services.accounts, devices: services.devices,
+                publicPaths: modules.reduce(TokenAuthenticator.apiPublicPaths) { $0.union($1.publicPaths) }))
         if let limit = services.configuration.rateLimit {
             router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(limit: limit, clock: services.configuration.clock)))
         }

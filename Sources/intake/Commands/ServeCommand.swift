@@ -3,6 +3,7 @@ import IntakeTerminal
 import Foundation
 import IntakeCore
 import IntakeConsole
+import IntakeODK
 import IntakeServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -75,7 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = configuration.tls == nil ? "http" : "https"
         let (host, database) = (configuration.host, configuration.databaseDescription)
         let console = try await ConsoleModule.load()
-        try await IntakeServerApp.run(services, modules: [console]) { port in
+        try await IntakeServerApp.run(services, modules: [console, ODKModule()]) { port in
             say("Serving on \(scheme)://\(host):\(port) (database \(database))")
             say("The console: \(scheme)://\(host):\(port)/console")
         }

@@ -1,0 +1,270 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import IntakeCore
+import IntakeServer
+import IntakeXLSForm
+
+/// The part of ODK Central's API that its official client, pyodk, uses, served by `intake serve`
+/// under `/odk` (pyodk appends `/v1` to the base URL it is given, which would collide with
+/// Intake's own `/v1`): point pyodk at `http://host:port/odk`.
+///
+/// A team is a project; a questionnaire is a form (its newest published version); a record is a
+/// submission. Everything goes through the services Intake's own API uses: the same accounts
+/// and sign-in throttling, the record-access policy, consent and de-identification of exports
+/// (what the OData feed serves is what a JSON Lines export holds), the review workflow.
+public struct ODKModule: ServerModule {
+    public init() {}
+
+    static let base = "/odk/v1"
+    public var publicPaths: Set<String> { ["\(Self.base)/sessions"] }
+
+    public func register(on router: Router<IntakeRequestContext>, services: IntakeServices) {
+        let api = ODKRoutes(services: services)
+        let b = Self.base
+        router.post("\(b)/sessions") { request, context in await api.answer { try await api.signIn(request, context) } }
+        router.get("\(b)/users/current") { _, context in await api.answer { try api.currentUser(context) } }
+        router.get("\(b)/projects") { _, context in await api.answer { try await api.projects(context) } }
+        router.get("\(b)/projects/:project") { _, context in await api.answer { try await api.project(context) } }
+        router.get("\(b)/projects/:project/forms") { _, context in await api.answer { try await api.forms(context) } }
+        router.get("\(b)/projects/:project/forms/:form") { request, context in await api.answer { try await api.form(request, context) } }
+        router.get("\(b)/projects/:project/forms/:form/:table") { request, context in await api.answer { try await api.table(request, context) } }
+        router.post("\(b)/projects/:project/forms/:form/submissions") { request, context in
+            await api.answer { try await api.createSubmission(request, context) }
+        }
+        router.get("\(b)/projects/:project/forms/:form/submissions/:instance/attachments") { _, context in
+            await api.answer { try await api.attachments(context) }
+        }
+        router.patch("\(b)/projects/:project/forms/:form/submissions/:instance") { request, context in
+            await api.answer { try await api.review(request, context) }
+        }
+        router.post("\(b)/projects/:project/forms/:form/submissions/:instance/comments") { request, context in
+            await api.answer { try await api.comment(request, context) }
+        }
+    }
+}
+
+/// An ODK-shaped refusal: `{"code": 404.1, "message": "…"}` with its HTTP status.
+struct ODKError: Error {
+    var status: HTTPResponse.Status
+    var code: Double
+    var message: String
+
+    static let unauthenticated = ODKError(status: .unauthorized, code: 401.2, message: "Could not authenticate with the provided credentials.")
+    static func notFound(_ what: String = "the resource you were looking for") -> ODKError {
+        ODKError(status: .notFound, code: 404.1, message: "Could not find \(what).")
+    }
+    static func badRequest(_ message: String) -> ODKError { ODKError(status: .badRequest, code: 400.1, message: message) }
+    static func forbidden(_ message: String) -> ODKError { ODKError(status: .forbidden, code: 403.1, message: message) }
+}
+
+struct ODKRoutes: Sendable {
+    let services: IntakeServices
+
+    // MARK: Answers
+
+    /// Runs a handler and answers in ODK's shape, whatever it throws: its own refusals, the
+    /// services' (mapped as Intake's API maps them), or an outage.
+    func answer(_ handler: () async throws -> Response) async -> Response {
+        do {
+            return try await handler()
+        } catch let error as ODKError {
+            return Self.json(.object(["code": .number(error.code), "message": .string(error.message)]), status: error.status)
+        } catch {
+            if let api = APIError.answer(for: error) {
+                let code = Double(api.status.code) + 0.1
+                return Self.json(.object(["code": .number(code), "message": .string(api.message), "intakeCode": .string(api.code)]), status: api.status)
+            }
+            let outage = services.store.outage(error)
+            return Self.json(
+                .object(["code": .number(outage == nil ? 500.1 : 503.1), "message": .string(outage == nil ? "The server failed; the request was not carried out." : "The database cannot be reached; try again shortly.")]),
+                status: outage == nil ? .internalServerError : .serviceUnavailable)
+        }
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func date(_ date: Date?) -> JSONValue {
+        guard let date else { return .null }
+        return .string(ODKTime.string(date))
+    }
+
+    func user(_ context: IntakeRequestContext) throws -> User {
+        guard let user = context.identity else { throw ODKError.unauthenticated }
+        return user
+    }
+
+    static func parameter(_ context: IntakeRequestContext, _ name: String) -> String {
+        let raw = context.parameters.get(name) ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    func body(_ request: Request) async throws -> Data {
+        let buffer = try await request.body.collect(upTo: services.configuration.maxBodyBytes)
+        return Data(buffer: buffer)
+    }
+
+    // MARK: Sessions and users
+
+    func signIn(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
+        let data = try await body(request)
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: data),
+            case .string(let email)? = object["email"], case .string(let password)? = object["password"]
+        else { throw ODKError.badRequest("Send {\"email\": …, \"password\": …} as JSON; the email is your Intake user name.") }
+        switch try await services.accounts.signIn(username: email, password: password, address: context.clientAddress) {
+        case .signedIn(let token, let user, let expiresAt):
+            try await services.audit.record(.signIn, by: user.username, details: ["via": "odk"])
+            return Self.json(.object(["token": .string(token), "createdAt": Self.date(Date()), "expiresAt": Self.date(expiresAt)]))
+        case .refused:
+            try await services.audit.record(.signInFailed, by: email, details: ["via": "odk", "reason": "bad_credentials"])
+            throw ODKError.unauthenticated
+        case .throttled(let retryAfter):
+            try await services.audit.record(.signInFailed, by: email, details: ["via": "odk", "reason": "throttled"])
+            throw ODKError(status: .tooManyRequests, code: 429.1, message: "Too many failed sign-ins; try again in \(retryAfter) seconds.")
+        case .locked:
+            try await services.audit.record(.signInFailed, by: email, details: ["via": "odk", "reason": "locked"])
+            throw ODKError(status: .forbidden, code: 403.1, message: "The account is locked after too many failed sign-ins; an admin can unlock it.")
+        }
+    }
+
+    func currentUser(_ context: IntakeRequestContext) throws -> Response {
+        let user = try user(context)
+        return Self.json(.object([
+            "id": .integer(Int(user.id)), "type": .string("user"), "displayName": .string(user.username), "email": .string(user.username),
+            "createdAt": Self.date(user.createdAt), "updatedAt": .null, "deletedAt": .null, "role": .string(user.role.rawValue),
+        ]))
+    }
+
+    // MARK: Projects (teams)
+
+    /// The teams a user sees: an admin and a researcher without a team, all of them; anyone else,
+    /// their own.
+    func teams(for user: User) async throws -> [Team] {
+        let all = try await services.accounts.teams()
+        if user.role == .admin || (user.role == .researcher && user.teamId == nil) { return all }
+        return all.filter { $0.id == user.teamId }
+    }
+
+    func team(_ context: IntakeRequestContext) async throws -> (User, Team) {
+        let user = try user(context)
+        let id = Self.parameter(context, "project")
+        guard let number = Int64(id), let team = try await teams(for: user).first(where: { $0.id == number }) else {
+            throw ODKError.notFound("project \(id)")
+        }
+        return (user, team)
+    }
+
+    func projectJSON(_ team: Team, forms: Int) -> JSONValue {
+        .object([
+            "id": .integer(Int(team.id)), "name": .string(team.name), "description": .null, "archived": .bool(false), "keyId": .null,
+            "createdAt": Self.date(team.createdAt), "updatedAt": .null, "deletedAt": .null, "appUsers": .integer(0), "forms": .integer(forms),
+            "lastSubmission": .null,
+        ])
+    }
+
+    func projects(_ context: IntakeRequestContext) async throws -> Response {
+        let user = try user(context)
+        let count = try await currentForms(for: user).count
+        return Self.json(.array(try await teams(for: user).map { projectJSON($0, forms: count) }))
+    }
+
+    func project(_ context: IntakeRequestContext) async throws -> Response {
+        let (user, team) = try await team(context)
+        return Self.json(projectJSON(team, forms: try await currentForms(for: user).count))
+    }
+
+    // MARK: Forms (questionnaires)
+
+    /// Each questionnaire's current version: the newest published one, else the newest closed
+    /// or retired (shown closing or closed); drafts are not forms.
+    func currentForms(for user: User) async throws -> [PublishedQuestionnaire] {
+        var newest: [String: PublishedQuestionnaire] = [:]
+        for version in try await services.questionnaires.visible(to: user) where version.status.state != .draft {
+            guard let kept = newest[version.id] else {
+                newest[version.id] = version
+                continue
+            }
+            let rank: (PublishedQuestionnaire) -> (Int, Date) = { ($0.status.state == .published ? 1 : 0, $0.publishedAt) }
+            if rank(version) > rank(kept) { newest[version.id] = version }
+        }
+        return newest.values.sorted { $0.id < $1.id }
+    }
+
+    func form(named id: String, for user: User) async throws -> (PublishedQuestionnaire, Questionnaire) {
+        guard let form = try await currentForms(for: user).first(where: { $0.id == id }),
+            let questionnaire = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: form.version))
+        else { throw ODKError.notFound("form \(id)") }
+        return (form, questionnaire)
+    }
+
+    func formJSON(_ form: PublishedQuestionnaire, _ questionnaire: Questionnaire, project: Team) -> JSONValue {
+        let state = switch form.status.state {
+        case .published: "open"
+        case .closed: "closing"
+        default: "closed"
+        }
+        let xform = XFormWriter.xform(questionnaire, formId: form.id, version: form.version)
+        return .object([
+            "projectId": .integer(Int(project.id)), "xmlFormId": .string(form.id), "name": .string(form.title), "version": .string(form.version),
+            "hash": .string(Insecure.MD5.hash(data: Data(xform.utf8)).map { String(format: "%02x", $0) }.joined()), "state": .string(state),
+            "createdAt": Self.date(form.publishedAt), "updatedAt": Self.date(form.status.changedAt), "publishedAt": Self.date(form.publishedAt),
+            "enketoId": .null, "enketoOnceId": .null, "keyId": .null,
+        ])
+    }
+
+    func forms(_ context: IntakeRequestContext) async throws -> Response {
+        let (user, team) = try await team(context)
+        var list: [JSONValue] = []
+        for form in try await currentForms(for: user) {
+            guard let questionnaire = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: form.version)) else { continue }
+            list.append(formJSON(form, questionnaire, project: team))
+        }
+        return Self.json(.array(list))
+    }
+
+    /// `forms/{id}`, `forms/{id}.xml` (the XForm) and `forms/{id}.svc` (the OData service document).
+    func form(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
+        let (user, team) = try await team(context)
+        let segment = Self.parameter(context, "form")
+        if segment.hasSuffix(".xml") {
+            let (form, questionnaire) = try await form(named: String(segment.dropLast(4)), for: user)
+            let xml = XFormWriter.xform(questionnaire, formId: form.id, version: form.version)
+            return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+        }
+        if segment.hasSuffix(".svc") {
+            let (form, _) = try await form(named: String(segment.dropLast(4)), for: user)
+            let root = "\(ODKOData.origin(request))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
+            return Self.json(.object([
+                "@odata.context": .string("\(root)/$metadata"),
+                "value": .array([.object(["name": .string("Submissions"), "kind": .string("EntitySet"), "url": .string("Submissions")])]),
+            ]))
+        }
+        let (form, questionnaire) = try await form(named: segment, for: user)
+        return Self.json(formJSON(form, questionnaire, project: team))
+    }
+}
+
+/// Times as Central writes them: UTC with milliseconds.
+enum ODKTime {
+    static func string(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withFullDate]
+        return formatter.date(from: text)
+    }
+}

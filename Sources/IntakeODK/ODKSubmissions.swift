@@ -1,0 +1,245 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Hummingbird
+import IntakeCore
+import IntakeServer
+import IntakeXLSForm
+
+/// Submissions written through the ODK API: an XForm instance becomes an Intake record (stored
+/// through the same service, checks and access rules as `POST /v1/records`); a review state set
+/// is the review workflow's decision; a comment goes to the record's review thread.
+extension ODKRoutes {
+    func createSubmission(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
+        let (user, team) = try await team(context)
+        guard user.role == .fieldworker || user.role == .coordinator, user.teamId == team.id else {
+            throw ODKError.forbidden("Only the team's field workers and coordinators send submissions to its project.")
+        }
+        let formId = Self.parameter(context, "form")
+        let (form, current) = try await form(named: formId, for: user)
+        let document = try ODKInstance.parse(try await body(request))
+        guard document.attributes["id"] == form.id else {
+            throw ODKError(status: .badRequest, code: 400.8, message: "The submission is for the form '\(document.attributes["id"] ?? "")', not '\(form.id)'.")
+        }
+        var questionnaire = current
+        if let version = document.attributes["version"], version != current.version {
+            guard let other = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: version)) else {
+                throw ODKError(status: .badRequest, code: 400.8, message: "The form '\(form.id)' has no version '\(version)'.")
+            }
+            questionnaire = other
+        }
+        let deviceId = request.uri.queryParameters["deviceID"].map(String.init) ?? "odk-api"
+        let record = try ODKInstance.record(document, questionnaire: questionnaire, collector: user.username, deviceId: deviceId)
+        let results = try await services.records.ingest([record], owner: RecordOwner(teamId: team.id, username: user.username))
+        switch results.first {
+        case .stored(.created, _)?:
+            return Self.json(submissionJSON(record.id, user: user, deviceId: deviceId, createdAt: Date(), reviewState: nil))
+        case .stored(.duplicate, _)?, .stored(.conflict, _)?, .stored(.taken, _)?:
+            throw ODKError(status: .conflict, code: 409.3, message: "A submission already exists with the instanceID uuid:\(record.id.uuidString.lowercased()).")
+        case .stored(.deleted, _)?:
+            throw ODKError(status: .conflict, code: 409.3, message: "The submission uuid:\(record.id.uuidString.lowercased()) was deleted; it cannot be sent again.")
+        case .invalid(let code, let message, let issues)?:
+            let said = issues.prefix(5).map { "\($0)" }.joined(separator: "; ")
+            throw ODKError(status: .badRequest, code: 400.2, message: "The submission is not a valid record (\(code)): \(message)\(said.isEmpty ? "" : ": " + said)")
+        case nil:
+            throw ODKError(status: .internalServerError, code: 500.1, message: "The submission was not stored.")
+        }
+    }
+
+    func submissionJSON(_ id: UUID, user: User, deviceId: String?, createdAt: Date, reviewState: String?) -> JSONValue {
+        .object([
+            "instanceId": .string("uuid:\(id.uuidString.lowercased())"), "submitterId": .integer(Int(user.id)), "deviceId": deviceId.map(JSONValue.string) ?? .null,
+            "createdAt": Self.date(createdAt), "updatedAt": .null, "reviewState": reviewState.map(JSONValue.string) ?? .null, "userAgent": .null, "deletedAt": .null,
+        ])
+    }
+
+    /// The record a submission's `{instance}` names (`uuid:…`, percent-decoded by the router).
+    func instance(_ context: IntakeRequestContext) throws -> UUID {
+        let text = Self.parameter(context, "instance")
+        guard let id = UUID(uuidString: text.lowercased().hasPrefix("uuid:") ? String(text.dropFirst(5)) : text) else {
+            throw ODKError.notFound("submission \(text)")
+        }
+        return id
+    }
+
+    func attachments(_ context: IntakeRequestContext) async throws -> Response {
+        let (user, _) = try await team(context)
+        let stored = try await services.access.record(try instance(context), for: .read, by: user)
+        return Self.json(.array(stored.record.attachments.map { .object(["name": .string($0.fileName), "exists": .bool(true)]) }))
+    }
+
+    func review(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
+        let (user, _) = try await team(context)
+        let id = try instance(context)
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: try await body(request)), let given = object["reviewState"] else {
+            throw ODKError.badRequest("Send {\"reviewState\": \"approved\"} (or hasIssues, rejected) as JSON.")
+        }
+        let state: ReviewState
+        switch given {
+        case .string("hasIssues"): state = .hasIssues
+        case .string("approved"): state = .approved
+        case .string("rejected"): state = .rejected
+        case .string(let other):
+            throw ODKError(status: .badRequest, code: 400.8, message: "Unexpected state value \(other); not a recognized state name (a reviewer sets hasIssues, approved or rejected; edited is set by an edit).")
+        default:
+            throw ODKError(status: .badRequest, code: 400.8, message: "Unexpected state value; not a recognized state name.")
+        }
+        let (review, _) = try await services.reviews.decide(id, state: state, lock: false, comment: nil, by: user)
+        let odkState = review.state == .hasIssues ? "hasIssues" : review.state.rawValue
+        return Self.json(submissionJSON(id, user: user, deviceId: nil, createdAt: review.updatedAt, reviewState: odkState))
+    }
+
+    func comment(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
+        let (user, _) = try await team(context)
+        let id = try instance(context)
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: try await body(request)), case .string(let text)? = object["body"],
+            !text.isEmpty
+        else { throw ODKError.badRequest("Send {\"body\": \"…\"} as JSON.") }
+        let (_, entry) = try await services.reviews.comment(id, text: text, by: user)
+        _ = entry
+        return Self.json(.object(["body": .string(text), "actorId": .integer(Int(user.id)), "createdAt": Self.date(Date())]))
+    }
+}
+
+/// An XForm instance document, read into elements.
+final class ODKElement {
+    let name: String
+    let attributes: [String: String]
+    var children: [ODKElement] = []
+    var text = ""
+
+    init(name: String, attributes: [String: String]) {
+        self.name = name
+        self.attributes = attributes
+    }
+
+    func child(_ name: String) -> ODKElement? { children.first { $0.name == name } }
+    var value: String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
+}
+
+enum ODKInstance {
+    static func parse(_ data: Data) throws -> ODKElement {
+        // Foundation's XML parser traps on some bytes that are not UTF-8; DTDs make XML expand.
+        guard String(data: data, encoding: .utf8) != nil, data.range(of: Data("<!DOCTYPE".utf8)) == nil, data.range(of: Data("<!ENTITY".utf8)) == nil else {
+            throw ODKError.badRequest("The submission is not an XForm instance in UTF-8 XML (without a DTD).")
+        }
+        let builder = Builder()
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = builder
+        guard parser.parse(), !builder.malformed, let root = builder.root else {
+            throw ODKError.badRequest("The submission is not well-formed XML (line \(parser.lineNumber)).")
+        }
+        return root
+    }
+
+    private final class Builder: NSObject, XMLParserDelegate {
+        var root: ODKElement?
+        var stack: [ODKElement] = []
+        var malformed = false
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+            let element = ODKElement(name: String(name.split(separator: ":").last ?? Substring(name)), attributes: attributes)
+            if let parent = stack.last { parent.children.append(element) } else { root = element }
+            stack.append(element)
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { stack.last?.text += string }
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) { stack.removeLast() }
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) { malformed = true }
+    }
+
+    /// The record the instance holds, shaped as the form's XForm (``XFormWriter``).
+    static func record(_ root: ODKElement, questionnaire: Questionnaire, collector: String, deviceId: String) throws -> PatientResponse {
+        guard let instanceID = root.child("meta")?.child("instanceID")?.value, !instanceID.isEmpty,
+            let id = UUID(uuidString: instanceID.lowercased().hasPrefix("uuid:") ? String(instanceID.dropFirst(5)) : instanceID)
+        else { throw ODKError(status: .badRequest, code: 400.2, message: "The submission has no meta/instanceID of the form uuid:…") }
+        var patient = PatientIdentification()
+        if let group = root.child("patient") {
+            patient.givenName = group.child("given_name")?.value ?? ""
+            patient.familyName = group.child("family_name")?.value ?? ""
+            if let text = group.child("date_of_birth")?.value, !text.isEmpty {
+                guard let date = LocalDate(iso: String(text.prefix(10))) else { throw ODKError.badRequest("patient/date_of_birth is not a date (YYYY-MM-DD).") }
+                patient.dateOfBirth = date
+            }
+            if let text = group.child("sex")?.value, !text.isEmpty {
+                guard let sex = PatientIdentification.Sex(rawValue: text) else { throw ODKError.badRequest("patient/sex is one of female, male, other, unknown.") }
+                patient.sex = sex
+            }
+            if let text = group.child("external_id")?.value, !text.isEmpty { patient.externalId = text }
+        }
+        var answers: [Int: [Int: Answer]] = [:]
+        for section in questionnaire.sections {
+            guard let group = root.child(section.name) else { continue }
+            let read = try answersOf(group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, path: section.name)
+            if !read.isEmpty { answers[section.number] = read }
+        }
+        return PatientResponse(
+            id: id, questionnaire: questionnaire.reference, patient: patient, answers: answers, status: .complete, collector: collector, deviceId: deviceId)
+    }
+
+    static func answersOf(_ element: ODKElement, questions: [Question], questionnaire: Questionnaire, path: String) throws -> [Int: Answer] {
+        var answers: [Int: Answer] = [:]
+        for question in questions {
+            let where_ = "\(path)/\(question.key)"
+            if question.isRepeat {
+                let members = questionnaire.members(of: question.position).filter { $0.group == question.position }
+                let instances = try element.children.filter { $0.name == question.key }.map {
+                    try answersOf($0, questions: members, questionnaire: questionnaire, path: where_)
+                }
+                if !instances.isEmpty { answers[question.position.index] = .instances(instances) }
+                continue
+            }
+            guard let node = element.child(question.key) else { continue }
+            if case .compound(let fields) = question.type {
+                var values: [String: Answer] = [:]
+                for field in fields {
+                    if let text = node.child(field.key)?.value, !text.isEmpty {
+                        values[field.key] = try answer(text, type: field.type, path: "\(where_)/\(field.key)")
+                    }
+                }
+                if !values.isEmpty { answers[question.position.index] = .dictionary(values) }
+                continue
+            }
+            let text = node.value
+            guard !text.isEmpty, question.type != .note else { continue }
+            answers[question.position.index] = try answer(text, type: question.type, path: where_)
+        }
+        return answers
+    }
+
+    static func answer(_ text: String, type: QuestionType, path: String) throws -> Answer {
+        func refuse(_ what: String) -> ODKError { ODKError(status: .badRequest, code: 400.2, message: "\(path) is not \(what).") }
+        switch type {
+        case .text: return .text(text)
+        case .integer:
+            guard let value = Int(text) else { throw refuse("a whole number") }
+            return .integer(value)
+        case .decimal:
+            guard let value = Double(text), value.isFinite else { throw refuse("a number") }
+            return .decimal(value)
+        case .date:
+            guard let date = LocalDate(iso: String(text.prefix(10))) else { throw refuse("a date (YYYY-MM-DD)") }
+            return .date(date)
+        case .yesNo:
+            switch text.lowercased() {
+            case "yes", "true", "1": return .yesNo(true)
+            case "no", "false", "0": return .yesNo(false)
+            default: throw refuse("yes or no")
+            }
+        case .singleChoice: return .choice(text)
+        case .multipleChoice: return .choices(text.split(separator: " ").map(String.init))
+        case .geopoint:
+            let parts = text.split(separator: " ").compactMap { Double($0) }
+            guard parts.count >= 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
+                throw refuse("a place ('latitude longitude altitude accuracy')")
+            }
+            return .geopoint(GeoPoint(latitude: parts[0], longitude: parts[1], altitude: parts.count > 2 ? parts[2] : nil, accuracy: parts.count > 3 ? parts[3] : nil))
+        case .attachment:
+            throw ODKError(status: .badRequest, code: 400.2, message: "\(path) is a file; files are not taken through the ODK API yet (send the record with intake).")
+        case .compound, .note, .repeatGroup:
+            throw refuse("an answer this question takes")
+        }
+    }
+}

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""pyodk, ODK Central's official Python client, unchanged against `intake serve`. Run by scripts/test.
+
+A throwaway server on 127.0.0.1 (a SQLite file, or the PostgreSQL URL given), a team with a
+coordinator and a field worker, the bundled questionnaire published, records sent through
+Intake's own API. Then, through pyodk pointed at http://127.0.0.1:PORT/odk: the coordinator lists
+projects and forms, reads the submissions as a table page by page (the server's nextLink too) and
+with a filter; the field worker creates a submission from an XForm instance; the coordinator
+sets its review state with a comment and finds it by that state. Everything pyodk read must equal
+Intake's own JSON Lines export of the same records, value by value.
+
+usage: scripts/odk-client.py [--intake .build/debug/intake] [--database URL]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import xml.etree.ElementTree as ET
+from xml.sax.saxutils import escape
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FORM = "refugee-health"
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("odk-client: FAIL: " + message, file=sys.stderr)
+    return condition
+
+
+def run(intake, env, *arguments, stdin=None):
+    answer = subprocess.run([intake, *arguments], env=env, input=stdin, capture_output=True, text=True, cwd=ROOT)
+    if answer.returncode != 0:
+        raise SystemExit(f"odk-client: intake {' '.join(arguments)} failed: {answer.stderr}")
+    return answer.stdout.strip()
+
+
+def api(base, method, path, token, body=None):
+    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode())
+    request.add_header("Authorization", f"Bearer {token}")
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=60) as response:
+        text = response.read().decode()
+        return json.loads(text) if response.headers.get("Content-Type", "").startswith("application/json") else text
+
+
+def client(base, work, username, password, project):
+    from pyodk.client import Client
+    config = os.path.join(work, f"{username}.toml")
+    with open(config, "w", encoding="utf-8") as file:
+        file.write(f'[central]\nbase_url = "{base}/odk"\nusername = "{username}"\npassword = "{password}"\ndefault_project_id = {project}\n')
+    return Client(config_path=config, cache_path=os.path.join(work, f"{username}-cache.toml"))
+
+
+def layout(xform):
+    """The form's instance, as the XForm says it: by section, each question's element name, its
+    index in the section (Intake stores answers by it), and a repeat's members or a compound's fields."""
+    root = ET.fromstring(xform)
+    ns = {"x": "http://www.w3.org/2002/xforms"}
+    data = root.find(".//x:model/x:instance/x:data", ns)
+    template = "{http://openrosa.org/javarosa}template"
+    sections = []
+
+    def walk(element, counter):
+        entries = []
+        children = list(element)
+        for position, child in enumerate(children):
+            name = child.tag.split("}")[-1]
+            following = [c.tag.split("}")[-1] for c in children[position + 1:position + 2]]
+            if name.endswith("_count") and following == [name[:-6]]:
+                continue  # the node a repeat's count is calculated in
+            counter[0] += 1
+            if template in child.attrib:
+                entry = {"key": name, "index": counter[0], "repeat": walk(child, counter)}
+            elif len(child):
+                entry = {"key": name, "index": counter[0], "fields": [c.tag.split("}")[-1] for c in child]}
+            else:
+                entry = {"key": name, "index": counter[0]}
+            entries.append(entry)
+        return entries
+
+    for child in data:
+        name = child.tag.split("}")[-1]
+        if name not in ("patient", "meta"):
+            sections.append((name, walk(child, [0])))
+    return sections
+
+
+def odata_value(answer):
+    """What the OData feed holds for a JSON Lines answer ({kind: value})."""
+    if answer is None:
+        return None
+    (kind, value), = answer.items()
+    if kind == "yesNo":
+        return "yes" if value else "no"
+    if kind == "choices":
+        return " ".join(value)
+    if kind == "decimal":
+        return float(value)
+    if kind == "geopoint":
+        coordinates = [value["longitude"], value["latitude"]] + ([value["altitude"]] if "altitude" in value else [])
+        return {"type": "Point", "coordinates": coordinates, "properties": {"accuracy": value.get("accuracy")}}
+    if kind == "dictionary":
+        return {field: odata_value(inner) for field, inner in value.items()}
+    if kind == "attachment":
+        return value["sha256"]
+    return value
+
+
+def same(odata, expected):
+    if isinstance(expected, float) or isinstance(odata, float):
+        return odata is not None and expected is not None and abs(float(odata) - float(expected)) < 1e-9
+    if isinstance(expected, str) and isinstance(odata, str) and len(expected) == 64:
+        return odata.startswith(expected)  # a file: its name is its SHA-256 and type
+    if isinstance(expected, dict) and isinstance(odata, dict):
+        return set(expected) <= set(odata) and all(same(odata.get(k), v) for k, v in expected.items()) and all(odata[k] is None for k in set(odata) - set(expected))
+    return odata == expected
+
+
+def compare(row, line, sections, where):
+    """Every value of an OData row against the JSON Lines export's line of the same record."""
+    answers = line.get("answers", {})
+    check(row["__system"]["formVersion"] == line["questionnaire"]["version"], f"{where}: formVersion")
+    check(row["__system"]["submitterName"] == line["collector"], f"{where}: submitterName")
+    state = {"received": None, "has_issues": "hasIssues"}.get(line.get("reviewState"), line.get("reviewState"))
+    check(row["__system"]["reviewState"] == state, f"{where}: reviewState {row['__system']['reviewState']} vs {line.get('reviewState')}")
+    check(row["patient"]["sex"] == line.get("patient", {}).get("sex"), f"{where}: patient sex")
+    check(row["patient"]["given_name"] is None and "givenName" not in line.get("patient", {}), f"{where}: names are not served")
+    compared = 0
+    for number, (name, entries) in enumerate(sections, start=1):
+        group = row.get(name, {})
+        section_answers = answers.get(str(number), {})
+
+        def visit(entries, values, given, path):
+            nonlocal compared
+            for entry in entries:
+                answer = given.get(str(entry["index"]))
+                if "repeat" in entry:
+                    instances = (answer or {}).get("instances", [])
+                    odata = values.get(entry["key"], [])
+                    if check(len(odata) == len(instances), f"{path}/{entry['key']}: {len(odata)} instances, the export has {len(instances)}"):
+                        for i, (instance, expanded) in enumerate(zip(instances, odata)):
+                            visit(entry["repeat"], expanded, instance, f"{path}/{entry['key']}[{i}]")
+                    continue
+                expected = odata_value(answer)
+                got = values.get(entry["key"], "absent")
+                check(same(got, expected), f"{path}/{entry['key']}: pyodk read {json.dumps(got, ensure_ascii=False)}, the export has {json.dumps(expected, ensure_ascii=False)}")
+                compared += 1
+        visit(entries, group, section_answers, f"{where}/{name}")
+    return compared
+
+
+def instance_xml(record, sections, version):
+    """A sample record written as an XForm instance of the form."""
+    def text(answer):
+        (kind, value), = answer.items()
+        if kind == "yesNo":
+            return "yes" if value else "no"
+        if kind == "choices":
+            return " ".join(value)
+        if kind == "geopoint":
+            return " ".join(str(value[k]) for k in ("latitude", "longitude", "altitude", "accuracy") if k in value)
+        return str(value)
+
+    def elements(entries, given):
+        out = ""
+        for entry in entries:
+            answer = given.get(str(entry["index"]))
+            if answer is None or "attachment" in answer:
+                out += f"<{entry['key']}/>"
+            elif "repeat" in entry:
+                for instance in answer["instances"]:
+                    out += f"<{entry['key']}>{elements(entry['repeat'], instance)}</{entry['key']}>"
+            elif "dictionary" in answer:
+                out += f"<{entry['key']}>" + "".join(f"<{f}>{escape(text(answer['dictionary'][f]))}</{f}>" for f in entry["fields"] if f in answer["dictionary"]) + f"</{entry['key']}>"
+            else:
+                out += f"<{entry['key']}>{escape(text(answer))}</{entry['key']}>"
+        return out
+
+    patient = record["patient"]
+    xml = f'<data id="{FORM}" version="{version}"><patient>'
+    for element, key in [("given_name", "givenName"), ("family_name", "familyName"), ("date_of_birth", "dateOfBirth"), ("sex", "sex"), ("external_id", "externalId")]:
+        xml += f"<{element}>{escape(patient.get(key, ''))}</{element}>"
+    xml += "</patient>"
+    for number, (name, entries) in enumerate(sections, start=1):
+        xml += f"<{name}>{elements(entries, record['answers'].get(str(number), {}))}</{name}>"
+    return xml + f"<meta><instanceID>uuid:{record['id'].lower()}</instanceID></meta></data>"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--intake", default=os.path.join(ROOT, ".build/debug/intake"))
+    parser.add_argument("--database", help="the server's database (a PostgreSQL URL); default: a SQLite file in a temporary folder")
+    arguments = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="intake-odk-")
+    env = dict(os.environ)
+    env["INTAKE_DATA_DIR"] = work
+    env["INTAKE_SERVER_DATABASE"] = arguments.database or os.path.join(work, "server.sqlite")
+    env["PYODK_CACHE_FILE"] = os.path.join(work, "pyodk-cache.toml")
+    intake = arguments.intake
+
+    run(intake, env, "admin", "bootstrap", "--username", "admin", "--password-stdin", stdin="admin-password-1\n")
+    run(intake, env, "admin", "team", "create", "clinic")
+    for name, role in [("cora", "coordinator"), ("fatima", "fieldworker")]:
+        run(intake, env, "admin", "user", "create", name, "--role", role, "--team", "clinic", "--password-stdin", stdin=f"{name}-password-1\n")
+    run(intake, env, "admin", "publish", FORM)
+    server = subprocess.Popen([intake, "serve", "--port", "0"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        base = None
+        deadline = time.time() + 60
+        while base is None and time.time() < deadline:
+            line = server.stdout.readline()
+            if line == "" and server.poll() is not None:
+                raise SystemExit("odk-client: intake serve stopped before listening")
+            match = re.search(r"Serving on (http://127\.0\.0\.1:\d+)", line)
+            if match:
+                base = match.group(1)
+        if base is None:
+            raise SystemExit("odk-client: intake serve did not say where it listens within 60 seconds")
+
+        fatima_token = run(intake, env, "admin", "token", "create", "fatima")
+        cora_token = run(intake, env, "admin", "token", "create", "cora")
+        samples = os.path.join(work, "records.jsonl")
+        run(intake, env, "sample", "--count", "6", "--seed", "11", "--collector", "fatima", "--output", samples)
+        records = [json.loads(line) for line in open(samples, encoding="utf-8")]
+        sent, kept = records[:5], records[5]
+        stored = api(base, "POST", "/v1/records/batch", fatima_token, {"records": sent})
+        check(all(r["outcome"] == "created" for r in stored["results"]), f"records not stored: {stored}")
+
+        # The coordinator, through pyodk: projects, forms, the XForm.
+        cora = client(base, work, "cora", "cora-password-1", 0)
+        projects = cora.projects.list()
+        clinic = next((p for p in projects if p.name == "clinic"), None)
+        check(clinic is not None, f"the team is a project: {projects}")
+        project = clinic.id
+        cora = client(base, work, "cora", "cora-password-1", project)
+        forms = cora.forms.list()
+        form = next((f for f in forms if f.xmlFormId == FORM), None)
+        check(form is not None and form.state == "open" and len(form.hash) == 32, f"the questionnaire is an open form: {forms}")
+        xform = cora.session.get(f"projects/{project}/forms/{FORM}.xml").text
+        sections = layout(xform)
+        print(f"odk-client: pyodk lists project {clinic.name} and form {form.xmlFormId} version {form.version}; its XForm has {len(sections)} sections")
+
+        # The table, two rows a page, following the server's nextLink; with a count.
+        first = cora.submissions.get_table(form_id=FORM, top=2, count=True, expand="*")
+        check(first["@odata.count"] == 5 and len(first["value"]) == 2, f"first page: count {first.get('@odata.count')}, {len(first['value'])} rows")
+        rows = list(first["value"])
+        link = first.get("@odata.nextLink")
+        pages = 1
+        while link:
+            page = cora.session.get(link.split("/odk/v1/", 1)[1]).json()
+            rows += page["value"]
+            link = page.get("@odata.nextLink")
+            pages += 1
+        check(len(rows) == 5 and pages == 3 and len({r["__id"] for r in rows}) == 5, f"paging gave {len(rows)} rows in {pages} pages")
+        skipped = cora.submissions.get_table(form_id=FORM, skip=4, top=10)
+        check([r["__id"] for r in skipped["value"]] == [rows[4]["__id"]], "$skip=4 gives the fifth row")
+        check(cora.submissions.get_table(form_id=FORM, filter="__system/submissionDate lt 2000-01-01T00:00:00.000Z")["value"] == [], "a filter on the date")
+
+        # What pyodk read equals Intake's own JSON Lines export, value by value.
+        export = api(base, "GET", f"/v1/exports?questionnaire={FORM}&format=jsonl", cora_token)
+        lines = {json.loads(l)["id"].lower(): json.loads(l) for l in export.splitlines() if l.strip()}
+        compared = 0
+        for row in rows:
+            line = lines.get(row["__id"][5:])
+            if check(line is not None, f"{row['__id']} is in the export"):
+                compared += compare(row, line, sections, row["__id"])
+        print(f"odk-client: {len(rows)} submissions read through pyodk in {pages} pages; {compared} values equal the JSON Lines export's")
+
+        # The field worker sends a submission as an XForm instance.
+        fatima = client(base, work, "fatima", "fatima-password-1", project)
+        xml = instance_xml(kept, sections, form.version)
+        created = fatima.submissions.create(xml=xml, form_id=FORM, device_id="collect:test")
+        instance = f"uuid:{kept['id'].lower()}"
+        check(created.instanceId == instance, f"the submission is stored as {instance}: {created}")
+        try:
+            fatima.submissions.create(xml=xml, form_id=FORM)
+            check(False, "the same instanceID sent twice is refused")
+        except Exception as error:
+            check("409" in str(error), f"a duplicate is a conflict: {error}")
+        record = api(base, "GET", f"/v1/records/{kept['id'].lower()}", fatima_token)
+        sent_answers = {s: {i: a for i, a in answers.items() if "attachment" not in a} for s, answers in kept["answers"].items()}
+        got_answers = record["record"]["answers"] if "record" in record else record["answers"]
+        for s, answers in sent_answers.items():
+            for i, a in answers.items():
+                if not check(got_answers.get(s, {}).get(i) == a or ("decimal" in a and same(odata_value(got_answers.get(s, {}).get(i)), odata_value(a))),
+                             f"the XForm submission kept answer {s}.{i}"):
+                    break
+
+        # The coordinator reviews it, with a comment, and finds it by its state.
+        cora.submissions.review(instance, "approved", form_id=FORM, comment="Checked against the clinic card")
+        approved = cora.submissions.get_table(form_id=FORM, filter="__system/reviewState eq 'approved'", expand="*")["value"]
+        check([r["__id"] for r in approved] == [instance], f"the approved submission is found by its state: {[r['__id'] for r in approved]}")
+        export = api(base, "GET", f"/v1/exports?questionnaire={FORM}&format=jsonl", cora_token)
+        line = next(json.loads(l) for l in export.splitlines() if json.loads(l)["id"].lower() == kept["id"].lower())
+        check(line["reviewState"] == "approved", "the export says approved too")
+        if approved:
+            compare(approved[0], line, sections, instance)
+        thread = api(base, "GET", f"/v1/records/{kept['id'].lower()}/review", cora_token)
+        check(any(e.get("text") == "Checked against the clinic card" for e in thread.get("thread", thread.get("entries", []))), f"the comment is in the review thread: {thread}")
+        try:
+            cora.submissions.review(instance, "edited", form_id=FORM)
+            check(False, "a reviewer cannot set 'edited'")
+        except Exception as error:
+            check("400" in str(error), f"'edited' is refused: {error}")
+        print("odk-client: a submission created through pyodk, reviewed and found by its review state")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    if failures:
+        print(f"odk-client: {len(failures)} failures", file=sys.stderr)
+        sys.exit(1)
+    print("odk-client: pyodk works against intake serve")
+
+
+main()
