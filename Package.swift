@@ -198,6 +198,7 @@ let package = Package(
             name: "IntakeServerTests",
             dependencies: [
                 "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeStoreTesting", "IntakeCore", "IntakeConsole",
+                "IntakeODK",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
