@@ -21,6 +21,7 @@ indirect enum ODKFilter {
     static let fields: Set<String> = ["__id", "__system/submissionDate", "__system/updatedAt", "__system/reviewState", "__system/submitterId", "__system/deletedAt"]
 
     static func parse(_ text: String) throws -> ODKFilter {
+        guard text.count <= 2_000 else { throw Unsupported(what: "longer than 2000 characters") }
         var parser = Parser(tokens: try tokens(text))
         let filter = try parser.or()
         guard parser.index == parser.tokens.count else { throw Unsupported(what: "'\(parser.tokens[parser.index])'") }
@@ -67,6 +68,7 @@ indirect enum ODKFilter {
     struct Parser {
         var tokens: [String]
         var index = 0
+        var depth = 0
 
         var current: String? { index < tokens.count ? tokens[index] : nil }
 
@@ -89,6 +91,9 @@ indirect enum ODKFilter {
         }
 
         mutating func unary() throws -> ODKFilter {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= 32 else { throw Unsupported(what: "nested deeper than 32") }
             if current == "not" {
                 index += 1
                 return .not(try unary())
@@ -106,7 +111,13 @@ indirect enum ODKFilter {
             index += 1
             guard let literal = current else { throw Unsupported(what: "a comparison without a value") }
             index += 1
-            return .compare(field, op, try Self.literal(literal))
+            var value = try Self.literal(literal)
+            // A date field is compared with a date: a text that is none is an error, not false.
+            if field.hasSuffix("Date") || field.hasSuffix("At"), case .text(let text) = value {
+                guard let date = ODKTime.date(text) else { throw Unsupported(what: "the date '\(text)'") }
+                value = .date(date)
+            }
+            return .compare(field, op, value)
         }
 
         static func literal(_ token: String) throws -> Literal {

@@ -23,24 +23,24 @@ public struct ODKModule: ServerModule {
     public func register(on router: Router<IntakeRequestContext>, services: IntakeServices) {
         let api = ODKRoutes(services: services)
         let b = Self.base
-        router.post("\(b)/sessions") { request, context in await api.answer { try await api.signIn(request, context) } }
-        router.get("\(b)/users/current") { _, context in await api.answer { try api.currentUser(context) } }
-        router.get("\(b)/projects") { _, context in await api.answer { try await api.projects(context) } }
-        router.get("\(b)/projects/:project") { _, context in await api.answer { try await api.project(context) } }
-        router.get("\(b)/projects/:project/forms") { _, context in await api.answer { try await api.forms(context) } }
-        router.get("\(b)/projects/:project/forms/:form") { request, context in await api.answer { try await api.form(request, context) } }
-        router.get("\(b)/projects/:project/forms/:form/:table") { request, context in await api.answer { try await api.table(request, context) } }
+        router.post("\(b)/sessions") { request, context in await api.answer(context) { try await api.signIn(request, context) } }
+        router.get("\(b)/users/current") { _, context in await api.answer(context) { try api.currentUser(context) } }
+        router.get("\(b)/projects") { _, context in await api.answer(context) { try await api.projects(context) } }
+        router.get("\(b)/projects/:project") { _, context in await api.answer(context) { try await api.project(context) } }
+        router.get("\(b)/projects/:project/forms") { _, context in await api.answer(context) { try await api.forms(context) } }
+        router.get("\(b)/projects/:project/forms/:form") { request, context in await api.answer(context) { try await api.form(request, context) } }
+        router.get("\(b)/projects/:project/forms/:form/:table") { request, context in await api.answer(context) { try await api.table(request, context) } }
         router.post("\(b)/projects/:project/forms/:form/submissions") { request, context in
-            await api.answer { try await api.createSubmission(request, context) }
+            await api.answer(context) { try await api.createSubmission(request, context) }
         }
         router.get("\(b)/projects/:project/forms/:form/submissions/:instance/attachments") { _, context in
-            await api.answer { try await api.attachments(context) }
+            await api.answer(context) { try await api.attachments(context) }
         }
         router.patch("\(b)/projects/:project/forms/:form/submissions/:instance") { request, context in
-            await api.answer { try await api.review(request, context) }
+            await api.answer(context) { try await api.review(request, context) }
         }
         router.post("\(b)/projects/:project/forms/:form/submissions/:instance/comments") { request, context in
-            await api.answer { try await api.comment(request, context) }
+            await api.answer(context) { try await api.comment(request, context) }
         }
     }
 }
@@ -66,7 +66,7 @@ struct ODKRoutes: Sendable {
 
     /// Runs a handler and answers in ODK's shape, whatever it throws: its own refusals, the
     /// services' (mapped as Intake's API maps them), or an outage.
-    func answer(_ handler: () async throws -> Response) async -> Response {
+    func answer(_ context: IntakeRequestContext, _ handler: () async throws -> Response) async -> Response {
         do {
             return try await handler()
         } catch let error as ODKError {
@@ -77,6 +77,8 @@ struct ODKRoutes: Sendable {
                 return Self.json(.object(["code": .number(code), "message": .string(api.message), "intakeCode": .string(api.code)]), status: api.status)
             }
             let outage = services.store.outage(error)
+            // What failed, by kind only: never a body, an answer or a name.
+            context.logger.error("odk: a request failed", metadata: ["error": "\(type(of: error))", "outage": "\(outage != nil)"])
             return Self.json(
                 .object(["code": .number(outage == nil ? 500.1 : 503.1), "message": .string(outage == nil ? "The server failed; the request was not carried out." : "The database cannot be reached; try again shortly.")]),
                 status: outage == nil ? .internalServerError : .serviceUnavailable)
@@ -105,30 +107,48 @@ struct ODKRoutes: Sendable {
         return raw.removingPercentEncoding ?? raw
     }
 
-    func body(_ request: Request) async throws -> Data {
-        let buffer = try await request.body.collect(upTo: services.configuration.maxBodyBytes)
-        return Data(buffer: buffer)
+    func body(_ request: Request, limit: Int? = nil) async throws -> Data {
+        let most = limit ?? services.configuration.maxBodyBytes
+        do {
+            let buffer = try await withThrowingTaskGroup(of: ByteBuffer.self) { group in
+                group.addTask { try await request.body.collect(upTo: most) }
+                group.addTask {
+                    try await Task.sleep(for: services.configuration.bodyTimeout)
+                    throw ODKError(status: .requestTimeout, code: 408.1, message: "The request's body did not arrive in time.")
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+            return Data(buffer: buffer)
+        } catch let error as ODKError {
+            throw error
+        } catch {
+            throw ODKError(status: .contentTooLarge, code: 413.1, message: "The request's body is larger than the \(most) bytes this server takes.")
+        }
     }
 
     // MARK: Sessions and users
 
     func signIn(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
-        let data = try await body(request)
+        let data = try await body(request, limit: 64 * 1024)
         guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: data),
             case .string(let email)? = object["email"], case .string(let password)? = object["password"]
         else { throw ODKError.badRequest("Send {\"email\": …, \"password\": …} as JSON; the email is your Intake user name.") }
+        // As Intake's own sign-in: the account tried is named (cut short), never the password.
+        let subject = String(email.prefix(100))
         switch try await services.accounts.signIn(username: email, password: password, address: context.clientAddress) {
         case .signedIn(let token, let user, let expiresAt):
-            try await services.audit.record(.signIn, by: user.username, details: ["via": "odk"])
+            try await services.audit.record(.signIn, by: user.username, subject: user.username, details: ["via": "odk"])
             return Self.json(.object(["token": .string(token), "createdAt": Self.date(Date()), "expiresAt": Self.date(expiresAt)]))
         case .refused:
-            try await services.audit.record(.signInFailed, by: email, details: ["via": "odk", "reason": "bad_credentials"])
+            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["via": "odk", "reason": "bad_credentials"])
             throw ODKError.unauthenticated
         case .throttled(let retryAfter):
-            try await services.audit.record(.signInFailed, by: email, details: ["via": "odk", "reason": "throttled"])
+            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["via": "odk", "reason": "throttled"])
             throw ODKError(status: .tooManyRequests, code: 429.1, message: "Too many failed sign-ins; try again in \(retryAfter) seconds.")
         case .locked:
-            try await services.audit.record(.signInFailed, by: email, details: ["via": "odk", "reason": "locked"])
+            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["via": "odk", "reason": "account_locked"])
             throw ODKError(status: .forbidden, code: 403.1, message: "The account is locked after too many failed sign-ins; an admin can unlock it.")
         }
     }
@@ -239,7 +259,7 @@ struct ODKRoutes: Sendable {
         }
         if segment.hasSuffix(".svc") {
             let (form, _) = try await form(named: String(segment.dropLast(4)), for: user)
-            let root = "\(ODKOData.origin(request))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
+            let root = "\(ODKOData.origin(request, tls: services.configuration.tls != nil))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
             return Self.json(.object([
                 "@odata.context": .string("\(root)/$metadata"),
                 "value": .array([.object(["name": .string("Submissions"), "kind": .string("EntitySet"), "url": .string("Submissions")])]),

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import IntakeCore
 import IntakeExport
@@ -11,10 +12,12 @@ import IntakeXLSForm
 /// section, each question by id, `null` when unanswered; repeats as navigation links, or inline
 /// with `$expand=*`.
 enum ODKOData {
-    /// `http://host:port`, as the request reached us.
-    static func origin(_ request: Request) -> String {
+    /// `https://host:port` (or http), as the request reached us: https when the server speaks
+    /// TLS or a proxy says it did (`X-Forwarded-Proto`), so a link followed never drops to http.
+    static func origin(_ request: Request, tls: Bool) -> String {
         let host = request.head.authority ?? "127.0.0.1"
-        return "http://\(host)"
+        let forwarded = request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+        return "\(tls || forwarded ? "https" : "http")://\(host)"
     }
 
     static func encoded(_ text: String) -> String {
@@ -36,6 +39,19 @@ enum ODKOData {
 }
 
 extension ODKRoutes {
+    /// Who may read: as for an export (coordinators their team's, researchers with consent),
+    /// always without identifiers.
+    func exportReach(_ user: User, team: Team) throws -> ExportReach {
+        let reach: ExportReach
+        switch RecordAccessPolicy.export(by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers) {
+        case .success(let allowed): reach = allowed
+        case .failure(.noTeam): throw ODKError.forbidden("Your account belongs to no team; ask an admin to add it to one.")
+        case .failure: throw ODKError.forbidden("Only coordinators and researchers read submissions, as they export records.")
+        }
+        if let own = reach.teamId, own != team.id { throw ODKError.notFound("project \(team.id)") }
+        return reach
+    }
+
     func table(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try await team(context)
         let segment = Self.parameter(context, "form")
@@ -49,12 +65,15 @@ extension ODKRoutes {
             throw ODKError(status: .notImplemented, code: 501.1, message: "The requested feature \(table) is not supported by this server; it serves the Submissions table.")
         }
         var query: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters {
-            // Form encoding, as requests sends it: `+` a space, the rest percent-encoded.
+        for pair in (request.uri.query ?? "").split(separator: "&") {
+            // Form encoding, as requests sends it: `+` is a space and `%2B` a plus, so the raw
+            // query is decoded here, once.
             func decoded(_ text: Substring) -> String {
                 let spaced = text.replacingOccurrences(of: "+", with: " ")
                 return spaced.removingPercentEncoding ?? spaced
             }
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let (key, value) = (parts[0], parts.count > 1 ? parts[1] : "")
             let name = decoded(key)
             guard ODKOData.supported.contains(name) else {
                 throw ODKError(status: .notImplemented, code: 501.1, message: "The requested feature \(name) is not supported by this server.")
@@ -67,6 +86,7 @@ extension ODKRoutes {
             guard let value = Int(text), value >= 0 else { throw ODKError.badRequest("\(name) must be a whole number, 0 or more.") }
             return value
         }
+        let reach = try exportReach(user, team: team)
         let filter = try query["$filter"].map { text in
             do { return try ODKFilter.parse(text) } catch let error as ODKFilter.Unsupported {
                 throw ODKError(status: .notImplemented, code: 501.1, message: "The requested feature $filter \(error.what) is not supported by this server.")
@@ -75,14 +95,6 @@ extension ODKRoutes {
         let expand = query["$expand"].map { $0 == "*" } ?? false
         let wkt = flag("$wkt")
 
-        // Who may read: as for an export (coordinators their team's, researchers with consent).
-        let reach: ExportReach
-        switch RecordAccessPolicy.export(by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers) {
-        case .success(let allowed): reach = allowed
-        case .failure(.noTeam): throw ODKError.forbidden("Your account belongs to no team; ask an admin to add it to one.")
-        case .failure: throw ODKError.forbidden("Only coordinators and researchers read submissions, as they export records.")
-        }
-        if let own = reach.teamId, own != team.id { throw ODKError.notFound("project \(team.id)") }
         let prepared = try await services.exports.prepare(ExportService.Request(questionnaireId: form.id, teamId: team.id, consent: reach.consent))
         try await services.audit.record(.export, by: user.username, details: ["format": "odata", "questionnaire": form.id, "via": "odk", "records": String(prepared.count)])
         let formatter = JSONLinesFormatter(plan: prepared.plan)
@@ -119,9 +131,10 @@ extension ODKRoutes {
             start = index + 1
         }
         let top = try number("$top")
-        let end = top.map { min(rows.count, start + $0) } ?? rows.count
+        start = min(start, rows.count)
+        let end = top.map { start + min($0, rows.count - start) } ?? rows.count  // no overflow, whatever $top says
         let page = start < rows.count ? Array(rows[start..<end]) : []
-        let root = "\(ODKOData.origin(request))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
+        let root = "\(ODKOData.origin(request, tls: services.configuration.tls != nil))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
         var document: [String: JSONValue] = [
             "value": .array(page.map { row in .object(ODKRow.select(row.value, query["$select"])) }),
             "@odata.context": .string("\(root)/$metadata#Submissions"),
@@ -188,8 +201,8 @@ enum ODKRow {
         for section in questionnaire.sections {
             var group: [String: JSONValue] = [:]
             let answers = record.answers[section.number] ?? [:]
-            fill(&group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, answers: answers, link: "Submissions('\(id)')/\(section.name)", expand: expand, wkt: wkt)
-            value[section.name] = .object(group)
+            fill(&group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, answers: answers, link: "Submissions('\(id)')/\(XFormWriter.elementName(section))", expand: expand, wkt: wkt)
+            value[XFormWriter.elementName(section)] = .object(group)
         }
         return ODKOData.Row(id: id, submitted: record.createdAt, updated: record.updatedAt, reviewState: reviewState, submitter: record.collector, value: value)
     }

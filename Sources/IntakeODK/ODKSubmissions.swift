@@ -121,7 +121,9 @@ final class ODKElement {
 enum ODKInstance {
     static func parse(_ data: Data) throws -> ODKElement {
         // Foundation's XML parser traps on some bytes that are not UTF-8; DTDs make XML expand.
-        guard String(data: data, encoding: .utf8) != nil, data.range(of: Data("<!DOCTYPE".utf8)) == nil, data.range(of: Data("<!ENTITY".utf8)) == nil else {
+        guard String(data: data, encoding: .utf8) != nil, !data.contains(0), data.range(of: Data("<!DOCTYPE".utf8)) == nil,
+            data.range(of: Data("<!ENTITY".utf8)) == nil
+        else {
             throw ODKError.badRequest("The submission is not an XForm instance in UTF-8 XML (without a DTD).")
         }
         let builder = Builder()
@@ -171,8 +173,8 @@ enum ODKInstance {
         }
         var answers: [Int: [Int: Answer]] = [:]
         for section in questionnaire.sections {
-            guard let group = root.child(section.name) else { continue }
-            let read = try answersOf(group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, path: section.name)
+            guard let group = root.child(XFormWriter.elementName(section)) else { continue }
+            let read = try answersOf(group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, path: XFormWriter.elementName(section))
             if !read.isEmpty { answers[section.number] = read }
         }
         return PatientResponse(

@@ -190,7 +190,9 @@ extension FormReader {
         visit(nodes)
         for (list, use) in usedLists {
             guard let rows = lists[list] else { continue }
-            let unsafe = rows.contains { $0.labels.values.contains { $0.contains(",") || $0.contains("=") || $0.contains("|") } }
+            let unsafe = rows.contains { row in
+                (row.labels.values + [row.code]).contains { $0.contains(",") || $0.contains("=") || $0.contains("|") || $0.contains(":") && $0 == row.code }
+            }
             if use.questions.count > 1 || unsafe { usedLists[list]!.shared = true }
         }
     }

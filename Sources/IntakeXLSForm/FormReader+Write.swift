@@ -44,10 +44,13 @@ extension FormReader {
         var usedNames: Set<String> = []
         let hasGroups = nodes.contains { if case .group = $0 { return true } else { return false } }
         func sectionName(_ wanted: String) -> String {
-            var name = wanted.replacingOccurrences(of: ".", with: "-")
+            // A file name's part: letters, digits, '-' and '_' (a '.' would read as a language).
+            var clean = String(wanted.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "-" })
+            if clean.isEmpty { clean = "section" }
+            var name = clean
             var suffix = 2
             while usedNames.contains(name) {
-                name = "\(wanted)-\(suffix)"
+                name = "\(clean)-\(suffix)"
                 suffix += 1
             }
             usedNames.insert(name)

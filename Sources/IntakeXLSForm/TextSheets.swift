@@ -67,6 +67,7 @@ enum TextSheets {
         var rows: [[String]] = []
         var row: [String] = []
         var cell = ""
+        var cellLength = 0
         var quoted = false
         var chars = Array(text)[...]
         while let c = chars.popFirst() {
@@ -86,16 +87,19 @@ enum TextSheets {
             } else if c == "," {
                 row.append(cell)
                 cell = ""
+                cellLength = 0
             } else if c == "\n" || c == "\r" || c == "\r\n" {
                 row.append(cell)
                 rows.append(row)
                 row = []
                 cell = ""
+                cellLength = 0
                 if c == "\r", chars.first == "\n" { chars.removeFirst() }
             } else {
                 cell.append(c)
             }
-            if cell.count > WorkbookLimits.cellCharacters {
+            cellLength += 1
+            if cellLength > WorkbookLimits.cellCharacters {
                 throw WorkbookError("row \(rows.count + 1) has a cell longer than \(WorkbookLimits.cellCharacters) characters", hint: "shorten it, or close the quote that starts it")
             }
         }

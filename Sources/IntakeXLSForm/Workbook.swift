@@ -95,6 +95,8 @@ public enum WorkbookLimits {
     public static let cellCharacters = 32_767
     public static let rowsPerSheet = 50_000
     public static let columnsPerSheet = 500
+    /// Cells of one sheet, counting the empty ones a row holds before its last value.
+    public static let cells = 1_000_000
     /// Bytes of one part of an .xlsx once inflated.
     public static let partBytes = 64 << 20
     /// Bytes of a whole file read (xlsx, csv or md).

@@ -13,6 +13,14 @@ public enum XFormWriter {
     /// The XML element a section's group or a question has in the instance.
     public static func elementName(_ question: Question) -> String { question.key }
 
+    /// A section's element: its name, made an XML name where a file name is not one (a space,
+    /// a leading digit).
+    public static func elementName(_ section: Section) -> String {
+        var name = String(section.name.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
+        if let first = name.first, !(first.isLetter || first == "_") { name = "_" + name }
+        return name.isEmpty ? "_" : name
+    }
+
     /// The patient identification fields, as instance elements, in order.
     public static let patientFields: [(element: String, field: PatientIdentification.Field)] = [
         ("given_name", .givenName), ("family_name", .familyName), ("date_of_birth", .dateOfBirth), ("sex", .sex), ("external_id", .externalId),
@@ -34,7 +42,7 @@ public enum XFormWriter {
             var stack: [(position: QuestionPosition, path: String)] = []
             for question in section.questions {
                 while let top = stack.last, question.group != top.position { stack.removeLast() }
-                let parent = stack.last?.path ?? "/data/\(section.name)"
+                let parent = stack.last?.path ?? "/data/\(elementName(section))"
                 let path = "\(parent)/\(elementName(question))"
                 paths[question.position] = path
                 if question.isRepeat { stack.append((question.position, path)) }
@@ -112,8 +120,9 @@ public enum XFormWriter {
             instance += "</patient>"
             body += "</group>"
             for section in questionnaire.sections {
-                instance += "<\(section.name)>"
-                body += #"<group ref="/data/\#(section.name)">"# + label("/data/\(section.name):label", section.title)
+                let sectionElement = XFormWriter.elementName(section)
+                instance += "<\(sectionElement)>"
+                body += #"<group ref="/data/\#(sectionElement)">"# + label("/data/\(sectionElement):label", section.title)
                 var open: [(position: QuestionPosition, name: String)] = []
                 for question in section.questions {
                     while let top = open.last, question.group != top.position {
@@ -141,7 +150,7 @@ public enum XFormWriter {
                     instance += "</\(top.name)>"
                     body += "</repeat></group>"
                 }
-                instance += "</\(section.name)>"
+                instance += "</\(sectionElement)>"
                 body += "</group>"
             }
             instance += "<meta><instanceID/></meta></data>"
@@ -188,7 +197,13 @@ public enum XFormWriter {
                 return #"<hint ref="jr:itext('\#(path):hint')"/>"#
             } ?? ""
             func choices(_ set: ChoiceSet) -> String {
-                let name = set.listName ?? question.key
+                // One instance per list of choices: a name taken by other choices gets a suffix.
+                var name = set.listName ?? question.key
+                var suffix = 2
+                while let taken = lists.first(where: { $0.name == name }), taken.choices != set.choices {
+                    name = "\(set.listName ?? question.key)_\(suffix)"
+                    suffix += 1
+                }
                 if !lists.contains(where: { $0.name == name }) { lists.append((name, set.choices)) }
                 let filter = question.choiceFilter.flatMap { paths[$0] }
                 return itemset(name, filter: filter.map { " \($0) " })

@@ -231,7 +231,7 @@ private struct FormWriter {
         }
         if !intake.isEmpty { row["intake"] = intake.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") }
         for (language, parts) in translatedIntake where !parts.isEmpty {
-            row[header("intake", language)] = parts.joined(separator: " | ")
+            row[header("intake", language)] = parts.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ")
         }
         survey.append(row)
     }

@@ -33,8 +33,17 @@ enum XLSXReader {
         }
         let relations = try part("xl/_rels/workbook.xml.rels", in: archive, required: true).map(RelationsParser.parse) ?? [:]
         let shared = try part("xl/sharedStrings.xml", in: archive, required: false).map(SharedStringsParser.parse) ?? []
+        guard sheets.count <= 64 else {
+            throw WorkbookError("the workbook has \(sheets.count) sheets", hint: "an XLSForm has a survey, a choices and a settings sheet; remove the others")
+        }
         var result: [Sheet] = []
+        var read: Set<String> = []
         for (name, relation) in sheets {
+            // Only the sheets an XLSForm has are read (once each); the others are named, not parsed.
+            guard ["survey", "choices", "settings"].contains(name.lowercased()), read.insert(name.lowercased()).inserted else {
+                result.append(Sheet(name: name, rows: []))
+                continue
+            }
             guard let target = relations[relation] else {
                 throw WorkbookError("the workbook lists sheet '\(name)' but not where it is", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
             }
@@ -69,7 +78,8 @@ enum XLSXReader {
         }
         // Foundation's XML parser traps on some bytes that are not UTF-8 (in a namespace), and
         // every spreadsheet writes its parts in UTF-8: anything else is refused before parsing.
-        guard String(data: data, encoding: .utf8) != nil else {
+        // (No NUL either: UTF-16 written without a mark would pass for UTF-8 and hide a DTD.)
+        guard String(data: data, encoding: .utf8) != nil, !data.contains(0) else {
             throw WorkbookError("\(path) is not UTF-8 text, as every spreadsheet writes it", hint: "open the file in Excel or LibreOffice and save it again as .xlsx")
         }
         if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
@@ -159,17 +169,22 @@ private final class SharedStringsParser: PartParser {
 
     override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
         switch local(name) {
-        case "si": current = ""
+        case "si":
+            current = ""
+            currentLength = 0
         case "t": inText = !inPhonetic
         case "rPh": inPhonetic = true
         default: break
         }
     }
 
+    private var currentLength = 0
+
     override func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard inText, current != nil else { return }
         current!.append(string)
-        if current!.count > WorkbookLimits.cellCharacters {
+        currentLength += string.count
+        if currentLength > WorkbookLimits.cellCharacters {
             failure = WorkbookError("a text in the workbook is longer than \(WorkbookLimits.cellCharacters) characters, Excel's own limit for a cell", hint: "shorten it: a label or a hint is a sentence or two")
             parser.abortParsing()
         }
@@ -198,6 +213,8 @@ private final class SheetParser: PartParser {
     private var cellType = ""
     private var cellReference = ""
     private var value: String?
+    private var valueLength = 0
+    private var totalCells = 0
     private var inValue = false
     private var inText = false
     private var inPhonetic = false
@@ -237,6 +254,7 @@ private final class SheetParser: PartParser {
             cellColumn = ColumnName.index(ofReference: cellReference) ?? cells.count
             cellType = attributes["t"] ?? "n"
             value = nil
+            valueLength = 0
             guard cellColumn < WorkbookLimits.columnsPerSheet else {
                 fail("the sheet '\(sheet)' has a cell in column \(ColumnName.letters(cellColumn)), beyond the \(WorkbookLimits.columnsPerSheet) columns an XLSForm may use", hint: "delete the columns on the right that hold nothing of the form", parser)
                 return
@@ -255,7 +273,8 @@ private final class SheetParser: PartParser {
     override func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard inValue || inText, value != nil else { return }
         value!.append(string)
-        if value!.count > WorkbookLimits.cellCharacters {
+        valueLength += string.count
+        if valueLength > WorkbookLimits.cellCharacters {
             fail("cell \(cellReference) of the sheet '\(sheet)' is longer than \(WorkbookLimits.cellCharacters) characters, Excel's own limit", hint: "shorten it: a label or a hint is a sentence or two", parser)
         }
     }
@@ -283,6 +302,11 @@ private final class SheetParser: PartParser {
             cells[cellColumn] = text
         case "row":
             guard failure == nil else { return }
+            totalCells += cells.count
+            guard totalCells <= WorkbookLimits.cells else {
+                fail("the sheet '\(sheet)' has more than \(WorkbookLimits.cells) cells", hint: "an XLSForm is a few hundred rows; delete the rows and columns that hold nothing of the form", parser)
+                return
+            }
             rows.append(Sheet.Row(number: rowNumber, cells: cells))
         default: break
         }

@@ -115,6 +115,7 @@ enum XPath {
         var tokens: [Token]
         var names: Names
         var position = 0
+        var depth = 0
 
         init(tokens: [Token], names: Names) {
             self.tokens = tokens
@@ -166,6 +167,18 @@ enum XPath {
             for (subject, other) in [(left, right), (right, left)] {
                 if case .text("") = other, op == .equal || op == .notEqual, isAnswer(subject) {
                     return .answered(subject, op == .notEqual)
+                }
+            }
+            // `${symptoms} = 'fever'` compares the whole answer: only that one choice is selected.
+            for (subject, other) in [(left, right), (right, left)] {
+                if case .name(let id, _) = subject, names.multiple.contains(id), case .text(let code) = other, !code.isEmpty,
+                    !code.contains(" "), op == .equal || op == .notEqual
+                {
+                    let exactly = Expression.and([
+                        .call("selected", [subject, .text(code)], column: 1),
+                        .compare(.equal, .call("count-selected", [subject], column: 1), .number(1)),
+                    ])
+                    return op == .equal ? exactly : .not(exactly)
                 }
             }
             // `${smoker} = 'yes'` for a yes/no question.
@@ -235,6 +248,9 @@ enum XPath {
         }
 
         mutating func primary() throws(Failure) -> Expression {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= 64 else { throw Failure(message: "the expression nests deeper than 64 levels", hint: "split it into calculations of their own") }
             guard let token = current else {
                 throw Failure(message: "the expression ends where a value was expected", hint: "finish the expression, or remove the operator at its end")
             }
@@ -361,7 +377,7 @@ enum XPath {
             }
             (body, own) = ("\(text(a, context, outer: level)) \(symbol) \(text(b, context, outer: level + 1))", level)
         case .compare(let op, let a, let b):
-            if op == .equal || op == .notEqual, case .name(let id, _) = a, context.multiple.contains(id), let code = code(b, context) {
+            if op == .equal || op == .notEqual, let (id, code) = multipleAndCode(a, b, context) ?? multipleAndCode(b, a, context) {
                 let selected = "selected(${\(id)}, \(quoted(code)))"
                 (body, own) = (op == .equal ? selected : "not(\(selected))", 8)
             } else {
@@ -383,6 +399,12 @@ enum XPath {
             return value ? "'yes'" : "'no'"
         }
         return text(expression, context, outer: 5)
+    }
+
+    /// A multiple choice's id and the code it is compared with (Intake's `=` reads "includes").
+    private static func multipleAndCode(_ subject: Expression, _ other: Expression, _ context: Writing) -> (String, String)? {
+        guard case .name(let id, _) = subject, context.multiple.contains(id), let code = code(other, context) else { return nil }
+        return (id, code)
     }
 
     /// The code a value is, when compared with a multiple choice (a bare word or a text).

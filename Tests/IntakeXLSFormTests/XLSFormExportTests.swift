@@ -87,6 +87,12 @@ import Testing
             // And Intake's own parser reads what the import writes.
             #expect(throws: Never.self) { _ = try Expression.parse(expression.description) }
         }
+        // XPath's `=` on a multiple choice compares the whole answer: exactly that one choice.
+        let exactly = try XPath.read("${symptoms} = 'fever'", names: names)
+        #expect(exactly.description == "selected(symptoms, \"fever\") and count-selected(symptoms) = 1")
+        #expect(XPath.write(try XPath.read("'cough' = ${symptoms}", names: names), writing).contains("count-selected(${symptoms}) = 1"))
+        let deep = String(repeating: "(", count: 100) + "1" + String(repeating: ")", count: 100)
+        #expect(throws: XPath.Failure.self) { _ = try XPath.read(deep, names: names) }
         for bad in ["${nope} = 1", "instance('x')/root/item", "jr:choice-name(${age}, '${age}')", "${age} = 1 = 2", "pulldata('a', 'b', 'c', 'd')", "'open"] {
             #expect(throws: XPath.Failure.self, "\(bad)") { _ = try XPath.read(bad, names: names) }
         }
