@@ -97,8 +97,7 @@ extension ODKRoutes {
             !text.isEmpty
         else { throw ODKError.badRequest("Send {\"body\": \"…\"} as JSON.") }
         let (_, entry) = try await services.reviews.comment(id, text: text, by: user)
-        _ = entry
-        return Self.json(.object(["body": .string(text), "actorId": .integer(Int(user.id)), "createdAt": Self.date(Date())]))
+        return Self.json(.object(["body": .string(text), "actorId": .integer(Int(user.id)), "createdAt": Self.date(entry.at)]))
     }
 }
 

@@ -43,7 +43,7 @@ public enum XFormWriter {
             for question in section.questions {
                 while let top = stack.last, question.group != top.position { stack.removeLast() }
                 let parent = stack.last?.path ?? "/data/\(elementName(section))"
-                let path = "\(parent)/\(elementName(question))"
+                let path = "\(parent)/\(XFormWriter.elementName(question))"
                 paths[question.position] = path
                 if question.isRepeat { stack.append((question.position, path)) }
             }
@@ -64,13 +64,7 @@ public enum XFormWriter {
             self.questionnaire = questionnaire
             languages = questionnaire.languages.isEmpty ? ["en"] : questionnaire.languages
             paths = XFormWriter.paths(questionnaire)
-            var yesNo: Set<String> = []
-            var multiple: Set<String> = []
-            for question in questionnaire.allQuestions {
-                if question.type == .yesNo { yesNo.insert(question.key) }
-                if case .multipleChoice = question.type { multiple.insert(question.key) }
-            }
-            context = XPath.Writing(questions: Set(questionnaire.allQuestions.compactMap(\.id)), yesNo: yesNo, multiple: multiple)
+            context = XPath.Writing(questionnaire)
         }
 
         /// An expression with each `${id}` made the question's path in the instance.
@@ -134,13 +128,13 @@ public enum XFormWriter {
                     if question.isRepeat {
                         // jr:count reads a node, so a count that is an expression gets one beside the repeat.
                         if let count = question.repeatCount {
-                            let countPath = String(paths[question.position]!.dropLast(elementName(question).count)) + elementName(question) + "_count"
-                            instance += "<\(elementName(question))_count/>"
+                            let countPath = String(paths[question.position]!.dropLast(XFormWriter.elementName(question).count)) + XFormWriter.elementName(question) + "_count"
+                            instance += "<\(XFormWriter.elementName(question))_count/>"
                             binds.append(#"<bind nodeset="\#(countPath)" type="string" readonly="true()" calculate="\#(escaped(xpath(count.expression)))"/>"#)
                         }
-                        instance += "<\(elementName(question)) jr:template=\"\">"
+                        instance += "<\(XFormWriter.elementName(question)) jr:template=\"\">"
                         body += control
-                        open.append((question.position, elementName(question)))
+                        open.append((question.position, XFormWriter.elementName(question)))
                     } else {
                         instance += element
                         body += control
@@ -188,7 +182,7 @@ public enum XFormWriter {
         /// The question's instance element and body control; binds and labels are collected.
         mutating func question(_ question: Question) -> (element: String, control: String) {
             let path = paths[question.position]!
-            let element = "<\(elementName(question))/>"
+            let element = "<\(XFormWriter.elementName(question))/>"
             var bind = #"<bind nodeset="\#(path)""#
             var control = ""
             let labelRef = label("\(path):label", question.text)
@@ -240,7 +234,7 @@ public enum XFormWriter {
                 }
                 addRules(question, to: &bind)
                 binds.append(bind + "/>")
-                return ("<\(elementName(question))>\(children)</\(elementName(question))>", #"<group ref="\#(path)">"# + labelRef + controls + "</group>")
+                return ("<\(XFormWriter.elementName(question))>\(children)</\(XFormWriter.elementName(question))>", #"<group ref="\#(path)">"# + labelRef + controls + "</group>")
             case .note:
                 bind += #" type="string" readonly="true()""#
                 control = #"<input ref="\#(path)">"# + labelRef + hint + "</input>"
@@ -296,8 +290,6 @@ public enum XFormWriter {
         }
     }
 
-    static func escaped(_ text: String) -> String { XLSXWriter.escaped(text) }
 }
 
 private func escaped(_ text: String) -> String { XLSXWriter.escaped(text) }
-private func elementName(_ question: Question) -> String { question.key }

@@ -37,13 +37,7 @@ private struct FormWriter {
     init(_ questionnaire: Questionnaire) {
         self.questionnaire = questionnaire
         languages = questionnaire.languages.isEmpty ? ["en"] : questionnaire.languages
-        var yesNo: Set<String> = []
-        var multiple: Set<String> = []
-        for question in questionnaire.allQuestions {
-            if question.type == .yesNo { yesNo.insert(question.key) }
-            if case .multipleChoice = question.type { multiple.insert(question.key) }
-        }
-        context = XPath.Writing(questions: Set(questionnaire.allQuestions.compactMap(\.id)), yesNo: yesNo, multiple: multiple)
+        context = XPath.Writing(questionnaire)
     }
 
     func header(_ field: String, _ language: String) -> String { "\(field)::\(Languages.header(for: language))" }

@@ -352,6 +352,7 @@ enum XPath {
         var multiple: Set<String>
     }
 
+
     static func write(_ expression: Expression, _ context: Writing) -> String {
         text(expression, context, outer: 0)
     }
@@ -454,3 +455,16 @@ enum XPath {
 
 /// Intake's expression, not Foundation's predicate type of the same name.
 typealias Expression = IntakeCore.Expression
+
+extension XPath.Writing {
+    /// What writing a questionnaire's expressions needs: its ids, yes/no and multiple choices.
+    init(_ questionnaire: Questionnaire) {
+        var yesNo: Set<String> = []
+        var multiple: Set<String> = []
+        for question in questionnaire.allQuestions {
+            if question.type == .yesNo { yesNo.insert(question.key) }
+            if case .multipleChoice = question.type { multiple.insert(question.key) }
+        }
+        self.init(questions: Set(questionnaire.allQuestions.compactMap(\.id)), yesNo: yesNo, multiple: multiple)
+    }
+}
