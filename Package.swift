@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "IntakeConsole", targets: ["IntakeConsole"]),
         .library(name: "IntakeXLSForm", targets: ["IntakeXLSForm"]),
         .library(name: "IntakeODK", targets: ["IntakeODK"]),
+        .library(name: "IntakeREDCap", targets: ["IntakeREDCap"]),
+        .library(name: "IntakeFHIR", targets: ["IntakeFHIR"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -71,10 +73,13 @@ let package = Package(
         // What a field worker does at the command line, as library code tests reach: filling
         // (picking a draft), looking a patient up, flushing the queue with progress.
         .target(name: "IntakeFieldwork", dependencies: ["IntakeCore", "IntakeStore", "IntakeClient", "IntakeForm", "IntakeTerminal"]),
-        // Research exports: wide and long CSV, codebook, JSON Lines, FHIR R4, Frictionless data package.
+        // Research exports: wide and long CSV, codebook, JSON Lines, FHIR R4, Frictionless data package,
+        // and native SPSS (.sav), Stata (.dta) and Excel (.xlsx, through ZIPFoundation) files.
         .target(
             name: "IntakeExport",
-            dependencies: ["IntakeCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "IntakeCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
         ),
         // The reference server, independent of where it stores: REST API, services, access
         // rules, and the `RecordStore` protocol the stores below implement.
@@ -128,6 +133,26 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // REDCap's API, the part PyCap uses: one form-encoded POST route at /api/, over the server's
+        // services (the same accounts, access policy and consent as Intake's own API).
+        .target(
+            name: "IntakeREDCap",
+            dependencies: [
+                "IntakeCore", "IntakeServer", "IntakeExport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // FHIR R4 REST under /fhir (what fhirclient reads): Questionnaire, QuestionnaireResponse and
+        // Patient, over the server's services and the FHIR mapping of IntakeExport.
+        .target(
+            name: "IntakeFHIR",
+            dependencies: [
+                "IntakeCore", "IntakeServer", "IntakeExport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The server's embedded default store: one SQLite file through GRDB.
         .target(
             name: "IntakeSQLite",
@@ -161,7 +186,8 @@ let package = Package(
             name: "intake",
             dependencies: [
                 "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeServer", "IntakeDeployment", "IntakeClient", "IntakeExport",
-                "IntakeTerminal", "IntakeConsole", "IntakeXLSForm", "IntakeODK", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "IntakeTerminal", "IntakeConsole", "IntakeXLSForm", "IntakeODK", "IntakeREDCap", /*FHIR-LATER*/
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Benchmarks: not shipped. The micro paths with ordo-one/benchmark
@@ -188,7 +214,8 @@ let package = Package(
         .testTarget(name: "IntakeCoreTests", dependencies: ["IntakeCore"]),
         .testTarget(
             name: "IntakeStoreTests", dependencies: ["IntakeStore", "IntakeCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "IntakeExportTests", dependencies: ["IntakeExport", "IntakeCore"]),
+        .testTarget(
+            name: "IntakeExportTests", dependencies: ["IntakeExport", "IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(
             name: "IntakeXLSFormTests", dependencies: ["IntakeXLSForm", "IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeTerminal", "IntakeCore"]),
@@ -198,7 +225,7 @@ let package = Package(
             name: "IntakeServerTests",
             dependencies: [
                 "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeStoreTesting", "IntakeCore", "IntakeConsole",
-                "IntakeODK",
+                "IntakeODK", "IntakeREDCap", "IntakeFHIR", "IntakeExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -14,16 +14,13 @@ usage: scripts/odk-client.py [--intake .build/debug/intake] [--database URL]
 import argparse
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
-import xml.etree.ElementTree as ET
 from xml.sax.saxutils import escape
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from intake_server import ROOT, api, layout, serve  # noqa: E402
+from intake_server import run as run_intake  # noqa: E402
 FORM = "refugee-health"
 failures = []
 
@@ -36,19 +33,7 @@ def check(condition, message):
 
 
 def run(intake, env, *arguments, stdin=None):
-    answer = subprocess.run([intake, *arguments], env=env, input=stdin, capture_output=True, text=True, cwd=ROOT)
-    if answer.returncode != 0:
-        raise SystemExit(f"odk-client: intake {' '.join(arguments)} failed: {answer.stderr}")
-    return answer.stdout.strip()
-
-
-def api(base, method, path, token, body=None):
-    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode())
-    request.add_header("Authorization", f"Bearer {token}")
-    request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        text = response.read().decode()
-        return json.loads(text) if response.headers.get("Content-Type", "").startswith("application/json") else text
+    return run_intake(intake, env, *arguments, stdin=stdin, who="odk-client")
 
 
 def client(base, work, username, password, project):
@@ -57,40 +42,6 @@ def client(base, work, username, password, project):
     with open(config, "w", encoding="utf-8") as file:
         file.write(f'[central]\nbase_url = "{base}/odk"\nusername = "{username}"\npassword = "{password}"\ndefault_project_id = {project}\n')
     return Client(config_path=config, cache_path=os.path.join(work, f"{username}-cache.toml"))
-
-
-def layout(xform):
-    """The form's instance, as the XForm says it: by section, each question's element name, its
-    index in the section (Intake stores answers by it), and a repeat's members or a compound's fields."""
-    root = ET.fromstring(xform)
-    ns = {"x": "http://www.w3.org/2002/xforms"}
-    data = root.find(".//x:model/x:instance/x:data", ns)
-    template = "{http://openrosa.org/javarosa}template"
-    sections = []
-
-    def walk(element, counter):
-        entries = []
-        children = list(element)
-        for position, child in enumerate(children):
-            name = child.tag.split("}")[-1]
-            following = [c.tag.split("}")[-1] for c in children[position + 1:position + 2]]
-            if name.endswith("_count") and following == [name[:-6]]:
-                continue  # the node a repeat's count is calculated in
-            counter[0] += 1
-            if template in child.attrib:
-                entry = {"key": name, "index": counter[0], "repeat": walk(child, counter)}
-            elif len(child):
-                entry = {"key": name, "index": counter[0], "fields": [c.tag.split("}")[-1] for c in child]}
-            else:
-                entry = {"key": name, "index": counter[0]}
-            entries.append(entry)
-        return entries
-
-    for child in data:
-        name = child.tag.split("}")[-1]
-        if name not in ("patient", "meta"):
-            sections.append((name, walk(child, [0])))
-    return sections
 
 
 def odata_value(answer):
@@ -211,20 +162,8 @@ def main():
     for name, role in [("cora", "coordinator"), ("fatima", "fieldworker")]:
         run(intake, env, "admin", "user", "create", name, "--role", role, "--team", "clinic", "--password-stdin", stdin=f"{name}-password-1\n")
     run(intake, env, "admin", "publish", FORM)
-    server = subprocess.Popen([intake, "serve", "--port", "0"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, base = serve(intake, env, who="odk-client")
     try:
-        base = None
-        deadline = time.time() + 60
-        while base is None and time.time() < deadline:
-            line = server.stdout.readline()
-            if line == "" and server.poll() is not None:
-                raise SystemExit("odk-client: intake serve stopped before listening")
-            match = re.search(r"Serving on (http://127\.0\.0\.1:\d+)", line)
-            if match:
-                base = match.group(1)
-        if base is None:
-            raise SystemExit("odk-client: intake serve did not say where it listens within 60 seconds")
-
         fatima_token = run(intake, env, "admin", "token", "create", "fatima")
         cora_token = run(intake, env, "admin", "token", "create", "cora")
         samples = os.path.join(work, "records.jsonl")

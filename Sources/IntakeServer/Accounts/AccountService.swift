@@ -208,17 +208,17 @@ public struct AccountService: Sendable {
     }
 
     /// A new random token for `user`; only its hash is stored.
-    public func issueToken(for user: User, name: String, expiresAt: Date?) async throws -> String {
-        let token = APIToken.generate()
+    public func issueToken(for user: User, name: String, expiresAt: Date?, style: TokenStyle = .intake) async throws -> String {
+        let token = APIToken.generate(style)
         try await store.createToken(NewToken(userId: user.id, hash: APIToken.hash(token), name: name, expiresAt: expiresAt), at: Date())
         return token
     }
 
-    public func issueToken(username: String, name: String, expiresAt: Date?) async throws -> String {
+    public func issueToken(username: String, name: String, expiresAt: Date?, style: TokenStyle = .intake) async throws -> String {
         guard let user = try await store.credentials(username: username)?.user else {
             throw RecordStoreError.notFound("user '\(username)'")
         }
-        return try await issueToken(for: user, name: name, expiresAt: expiresAt)
+        return try await issueToken(for: user, name: name, expiresAt: expiresAt, style: style)
     }
 
     public func user(token: String) async throws -> User? {

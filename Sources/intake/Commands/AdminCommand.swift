@@ -140,6 +140,8 @@ struct AdminCommand: AsyncParsableCommand {
             @Argument(help: "The username.") var username: String
             @Option(help: "A name to recognise the token by, e.g. the device.") var name = "cli"
             @Option(help: "Days until it expires (default: never).") var expiresInDays: Int?
+            @Flag(help: "A REDCap-style token (32 hexadecimal characters) for REDCap clients such as PyCap; their API URL is https://HOST/redcap/QUESTIONNAIRE/api/.")
+            var redcap = false
 
             func validate() throws {
                 if let days = expiresInDays, !(1...3650).contains(days) { throw ValidationError("Please give --expires-in-days from 1 to 3650.") }
@@ -148,7 +150,7 @@ struct AdminCommand: AsyncParsableCommand {
             func run() async throws {
                 let expires = expiresInDays.map { Date().addingTimeInterval(Double($0) * 86400) }
                 let token = try await AdminRule.run {
-                    try await databaseOptions.services().accounts.issueToken(username: username, name: name, expiresAt: expires)
+                    try await databaseOptions.services().accounts.issueToken(username: username, name: name, expiresAt: expires, style: redcap ? .redcap : .intake)
                 }
                 print(token)
             }

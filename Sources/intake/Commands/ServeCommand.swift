@@ -4,6 +4,7 @@ import Foundation
 import IntakeCore
 import IntakeConsole
 import IntakeODK
+import IntakeREDCap
 import IntakeServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -76,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = configuration.tls == nil ? "http" : "https"
         let (host, database) = (configuration.host, configuration.databaseDescription)
         let console = try await ConsoleModule.load()
-        try await IntakeServerApp.run(services, modules: [console, ODKModule()]) { port in
+        try await IntakeServerApp.run(services, modules: [console, ODKModule(), REDCapModule()]) { port in
             say("Serving on \(scheme)://\(host):\(port) (database \(database))")
             say("The console: \(scheme)://\(host):\(port)/console")
         }

@@ -1,0 +1,227 @@
+import IntakeCore
+import IntakeExport
+
+/// A questionnaire as a REDCap project sees it: a section is an instrument, a repeat group at
+/// the top of a section a repeating instrument of its own, a question a field (a compound
+/// question a field per part), a multiple choice a checkbox field whose export columns are
+/// `field___code`. The record id field, `record_id`, comes first.
+///
+/// Built from an export plan, so a project covers every published version of the questionnaire
+/// and leaves out what a de-identified export leaves out (identifying questions); a record of
+/// any version fills the fields of its own questions, found by question key.
+struct REDCapProject {
+    static let recordIdField = "record_id"
+
+    struct Instrument {
+        var name: String
+        var label: String
+        var repeating: Bool
+    }
+
+    /// One REDCap field, and where its value comes from.
+    struct Field {
+        var name: String
+        var form: String
+        var type: String
+        var label: String
+        var choices: [(code: String, label: String)] = []
+        var validation = ""
+        var minimum = ""
+        var maximum = ""
+        var note = ""
+        var required = false
+        var identifier = false
+        var sectionHeader = ""
+        /// The question it reads (nil for `record_id`), and the compound field it is a part of.
+        var questionKey: String?
+        var part: String?
+        /// The repeat group (by key) whose instances it is answered in.
+        var repeatKey: String?
+        /// The patient's identification it holds (`givenName`, `familyName`, `dateOfBirth`, `sex`, `externalId`).
+        var patient: String?
+
+        /// The columns of a record export: one, or one per choice for a checkbox.
+        var exportNames: [(name: String, code: String?)] {
+            type == "checkbox" ? choices.map { ("\(name)___\(REDCapProject.checkboxSuffix($0.code))", $0.code) } : [(name, nil)]
+        }
+        var holdsData: Bool { type != "descriptive" }
+    }
+
+    let questionnaireId: String
+    let title: String
+    var instruments: [Instrument] = []
+    var fields: [Field] = []
+    /// Question key → field names (one, or one per compound part).
+    var fieldsOfQuestion: [String: [Int]] = [:]
+    var hasRepeats: Bool { instruments.contains(where: \.repeating) }
+
+    init(plan: ExportPlan) {
+        questionnaireId = plan.questionnaireId
+        let newest = plan.versions[plan.versions.count - 1]
+        title = newest.title.base
+        var used: Set<String> = [Self.recordIdField]
+        func unique(_ raw: String, prefix: String) -> String {
+            var name = Self.fieldName(raw, prefix: prefix)
+            var suffix = 2
+            let base = name
+            while used.contains(name) {
+                name = "\(base)_\(suffix)"
+                suffix += 1
+            }
+            used.insert(name)
+            return name
+        }
+        var instrumentOfSection: [Int: String] = [:]
+        var instrumentOfRepeat: [String: String] = [:]
+        var formNames: Set<String> = []
+        func instrument(_ raw: String, label: String, repeating: Bool) -> String {
+            var name = Self.fieldName(raw, prefix: "form_")
+            var suffix = 2
+            let base = name
+            while formNames.contains(name) {
+                name = "\(base)_\(suffix)"
+                suffix += 1
+            }
+            formNames.insert(name)
+            instruments.append(Instrument(name: name, label: label, repeating: repeating))
+            return name
+        }
+        // The patient's identification first, with the record id, as Intake's form asks it: what
+        // an import must give for a complete record. An export is de-identified, so the identifier
+        // fields come back empty (and sex as it is).
+        let patientForm = instrument("patient", label: "Patient", repeating: false)
+        fields.append(Field(name: Self.recordIdField, form: patientForm, type: "text", label: "Record ID (the Intake record's id)"))
+        for (name, label, patient) in [
+            ("given_name", "Given name", "givenName"), ("family_name", "Family name", "familyName"), ("date_of_birth", "Date of birth", "dateOfBirth"),
+            ("sex", "Sex", "sex"), ("external_id", "Registration number from another system", "externalId"),
+        ] {
+            used.insert(name)
+            var field = Field(name: name, form: patientForm, type: "text", label: label, identifier: patient != "sex", patient: patient)
+            if patient == "dateOfBirth" { field.validation = "date_ymd" }
+            if patient == "sex" {
+                field.type = "radio"
+                field.choices = PatientIdentification.Sex.allCases.map { ($0.rawValue, $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst()) }
+            }
+            fields.append(field)
+        }
+        for section in newest.sections {
+            instrumentOfSection[section.number] = instrument(section.name, label: section.title.base, repeating: false)
+        }
+        for planned in plan.questions {
+            let question = planned.latest
+            if plan.leavesOut(question) { continue }
+            let sectionNumber = question.position.section
+            guard let sectionForm = instrumentOfSection[sectionNumber] ?? instruments.first?.name else { continue }
+            var form = sectionForm
+            if question.isRepeat {
+                // Only a repeat at the top of a section is an instrument: REDCap repeats forms, not
+                // groups inside them (a repeat inside a repeat is left out; see docs/researchers.md).
+                guard question.group == nil else { continue }
+                instrumentOfRepeat[question.key] = instrument(question.key, label: question.text.base, repeating: true)
+                continue
+            }
+            var repeatKey: String?
+            if let group = question.group {
+                guard let groupQuestion = newest.question(at: group) ?? plan.questions.first(where: { $0.latest.position == group })?.latest,
+                    groupQuestion.group == nil, let repeatForm = instrumentOfRepeat[groupQuestion.key]
+                else { continue }
+                form = repeatForm
+                repeatKey = groupQuestion.key
+            }
+            var indexes: [Int] = []
+            func add(_ field: Field) {
+                indexes.append(fields.count)
+                fields.append(field)
+            }
+            let label = question.text.base
+            switch question.type {
+            case .compound(let parts):
+                for part in parts {
+                    var field = Self.field(for: part.type, name: unique("\(question.key)_\(part.key)", prefix: "f_"), form: form, label: "\(label): \(part.label.base)")
+                    field.questionKey = question.key
+                    field.part = part.key
+                    field.repeatKey = repeatKey
+                    field.required = question.isRequired && part.isRequired
+                    field.identifier = question.isIdentifying
+                    add(field)
+                }
+            case .repeatGroup: continue
+            default:
+                var field = Self.field(for: question.type, name: unique(question.key, prefix: "f_"), form: form, label: label)
+                field.questionKey = question.key
+                field.repeatKey = repeatKey
+                field.required = question.isRequired
+                field.identifier = question.isIdentifying
+                if question.calculation != nil { field.note = "Calculated by Intake" }
+                add(field)
+            }
+            fieldsOfQuestion[question.key] = indexes
+        }
+    }
+
+    static func field(for type: QuestionType, name: String, form: String, label: String) -> Field {
+        var field = Field(name: name, form: form, type: "text", label: label)
+        switch type {
+        case .text: field.type = "notes"
+        case .yesNo: field.type = "yesno"
+        case .singleChoice(let set):
+            field.type = "radio"
+            field.choices = set.choices.map { ($0.code, $0.label.base) }
+        case .multipleChoice(let set):
+            field.type = "checkbox"
+            field.choices = set.choices.map { ($0.code, $0.label.base) }
+        case .integer(let bounds):
+            field.validation = "integer"
+            field.minimum = bounds.lower.map { "\($0)" } ?? ""
+            field.maximum = bounds.upper.map { "\($0)" } ?? ""
+        case .decimal(let bounds):
+            field.validation = "number"
+            field.minimum = bounds.lower.map { "\($0)" } ?? ""
+            field.maximum = bounds.upper.map { "\($0)" } ?? ""
+        case .date: field.validation = "date_ymd"
+        case .note: field.type = "descriptive"
+        case .geopoint: field.note = "latitude longitude [altitude [accuracy]], as ODK writes a place"
+        case .attachment: field.type = "file"
+        case .compound, .repeatGroup: break
+        }
+        return field
+    }
+
+    /// A REDCap variable name: lower case letters, digits and `_`, starting with a letter.
+    static func fieldName(_ raw: String, prefix: String) -> String {
+        var name = ""
+        for scalar in raw.lowercased().unicodeScalars {
+            name.unicodeScalars.append(("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) ? scalar : "_")
+        }
+        if name.first.map({ !$0.isLetter }) ?? true { name = prefix + name }
+        return String(name.prefix(100))
+    }
+
+    /// A choice code as REDCap writes it after `___`: lower case, anything else `_`.
+    static func checkboxSuffix(_ code: String) -> String {
+        var out = ""
+        for scalar in code.lowercased().unicodeScalars {
+            out.unicodeScalars.append(("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) ? scalar : "_")
+        }
+        return out
+    }
+
+    func fields(of form: String) -> [Field] { fields.filter { $0.form == form } }
+
+    /// The data dictionary rows, each with REDCap's 18 keys in its order.
+    func metadata(fields wanted: Set<String>?, forms: Set<String>?) -> [[(String, String)]] {
+        fields.filter { field in
+            (wanted.map { $0.contains(field.name) } ?? true) && (forms.map { $0.contains(field.form) } ?? true)
+        }.map { field in
+            [
+                ("field_name", field.name), ("form_name", field.form), ("section_header", field.sectionHeader), ("field_type", field.type),
+                ("field_label", field.label),
+                ("select_choices_or_calculations", field.choices.map { "\($0.code), \($0.label.replacingOccurrences(of: "|", with: "/"))" }.joined(separator: " | ")),
+                ("field_note", field.note), ("text_validation_type_or_show_slider_number", field.validation),
+                ("text_validation_min", field.minimum), ("text_validation_max", field.maximum), ("identifier", field.identifier ? "y" : ""),
+                ("branching_logic", ""), ("required_field", field.required ? "y" : ""), ("custom_alignment", ""), ("question_number", ""),
+                ("matrix_group_name", ""), ("matrix_ranking", ""), ("field_annotation", field.questionKey.map { "@INTAKE-QUESTION=\($0)\(field.part.map { "/\($0)" } ?? "")" } ?? ""),
+            ]
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Hummingbird
+import IntakeCore
+import IntakeExport
+import IntakeServer
+
+extension REDCapRoutes {
+    /// `content=record` without `data`: the records the export policy lets the caller read (a
+    /// coordinator their team's, a researcher what consent shares), de-identified, as the rows
+    /// of REDCap's flat format.
+    func exportRecords(_ form: Form, questionnaireId: String, user: User, format: ReplyFormat) async throws -> Response {
+        let reach: ExportReach
+        switch RecordAccessPolicy.export(by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers) {
+        case .success(let allowed): reach = allowed
+        case .failure(.noTeam): throw REDCapError(status: .forbidden, message: "Your account belongs to no team; ask an admin to add it to one.")
+        case .failure: throw REDCapError(status: .forbidden, message: "You do not have API Export privileges (coordinators and researchers export records).")
+        }
+        _ = try await plan(questionnaireId, for: user)  // the questionnaire is one this token may see
+        let values: REDCapRows.Values
+        switch form["rawOrLabel"]?.lowercased() ?? "raw" {
+        case "raw": values = .raw
+        case "label": values = .labels(checkboxLabels: form["exportCheckboxLabel"]?.lowercased() == "true")
+        default: throw REDCapError.bad("rawOrLabel is raw or label.")
+        }
+        if let headers = form["rawOrLabelHeaders"], headers.lowercased() != "raw" {
+            throw REDCapError.bad("This server exports raw column headers only (rawOrLabelHeaders=raw).")
+        }
+        let filter = try form["filterLogic"].flatMap { text -> REDCapLogic? in
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+            do throws(REDCapLogic.Unsupported) { return try REDCapLogic.parse(text) } catch {
+                throw REDCapError.bad("The filterLogic is not supported: \(error.message).")
+            }
+        }
+        let begin = try form["dateRangeBegin"].flatMap { try Self.time($0, name: "dateRangeBegin") }
+        let end = try form["dateRangeEnd"].flatMap { try Self.time($0, name: "dateRangeEnd") }
+
+        let prepared = try await services.exports.prepare(ExportService.Request(questionnaireId: questionnaireId, teamId: reach.teamId, consent: reach.consent))
+        let project = REDCapProject(plan: prepared.plan)
+        // Fields asked for (a checkbox by its base name), always with the record id; forms add theirs.
+        var wanted: Set<String>?
+        let askedFields = form.list("fields")
+        let askedForms = form.list("forms")
+        if askedFields != nil || askedForms != nil {
+            var names: Set<String> = [REDCapProject.recordIdField]
+            let known = Set(project.fields.map(\.name)).union(project.instruments.map { "\($0.name)_complete" })
+            for name in askedFields ?? [] {
+                guard known.contains(name) else { throw REDCapError.bad("The following values in the parameter fields are not valid: \(name.prefix(100))") }
+                names.insert(name)
+            }
+            for name in askedForms ?? [] {
+                guard project.instruments.contains(where: { $0.name == name }) else {
+                    throw REDCapError.bad("The following values in the parameter forms are not valid: \(name.prefix(100))")
+                }
+                names.formUnion(project.fields(of: name).map(\.name))
+                names.insert("\(name)_complete")
+            }
+            wanted = names
+        }
+        if let filter {
+            let columns = Set(REDCapRows(project: project, versions: [:]).columns(fields: nil))
+            if let unknown = filter.fields.first(where: { !columns.contains($0) }) {
+                throw REDCapError.bad("The filterLogic names a field this project does not have: \(unknown.prefix(100)).")
+            }
+        }
+        // Records by id, or by the name they were imported with (made into the same id, for the caller's team).
+        let naming = REDCapImport(project: project, questionnaire: prepared.plan.versions[0], teamId: user.teamId ?? 0)
+        let only = form.list("records").map { Set($0.map { naming.recordId($0) }) }
+        try await services.audit.record(.export, by: user.username, details: ["format": "redcap", "questionnaire": questionnaireId, "via": "redcap", "records": String(prepared.count)])
+        let rowsOf = REDCapRows(project: project, versions: Dictionary(prepared.plan.versions.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a }))
+        let allColumns = rowsOf.columns(fields: nil)
+        let columns = rowsOf.columns(fields: wanted)
+        let formatter = JSONLinesFormatter(plan: prepared.plan)
+        let pager = services.exports.pager(prepared, formats: [.jsonLines])
+        var out: [[String: String]] = []
+        while let page = try await pager.next() {
+            for input in page {
+                guard let record = input.record else { continue }
+                // The line a JSON Lines export writes, read back: its values are the rows'.
+                let line = try formatter.row(record).trimmingCharacters(in: .whitespacesAndNewlines)
+                let shown = try ExportRecord(jsonLine: Data(line.utf8))
+                if let only, !only.contains(shown.record.id) { continue }
+                let changed = shown.record.updatedAt
+                if let begin, changed < begin { continue }
+                if let end, changed > end { continue }
+                let rows = rowsOf.rows(shown, columns: allColumns, values: .raw)
+                if let filter, let base = rows.first, !filter.holds(base) { continue }
+                let shownRows: [[String: String]]
+                if case .raw = values { shownRows = rows } else { shownRows = rowsOf.rows(shown, columns: allColumns, values: values) }
+                for row in shownRows {
+                    // A repeat's row only when it has any of the fields asked for.
+                    if let form = row["redcap_repeat_instrument"], !form.isEmpty, wanted != nil,
+                        !project.fields(of: form).contains(where: { field in field.exportNames.contains { columns.contains($0.name) } })
+                    {
+                        continue
+                    }
+                    out.append(row)
+                }
+            }
+        }
+        return Self.rows(out.map { row in columns.map { ($0, row[$0] ?? "") } }, format: format, columns: columns)
+    }
+
+    /// Rows of a record export: an empty export is `[]` (or a CSV header alone).
+    static func rows(_ rows: [[(String, String)]], format: ReplyFormat, columns: [String]) -> Response {
+        if format == .csv, rows.isEmpty { return reply(Array(CSV.line(columns).utf8), type: "text/csv; charset=utf-8") }
+        return Self.rows(rows, format: format)
+    }
+
+    /// `dateRangeBegin` / `dateRangeEnd`: `YYYY-MM-DD HH:MM:SS`, taken as UTC.
+    static func time(_ text: String, name: String) throws -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return nil }
+        let iso = trimmed.count == 10 ? trimmed + "T00:00:00Z" : trimmed.replacingOccurrences(of: " ", with: "T") + "Z"
+        guard let date = Timestamp.date(from: iso) else { throw REDCapError.bad("\(name) is a time: YYYY-MM-DD HH:MM:SS.") }
+        return date
+    }
+
+    /// `content=record` with `data`: new records from flat rows, validated as any record is.
+    func importRecords(_ form: Form, questionnaireId: String, user: User, _ context: IntakeRequestContext) async throws -> Response {
+        guard let teamId = user.teamId, user.role != .researcher else {
+            throw REDCapError(status: .forbidden, message: "You do not have API Import/Update privileges (field workers and coordinators of a team send records).")
+        }
+        guard (form["format"] ?? "json").lowercased() == "json" else { throw REDCapError.bad("Records are imported as JSON here: send format=json.") }
+        if let behaviour = form["overwriteBehavior"], !["normal", "overwrite"].contains(behaviour) {
+            throw REDCapError.bad("overwriteBehavior is normal or overwrite.")
+        }
+        if form["forceAutoNumber"]?.lowercased() == "true" {
+            throw REDCapError.bad("forceAutoNumber is not supported: give each record its record_id (content=generateNextRecordName gives a new one).")
+        }
+        let returnContent = form["returnContent"] ?? "count"
+        guard ["count", "ids", "nothing"].contains(returnContent) else { throw REDCapError.bad("returnContent is count, ids or nothing.") }
+        let plan = try await plan(questionnaireId, for: user)
+        let project = REDCapProject(plan: plan)
+        let newest = plan.versions[plan.versions.count - 1]
+        let rows = try Self.importRows(form["data"] ?? "")
+        let importer = REDCapImport(project: project, questionnaire: newest, teamId: teamId)
+        let records: [PatientResponse]
+        do { records = try importer.records(rows, collector: user.username) } catch { throw REDCapError.bad(error.message) }
+        guard !records.isEmpty else { throw REDCapError.bad("There were no records in the data.") }
+        let results = try await services.records.ingest(records, owner: RecordOwner(teamId: teamId, username: user.username, deviceId: "redcap-api"))
+        var refused: [String] = []
+        var stored: [String] = []
+        for (record, result) in zip(records, results) {
+            let id = record.id.uuidString.lowercased()
+            switch result {
+            case .stored(.created, _), .stored(.duplicate, _): stored.append(id)
+            case .stored(.conflict, _), .stored(.taken, _):
+                refused.append("\(id): a record with this id exists with other content (this API adds records; edit existing ones with intake)")
+            case .stored(.deleted, _): refused.append("\(id): this record was deleted and cannot be sent again")
+            case .invalid(let code, let message, let issues):
+                // Which fields, and what is wrong with them (never a value).
+                let said = issues.filter { $0.severity == .error }.prefix(5).map { "\($0.questionId ?? $0.field ?? "record"): \($0.message)" }
+                refused.append("\(id): \(code): \(message)" + (said.isEmpty ? "" : " (\(said.joined(separator: "; ")))"))
+            }
+        }
+        if !refused.isEmpty {
+            throw REDCapError.bad("\(stored.count) record(s) were stored; these were not: " + refused.prefix(20).joined(separator: "; "))
+        }
+        switch returnContent {
+        case "ids": return Self.json { writer in
+                writer.beginArray()
+                for id in stored { writer.string(id) }
+                writer.endArray()
+            }
+        case "nothing": return Self.reply([], type: "application/json; charset=utf-8")
+        default: return Self.json { writer in
+                writer.beginObject()
+                writer.key("count")
+                writer.integer(stored.count)
+                writer.endObject()
+            }
+        }
+    }
+
+    /// The `data` of an import: a JSON array of objects whose values are text (numbers are taken as their text).
+    static func importRows(_ text: String) throws -> [[String: String]] {
+        guard let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)), let array = parsed as? [Any] else {
+            throw REDCapError.bad("The data being imported is not valid JSON: send a JSON array of objects, one per record (and repeat instance).")
+        }
+        guard array.count <= 10_000 else { throw REDCapError.bad("At most 10000 rows are imported at once; send the rest in another request.") }
+        return try array.enumerated().map { index, item in
+            guard let object = item as? [String: Any] else { throw REDCapError.bad("Row \(index + 1) of the data is not an object.") }
+            var row: [String: String] = [:]
+            for (key, value) in object {
+                switch value {
+                case let text as String: row[key] = text
+                case let number as NSNumber: row[key] = number.stringValue
+                case is NSNull: row[key] = ""
+                default: throw REDCapError.bad("Row \(index + 1): \(key.prefix(100)) is not text.")
+                }
+            }
+            return row
+        }
+    }
+}

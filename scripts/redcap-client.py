@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""PyCap, the Python client of REDCap's API, unchanged against `intake serve`. Run by scripts/test.
+
+A throwaway server on 127.0.0.1 (a SQLite file, or the PostgreSQL URL given), a team with a
+coordinator and a field worker, the bundled questionnaire published, records sent through
+Intake's own API. Then, through PyCap pointed at http://127.0.0.1:PORT/redcap/refugee-health/api/
+with REDCap-style tokens: the version, the project, the data dictionary (record id first), the
+export field names, the instruments and repeating instruments; every record exported in the flat
+format, whole and by records, fields, forms and filterLogic, raw and as labels; a record imported
+by the field worker. Every value PyCap read must equal Intake's own JSON Lines export of the same
+records, and the imported record must hold what was sent. A bad token and a field worker's export
+are refused as REDCap refuses them.
+
+usage: scripts/redcap-client.py [--intake .build/debug/intake] [--database URL]
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from intake_server import ROOT, api, layout, serve  # noqa: E402
+from intake_server import run as run_intake  # noqa: E402
+
+FORM = "refugee-health"
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("redcap-client: FAIL: " + message, file=sys.stderr)
+    return condition
+
+
+def run(intake, env, *arguments, stdin=None):
+    return run_intake(intake, env, *arguments, stdin=stdin, who="redcap-client")
+
+
+def positions(sections):
+    """Question key → (section number, index, the repeat's index or None)."""
+    found = {}
+    for number, (_, entries) in enumerate(sections, start=1):
+        for entry in entries:
+            found[entry["key"]] = (number, entry["index"], None)
+            for member in entry.get("repeat", []):
+                found[member["key"]] = (number, member["index"], entry["index"])
+    return found
+
+
+def raw(answer):
+    """A JSON Lines answer ({kind: value}) as REDCap's raw text."""
+    (kind, value), = answer.items()
+    if kind == "yesNo":
+        return "1" if value else "0"
+    if kind in ("integer", "decimal"):
+        return float(value)
+    if kind == "geopoint":
+        return [float(value[k]) for k in ("latitude", "longitude", "altitude", "accuracy") if k in value]
+    if kind == "attachment":
+        return value["sha256"]
+    return value
+
+
+def same(found, expected):
+    if isinstance(expected, float):
+        try:
+            return abs(float(found) - expected) < 1e-9
+        except ValueError:
+            return False
+    if isinstance(expected, list):
+        try:
+            return [float(x) for x in found.split(" ")] == expected
+        except ValueError:
+            return False
+    if isinstance(expected, str) and len(expected) == 64 and found.startswith(expected):
+        return True  # a file: its name is its SHA-256 and type
+    return found == expected
+
+
+def expected_rows(line, metadata, where):
+    """The flat rows a JSON Lines record must give: {(instrument, instance): {column: value}}."""
+    answers = line.get("answers", {})
+    rows = {("", ""): {"record_id": line["id"].lower()}}
+    patient = {"given_name": "givenName", "family_name": "familyName", "date_of_birth": "dateOfBirth", "sex": "sex", "external_id": "externalId"}
+    for field in metadata:
+        if field["form_name"] == "patient" and field["field_name"] in patient:
+            rows[("", "")][field["field_name"]] = line.get("patient", {}).get(patient[field["field_name"]], "")
+            continue
+        annotation = field["field_annotation"]
+        if not annotation.startswith("@INTAKE-QUESTION="):
+            continue
+        key, _, part = annotation[len("@INTAKE-QUESTION="):].partition("/")
+        if field["field_type"] == "descriptive" or key not in where:
+            continue
+        section, index, group = where[key]
+        given = answers.get(str(section), {})
+        if group is None:
+            targets = [(("", ""), given.get(str(index)))]
+        else:
+            instances = given.get(str(group), {}).get("instances", [])
+            targets = [((field["form_name"], str(n)), instance.get(str(index))) for n, instance in enumerate(instances, start=1)]
+        for row_key, answer in targets:
+            row = rows.setdefault(row_key, {"record_id": line["id"].lower()})
+            if answer is not None and part:
+                answer = answer.get("dictionary", {}).get(part)
+            if field["field_type"] == "checkbox":
+                codes = [c.split(",", 1)[0].strip() for c in field["select_choices_or_calculations"].split(" | ")]
+                chosen = None if answer is None else set(answer.get("choices", []))
+                for code in codes:
+                    suffix = "".join(c if c.isalnum() and c.isascii() else "_" for c in code.lower())
+                    row[f"{field['field_name']}___{suffix}"] = "" if chosen is None else ("1" if code in chosen else "0")
+            else:
+                row[field["field_name"]] = "" if answer is None else raw(answer)
+    return rows
+
+
+def compare(records, lines, metadata, where):
+    compared = 0
+    by_record = {}
+    for row in records:
+        by_record.setdefault(row["record_id"], []).append(row)
+    check(set(by_record) == set(lines), f"the records PyCap exported are the export's: {sorted(by_record)} vs {sorted(lines)}")
+    for record_id, rows in by_record.items():
+        line = lines.get(record_id)
+        if line is None:
+            continue
+        expected = expected_rows(line, metadata, where)
+        got = {(r.get("redcap_repeat_instrument", ""), str(r.get("redcap_repeat_instance", ""))): r for r in rows}
+        check(set(got) == set(expected), f"{record_id}: rows {sorted(got)} vs {sorted(expected)}")
+        for row_key, values in expected.items():
+            row = got.get(row_key, {})
+            for column, value in values.items():
+                if check(same(row.get(column, "absent"), value), f"{record_id} {row_key} {column}: PyCap read {row.get(column, 'absent')!r}, the export has {value!r}"):
+                    compared += 1
+        complete = "2" if line["status"] == "complete" else "0"
+        base = got.get(("", ""), {})
+        repeating = {f["form_name"] for f in metadata if f["field_annotation"] and where.get(f["field_annotation"][17:].split("/")[0], (0, 0, None))[2] is not None}
+        check(all(base[c] == complete for c in base if c.endswith("_complete") and c[:-9] not in repeating), f"{record_id}: form_complete is {complete}")
+    return compared
+
+
+def flat(record, metadata, where):
+    """A JSON Lines record as the flat rows PyCap imports (the fields the project has)."""
+    rows = expected_rows(record, metadata, where)
+    out = []
+    for (instrument, instance), values in rows.items():
+        row = {k: (" ".join(str(x) for x in v) if isinstance(v, list) else (repr(v) if isinstance(v, float) and not v.is_integer() else (str(int(v)) if isinstance(v, float) else v))) for k, v in values.items() if v != ""}
+        if instrument:
+            row["redcap_repeat_instrument"] = instrument
+            row["redcap_repeat_instance"] = instance
+        out.append(row)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--intake", default=os.path.join(ROOT, ".build/debug/intake"))
+    parser.add_argument("--database", help="the server's database (a PostgreSQL URL); default: a SQLite file in a temporary folder")
+    arguments = parser.parse_args()
+    from redcap import Project, RedcapError
+
+    work = tempfile.mkdtemp(prefix="intake-redcap-")
+    env = dict(os.environ)
+    env["INTAKE_DATA_DIR"] = work
+    env["INTAKE_SERVER_DATABASE"] = arguments.database or os.path.join(work, "server.sqlite")
+    intake = arguments.intake
+
+    run(intake, env, "admin", "bootstrap", "--username", "admin", "--password-stdin", stdin="admin-password-1\n")
+    run(intake, env, "admin", "team", "create", "clinic")
+    for name, role in [("cora", "coordinator"), ("fatima", "fieldworker")]:
+        run(intake, env, "admin", "user", "create", name, "--role", role, "--team", "clinic", "--password-stdin", stdin=f"{name}-password-1\n")
+    run(intake, env, "admin", "publish", FORM)
+    server, base = serve(intake, env, who="redcap-client")
+    try:
+        cora_bearer = run(intake, env, "admin", "token", "create", "cora")
+        fatima_bearer = run(intake, env, "admin", "token", "create", "fatima")
+        cora_token = run(intake, env, "admin", "token", "create", "cora", "--redcap", "--name", "pycap")
+        fatima_token = run(intake, env, "admin", "token", "create", "fatima", "--redcap", "--name", "pycap")
+        check(len(cora_token) == 32 and cora_token.isupper() or cora_token.isdigit(), f"a REDCap token is 32 upper-case hexadecimal characters: {len(cora_token)}")
+        samples = os.path.join(work, "records.jsonl")
+        run(intake, env, "sample", "--count", "12", "--seed", "11", "--collector", "fatima", "--output", samples)
+        records = [json.loads(line) for line in open(samples, encoding="utf-8")]
+        sent, spare = records[:6], records[6:]
+        stored = api(base, "POST", "/v1/records/batch", fatima_bearer, {"records": sent})
+        check(all(r["outcome"] == "created" for r in stored["results"]), f"records not stored: {stored}")
+        xform = api(base, "GET", f"/odk/v1/projects/1/forms/{FORM}.xml", cora_bearer)
+        where = positions(layout(xform))
+
+        url = f"{base}/redcap/{FORM}/api/"
+        project = Project(url, cora_token)
+        check(str(project.export_version()) == "14.0.0", f"content=version: {project.export_version()}")
+        info = project.export_project_info()
+        check(info["project_id"] == FORM and info["is_longitudinal"] == "0", f"content=project: {info}")
+        metadata = project.export_metadata()
+        check(metadata[0]["field_name"] == "record_id" and project.def_field == "record_id", "the record id field comes first")
+        keys = ["field_name", "form_name", "section_header", "field_type", "field_label", "select_choices_or_calculations", "field_note",
+                "text_validation_type_or_show_slider_number", "text_validation_min", "text_validation_max", "identifier", "branching_logic",
+                "required_field", "custom_alignment", "question_number", "matrix_group_name", "matrix_ranking", "field_annotation"]
+        check(all(list(row) == keys for row in metadata), "every data dictionary row has REDCap's 18 keys in order")
+        check(not project.is_longitudinal, "a classic (not longitudinal) project")
+        names = project.export_field_names()
+        checkbox = next((f for f in metadata if f["field_type"] == "checkbox"), None)
+        check(checkbox is not None and any(n["original_field_name"] == checkbox["field_name"] and n["export_field_name"].startswith(checkbox["field_name"] + "___") for n in names),
+              "a checkbox's export field names are field___code")
+        instruments = project.export_instruments()
+        repeating = project.export_repeating_instruments_events()
+        check(len(instruments) >= 4 and any(r["form_name"] == "household_members" for r in repeating), f"instruments {instruments}, repeating {repeating}")
+        print(f"redcap-client: PyCap reads version, project, {len(metadata)} fields in {len(instruments)} instruments ({len(repeating)} repeating), {len(names)} export field names")
+
+        export = api(base, "GET", f"/v1/exports?questionnaire={FORM}&format=jsonl", cora_bearer)
+        lines = {json.loads(l)["id"].lower(): json.loads(l) for l in export.splitlines() if l.strip()}
+        exported = project.export_records()
+        compared = compare(exported, lines, metadata, where)
+        repeat_rows = sum(1 for r in exported if r.get("redcap_repeat_instrument"))
+        print(f"redcap-client: {len(lines)} records ({len(exported)} rows, {repeat_rows} of repeats) exported through PyCap; {compared} values equal the JSON Lines export's")
+
+        first = sorted(lines)[0]
+        only = project.export_records(records=[first])
+        check({r["record_id"] for r in only} == {first}, "records[] picks records")
+        radio = next(f for f in metadata if f["field_type"] == "radio")
+        narrow = project.export_records(fields=[radio["field_name"], checkbox["field_name"]])
+        check(all(set(r) <= {"record_id", "redcap_repeat_instrument", "redcap_repeat_instance", radio["field_name"]} | {n["export_field_name"] for n in names if n["original_field_name"] == checkbox["field_name"]} for r in narrow)
+              and all(any(k.startswith(checkbox["field_name"] + "___") for k in r) for r in narrow if not r.get("redcap_repeat_instrument")),
+              "fields[] gives those fields, a checkbox as its columns, and the record id")
+        form = metadata[0]["form_name"]
+        by_form = project.export_records(forms=[form])
+        form_fields = {f["field_name"] for f in metadata if f["form_name"] == form}
+        check(all(all(k.split("___")[0] in form_fields or k in ("record_id", "redcap_repeat_instrument", "redcap_repeat_instance", f"{form}_complete") for k in r) for r in by_form), "forms[] gives that instrument's fields")
+        value = next(r[radio["field_name"]] for r in exported if r.get(radio["field_name"]))
+        filtered = project.export_records(filter_logic=f"[{radio['field_name']}] = '{value}'")
+        wanted = {r["record_id"] for r in exported if r.get(radio["field_name"]) == value and not r.get("redcap_repeat_instrument")}
+        check({r["record_id"] for r in filtered} == wanted and wanted, f"filterLogic [{radio['field_name']}] = '{value}' gives {len(wanted)} records")
+        labels = project.export_records(raw_or_label="label")
+        choices = dict(c.split(", ", 1) for c in radio["select_choices_or_calculations"].split(" | "))
+        row = next(r for r in labels if r.get(radio["field_name"]))
+        check(row[radio["field_name"]] in choices.values(), f"rawOrLabel=label gives the choice's label: {row[radio['field_name']]!r}")
+        print("redcap-client: records[], fields[], forms[], filterLogic and rawOrLabel=label work through PyCap")
+
+        # The field worker imports a sample record, without what the project leaves out (identifying
+        # answers): the first sample that is still valid without them (one may need a required one).
+        fatima = Project(url, fatima_token)
+        candidate, answer, refused = None, None, []
+        for record in spare:
+            record = {**record, "status": "complete"}
+            rows = flat(record, metadata, where)
+            try:
+                answer = fatima.import_records(rows)
+                candidate = record
+                break
+            except RedcapError as error:
+                check("required" in str(error) and "0 record(s) were stored" in str(error), f"an import is refused only for a missing required answer: {error}")
+                refused.append(str(error)[:160])
+        if refused:
+            print(f"redcap-client: {len(refused)} sample(s) refused without their identifying answers, e.g. {refused[0]}")
+        if check(candidate is not None, "a sample record imports without its identifying answers"):
+            check(answer == {"count": 1}, f"import_records answers {{'count': 1}}: {answer}")
+            try:
+                fatima.import_records(rows, return_content="ids")
+                check(False, "importing an existing record again is refused (this API adds records)")
+            except RedcapError as error:
+                check("exists" in str(error) and "0 record(s) were stored" in str(error), f"a record sent twice is refused, saying why: {error}")
+            stored = api(base, "GET", f"/v1/records/{candidate['id'].lower()}", fatima_bearer)
+            record = stored.get("record", stored)
+            line = {**candidate, "answers": record["answers"], "patient": record["patient"]}
+            check(expected_rows(line, metadata, where) == expected_rows(candidate, metadata, where), "the imported record holds what was sent")
+            try:
+                fatima.export_records()
+                check(False, "a field worker cannot export records")
+            except RedcapError as error:
+                check("privileges" in str(error), f"a field worker's export is refused: {error}")
+            try:
+                fatima.import_records([{"record_id": "x-1", "no_such_field": "1"}])
+                check(False, "an unknown field is refused")
+            except RedcapError as error:
+                check("no_such_field" in str(error), f"an unknown field is named: {error}")
+            print("redcap-client: a record imported through PyCap by the field worker holds what was sent; sending it again is refused, saying why")
+        try:
+            Project(url, "0" * 32).export_metadata()
+            check(False, "an unknown token is refused")
+        except RedcapError as error:
+            check("permissions" in str(error), f"an unknown token: {error}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    if failures:
+        print(f"redcap-client: {len(failures)} failures", file=sys.stderr)
+        sys.exit(1)
+    print("redcap-client: PyCap works against intake serve")
+
+
+main()
