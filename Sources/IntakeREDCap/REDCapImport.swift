@@ -25,7 +25,13 @@ struct REDCapImport {
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
-    func records(_ rows: [[String: String]], collector: String) throws(Problem) -> [PatientResponse] {
+    /// A record read from its rows, and whether they said its completeness (`<form>_complete`).
+    struct Imported {
+        var record: PatientResponse
+        var statusGiven: Bool
+    }
+
+    func records(_ rows: [[String: String]], collector: String) throws(Problem) -> [Imported] {
         // Which field each export column is (a checkbox's columns, each with its code).
         var columns: [String: (field: REDCapProject.Field, code: String?)] = [:]
         for field in project.fields where field.holdsData {
@@ -50,7 +56,7 @@ struct REDCapImport {
             if byRecord[name] == nil { order.append(name) }
             byRecord[name, default: []].append(row)
         }
-        var records: [PatientResponse] = []
+        var records: [Imported] = []
         for name in order {
             records.append(try record(name, rows: byRecord[name] ?? [], columns: columns, collector: collector))
         }
@@ -59,11 +65,12 @@ struct REDCapImport {
 
     private func record(
         _ name: String, rows: [[String: String]], columns: [String: (field: REDCapProject.Field, code: String?)], collector: String
-    ) throws(Problem) -> PatientResponse {
+    ) throws(Problem) -> Imported {
         var answers: [Int: [Int: Answer]] = [:]
         var patient = PatientIdentification()
         var instances: [String: [Int: [Int: Answer]]] = [:]  // repeat key → instance number → answers
         var complete = true
+        var statusGiven = false
         for row in rows {
             let form = row["redcap_repeat_instrument"] ?? ""
             let instanceText = row["redcap_repeat_instance"] ?? ""
@@ -82,6 +89,7 @@ struct REDCapImport {
             var parts: [String: [String: Answer]] = [:]
             for (column, text) in row {
                 if column.hasSuffix("_complete"), project.instruments.contains(where: { "\($0.name)_complete" == column }) {
+                    if !text.isEmpty { statusGiven = true }
                     if !text.isEmpty && text != "2" { complete = false }
                     continue
                 }
@@ -137,9 +145,54 @@ struct REDCapImport {
             }
             answers[group.position.section, default: [:]][group.position.index] = .instances(numbers.map { numbered[$0] ?? [:] })
         }
-        return PatientResponse(
+        let record = PatientResponse(
             id: recordId(name), questionnaire: questionnaire.reference, patient: patient, answers: answers, status: complete ? .complete : .draft, collector: collector,
             deviceId: "redcap-api")
+        return Imported(record: record, statusGiven: statusGiven)
+    }
+
+    /// An import over a stored record of the same version: with `overwrite`, the import is the
+    /// record (a blank is no answer); otherwise (REDCap's `normal`) each value given replaces the
+    /// stored one and a blank keeps it, inside a repeat's instances and a compound's parts too.
+    static func merged(_ imported: Imported, over stored: PatientResponse, overwrite: Bool) -> PatientResponse {
+        var record = stored
+        record.updatedAt = PatientResponse.now()
+        if imported.statusGiven { record.status = imported.record.status }
+        let given = imported.record.patient
+        if overwrite {
+            record.patient = given
+            record.answers = imported.record.answers
+            return record
+        }
+        if !given.givenName.isEmpty { record.patient.givenName = given.givenName }
+        if !given.familyName.isEmpty { record.patient.familyName = given.familyName }
+        if let date = given.dateOfBirth { record.patient.dateOfBirth = date }
+        if let sex = given.sex { record.patient.sex = sex }
+        if let external = given.externalId { record.patient.externalId = external }
+        for (section, answers) in imported.record.answers {
+            for (index, answer) in answers {
+                record.answers[section, default: [:]][index] = overlay(answer, on: record.answers[section]?[index])
+            }
+        }
+        return record
+    }
+
+    private static func overlay(_ answer: Answer, on old: Answer?) -> Answer {
+        switch (answer, old) {
+        case (.dictionary(let parts), .dictionary(var kept)?):
+            kept.merge(parts) { $1 }
+            return .dictionary(kept)
+        case (.instances(let list), .instances(var kept)?):
+            for (number, instance) in list.enumerated() {
+                if number < kept.count {
+                    for (index, inner) in instance { kept[number][index] = overlay(inner, on: kept[number][index]) }
+                } else {
+                    kept.append(instance)
+                }
+            }
+            return .instances(kept)
+        default: return answer
+        }
     }
 
     private func put(_ answer: Answer, question: Question, instance: Int?, answers: inout [Int: [Int: Answer]], instances: inout [String: [Int: [Int: Answer]]]) {

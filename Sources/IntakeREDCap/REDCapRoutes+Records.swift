@@ -134,23 +134,41 @@ extension REDCapRoutes {
         let newest = plan.versions[plan.versions.count - 1]
         let rows = try Self.importRows(form["data"] ?? "")
         let importer = REDCapImport(project: project, questionnaire: newest, teamId: teamId)
-        let records: [PatientResponse]
-        do { records = try importer.records(rows, collector: user.username) } catch { throw REDCapError.bad(error.message) }
-        guard !records.isEmpty else { throw REDCapError.bad("There were no records in the data.") }
-        let results = try await services.records.ingest(records, owner: RecordOwner(teamId: teamId, username: user.username, deviceId: "redcap-api"))
+        let imported: [REDCapImport.Imported]
+        do { imported = try importer.records(rows, collector: user.username) } catch { throw REDCapError.bad(error.message) }
+        guard !imported.isEmpty else { throw REDCapError.bad("There were no records in the data.") }
+        let overwrite = form["overwriteBehavior"] == "overwrite"
         var refused: [String] = []
         var stored: [String] = []
-        for (record, result) in zip(records, results) {
+        // A record the caller may edit is updated (as PUT /v1/records/{id} would); any other is new.
+        var new: [PatientResponse] = []
+        for entry in imported {
+            let id = entry.record.id.uuidString.lowercased()
+            guard let existing = try? await services.access.record(entry.record.id, for: .edit, by: user) else {
+                new.append(entry.record)
+                continue
+            }
+            guard existing.record.questionnaire == newest.reference else {
+                refused.append("\(id): it holds answers to another version of the questionnaire (\(existing.record.questionnaire.version)); edit it with intake")
+                continue
+            }
+            let record = REDCapImport.merged(entry, over: existing.record, overwrite: overwrite)
+            switch try await services.records.edit(record, of: existing, baseRevision: existing.revision, savedBy: user.username, uploadsTeam: teamId, deviceId: "redcap-api") {
+            case .saved(.updated): stored.append(id)
+            case .saved(.stale): refused.append("\(id): it changed while this import ran; send it again")
+            case .saved(.locked): refused.append("\(id): a reviewer approved and locked it; a coordinator reopens it first (intake review reopen)")
+            case .saved(.notFound), .saved(.deleted): refused.append("\(id): it was deleted")
+            case .invalid(let code, let message, let issues): refused.append(Self.refusal(id, code, message, issues))
+            }
+        }
+        let results = new.isEmpty ? [] : try await services.records.ingest(new, owner: RecordOwner(teamId: teamId, username: user.username, deviceId: "redcap-api"))
+        for (record, result) in zip(new, results) {
             let id = record.id.uuidString.lowercased()
             switch result {
             case .stored(.created, _), .stored(.duplicate, _): stored.append(id)
-            case .stored(.conflict, _), .stored(.taken, _):
-                refused.append("\(id): a record with this id exists with other content (this API adds records; edit existing ones with intake)")
+            case .stored(.conflict, _), .stored(.taken, _): refused.append("\(id): the id is used by a record you may not edit; give the record another record_id")
             case .stored(.deleted, _): refused.append("\(id): this record was deleted and cannot be sent again")
-            case .invalid(let code, let message, let issues):
-                // Which fields, and what is wrong with them (never a value).
-                let said = issues.filter { $0.severity == .error }.prefix(5).map { "\($0.questionId ?? $0.field ?? "record"): \($0.message)" }
-                refused.append("\(id): \(code): \(message)" + (said.isEmpty ? "" : " (\(said.joined(separator: "; ")))"))
+            case .invalid(let code, let message, let issues): refused.append(Self.refusal(id, code, message, issues))
             }
         }
         if !refused.isEmpty {
@@ -170,6 +188,12 @@ extension REDCapRoutes {
                 writer.endObject()
             }
         }
+    }
+
+    /// Why a record was not taken: which fields, and what is wrong with them (never a value).
+    static func refusal(_ id: String, _ code: String, _ message: String, _ issues: [ValidationIssue]) -> String {
+        let said = issues.filter { $0.severity == .error }.prefix(5).map { "\($0.questionId ?? $0.field ?? "record"): \($0.message)" }
+        return "\(id): \(code): \(message)" + (said.isEmpty ? "" : " (\(said.joined(separator: "; ")))")
     }
 
     /// The `data` of an import: a JSON array of objects whose values are text (numbers are taken as their text).

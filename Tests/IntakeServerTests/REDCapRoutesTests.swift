@@ -192,8 +192,17 @@ struct REDCapRoutesTests {
                 return
             }
             #expect(instances.count == 1 && instances[0][member.position.index] == .integer(7), "the repeat's row is its instance (its calculations computed)")
-            let again = try await Self.post(client, [("token", token), ("content", "record"), ("format", "json"), ("data", data)])
-            #expect(again.status == .ok || (again.json["error"] as? String)?.contains("exists") == true, "\(again.text)")
+            // Sent again with a change: the record is edited (REDCap's normal overwrite: a blank keeps the value).
+            let change = String(decoding: try JSONSerialization.data(withJSONObject: [["record_id": "clinic-7", "family_name": "Saleh-Haddad", "given_name": ""]]), as: UTF8.self)
+            let again = try await Self.post(client, [("token", token), ("content", "record"), ("format", "json"), ("data", change), ("returnContent", "ids")])
+            #expect(again.status == .ok && again.text.contains(id.uuidString.lowercased()), "\(again.text)")
+            let edited = try #require(try await server.services.store.record(id: id))
+            #expect(edited.revision == stored.revision + 1 && edited.record.patient.familyName == "Saleh-Haddad" && edited.record.patient.givenName == "Amal")
+            #expect(edited.record[group.position] == stored.record[group.position], "what was not sent is kept")
+            let otherTeam = try await Self.token(server, "fieldworker-b")
+            let taken = try await Self.post(client, [("token", otherTeam), ("content", "record"), ("format", "json"), ("data", #"[{"record_id":"\#(id.uuidString.lowercased())","family_name":"X"}]"#)])
+            #expect(taken.status == .badRequest && (taken.json["error"] as? String)?.contains("0 record(s) were stored") == true, "another team's record is not theirs to edit")
+            #expect(try await server.services.store.record(id: id)?.record.patient.familyName == "Saleh-Haddad")
             let unknown = try await Self.post(client, [("token", token), ("content", "record"), ("format", "json"), ("data", #"[{"record_id":"1","nope":"x"}]"#)])
             #expect(unknown.status == .badRequest && (unknown.json["error"] as? String)?.contains("nope") == true)
             let badValue = try await Self.post(client, [("token", token), ("content", "record"), ("format", "json"), ("data", #"[{"record_id":"2","household_size":"many"}]"#)])

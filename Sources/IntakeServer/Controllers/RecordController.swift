@@ -135,31 +135,25 @@ struct RecordController {
                 message: "the record's id does not match the id in the path; a record keeps its id through edits")
         }
         let stored = try await visibleRecord(id, user: user, team: team, toEdit: true)
-        // Files come from the uploads of the editor's team (a referee's own).
-        switch try await services.records.check(body.record, teamId: stored.teamId, storedCollector: stored.record.collector, uploadsTeam: team) {
+        // Files come from the uploads of the editor's team (a referee's own); a referee edits the
+        // record where it belongs: in the referring team.
+        switch try await services.records.edit(body.record, of: stored, baseRevision: body.baseRevision, savedBy: user.username, uploadsTeam: team, deviceId: device) {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
-        case .valid(var item, _):
-            item.deviceId = device
-            // A referee edits the record where it belongs: in the referring team.
-            switch try await services.records.update(
-                item, baseRevision: body.baseRevision, teamId: stored.teamId, savedBy: user.username, uploadsTeam: team)
-            {
-            case .updated(let revision):
-                return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
-            case .stale(let current):
-                throw APIError(
-                    .conflict, code: "stale_revision",
-                    message:
-                        "the record changed since revision \(body.baseRevision); it is now at revision \(current). Load it again, apply your changes and save with baseRevision \(current)",
-                    details: .object(["currentRevision": .integer(current)]))
-            case .notFound:
-                throw APIError.notFound("record \(Self.key(id))")
-            case .deleted(let tombstone):
-                throw Self.gone(tombstone)
-            case .locked:
-                throw Self.lockedError
-            }
+        case .saved(.updated(let revision)):
+            return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
+        case .saved(.stale(let current)):
+            throw APIError(
+                .conflict, code: "stale_revision",
+                message:
+                    "the record changed since revision \(body.baseRevision); it is now at revision \(current). Load it again, apply your changes and save with baseRevision \(current)",
+                details: .object(["currentRevision": .integer(current)]))
+        case .saved(.notFound):
+            throw APIError.notFound("record \(Self.key(id))")
+        case .saved(.deleted(let tombstone)):
+            throw Self.gone(tombstone)
+        case .saved(.locked):
+            throw Self.lockedError
         }
     }
 

@@ -296,6 +296,26 @@ extension RecordService {
 
     public func revisions(of id: UUID) async throws -> [RecordRevision] { try await store.revisions(of: id) }
 
+    /// What became of an edit sent through ``edit(_:of:baseRevision:savedBy:uploadsTeam:deviceId:)``.
+    public enum EditResult: Sendable {
+        case saved(UpdateOutcome)
+        case invalid(code: String, message: String, issues: [ValidationIssue])
+    }
+
+    /// Validates an edit of `stored` (a record the access service let the editor edit) as any
+    /// record is, keeping its collector, and saves it over `baseRevision` in the record's team:
+    /// what `PUT /v1/records/{id}` and the protocols' imports do.
+    public func edit(
+        _ record: PatientResponse, of stored: StoredRecord, baseRevision: Int, savedBy: String, uploadsTeam: Int64, deviceId: String? = nil
+    ) async throws -> EditResult {
+        switch try await check(record, teamId: stored.teamId, storedCollector: stored.record.collector, uploadsTeam: uploadsTeam) {
+        case .invalid(let code, let message, let issues): return .invalid(code: code, message: message, issues: issues)
+        case .valid(var item, _):
+            if let deviceId { item.deviceId = deviceId }
+            return .saved(try await update(item, baseRevision: baseRevision, teamId: stored.teamId, savedBy: savedBy, uploadsTeam: uploadsTeam))
+        }
+    }
+
     /// Saves an edit checked by ``check(_:teamId:today:patients:storedCollector:)``.
     public func update(_ item: IngestItem, baseRevision: Int, teamId: Int64, savedBy: String, uploadsTeam: Int64? = nil) async throws
         -> UpdateOutcome
