@@ -186,7 +186,7 @@ let package = Package(
             name: "intake",
             dependencies: [
                 "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeServer", "IntakeDeployment", "IntakeClient", "IntakeExport",
-                "IntakeTerminal", "IntakeConsole", "IntakeXLSForm", "IntakeODK", "IntakeREDCap", /*FHIR-LATER*/
+                "IntakeTerminal", "IntakeConsole", "IntakeXLSForm", "IntakeODK", "IntakeREDCap", "IntakeFHIR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

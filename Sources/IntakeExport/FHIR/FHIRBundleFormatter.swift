@@ -13,9 +13,13 @@ public final class FHIRBundleFormatter: ExportFormatter {
     /// Patient keys whose `Patient` is written already.
     private var written: Set<String> = []
 
-    public init(plan: ExportPlan, generatedAt: Date = Date()) {
+    public convenience init(plan: ExportPlan, generatedAt: Date = Date()) {
+        self.init(plan: plan, names: FHIRNames(base: plan.options.fhirBase, questionnaireId: plan.questionnaireId), generatedAt: generatedAt)
+    }
+
+    init(plan: ExportPlan, names: FHIRNames, generatedAt: Date) {
         self.plan = plan
-        self.names = FHIRNames(base: plan.options.fhirBase, questionnaireId: plan.questionnaireId)
+        self.names = names
         self.generatedAt = generatedAt
     }
 
@@ -61,19 +65,20 @@ public final class FHIRBundleFormatter: ExportFormatter {
         if let registry = item.registry, let tags = tags(registry) { members.append(("meta", tags)) }
         if let language = record.language { members.append(("language", .string(language))) }
         let registered = item.registry != nil && item.patientKey != nil
-        let patient = plan.options.includeIdentifiers && !registered ? containedPatient(item) : nil
+        // Served one at a time (REST), a response names its patient by key: never contained.
+        let patient = plan.options.includeIdentifiers && !registered && names.rest == nil ? containedPatient(item) : nil
         if let patient { members.append(("contained", .array([patient]))) }
         members.append(("identifier", .object([("system", .string(names.recordSystem)), ("value", .string(id))])))
-        members.append(("questionnaire", .string(names.questionnaireURL + "|" + record.questionnaire.version)))
+        members.append(("questionnaire", .string(names.canonical(version: record.questionnaire.version) + "|" + record.questionnaire.version)))
         members.append(("status", .string(record.status == .complete ? "completed" : "in-progress")))
         if patient != nil {
             members.append(("subject", .object([("reference", .string("#patient"))])))
-        } else if registered, let key = item.patientKey {
+        } else if registered || names.rest != nil, let key = item.patientKey {
             members.append(
                 (
                     "subject",
                     .object([
-                        ("reference", .string(names.patientEntryURL(key: key))),
+                        ("reference", .string(names.patientReference(key: key))),
                         ("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))])),
                     ])
                 ))
@@ -175,7 +180,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
     }
 
     /// A registry patient: keyed, with sex, and named only when the export includes identifiers.
-    private func patient(_ item: ExportRecord, key: String, _ registry: RegistryFacts) -> JSONValue {
+    func patient(_ item: ExportRecord, key: String, _ registry: RegistryFacts) -> JSONValue {
         var members: [(String, JSONValue)] = [("resourceType", .string("Patient")), ("id", .string(key))]
         if let tags = tags(registry) { members.append(("meta", tags)) }
         let patient = item.record.patient
@@ -216,7 +221,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
             (
                 "patient",
                 .object([
-                    ("reference", .string(names.patientEntryURL(key: key))),
+                    ("reference", .string(names.patientReference(key: key))),
                     ("identifier", .object([("system", .string(names.patientKeySystem)), ("value", .string(key))])),
                 ])
             ),

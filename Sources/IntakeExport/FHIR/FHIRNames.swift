@@ -6,6 +6,10 @@ import IntakeCore
 struct FHIRNames: Sendable {
     let base: String
     let questionnaireId: String
+    /// A FHIR REST server's base (`https://host/fhir`), when the resources are served one at a
+    /// time rather than bundled: questionnaires are then named by the address they are read at,
+    /// and patients by `Patient/{key}` (``FHIRResources``). Code systems stay as ``base`` makes them.
+    var rest: String? = nil
 
     private var isURN: Bool { base.hasPrefix("urn:") }
 
@@ -14,6 +18,19 @@ struct FHIRNames: Sendable {
     }
 
     var questionnaireURL: String { name(isURN ? "questionnaire" : "Questionnaire", questionnaireId) }
+    /// The canonical URL of a questionnaire version: ``questionnaireURL`` (the same for every
+    /// version) in a bundle; on a REST server, the address the version is read at.
+    func canonical(version: String) -> String {
+        guard let rest else { return questionnaireURL }
+        return "\(rest)/Questionnaire/\(resourceId(version: version))"
+    }
+
+    /// How a resource refers to a registry patient's `Patient`: the bundle entry's `fullUrl`, or
+    /// on a REST server `Patient/{key}`.
+    func patientReference(key: String) -> String {
+        rest == nil ? patientEntryURL(key: key) : "Patient/\(key)"
+    }
+
     var recordSystem: String { name("record", questionnaireId) }
     var patientKeySystem: String { name("patient-key", "v1") }
     var externalIdSystem: String { name("external-id", "v1") }

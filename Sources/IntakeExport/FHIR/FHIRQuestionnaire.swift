@@ -1,3 +1,4 @@
+import Foundation
 import IntakeCore
 
 /// One questionnaire version as an HL7 FHIR R4 `Questionnaire`: a group per section, an item per
@@ -9,6 +10,10 @@ struct FHIRQuestionnaire {
     let options: ExportOptions
     /// Questions the export leaves out (identifying ones, when identifiers are not included).
     var leavesOut: (Question) -> Bool = { _ in false }
+    /// The publication status (`active`, or `retired` for a version retired on a server).
+    var status = "active"
+    /// When the version was published, when known.
+    var date: Date? = nil
 
     static let translationURL = "http://hl7.org/fhir/StructureDefinition/translation"
     static let expressionURL = "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression"
@@ -19,13 +24,14 @@ struct FHIRQuestionnaire {
             ("resourceType", .string("Questionnaire")),
             ("id", .string(names.resourceId(version: questionnaire.version))),
             ("language", .string(questionnaire.baseLanguage)),
-            ("url", .string(names.questionnaireURL)),
+            ("url", .string(names.canonical(version: questionnaire.version))),
             ("version", .string(questionnaire.version)),
             ("name", .string(Self.computableName(questionnaire.id))),
             ("title", .string(questionnaire.title.base)),
         ]
         if let translations = Self.translations(questionnaire.title) { members.append(("_title", translations)) }
-        members.append(("status", .string("active")))
+        members.append(("status", .string(status)))
+        if let date { members.append(("date", .string(Timestamp.string(from: date)))) }
         let sections = questionnaire.sections.compactMap { section -> JSONValue? in
             let items = section.questions.filter { $0.group == nil }.compactMap(item)
             guard !items.isEmpty else { return nil }

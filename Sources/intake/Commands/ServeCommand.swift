@@ -5,6 +5,7 @@ import IntakeCore
 import IntakeConsole
 import IntakeODK
 import IntakeREDCap
+import IntakeFHIR
 import IntakeServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -77,7 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = configuration.tls == nil ? "http" : "https"
         let (host, database) = (configuration.host, configuration.databaseDescription)
         let console = try await ConsoleModule.load()
-        try await IntakeServerApp.run(services, modules: [console, ODKModule(), REDCapModule()]) { port in
+        try await IntakeServerApp.run(services, modules: [console, ODKModule(), REDCapModule(), FHIRModule()]) { port in
             say("Serving on \(scheme)://\(host):\(port) (database \(database))")
             say("The console: \(scheme)://\(host):\(port)/console")
         }
