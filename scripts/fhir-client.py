@@ -20,13 +20,13 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from intake_server import ROOT, api, serve  # noqa: E402
+from intake_server import run as run_intake  # noqa: E402
+
 FORM = "refugee-health"
 failures = []
 
@@ -39,19 +39,7 @@ def check(condition, message):
 
 
 def run(intake, env, *arguments, stdin=None):
-    answer = subprocess.run([intake, *arguments], env=env, input=stdin, capture_output=True, text=True, cwd=ROOT)
-    if answer.returncode != 0:
-        raise SystemExit(f"fhir-client: intake {' '.join(arguments)} failed: {answer.stderr}")
-    return answer.stdout.strip()
-
-
-def api(base, method, path, token, body=None):
-    request = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode())
-    request.add_header("Authorization", f"Bearer {token}")
-    request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        text = response.read().decode()
-        return json.loads(text) if response.headers.get("Content-Type", "").startswith("application/json") else text
+    return run_intake(intake, env, *arguments, stdin=stdin, who="fhir-client")
 
 
 def fhir_client(base, token):
@@ -199,20 +187,8 @@ def main():
         run(intake, env, "admin", "user", "create", name, "--role", role, "--team", "clinic", "--password-stdin", stdin=f"{name}-password-1\n")
     run(intake, env, "admin", "user", "create", "rita", "--role", "researcher", "--password-stdin", stdin="rita-password-1\n")
     run(intake, env, "admin", "publish", FORM)
-    server = subprocess.Popen([intake, "serve", "--port", "0"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, base = serve(intake, env, who="fhir-client")
     try:
-        base = None
-        deadline = time.time() + 60
-        while base is None and time.time() < deadline:
-            line = server.stdout.readline()
-            if line == "" and server.poll() is not None:
-                raise SystemExit("fhir-client: intake serve stopped before listening")
-            match = re.search(r"Serving on (http://127\.0\.0\.1:\d+)", line)
-            if match:
-                base = match.group(1)
-        if base is None:
-            raise SystemExit("fhir-client: intake serve did not say where it listens within 60 seconds")
-
         tokens = {name: run(intake, env, "admin", "token", "create", name) for name in ("fatima", "cora", "rita")}
 
         # Three registry patients with their consent; a record of each, and three unlinked.
