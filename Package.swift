@@ -141,6 +141,7 @@ let package = Package(
                 "IntakeCore", "IntakeServer", "IntakeExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // FHIR R4 REST under /fhir (what fhirclient reads): Questionnaire, QuestionnaireResponse and

@@ -12,10 +12,14 @@ kind (text, integer, decimal) and the value as collected. Each is looked up in:
 - fhir-bundle.json, read with the fhir.resources R4B models;
 - records.sps (reading records_escaped.csv), run by GNU PSPP, which writes what it read as CSV
   (with line breaks escaped again, as PSPP's CSV writer drops carriage returns);
-- records.R (reading records_escaped.csv), run by R, which writes what it read with write.csv.
+- records.R (reading records_escaped.csv), run by R, which writes what it read with write.csv;
+- records.sav and records.dta, read by pyreadstat (ReadStat), each variable found by its place
+  (codebook.csv lists the wide table's columns in order, as the files hold them);
+- records.xlsx, read by openpyxl: its records sheet, and each repeat's sheet for every instance.
 
 Text must come back exactly (after removing the one leading ' that the CSV files add to cells a
-spreadsheet could run as a formula, or that equal the unanswered marker); from SPSS without
+spreadsheet could run as a formula, or that equal the unanswered marker; the .xlsx adds none, and
+its _xHHHH_ escapes are read as Excel reads them); from SPSS (records.sps and records.sav) without
 trailing spaces, which SPSS strings cannot hold. Numbers must come back as the same number.
 Prints each mismatch (record, column, format, expected and found, as Python literals) and exits 1
 on any; prints "roundtrip_export: ok" and the counts otherwise.
@@ -220,6 +224,73 @@ def repeats(folder, expected):
         check(name, entry, found)
 
 
+def statistics_columns(folder):
+    """The wide table's column names in order, as codebook.csv lists them (and the .sav and .dta hold them)."""
+    return [row["column"] for row in read_csv(folder / "codebook.csv")]
+
+
+def statistics(folder, expected):
+    """records.sav and records.dta (pyreadstat) and records.xlsx (openpyxl)."""
+    import re
+
+    import openpyxl
+    import pyreadstat
+
+    columns = statistics_columns(folder)
+    wide_expected = list(filter(in_wide, expected))
+    for name, read, spss in (("records.sav", pyreadstat.read_sav, True), ("records.dta", pyreadstat.read_dta, False)):
+        try:
+            data, meta = read(str(folder / name), user_missing=True, output_format="dict")
+        except Exception as error:
+            mismatches.append(f"{name}: pyreadstat cannot read it: {error}")
+            continue
+        if len(meta.column_names) != len(columns):
+            mismatches.append(f"{name}: {len(meta.column_names)} variables for {len(columns)} columns")
+            continue
+        variable = dict(zip(columns, meta.column_names))
+        rows = {str(value).strip(): row for row, value in enumerate(data[meta.column_names[0]])}
+        for entry in wide_expected:
+            row = rows.get(entry["record"])
+            found = None if row is None or entry["column"] not in variable else data[variable[entry["column"]]][row]
+            check(f"{name} (pyreadstat)", entry, found, spss=spss and entry["kind"] == "text")
+
+    def excel_text(value):
+        if not isinstance(value, str):
+            return value
+        return re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), value)
+
+    try:
+        book = openpyxl.load_workbook(folder / "records.xlsx")
+    except Exception as error:
+        mismatches.append(f"records.xlsx: openpyxl cannot read it: {error}")
+        return
+    sheet = list(book["records"].iter_rows(values_only=True))
+    header = list(sheet[0])
+    rows = {row[0]: row for row in sheet[1:]}
+    for entry in wide_expected:
+        row = rows.get(entry["record"])
+        found = None if row is None or entry["column"] not in header else excel_text(row[header.index(entry["column"])])
+        check("records.xlsx (openpyxl)", entry, found)
+    tables = {}
+    for entry in expected:
+        if not entry.get("instance"):
+            continue
+        name = f"repeat_{entry['group']}"[:31]
+        if name not in tables:
+            if name not in book.sheetnames:
+                mismatches.append(f"records.xlsx: no sheet {name}")
+                tables[name] = ([], {})
+                continue
+            table = list(book[name].iter_rows(values_only=True))
+            table_header = list(table[0])
+            at = table_header.index("instance")
+            tables[name] = (table_header, {(row[0], int(row[at])): row for row in table[1:]})
+        table_header, table_rows = tables[name]
+        row = table_rows.get((entry["record"], entry["instance"]))
+        found = None if row is None or entry["tableColumn"] not in table_header else excel_text(row[table_header.index(entry["tableColumn"])])
+        check(f"records.xlsx {name} (openpyxl)", entry, found)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("folder", type=Path)
@@ -238,12 +309,13 @@ def main():
     repeats(args.folder, expected)
     spss(args.folder, expected, args.pspp)
     r(args.folder, expected, args.rscript)
+    statistics(args.folder, expected)
     if mismatches:
         for line in mismatches[:60]:
             print(f"roundtrip_export: {line}", file=sys.stderr)
         print(f"roundtrip_export: {len(mismatches)} mismatch(es) in {args.folder}", file=sys.stderr)
         sys.exit(1)
-    print(f"roundtrip_export: ok: {len(expected)} values x 6 formats (and the repeat tables) read back the same")
+    print(f"roundtrip_export: ok: {len(expected)} values x 9 formats (and the repeat tables) read back the same")
 
 
 if __name__ == "__main__":

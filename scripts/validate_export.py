@@ -249,13 +249,18 @@ def main():
         check_spss(folder, records, args.pspp)
     if (folder / "records.R").exists():
         check_r(folder, records, len(header), args.rscript)
+    # SPSS, Stata and Excel files, read by pyreadstat and openpyxl, against records.jsonl value by value.
+    if any((folder / name).exists() for name in ("records.sav", "records.dta", "records.xlsx")) and (folder / "records.jsonl").exists():
+        stats = subprocess.run([sys.executable, str(Path(__file__).with_name("stats-files.py")), str(folder)], capture_output=True, text=True)
+        if stats.returncode != 0:
+            problem("records.sav/.dta/.xlsx differ from records.jsonl:\n" + stats.stdout[-4000:] + stats.stderr[-2000:])
 
     if problems:
         for message in problems[:50]:
             print(f"validate_export: {message}", file=sys.stderr)
         print(f"validate_export: {len(problems)} problem(s) in {folder}", file=sys.stderr)
         sys.exit(1)
-    print(f"validate_export: ok: {records} records, {versions} questionnaire versions, {len(header)} columns, FHIR, CSV, data package, SPSS syntax and R script valid")
+    print(f"validate_export: ok: {records} records, {versions} questionnaire versions, {len(header)} columns, FHIR, CSV, data package, SPSS syntax, R script and SPSS/Stata/Excel files valid")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ import Testing
 
 /// Every format gives back every answer it was given, read by that format's own reader: Python's
 /// csv for the CSV files, json for JSON Lines, the fhir.resources models for the FHIR bundle,
-/// GNU PSPP running records.sps and R running records.R (`scripts/roundtrip_export.py`, which
+/// GNU PSPP running records.sps, R running records.R, pyreadstat reading records.sav and
+/// records.dta and openpyxl reading records.xlsx (`scripts/roundtrip_export.py`, which
 /// `scripts/test` points INTAKE_EXPORT_ROUNDTRIP at).
 ///
 /// The answers are random and made to be hard: line breaks of every kind, quotes, separators,
@@ -138,6 +139,9 @@ struct ExportRoundTripTests {
             inputs: [input], available: [questionnaire], options: ExportOptions(), keyer: try PatientKeyer(secret: Fixtures.secret))
         let folder = directory.appendingPathComponent("out")
         _ = try await export.write(to: folder)
+        for file in ["records.sav", "records.dta", "records.xlsx"] {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file) is in the folder")
+        }
         let expectedFile = directory.appendingPathComponent("expected.json")
         try JSONEncoder().encode(expected).write(to: expectedFile)
 

@@ -176,7 +176,7 @@ struct ExportRoutesTests {
         let server = try await TestServer.make(configure: Self.formatsOnly)
         try await server.application().test(.router) { client in
             for (uri, fragment) in [
-                ("/v1/exports?format=xlsx", "unknown format 'xlsx'"), ("/v1/exports?since=yesterday", "'since' is not a cursor or time"),
+                ("/v1/exports?format=xls", "unknown format 'xls'"), ("/v1/exports?format=xlsx", "(records.xlsx) is written only in an export folder"), ("/v1/exports?since=yesterday", "'since' is not a cursor or time"),
                 ("/v1/exports?includeIdentifiers=maybe", "'includeIdentifiers' is true or false"),
                 ("/v1/exports?includeIdentifiers=", "'includeIdentifiers' is true or false"),
                 ("/v1/exports?shiftDates=1", "'shiftDates' is true or false"),

@@ -148,9 +148,16 @@ public final class CodebookCSVFormatter: ExportFormatter {
     }
 
     public func header() -> String {
-        let languages = translations
         var out = CSV.line(columnNames)
-        for entry in CodebookEntry.entries(plan) {
+        for row in rows() { out += CSV.line(row.map { CSV.escape($0, marker: nil) }) }
+        return out
+    }
+
+    /// One row per column of the wide table, in ``columnNames`` order, as written (before the
+    /// CSV's escaping): the codebook.csv rows, and the xlsx's codebook sheet.
+    func rows() -> [[String]] {
+        let languages = translations
+        return CodebookEntry.entries(plan).map { entry in
             let position = entry.versions.last?.position
             var row = [
                 entry.column.name, entry.typeName, position.map { String($0.section) } ?? "", position.map { String($0.index) } ?? "",
@@ -162,9 +169,8 @@ public final class CodebookCSVFormatter: ExportFormatter {
                 entry.choiceList(in: nil), entry.range, required.map { $0 ? "yes" : "no" } ?? "", entry.showIf, entry.calculation, entry.rules,
                 entry.versionList,
             ]
-            out += CSV.line(row.map { CSV.escape($0, marker: nil) })
+            return row
         }
-        return out
     }
 
     public func row(_ record: ExportRecord) -> String { "" }

@@ -35,6 +35,13 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
             \(plan.options.dropFreeText ? "Free-text answers are left out." : "Free-text answers are included and may contain names or places.")
             \(identifyingNote)\(plan.options.shiftDates ? "- **Dates are shifted**: every date and time of a patient's records is moved back by the same secret number of days (0 to 364), so intervals within a patient are kept but calendar dates are not real. `age_years` is computed before shifting.\n" : "")\
             - `records_long.csv` has one row per answer (one per chosen code, one per compound field), keyed by section and index.
+            - `records.sav` (SPSS), `records.dta` (Stata 14+) and `records.xlsx` (Excel: a sheet per table and this codebook) \
+            hold the same values, typed: yes/no and multiple-choice columns are 0/1 labelled No/Yes, single-choice codes that are \
+            whole numbers are numbers labelled with their choices (other codes are text), dates are dates. Not asked is empty \
+            (system-missing, `.` in Stata); asked, no answer is `\(code)` in text, and in numbers the SPSS user-missing value \
+            `\(ExportPlan.number(SAVWriter.unansweredNumber(code: code)))` (labelled "asked, not answered") and Stata's `.a`. \
+            Their text is exactly as collected (no leading `'`: an Excel text cell is never a formula). A name SPSS or Stata \
+            does not accept is changed: the codebook sheet of records.xlsx gives each column's `sav_name` and `dta_name`.
 
 
             """

@@ -27,45 +27,67 @@ public final class RepeatTableFormatter: RowFormatter {
     }
 
     private func text(of row: ExportRow) -> String {
+        let code = plan.options.unansweredCode
+        let raw = plan.options.rawCells
+        var out = ""
+        eachRow(of: row) { keys, values in
+            let cells = values.map { value -> String in
+                switch value {
+                case .text(let text)?: raw ? text : CSV.escape(text, marker: code)
+                case .plain(let text)?: text
+                case .unanswered?: code
+                case nil: ""
+                }
+            }
+            out += CSV.line(keys + cells)
+        }
+        return out
+    }
+
+    /// Hands `body` each row this table has for one record: its key cells (record id, the outer
+    /// instance's number for a repeat inside a repeat, the instance's number) and a value per
+    /// column (nil for an empty cell), as collected: what this table's CSV and the statistics
+    /// files write.
+    func eachRow(of row: ExportRow, _ body: (_ keys: [String], _ values: [CellValue?]) -> Void) {
         let layout = row.layout
-        guard let group = layout.byKey[table.key], group.isRepeat else { return "" }
+        guard let group = layout.byKey[table.key], group.isRepeat else { return }
         func answer(_ question: Question) -> Answer? {
             guard let ordinal = layout.questionnaire.ordinal(of: question.position), !row.hidden[ordinal] else { return nil }
             return row.answers[ordinal]
         }
         let recordId = row.item.record.id.uuidString.lowercased()
-        var out = ""
         if let parentKey = table.parentKey {
-            guard let parent = layout.byKey[parentKey], case .instances(let outer)? = answer(parent) else { return "" }
+            guard let parent = layout.byKey[parentKey], case .instances(let outer)? = answer(parent) else { return }
             for (number, instance) in zip(1..., outer) {
                 guard case .instances(let list)? = instance[group.position.index] else { continue }
-                write(list, of: group, layout: layout, keys: [recordId, String(number)], into: &out)
+                eachRow(list, of: group, layout: layout, keys: [recordId, String(number)], body)
             }
         } else {
-            guard case .instances(let list)? = answer(group) else { return "" }
-            write(list, of: group, layout: layout, keys: [recordId], into: &out)
+            guard case .instances(let list)? = answer(group) else { return }
+            eachRow(list, of: group, layout: layout, keys: [recordId], body)
         }
-        return out
     }
 
-    private func write(_ list: [[Int: Answer]], of group: Question, layout: VersionLayout, keys: [String], into out: inout String) {
-        let code = plan.options.unansweredCode
+    private func eachRow(
+        _ list: [[Int: Answer]], of group: Question, layout: VersionLayout, keys: [String], _ body: ([String], [CellValue?]) -> Void
+    ) {
         for (number, instance) in zip(1..., list) {
-            var cells = keys + [String(number)]
+            var values: [CellValue?] = []
+            values.reserveCapacity(table.columns.count)
             for column in table.columns {
                 guard case .answer(let key, let path) = column.source, let member = layout.byKey[key], member.group == group.position,
                     member.type.part(at: path[...]) != nil
                 else {
-                    cells.append("")
+                    values.append(nil)
                     continue
                 }
                 guard let answer = instance[member.position.index], let text = ExportPlan.cell(answer, path[...], type: member.type) else {
-                    cells.append(member.showIf == nil ? code : "")
+                    values.append(member.showIf == nil ? .unanswered : nil)
                     continue
                 }
-                cells.append(plan.options.rawCells ? text : CSV.escape(text, marker: code))
+                values.append(text.isEmpty ? nil : .text(text))
             }
-            out += CSV.line(cells)
+            body(keys + [String(number)], values)
         }
     }
 

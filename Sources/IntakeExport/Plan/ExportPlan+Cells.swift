@@ -1,6 +1,15 @@
 import Foundation
 import IntakeCore
 
+/// One non-empty cell of an export's table before it is written: collected text (escaped in
+/// the CSV files), a value Intake made that needs no escaping (a data group's 0/1), or
+/// "asked, not answered" (the unanswered code in the CSV files).
+enum CellValue: Sendable, Equatable {
+    case text(String)
+    case plain(String)
+    case unanswered
+}
+
 extension ExportPlan {
     /// The wide-CSV cells of one record, one per column.
     func cells(for item: ExportRecord) throws(ExportError) -> [String] {
@@ -40,14 +49,27 @@ extension ExportPlan {
     func eachCell(of row: ExportRow, _ cell: (Int, String) -> Void) {
         let code = options.unansweredCode
         let raw = options.rawCells
+        eachValue(of: row) { index, value in
+            switch value {
+            case .text(let text): cell(index, raw ? text : CSV.escape(text, marker: code))
+            case .plain(let text): cell(index, text)
+            case .unanswered: cell(index, code)
+            }
+        }
+    }
+
+    /// Hands `cell` each non-empty cell of a record with its column index, in column order, as
+    /// collected (no CSV escaping), with "asked, not answered" kept apart from any text: what
+    /// the wide CSV writes (``eachCell(of:_:)``) and the statistics files read.
+    func eachValue(of row: ExportRow, _ cell: (Int, CellValue) -> Void) {
         for index in columns.indices {
             switch columns[index].source {
             case .meta(let field):
                 let text = Self.meta(field, of: row.item)
-                if !text.isEmpty { cell(index, raw ? text : CSV.escape(text, marker: code)) }
+                if !text.isEmpty { cell(index, .text(text)) }
                 continue
             case .dataGroup(let group):
-                if let registry = row.item.registry { cell(index, registry.dataGroups.contains(group) ? "1" : "0") }
+                if let registry = row.item.registry { cell(index, .plain(registry.dataGroups.contains(group) ? "1" : "0")) }
                 continue
             case .answer: break
             }
@@ -62,19 +84,19 @@ extension ExportPlan {
                     guard case .instance(let number)? = path.first, number <= list.count else { continue }
                     guard let inner = list[number - 1][1], let text = Self.cell(inner, path.dropFirst(), type: slot.type) else {
                         // Unanswered where it was asked; a question show-if can hide may have been hidden there.
-                        if !slot.mayBeHidden { cell(index, code) }
+                        if !slot.mayBeHidden { cell(index, .unanswered) }
                         continue
                     }
-                    if !text.isEmpty { cell(index, raw ? text : CSV.escape(text, marker: code)) }
+                    if !text.isEmpty { cell(index, .text(text)) }
                 }
                 continue
             }
             for (index, path) in slot.columns {
                 guard let text = answer.flatMap({ Self.cell($0, path[...], type: slot.type) }) else {
-                    cell(index, code)
+                    cell(index, .unanswered)
                     continue
                 }
-                if !text.isEmpty { cell(index, raw ? text : CSV.escape(text, marker: code)) }
+                if !text.isEmpty { cell(index, .text(text)) }
             }
         }
     }

@@ -12,6 +12,10 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case r
     case geoJSON = "geojson"
     case attachments
+    /// SPSS system file, Stata 118 dataset and Excel workbook (see ``StatisticsFiles``).
+    case sav
+    case dta
+    case xlsx
 
     public var fileName: String {
         switch self {
@@ -27,6 +31,9 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .r: "records.R"
         case .geoJSON: "places.geojson"
         case .attachments: "attachments.csv"
+        case .sav: "records.sav"
+        case .dta: "records.dta"
+        case .xlsx: "records.xlsx"
         }
     }
 
@@ -39,18 +46,36 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .dataPackage: "application/json; charset=utf-8"
         case .spss, .r: "text/plain; charset=utf-8"
         case .geoJSON: "application/geo+json; charset=utf-8"
+        case .sav: "application/x-spss-sav"
+        case .dta: "application/x-stata-dta"
+        case .xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         }
     }
 
     /// Whether the file lists records (rather than describing the export).
     public var hasRecords: Bool {
         switch self {
-        case .wideCSV, .longCSV, .jsonLines, .fhir, .escapedCSV, .geoJSON, .attachments: true
+        case .wideCSV, .longCSV, .jsonLines, .fhir, .escapedCSV, .geoJSON, .attachments, .sav, .dta, .xlsx: true
         case .codebookCSV, .codebookMarkdown, .dataPackage, .spss, .r: false
         }
     }
 
+    /// Whether the file is binary and written whole after the records have passed (the
+    /// statistics files, see ``StatisticsFiles``): a folder export writes it, but it cannot be
+    /// streamed as text (`GET /v1/exports?format=` refuses it).
+    public var isBinary: Bool {
+        switch self {
+        case .sav, .dta, .xlsx: true
+        default: false
+        }
+    }
+
+    /// The formats that can be streamed one at a time (everything but the binary files).
+    public static var streamable: [ExportFormat] { allCases.filter { !$0.isBinary } }
+
     /// The formatter that writes this file; `files` are all the files of the export, for the data package.
+    /// For a binary format (``isBinary``) it is a ``StatisticsCollector``, which gathers the
+    /// records and writes no text: ``FolderExport`` writes the file from it.
     public func formatter(plan: ExportPlan, files: [ExportFormat], sideFiles: [ExportSideFile] = []) -> any ExportFormatter {
         switch self {
         case .wideCSV: WideCSVFormatter(plan: plan)
@@ -65,6 +90,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .r: RScriptFormatter(plan: plan)
         case .geoJSON: GeoJSONFormatter(plan: plan)
         case .attachments: AttachmentListFormatter(plan: plan)
+        case .sav, .dta, .xlsx: StatisticsCollector(plan: plan, repeats: self == .xlsx)
         }
     }
 }

@@ -25,7 +25,7 @@ extension ExportFormat {
     /// What this file is written from.
     public var reads: ExportInput.Needs {
         switch self {
-        case .wideCSV, .escapedCSV: .rows
+        case .wideCSV, .escapedCSV, .sav, .dta, .xlsx: .rows
         case .longCSV, .jsonLines, .fhir, .geoJSON, .attachments: .records
         case .codebookCSV, .codebookMarkdown, .dataPackage, .spss, .r: []
         }

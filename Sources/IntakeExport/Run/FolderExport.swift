@@ -68,11 +68,16 @@ public struct FolderExport {
         try manager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         do {
             let sideFiles = side.files(of: sideFiles)
-            var outputs = try formats.map { format in
+            var outputs = try formats.filter { !$0.isBinary }.map { format in
                 ExportRun.Output(
                     formatter: format.formatter(plan: plan, files: formats, sideFiles: sideFiles),
                     sink: try FileSink(url: staging.appendingPathComponent(format.fileName)))
             }
+            // The statistics files (.sav, .dta, .xlsx) are written whole after the run, from
+            // the records one collector keeps in memory meanwhile (see StatisticsCollector).
+            let binary = formats.filter(\.isBinary)
+            let collector = binary.isEmpty ? nil : StatisticsCollector(plan: plan, repeats: binary.contains(.xlsx))
+            if let collector { outputs.append(ExportRun.Output(formatter: collector, sink: DiscardSink())) }
             // Beside the wide CSV, each repeat's own table.
             let repeatTables = formats.contains(.wideCSV) ? plan.repeatTables : []
             for table in repeatTables {
@@ -82,6 +87,7 @@ public struct FolderExport {
                         sink: try FileSink(url: staging.appendingPathComponent(table.fileName))))
             }
             let count = try await ExportRun.run(outputs, progress: progress, nextPage: nextPage)
+            if let collector { try StatisticsFiles.write(binary, from: collector, into: staging) }
             var fetched: (written: Int, missing: Int)?
             if let list = outputs.lazy.compactMap({ $0.formatter as? AttachmentListFormatter }).first {
                 fetched = try await fetchAttachments(list.listed, into: staging.appendingPathComponent("attachments"))
@@ -149,6 +155,12 @@ extension FolderExport {
         }
         return (written, Set(listed.map(\.ref.sha256)).count - written)
     }
+}
+
+/// A sink for formatters that write their file themselves (``StatisticsCollector``).
+final class DiscardSink: ExportSink {
+    func write(_ bytes: [UInt8]) {}
+    func close() {}
 }
 
 extension FolderExport.Summary {

@@ -148,11 +148,19 @@ struct ExportController {
 
     private static func format(_ text: String?) throws -> Format {
         guard let text else { return .records(.wideCSV) }
-        if let format = ExportFormat(rawValue: text) { return .records(format) }
+        if let format = ExportFormat(rawValue: text) {
+            // The statistics files are binary and written whole, in an export folder only.
+            guard !format.isBinary else {
+                throw APIError.badRequest(
+                    "format=\(format.rawValue) (\(format.fileName)) is written only in an export folder: run 'intake export', which "
+                        + "downloads format=jsonl and writes \(format.fileName) beside it, or use the console's export")
+            }
+            return .records(format)
+        }
         if let file = ExportSideFile(rawValue: text) { return .side(file) }
         throw APIError.badRequest(
             "unknown format '\(text.prefix(40))'; use one of "
-                + (ExportFormat.allCases.map(\.rawValue) + ExportSideFile.allCases.map(\.rawValue)).joined(separator: ", "))
+                + (ExportFormat.streamable.map(\.rawValue) + ExportSideFile.allCases.map(\.rawValue)).joined(separator: ", "))
     }
 
     private static func flag(_ parameters: [String: String], _ name: String) throws -> Bool {

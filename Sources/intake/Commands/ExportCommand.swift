@@ -15,7 +15,8 @@ struct ExportCommand: AsyncParsableCommand {
             account), from a server database on this machine (--database), or from JSON Lines files \
             (--input, e.g. from 'intake sample'). The folder gets records.csv (one row per record), \
             records_long.csv (one row per answer), records.jsonl, fhir-bundle.json, codebook.csv, \
-            codebook.md, datapackage.json, records.sps with records_escaped.csv (SPSS), records.R and export.json (with the cursor \
+            codebook.md, datapackage.json, records.sav (SPSS), records.dta (Stata 118), records.xlsx (Excel, with the codebook), \
+            records.sps with records_escaped.csv (SPSS syntax), records.R and export.json (with the cursor \
             for --since next time); from a server also reports.jsonl and reports_long.csv (the patients' dated reports) and, \
             with --since, removed.csv (records of earlier exports to delete, such as those whose patient withdrew consent). \
             See docs/exports.md. \

@@ -1,0 +1,332 @@
+import IntakeCore
+
+/// Gathers an export's tables for the statistics files (`records.sav`, `records.dta`,
+/// `records.xlsx`, see ``StatisticsFiles``), which cannot be streamed as the text files are: a
+/// .sav or .dta header holds every string's width and the number of cases, and an .xlsx is a
+/// zip archive. So this formatter writes nothing while the records pass: it keeps every
+/// record's cells in memory (one array per column of the wide table, and the repeat tables'
+/// rows), which is acceptable for the exports Intake makes today; an export too large for
+/// memory would need a second pass over the records. ``FolderExport`` writes the files after
+/// the run.
+public final class StatisticsCollector: RowFormatter {
+    let plan: ExportPlan
+    /// By column of the wide table, one value per record (nil: an empty cell).
+    private(set) var columns: [[CellValue?]]
+    private(set) var recordCount = 0
+    /// The repeat tables (for the .xlsx), each with its rows: key cells, then a value per column.
+    let repeatTables: [RepeatTableFormatter]
+    private(set) var repeatRows: [[(keys: [String], values: [CellValue?])]]
+
+    /// `repeats`: also gather the repeats' own tables (the .xlsx has a sheet for each).
+    public init(plan: ExportPlan, repeats: Bool = true) {
+        self.plan = plan
+        columns = Array(repeating: [], count: plan.columns.count)
+        repeatTables = repeats ? plan.repeatTables.map { RepeatTableFormatter(plan: plan, table: $0) } : []
+        repeatRows = Array(repeating: [], count: repeatTables.count)
+    }
+
+    public func header() -> String { "" }
+    public func footer() -> String { "" }
+
+    public func row(_ record: ExportRecord) throws(ExportError) -> String {
+        collect(try ExportRow(record, plan: plan))
+        return ""
+    }
+
+    func write(_ row: ExportRow, into out: inout [UInt8]) { collect(row) }
+
+    private func collect(_ row: ExportRow) {
+        var cells = [CellValue?](repeating: nil, count: columns.count)
+        plan.eachValue(of: row) { index, value in cells[index] = value }
+        for index in columns.indices { columns[index].append(cells[index]) }
+        recordCount += 1
+        for (number, table) in repeatTables.enumerated() {
+            table.eachRow(of: row) { keys, values in repeatRows[number].append((keys, values)) }
+        }
+    }
+}
+
+/// A table as the .sav and .dta files hold it: typed variables, each with its label, value
+/// labels and values.
+///
+/// A column's type follows the plan (``ColumnType``) and is checked against the values, so a
+/// file never holds a value it cannot: yes/no and multiple-choice columns are 0/1 numbers
+/// labelled No/Yes; a single-choice column whose codes (and values) are all whole numbers is a
+/// number labelled with the choices, other choice columns are text (labelled in the .sav; Stata
+/// labels only whole numbers); integers and decimals are numbers; dates are dates (a count of
+/// days here, each writer moving it to its own epoch); times are ISO 8601 text, exactly as in
+/// the CSV. A column whose values do not all fit its type (a version changed it) is text.
+struct StatisticsTable {
+    var variables: [StatisticsVariable]
+    var rowCount: Int
+    /// For the files' own labels.
+    var questionnaireId: String
+    /// "Asked, not answered" in a text variable (see ``StatisticsValue/unanswered``).
+    var unansweredCode: String
+
+    /// The wide table of what `collector` gathered.
+    init(_ collector: StatisticsCollector) {
+        let plan = collector.plan
+        let entries = CodebookEntry.entries(plan)
+        variables = zip(entries, collector.columns).map { StatisticsVariable(entry: $0, cells: $1) }
+        rowCount = collector.recordCount
+        questionnaireId = plan.questionnaireId
+        unansweredCode = plan.options.unansweredCode
+    }
+
+    init(variables: [StatisticsVariable], rowCount: Int, questionnaireId: String, unansweredCode: String) {
+        self.variables = variables
+        self.rowCount = rowCount
+        self.questionnaireId = questionnaireId
+        self.unansweredCode = unansweredCode
+    }
+
+    /// "Intake export: <questionnaire>", for the files' labels.
+    var fileLabel: String { "Intake export: \(questionnaireId)" }
+}
+
+/// One cell of a statistics table.
+enum StatisticsValue: Equatable {
+    /// Not asked: hidden by show-if, or not in the record's version (an empty CSV cell).
+    case empty
+    /// Asked and not answered (the CSV's unanswered code): in a numeric variable an SPSS
+    /// user-missing value and Stata's `.a`; in a text variable the code itself.
+    case unanswered
+    /// A number; for a date, days since 1970-01-01.
+    case number(Double)
+    case text(String)
+}
+
+struct StatisticsVariable {
+    enum Kind: Equatable {
+        /// 0 or 1, labelled No/Yes.
+        case indicator
+        /// A single choice's whole-number code, labelled with the choices.
+        case code
+        case integer
+        case number
+        /// Days since 1970-01-01.
+        case date
+        case text
+    }
+
+    /// The column's name in records.csv; each file makes it a name it accepts.
+    var column: String
+    /// The question (and field, choice and instance) the column holds, as the codebook says it.
+    var label: String
+    var kind: Kind
+    var values: [StatisticsValue]
+    /// For `.indicator` and `.code`.
+    var numberLabels: [(value: Double, label: String)] = []
+    /// For a `.text` single-choice column: its codes and their labels.
+    var textLabels: [(value: String, label: String)] = []
+    /// Whether the column holds an answer (rather than a property of the record).
+    var isAnswer = true
+
+    init(column: String, label: String, kind: Kind, values: [StatisticsValue]) {
+        self.column = column
+        self.label = label
+        self.kind = kind
+        self.values = values
+    }
+
+    var isNumeric: Bool { kind != .text }
+
+    /// Whether some record left the question unanswered.
+    var hasUnanswered: Bool { values.contains(.unanswered) }
+
+    /// The most UTF-8 bytes a value of a text variable has (the unanswered code counting where
+    /// it is written), and at least the longest labelled code, so every code's label has its
+    /// value (SPSS labels only values a variable can hold); at least 1.
+    func textWidth(unansweredCode: String) -> Int {
+        var width = max(1, textLabels.map(\.value.utf8.count).max() ?? 1)
+        for value in values {
+            switch value {
+            case .text(let text): width = max(width, text.utf8.count)
+            case .unanswered: width = max(width, unansweredCode.utf8.count)
+            case .empty, .number: break
+            }
+        }
+        return width
+    }
+
+    /// The variable of one wide-table column, typed from the plan and checked against `cells`.
+    init(entry: CodebookEntry, cells: [CellValue?]) {
+        self.init(
+            column: entry.column, label: entry.label(in: nil), codes: entry.codes,
+            choices: entry.choice == nil ? entry.partType?.choices : nil, cells: cells)
+    }
+
+    /// The variable of a column (of the wide table or a repeat's), typed from its
+    /// ``ColumnType`` and checked against `cells`; `codes` are a single-choice column's codes
+    /// and `choices` their labels.
+    init(column: ExportColumn, label: String, codes: [String], choices: ChoiceSet?, cells: [CellValue?]) {
+        self.column = column.name
+        self.label = label
+        if case .answer = column.source {} else { isAnswer = false }
+        let texts = cells.compactMap { cell -> String? in
+            switch cell {
+            case .text(let text)?, .plain(let text)?: text
+            case .unanswered?, nil: nil
+            }
+        }
+        var kind: Kind
+        switch column.type {
+        case .indicator: kind = texts.allSatisfy { $0 == "0" || $0 == "1" } ? .indicator : .text
+        case .integer: kind = texts.allSatisfy { Self.plainNumber($0) != nil } ? .integer : .text
+        case .number: kind = texts.allSatisfy { Self.plainNumber($0) != nil } ? .number : .text
+        case .date: kind = texts.allSatisfy { LocalDate(iso: $0) != nil } ? .date : .text
+        case .datetime: kind = .text
+        case .string:
+            kind =
+                !codes.isEmpty && codes.allSatisfy({ Self.wholeCode($0) != nil }) && texts.allSatisfy({ Self.wholeCode($0) != nil })
+                ? .code : .text
+        }
+        self.kind = kind
+        values = cells.map { cell in
+            switch cell {
+            case nil: return .empty
+            case .unanswered?: return .unanswered
+            case .text(let text)?, .plain(let text)?:
+                switch kind {
+                case .indicator, .integer, .number: return Self.plainNumber(text).map(StatisticsValue.number) ?? .text(text)
+                case .code: return Self.wholeCode(text).map { .number(Double($0)) } ?? .text(text)
+                case .date: return LocalDate(iso: text).map { .number(Double(Self.daysSince1970($0))) } ?? .text(text)
+                case .text: return .text(text)
+                }
+            }
+        }
+        switch kind {
+        case .indicator: numberLabels = [(0, "No"), (1, "Yes")]
+        case .code:
+            numberLabels = codes.compactMap { code in
+                Self.wholeCode(code).map { (Double($0), choices?.choice(code: code)?.label.base ?? code) }
+            }
+        case .text where column.type == .string && !codes.isEmpty:
+            textLabels = codes.map { ($0, choices?.choice(code: $0)?.label.base ?? $0) }
+        default: break
+        }
+    }
+
+    /// The number of text written as the export writes numbers (`-3`, `1.5`, `2.5e-05`): digits
+    /// with an optional sign, fraction and exponent; nil for anything else (no `inf`, `nan` or hex).
+    static func plainNumber(_ text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            return index - start
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+        guard digits() > 0 else { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return nil }
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard index == bytes.count, let value = Double(text), value.isFinite else { return nil }
+        return value
+    }
+
+    /// A choice code that is a whole number written plainly (`3`, `-1`; not `03` or `+3`), in
+    /// the range a Stata `long` holds without reaching its missing values.
+    static func wholeCode(_ text: String) -> Int? {
+        guard let value = Int(text), String(value) == text, (-2_147_483_647...2_147_483_620).contains(value) else { return nil }
+        return value
+    }
+
+    static let ordinal1970 = LocalDate(year: 1970, month: 1, day: 1)?.ordinal ?? 719_162
+
+    static func daysSince1970(_ date: LocalDate) -> Int { date.ordinal - ordinal1970 }
+}
+
+/// Names the statistics programs accept, made from the CSV's column names: a change is recorded
+/// in the xlsx's codebook sheet (`sav_name`, `dta_name`), and the variable label still says the question.
+enum StatisticsNames {
+    /// SPSS names (a letter first, at most 64 bytes, unique ignoring case, no reserved word):
+    /// the rule records.sps follows, so both name a column alike.
+    static func spss(_ columns: [String]) -> [String] { SPSSSyntaxFormatter.names(columns) }
+
+    /// Stata's words that cannot name a variable.
+    static let stataReserved: Set<String> = [
+        "_all", "_b", "byte", "_coef", "_cons", "double", "float", "if", "in", "int", "long", "_n", "_N", "_pi", "_pred", "_rc",
+        "_skip", "strL", "using", "with",
+    ]
+
+    /// Stata names: letters, digits and `_`, not starting with a digit, at most 32 characters,
+    /// unique (ignoring case, so they stay unique wherever they go), no reserved word.
+    static func stata(_ columns: [String]) -> [String] {
+        var used = Set<String>()
+        return columns.map { column in
+            var name = String(column.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") ? $0 : "_" })
+            if name.first.map({ !($0.isLetter || $0 == "_") }) ?? true { name = "v" + name }
+            if stataReserved.contains(name) || isStrType(name) { name += "_" }
+            name = String(name.prefix(32))
+            var candidate = name
+            var suffix = 2
+            while used.contains(candidate.lowercased()) || stataReserved.contains(candidate) {
+                let tail = "_\(suffix)"
+                candidate = String(name.prefix(32 - tail.count)) + tail
+                suffix += 1
+            }
+            used.insert(candidate.lowercased())
+            return candidate
+        }
+    }
+
+    /// `str1` … `str2045`, which name Stata's string types.
+    private static func isStrType(_ name: String) -> Bool {
+        guard name.hasPrefix("str"), let width = Int(name.dropFirst(3)) else { return false }
+        return (1...2045).contains(width)
+    }
+
+    /// SPSS's 8-byte short names (upper case, unique), one per name in `names` and one per
+    /// extra segment in `extraSegments` (a very long string's segments after its first).
+    static func spssShort(_ names: [String], extraSegments: [Int]) -> [[String]] {
+        var used = Set<String>()
+        func make(_ base: String) -> String {
+            let upper = String(base.uppercased().unicodeScalars.filter { $0.isASCII }.map(Character.init))
+            var candidate = String(upper.prefix(8))
+            var counter = 1
+            while candidate.isEmpty || used.contains(candidate) || SPSSSyntaxFormatter.reserved.contains(candidate) {
+                let tail = "_" + String(counter, radix: 36, uppercase: true)
+                candidate = String(upper.prefix(8 - tail.count)) + tail
+                counter += 1
+            }
+            used.insert(candidate)
+            return candidate
+        }
+        return zip(names, extraSegments).map { name, extra in
+            let first = make(name)
+            return [first] + (0..<extra).map { _ in make(first) }
+        }
+    }
+}
+
+extension String {
+    /// Without the spaces at its end (readers drop them from labels).
+    var trimmingTrailingSpaces: String {
+        var text = Substring(self)
+        while text.last == " " { text.removeLast() }
+        return String(text)
+    }
+
+    /// At most `bytes` bytes of UTF-8 (and, if given, `characters` characters), cut between characters.
+    func truncated(bytes: Int, characters: Int = .max) -> String {
+        guard utf8.count > bytes || count > characters else { return self }
+        var out = ""
+        var used = 0
+        for (index, character) in enumerated() {
+            let size = character.utf8.count
+            if used + size > bytes || index >= characters { break }
+            out.append(character)
+            used += size
+        }
+        return out
+    }
+}

@@ -1,0 +1,501 @@
+#!/usr/bin/env python3
+"""Checks an Intake export folder's statistics files against its own JSON Lines records.
+
+    .venv/bin/python scripts/stats-files.py FOLDER [--unanswered-code CODE]
+
+FOLDER is an `intake export` folder holding records.jsonl, codebook.csv and at least one of
+records.sav, records.dta and records.xlsx (the default export writes all of them). The files are
+read by other people's readers: records.sav and records.dta by pyreadstat (ReadStat, what R's
+haven uses too), records.xlsx by openpyxl. For every record of records.jsonl and every column of
+codebook.csv (one per column of the wide table, in order), the value each file holds must be the
+record's own:
+
+- a question the record answers: text exactly (in the .sav without trailing spaces, which SPSS
+  strings cannot hold), numbers as the same number, dates as the same day, yes/no and
+  multiple-choice columns as 1/0, single-choice codes as the code (a number in the .sav and .dta
+  when every code is a whole number, with the choices as value labels);
+- a question it does not answer: missing, that is empty or the unanswered code (an SPSS
+  user-missing or system-missing value, Stata's `.a` or `.`, an empty or unanswered-code cell).
+
+Also checked: variable labels (the codebook's text, cut where SPSS and Stata cut them), value
+labels (choices, No/Yes), that the .xlsx has the sheets records, repeat_<id> and codebook, that
+its repeat sheets hold every instance of records.jsonl, that its codebook sheet is codebook.csv,
+and that no cell of it is a formula (text starting with = + - @ is text).
+
+Prints "stats files: ok (N records, M values; .sav, .dta, .xlsx)" and exits 0, or prints each
+mismatch (record id, column, file, expected and found) and exits 1. Answers are compared, never
+printed, except in a mismatch line.
+"""
+import argparse
+import csv
+import datetime
+import json
+import math
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+csv.field_size_limit(sys.maxsize)
+EPOCH = datetime.date(1970, 1, 1)
+SPSS_EPOCH = datetime.date(1582, 10, 14)
+STATA_EPOCH = datetime.date(1960, 1, 1)
+ATTACHMENT_EXTENSIONS = None  # attachments are compared by their sha256 prefix
+
+mismatches = []
+compared = [0]
+
+
+def mismatch(file, record, column, expected, found):
+    mismatches.append(f"{file}: record {record} column {column}: expected {expected!r}, found {found!r}")
+
+
+def unescape_csv(cell):
+    """codebook.csv adds one leading ' to text a spreadsheet could run as a formula, or starting with '."""
+    return cell[1:] if cell.startswith("'") else cell
+
+
+def truncate(text, max_bytes, max_chars=None):
+    out, size = [], 0
+    for index, char in enumerate(text):
+        length = len(char.encode("utf-8"))
+        if size + length > max_bytes or (max_chars is not None and index >= max_chars):
+            break
+        out.append(char)
+        size += length
+    return "".join(out)
+
+
+def safe_name(text):
+    return re.sub(r"[^A-Za-z0-9]", "_", text)
+
+
+class Column:
+    """One row of codebook.csv: a column of the wide table and where its value comes from."""
+
+    def __init__(self, row):
+        self.name = row["column"]
+        self.type = row["type"]
+        self.question = row["question_id"]
+        self.field = row["field"] or None
+        self.choice = row["choice_code"] or None
+        self.text = row["text"]
+        match = re.search(r" \[#(\d+)\]( \(number of instances\))?$", self.text)
+        self.instance = int(match.group(1)) if match and self.question else None
+        # Where the question stands in each version: "version@section.index ...".
+        self.positions = {}
+        for item in row["versions"].split():
+            version, _, position = item.partition("@")
+            section, _, index = position.partition(".")
+            if section.isdigit() and index.isdigit():
+                self.positions[version] = (section, index)
+        self.choices = {}
+        if row["choices"]:
+            for pair in row["choices"].split(" | "):
+                code, _, label = pair.partition("=")
+                self.choices[code] = label
+
+
+def answer_value(answer, column):
+    """(kind, value) of an answer object of records.jsonl for a column, or None when it holds no value there."""
+    if answer is None:
+        return None
+    if column.field is not None:
+        if "dictionary" in answer:
+            answer = answer["dictionary"].get(column.field)
+            if answer is None:
+                return None
+        elif "geopoint" in answer:
+            value = answer["geopoint"].get(column.field)
+            return None if value is None else ("number", float(value))
+        else:
+            return None
+    ((kind, value),) = answer.items()
+    if column.choice is not None:
+        if kind == "choices":
+            return ("number", 1.0 if column.choice in value else 0.0)
+        if kind == "choice":
+            return ("number", 1.0 if column.choice == value else 0.0)
+    if kind == "text":
+        return ("text", value)
+    if kind in ("integer", "decimal"):
+        return ("number", float(value))
+    if kind == "yesNo":
+        return ("number", 1.0 if value else 0.0)
+    if kind == "date":
+        return ("date", value)
+    if kind == "choice":
+        return ("code", value)
+    if kind == "choices":
+        return ("text", ";".join(value))
+    if kind == "instances":
+        return ("number", float(len(value)))
+    if kind == "attachment":
+        return ("attachment", "attachments/" + value["sha256"])
+    if kind == "geopoint":
+        return None
+    return ("text", str(value))
+
+
+def find_answer(record, column, instance=None):
+    version = record.get("questionnaire", {}).get("version")
+    position = column.positions.get(version)
+    if position is None:
+        return None
+    section = record.get("answers", {}).get(position[0], {})
+    instance = instance or column.instance
+    if instance:
+        # The member's answer in the instance of the repeat that holds it (an index belongs to one repeat).
+        for group in section.values():
+            instances = group.get("instances")
+            if isinstance(instances, list) and len(instances) >= instance and position[1] in instances[instance - 1]:
+                return instances[instance - 1][position[1]]
+        return None
+    return section.get(position[1])
+
+
+META = {
+    "record_id": lambda r: r.get("id"),
+    "patient_key": lambda r: r.get("patientKey"),
+    "given_name": lambda r: r.get("patient", {}).get("givenName"),
+    "family_name": lambda r: r.get("patient", {}).get("familyName"),
+    "date_of_birth": lambda r: r.get("patient", {}).get("dateOfBirth"),
+    "external_id": lambda r: r.get("patient", {}).get("externalId"),
+    "sex": lambda r: r.get("patient", {}).get("sex"),
+    "age_years": lambda r: r.get("ageYears"),
+    "sharing_scope": lambda r: r.get("sharingScope"),
+    "data_groups": lambda r: ";".join(r["dataGroups"]) if r.get("dataGroups") else None,
+    "questionnaire_id": lambda r: r.get("questionnaire", {}).get("id"),
+    "questionnaire_version": lambda r: r.get("questionnaire", {}).get("version"),
+    "status": lambda r: r.get("status"),
+    "revision": lambda r: r.get("revision"),
+    "form_language": lambda r: r.get("language"),
+    "collector": lambda r: r.get("collector"),
+    "created_at": lambda r: r.get("createdAt"),
+    "updated_at": lambda r: r.get("updatedAt"),
+    "review_state": lambda r: r.get("reviewState"),
+}
+
+
+def expected_value(record, column, instance=None):
+    """What the record holds in this column: (kind, value), or None for "no value" (missing)."""
+    if not column.question:
+        if column.name in META:
+            value = META[column.name](record)
+            if value is None or value == "":
+                return None
+            if column.type == "integer":
+                return ("number", float(value))
+            if column.type == "date":
+                return ("date", value)
+            return ("text", str(value))
+        if column.name.startswith("group_"):
+            groups = record.get("dataGroups")
+            if groups is None:
+                return None
+            return ("number", 1.0 if any(safe_name(g) == column.name[6:] for g in groups) else 0.0)
+        return None
+    return answer_value(find_answer(record, column, instance), column)
+
+
+def days_to_date(days):
+    return (EPOCH + datetime.timedelta(days=days)).isoformat()
+
+
+def is_nan(value):
+    return isinstance(value, float) and math.isnan(value)
+
+
+def compare(file, record_id, column, expected, found, *, missing, text_found, number_found, date_found):
+    """`missing(found)`: whether found is a missing value; the others turn found into text, a number, an ISO date (or None)."""
+    compared[0] += 1
+    if expected is None:
+        if not missing(found):
+            mismatch(file, record_id, column.name, "(missing)", found)
+        return
+    kind, value = expected
+    if kind == "text":
+        ok = text_found(found) == value
+    elif kind == "attachment":
+        text = text_found(found)
+        ok = text is not None and text.startswith(value)
+    elif kind == "number":
+        number = number_found(found)
+        ok = number is not None and (number == value or abs(number - value) <= 1e-12 * max(1.0, abs(value)))
+    elif kind == "date":
+        ok = date_found(found) == value
+    elif kind == "code":
+        # A whole-number code is a labelled number in the .sav and .dta; other codes are text.
+        number = number_found(found)
+        ok = text_found(found) == value or (number is not None and re.fullmatch(r"-?\d+", value) is not None and number == float(value))
+    else:
+        ok = False
+    if not ok:
+        mismatch(file, record_id, column.name, value, found)
+
+
+def as_number(value):
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and not is_nan(value):
+        return float(value)
+    return None
+
+
+def check_labels(file, names, labels, value_labels, columns, max_bytes, max_chars, stata):
+    for name, column in zip(names, columns):
+        expected = truncate(column.text, max_bytes, max_chars).rstrip(" ")
+        found = labels.get(name) or ""
+        if found != expected:
+            mismatch(file, "(dictionary)", column.name, f"variable label {expected}", found)
+        found_labels = value_labels.get(name, {})
+        if column.type.startswith("indicator") or column.type.startswith("yesno"):
+            wanted = {0: "No", 1: "Yes"}
+        elif column.choices and column.choice is None and column.type == "single":
+            numeric = all(re.fullmatch(r"-?\d+", code) and str(int(code)) == code for code in column.choices)
+            if numeric:
+                wanted = {int(code): label for code, label in column.choices.items()}
+            elif stata:
+                wanted = {}
+            else:
+                wanted = dict(column.choices)
+        else:
+            wanted = {}
+        got = {}
+        for value, label in found_labels.items():
+            if label == "asked, not answered":
+                continue  # the .sav's label of its user-missing value
+            got[int(value) if isinstance(value, float) and value.is_integer() else value] = label
+        wanted = {key: truncate(label, 120) if not stata else label for key, label in wanted.items()}
+        if wanted and got != wanted and not (not stata and column.type == "single" and not got):
+            mismatch(file, "(dictionary)", column.name, f"value labels {wanted}", got)
+
+
+def check_sav(folder, records, columns, code):
+    import pyreadstat
+
+    data, meta = pyreadstat.read_sav(
+        str(folder / "records.sav"), user_missing=True, disable_datetime_conversion=True, output_format="dict"
+    )
+    names = meta.column_names
+    if len(names) != len(columns):
+        mismatches.append(f"records.sav: {len(names)} variables, but codebook.csv lists {len(columns)} columns")
+        return
+    if meta.number_rows != len(records):
+        mismatches.append(f"records.sav: {meta.number_rows} cases, but records.jsonl has {len(records)} records")
+    check_labels("records.sav", names, meta.column_names_to_labels, meta.variable_value_labels, columns, 255, None, False)
+    user_missing = {}
+    for name, ranges in (meta.missing_ranges or {}).items():
+        user_missing[name] = [r["lo"] for r in ranges] + [r["hi"] for r in ranges]
+    ids = [str(value).strip() for value in data[names[0]]]
+    by_id = {record_id: row for row, record_id in enumerate(ids)}
+    for record_id, record in records.items():
+        row = by_id.get(record_id)
+        if row is None:
+            mismatches.append(f"records.sav: record {record_id} is missing")
+            continue
+        for name, column in zip(names, columns):
+            found = data[name][row]
+            declared = user_missing.get(name, [])
+            is_date = meta.original_variable_types.get(name, "").startswith(("SDATE", "DATE", "ADATE", "EDATE"))
+
+            def missing(value, declared=declared):
+                return value is None or is_nan(value) or value == "" or value in declared or (isinstance(value, str) and value == code)
+
+            def date_found(value, is_date=is_date):
+                number = as_number(value)
+                if number is None or not is_date:
+                    return None
+                return (SPSS_EPOCH + datetime.timedelta(seconds=number)).isoformat()
+
+            expected = expected_value(record, column)
+            if expected is not None and expected[0] == "text":
+                expected = ("text", expected[1].rstrip(" "))  # SPSS pads strings with spaces
+            compare(
+                "records.sav", record_id, column, expected, found, missing=missing,
+                text_found=lambda v: v.rstrip(" ") if isinstance(v, str) else None,
+                number_found=as_number, date_found=date_found,
+            )
+
+
+def check_dta(folder, records, columns, code):
+    import pyreadstat
+
+    data, meta = pyreadstat.read_dta(
+        str(folder / "records.dta"), user_missing=True, disable_datetime_conversion=True, output_format="dict"
+    )
+    names = meta.column_names
+    if len(names) != len(columns):
+        mismatches.append(f"records.dta: {len(names)} variables, but codebook.csv lists {len(columns)} columns")
+        return
+    if meta.number_rows != len(records):
+        mismatches.append(f"records.dta: {meta.number_rows} observations, but records.jsonl has {len(records)} records")
+    check_labels("records.dta", names, meta.column_names_to_labels, meta.variable_value_labels, columns, 320, 80, True)
+    by_id = {str(value): row for row, value in enumerate(data[names[0]])}
+    for record_id, record in records.items():
+        row = by_id.get(record_id)
+        if row is None:
+            mismatches.append(f"records.dta: record {record_id} is missing")
+            continue
+        for name, column in zip(names, columns):
+            found = data[name][row]
+            is_date = meta.original_variable_types.get(name, "") == "%td"
+
+            def missing(value):
+                # With user_missing, pyreadstat gives Stata's .a as "a" in a numeric variable.
+                return value is None or is_nan(value) or value == "" or value == code or value == "a"
+
+            def date_found(value, is_date=is_date):
+                number = as_number(value)
+                return None if number is None or not is_date else (STATA_EPOCH + datetime.timedelta(days=number)).isoformat()
+
+            compare(
+                "records.dta", record_id, column, expected_value(record, column), found, missing=missing,
+                text_found=lambda v: v if isinstance(v, str) else None, number_found=as_number, date_found=date_found,
+            )
+
+
+def xlsx_text(value):
+    """Excel reads _xHHHH_ in text as that character (the writer escapes control characters so)."""
+    if not isinstance(value, str):
+        return None
+    return re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), value)
+
+
+def xlsx_date(value):
+    if isinstance(value, datetime.datetime):
+        return value.date().isoformat()
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return value  # before 1900-03-01, which Excel cannot hold as a date
+    return None
+
+
+def check_xlsx(folder, records, columns, code, codebook_rows):
+    import openpyxl
+
+    path = folder / "records.xlsx"
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if name.startswith("xl/worksheets/") and re.search(rb"<f[ >/]", archive.read(name)):
+                mismatches.append(f"records.xlsx: {name} holds a formula")
+    book = openpyxl.load_workbook(path)
+    for sheet in ("records", "codebook"):
+        if sheet not in book.sheetnames:
+            mismatches.append(f"records.xlsx: no sheet {sheet} (sheets: {book.sheetnames})")
+            return
+
+    def missing(value):
+        return value is None or value == "" or value == code
+
+    def check_rows(sheet_name, rows, keyed, specs):
+        """rows: the sheet's rows after the header; keyed: row -> (record id, instance); specs: (cell index, column)."""
+        for row in rows:
+            record_id, instance = keyed(row)
+            record = records.get(record_id)
+            if record is None:
+                mismatches.append(f"records.xlsx {sheet_name}: a row names record {record_id!r}, which records.jsonl lacks")
+                continue
+            for index, column in specs:
+                found = row[index] if index < len(row) else None
+                compare(
+                    f"records.xlsx {sheet_name}", record_id, column, expected_value(record, column, instance), found, missing=missing,
+                    text_found=xlsx_text, number_found=as_number, date_found=xlsx_date,
+                )
+
+    sheet = list(book["records"].iter_rows(values_only=True))
+    header = list(sheet[0]) if sheet else []
+    if header != [c.name for c in columns]:
+        mismatches.append("records.xlsx records: the header is not codebook.csv's columns")
+        return
+    body = sheet[1:]
+    if len(body) != len(records):
+        mismatches.append(f"records.xlsx records: {len(body)} rows, but records.jsonl has {len(records)} records")
+    seen = {row[0] for row in body}
+    for record_id in records:
+        if record_id not in seen:
+            mismatches.append(f"records.xlsx records: record {record_id} is missing")
+    check_rows("records", body, lambda row: (row[0], None), list(enumerate(columns)))
+
+    # Each repeat's sheet: every instance, its members' columns named without the instance number.
+    by_question = {}
+    for column in columns:
+        if column.question and column.instance == 1:
+            base = safe_name(column.question)
+            if column.name.startswith(base + "_1"):
+                by_question[base + column.name[len(base) + 2 :]] = column
+    for name in book.sheetnames:
+        if not name.startswith("repeat_"):
+            continue
+        rows = list(book[name].iter_rows(values_only=True))
+        if not rows:
+            mismatches.append(f"records.xlsx {name}: the sheet is empty")
+            continue
+        header = list(rows[0])
+        if "parent_instance" in header:
+            continue  # a repeat inside a repeat: its members have no column in the wide table to say where they are
+        specs = [(index, by_question[title]) for index, title in enumerate(header) if title in by_question]
+        instance_at = header.index("instance")
+        check_rows(name, rows[1:], lambda row: (row[0], int(row[instance_at])), specs)
+        # Every instance of records.jsonl that answers one of its questions has a row.
+        present = {(row[0], int(row[instance_at])) for row in rows[1:]}
+        for record_id, record in records.items():
+            for _, column in specs:
+                version = record.get("questionnaire", {}).get("version")
+                position = column.positions.get(version)
+                if not position:
+                    continue
+                for group in record.get("answers", {}).get(position[0], {}).values():
+                    instances = group.get("instances") if isinstance(group, dict) else None
+                    if isinstance(instances, list):
+                        for number, instance in enumerate(instances, 1):
+                            if position[1] in instance and (record_id, number) not in present:
+                                mismatches.append(f"records.xlsx {name}: record {record_id} instance {number} is missing")
+
+    rows = [[("" if cell is None else str(cell)) for cell in row] for row in book["codebook"].iter_rows(values_only=True)]
+    width = len(codebook_rows[0])
+    if [row[:width] for row in rows] != codebook_rows:
+        mismatches.append("records.xlsx codebook: the sheet is not codebook.csv (first columns, row by row)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--unanswered-code", default=".", help="the export's --unanswered-code (default '.')")
+    args = parser.parse_args()
+    folder = args.folder
+    records = {}
+    with open(folder / "records.jsonl", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                record = json.loads(line)
+                records[record["id"]] = record
+    with open(folder / "codebook.csv", newline="", encoding="utf-8") as f:
+        raw = list(csv.reader(f, strict=True))
+    codebook_rows = [raw[0]] + [[unescape_csv(cell) for cell in row] for row in raw[1:]]
+    columns = [Column(dict(zip(codebook_rows[0], row))) for row in codebook_rows[1:]]
+    checked = []
+    for name, check in (("records.sav", check_sav), ("records.dta", check_dta), ("records.xlsx", check_xlsx)):
+        if not (folder / name).exists():
+            continue
+        checked.append(name[7:])
+        try:
+            if name == "records.xlsx":
+                check(folder, records, columns, args.unanswered_code, codebook_rows)
+            else:
+                check(folder, records, columns, args.unanswered_code)
+        except Exception as error:  # a reader refusing the file is a failure, not a crash
+            mismatches.append(f"{name}: cannot be read: {type(error).__name__}: {error}")
+    if not checked:
+        mismatches.append(f"{folder} holds none of records.sav, records.dta, records.xlsx")
+    if mismatches:
+        for line in mismatches[:80]:
+            print(f"stats files: {line}")
+        print(f"stats files: {len(mismatches)} mismatch(es) in {folder}")
+        sys.exit(1)
+    print(f"stats files: ok ({len(records)} records, {compared[0]} values; {', '.join(checked)})")
+
+
+if __name__ == "__main__":
+    main()
