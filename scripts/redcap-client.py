@@ -110,10 +110,14 @@ def expected_rows(line, metadata, where):
                 chosen = None if answer is None else set(answer.get("choices", []))
                 for code in codes:
                     suffix = "".join(c if c.isalnum() and c.isascii() else "_" for c in code.lower())
-                    row[f"{field['field_name']}___{suffix}"] = "" if chosen is None else ("1" if code in chosen else "0")
+                    row[f"{field['field_name']}___{suffix}"] = "1" if chosen is not None and code in chosen else "0"  # unanswered is unchecked
             else:
                 row[field["field_name"]] = "" if answer is None else raw(answer)
     return rows
+
+
+def repeating_forms(metadata, where):
+    return {f["form_name"] for f in metadata if f["field_annotation"] and where.get(f["field_annotation"][17:].split("/")[0], (0, 0, None))[2] is not None}
 
 
 def compare(records, lines, metadata, where):
@@ -136,7 +140,7 @@ def compare(records, lines, metadata, where):
                     compared += 1
         complete = "2" if line["status"] == "complete" else "0"
         base = got.get(("", ""), {})
-        repeating = {f["form_name"] for f in metadata if f["field_annotation"] and where.get(f["field_annotation"][17:].split("/")[0], (0, 0, None))[2] is not None}
+        repeating = repeating_forms(metadata, where)
         check(all(base[c] == complete for c in base if c.endswith("_complete") and c[:-9] not in repeating), f"{record_id}: form_complete is {complete}")
     return compared
 
@@ -150,6 +154,8 @@ def flat(record, metadata, where):
         if instrument:
             row["redcap_repeat_instrument"] = instrument
             row["redcap_repeat_instance"] = instance
+        elif record["status"] == "complete":
+            row.update({f"{form}_complete": "2" for form in {f["form_name"] for f in metadata} - repeating_forms(metadata, where)})
         out.append(row)
     return out
 
@@ -250,7 +256,7 @@ def main():
                 candidate = record
                 break
             except RedcapError as error:
-                check("required" in str(error) and "0 record(s) were stored" in str(error), f"an import is refused only for a missing required answer: {error}")
+                check("required" in str(error) and "No record was stored" in str(error), f"an import is refused only for a missing required answer, and whole: {error}")
                 refused.append(str(error)[:160])
         if refused:
             print(f"redcap-client: {len(refused)} sample(s) refused without their identifying answers, e.g. {refused[0]}")

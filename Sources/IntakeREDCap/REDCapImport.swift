@@ -25,13 +25,41 @@ struct REDCapImport {
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
-    /// A record read from its rows, and whether they said its completeness (`<form>_complete`).
+    /// What an import says of one record: every cell it sent, as edits to apply to the stored
+    /// record (or to an empty one), so that a cell not sent never touches what is stored.
     struct Imported {
-        var record: PatientResponse
-        var statusGiven: Bool
+        /// The `record_id` as sent, and the record's id.
+        var name: String
+        var id: UUID
+        /// Patient columns sent, by part (`givenName`…), blank included.
+        var patient: [(part: String, text: String, field: String)] = []
+        /// `<form>_complete` sent: nil when none was.
+        var complete: Bool?
+        var edits: [Edit] = []
+        /// Instances of repeats that have a row, by repeat key: created even when their cells are blank.
+        var instanceRows: [(key: String, number: Int)] = []
     }
 
-    func records(_ rows: [[String: String]], collector: String) throws(Problem) -> [Imported] {
+    struct Edit {
+        var question: Question
+        /// The repeat instance (from 1) for a question asked in a repeat.
+        var instance: Int?
+        /// The compound question's part.
+        var part: String?
+        var value: Value
+        /// The column, for messages.
+        var column: String
+
+        enum Value {
+            case answer(Answer)
+            /// An empty cell: no change, or with `overwrite`, no answer.
+            case blank
+            /// A checkbox's columns: codes given 1 and codes given 0.
+            case checkbox(ticked: Set<String>, unticked: Set<String>)
+        }
+    }
+
+    func records(_ rows: [[String: String]]) throws(Problem) -> [Imported] {
         // Which field each export column is (a checkbox's columns, each with its code).
         var columns: [String: (field: REDCapProject.Field, code: String?)] = [:]
         for field in project.fields where field.holdsData {
@@ -44,7 +72,7 @@ struct REDCapImport {
             for key in row.keys where columns[key] == nil && !completes.contains(key) && !pseudo.contains(key) { unknown.insert(key) }
         }
         guard unknown.isEmpty else {
-            throw Problem(message: "The following fields were not found in the project as real data fields: \(unknown.sorted().joined(separator: ", "))")
+            throw Problem(message: "The following fields were not found in the project as real data fields: \(unknown.sorted().prefix(20).joined(separator: ", "))")
         }
         var order: [String] = []
         var byRecord: [String: [[String: String]]] = [:]
@@ -58,39 +86,36 @@ struct REDCapImport {
         }
         var records: [Imported] = []
         for name in order {
-            records.append(try record(name, rows: byRecord[name] ?? [], columns: columns, collector: collector))
+            records.append(try record(name, rows: byRecord[name] ?? [], columns: columns))
         }
         return records
     }
 
-    private func record(
-        _ name: String, rows: [[String: String]], columns: [String: (field: REDCapProject.Field, code: String?)], collector: String
-    ) throws(Problem) -> Imported {
-        var answers: [Int: [Int: Answer]] = [:]
-        var patient = PatientIdentification()
-        var instances: [String: [Int: [Int: Answer]]] = [:]  // repeat key → instance number → answers
-        var complete = true
-        var statusGiven = false
+    private func record(_ name: String, rows: [[String: String]], columns: [String: (field: REDCapProject.Field, code: String?)]) throws(Problem) -> Imported {
+        var imported = Imported(name: name, id: recordId(name))
+        var seenInstances: Set<String> = []
         for row in rows {
             let form = row["redcap_repeat_instrument"] ?? ""
-            let instanceText = row["redcap_repeat_instance"] ?? ""
             var instance: Int?
             if !form.isEmpty {
-                guard project.instruments.contains(where: { $0.name == form && $0.repeating }) else {
-                    throw Problem(message: "Record \(name): '\(form)' is not a repeating instrument of this project.")
+                guard let instrument = project.instruments.first(where: { $0.name == form && $0.repeating }) else {
+                    throw Problem(message: "Record \(name): '\(form.prefix(100))' is not a repeating instrument of this project.")
                 }
-                guard let number = Int(instanceText), (1...10_000).contains(number) else {
-                    throw Problem(message: "Record \(name): redcap_repeat_instance must be a number from 1 for a row of \(form).")
+                guard let number = Int(row["redcap_repeat_instance"] ?? ""), (1...10_000).contains(number) else {
+                    throw Problem(message: "Record \(name): redcap_repeat_instance must be a number from 1 to 10000 for a row of \(form).")
                 }
                 instance = number
+                if let key = project.repeatKey(of: instrument.name), seenInstances.insert("\(key)\u{0}\(number)").inserted {
+                    imported.instanceRows.append((key, number))
+                }
             }
-            var checked: [String: Set<String>] = [:]  // checkbox field → codes ticked
-            var seen: Set<String> = []  // checkbox fields with a column given
-            var parts: [String: [String: Answer]] = [:]
-            for (column, text) in row {
-                if column.hasSuffix("_complete"), project.instruments.contains(where: { "\($0.name)_complete" == column }) {
-                    if !text.isEmpty { statusGiven = true }
-                    if !text.isEmpty && text != "2" { complete = false }
+            var checkboxes: [String: (field: REDCapProject.Field, ticked: Set<String>, unticked: Set<String>)] = [:]
+            for (column, text) in row.sorted(by: { $0.key < $1.key }) {
+                if completes(column) {
+                    if !text.isEmpty {
+                        guard ["0", "1", "2"].contains(text) else { throw Problem(message: "Record \(name): \(column) is 0 (incomplete), 1 (unverified) or 2 (complete).") }
+                        imported.complete = (imported.complete ?? true) && text == "2"
+                    }
                     continue
                 }
                 guard let (field, code) = columns[column], field.name != REDCapProject.recordIdField else { continue }
@@ -98,108 +123,131 @@ struct REDCapImport {
                     guard instance == nil || text.isEmpty else {
                         throw Problem(message: "Record \(name): \(column) belongs to the patient instrument; give it in the record's row without redcap_repeat_instrument.")
                     }
-                    try Self.identify(&patient, part, text, field: field.name, record: name)
+                    if instance == nil { imported.patient.append((part, text, field.name)) }
                     continue
                 }
-                guard (field.repeatKey == nil) == (instance == nil), instance == nil || field.form == form || text.isEmpty else {
-                    if text.isEmpty { continue }
+                guard (field.repeatKey == nil) == (instance == nil), instance == nil || field.form == form else {
+                    if text.isEmpty { continue }  // the other instruments' columns of a row, left blank
                     throw Problem(
                         message: "Record \(name): \(column) belongs to the instrument \(field.form); give it in "
                             + (field.repeatKey == nil ? "the record's row without redcap_repeat_instrument." : "a row of \(field.form) with its instance."))
                 }
                 if let code {
-                    seen.insert(field.name)
+                    var entry = checkboxes[field.name] ?? (field, [], [])
                     switch text {
-                    case "1", "Checked": checked[field.name, default: []].insert(code)
-                    case "0", "", "Unchecked": break
+                    case "1", "Checked": entry.ticked.insert(code)
+                    case "0", "Unchecked": entry.unticked.insert(code)
+                    case "": break
                     default: throw Problem(message: "Record \(name): \(column) is a checkbox; give 1 (checked) or 0.")
                     }
+                    checkboxes[field.name] = entry
                     continue
                 }
-                guard !text.isEmpty, let key = field.questionKey, let question = REDCapRows.question(key, in: questionnaire) else { continue }
+                guard let key = field.questionKey, let question = REDCapRows.question(key, in: questionnaire) else { continue }
                 if question.calculation != nil { continue }  // computed by Intake from the other answers
-                let answer = try Self.answer(text, field: field, question: question, record: name)
-                if let part = field.part {
-                    parts[key, default: [:]][part] = answer
-                } else {
-                    put(answer, question: question, instance: instance, answers: &answers, instances: &instances)
-                }
+                let value: Edit.Value = text.isEmpty ? .blank : .answer(try Self.answer(text, field: field, question: question, record: name))
+                imported.edits.append(Edit(question: question, instance: instance, part: field.part, value: value, column: column))
             }
-            for (key, fields) in parts {
-                guard let question = REDCapRows.question(key, in: questionnaire) else { continue }
-                put(.dictionary(fields), question: question, instance: instance, answers: &answers, instances: &instances)
-            }
-            for fieldName in seen {
-                guard let field = project.fields.first(where: { $0.name == fieldName }), let key = field.questionKey,
-                    let question = REDCapRows.question(key, in: questionnaire), let codes = checked[fieldName], !codes.isEmpty
-                else { continue }
-                let ordered = field.choices.map(\.code).filter { codes.contains($0) }
-                put(.choices(ordered), question: question, instance: instance, answers: &answers, instances: &instances)
+            for (_, entry) in checkboxes.sorted(by: { $0.key < $1.key }) where !(entry.ticked.isEmpty && entry.unticked.isEmpty) {
+                guard let key = entry.field.questionKey, let question = REDCapRows.question(key, in: questionnaire) else { continue }
+                imported.edits.append(
+                    Edit(question: question, instance: instance, part: entry.field.part, value: .checkbox(ticked: entry.ticked, unticked: entry.unticked), column: entry.field.name))
             }
         }
-        for (key, numbered) in instances {
-            guard let group = REDCapRows.question(key, in: questionnaire) else { continue }
-            let numbers = numbered.keys.sorted()
-            guard numbers == Array(1...numbers.count) else {
-                throw Problem(message: "Record \(name): the instances of \(key) must be numbered 1, 2, 3… without gaps.")
-            }
-            answers[group.position.section, default: [:]][group.position.index] = .instances(numbers.map { numbered[$0] ?? [:] })
-        }
-        let record = PatientResponse(
-            id: recordId(name), questionnaire: questionnaire.reference, patient: patient, answers: answers, status: complete ? .complete : .draft, collector: collector,
-            deviceId: "redcap-api")
-        return Imported(record: record, statusGiven: statusGiven)
+        return imported
     }
 
-    /// An import over a stored record of the same version: with `overwrite`, the import is the
-    /// record (a blank is no answer); otherwise (REDCap's `normal`) each value given replaces the
-    /// stored one and a blank keeps it, inside a repeat's instances and a compound's parts too.
-    static func merged(_ imported: Imported, over stored: PatientResponse, overwrite: Bool) -> PatientResponse {
-        var record = stored
+    private func completes(_ column: String) -> Bool {
+        column.hasSuffix("_complete") && project.instruments.contains { "\($0.name)_complete" == column }
+    }
+
+    /// The record an import makes of `base` (the stored record, or an empty one): each value sent
+    /// replaces the stored one, inside a repeat's instances and a compound's parts too; a checkbox
+    /// column ticks or unticks its code; an empty cell keeps what is stored, or with `overwrite`
+    /// (REDCap's "blank values overwrite") removes it. What was not sent is never touched.
+    func applied(_ imported: Imported, to base: PatientResponse, overwrite: Bool) throws(Problem) -> PatientResponse {
+        var record = base
         record.updatedAt = PatientResponse.now()
-        if imported.statusGiven { record.status = imported.record.status }
-        let given = imported.record.patient
-        if overwrite {
-            record.patient = given
-            record.answers = imported.record.answers
-            return record
-        }
-        if !given.givenName.isEmpty { record.patient.givenName = given.givenName }
-        if !given.familyName.isEmpty { record.patient.familyName = given.familyName }
-        if let date = given.dateOfBirth { record.patient.dateOfBirth = date }
-        if let sex = given.sex { record.patient.sex = sex }
-        if let external = given.externalId { record.patient.externalId = external }
-        for (section, answers) in imported.record.answers {
-            for (index, answer) in answers {
-                record.answers[section, default: [:]][index] = overlay(answer, on: record.answers[section]?[index])
+        if let complete = imported.complete { record.status = complete ? .complete : .draft }
+        for (part, text, field) in imported.patient where !text.isEmpty || overwrite {
+            if text.isEmpty {
+                switch part {
+                case "givenName": record.patient.givenName = ""
+                case "familyName": record.patient.familyName = ""
+                case "dateOfBirth": record.patient.dateOfBirth = nil
+                case "sex": record.patient.sex = nil
+                default: record.patient.externalId = nil
+                }
+            } else {
+                try Self.identify(&record.patient, part, text, field: field, record: imported.name)
             }
+        }
+        // Instances in order, each created when it is the next one (a row of instance 3 needs 1 and 2).
+        for (key, number) in imported.instanceRows.sorted(by: { $0.number < $1.number }) {
+            guard let group = REDCapRows.question(key, in: questionnaire) else { continue }
+            var list: [[Int: Answer]] = []
+            if case .instances(let stored)? = record[group.position] { list = stored }
+            if number == list.count + 1 {
+                list.append([:])
+            } else if number > list.count + 1 {
+                throw Problem(message: "Record \(imported.name): instance \(number) of \(key) comes after \(list.count); send instances 1, 2, 3… without gaps.")
+            }
+            record.answers[group.position.section, default: [:]][group.position.index] = .instances(list)
+        }
+        for edit in imported.edits {
+            let old = Self.value(in: record, edit.question, instance: edit.instance, part: edit.part)
+            let new: Answer?
+            switch edit.value {
+            case .answer(let answer): new = answer
+            case .blank:
+                guard overwrite else { continue }
+                new = nil
+            case .checkbox(let ticked, let unticked):
+                var codes: [String] = []
+                if case .choices(let stored)? = old { codes = stored }
+                codes = codes.filter { !unticked.contains($0) } + (edit.question.type.choices?.choices.map(\.code) ?? ticked.sorted()).filter {
+                    ticked.contains($0) && !codes.contains($0)
+                }
+                if case .compound(let parts) = edit.question.type, let part = edit.part,
+                    let set = parts.first(where: { $0.key == part }).flatMap({ $0.type.choices })
+                {
+                    codes = set.choices.map(\.code).filter { codes.contains($0) }
+                }
+                new = codes.isEmpty ? nil : .choices(codes)
+            }
+            Self.set(new, in: &record, edit.question, instance: edit.instance, part: edit.part)
         }
         return record
     }
 
-    private static func overlay(_ answer: Answer, on old: Answer?) -> Answer {
-        switch (answer, old) {
-        case (.dictionary(let parts), .dictionary(var kept)?):
-            kept.merge(parts) { $1 }
-            return .dictionary(kept)
-        case (.instances(let list), .instances(var kept)?):
-            for (number, instance) in list.enumerated() {
-                if number < kept.count {
-                    for (index, inner) in instance { kept[number][index] = overlay(inner, on: kept[number][index]) }
-                } else {
-                    kept.append(instance)
-                }
-            }
-            return .instances(kept)
-        default: return answer
+    /// The answer (or compound part) at a question, in the record or in one of its repeat's instances.
+    static func value(in record: PatientResponse, _ question: Question, instance: Int?, part: String?) -> Answer? {
+        var answer: Answer?
+        if let instance, let group = question.group {
+            guard case .instances(let list)? = record[group], instance >= 1, instance <= list.count else { return nil }
+            answer = list[instance - 1][question.position.index]
+        } else {
+            answer = record[question.position]
         }
+        guard let part else { return answer }
+        if case .dictionary(let parts)? = answer { return parts[part] }
+        return nil
     }
 
-    private func put(_ answer: Answer, question: Question, instance: Int?, answers: inout [Int: [Int: Answer]], instances: inout [String: [Int: [Int: Answer]]]) {
-        if let instance, let group = question.group, let groupQuestion = questionnaire.question(at: group) {
-            instances[groupQuestion.key, default: [:]][instance, default: [:]][question.position.index] = answer
+    static func set(_ new: Answer?, in record: inout PatientResponse, _ question: Question, instance: Int?, part: String?) {
+        var value = new
+        if let part {
+            var parts: [String: Answer] = [:]
+            if case .dictionary(let stored)? = Self.value(in: record, question, instance: instance, part: nil) { parts = stored }
+            parts[part] = new
+            value = parts.isEmpty ? nil : .dictionary(parts)
+        }
+        if let instance, let group = question.group {
+            guard case .instances(var list)? = record[group], instance >= 1, instance <= list.count else { return }
+            list[instance - 1][question.position.index] = value
+            record[group] = .instances(list)
         } else {
-            answers[question.position.section, default: [:]][question.position.index] = answer
+            record[question.position] = value
         }
     }
 

@@ -267,7 +267,8 @@ struct REDCapRoutes: Sendable {
                 writer.beginObject()
                 for (key, value) in row {
                     writer.key(key)
-                    writer.string(value)
+                    // REDCap writes an instance's number as a number (and "" on a record's own row).
+                    if key == "redcap_repeat_instance", let number = Int(value) { writer.integer(number) } else { writer.string(value) }
                 }
                 writer.endObject()
             }

@@ -40,9 +40,21 @@ struct REDCapProject {
         /// The patient's identification it holds (`givenName`, `familyName`, `dateOfBirth`, `sex`, `externalId`).
         var patient: String?
 
-        /// The columns of a record export: one, or one per choice for a checkbox.
+        /// The columns of a record export: one, or one per choice for a checkbox (`field___code`,
+        /// the code as REDCap spells it, made unique when two codes spell alike).
         var exportNames: [(name: String, code: String?)] {
-            type == "checkbox" ? choices.map { ("\(name)___\(REDCapProject.checkboxSuffix($0.code))", $0.code) } : [(name, nil)]
+            guard type == "checkbox" else { return [(name, nil)] }
+            var used: Set<String> = []
+            return choices.map { choice in
+                var suffix = REDCapProject.checkboxSuffix(choice.code)
+                let base = suffix
+                var number = 2
+                while !used.insert(suffix).inserted {
+                    suffix = "\(base)_\(number)"
+                    number += 1
+                }
+                return ("\(name)___\(suffix)", choice.code)
+            }
         }
         var holdsData: Bool { type != "descriptive" }
     }
@@ -54,6 +66,10 @@ struct REDCapProject {
     /// Question key → field names (one, or one per compound part).
     var fieldsOfQuestion: [String: [Int]] = [:]
     var hasRepeats: Bool { instruments.contains(where: \.repeating) }
+    /// The repeat group (by question key) each repeating instrument holds.
+    private(set) var repeatOfInstrument: [String: String] = [:]
+
+    func repeatKey(of instrument: String) -> String? { repeatOfInstrument[instrument] }
 
     init(plan: ExportPlan) {
         questionnaireId = plan.questionnaireId
@@ -117,7 +133,9 @@ struct REDCapProject {
                 // Only a repeat at the top of a section is an instrument: REDCap repeats forms, not
                 // groups inside them (a repeat inside a repeat is left out; see docs/researchers.md).
                 guard question.group == nil else { continue }
-                instrumentOfRepeat[question.key] = instrument(question.key, label: question.text.base, repeating: true)
+                let name = instrument(question.key, label: question.text.base, repeating: true)
+                instrumentOfRepeat[question.key] = name
+                repeatOfInstrument[name] = question.key
                 continue
             }
             var repeatKey: String?

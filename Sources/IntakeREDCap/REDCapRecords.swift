@@ -113,12 +113,11 @@ struct REDCapRows {
             for (name, code) in field.exportNames {
                 guard let code else { continue }
                 let checked = chosen.contains(code)
+                // Unanswered is unchecked, as REDCap exports it.
                 switch values {
-                case .raw: cells[name] = answer == nil ? "" : (checked ? "1" : "0")
+                case .raw: cells[name] = checked ? "1" : "0"
                 case .labels(let checkboxLabels):
-                    if answer == nil {
-                        cells[name] = ""
-                    } else if checkboxLabels {
+                    if checkboxLabels {
                         cells[name] = checked ? (field.choices.first { $0.code == code }?.label ?? code) : ""
                     } else {
                         cells[name] = checked ? "Checked" : "Unchecked"
@@ -193,6 +192,8 @@ indirect enum REDCapLogic {
                 }
                 tokens.append(String(text[index...end]))
                 index = text.index(after: end)
+            } else if character == "]" {
+                throw Unsupported(message: "a ']' in filterLogic closes no [field]")
             } else if "()".contains(character) {
                 tokens.append(String(character))
                 index = text.index(after: index)
@@ -209,6 +210,7 @@ indirect enum REDCapLogic {
             } else {
                 var end = index
                 while end < text.endIndex, !text[end].isWhitespace, !"[]()=<>!'\"".contains(text[end]) { end = text.index(after: end) }
+                guard end > index else { throw Unsupported(message: "filterLogic cannot be read at '\(character)'") }
                 tokens.append(String(text[index..<end]))
                 index = end
             }

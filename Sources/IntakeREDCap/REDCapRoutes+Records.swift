@@ -61,6 +61,10 @@ extension REDCapRoutes {
             if let unknown = filter.fields.first(where: { !columns.contains($0) }) {
                 throw REDCapError.bad("The filterLogic names a field this project does not have: \(unknown.prefix(100)).")
             }
+            let repeated = Set(project.fields.filter { $0.repeatKey != nil }.flatMap { $0.exportNames.map(\.name) })
+            if let field = filter.fields.first(where: { repeated.contains($0) }) {
+                throw REDCapError.bad("The filterLogic names \(field.prefix(100)), a field of a repeating instrument; this server filters on the record's own fields only.")
+            }
         }
         // Records by id, or by the name they were imported with (made into the same id, for the caller's team).
         let naming = REDCapImport(project: project, questionnaire: prepared.plan.versions[0], teamId: user.teamId ?? 0)
@@ -115,9 +119,12 @@ extension REDCapRoutes {
         return date
     }
 
-    /// `content=record` with `data`: new records from flat rows, validated as any record is.
+    /// `content=record` with `data`: flat rows as records. A `record_id` the caller may edit is
+    /// edited (as `PUT /v1/records/{id}` would), any other is a new record; every one is checked
+    /// before any is stored, so an import with a problem stores nothing (as REDCap's).
     func importRecords(_ form: Form, questionnaireId: String, user: User, _ context: IntakeRequestContext) async throws -> Response {
-        guard let teamId = user.teamId, user.role != .researcher else {
+        // Those who send records through Intake's own API: a team's field workers and coordinators.
+        guard let teamId = user.teamId, user.role == .fieldworker || user.role == .coordinator else {
             throw REDCapError(status: .forbidden, message: "You do not have API Import/Update privileges (field workers and coordinators of a team send records).")
         }
         guard (form["format"] ?? "json").lowercased() == "json" else { throw REDCapError.bad("Records are imported as JSON here: send format=json.") }
@@ -135,40 +142,67 @@ extension REDCapRoutes {
         let rows = try Self.importRows(form["data"] ?? "")
         let importer = REDCapImport(project: project, questionnaire: newest, teamId: teamId)
         let imported: [REDCapImport.Imported]
-        do { imported = try importer.records(rows, collector: user.username) } catch { throw REDCapError.bad(error.message) }
+        do { imported = try importer.records(rows) } catch { throw REDCapError.bad(error.message) }
         guard !imported.isEmpty else { throw REDCapError.bad("There were no records in the data.") }
         let overwrite = form["overwriteBehavior"] == "overwrite"
+
+        // Each record as it would be stored: over the stored one the caller may edit, or new.
         var refused: [String] = []
-        var stored: [String] = []
-        // A record the caller may edit is updated (as PUT /v1/records/{id} would); any other is new.
-        var new: [PatientResponse] = []
+        var planned: [(name: String, existing: StoredRecord?, record: PatientResponse)] = []
         for entry in imported {
-            let id = entry.record.id.uuidString.lowercased()
-            guard let existing = try? await services.access.record(entry.record.id, for: .edit, by: user) else {
-                new.append(entry.record)
+            var existing: StoredRecord?
+            do {
+                existing = try await services.access.record(entry.id, for: .edit, by: user)
+            } catch let error as APIError where error.status == .notFound {
+                existing = nil  // new (or another team's id, which the store refuses below)
+            } catch let error as APIError {
+                refused.append("\(entry.name): \(error.message)")
                 continue
             }
-            guard existing.record.questionnaire == newest.reference else {
-                refused.append("\(id): it holds answers to another version of the questionnaire (\(existing.record.questionnaire.version)); edit it with intake")
+            if let existing, existing.record.questionnaire != newest.reference {
+                refused.append("\(entry.name): it holds answers to version \(existing.record.questionnaire.version) of the questionnaire; edit it with intake")
                 continue
             }
-            let record = REDCapImport.merged(entry, over: existing.record, overwrite: overwrite)
-            switch try await services.records.edit(record, of: existing, baseRevision: existing.revision, savedBy: user.username, uploadsTeam: teamId, deviceId: "redcap-api") {
-            case .saved(.updated): stored.append(id)
-            case .saved(.stale): refused.append("\(id): it changed while this import ran; send it again")
-            case .saved(.locked): refused.append("\(id): a reviewer approved and locked it; a coordinator reopens it first (intake review reopen)")
-            case .saved(.notFound), .saved(.deleted): refused.append("\(id): it was deleted")
-            case .invalid(let code, let message, let issues): refused.append(Self.refusal(id, code, message, issues))
+            let base = existing?.record
+                ?? PatientResponse(id: entry.id, questionnaire: newest.reference, status: .draft, collector: user.username, deviceId: "redcap-api")
+            do {
+                planned.append((entry.name, existing, try importer.applied(entry, to: base, overwrite: overwrite)))
+            } catch {
+                refused.append(error.message)
             }
         }
-        let results = new.isEmpty ? [] : try await services.records.ingest(new, owner: RecordOwner(teamId: teamId, username: user.username, deviceId: "redcap-api"))
-        for (record, result) in zip(new, results) {
-            let id = record.id.uuidString.lowercased()
+        for (name, existing, record) in planned {
+            if let problem = try await services.records.problems(of: record, teamId: teamId, editing: existing, uploadsTeam: teamId) {
+                refused.append(Self.refusal(name, problem.code, problem.message, problem.issues))
+            }
+        }
+        guard refused.isEmpty else {
+            throw REDCapError.bad("No record was stored; fix these and send the data again: " + refused.prefix(20).joined(separator: "; "))
+        }
+
+        // Stored: the edits one by one, the new records together.
+        var stored: [String] = []
+        var new: [(name: String, record: PatientResponse)] = []
+        for (name, existing, record) in planned {
+            guard let existing else {
+                new.append((name, record))
+                continue
+            }
+            switch try await services.records.edit(record, of: existing, baseRevision: existing.revision, savedBy: user.username, uploadsTeam: teamId, deviceId: "redcap-api") {
+            case .saved(.updated): stored.append(name)
+            case .saved(.stale): refused.append("\(name): it changed while this import ran; send it again")
+            case .saved(.locked): refused.append("\(name): a reviewer approved and locked it; a coordinator reopens it first (intake review reopen)")
+            case .saved(.notFound), .saved(.deleted): refused.append("\(name): it was deleted while this import ran")
+            case .invalid(let code, let message, let issues): refused.append(Self.refusal(name, code, message, issues))
+            }
+        }
+        let results = new.isEmpty ? [] : try await services.records.ingest(new.map(\.record), owner: RecordOwner(teamId: teamId, username: user.username, deviceId: "redcap-api"))
+        for ((name, _), result) in zip(new, results) {
             switch result {
-            case .stored(.created, _), .stored(.duplicate, _): stored.append(id)
-            case .stored(.conflict, _), .stored(.taken, _): refused.append("\(id): the id is used by a record you may not edit; give the record another record_id")
-            case .stored(.deleted, _): refused.append("\(id): this record was deleted and cannot be sent again")
-            case .invalid(let code, let message, let issues): refused.append(Self.refusal(id, code, message, issues))
+            case .stored(.created, _), .stored(.duplicate, _): stored.append(name)
+            case .stored(.conflict, _), .stored(.taken, _): refused.append("\(name): the id is used by a record you may not edit; give the record another record_id")
+            case .stored(.deleted, _): refused.append("\(name): this record was deleted and cannot be sent again")
+            case .invalid(let code, let message, let issues): refused.append(Self.refusal(name, code, message, issues))
             }
         }
         if !refused.isEmpty {
@@ -177,7 +211,7 @@ extension REDCapRoutes {
         switch returnContent {
         case "ids": return Self.json { writer in
                 writer.beginArray()
-                for id in stored { writer.string(id) }
+                for name in stored { writer.string(name) }
                 writer.endArray()
             }
         case "nothing": return Self.reply([], type: "application/json; charset=utf-8")

@@ -34,8 +34,10 @@ struct REDCapRoutesTests {
             uri: path, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: body))
     }
 
+    /// A JSON array of rows, every value as text (`redcap_repeat_instance` comes as a number).
     static func rows(_ answer: TestResponse) -> [[String: String]] {
-        (try? JSONSerialization.jsonObject(with: Data(buffer: answer.body))) as? [[String: String]] ?? []
+        let rows = (try? JSONSerialization.jsonObject(with: Data(buffer: answer.body))) as? [[String: Any]] ?? []
+        return rows.map { $0.mapValues { "\($0)" } }
     }
 
     static func token(_ server: TestServer, _ user: String) async throws -> String {
@@ -181,8 +183,11 @@ struct REDCapRoutesTests {
             let data = String(decoding: try JSONSerialization.data(withJSONObject: rows), as: UTF8.self)
             let imported = try await Self.post(client, [("token", token), ("content", "record"), ("format", "json"), ("type", "flat"), ("data", data), ("returnContent", "ids"), ("overwriteBehavior", "normal")])
             #expect(imported.status == .ok, "\(imported.text)")
-            let ids = (try? JSONSerialization.jsonObject(with: Data(buffer: imported.body))) as? [String] ?? []
-            let id = try #require(ids.first.flatMap(UUID.init(uuidString:)))
+            #expect(imported.text == #"["clinic-7"]"#, "ids are the names sent")
+            // The name finds the record (its id is made from it).
+            let coordinator = try await Self.token(server, "coordinator-a")
+            let found = Self.rows(try await Self.post(client, [("token", coordinator), ("content", "record"), ("format", "json"), ("records[0]", "clinic-7")]))
+            let id = try #require(found.first.flatMap { $0["record_id"] }.flatMap(UUID.init(uuidString:)))
             let stored = try #require(try await server.services.store.record(id: id))
             #expect(stored.record.patient.familyName == "Saleh" && stored.record.collector == "fieldworker-a" && stored.record.status == .draft, "a form not complete is a draft")
             let group = try #require(server.questionnaire.question(id: "household_members"))
@@ -192,17 +197,48 @@ struct REDCapRoutesTests {
                 return
             }
             #expect(instances.count == 1 && instances[0][member.position.index] == .integer(7), "the repeat's row is its instance (its calculations computed)")
+            func send(_ rows: [[String: Any]], as sender: String = token, _ extra: [(String, String)] = []) async throws -> TestResponse {
+                let data = String(decoding: try JSONSerialization.data(withJSONObject: rows), as: UTF8.self)
+                return try await Self.post(client, [("token", sender), ("content", "record"), ("format", "json"), ("data", data)] + extra)
+            }
             // Sent again with a change: the record is edited (REDCap's normal overwrite: a blank keeps the value).
-            let change = String(decoding: try JSONSerialization.data(withJSONObject: [["record_id": "clinic-7", "family_name": "Saleh-Haddad", "given_name": ""]]), as: UTF8.self)
-            let again = try await Self.post(client, [("token", token), ("content", "record"), ("format", "json"), ("data", change), ("returnContent", "ids")])
-            #expect(again.status == .ok && again.text.contains(id.uuidString.lowercased()), "\(again.text)")
+            let again = try await send([["record_id": "clinic-7", "family_name": "Saleh-Haddad", "given_name": ""]], [("returnContent", "ids")])
+            #expect(again.status == .ok && again.text == #"["clinic-7"]"#, "\(again.text)")
             let edited = try #require(try await server.services.store.record(id: id))
             #expect(edited.revision == stored.revision + 1 && edited.record.patient.familyName == "Saleh-Haddad" && edited.record.patient.givenName == "Amal")
             #expect(edited.record[group.position] == stored.record[group.position], "what was not sent is kept")
+            // One instance edited alone; a second added; a gap refused; a checkbox ticked and unticked column by column.
+            let symptoms = try #require(server.questionnaire.question(id: "symptoms"))
+            #expect(try await send([["record_id": "clinic-7", "symptoms___fever": "1", "symptoms___cough": "1"]]).status == .ok)
+            #expect(try await send([["record_id": "clinic-7", "symptoms___cough": "0", "symptoms___rash": "1"], ["record_id": "clinic-7", "redcap_repeat_instrument": "household_members", "redcap_repeat_instance": 2, "member_age": "40"]]).status == .ok)
+            let ticked = try #require(try await server.services.store.record(id: id))
+            #expect(ticked.record[symptoms.position] == .choices(["fever", "rash"]), "fever kept, cough unticked, rash ticked")
+            guard case .instances(let two)? = ticked.record[group.position] else {
+                Issue.record("the instances are stored")
+                return
+            }
+            #expect(two.count == 2 && two[0][member.position.index] == .integer(7) && two[1][member.position.index] == .integer(40))
+            let gap = try await send([["record_id": "clinic-7", "redcap_repeat_instrument": "household_members", "redcap_repeat_instance": 5, "member_age": "3"]])
+            #expect(gap.status == .badRequest && (gap.json["error"] as? String)?.contains("without gaps") == true)
+            // overwrite: a blank sent clears that value only.
+            #expect(try await send([["record_id": "clinic-7", "date_of_birth": ""]], [("overwriteBehavior", "overwrite")]).status == .ok)
+            let cleared = try #require(try await server.services.store.record(id: id))
+            #expect(cleared.record.patient.dateOfBirth == nil && cleared.record.patient.familyName == "Saleh-Haddad" && cleared.record[symptoms.position] == .choices(["fever", "rash"]))
+            // All or nothing: one bad record, and the good one is not stored either.
+            let mixed = try await send([["record_id": "clinic-8", "family_name": "New", "patient_complete": "0"], ["record_id": "clinic-9", "patient_complete": "2"]])
+            #expect(mixed.status == .badRequest && (mixed.json["error"] as? String)?.hasPrefix("No record was stored") == true, "\(mixed.text)")
+            let none = Self.rows(try await Self.post(client, [("token", coordinator), ("content", "record"), ("format", "json"), ("records[0]", "clinic-8")]))
+            #expect(none.isEmpty, "clinic-8 was not stored")
             let otherTeam = try await Self.token(server, "fieldworker-b")
-            let taken = try await Self.post(client, [("token", otherTeam), ("content", "record"), ("format", "json"), ("data", #"[{"record_id":"\#(id.uuidString.lowercased())","family_name":"X"}]"#)])
+            let taken = try await send([["record_id": id.uuidString.lowercased(), "family_name": "X"]], as: otherTeam)
             #expect(taken.status == .badRequest && (taken.json["error"] as? String)?.contains("0 record(s) were stored") == true, "another team's record is not theirs to edit")
             #expect(try await server.services.store.record(id: id)?.record.patient.familyName == "Saleh-Haddad")
+            let admin = try await Self.token(server, "admin")
+            #expect(try await send([["record_id": "clinic-10"]], as: admin).status == .forbidden, "admins do not send records")
+            let loop = try await Self.post(client, [("token", coordinator), ("content", "record"), ("format", "json"), ("filterLogic", "[sex] = 'female']")])
+            #expect(loop.status == .badRequest, "a stray ] is refused, not read forever")
+            let repeated = try await Self.post(client, [("token", coordinator), ("content", "record"), ("format", "json"), ("filterLogic", "[member_age] > 3")])
+            #expect(repeated.status == .badRequest && (repeated.json["error"] as? String)?.contains("repeating") == true)
             let unknown = try await Self.post(client, [("token", token), ("content", "record"), ("format", "json"), ("data", #"[{"record_id":"1","nope":"x"}]"#)])
             #expect(unknown.status == .badRequest && (unknown.json["error"] as? String)?.contains("nope") == true)
             let badValue = try await Self.post(client, [("token", token), ("content", "record"), ("format", "json"), ("data", #"[{"record_id":"2","household_size":"many"}]"#)])

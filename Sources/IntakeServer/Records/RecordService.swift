@@ -296,6 +296,18 @@ extension RecordService {
 
     public func revisions(of id: UUID) async throws -> [RecordRevision] { try await store.revisions(of: id) }
 
+    /// Why `record` would not be taken, as a new record of `teamId` or as an edit of `stored`, or
+    /// nil when it would: the checks ``ingest(_:owner:)`` and ``edit(_:of:baseRevision:savedBy:uploadsTeam:deviceId:)``
+    /// make before storing, so that an import of many records can refuse all before storing any.
+    public func problems(
+        of record: PatientResponse, teamId: Int64, editing stored: StoredRecord?, uploadsTeam: Int64
+    ) async throws -> (code: String, message: String, issues: [ValidationIssue])? {
+        switch try await check(record, teamId: stored?.teamId ?? teamId, storedCollector: stored?.record.collector, uploadsTeam: uploadsTeam) {
+        case .valid: nil
+        case .invalid(let code, let message, let issues): (code, message, issues)
+        }
+    }
+
     /// What became of an edit sent through ``edit(_:of:baseRevision:savedBy:uploadsTeam:deviceId:)``.
     public enum EditResult: Sendable {
         case saved(UpdateOutcome)
