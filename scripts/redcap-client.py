@@ -222,6 +222,13 @@ def main():
         repeat_rows = sum(1 for r in exported if r.get("redcap_repeat_instrument"))
         print(f"redcap-client: {len(lines)} records ({len(exported)} rows, {repeat_rows} of repeats) exported through PyCap; {compared} values equal the JSON Lines export's")
 
+        # As researchers mostly read it: a pandas DataFrame (CSV, indexed by the record id; PyCap
+        # asks formEventMapping first to learn the project is classic).
+        frame = project.export_records(format_type="df")
+        check(frame.index.names == ["record_id"] and len(frame) == len(exported) and set(frame.index) == set(lines),
+              f"format_type='df' gives every row indexed by record_id: {frame.shape}, {frame.index.names}")
+        dictionary = project.export_metadata(format_type="df")
+        check(dictionary.index.name == "field_name" and len(dictionary) == len(metadata), f"the data dictionary as a DataFrame: {dictionary.shape}")
         first = sorted(lines)[0]
         only = project.export_records(records=[first])
         check({r["record_id"] for r in only} == {first}, "records[] picks records")
