@@ -101,7 +101,7 @@ struct REDCapImport {
                 guard let instrument = project.instruments.first(where: { $0.name == form && $0.repeating }) else {
                     throw Problem(message: "Record \(name): '\(form.prefix(100))' is not a repeating instrument of this project.")
                 }
-                guard let number = Int(row["redcap_repeat_instance"] ?? ""), (1...10_000).contains(number) else {
+                guard let number = Self.wholeNumber(row["redcap_repeat_instance"] ?? ""), (1...10_000).contains(number) else {
                     throw Problem(message: "Record \(name): redcap_repeat_instance must be a number from 1 to 10000 for a row of \(form).")
                 }
                 instance = number
@@ -113,8 +113,9 @@ struct REDCapImport {
             for (column, text) in row.sorted(by: { $0.key < $1.key }) {
                 if completes(column) {
                     if !text.isEmpty {
-                        guard ["0", "1", "2"].contains(text) else { throw Problem(message: "Record \(name): \(column) is 0 (incomplete), 1 (unverified) or 2 (complete).") }
-                        imported.complete = (imported.complete ?? true) && text == "2"
+                        let status = Self.wholeNumber(text)
+                        guard let status, (0...2).contains(status) else { throw Problem(message: "Record \(name): \(column) is 0 (incomplete), 1 (unverified) or 2 (complete).") }
+                        imported.complete = (imported.complete ?? true) && status == 2
                     }
                     continue
                 }
@@ -134,7 +135,7 @@ struct REDCapImport {
                 }
                 if let code {
                     var entry = checkboxes[field.name] ?? (field, [], [])
-                    switch text {
+                    switch Self.wholeNumber(text).map(String.init) ?? text {
                     case "1", "Checked": entry.ticked.insert(code)
                     case "0", "Unchecked": entry.unticked.insert(code)
                     case "": break
@@ -268,6 +269,14 @@ struct REDCapImport {
         }
     }
 
+    /// A whole number as text, also spelled as a decimal with a zero fraction (`27.0`): what pandas
+    /// writes for a whole-number column that has blanks.
+    static func wholeNumber(_ text: String) -> Int? {
+        if let value = Int(text) { return value }
+        guard text.contains("."), let value = Double(text), value.rounded() == value, abs(value) < 1e15 else { return nil }
+        return Int(value)
+    }
+
     /// A raw REDCap value as the answer the field's question takes.
     static func answer(_ text: String, field: REDCapProject.Field, question: Question, record: String) throws(Problem) -> Answer {
         var type = question.type
@@ -276,13 +285,14 @@ struct REDCapImport {
         switch type {
         case .text: return .text(text)
         case .yesNo:
-            switch text.lowercased() {
+            switch wholeNumber(text).map(String.init) ?? text.lowercased() {
             case "1", "yes": return .yesNo(true)
             case "0", "no": return .yesNo(false)
             default: throw refuse("1 (yes) or 0 (no)")
             }
         case .singleChoice(let set):
             if set.contains(code: text) { return .choice(text) }
+            if let number = wholeNumber(text), set.contains(code: String(number)) { return .choice(String(number)) }
             if let choice = set.choices.first(where: { $0.label.base == text }) { return .choice(choice.code) }
             throw refuse("one of the codes \(set.choices.map(\.code).joined(separator: ", "))")
         case .multipleChoice(let set):
@@ -290,7 +300,7 @@ struct REDCapImport {
             guard codes.allSatisfy({ set.contains(code: $0) }) else { throw refuse("its checkbox columns \(field.name)___code, each 1 or 0") }
             return .choices(codes)
         case .integer:
-            guard let value = Int(text) else { throw refuse("a whole number") }
+            guard let value = wholeNumber(text) else { throw refuse("a whole number") }
             return .integer(value)
         case .decimal:
             guard let value = Double(text), value.isFinite else { throw refuse("a number") }

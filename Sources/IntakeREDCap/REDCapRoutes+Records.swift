@@ -127,7 +127,8 @@ extension REDCapRoutes {
         guard let teamId = user.teamId, user.role == .fieldworker || user.role == .coordinator else {
             throw REDCapError(status: .forbidden, message: "You do not have API Import/Update privileges (field workers and coordinators of a team send records).")
         }
-        guard (form["format"] ?? "json").lowercased() == "json" else { throw REDCapError.bad("Records are imported as JSON here: send format=json.") }
+        let dataFormat = (form["format"] ?? "json").lowercased()
+        guard dataFormat == "json" || dataFormat == "csv" else { throw REDCapError.bad("Records are imported as JSON or CSV here: send format=json or format=csv.") }
         if let behaviour = form["overwriteBehavior"], !["normal", "overwrite"].contains(behaviour) {
             throw REDCapError.bad("overwriteBehavior is normal or overwrite.")
         }
@@ -139,7 +140,7 @@ extension REDCapRoutes {
         let plan = try await plan(questionnaireId, for: user)
         let project = REDCapProject(plan: plan)
         let newest = plan.versions[plan.versions.count - 1]
-        let rows = try Self.importRows(form["data"] ?? "")
+        let rows = dataFormat == "csv" ? try Self.csvRows(form["data"] ?? "") : try Self.importRows(form["data"] ?? "")
         let importer = REDCapImport(project: project, questionnaire: newest, teamId: teamId)
         let imported: [REDCapImport.Imported]
         do { imported = try importer.records(rows) } catch { throw REDCapError.bad(error.message) }
@@ -228,6 +229,24 @@ extension REDCapRoutes {
     static func refusal(_ id: String, _ code: String, _ message: String, _ issues: [ValidationIssue]) -> String {
         let said = issues.filter { $0.severity == .error }.prefix(5).map { "\($0.questionId ?? $0.field ?? "record"): \($0.message)" }
         return "\(id): \(code): \(message)" + (said.isEmpty ? "" : " (\(said.joined(separator: "; ")))")
+    }
+
+    /// The `data` of a CSV import (PyCap sends a DataFrame so): a header, then a row per record
+    /// (and repeat instance); a pandas index column comes first, named `record_id`.
+    static func csvRows(_ text: String) throws -> [[String: String]] {
+        let records: [(line: Int, fields: [String])]
+        do { records = try CSVReader.records(text) } catch {
+            throw REDCapError.bad("The data being imported is not valid CSV: line \(error.line): \(error.message).")
+        }
+        guard let header = records.first?.fields, !header.isEmpty else { throw REDCapError.bad("The CSV data has no header row naming the fields.") }
+        guard records.count <= 10_001 else { throw REDCapError.bad("At most 10000 rows are imported at once; send the rest in another request.") }
+        guard Set(header).count == header.count else { throw REDCapError.bad("The CSV header names a field twice.") }
+        return try records.dropFirst().map { record in
+            guard record.fields.count == header.count else {
+                throw REDCapError.bad("Line \(record.line) of the CSV data has \(record.fields.count) fields; the header has \(header.count).")
+            }
+            return Dictionary(uniqueKeysWithValues: zip(header, record.fields))
+        }
     }
 
     /// The `data` of an import: a JSON array of objects whose values are text (numbers are taken as their text).

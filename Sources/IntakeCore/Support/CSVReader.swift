@@ -1,16 +1,17 @@
 import Foundation
 
 /// RFC 4180 CSV: fields separated by commas, quoted with `"` (a quote inside doubled), records
-/// ended by LF or CRLF, line breaks allowed inside quotes. A byte order mark is skipped.
-enum CSVReader {
-    struct Failure: Error, Equatable {
+/// ended by LF or CRLF, line breaks allowed inside quotes. A byte order mark is skipped. Read
+/// for rosters (`intake patient import`) and REDCap imports.
+package enum CSVReader {
+    package struct Failure: Error, Equatable {
         /// 1-based line where the problem was found.
-        var line: Int
-        var message: String
+        package var line: Int
+        package var message: String
     }
 
     /// Each record with the line it starts on; blank lines are skipped.
-    static func records(_ text: String) throws(Failure) -> [(line: Int, fields: [String])] {
+    package static func records(_ text: String) throws(Failure) -> [(line: Int, fields: [String])] {
         var records: [(line: Int, fields: [String])] = []
         var fields: [String] = []
         var field = ""
