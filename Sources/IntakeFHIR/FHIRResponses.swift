@@ -30,9 +30,14 @@ extension FHIRRoutes {
 
     /// Every record of questionnaire `id` that `reach` may export, as a JSON Lines export holds
     /// it (the line written, then read back), handed to `visit`; returns the export's plan.
-    func exported(_ id: String, reach: ExportReach, identifiers: Bool, _ visit: (ExportRecord) throws -> Void) async throws -> ExportPlan {
-        let prepared = try await services.exports.prepare(
-            ExportService.Request(questionnaireId: id, teamId: reach.teamId, options: ExportOptions(includeIdentifiers: identifiers), consent: reach.consent))
+    /// With `recordIds`, only those records are read (the store finds them by id).
+    func exported(
+        _ id: String, reach: ExportReach, identifiers: Bool, recordIds: [UUID] = [], _ visit: (ExportRecord) throws -> Void
+    ) async throws -> ExportPlan {
+        var request = ExportService.Request(
+            questionnaireId: id, teamId: reach.teamId, options: ExportOptions(includeIdentifiers: identifiers), consent: reach.consent)
+        request.recordIds = recordIds
+        let prepared = try await services.exports.prepare(request)
         let formatter = JSONLinesFormatter(plan: prepared.plan)
         let pager = services.exports.pager(prepared, formats: [.jsonLines])
         while let page = try await pager.next() {
@@ -58,15 +63,18 @@ extension FHIRRoutes {
         let user = try user(context)
         let reach = try reach(user, identifiers: false)
         // Unknown, deleted, another team's or kept from this reader by consent: all the same 404.
-        guard let uuid = UUID(uuidString: id), let stored = try await services.store.record(id: uuid),
-            reach.teamId == nil || reach.teamId == stored.teamId
-        else { throw FHIRError.notFound("QuestionnaireResponse", id) }
+        // The export reads that one record by id, questionnaire by questionnaire, as it reads any.
+        guard let uuid = UUID(uuidString: id) else { throw FHIRError.notFound("QuestionnaireResponse", id) }
         let wanted = uuid.uuidString.lowercased()
         var found: ExportRecord?
-        let plan = try await exported(stored.record.questionnaire.id, reach: reach, identifiers: false) { item in
-            if found == nil, item.record.id.uuidString.lowercased() == wanted { found = item }
+        var plan: ExportPlan?
+        for questionnaire in Set(try await versions().map(\.id)).sorted() where found == nil {
+            let read = try await exported(questionnaire, reach: reach, identifiers: false, recordIds: [uuid]) { item in
+                if found == nil, item.record.id.uuidString.lowercased() == wanted { found = item }
+            }
+            if found != nil { plan = read }
         }
-        guard let found else { throw FHIRError.notFound("QuestionnaireResponse", id) }
+        guard let found, let plan else { throw FHIRError.notFound("QuestionnaireResponse", id) }
         let resource = try FHIRResources(plan: plan, rest: base(request)).questionnaireResponse(found)
         try await audit(user, resource: "QuestionnaireResponse", questionnaires: [plan.questionnaireId], records: 1, subject: wanted)
         return Self.resource(resource)
@@ -110,10 +118,15 @@ extension FHIRRoutes {
             default: break
             }
         }
+        // `_id` (every value of every `_id`, the test above keeping their AND) lets the store read those records alone.
+        var byId: [UUID] = []
+        for parameter in used where parameter.name == "_id" { byId += parameter.alternatives.compactMap(UUID.init(uuidString:)) }
+        let onlyIds = used.contains { $0.name == "_id" } && byId.count <= ExportQuery.maxRecordIds
+        if onlyIds && byId.isEmpty { scope = [] }  // no value is a record id: nothing matches
         var collector = FHIRPageCollector<(String, ExportRecord)>(count: count, after: cursor?.lowercased())
         var plans: [String: ExportPlan] = [:]
         for id in scope.sorted() {
-            plans[id] = try await exported(id, reach: reach, identifiers: false) { item in
+            plans[id] = try await exported(id, reach: reach, identifiers: false, recordIds: onlyIds ? byId : []) { item in
                 guard tests.allSatisfy({ $0(item) }) else { return }
                 collector.add(item.record.id.uuidString.lowercased(), (id, item))
             }

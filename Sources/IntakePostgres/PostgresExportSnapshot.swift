@@ -289,6 +289,10 @@ final class PostgresExportSnapshot: ExportSnapshot {
             binds.append(query.reviewStates.map(\.rawValue))
             sql += " AND r.reviewState = ANY($\(binds.count))"
         }
+        if !query.recordIds.isEmpty {
+            binds.append(query.recordIds.map(PostgresRecordStore.key))
+            sql += " AND r.id = ANY($\(binds.count))"
+        }
         return (sql, binds)
     }
 

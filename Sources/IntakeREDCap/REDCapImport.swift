@@ -17,9 +17,11 @@ struct REDCapImport {
 
     /// The record's id for a `record_id`: the UUID itself, or for any other name a UUID made from
     /// it, the questionnaire and the team, so importing the same name again reaches the same record.
-    func recordId(_ name: String) -> UUID {
+    func recordId(_ name: String) -> UUID { Self.recordId(name, questionnaireId: questionnaire.id, teamId: teamId) }
+
+    static func recordId(_ name: String, questionnaireId: String, teamId: Int64) -> UUID {
         if let uuid = UUID(uuidString: name) { return uuid }
-        var bytes = Array(SHA256.hash(data: Array("redcap\u{0}\(questionnaire.id)\u{0}\(teamId)\u{0}\(name)".utf8)).prefix(16))
+        var bytes = Array(SHA256.hash(data: Array("redcap\u{0}\(questionnaireId)\u{0}\(teamId)\u{0}\(name)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 style: a name-based UUID
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))

@@ -34,7 +34,12 @@ extension REDCapRoutes {
         let begin = try form["dateRangeBegin"].flatMap { try Self.time($0, name: "dateRangeBegin") }
         let end = try form["dateRangeEnd"].flatMap { try Self.time($0, name: "dateRangeEnd") }
 
-        let prepared = try await services.exports.prepare(ExportService.Request(questionnaireId: questionnaireId, teamId: reach.teamId, consent: reach.consent))
+        // Records by id, or by the name they were imported with (made into the same id, for the
+        // caller's team): the store reads those alone.
+        let only = form.list("records").map { names in Set(names.map { REDCapImport.recordId($0, questionnaireId: questionnaireId, teamId: user.teamId ?? 0) }) }
+        var request = ExportService.Request(questionnaireId: questionnaireId, teamId: reach.teamId, consent: reach.consent)
+        if let only, only.count <= ExportQuery.maxRecordIds { request.recordIds = Array(only) }
+        let prepared = try await services.exports.prepare(request)
         let project = REDCapProject(plan: prepared.plan)
         // Fields asked for (a checkbox by its base name), always with the record id; forms add theirs.
         var wanted: Set<String>?
@@ -66,9 +71,6 @@ extension REDCapRoutes {
                 throw REDCapError.bad("The filterLogic names \(field.prefix(100)), a field of a repeating instrument; this server filters on the record's own fields only.")
             }
         }
-        // Records by id, or by the name they were imported with (made into the same id, for the caller's team).
-        let naming = REDCapImport(project: project, questionnaire: prepared.plan.versions[0], teamId: user.teamId ?? 0)
-        let only = form.list("records").map { Set($0.map { naming.recordId($0) }) }
         try await services.audit.record(.export, by: user.username, details: ["format": "redcap", "questionnaire": questionnaireId, "via": "redcap", "records": String(prepared.count)])
         let rowsOf = REDCapRows(project: project, versions: Dictionary(prepared.plan.versions.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a }))
         let allColumns = rowsOf.columns(fields: nil)

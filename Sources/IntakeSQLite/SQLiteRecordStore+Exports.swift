@@ -220,6 +220,10 @@ struct SQLiteExportSnapshot: ExportSnapshot {
             sql += " AND r.reviewState IN (" + query.reviewStates.map { _ in "?" }.joined(separator: ", ") + ")"
             arguments += StatementArguments(query.reviewStates.map(\.rawValue))
         }
+        if !query.recordIds.isEmpty {
+            sql += " AND r.id IN (" + query.recordIds.map { _ in "?" }.joined(separator: ", ") + ")"
+            arguments += StatementArguments(query.recordIds.map(SQLiteRecordStore.key))
+        }
         return (sql, arguments)
     }
 }

@@ -69,6 +69,23 @@ public enum RecordStoreContract {
         }
     }
 
+    /// An export asked for some records by id holds those (of its team and questionnaire) and no other.
+    public static func exportsFilterByRecordId(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let other = try await store.createTeam(name: "o", at: Date())
+        let records = (1...4).map { Self.record(UInt64(60 + $0)) }
+        _ = try await store.ingest(try records.prefix(3).map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
+        _ = try await store.ingest([try IngestItem(record: records[3])], owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
+        let snapshot = try await store.exportSnapshot(teamId: team.id)
+        var query = ExportQuery(questionnaireId: Self.questionnaire.id, teamId: team.id, after: 0, upTo: snapshot.cursor)
+        query.recordIds = [records[1].id, records[3].id, UUID()]
+        #expect(try await snapshot.count(query) == 1, "the team's one; another team's and an unknown id are not")
+        #expect(try await snapshot.page(query).map { try $0.record().id } == [records[1].id])
+        query.recordIds = [records[0].id, records[2].id]
+        #expect(Set(try await snapshot.page(query).map { try $0.record().id }) == [records[0].id, records[2].id])
+    }
+
     public static func exportsPageByChangeCursorWithinTeamAndQuestionnaire(_ kind: some RecordStoreFactory) async throws {
         do {
             let store = try await kind.open()

@@ -22,6 +22,10 @@ struct RecordStoreContractTests {
         try await RecordStoreContract.exportsPageByChangeCursorWithinTeamAndQuestionnaire(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func exportsFilterByRecordId(_ kind: StoreKind) async throws {
+        try await RecordStoreContract.exportsFilterByRecordId(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func secretsAreMadeOnceAndKept(_ kind: StoreKind) async throws {
         try await RecordStoreContract.secretsAreMadeOnceAndKept(kind)
     }

@@ -34,6 +34,9 @@ public struct ExportService: Sendable {
         public var until: Since?
         /// Only records in one of these review states, when not empty.
         public var reviewStates: [ReviewState]
+        /// Only these records, when not empty (at most ``ExportQuery/maxRecordIds``): what a
+        /// protocol reading a record by id asks, so it reads that record rather than every one.
+        public var recordIds: [UUID] = []
 
         public init(
             questionnaireId: String? = nil, teamId: Int64? = nil, since: Since? = nil, options: ExportOptions = ExportOptions(),
@@ -111,6 +114,10 @@ public struct ExportService: Sendable {
         query.consent = request.consent
         query.dataGroups = request.dataGroups
         query.reviewStates = request.reviewStates
+        guard request.recordIds.count <= ExportQuery.maxRecordIds else {
+            throw ServiceError(.unprocessable(code: "too_many_records"), "an export names at most \(ExportQuery.maxRecordIds) records by id")
+        }
+        query.recordIds = request.recordIds
         switch request.since {
         case .teamCursor(let after)? where request.teamId != nil, .cursor(let after)? where request.teamId == nil:
             // A cursor past the newest change was not given by this deployment for this export.

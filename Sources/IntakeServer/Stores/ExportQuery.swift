@@ -23,6 +23,10 @@ public struct ExportQuery: Sendable {
     public var dataGroups: [String] = []
     /// Only records in one of these review states, when not empty.
     public var reviewStates: [ReviewState] = []
+    /// Only these records, when not empty (a protocol reading one record, or a few, by id):
+    /// at most ``maxRecordIds``.
+    public var recordIds: [UUID] = []
+    public static let maxRecordIds = 1000
     /// Where the earlier export this one continues stopped: for `removed.csv`.
     public var previous: Previous?
     public var limit: Int
