@@ -155,8 +155,13 @@ struct REDCapRoutes: Sendable {
     // MARK: Dispatch
 
     func handle(_ form: Form, _ context: IntakeRequestContext) async throws -> Response {
-        guard let token = form["token"], token.utf8.count == 32, let user = try await services.accounts.user(token: token) else {
-            throw REDCapError.noToken
+        guard let token = form["token"], token.utf8.count == 32 else { throw REDCapError.noToken }
+        let user: User
+        switch try await services.accounts.user(token: token, address: context.clientAddress) {
+        case .user(let found): user = found
+        case .unknown: throw REDCapError.noToken
+        case .throttled(let retryAfter):
+            throw REDCapError(status: .tooManyRequests, message: "Too many requests with unknown tokens from this address; try again in \(retryAfter) seconds.")
         }
         let raw = context.parameters.get("questionnaire") ?? ""
         let questionnaireId = raw.removingPercentEncoding ?? raw

@@ -71,6 +71,21 @@ struct REDCapRoutesTests {
         }
     }
 
+    /// Guessing tokens from one address is slowed as guessing passwords is: after the free
+    /// failures, a wait, whatever token comes next (over a real socket, so the address is known).
+    @Test func unknownTokensFromOneAddressAreThrottled() async throws {
+        let server = try await TestServer.make()
+        let token = try await Self.token(server, "coordinator-a")
+        try await Self.application(server).test(.live) { client in
+            for _ in 0..<SignInPolicy().addressFreeFailures {
+                #expect(try await Self.post(client, [("token", String(repeating: "B", count: 32)), ("content", "version")]).status == .forbidden)
+            }
+            _ = try await Self.post(client, [("token", String(repeating: "C", count: 32)), ("content", "version")])
+            let slowed = try await Self.post(client, [("token", token), ("content", "version")])
+            #expect(slowed.status == .tooManyRequests && slowed.text.contains("try again in"), "\(slowed.text)")
+        }
+    }
+
     @Test func theDictionaryPutsTheRecordIdFirstAndLeavesIdentifyingQuestionsOut() async throws {
         let server = try await TestServer.make()
         let token = try await Self.token(server, "fieldworker-a")

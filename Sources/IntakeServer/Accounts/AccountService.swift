@@ -229,6 +229,29 @@ public struct AccountService: Sendable {
         return user
     }
 
+    /// What a token sent in a request's body (REDCap's `token` field) says.
+    public enum TokenCheck: Sendable {
+        case user(User)
+        case unknown
+        /// Too many unknown tokens from this address: try again after this many seconds.
+        case throttled(retryAfter: Int)
+    }
+
+    /// The user of a token a protocol reads from the request's body, where no bearer header and
+    /// no middleware stands before it: unknown tokens from one client `address` are throttled
+    /// as failed sign-ins from it are (``SignInPolicy/addressFreeFailures``, then growing waits).
+    public func user(token: String, address: String?) async throws -> TokenCheck {
+        let now = clock()
+        let key = address.map { "token-address:" + $0 }
+        if let key, let failures = throttle.failures(key) {
+            let wait = failures.last.addingTimeInterval(policy.delay(after: failures.count, free: policy.addressFreeFailures)).timeIntervalSince(now)
+            if wait > 0 { return .throttled(retryAfter: Int(wait.rounded(.up))) }
+        }
+        if let user = try await user(token: token) { return .user(user) }
+        if let key { throttle.recordFailure(key, at: now) }
+        return .unknown
+    }
+
     public func revoke(token: String) async throws {
         defer { tokens.removeAll() }
         try await store.revokeToken(hash: APIToken.hash(token))
