@@ -459,6 +459,67 @@ def check_xlsx(folder, records, columns, code, codebook_rows):
         mismatches.append("records.xlsx codebook: the sheet is not codebook.csv (first columns, row by row)")
 
 
+def check_repeat_files(folder, code):
+    """Each repeat_<id>.sav and repeat_<id>.dta, cell by cell, against the workbook's sheet of that
+    repeat (which check_xlsx compared with records.jsonl): the same rows in the same order, the
+    same columns in the same order, each value the same number, date or text."""
+    import openpyxl
+    import pyreadstat
+
+    files = sorted(p for p in folder.iterdir() if p.name.startswith("repeat_") and p.suffix in (".sav", ".dta"))
+    if not files:
+        return []
+    book = openpyxl.load_workbook(folder / "records.xlsx", read_only=True)
+    checked = []
+    for path in files:
+        sheet = path.stem[:31]
+        if sheet not in book.sheetnames:
+            mismatches.append(f"{path.name}: records.xlsx has no sheet {sheet} to compare it with")
+            continue
+        rows = list(book[sheet].iter_rows(values_only=True))
+        header, body = list(rows[0]), rows[1:]
+        read = pyreadstat.read_sav if path.suffix == ".sav" else pyreadstat.read_dta
+        data, meta = read(str(path), user_missing=True, disable_datetime_conversion=True, output_format="dict")
+        names = meta.column_names
+        if len(names) != len(header) or meta.number_rows != len(body):
+            mismatches.append(f"{path.name}: {len(names)} variables and {meta.number_rows} rows, the sheet has {len(header)} and {len(body)}")
+            continue
+        declared = {}
+        for name, ranges in (meta.missing_ranges or {}).items():
+            declared[name] = [r["lo"] for r in ranges] + [r["hi"] for r in ranges]
+        for column, (name, title) in enumerate(zip(names, header)):
+            kind = meta.original_variable_types.get(name, "")
+            is_date = kind.startswith(("SDATE", "DATE", "ADATE", "EDATE")) or kind == "%td"
+            for row, cells in enumerate(body):
+                expected, found = cells[column], data[name][row]
+                compared[0] += 1
+                # Asked, not answered: the code in the sheet; a user-missing value or .a here.
+                if expected == code and (found in declared.get(name, []) or found == "a" or found == code):
+                    continue
+                if expected is None or expected == "":
+                    if not (found is None or found == "" or is_nan(found)):
+                        mismatch(path.name, row + 1, title, "(missing)", found)
+                    continue
+                if isinstance(expected, datetime.datetime):
+                    number = as_number(found)
+                    if number is None or not is_date:
+                        ok = False
+                    elif path.suffix == ".sav":
+                        ok = (SPSS_EPOCH + datetime.timedelta(seconds=number)).isoformat() == expected.date().isoformat()
+                    else:
+                        ok = (STATA_EPOCH + datetime.timedelta(days=number)).isoformat() == expected.date().isoformat()
+                elif isinstance(expected, (int, float)) and not isinstance(expected, bool):
+                    number = as_number(found)
+                    ok = number is not None and abs(number - float(expected)) <= 1e-12 * max(1.0, abs(float(expected)))
+                else:
+                    text = found.rstrip(" ") if isinstance(found, str) and path.suffix == ".sav" else found
+                    ok = text == str(expected) or (as_number(found) is not None and str(expected).lstrip("-").isdigit() and as_number(found) == float(expected))
+                if not ok:
+                    mismatch(path.name, row + 1, title, expected, found)
+        checked.append(path.name)
+    return checked
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
@@ -489,6 +550,11 @@ def main():
             mismatches.append(f"{name}: cannot be read: {type(error).__name__}: {error}")
     if not checked:
         mismatches.append(f"{folder} holds none of records.sav, records.dta, records.xlsx")
+    elif (folder / "records.xlsx").exists():
+        try:
+            checked += check_repeat_files(folder, args.unanswered_code)
+        except Exception as error:  # a reader refusing a file is a failure, not a crash
+            mismatches.append(f"a repeat's .sav or .dta cannot be read: {type(error).__name__}: {error}")
     if mismatches:
         for line in mismatches[:80]:
             print(f"stats files: {line}")

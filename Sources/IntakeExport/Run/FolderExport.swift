@@ -76,7 +76,7 @@ public struct FolderExport {
             // The statistics files (.sav, .dta, .xlsx) are written whole after the run, from
             // the records one collector keeps in memory meanwhile (see StatisticsCollector).
             let binary = formats.filter(\.isBinary)
-            let collector = binary.isEmpty ? nil : StatisticsCollector(plan: plan, repeats: binary.contains(.xlsx))
+            let collector = binary.isEmpty ? nil : StatisticsCollector(plan: plan)
             if let collector { outputs.append(ExportRun.Output(formatter: collector, sink: DiscardSink())) }
             // Beside the wide CSV, each repeat's own table.
             let repeatTables = formats.contains(.wideCSV) ? plan.repeatTables : []
@@ -87,7 +87,8 @@ public struct FolderExport {
                         sink: try FileSink(url: staging.appendingPathComponent(table.fileName))))
             }
             let count = try await ExportRun.run(outputs, progress: progress, nextPage: nextPage)
-            if let collector { try StatisticsFiles.write(binary, from: collector, into: staging) }
+            var repeatStatisticsFiles: [String] = []
+            if let collector { repeatStatisticsFiles = try StatisticsFiles.write(binary, from: collector, into: staging) }
             var fetched: (written: Int, missing: Int)?
             if let list = outputs.lazy.compactMap({ $0.formatter as? AttachmentListFormatter }).first {
                 fetched = try await fetchAttachments(list.listed, into: staging.appendingPathComponent("attachments"))
@@ -105,7 +106,7 @@ public struct FolderExport {
             }
             var summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
-                files: formats.map(\.fileName) + repeatTables.map(\.fileName) + sideFiles.map(\.fileName), cursor: cursor, since: since,
+                files: formats.map(\.fileName) + repeatTables.map(\.fileName) + repeatStatisticsFiles + sideFiles.map(\.fileName), cursor: cursor, since: since,
                 includeIdentifiers: plan.options.includeIdentifiers,
                 dropFreeText: plan.options.dropFreeText, shiftDates: plan.options.shiftDates, generatedAt: Timestamp.string(from: Date()))
             summary.removed = removedCount

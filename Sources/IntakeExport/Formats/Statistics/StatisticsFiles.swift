@@ -15,18 +15,31 @@ public enum StatisticsFiles {
     /// The formats this writes.
     public static let formats: [ExportFormat] = [.sav, .dta, .xlsx]
 
-    /// Writes each of `formats` this type writes into `folder`, readable by its owner only.
-    static func write(_ formats: [ExportFormat], from collector: StatisticsCollector, into folder: URL, date: Date = Date()) throws {
+    /// Writes each of `formats` this type writes into `folder`, readable by its owner only, and
+    /// beside `records.sav` and `records.dta` each repeat's own table (`repeat_<id>.sav`,
+    /// `repeat_<id>.dta`, as `repeat_<id>.csv`); returns the names of those repeat files.
+    @discardableResult
+    static func write(_ formats: [ExportFormat], from collector: StatisticsCollector, into folder: URL, date: Date = Date()) throws -> [String] {
         let chosen = Self.formats.filter(formats.contains)
-        guard !chosen.isEmpty else { return }
-        let table = StatisticsTable(collector)
-        for format in chosen {
-            let path = folder.appendingPathComponent(format.fileName).path
-            let bytes = try data(format, table: table, collector: collector, date: date)
+        guard !chosen.isEmpty else { return [] }
+        func save(_ bytes: Data, as name: String) throws {
+            let path = folder.appendingPathComponent(name).path
             guard FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
                 throw ExportError("cannot write \(path); check the disk has room")
             }
         }
+        let table = StatisticsTable(collector)
+        var repeatFiles: [String] = []
+        for format in chosen {
+            try save(try data(format, table: table, collector: collector, date: date), as: format.fileName)
+            guard format == .sav || format == .dta else { continue }
+            for number in collector.repeatTables.indices {
+                let name = String(collector.repeatTables[number].table.fileName.dropLast(4)) + (format == .sav ? ".sav" : ".dta")
+                try save(try data(format, table: StatisticsTable(repeat: number, of: collector), collector: collector, date: date), as: name)
+                repeatFiles.append(name)
+            }
+        }
+        return repeatFiles
     }
 
     /// The bytes of `format`'s file.

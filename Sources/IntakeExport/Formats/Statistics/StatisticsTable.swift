@@ -74,6 +74,48 @@ struct StatisticsTable {
         unansweredCode = plan.options.unansweredCode
     }
 
+    /// The table of the repeat `number` of `collector.repeatTables` (as `repeat_<id>.csv`): its key
+    /// columns (`record_id`, the outer instance for a repeat in a repeat, `instance`), then a
+    /// variable per part of each question asked in it, labelled with the question (and part or
+    /// choice) and typed as the wide table's.
+    init(repeat number: Int, of collector: StatisticsCollector) {
+        let plan = collector.plan
+        let table = collector.repeatTables[number].table
+        let rows = collector.repeatRows[number]
+        var variables: [StatisticsVariable] = []
+        for (index, name) in table.keyColumnNames.enumerated() {
+            let column = ExportColumn(name: name, type: index == 0 ? .string : .integer, source: .meta(index == 0 ? .recordId : .revision))
+            var variable = StatisticsVariable(column: column, label: "", codes: [], choices: nil, cells: rows.map { row in
+                index < row.keys.count ? CellValue.plain(row.keys[index]) : nil
+            })
+            variable.label = index == 0 ? "The record's id" : (name == "parent_instance" ? "The outer repeat's instance (from 1)" : "The instance (from 1)")
+            variables.append(variable)
+        }
+        for (index, column) in table.columns.enumerated() {
+            var label = column.name
+            var choices: ChoiceSet?
+            if case .answer(let key, let path) = column.source, let question = plan.questions.first(where: { $0.key == key })?.latest {
+                label = question.text.base
+                var type = question.type
+                for step in path {
+                    switch step {
+                    case .field(let field):
+                        if case .compound(let parts) = type, let part = parts.first(where: { $0.key == field }) {
+                            label += ": " + part.label.base
+                            type = part.type
+                        }
+                    case .choice(let code): label += ": " + (type.choices?.choice(code: code)?.label.base ?? code)
+                    case .instance: break
+                    }
+                }
+                if !path.contains(where: { if case .choice = $0 { true } else { false } }) { choices = type.choices }
+            }
+            variables.append(
+                StatisticsVariable(column: column, label: label, codes: plan.codes(of: column), choices: choices, cells: rows.map { $0.values[index] }))
+        }
+        self.init(variables: variables, rowCount: rows.count, questionnaireId: plan.questionnaireId, unansweredCode: plan.options.unansweredCode)
+    }
+
     init(variables: [StatisticsVariable], rowCount: Int, questionnaireId: String, unansweredCode: String) {
         self.variables = variables
         self.rowCount = rowCount
