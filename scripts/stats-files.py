@@ -206,12 +206,23 @@ def is_nan(value):
     return isinstance(value, float) and math.isnan(value)
 
 
-def compare(file, record_id, column, expected, found, *, missing, text_found, number_found, date_found):
-    """`missing(found)`: whether found is a missing value; the others turn found into text, a number, an ISO date (or None)."""
+# By record id, the columns records.csv holds the unanswered code in (asked, not answered).
+UNANSWERED = {}
+
+
+def compare(file, record_id, column, expected, found, *, missing, text_found, number_found, date_found, unanswered=None):
+    """`missing(found)`: whether found is a missing value; the others turn found into text, a number, an ISO date (or None).
+    `unanswered(found)`: whether found is this file's "asked, not answered", which must then be told from "not asked"
+    (None when this file cannot tell them apart)."""
     compared[0] += 1
     if expected is None:
         if not missing(found):
             mismatch(file, record_id, column.name, "(missing)", found)
+        elif unanswered is not None and record_id in UNANSWERED:
+            asked = column.name in UNANSWERED[record_id]
+            said = unanswered(found)
+            if said is not None and asked != said:
+                mismatch(file, record_id, column.name, "(asked, not answered)" if asked else "(not asked)", found)
         return
     kind, value = expected
     if kind == "text":
@@ -242,8 +253,10 @@ def as_number(value):
     return None
 
 
-def check_labels(file, names, labels, value_labels, columns, max_bytes, max_chars, stata):
+def check_labels(file, names, labels, value_labels, columns, max_bytes, max_chars, stata, types=None):
     for name, column in zip(names, columns):
+        kind = (types or {}).get(name, "")
+        wide_text = kind.startswith("A") and kind[1:].isdigit() and int(kind[1:]) > 255
         expected = truncate(column.text, max_bytes, max_chars).rstrip(" ")
         found = labels.get(name) or ""
         if found != expected:
@@ -267,7 +280,8 @@ def check_labels(file, names, labels, value_labels, columns, max_bytes, max_char
                 continue  # the .sav's label of its user-missing value
             got[int(value) if isinstance(value, float) and value.is_integer() else value] = label
         wanted = {key: truncate(label, 120) if not stata else label for key, label in wanted.items()}
-        if wanted and got != wanted and not (not stata and column.type == "single" and not got):
+        # SPSS has no value labels for a string longer than 255 bytes (one long answer makes it so).
+        if wanted and got != wanted and not (not stata and column.type == "single" and not got and wide_text):
             mismatch(file, "(dictionary)", column.name, f"value labels {wanted}", got)
 
 
@@ -283,7 +297,7 @@ def check_sav(folder, records, columns, code):
         return
     if meta.number_rows != len(records):
         mismatches.append(f"records.sav: {meta.number_rows} cases, but records.jsonl has {len(records)} records")
-    check_labels("records.sav", names, meta.column_names_to_labels, meta.variable_value_labels, columns, 255, None, False)
+    check_labels("records.sav", names, meta.column_names_to_labels, meta.variable_value_labels, columns, 255, None, False, meta.original_variable_types)
     user_missing = {}
     for name, ranges in (meta.missing_ranges or {}).items():
         user_missing[name] = [r["lo"] for r in ranges] + [r["hi"] for r in ranges]
@@ -308,13 +322,21 @@ def check_sav(folder, records, columns, code):
                     return None
                 return (SPSS_EPOCH + datetime.timedelta(seconds=number)).isoformat()
 
+            def unanswered(value, declared=declared):
+                # A numeric variable with no declared value (an answer took it) keeps unanswered system-missing.
+                if isinstance(value, str):
+                    return value.rstrip(" ") == code.rstrip(" ")
+                if not declared:
+                    return None  # both are system-missing here: nothing to tell apart
+                return value in declared
+
             expected = expected_value(record, column)
             if expected is not None and expected[0] == "text":
                 expected = ("text", expected[1].rstrip(" "))  # SPSS pads strings with spaces
             compare(
                 "records.sav", record_id, column, expected, found, missing=missing,
                 text_found=lambda v: v.rstrip(" ") if isinstance(v, str) else None,
-                number_found=as_number, date_found=date_found,
+                number_found=as_number, date_found=date_found, unanswered=unanswered,
             )
 
 
@@ -352,6 +374,7 @@ def check_dta(folder, records, columns, code):
             compare(
                 "records.dta", record_id, column, expected_value(record, column), found, missing=missing,
                 text_found=lambda v: v if isinstance(v, str) else None, number_found=as_number, date_found=date_found,
+                unanswered=lambda v: v == "a" or v == code,
             )
 
 
@@ -536,6 +559,12 @@ def main():
         raw = list(csv.reader(f, strict=True))
     codebook_rows = [raw[0]] + [[unescape_csv(cell) for cell in row] for row in raw[1:]]
     columns = [Column(dict(zip(codebook_rows[0], row))) for row in codebook_rows[1:]]
+    # records.csv says which empty values were asked and not answered (the code) and which not asked (empty).
+    if (folder / "records.csv").exists():
+        with open(folder / "records.csv", newline="", encoding="utf-8") as f:
+            table = list(csv.reader(f, strict=True))
+        for row in table[1:]:
+            UNANSWERED[row[0]] = {name for name, cell in zip(table[0], row) if cell == args.unanswered_code}
     checked = []
     for name, check in (("records.sav", check_sav), ("records.dta", check_dta), ("records.xlsx", check_xlsx)):
         if not (folder / name).exists():

@@ -109,7 +109,9 @@ public final class SPSSSyntaxFormatter: ExportFormatter {
             var candidate = name
             var suffix = 2
             while used.contains(candidate.uppercased()) {
-                candidate = "\(name)_\(suffix)"
+                // SPSS names are at most 64 bytes, however many columns share a start.
+                let tail = "_\(suffix)"
+                candidate = String(name.prefix(64 - tail.utf8.count)) + tail
                 suffix += 1
             }
             used.insert(candidate.uppercased())

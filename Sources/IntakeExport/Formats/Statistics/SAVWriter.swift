@@ -117,7 +117,7 @@ struct SAVWriter {
         out.int32(Int32(caseSize))
         out.int32(0)  // not compressed
         out.int32(0)  // not weighted
-        out.int32(Int32(clamping: table.rowCount))
+        out.int32(table.rowCount <= Int(Int32.max) ? Int32(table.rowCount) : -1)  // -1: readers count the cases
         out.double(100)  // bias
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -49,9 +49,10 @@ public enum StatisticsFiles {
         case .dta: return Data(try DTAWriter(table: table, date: date).data())
         default:
             // Excel opens at most 1,048,576 rows and 16,384 columns.
-            guard table.rowCount < 1_048_576, table.variables.count <= 16_384 else {
+            let longestRepeat = collector.repeatRows.map(\.count).max() ?? 0
+            guard table.rowCount < 1_048_576, longestRepeat < 1_048_576, table.variables.count <= 16_384 else {
                 throw ExportError(
-                    "records.xlsx cannot hold \(table.rowCount) records of \(table.variables.count) columns (Excel's limits are "
+                    "records.xlsx cannot hold \(table.rowCount) records of \(table.variables.count) columns, or a repeat of \(longestRepeat) instances (Excel's limits are "
                         + "1,048,575 rows and 16,384 columns); leave it out with --format, or export fewer records (--since)")
             }
             return try workbook(collector, table: table).data()

@@ -215,8 +215,11 @@ struct StatisticsVariable {
         var kind: Kind
         switch column.type {
         case .indicator: kind = texts.allSatisfy { $0 == "0" || $0 == "1" } ? .indicator : .text
-        case .integer: kind = texts.allSatisfy { Self.plainNumber($0) != nil } ? .integer : .text
-        case .number: kind = texts.allSatisfy { Self.plainNumber($0) != nil } ? .number : .text
+        // Numbers every file keeps exactly: an integer within Excel's 15 significant digits (a
+        // double's 2^53 is larger), a number short of the values SPSS and Stata read as missing.
+        // A column with one that is not is text, as the CSV writes it.
+        case .integer: kind = texts.allSatisfy { Self.plainNumber($0).map { abs($0) < 1e15 } ?? false } ? .integer : .text
+        case .number: kind = texts.allSatisfy { Self.plainNumber($0).map { abs($0) < 8.9e307 } ?? false } ? .number : .text
         case .date: kind = texts.allSatisfy { LocalDate(iso: $0) != nil } ? .date : .text
         case .datetime: kind = .text
         case .string:
@@ -331,15 +334,22 @@ enum StatisticsNames {
     /// extra segment in `extraSegments` (a very long string's segments after its first).
     static func spssShort(_ names: [String], extraSegments: [Int]) -> [[String]] {
         var used = Set<String>()
+        // The next number to try after each start, so thousands of columns sharing one start
+        // take one try each rather than a count from 1 each time.
+        var next: [String: Int] = [:]
         func make(_ base: String) -> String {
-            let upper = String(base.uppercased().unicodeScalars.filter { $0.isASCII }.map(Character.init))
+            var upper = String(base.uppercased().unicodeScalars.filter { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }.map(Character.init))
+            // A short name starts with a letter, or readers rename the variable and lose its long name.
+            if upper.first.map({ !$0.isLetter }) ?? true { upper = "V" + upper }
             var candidate = String(upper.prefix(8))
-            var counter = 1
-            while candidate.isEmpty || used.contains(candidate) || SPSSSyntaxFormatter.reserved.contains(candidate) {
+            var counter = next[candidate] ?? 1
+            let start = candidate
+            while used.contains(candidate) || SPSSSyntaxFormatter.reserved.contains(candidate) {
                 let tail = "_" + String(counter, radix: 36, uppercase: true)
                 candidate = String(upper.prefix(8 - tail.count)) + tail
                 counter += 1
             }
+            next[start] = counter
             used.insert(candidate)
             return candidate
         }

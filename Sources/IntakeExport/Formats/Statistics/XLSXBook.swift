@@ -149,7 +149,7 @@ public struct XLSXBook: Sendable {
                 switch cell {
                 case .text(let text) where text.isEmpty: continue
                 case .text(let text):
-                    xml += #"<c r="\#(reference)" t="inlineStr"><is><t xml:space="preserve">\#(escaped(text))</t></is></c>"#
+                    xml += #"<c r="\#(reference)" t="inlineStr"><is><t xml:space="preserve">\#(escaped(Self.fitting(text)))</t></is></c>"#
                 case .number(let number) where number.isFinite:
                     xml += #"<c r="\#(reference)"><v>\#(numberText(number))</v></c>"#
                 case .number: continue
@@ -163,6 +163,23 @@ public struct XLSXBook: Sendable {
             xml += "</row>"
         }
         return xml + "</sheetData></worksheet>"
+    }
+
+    /// Excel's most characters in a cell (UTF-16 units): longer text is cut there, between
+    /// characters (Excel would repair the file and cut it anyway); the CSV and JSON Lines files
+    /// keep it whole.
+    static let maxCellCharacters = 32_767
+
+    static func fitting(_ text: String) -> String {
+        guard text.utf16.count > maxCellCharacters else { return text }
+        var out = ""
+        var units = 0
+        for character in text {
+            units += character.utf16.count
+            if units > maxCellCharacters { break }
+            out.append(character)
+        }
+        return out
     }
 
     /// A number as a cell's value: whole numbers without a fraction, others as Swift writes
