@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeExport
 
 /// `GET /fhir/metadata`: what this server does, as an R4 CapabilityStatement (public, as FHIR
 /// clients read it before signing in). No SMART extension: a client sends the server's bearer
@@ -11,14 +12,14 @@ extension FHIRRoutes {
 
     func capabilityStatement(_ request: Request) throws -> Response {
         let root = base(request)
-        func parameter(_ name: String, _ type: String, _ definition: String?, _ documentation: String) -> FHIRJSON {
-            var members: [(String, FHIRJSON)] = [("name", .string(name))]
+        func parameter(_ name: String, _ type: String, _ definition: String?, _ documentation: String) -> OrderedJSON {
+            var members: [(String, OrderedJSON)] = [("name", .string(name))]
             if let definition { members.append(("definition", .string("http://hl7.org/fhir/SearchParameter/\(definition)"))) }
             members.append(("type", .string(type)))
             members.append(("documentation", .string(documentation)))
             return .object(members)
         }
-        func resource(_ type: String, _ documentation: String, _ parameters: [FHIRJSON]) -> FHIRJSON {
+        func resource(_ type: String, _ documentation: String, _ parameters: [OrderedJSON]) -> OrderedJSON {
             .object([
                 ("type", .string(type)),
                 ("profile", .string("http://hl7.org/fhir/StructureDefinition/\(type)")),
@@ -31,7 +32,7 @@ extension FHIRRoutes {
             ])
         }
         let id = parameter("_id", "token", "Resource-id", "The resource id (comma: any of them).")
-        let resources: [FHIRJSON] = [
+        let resources: [OrderedJSON] = [
             resource(
                 "Questionnaire", "Every published version of each questionnaire (drafts aside), for any signed-in user; its url is the address it is read at.",
                 [
@@ -64,7 +65,7 @@ extension FHIRRoutes {
                     parameter("birthdate", "date", "individual-birthdate", "The date of birth, with a prefix as for dates."),
                 ]),
         ]
-        let statement = FHIRJSON.object([
+        let statement = OrderedJSON.object([
             ("resourceType", .string("CapabilityStatement")),
             ("url", .string("\(root)/metadata")),
             ("name", .string("IntakeFHIR")),

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IntakeCore
+import IntakeExport
 import IntakeServer
 
 /// HL7 FHIR R4 REST, read-only, served by `intake serve` under `/fhir` (point a FHIR client such
@@ -113,7 +114,7 @@ struct FHIRRoutes: Sendable {
     }
 
     static func outcome(_ error: FHIRError) -> Response {
-        let body = FHIRJSON.object([
+        let body = OrderedJSON.object([
             ("resourceType", .string("OperationOutcome")),
             ("issue", .array([.object([("severity", .string("error")), ("code", .string(error.code)), ("diagnostics", .string(error.message))])])),
         ])
@@ -191,11 +192,11 @@ struct FHIRRoutes: Sendable {
             if let cursor { pairs.append(("_cursor", FHIRQuery.encoded(cursor))) }
             return "\(root)/\(type)?" + pairs.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
         }
-        var links: [FHIRJSON] = [.object([("relation", .string("self")), ("url", .string(link(cursor)))])]
+        var links: [OrderedJSON] = [.object([("relation", .string("self")), ("url", .string(link(cursor)))])]
         if more, count > 0, let last = entries.last {
             links.append(.object([("relation", .string("next")), ("url", .string(link(last.id)))]))
         }
-        var members: [(String, FHIRJSON)] = [
+        var members: [(String, OrderedJSON)] = [
             ("resourceType", .string("Bundle")),
             ("id", .string(UUID().uuidString.lowercased())),
             ("meta", .object([("lastUpdated", .string(Timestamp.string(from: Date())))])),
@@ -216,6 +217,6 @@ struct FHIRRoutes: Sendable {
                         })
                 ))
         }
-        return Self.resource(FHIRJSON.object(members).text)
+        return Self.resource(OrderedJSON.object(members).text)
     }
 }

@@ -25,13 +25,13 @@ public final class FHIRBundleFormatter: ExportFormatter {
 
     public func header() -> String {
         var out = "{\"resourceType\":\"Bundle\",\"type\":\"collection\",\"timestamp\":"
-        JSONValue.string(Timestamp.string(from: generatedAt)).write(into: &out)
+        OrderedJSON.string(Timestamp.string(from: generatedAt)).write(into: &out)
         out += ",\"entry\":["
         for (index, version) in plan.versions.enumerated() {
             if index > 0 { out += "," }
             out += "\n"
             let resource = FHIRQuestionnaire(questionnaire: version, names: names, options: plan.options, leavesOut: plan.leavesOut).resource
-            JSONValue.object([("fullUrl", .string(names.questionnaireEntryURL(version: version.version))), ("resource", resource)]).write(
+            OrderedJSON.object([("fullUrl", .string(names.questionnaireEntryURL(version: version.version))), ("resource", resource)]).write(
                 into: &out)
         }
         return out
@@ -41,15 +41,15 @@ public final class FHIRBundleFormatter: ExportFormatter {
         let layout = try plan.layout(for: item.record.questionnaire)
         var out = ",\n"
         if let registry = item.registry, let key = item.patientKey, written.insert(key).inserted {
-            JSONValue.object([("fullUrl", .string(names.patientEntryURL(key: key))), ("resource", patient(item, key: key, registry))])
+            OrderedJSON.object([("fullUrl", .string(names.patientEntryURL(key: key))), ("resource", patient(item, key: key, registry))])
                 .write(into: &out)
             out += ",\n"
             if let consent = consent(key: key, registry) {
-                JSONValue.object([("fullUrl", .string(names.consentEntryURL(key: key))), ("resource", consent)]).write(into: &out)
+                OrderedJSON.object([("fullUrl", .string(names.consentEntryURL(key: key))), ("resource", consent)]).write(into: &out)
                 out += ",\n"
             }
         }
-        JSONValue.object([
+        OrderedJSON.object([
             ("fullUrl", .string("urn:uuid:" + item.record.id.uuidString.lowercased())),
             ("resource", response(item, layout.questionnaire)),
         ]).write(into: &out)
@@ -58,10 +58,10 @@ public final class FHIRBundleFormatter: ExportFormatter {
 
     public func footer() -> String { "\n]}\n" }
 
-    func response(_ item: ExportRecord, _ questionnaire: Questionnaire) -> JSONValue {
+    func response(_ item: ExportRecord, _ questionnaire: Questionnaire) -> OrderedJSON {
         let record = item.record
         let id = record.id.uuidString.lowercased()
-        var members: [(String, JSONValue)] = [("resourceType", .string("QuestionnaireResponse")), ("id", .string(id))]
+        var members: [(String, OrderedJSON)] = [("resourceType", .string("QuestionnaireResponse")), ("id", .string(id))]
         if let registry = item.registry, let tags = tags(registry) { members.append(("meta", tags)) }
         if let language = record.language { members.append(("language", .string(language))) }
         let registered = item.registry != nil && item.patientKey != nil
@@ -96,9 +96,9 @@ public final class FHIRBundleFormatter: ExportFormatter {
                 ])
             ))
         let hidden = questionnaire.hiddenPositions(in: record)
-        var sections: [JSONValue] = []
+        var sections: [OrderedJSON] = []
         for section in questionnaire.sections {
-            let items = section.questions.flatMap { question -> [JSONValue] in
+            let items = section.questions.flatMap { question -> [OrderedJSON] in
                 guard question.group == nil, !hidden.contains(question.position), !plan.leavesOut(question),
                     let answer = record[question.position]
                 else { return [] }
@@ -114,7 +114,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
 
     /// The items of one answer: one, or for a repeat one group item per instance (same linkId,
     /// in order) holding the instance's answers.
-    private func items(_ question: Question, _ answer: Answer, in questionnaire: Questionnaire) -> [JSONValue] {
+    private func items(_ question: Question, _ answer: Answer, in questionnaire: Questionnaire) -> [OrderedJSON] {
         guard question.isRepeat else { return item(question, answer).map { [$0] } ?? [] }
         guard case .instances(let list) = answer else { return [] }
         let members = questionnaire.members(of: question.position).filter { !plan.leavesOut($0) }
@@ -124,10 +124,10 @@ public final class FHIRBundleFormatter: ExportFormatter {
         }
     }
 
-    private func item(_ question: Question, _ answer: Answer) -> JSONValue? {
+    private func item(_ question: Question, _ answer: Answer) -> OrderedJSON? {
         if let fields = question.type.parts {
             guard let values = answer.parts else { return nil }
-            let items = fields.compactMap { field -> JSONValue? in
+            let items = fields.compactMap { field -> OrderedJSON? in
                 guard let value = values[field.key], let answers = answers(value, type: field.type, question: question) else { return nil }
                 return .object([("linkId", .string(question.key + "." + field.key)), ("answer", .array(answers))])
             }
@@ -138,10 +138,10 @@ public final class FHIRBundleFormatter: ExportFormatter {
     }
 
     /// The answers typed as the item is; nil for free text when it is left out, or an answer of the wrong type.
-    private func answers(_ answer: Answer, type: QuestionType, question: Question) -> [JSONValue]? {
-        func value(_ key: String, _ value: JSONValue) -> [JSONValue] { [.object([(key, value)])] }
-        func coding(_ code: String, _ set: ChoiceSet) -> JSONValue {
-            var members: [(String, JSONValue)] = [
+    private func answers(_ answer: Answer, type: QuestionType, question: Question) -> [OrderedJSON]? {
+        func value(_ key: String, _ value: OrderedJSON) -> [OrderedJSON] { [.object([(key, value)])] }
+        func coding(_ code: String, _ set: ChoiceSet) -> OrderedJSON {
+            var members: [(String, OrderedJSON)] = [
                 ("system", .string(names.choiceSystem(question: question, set: set))), ("code", .string(code)),
             ]
             if let choice = set.choice(code: code) { members.append(("display", .string(choice.label.base))) }
@@ -169,9 +169,9 @@ public final class FHIRBundleFormatter: ExportFormatter {
     }
 
     /// The patient's data groups and sharing scope as `meta.tag`s; nil when there are none.
-    private func tags(_ registry: RegistryFacts) -> JSONValue? {
+    private func tags(_ registry: RegistryFacts) -> OrderedJSON? {
         var tags = registry.dataGroups.map { group in
-            JSONValue.object([("system", .string(names.dataGroupSystem)), ("code", .string(group))])
+            OrderedJSON.object([("system", .string(names.dataGroupSystem)), ("code", .string(group))])
         }
         if let scope = registry.sharingScope {
             tags.append(.object([("system", .string(names.sharingScopeSystem)), ("code", .string(scope))]))
@@ -180,11 +180,11 @@ public final class FHIRBundleFormatter: ExportFormatter {
     }
 
     /// A registry patient: keyed, with sex, and named only when the export includes identifiers.
-    func patient(_ item: ExportRecord, key: String, _ registry: RegistryFacts) -> JSONValue {
-        var members: [(String, JSONValue)] = [("resourceType", .string("Patient")), ("id", .string(key))]
+    func patient(_ item: ExportRecord, key: String, _ registry: RegistryFacts) -> OrderedJSON {
+        var members: [(String, OrderedJSON)] = [("resourceType", .string("Patient")), ("id", .string(key))]
         if let tags = tags(registry) { members.append(("meta", tags)) }
         let patient = item.record.patient
-        var identifiers: [JSONValue] = [.object([("system", .string(names.patientKeySystem)), ("value", .string(key))])]
+        var identifiers: [OrderedJSON] = [.object([("system", .string(names.patientKeySystem)), ("value", .string(key))])]
         if plan.options.includeIdentifiers {
             if let external = patient.externalId, !external.isEmpty {
                 identifiers.append(.object([("system", .string(names.externalIdSystem)), ("value", .string(external))]))
@@ -192,7 +192,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
         }
         members.append(("identifier", .array(identifiers)))
         if plan.options.includeIdentifiers {
-            var name: [(String, JSONValue)] = []
+            var name: [(String, OrderedJSON)] = []
             if !patient.familyName.isEmpty { name.append(("family", .string(patient.familyName))) }
             if !patient.givenName.isEmpty { name.append(("given", .array([.string(patient.givenName)]))) }
             if !name.isEmpty { members.append(("name", .array([.object(name)]))) }
@@ -204,17 +204,17 @@ public final class FHIRBundleFormatter: ExportFormatter {
 
     /// The patient's current consent to research use: permitted for the sharing scopes that
     /// share, denied for `no_sharing`; nil while none is recorded.
-    private func consent(key: String, _ registry: RegistryFacts) -> JSONValue? {
+    private func consent(key: String, _ registry: RegistryFacts) -> OrderedJSON? {
         guard let scope = registry.sharingScope else { return nil }
         let shares = scope != "no_sharing"
-        func coding(_ system: String, _ code: String, _ display: String? = nil) -> JSONValue {
-            var members: [(String, JSONValue)] = [("system", .string(system)), ("code", .string(code))]
+        func coding(_ system: String, _ code: String, _ display: String? = nil) -> OrderedJSON {
+            var members: [(String, OrderedJSON)] = [("system", .string(system)), ("code", .string(code))]
             if let display { members.append(("display", .string(display))) }
             return .object([("coding", .array([.object(members)]))])
         }
         var category = [coding("http://loinc.org", "59284-0", "Patient Consent"), coding(names.sharingScopeSystem, scope)]
         if let method = registry.consentMethod { category.append(coding(names.consentMethodSystem, method)) }
-        var members: [(String, JSONValue)] = [
+        var members: [(String, OrderedJSON)] = [
             ("resourceType", .string("Consent")), ("id", .string(key + "-consent")), ("status", .string("active")),
             ("scope", coding("http://terminology.hl7.org/CodeSystem/consentscope", "research", "Research")),
             ("category", .array(category)),
@@ -232,10 +232,10 @@ public final class FHIRBundleFormatter: ExportFormatter {
         return .object(members)
     }
 
-    private func containedPatient(_ item: ExportRecord) -> JSONValue? {
+    private func containedPatient(_ item: ExportRecord) -> OrderedJSON? {
         let patient = item.record.patient
-        var members: [(String, JSONValue)] = [("resourceType", .string("Patient")), ("id", .string("patient"))]
-        var identifiers: [JSONValue] = []
+        var members: [(String, OrderedJSON)] = [("resourceType", .string("Patient")), ("id", .string("patient"))]
+        var identifiers: [OrderedJSON] = []
         if let key = item.patientKey {
             identifiers.append(.object([("system", .string(names.patientKeySystem)), ("value", .string(key))]))
         }
@@ -243,7 +243,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
             identifiers.append(.object([("system", .string(names.externalIdSystem)), ("value", .string(external))]))
         }
         if !identifiers.isEmpty { members.append(("identifier", .array(identifiers))) }
-        var name: [(String, JSONValue)] = []
+        var name: [(String, OrderedJSON)] = []
         if !patient.familyName.isEmpty { name.append(("family", .string(patient.familyName))) }
         if !patient.givenName.isEmpty { name.append(("given", .array([.string(patient.givenName)]))) }
         if !name.isEmpty { members.append(("name", .array([.object(name)]))) }

@@ -4,23 +4,23 @@ extension FHIRQuestionnaire {
     /// `enableWhen` (+ `enableBehavior`) when the show-if condition is a single test, or tests all
     /// joined by `and` or all by `or`; otherwise an SDC enableWhenExpression in FHIRPath, which
     /// says the same thing.
-    func enableWhen(_ condition: Condition) -> [(String, JSONValue)] {
+    func enableWhen(_ condition: Condition) -> [(String, OrderedJSON)] {
         if let (tests, behavior) = flatten(condition) {
-            var members: [(String, JSONValue)] = [("enableWhen", .array(tests))]
+            var members: [(String, OrderedJSON)] = [("enableWhen", .array(tests))]
             if tests.count > 1 { members.append(("enableBehavior", .string(behavior))) }
             return members
         }
         // FHIRPath when the condition translates; otherwise Intake's own text, so a renderer that
         // cannot read it does not take it for "never shown".
         let path = fhirPath(condition)
-        let value: [(String, JSONValue)] =
+        let value: [(String, OrderedJSON)] =
             path.map { [("language", .string("text/fhirpath")), ("expression", .string($0))] }
             ?? [("language", .string("text/x-intake")), ("expression", .string(questionnaire.describe(condition)))]
-        let expression = JSONValue.object([("url", .string(Self.expressionURL)), ("valueExpression", .object(value))])
+        let expression = OrderedJSON.object([("url", .string(Self.expressionURL)), ("valueExpression", .object(value))])
         return [("extension", .array([expression]))]
     }
 
-    private func flatten(_ condition: Condition) -> ([JSONValue], String)? {
+    private func flatten(_ condition: Condition) -> ([OrderedJSON], String)? {
         switch condition {
         case .compare, .answered:
             return test(condition).map { ([$0], "all") }
@@ -31,7 +31,7 @@ extension FHIRQuestionnaire {
             let tests = parts.compactMap(test)
             return tests.count == parts.count ? (tests, "all") : nil
         case .or(let parts):
-            var tests: [JSONValue] = []
+            var tests: [OrderedJSON] = []
             for part in parts {
                 switch part {
                 case .anyOf(let position, let values):
@@ -50,7 +50,7 @@ extension FHIRQuestionnaire {
         }
     }
 
-    private func test(_ condition: Condition) -> JSONValue? {
+    private func test(_ condition: Condition) -> OrderedJSON? {
         switch condition {
         case .compare(let position, let op, let value):
             guard let question = questionnaire.question(at: position), let answer = answer(value, for: question) else { return nil }
@@ -64,7 +64,7 @@ extension FHIRQuestionnaire {
     }
 
     /// The enableWhen answer, typed as the question's answers are.
-    private func answer(_ value: ConditionValue, for question: Question) -> (String, JSONValue)? {
+    private func answer(_ value: ConditionValue, for question: Question) -> (String, OrderedJSON)? {
         switch (value, question.type) {
         case (.yesNo(let flag), _): return ("answerBoolean", .bool(flag))
         case (.code(let code), .singleChoice(let set)), (.code(let code), .multipleChoice(let set)):

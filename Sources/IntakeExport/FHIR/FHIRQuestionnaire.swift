@@ -19,8 +19,8 @@ struct FHIRQuestionnaire {
     static let expressionURL = "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-enableWhenExpression"
     static let calculatedURL = "http://hl7.org/fhir/uv/sdc/StructureDefinition/sdc-questionnaire-calculatedExpression"
 
-    var resource: JSONValue {
-        var members: [(String, JSONValue)] = [
+    var resource: OrderedJSON {
+        var members: [(String, OrderedJSON)] = [
             ("resourceType", .string("Questionnaire")),
             ("id", .string(names.resourceId(version: questionnaire.version))),
             ("language", .string(questionnaire.baseLanguage)),
@@ -32,10 +32,10 @@ struct FHIRQuestionnaire {
         if let translations = Self.translations(questionnaire.title) { members.append(("_title", translations)) }
         members.append(("status", .string(status)))
         if let date { members.append(("date", .string(Timestamp.string(from: date)))) }
-        let sections = questionnaire.sections.compactMap { section -> JSONValue? in
+        let sections = questionnaire.sections.compactMap { section -> OrderedJSON? in
             let items = section.questions.filter { $0.group == nil }.compactMap(item)
             guard !items.isEmpty else { return nil }
-            var group: [(String, JSONValue)] = [("linkId", .string("section-\(section.number)")), ("text", .string(section.title.base))]
+            var group: [(String, OrderedJSON)] = [("linkId", .string("section-\(section.number)")), ("text", .string(section.title.base))]
             if let translations = Self.translations(section.title) { group.append(("_text", translations)) }
             group.append(("type", .string("group")))
             group.append(("item", .array(items)))
@@ -45,12 +45,12 @@ struct FHIRQuestionnaire {
         return .object(members)
     }
 
-    private func item(_ question: Question) -> JSONValue? {
+    private func item(_ question: Question) -> OrderedJSON? {
         if options.dropFreeText, question.type == .text { return nil }
         if leavesOut(question) { return nil }
-        var members: [(String, JSONValue)] = []
+        var members: [(String, OrderedJSON)] = []
         // One "extension" member holds the range, the calculation and the condition alike.
-        var extensions: [JSONValue] = []
+        var extensions: [OrderedJSON] = []
         if case ("extension", .array(let bounds))? = range(question.type).first { extensions += bounds }
         members.append(("linkId", .string(question.key)))
         members.append(("prefix", .string(question.position.description)))
@@ -84,7 +84,7 @@ struct FHIRQuestionnaire {
         if case .repeatGroup(let bounds) = question.type {
             // A repeating group: its items are answered once per instance.
             members.append(("repeats", .bool(true)))
-            var occurs: [JSONValue] = []
+            var occurs: [OrderedJSON] = []
             if let lower = bounds.lower {
                 occurs.append(.object([("url", .string("http://hl7.org/fhir/StructureDefinition/questionnaire-minOccurs")), ("valueInteger", .integer(lower))]))
             }
@@ -104,9 +104,9 @@ struct FHIRQuestionnaire {
         }
         if let set = question.type.choices { members.append(("answerOption", answerOptions(set, question: question))) }
         if let fields = question.type.parts {
-            let items = fields.compactMap { field -> JSONValue? in
+            let items = fields.compactMap { field -> OrderedJSON? in
                 if options.dropFreeText, field.type == .text { return nil }
-                var item: [(String, JSONValue)] = range(field.type)
+                var item: [(String, OrderedJSON)] = range(field.type)
                 item.append(("linkId", .string(question.key + "." + field.key)))
                 item.append(("text", .string(field.label.base)))
                 if let translations = Self.translations(field.label) { item.append(("_text", translations)) }
@@ -122,7 +122,7 @@ struct FHIRQuestionnaire {
         return .object(members)
     }
 
-    private func answerOptions(_ set: ChoiceSet, question: Question) -> JSONValue {
+    private func answerOptions(_ set: ChoiceSet, question: Question) -> OrderedJSON {
         let system = names.choiceSystem(question: question, set: set)
         return .array(
             set.choices.map { choice in
@@ -136,9 +136,9 @@ struct FHIRQuestionnaire {
     }
 
     /// minValue / maxValue extensions for bounded numbers and dates.
-    private func range(_ type: QuestionType) -> [(String, JSONValue)] {
-        var extensions: [JSONValue] = []
-        func add(_ name: String, _ key: String, _ value: JSONValue) {
+    private func range(_ type: QuestionType) -> [(String, OrderedJSON)] {
+        var extensions: [OrderedJSON] = []
+        func add(_ name: String, _ key: String, _ value: OrderedJSON) {
             extensions.append(.object([("url", .string("http://hl7.org/fhir/StructureDefinition/\(name)")), (key, value)]))
         }
         switch type {
@@ -156,7 +156,7 @@ struct FHIRQuestionnaire {
         return extensions.isEmpty ? [] : [("extension", .array(extensions))]
     }
 
-    static func translations(_ text: LocalizedText) -> JSONValue? {
+    static func translations(_ text: LocalizedText) -> OrderedJSON? {
         let entries = text.translations.sorted { $0.key < $1.key }.filter { !$0.value.isEmpty }
         guard !entries.isEmpty else { return nil }
         return .object([

@@ -15,18 +15,18 @@ public final class DataPackageFormatter: ExportFormatter {
     }
 
     public func header() -> String {
-        var resources: [JSONValue] = []
-        let missing = JSONValue.array(["", plan.options.unansweredCode].map { .string($0) })
+        var resources: [OrderedJSON] = []
+        let missing = OrderedJSON.array(["", plan.options.unansweredCode].map { .string($0) })
         if files.contains(.wideCSV) {
-            let fields = CodebookEntry.entries(plan).map { entry -> JSONValue in
-                var members: [(String, JSONValue)] = [
+            let fields = CodebookEntry.entries(plan).map { entry -> OrderedJSON in
+                var members: [(String, OrderedJSON)] = [
                     ("name", .string(entry.column.name)), ("type", .string(entry.column.type.tableSchemaType)),
                 ]
                 if entry.column.type == .datetime { members.append(("format", .string("any"))) }
                 let title = entry.label(in: nil)
                 if case .answer = entry.column.source, !title.isEmpty { members.append(("title", .string(title))) }
                 if let fixed = entry.column.fixedDescription { members.append(("description", .string(fixed))) }
-                var constraints: [(String, JSONValue)] = []
+                var constraints: [(String, OrderedJSON)] = []
                 if case .meta(let meta) = entry.column.source, meta.isRequired { constraints.append(("required", .bool(true))) }
                 if entry.column.type == .indicator { constraints.append(("enum", .array([.integer(0), .integer(1)]))) }
                 if !entry.codes.isEmpty, entry.column.type == .string {
@@ -49,8 +49,8 @@ public final class DataPackageFormatter: ExportFormatter {
         }
         if files.contains(.longCSV) {
             let types = ["string", "string", "string", "integer", "integer", "string", "string", "string", "string", "string"]
-            let fields = zip(LongCSVFormatter.columns, types).map { name, type -> JSONValue in
-                var members: [(String, JSONValue)] = [("name", .string(name)), ("type", .string(type))]
+            let fields = zip(LongCSVFormatter.columns, types).map { name, type -> OrderedJSON in
+                var members: [(String, OrderedJSON)] = [("name", .string(name)), ("type", .string(type))]
                 if ["record_id", "questionnaire_version", "section", "index", "question_id"].contains(name) {
                     members.append(("constraints", .object([("required", .bool(true))])))
                 }
@@ -62,12 +62,12 @@ public final class DataPackageFormatter: ExportFormatter {
                     schema: [("fields", .array(fields)), ("missingValues", .array([.string("")]))]))
         }
         if files.contains(.attachments) {
-            let fields = AttachmentListFormatter.columns.map { name -> JSONValue in
-                var members: [(String, JSONValue)] = [("name", .string(name)), ("type", .string(name == "size" ? "integer" : "string"))]
+            let fields = AttachmentListFormatter.columns.map { name -> OrderedJSON in
+                var members: [(String, OrderedJSON)] = [("name", .string(name)), ("type", .string(name == "size" ? "integer" : "string"))]
                 if name != "instance" { members.append(("constraints", .object([("required", .bool(true))]))) }
                 return .object(members)
             }
-            var schema: [(String, JSONValue)] = [("fields", .array(fields)), ("missingValues", .array([.string("")]))]
+            var schema: [(String, OrderedJSON)] = [("fields", .array(fields)), ("missingValues", .array([.string("")]))]
             if files.contains(.wideCSV) {
                 schema.append(
                     (
@@ -84,7 +84,7 @@ public final class DataPackageFormatter: ExportFormatter {
                 resource(name: "attachments", path: ExportFormat.attachments.fileName, title: "Files the answers name, one row per file", schema: schema))
         }
         if files.contains(.codebookCSV) {
-            let fields = CodebookCSVFormatter(plan: plan).columnNames.map { name -> JSONValue in
+            let fields = CodebookCSVFormatter(plan: plan).columnNames.map { name -> OrderedJSON in
                 .object([("name", .string(name)), ("type", .string("string"))])
             }
             resources.append(
@@ -94,8 +94,8 @@ public final class DataPackageFormatter: ExportFormatter {
         }
         if sideFiles.contains(.reportsLong) {
             let types = ["string", "string", "string", "integer", "string", "string"]
-            let fields = zip(ExportReport.longColumns, types).map { name, type -> JSONValue in
-                var members: [(String, JSONValue)] = [("name", .string(name)), ("type", .string(type))]
+            let fields = zip(ExportReport.longColumns, types).map { name, type -> OrderedJSON in
+                var members: [(String, OrderedJSON)] = [("name", .string(name)), ("type", .string(type))]
                 if name != "value" { members.append(("constraints", .object([("required", .bool(true))]))) }
                 return .object(members)
             }
@@ -105,7 +105,7 @@ public final class DataPackageFormatter: ExportFormatter {
                     schema: [("fields", .array(fields)), ("missingValues", .array([.string("")]))]))
         }
         if sideFiles.contains(.removed) {
-            let fields: [JSONValue] = [
+            let fields: [OrderedJSON] = [
                 .object([("name", .string("record_id")), ("type", .string("string")), ("constraints", .object([("required", .bool(true))]))]),
                 .object([
                     ("name", .string("reason")), ("type", .string("string")),
@@ -123,7 +123,7 @@ public final class DataPackageFormatter: ExportFormatter {
                     schema: [("fields", .array(fields)), ("missingValues", .array([])), ("primaryKey", .array([.string("record_id")]))]))
         }
         let newest = plan.versions[plan.versions.count - 1]
-        let package = JSONValue.object([
+        let package = OrderedJSON.object([
             ("name", .string(ExportPlan.safeName(plan.questionnaireId).lowercased().replacingOccurrences(of: "_", with: "-"))),
             ("title", .string(newest.title.base)),
             (
@@ -137,23 +137,23 @@ public final class DataPackageFormatter: ExportFormatter {
 
     /// A repeat's table: its instances keyed by the record (and the outer instance), with a
     /// foreign key to the table its rows belong to.
-    private func repeatResource(_ table: RepeatTable, missing: JSONValue) -> JSONValue {
-        func required(_ name: String, _ type: String) -> JSONValue {
+    private func repeatResource(_ table: RepeatTable, missing: OrderedJSON) -> OrderedJSON {
+        func required(_ name: String, _ type: String) -> OrderedJSON {
             .object([("name", .string(name)), ("type", .string(type)), ("constraints", .object([("required", .bool(true))]))])
         }
-        var fields: [JSONValue] = [required("record_id", "string")]
+        var fields: [OrderedJSON] = [required("record_id", "string")]
         if table.parentKey != nil { fields.append(required("parent_instance", "integer")) }
         fields.append(required("instance", "integer"))
         for column in table.columns {
-            var members: [(String, JSONValue)] = [("name", .string(column.name)), ("type", .string(column.type.tableSchemaType))]
-            var constraints: [(String, JSONValue)] = []
+            var members: [(String, OrderedJSON)] = [("name", .string(column.name)), ("type", .string(column.type.tableSchemaType))]
+            var constraints: [(String, OrderedJSON)] = []
             if column.type == .indicator { constraints.append(("enum", .array([.integer(0), .integer(1)]))) }
             let codes = plan.codes(of: column)
             if !codes.isEmpty, column.type == .string { constraints.append(("enum", .array(codes.map { .string($0) }))) }
             if !constraints.isEmpty { members.append(("constraints", .object(constraints))) }
             fields.append(.object(members))
         }
-        let foreignKey: JSONValue
+        let foreignKey: OrderedJSON
         if let parent = table.parentKey {
             foreignKey = .object([
                 ("fields", .array([.string("record_id"), .string("parent_instance")])),
@@ -176,7 +176,7 @@ public final class DataPackageFormatter: ExportFormatter {
     /// A repeat table's resource name (lower case, as Data Package names are).
     static func resourceName(of key: String) -> String { "repeat_" + ExportPlan.safeName(key).lowercased() }
 
-    private func resource(name: String, path: String, title: String, schema: [(String, JSONValue)]) -> JSONValue {
+    private func resource(name: String, path: String, title: String, schema: [(String, OrderedJSON)]) -> OrderedJSON {
         .object([
             ("name", .string(name)), ("path", .string(path)), ("title", .string(title)), ("profile", .string("tabular-data-resource")),
             ("format", .string("csv")), ("mediatype", .string("text/csv")), ("encoding", .string("utf-8")),

@@ -24,9 +24,9 @@ public final class GeoJSONFormatter: ExportFormatter {
             guard case .geopoint(let point) = answer, let question = layout.questionnaire.question(at: position),
                 question.type == .geopoint, !plan.leavesOut(question)
             else { continue }
-            var coordinates: [JSONValue] = [.number(point.longitude), .number(point.latitude)]
+            var coordinates: [OrderedJSON] = [.number(point.longitude), .number(point.latitude)]
             if let altitude = point.altitude { coordinates.append(.number(altitude)) }
-            var properties: [(String, JSONValue)] = [
+            var properties: [(String, OrderedJSON)] = [
                 ("record_id", .string(record.id.uuidString.lowercased())),
                 ("questionnaire_version", .string(record.questionnaire.version)),
                 ("question_id", .string(question.key)),
@@ -35,7 +35,7 @@ public final class GeoJSONFormatter: ExportFormatter {
             if let accuracy = point.accuracy { properties.append(("accuracy", .number(accuracy))) }
             out += features == 0 ? "\n" : ",\n"
             features += 1
-            JSONValue.object([
+            OrderedJSON.object([
                 ("type", .string("Feature")),
                 ("geometry", .object([("type", .string("Point")), ("coordinates", .array(coordinates))])),
                 ("properties", .object(properties)),

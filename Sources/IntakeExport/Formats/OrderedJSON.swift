@@ -1,26 +1,28 @@
-/// JSON written with members in the order given (`resourceType` first, as FHIR's own examples
-/// are), around resources IntakeExport has written already (``raw``).
-enum FHIRJSON: Sendable {
+/// JSON written with keys in the order given, without Foundation's encoder, for streaming output:
+/// the export's files, and the FHIR REST resources around them (IntakeFHIR).
+package enum OrderedJSON: Sendable {
     case string(String)
     case integer(Int)
+    case number(Double)
     case bool(Bool)
-    case array([FHIRJSON])
-    case object([(String, FHIRJSON)])
-    /// JSON text written elsewhere (a resource from `FHIRResources`), put in as it is.
+    case array([OrderedJSON])
+    case object([(String, OrderedJSON)])
+    /// JSON text written elsewhere (a resource ``FHIRResources`` wrote), put in as it is.
     case raw(String)
 
-    var text: String {
+    package var text: String {
         var out = ""
         write(into: &out)
         return out
     }
 
-    func write(into out: inout String) {
+    package func write(into out: inout String) {
         switch self {
+        case .raw(let text): out += text
         case .string(let value): Self.writeString(value, into: &out)
         case .integer(let value): out += String(value)
+        case .number(let value): out += value.isFinite ? "\(value)" : "null"
         case .bool(let value): out += value ? "true" : "false"
-        case .raw(let text): out += text
         case .array(let items):
             out += "["
             for (index, item) in items.enumerated() {
