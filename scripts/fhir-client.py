@@ -16,30 +16,18 @@ without a token are refused.
 
 usage: scripts/fhir-client.py --intake .build/debug/intake [--database URL]
 """
-import argparse
 import json
 import os
 import re
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from intake_server import ROOT, api, serve  # noqa: E402
-from intake_server import run as run_intake  # noqa: E402
+from intake_server import ClientRun, api  # noqa: E402
 
-FORM = "refugee-health"
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("fhir-client: FAIL: " + message, file=sys.stderr)
-    return condition
-
-
-def run(intake, env, *arguments, stdin=None):
-    return run_intake(intake, env, *arguments, stdin=stdin, who="fhir-client")
+RUN = ClientRun("fhir-client")
+FORM = RUN.FORM
+check = RUN.check
+run = RUN.run
 
 
 def fhir_client(base, token):
@@ -161,10 +149,6 @@ def compare(response, line, positions, where):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--intake", default=os.path.join(ROOT, ".build/debug/intake"))
-    parser.add_argument("--database", help="the server's database (a PostgreSQL URL); default: a SQLite file in a temporary folder")
-    arguments = parser.parse_args()
     try:
         from fhirclient import client  # noqa: F401
         from fhirclient.models.capabilitystatement import CapabilityStatement  # noqa: F401
@@ -175,21 +159,12 @@ def main():
     from fhirclient.models.patient import Patient
     from fhirclient.server import FHIRNotFoundException, FHIRPermissionDeniedException, FHIRUnauthorizedException
 
-    work = tempfile.mkdtemp(prefix="intake-fhir-")
-    env = dict(os.environ)
-    env["INTAKE_DATA_DIR"] = work
-    env["INTAKE_SERVER_DATABASE"] = arguments.database or os.path.join(work, "server.sqlite")
-    intake = arguments.intake
+    work = RUN.work
 
-    run(intake, env, "admin", "bootstrap", "--username", "admin", "--password-stdin", stdin="admin-password-1\n")
-    run(intake, env, "admin", "team", "create", "clinic")
-    for name, role in [("cora", "coordinator"), ("fatima", "fieldworker")]:
-        run(intake, env, "admin", "user", "create", name, "--role", role, "--team", "clinic", "--password-stdin", stdin=f"{name}-password-1\n")
-    run(intake, env, "admin", "user", "create", "rita", "--role", "researcher", "--password-stdin", stdin="rita-password-1\n")
-    run(intake, env, "admin", "publish", FORM)
-    server, base = serve(intake, env, who="fhir-client")
+    RUN.bootstrap(('rita',))
+    server, base = RUN.serve()
     try:
-        tokens = {name: run(intake, env, "admin", "token", "create", name) for name in ("fatima", "cora", "rita")}
+        tokens = {name: run("admin", "token", "create", name) for name in ("fatima", "cora", "rita")}
 
         # Three registry patients with their consent; a record of each, and three unlinked.
         patients = {}
@@ -198,7 +173,7 @@ def main():
             api(base, "PUT", f"/v1/patients/{registered['id']}/consent", tokens["cora"], {"scope": scope, "method": "written"})
             patients[scope] = registered["id"]
         samples = os.path.join(work, "records.jsonl")
-        run(intake, env, "sample", "--count", "6", "--seed", "17", "--collector", "fatima", "--output", samples)
+        run("sample", "--count", "6", "--seed", "17", "--collector", "fatima", "--output", samples)
         records = [json.loads(line) for line in open(samples, encoding="utf-8")]
         linked = {}
         for record, scope in zip(records, patients):
@@ -310,10 +285,7 @@ def main():
     finally:
         server.terminate()
         server.wait(timeout=30)
-    if failures:
-        print(f"fhir-client: {len(failures)} failures", file=sys.stderr)
-        sys.exit(1)
-    print(f"fhirclient: ok ({len(everything)} responses in {pages} pages, {compared} values equal to the JSON Lines export, the researcher saw {len(seen)})")
+    RUN.finish(f"fhirclient: ok ({len(everything)} responses in {pages} pages, {compared} values equal to the JSON Lines export, the researcher saw {len(seen)})")
 
 
 main()

@@ -11,29 +11,17 @@ Intake's own JSON Lines export of the same records, value by value.
 
 usage: scripts/odk-client.py [--intake .build/debug/intake] [--database URL]
 """
-import argparse
 import json
 import os
 import sys
-import tempfile
 from xml.sax.saxutils import escape
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from intake_server import ROOT, api, layout, serve  # noqa: E402
-from intake_server import run as run_intake  # noqa: E402
-FORM = "refugee-health"
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("odk-client: FAIL: " + message, file=sys.stderr)
-    return condition
-
-
-def run(intake, env, *arguments, stdin=None):
-    return run_intake(intake, env, *arguments, stdin=stdin, who="odk-client")
+from intake_server import ClientRun, api, layout  # noqa: E402
+RUN = ClientRun("odk-client")
+FORM = RUN.FORM
+check = RUN.check
+run = RUN.run
 
 
 def client(base, work, username, password, project):
@@ -146,28 +134,16 @@ def instance_xml(record, sections, version):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--intake", default=os.path.join(ROOT, ".build/debug/intake"))
-    parser.add_argument("--database", help="the server's database (a PostgreSQL URL); default: a SQLite file in a temporary folder")
-    arguments = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="intake-odk-")
-    env = dict(os.environ)
-    env["INTAKE_DATA_DIR"] = work
-    env["INTAKE_SERVER_DATABASE"] = arguments.database or os.path.join(work, "server.sqlite")
+    work, env = RUN.work, RUN.env
     env["PYODK_CACHE_FILE"] = os.path.join(work, "pyodk-cache.toml")
-    intake = arguments.intake
 
-    run(intake, env, "admin", "bootstrap", "--username", "admin", "--password-stdin", stdin="admin-password-1\n")
-    run(intake, env, "admin", "team", "create", "clinic")
-    for name, role in [("cora", "coordinator"), ("fatima", "fieldworker")]:
-        run(intake, env, "admin", "user", "create", name, "--role", role, "--team", "clinic", "--password-stdin", stdin=f"{name}-password-1\n")
-    run(intake, env, "admin", "publish", FORM)
-    server, base = serve(intake, env, who="odk-client")
+    RUN.bootstrap()
+    server, base = RUN.serve()
     try:
-        fatima_token = run(intake, env, "admin", "token", "create", "fatima")
-        cora_token = run(intake, env, "admin", "token", "create", "cora")
+        fatima_token = run("admin", "token", "create", "fatima")
+        cora_token = run("admin", "token", "create", "cora")
         samples = os.path.join(work, "records.jsonl")
-        run(intake, env, "sample", "--count", "6", "--seed", "11", "--collector", "fatima", "--output", samples)
+        run("sample", "--count", "6", "--seed", "11", "--collector", "fatima", "--output", samples)
         records = [json.loads(line) for line in open(samples, encoding="utf-8")]
         sent, kept = records[:5], records[5]
         stored = api(base, "POST", "/v1/records/batch", fatima_token, {"records": sent})
@@ -253,10 +229,7 @@ def main():
     finally:
         server.terminate()
         server.wait(timeout=30)
-    if failures:
-        print(f"odk-client: {len(failures)} failures", file=sys.stderr)
-        sys.exit(1)
-    print("odk-client: pyodk works against intake serve")
+    RUN.finish("odk-client: pyodk works against intake serve")
 
 
 main()

@@ -13,29 +13,17 @@ are refused as REDCap refuses them.
 
 usage: scripts/redcap-client.py [--intake .build/debug/intake] [--database URL]
 """
-import argparse
 import json
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from intake_server import ROOT, api, layout, serve  # noqa: E402
-from intake_server import run as run_intake  # noqa: E402
+from intake_server import ClientRun, api, layout  # noqa: E402
 
-FORM = "refugee-health"
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("redcap-client: FAIL: " + message, file=sys.stderr)
-    return condition
-
-
-def run(intake, env, *arguments, stdin=None):
-    return run_intake(intake, env, *arguments, stdin=stdin, who="redcap-client")
+RUN = ClientRun("redcap-client")
+FORM = RUN.FORM
+check = RUN.check
+run = RUN.run
 
 
 def positions(sections):
@@ -161,32 +149,20 @@ def flat(record, metadata, where):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--intake", default=os.path.join(ROOT, ".build/debug/intake"))
-    parser.add_argument("--database", help="the server's database (a PostgreSQL URL); default: a SQLite file in a temporary folder")
-    arguments = parser.parse_args()
     from redcap import Project, RedcapError
 
-    work = tempfile.mkdtemp(prefix="intake-redcap-")
-    env = dict(os.environ)
-    env["INTAKE_DATA_DIR"] = work
-    env["INTAKE_SERVER_DATABASE"] = arguments.database or os.path.join(work, "server.sqlite")
-    intake = arguments.intake
+    work = RUN.work
 
-    run(intake, env, "admin", "bootstrap", "--username", "admin", "--password-stdin", stdin="admin-password-1\n")
-    run(intake, env, "admin", "team", "create", "clinic")
-    for name, role in [("cora", "coordinator"), ("fatima", "fieldworker")]:
-        run(intake, env, "admin", "user", "create", name, "--role", role, "--team", "clinic", "--password-stdin", stdin=f"{name}-password-1\n")
-    run(intake, env, "admin", "publish", FORM)
-    server, base = serve(intake, env, who="redcap-client")
+    RUN.bootstrap()
+    server, base = RUN.serve()
     try:
-        cora_bearer = run(intake, env, "admin", "token", "create", "cora")
-        fatima_bearer = run(intake, env, "admin", "token", "create", "fatima")
-        cora_token = run(intake, env, "admin", "token", "create", "cora", "--redcap", "--name", "pycap")
-        fatima_token = run(intake, env, "admin", "token", "create", "fatima", "--redcap", "--name", "pycap")
+        cora_bearer = run("admin", "token", "create", "cora")
+        fatima_bearer = run("admin", "token", "create", "fatima")
+        cora_token = run("admin", "token", "create", "cora", "--redcap", "--name", "pycap")
+        fatima_token = run("admin", "token", "create", "fatima", "--redcap", "--name", "pycap")
         check(len(cora_token) == 32 and cora_token.isupper() or cora_token.isdigit(), f"a REDCap token is 32 upper-case hexadecimal characters: {len(cora_token)}")
         samples = os.path.join(work, "records.jsonl")
-        run(intake, env, "sample", "--count", "12", "--seed", "11", "--collector", "fatima", "--output", samples)
+        run("sample", "--count", "12", "--seed", "11", "--collector", "fatima", "--output", samples)
         records = [json.loads(line) for line in open(samples, encoding="utf-8")]
         sent, spare = records[:6], records[6:]
         stored = api(base, "POST", "/v1/records/batch", fatima_bearer, {"records": sent})
@@ -305,10 +281,7 @@ def main():
     finally:
         server.terminate()
         server.wait(timeout=30)
-    if failures:
-        print(f"redcap-client: {len(failures)} failures", file=sys.stderr)
-        sys.exit(1)
-    print("redcap-client: PyCap works against intake serve")
+    RUN.finish("redcap-client: PyCap works against intake serve")
 
 
 main()

@@ -2,10 +2,13 @@
 intake commands, a throwaway server on 127.0.0.1, Intake's own API, and a form's layout read from
 the XForm its ODK API serves (each question's element name and its index in the section, which
 is where Intake stores its answer)."""
+import argparse
 import json
 import os
 import re
 import subprocess
+import sys
+import tempfile
 import time
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -18,6 +21,57 @@ def run(intake, env, *arguments, stdin=None, who="client"):
     if answer.returncode != 0:
         raise SystemExit(f"{who}: intake {' '.join(arguments)} failed: {answer.stderr}")
     return answer.stdout.strip()
+
+
+class ClientRun:
+    """One script's run against a throwaway `intake serve`: its arguments (`--intake`, and
+    `--database`, a PostgreSQL URL, else a SQLite file in its temporary folder), that folder and
+    the environment intake runs in, and the failures, each printed as it is found."""
+
+    FORM = "refugee-health"
+
+    def __init__(self, who):
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--intake", default=os.path.join(ROOT, ".build/debug/intake"))
+        parser.add_argument("--database", help="the server's database (a PostgreSQL URL); default: a SQLite file in a temporary folder")
+        arguments = parser.parse_args()
+        self.who = who
+        self.intake = arguments.intake
+        self.work = tempfile.mkdtemp(prefix=f"intake-{who}-")
+        self.env = dict(os.environ)
+        self.env["INTAKE_DATA_DIR"] = self.work
+        self.env["INTAKE_SERVER_DATABASE"] = arguments.database or os.path.join(self.work, "server.sqlite")
+        self.failures = []
+
+    def check(self, condition, message):
+        if not condition:
+            self.failures.append(message)
+            print(f"{self.who}: FAIL: " + message, file=sys.stderr)
+        return condition
+
+    def run(self, *arguments, stdin=None):
+        return run(self.intake, self.env, *arguments, stdin=stdin, who=self.who)
+
+    def bootstrap(self, researchers=()):
+        """An admin, the team `clinic` with coordinator cora and field worker fatima (passwords
+        NAME-password-1), researchers without a team, and the bundled questionnaire published."""
+        self.run("admin", "bootstrap", "--username", "admin", "--password-stdin", stdin="admin-password-1\n")
+        self.run("admin", "team", "create", "clinic")
+        for name, role in [("cora", "coordinator"), ("fatima", "fieldworker")]:
+            self.run("admin", "user", "create", name, "--role", role, "--team", "clinic", "--password-stdin", stdin=f"{name}-password-1\n")
+        for name in researchers:
+            self.run("admin", "user", "create", name, "--role", "researcher", "--password-stdin", stdin=f"{name}-password-1\n")
+        self.run("admin", "publish", self.FORM)
+
+    def serve(self):
+        return serve(self.intake, self.env, who=self.who)
+
+    def finish(self, success):
+        """Exits 1 after the failures, or prints `success`."""
+        if self.failures:
+            print(f"{self.who}: {len(self.failures)} failures", file=sys.stderr)
+            sys.exit(1)
+        print(success)
 
 
 def serve(intake, env, who="client"):
