@@ -119,9 +119,9 @@ let package = Package(
             ],
             resources: [.copy("Templates"), .copy("Assets")]
         ),
-        // XLSForms both ways: .xlsx (ZIPFoundation and Foundation's XML parser), pyxform's .csv and
-        // .md forms, XLSForm expressions to and from Intake's.
-        .target(name: "IntakeXLSForm", dependencies: ["IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        // XLSForms both ways: .xlsx (read with ZIPFoundation and Foundation's XML parser, written
+        // with IntakeExport's XLSXBook), pyxform's .csv and .md forms, XLSForm expressions to and from Intake's.
+        .target(name: "IntakeXLSForm", dependencies: ["IntakeCore", "IntakeExport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // ODK Central's API, the part pyodk uses, over the server's services: `intake serve` mounts
         // it under /odk beside the console.
         .target(

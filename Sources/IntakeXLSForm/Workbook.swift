@@ -1,4 +1,5 @@
 import Foundation
+import IntakeExport
 
 /// A spreadsheet as an XLSForm is read: named sheets of text cells, each row with its number in
 /// the file (the header is row 1), so a problem can name the row a person finds in Excel.
@@ -51,15 +52,7 @@ public struct Sheet: Sendable, Equatable {
 
 /// Spreadsheet columns by letter: 0 is `A`, 26 is `AA`.
 enum ColumnName {
-    static func letters(_ index: Int) -> String {
-        var index = index
-        var letters = ""
-        repeat {
-            letters = String(UnicodeScalar(UInt8(65 + index % 26))) + letters
-            index = index / 26 - 1
-        } while index >= 0
-        return letters
-    }
+    static func letters(_ index: Int) -> String { XLSXBook.columnLetters(index) }
 
     /// The column index of a cell reference such as `AB12`, or nil when it is not one.
     static func index(ofReference reference: String) -> Int? {

@@ -285,9 +285,7 @@ struct StatisticsVariable {
         return value
     }
 
-    static let ordinal1970 = LocalDate(year: 1970, month: 1, day: 1)?.ordinal ?? 719_162
-
-    static func daysSince1970(_ date: LocalDate) -> Int { date.ordinal - ordinal1970 }
+    static func daysSince1970(_ date: LocalDate) -> Int { Int(CivilDays.days(year: date.year, month: date.month, day: date.day)) }
 }
 
 /// Names the statistics programs accept, made from the CSV's column names: a change is recorded

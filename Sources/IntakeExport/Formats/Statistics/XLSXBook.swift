@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 import ZIPFoundation
 
 /// A workbook written as an .xlsx file that Excel, LibreOffice and openpyxl open: the parts a
@@ -258,16 +259,7 @@ public struct XLSXBook: Sendable {
 /// ISO dates from day counts, for cells Excel cannot hold as dates.
 enum LocalDateText {
     static func iso(daysSince1970 days: Int) -> String {
-        // Howard Hinnant's civil-from-days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDays.date(fromDays: Int64(days))
         return String(format: "%04d-%02d-%02d", year, month, day)
     }
 }
