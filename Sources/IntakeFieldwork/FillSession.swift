@@ -13,8 +13,12 @@ public struct FillSession {
     public var io: any FormIO
     /// Whether a person is at a terminal to pick a draft from a list.
     public var interactive: Bool
-    /// Who is collecting, written into new records.
+    /// Who is collecting, written into new records (``PatientResponse/collectorToCome`` before
+    /// anyone signed in here).
     public var collector: String
+    /// Whether `collector` was given for this fill (`--collector`): a resumed draft of a new record
+    /// takes it too, as does one that had no collector yet.
+    public var collectorGiven = false
     /// A registry patient a new record is about: its patient section comes filled in from the
     /// registry and the record points to them (`patientId`).
     public var patient: RemotePatient?
@@ -45,6 +49,12 @@ public struct FillSession {
         io.setRightToLeft(say.isRightToLeft)
         guard var draft = try chooseDraft(resume: resume, draftId: draftId, say: say) else { return .done }
         let isNew = try store.draft(id: draft.response.id) == nil
+        // Who fills a new record is known once someone signs in, or when given.
+        if draft.baseRevision == nil, collector != PatientResponse.collectorToCome,
+            collectorGiven || draft.response.collector == PatientResponse.collectorToCome
+        {
+            draft.response.collector = collector
+        }
         if let patient, draft.response.patientId == UUID(uuidString: patient.id) {
             io.write(say(.registryPatient(name: "\(patient.givenName) \(patient.familyName)", id: String(patient.id.prefix(8)))))
         }
@@ -60,6 +70,13 @@ public struct FillSession {
     /// The draft named by `draftId`, one picked from a list, or a new record; nil when input ends at the list.
     func chooseDraft(resume: Bool, draftId: String?, say: FormLanguage = FormLanguage(nil)) throws -> Draft? {
         if let draftId {
+            let queued = try store.queueEntries().filter { $0.id.uuidString.lowercased().hasPrefix(draftId.lowercased()) }
+            if draftId.count >= 4, queued.count == 1, try store.draft(id: queued[0].id) == nil {
+                let short = String(queued[0].id.uuidString.lowercased().prefix(8))
+                throw FieldworkError(
+                    "record \(short) is finished and waits in the queue, it is not a draft; to send it with another collector: "
+                        + "intake queue retry \(short) --collector NAME; to change its answers before it is sent: intake lookup --offline")
+            }
             return try store.draft(idPrefix: draftId)
         }
         // Without a terminal to pick on, or with no drafts, a new record: the store stays locked.

@@ -16,6 +16,20 @@ public struct FlushRun {
         self.say = say
     }
 
+    /// Records filled on this machine before anyone signed in are given `account` (the account
+    /// signed in now) as their collector, and the person is told so once, before they are sent.
+    /// Without an account they stay as they are, and the person is told why.
+    public func giveCollector(_ account: String?) throws {
+        let store = flusher.store
+        guard let account, !account.isEmpty else {
+            let count = try store.countWithoutCollector()
+            if count > 0 { io.writeError(say(.filledBeforeSignInNoAccount(count: count))) }
+            return
+        }
+        let given = try store.giveCollector(account)
+        if given > 0 { io.write(say(.filledBeforeSignIn(count: given, account: account))) }
+    }
+
     /// Uploads what is pending, then sends the answers given offline; true when nothing is left
     /// at the end (nothing pending, nothing set aside).
     public func run(progress: ProgressDisplay?) async throws -> Bool {

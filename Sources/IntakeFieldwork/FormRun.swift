@@ -60,6 +60,12 @@ public struct FormRun {
             try store.save($0)
         }
         switch try session.run() {
+        case .completed(let record) where record.collector == PatientResponse.collectorToCome && draft.baseRevision == nil:
+            // Nobody has signed in here yet: the server would refuse a record without a collector.
+            // It waits, and the first flush after a sign-in gives it the account's name.
+            try store.enqueue(record)
+            io.write(say(.savedUntilSignIn(waiting: try store.pendingCount())))
+            return .done
         case .completed(let record):
             let io = self.io
             // Ctrl-C's meaning changed, and then said, only once the record is safe in the queue:

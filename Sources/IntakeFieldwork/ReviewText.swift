@@ -13,6 +13,11 @@ public enum ReviewText {
         return locked ? name + " (locked)" : name
     }
 
+    /// A state as typed (`has-issues`, `has issues`, `Has_Issues`) as the server names it (`has_issues`).
+    public static func stateName(_ typed: String) -> String {
+        typed.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "-", with: "_").replacingOccurrences(of: " ", with: "_")
+    }
+
     static func time(_ text: String) -> String { String(text.prefix(16)).replacingOccurrences(of: "T", with: " ") }
 
     public static func list(_ reviews: [RemoteReview]) -> [String] {

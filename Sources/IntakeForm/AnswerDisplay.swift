@@ -40,6 +40,24 @@ package struct AnswerDisplay {
         }
     }
 
+    /// An answer as plain text without its question (codes for choices, a compound's parts by
+    /// key in order), the same on every run.
+    package static func plain(_ answer: Answer) -> String {
+        switch answer {
+        case .text(let value): value
+        case .integer(let value): String(value)
+        case .decimal(let value): number(value)
+        case .date(let value): value.description
+        case .yesNo(let value): value ? "yes" : "no"
+        case .choice(let code): code
+        case .choices(let codes): codes.joined(separator: ", ")
+        case .dictionary(let parts): parts.sorted { $0.key < $1.key }.map { "\($0.key): \(plain($0.value))" }.joined(separator: "; ")
+        case .geopoint(let point): point.description
+        case .instances(let list): "\(list.count) instance\(list.count == 1 ? "" : "s")"
+        case .attachment(let ref): "file \(ref.mediaType), \(AttachmentKind.describe(ref.size)), \(ref.sha256.prefix(8))"
+        }
+    }
+
     private func label(_ code: String, in set: ChoiceSet?) -> String {
         set?.choice(code: code)?.label.text(in: language) ?? code
     }
@@ -80,6 +98,17 @@ package struct AnswerDisplay {
             let number = (all.firstIndex(of: choice) ?? 0) + 1
             return "    \(number)) \(choice.label.text(in: language)) [\(choice.code)]"
         }
+    }
+
+    /// The number each of `choices` is shown with by ``choiceLines(_:numbersFrom:)``.
+    func numbers(_ choices: [Choice], numbersFrom all: [Choice]) -> [Int: Choice] {
+        let byCode = Self.isNumbered(byCode: ChoiceSet(choices: all))
+        var numbers: [Int: Choice] = [:]
+        for choice in choices {
+            if byCode, let code = Int(choice.code) { numbers[code] = choice }
+            if !byCode { numbers[(all.firstIndex(of: choice) ?? 0) + 1] = choice }
+        }
+        return numbers
     }
 
     /// Whether every code is a whole number, as in scales coded 0–3; such choices are typed by code.

@@ -19,9 +19,17 @@ struct AnswerInput {
         case invalid(String)
         /// Several choices match; the person should pick one of these.
         case ambiguous([Choice])
+        /// The person left a pick among several matches: nothing is answered (already said).
+        case unsettled
     }
 
-    func parse(_ raw: String, as type: QuestionType) throws(Failure) -> Answer {
+    /// Reads `raw` as an answer of `type`. `numbered` is what the screen numbered last for this
+    /// question (number → choice): a number typed means that choice, or is refused; nil reads a
+    /// number as the choice's place in the whole list. `settle` picks among several choices that
+    /// match an item (nil when the person leaves it); without it, they are the failure.
+    func parse(
+        _ raw: String, as type: QuestionType, numbered: [Int: Choice]? = nil, settle: ((String, [Choice]) -> Choice?)? = nil
+    ) throws(Failure) -> Answer {
         var text = raw.trimmingCharacters(in: .whitespaces)
         // Numbers, dates and choice numbers may be typed in Arabic-Indic digits (٣٧٫٥, ٢٠٢٤-٠٣-١٥).
         switch type {
@@ -36,13 +44,15 @@ struct AnswerInput {
             guard let value = Self.yesNo(text) else { throw .invalid(say(.answerYesOrNo)) }
             answer = .yesNo(value)
         case .singleChoice(let set):
-            answer = .choice(try choice(text, in: set).code)
+            answer = .choice(try settled(text, in: set, numbered: numbered, settle: settle).code)
         case .multipleChoice(let set):
             var codes: [String] = []
-            // The Arabic comma separates too.
-            for item in text.split(whereSeparator: { $0 == "," || $0 == "\u{060C}" }).map({ $0.trimmingCharacters(in: .whitespaces) })
+            // The Arabic comma and semicolon separate too. An item that matches several choices is
+            // settled alone: the items before and after it keep what they matched.
+            for item in text.split(whereSeparator: { $0 == "," || $0 == "\u{060C}" || $0 == "\u{061B}" || $0 == ";" })
+                .map({ $0.trimmingCharacters(in: .whitespaces) })
             where !item.isEmpty {
-                let code = try choice(item, in: set).code
+                let code = try settled(item, in: set, numbered: numbered, settle: settle).code
                 if !codes.contains(code) { codes.append(code) }
             }
             guard !codes.isEmpty else { throw .invalid(say(.chooseAtLeastOne)) }
@@ -57,7 +67,9 @@ struct AnswerInput {
             }
             answer = .decimal(value)
         case .date:
-            guard let date = Self.isToday(text) ? validator.today : LocalDate(iso: text) else { throw .invalid(say(.date)) }
+            guard let date = Self.isToday(text) ? validator.today : LocalDate(iso: text) else {
+                throw .invalid(LocalDate.impossibleDay(iso: text).map { say(.noSuchDay(text, $0)) } ?? say(.date))
+            }
             answer = .date(date)
         case .compound:
             throw .invalid("A compound answer is entered field by field.")
@@ -100,16 +112,33 @@ struct AnswerInput {
         }
     }
 
-    /// A choice by its number in the list, its code, its label, the start of a label or of one
-    /// of its words, or any part of a label; case, accents and Arabic letter variants do not count
-    /// (`tur` and `turkiye` find Türkiye, `cote` Côte d'Ivoire, `kurmanji` Kurdish (Kurmanji)).
-    /// `y` and `n` are yes and no where the choices have them. A near miss (`turkey`) is offered,
-    /// not taken.
-    func choice(_ text: String, in set: ChoiceSet) throws(Failure) -> Choice {
+    /// The choice `text` names; when it names several, the one `settle` picks.
+    private func settled(
+        _ text: String, in set: ChoiceSet, numbered: [Int: Choice]?, settle: ((String, [Choice]) -> Choice?)?
+    ) throws(Failure) -> Choice {
+        do {
+            return try choice(text, in: set, numbered: numbered)
+        } catch {
+            guard case .ambiguous(let matches) = error, let settle else { throw error }
+            guard let picked = settle(text, matches) else { throw .unsettled }
+            return picked
+        }
+    }
+
+    /// A choice by its number on the screen (`numbered`; without it, its place in the list), its
+    /// code, its label, the start of a label or of one of its words, or any part of a label; case,
+    /// accents and Arabic letter variants do not count (`tur` and `turkiye` find Türkiye, `cote`
+    /// Côte d'Ivoire, `kurmanji` Kurdish (Kurmanji)). `y` and `n` are yes and no where the choices
+    /// have them. A near miss (`turkey`) is offered, not taken.
+    func choice(_ text: String, in set: ChoiceSet, numbered: [Int: Choice]? = nil) throws(Failure) -> Choice {
         if let number = Int(text) {
-            // Choices coded 0, 1, 2… (scales) are picked by code; others by their place in the list.
+            // Choices coded 0, 1, 2… (scales) are picked by code; others by the number shown.
             if AnswerDisplay.isNumbered(byCode: set) {
                 if let choice = set.choice(code: text) ?? set.choices.first(where: { Int($0.code) == number }) { return choice }
+            } else if let numbered {
+                // A number means what the screen shows now, never a place in a list it hides.
+                guard let choice = numbered[number], set.contains(code: choice.code) else { throw .invalid(say(.numberNotShown(text))) }
+                return choice
             } else if set.choices.indices.contains(number - 1) {
                 return set.choices[number - 1]
             }

@@ -109,7 +109,7 @@ extension FormSession {
             io.write(say(.noChoices))
             return
         }
-        display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
+        showChoices(set.choices, numbersFrom: set.choices)
     }
 
     /// Prints every shown question with its answer, and what is still required.
@@ -120,7 +120,7 @@ extension FormSession {
             io.write(say(.instanceHeading(label: frame.group.text.text(in: language), number: frame.number + 1, total: nil)))
             let hidden = hiddenHere()
             for member in questionnaire.members(of: frame.group.position) where member.takesAnswer && !hidden.contains(member.position) {
-                let answer = response[member.position].map { display.text(of: $0, for: member.type) }
+                let answer = response[member.position].map { reviewed(display.text(of: $0, for: member.type)) }
                 let mark = answer == nil && member.isRequired ? "  (\(say(.notAnswered)))" : ""
                 io.write("  [\(member.position)\(instanceTag)] \(member.text.text(in: language)): \(answer ?? "—")\(mark)")
                 if member.isRepeat { reviewInstances(of: member, in: response, indent: "    ") }
@@ -138,13 +138,28 @@ extension FormSession {
         for section in questionnaire.sections {
             io.write(say(.reviewSection(number: section.number, title: section.title.text(in: language))))
             for question in section.questions where question.group == nil && visible.contains(question.position) {
-                let answer = response[question.position].map { display.text(of: $0, for: question.type) }
+                if question.type == .note {
+                    // A note is read, not answered: its text as the form shows it, values filled in.
+                    io.write("  [\(question.position)] " + noteText(question))
+                    continue
+                }
+                let answer = response[question.position].map { reviewed(display.text(of: $0, for: question.type)) }
                 let mark = answer == nil && question.isRequired ? "  (\(say(.notAnswered)))" : ""
                 io.write("  [\(question.position)] \(question.text.text(in: language)): \(answer ?? "—")\(mark)")
                 if question.isRepeat { reviewInstances(of: question, in: response, indent: "    ") }
             }
         }
         shownPlace = nil
+    }
+
+    /// An answer as the review lists it: a long one shortened to its start, with its length, so
+    /// the list stays a list (the question itself shows it whole).
+    func reviewed(_ text: String) -> String {
+        let limit = 160
+        guard text.count > limit else { return text }
+        let start = text.prefix(limit)
+        let cut = start.lastIndex(of: " ").map { start[..<$0] } ?? start
+        return cut + "… " + say(.characters(text.count))
     }
 
     /// Validates the record; completes and saves it, or explains what is missing and goes there.

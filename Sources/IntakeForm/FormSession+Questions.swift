@@ -27,8 +27,9 @@ extension FormSession {
             }
             let offered = offeredType(question)
             io.write("    " + display.hint(for: offered))
+            numbered = [:]
             if let set = offered.choices, set.choices.count <= AnswerDisplay.shortListLimit {
-                display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
+                showChoices(set.choices, numbersFrom: set.choices)
             }
             if let help = question.help?.text(in: language), !help.isEmpty { io.write("    " + say(.help(help))) }
             if let current = response[position] {
@@ -176,34 +177,51 @@ extension FormSession {
     }
 
     /// The answer typed, or nil after saying what is wrong with it. A choice found from part of
-    /// its name is echoed; when several match, only they are numbered, and a number picks one.
+    /// its name is echoed; when several match, only they are numbered, and a number picks one
+    /// (an item of a multiple choice is settled alone; the others keep what they matched).
     private func parse(_ text: String, as type: QuestionType) -> Answer? {
         do {
-            let answer = try input.parse(text, as: type)
+            let answer = try input.parse(text, as: type, numbered: numbered) { item, matches in self.settle(item, among: matches, type: type) }
             echo(answer, typed: text, type: type)
             return answer
         } catch {
             switch error {
-            case .invalid(let message):
-                io.write(message)
-            case .ambiguous(let matches):
-                let shown = Array(matches.prefix(AnswerDisplay.shortListLimit))
-                guard case .singleChoice(let set) = type, !AnswerDisplay.isNumbered(byCode: set) else {
-                    io.write(say(.severalMatchTypeMore(text)))
-                    display.choiceLines(shown, numbersFrom: type.choices?.choices ?? []).forEach(io.write)
-                    return nil
-                }
-                io.write(say(shown.count == 1 ? .didYouMean(text) : .severalMatchPickNumber(text)))
-                display.choiceLines(shown, numbersFrom: shown).forEach(io.write)
-                guard let line = io.readLine(prompt: "> ") else { return nil }
-                let picked = TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))
-                if let number = TextFold.number(picked), shown.indices.contains(number - 1) {
-                    let answer = Answer.choice(shown[number - 1].code)
-                    io.write(say(.chosen(shown[number - 1].label.text(in: language))))
-                    return answer
-                }
-                if picked.isEmpty || picked.hasPrefix(":") || ControlCharacters.contained(in: picked) { return nil }
-                return parse(picked, as: type)
+            case .invalid(let message): io.write(message)
+            case .ambiguous, .unsettled: break
+            }
+            return nil
+        }
+    }
+
+    /// Numbers `choices` on the screen (from their place in `all`, or by code) and remembers the
+    /// numbers, so a number typed next means one of them.
+    func showChoices(_ choices: [Choice], numbersFrom all: [Choice]) {
+        display.choiceLines(choices, numbersFrom: all).forEach(io.write)
+        numbered = display.numbers(choices, numbersFrom: all)
+    }
+
+    /// Several choices match `item`: they alone are numbered, and the next line picks one by its
+    /// number, or names it better. Nil when the person leaves the pick (Enter, a command, a name
+    /// that matches nothing): nothing is answered.
+    private func settle(_ item: String, among matches: [Choice], type: QuestionType) -> Choice? {
+        guard let set = type.choices else { return nil }
+        let shown = Array(matches.prefix(AnswerDisplay.shortListLimit))
+        let byCode = AnswerDisplay.isNumbered(byCode: set)
+        io.write(say(shown.count == 1 && !byCode ? .didYouMean(item) : .severalMatchPickNumber(item)))
+        showChoices(shown, numbersFrom: byCode ? set.choices : shown)
+        guard let line = io.readLine(prompt: "> ") else { return nil }
+        let picked = TextFold.asciiDigits(line.trimmingCharacters(in: .whitespaces))
+        if picked.isEmpty || picked.hasPrefix(":") || ControlCharacters.contained(in: picked) {
+            io.write(say(.answerNotChanged))
+            return nil
+        }
+        do {
+            return try input.choice(picked, in: set, numbered: numbered)
+        } catch {
+            switch error {
+            case .ambiguous(let again): return settle(picked, among: again, type: type)
+            case .invalid(let message): io.write(message)
+            case .unsettled: break
             }
             return nil
         }
@@ -246,8 +264,9 @@ extension FormSession {
             let text: String
             do {
                 let current = existing[field.key].map { separator + say(.enterKeeps(display.text(of: $0, for: field.type))) } ?? ""
+                numbered = [:]
                 if let set = field.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
-                    display.choiceLines(set.choices, numbersFrom: set.choices).forEach(io.write)
+                    showChoices(set.choices, numbersFrom: set.choices)
                 }
                 guard let line = io.readLine(prompt: fieldPrompt(field, current: current)) else {
                     if try discardIfBlank() { return .abandoned(inputEnded: true) }
@@ -265,6 +284,12 @@ extension FormSession {
                 return try perform(text)
             }
             if text.isEmpty {
+                // Enter at the first field of an optional question that has no answer skips it,
+                // whatever its fields require once it is answered.
+                if index == 0, existing.isEmpty, !isRequired(question) {
+                    try acceptEmpty(required: false, hasAnswer: false)
+                    return nil
+                }
                 if let kept = existing[field.key] { parts[field.key] = kept }
                 if field.isRequired, parts[field.key] == nil {
                     io.write(say(.fieldRequired(field.label.text(in: language))))

@@ -40,6 +40,9 @@ public final class FormSession {
     var unsaved = false
     /// The place whose question was last shown, so a re-prompt does not repeat it.
     var shownPlace: FormPlace?
+    /// The choices the screen numbered last for the question at hand (number → choice): a
+    /// number typed means one of them, never a place in a list the screen does not show.
+    var numbered: [Int: Choice] = [:]
     var announcedSection: Int?
     /// The repeat instances the form is inside, outermost first (see ``InstanceFrame``).
     var frames: [InstanceFrame] = []

@@ -131,16 +131,7 @@ extension LocalStore {
     /// Puts rejected records back in line: the one named by `idPrefix`, or all of them. Returns how many.
     @discardableResult
     public func retry(idPrefix: String? = nil) throws(LocalStoreError) -> Int {
-        let ids: [String]
-        if let idPrefix {
-            ids = [try rows(matching: idPrefix, in: "outbox", listCommand: "intake queue list")[0]["id"]]
-        } else {
-            ids = try read("list rejected records") { db in try String.fetchAll(db, sql: "SELECT id FROM outbox WHERE state = 'rejected'") }
-        }
-        return try write("retry records") { db in
-            for id in ids { try db.execute(sql: "UPDATE outbox SET state = 'pending', reason = NULL WHERE id = ?", arguments: [id]) }
-            return ids.count
-        }
+        try retry(idPrefix: idPrefix, collector: nil).retried
     }
 
     public func quarantined() throws(LocalStoreError) -> [QuarantineEntry] {

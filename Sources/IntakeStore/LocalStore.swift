@@ -121,6 +121,11 @@ public final class LocalStore: Sendable {
                             + "INTAKE_KIOSK=1 keeps the key in a file beside the data instead (anyone who has the disk can then read every draft)")
                 }
                 try KeyVault.save(try KeyVault.wrap(key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
+                // The passphrase just chosen unlocks the store for the rest of the working session,
+                // as one typed to unlock it does: the next command does not ask for it again.
+                if let wrapped = try KeyVault.load(db), wrapped.protection == .passphrase {
+                    configuration.keyAgent?.keep(key, for: KeyVault.agentId(directory: directory, wrapped: wrapped))
+                }
             }
             let cipher = RecordCipher(key: key)
             try Self.sealPlaintextPayloads(with: cipher, db)

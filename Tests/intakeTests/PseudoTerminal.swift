@@ -134,6 +134,53 @@ final class PseudoTerminal {
     }
 }
 
+/// The keyrings a command starts with (keyrings(7)), which decide where the kernel key agent
+/// keeps the unlocked key and where the next command looks for it. A spawned child inherits them
+/// from the thread that spawns it: `POSIX_SPAWN_SETSID` (a new process session, as a terminal
+/// window's shell has) does not give it a session keyring of its own, nor take one away.
+enum SessionKeyring {
+    /// Runs `body` (which spawns commands) on a thread of its own whose session keyring is a new
+    /// one, revoked: what every window of a tmux or screen has once the login that started it has
+    /// ended, since pam_keyinit's `revoke` (Debian's login, su -l and runuser -l; Fedora's sshd)
+    /// revokes that login's session keyring then, and the terminal multiplexer runs on with it.
+    /// The commands keep it; the thread, and with it the change, ends with `body`, so the test
+    /// process's own keyrings are left as they were.
+    static func revoked<T>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        let outcome = Outcome<T>()
+        let thread = Thread {
+            outcome.result = Result<T, any Error> {
+                // keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL): a new anonymous session keyring, this
+                // thread's; keyctl(KEYCTL_REVOKE, KEY_SPEC_SESSION_KEYRING) revokes it.
+                guard keyctl(1, 0) > 0, keyctl(3, -3) == 0 else {
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ENOSYS)
+                }
+                return try body()
+            }
+            outcome.done.signal()
+        }
+        thread.start()
+        outcome.done.wait()
+        return try outcome.result!.get()
+    }
+
+    private final class Outcome<T>: @unchecked Sendable {
+        var result: Result<T, any Error>?
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    /// keyctl(2) with one argument (and zero for the next), through syscall(2).
+    private static func keyctl(_ operation: Int, _ argument: Int) -> Int {
+        #if arch(x86_64)
+            let number = 250
+        #elseif arch(arm64)
+            let number = 219
+        #else
+            #error("the keyctl system call's number on this architecture")
+        #endif
+        return LibC.syscall(number, operation, argument, 0)
+    }
+}
+
 /// The C library's pseudo-terminal functions, which the Glibc module does not export.
 enum LibC {
     nonisolated(unsafe) static let handle = dlopen(nil, RTLD_NOW)
@@ -142,4 +189,7 @@ enum LibC {
     static let grantpt = function("grantpt", as: (@convention(c) (Int32) -> Int32).self)
     static let unlockpt = function("unlockpt", as: (@convention(c) (Int32) -> Int32).self)
     static let ptsname_r = function("ptsname_r", as: (@convention(c) (Int32, UnsafeMutablePointer<CChar>?, Int) -> Int32).self)
+    /// syscall(2) with three arguments after the number (variadic in C, so not imported; on x86-64
+    /// and arm64 Linux a variadic function takes integer arguments as a fixed one does).
+    static let syscall = function("syscall", as: (@convention(c) (Int, Int, Int, Int) -> Int).self)
 }

@@ -78,6 +78,53 @@ struct TerminalCommandTests {
         #expect(third.text.contains("wrong passphrase"), "\(third.text)")
     }
 
+    /// The tester's case: in a tmux (or screen) outliving the login that started it, whose session
+    /// keyring pam_keyinit revoked at logout, the passphrase chosen by the first command was asked
+    /// again by the next one. Each command here starts with such a revoked session keyring (see
+    /// ``SessionKeyring/revoked(_:)``; spawning with POSIX_SPAWN_SETSID alone changes no keyring).
+    @Test func thePassphraseChosenIsAskedOnceAcrossThreeCommands() throws {
+        let intake = IntakeProcess()
+        let person = Self.person(intake, unlockMinutes: 30)
+        func command(_ arguments: [String]) throws -> PseudoTerminal {
+            try SessionKeyring.revoked { try PseudoTerminal(arguments: arguments, environment: person) }
+        }
+        defer { _ = try? command(["key", "lock"]).wait() }
+
+        // A new store: the passphrase is chosen (typed twice) before the form.
+        let first = try command(["fill"])
+        #expect(first.read { $0.contains("New passphrase: ") }, "\(first.text)")
+        first.type("correct horse battery\r")
+        #expect(first.read { $0.contains("Type it again: ") }, "\(first.text)")
+        first.type("correct horse battery\r")
+        #expect(first.prompt(1), "the form starts once the passphrase is chosen: \(first.text)")
+        first.type("Amina\r")
+        #expect(first.prompt(2), "\(first.text)")
+        first.type(":quit\r")
+        #expect(first.wait() == 0, "\(first.text)")
+        #expect(first.text.contains("Draft saved."), "\(first.text)")
+
+        // The next two commands of the session read the sealed drafts without asking.
+        let second = try command(["drafts", "list"])
+        #expect(!second.read { $0.contains("Passphrase") }, "asked again right after it was chosen: \(second.text)")
+        #expect(second.wait() == 0, "\(second.text)")
+        let listed = second.text.components(separatedBy: .whitespacesAndNewlines).contains { $0.count == 8 && $0.allSatisfy(\.isHexDigit) }
+        #expect(listed, "\(second.text)")
+        let third = try command(["fill", "--resume"])
+        #expect(third.prompt(1), "\(third.text)")
+        #expect(!third.text.contains("Passphrase"), "kept unlocked for the session: \(third.text)")
+        third.type(":quit\r")
+        #expect(third.wait() == 0, "\(third.text)")
+
+        // Locked from the same session: the next command asks again (and the passphrase opens it).
+        let lock = try command(["key", "lock"])
+        #expect(lock.wait() == 0, "\(lock.text)")
+        #expect(lock.text.contains("Locked"), "the key kept was found and forgotten: \(lock.text)")
+        let fourth = try command(["drafts", "list"])
+        #expect(fourth.read { $0.contains("Passphrase of the local store: ") }, "locked: \(fourth.text)")
+        fourth.type("correct horse battery\r")
+        #expect(fourth.wait() == 0, "\(fourth.text)")
+    }
+
     @Test func arrowKeysEditAnAnswerAndPastedEscapesNeverReachIt() throws {
         let intake = IntakeProcess()
         let terminal = try PseudoTerminal(arguments: ["fill"], environment: Self.kiosk(intake))

@@ -268,6 +268,10 @@ public struct ChoiceSet: Sendable, Hashable {
         choices.contains { $0.code == code }
     }
 
+    /// The codes that make a whole answer of a multiple choice on their own ("None of these"):
+    /// chosen with any other choice, the answer is refused.
+    public static let exclusiveCodes: Set<String> = ["none"]
+
     /// The choices offered when the filtering question is answered `parent` (all of them while
     /// it is unanswered).
     public func filtered(by parent: String?) -> ChoiceSet {

@@ -9,6 +9,10 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
     /// The newest record format this Intake reads and writes.
     public static let formatVersion = 2
 
+    /// The collector of a record filled before anyone signed in on its machine: it is sent as the
+    /// account that signs in there (a user name is never empty).
+    public static let collectorToCome = ""
+
     /// The format the record is written in: 1, unless an answer is of a kind format 1 lacks
     /// (a geopoint), so a record of the old kinds keeps its bytes and its hash.
     public var format: Int {
@@ -27,7 +31,8 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
     /// Answers by section number, then by 1-based question index within the section.
     public var answers: [Int: [Int: Answer]]
     public var status: Status
-    /// Who collected the record (a user name).
+    /// Who collected the record (a user name); ``collectorToCome`` until someone signs in on the
+    /// machine that filled it.
     public var collector: String
     /// Which device collected it.
     public var deviceId: String

@@ -138,7 +138,9 @@ public struct SampleGenerator {
         case .singleChoice(let set): return .choice(set.choices.randomElement(using: &random)!.code)
         case .multipleChoice(let set):
             let count = Int.random(in: 1...min(3, set.choices.count), using: &random)
-            let picked = Set(set.choices.shuffled(using: &random).prefix(count).map(\.code))
+            var picked = Set(set.choices.shuffled(using: &random).prefix(count).map(\.code))
+            // "None of these" is an answer on its own.
+            if picked.count > 1 { picked.subtract(ChoiceSet.exclusiveCodes) }
             return .choices(set.choices.map(\.code).filter(picked.contains))
         case .integer(let bounds):
             let lower = bounds.lower ?? min(0, bounds.upper ?? 0)

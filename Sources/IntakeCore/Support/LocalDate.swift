@@ -28,6 +28,26 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         self.init(year: y, month: m, day: d)
     }
 
+    /// Why text written `YYYY-MM-DD` names no day of the calendar (2024-02-31, month 13), so that
+    /// a person is told what is wrong rather than how to write a date; nil for text of another
+    /// shape and for a real day.
+    public static func impossibleDay(iso string: String) -> ImpossibleDay? {
+        var reader = FixedWidthReader(string)
+        guard let y = reader.digits(4), reader.expect(UInt8(ascii: "-")), let m = reader.digits(2), reader.expect(UInt8(ascii: "-")),
+            let d = reader.digits(2), reader.next() == nil, LocalDate(year: y, month: m, day: d) == nil, (1...9999).contains(y)
+        else { return nil }
+        guard (1...12).contains(m) else { return .noSuchMonth(m) }
+        return .noSuchDay(day: d, month: m, year: y, days: daysIn(month: m, year: y))
+    }
+
+    /// See ``impossibleDay(iso:)``.
+    public enum ImpossibleDay: Sendable, Equatable {
+        /// A month outside 01–12.
+        case noSuchMonth(Int)
+        /// A day the month does not have (`days` is how many it has that year).
+        case noSuchDay(day: Int, month: Int, year: Int, days: Int)
+    }
+
     /// Today in the given time zone (the device's by default).
     public static func today(in timeZone: TimeZone = .current, now: Date = Date()) -> LocalDate {
         var calendar = Calendar(identifier: .gregorian)

@@ -331,6 +331,9 @@ public struct Validator: Sendable {
         case (.multipleChoice(let set), .choices(let codes)):
             if codes.isEmpty { return problem(.invalidValue, "no choice is selected; leave the question unanswered instead") }
             if Set(codes).count != codes.count { return problem(.invalidValue, "a choice is selected twice") }
+            if codes.count > 1, let alone = codes.first(where: ChoiceSet.exclusiveCodes.contains), let choice = set.choice(code: alone) {
+                return problem(.invalidValue, "'\(choice.label.base)' is an answer on its own; choose it alone, or leave it out")
+            }
             return codes.allSatisfy { set.contains(code: $0) }
                 ? [] : problem(.unknownChoice, "an answer is not one of the question's choices")
         case (.integer(let bounds), .integer(let value)):

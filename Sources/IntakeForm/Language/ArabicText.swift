@@ -73,6 +73,12 @@ enum ArabicText {
         case .geopoint: "أدخل الموقع بخط العرض وخط الطول بالدرجات، مثل \(latin("31.9539, 35.9106"))، أو الصق رابط خريطة."
         case .typeAChoice: "اكتب رقم الاختيار أو رمزه أو اسمه؛ \(latin(":list")) يعرضها كلها."
         case .notAChoice(let typed): "«\(typed)» ليس من الاختيارات. اكتب رقمه أو رمزه أو اسمه؛ \(latin(":list")) يعرضها كلها."
+        case .characters(let count): "(\(count) حرفًا)"
+        case .noSuchDay(let typed, .noSuchMonth): "\(latin(typed)) ليس يومًا: الأشهر من 01 إلى 12."
+        case .noSuchDay(let typed, .noSuchDay(_, let month, let year, let days)):
+            "\(latin(typed)) ليس يومًا: في الشهر \(month) من عام \(year) \(days) يومًا."
+        case .numberNotShown(let typed):
+            "\(latin(typed)) ليس من الأرقام المعروضة على الشاشة؛ اكتب جزءًا من اسم الاختيار، أو \(latin(":list")) لترقيمها كلها."
         case .severalMatchTypeMore(let typed): "أكثر من اختيار يطابق «\(typed)»؛ اكتب مزيدًا من الاسم، أو رقمه أو رمزه:"
         case .severalMatchPickNumber(let typed): "أكثر من اختيار يطابق «\(typed)»؛ اكتب رقم الاختيار المقصود، أو اكتب الإجابة من جديد:"
         case .didYouMean(let typed): "«\(typed)» ليس اختيارًا؛ هل تقصد هذا؟ اكتب 1 لاختياره، أو اكتب الإجابة من جديد:"
@@ -171,6 +177,8 @@ enum ArabicText {
         case .savedAsRevision(let revision): "حُفظ على الخادم بصفته المراجعة \(revision)."
         case .savedOffline(let waiting, let reason):
             "حُفظ دون اتصال (\(latin(reason))): السجلات المنتظرة \(waiting)، مشفّرة على هذا الجهاز. ارفعها بالأمر \(latin("intake flush"))."
+        case .savedUntilSignIn(let waiting):
+            "حُفظ مشفّرًا على هذا الجهاز (السجلات المنتظرة \(waiting)). لم يسجّل أحد الدخول هنا بعد، فليس للسجل جامع: سيُرسل باسم الحساب الذي يسجّل الدخول على هذا الجهاز (\(latin("intake login")) أو \(latin("intake enrol"))، ثم \(latin("intake flush")))."
         case .refused(let message): "رفض الخادم السجل: \(latin(message))"
         case .refusedDraftAgain: "عاد السجل مسودة؛ صحّحه بالأمر: \(latin("intake fill --resume"))"
         case .heldBack(let reason):
@@ -238,6 +246,8 @@ enum ArabicText {
         case .passphraseTooShort: "هذه أقصر من 8 أحرف؛ اختر عبارة أطول.\n"
         case .passphrasesDiffer: "العبارتان مختلفتان؛ اخترها من جديد.\n"
         case .cancelled: "أُلغي؛ لم يتغير شيء."
+        case .cancelledSignedIn:
+            "أُلغي. تسجيل دخولك محفوظ (الرمز محفوظ)؛ لم تُسحب الاستبيانات: شغّل \(latin("intake questionnaire pull"))."
         case .interrupted: "توقّف. كل إجابة كُتبت حتى الآن محفوظة؛ تابع بالأمر \(latin("intake fill --resume"))."
         case .interruptedSending: "توقّف الإرسال. السجل محفوظ مشفّرًا في قائمة الانتظار على هذا الجهاز؛ يرسله \(latin("intake flush")) لاحقًا."
 
@@ -251,6 +261,10 @@ enum ArabicText {
         case .setAsideBecause(let id, let reason): "  \(latin(id)) نُحّي جانبًا: \(latin(reason))"
         case .moveToVersion(let id, let questionnaire, let from, let to):
             "  \(latin(id)) على الإصدار \(latin(from)) من \(latin(questionnaire))؛ على هذا الجهاز الإصدار \(latin(to)): \(latin("intake drafts migrate \(id)"))"
+        case .filledBeforeSignIn(let count, let account):
+            "سجلات مُلئت هنا قبل تسجيل دخولك: \(count). ستُرسل باسم \(latin(account))."
+        case .filledBeforeSignInNoAccount(let count):
+            "سجلات مُلئت هنا قبل أن يسجّل أحد الدخول: \(count)، وتعذّرت قراءة الحساب المسجّل الآن (سجّل الدخول من جديد بالأمر \(latin("intake login")))؛ تبقى في الانتظار."
         case .stoppedEarly(let reason):
             "توقّف الرفع مبكرًا: \(latin(reason)). السجلات التي لم تُرسل باقية في الانتظار؛ أعد تشغيل \(latin("intake flush")) لاحقًا."
         }

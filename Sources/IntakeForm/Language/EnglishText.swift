@@ -70,6 +70,12 @@ enum EnglishText {
             "Please enter a place as latitude and longitude in degrees, like 31.9539, 35.9106 (altitude and accuracy may follow), or paste a map link or 31°57'14\"N 35°54'38\"E."
         case .typeAChoice: "Type a choice's number, code or name; :list shows them all."
         case .notAChoice(let typed): "'\(typed)' is not one of the choices. Type its number, code or name; :list shows them all."
+        case .characters(let count): "(\(count) characters)"
+        case .noSuchDay(let typed, .noSuchMonth): "\(typed) is not a day: months run from 01 to 12."
+        case .noSuchDay(let typed, .noSuchDay(_, let month, let year, let days)):
+            "\(typed) is not a day: month \(month < 10 ? "0" : "")\(month) of \(year) has \(days) days."
+        case .numberNotShown(let typed):
+            "\(typed) is not one of the numbers on the screen; type part of the choice's name, or :list to number them all."
         case .severalMatchTypeMore(let typed): "Several choices match '\(typed)'; type more of the name, or its number or code:"
         case .severalMatchPickNumber(let typed):
             "Several choices match '\(typed)'; type the number of the one you mean, or type the answer again:"
@@ -136,6 +142,8 @@ enum EnglishText {
         case .savedAsRevision(let revision): "Saved on the server as revision \(revision)."
         case .savedOffline(let waiting, let reason):
             "Saved offline (\(reason)): \(waiting) record\(waiting == 1 ? "" : "s") waiting, encrypted on this machine. Upload with 'intake flush'."
+        case .savedUntilSignIn(let waiting):
+            "Saved, encrypted on this machine (\(plural(waiting, "record")) waiting). Nobody has signed in here yet, so it has no collector: it will be sent as the account that signs in on this machine ('intake login' or 'intake enrol', then 'intake flush')."
         case .refused(let message): "The server refused the record: \(message)"
         case .refusedDraftAgain: "The record is a draft again; fix it with: intake fill --resume"
         case .heldBack(let reason):
@@ -192,6 +200,8 @@ enum EnglishText {
         case .passphraseTooShort: "That is shorter than 8 characters; choose a longer one.\n"
         case .passphrasesDiffer: "The two differ; choose it again.\n"
         case .cancelled: "Cancelled; nothing was changed."
+        case .cancelledSignedIn:
+            "Cancelled. You are signed in (the token is saved); the questionnaires were not pulled: run 'intake questionnaire pull'."
         case .interrupted: "Interrupted. Every answer given so far is saved; continue with 'intake fill --resume'."
         case .interruptedSending: "Stopped sending. The record is kept, encrypted, in the queue on this machine; 'intake flush' sends it later."
 
@@ -206,6 +216,10 @@ enum EnglishText {
         case .moveToVersion(let id, let questionnaire, let from, let to):
             "  \(id) is on \(questionnaire) version \(from); this machine has version \(to): intake drafts migrate \(id)"
         case .stoppedEarly(let reason): "Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later."
+        case .filledBeforeSignIn(let count, let account):
+            "\(count == 1 ? "1 record was" : "\(count) records were") filled here before you signed in; \(count == 1 ? "it" : "they") will be sent as \(account)'s."
+        case .filledBeforeSignInNoAccount(let count):
+            "\(count == 1 ? "1 record was" : "\(count) records were") filled here before anyone signed in, and the account signed in now could not be read (sign in again with 'intake login'); \(count == 1 ? "it stays" : "they stay") queued."
         }
     }
 

@@ -73,6 +73,12 @@ public enum FormText: Sendable {
     case geopoint
     case typeAChoice
     case notAChoice(String)
+    /// A number typed for a choice that is not among the numbers on the screen.
+    case numberNotShown(String)
+    /// A date written as one that names no day (2024-02-31).
+    case noSuchDay(String, LocalDate.ImpossibleDay)
+    /// A long answer's length, after its start in the review: `(5,000 characters)`.
+    case characters(Int)
     case severalMatchTypeMore(String)
     case severalMatchPickNumber(String)
     case didYouMean(String)
@@ -128,6 +134,8 @@ public enum FormText: Sendable {
     case alreadySent
     case savedAsRevision(Int)
     case savedOffline(waiting: Int, reason: String)
+    /// Finished before anyone signed in on this machine: kept until someone does.
+    case savedUntilSignIn(waiting: Int)
     case refused(String)
     case refusedDraftAgain
     case heldBack(String)
@@ -186,6 +194,8 @@ public enum FormText: Sendable {
     case passphraseTooShort
     case passphrasesDiffer
     case cancelled
+    /// Ctrl-C after the sign-in was saved (at the new store's passphrase prompt, say).
+    case cancelledSignedIn
     case interrupted
     case interruptedSending
 
@@ -200,6 +210,10 @@ public enum FormText: Sendable {
     case stoppedEarly(String)
     /// `intake flush --watch` between two tries.
     case flushWaiting(seconds: Int)
+    /// Records filled before anyone signed in, given the signed-in account as their collector.
+    case filledBeforeSignIn(count: Int, account: String)
+    /// The same, when the account could not be known: they are sent as they are.
+    case filledBeforeSignInNoAccount(count: Int)
 
     /// Where in the form a draft stands, for "Resuming the draft at …".
     public enum Place: Sendable {

@@ -65,7 +65,9 @@ public struct RecordService: Sendable {
             return .invalid(
                 code: "unknown_collector",
                 message:
-                    "the record's collector '\(record.collector.prefix(100))' is not a member of this team, now or before; the collector is the account that filled the record (sign in as them with intake login, or give --collector with a member's user name)",
+                    record.collector.isEmpty
+                    ? "the record has no collector (it was filled before anyone signed in on its machine); send it with a member's user name as collector (intake flush gives it the signed-in account's)"
+                    : "the record's collector '\(record.collector.prefix(100))' is not a member of this team, now or before; the collector is the account that filled the record: send it with a member's user name as collector (a draft: intake fill --resume ID --collector NAME; a record set aside: intake queue retry ID --collector NAME)",
                 issues: [])
         }
         if let patientId = record.patientId, try await patients.team(of: patientId, store) != teamId {

@@ -13,8 +13,11 @@ public protocol KeyAgent: Sendable {
 }
 
 /// The kernel's keyring (Linux): the key stays in kernel memory, never on disk, for the processes
-/// of this login session, and expires after `idle` without use (each use renews it). Where the
-/// kernel has no keyring, nothing is kept and the passphrase is asked each time.
+/// of this login session, and expires after `idle` without use (each use renews it). A process
+/// without a live session keyring of its own (none, or one revoked when the login that made it
+/// ended, as in a tmux or screen that outlived it) keeps it in the user's session keyring, where
+/// the next command finds it too (see intake_keyring.h). Where the kernel has no keyring, nothing
+/// is kept and the passphrase is asked each time.
 public struct KernelKeyAgent: KeyAgent {
     public let idle: Duration
 
@@ -40,10 +43,10 @@ public struct KernelKeyAgent: KeyAgent {
         if serial > 0 { _ = intake_keyring_set_timeout(serial, seconds) }
     }
 
+    /// Forgets every key kept under `id` wherever ``key(for:)`` could find one (this login
+    /// session's keyring and the user's session keyring), so a locked store stays locked.
     @discardableResult public func forget(_ id: String) -> Bool {
-        let serial = intake_keyring_search(id)
-        guard serial > 0 else { return false }
-        return intake_keyring_invalidate(serial) == 0
+        intake_keyring_forget(id) > 0
     }
 }
 

@@ -70,6 +70,8 @@ struct EnrolCommand: AsyncParsableCommand {
         saved.token = enrolled.token
         saved.username = enrolled.user.username
         try saved.save(in: directory)
+        // From here on, Ctrl-C (at the new store's passphrase prompt, say) leaves the sign-in saved.
+        Language.cancelling(says: .cancelledSignedIn)
         if let replaced, replaced.token != nil {
             print("(The sign-in saved before, for \(replaced.username ?? "an account") on \(replaced.server), is replaced.)")
         }

@@ -72,11 +72,13 @@ struct FillCommand: AsyncParsableCommand {
         Interruption.install()
         let environment = ProcessInfo.processInfo.environment
         // The server checks the collector is a member of the team: the signed-in account first.
+        // Before anyone signs in here, a record has no collector yet: it is sent as the account
+        // that signs in on this machine (intake flush says so), never as a guessed login name.
         var who = collector
         if who == nil, client != nil { who = await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) }
         var session = FillSession(
             questionnaire: questionnaire, store: store, client: client, io: StandardIO(), interactive: isatty(STDIN_FILENO) == 1,
-            collector: who ?? environment["INTAKE_COLLECTOR"] ?? environment["USER"] ?? "unknown")
+            collector: who ?? environment["INTAKE_COLLECTOR"].flatMap { $0.isEmpty ? nil : $0 } ?? PatientResponse.collectorToCome)
         if let patient {
             guard let client else {
                 throw ValidationError("--patient reads the registry on the server; sign in with 'intake login' or give --server and --token.")
@@ -86,6 +88,7 @@ struct FillCommand: AsyncParsableCommand {
             session.interactive = false
         }
         session.preferredLanguage = preferred
+        session.collectorGiven = collector != nil
         session.versions = { QuestionnaireOptions.kept($0, in: store) }
         try await FormEnding.run {
             let ending = try await session.run(resume: resume, draftId: draftId, language: language)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IntakeClient
 import IntakeCore
+import IntakeForm
 
 /// `intake history RECORD-ID [--as-of TIME]`: who saved each revision, when and from which device,
 /// or the record's answers as they were at a time.
@@ -22,7 +23,17 @@ struct HistoryCommand: AsyncParsableCommand {
             guard let time = Timestamp.date(from: asOf) else { throw ValidationError("--as-of is a time such as 2026-11-24T08:00:00Z.") }
             let (stored, revision) = try await client.record(id: record, asOf: time)
             print("Record \(id.prefix(8)) as of \(Timestamp.string(from: time)): revision \(revision), \(stored.status.rawValue), \(stored.allAnswers.count) answer(s).")
-            for (position, answer) in stored.allAnswers.sorted(by: { $0.0 < $1.0 }) { print("  \(position): \(answer)") }
+            // Labelled as the form shows them when this machine has the record's version.
+            let store = try? storeOptions.open()
+            let questionnaire = store.flatMap { QuestionnaireOptions.kept(stored.questionnaire, in: $0) }
+            let display = AnswerDisplay(language: nil)
+            for (position, answer) in stored.allAnswers.sorted(by: { $0.0 < $1.0 }) {
+                guard let question = questionnaire?.question(at: position) else {
+                    print("  \(position): \(AnswerDisplay.plain(answer))")
+                    continue
+                }
+                print("  \(position) \(question.id ?? ""): \(display.text(of: answer, for: question.type))")
+            }
             return
         }
         for revision in try await client.revisions(of: record) {

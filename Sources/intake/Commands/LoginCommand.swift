@@ -57,6 +57,8 @@ struct LoginCommand: AsyncParsableCommand {
         saved.token = token
         saved.username = username
         try saved.save(in: storeOptions.directory)
+        // From here on, Ctrl-C (at the new store's passphrase prompt, say) leaves the sign-in saved.
+        Language.cancelling(says: .cancelledSignedIn)
         print("Signed in to \(server) as \(username); the token is saved for intake fill, flush and lookup.")
         // What waits for this account: said at once, as an app's badges would.
         let signedIn = IntakeClient(baseURL: url, token: token, timeout: 15, tls: settings.tls)

@@ -64,13 +64,29 @@ struct QueueCommand: ParsableCommand {
     }
 
     struct Retry: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "retry", abstract: "Put set-aside records back in line for the next flush.")
+        static let configuration = CommandConfiguration(
+            commandName: "retry", abstract: "Put set-aside records back in line for the next flush.",
+            discussion: """
+                A record the server set aside because its collector is not a member of the team (filled before \
+                anyone signed in on this machine, or with a login name the server does not know) goes back \
+                with --collector, a member's user name: 'intake queue retry --collector amina'. An edit of a \
+                record already on the server keeps the collector it was stored with.
+                """)
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("A record's id or first characters; all set-aside records when left out.", valueName: "id")) var id: String?
+        @Option(help: ArgumentHelp("The user name the new records among them are sent as: a member of the server's team.", valueName: "name"))
+        var collector: String?
+
+        func validate() throws {
+            if let collector, collector.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("Please give --collector a member's user name (see 'intake team members').")
+            }
+        }
 
         func run() throws {
-            let count = try storeOptions.open().retry(idPrefix: id)
-            print("\(count) record\(count == 1 ? "" : "s") back in line; run 'intake flush'.")
+            let (count, changed) = try storeOptions.open().retry(idPrefix: id, collector: collector)
+            let given = collector.map { changed > 0 ? " (\(changed) now collected by \($0))" : "" } ?? ""
+            print("\(count) record\(count == 1 ? "" : "s") back in line\(given); run 'intake flush'.")
         }
     }
 

@@ -30,7 +30,7 @@ struct ReviewCommand: AsyncParsableCommand {
 
         func validate() throws {
             let known = ["received", "has_issues", "edited", "approved", "rejected"]
-            if let state, let unknown = state.split(separator: ",", omittingEmptySubsequences: false).first(where: { !known.contains(String($0)) }) {
+            if let state, let unknown = state.split(separator: ",", omittingEmptySubsequences: false).first(where: { !known.contains(ReviewText.stateName(String($0))) }) {
                 throw ValidationError("'\(unknown.prefix(40))' is not a review state; give one or more of \(known.joined(separator: ", ")), separated by commas.")
             }
             if let limit, !(1...500).contains(limit) { throw ValidationError("--limit is a number from 1 to 500.") }
@@ -38,7 +38,8 @@ struct ReviewCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let reviews = try await client.reviews(states: state, questionnaire: questionnaire, collector: collector, limit: limit)
+            let states = state.map { $0.split(separator: ",").map { ReviewText.stateName(String($0)) }.joined(separator: ",") }
+            let reviews = try await client.reviews(states: states, questionnaire: questionnaire, collector: collector, limit: limit)
             ReviewText.list(reviews).forEach { print($0) }
         }
     }
@@ -68,16 +69,16 @@ struct ReviewCommand: AsyncParsableCommand {
         @Option(help: "What to tell the collector (kept in the record's thread; never in notifications).") var comment: String?
 
         func validate() throws {
-            guard ["has_issues", "approved", "rejected"].contains(state) else {
+            guard ["has_issues", "approved", "rejected"].contains(ReviewText.stateName(state)) else {
                 throw ValidationError("The state is has_issues, approved or rejected ('received' and 'edited' are set by the server).")
             }
-            if lock, state != "approved" { throw ValidationError("Only an approved record is locked: give approved with --lock.") }
+            if lock, ReviewText.stateName(state) != "approved" { throw ValidationError("Only an approved record is locked: give approved with --lock.") }
         }
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let id = try await RecordReference.resolve(record, with: client).uuidString.lowercased()
-            let review = try await client.setReview(of: id, state: state, lock: lock, comment: comment)
+            let review = try await client.setReview(of: id, state: ReviewText.stateName(state), lock: lock, comment: comment)
             print("Record \(review.recordId.prefix(8)) is now \(ReviewText.state(review.state, locked: review.locked)).")
         }
     }

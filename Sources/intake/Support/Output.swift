@@ -33,6 +33,11 @@ enum Language {
         SecretPrompt.setCancelledMessage(shown(say(.cancelled)))
     }
 
+    /// What Ctrl-C at a secret prompt says from now on, when something was already changed.
+    static func cancelling(says text: FormText) {
+        SecretPrompt.setCancelledMessage(shown(say(text)))
+    }
+
     /// `text` laid out for this terminal in the language's direction.
     static func shown(_ text: String) -> String {
         BidiText.render(text, mode: errorBidi, rightToLeft: say.isRightToLeft, width: TerminalSize.columns(STDERR_FILENO))

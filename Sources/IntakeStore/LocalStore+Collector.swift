@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+import IntakeCore
+
+/// Records filled before anyone signed in on this machine carry no collector
+/// (``PatientResponse/collectorToCome``); they are sent as the account that signs in here.
+extension LocalStore {
+    /// How many new records (drafts and queued, not edits of server records) have no collector yet.
+    public func countWithoutCollector() throws(LocalStoreError) -> Int {
+        try writeSealed("find records without a collector") { db, cipher in
+            try Self.newRecordRows(db).filter { try Self.lacksCollector($0.row, $0.table, cipher, db) }.count
+        }
+    }
+
+    /// Gives every new record without a collector (drafts and queued) this one, in one
+    /// transaction. Returns how many were given it.
+    @discardableResult
+    public func giveCollector(_ collector: String) throws(LocalStoreError) -> Int {
+        guard !collector.isEmpty else { return 0 }
+        return try writeSealed("give records their collector") { db, cipher in
+            var given = 0
+            for (row, table) in try Self.newRecordRows(db) where try Self.lacksCollector(row, table, cipher, db) {
+                guard var response = try Self.open(row, cipher, source: table, db) else { continue }
+                response.collector = collector
+                try Self.reseal(response, in: table, cipher, db)
+                given += 1
+            }
+            return given
+        }
+    }
+
+    /// Puts queued records back in line (the one named by `idPrefix`, or every one set aside);
+    /// with a `collector`, the new ones among them are given it first (an edit of a server record
+    /// keeps the collector it was stored with). Returns how many were put back and how many of
+    /// them took the collector.
+    public func retry(idPrefix: String?, collector: String?) throws(LocalStoreError) -> (retried: Int, changed: Int) {
+        let ids: [String]
+        if let idPrefix {
+            ids = [try rows(matching: idPrefix, in: "outbox", listCommand: "intake queue list")[0]["id"]]
+        } else {
+            ids = try read("list rejected records") { db in try String.fetchAll(db, sql: "SELECT id FROM outbox WHERE state = 'rejected'") }
+        }
+        guard let collector else {
+            // Nothing to open: the store need not be unlocked.
+            return try write("retry records") { db in
+                for id in ids { try db.execute(sql: "UPDATE outbox SET state = 'pending', reason = NULL WHERE id = ?", arguments: [id]) }
+                return (ids.count, 0)
+            }
+        }
+        return try writeSealed("retry records with their collector") { db, cipher in
+            var changed = 0
+            for id in ids {
+                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id]) else { continue }
+                let baseRevision: Int? = row["baseRevision"]
+                if baseRevision == nil, var response = try Self.open(row, cipher, source: "outbox", db), response.collector != collector {
+                    response.collector = collector
+                    try Self.reseal(response, in: "outbox", cipher, db)
+                    changed += 1
+                }
+                try db.execute(sql: "UPDATE outbox SET state = 'pending', reason = NULL WHERE id = ?", arguments: [id])
+            }
+            return (ids.count, changed)
+        }
+    }
+
+    /// Drafts and queued records that are not edits of a server record, with their table.
+    private static func newRecordRows(_ db: Database) throws -> [(row: Row, table: String)] {
+        try Row.fetchAll(db, sql: "SELECT * FROM record WHERE baseRevision IS NULL").map { ($0, "record") }
+            + Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE baseRevision IS NULL").map { ($0, "outbox") }
+    }
+
+    /// The canonical JSON names its collector once, as `"collector":"…"`; only a record whose
+    /// bytes hold `"collector":""` is opened to be sure (a compound's field could be so named).
+    private static func lacksCollector(_ row: Row, _ table: String, _ cipher: RecordCipher, _ db: Database) throws -> Bool {
+        guard let json = try openJSON(row, cipher, source: table, db), json.firstRange(of: Array(#""collector":"""#.utf8)) != nil else {
+            return false
+        }
+        return try open(row, cipher, source: table, db)?.collector == PatientResponse.collectorToCome
+    }
+
+    private static func reseal(_ response: PatientResponse, in table: String, _ cipher: RecordCipher, _ db: Database) throws {
+        let payload = try seal(response, with: cipher)
+        let size = table == "outbox" ? ", size = \(payload.count)" : ""
+        try db.execute(sql: "UPDATE \(table) SET payload = ?\(size) WHERE id = ?", arguments: [payload, key(response.id)])
+    }
+}
