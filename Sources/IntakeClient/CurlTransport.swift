@@ -115,6 +115,7 @@ final class CurlTransport: Sendable {
             return .failure(.unexpected("libcurl could not make a handle"))
         }
         let state = TransferState(handle: handle.pointer, sink: request.sink, cancel: cancel)
+        if case .idle(let seconds) = request.limit { state.silence = seconds }
         var list: UnsafeMutablePointer<curl_slist>?
         // No "Expect: 100-continue" round trip before a large body.
         for (name, value) in request.headers + [("Expect", "")] { list = curl_slist_append(list, "\(name): \(value)") }
@@ -183,6 +184,8 @@ final class CurlTransport: Sendable {
             return .failure(.unexpected("cannot write the answer to \(fileError)"))
         }
         guard code == CURLE_OK else {
+            // Stopped by the progress callback for silence: as a deadline would have been.
+            let code = state.silent ? CURLE_OPERATION_TIMEDOUT : code
             return .failure(failure(code, message: message, verifyResult: verifyResult, cancelled: cancel.isSet))
         }
         return .success(Answer(status: status, headers: state.headers, body: state.body))
@@ -328,6 +331,31 @@ private final class TransferState {
     var file: FileHandle?
     var fileError: String?
     var status: Int?
+    /// For an idle limit: how long no byte may move either way (a server that took the request
+    /// and never answers); libcurl's low-speed check, an average, lets such a wait run four
+    /// times as long.
+    var silence: TimeInterval?
+    private var moved: (up: curl_off_t, down: curl_off_t) = (0, 0)
+    private var lastMove = ContinuousClock.now
+    /// Whether the transfer was stopped for silence.
+    private(set) var silent = false
+
+    /// Whether the transfer goes on, told how many bytes went up and came down so far.
+    func progress(up: curl_off_t, down: curl_off_t) -> Bool {
+        if cancel.isSet { return false }
+        guard let silence else { return true }
+        let now = ContinuousClock.now
+        if (up, down) != moved {
+            moved = (up, down)
+            lastMove = now
+            return true
+        }
+        if now - lastMove > .seconds(silence) {
+            silent = true
+            return false
+        }
+        return true
+    }
 
     init(handle: UnsafeMutableRawPointer, sink: CurlTransport.Sink, cancel: CancelFlag) {
         self.handle = handle
@@ -402,7 +430,7 @@ private let curlWriteHeader: curl_write_callback = { data, size, count, user in
     return length
 }
 
-private let curlProgress: curl_xferinfo_callback = { user, _, _, _, _ in
+private let curlProgress: curl_xferinfo_callback = { user, _, down, _, up in
     guard let user else { return 0 }
-    return Unmanaged<TransferState>.fromOpaque(user).takeUnretainedValue().cancel.isSet ? 1 : 0
+    return Unmanaged<TransferState>.fromOpaque(user).takeUnretainedValue().progress(up: up, down: down) ? 0 : 1
 }

@@ -56,6 +56,13 @@ public final class IntakeClient: Sendable {
         return token
     }
 
+    /// Signs out: the server revokes the token this client uses (a token it no longer knows is
+    /// signed out already).
+    public func signOut() async throws(ClientError) {
+        let (status, data) = try await send("DELETE", "/v1/sessions/current", body: nil)
+        guard status == 204 || status == 401 else { throw ClientError.from(status: status, data: data) }
+    }
+
     /// Sends one new record.
     public func post(_ record: PatientResponse) async throws(ClientError) -> SendResult {
         let (status, data) = try await send("POST", "/v1/records", body: record.jsonData())
@@ -108,7 +115,11 @@ public final class IntakeClient: Sendable {
         let path = "/v1/records/\(id.uuidString.lowercased())"
         let (status, data) = try await send("PUT", path, body: Data(writer.bytes))
         switch status {
-        case 200: return .updated(revision: (try? JSONDecoder().decode(ResultJSON.self, from: data))?.revision ?? baseRevision + 1)
+        case 200:
+            let result = try? JSONDecoder().decode(ResultJSON.self, from: data)
+            // An edit that changed nothing: the server has this content already, at its revision.
+            if result?.outcome == "unchanged" { return .duplicate }
+            return .updated(revision: result?.revision ?? baseRevision + 1)
         case 409 where ClientError.code(in: data) == "record_locked":
             // Approved and locked by its reviewer: the edit waits, set aside, until they reopen it.
             return .conflict(message: ClientError.message(in: data))

@@ -48,6 +48,16 @@ public struct FlushRun {
             if setAside > 0 { io.write(say(.queueSetAside(setAside))) }
             return setAside == 0
         }
+        // Said before the first byte goes: where to, how long it may take, how to leave.
+        var flusher = self.flusher
+        let client = flusher.client
+        io.write(
+            say(
+                .flushSending(
+                    count: try store.pendingCount(), host: client.baseURL.host ?? "the server", timeout: Int(client.timeout.rounded(.up)),
+                    tries: flusher.retry.attempts, longest: Int(flusher.longestWait.rounded(.up)))))
+        let retrying = RetryNotices(io: io, progress: progress, say: say)
+        flusher.retrying = { retrying.say($0) }
         let summary = try await flusher.flush { progress?.show($0.done, of: $0.total) }
         progress?.finish()
         io.write(
@@ -65,5 +75,27 @@ public struct FlushRun {
         }
         if let reason = summary.stoppedBecause { io.writeError(say(.stoppedEarly("\(reason)"))) }
         return summary.remaining == 0
+    }
+}
+
+/// Says each failed try that will be made again, on its own line above the progress bar.
+private final class RetryNotices: @unchecked Sendable {
+    let io: any FieldOutput
+    let progress: ProgressDisplay?
+    let sayText: FormLanguage
+    private let lock = NSLock()
+
+    init(io: any FieldOutput, progress: ProgressDisplay?, say: FormLanguage) {
+        self.io = io
+        self.progress = progress
+        self.sayText = say
+    }
+
+    func say(_ notice: QueueFlusher.Retrying) {
+        let line = sayText(
+            .flushRetrying(attempt: notice.attempt, of: notice.attempts, reason: notice.reason, seconds: max(1, Int(notice.delay.rounded(.up)))))
+        lock.withLock {
+            if let progress { progress.note(line) } else { io.write(line) }
+        }
     }
 }

@@ -7,6 +7,7 @@ public final class ProgressDisplay: @unchecked Sendable {
     private let write: (String) -> Void
     private let lock = NSLock()
     private var lastTenth = -1
+    private var lastBar = ""
 
     /// `write` gets the text exactly as it is to appear (standard output by default).
     public init(interactive: Bool, write: @escaping (String) -> Void = { Console.out($0) }) {
@@ -21,11 +22,19 @@ public final class ProgressDisplay: @unchecked Sendable {
                 let width = 30
                 let filled = width * min(done, total) / total
                 let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-                write("\r[\(bar)] \(done)/\(total)")
+                lastBar = "\r[\(bar)] \(done)/\(total)"
+                write(lastBar)
             } else if done == total || done / max(1, total / 10) != lastTenth {
                 lastTenth = done / max(1, total / 10)
                 write("progress: \(done)/\(total)\n")
             }
+        }
+    }
+
+    /// A line said while the bar is drawn: on its own line, the bar drawn again below it.
+    public func note(_ line: String) {
+        lock.withLock {
+            write(interactive ? "\r\u{1B}[K" + line + "\n" + lastBar : line + "\n")
         }
     }
 

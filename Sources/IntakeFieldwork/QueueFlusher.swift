@@ -22,6 +22,25 @@ public struct QueueFlusher: Sendable {
     public var retry: RetryPolicy
     /// What to do with an edit whose record changed on the server meanwhile; nil sets it aside.
     public var resolver: ConflictResolver?
+    /// Told of each try that failed and will be made again, before the pause: so waiting is
+    /// never silent.
+    public var retrying: (@Sendable (Retrying) -> Void)?
+
+    /// A failed try of a batch that is made again after `delay` seconds.
+    public struct Retrying: Sendable {
+        /// The try that failed (1 for the first) and how many there may be.
+        public var attempt: Int
+        public var attempts: Int
+        /// Why it failed (never patient data).
+        public var reason: String
+        public var delay: TimeInterval
+    }
+
+    /// The longest a flush that cannot reach the server waits before it stops, in seconds:
+    /// every try waiting out the client's timeout, and the longest pauses between them.
+    public var longestWait: TimeInterval {
+        Double(retry.attempts) * client.timeout + Double(max(0, retry.attempts - 1)) * retry.maxDelay
+    }
     /// What the policy kept, for each edit it saved, until the summary takes it.
     private let resolutions = Resolutions()
 
@@ -141,7 +160,9 @@ public struct QueueFlusher: Sendable {
                 failures += 1
                 try? store.recordAttempt(batch.map(\.entry.id), reason: error.description)
                 guard error.isTransient, failures < retry.attempts else { return BatchOutcome(unsent: batch, error: error) }
-                await retry.wait(retry.delay(afterAttempt: failures))
+                let delay = retry.delay(afterAttempt: failures)
+                retrying?(Retrying(attempt: failures, attempts: retry.attempts, reason: error.description, delay: delay))
+                await retry.wait(delay)
             }
         }
     }

@@ -39,4 +39,27 @@ public enum TextTable {
         }
         return lines
     }
+
+    /// The table of queued records that `queue list` shows: ids, states, attempts and reasons;
+    /// no patient data. Its last line counts what waits and what is set aside.
+    public static func queue(_ entries: [QueueEntry], say: FormLanguage = FormLanguage(nil)) -> [String] {
+        guard !entries.isEmpty else { return [say(.queueListEmpty)] }
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        let widths = [9, 12, 9, 17, 9]
+        let rtl = say.isRightToLeft
+        var lines = [row(say(.queueColumns).split(separator: "|").map(String.init), widths: widths, rightToLeft: rtl)]
+        for entry in entries {
+            lines.append(
+                row(
+                    [
+                        String(entry.id.uuidString.lowercased().prefix(8)), say(entry.state == .pending ? .queueWaiting : .queueSetAsideState),
+                        "\(entry.attempts)", formatter.string(from: entry.enqueuedAt), say(entry.baseRevision == nil ? .queueNew : .queueEdit),
+                        entry.reason ?? "",
+                    ], widths: widths, rightToLeft: rtl))
+        }
+        let pending = entries.filter { $0.state == .pending }.count
+        lines.append(say(.queueCounts(waiting: pending, setAside: entries.count - pending)))
+        return lines
+    }
 }

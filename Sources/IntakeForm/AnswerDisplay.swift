@@ -19,11 +19,12 @@ package struct AnswerDisplay {
         switch (answer, type) {
         case (.yesNo(let value), _): return say(value ? .yes : .no)
         case (.choice(let code), _): return label(code, in: type.choices)
-        case (.choices(let codes), _): return codes.map { label($0, in: type.choices) }.joined(separator: ", ")
+        case (.choices(let codes), _): return codes.map { label($0, in: type.choices) }.joined(separator: say.isRightToLeft ? "، " : ", ")
         case (.dictionary(let parts), .compound(let fields)):
+            // Label, then answer, in the reading direction: `Dose: 500; Unit: mg`, `الجرعة: 500؛ الوحدة: ملغ`.
             return fields.compactMap { field in
                 parts[field.key].map { "\(field.label.text(in: language)): \(text(of: $0, for: field.type))" }
-            }.joined(separator: "; ")
+            }.joined(separator: say.isRightToLeft ? "؛ " : "; ")
         case (.text(let value), _): return value
         case (.integer(let value), _): return String(value)
         case (.decimal(let value), _): return Self.number(value)

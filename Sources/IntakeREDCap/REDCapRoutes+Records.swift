@@ -192,7 +192,7 @@ extension REDCapRoutes {
                 continue
             }
             switch try await services.records.edit(record, of: existing, baseRevision: existing.revision, savedBy: user.username, uploadsTeam: teamId, deviceId: "redcap-api") {
-            case .saved(.updated): stored.append(name)
+            case .saved(.updated), .unchanged: stored.append(name)
             case .saved(.stale): refused.append("\(name): it changed while this import ran; send it again")
             case .saved(.locked): refused.append("\(name): a reviewer approved and locked it; a coordinator reopens it first (intake review reopen)")
             case .saved(.notFound), .saved(.deleted): refused.append("\(name): it was deleted while this import ran")

@@ -83,6 +83,7 @@ extension LocalStore {
                     continue
                 }
                 let payload = try cipher.seal(try response.jsonData(), id: response.id)
+                try Self.markIfWithoutCollector(response, db)
                 try db.execute(
                     sql: "INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)",
                     arguments: [Self.key(response.id), entry.baseRevision, Date().timeIntervalSince1970, payload.count, payload])

@@ -5,19 +5,38 @@ import IntakeCore
 /// Records filled before anyone signed in on this machine carry no collector
 /// (``PatientResponse/collectorToCome``); they are sent as the account that signs in here.
 extension LocalStore {
-    /// How many new records (drafts and queued, not edits of server records) have no collector yet.
+    /// How many new records (drafts and queued, not edits of server records) have no collector
+    /// yet. Reads nothing sealed unless such a record was ever saved here (a mark in `meta`).
     public func countWithoutCollector() throws(LocalStoreError) -> Int {
-        try writeSealed("find records without a collector") { db, cipher in
-            try Self.newRecordRows(db).filter { try Self.lacksCollector($0.row, $0.table, cipher, db) }.count
+        guard try read("find records without a collector", { db in try Self.mayLackCollector(db) }) else { return 0 }
+        return try writeSealed("find records without a collector") { db, cipher in
+            let count = try Self.newRecordRows(db).filter { try Self.lacksCollector($0.row, $0.table, cipher, db) }.count
+            if count == 0 { try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [Self.collectorMark]) }
+            return count
         }
+    }
+
+    /// The mark in `meta` saying that a record without a collector was saved here since the
+    /// last time every record was given one.
+    static let collectorMark = "collectorToCome"
+
+    /// Marks that `response` is saved without a collector (see ``countWithoutCollector()``).
+    static func markIfWithoutCollector(_ response: PatientResponse, _ db: Database) throws {
+        guard response.collector == PatientResponse.collectorToCome else { return }
+        try db.execute(sql: "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key) DO NOTHING", arguments: [collectorMark])
+    }
+
+    private static func mayLackCollector(_ db: Database) throws -> Bool {
+        try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [collectorMark]) != nil
     }
 
     /// Gives every new record without a collector (drafts and queued) this one, in one
     /// transaction. Returns how many were given it.
     @discardableResult
     public func giveCollector(_ collector: String) throws(LocalStoreError) -> Int {
-        guard !collector.isEmpty else { return 0 }
+        guard !collector.isEmpty, try read("find records without a collector", { db in try Self.mayLackCollector(db) }) else { return 0 }
         return try writeSealed("give records their collector") { db, cipher in
+            defer { try? db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [Self.collectorMark]) }
             var given = 0
             for (row, table) in try Self.newRecordRows(db) where try Self.lacksCollector(row, table, cipher, db) {
                 guard var response = try Self.open(row, cipher, source: table, db) else { continue }

@@ -11,6 +11,7 @@ extension LocalStore {
     static func save(_ draft: Draft, _ cipher: RecordCipher, _ db: Database) throws {
         let response = draft.response
         let payload = try Self.seal(response, with: cipher)
+        try markIfWithoutCollector(response, db)
         try db.execute(
             sql: """
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, state, cursorSection, cursorIndex,

@@ -11,6 +11,7 @@ extension LocalStore {
 
     static func enqueue(_ response: PatientResponse, baseRevision: Int?, _ cipher: RecordCipher, _ db: Database) throws {
         let payload = try Self.seal(response, with: cipher)
+        try markIfWithoutCollector(response, db)
         try db.execute(
             sql: """
                 INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)

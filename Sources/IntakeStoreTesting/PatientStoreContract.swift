@@ -241,7 +241,7 @@ public enum PatientStoreContract {
         let refused = try await store.updatePatient(
             id: amina.id, baseRevision: 2, identification: person("Changed", "Name"), groups: DataGroupChange(add: ["arm_c"], remove: ["arm_a"]),
             at: start)
-        #expect(refused == .unknownDataGroups(defined: ["arm_a", "arm_b"]))
+        #expect(refused == .unknownDataGroups(unknown: ["arm_c"], defined: ["arm_a", "arm_b"]))
         let unchanged = try #require(try await store.patient(id: amina.id))
         #expect(unchanged.identification.givenName == "Amina" && unchanged.dataGroups == ["arm_a", "arm_b"] && unchanged.revision == 2, "all or nothing")
         guard case .changed(let moved) = try await store.updatePatient(

@@ -275,7 +275,25 @@ extension TerminalText {
     /// then right-to-left lines laid out (``BidiText/render(_:mode:rightToLeft:width:)``) for the
     /// width of the terminal `fd` is.
     public static func shown(_ text: String, bidi: BidiMode, rightToLeft: Bool, fd: Int32 = STDOUT_FILENO) -> String {
-        BidiText.render(escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: TerminalSize.columns(fd))
+        let width = TerminalSize.columns(fd)
+        return wrapped(BidiText.render(escaped(text, lines: true), mode: bidi, rightToLeft: rightToLeft, width: width), width: width)
+    }
+
+    /// Each line wider than `width` columns broken after a space (a word longer than the line is
+    /// cut), its continuation indented as the line is, so that the terminal's own wrapping never
+    /// cuts a word in two.
+    public static func wrapped(_ text: String, width: Int?) -> String {
+        guard let width, width > 10, text.split(separator: "\n").contains(where: { columns(of: String($0)) > width }) else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let line = String(line)
+            guard columns(of: line) > width else { return line }
+            let indent = String(line.prefix { $0 == " " }.prefix(width / 3))
+            let parts = BidiText.broken(line, width: width)
+            guard parts.count > 1 else { return line }
+            // The continuation, indented, may need breaking again at the narrower width.
+            let rest = parts.dropFirst().joined(separator: " ").drop { $0 == " " }
+            return ([parts[0]] + BidiText.broken(String(rest), width: width - indent.count).map { indent + $0 }).joined(separator: "\n")
+        }.joined(separator: "\n")
     }
 }
 

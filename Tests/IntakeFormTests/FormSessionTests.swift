@@ -62,6 +62,27 @@ struct FormSessionTests {
         #expect(saves.count >= 11, "every answer is saved as it is given")
     }
 
+    /// Enter at the first field of an optional compound question skips it, though its first field
+    /// is required once it is answered; a date that names no day is told so.
+    @Test func enterSkipsAnOptionalCompoundAndAnImpossibleDateIsSaidToBeOne() throws {
+        let (outcome, io, _) = try run(patient + ["40", "n", "fever", "", ":finish"])
+        guard case .completed(let record) = outcome else { Issue.record("not completed: \(io.transcript)"); return }
+        #expect(record[QuestionPosition(section: 2, index: 2)] == nil)
+        #expect(!io.transcript.contains("is required"), "\(io.transcript)")
+        let (_, dates, _) = try run(["Amina", "Haddad", "2024-02-31", "2023-13-01", ":quit"])
+        #expect(dates.transcript.contains("2024-02-31 is not a day: month 02 of 2024 has 29 days."), "\(dates.transcript)")
+        #expect(dates.transcript.contains("2023-13-01 is not a day: months run from 01 to 12."), "\(dates.transcript)")
+    }
+
+    /// A number means what the screen numbered: a short list's place, or one of the matches
+    /// after several matched; a number the screen does not show is refused, not read elsewhere.
+    @Test func aNumberMeansTheChoiceTheScreenNumbered() throws {
+        let (outcome, io, _) = try run(patient + ["40", "n", "r, 5", "fever, 2, 3", ":quit"])
+        guard case .quit(let draft) = outcome else { Issue.record("expected quit: \(io.transcript)"); return }
+        #expect(io.transcript.contains("5 is not one of the numbers on the screen"), "\(io.transcript)")
+        #expect(draft.response[QuestionPosition(section: 2, index: 1)] == .choices(["fever", "cough", "rash"]), "\(io.transcript)")
+    }
+
     @Test func badInputIsExplainedAndAskedAgain() throws {
         let (outcome, io, _) = try run(patient + ["forty", "200", "", "40", "maybe", "n", ":quit"])
         guard case .quit(let draft) = outcome else { Issue.record("expected quit"); return }

@@ -163,6 +163,11 @@ struct PatientRoutesTests {
                 .patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": 2, "givenName": "X", "addGroups": ["arm_z"]}"#.utf8))
             #expect(unknown.status == .unprocessableContent && unknown.errorCode == "unknown_data_group", "\(unknown.text)")
             #expect(((unknown.json["error"] as? [String: Any])?["details"] as? [String: Any])?["defined"] as? [String] == ["arm_a", "arm_b"])
+            #expect(unknown.text.contains("the data group 'arm_z' is not defined"), "the group is named: \(unknown.text)")
+            #expect(((unknown.json["error"] as? [String: Any])?["details"] as? [String: Any])?["unknown"] as? [String] == ["arm_z"])
+            // A change that changes nothing (groups it is in already) makes no revision.
+            let same = try await client.send(.patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": 2, "addGroups": ["arm_a"]}"#.utf8))
+            #expect(same.status == .ok && same.json["revision"] as? Int == 2, "\(same.text)")
             #expect(try await client.send(.get, path, as: "coordinator-a", in: server).json["givenName"] as? String == "Amina", "nothing half-done")
             let both = try await client.send(
                 .patch, path, as: "coordinator-a", in: server, body: Data(#"{"baseRevision": 2, "addGroups": ["arm_a"], "removeGroups": ["arm_a"]}"#.utf8))
@@ -193,6 +198,7 @@ struct PatientRoutesTests {
                 .post, "/v1/patients", as: "fieldworker-a", in: server,
                 body: Data(#"{"givenName": "Amina", "familyName": "Haddad", "dataGroups": ["arm_z"]}"#.utf8))
             #expect(refused.status == .unprocessableContent && refused.errorCode == "unknown_data_group", "\(refused.text)")
+            #expect(refused.text.contains("'arm_z'"), "the group is named: \(refused.text)")
             let registered = try await client.send(
                 .post, "/v1/patients", as: "fieldworker-a", in: server,
                 body: Data(

@@ -222,6 +222,10 @@ struct REDCapRoutesTests {
             let edited = try #require(try await server.services.store.record(id: id))
             #expect(edited.revision == stored.revision + 1 && edited.record.patient.familyName == "Saleh-Haddad" && edited.record.patient.givenName == "Amal")
             #expect(edited.record[group.position] == stored.record[group.position], "what was not sent is kept")
+            // The same import again changes nothing: no revision is made.
+            let same = try await send([["record_id": "clinic-7", "family_name": "Saleh-Haddad", "given_name": ""]], [("returnContent", "ids")])
+            #expect(same.status == .ok && same.text == #"["clinic-7"]"#, "\(same.text)")
+            #expect(try await server.services.store.record(id: id)?.revision == edited.revision, "an import that changes nothing makes no revision")
             // One instance edited alone; a second added; a gap refused; a checkbox ticked and unticked column by column.
             let symptoms = try #require(server.questionnaire.question(id: "symptoms"))
             #expect(try await send([["record_id": "clinic-7", "symptoms___fever": "1", "symptoms___cough": "1"]]).status == .ok)

@@ -181,4 +181,28 @@ struct RecordRoutesTests {
             #expect(reposted.json["outcome"] as? String == "duplicate", "re-sending an earlier revision is not a conflict")
         }
     }
+
+    /// A record opened and saved again without a change (a later save time, another device)
+    /// makes no revision: the history keeps only real changes.
+    @Test func anEditThatChangesNothingMakesNoRevision() async throws {
+        let server = try await TestServer.make()
+        let record = server.record()
+        try await server.application().test(.router) { client in
+            _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
+            var again = record
+            again.updatedAt = record.updatedAt.addingTimeInterval(60)
+            again.deviceId = "another-device"
+            let same = try await client.send(
+                .put, "/v1/records/\(record.id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: again))
+            #expect(same.status == .ok, "\(same.text)")
+            #expect(same.json["outcome"] as? String == "unchanged" && same.json["revision"] as? Int == 1, "\(same.text)")
+            var edited = again
+            edited.patient.externalId = "CASE-9"
+            let changed = try await client.send(
+                .put, "/v1/records/\(record.id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: edited))
+            #expect(changed.json["outcome"] as? String == "updated" && changed.json["revision"] as? Int == 2, "\(changed.text)")
+            let revisions = try await client.send(.get, "/v1/records/\(record.id)/revisions", as: "fieldworker-a", in: server)
+            #expect((revisions.json["revisions"] as? [[String: Any]])?.compactMap { $0["revision"] as? Int } == [1, 2])
+        }
+    }
 }

@@ -47,7 +47,7 @@ struct RecordRulesTests {
         #expect(PatientRules.change(patient, baseRevision: 1) == .stale(current: 2))
         #expect(PatientRules.change(nil, baseRevision: 1) == .notFound)
         #expect(PatientRules.groups(DataGroupChange(add: ["trial"], remove: ["pilot"]), defined: ["pilot", "trial"]) == nil)
-        #expect(PatientRules.groups(DataGroupChange(add: ["other"]), defined: ["pilot"]) == .unknownDataGroups(defined: ["pilot"]))
+        #expect(PatientRules.groups(DataGroupChange(add: ["other"]), defined: ["pilot"]) == .unknownDataGroups(unknown: ["other"], defined: ["pilot"]))
     }
 
     @Test func aMessageIsToldToTheOtherSide() {

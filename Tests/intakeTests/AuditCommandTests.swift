@@ -40,6 +40,11 @@ struct AuditCommandTests {
         #expect(early.status != 0 && early.stderr.contains("first received"), "\(early.stderr)")
         let now = try intake.run(["history", record.id.uuidString, "--as-of", "2100-01-01T00:00:00Z", "--server", "http://127.0.0.1:\(port)", "--token", cora])
         #expect(now.stdout.contains("revision 1"), "\(now.stdout)\(now.stderr)")
+        // Answers as the form shows them, labelled by the question's id, in the same order every run.
+        #expect(now.stdout.contains("1.1 birth_country: "), "\(now.stdout)")
+        #expect(!now.stdout.contains("IntakeCore.Answer") && !now.stdout.contains(".text(") && !now.stdout.contains(".choice("), "\(now.stdout)")
+        let again = try intake.run(["history", record.id.uuidString, "--as-of", "2100-01-01T00:00:00Z", "--server", "http://127.0.0.1:\(port)", "--token", cora])
+        #expect(again.stdout == now.stdout, "the same each run")
         // The short id listings show works too; one no record has is said so.
         let short = String(record.id.uuidString.lowercased().prefix(8))
         let byShort = try intake.run(["history", short, "--server", "http://127.0.0.1:\(port)", "--token", cora])

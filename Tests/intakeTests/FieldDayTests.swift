@@ -1,4 +1,5 @@
 import Foundation
+import FoundationNetworking
 import GRDB
 import Testing
 
@@ -44,7 +45,7 @@ struct FieldDayTests {
         }
     }
 
-    @Test func recordsFilledBeforeSigningInAreSentAsTheAccountThatSignsIn() throws {
+    @Test func recordsFilledBeforeSigningInAreSentAsTheAccountThatSignsIn() async throws {
         var intake = IntakeProcess()
         intake.environment["INTAKE_COLLECTOR"] = .some(nil)
         let environment = Self.newcomer(intake)
@@ -99,6 +100,22 @@ struct FieldDayTests {
         #expect(sent.wait() == 0, "\(sent.text)")
         #expect(sent.text.contains("Uploaded: 1."), "\(sent.text)")
         #expect(try Self.serverCollectors(intake).values.filter { $0 == "amina" }.count == 3)
+
+        // The end of the day on a shared machine: signed out, the token revoked, the store locked.
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: intake.dataDirectory.appendingPathComponent("client.json"))) as? [String: Any]
+        let token = try #require(saved?["token"] as? String)
+        let logout = try PseudoTerminal(arguments: ["logout"], environment: environment)
+        #expect(logout.wait() == 0, "\(logout.text)")
+        #expect(logout.text.contains("Signed out as amina from http://127.0.0.1:\(port); the token is revoked."), "\(logout.text)")
+        #expect(logout.text.contains("The store is locked"), "\(logout.text)")
+        var me = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/me")!)
+        me.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (_, answer) = try await URLSession.shared.data(for: me)
+        #expect((answer as? HTTPURLResponse)?.statusCode == 401, "the token no longer works")
+        let next = try PseudoTerminal(arguments: ["drafts", "list"], environment: environment)
+        #expect(next.read { $0.contains("Passphrase of the local store: ") }, "the next person is asked: \(next.text)")
+        next.type("correct horse battery\r")
+        #expect(next.wait() == 0, "\(next.text)")
     }
 
     /// Country of birth: `s` numbers the ten matches; after a refused `xyz`, `9` is the ninth of
@@ -155,5 +172,35 @@ struct FieldDayTests {
         let draft = try intake.run(["drafts", "show", Self.recordId(in: terminal.text)])
         #expect(draft.stdout.contains("\"fr\""), "French is kept: \(draft.stdout)")
         #expect(draft.stdout.contains("\"ckb\""), "the Kurdish picked: \(draft.stdout)")
+    }
+
+    /// A server that accepts the connection and never answers: the flush says at once where it
+    /// sends and how long it may take, says each failed try, ends within the bound it stated, and
+    /// Ctrl-C leaves at once; the record stays queued throughout.
+    @Test func aFlushToAServerThatNeverAnswersIsNeverSilentAndKeepsItsBound() throws {
+        let (listener, port) = TerminalCommandTests.stalledServer()
+        defer { close(listener) }
+        let intake = IntakeProcess()
+        #expect(try intake.run(["fill"], input: Answers.all + [":finish"]).status == 0)
+        let arguments = ["flush", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", "2", "--attempts", "3"]
+
+        let started = Date()
+        let flush = try PseudoTerminal(arguments: arguments, environment: TerminalCommandTests.kiosk(intake))
+        #expect(flush.read(seconds: 2) { $0.contains("Sending 1 record to 127.0.0.1") }, "\(flush.text)")
+        #expect(Date().timeIntervalSince(started) < 2)
+        // The bound said: 3 tries of at most 2 s, and at most 8 s between them.
+        #expect(flush.text.contains("each try waits at most 2 s, 3 tries at most (22 s in all)"), "\(flush.text)")
+        #expect(flush.read(seconds: 10) { $0.contains("Try 1 of 3 failed") }, "\(flush.text)")
+        #expect(flush.wait(seconds: 40) == 1, "\(flush.text)")
+        #expect(Date().timeIntervalSince(started) < 23, "ended after \(Date().timeIntervalSince(started)) s")
+        #expect(flush.text.contains("Still queued: 1"), "\(flush.text)")
+
+        let stopped = try PseudoTerminal(arguments: arguments, environment: TerminalCommandTests.kiosk(intake))
+        #expect(stopped.read(seconds: 2) { $0.contains("Sending 1 record") }, "\(stopped.text)")
+        stopped.type("\u{03}")
+        let interrupted = Date()
+        #expect(stopped.wait(seconds: 5) == 130, "\(stopped.text)")
+        #expect(Date().timeIntervalSince(interrupted) < 1.5)
+        #expect(try intake.run(["queue", "list"]).stdout.contains("1 waiting, 0 set aside."))
     }
 }

@@ -48,7 +48,8 @@ struct ReviewCommandTests {
         let badLock = try intake.run(["review", "set", short, "rejected", "--lock", "--token", cora] + remote)
         #expect(badLock.status != 0 && badLock.stderr.contains("Only an approved record is locked"), "\(badLock.stderr)")
 
-        let flagged = try intake.run(["review", "set", short, "has_issues", "--comment", "Weight 680 kg?", "--token", cora] + remote)
+        // Typed as the list prints it ("has issues") or with a hyphen, the state is the same.
+        let flagged = try intake.run(["review", "set", short, "has-issues", "--comment", "Weight 680 kg?", "--token", cora] + remote)
         #expect(flagged.status == 0 && flagged.stdout.contains("is now has issues"), "\(flagged.stdout)\(flagged.stderr)")
         let inbox = try intake.run(["inbox", "--token", fatima] + remote)
         #expect(inbox.stdout.contains("cora says your record \(short)") && inbox.stdout.contains("has issues"), "\(inbox.stdout)\(inbox.stderr)")

@@ -215,11 +215,16 @@ enum ArabicText {
             "دون اتصال: البحث في المسودات وقائمة الانتظار و\(copy.map(latin) ?? "لا نسخة متزامنة (شغّل \(latin("intake sync")) عند الاتصال)")."
         case .openWhich: "أي نتيجة تفتح (رقمها)، أو اضغط Enter للبحث من جديد؟ "
 
+        case .flushSending(let count, let host, let timeout, let tries, let longest):
+            "إرسال \(count) من السجلات إلى \(latin(host)): كل محاولة تنتظر \(timeout) ثانية على الأكثر، و\(tries) محاولات على الأكثر (\(longest) ثانية في المجموع)؛ \(latin("Ctrl-C")) يوقفه دون أن يضيع شيء."
+        case .flushRetrying(let attempt, let of, let reason, let seconds):
+            "فشلت المحاولة \(attempt) من \(of) (\(latin(reason)))؛ محاولة جديدة بعد \(seconds) ثانية."
         case .flushWaiting(let seconds): "محاولة جديدة بعد \(seconds) ثانية (\(latin("Ctrl-C")) يوقفها؛ لا يضيع شيء)."
         case .nothingWaits: "لا شيء ينتظر الإرسال."
         case .recordsWait(let count): "سجلات تنتظر الإرسال: \(count). أرسلها بالأمر \(latin("intake flush"))."
         case .recordsSetAside(let count): "سجلات نحّاها الخادم جانبًا: \(count). انظر \(latin("intake queue list"))."
         case .answersWait(let count): "ردود على إحالات كُتبت دون اتصال تنتظر أيضًا: \(count)."
+        case .askingServer(let host, let seconds): "سؤال \(latin(host)) (\(seconds) ثانية على الأكثر؛ \(latin("Ctrl-C")) يوقفه)…"
         case .noDrafts: "لا مسودات غير مكتملة."
         case .draftsWait(let count):
             "مسودات غير مكتملة: \(count). تابعها بالأمر \(latin("intake fill --resume")) أو اعرضها بالأمر \(latin("intake drafts list"))."
@@ -253,6 +258,14 @@ enum ArabicText {
 
         case .questionnairesToPull(let versions):
             "إصدارات استبيان منشورة لم تُسحب إلى هذا الجهاز: \(versions.count) (\(versions.map(latin).joined(separator: "، "))). اسحبها بالأمر \(latin("intake questionnaire pull"))."
+        case .queueListEmpty: "قائمة الانتظار فارغة."
+        case .queueColumns: "المعرّف|الحالة|المحاولات|في الانتظار منذ|النوع|السبب"
+        case .queueWaiting: "ينتظر"
+        case .queueSetAsideState: "منحّى جانبًا"
+        case .queueNew: "جديد"
+        case .queueEdit: "تعديل"
+        case .queueCounts(let waiting, let setAside):
+            "ينتظر \(waiting)، ومنحّى جانبًا \(setAside). ارفعها بالأمر \(latin("intake flush"))؛ وأعد المنحّاة إلى الانتظار بالأمر \(latin("intake queue retry"))."
         case .queueEmpty: "قائمة الانتظار فارغة؛ لا شيء لرفعه."
         case .queueSetAside(let count): "سجلات منحّاة جانبًا: \(count). انظر \(latin("intake queue list"))."
         case .flushed(let uploaded, let already, let setAside, let queued):

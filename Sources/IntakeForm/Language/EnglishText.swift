@@ -171,11 +171,16 @@ enum EnglishText {
         case .offlineSearch(let copy): "Offline: searching drafts, the queue and \(copy ?? "no synced copy (run 'intake sync' while online)")."
         case .openWhich: "Open which (number), or press Enter to search again? "
 
+        case .flushSending(let count, let host, let timeout, let tries, let longest):
+            "Sending \(plural(count, "record")) to \(host): each try waits at most \(timeout) s, \(tries) tries at most (\(longest) s in all); Ctrl-C stops, losing nothing."
+        case .flushRetrying(let attempt, let of, let reason, let seconds):
+            "Try \(attempt) of \(of) failed (\(reason)); trying again in \(seconds) s."
         case .flushWaiting(let seconds): "Trying again in \(seconds) s (Ctrl-C stops; nothing is lost)."
         case .nothingWaits: "Nothing waits to be sent."
         case .recordsWait(let count): "\(plural(count, "record")) wait\(count == 1 ? "s" : "") to be sent: run 'intake flush'."
         case .recordsSetAside(let count): "\(plural(count, "record")) set aside by the server: see 'intake queue list'."
         case .answersWait(let count): "\(plural(count, "answer")) to referrals given offline wait\(count == 1 ? "s" : "") too."
+        case .askingServer(let host, let seconds): "Asking \(host) (at most \(seconds) s; Ctrl-C stops)…"
         case .noDrafts: "No unfinished drafts."
         case .draftsWait(let count): "\(plural(count, "unfinished draft")): 'intake fill --resume' or 'intake drafts list'."
         case .notSignedIn: "Not signed in to a server: 'intake login'."
@@ -207,6 +212,14 @@ enum EnglishText {
 
         case .questionnairesToPull(let versions):
             "\(plural(versions.count, "questionnaire version")) published that this machine has not pulled (\(versions.joined(separator: ", "))): 'intake questionnaire pull'."
+        case .queueListEmpty: "The queue is empty."
+        case .queueColumns: "ID|STATE|ATTEMPTS|QUEUED|KIND|REASON"
+        case .queueWaiting: "waiting"
+        case .queueSetAsideState: "set aside"
+        case .queueNew: "new"
+        case .queueEdit: "edit"
+        case .queueCounts(let waiting, let setAside):
+            "\(waiting) waiting, \(setAside) set aside. Upload with 'intake flush'; put set-aside records back with 'intake queue retry'."
         case .queueEmpty: "The queue is empty; nothing to upload."
         case .queueSetAside(let count): "\(count) record(s) set aside: see 'intake queue list'."
         case .flushed(let uploaded, let already, let setAside, let queued):

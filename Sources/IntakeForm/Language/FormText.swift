@@ -172,6 +172,8 @@ public enum FormText: Sendable {
     case noDrafts
     case draftsWait(Int)
     case notSignedIn
+    /// Said when the server has not answered within a second.
+    case askingServer(host: String, seconds: Int)
     /// When records last reached the server from this machine.
     case lastSent(at: String)
     /// The last try to send what waits, when it failed, and why (never patient data).
@@ -201,6 +203,14 @@ public enum FormText: Sendable {
 
     // `intake flush`.
     case queueEmpty
+    // `intake queue list`.
+    case queueListEmpty
+    case queueColumns
+    case queueWaiting
+    case queueSetAsideState
+    case queueNew
+    case queueEdit
+    case queueCounts(waiting: Int, setAside: Int)
     case queueSetAside(Int)
     case flushed(uploaded: Int, alreadyThere: Int, setAside: Int, stillQueued: Int)
     case mergedMeanwhile(id: String, how: String)
@@ -210,6 +220,10 @@ public enum FormText: Sendable {
     case stoppedEarly(String)
     /// `intake flush --watch` between two tries.
     case flushWaiting(seconds: Int)
+    /// Before a flush sends: how many, where, how long one try and the whole flush may wait.
+    case flushSending(count: Int, host: String, timeout: Int, tries: Int, longest: Int)
+    /// A try that failed and will be made again after `seconds`.
+    case flushRetrying(attempt: Int, of: Int, reason: String, seconds: Int)
     /// Records filled before anyone signed in, given the signed-in account as their collector.
     case filledBeforeSignIn(count: Int, account: String)
     /// The same, when the account could not be known: they are sent as they are.

@@ -211,11 +211,11 @@ struct PatientController {
                 .conflict, code: "stale_revision", message: "the patient changed since revision \(baseRevision); read it again and redo the change",
                 details: .object(["currentRevision": .integer(current)]))
         case .externalIdTaken(let existing): throw Self.refusal(.externalIdTaken(existing: existing))
-        case .unknownDataGroups(let defined):
+        case .unknownDataGroups(let unknown, let defined):
             throw APIError(
                 .unprocessableContent, code: "unknown_data_group",
-                message: "a data group named is not defined; defined: \(defined.isEmpty ? "none (an admin defines them)" : defined.joined(separator: ", "))",
-                details: .object(["defined": .array(defined.map { .string($0) })]))
+                message: PatientService.unknownGroups(unknown, defined: defined),
+                details: .object(["unknown": .array(unknown.map { .string($0) }), "defined": .array(defined.map { .string($0) })]))
         }
     }
 

@@ -142,6 +142,8 @@ struct RecordController {
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
         case .saved(.updated(let revision)):
             return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "updated", revision: revision).json)
+        case .unchanged(let revision):
+            return JSONCoding.response(json: IngestResultJSON(id: Self.key(id), outcome: "unchanged", revision: revision).json)
         case .saved(.stale(let current)):
             throw APIError(
                 .conflict, code: "stale_revision",

@@ -125,8 +125,8 @@ public enum PatientChangeOutcome: Sendable, Equatable {
     /// The change was based on an older revision.
     case stale(current: Int)
     case externalIdTaken(existing: UUID)
-    /// A group to add or remove is not defined; these are.
-    case unknownDataGroups(defined: [String])
+    /// Groups to add or remove that are not defined (`unknown`), and those that are.
+    case unknownDataGroups(unknown: [String], defined: [String])
 }
 
 /// Groups to put a patient in and take them out of, in one change.

@@ -67,6 +67,13 @@ public struct PatientService: Sendable {
             change = DataGroupChange(
                 add: Set(wanted).subtracting(current.dataGroups).sorted(), remove: Set(current.dataGroups).subtracting(wanted).sorted())
         }
+        // A change that changes nothing (the same identification, groups it is in already) makes
+        // no revision.
+        if baseRevision == current.revision, identification == current.identification, change.remove.isEmpty,
+            Set(change.add).isSubset(of: current.dataGroups)
+        {
+            return .changed(current)
+        }
         return try await store.updatePatient(id: id, baseRevision: baseRevision, identification: identification, groups: change, at: clock())
     }
 
@@ -81,11 +88,8 @@ public struct PatientService: Sendable {
         let named = Set(people.flatMap(\.groups))
         if !named.isEmpty {
             let defined = Set(try await store.dataGroups().map(\.name))
-            if let unknown = named.subtracting(defined).sorted().first {
-                throw TeamError.refused(
-                    "unknown_data_group",
-                    "the data group \(unknown) is not defined; defined: \(defined.isEmpty ? "none (an admin defines them)" : defined.sorted().joined(separator: ", "))")
-            }
+            let unknown = named.subtracting(defined).sorted()
+            if !unknown.isEmpty { throw TeamError.refused("unknown_data_group", Self.unknownGroups(unknown, defined: defined.sorted())) }
         }
         var outcomes = try await register(people.map { ($0.id, $0.identification) }, by: user)
         for (index, person) in people.enumerated() {
@@ -115,8 +119,8 @@ public struct PatientService: Sendable {
             case .stale:
                 guard let current = try await store.patient(id: patient.id) else { return patient }
                 patient = current
-            case .unknownDataGroups(let defined):
-                throw TeamError.refused("unknown_data_group", "a data group named is not defined; defined: \(defined.joined(separator: ", "))")
+            case .unknownDataGroups(let unknown, let defined):
+                throw TeamError.refused("unknown_data_group", Self.unknownGroups(unknown, defined: defined))
             case .notFound, .externalIdTaken: return patient
             }
         }
@@ -168,6 +172,13 @@ public struct PatientService: Sendable {
         let history = try await store.reportHistory(patientId: id, series: series, date: date)
         guard !history.isEmpty else { throw TeamError.notFound("there is no report of \(series.prefix(40)) for \(date.key)") }
         return history
+    }
+
+    /// What a change naming groups that are not defined is told: which, and which are.
+    static func unknownGroups(_ unknown: [String], defined: [String]) -> String {
+        let named = unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", ")
+        return "\(unknown.count == 1 ? "the data group" : "the data groups") \(named) \(unknown.count == 1 ? "is" : "are") not defined; defined: "
+            + (defined.isEmpty ? "none (an admin defines them: intake patient groups --create NAME)" : defined.joined(separator: ", "))
     }
 
     static func wrongKind(_ series: String, _ expected: ReportDate.Kind) -> TeamError {

@@ -84,6 +84,7 @@ public enum PatientRules {
 
     /// nil when every group the change adds or removes is one of the `defined` ones.
     public static func groups(_ change: DataGroupChange, defined: [String]) -> PatientChangeOutcome? {
-        Set(change.add + change.remove).isSubset(of: defined) ? nil : .unknownDataGroups(defined: defined)
+        let unknown = Set(change.add + change.remove).subtracting(defined).sorted()
+        return unknown.isEmpty ? nil : .unknownDataGroups(unknown: unknown, defined: defined)
     }
 }

@@ -313,6 +313,8 @@ extension RecordService {
     /// What became of an edit sent through ``edit(_:of:baseRevision:savedBy:uploadsTeam:deviceId:)``.
     public enum EditResult: Sendable {
         case saved(UpdateOutcome)
+        /// The edit holds what revision `revision` holds already: no new revision is made.
+        case unchanged(revision: Int)
         case invalid(code: String, message: String, issues: [ValidationIssue])
     }
 
@@ -325,9 +327,23 @@ extension RecordService {
         switch try await check(record, teamId: stored.teamId, storedCollector: stored.record.collector, uploadsTeam: uploadsTeam) {
         case .invalid(let code, let message, let issues): return .invalid(code: code, message: message, issues: issues)
         case .valid(var item, _):
+            // An edit that changes nothing (a record opened and saved again, an import of what is
+            // stored) makes no revision: the history keeps only real changes.
+            if Self.sameContent(item.record, stored.record) { return .unchanged(revision: stored.revision) }
             if let deviceId { item.deviceId = deviceId }
             return .saved(try await update(item, baseRevision: baseRevision, teamId: stored.teamId, savedBy: savedBy, uploadsTeam: uploadsTeam))
         }
+    }
+
+    /// Whether an edit holds what the stored record holds: answers, identification, registry
+    /// patient, status, language and questionnaire version; when it was saved and from which
+    /// device do not count.
+    static func sameContent(_ edit: PatientResponse, _ stored: PatientResponse) -> Bool {
+        var edit = edit
+        edit.updatedAt = stored.updatedAt
+        edit.createdAt = stored.createdAt
+        edit.deviceId = stored.deviceId
+        return edit == stored
     }
 
     /// Saves an edit checked by ``check(_:teamId:today:patients:storedCollector:)``.

@@ -75,7 +75,10 @@ struct FillCommand: AsyncParsableCommand {
         // Before anyone signs in here, a record has no collector yet: it is sent as the account
         // that signs in on this machine (intake flush says so), never as a guessed login name.
         var who = collector
-        if who == nil, client != nil { who = await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) }
+        if who == nil, let client {
+            let asking = Language.say(.askingServer(host: client.baseURL.host ?? "the server", seconds: 3))
+            who = await sayingWhileWaiting(asking) { await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) }
+        }
         var session = FillSession(
             questionnaire: questionnaire, store: store, client: client, io: StandardIO(), interactive: isatty(STDIN_FILENO) == 1,
             collector: who ?? environment["INTAKE_COLLECTOR"].flatMap { $0.isEmpty ? nil : $0 } ?? PatientResponse.collectorToCome)

@@ -77,7 +77,10 @@ struct FlushCommand: AsyncParsableCommand {
         }
         flusher.resolver = ConflictResolver(client: client, policy: onConflict, choose: onConflict == .ask ? ask : nil)
         let run = FlushRun(flusher: flusher, io: StandardOutput(rightToLeft: Language.say.isRightToLeft), say: Language.say)
-        try run.giveCollector(await clientOptions.signedInUsername(dataDirectory: storeOptions.directory))
+        if try store.countWithoutCollector() > 0 {
+            let asking = Language.say(.askingServer(host: client.baseURL.host ?? "the server", seconds: 3))
+            try run.giveCollector(await sayingWhileWaiting(asking) { await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) })
+        }
         var wait = pause
         while true {
             let emptied = try await run.run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))

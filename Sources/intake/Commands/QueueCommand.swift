@@ -18,23 +18,8 @@ struct QueueCommand: ParsableCommand {
 
         func run() throws {
             let store = try storeOptions.open()
-            let entries = try store.queueEntries()
-            let formatter = DateFormatter()
-            formatter.dateFormat = "yyyy-MM-dd HH:mm"
-            if entries.isEmpty {
-                print("The queue is empty.")
-            } else {
-                print(TextTable.row("ID", "STATE", "ATTEMPTS", "QUEUED", "KIND", "REASON", widths: [9, 9, 9, 17, 9]))
-                for entry in entries {
-                    print(
-                        TextTable.row(
-                            String(entry.id.uuidString.lowercased().prefix(8)), entry.state.rawValue, "\(entry.attempts)",
-                            formatter.string(from: entry.enqueuedAt), entry.baseRevision == nil ? "new" : "edit", entry.reason ?? "",
-                            widths: [9, 9, 9, 17, 9]))
-                }
-                let pending = entries.filter { $0.state == .pending }.count
-                print("\(pending) waiting, \(entries.count - pending) set aside. Upload with 'intake flush'; put set-aside records back with 'intake queue retry'.")
-            }
+            let output = StandardOutput(rightToLeft: Language.say.isRightToLeft)
+            TextTable.queue(try store.queueEntries(), say: Language.say).forEach(output.write)
             let answers = try store.pendingActionCount()
             if answers > 0 { print("\(answers) answer(s) to referrals or patient registration(s) given offline wait too; 'intake flush' sends them.") }
             if try store.setAsideActionCount() > 0 {

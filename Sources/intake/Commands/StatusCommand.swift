@@ -38,12 +38,16 @@ struct StatusCommand: AsyncParsableCommand {
             return
         }
         do {
-            var summary = try await Self.inbox(client, say: say)
-            // Versions the server publishes that this machine has not pulled yet.
             let kept = Set(try store.pulledQuestionnaires().map(\.reference))
-            if let versions = try? await client.questionnaireVersions() {
-                let missing = versions.filter { $0.state == "published" && !kept.contains(QuestionnaireReference(id: $0.id, version: $0.version)) }
-                if !missing.isEmpty { summary.append(say(.questionnairesToPull(missing.map { "\($0.id) \($0.version)" }))) }
+            let asking = say(.askingServer(host: client.baseURL.host ?? "the server", seconds: Int(client.timeout.rounded(.up))))
+            let summary = try await sayingWhileWaiting(asking) {
+                var summary = try await Self.inbox(client, say: say)
+                // Versions the server publishes that this machine has not pulled yet.
+                if let versions = try? await client.questionnaireVersions() {
+                    let missing = versions.filter { $0.state == "published" && !kept.contains(QuestionnaireReference(id: $0.id, version: $0.version)) }
+                    if !missing.isEmpty { summary.append(say(.questionnairesToPull(missing.map { "\($0.id) \($0.version)" }))) }
+                }
+                return summary
             }
             print(say(.signedIn(server: client.baseURL.absoluteString, nothingNew: summary.isEmpty)))
             summary.forEach { print("  " + $0) }

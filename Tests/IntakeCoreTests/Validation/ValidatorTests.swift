@@ -59,6 +59,17 @@ struct ValidatorTests {
         }
     }
 
+    /// "None of these" (`none`) is an answer on its own: with another choice, the answer is refused.
+    @Test func noneIsAnAnswerOnItsOwn() throws {
+        let symptoms = try TestQuestionnaires.load(["1-a.txt": "Symptoms | id: symptoms | multiple: cough=Cough, fever=Fever, none=None of these"])
+        let type = try #require(symptoms.question(id: "symptoms")?.type)
+        let check = Validator(questionnaire: symptoms, today: LocalDate(iso: "2026-11-22")!)
+        #expect(check.answerProblem(with: .choices(["none"]), type: type) == nil)
+        #expect(check.answerProblem(with: .choices(["cough", "fever"]), type: type) == nil)
+        let both = try #require(check.answerProblem(with: .choices(["cough", "none"]), type: type))
+        #expect(both.message == "'None of these' is an answer on its own; choose it alone, or leave it out")
+    }
+
     @Test func answersToHiddenQuestionsAreReportedAndDropped() {
         let record = response([1: .integer(40), 2: .yesNo(false), 3: .decimal(2)])
         let issues = validator.validate(record)
