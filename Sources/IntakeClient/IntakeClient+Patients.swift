@@ -109,6 +109,15 @@ extension IntakeClient {
         return try await call("GET", "/v1/patients?" + encoded, expecting: 200, as: Answer.self).patients
     }
 
+    /// The whole ids of the patients (archived too) whose id starts with `prefix` (at most 10):
+    /// what a short id from a listing stands for.
+    public func patientIds(startingWith prefix: String) async throws(ClientError) -> [String] {
+        struct Answer: Decodable { var patients: [RemotePatient] }
+        return try await call(
+            "GET", "/v1/patients?idPrefix=\(Self.segment(prefix))&includeArchived=true&limit=10", expecting: 200, as: Answer.self
+        ).patients.map(\.id)
+    }
+
     /// One page of the team's whole registry, archived patients included, in id order after
     /// `after`: what `intake sync` copies.
     public func registry(after: String?, limit: Int = 500) async throws(ClientError) -> [RemotePatient] {

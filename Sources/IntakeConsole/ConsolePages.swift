@@ -290,13 +290,8 @@ extension ConsoleRoutes {
         guard user.role == .coordinator || user.role == .fieldworker else { throw APIError(.forbidden, code: "forbidden", message: language["forbiddenPage"]) }
         func rows(_ referrals: [Referral], received: Bool) -> [[String: Any]] {
             referrals.map { referral in
-                var actions: [ReferralAction] = []
-                if received {
-                    if referral.state == .open { actions = [.accept, .decline] }
-                    if referral.state == .accepted { actions = [.complete] }
-                } else if referral.state.isActive {
-                    actions = [.withdraw]
-                }
+                // Only what this user may do (a coordinator does not answer a referral assigned to a member).
+                let actions = ReferralService.actions(referral, for: user).filter { received ? $0 != .withdraw : $0 == .withdraw }
                 return [
                     "id": referral.id.uuidString.lowercased(), "short": String(referral.id.uuidString.lowercased().prefix(8)),
                     "state": referral.state.rawValue, "priority": referral.priority.rawValue, "from": "\(referral.referrer) (\(referral.fromTeam))",

@@ -160,6 +160,13 @@ enum ConsoleNotices {
             let verb = notification.type.replacingOccurrences(of: "referral_", with: "")
             return ar ? "الإحالة \(referral): \(language[verb == "accepted" ? "accept" : verb == "declined" ? "decline" : verb == "completed" ? "complete" : "withdraw"]) (\(by))." : "\(by) \(verb) the referral \(referral)."
         case NotificationType.referralMessage: return ar ? "كتب \(by) في الإحالة \(referral)." : "\(by) wrote on the referral \(referral)."
+        case NotificationType.referralClosed:
+            return ar ? "حذف \(by) السجل \(record)، فأُغلقت الإحالة \(referral)." : "\(by) deleted record \(record); the referral \(referral) is closed."
+        case NotificationType.referralReturned:
+            let team = s["toTeam"] ?? ""
+            return ar
+                ? "عادت الإحالة \(referral) إلى منسّقي «\(team)»: من أُسندت إليه غادر الفريق."
+                : "The referral \(referral) is back with the coordinators of '\(team)': the member it was assigned to left the team."
         case NotificationType.recordAlert: return ar ? "تنبيه على السجل \(record)." : "An alert on record \(record)."
         case NotificationType.announcement: return (ar ? "إعلان من \(by): " : "Announcement from \(by): ") + (s["text"] ?? "")
         default:

@@ -31,12 +31,18 @@ public struct ActionFlush: Sendable {
     public func run() async throws -> Summary {
         var summary = Summary()
         let pending = try store.pendingActions()
+        // Each patient's revision after the registry work this flush sent for them.
+        var revisions: [String: Int] = [:]
         for (index, entry) in pending.enumerated() {
             let answer: Result<String, ClientError>
             do throws(ClientError) {
                 switch entry.action.kind {
                 case .referralAnswer: answer = .success(try await client.referral(entry.action.target, entry.action.verb).state)
                 case .patientRegistration: answer = .success(try await register(entry))
+                case .patientUpdate, .patientConsent, .patientReport:
+                    let sent = try await RegistryWork.send(entry.action, with: client, known: revisions[entry.action.target])
+                    if let revision = sent.revision { revisions[entry.action.target] = revision }
+                    answer = .success(sent.result)
                 }
             } catch {
                 answer = .failure(error)
@@ -55,10 +61,14 @@ public struct ActionFlush: Sendable {
                 summary.stoppedBecause = error.description
                 summary.remaining = pending.count - index
                 return summary
-            case .failure(let error) where entry.action.kind == .patientRegistration:
-                // A registration refused for good (a group no longer defined, a value refused):
-                // kept aside with the reason, never dropped; a person settles it.
-                let reason = "patient \(entry.action.target.prefix(8)) not registered: \(error.description)"
+            case .failure(let error) where entry.action.kind.isRegistryWork:
+                // Registry work refused for good (a group no longer defined, a value refused, a
+                // patient changed on the server since): kept aside with the reason, never
+                // dropped; a person settles it.
+                let reason =
+                    entry.action.kind == .patientRegistration
+                    ? "patient \(entry.action.target.prefix(8)) not registered: \(error.description)"
+                    : "\(RegistryWork.line(entry.action, result: error.description, applied: false)); it stays here (intake queue list) until you discard it"
                 try store.setActionAside(entry.id, reason: reason)
                 summary.outcomes.append(Outcome(action: entry.action, result: reason, applied: false))
             case .failure(let error):
@@ -104,6 +114,10 @@ public struct ActionFlush: Sendable {
         for outcome in summary.outcomes {
             if outcome.action.kind == .patientRegistration {
                 lines.append(outcome.applied ? "Registered patient \(outcome.action.target.prefix(8)), registered offline." : outcome.result)
+                continue
+            }
+            if outcome.action.kind.isRegistryWork {
+                lines.append(outcome.applied ? RegistryWork.line(outcome.action, result: outcome.result, applied: true) : outcome.result)
                 continue
             }
             let referral = "referral \(outcome.action.target.prefix(8))"

@@ -21,11 +21,8 @@ public struct FlushRun {
     /// Without an account they stay as they are, and the person is told why.
     public func giveCollector(_ account: String?) throws {
         let store = flusher.store
-        guard let account, !account.isEmpty else {
-            let count = try store.countWithoutCollector()
-            if count > 0 { io.writeError(say(.filledBeforeSignInNoAccount(count: count))) }
-            return
-        }
+        // Without an account they stay as they are: the flush keeps them back (and says so).
+        guard let account, !account.isEmpty else { return }
         let given = try store.giveCollector(account)
         if given > 0 { io.write(say(.filledBeforeSignIn(count: given, account: account))) }
     }
@@ -65,6 +62,7 @@ public struct FlushRun {
                 .flushed(
                     uploaded: summary.uploaded, alreadyThere: summary.alreadyOnServer, setAside: summary.setAside.count,
                     stillQueued: summary.remaining)))
+        if summary.withoutCollector > 0 { io.writeError(say(.filledBeforeSignInNoAccount(count: summary.withoutCollector))) }
         for (id, how) in summary.resolved { io.write(say(.mergedMeanwhile(id: String(id.uuidString.lowercased().prefix(8)), how: "\(how)"))) }
         for (id, reason) in summary.setAside {
             let short = String(id.uuidString.lowercased().prefix(8))

@@ -65,6 +65,7 @@ public struct FormRun {
             // It waits, and the first flush after a sign-in gives it the account's name.
             try store.enqueue(record)
             io.write(say(.savedUntilSignIn(waiting: try store.pendingCount())))
+            remindAlerts(of: record, questionnaire: questionnaire, say: say)
             return .done
         case .completed(let record):
             let io = self.io
@@ -81,6 +82,7 @@ public struct FormRun {
                 return try await settle(record, baseRevision: base, client: client, questionnaire: questionnaire)
             }
             let ending = report(outcome, say: say)
+            if case .queued = outcome { remindAlerts(of: record, questionnaire: questionnaire, say: say) }
             if case .invalid = outcome, let hint = DraftMigration.hint(for: record, store: store, say: say) { io.write(hint) }
             return ending
         case .quit, .abandoned(inputEnded: false):
@@ -113,6 +115,15 @@ public struct FormRun {
             return .done
         case .keptServer, .unresolved, .refused:
             return .failed("Your changes were not saved (\(ConflictResolver.setAsideReason(outcome) ?? "")). They are kept as a draft: 'intake fill --resume'.")
+        }
+    }
+
+    /// A record kept on this machine that raises alerts: the coordinators hear of them only when
+    /// it reaches the server, which the person is reminded of, with each alert's message.
+    func remindAlerts(of record: PatientResponse, questionnaire: Questionnaire, say: FormLanguage) {
+        let language = record.language ?? questionnaire.baseLanguage
+        for alert in questionnaire.raisedAlerts(by: record, today: .today()).compactMap(\.alert) {
+            io.write(say(.alertWaits(alert.message.text(in: language))))
         }
     }
 

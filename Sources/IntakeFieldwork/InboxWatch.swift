@@ -13,12 +13,15 @@ public struct InboxWatch: Sendable {
     let waitSeconds: Int
     /// How long to wait before trying again when the server cannot be reached.
     let retryDelay: Duration
+    /// Only these kinds are shown (all when nil).
+    let kinds: NotificationKinds?
 
-    public init(client: IntakeClient, after: Int64, waitSeconds: Int = 10, retryDelay: Duration = .seconds(2)) {
+    public init(client: IntakeClient, after: Int64, waitSeconds: Int = 10, retryDelay: Duration = .seconds(2), kinds: NotificationKinds? = nil) {
         self.client = client
         self.after = after
         self.waitSeconds = waitSeconds
         self.retryDelay = retryDelay
+        self.kinds = kinds
     }
 
     /// Runs until the task is cancelled; `output` gets each line to show.
@@ -36,7 +39,7 @@ public struct InboxWatch: Sendable {
                     for try await notification in client.notificationStream(after: after) {
                         reachedAgain()
                         guard notification.id > after else { continue }
-                        TeamText.inbox([notification]).forEach(output)
+                        if kinds?.includes(notification.type) ?? true { TeamText.inbox([notification]).forEach(output) }
                         after = notification.id
                     }
                     reachedAgain()
@@ -45,7 +48,8 @@ public struct InboxWatch: Sendable {
                 } else {
                     let page = try await client.notifications(unreadOnly: false, after: after, limit: 200, wait: waitSeconds).notifications
                     reachedAgain()
-                    if !page.isEmpty { TeamText.inbox(page).forEach(output) }
+                    let shown = page.filter { kinds?.includes($0.type) ?? true }
+                    if !shown.isEmpty { TeamText.inbox(shown).forEach(output) }
                     after = page.map(\.id).max() ?? after
                 }
             } catch let error as ClientError {

@@ -42,6 +42,14 @@ public struct LookupSession {
         }
     }
 
+    /// Opens the server record `id` in the form at its current revision, as picking it from a
+    /// search would (an alert's record, a referred one).
+    public func run(record id: UUID) async throws -> FormRun.Ending {
+        let finder = PatientFinder(store: store, client: client)
+        let draft = try await finder.open(PatientFinder.Match(source: .server, id: id, patient: PatientIdentification(), revision: nil))
+        return try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: try await questionnaire(for: draft))
+    }
+
     /// Asks for the next search; nil when the person presses Enter at every field or input ends.
     func askCriteria() -> LookupCriteria? {
         io.setRightToLeft(say.isRightToLeft)

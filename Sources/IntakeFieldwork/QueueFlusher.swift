@@ -97,6 +97,8 @@ public struct QueueFlusher: Sendable {
         public var stoppedBecause: String?
         /// Still queued at the end: pending and set aside.
         public var remaining = 0
+        /// Records kept back because nobody signed in gave them a collector yet.
+        public var withoutCollector = 0
     }
 
     public func flush(progress: @Sendable (Progress) -> Void = { _ in }) async throws -> Summary {
@@ -110,12 +112,16 @@ public struct QueueFlusher: Sendable {
             var exhausted = false
             while true {
                 while !exhausted, summary.stoppedBecause == nil, running < max(1, inFlight) {
-                    let batch = try store.pendingPayloads(limit: max(1, batchSize), maxBytes: batchBytes, after: last)
-                    guard let tail = batch.last else {
+                    let read = try store.pendingPayloads(limit: max(1, batchSize), maxBytes: batchBytes, after: last)
+                    guard let tail = read.last else {
                         exhausted = true
                         break
                     }
                     last = tail.entry
+                    // A record without a collector yet waits for a sign-in (the server would refuse it).
+                    let batch = read.filter { !LocalStore.lacksCollector(json: $0.json) }
+                    summary.withoutCollector += read.count - batch.count
+                    guard !batch.isEmpty else { continue }
                     running += 1
                     group.addTask { await self.deliver(batch) }
                 }

@@ -22,6 +22,7 @@ public enum ReferralText {
             "To \(referral.assignee.map { "\($0) of " } ?? "")'\(referral.toTeam)'\(referral.allowEdit ? "; may edit the record" : "; may read the record")",
             "Reason: \(referral.reason)",
         ]
+        if referral.state == "closed" { lines.insert("Closed: its record was deleted; nothing is left to do.", at: 1) }
         if let at = referral.acceptedAt {
             lines.insert("Accepted \(String(at.prefix(16)).replacingOccurrences(of: "T", with: " "))\(referral.acceptedBy.map { " by \($0)" } ?? "")", at: 3)
         }

@@ -56,6 +56,19 @@ public struct RegistryCopy: Sendable {
         return (try JSONDecoder().decode([RemotePatient].self, from: data), savedAt)
     }
 
+    /// The patient whose id is or starts with `id`, in this machine's copy or among the
+    /// registrations made here and not sent (revision 0); nil when neither has them.
+    public func patient(_ id: String) throws -> RemotePatient? {
+        let prefix = id.lowercased()
+        guard ShortId.isPrefix(prefix) else {
+            throw FieldworkError("'\(id.prefix(40))' is not a patient id; give the id, or its first characters as listings show them (such as 6f9619ff)")
+        }
+        let known = (try load()?.patients ?? []) + (try queuedRegistrations())
+        let matches = known.filter { $0.id.hasPrefix(prefix) }
+        if Set(matches.map(\.id)).count > 1 { throw FieldworkError("'\(id)' starts the ids of several patients; give more of the id") }
+        return matches.first
+    }
+
     /// Registrations made offline, not yet sent, as patients to show.
     public func queuedRegistrations() throws -> [RemotePatient] {
         // Those refused and kept aside are not on their way: left out.

@@ -68,10 +68,13 @@ public enum TeamText {
         case "announcement":
             return "\(s["by"] ?? "A coordinator") to \(s["team"].map { "'\($0)'" } ?? "everyone"): \(s["text"] ?? "")"
         case "referral_received":
-            return "\(s["by"] ?? "Someone") of '\(s["fromTeam"] ?? "?")' referred a patient to \(s["toTeam"].map { "'\($0)'" } ?? "you") (\(s["priority"] ?? "routine"); referral \(s["referral"].map { String($0.prefix(8)) } ?? ""))."
+            let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
+            let urgent = s["priority"] == "urgent" ? "URGENT: " : ""
+            return "\(urgent)\(s["by"] ?? "Someone") of '\(s["fromTeam"] ?? "?")' referred a patient to \(s["toTeam"].map { "'\($0)'" } ?? "you") (\(s["priority"] ?? "routine"); referral \(referral)); read it with 'intake referrals show \(referral)', answer with 'intake referrals answer accept \(referral)' (or decline)."
         case "referral_accepted", "referral_declined", "referral_completed", "referral_withdrawn":
             let verb = notification.type == "referral_withdrawn" ? "withdrew" : notification.type.replacingOccurrences(of: "referral_", with: "")
-            return "\(s["by"] ?? "Someone") \(verb) the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
+            let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
+            return "\(s["by"] ?? "Someone") \(verb) the referral \(referral); see 'intake referrals show \(referral)'."
         case "referral_reassigned":
             return "\(s["by"] ?? "A coordinator") gave you the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") from '\(s["fromTeam"] ?? "?")'."
         case "referral_unassigned":
@@ -79,7 +82,18 @@ public enum TeamText {
         case "referral_retargeted":
             return "\(s["by"] ?? "The referrer") sent the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") elsewhere; it is no longer \(s["toTeam"] == nil ? "yours" : "for you")."
         case "referral_message":
-            return "\(s["by"] ?? "Someone") wrote on the referral \(s["referral"].map { String($0.prefix(8)) } ?? "")."
+            let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
+            return "\(s["by"] ?? "Someone") wrote on the referral \(referral); read it with 'intake referrals show \(referral)'."
+        case "referral_closed":
+            let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
+            return "\(s["by"] ?? "A coordinator") deleted record \(s["record"].map { String($0.prefix(8)) } ?? ""); the referral \(referral) is closed (nothing is left to do)."
+        case "referral_returned":
+            let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
+            return "The referral \(referral) is back with the coordinators of '\(s["toTeam"] ?? "?")', open: the member it was assigned to left the team. A coordinator answers it ('intake referrals answer accept \(referral)') or gives it to someone ('intake referrals reassign \(referral) USER')."
+        case "records_transferred":
+            let count = Int(s["records"] ?? "") ?? 0
+            let what = s["patient"].map { "patient \($0.prefix(8)) with \(count) record\(count == 1 ? "" : "s")" } ?? "\(count) record\(count == 1 ? "" : "s")"
+            return "\(s["by"] ?? "A coordinator") moved \(what) from '\(s["fromTeam"] ?? "?")' to '\(s["toTeam"] ?? "?")'; the members of '\(s["toTeam"] ?? "?")' see \(count == 1 && s["patient"] == nil ? "it" : "them") now (intake lookup)."
         case "record_alert":
             // Ids only: the message is the questionnaire's, the answers stay in the record.
             let record = s["recordId"].map { String($0.prefix(8)) } ?? ""
@@ -87,7 +101,8 @@ public enum TeamText {
                 s["questionnaireVersion"].flatMap { version in s["alert"].flatMap { alertMessage(id, version, $0) } }
             }
             return "ALERT \(s["alert"] ?? "?") of \(s["questionnaireId"] ?? "a questionnaire") (record \(record))"
-                + (message.map { ": \($0)" } ?? ": open the record to act on it (this machine lacks that questionnaire version for the alert's message).")
+                + (message.map { ": \($0); open the record with 'intake lookup --id \(record)'" }
+                    ?? ": open the record to act on it: 'intake lookup --id \(record)' (this machine lacks that questionnaire version for the alert's message).")
         case "review_has_issues", "review_rejected", "review_reopened", "review_comment", "review_edited":
             // Ids only: the comment stays in the record's thread ('intake review show').
             let record = s["record"].map { String($0.prefix(8)) } ?? ""
@@ -103,7 +118,10 @@ public enum TeamText {
         case "membership_changed":
             if s["change"] == "removed" { return "\(s["by"] ?? "A coordinator") took you out of \(team)." }
             return "\(s["by"] ?? "A coordinator") made you a \(s["role"] ?? "member") of \(team)."
-        default: return "\(notification.type) \(s.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+        default:
+            // A kind this version of intake does not know yet (a newer server): its words, not its code.
+            let kind = notification.type.replacingOccurrences(of: "_", with: " ")
+            return "\(kind.prefix(1).uppercased() + kind.dropFirst()): \(s.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))."
         }
     }
 
@@ -129,4 +147,39 @@ public enum TeamText {
 
     private static func day(_ time: String) -> String { String(time.prefix(10)) }
     private static func minute(_ time: String) -> String { String(time.prefix(16)).replacingOccurrences(of: "T", with: " ") }
+}
+
+/// The kinds of notification `intake inbox --type` shows: words for groups of them, or a
+/// notification's own type.
+public struct NotificationKinds: Sendable {
+    /// Each word and the types it stands for (a type ending in `_` stands for every type starting so).
+    public static let groups: [(word: String, types: [String])] = [
+        ("invitation", ["invitation_"]), ("referral", ["referral_"]), ("alert", ["record_alert"]), ("review", ["review_"]),
+        ("team", ["membership_changed"]), ("announcement", ["announcement"]), ("transfer", ["records_transferred"]),
+    ]
+
+    private let patterns: [String]
+
+    /// Reads `invitation,alert` or `referral_received`; nil after an unknown word, with the words.
+    public init?(_ text: String) {
+        var patterns: [String] = []
+        for word in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !word.isEmpty {
+            if let group = Self.groups.first(where: { $0.word == word || $0.word + "s" == word }) {
+                patterns += group.types
+            } else if Self.groups.contains(where: { $0.types.contains { $0.hasSuffix("_") ? word.hasPrefix($0) : word == $0 } }) {
+                patterns.append(word)
+            } else {
+                return nil
+            }
+        }
+        guard !patterns.isEmpty else { return nil }
+        self.patterns = patterns
+    }
+
+    public func includes(_ type: String) -> Bool {
+        patterns.contains { $0.hasSuffix("_") ? type.hasPrefix($0) : type == $0 }
+    }
+
+    /// The words, for a message.
+    public static var words: String { groups.map(\.word).joined(separator: ", ") }
 }

@@ -96,21 +96,18 @@ package struct AnswerDisplay {
         let byCode = Self.isNumbered(byCode: ChoiceSet(choices: all))
         return choices.map { choice in
             if byCode { return "    \(choice.code)) \(choice.label.text(in: language))" }
-            let number = (all.firstIndex(of: choice) ?? 0) + 1
-            return "    \(number)) \(choice.label.text(in: language)) [\(choice.code)]"
+            return "    \(Self.number(of: choice, in: all))) \(choice.label.text(in: language)) [\(choice.code)]"
         }
     }
 
     /// The number each of `choices` is shown with by ``choiceLines(_:numbersFrom:)``.
     func numbers(_ choices: [Choice], numbersFrom all: [Choice]) -> [Int: Choice] {
         let byCode = Self.isNumbered(byCode: ChoiceSet(choices: all))
-        var numbers: [Int: Choice] = [:]
-        for choice in choices {
-            if byCode, let code = Int(choice.code) { numbers[code] = choice }
-            if !byCode { numbers[(all.firstIndex(of: choice) ?? 0) + 1] = choice }
-        }
-        return numbers
+        return Dictionary(choices.map { (byCode ? Int($0.code) ?? 0 : Self.number(of: $0, in: all), $0) }) { first, _ in first }
     }
+
+    /// A choice's number when it is numbered by its place in `all`, from 1.
+    private static func number(of choice: Choice, in all: [Choice]) -> Int { (all.firstIndex(of: choice) ?? 0) + 1 }
 
     /// Whether every code is a whole number, as in scales coded 0–3; such choices are typed by code.
     static func isNumbered(byCode set: ChoiceSet) -> Bool {

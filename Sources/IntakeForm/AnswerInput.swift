@@ -136,9 +136,14 @@ struct AnswerInput {
             if AnswerDisplay.isNumbered(byCode: set) {
                 if let choice = set.choice(code: text) ?? set.choices.first(where: { Int($0.code) == number }) { return choice }
             } else if let numbered {
-                // A number means what the screen shows now, never a place in a list it hides.
-                guard let choice = numbered[number], set.contains(code: choice.code) else { throw .invalid(say(.numberNotShown(text))) }
-                return choice
+                // A number means what the screen shows now, never a place in a list it hides;
+                // or a choice coded or named so (a year, a ward's number).
+                if let choice = numbered[number], set.contains(code: choice.code) { return choice }
+                let typed = TextFold.fold(text)
+                if let named = set.choices.first(where: { TextFold.fold($0.code) == typed || TextFold.fold($0.label.text(in: language)) == typed }) {
+                    return named
+                }
+                throw .invalid(say(.numberNotShown(text)))
             } else if set.choices.indices.contains(number - 1) {
                 return set.choices[number - 1]
             }

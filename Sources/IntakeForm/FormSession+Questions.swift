@@ -69,7 +69,8 @@ extension FormSession {
         if case .attachment(let kind) = question.type {
             guard let ref = attach(text, as: kind) else { return }
             setAnswer(.attachment(ref), at: position)
-            io.write("  → " + display.text(of: .attachment(ref), for: question.type))
+            // The same arrow as a choice picked, in the reading direction.
+            io.write(say(.chosen(display.text(of: .attachment(ref), for: question.type))))
             try move(to: next(after: place))
             return
         }
@@ -268,7 +269,14 @@ extension FormSession {
                 if let set = field.type.choices, set.choices.count <= AnswerDisplay.shortListLimit {
                     showChoices(set.choices, numbersFrom: set.choices)
                 }
-                guard let line = io.readLine(prompt: fieldPrompt(field, current: current)) else {
+                // Right to left, the field's label is a line of its own and the answer is typed
+                // below it, as at any question: on one line the answer would come before it.
+                var prompt = fieldPrompt(field, current: current)
+                if say.isRightToLeft {
+                    io.write(String(prompt.dropLast(2)))
+                    prompt = "  > "
+                }
+                guard let line = io.readLine(prompt: prompt) else {
                     if try discardIfBlank() { return .abandoned(inputEnded: true) }
                     try save(draft)
                     return .inputEnded(draft)

@@ -131,10 +131,28 @@ extension FormSession {
                 return
             }
             var changed = list
-            changed.remove(at: number - 1)
+            let removed = changed.remove(at: number - 1)
             setAnswer(.instances(changed), at: group.position)
             try persist()
+            // One step back is kept: `undo` puts it back while the list is as the removal left it.
+            lastRemoved = RemovedInstance(group: group.position, inside: frames.map(\.number), number: number, instance: removed, after: changed)
             io.write(say(.instanceRemoved(number)))
+            shownPlace = nil
+            return
+        }
+        if ["undo", "u"].contains(typed.lowercased()) || TextFold.fold(typed) == TextFold.fold(say(.undoWord)) {
+            // The same repeat of the same outer instance (a repeat inside a repeat has one
+            // position in every instance), as the removal left it.
+            guard let removed = lastRemoved, removed.group == group.position, removed.inside == frames.map(\.number), removed.after == list else {
+                io.write(say(.nothingToUndo))
+                return
+            }
+            var restored = list
+            restored.insert(removed.instance, at: min(removed.number - 1, restored.count))
+            setAnswer(.instances(restored), at: group.position)
+            try persist()
+            lastRemoved = nil
+            io.write(say(.instanceRestored(removed.number)))
             shownPlace = nil
             return
         }

@@ -46,6 +46,18 @@ public final class FormSession {
     var announcedSection: Int?
     /// The repeat instances the form is inside, outermost first (see ``InstanceFrame``).
     var frames: [InstanceFrame] = []
+    /// The instance removed last at a repeat, which `undo` puts back.
+    var lastRemoved: RemovedInstance?
+
+    /// An instance removed with `-N`: its repeat (and the instances it is inside), its place, its
+    /// answers, and the list it left.
+    struct RemovedInstance {
+        var group: QuestionPosition
+        var inside: [Int]
+        var number: Int
+        var instance: [Int: Answer]
+        var after: [[Int: Answer]]
+    }
 
     /// - Parameters:
     ///   - draft: the record to fill; a new one or one from the local store.

@@ -176,8 +176,15 @@ enum ODKInstance {
             let read = try answersOf(group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, path: XFormWriter.elementName(section))
             if !read.isEmpty { answers[section.number] = read }
         }
-        return PatientResponse(
+        var response = PatientResponse(
             id: id, questionnaire: questionnaire.reference, patient: patient, answers: answers, status: .complete, collector: collector, deviceId: deviceId)
+        // A repeat with no instance has no element in an XForm instance: one the form shows was
+        // answered with none (count() is 0), as the form stores it; one it hides stays unanswered.
+        let hidden = questionnaire.hiddenPositions(in: response)
+        for question in questionnaire.allQuestions where question.isRepeat && question.group == nil && response[question.position] == nil {
+            if !hidden.contains(question.position) { response[question.position] = .instances([]) }
+        }
+        return response
     }
 
     static func answersOf(_ element: ODKElement, questions: [Question], questionnaire: Questionnaire, path: String) throws -> [Int: Answer] {

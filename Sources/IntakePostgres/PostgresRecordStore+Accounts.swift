@@ -75,6 +75,9 @@ extension PostgresRecordStore {
 
     public func updateUser(username: String, _ change: UserChange) async throws -> User? {
         let changed = try await transaction { connection in
+            // A move between teams hands back the referrals held in the old one: the team lock
+            // first, as every change of membership takes it, then the row.
+            if change.teamId != nil { try await Self.lock(Self.teamLock, connection) }
             let rows = try await connection.query(
                 "SELECT role, teamId FROM account WHERE username = \(username) FOR UPDATE", logger: Self.logger
             ).collect()
@@ -92,6 +95,7 @@ extension PostgresRecordStore {
                     "UPDATE account SET teamId = \(teamId), teamSince = \(teamId.map { _ in Self.timestamp(now) }) WHERE username = \(username)",
                     logger: Self.logger)
                 if let old = teamBefore {
+                    try await Self.handBackReferrals(connection, teamId: old, username: username, by: "admin", at: now)
                     try await Self.recordMembership(connection, teamId: old, username: username, kind: .left, role: nil, by: "admin", at: now)
                 }
                 if let new = teamId {

@@ -73,6 +73,10 @@ extension PostgresRecordStore {
             binds.append(Self.key(after))
             conditions.append("id COLLATE \"C\" > $\(binds.count)")
         }
+        if let prefix = query.idPrefix {
+            binds.append(prefix + "%")
+            conditions.append("id LIKE $\(binds.count)")
+        }
         binds.append(query.limit)
         let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let order = query.byId ? " ORDER BY id COLLATE \"C\"" : " ORDER BY familyKey, givenKey, id"

@@ -335,8 +335,10 @@ extension PostgresRecordStore {
     public func deleteRecord(id: UUID, teamId: Int64, reason: String, by user: String, at time: Date) async throws -> DeleteOutcome {
         try await transaction { connection in
             // The change lock: cursors are given out in commit order, and two deletions of one
-            // record take turns, so one deletes and the other finds the tombstone.
-            try await Self.lock(Self.changeLock, connection)
+            // record take turns, so one deletes and the other finds the tombstone. Then the team
+            // lock, for its referrals (a referral made or answered meanwhile waits), as a transfer
+            // takes them.
+            try await Self.lock(Self.changeLock, then: Self.teamLock, connection)
             let key = Self.key(id)
             let rows = try await connection.query(
                 "SELECT teamId, questionnaireId, revision, deletedAt IS NOT NULL FROM record WHERE id = \(key)", logger: Self.logger
@@ -357,6 +359,8 @@ extension PostgresRecordStore {
             try await connection.query("DELETE FROM recordRevision WHERE recordId = \(key)", logger: Self.logger)
             // The thread's comments are free text that may name the patient: they go with the record.
             try await connection.query("DELETE FROM reviewEntry WHERE recordId = \(key)", logger: Self.logger)
+            // Its open referrals close, and both sides are told: nothing is left to do.
+            try await Self.closeReferrals(connection, recordId: id, by: user, at: time)
             let tombstone = Tombstone(
                 recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: Self.date(at), deletedBy: user,
                 reason: reason)

@@ -70,28 +70,57 @@ extension PostgresRecordStore {
     public func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
-            guard let current = try await Self.referral(connection, id: id) else { return .notFound }
-            let change: ReferralChange
-            switch decide(current) {
-            case .refuse(let outcome): return outcome
-            case .unchanged: return .referral(current)
-            case .change(let decided): change = decided
-            }
-            if let member = change.mustBeMember, try await Self.member(connection, teamId: change.toTeamId, username: member) == nil {
-                return .notAMember(member)
-            }
-            try await connection.query(
-                """
-                UPDATE referral SET state = \(change.state.rawValue), toTeamId = \(change.toTeamId), assignee = \(change.assignee),
-                    acceptedAt = \(change.acceptedAt.map(Self.timestamp)), acceptedBy = \(change.acceptedBy), updatedAt = \(Self.timestamp(time))
-                WHERE id = \(Self.key(id))
-                """, logger: Self.logger)
-            let updated = try await Self.referral(connection, id: id)!
-            for notice in change.notices {
-                try await Self.deliver(
-                    connection, notice, of: id, subject: NotificationEvent.subject(updated, by: change.actor), except: change.actor, at: time)
-            }
-            return .referral(updated)
+            return try await Self.changeReferral(connection, id: id, at: time, decide)
+        }
+    }
+
+    /// Reads the referral, asks `decide`, and writes what it says with its notifications, in the
+    /// transaction of `connection`, whose caller holds the team lock.
+    static func changeReferral(
+        _ connection: PostgresConnection, id: UUID, at time: Date, _ decide: (Referral) -> ReferralDecision
+    ) async throws -> ReferralOutcome {
+        guard let current = try await Self.referral(connection, id: id) else { return .notFound }
+        let change: ReferralChange
+        switch decide(current) {
+        case .refuse(let outcome): return outcome
+        case .unchanged: return .referral(current)
+        case .change(let decided): change = decided
+        }
+        if let member = change.mustBeMember, try await Self.member(connection, teamId: change.toTeamId, username: member) == nil {
+            return .notAMember(member)
+        }
+        try await connection.query(
+            """
+            UPDATE referral SET state = \(change.state.rawValue), toTeamId = \(change.toTeamId), assignee = \(change.assignee),
+                acceptedAt = \(change.acceptedAt.map(Self.timestamp)), acceptedBy = \(change.acceptedBy), updatedAt = \(Self.timestamp(time))
+            WHERE id = \(Self.key(id))
+            """, logger: Self.logger)
+        let updated = try await Self.referral(connection, id: id)!
+        for notice in change.notices {
+            try await Self.deliver(
+                connection, notice, of: id, subject: NotificationEvent.subject(updated, by: change.actor), except: change.actor, at: time)
+        }
+        return .referral(updated)
+    }
+
+    /// The referrals of a record being deleted, as ``ReferralRules/recordDeleted(_:by:at:)`` decides
+    /// (the caller holds the team lock).
+    static func closeReferrals(_ connection: PostgresConnection, recordId: UUID, by actor: String, at time: Date) async throws {
+        let ids = try await connection.query("SELECT id FROM referral WHERE recordId = \(Self.key(recordId)) ORDER BY id", logger: Self.logger)
+            .collect().map { try $0.decode(String.self) }
+        for id in ids.compactMap(UUID.init(uuidString:)) {
+            _ = try await changeReferral(connection, id: id, at: time) { ReferralRules.recordDeleted($0, by: actor, at: time) }
+        }
+    }
+
+    /// The referrals assigned to a member leaving a team, as
+    /// ``ReferralRules/memberLeft(_:member:teamId:by:at:)`` decides (the caller holds the team lock).
+    static func handBackReferrals(_ connection: PostgresConnection, teamId: Int64, username: String, by actor: String, at time: Date) async throws {
+        let ids = try await connection.query(
+            "SELECT id FROM referral WHERE toTeamId = \(teamId) AND assignee = \(username) ORDER BY id", logger: Self.logger
+        ).collect().map { try $0.decode(String.self) }
+        for id in ids.compactMap(UUID.init(uuidString:)) {
+            _ = try await changeReferral(connection, id: id, at: time) { ReferralRules.memberLeft($0, member: username, teamId: teamId, by: actor, at: time) }
         }
     }
 

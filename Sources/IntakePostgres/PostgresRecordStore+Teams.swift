@@ -60,6 +60,8 @@ extension PostgresRecordStore {
             case .apply(.remove):
                 let team = try await Self.teamName(connection, teamId)
                 try await connection.query("UPDATE account SET teamId = NULL, teamSince = NULL WHERE username = \(username)", logger: Self.logger)
+                // What they held for the team goes back to its coordinators (no longer counting them).
+                try await Self.handBackReferrals(connection, teamId: teamId, username: username, by: actor, at: time)
                 let event = try await Self.recordMembership(connection, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
                 try await Self.notify(
                     connection, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),

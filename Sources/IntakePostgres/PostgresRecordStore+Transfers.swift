@@ -6,7 +6,7 @@ extension PostgresRecordStore {
     public func transfer(_ request: TransferRequest) async throws -> TransferOutcome {
         try await transaction { connection in
             // Cursors in commit order (the change lock), notifications in id order (the team lock);
-            // no other path takes both, so they cannot wait on each other.
+            // every path that takes both (a deletion too) takes them in this order.
             try await Self.lock(Self.changeLock, connection)
             try await Self.lock(Self.teamLock, connection)
             let from = request.fromTeamId, to = request.toTeamId

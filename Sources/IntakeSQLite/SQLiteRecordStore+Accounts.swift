@@ -87,6 +87,7 @@ extension SQLiteRecordStore {
                     sql: "UPDATE user SET teamId = ?, teamSince = ? WHERE username = ?",
                     arguments: [teamId, teamId.map { _ in Self.timestamp(now) }, username])
                 if let old = before.teamId {
+                    try Self.handBackReferrals(db, teamId: old, username: username, by: "admin", at: now)
                     try Self.recordMembership(db, teamId: old, username: username, kind: .left, role: nil, by: "admin", at: now)
                 }
                 if let new = teamId {

@@ -66,6 +66,10 @@ extension SQLiteRecordStore {
                 conditions.append("id > ?")
                 arguments += [Self.key(after)]
             }
+            if let prefix = query.idPrefix {
+                conditions.append("id LIKE ?")
+                arguments += [prefix + "%"]
+            }
             let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             let order = query.byId ? " ORDER BY id" : " ORDER BY familyKey, givenKey, id"
             return try Self.withGroups(

@@ -208,6 +208,8 @@ extension SQLiteRecordStore {
             try db.execute(sql: "DELETE FROM recordRevision WHERE recordId = ?", arguments: [key])
             // The thread's comments are free text that may name the patient: they go with the record.
             try db.execute(sql: "DELETE FROM reviewEntry WHERE recordId = ?", arguments: [key])
+            // Its open referrals close, and both sides are told: nothing is left to do.
+            try Self.closeReferrals(db, recordId: id, by: user, at: time)
             let tombstone = Tombstone(
                 recordId: id, teamId: teamId, questionnaireId: row["questionnaireId"], revision: row["revision"], deletedAt: Self.date(Self.timestamp(time)),
                 deletedBy: user, reason: reason)

@@ -66,26 +66,46 @@ extension SQLiteRecordStore {
     }
 
     public func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome {
-        try await database.write { db in
-            guard let current = try Self.referral(db, id: id) else { return .notFound }
-            let change: ReferralChange
-            switch decide(current) {
-            case .refuse(let outcome): return outcome
-            case .unchanged: return .referral(current)
-            case .change(let decided): change = decided
-            }
-            if let member = change.mustBeMember, try Self.member(db, teamId: change.toTeamId, username: member) == nil { return .notAMember(member) }
-            try db.execute(
-                sql: "UPDATE referral SET state = ?, toTeamId = ?, assignee = ?, acceptedAt = ?, acceptedBy = ?, updatedAt = ? WHERE id = ?",
-                arguments: [
-                    change.state.rawValue, change.toTeamId, change.assignee, change.acceptedAt.map(Self.timestamp), change.acceptedBy,
-                    Self.timestamp(time), Self.key(id),
-                ])
-            let updated = try Self.referral(db, id: id)!
-            for notice in change.notices {
-                try Self.deliver(db, notice, of: id, subject: NotificationEvent.subject(updated, by: change.actor), except: change.actor, at: time)
-            }
-            return .referral(updated)
+        try await database.write { db in try Self.changeReferral(db, id: id, at: time, decide) }
+    }
+
+    /// Reads the referral, asks `decide`, and writes what it says with its notifications, in the
+    /// transaction of `db`.
+    static func changeReferral(_ db: Database, id: UUID, at time: Date, _ decide: (Referral) -> ReferralDecision) throws -> ReferralOutcome {
+        guard let current = try Self.referral(db, id: id) else { return .notFound }
+        let change: ReferralChange
+        switch decide(current) {
+        case .refuse(let outcome): return outcome
+        case .unchanged: return .referral(current)
+        case .change(let decided): change = decided
+        }
+        if let member = change.mustBeMember, try Self.member(db, teamId: change.toTeamId, username: member) == nil { return .notAMember(member) }
+        try db.execute(
+            sql: "UPDATE referral SET state = ?, toTeamId = ?, assignee = ?, acceptedAt = ?, acceptedBy = ?, updatedAt = ? WHERE id = ?",
+            arguments: [
+                change.state.rawValue, change.toTeamId, change.assignee, change.acceptedAt.map(Self.timestamp), change.acceptedBy,
+                Self.timestamp(time), Self.key(id),
+            ])
+        let updated = try Self.referral(db, id: id)!
+        for notice in change.notices {
+            try Self.deliver(db, notice, of: id, subject: NotificationEvent.subject(updated, by: change.actor), except: change.actor, at: time)
+        }
+        return .referral(updated)
+    }
+
+    /// The referrals of a record being deleted, as ``ReferralRules/recordDeleted(_:by:at:)`` decides.
+    static func closeReferrals(_ db: Database, recordId: UUID, by actor: String, at time: Date) throws {
+        for id in try String.fetchAll(db, sql: "SELECT id FROM referral WHERE recordId = ?", arguments: [Self.key(recordId)]) {
+            guard let uuid = UUID(uuidString: id) else { continue }
+            _ = try changeReferral(db, id: uuid, at: time) { ReferralRules.recordDeleted($0, by: actor, at: time) }
+        }
+    }
+
+    /// The referrals assigned to a member leaving a team, as ``ReferralRules/memberLeft(_:member:teamId:by:at:)`` decides.
+    static func handBackReferrals(_ db: Database, teamId: Int64, username: String, by actor: String, at time: Date) throws {
+        for id in try String.fetchAll(db, sql: "SELECT id FROM referral WHERE toTeamId = ? AND assignee = ?", arguments: [teamId, username]) {
+            guard let uuid = UUID(uuidString: id) else { continue }
+            _ = try changeReferral(db, id: uuid, at: time) { ReferralRules.memberLeft($0, member: username, teamId: teamId, by: actor, at: time) }
         }
     }
 

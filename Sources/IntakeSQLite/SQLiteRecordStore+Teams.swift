@@ -58,6 +58,8 @@ extension SQLiteRecordStore {
             case .apply(.remove):
                 let team = try Self.teamName(db, teamId)
                 try db.execute(sql: "UPDATE user SET teamId = NULL, teamSince = NULL WHERE username = ?", arguments: [username])
+                // What they held for the team goes back to its coordinators (no longer counting them).
+                try Self.handBackReferrals(db, teamId: teamId, username: username, by: actor, at: time)
                 let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
                 try Self.notify(
                     db, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),

@@ -2,12 +2,14 @@ import Foundation
 import GRDB
 
 /// Answers given offline, sealed with the store's key and sent in the order given by `intake flush`.
-/// A newer answer to the same referral replaces one not sent yet (the last decision stands).
+/// A newer answer to the same referral replaces one not sent yet (the last decision stands);
+/// work on the patient registry (registrations, changes, consents, reports) is all kept and sent
+/// in order, each change after the one before it.
 extension LocalStore {
     @discardableResult
     public func enqueueAction(_ action: QueuedAction, at time: Date = Date()) throws(LocalStoreError) -> UUID {
         try writeSealed("queue an answer") { db, cipher in
-            for row in try Row.fetchAll(db, sql: "SELECT id, payload FROM action") {
+            for row in try Row.fetchAll(db, sql: "SELECT id, payload FROM action") where action.kind == .referralAnswer {
                 if let earlier = try Self.openAction(row, cipher, db), earlier.kind == action.kind, earlier.target == action.target {
                     try db.execute(sql: "DELETE FROM action WHERE id = ?", arguments: [row["id"] as String])
                 }

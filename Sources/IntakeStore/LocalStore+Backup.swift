@@ -83,7 +83,9 @@ extension LocalStore {
                     continue
                 }
                 let payload = try cipher.seal(try response.jsonData(), id: response.id)
-                try Self.markIfWithoutCollector(response, db)
+                // Not marked without a collector: a queue carried here was filled on another
+                // machine, and whoever flushes it here did not fill it (intake queue retry
+                // --collector names its collector, if the server sets it aside).
                 try db.execute(
                     sql: "INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)",
                     arguments: [Self.key(response.id), entry.baseRevision, Date().timeIntervalSince1970, payload.count, payload])

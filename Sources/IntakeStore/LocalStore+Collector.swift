@@ -42,6 +42,10 @@ extension LocalStore {
                 guard var response = try Self.open(row, cipher, source: table, db) else { continue }
                 response.collector = collector
                 try Self.reseal(response, in: table, cipher, db)
+                // One the server set aside for having no collector goes back in line with it.
+                if table == "outbox" {
+                    try db.execute(sql: "UPDATE outbox SET state = 'pending', reason = NULL WHERE id = ?", arguments: [Self.key(response.id)])
+                }
                 given += 1
             }
             return given
@@ -71,7 +75,13 @@ extension LocalStore {
             for id in ids {
                 guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id]) else { continue }
                 let baseRevision: Int? = row["baseRevision"]
-                if baseRevision == nil, var response = try Self.open(row, cipher, source: "outbox", db), response.collector != collector {
+                let reason: String? = row["reason"]
+                // Named by its id, a new record takes the collector; of all those set aside, only
+                // those refused for their collector (or without one) do.
+                let forCollector = idPrefix != nil || (reason ?? "").contains("collector")
+                if baseRevision == nil, var response = try Self.open(row, cipher, source: "outbox", db), response.collector != collector,
+                    forCollector || response.collector == PatientResponse.collectorToCome
+                {
                     response.collector = collector
                     try Self.reseal(response, in: "outbox", cipher, db)
                     changed += 1
@@ -82,6 +92,16 @@ extension LocalStore {
         }
     }
 
+    /// Whether a queued record's JSON (as ``pendingPayloads(limit:maxBytes:after:)`` gives it) has no
+    /// collector yet: such a record is not sent (the server would refuse it) until someone signs
+    /// in and ``giveCollector(_:)`` gives it one.
+    public static func lacksCollector(json: [UInt8]) -> Bool {
+        guard json.firstRange(of: collectorToCome) != nil else { return false }
+        return (try? PatientResponse(jsonData: json))?.collector == PatientResponse.collectorToCome
+    }
+
+    private static let collectorToCome = Array(#""collector":"""#.utf8)
+
     /// Drafts and queued records that are not edits of a server record, with their table.
     private static func newRecordRows(_ db: Database) throws -> [(row: Row, table: String)] {
         try Row.fetchAll(db, sql: "SELECT * FROM record WHERE baseRevision IS NULL").map { ($0, "record") }
@@ -91,9 +111,7 @@ extension LocalStore {
     /// The canonical JSON names its collector once, as `"collector":"…"`; only a record whose
     /// bytes hold `"collector":""` is opened to be sure (a compound's field could be so named).
     private static func lacksCollector(_ row: Row, _ table: String, _ cipher: RecordCipher, _ db: Database) throws -> Bool {
-        guard let json = try openJSON(row, cipher, source: table, db), json.firstRange(of: Array(#""collector":"""#.utf8)) != nil else {
-            return false
-        }
+        guard let json = try openJSON(row, cipher, source: table, db), json.firstRange(of: collectorToCome) != nil else { return false }
         return try open(row, cipher, source: table, db)?.collector == PatientResponse.collectorToCome
     }
 

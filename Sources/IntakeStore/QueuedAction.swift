@@ -9,6 +9,16 @@ public struct QueuedAction: Codable, Sendable, Hashable {
         case referralAnswer = "referral_answer"
         /// `target` is the new patient's id; `verb` is the registration as JSON.
         case patientRegistration = "patient_registration"
+        /// `target` is a patient's id; `verb` is the change of identification or groups as JSON.
+        case patientUpdate = "patient_update"
+        /// `target` is a patient's id; `verb` is the consent (scope and method) as JSON.
+        case patientConsent = "patient_consent"
+        /// `target` is a patient's id; `verb` is the dated report (series, date, values) as JSON.
+        case patientReport = "patient_report"
+
+        /// Whether it is work on the registry, which a refusal sets aside for a person (rather
+        /// than dropping it, as a referral answer the referral moved past is).
+        public var isRegistryWork: Bool { self != .referralAnswer }
     }
 
     public var kind: Kind

@@ -104,6 +104,89 @@ public enum ReferralStoreContract {
         #expect(try await store.referrals(ReferralFilter(recordId: UUID())).isEmpty)
     }
 
+    /// A referral follows its record and its people: deleting the record closes its open and
+    /// accepted referrals (an ended one stays as it is) and tells the referee and the referrer;
+    /// a member taken out of the team, or moved by an admin, hands the referrals assigned to them
+    /// back to the team's coordinators, open, and they and the referrer are told. The decisions
+    /// are ``ReferralRules``'; the store runs them in the same transaction.
+    public static func aReferralFollowsItsRecordAndItsPeople(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let (t, o, record) = try await setUp(store)
+        for name in ["olead2", "omem2"] {
+            _ = try await store.createUser(NewUser(username: name, passwordHash: "h", role: name == "olead2" ? .coordinator : .fieldworker, teamId: o.id), at: start)
+        }
+        func refer(_ record: UUID, by referrer: String = "lead", to assignee: String?) async throws -> Referral {
+            guard
+                case .referral(let referral) = try await store.createReferral(
+                    NewReferral(
+                        recordId: record, fromTeamId: t.id, referrer: referrer, toTeamId: o.id, assignee: assignee, reason: "Follow-up",
+                        priority: .urgent, allowEdit: false, createdAt: start))
+            else { throw ContractFailure("not created") }
+            return referral
+        }
+        func state(_ id: UUID) async throws -> Referral? { try await store.referral(id: id) }
+        let later = start.addingTimeInterval(60)
+
+        // The record's referrals: one assigned and open, one unassigned and accepted, one completed.
+        let assigned = try await refer(record, to: "omem")
+        let unassigned = try await refer(record, by: "fw", to: nil)
+        _ = try await store.actOnReferral(id: unassigned.id, .accept, by: "olead", at: later)
+        let done = try await refer(record, to: "omem")
+        _ = try await store.actOnReferral(id: done.id, .accept, by: "omem", at: later)
+        _ = try await store.actOnReferral(id: done.id, .complete, by: "omem", at: later)
+        let before = try await types(store, "omem").count
+        guard case .deleted = try await store.deleteRecord(id: record, teamId: t.id, reason: "entered twice", by: "lead", at: later) else {
+            Issue.record("not deleted")
+            return
+        }
+        let (closedOne, closedTwo) = (try await state(assigned.id), try await state(unassigned.id))
+        #expect(closedOne?.state == .closed && closedTwo?.state == .closed)
+        #expect(try await state(done.id)?.state == .completed, "an ended referral stays as it is")
+        let told = try await types(store, "omem")
+        #expect(told.count == before + 1 && told.last == NotificationType.referralClosed)
+        #expect(try await types(store, "olead").last == NotificationType.referralClosed, "the coordinators held the unassigned one")
+        #expect(try await types(store, "fw").last == NotificationType.referralClosed, "its referrer is told")
+        #expect(!(try await types(store, "lead")).contains(NotificationType.referralClosed), "nobody is told of their own act")
+        #expect(try await store.referralAccess(recordId: record, username: "omem", teamId: o.id, role: .fieldworker).read == false)
+        #expect(try await store.actOnReferral(id: assigned.id, .accept, by: "omem", at: later) == .notAllowed(.closed))
+        _ = try await store.deleteRecord(id: record, teamId: t.id, reason: "again", by: "lead", at: later)
+        #expect(try await types(store, "omem").count == before + 1, "a second deletion tells nobody again")
+
+        // A member taken out: what was assigned to them and open or accepted goes back, open.
+        let second = RecordStoreContract.record(32)
+        _ = try await store.ingest([try IngestItem(record: second)], owner: RecordOwner(teamId: t.id, username: "lead"), at: start)
+        let held = try await refer(second.id, to: "omem")
+        _ = try await store.actOnReferral(id: held.id, .accept, by: "omem", at: later)
+        let declined = try await refer(second.id, to: "omem")
+        _ = try await store.actOnReferral(id: declined.id, .decline, by: "omem", at: later)
+        let leadBefore = try await types(store, "lead").filter { $0 == NotificationType.referralReturned }.count
+        let removed = try await store.changeMembership(teamId: o.id, username: "omem", by: "olead", at: later.addingTimeInterval(60)) {
+            MembershipRules.remove($0, coordinators: $1)
+        }
+        #expect(removed == .changed(nil))
+        let back = try #require(try await state(held.id))
+        #expect(back.state == .open && back.assignee == nil && back.acceptedBy == nil && back.acceptedAt == nil, "\(back)")
+        let ended = try await state(declined.id)
+        #expect(ended?.state == .declined && ended?.assignee == "omem", "an ended one stays")
+        #expect(try await types(store, "olead2").last == NotificationType.referralReturned, "the coordinators hold it now")
+        #expect(!(try await types(store, "olead")).contains(NotificationType.referralReturned), "the coordinator who removed them is not told")
+        #expect(try await types(store, "lead").filter { $0 == NotificationType.referralReturned }.count == leadBefore + 1, "the referrer is told")
+        #expect(!(try await types(store, "omem")).contains(NotificationType.referralReturned), "the member who left hears of their removal only")
+        #expect(try await store.referralAccess(recordId: second.id, username: "olead2", teamId: o.id, role: .coordinator).read)
+        guard case .referral(let answered) = try await store.actOnReferral(id: held.id, .accept, by: "olead2", at: later) else {
+            Issue.record("a coordinator answers it now")
+            return
+        }
+        #expect(answered.state == .accepted)
+
+        // Moved to another team by an admin: the same.
+        let moved = try await refer(second.id, to: "omem2")
+        _ = try await store.updateUser(username: "omem2", UserChange(teamId: .some(t.id)))
+        let returned = try #require(try await state(moved.id))
+        #expect(returned.state == .open && returned.assignee == nil, "\(returned)")
+        #expect(try await types(store, "olead2").filter { $0 == NotificationType.referralReturned }.count == 2)
+    }
+
     public static func aReferralMovesFromOpenToCompletedAndEachSideIsTold(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let (t, o, record) = try await setUp(store)
@@ -195,3 +278,4 @@ extension Referral {
         return copy
     }
 }
+

@@ -290,8 +290,9 @@ extension TerminalText {
             let indent = String(line.prefix { $0 == " " }.prefix(width / 3))
             let parts = BidiText.broken(line, width: width)
             guard parts.count > 1 else { return line }
-            // The continuation, indented, may need breaking again at the narrower width.
-            let rest = parts.dropFirst().joined(separator: " ").drop { $0 == " " }
+            // The continuation, indented, may need breaking again at the narrower width: taken from
+            // the line itself, so a word cut for being longer than the line stays whole.
+            let rest = line.dropFirst(parts[0].count).drop { $0 == " " }
             return ([parts[0]] + BidiText.broken(String(rest), width: width - indent.count).map { indent + $0 }).joined(separator: "\n")
         }.joined(separator: "\n")
     }

@@ -272,7 +272,7 @@ public struct QRCode: Sendable, Equatable {
                     case (false, false): " "
                     }
                 })
-            return colours ? "\u{1B}[30;107m" + row + "\u{1B}[0m" : row
+            return colours ? "\u{1B}[30;47;107m" + row + "\u{1B}[0m" : row
         }
     }
 }

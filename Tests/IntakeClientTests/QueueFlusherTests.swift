@@ -42,6 +42,30 @@ struct QueueFlusherTests {
         #expect(entries.first { $0.id == invalid.id }?.reason?.contains("patient givenName") == true)
     }
 
+    /// A record filled before anyone signed in has no collector: it is never sent (the server
+    /// would set it aside) until the signed-in account is given to it; the others go meanwhile.
+    @Test func aRecordWithoutACollectorWaitsForOneAndIsThenSent() async throws {
+        let server = try await ClientTestServer.make()
+        var unsigned = server.record(seed: 31)
+        unsigned.collector = PatientResponse.collectorToCome
+        let signed = server.record(seed: 32)
+        try server.store.enqueue(unsigned)
+        try server.store.enqueue(signed)
+        #expect(try server.store.countWithoutCollector() == 1)
+        let first = try await server.serving { port in
+            try await QueueFlusher(store: server.store, client: server.client(port: port), retry: Self.fast).flush()
+        }
+        #expect(first.uploaded == 1 && first.withoutCollector == 1 && first.setAside.isEmpty && first.remaining == 1, "\(first)")
+        #expect(try server.store.queueEntries().map(\.state) == [.pending], "kept back, not set aside")
+        #expect(try server.store.giveCollector("cora") == 1)
+        #expect(try server.store.countWithoutCollector() == 0)
+        let second = try await server.serving { port in
+            try await QueueFlusher(store: server.store, client: server.client(port: port), retry: Self.fast).flush()
+        }
+        #expect(second.uploaded == 1 && second.withoutCollector == 0 && second.remaining == 0, "\(second)")
+        #expect(try await server.services.store.record(id: unsigned.id)?.collector == "cora")
+    }
+
     /// A record deleted on the server while a copy or an edit of it waited in the queue: both are
     /// set aside with the server's reason (deleted, when, by whom), kept locally, never lost.
     @Test func queuedCopiesOfARecordDeletedOnTheServerAreSetAsideNotLost() async throws {

@@ -25,7 +25,7 @@ struct FlushRunTests {
         let flusher = QueueFlusher(store: store, client: client, retry: .init(attempts: 1, baseDelay: 0.01, maxDelay: 0.01))
         let emptied = try await FlushRun(flusher: flusher, io: io).run(progress: nil)
         #expect(!emptied)
-        #expect(io.output.first?.hasPrefix("Sending 1 record to 127.0.0.1: each try waits at most 1 s, 1 tries at most") == true, "\(io.output)")
+        #expect(io.output.first?.hasPrefix("Sending 1 record to 127.0.0.1: each try waits at most 1 s, 1 try at most") == true, "\(io.output)")
         #expect(io.output.contains { $0.hasSuffix("Still queued: 1.") }, "\(io.output)")
         #expect(io.errors.count == 1 && io.errors[0].contains("run 'intake flush' again later"))
         #expect(try store.pendingCount() == 1)

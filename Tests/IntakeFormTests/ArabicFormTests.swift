@@ -151,6 +151,18 @@ struct BidiTextTests {
         #expect(BidiText.broken("ab cd", width: 20) == ["ab cd"])
     }
 
+    /// A left-to-right line wider than the terminal breaks at spaces, its continuation indented
+    /// as it is; a word longer than the line is cut, never given a space.
+    @Test func aLongEnglishLineBreaksAtSpacesAndKeepsItsIndent() {
+        let wrapped = TerminalText.wrapped("    choose one of 69: type part of a name or a code (:list shows all)", width: 40)
+        #expect(wrapped == "    choose one of 69: type part of a\n    name or a code (:list shows all)", "\(wrapped)")
+        let word = String(repeating: "x", count: 100)
+        let cut = TerminalText.wrapped("  " + word, width: 40).components(separatedBy: "\n")
+        #expect(cut.allSatisfy { TerminalText.columns(of: $0) <= 40 }, "\(cut)")
+        #expect(cut.map { $0.trimmingCharacters(in: .whitespaces) }.joined() == word, "no space inside the word: \(cut)")
+        #expect(TerminalText.wrapped("short", width: 40) == "short" && TerminalText.wrapped(word, width: nil) == word)
+    }
+
     @Test func anEnglishLineWithAnArabicNameKeepsItsOrder() {
         #expect(BidiText.render("Name: دار.", mode: .reorder, rightToLeft: false) == "Name: \u{FEAD}\u{FE8D}\u{FEA9}.")
         #expect(BidiText.render("Name: Amina", mode: .reorder, rightToLeft: true) == "Name: Amina", "no right-to-left letter, nothing to do")

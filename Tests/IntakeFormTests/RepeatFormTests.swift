@@ -72,11 +72,12 @@ struct RepeatFormTests {
     @Test func instancesAreOpenedRemovedAndMovedAtTheRepeat() throws {
         let lines = patient + [
             "4", "", "A", "1", "", "B", "2", "", "C", "3",  // three members
-            "3>1", "-2", "9", "2", "", "40", "n",  // C first, A removed; 9 does not exist; B's age corrected
+            "3>1", "-2", "undo", "-2", "9", "2", "", "40", "n",  // C first, A removed (undone, removed again); 9 does not exist; B's age corrected
             ":review", ":finish",
         ]
         let (outcome, io, _) = try run(lines)
-        #expect(io.transcript.contains("Moved #3 to place 1.") && io.transcript.contains("Removed #2; the ones after it moved up."))
+        #expect(io.transcript.contains("Moved #3 to place 1.") && io.transcript.contains("Removed #2; the ones after it moved up. Type undo to bring it back."))
+        #expect(io.transcript.contains("#2 is back in its place, with its answers."), "\(io.transcript)")
         #expect(io.transcript.contains("There is no #9; the numbers are 1 to 2."))
         #expect(io.transcript.contains("#2  B, 40"), "\(io.transcript)")
         // Three were counted and two recorded: finishing says so and goes to the repeat.

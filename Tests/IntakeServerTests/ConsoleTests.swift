@@ -311,6 +311,37 @@ struct ConsoleTests {
         }
     }
 
+    /// The console offers each person only the answers they may give: a coordinator sees no
+    /// Accept on a referral assigned to a member, until that member leaves the team and it comes
+    /// back to the coordinators; then Accept works.
+    @Test func aCoordinatorIsOfferedOnlyTheAnswersTheyMayGive() async throws {
+        let server = try await TestServer.make()
+        let record = server.record(seed: 811)
+        _ = try await server.services.records.ingest([record], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        let referrer = try #require(try await server.services.store.credentials(username: "fieldworker-a")?.user)
+        let referral = try await server.services.referrals.refer(
+            record.id, toUser: nil, toTeam: "team-b", reason: "r", priority: .urgent, allowEdit: false, by: referrer)
+        let boss = try #require(try await server.services.store.credentials(username: "coordinator-b")?.user)
+        _ = try await server.services.referrals.reassign(referral.id, to: "fieldworker-b", by: boss)
+        let id = referral.id.uuidString.lowercased()
+        try await Self.application(server).test(.router) { [server] client in
+            let lead = Browser(client)
+            try await lead.signIn("coordinator-b")
+            let before = Self.html(try await lead.get("/console/referrals"))
+            #expect(before.contains(id.prefix(8)) && !before.contains("/console/referrals/\(id)/accept"), "no Accept for a member's referral")
+            let member = Browser(client)
+            try await member.signIn("fieldworker-b")
+            #expect(Self.html(try await member.get("/console/referrals")).contains("/console/referrals/\(id)/accept"), "the member may accept")
+            let team = try #require(try await server.services.store.team(named: "team-b"))
+            try await server.services.teams.remove("fieldworker-b", from: team, by: boss)
+            let page = try await lead.get("/console/referrals")
+            #expect(Self.html(page).contains("/console/referrals/\(id)/accept"), "back with the coordinators: Accept offered")
+            let accepted = try await lead.post("/console/referrals/\(id)/accept", [("csrf", Browser.csrf(page) ?? "")])
+            #expect(accepted.status == .seeOther, "\(Self.html(accepted).prefix(300))")
+            #expect(try await server.services.store.referral(id: referral.id)?.state == .accepted)
+        }
+    }
+
     /// A researcher's console export holds what their API export holds, byte for byte: the same
     /// de-identified, consent-filtered records.
     @Test func aResearchersConsoleExportIsTheirAPIExport() async throws {

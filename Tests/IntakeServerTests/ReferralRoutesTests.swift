@@ -50,6 +50,44 @@ struct ReferralRoutesTests {
         print("answers refused after a reassignment landed first: \(refusedAnswers) of 30")
     }
 
+    /// A referral follows its record and its people, whatever races it: an answer racing the
+    /// record's deletion ends closed (the referee reads nothing); an answer racing the removal of
+    /// its assignee ends open with the team's coordinators, who may answer it.
+    @Test func aReferralFollowsItsRecordAndItsAssigneeWhateverRacesIt() async throws {
+        var server = try await TestServer.make()
+        func user(_ name: String) async throws -> User { try #require(try await server.services.store.credentials(username: name)?.user) }
+        let services = server.services
+        let referrer = try await user("fieldworker-a")
+        for seed in 0..<12 {
+            try await server.addUser("member-\(seed)", role: .fieldworker, team: "team-b")
+            let (lead, member) = (try await user("coordinator-b"), try await user("member-\(seed)"))
+            let record = server.record(seed: UInt64(500 + seed))
+            _ = try await services.records.ingest([record], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+            let referral = try await services.referrals.refer(
+                record.id, toUser: nil, toTeam: "team-b", reason: "r", priority: .urgent, allowEdit: false, by: referrer)
+            _ = try await services.referrals.reassign(referral.id, to: "member-\(seed)", by: lead)
+            if seed % 2 == 0 {
+                let answer = Task { try? await services.referrals.act(referral.id, .accept, by: member) }
+                let delete = Task { try await services.records.delete(record.id, teamId: 1, reason: "a duplicate", by: "coordinator-a") }
+                _ = await answer.value
+                _ = try await delete.value
+                let final = try #require(try await services.store.referral(id: referral.id))
+                #expect(final.state == .closed, "seed \(seed): \(final.state)")
+                #expect(try await services.store.referralAccess(recordId: record.id, username: member.username, teamId: member.teamId ?? 0, role: .fieldworker).read == false)
+            } else {
+                let team = try #require(try await services.store.team(named: "team-b"))
+                let answer = Task { try? await services.referrals.act(referral.id, .accept, by: member) }
+                let remove = Task { try await services.teams.remove(member.username, from: team, by: lead) }
+                _ = await answer.value
+                try await remove.value
+                let final = try #require(try await services.store.referral(id: referral.id))
+                #expect(final.state == .open && final.assignee == nil && final.acceptedBy == nil, "seed \(seed): \(final)")
+                #expect(ReferralService.actions(final, for: lead) == [.accept, .decline], "the coordinators may answer it now")
+                #expect(try await services.referrals.act(referral.id, .accept, by: lead).state == .accepted)
+            }
+        }
+    }
+
     /// Retargeting gives the new team the record: once the record left the referrer's team
     /// (transferred), the referral cannot be sent elsewhere.
     @Test func aReferralOfARecordTransferredSinceCannotBeRetargeted() async throws {

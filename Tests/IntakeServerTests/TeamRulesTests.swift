@@ -60,4 +60,38 @@ struct TeamRulesTests {
         }
         #expect(retargeted.toTeamId == 3 && retargeted.notices.map(\.to) == [.referee(assignee: nil, teamId: 2), .referee(assignee: nil, teamId: 3)])
     }
+
+    @Test func aDeletedRecordClosesOnlyActiveReferralsAndTellsBothSides() {
+        for ended in [ReferralState.completed, .declined, .withdrawn, .closed] {
+            #expect(ReferralRules.recordDeleted(Self.referral(ended, assignee: "omem"), by: "lead", at: Self.now) == .unchanged)
+        }
+        guard case .change(let closed) = ReferralRules.recordDeleted(Self.referral(.accepted, assignee: "omem"), by: "lead", at: Self.now) else {
+            Issue.record("not closed")
+            return
+        }
+        #expect(closed.state == .closed && closed.assignee == "omem")
+        #expect(closed.notices.map(\.to) == [.referee(assignee: "omem", teamId: 2), .user("lead")])
+        #expect(closed.notices.allSatisfy { $0.type == NotificationType.referralClosed })
+    }
+
+    @Test func aLeavingMemberHandsBackOnlyActiveReferralsAssignedToThem() {
+        #expect(ReferralRules.memberLeft(Self.referral(.open, assignee: "other"), member: "omem", teamId: 2, by: "olead", at: Self.now) == .unchanged)
+        #expect(ReferralRules.memberLeft(Self.referral(.open, assignee: "omem"), member: "omem", teamId: 9, by: "olead", at: Self.now) == .unchanged)
+        #expect(ReferralRules.memberLeft(Self.referral(.declined, assignee: "omem"), member: "omem", teamId: 2, by: "olead", at: Self.now) == .unchanged)
+        guard case .change(let back) = ReferralRules.memberLeft(Self.referral(.accepted, assignee: "omem"), member: "omem", teamId: 2, by: "olead", at: Self.now)
+        else {
+            Issue.record("not handed back")
+            return
+        }
+        #expect(back.state == .open && back.assignee == nil && back.acceptedBy == nil && back.acceptedAt == nil)
+        #expect(back.notices.map(\.to) == [.referee(assignee: nil, teamId: 2), .user("lead")])
+        // A member who referred to themselves is not told of it as its referrer.
+        var own = Self.referral(.open, assignee: "omem")
+        own.referrer = "omem"
+        guard case .change(let returned) = ReferralRules.memberLeft(own, member: "omem", teamId: 2, by: "olead", at: Self.now) else {
+            Issue.record("not handed back")
+            return
+        }
+        #expect(returned.notices.map(\.to) == [.referee(assignee: nil, teamId: 2)])
+    }
 }

@@ -69,6 +69,10 @@ struct ReferralStoreContractTests {
     @Test(arguments: StoreKind.allCases) func referralsAreRefusedForAnotherTeamsRecordAndListedBySide(_ kind: StoreKind) async throws {
         try await ReferralStoreContract.referralsAreRefusedForAnotherTeamsRecordAndListedBySide(kind)
     }
+
+    @Test(arguments: StoreKind.allCases) func aReferralFollowsItsRecordAndItsPeople(_ kind: StoreKind) async throws {
+        try await ReferralStoreContract.aReferralFollowsItsRecordAndItsPeople(kind)
+    }
 }
 
 /// Every requirement of webhooks and their deliveries, on every store.

@@ -310,4 +310,12 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Exit 1 means a disagreement, and only that: a fault of this script's own (an answer it
+    # cannot read, a spec it did not expect) is exit 2, "could not run", never a disagreement.
+    try:
+        sys.exit(main())
+    except SystemExit:
+        raise
+    except BaseException as error:  # noqa: BLE001
+        print(f"enum_sweep: could not run: {type(error).__name__}: {error}", file=sys.stderr)
+        sys.exit(2)

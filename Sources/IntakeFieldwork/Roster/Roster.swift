@@ -37,8 +37,9 @@ public struct Roster: Sendable {
     static let extraColumns: [String: Extra] = [
         "data_groups": .dataGroups, "datagroups": .dataGroups, "consent": .consent, "consent_method": .consentMethod, "consentmethod": .consentMethod,
     ]
-    static let scopes = ["no_sharing", "sponsors_and_partners", "all_qualified_researchers"]
-    static let methods = ["verbal", "written", "electronic"]
+    /// The consent scopes and methods a registration (and a consent) may name.
+    public static let scopes = ["no_sharing", "sponsors_and_partners", "all_qualified_researchers"]
+    public static let methods = ["verbal", "written", "electronic"]
 
     /// Reads a roster; an unreadable file or header is thrown, problems with rows are collected.
     public init(csv text: String) throws {

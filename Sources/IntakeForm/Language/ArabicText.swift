@@ -149,7 +149,10 @@ enum ArabicText {
             (counted ? "Enter يملأ التالي (أو يتابع حين يكتمل العدد)" : canAdd ? "+ يضيف واحداً، وEnter يتابع" : "Enter يتابع")
                 + "؛ رقمٌ يفتح صاحبه؛ \(latin("-N")) يحذفه؛ \(latin("N>M")) ينقله إلى الموضع M."
         case .instanceHeading(let label, let number, let total): "— \(label): \(number)\(total.map { " من \($0)" } ?? "") —"
-        case .instanceRemoved(let number): "حُذف رقم \(number)، وتقدّم ما بعده."
+        case .instanceRemoved(let number): "حُذف رقم \(number)، وتقدّم ما بعده. اكتب «تراجع» لإعادته."
+        case .instanceRestored(let number): "عاد رقم \(number) إلى مكانه بإجاباته."
+        case .nothingToUndo: "لا حذف هنا للتراجع عنه."
+        case .undoWord: "تراجع"
         case .instanceMoved(let from, let to): "نُقل رقم \(from) إلى الموضع \(to)."
         case .noSuchInstance(let number, let count):
             count == 0 ? "لا يوجد رقم \(number) بعد؛ اكتب + لإضافة واحد." : "لا يوجد رقم \(number)؛ الأرقام من 1 إلى \(count)."
@@ -177,8 +180,10 @@ enum ArabicText {
         case .savedAsRevision(let revision): "حُفظ على الخادم بصفته المراجعة \(revision)."
         case .savedOffline(let waiting, let reason):
             "حُفظ دون اتصال (\(latin(reason))): السجلات المنتظرة \(waiting)، مشفّرة على هذا الجهاز. ارفعها بالأمر \(latin("intake flush"))."
+        case .alertWaits(let message):
+            "تنبيه: \(message.hasSuffix(".") ? message : message + ".") لا يعلم المنسّقون به إلا حين يصل هذا السجل إلى الخادم: أرسله في أقرب وقت (\(latin("intake flush")))، أو أبلغهم الآن."
         case .savedUntilSignIn(let waiting):
-            "حُفظ مشفّرًا على هذا الجهاز (السجلات المنتظرة \(waiting)). لم يسجّل أحد الدخول هنا بعد، فليس للسجل جامع: سيُرسل باسم الحساب الذي يسجّل الدخول على هذا الجهاز (\(latin("intake login")) أو \(latin("intake enrol"))، ثم \(latin("intake flush")))."
+            "حُفظ مشفّرًا على هذا الجهاز (السجلات المنتظرة \(waiting)). ليس للسجل جامع بعد (لم يسجّل أحد الدخول هنا، أو لم يذكر الخادم من سجّل): سيُرسل باسم الحساب المسجّل الدخول على هذا الجهاز (\(latin("intake login")) أو \(latin("intake enrol"))، ثم \(latin("intake flush")))."
         case .refused(let message): "رفض الخادم السجل: \(latin(message))"
         case .refusedDraftAgain: "عاد السجل مسودة؛ صحّحه بالأمر: \(latin("intake fill --resume"))"
         case .heldBack(let reason):

@@ -51,7 +51,10 @@ enum EnglishText {
             (counted ? "Enter fills the next one (or goes on when all are recorded)" : canAdd ? "+ adds one, Enter goes on" : "Enter goes on")
                 + "; a number opens that one; -N removes it; N>M moves it to place M."
         case .instanceHeading(let label, let number, let total): "— \(label): \(number)\(total.map { " of \($0)" } ?? "") —"
-        case .instanceRemoved(let number): "Removed #\(number); the ones after it moved up."
+        case .instanceRemoved(let number): "Removed #\(number); the ones after it moved up. Type undo to bring it back."
+        case .instanceRestored(let number): "#\(number) is back in its place, with its answers."
+        case .nothingToUndo: "There is no removal to undo here."
+        case .undoWord: "undo"
         case .instanceMoved(let from, let to): "Moved #\(from) to place \(to)."
         case .noSuchInstance(let number, let count):
             count == 0 ? "There is no #\(number) yet; type + to add one." : "There is no #\(number); the numbers are 1 to \(count)."
@@ -142,8 +145,10 @@ enum EnglishText {
         case .savedAsRevision(let revision): "Saved on the server as revision \(revision)."
         case .savedOffline(let waiting, let reason):
             "Saved offline (\(reason)): \(waiting) record\(waiting == 1 ? "" : "s") waiting, encrypted on this machine. Upload with 'intake flush'."
+        case .alertWaits(let message):
+            "ALERT: \(message.hasSuffix(".") ? message : message + ".") The coordinators are told only when this record reaches the server: send it as soon as you can ('intake flush'), or tell them now."
         case .savedUntilSignIn(let waiting):
-            "Saved, encrypted on this machine (\(plural(waiting, "record")) waiting). Nobody has signed in here yet, so it has no collector: it will be sent as the account that signs in on this machine ('intake login' or 'intake enrol', then 'intake flush')."
+            "Saved, encrypted on this machine (\(plural(waiting, "record")) waiting). It has no collector yet (nobody has signed in here, or the server did not say who is): it will be sent as the account signed in on this machine ('intake login' or 'intake enrol', then 'intake flush')."
         case .refused(let message): "The server refused the record: \(message)"
         case .refusedDraftAgain: "The record is a draft again; fix it with: intake fill --resume"
         case .heldBack(let reason):
@@ -172,7 +177,7 @@ enum EnglishText {
         case .openWhich: "Open which (number), or press Enter to search again? "
 
         case .flushSending(let count, let host, let timeout, let tries, let longest):
-            "Sending \(plural(count, "record")) to \(host): each try waits at most \(timeout) s, \(tries) tries at most (\(longest) s in all); Ctrl-C stops, losing nothing."
+            "Sending \(plural(count, "record")) to \(host): each try waits at most \(timeout) s, \(tries == 1 ? "1 try" : "\(tries) tries") at most (\(longest) s in all); Ctrl-C stops, losing nothing."
         case .flushRetrying(let attempt, let of, let reason, let seconds):
             "Try \(attempt) of \(of) failed (\(reason)); trying again in \(seconds) s."
         case .flushWaiting(let seconds): "Trying again in \(seconds) s (Ctrl-C stops; nothing is lost)."

@@ -56,6 +56,11 @@ public enum FormText: Sendable {
     /// Entering an instance: `— Household members: 2 of 3 —`.
     case instanceHeading(label: String, number: Int, total: Int?)
     case instanceRemoved(Int)
+    /// `undo` at a repeat: the instance removed last is back at its place.
+    case instanceRestored(Int)
+    case nothingToUndo
+    /// The word that undoes a removal, in this language (`undo` works in every language).
+    case undoWord
     case instanceMoved(from: Int, to: Int)
     case noSuchInstance(Int, count: Int)
     case repeatFull(Int)
@@ -134,6 +139,8 @@ public enum FormText: Sendable {
     case alreadySent
     case savedAsRevision(Int)
     case savedOffline(waiting: Int, reason: String)
+    /// A record kept on this machine raises an alert: it reaches the coordinators with the record.
+    case alertWaits(String)
     /// Finished before anyone signed in on this machine: kept until someone does.
     case savedUntilSignIn(waiting: Int)
     case refused(String)
@@ -226,7 +233,7 @@ public enum FormText: Sendable {
     case flushRetrying(attempt: Int, of: Int, reason: String, seconds: Int)
     /// Records filled before anyone signed in, given the signed-in account as their collector.
     case filledBeforeSignIn(count: Int, account: String)
-    /// The same, when the account could not be known: they are sent as they are.
+    /// The same, when the account could not be known: they stay queued, not sent.
     case filledBeforeSignInNoAccount(count: Int)
 
     /// Where in the form a draft stands, for "Resuming the draft at …".

@@ -28,7 +28,7 @@ struct LookupController {
         routes.on(.get, "/v1/records/ids", query: ["prefix"]) { request, context in
             let (user, team) = try context.member()
             let parameters = try QueryParameters.read(request, accepted: ["prefix"])
-            guard let prefix = parameters["prefix"], (4...36).contains(prefix.count), prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            guard let prefix = parameters["prefix"], ShortId.isPrefix(prefix) else {
                 throw APIError.badRequest("'prefix' is the start of a record id: 4 to 36 hex digits and dashes, such as d78265ce")
             }
             let ids = try await services.access.records(idPrefix: prefix, by: user, teamId: team, limit: 10)

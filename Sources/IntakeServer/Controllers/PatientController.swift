@@ -87,7 +87,7 @@ struct PatientController {
 
     static let writers: Set<Role> = [.fieldworker, .coordinator]
     static let readers: Set<Role> = [.fieldworker, .coordinator, .admin]
-    static let query = ["name", "dateOfBirth", "externalId", "includeArchived", "limit", "all", "after"]
+    static let query = ["name", "dateOfBirth", "externalId", "includeArchived", "limit", "all", "after", "idPrefix"]
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/patients") { request, context in
@@ -136,6 +136,13 @@ struct PatientController {
                 query.byId = true
                 query.after = id
             }
+            // idPrefix: the patients a short id from a listing may stand for (4 to 36 hex digits and dashes).
+            if let prefix = parameters["idPrefix"] {
+                guard ShortId.isPrefix(prefix) else {
+                    throw APIError.badRequest("'idPrefix' is the start of a patient id: 4 to 36 hex digits and dashes, such as 6f9619ff")
+                }
+                query.idPrefix = prefix.lowercased()
+            }
             let most = 500
             if let limit = parameters["limit"] {
                 guard limit.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(limit), (1...most).contains(value) else {
@@ -143,11 +150,13 @@ struct PatientController {
                 }
                 query.limit = value
             }
-            guard query.byId || query.name != nil || query.dateOfBirth != nil || query.externalId != nil else {
-                throw APIError(.unprocessableContent, code: "no_criteria", message: "give name, dateOfBirth or externalId to find patients (or all=true for the whole registry)")
+            guard query.byId || query.name != nil || query.dateOfBirth != nil || query.externalId != nil || query.idPrefix != nil else {
+                throw APIError(
+                    .unprocessableContent, code: "no_criteria",
+                    message: "give name, dateOfBirth, externalId or idPrefix to find patients (or all=true for the whole registry)")
             }
             // The fields searched by, never what was searched for.
-            let fields = ["name", "dateOfBirth", "externalId", "all"].filter { parameters[$0] != nil }
+            let fields = ["name", "dateOfBirth", "externalId", "all", "idPrefix"].filter { parameters[$0] != nil }
             try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients"])
             return try JSONCoding.response(["patients": try await services.patients.find(query, for: user).map(PatientJSON.init)])
         }

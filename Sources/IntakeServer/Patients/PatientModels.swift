@@ -183,6 +183,9 @@ public struct PatientQuery: Sendable, Hashable {
     /// after `after`, when given, ordered by id rather than by name.
     public var byId = false
     public var after: UUID?
+    /// Only patients whose id starts with this (lowercase hex digits and dashes): what a short id
+    /// from a listing stands for.
+    public var idPrefix: String?
 
     public init(
         teamId: Int64? = nil, name: String? = nil, dateOfBirth: LocalDate? = nil, externalId: String? = nil, includeArchived: Bool = false,

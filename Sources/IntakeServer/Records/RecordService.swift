@@ -367,6 +367,8 @@ extension RecordService {
             attachments?.remove(record: id)
             attachments?.removeUploads(team: teamId, sha256s: files)
             changes.notify()
+            // Its open referrals were closed, and their sides told: live inboxes hear of it now.
+            notifications.notify()
         }
         return outcome
     }

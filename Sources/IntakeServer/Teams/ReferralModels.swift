@@ -1,9 +1,10 @@
 import Foundation
 
 /// Where a referral stands: open → accepted → completed, or declined (by the referee) or
-/// withdrawn (by the referrer). While open or accepted the referee may read the referred record.
+/// withdrawn (by the referrer), or closed (its record was deleted). While open or accepted the
+/// referee may read the referred record.
 public enum ReferralState: String, Sendable, Codable, CaseIterable {
-    case open, accepted, completed, declined, withdrawn
+    case open, accepted, completed, declined, withdrawn, closed
 
     /// States in which the referee has access to the record.
     public var isActive: Bool { self == .open || self == .accepted }

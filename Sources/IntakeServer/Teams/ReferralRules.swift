@@ -119,6 +119,36 @@ public enum ReferralRules {
     }
 }
 
+extension ReferralRules {
+    /// The referred record was deleted: an open or accepted referral is closed (its referee can
+    /// no longer read the record, and nothing is left to do), and both sides are told; one that
+    /// ended already stays as it is.
+    public static func recordDeleted(_ current: Referral, by actor: String, at time: Date) -> ReferralDecision {
+        guard current.state.isActive else { return .unchanged }
+        let event = "closed:\(stamp(time))"
+        return .change(
+            ReferralChange(
+                state: .closed, toTeamId: current.toTeamId, assignee: current.assignee, acceptedAt: current.acceptedAt,
+                acceptedBy: current.acceptedBy,
+                notices: [
+                    ReferralNotice(to: .referee(assignee: current.assignee, teamId: current.toTeamId), type: NotificationType.referralClosed, event: event),
+                    ReferralNotice(to: .user(current.referrer), type: NotificationType.referralClosed, event: event),
+                ], actor: actor))
+    }
+
+    /// `member` left team `teamId` (taken out by a coordinator, or moved by an admin): an open or
+    /// accepted referral assigned to them there goes back to the team's coordinators, open, and
+    /// they and the referrer are told. Any other referral stays as it is.
+    public static func memberLeft(_ current: Referral, member: String, teamId: Int64, by actor: String, at time: Date) -> ReferralDecision {
+        guard current.state.isActive, current.toTeamId == teamId, current.assignee == member else { return .unchanged }
+        let event = "returned:\(stamp(time))"
+        var notices = [ReferralNotice(to: .referee(assignee: nil, teamId: teamId), type: NotificationType.referralReturned, event: event)]
+        if current.referrer != member { notices.append(ReferralNotice(to: .user(current.referrer), type: NotificationType.referralReturned, event: event)) }
+        return .change(
+            ReferralChange(state: .open, toTeamId: teamId, assignee: nil, acceptedAt: nil, acceptedBy: nil, notices: notices, actor: actor))
+    }
+}
+
 extension ReferralStore {
     /// Accept, decline, complete or withdraw, as ``ReferralRules/act(_:on:by:at:)`` decides.
     public func actOnReferral(id: UUID, _ action: ReferralAction, by actor: String, at time: Date) async throws -> ReferralOutcome {

@@ -210,6 +210,14 @@ public struct ReferralService: Sendable {
         return referral
     }
 
+    /// The answers `user` may give the referral as it stands, as ``act(_:_:by:)`` decides them: a
+    /// page offers these and no other.
+    public static func actions(_ referral: Referral, for user: User) -> [ReferralAction] {
+        ReferralAction.allCases.filter { action in
+            action.transition.from.contains(referral.state) && (action == .withdraw ? sends(referral, user) : receives(referral, user))
+        }
+    }
+
     private static func sends(_ referral: Referral, _ user: User) -> Bool {
         referral.referrer == user.username || (user.role == .coordinator && user.teamId == referral.fromTeamId)
     }

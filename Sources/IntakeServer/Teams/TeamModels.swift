@@ -288,6 +288,11 @@ public enum NotificationType {
     public static let referralMessage = "referral_message"
     /// To the coordinators of both teams.
     public static let recordsTransferred = "records_transferred"
+    /// To the referee and the referrer: the referred record was deleted, so the referral is closed.
+    public static let referralClosed = "referral_closed"
+    /// To the receiving team's coordinators and the referrer: the member the referral was assigned
+    /// to left the team, so it is back with the coordinators, open.
+    public static let referralReturned = "referral_returned"
 
     /// To the coordinators of the record's team: a stored record meets an alert of its
     /// questionnaire (`alert if`). The subject names the record, the questionnaire version and the
@@ -309,6 +314,6 @@ public enum NotificationType {
         invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged, announcement,
         referralReceived, referralAccepted, referralDeclined, referralCompleted, referralWithdrawn, referralReassigned, referralMessage,
         recordsTransferred, referralUnassigned, referralRetargeted, recordAlert, reviewHasIssues, reviewRejected, reviewReopened,
-        reviewComment, reviewEdited,
+        reviewComment, reviewEdited, referralClosed, referralReturned,
     ]
 }

@@ -23,7 +23,7 @@ struct AdminCommand: AsyncParsableCommand {
 
         func run() async throws {
             let services = try await databaseOptions.services()
-            let password = try PasswordInput.read(fromStdin: passwordStdin)
+            let password = try PasswordInput.read(fromStdin: passwordStdin, minimum: AccountService.minimumPasswordLength)
             let user = try await AdminRule.run { try await services.accounts.bootstrapAdmin(username: username, password: password) }
             print("Created admin '\(user.username)'. Sign in with POST /v1/sessions, or create a token: intake admin token create \(user.username)")
         }
@@ -69,7 +69,7 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let services = try await databaseOptions.services()
-                let password = try PasswordInput.read(fromStdin: passwordStdin)
+                let password = try PasswordInput.read(fromStdin: passwordStdin, minimum: AccountService.minimumPasswordLength)
                 let user = try await AdminRule.run {
                     try await services.accounts.createUser(username: username, password: password, role: role, team: team, by: AuditText.localActor)
                 }
@@ -104,7 +104,7 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let services = try await databaseOptions.services()
-                let password = resetPassword ? try PasswordInput.read(fromStdin: passwordStdin) : nil
+                let password = resetPassword ? try PasswordInput.read(fromStdin: passwordStdin, minimum: AccountService.minimumPasswordLength) : nil
                 let user = try await AdminRule.run {
                     try await services.accounts.updateUser(
                         username: username, role: role, team: team.map { .some($0) }, password: password, disabled: enabled.map { !$0 },
@@ -210,12 +210,26 @@ enum PasswordInput {
             guard isatty(STDIN_FILENO) == 1 else {
                 throw ValidationError("Standard input is not a terminal; pipe the secret and add the --…-stdin flag.")
             }
-            guard let entered = SecretPrompt.read(prompt) else { throw ValidationError("Nothing was typed; nothing was changed.") }
-            secret = entered
-            if confirm {
-                guard let again = SecretPrompt.read("Again: "), again == secret else {
-                    throw ValidationError("The two entries differ; nothing was changed. Try again.")
+            // At a terminal a secret too short, or typed differently twice, is asked again (three tries).
+            var tries = 3
+            while true {
+                tries -= 1
+                guard let entered = SecretPrompt.read(prompt) else { throw ValidationError("Nothing was typed; nothing was changed.") }
+                guard entered.count >= minimum else {
+                    guard tries > 0 else { throw ValidationError("Please use at least \(minimum) characters; nothing was changed.") }
+                    Console.error("Too short: please use at least \(minimum) characters.\n")
+                    continue
                 }
+                if confirm {
+                    guard let again = SecretPrompt.read("Again: ") else { throw ValidationError("Nothing was typed; nothing was changed.") }
+                    guard again == entered else {
+                        guard tries > 0 else { throw ValidationError("The two entries differ; nothing was changed. Try again.") }
+                        Console.error("The two entries differ; type it again.\n")
+                        continue
+                    }
+                }
+                secret = entered
+                break
             }
         }
         guard secret.count >= minimum else { throw ValidationError("Please use at least \(minimum) characters.") }

@@ -37,7 +37,7 @@ struct FillCommand: AsyncParsableCommand {
         help: "Who is collecting: a user name of the server's team (default: the signed-in account, else INTAKE_COLLECTOR, else your login name).")
     var collector: String?
 
-    @Option(help: "A registry patient's id: the patient section comes filled in and the record points to them (needs the server).")
+    @Option(help: "A registry patient's id (or its first characters): the patient section comes filled in and the record points to them (needs the server).")
     var patient: String?
 
     @Flag(
@@ -86,7 +86,7 @@ struct FillCommand: AsyncParsableCommand {
             guard let client else {
                 throw ValidationError("--patient reads the registry on the server; sign in with 'intake login' or give --server and --token.")
             }
-            session.patient = try await client.patient(patient)
+            session.patient = try await client.patient(try await PatientReference.resolve(patient, with: client))
             // A new record, whatever drafts there are.
             session.interactive = false
         }

@@ -21,9 +21,21 @@ struct InboxCommand: AsyncParsableCommand {
     @Flag(help: "Only unread notifications.") var unread = false
     @Flag(help: "Mark the notifications shown as read.") var markRead = false
     @Flag(help: "Keep watching for new notifications until stopped.") var watch = false
+    @Option(
+        help: ArgumentHelp(
+            "Only these kinds, comma-separated: \(NotificationKinds.words), or a notification's type (referral_received).", valueName: "kinds"))
+    var type: String?
+
+    func validate() throws {
+        if let type, NotificationKinds(type) == nil {
+            throw ValidationError("'\(type.prefix(60))' names no kind of notification; give one or more of \(NotificationKinds.words), separated by commas.")
+        }
+    }
 
     func run() async throws {
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+        let kinds = type.flatMap(NotificationKinds.init)
+        let wanted: (RemoteNotification) -> Bool = { (kinds?.includes($0.type) ?? true) && (!unread || !$0.read) }
         let store = try storeOptions.openUnlocked()
         let cache = InboxCache(store: store)
         // Written straight to standard output, unbuffered: with --watch someone (or a script) is reading it as it comes.
@@ -50,11 +62,11 @@ struct InboxCommand: AsyncParsableCommand {
                 throw ValidationError("\(reason); no inbox was fetched on this machine yet, so there is nothing to show offline.")
             }
             say("Offline (\(reason)): your inbox as fetched \(Self.minute(fetchedAt)) UTC.")
-            TeamText.inbox(unread ? kept.filter { !$0.read } : kept, alertMessage: alertMessage).forEach(say)
+            TeamText.inbox(kept.filter(wanted), alertMessage: alertMessage).forEach(say)
             return
         }
         try? cache.save(all)
-        let shown = unread ? all.filter { !$0.read } : all
+        let shown = all.filter(wanted)
         TeamText.inbox(shown, alertMessage: alertMessage).forEach(say)
         let unreadIds = shown.filter { !$0.read }.map(\.id)
         if markRead, !unreadIds.isEmpty {
@@ -65,7 +77,7 @@ struct InboxCommand: AsyncParsableCommand {
             say("Marked \(marked) as read.")
         }
         guard watch else { return }
-        try await InboxWatch(client: client, after: all.map(\.id).max() ?? 0, waitSeconds: max(1, Int(clientOptions.timeout) - 5)).run(say)
+        try await InboxWatch(client: client, after: all.map(\.id).max() ?? 0, waitSeconds: max(1, Int(clientOptions.timeout) - 5), kinds: kinds).run(say)
     }
 
     private static func minute(_ date: Date) -> String {

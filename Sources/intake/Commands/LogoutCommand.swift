@@ -14,7 +14,7 @@ struct LogoutCommand: AsyncParsableCommand {
         discussion: """
             Drafts and queued records stay on this machine, sealed; the next 'intake flush' after someone signs \
             in sends them, each as the collector it was filled by. With no network the token is forgotten here \
-            and the command says that the server still knows it (a coordinator can revoke it: intake admin token revoke).
+            and the command says that the server still knows it until it expires.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -36,7 +36,7 @@ struct LogoutCommand: AsyncParsableCommand {
                 }
             } catch let error as ClientError {
                 revoked = false
-                printError("The server could not be told (\(error.description)): the token still works there until it expires or is revoked (intake admin token revoke).")
+                printError("The server could not be told (\(error.description)): the token still works there until it expires; to revoke it, sign in and out again once the server is in reach (intake login, then intake logout).")
             }
         }
         saved.token = nil

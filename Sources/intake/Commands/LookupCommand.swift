@@ -26,10 +26,15 @@ struct LookupCommand: AsyncParsableCommand {
     @Option(help: "External id (case or file number).") var externalId: String?
     @Flag(help: "Search this machine only: drafts, the queue and the synced copy of the team's records (intake sync).")
     var offline = false
+    @Option(help: ArgumentHelp("Open this server record directly: its id, or its first characters as listings and the inbox show them.", valueName: "record-id"))
+    var id: String?
 
     func validate() throws {
         if let dateOfBirth, LocalDate(iso: dateOfBirth) == nil {
             throw ValidationError("Please give the date of birth as YYYY-MM-DD.")
+        }
+        if id != nil, offline || familyName != nil || givenName != nil || dateOfBirth != nil || externalId != nil {
+            throw ValidationError("--id opens one server record; leave out the search fields and --offline.")
         }
     }
 
@@ -42,6 +47,12 @@ struct LookupCommand: AsyncParsableCommand {
         }
         Interruption.install()
         let session = LookupSession(store: store, client: client, io: StandardIO(), catalog: QuestionnaireCatalog.commandLine, say: Language.say)
+        if let id {
+            guard let client else { throw ValidationError("--id opens a server record; sign in with 'intake login' first.") }
+            let record = try await RecordReference.resolve(id, with: client)
+            try await FormEnding.run { try await session.run(record: record) }
+            return
+        }
         let criteria = LookupCriteria(
             familyName: familyName, givenName: givenName, dateOfBirth: dateOfBirth.flatMap(LocalDate.init(iso:)), externalId: externalId)
         try await FormEnding.run { try await session.run(criteria) }

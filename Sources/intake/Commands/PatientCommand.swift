@@ -44,10 +44,10 @@ struct PatientCommand: AsyncParsableCommand {
                 throw ValidationError("Give the consent and how it was given together: --consent SCOPE --consent-method verbal|written|electronic.")
             }
             // Checked here too: a registration kept offline is sent later, when no one is there to retype it.
-            if let consent, !["no_sharing", "sponsors_and_partners", "all_qualified_researchers"].contains(consent) {
+            if let consent, !Roster.scopes.contains(consent) {
                 throw ValidationError("--consent is no_sharing, sponsors_and_partners or all_qualified_researchers.")
             }
-            if let consentMethod, !["verbal", "written", "electronic"].contains(consentMethod) {
+            if let consentMethod, !Roster.methods.contains(consentMethod) {
                 throw ValidationError("--consent-method is verbal, written or electronic.")
             }
             if let sex = identity.sex, !["female", "male", "other", "unknown"].contains(sex) {
@@ -136,13 +136,38 @@ struct PatientCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "One patient, with their consent history.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
+
+        @Flag(help: "Read the copy on this machine ('intake sync' makes it) and the registrations not sent yet.") var offline = false
 
         func run() async throws {
+            if offline { return try showOffline(note: nil) }
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            PatientText.show(try await client.patient(id)).forEach { print($0) }
+            let id = try await PatientReference.resolve(self.id, with: client)
+            let patient: RemotePatient
+            do throws(ClientError) {
+                patient = try await client.patient(id)
+            } catch {
+                guard error.isTransient else { throw error }
+                return try showOffline(note: "The server cannot be reached (\(error)); this machine's copy:")
+            }
+            PatientText.show(patient).forEach { print($0) }
             let (scope, history) = try await client.consentHistory(id)
             PatientText.consent(scope: scope, history: history).forEach { print($0) }
+        }
+
+        func showOffline(note: String?) throws {
+            let copy = RegistryCopy(store: try storeOptions.openUnlocked())
+            guard let patient = try copy.patient(id) else {
+                throw ValidationError("This machine's copy of the registry has no patient \(id.prefix(36)); make one with 'intake sync' while the server is in reach.")
+            }
+            if let note { print(note) }
+            PatientText.show(patient).forEach { print($0) }
+            let made = try copy.load().map { String(Timestamp.string(from: $0.savedAt).prefix(16)).replacingOccurrences(of: "T", with: " ") }
+            print(
+                patient.revision == 0
+                    ? "(Registered on this machine, not sent yet; 'intake flush' sends it.)"
+                    : "(This machine's copy of the registry, made \(made ?? "?") UTC; the consent history is read on the server.)")
         }
     }
 
@@ -152,7 +177,7 @@ struct PatientCommand: AsyncParsableCommand {
             abstract: "Change a patient's identification (refused if someone changed it since you read it).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
         @Option(help: "The revision you read (intake patient show); default: the current one.") var baseRevision: Int?
         @Option(help: "Given name.") var givenName: String?
         @Option(help: "Family name.") var familyName: String?
@@ -165,6 +190,7 @@ struct PatientCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let id = try await PatientReference.resolve(self.id, with: client)
             var changes: [String: String?] = [:]
             for (field, value) in [
                 ("givenName", givenName), ("familyName", familyName), ("dateOfBirth", identity.dateOfBirth), ("sex", identity.sex),
@@ -180,11 +206,27 @@ struct PatientCommand: AsyncParsableCommand {
             guard !changes.isEmpty || !addGroup.isEmpty || !removeGroup.isEmpty || groups != nil else {
                 throw ValidationError("Give at least one field to change, or --add-group / --remove-group.")
             }
-            let revision: Int
-            if let baseRevision { revision = baseRevision } else { revision = try await client.patient(id).revision }
             let wholeSet = groups.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-            let patient = try await client.updatePatient(
-                id, baseRevision: revision, changes: changes, addGroups: addGroup, removeGroups: removeGroup, groups: wholeSet)
+            let patient: RemotePatient
+            do throws(ClientError) {
+                let revision: Int
+                if let baseRevision { revision = baseRevision } else { revision = try await client.patient(id).revision }
+                patient = try await client.updatePatient(
+                    id, baseRevision: revision, changes: changes, addGroups: addGroup, removeGroups: removeGroup, groups: wholeSet)
+            } catch {
+                guard error.isTransient else { throw error }
+                // Offline: the change is kept, based on the revision this machine's copy holds.
+                let store = try storeOptions.openUnlocked()
+                guard let known = try RegistryCopy(store: store).patient(id) else {
+                    throw ValidationError("The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)) to change; 'intake sync' makes one while the server is in reach.")
+                }
+                let base = baseRevision ?? (known.revision == 0 ? nil : known.revision)
+                try RegistryWork.queue(
+                    .patientUpdate, patient: known.id,
+                    RegistryWork.Update(baseRevision: base, changes: changes, addGroups: addGroup, removeGroups: removeGroup, groups: wholeSet), in: store)
+                print("The server cannot be reached (\(error)); the change to patient \(known.id.prefix(8)) is kept on this machine and 'intake flush' sends it\(base.map { " (based on revision \($0); if someone changed the patient since, flush says so and keeps it)" } ?? "").")
+                return
+            }
             let groups = patient.dataGroups.map { $0.isEmpty ? "" : "; groups: \($0.joined(separator: ", "))" } ?? ""
             print("Patient \(patient.id.prefix(8)) is at revision \(patient.revision)\(groups).")
         }
@@ -194,10 +236,11 @@ struct PatientCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "archive", abstract: "Archive a patient (kept; found only with --include-archived).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let id = try await PatientReference.resolve(self.id, with: client)
             print("Archived patient \(try await client.setPatientArchived(id, true).id.prefix(8)).")
         }
     }
@@ -206,10 +249,11 @@ struct PatientCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "restore", abstract: "Restore an archived patient.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let id = try await PatientReference.resolve(self.id, with: client)
             print("Restored patient \(try await client.setPatientArchived(id, false).id.prefix(8)).")
         }
     }
@@ -220,13 +264,32 @@ struct PatientCommand: AsyncParsableCommand {
             abstract: "Record what a patient agreed to share: no_sharing, sponsors_and_partners or all_qualified_researchers.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
         @Argument(help: "no_sharing, sponsors_and_partners or all_qualified_researchers.") var scope: String
         @Option(help: "How it was given: verbal, written or electronic.") var method: String
 
+        func validate() throws {
+            // Checked here too: a consent kept offline is sent later, when no one is there to retype it.
+            if !Roster.scopes.contains(scope) { throw ValidationError("The scope is no_sharing, sponsors_and_partners or all_qualified_researchers.") }
+            if !Roster.methods.contains(method) { throw ValidationError("--method is verbal, written or electronic.") }
+        }
+
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let patient = try await client.recordConsent(id, scope: scope, method: method)
+            let id = try await PatientReference.resolve(self.id, with: client)
+            let patient: RemotePatient
+            do throws(ClientError) {
+                patient = try await client.recordConsent(id, scope: scope, method: method)
+            } catch {
+                guard error.isTransient else { throw error }
+                let store = try storeOptions.openUnlocked()
+                guard let known = try RegistryCopy(store: store).patient(id) else {
+                    throw ValidationError("The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)); 'intake sync' makes one while the server is in reach.")
+                }
+                try RegistryWork.queue(.patientConsent, patient: known.id, RegistryWork.Consent(scope: scope, method: method), in: store)
+                print("The server cannot be reached (\(error)); the consent of patient \(known.id.prefix(8)) (\(scope), \(method)) is kept on this machine and 'intake flush' records it.")
+                return
+            }
             print("Patient \(patient.id.prefix(8)) now shares: \(patient.sharingScope).")
         }
     }
@@ -308,7 +371,7 @@ struct PatientCommand: AsyncParsableCommand {
                 """)
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
         @Argument(help: "The series: lowercase letters, digits and underscores.") var series: String
         @Argument(help: "A calendar date or an instant.") var date: String
         @Argument(help: "key=value pairs.") var values: [String] = []
@@ -322,7 +385,23 @@ struct PatientCommand: AsyncParsableCommand {
         func run() async throws {
             let body = try json.map { Data($0.utf8) } ?? ReportValues.object(values)
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            let report = try await client.putReport(patient: id, series: series, date: date, values: body)
+            let id = try await PatientReference.resolve(self.id, with: client)
+            let report: RemoteReport
+            do throws(ClientError) {
+                report = try await client.putReport(patient: id, series: series, date: date, values: body)
+            } catch {
+                guard error.isTransient else { throw error }
+                guard (try? JSONSerialization.jsonObject(with: body)) is [String: Any] else {
+                    throw ValidationError("--json is one JSON object, such as '{\"weight\": 61.5}'.")
+                }
+                let store = try storeOptions.openUnlocked()
+                guard let known = try RegistryCopy(store: store).patient(id) else {
+                    throw ValidationError("The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)); 'intake sync' makes one while the server is in reach.")
+                }
+                try RegistryWork.queue(.patientReport, patient: known.id, RegistryWork.Report(series: series, date: date, values: String(decoding: body, as: UTF8.self)), in: store)
+                print("The server cannot be reached (\(error)); the \(series) report of \(date) for patient \(known.id.prefix(8)) is kept on this machine and 'intake flush' stores it.")
+                return
+            }
             print("Stored \(report.series) \(report.date) for patient \(id.prefix(8)) (version \(report.version)\(report.version > 1 ? "; the earlier ones are kept" : "")).")
         }
     }
@@ -334,7 +413,7 @@ struct PatientCommand: AsyncParsableCommand {
             discussion: "Calendar dates are included at both ends; instants from --start-date (included) to --end-date (not included).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Argument(help: "The patient's id.") var id: String
+        @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
         @Argument(help: "The series.") var series: String
         @Option(help: "From this date or instant.") var startDate: String?
         @Option(help: "To this date or instant.") var endDate: String?
@@ -353,6 +432,7 @@ struct PatientCommand: AsyncParsableCommand {
                 if latest { reports = Array(reports.suffix(1)) }
             } else {
                 let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+                let id = try await PatientReference.resolve(self.id, with: client)
                 reports = try await client.reports(patient: id, series: series, start: startDate, end: endDate, latest: latest)
             }
             if reports.isEmpty { print("No report of \(series) in that range.") }

@@ -21,11 +21,11 @@ struct QueueCommand: ParsableCommand {
             let output = StandardOutput(rightToLeft: Language.say.isRightToLeft)
             TextTable.queue(try store.queueEntries(), say: Language.say).forEach(output.write)
             let answers = try store.pendingActionCount()
-            if answers > 0 { print("\(answers) answer(s) to referrals or patient registration(s) given offline wait too; 'intake flush' sends them.") }
+            if answers > 0 { print("\(answers) answer(s) to referrals and change(s) to the patient registry made offline wait too; 'intake flush' sends them.") }
             if try store.setAsideActionCount() > 0 {
                 // Kept aside: the server refused them for a reason a person settles.
                 try store.unlock()
-                for entry in try store.pendingActions(includingSetAside: true) where entry.reason != nil && entry.action.kind == .patientRegistration {
+                for entry in try store.pendingActions(includingSetAside: true) where entry.reason != nil && entry.action.kind.isRegistryWork {
                     print("set aside  \(entry.id.uuidString.lowercased().prefix(8))  \(entry.reason ?? "")")
                 }
                 print("Discard one with 'intake queue discard ID' once it is settled.")

@@ -41,7 +41,7 @@ struct ReferralsCommand: AsyncParsableCommand {
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Flag(help: "Those you (or your team) sent.") var sent = false
-        @Option(help: "Only in this state: open, accepted, completed, declined, withdrawn.") var state: String?
+        @Option(help: "Only in this state: open, accepted, completed, declined, withdrawn, closed (its record deleted).") var state: String?
         @Option(help: ArgumentHelp("One record's referrals (sent and received) that you take part in.", valueName: "record-id")) var record: String?
         @Option(help: ArgumentHelp("The referrals of one registry patient's records.", valueName: "patient-id")) var patient: String?
 
@@ -52,6 +52,10 @@ struct ReferralsCommand: AsyncParsableCommand {
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             if record != nil || patient != nil {
+                // Short ids as listings show them, for the record and the patient alike.
+                var record = self.record, patient = self.patient
+                if let given = record { record = try await RecordReference.resolve(given, with: client).uuidString.lowercased() }
+                if let given = patient { patient = try await PatientReference.resolve(given, with: client) }
                 ReferralText.list(try await client.referrals(record: record, patient: patient, state: state)).forEach { print($0) }
             } else {
                 ReferralText.list(try await client.referrals(sent: sent, state: state)).forEach { print($0) }

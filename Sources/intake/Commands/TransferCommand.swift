@@ -16,7 +16,7 @@ struct TransferCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var clientOptions: ClientOptions
-    @Argument(help: "The record's id, or with --patient the patient's.") var id: String
+    @Argument(help: "The record's id, or with --patient the patient's (whole, or its first characters as listings show them).") var id: String
     @Option(help: "The team to move it to.") var toTeam: String
     @Flag(help: "The id is a registry patient's: move them and all their records.") var patient = false
 
@@ -27,7 +27,9 @@ struct TransferCommand: AsyncParsableCommand {
             print("Moved \(moved.count) record(s) to team '\(toTeam)'.")
             return
         }
-        guard let uuid = UUID(uuidString: id) else { throw ValidationError("'\(id.prefix(40))' is not a patient id; give the whole id (a UUID).") }
+        guard let uuid = UUID(uuidString: try await PatientReference.resolve(id, with: client)) else {
+            throw ValidationError("The server cannot be reached to say which patient '\(id.prefix(40))' is; try again when it can.")
+        }
         let moved = try await client.transfer(uuid, patient: patient, toTeam: toTeam)
         print("Moved \(moved.count) record(s) to team '\(toTeam)'\(patient ? " with the patient" : "").")
     }
