@@ -143,7 +143,7 @@ public enum BidiText {
         let paragraphRTL = rightToLeft || firstStrong(in: line) == .right
         let characters = Array(line)
         var shaped = Array(ArabicShaping.shaped(line, ligatures: false))
-        if shaped.count != characters.count { shaped = characters }
+        if shaped.count != characters.count { shaped = characters } else { ArabicShaping.joinLamAlef(&shaped, typed: characters) }
         let (cells, order) = displayed(shaped, rightToLeft: paragraphRTL)
         return (cells, order, paragraphRTL)
     }
@@ -287,7 +287,12 @@ extension TerminalText {
         return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             let line = String(line)
             guard columns(of: line) > width else { return line }
-            let indent = String(line.prefix { $0 == " " }.prefix(width / 3))
+            // Continued under its start; a line laid out as a term and its description (`  :back
+            // go to …`, two spaces or more between them) is continued under the description.
+            let leading = line.prefix { $0 == " " }.count
+            let term = line.dropFirst(leading).range(of: #"^\S+( \S+)?\s{2,}"#, options: .regularExpression)
+            let hanging = term.map { line.distance(from: line.startIndex, to: $0.upperBound) } ?? leading
+            let indent = String(repeating: " ", count: min(hanging, width / 2))
             let parts = BidiText.broken(line, width: width)
             guard parts.count > 1 else { return line }
             // The continuation, indented, may need breaking again at the narrower width: taken from
@@ -341,6 +346,23 @@ enum ArabicShaping {
 
     private static func joinsForward(_ value: UInt32) -> Bool { value == tatweel || forms[value]?.count == 4 }
     private static func joinsBackward(_ value: UInt32) -> Bool { value == tatweel || (forms[value]?.count ?? 1) > 1 }
+
+    /// Lam and alef as one ligature in a line being typed, one cell a character still: the lam's
+    /// cell takes the ligature (its final form after a letter that joins it), the alef's a
+    /// zero-width space, so the cursor keeps its place as the line is edited.
+    static func joinLamAlef(_ cells: inout [Character], typed: [Character]) {
+        guard cells.count == typed.count, typed.count > 1 else { return }
+        for index in 0..<(typed.count - 1) where typed[index] == "\u{0644}" {
+            guard typed[index + 1].unicodeScalars.count == 1, let alef = typed[index + 1].unicodeScalars.first,
+                let ligature = lamAlef[alef.value], let lam = cells[index].unicodeScalars.first
+            else { continue }
+            // Lam joined to the letter before it is in its final (FEDE) or medial (FEE0) form.
+            let joinedBefore = lam.value == 0xFEDE || lam.value == 0xFEE0
+            guard let glyph = Unicode.Scalar(ligature + (joinedBefore ? 1 : 0)) else { continue }
+            cells[index] = Character(glyph)
+            cells[index + 1] = "\u{200B}"
+        }
+    }
 
     /// `text` with its Arabic letters in their joined forms; with `ligatures`, lam and alef as one.
     static func shaped(_ text: String, ligatures: Bool = true) -> String {

@@ -163,6 +163,17 @@ struct BidiTextTests {
         #expect(TerminalText.wrapped("short", width: 40) == "short" && TerminalText.wrapped(word, width: nil) == word)
     }
 
+    /// While typing, lam and alef show as their one ligature, as they do once the line is said,
+    /// and the line keeps one cell a character (a zero-width space holds the alef's), so the
+    /// cursor stays where it is.
+    @Test func lamAndAlefJoinWhileTyping() {
+        let laid = BidiText.layout("سلام", rightToLeft: true)
+        #expect(laid.cells.count == 4 && laid.cells.contains("\u{FEFC}"), "the final lam-alef, after sin: \(laid.cells)")
+        #expect(laid.cells.contains("\u{200B}") && laid.cells.map(TerminalText.columns(of:)).reduce(0, +) == 3)
+        let alone = BidiText.layout("لا", rightToLeft: true)
+        #expect(alone.cells.contains("\u{FEFB}"), "the isolated ligature: \(alone.cells)")
+    }
+
     @Test func anEnglishLineWithAnArabicNameKeepsItsOrder() {
         #expect(BidiText.render("Name: دار.", mode: .reorder, rightToLeft: false) == "Name: \u{FEAD}\u{FE8D}\u{FEA9}.")
         #expect(BidiText.render("Name: Amina", mode: .reorder, rightToLeft: true) == "Name: Amina", "no right-to-left letter, nothing to do")

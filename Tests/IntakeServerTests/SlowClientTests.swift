@@ -65,7 +65,9 @@ struct SlowClientTests {
             }
             #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(200))")
             #expect(answer.contains("\"body_timeout\""))
-            #expect(ContinuousClock.now - start < .seconds(8), "the server closed the connection instead of waiting for the rest")
+            // The client gives up after 10 s: sooner means the server closed it. (A busy machine running
+            // every suite at once has delayed the server's one-second timer by several seconds.)
+            #expect(ContinuousClock.now - start < .seconds(9.5), "the server closed the connection instead of waiting for the rest")
         }
     }
 

@@ -96,11 +96,16 @@ enum EnglishText {
         case .commandsHelp:
             """
             Commands (type them at any prompt):
-              :back         go to the previous question          :skip       leave this question for now
-              :next         go to the next section               :go 3       go to section 3 (:go 3.5, :go patient)
-              :review       show all answers so far              :clear      remove this question's answer
-              :list         show all choices of this question    :finish     check and complete the record
-              :quit         save the draft and stop              :help       show this list
+              :back      go to the previous question
+              :skip      leave this question for now
+              :next      go to the next section
+              :go 3      go to section 3 (:go 3.5, :go patient)
+              :review    show all answers so far
+              :clear     remove this question's answer
+              :list      show all choices of this question
+              :finish    check and complete the record
+              :quit      save the draft and stop
+              :help      show this list
             Press Enter to keep the current answer or leave an optional question empty.
             """
         case .unknownCommand(let name, let suggestion):
