@@ -65,8 +65,10 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
         (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.message ?? "no explanation given"
     }
 
-    static func issues(in data: Data) -> [String] {
-        ((try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.details?.issues ?? []).map(\.description)
+    static func issues(in data: Data) -> [String] { remoteIssues(in: data).map(\.description) }
+
+    static func remoteIssues(in data: Data) -> [RemoteIssue] {
+        (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.details?.issues ?? []
     }
 
     static func currentRevision(in data: Data) -> Int? {

@@ -7,15 +7,16 @@ struct ResultJSON: Decodable {
     var outcome: String
     var revision: Int?
     var currentRevision: Int?
+    var code: String?
     var message: String?
-    var issues: [IssueJSON]?
+    var issues: [RemoteIssue]?
 
     var result: SendResult {
         switch outcome {
         case "created": .created
         case "duplicate": .duplicate
         case "conflict": .conflict(message: message ?? "a record with this id exists with other content")
-        default: .invalid(message: message ?? "the server refused the record", issues: (issues ?? []).map(\.description))
+        default: .invalid(message: message ?? "the server refused the record", issues: issues ?? [], code: code ?? "")
         }
     }
 }
@@ -43,15 +44,37 @@ enum StoredRecordReader {
 
 struct LookupJSON: Decodable { var results: [RemoteMatch] }
 
-struct IssueJSON: Decodable, CustomStringConvertible {
-    var section: Int?
-    var index: Int?
-    var questionId: String?
-    var questionText: String?
-    var field: String?
-    var message: String
+/// A problem the server found with a record, as its answer lists it: the question or field, and
+/// what is wrong (never the answer). `description` is the server's words; `issue` the same problem
+/// for the client to say in its person's language.
+public struct RemoteIssue: Decodable, Sendable, Equatable, CustomStringConvertible {
+    public var kind: String?
+    public var section: Int?
+    public var index: Int?
+    public var questionId: String?
+    public var questionText: String?
+    public var field: String?
+    public var message: String
 
-    var description: String {
+    public init(kind: String? = nil, section: Int? = nil, index: Int? = nil, questionId: String? = nil, questionText: String? = nil, field: String? = nil, message: String) {
+        self.kind = kind
+        self.section = section
+        self.index = index
+        self.questionId = questionId
+        self.questionText = questionText
+        self.field = field
+        self.message = message
+    }
+
+    /// The problem as the validator names it (a kind this client does not know reads as an invalid value).
+    public var issue: ValidationIssue {
+        ValidationIssue(
+            kind: kind.flatMap(ValidationIssue.Kind.init(rawValue:)) ?? .invalidValue,
+            position: section.flatMap { section in index.map { QuestionPosition(section: section, index: $0) } }, questionId: questionId,
+            questionText: questionText, field: field, message: message)
+    }
+
+    public var description: String {
         var place = ""
         if let section, let index {
             place = "question \(section).\(index)" + (questionId.map { " (\($0))" } ?? "")
@@ -72,7 +95,7 @@ struct ErrorJSON: Decodable {
 
     struct Details: Decodable {
         var currentRevision: Int?
-        var issues: [IssueJSON]?
+        var issues: [RemoteIssue]?
     }
 
     var error: Body

@@ -70,7 +70,7 @@ public final class IntakeClient: Sendable {
         case 201: return .created
         case 200: return .duplicate
         case 409: return .conflict(message: ClientError.message(in: data))
-        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.issues(in: data))
+        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.remoteIssues(in: data), code: ClientError.code(in: data))
         default: throw ClientError.from(status: status, data: data)
         }
     }
@@ -128,7 +128,7 @@ public final class IntakeClient: Sendable {
         case 410:
             // Deleted on the server: the edit cannot land; it is set aside, not lost.
             return .conflict(message: ClientError.message(in: data))
-        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.issues(in: data))
+        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.remoteIssues(in: data), code: ClientError.code(in: data))
         default: throw ClientError.from(status: status, data: data)
         }
     }
@@ -198,8 +198,9 @@ public enum SendResult: Sendable, Equatable {
     case duplicate
     /// The id exists with other content.
     case conflict(message: String)
-    /// The server's validation refused it.
-    case invalid(message: String, issues: [String])
+    /// The server's validation refused it: its words, the problems it found, and its code
+    /// (`invalid_record`, `unknown_collector`, …) for the client to say it in its own words.
+    case invalid(message: String, issues: [RemoteIssue], code: String)
     case updated(revision: Int)
     /// The record changed on the server since it was loaded.
     case stale(currentRevision: Int, message: String)

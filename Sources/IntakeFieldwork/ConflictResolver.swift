@@ -83,7 +83,7 @@ public struct ConflictResolver: Sendable {
             switch try await client.put(record, baseRevision: current) {
             case .updated(let revision): return .saved(revision: revision, how: how)
             case .stale: continue
-            case .conflict(let message), .invalid(let message, _): return .refused(message)
+            case .conflict(let message), .invalid(let message, _, _): return .refused(message)
             case .created, .duplicate: return .saved(revision: current, how: how)
             }
         }

@@ -64,9 +64,9 @@ public struct FlushRun {
                     stillQueued: summary.remaining)))
         if summary.withoutCollector > 0 { io.writeError(say(.filledBeforeSignInNoAccount(count: summary.withoutCollector))) }
         for (id, how) in summary.resolved { io.write(say(.mergedMeanwhile(id: String(id.uuidString.lowercased().prefix(8)), how: "\(how)"))) }
-        for (id, reason) in summary.setAside {
+        for (id, reason, code) in summary.setAside {
             let short = String(id.uuidString.lowercased().prefix(8))
-            io.write(say(.setAsideBecause(id: short, reason: "\(reason)")))
+            io.write(say(.setAsideFor(id: short, code: code, reason: reason)))
             if let record = try? store.queuedRecord(idPrefix: short), let hint = DraftMigration.hint(for: record.response, store: store, say: say) {
                 io.write(hint)
             }

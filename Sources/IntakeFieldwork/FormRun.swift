@@ -138,9 +138,10 @@ public struct FormRun {
             io.write(say(.sent))
         case .queued(let waiting, let reason):
             io.write(say(.savedOffline(waiting: waiting, reason: "\(reason)")))
-        case .invalid(let message, let issues):
-            io.write(say(.refused(message)))
-            issues.forEach { io.write("  - \($0)") }
+        case .invalid(let message, let issues, let code):
+            // The server's refusal in the person's language where this client knows its code.
+            io.write(say(.refusedFor(code: code, message: message)))
+            issues.forEach { io.write("  - " + say(.serverIssue(said: $0.description, $0.issue))) }
             return .failed(say(.refusedDraftAgain))
         case .heldBack(let reason):
             return .failed(say(.heldBack("\(reason)")))

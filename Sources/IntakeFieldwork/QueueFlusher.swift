@@ -89,8 +89,9 @@ public struct QueueFlusher: Sendable {
     public struct Summary: Sendable {
         public var uploaded = 0
         public var alreadyOnServer = 0
-        /// Refused by the server this time: id and reason.
-        public var setAside: [(id: UUID, reason: String)] = []
+        /// Refused by the server this time: id, reason (the server's words, as the queue keeps
+        /// them) and, for a record its validation refused, the server's code.
+        public var setAside: [(id: UUID, reason: String, code: String?)] = []
         /// Edits saved after a conflict was resolved by the policy: id and what was kept.
         public var resolved: [(id: UUID, how: String)] = []
         /// Why the flush stopped early, if it did.
@@ -220,10 +221,11 @@ public struct QueueFlusher: Sendable {
             switch result {
             case .created, .updated: summary.uploaded += 1
             case .duplicate: summary.alreadyOnServer += 1
-            case .conflict(let message), .invalid(let message, _), .stale(_, let message):
+            case .conflict(let message), .invalid(let message, _, _), .stale(_, let message):
                 let reason = Self.reason(result, message)
                 try store.reject(queued.entry.id, reason: reason)
-                summary.setAside.append((queued.entry.id, reason))
+                let code: String? = if case .invalid(_, _, let code) = result { code } else { nil }
+                summary.setAside.append((queued.entry.id, reason, code))
             }
         }
         if let error = outcome.error, summary.stoppedBecause == nil { summary.stoppedBecause = error.description }
@@ -232,7 +234,7 @@ public struct QueueFlusher: Sendable {
     private static func reason(_ result: SendResult, _ message: String) -> String {
         switch result {
         case .conflict: "conflict: \(message)"
-        case .invalid(_, let issues): "invalid: \(message)" + (issues.isEmpty ? "" : "; " + issues.joined(separator: "; "))
+        case .invalid(_, let issues, _): "invalid: \(message)" + (issues.isEmpty ? "" : "; " + issues.map(\.description).joined(separator: "; "))
         case .stale(let current, _): "stale: the record is at revision \(current) on the server; look it up and edit it again, or flush with --on-conflict"
         default: message
         }

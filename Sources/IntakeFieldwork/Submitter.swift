@@ -43,7 +43,7 @@ public struct Submitter: Sendable {
         /// Kept in the encrypted queue; `waiting` records are queued in all.
         case queued(waiting: Int, reason: String)
         /// The server's validation refused it; it is a draft again, to fix.
-        case invalid(message: String, issues: [String])
+        case invalid(message: String, issues: [RemoteIssue], code: String)
         /// The server has another version of this record; it is kept in the queue, set aside.
         case heldBack(reason: String)
         /// An edit based on an old revision; it is a draft again, to redo on the current one.
@@ -79,9 +79,9 @@ public struct Submitter: Sendable {
         case .conflict(let message):
             try store.reject(record.id, reason: message)
             return .heldBack(reason: message)
-        case .invalid(let message, let issues):
+        case .invalid(let message, let issues, let code):
             try returnToDrafts(record, baseRevision: baseRevision)
-            return .invalid(message: message, issues: issues)
+            return .invalid(message: message, issues: issues, code: code)
         case .stale(let current, let message):
             try returnToDrafts(record, baseRevision: baseRevision)
             return .stale(currentRevision: current, message: message)

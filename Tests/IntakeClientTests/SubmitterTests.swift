@@ -38,8 +38,9 @@ struct SubmitterTests {
         let outcome = try await server.serving { [record] port in
             try await Submitter(store: server.store, client: server.client(port: port)).submit(record)
         }
-        guard case .invalid(_, let issues) = outcome else { Issue.record("expected invalid, got \(outcome)"); return }
-        #expect(issues.contains { $0.contains("patient familyName") })
+        guard case .invalid(_, let issues, let code) = outcome else { Issue.record("expected invalid, got \(outcome)"); return }
+        #expect(issues.contains { $0.description.contains("patient familyName") })
+        #expect(code == "invalid_record" && issues.contains { $0.issue.kind == .missingIdentification && $0.issue.field == "familyName" }, "\(issues)")
         #expect(try server.store.queueEntries().isEmpty)
         #expect(try server.store.drafts().first?.response.id == record.id)
         #expect(try server.store.drafts().first?.response.status == .draft)

@@ -203,4 +203,23 @@ struct FieldDayTests {
         #expect(Date().timeIntervalSince(interrupted) < 1.5)
         #expect(try intake.run(["queue", "list"]).stdout.contains("1 waiting, 0 set aside."))
     }
+
+    /// The server's refusal is said in the form's language where the client knows its code: in
+    /// Arabic, a collector the team does not know is explained in Arabic, with the way back.
+    @Test func aRefusalIsSaidInTheFormsLanguage() throws {
+        let intake = IntakeProcess()
+        let token = try intake.prepareServerWithCoordinator()
+        let (server, port) = try intake.startServer()
+        defer { server.terminate() }
+        var environment = TerminalCommandTests.kiosk(intake)
+        environment["INTAKE_LANGUAGE"] = "ar"
+        environment["INTAKE_BIDI"] = "marks"
+        let terminal = try PseudoTerminal(
+            arguments: ["fill", "--language", "ar", "--collector", "ghost", "--server", "http://127.0.0.1:\(port)", "--token", token],
+            environment: environment)
+        Self.fillWhole(terminal)
+        #expect(terminal.wait() == 1, "\(terminal.text.suffix(600))")
+        #expect(terminal.text.contains("رفض الخادم السجل: جامع السجل ليس عضوًا في هذا الفريق"), "\(terminal.text.suffix(800))")
+        #expect(!terminal.text.contains("is not a member of this team"), "not the server's English: \(terminal.text.suffix(800))")
+    }
 }

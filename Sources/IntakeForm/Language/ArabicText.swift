@@ -185,6 +185,8 @@ enum ArabicText {
         case .savedUntilSignIn(let waiting):
             "حُفظ مشفّرًا على هذا الجهاز (السجلات المنتظرة \(waiting)). ليس للسجل جامع بعد (لم يسجّل أحد الدخول هنا، أو لم يذكر الخادم من سجّل): سيُرسل باسم الحساب المسجّل الدخول على هذا الجهاز (\(latin("intake login")) أو \(latin("intake enrol"))، ثم \(latin("intake flush")))."
         case .refused(let message): "رفض الخادم السجل: \(latin(message))"
+        case .refusedFor(let code, let message): "رفض الخادم السجل: " + (Self.refusal(code) ?? latin(message))
+        case .serverIssue(_, let issue): describe(issue)
         case .refusedDraftAgain: "عاد السجل مسودة؛ صحّحه بالأمر: \(latin("intake fill --resume"))"
         case .heldBack(let reason):
             "على الخادم سجل آخر بهذا المعرّف (\(latin(reason))). السجل باقٍ في قائمة الانتظار، منحّى جانبًا: انظر \(latin("intake queue list"))."
@@ -277,6 +279,7 @@ enum ArabicText {
             "رُفع: \(uploaded). موجود على الخادم من قبل: \(already). نُحّي جانبًا: \(setAside). ما زال في الانتظار: \(queued)."
         case .mergedMeanwhile(let id, let how): "  \(latin(id)) تغيّر على الخادم في الأثناء: \(latin(how))."
         case .setAsideBecause(let id, let reason): "  \(latin(id)) نُحّي جانبًا: \(latin(reason))"
+        case .setAsideFor(let id, let code, let reason): "  \(latin(id)) نُحّي جانبًا: " + (code.flatMap { $0 == "invalid_record" ? nil : Self.refusal($0) } ?? latin(reason))
         case .moveToVersion(let id, let questionnaire, let from, let to):
             "  \(latin(id)) على الإصدار \(latin(from)) من \(latin(questionnaire))؛ على هذا الجهاز الإصدار \(latin(to)): \(latin("intake drafts migrate \(id)"))"
         case .filledBeforeSignIn(let count, let account):
@@ -325,6 +328,23 @@ enum ArabicText {
     }
 
     /// A reason the record cannot be completed, said in Arabic where its kind is known.
+    /// The server's refusal of a record by its code, in Arabic; nil for a code not known here
+    /// (its own words are said then).
+    private static func refusal(_ code: String) -> String? {
+        switch code {
+        case "invalid_record": "لا يجتاز السجل التحقق؛ المشكلات أدناه."
+        case "unknown_collector":
+            "جامع السجل ليس عضوًا في هذا الفريق. أرسله باسم عضو: \(latin("intake fill --resume ID --collector NAME"))، أو \(latin("intake queue retry ID --collector NAME")) لسجل منحّى جانبًا."
+        case "collector_changed": "يحتفظ التعديل بجامع السجل الأصلي؛ أرسله بالجامع نفسه."
+        case "unknown_patient": "المريض الذي يشير إليه السجل ليس في سجل مرضى الفريق؛ سجّله أولًا (\(latin("intake patient register")))."
+        case "unknown_questionnaire": "إصدار الاستبيان هذا غير منشور على الخادم؛ اسحب الإصدار الحالي (\(latin("intake questionnaire pull"))) وانقل المسودة إليه."
+        case "questionnaire_closed", "questionnaire_retired", "questionnaire_draft":
+            "إصدار الاستبيان هذا لا يقبل سجلات جديدة؛ انقل المسودة إلى الإصدار الحالي (\(latin("intake drafts migrate")))."
+        case "attachment_missing": "لم يصل إلى الخادم ملف يشير إليه السجل؛ أعد إرفاقه ثم أرسل السجل من جديد."
+        default: nil
+        }
+    }
+
     private static func describe(_ issue: ValidationIssue) -> String {
         if let position = issue.position {
             switch issue.kind {

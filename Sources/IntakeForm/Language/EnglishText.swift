@@ -155,6 +155,8 @@ enum EnglishText {
         case .savedUntilSignIn(let waiting):
             "Saved, encrypted on this machine (\(plural(waiting, "record")) waiting). It has no collector yet (nobody has signed in here, or the server did not say who is): it will be sent as the account signed in on this machine ('intake login' or 'intake enrol', then 'intake flush')."
         case .refused(let message): "The server refused the record: \(message)"
+        case .refusedFor(_, let message): "The server refused the record: \(message)"
+        case .serverIssue(let said, _): said
         case .refusedDraftAgain: "The record is a draft again; fix it with: intake fill --resume"
         case .heldBack(let reason):
             "The server has a different record with this id (\(reason)). It is kept in the queue, set aside: see 'intake queue list'."
@@ -235,7 +237,7 @@ enum EnglishText {
         case .flushed(let uploaded, let already, let setAside, let queued):
             "Uploaded: \(uploaded). Already on the server: \(already). Set aside: \(setAside). Still queued: \(queued)."
         case .mergedMeanwhile(let id, let how): "  \(id) changed on the server meanwhile: \(how)."
-        case .setAsideBecause(let id, let reason): "  \(id) set aside: \(reason)"
+        case .setAsideBecause(let id, let reason), .setAsideFor(let id, _, let reason): "  \(id) set aside: \(reason)"
         case .moveToVersion(let id, let questionnaire, let from, let to):
             "  \(id) is on \(questionnaire) version \(from); this machine has version \(to): intake drafts migrate \(id)"
         case .stoppedEarly(let reason): "Stopped early: \(reason). The records not sent are still queued; run 'intake flush' again later."

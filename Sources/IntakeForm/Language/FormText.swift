@@ -144,6 +144,10 @@ public enum FormText: Sendable {
     /// Finished before anyone signed in on this machine: kept until someone does.
     case savedUntilSignIn(waiting: Int)
     case refused(String)
+    /// The server refused the record with `code` (its own words in `message`).
+    case refusedFor(code: String, message: String)
+    /// One problem the server found: its words (`said`) and the problem, to say in this language.
+    case serverIssue(said: String, ValidationIssue)
     case refusedDraftAgain
     case heldBack(String)
     case staleEdit(current: Int)
@@ -222,6 +226,8 @@ public enum FormText: Sendable {
     case flushed(uploaded: Int, alreadyThere: Int, setAside: Int, stillQueued: Int)
     case mergedMeanwhile(id: String, how: String)
     case setAsideBecause(id: String, reason: String)
+    /// The same, with the server's code when its validation refused the record.
+    case setAsideFor(id: String, code: String?, reason: String)
     /// A record on an older version than the newest kept on this machine: how to move it.
     case moveToVersion(id: String, questionnaire: String, from: String, to: String)
     case stoppedEarly(String)
