@@ -285,7 +285,7 @@ enum ArabicText {
         case .filledBeforeSignIn(let count, let account):
             "سجلات مُلئت هنا قبل تسجيل دخولك: \(count). ستُرسل باسم \(latin(account))."
         case .filledBeforeSignInNoAccount(let count):
-            "سجلات مُلئت هنا قبل أن يسجّل أحد الدخول: \(count)، وتعذّرت قراءة الحساب المسجّل الآن (سجّل الدخول من جديد بالأمر \(latin("intake login")))؛ تبقى في الانتظار."
+            "سجلات بلا جامع بعد: \(count)، تبقى في الانتظار: تُرسل باسم الحساب المسجّل هنا حين يذكره الخادم (سجّل الدخول من جديد بالأمر \(latin("intake login")))، أو سمِّ جامعها: \(latin("intake queue retry ID --collector NAME"))."
         case .stoppedEarly(let reason):
             "توقّف الرفع مبكرًا: \(latin(reason)). السجلات التي لم تُرسل باقية في الانتظار؛ أعد تشغيل \(latin("intake flush")) لاحقًا."
         }

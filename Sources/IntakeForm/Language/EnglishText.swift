@@ -244,7 +244,7 @@ enum EnglishText {
         case .filledBeforeSignIn(let count, let account):
             "\(count == 1 ? "1 record was" : "\(count) records were") filled here before you signed in; \(count == 1 ? "it" : "they") will be sent as \(account)'s."
         case .filledBeforeSignInNoAccount(let count):
-            "\(count == 1 ? "1 record was" : "\(count) records were") filled here before anyone signed in, and the account signed in now could not be read (sign in again with 'intake login'); \(count == 1 ? "it stays" : "they stay") queued."
+            "\(count == 1 ? "1 record has" : "\(count) records have") no collector yet and \(count == 1 ? "stays" : "stay") queued: \(count == 1 ? "it is" : "they are") sent as the account signed in here once the server says who that is (sign in again with 'intake login'), or name the collector: intake queue retry ID --collector NAME."
         }
     }
 

@@ -239,7 +239,8 @@ public enum FormText: Sendable {
     case flushRetrying(attempt: Int, of: Int, reason: String, seconds: Int)
     /// Records filled before anyone signed in, given the signed-in account as their collector.
     case filledBeforeSignIn(count: Int, account: String)
-    /// The same, when the account could not be known: they stay queued, not sent.
+    /// Records without a collector kept back by a flush (the account could not be known, or they
+    /// came from another machine's queue): they stay queued, not sent.
     case filledBeforeSignInNoAccount(count: Int)
 
     /// Where in the form a draft stands, for "Resuming the draft at …".

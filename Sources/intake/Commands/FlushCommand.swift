@@ -77,12 +77,14 @@ struct FlushCommand: AsyncParsableCommand {
         }
         flusher.resolver = ConflictResolver(client: client, policy: onConflict, choose: onConflict == .ask ? ask : nil)
         let run = FlushRun(flusher: flusher, io: StandardOutput(rightToLeft: Language.say.isRightToLeft), say: Language.say)
-        if try store.countWithoutCollector() > 0 {
-            let asking = Language.say(.askingServer(host: client.baseURL.host ?? "the server", seconds: 3))
-            try run.giveCollector(await sayingWhileWaiting(asking) { await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) })
-        }
         var wait = pause
         while true {
+            // Records filled before anyone signed in take the signed-in account, said once before
+            // they are sent; asked again each round of --watch, as the server may only now say who.
+            if try store.countWithoutCollector() > 0 {
+                let asking = Language.say(.askingServer(host: client.baseURL.host ?? "the server", seconds: 3))
+                try run.giveCollector(await sayingWhileWaiting(asking) { await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) })
+            }
             let emptied = try await run.run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))
             if emptied { return }
             // Only what a retry can send is waited for: records set aside need a person.
