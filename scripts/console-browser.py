@@ -38,6 +38,17 @@ class Failure(Exception):
     pass
 
 
+# A team name as the field writes them: Arabic letters, a space, '%', '/', '+' and a quote.
+ODD_TEAM = "عيادة متنقلة 50% / B+ 'north'"
+
+
+def xpath_literal(text):
+    """`text` as an XPath string literal (it may hold both kinds of quote)."""
+    if "'" not in text:
+        return f"'{text}'"
+    return "concat(" + ", \"'\", ".join(f"'{part}'" for part in text.split("'")) + ")"
+
+
 def check(condition, message):
     if not condition:
         raise Failure(message)
@@ -68,6 +79,22 @@ class Console:
         options.add_experimental_option("prefs", {"download.default_directory": downloads, "download.prompt_for_download": False})
         self.driver = webdriver.Chrome(service=Service(os.environ.get("INTAKE_CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
         self.checked = CHECKED
+        self.visited = []
+
+    def switch_language(self, path):
+        self.open(path)
+        self.click(self.driver.find_element(By.CSS_SELECTOR, "form[action='/console/language'] button"))
+
+    def again_in_arabic(self):
+        """Every page this browser checked, checked again in Arabic, then back to English."""
+        pages = [(name, path) for name, path in self.visited if "sign-in" not in path]
+        self.switch_language(pages[0][1])
+        check(self.driver.find_element(By.TAG_NAME, "html").get_attribute("dir") == "rtl", "Arabic is right to left")
+        for name, path in pages:
+            self.open(path)
+            self.check_page(name + "-ar")
+        self.visited = []
+        self.switch_language(pages[0][1])
 
     def quit(self):
         self.driver.quit()
@@ -83,9 +110,38 @@ class Console:
             return answer.read().decode("utf-8")
 
     def check_page(self, name, posted=False):
-        """Accessibility (axe-core), HTML5 well-formedness (html5lib, strict) and a screenshot. A
-        page answering a form (`posted`) cannot be asked for again: its DOM is parsed instead."""
+        """The page at 1280 and at 390 pixels (a phone): accessibility, HTML5, the layout, and
+        screenshots of both. A page answering a form (`posted`) cannot be asked for again: its DOM
+        is parsed instead, and it is not visited again in the other language."""
+        self.check_width(name, posted)
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        try:
+            self.check_width(name + "-390", posted)
+            # A phone: nothing wider than the screen (wide tables scroll in their own box), and
+            # the header leaves the page most of the screen.
+            wide = self.driver.execute_script(
+                "const w = document.documentElement.clientWidth;"
+                "if (document.documentElement.scrollWidth <= w + 1) return null;"
+                "const e = [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w + 1 || e.getBoundingClientRect().left < -1)"
+                ".filter(e => !e.closest('.scroll') || e.classList.contains('scroll')).slice(-3);"
+                "return document.documentElement.scrollWidth + ' px wide: ' + e.map(e => e.tagName + '.' + e.className).join(', ');")
+            check(wide is None, f"{name} at 390 px overflows the screen: {wide}")
+            header = self.driver.execute_script("return document.querySelector('header.top').getBoundingClientRect().height / window.innerHeight")
+            check(header < 0.25, f"{name} at 390 px: the header takes {header:.0%} of the screen")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        if not posted:
+            self.visited.append((name, self.driver.current_url[len(self.base):]))
+
+    def check_width(self, name, posted):
         self.driver.save_screenshot(os.path.join(self.screenshots, name + ".png"))
+        # Every chart's words inside its drawing (an Arabic page once drew its labels past the edge).
+        outside = self.driver.execute_script(
+            "return [...document.querySelectorAll('svg.chart')].flatMap(svg => { const v = svg.viewBox.baseVal;"
+            " return [...svg.querySelectorAll('text')].filter(t => { const b = t.getBBox();"
+            " return b.width === 0 || b.x < v.x - .5 || b.y < v.y - .5 || b.x + b.width > v.x + v.width + .5 || b.y + b.height > v.y + v.height + .5; })"
+            ".map(t => t.textContent + ' at ' + Math.round(t.getBBox().x) + '..' + Math.round(t.getBBox().x + t.getBBox().width) + ' of ' + v.width); });")
+        check(not outside, f"{name}: chart text outside its chart: {outside[:5]}")
         axe = Axe(self.driver)
         axe.inject()
         results = axe.run()
@@ -149,7 +205,9 @@ def main():
         run(intake, env, "admin", "user", "create", name, "--role", role, "--team", team, "--password-stdin", stdin=f"{name}-password-1\n")
     run(intake, env, "admin", "user", "create", "rita", "--role", "researcher", "--password-stdin", stdin="rita-password-1\n")
     run(intake, env, "admin", "user", "create", "omar", "--role", "fieldworker", "--password-stdin", stdin="omar-password-1\n")
+    run(intake, env, "admin", "user", "create", "nadia", "--role", "fieldworker", "--password-stdin", stdin="nadia-password-1\n")
     run(intake, env, "admin", "publish", "refugee-health")
+    run(intake, env, "admin", "team", "create", ODD_TEAM)
     server = subprocess.Popen([intake, "serve", "--port", "0"], env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     console = None
     try:
@@ -273,14 +331,12 @@ def main():
         check(len(rows) == 2 and "review_state" in rows[0] and reviewed in rows[1] and "has_issues" in rows[1],
               f"the export holds the one record with issues: {rows[:2]}")
 
-        console.open("/console/day")
-        console.click(console.driver.find_element(By.CSS_SELECTOR, "form[action='/console/language'] button"))
+        # Every page again in Arabic, at both widths.
+        console.again_in_arabic()
+        console.switch_language("/console/day")
         html = console.driver.find_element(By.TAG_NAME, "html")
         check(html.get_attribute("dir") == "rtl" and html.get_attribute("lang") == "ar", "Arabic is right to left")
         check(console.driver.find_element(By.TAG_NAME, "h1").text == "يوم الفريق", "the day's heading in Arabic")
-        console.check_page("day-ar")
-        console.open(f"/console/records/{reviewed}")
-        console.check_page("record-ar")
 
         # The field worker sees it in their console, in English (their browser's choice).
         console.quit()
@@ -289,6 +345,7 @@ def main():
         console.open("/console/inbox")
         check("says your record" in console.driver.page_source and reviewed[:8] in console.driver.page_source, "fatima's console inbox")
         console.check_page("inbox-fieldworker")
+        console.again_in_arabic()
 
         # An admin: users, teams, the audit trail verified.
         console.quit()
@@ -297,6 +354,16 @@ def main():
         console.open("/console/admin")
         check("Verified:" in console.driver.page_source, "the audit trail is verified")
         console.check_page("admin")
+        # A team whose name has Arabic letters, a space, '%', '/', '+' and a quote: reached from the
+        # admin's list and its own page, as every route that names it (tests in Swift do the API's).
+        team_link = console.driver.find_element(By.XPATH, f"//a[normalize-space(.)={xpath_literal(ODD_TEAM)}]")
+        console.click(team_link)
+        check(ODD_TEAM in console.driver.find_element(By.TAG_NAME, "h1").text, f"the team's page: {console.driver.current_url}")
+        console.check_page("team-odd-name")
+        console.driver.find_element(By.ID, "invitee").send_keys("nadia")
+        console.submit("form[action$='/invitations']")
+        check(console.driver.find_elements(By.CSS_SELECTOR, ".passcode strong"), f"invited to {ODD_TEAM!r}: {console.driver.current_url}")
+        console.again_in_arabic()
 
         # A researcher: exports only, de-identified.
         console.quit()
@@ -304,6 +371,7 @@ def main():
         console.sign_in("rita", "rita-password-1")
         check(console.driver.current_url.endswith("/console/exports"), "a researcher lands on exports")
         console.check_page("exports-researcher")
+        console.again_in_arabic()
         console.open(f"/console/records/{reviewed}")
         check("Your role" in console.driver.page_source or "forbidden" in console.driver.page_source.lower() or "not" in console.driver.page_source,
               "a researcher does not read records")

@@ -66,7 +66,7 @@ extension IntakeClient {
     /// Publishes a draft, closes, reopens or retires a version (`published`, `closed`, `retired`).
     public func setQuestionnaireState(id: String, version: String, to state: String) async throws(ClientError) -> RemoteQuestionnaire {
         try await questionnaireCall(
-            "PUT", "/v1/questionnaires/\(id)/versions/\(version)/state", body: try? JSONEncoder().encode(["state": state]), as: RemoteQuestionnaire.self)
+            "PUT", "/v1/questionnaires/\(Self.segment(id))/versions/\(Self.segment(version))/state", body: try? JSONEncoder().encode(["state": state]), as: RemoteQuestionnaire.self)
     }
 
     private func questionnaireCall<T: Decodable>(_ method: String, _ path: String, body: Data?, as type: T.Type) async throws(ClientError) -> T {

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -266,8 +267,6 @@ extension IntakeClient {
         return try await call("GET", "/v1/records/ids?prefix=\(Self.segment(prefix))", expecting: 200, as: Answer.self).ids.compactMap(UUID.init(uuidString:))
     }
 
-    /// A path segment, percent-encoded.
-    static func segment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
-    }
+    /// A name as a path segment (``PathSegment``).
+    static func segment(_ text: String) -> String { PathSegment.encoded(text) }
 }

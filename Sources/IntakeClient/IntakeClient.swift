@@ -268,7 +268,7 @@ extension IntakeClient {
     /// A version's files as the server keeps them: section, translation and manifest files, and
     /// the shared lists it uses, by name.
     public func questionnaireFiles(_ reference: QuestionnaireReference) async throws(ClientError) -> (files: [String: String], lists: [String: String]) {
-        let (status, data) = try await send("GET", "/v1/questionnaires/\(reference.id)/versions/\(reference.version)", body: nil)
+        let (status, data) = try await send("GET", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))", body: nil)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
         struct Detail: Decodable {
             var files: [String: String]

@@ -21,7 +21,7 @@ public struct ConsoleModule: ServerModule {
         else { throw ConsoleLoadError("the console's templates are missing from the build; rebuild intake") }
         let library = try await MustacheLibrary(directory: templates.path)
         var files: [String: (type: String, body: String)] = [:]
-        for (name, type) in [("console.css", "text/css; charset=utf-8"), ("console.js", "text/javascript; charset=utf-8")] {
+        for (name, type) in [("console.css", "text/css; charset=utf-8"), ("console.js", "text/javascript; charset=utf-8"), ("icon.svg", "image/svg+xml")] {
             files[name] = (type, try String(contentsOf: assets.appendingPathComponent(name), encoding: .utf8))
         }
         return ConsoleModule(library: library, assets: files)
@@ -98,11 +98,24 @@ struct ConsoleRoutes: Sendable {
                 try await signIn(session, form!, address: context.clientAddress)
             }
         }
+        // This browser: its own session token, nothing else.
         router.post("/console/sign-out") { request, context in
             try await handle(request, context, form: true) { session, _ in
-                _ = try await services.accounts.revokeSessions(of: session.user!)
+                if let token = session.token { try await services.accounts.revoke(token: token) }
                 return .signedOut(location: "/console/sign-in?done=signedOut")
             }
+        }
+        // Every session sign-in gave the account: other browsers, and `intake login` on every
+        // machine (a lost laptop); tokens made for scripts and enrolled machines stay.
+        router.post("/console/sign-out-everywhere") { request, context in
+            try await handle(request, context, form: true) { session, _ in
+                _ = try await services.accounts.revokeSessions(of: session.user!)
+                return .signedOut(location: "/console/sign-in?done=signedOutEverywhere")
+            }
+        }
+        // Browsers ask every site for this; the pages name their icon, this answers the ones that ask anyway.
+        router.get("/favicon.ico") { _, _ -> Response in
+            .redirect(to: "/console/assets/icon.svg", type: .permanent)
         }
         router.post("/console/language") { request, context in
             try await handle(request, context, form: true, signedIn: false) { session, form in
@@ -173,7 +186,9 @@ struct ConsoleRoutes: Sendable {
         }
         router.get("/console/inbox") { request, context in
             try await handle(request, context, api: "GET /v1/notifications") { session, _ in
-                try await inbox(session, flash: done(request, session))
+                // A page further back: before the last one shown (digits only; anything else is the first page).
+                let before = request.uri.queryParameters["before"].flatMap { Int64(String($0)) }
+                return try await inbox(session, before: before, flash: done(request, session))
             }
         }
         router.post("/console/inbox/read") { request, context in
@@ -335,7 +350,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     static let doneMessages: Set<String> = [
-        "reviewSaved", "reopened", "commentSaved", "allRead", "referralDone", "stateDone", "publishedDone", "unlocked", "signedOut",
+        "reviewSaved", "reopened", "commentSaved", "allRead", "referralDone", "stateDone", "publishedDone", "unlocked", "signedOut", "signedOutEverywhere",
     ]
 
     func recordId(_ context: IntakeRequestContext) throws -> UUID {

@@ -56,15 +56,16 @@ extension ConsoleRoutes {
         }
         let dayBars = days.map { (language.day($0), perDay[$0] ?? 0) }
         let week = days.suffix(7).reduce(0) { $0 + (perDay[$1] ?? 0) }
-        let waiting = try await services.reviews.list(by: user, states: [.received, .edited], questionnaireId: nil, collector: nil, limit: 500)
-        let issues = try await services.reviews.list(by: user, states: [.hasIssues], questionnaireId: nil, collector: nil, limit: 500)
+        // Counted whole (the tiles once stopped at "500+").
+        let waiting = try await services.reviews.page(by: user, states: [.received, .edited], questionnaireId: nil, collector: nil, limit: 1, offset: 0).total ?? 0
+        let issues = try await services.reviews.page(by: user, states: [.hasIssues], questionnaireId: nil, collector: nil, limit: 1, offset: 0).total ?? 0
         var openReferrals = 0
         if user.role == .coordinator {
             openReferrals = try await services.referrals.referrals(for: user, received: true, state: .open).count
         }
         var values: [String: Any] = [
             "today": language.number(perDay[days.last!] ?? 0), "week": language.number(week),
-            "issues": Self.count(issues.count, language), "toReview": Self.count(waiting.count, language), "openReferrals": language.number(openReferrals),
+            "issues": language.number(issues), "toReview": language.number(waiting), "openReferrals": language.number(openReferrals),
             "unread": language.number(session.unread),
             "perDay": dayBars.map { ["label": $0.0, "count": language.number($0.1)] },
             "perDayChart": ConsoleChart.bars(dayBars, language: language, title: language["perDay"]),
@@ -87,12 +88,8 @@ extension ConsoleRoutes {
         return .page(render("day", session, title: language["teamDay"], values))
     }
 
-    /// A count of a list read up to ``listLimit``: "500+" when it reached it.
-    static func count(_ count: Int, _ language: ConsoleLanguage) -> String {
-        count >= listLimit ? language.number(listLimit) + "+" : language.number(count)
-    }
-
-    static let listLimit = 500
+    /// The records a page of the records list shows.
+    static let recordsPage = 100
 
     /// The last `count` days (UTC), oldest first, as `yyyy-MM-dd`.
     static func lastDays(_ count: Int, now: Date) -> [String] {
@@ -137,9 +134,32 @@ extension ConsoleRoutes {
             return (text, date.startInUTC)
         }
         let (from, to) = (try day("from"), try day("to"))
-        let reviews = try await services.reviews.list(
+        // A page of the whole list, the most recently changed first, and how many there are.
+        let offset = query["offset"].flatMap { Int(String($0)) }.map { max(0, min($0, 10_000_000)) } ?? 0
+        let (reviews, counted) = try await services.reviews.page(
             by: user, states: states, questionnaireId: questionnaire, collector: collector, version: version, changedFrom: from?.start,
-            changedBefore: to.map { $0.start.addingTimeInterval(86_400) }, limit: 200)
+            changedBefore: to.map { $0.start.addingTimeInterval(86_400) }, limit: Self.recordsPage, offset: offset)
+        let total = counted ?? reviews.count
+        // The same filters, another page.
+        func pageLink(_ start: Int) -> String {
+            var items = [URLQueryItem(name: "offset", value: String(start))]
+            for name in ["state", "questionnaire", "collector", "version", "from", "to"] {
+                if let value = query[Substring(name)].map(String.init), !value.isEmpty { items.append(URLQueryItem(name: name, value: value)) }
+            }
+            var components = URLComponents()
+            components.path = "/console/records"
+            components.queryItems = items
+            return components.percentEncodedPath + "?" + (components.percentEncodedQuery ?? "")
+        }
+        var paging: [String: Any] = [
+            "count": language["pageCount"]
+                .replacingOccurrences(of: "{first}", with: language.number(reviews.isEmpty ? 0 : offset + 1))
+                .replacingOccurrences(of: "{last}", with: language.number(offset + reviews.count))
+                .replacingOccurrences(of: "{total}", with: language.number(total)),
+        ]
+        if offset > 0 { paging["previous"] = pageLink(max(0, offset - Self.recordsPage)) }
+        if offset + reviews.count < total { paging["next"] = pageLink(offset + Self.recordsPage) }
+        paging["pages"] = paging["previous"] != nil || paging["next"] != nil
         let published = try await services.questionnaires.published()
         let ids = Array(Set(published.map(\.id))).sorted()
         let stateOptions: [[String: Any]] =
@@ -162,7 +182,7 @@ extension ConsoleRoutes {
                     "questionnaires": [["value": "", "label": language["all"], "selected": questionnaire == nil]]
                         + ids.map { ["value": $0, "label": $0, "selected": $0 == questionnaire] },
                     "collector": collector ?? "", "version": version ?? "", "from": from?.text ?? "", "to": to?.text ?? "",
-                    "showFilters": true, "rows": rows, "hasRows": !rows.isEmpty,
+                    "showFilters": true, "rows": rows, "hasRows": !rows.isEmpty, "paging": paging,
                     "canSearch": user.teamId != nil && (user.role == .coordinator || user.role == .fieldworker),
                 ]))
     }
@@ -182,7 +202,7 @@ extension ConsoleRoutes {
         guard query.givenName != nil || query.familyName != nil || query.externalId != nil else {
             return .redirect("/console/records")
         }
-        let (matches, _) = try await services.lookup(query, by: user)
+        let (matches, _) = try await services.lookup(query, by: user, via: "console")
         let rows = matches.map { match -> [String: Any] in
             [
                 "id": match.id.uuidString.lowercased(), "short": String(match.id.uuidString.lowercased().prefix(8)),
@@ -262,24 +282,52 @@ extension ConsoleRoutes {
 
     // MARK: Inbox and referrals
 
-    func inbox(_ session: ConsoleSession, flash: String?) async throws -> ConsoleAnswer {
+    /// The notifications a page of the inbox shows.
+    static let inboxPage = 50
+
+    func inbox(_ session: ConsoleSession, before: Int64?, flash: String?) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
-        // What is new: the unread ones (read ones leave with their retention, and are in `intake inbox --all`).
-        let notifications = try await services.teams.notifications(NotificationQuery(userId: user.id, unreadOnly: true, limit: 200))
-        let items = notifications.reversed().map { notification -> [String: Any] in
+        // What is new, the newest first, a page at a time back to the oldest: the unread ones (read
+        // ones leave with their retention, and are in `intake inbox --all`).
+        let found = try await services.teams.notifications(
+            NotificationQuery(userId: user.id, unreadOnly: true, before: before, newestFirst: true, limit: Self.inboxPage + 1))
+        let notifications = found.prefix(Self.inboxPage)
+        let unread = try await services.teams.unreadCounts(of: user).values.reduce(0, +)
+        // An alert says its message, from the questionnaire version it was raised on (read once a page).
+        var versions: [QuestionnaireReference: Questionnaire?] = [:]
+        var items: [[String: Any]] = []
+        for notification in notifications {
+            var message: String?
+            let s = notification.subject
+            if notification.type == NotificationType.recordAlert, let id = s["questionnaireId"], let version = s["questionnaireVersion"],
+                let number = s["alert"].flatMap({ Int($0) })
+            {
+                let reference = QuestionnaireReference(id: id, version: version)
+                if versions[reference] == nil { versions[reference] = .some(try await services.questionnaires.questionnaire(reference)) }
+                message = versions[reference]??.alert(number: number)?.message.text(in: language == .ar ? "ar" : nil)
+            }
+            let urgent = notification.type == NotificationType.recordAlert || (notification.type == NotificationType.referralReceived && s["priority"] == "urgent")
             var item: [String: Any] = [
-                "at": language.time(notification.createdAt), "unread": notification.readAt == nil,
-                "text": ConsoleNotices.describe(notification, language),
+                "at": language.time(notification.createdAt), "unread": notification.readAt == nil, "urgent": urgent,
+                "text": ConsoleNotices.describe(notification, language, alertMessage: message),
             ]
             if let record = notification.subject["record"] ?? notification.subject["recordId"], UUID(uuidString: record) != nil {
                 item["href"] = "/console/records/\(record)"
             } else if notification.subject["referral"] != nil {
                 item["href"] = "/console/referrals"
             }
-            return item
+            items.append(item)
         }
-        var values: [String: Any] = ["items": items, "hasItems": !items.isEmpty]
+        var values: [String: Any] = [
+            "items": items, "hasItems": !items.isEmpty,
+            "count": language["inboxCount"].replacingOccurrences(of: "{shown}", with: language.number(items.count))
+                .replacingOccurrences(of: "{total}", with: language.number(unread)),
+        ]
+        // Older: the page after this one's last; newest: back to the start.
+        if found.count > Self.inboxPage, let last = notifications.last { values["older"] = "/console/inbox?before=\(last.id)" }
+        if before != nil { values["newest"] = "/console/inbox" }
+        values["pages"] = values["older"] != nil || before != nil
         if let flash { values["flash"] = flash }
         return .page(render("inbox", session, title: language["inbox"], values))
     }

@@ -97,7 +97,8 @@ extension ConsoleRoutes {
         }
     }
 
-    static func segment(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? text }
+    /// A name as a path segment of a link (``PathSegment``, as the client encodes it).
+    static func segment(_ text: String) -> String { PathSegment.encoded(text) }
 
     func team(_ session: ConsoleSession, name: String, passcode: String?) async throws -> ConsoleAnswer {
         let user = session.user!
@@ -140,7 +141,7 @@ extension ConsoleRoutes {
         query.limit = 100
         guard query.name != nil || query.externalId != nil else { return .redirect("/console/patients") }
         let fields = [("name", query.name), ("externalId", query.externalId)].filter { $0.1 != nil }.map(\.0)
-        try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients"])
+        try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients", "via": "console"])
         let found = try await services.patients.find(query, for: user)
         let rows = found.map { patient -> [String: Any] in
             [
@@ -157,7 +158,7 @@ extension ConsoleRoutes {
         let user = session.user!
         let language = session.language
         let patient = try await services.patients.patient(id, for: user)
-        try await services.audit.record(.patientRead, by: user.username, subject: id.uuidString.lowercased())
+        try await services.audit.record(.patientRead, by: user.username, subject: id.uuidString.lowercased(), details: ["via": "console"])
         let (_, consents) = try await services.patients.consent(id, for: user)
         // The patient's reports: the team's, from this patient on (ordered by patient, series, date).
         var reports: [Report] = []
@@ -230,7 +231,8 @@ extension ConsoleRoutes {
         var values: [String: Any] = [
             "id": Self.segment(id), "version": Self.segment(version), "state": entry.status.state.rawValue, "sections": sections,
             "canChange": RoutePolicy.refusal(RoutePolicy.rule("PUT", "/v1/questionnaires/{id}/versions/{version}/state")!, user) == nil,
-            "moves": moves.filter { $0.0 != entry.status.state }.map { ["value": $0.0.rawValue, "label": language[$0.1]] },
+            // Only the moves the lifecycle allows from here (a draft is only published).
+            "moves": moves.filter { QuestionnaireLifecycle.allows(entry.status.state, to: $0.0) }.map { ["value": $0.0.rawValue, "label": language[$0.1]] },
         ]
         if let flash { values["flash"] = flash }
         return .page(render("questionnaire", session, title: "\(questionnaire.title.text(in: code)) (\(version))", values))

@@ -26,7 +26,11 @@ enum ConsoleAnswers {
     /// and after.
     static func comparison(_ before: PatientResponse, _ after: PatientResponse, _ questionnaire: Questionnaire, language: ConsoleLanguage) -> [[String: Any]] {
         let code = language == .ar ? "ar" : nil
-        return questionnaire.sections.flatMap(\.questions).filter { $0.takesAnswer && $0.group == nil }.compactMap { question in
+        // Who the record is about first: names, date of birth, sex, file number and the registry patient.
+        let identity = identityChanges(before, after, language: language).map { change -> [String: Any] in
+            ["question": change.field, "before": change.before, "after": change.after]
+        }
+        return identity + questionnaire.sections.flatMap(\.questions).filter { $0.takesAnswer && $0.group == nil }.compactMap { question in
             let (old, new) = (before[question.position], after[question.position])
             guard old != new else { return nil }
             return [
@@ -35,6 +39,28 @@ enum ConsoleAnswers {
                 "after": new.map { text($0, of: question, questionnaire, language) } ?? language["unanswered"],
             ]
         }
+    }
+
+    /// The patient-section fields and the registry link that differ between two revisions, as
+    /// the page words them (empty ones said as unanswered).
+    static func identityChanges(_ before: PatientResponse, _ after: PatientResponse, language: ConsoleLanguage) -> [(field: String, before: String, after: String)] {
+        let (old, new) = (before.patient, after.patient)
+        func word(_ text: String?) -> String { text.flatMap { $0.isEmpty ? nil : $0 } ?? language["unanswered"] }
+        var changes: [(field: String, before: String, after: String)] = []
+        if old.givenName != new.givenName { changes.append((language["givenName"], word(old.givenName), word(new.givenName))) }
+        if old.familyName != new.familyName { changes.append((language["familyName"], word(old.familyName), word(new.familyName))) }
+        if old.dateOfBirth != new.dateOfBirth {
+            changes.append((language["dateOfBirth"], word(old.dateOfBirth.map { language.digits($0.description) }), word(new.dateOfBirth.map { language.digits($0.description) })))
+        }
+        if old.sex != new.sex {
+            changes.append((language["sex"], word(old.sex.map { language["sex.\($0.rawValue)"] }), word(new.sex.map { language["sex.\($0.rawValue)"] })))
+        }
+        if old.externalId != new.externalId { changes.append((language["externalId"], word(old.externalId), word(new.externalId))) }
+        if before.patientId != after.patientId {
+            func short(_ id: UUID?) -> String? { id.map { String($0.uuidString.lowercased().prefix(8)) } }
+            changes.append((language["registryPatient"], word(short(before.patientId)), word(short(after.patientId))))
+        }
+        return changes
     }
 
     /// Each revision, newest first, with the questions it changed from the one before.
@@ -48,7 +74,8 @@ enum ConsoleAnswers {
                 changes = language["firstRevision"]
             } else {
                 let before = revisions[index - 1].record
-                let changed = questions.filter { before[$0.position] != revision.record[$0.position] }.map { $0.id ?? $0.text.text(in: code) }
+                let changed = identityChanges(before, revision.record, language: language).map(\.field)
+                    + questions.filter { before[$0.position] != revision.record[$0.position] }.map { $0.id ?? $0.text.text(in: code) }
                 changes = changed.isEmpty ? language["none"] : changed.joined(separator: ", ")
             }
             rows.append([
@@ -80,10 +107,11 @@ enum ConsoleAnswers {
             return list.enumerated().map { number, instance in
                 let inner = instance.sorted { $0.key < $1.key }.map { index, answer -> String in
                     let member = questionnaire.question(at: QuestionPosition(section: question.position.section, index: index))
-                    let name = member.map { $0.id ?? $0.text.text(in: code) } ?? "#\(index)"
+                    // The question as the form asks it (its label), not its id.
+                    let name = member.map { $0.text.text(in: code) } ?? "#\(index)"
                     return "\(name): " + (member.map { text(answer, of: $0, questionnaire, language) } ?? "")
                 }
-                return "\(language["instance"]) \(language.number(number + 1)): " + inner.joined(separator: "; ")
+                return "\(language["instance"]) \(language.number(number + 1)): " + inner.joined(separator: language == .ar ? "؛ " : "; ")
             }.joined(separator: "\n")
         case .attachment(let file): return "\(language["file"]) \(file.mediaType) \(file.sha256.prefix(12))…"
         }
@@ -99,8 +127,12 @@ enum ConsoleChart {
         let height = bars.count * (barHeight + gap) + gap
         let most = max(1, bars.map(\.value).max() ?? 1)
         let rtl = language == .ar
+        // The direction is the chart's own (an attribute: the CSP allows no inline style), so
+        // `text-anchor` means the same edge whatever page it is in: in right to left, "start" is
+        // the right edge. Without it a label in an Arabic page ran off the chart's right side.
+        // The width follows the screen (CSS), the drawing scales with it (viewBox).
         var svg =
-            "<svg class=\"chart\" role=\"img\" aria-labelledby=\"\(id(title))-t\" viewBox=\"0 0 \(labelWidth + chartWidth + 60) \(height)\" width=\"\(labelWidth + chartWidth + 60)\" height=\"\(height)\" xmlns=\"http://www.w3.org/2000/svg\">"
+            "<svg class=\"chart\" role=\"img\" aria-labelledby=\"\(id(title))-t\" viewBox=\"0 0 \(labelWidth + chartWidth + 60) \(height)\" width=\"\(labelWidth + chartWidth + 60)\" height=\"\(height)\" direction=\"\(rtl ? "rtl" : "ltr")\" xmlns=\"http://www.w3.org/2000/svg\">"
         svg += "<title id=\"\(id(title))-t\">\(escape(title))</title>"
         for (index, bar) in bars.enumerated() {
             let y = gap + index * (barHeight + gap)
@@ -110,15 +142,24 @@ enum ConsoleChart {
             let x = rtl ? total - labelWidth - width : labelWidth
             let labelX = labelWidth - 6
             let valueX = rtl ? x - 6 : x + width + 6
-            // Anchored at its end (its right edge in either direction), beside the bar's start.
-            svg += "<text x=\"\(rtl ? total - 4 : labelX)\" y=\(quoted(y + 15)) text-anchor=\"end\">\(escape(bar.label))</text>"
+            // The label in the label column, its outer edge at the chart's edge in right to left
+            // (anchored at its start, the right edge) and beside the bar in left to right (anchored
+            // at its end); the value just past the bar's end, reading away from it.
+            svg += "<text x=\"\(rtl ? total - 4 : labelX)\" y=\(quoted(y + 15)) text-anchor=\"\(rtl ? "start" : "end")\">\(Self.fitted(bar.label))</text>"
             svg += "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(width)\" height=\"\(barHeight)\" fill=\"#0b5cad\"></rect>"
-            svg += "<text x=\"\(valueX)\" y=\(quoted(y + 15)) text-anchor=\"\(rtl ? "end" : "start")\">\(escape(language.number(bar.value)))</text>"
+            svg += "<text x=\"\(valueX)\" y=\(quoted(y + 15)) text-anchor=\"start\">\(escape(language.number(bar.value)))</text>"
         }
         return svg + "</svg>"
     }
 
     static func quoted(_ value: Int) -> String { "\"\(value)\"" }
+
+    /// A label that fits the label column (about 20 characters at the chart's font), escaped;
+    /// a longer one is shortened with an ellipsis and keeps its whole text as its title.
+    static func fitted(_ label: String) -> String {
+        guard label.count > 20 else { return escape(label) }
+        return "<title>\(escape(label))</title>" + escape(String(label.prefix(19)) + "…")
+    }
 
     static func id(_ title: String) -> String {
         "chart-" + String(title.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }.prefix(24).map(Character.init))
@@ -143,7 +184,9 @@ enum ConsoleChart {
 
 /// What each notification says in the console: ids and names only, as the API sends them.
 enum ConsoleNotices {
-    static func describe(_ notification: UserNotification, _ language: ConsoleLanguage) -> String {
+    /// `alertMessage`: an alert's message from its questionnaire version (the notification
+    /// carries the alert's number only), in the page's language.
+    static func describe(_ notification: UserNotification, _ language: ConsoleLanguage, alertMessage: String? = nil) -> String {
         let s = notification.subject
         let by = s["by"] ?? ""
         let record = (s["record"] ?? s["recordId"]).map { String($0.prefix(8)) } ?? ""
@@ -167,7 +210,11 @@ enum ConsoleNotices {
             return ar
                 ? "عادت الإحالة \(referral) إلى منسّقي «\(team)»: من أُسندت إليه غادر الفريق."
                 : "The referral \(referral) is back with the coordinators of '\(team)': the member it was assigned to left the team."
-        case NotificationType.recordAlert: return ar ? "تنبيه على السجل \(record)." : "An alert on record \(record)."
+        case NotificationType.recordAlert:
+            guard let alertMessage else { return ar ? "تنبيه على السجل \(record)." : "An alert on record \(record)." }
+            return ar ? "تنبيه على السجل \(record): \(alertMessage)" : "Alert on record \(record): \(alertMessage)"
+        case NotificationType.referralReceived where s["priority"] == "urgent":
+            return ar ? "عاجل: أحال \(by) مريضًا (الإحالة \(referral))." : "Urgent: \(by) referred a patient (referral \(referral))."
         case NotificationType.announcement: return (ar ? "إعلان من \(by): " : "Announcement from \(by): ") + (s["text"] ?? "")
         default:
             return notification.type.replacingOccurrences(of: "_", with: " ") + (record.isEmpty ? "" : " \(record)") + (by.isEmpty ? "" : " (\(by))")

@@ -135,8 +135,7 @@ struct FHIRRoutes: Sendable {
     }
 
     static func parameter(_ context: IntakeRequestContext, _ name: String) -> String {
-        let raw = context.parameters.get(name) ?? ""
-        return raw.removingPercentEncoding ?? raw
+        context.parameters.get(name) ?? ""  // decoded by the context
     }
 
     /// The FHIR base as the request reached us (`https://host:port/fhir`): https when the server

@@ -103,8 +103,7 @@ struct ODKRoutes: Sendable {
     }
 
     static func parameter(_ context: IntakeRequestContext, _ name: String) -> String {
-        let raw = context.parameters.get(name) ?? ""
-        return raw.removingPercentEncoding ?? raw
+        context.parameters.get(name) ?? ""  // decoded by the context
     }
 
     func body(_ request: Request, limit: Int? = nil) async throws -> Data {

@@ -34,8 +34,24 @@ extension PostgresRecordStore {
     }
 
     public func reviews(_ filter: ReviewFilter) async throws -> [RecordReview] {
+        var (sql, binds) = Self.reviewWhere(filter)
+        binds.append(filter.limit)
+        sql = Self.reviewSelect + sql + " ORDER BY updatedAt DESC, id LIMIT $\(binds.count)"
+        binds.append(filter.offset)
+        sql += " OFFSET $\(binds.count)"
+        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.review)
+    }
+
+    public func reviewCount(_ filter: ReviewFilter) async throws -> Int {
+        let (sql, binds) = Self.reviewWhere(filter)
+        let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT COUNT(*)::bigint FROM record" + sql, binds: binds), logger: Self.logger).collect()
+        return try Int(rows.first?.decode(Int64.self) ?? 0)
+    }
+
+    /// The filter as a WHERE clause over live records, and its bindings.
+    private static func reviewWhere(_ filter: ReviewFilter) -> (String, PostgresBindings) {
         var binds = PostgresBindings()
-        var sql = Self.reviewSelect + " WHERE deletedAt IS NULL"
+        var sql = " WHERE deletedAt IS NULL"
         if let team = filter.teamId {
             binds.append(team)
             sql += " AND teamId = $\(binds.count)"
@@ -57,16 +73,14 @@ extension PostgresRecordStore {
             sql += " AND questionnaireVersion = $\(binds.count)"
         }
         if let from = filter.changedFrom {
-            binds.append(Self.timestamp(from))
+            binds.append(timestamp(from))
             sql += " AND updatedAt >= $\(binds.count)"
         }
         if let before = filter.changedBefore {
-            binds.append(Self.timestamp(before))
+            binds.append(timestamp(before))
             sql += " AND updatedAt < $\(binds.count)"
         }
-        binds.append(filter.limit)
-        sql += " ORDER BY updatedAt DESC, id LIMIT $\(binds.count)"
-        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.review)
+        return (sql, binds)
     }
 
     public func recordActivity(teamId: Int64?, since: Date) async throws -> [RecordActivity] {

@@ -318,8 +318,12 @@ extension PostgresRecordStore {
             binds.append(query.types)
             sql += " AND type = ANY($\(binds.count))"
         }
+        if let before = query.before {
+            binds.append(before)
+            sql += " AND id < $\(binds.count)"
+        }
         binds.append(query.limit)
-        sql += " ORDER BY id LIMIT $\(binds.count)"
+        sql += (query.newestFirst ? " ORDER BY id DESC LIMIT $" : " ORDER BY id LIMIT $") + "\(binds.count)"
         return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map { row in
             let (id, userId, type, createdAt, readAt, subject) = try row.decode((Int64, Int64, String, Double, Double?, String).self)
             return UserNotification(

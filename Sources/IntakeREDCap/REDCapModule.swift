@@ -163,8 +163,7 @@ struct REDCapRoutes: Sendable {
         case .throttled(let retryAfter):
             throw REDCapError(status: .tooManyRequests, message: "Too many requests with unknown tokens from this address; try again in \(retryAfter) seconds.")
         }
-        let raw = context.parameters.get("questionnaire") ?? ""
-        let questionnaireId = raw.removingPercentEncoding ?? raw
+        let questionnaireId = context.parameters.get("questionnaire") ?? ""  // decoded by the context
         guard let content = form["content"], !content.isEmpty else { throw REDCapError.bad("The parameter 'content' is missing.") }
         if let format = form["format"], ReplyFormat(rawValue: format.lowercased()) == nil {
             throw REDCapError.bad("The value of the parameter 'format' is not valid: use json or csv.")

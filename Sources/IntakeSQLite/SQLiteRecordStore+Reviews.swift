@@ -31,40 +31,53 @@ extension SQLiteRecordStore {
 
     public func reviews(_ filter: ReviewFilter) async throws -> [RecordReview] {
         try await database.read { db in
-            var sql = Self.reviewSelect + " WHERE deletedAt IS NULL"
-            var arguments: StatementArguments = []
-            if let team = filter.teamId {
-                sql += " AND teamId = ?"
-                arguments += [team]
-            }
-            if !filter.states.isEmpty {
-                sql += " AND reviewState IN (" + filter.states.map { _ in "?" }.joined(separator: ", ") + ")"
-                arguments += StatementArguments(filter.states.map(\.rawValue))
-            }
-            if let questionnaire = filter.questionnaireId {
-                sql += " AND questionnaireId = ?"
-                arguments += [questionnaire]
-            }
-            if let collector = filter.collector {
-                sql += " AND collector = ?"
-                arguments += [collector]
-            }
-            if let version = filter.questionnaireVersion {
-                sql += " AND questionnaireVersion = ?"
-                arguments += [version]
-            }
-            if let from = filter.changedFrom {
-                sql += " AND updatedAt >= ?"
-                arguments += [Self.timestamp(from)]
-            }
-            if let before = filter.changedBefore {
-                sql += " AND updatedAt < ?"
-                arguments += [Self.timestamp(before)]
-            }
-            sql += " ORDER BY updatedAt DESC, id LIMIT ?"
-            arguments += [filter.limit]
+            var (sql, arguments) = Self.reviewWhere(filter)
+            sql = Self.reviewSelect + sql + " ORDER BY updatedAt DESC, id LIMIT ? OFFSET ?"
+            arguments += [filter.limit, filter.offset]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.review)
         }
+    }
+
+    public func reviewCount(_ filter: ReviewFilter) async throws -> Int {
+        try await database.read { db in
+            let (sql, arguments) = Self.reviewWhere(filter)
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record" + sql, arguments: arguments) ?? 0
+        }
+    }
+
+    /// The filter as a WHERE clause over live records, and its arguments.
+    private static func reviewWhere(_ filter: ReviewFilter) -> (String, StatementArguments) {
+        var sql = " WHERE deletedAt IS NULL"
+        var arguments: StatementArguments = []
+        if let team = filter.teamId {
+            sql += " AND teamId = ?"
+            arguments += [team]
+        }
+        if !filter.states.isEmpty {
+            sql += " AND reviewState IN (" + filter.states.map { _ in "?" }.joined(separator: ", ") + ")"
+            arguments += StatementArguments(filter.states.map(\.rawValue))
+        }
+        if let questionnaire = filter.questionnaireId {
+            sql += " AND questionnaireId = ?"
+            arguments += [questionnaire]
+        }
+        if let collector = filter.collector {
+            sql += " AND collector = ?"
+            arguments += [collector]
+        }
+        if let version = filter.questionnaireVersion {
+            sql += " AND questionnaireVersion = ?"
+            arguments += [version]
+        }
+        if let from = filter.changedFrom {
+            sql += " AND updatedAt >= ?"
+            arguments += [timestamp(from)]
+        }
+        if let before = filter.changedBefore {
+            sql += " AND updatedAt < ?"
+            arguments += [timestamp(before)]
+        }
+        return (sql, arguments)
     }
 
     public func recordActivity(teamId: Int64?, since: Date) async throws -> [RecordActivity] {

@@ -281,7 +281,11 @@ extension SQLiteRecordStore {
                 sql += " AND type IN (" + query.types.map { _ in "?" }.joined(separator: ", ") + ")"
                 arguments += StatementArguments(query.types)
             }
-            sql += " ORDER BY id LIMIT ?"
+            if let before = query.before {
+                sql += " AND id < ?"
+                arguments += [before]
+            }
+            sql += query.newestFirst ? " ORDER BY id DESC LIMIT ?" : " ORDER BY id LIMIT ?"
             arguments += [query.limit]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 UserNotification(

@@ -146,6 +146,31 @@ public enum ReviewStoreContract {
         #expect(everyTeam.reduce(0) { $0 + $1.count } == 6, "the first record, five more, one deleted: \(everyTeam)")
     }
 
+    /// A review list is paged in its order (the most recently changed first, then by id) and
+    /// counted whole with the same filter, deleted records and other teams' left out.
+    public static func aReviewListIsPagedAndCountedWhole(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let (team, _) = try await setUp(store)
+        let other = try await store.createTeam(name: "o", at: start)
+        for seed in UInt64(60)..<UInt64(85) {
+            let record = RecordStoreContract.record(seed).with { $0.collector = "fw" }
+            let teamId = seed % 5 == 0 ? other.id : team.id
+            _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: teamId, username: "fw"), at: start + Double(seed))
+            if seed == 61 { _ = try await store.deleteRecord(id: record.id, teamId: team.id, reason: "twice", by: "lead", at: start + 100) }
+        }
+        // 1 from setUp + 25 - 5 in the other team - 1 deleted.
+        let all = try await store.reviews(ReviewFilter(teamId: team.id, limit: 100))
+        #expect(all.count == 20)
+        #expect(try await store.reviewCount(ReviewFilter(teamId: team.id, limit: 3, offset: 7)) == 20, "counted whole, whatever the page")
+        var paged: [RecordReview] = []
+        for offset in stride(from: 0, to: 21, by: 7) { paged += try await store.reviews(ReviewFilter(teamId: team.id, limit: 7, offset: offset)) }
+        #expect(paged.map(\.recordId) == all.map(\.recordId), "the pages are the list, each once, in order")
+        #expect(try await store.reviews(ReviewFilter(teamId: team.id, limit: 7, offset: 20)).isEmpty, "past the end")
+        #expect(try await store.reviewCount(ReviewFilter(teamId: nil)) == 25)
+        #expect(try await store.reviewCount(ReviewFilter(teamId: team.id, states: [.approved])) == 0)
+        #expect(try await store.reviewCount(ReviewFilter(teamId: team.id, collector: "lead")) == 0)
+    }
+
     /// An export filters by review state and carries it; a review takes a new change cursor, so an
     /// export since an earlier cursor holds a record approved since.
     public static func exportsFilterByReviewStateAndCarryIt(_ kind: some RecordStoreFactory) async throws {

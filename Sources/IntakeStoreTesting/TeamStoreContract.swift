@@ -278,6 +278,14 @@ public enum TeamStoreContract {
         #expect(try await store.newestNotificationId(userId: quiet.id) == 0, "told of nothing")
         let page = try await store.notifications(NotificationQuery(userId: lead.id, after: all[0].id, limit: 1))
         #expect(page.map(\.id) == [all[1].id], "paged after an id")
+        // A person's inbox: the newest first, paged back by the last id shown.
+        let newest = try await store.notifications(NotificationQuery(userId: lead.id, newestFirst: true, limit: 2))
+        #expect(newest.map(\.id) == [all[2].id, all[1].id], "newest first")
+        let older = try await store.notifications(NotificationQuery(userId: lead.id, before: newest[1].id, newestFirst: true, limit: 2))
+        #expect(older.map(\.id) == [all[0].id], "the oldest reached by paging back")
+        #expect(
+            try await store.notifications(NotificationQuery(userId: lead.id, after: all[0].id, before: all[2].id)).map(\.id) == [all[1].id],
+            "between two ids")
         #expect(try await store.markNotificationsRead(userId: a1.id, ids: [all[0].id], at: start) == 0, "not another user's")
         #expect(try await store.markNotificationsRead(userId: lead.id, ids: [all[0].id], at: start) == 1)
         #expect(try await store.markNotificationsRead(userId: lead.id, ids: [all[0].id], at: start) == 0, "already read")

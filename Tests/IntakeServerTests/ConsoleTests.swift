@@ -187,10 +187,18 @@ struct ConsoleTests {
             #expect(compared.contains("What the last revision changed") && compared.contains("<ins>") && compared.contains(question.text.base), "\(compared.count)")
             #expect(compared.contains("state-edited"), "an edit after a review marks it edited")
 
-            // Sign-out ends every session of the user (the laptop's too), and only sessions.
+            // Sign-out ends this browser's session: the laptop stays signed in.
             let out = try await lead.post("/console/sign-out", [("csrf", token)])
             #expect(out.status == .seeOther && lead.cookies["intake_console"] == nil)
-            let after = try await laptop.get("/console/day")
+            #expect(try await lead.get("/console/day").status == .seeOther, "this browser is out")
+            let laptopPage = try await laptop.get("/console/day")
+            #expect(laptopPage.status == .ok, "another browser of the same user stays signed in")
+            // Sign out everywhere ends every session of the user (the phone's too), and only sessions.
+            let phone = Browser(client)
+            try await phone.signIn("coordinator-a")
+            let everywhere = try await laptop.post("/console/sign-out-everywhere", [("csrf", try #require(Browser.csrf(laptopPage)))])
+            #expect(everywhere.status == .seeOther && laptop.cookies["intake_console"] == nil)
+            let after = try await phone.get("/console/day")
             #expect(after.status == .seeOther && after.headers[.location] == "/console/sign-in")
             #expect(try await other.get("/console/day").status == .ok, "another user stays signed in")
             let api = try await client.send(.get, "/v1/me", as: "coordinator-a", in: server)

@@ -17,6 +17,10 @@ struct ReviewStoreContractTests {
 }
 
 extension ReviewStoreContractTests {
+    @Test(arguments: StoreKind.allCases) func aReviewListIsPagedAndCountedWhole(_ kind: StoreKind) async throws {
+        try await ReviewStoreContract.aReviewListIsPagedAndCountedWhole(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func activityCountsRecordsPerDayQuestionnaireAndCollector(_ kind: StoreKind) async throws {
         try await ReviewStoreContract.activityCountsRecordsPerDayQuestionnaireAndCollector(kind)
     }

@@ -66,6 +66,8 @@ public struct AccountService: Sendable {
     static func teamName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, name.unicodeScalars.count <= 100 else { throw AccountError("a team name has 1 to 100 characters") }
+        // Every other name is reached by every route that names a team (the path is decoded once).
+        if let why = PathSegment.unreachable(trimmed) { throw AccountError("\(why); choose another team name") }
         return trimmed
     }
 

@@ -18,6 +18,21 @@ public struct IntakeRequestContext: AuthRequestContext {
         clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
+    /// The path's parameters, percent-decoded: the one place every route, the API's and the
+    /// modules' (console, ODK, REDCap, FHIR), reads a name from its path. The router matches the
+    /// path as sent, so a name holding `/` arrives as one segment (`%2F`) and is decoded only
+    /// here, after matching; a segment that is not valid percent-encoding is kept as sent.
+    /// (This hides Hummingbird's raw `parameters` for this context type.)
+    public var parameters: Parameters {
+        Parameters(coreContext.parameters.map { ($0.key, Self.decoded($0.value)) })
+    }
+
+    /// `segment` percent-decoded (UTF-8), or as sent when it is not valid percent-encoding.
+    static func decoded(_ segment: Substring) -> Substring {
+        guard segment.contains("%"), let text = String(segment).removingPercentEncoding else { return segment }
+        return Substring(text)
+    }
+
     /// The signed-in user, if any.
     var user: User? { identity }
 

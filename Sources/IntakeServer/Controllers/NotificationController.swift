@@ -18,7 +18,7 @@ struct NotificationController {
 
     struct PageJSON: Encodable {
         var notifications: [NotificationJSON]
-        /// Give as `after` for the next page; absent on the last.
+        /// Give as `after` for the next page (as `before` when the newest come first); absent on the last.
         var next: Int64?
     }
 
@@ -31,7 +31,7 @@ struct NotificationController {
         var marked: Int
     }
 
-    static let parameters = ["unread", "type", "after", "limit", "wait"]
+    static let parameters = ["unread", "type", "after", "before", "order", "limit", "wait"]
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/notifications", query: Self.parameters) { request, context in
@@ -55,6 +55,17 @@ struct NotificationController {
                 }
                 query.after = value
             }
+            if let before = parameters["before"] {
+                guard before.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(before) else {
+                    throw APIError.badRequest("'before' is a notification id (digits)")
+                }
+                query.before = value
+            }
+            switch parameters["order"] {
+            case nil, "oldest": break
+            case "newest": query.newestFirst = true
+            default: throw APIError.badRequest("'order' is newest (a person's inbox) or oldest (the default, to catch up after an id)")
+            }
             if let limit = parameters["limit"] {
                 guard limit.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int(limit), (1...200).contains(value) else {
                     throw APIError.badRequest("limit must be from 1 to 200")
@@ -67,6 +78,8 @@ struct NotificationController {
                     throw APIError.badRequest("wait is a number of seconds from 1 to 300")
                 }
                 wait = min(.seconds(seconds), services.configuration.longPollLimit)
+                // Waiting is for what comes next, which the oldest-first order ends with.
+                guard !query.newestFirst else { throw APIError.badRequest("wait takes the default order (oldest first); leave out order=newest") }
             }
             let pageSize = query.limit
             query.limit += 1

@@ -72,9 +72,9 @@ struct ReportController {
     }
 
     private static func date(_ context: IntakeRequestContext) throws -> ReportDate {
-        // An instant's colons may come percent-encoded (%3A).
+        // An instant's colons may come percent-encoded (%3A): the context decodes them.
         let text = try context.parameters.require("date")
-        guard let date = ReportDate(text.removingPercentEncoding ?? text) else {
+        guard let date = ReportDate(text) else {
             throw APIError.badRequest("the report's date is a date (2026-11-24) or an instant (2026-11-24T08:30:00Z)")
         }
         return date

@@ -53,7 +53,7 @@ struct ReviewController {
             let (_, entry) = try await services.reviews.comment(try context.pathID(of: "a record"), text: body.text, by: user)
             return try JSONCoding.response(ReviewEntryJSON(entry), status: .created)
         }
-        let accepted = ["state", "questionnaire", "version", "collector", "from", "to", "limit"]
+        let accepted = ["state", "questionnaire", "version", "collector", "from", "to", "limit", "offset"]
         routes.on(.get, "/v1/reviews", query: accepted) { request, context in
             let user = try context.signedIn()
             let parameters = try QueryParameters.read(request, accepted: accepted)
@@ -83,11 +83,19 @@ struct ReviewController {
                 guard let date = LocalDate(iso: text) else { throw APIError.badRequest("\(name) is a day such as 2026-11-26 (UTC)") }
                 return date.startInUTC
             }
+            var offset = 0
+            if let text = parameters["offset"] {
+                guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let parsed = Int(text), parsed <= 10_000_000 else {
+                    throw APIError.badRequest("offset is a number from 0 to 10000000: how many of the list come before the page")
+                }
+                offset = parsed
+            }
             // `to` is the last day listed: records changed before the day after it.
-            let reviews = try await services.reviews.list(
+            let (reviews, total) = try await services.reviews.page(
                 by: user, states: states, questionnaireId: parameters["questionnaire"], collector: parameters["collector"],
-                version: parameters["version"], changedFrom: try day("from"), changedBefore: try day("to")?.addingTimeInterval(86_400), limit: limit)
-            return try JSONCoding.response(["reviews": reviews.map { ReviewJSON($0, entries: nil) }])
+                version: parameters["version"], changedFrom: try day("from"), changedBefore: try day("to")?.addingTimeInterval(86_400), limit: limit,
+                offset: offset)
+            return try JSONCoding.response(ReviewPageJSON(reviews: reviews.map { ReviewJSON($0, entries: nil) }, total: total ?? 0, offset: offset))
         }
     }
 
@@ -97,6 +105,13 @@ struct ReviewController {
         if data.isEmpty, let empty { return Data(empty.utf8) }
         return data
     }
+}
+
+/// A page of `GET /v1/reviews`: the reviews, how many the whole list holds, where the page starts.
+struct ReviewPageJSON: Encodable {
+    var reviews: [ReviewJSON]
+    var total: Int
+    var offset: Int
 }
 
 struct ReviewJSON: Encodable {

@@ -102,11 +102,14 @@ public struct ReviewFilter: Sendable {
     public var changedFrom: Date?
     public var changedBefore: Date?
     public var limit: Int
+    /// How many of the list, in its order, come before the page.
+    public var offset: Int
 
     public init(
         teamId: Int64?, states: [ReviewState] = [], questionnaireId: String? = nil, collector: String? = nil, questionnaireVersion: String? = nil,
-        changedFrom: Date? = nil, changedBefore: Date? = nil, limit: Int = 100
+        changedFrom: Date? = nil, changedBefore: Date? = nil, limit: Int = 100, offset: Int = 0
     ) {
+        self.offset = offset
         self.questionnaireVersion = questionnaireVersion
         self.changedFrom = changedFrom
         self.changedBefore = changedBefore

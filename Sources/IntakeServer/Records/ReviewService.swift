@@ -68,20 +68,32 @@ public struct ReviewService: Sendable {
         by user: User, states: [ReviewState], questionnaireId: String?, collector: String?, version: String? = nil, changedFrom: Date? = nil,
         changedBefore: Date? = nil, limit: Int
     ) async throws -> [RecordReview] {
+        try await page(
+            by: user, states: states, questionnaireId: questionnaireId, collector: collector, version: version, changedFrom: changedFrom,
+            changedBefore: changedBefore, limit: limit, offset: 0, counted: false
+        ).reviews
+    }
+
+    /// A page of the list `user` may see (the most recently changed first), `offset` in, and how
+    /// many the whole list holds when `counted`.
+    public func page(
+        by user: User, states: [ReviewState], questionnaireId: String?, collector: String?, version: String? = nil, changedFrom: Date? = nil,
+        changedBefore: Date? = nil, limit: Int, offset: Int, counted: Bool = true
+    ) async throws -> (reviews: [RecordReview], total: Int?) {
         var filter = ReviewFilter(
             teamId: user.teamId, states: states, questionnaireId: questionnaireId, collector: collector, questionnaireVersion: version,
-            changedFrom: changedFrom, changedBefore: changedBefore, limit: limit)
+            changedFrom: changedFrom, changedBefore: changedBefore, limit: limit, offset: offset)
         switch user.role {
         case .admin: filter.teamId = nil
         case .coordinator:
-            guard user.teamId != nil else { return [] }
+            guard user.teamId != nil else { return ([], counted ? 0 : nil) }
         case .fieldworker:
-            guard user.teamId != nil else { return [] }
+            guard user.teamId != nil else { return ([], counted ? 0 : nil) }
             filter.collector = user.username
         case .researcher:
             throw APIError(.forbidden, code: "forbidden", message: "reviews are for coordinators, admins and the records' collectors")
         }
-        return try await store.reviews(filter)
+        return (try await store.reviews(filter), counted ? try await store.reviewCount(filter) : nil)
     }
 
     /// The records received on each of the last `days` days (UTC, today included), per

@@ -14,6 +14,8 @@ public protocol ReviewStore: Sendable {
     func changeReview(recordId: UUID, at time: Date, _ decide: @Sendable (RecordReview) -> ReviewDecision) async throws -> ReviewOutcome
     /// Live records' reviews matching the filter, the most recently changed first.
     func reviews(_ filter: ReviewFilter) async throws -> [RecordReview]
+    /// How many live records match the filter, whatever its page (`limit`, `offset`).
+    func reviewCount(_ filter: ReviewFilter) async throws -> Int
     /// How many live records the server received each day (UTC) since `since`, per questionnaire
     /// and collector: of one team, or of every team when nil. Oldest day first.
     func recordActivity(teamId: Int64?, since: Date) async throws -> [RecordActivity]

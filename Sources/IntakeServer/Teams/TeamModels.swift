@@ -241,13 +241,22 @@ public struct NotificationQuery: Sendable {
     public var types: [String]
     /// Only those after this id (a page's last, or an event stream's Last-Event-ID).
     public var after: Int64
+    /// Only those before this id (a newest-first page's last).
+    public var before: Int64?
+    /// The newest first (an inbox read by a person), rather than the oldest (a client catching up).
+    public var newestFirst: Bool
     public var limit: Int
 
-    public init(userId: Int64, unreadOnly: Bool = false, types: [String] = [], after: Int64 = 0, limit: Int = 50) {
+    public init(
+        userId: Int64, unreadOnly: Bool = false, types: [String] = [], after: Int64 = 0, before: Int64? = nil, newestFirst: Bool = false,
+        limit: Int = 50
+    ) {
         self.userId = userId
         self.unreadOnly = unreadOnly
         self.types = types
         self.after = after
+        self.before = before
+        self.newestFirst = newestFirst
         self.limit = limit
     }
 }

@@ -1,0 +1,85 @@
+import Foundation
+import HummingbirdTesting
+import IntakeCore
+import Testing
+
+@testable import IntakeConsole
+@testable import IntakeServer
+
+/// The console on ordinary field data at its real size: a thousand notifications, a team named
+/// in Arabic with a space and a `%`, an edit of who the record is about.
+struct ConsoleAtSizeTests {
+    typealias Browser = ConsoleTests.Browser
+
+    static func html(_ response: TestResponse) -> String { ConsoleTests.html(response) }
+
+    @Test func aThousandNotificationsShowTheNewestFirstAndPagingReachesTheOldest() async throws {
+        let server = try await TestServer.make()
+        let lead = try #require(try await server.services.store.credentials(username: "coordinator-a")?.user)
+        for number in 1...1000 { _ = try await server.services.teams.announce("note \(number)", to: "team-a", by: lead) }
+        try await ConsoleTests.application(server).test(.router) { client in
+            let browser = Browser(client)
+            try await browser.signIn("fieldworker-a")
+            var seen: [Int] = []
+            var page = "/console/inbox"
+            var pages = 0
+            while true {
+                let html = Self.html(try await browser.get(page))
+                pages += 1
+                if pages == 1 { #expect(html.contains("50 of 1000 unread, the newest first"), "\(html.prefix(2000))") }
+                let numbers = html.matches(of: /note (\d+)</).compactMap { Int($0.1) }
+                #expect(numbers.count == 50, "page \(pages): \(numbers.count)")
+                seen += numbers
+                guard let older = html.firstMatch(of: /href="(\/console\/inbox\?before=\d+)" rel="next"/) else { break }
+                page = String(older.1)
+                #expect(pages < 25, "paging ends")
+                if pages >= 25 { break }
+            }
+            #expect(seen == Array((1...1000).reversed()), "the newest first, each once, down to the oldest")
+            #expect(pages == 20)
+        }
+    }
+
+    @Test func aTeamNamedInArabicWithASpaceAndAPercentIsReachedFromTheConsole() async throws {
+        let name = "عيادة متنقلة 50% / B+"
+        let server = try await TestServer.make()
+        _ = try await server.services.accounts.createTeam(name: name)
+        _ = try await server.services.accounts.createUser(username: "newcomer", password: "newcomer-pass-1", role: .fieldworker, team: nil)
+        try await ConsoleTests.application(server).test(.router) { client in
+            let admin = Browser(client)
+            try await admin.signIn("admin")
+            let list = Self.html(try await admin.get("/console/admin"))
+            let href = "/console/team/" + PathSegment.encoded(name)
+            #expect(list.contains("href=\"\(href)\""), "the administration page links the team")
+            let team = try await admin.get(href)
+            #expect(team.status == .ok && Self.html(team).contains(name), "\(Self.html(team).prefix(600))")
+            let invited = try await admin.post(href + "/invitations", [("csrf", Browser.csrf(team) ?? ""), ("username", "newcomer"), ("role", "fieldworker")])
+            #expect(invited.status == .ok && Self.html(invited).contains("class=\"passcode\""), "\(Self.html(invited).prefix(600))")
+        }
+    }
+
+    @Test func theRevisionComparisonShowsWhoTheRecordIsAbout() async throws {
+        let server = try await TestServer.make()
+        let record = server.record(seed: 821)
+        _ = try await server.services.records.ingest([record], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        let id = record.id.uuidString.lowercased()
+        try await ConsoleTests.application(server).test(.router) { client in
+            let changed = record.with {
+                $0.patient.givenName = "Amal"
+                $0.patient.familyName = "Khoury"
+                $0.patient.externalId = "F-2031"
+                $0.patient.dateOfBirth = LocalDate(year: 1984, month: 2, day: 29)
+            }
+            let edited = try await client.send(.put, "/v1/records/\(id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: changed))
+            #expect(edited.status == .ok, "\(edited.text)")
+            let lead = Browser(client)
+            try await lead.signIn("coordinator-a")
+            let page = Self.html(try await lead.get("/console/records/\(id)"))
+            let compared = try #require(page.range(of: "class=\"compare\"").map { String(page[$0.lowerBound...]) })
+            for field in ["Given name", "Family name", "File number", "Date of birth"] {
+                #expect(compared.contains(field), "\(field) in the comparison")
+            }
+            #expect(compared.contains("Amal") && compared.contains("Khoury") && compared.contains("F-2031") && compared.contains("1984-02-29"))
+        }
+    }
+}
