@@ -270,7 +270,7 @@ def main():
         console.open("/console/referrals")
         console.check_page("referrals")
         console.click(console.driver.find_element(By.CSS_SELECTOR, "form[action$='/accept'] button"))
-        check("The referral is updated." in console.driver.page_source and "accepted" in console.driver.page_source, "the referral is accepted")
+        check("The referral is updated." in console.driver.page_source and "Accepted" in console.driver.page_source, "the referral is accepted")
 
         console.open("/console/inbox")
         console.check_page("inbox")
@@ -293,7 +293,7 @@ def main():
         console.submit("form[action='/console/patients']")
         check("/console/patients" == console.driver.current_url[len(base):] and "Haddad" in console.driver.page_source, "the patient is found")
         console.click(console.driver.find_element(By.CSS_SELECTOR, "a[href^='/console/patients/']"))
-        check("all_qualified_researchers" in console.driver.page_source, "the consent history")
+        check("All qualified researchers" in console.driver.page_source and "Written" in console.driver.page_source, "the consent history, in words")
         console.check_page("patient")
 
         # Questionnaires: versions, a preview, publishing a draft from the folder's files.
@@ -363,6 +363,9 @@ def main():
         console.driver.find_element(By.ID, "invitee").send_keys("nadia")
         console.submit("form[action$='/invitations']")
         check(console.driver.find_elements(By.CSS_SELECTOR, ".passcode strong"), f"invited to {ODD_TEAM!r}: {console.driver.current_url}")
+        console.open("/console/admin/audit")
+        check("sign_in" in console.driver.page_source, "the audit trail's events are listed")
+        console.check_page("audit")
         console.again_in_arabic()
 
         # A researcher: exports only, de-identified.

@@ -247,6 +247,12 @@ extension ConsoleRoutes {
             let patient = [stored.record.patient.givenName, stored.record.patient.familyName].filter { !$0.isEmpty }.joined(separator: " ")
             if !patient.isEmpty { values["patient"] = patient }
             if let questionnaire = try await services.questionnaires.questionnaire(stored.record.questionnaire) {
+                // The alerts the record raises now (as stored: cleaned of hidden answers), each by its message.
+                let alerts = questionnaire.raisedAlerts(by: stored.record, today: RecordService.today(), hidden: []).compactMap {
+                    $0.alert?.message.text(in: language == .ar ? "ar" : nil)
+                }
+                values["alerts"] = alerts
+                values["hasAlerts"] = !alerts.isEmpty
                 let previous = revisions.count > 1 ? revisions[revisions.count - 2].record : nil
                 values["sections"] = ConsoleAnswers.sections(stored.record, questionnaire, previous: previous, language: language)
                 values["revisions"] = ConsoleAnswers.revisions(revisions, questionnaire, language: language)
@@ -273,7 +279,7 @@ extension ConsoleRoutes {
             }
             let referrals = try await services.referrals.referrals(for: user, record: id, patient: nil, state: nil)
             values["hasReferrals"] = !referrals.isEmpty
-            values["referrals"] = referrals.map { ["state": $0.state.rawValue, "from": "\($0.referrer) (\($0.fromTeam))", "to": $0.assignee ?? $0.toTeam] }
+            values["referrals"] = referrals.map { ["state": language.word("referralState", $0.state.rawValue), "from": "\($0.referrer) (\($0.fromTeam))", "to": $0.assignee ?? $0.toTeam] }
         } else {
             values["revision"] = "—"
         }
@@ -342,7 +348,8 @@ extension ConsoleRoutes {
                 let actions = ReferralService.actions(referral, for: user).filter { received ? $0 != .withdraw : $0 == .withdraw }
                 return [
                     "id": referral.id.uuidString.lowercased(), "short": String(referral.id.uuidString.lowercased().prefix(8)),
-                    "state": referral.state.rawValue, "priority": referral.priority.rawValue, "from": "\(referral.referrer) (\(referral.fromTeam))",
+                    "state": language.word("referralState", referral.state.rawValue), "priority": language.word("priority", referral.priority.rawValue),
+                    "urgent": referral.priority != .routine, "reason": referral.reason, "from": "\(referral.referrer) (\(referral.fromTeam))",
                     "to": referral.assignee.map { "\($0) (\(referral.toTeam))" } ?? referral.toTeam,
                     "recordId": referral.recordId.uuidString.lowercased(), "recordShort": String(referral.recordId.uuidString.lowercased().prefix(8)),
                     "actions": actions.map { ["action": $0.rawValue, "label": language[$0.rawValue]] },

@@ -15,7 +15,7 @@ extension ConsoleRoutes {
         }
         router.get("/console/team/{team}") { request, context in
             try await handle(request, context, api: "GET /v1/teams/{team}/members") { session, _ in
-                try await team(session, name: try context.parameters.require("team"), passcode: nil)
+                try await team(session, name: try context.parameters.require("team"), passcode: nil, flash: done(request, session))
             }
         }
         router.post("/console/team/{team}/invitations") { request, context in
@@ -25,7 +25,7 @@ extension ConsoleRoutes {
                 let issued = try await services.teams.invite(
                     (form?["username"] ?? "").trimmingCharacters(in: .whitespaces), to: team, role: role, days: nil, by: session.user!)
                 // Shown in this answer only (no redirect, not cached): the invitee gets it another way.
-                return try await self.team(session, name: team.name, passcode: issued.passcode)
+                return try await self.team(session, name: team.name, passcode: issued.passcode, flash: nil)
             }
         }
         router.post("/console/team/{team}/members/{username}/role") { request, context in
@@ -34,6 +34,30 @@ extension ConsoleRoutes {
                 guard let role = Role(rawValue: form?["role"] ?? "") else { throw APIError.badRequest("role is fieldworker or coordinator") }
                 _ = try await services.teams.changeRole(in: team, of: try context.parameters.require("username"), to: role, by: session.user!)
                 return .redirect("/console/team/\(Self.segment(team.name))")
+            }
+        }
+        router.post("/console/team/{team}/members/{username}/remove") { request, context in
+            try await handle(request, context, form: true, api: "DELETE /v1/teams/{team}/members/{username}") { session, _ in
+                let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
+                try await services.teams.remove(try context.parameters.require("username"), from: team, by: session.user!)
+                return .redirect("/console/team/\(Self.segment(team.name))?done=memberRemoved")
+            }
+        }
+        // An invitation the team's coordinator acts on: confirm one accepted, revoke one still open.
+        for (action, decision, done) in [("confirm", InvitationDecision.confirm, "invitationConfirmed"), ("revoke", .revoke, "invitationRevoked")] {
+            router.post("/console/invitations/{id}/\(action)") { request, context in
+                try await handle(request, context, form: true, api: "POST /v1/invitations/{id}/\(action)") { session, _ in
+                    guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("invitation") }
+                    let invitation = try await services.teams.decide(id, decision, by: session.user!)
+                    return .redirect("/console/team/\(Self.segment(invitation.teamName))?done=\(done)")
+                }
+            }
+        }
+        router.post("/console/team/{team}/announcements") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/announcements") { session, form in
+                let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
+                _ = try await services.teams.announce(form?["text"] ?? "", to: team.name, by: session.user!)
+                return .redirect("/console/team/\(Self.segment(team.name))?done=announced")
             }
         }
         router.get("/console/patients") { request, context in
@@ -80,6 +104,26 @@ extension ConsoleRoutes {
                 try await admin(session, flash: done(request, session))
             }
         }
+        // The trail itself, the newest first, 100 a page, filtered by who or what.
+        router.get("/console/admin/audit") { request, context in
+            try await handle(request, context, api: "GET /v1/audit") { session, _ in
+                try await auditEvents(session, request)
+            }
+        }
+        router.post("/console/admin/users") { request, context in
+            try await handle(request, context, form: true, api: "POST /v1/users") { session, form in
+                let role = Role(rawValue: form?["role"] ?? "") ?? .fieldworker
+                let team = (form?["team"] ?? "").trimmingCharacters(in: .whitespaces)
+                do {
+                    _ = try await services.accounts.createUser(
+                        username: (form?["username"] ?? "").trimmingCharacters(in: .whitespaces), password: form?["password"] ?? "", role: role,
+                        team: team.isEmpty ? nil : team, by: session.user!.username)
+                } catch let error as AccountError {
+                    throw APIError(.unprocessableContent, code: "invalid_account", message: error.description)
+                }
+                return .redirect("/console/admin?done=userCreated")
+            }
+        }
         router.post("/console/admin/users/{username}/tokens") { request, context in
             try await handle(request, context, form: true, api: "POST /v1/users/{username}/tokens") { session, _ in
                 let username = try context.parameters.require("username")
@@ -100,14 +144,28 @@ extension ConsoleRoutes {
     /// A name as a path segment of a link (``PathSegment``, as the client encodes it).
     static func segment(_ text: String) -> String { PathSegment.encoded(text) }
 
-    func team(_ session: ConsoleSession, name: String, passcode: String?) async throws -> ConsoleAnswer {
+    func team(_ session: ConsoleSession, name: String, passcode: String?, flash: String?) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
         let team = try await services.teams.managedTeam(name, by: user)
         let members = try await services.teams.members(of: team)
         let history = try await services.teams.history(of: team)
+        // The team's invitations still to be acted on: pending (revoke) and accepted (confirm or revoke).
+        let now = services.configuration.clock()
+        let invitations = try await services.teams.invitations(for: user, state: nil).filter {
+            $0.teamId == team.id && [.pending, .accepted].contains($0.state(at: now))
+        }
         var values: [String: Any] = [
             "team": Self.segment(team.name),
+            "invitations": invitations.map { invitation -> [String: Any] in
+                let state = invitation.state(at: now)
+                return [
+                    "id": invitation.id.uuidString.lowercased(), "invitee": invitation.invitee, "roleName": language["role.\(invitation.role.rawValue)"],
+                    "state": language.word("invitationState", state.rawValue), "by": invitation.invitedBy, "until": language.time(invitation.expiresAt),
+                    "actions": (state == .accepted ? ["confirm", "revoke"] : ["revoke"]).map { ["action": $0, "label": language["invitation.\($0)"]] },
+                ]
+            },
+            "hasInvitations": !invitations.isEmpty,
             "members": members.map { member -> [String: Any] in
                 let other: Role = member.role == .coordinator ? .fieldworker : .coordinator
                 return [
@@ -126,6 +184,7 @@ extension ConsoleRoutes {
             },
         ]
         if let passcode { values["passcode"] = passcode }
+        if let flash { values["flash"] = flash }
         return .page(render("team", session, title: "\(language["team"]) \(team.name)", values))
     }
 
@@ -147,7 +206,7 @@ extension ConsoleRoutes {
             [
                 "id": patient.id.uuidString.lowercased(),
                 "name": [patient.identification.givenName, patient.identification.familyName].filter { !$0.isEmpty }.joined(separator: " "),
-                "externalId": patient.identification.externalId ?? "", "sharing": patient.sharingScope?.rawValue ?? "—",
+                "externalId": patient.identification.externalId ?? "", "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
                 "groups": patient.dataGroups.joined(separator: ", "),
             ]
         }
@@ -181,11 +240,14 @@ extension ConsoleRoutes {
             render(
                 "patient", session, title: name.isEmpty ? language["patient"] : name,
                 [
-                    "externalId": patient.identification.externalId ?? "—", "sharing": patient.sharingScope?.rawValue ?? "—",
+                    "externalId": patient.identification.externalId ?? "—", "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
                     "groups": patient.dataGroups.isEmpty ? language["none"] : patient.dataGroups.joined(separator: ", "),
                     "archived": patient.archivedAt != nil,
                     "consents": consents.reversed().map {
-                        ["at": language.time($0.recordedAt), "scope": $0.scope.rawValue, "method": $0.method.rawValue, "by": $0.recordedBy]
+                        [
+                            "at": language.time($0.recordedAt), "scope": language.word("sharing", $0.scope.rawValue),
+                            "method": language.word("method", $0.method.rawValue), "by": $0.recordedBy,
+                        ]
                     },
                     "series": series, "hasSeries": !series.isEmpty,
                 ]))
@@ -195,7 +257,7 @@ extension ConsoleRoutes {
         let user = session.user!
         let language = session.language
         let rows = try await services.questionnaires.visible(to: user).sorted { ($0.id, $0.publishedAt) < ($1.id, $1.publishedAt) }.map {
-            ["id": $0.id, "version": $0.version, "title": $0.title, "state": $0.status.state.rawValue, "at": language.time($0.publishedAt)]
+            ["id": $0.id, "version": $0.version, "title": $0.title, "state": language.word("questionnaireState", $0.status.state.rawValue), "at": language.time($0.publishedAt)]
         }
         var values: [String: Any] = ["rows": rows, "canPublish": RoutePolicy.refusal(RoutePolicy.rule("POST", "/v1/questionnaires")!, user) == nil]
         if let flash { values["flash"] = flash }
@@ -229,7 +291,7 @@ extension ConsoleRoutes {
         }
         let moves: [(QuestionnaireState, String)] = [(.published, "toPublished"), (.closed, "toClosed"), (.retired, "toRetired")]
         var values: [String: Any] = [
-            "id": Self.segment(id), "version": Self.segment(version), "state": entry.status.state.rawValue, "sections": sections,
+            "id": Self.segment(id), "version": Self.segment(version), "state": language.word("questionnaireState", entry.status.state.rawValue), "sections": sections,
             "canChange": RoutePolicy.refusal(RoutePolicy.rule("PUT", "/v1/questionnaires/{id}/versions/{version}/state")!, user) == nil,
             // Only the moves the lifecycle allows from here (a draft is only published).
             "moves": moves.filter { QuestionnaireLifecycle.allows(entry.status.state, to: $0.0) }.map { ["value": $0.0.rawValue, "label": language[$0.1]] },
@@ -263,6 +325,46 @@ extension ConsoleRoutes {
         }
     }
 
+    /// The audit trail's events, the newest first, a page at a time back to the first; filtered by
+    /// actor and action as `GET /v1/audit` is. Subjects are ids, user and team names, never patient data.
+    func auditEvents(_ session: ConsoleSession, _ request: Request) async throws -> ConsoleAnswer {
+        let language = session.language
+        let parameters = request.uri.queryParameters
+        func text(_ name: Substring) -> String? { parameters[name].map(String.init).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } }
+        var query = AuditQuery(actor: text("actor"), action: text("action"), limit: Self.auditPage + 1)
+        query.newestFirst = true
+        query.before = parameters["before"].flatMap { Int64(String($0)) }
+        let found = try await services.audit.events(query)
+        let events = found.prefix(Self.auditPage)
+        var values: [String: Any] = [
+            "actor": query.actor ?? "", "action": query.action ?? "",
+            "events": events.map { event -> [String: Any] in
+                [
+                    "seq": language.number(Int(event.seq)), "at": Timestamp.date(from: event.at).map(language.time) ?? event.at,
+                    "actor": event.actor.isEmpty ? "—" : event.actor, "action": event.action, "subject": event.subject,
+                    "details": event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "),
+                ]
+            },
+            "hasEvents": !events.isEmpty,
+        ]
+        func link(before: Int64?) -> String {
+            var items = [URLQueryItem]()
+            if let before { items.append(URLQueryItem(name: "before", value: String(before))) }
+            if let actor = query.actor { items.append(URLQueryItem(name: "actor", value: actor)) }
+            if let action = query.action { items.append(URLQueryItem(name: "action", value: action)) }
+            var components = URLComponents()
+            components.path = "/console/admin/audit"
+            components.queryItems = items.isEmpty ? nil : items
+            return components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }
+        if found.count > Self.auditPage, let last = events.last { values["older"] = link(before: last.seq) }
+        if query.before != nil { values["newest"] = link(before: nil) }
+        values["pages"] = values["older"] != nil || values["newest"] != nil
+        return .page(render("audit", session, title: language["auditEvents"], values))
+    }
+
+    static let auditPage = 100
+
     func admin(_ session: ConsoleSession, flash: String?, token: (user: String, value: String)? = nil) async throws -> ConsoleAnswer {
         let language = session.language
         let report = try await services.audit.verify()
@@ -278,6 +380,7 @@ extension ConsoleRoutes {
             ]
         }
         var values: [String: Any] = [
+            "roles": [Role.fieldworker, .coordinator, .researcher, .admin].map { ["value": $0.rawValue, "label": language["role.\($0.rawValue)"]] },
             "audit": language.digits(audit), "users": users, "teams": try await services.accounts.teams().map { ["name": $0.name, "href": "/console/team/" + Self.segment($0.name)] },
         ]
         if let flash { values["flash"] = flash }

@@ -63,8 +63,12 @@ extension PostgresRecordStore {
             binds.append(Timestamp.string(from: to))
             sql += " AND at < $\(binds.count)"
         }
+        if let before = query.before {
+            binds.append(before)
+            sql += " AND seq < $\(binds.count)"
+        }
         binds.append(query.limit)
-        sql += " ORDER BY seq LIMIT $\(binds.count)"
+        sql += (query.newestFirst ? " ORDER BY seq DESC LIMIT $" : " ORDER BY seq LIMIT $") + "\(binds.count)"
         return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.auditEvent)
     }
 

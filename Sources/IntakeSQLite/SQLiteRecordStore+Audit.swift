@@ -51,7 +51,11 @@ extension SQLiteRecordStore {
                 sql += " AND at < ?"
                 arguments += [Timestamp.string(from: to)]
             }
-            sql += " ORDER BY seq LIMIT ?"
+            if let before = query.before {
+                sql += " AND seq < ?"
+                arguments += [before]
+            }
+            sql += query.newestFirst ? " ORDER BY seq DESC LIMIT ?" : " ORDER BY seq LIMIT ?"
             arguments += [query.limit]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.auditEvent)
         }

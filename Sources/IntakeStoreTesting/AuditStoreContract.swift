@@ -36,6 +36,11 @@ public enum AuditStoreContract {
         #expect(try await store.auditEvents(AuditQuery(subject: "bob")).map(\.seq) == [2])
         #expect(try await store.auditEvents(AuditQuery(from: start + 1, to: start + 3)).map(\.seq) == [2, 3], "from inclusive, to exclusive")
         #expect(try await store.auditEvents(AuditQuery(after: 2, limit: 1)).map(\.seq) == [3])
+        var newest = AuditQuery(actor: "ana", limit: 2)
+        newest.newestFirst = true
+        #expect(try await store.auditEvents(newest).map(\.seq) == [4, 3], "the newest first")
+        newest.before = 3
+        #expect(try await store.auditEvents(newest).map(\.seq) == [1], "paged back")
         let report = try await verify(store)
         #expect(report.isSound && report.checked == 4 && report.head == more[1])
         let kept = try await AuditLog(store: store).verify(expectedHead: (seq: 4, hash: more[1].hash))

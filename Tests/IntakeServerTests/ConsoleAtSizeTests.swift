@@ -83,3 +83,56 @@ struct ConsoleAtSizeTests {
         }
     }
 }
+
+extension ConsoleAtSizeTests {
+    /// What a coordinator and an admin did only through the CLI: remove a member, revoke and
+    /// confirm invitations, announce; create a user, browse the audit trail's events.
+    @Test func aCoordinatorAndAnAdminDoTheWholeJobInTheConsole() async throws {
+        let server = try await TestServer.make()
+        _ = try await server.services.accounts.createUser(username: "newcomer", password: "newcomer-pass-1", role: .fieldworker, team: nil)
+        try await ConsoleTests.application(server).test(.router) { client in
+            let lead = Browser(client)
+            try await lead.signIn("coordinator-a")
+            var page = try await lead.get("/console/team/team-a")
+            let invited = try await lead.post("/console/team/team-a/invitations", [("csrf", Browser.csrf(page) ?? ""), ("username", "newcomer"), ("role", "fieldworker")])
+            #expect(invited.status == .ok)
+            page = try await lead.get("/console/team/team-a")
+            let html = Self.html(page)
+            let id = try #require(html.firstMatch(of: /\/console\/invitations\/([0-9a-f-]{36})\/revoke/).map { String($0.1) }, "the invitation is listed")
+            #expect(!html.contains("/console/invitations/\(id)/confirm"), "a pending invitation is revoked, not confirmed")
+            let revoked = try await lead.post("/console/invitations/\(id)/revoke", [("csrf", Browser.csrf(page) ?? "")])
+            #expect(revoked.status == .seeOther && revoked.headers[.location] == "/console/team/team-a?done=invitationRevoked")
+            #expect(!Self.html(try await lead.get("/console/team/team-a")).contains(id), "no longer waiting")
+
+            let announced = try await lead.post("/console/team/team-a/announcements", [("csrf", Browser.csrf(page) ?? ""), ("text", "Clinic closed Friday")])
+            #expect(announced.status == .seeOther)
+            let member = try #require(try await server.services.store.credentials(username: "fieldworker-a")?.user)
+            let told = try await server.services.teams.notifications(NotificationQuery(userId: member.id, types: [NotificationType.announcement]))
+            #expect(told.first?.subject["text"] == "Clinic closed Friday")
+
+            let removed = try await lead.post("/console/team/team-a/members/fieldworker-a/remove", [("csrf", Browser.csrf(page) ?? "")])
+            #expect(removed.status == .seeOther)
+            let team = try #require(try await server.services.store.team(named: "team-a"))
+            #expect(try await server.services.teams.members(of: team).map(\.username) == ["coordinator-a"])
+
+            let admin = Browser(client)
+            try await admin.signIn("admin")
+            let adminPage = try await admin.get("/console/admin")
+            let created = try await admin.post(
+                "/console/admin/users", [("csrf", Browser.csrf(adminPage) ?? ""), ("username", "rana"), ("password", "rana-password-1"), ("role", "fieldworker"), ("team", "team-b")])
+            #expect(created.status == .seeOther && created.headers[.location] == "/console/admin?done=userCreated")
+            #expect(try await server.services.store.credentials(username: "rana")?.user.teamName == "team-b")
+            let refused = try await admin.post(
+                "/console/admin/users", [("csrf", Browser.csrf(adminPage) ?? ""), ("username", "أمل"), ("password", "rana-password-1"), ("role", "fieldworker")])
+            #expect(refused.status == .unprocessableContent && Self.html(refused).contains("letters, digits"))
+
+            let trail = Self.html(try await admin.get("/console/admin/audit"))
+            let seqs = trail.matches(of: /<tr><td>(\d+)<\/td>/).compactMap { Int($0.1) }
+            #expect(!seqs.isEmpty && seqs == seqs.sorted(by: >), "the newest first: \(seqs.prefix(5))")
+            #expect(trail.contains("user.create") || trail.contains("admin.user"), "the user just created is on the trail")
+            let filtered = Self.html(try await admin.get("/console/admin/audit?actor=coordinator-a"))
+            let actors = filtered.matches(of: /<tr><td>\d+<\/td><td>[^<]*<\/td><td>([^<]*)<\/td>/).map { String($0.1) }
+            #expect(!actors.isEmpty && actors.allSatisfy { $0 == "coordinator-a" }, "\(Set(actors))")
+        }
+    }
+}

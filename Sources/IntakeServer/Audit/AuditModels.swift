@@ -98,6 +98,10 @@ public struct AuditQuery: Sendable, Hashable {
     /// Exclusive.
     public var to: Date?
     public var limit: Int = 500
+    /// Only events before this number (a newest-first page's last).
+    public var before: Int64?
+    /// The newest first (a person browsing the trail), rather than the oldest (a copy catching up).
+    public var newestFirst = false
 
     public init(after: Int64 = 0, actor: String? = nil, action: String? = nil, subject: String? = nil, from: Date? = nil, to: Date? = nil, limit: Int = 500) {
         self.after = after

@@ -6,7 +6,7 @@ import IntakeCore
 /// `GET /v1/audit/verify` (the whole chain checked, and optionally a head kept elsewhere).
 struct AuditController {
     let services: IntakeServices
-    static let listParameters = ["after", "actor", "action", "subject", "from", "to", "limit"]
+    static let listParameters = ["after", "before", "order", "actor", "action", "subject", "from", "to", "limit"]
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/audit", query: Self.listParameters) { request, context in
@@ -14,6 +14,12 @@ struct AuditController {
             let parameters = try QueryParameters.read(request, accepted: Self.listParameters)
             var query = AuditQuery()
             query.after = try Self.number(parameters["after"], "after", range: 0...Int64.max) ?? 0
+            query.before = try Self.number(parameters["before"], "before", range: 0...Int64.max)
+            switch parameters["order"] {
+            case nil, "oldest": break
+            case "newest": query.newestFirst = true
+            default: throw APIError.badRequest("'order' is newest (browsing, with before=) or oldest (the default, with after=)")
+            }
             query.limit = Int(try Self.number(parameters["limit"], "limit", range: 1...1_000) ?? 200)
             query.actor = try Self.text(parameters["actor"], "actor")
             query.action = try Self.text(parameters["action"], "action")

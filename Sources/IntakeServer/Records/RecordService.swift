@@ -199,7 +199,7 @@ public struct RecordService: Sendable {
     }
 
     /// A day ahead of UTC's today, so a device east of the server may record its own today.
-    static func today(now: Date = Date()) -> LocalDate {
+    public static func today(now: Date = Date()) -> LocalDate {
         let days = Int((now.timeIntervalSince1970 / 86_400).rounded(.down)) + 1
         let (year, month, day) = CivilDays.date(fromDays: Int64(days))
         return LocalDate(year: year, month: month, day: day)!
