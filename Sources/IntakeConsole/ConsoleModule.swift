@@ -351,7 +351,7 @@ struct ConsoleRoutes: Sendable {
 
     static let doneMessages: Set<String> = [
         "reviewSaved", "reopened", "commentSaved", "allRead", "referralDone", "stateDone", "publishedDone", "unlocked", "signedOut", "signedOutEverywhere",
-        "memberRemoved", "invitationConfirmed", "invitationRevoked", "announced", "userCreated", "consentRecorded",
+        "memberRemoved", "invitationConfirmed", "invitationRevoked", "announced", "userCreated", "consentRecorded", "patientSaved",
     ]
 
     func recordId(_ context: IntakeRequestContext) throws -> UUID {

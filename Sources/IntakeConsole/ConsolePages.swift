@@ -383,7 +383,7 @@ extension ConsoleRoutes {
                 "exports", session, title: language["exports"],
                 [
                     "questionnaires": ids.map { ["value": $0, "label": $0] },
-                    "formats": Self.consoleFormats.map { ["value": $0.rawValue, "label": $0.rawValue, "checked": $0 == .wideCSV || $0 == .codebookCSV] },
+                    "formats": Self.consoleFormats.map { ["value": $0.rawValue, "label": language.word("format", $0.rawValue), "checked": $0 == .wideCSV || $0 == .codebookCSV] },
                     "states": ReviewState.allCases.map { ["value": $0.rawValue, "label": stateLabel($0, language)] },
                     "mayIdentify": user.role == .coordinator,
                 ]))

@@ -71,7 +71,23 @@ extension ConsoleRoutes {
         router.get("/console/patients/{id}") { request, context in
             try await handle(request, context, api: "GET /v1/patients/{id}") { session, _ in
                 guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("patient") }
-                return try await patient(session, id: id)
+                return try await patient(session, id: id, flash: done(request, session))
+            }
+        }
+        router.post("/console/patients/{id}/consent") { request, context in
+            try await handle(request, context, form: true, api: "PUT /v1/patients/{id}/consent") { session, form in
+                guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("patient") }
+                guard let scope = SharingScope(rawValue: form?["scope"] ?? ""), let method = ConsentMethod(rawValue: form?["method"] ?? "") else {
+                    throw APIError.badRequest(session.language["consentChoose"])
+                }
+                _ = try await services.patients.recordConsent(id, scope: scope, method: method, by: session.user!)
+                return .redirect("/console/patients/\(id.uuidString.lowercased())?done=consentRecorded")
+            }
+        }
+        router.post("/console/patients/{id}/edit") { request, context in
+            try await handle(request, context, form: true, api: "PATCH /v1/patients/{id}") { session, form in
+                guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("patient") }
+                return try await editPatient(session, id: id, form!)
             }
         }
         router.get("/console/questionnaires") { request, context in
@@ -213,7 +229,34 @@ extension ConsoleRoutes {
         return .page(render("patients", session, title: language["patients"], ["searched": true, "rows": rows, "hasRows": !rows.isEmpty]))
     }
 
-    func patient(_ session: ConsoleSession, id: UUID) async throws -> ConsoleAnswer {
+    /// A patient's identification changed from the page's form, based on the revision the form
+    /// showed: a patient changed since is refused (never overwritten), as the API refuses it.
+    func editPatient(_ session: ConsoleSession, id: UUID, _ form: ConsoleForm) async throws -> ConsoleAnswer {
+        let language = session.language
+        func field(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
+        guard let base = Int(field("revision")) else { throw APIError.badRequest(language["staleForm"]) }
+        var person = try await services.patients.patient(id, for: session.user!).identification
+        person.givenName = field("givenName")
+        person.familyName = field("familyName")
+        let birth = field("dateOfBirth")
+        if birth.isEmpty {
+            person.dateOfBirth = nil
+        } else {
+            guard let date = LocalDate(iso: birth) else { throw APIError(.unprocessableContent, code: "invalid_request", message: language["dateOfBirthFormat"]) }
+            person.dateOfBirth = date
+        }
+        person.sex = PatientIdentification.Sex(rawValue: field("sex"))
+        person.externalId = field("externalId").isEmpty ? nil : field("externalId")
+        switch try await services.patients.update(id, baseRevision: base, identification: person, by: session.user!) {
+        case .changed: return .redirect("/console/patients/\(id.uuidString.lowercased())?done=patientSaved")
+        case .notFound: throw APIError.notFound("patient")
+        case .stale: throw APIError(.conflict, code: "stale_revision", message: language["patientStale"])
+        case .externalIdTaken: throw APIError(.conflict, code: "external_id_taken", message: language["externalIdTaken"])
+        case .unknownDataGroups(let unknown, let defined): throw APIError(.unprocessableContent, code: "unknown_data_group", message: PatientService.unknownGroups(unknown, defined: defined))
+        }
+    }
+
+    func patient(_ session: ConsoleSession, id: UUID, flash: String? = nil) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
         let patient = try await services.patients.patient(id, for: user)
@@ -236,21 +279,32 @@ extension ConsoleRoutes {
             return ["name": name, "chart": ConsoleChart.bars(bars, language: language, title: name)]
         }
         let name = [patient.identification.givenName, patient.identification.familyName].filter { !$0.isEmpty }.joined(separator: " ")
-        return .page(
-            render(
-                "patient", session, title: name.isEmpty ? language["patient"] : name,
-                [
-                    "externalId": patient.identification.externalId ?? "—", "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
-                    "groups": patient.dataGroups.isEmpty ? language["none"] : patient.dataGroups.joined(separator: ", "),
-                    "archived": patient.archivedAt != nil,
-                    "consents": consents.reversed().map {
-                        [
-                            "at": language.time($0.recordedAt), "scope": language.word("sharing", $0.scope.rawValue),
-                            "method": language.word("method", $0.method.rawValue), "by": $0.recordedBy,
-                        ]
-                    },
-                    "series": series, "hasSeries": !series.isEmpty,
-                ]))
+        let sexChoices: [PatientIdentification.Sex?] = [nil] + PatientIdentification.Sex.allCases.map { Optional($0) }
+        let sexes: [[String: Any]] = sexChoices.map { sex in
+            let label: String = sex.map { language["sex.\($0.rawValue)"] } ?? "—"
+            return ["value": sex?.rawValue ?? "", "label": label, "selected": sex == patient.identification.sex]
+        }
+        let scopes: [[String: Any]] = SharingScope.allCases.map { ["value": $0.rawValue, "label": language.word("sharing", $0.rawValue), "selected": $0 == patient.sharingScope] }
+        let methods: [[String: Any]] = ConsentMethod.allCases.map { ["value": $0.rawValue, "label": language.word("method", $0.rawValue)] }
+        let consentRows: [[String: Any]] = consents.reversed().map {
+            [
+                "at": language.time($0.recordedAt), "scope": language.word("sharing", $0.scope.rawValue),
+                "method": language.word("method", $0.method.rawValue), "by": $0.recordedBy,
+            ]
+        }
+        var values: [String: Any] = [
+            "externalId": patient.identification.externalId ?? "—", "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
+            "id": id.uuidString.lowercased(), "revision": String(patient.revision),
+            "canEdit": RoutePolicy.refusal(RoutePolicy.rule("PATCH", "/v1/patients/{id}")!, user) == nil,
+            "canConsent": RoutePolicy.refusal(RoutePolicy.rule("PUT", "/v1/patients/{id}/consent")!, user) == nil,
+            "givenName": patient.identification.givenName, "familyName": patient.identification.familyName,
+            "dateOfBirth": patient.identification.dateOfBirth?.description ?? "", "externalIdValue": patient.identification.externalId ?? "",
+            "sexes": sexes, "scopes": scopes, "methods": methods,
+            "groups": patient.dataGroups.isEmpty ? language["none"] : patient.dataGroups.joined(separator: ", "),
+            "archived": patient.archivedAt != nil, "consents": consentRows, "series": series, "hasSeries": !series.isEmpty,
+        ]
+        if let flash { values["flash"] = flash }
+        return .page(render("patient", session, title: name.isEmpty ? language["patient"] : name, values))
     }
 
     func questionnaires(_ session: ConsoleSession, flash: String?) async throws -> ConsoleAnswer {

@@ -136,3 +136,48 @@ extension ConsoleAtSizeTests {
         }
     }
 }
+
+extension ConsoleAtSizeTests {
+    /// A coordinator records a patient's consent and corrects their details in the console; a
+    /// form based on a revision someone changed since is refused, never applied over it.
+    @Test func aCoordinatorRecordsConsentAndEditsAPatientNeverOverAnotherChange() async throws {
+        let server = try await TestServer.make()
+        let lead = try #require(try await server.services.store.credentials(username: "coordinator-a")?.user)
+        var person = PatientIdentification(givenName: "Amina", familyName: "Haddad")
+        person.externalId = "F-1"
+        let outcomes = try await server.services.patients.register([(id: nil, identification: person)], by: lead)
+        guard case .created(let patient) = try #require(outcomes.first) else {
+            Issue.record("not registered: \(outcomes)")
+            return
+        }
+        let id = patient.id.uuidString.lowercased()
+        try await ConsoleTests.application(server).test(.router) { client in
+            let browser = Browser(client)
+            try await browser.signIn("coordinator-a")
+            let page = try await browser.get("/console/patients/\(id)")
+            let csrf = try #require(Browser.csrf(page))
+            #expect(Self.html(page).contains("name=\"revision\" value=\"1\""))
+            let consented = try await browser.post("/console/patients/\(id)/consent", [("csrf", csrf), ("scope", "sponsors_and_partners"), ("method", "verbal")])
+            #expect(consented.status == .seeOther)
+            #expect(try await server.services.patients.patient(patient.id, for: lead).sharingScope == .sponsorsAndPartners)
+            let shown = Self.html(try await browser.get("/console/patients/\(id)?done=consentRecorded"))
+            #expect(shown.contains("Sponsors and partners") && shown.contains("Verbal") && shown.contains("The consent is recorded."))
+
+            let edit: [(String, String)] = [
+                ("csrf", csrf), ("revision", "1"), ("givenName", "أمينة"), ("familyName", "Haddad"), ("dateOfBirth", "1990-05-01"), ("sex", "female"),
+                ("externalId", "F-2"),
+            ]
+            let saved = try await browser.post("/console/patients/\(id)/edit", edit)
+            #expect(saved.status == .seeOther, "\(Self.html(saved).prefix(400))")
+            let changed = try await server.services.patients.patient(patient.id, for: lead)
+            #expect(changed.identification.givenName == "أمينة" && changed.identification.externalId == "F-2" && changed.identification.sex == .female)
+            #expect(changed.identification.dateOfBirth == LocalDate(iso: "1990-05-01"))
+            // The same form again: based on revision 1, which is no longer the patient's.
+            let stale = try await browser.post("/console/patients/\(id)/edit", edit.map { $0.0 == "givenName" ? ($0.0, "Other") : $0 })
+            #expect(stale.status == .conflict && Self.html(stale).contains("Someone changed this patient"))
+            #expect(try await server.services.patients.patient(patient.id, for: lead).identification.givenName == "أمينة", "nothing overwritten")
+            let badDate = try await browser.post("/console/patients/\(id)/edit", edit.map { $0.0 == "dateOfBirth" ? ($0.0, "1990-02-31") : $0.0 == "revision" ? ($0.0, "2") : $0 })
+            #expect(badDate.status == .unprocessableContent)
+        }
+    }
+}

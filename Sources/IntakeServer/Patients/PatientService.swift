@@ -175,7 +175,7 @@ public struct PatientService: Sendable {
     }
 
     /// What a change naming groups that are not defined is told: which, and which are.
-    static func unknownGroups(_ unknown: [String], defined: [String]) -> String {
+    public static func unknownGroups(_ unknown: [String], defined: [String]) -> String {
         let named = unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", ")
         return "\(unknown.count == 1 ? "the data group" : "the data groups") \(named) \(unknown.count == 1 ? "is" : "are") not defined; defined: "
             + (defined.isEmpty ? "none (an admin defines them: intake patient groups --create NAME)" : defined.joined(separator: ", "))
