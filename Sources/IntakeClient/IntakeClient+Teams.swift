@@ -141,6 +141,12 @@ extension IntakeClient {
         _ = try await call("POST", "/v1/referrals/\(Self.segment(id))/messages", body: ["text": text], expecting: 201, as: Answer.self)
     }
 
+    /// Sets the team's time zone (`UTC` for UTC); the zone the server now holds.
+    public func setTimeZone(_ zone: String, of team: String) async throws(ClientError) -> String {
+        struct Answer: Decodable { var timeZone: String }
+        return try await call("PATCH", "/v1/teams/\(Self.segment(team))", body: ["timeZone": zone], expecting: 200, as: Answer.self).timeZone
+    }
+
     public func members(of team: String) async throws(ClientError) -> [RemoteMember] {
         struct Answer: Decodable { var members: [RemoteMember] }
         return try await call("GET", "/v1/teams/\(Self.segment(team))/members", expecting: 200, as: Answer.self).members

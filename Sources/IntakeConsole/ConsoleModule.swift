@@ -54,7 +54,8 @@ struct ConsoleSession: Sendable {
 enum ConsoleAnswer {
     case page(String, status: HTTPResponse.Status = .ok)
     case redirect(String)
-    case file(name: String, type: String, body: ByteBuffer)
+    /// A tar archive streamed from a folder, removed once it is sent.
+    case archive(name: String, TarArchive, removing: URL)
     case json(String)
     /// Signed in: the token goes to the session cookie (and nowhere else), then to `location`.
     case signedIn(token: String, location: String)
@@ -282,7 +283,11 @@ struct ConsoleRoutes: Sendable {
                     if let refusal = RoutePolicy.refusal(found, session.user) { throw refusal }
                     rule = found
                 }
-                answer = try await body(session, form)
+                // Times on the page in the user's team's time zone (UTC without a team or a zone set).
+                var zone = ConsoleZone.utc
+                if let user = session.user, let found = try await services.teams.timeZone(of: user) { zone = found }
+                let (page, current) = (session, form)
+                answer = try await ConsoleZone.$current.withValue(zone) { try await body(page, current) }
                 // On the audit trail as the API route would be: a read or a change, by whom, the path
                 // (ids and names; never a form's values).
                 if rule?.audit == .request, let user = session.user {
@@ -300,9 +305,15 @@ struct ConsoleRoutes: Sendable {
             response = Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
         case .redirect(let location):
             response = Response(status: .seeOther, headers: [.location: location])
-        case .file(let name, let type, let body):
+        case .archive(let name, let archive, let folder):
             response = Response(
-                status: .ok, headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\""], body: ResponseBody(byteBuffer: body))
+                status: .ok,
+                headers: [.contentType: "application/x-tar", .contentDisposition: "attachment; filename=\"\(name)\"", .contentLength: String(archive.length)],
+                body: ResponseBody { writer in
+                    defer { try? FileManager.default.removeItem(at: folder) }
+                    try await archive.write { try await writer.write($0) }
+                    try await writer.finish(nil)
+                })
         case .json(let text):
             response = Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         case .signedIn(let token, let location):
@@ -351,7 +362,7 @@ struct ConsoleRoutes: Sendable {
 
     static let doneMessages: Set<String> = [
         "reviewSaved", "reopened", "commentSaved", "allRead", "referralDone", "stateDone", "publishedDone", "unlocked", "signedOut", "signedOutEverywhere",
-        "memberRemoved", "invitationConfirmed", "invitationRevoked", "announced", "userCreated", "consentRecorded", "patientSaved",
+        "memberRemoved", "invitationConfirmed", "invitationRevoked", "announced", "userCreated", "consentRecorded", "patientSaved", "tokenRevoked", "timeZoneSet",
     ]
 
     func recordId(_ context: IntakeRequestContext) throws -> UUID {

@@ -88,6 +88,9 @@ extension ConsoleRoutes {
         return .page(render("day", session, title: language["teamDay"], values))
     }
 
+    /// The matches a page of a name search shows.
+    static let searchPage = 50
+
     /// The records a page of the records list shows.
     static let recordsPage = 100
 
@@ -198,11 +201,15 @@ extension ConsoleRoutes {
             let value = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
             return value.isEmpty ? nil : String(value.prefix(200))
         }
-        let query = LookupQuery(teamId: team, givenName: field("givenName"), familyName: field("familyName"), externalId: field("externalId"))
+        // Paged by a form too (Previous and Next post the same names back), so no name is ever in an address.
+        let offset = Int(form["offset"] ?? "").map { max(0, min($0, 100_000)) } ?? 0
+        let query = LookupQuery(
+            teamId: team, givenName: field("givenName"), familyName: field("familyName"), externalId: field("externalId"), limit: Self.searchPage,
+            offset: offset)
         guard query.givenName != nil || query.familyName != nil || query.externalId != nil else {
             return .redirect("/console/records")
         }
-        let (matches, _) = try await services.lookup(query, by: user, via: "console")
+        let (matches, more) = try await services.lookup(query, by: user, via: "console")
         let rows = matches.map { match -> [String: Any] in
             [
                 "id": match.id.uuidString.lowercased(), "short": String(match.id.uuidString.lowercased().prefix(8)),
@@ -214,7 +221,16 @@ extension ConsoleRoutes {
         return .page(
             render(
                 "records", session, title: language["search"],
-                ["states": [] as [Any], "questionnaires": [] as [Any], "rows": rows, "hasRows": !rows.isEmpty, "showNames": true, "canSearch": true]))
+                [
+                    "states": [] as [Any], "questionnaires": [] as [Any], "rows": rows, "hasRows": !rows.isEmpty, "showNames": true, "canSearch": true,
+                    "searched": [
+                        "givenName": query.givenName ?? "", "familyName": query.familyName ?? "", "externalId": query.externalId ?? "",
+                        "count": language["searchCount"].replacingOccurrences(of: "{first}", with: language.number(rows.isEmpty ? 0 : offset + 1))
+                            .replacingOccurrences(of: "{last}", with: language.number(offset + rows.count)),
+                        "previous": offset > 0 ? String(max(0, offset - Self.searchPage)) : "", "hasPrevious": offset > 0,
+                        "next": String(offset + Self.searchPage), "hasNext": more,
+                    ] as [String: Any],
+                ]))
     }
 
     func record(_ session: ConsoleSession, id: UUID, flash: String?) async throws -> ConsoleAnswer {
@@ -282,6 +298,8 @@ extension ConsoleRoutes {
             values["referrals"] = referrals.map { ["state": language.word("referralState", $0.state.rawValue), "from": "\($0.referrer) (\($0.fromTeam))", "to": $0.assignee ?? $0.toTeam] }
         } else {
             values["revision"] = "—"
+            // Said, not left to guess: why the page holds no answers.
+            values["adminNote"] = language["adminRecordNote"]
         }
         return .page(render("record", session, title: "\(language["record"]) \(id.uuidString.lowercased().prefix(8))", values))
     }
@@ -360,8 +378,9 @@ extension ConsoleRoutes {
         let sent = rows(try await services.referrals.referrals(for: user, received: false, state: nil), received: false)
         var values: [String: Any] = [
             "groups": [
-                ["title": language["received"], "rows": received, "hasRows": !received.isEmpty],
-                ["title": language["sent"], "rows": sent, "hasRows": !sent.isEmpty],
+                // Every one, with how many there are.
+                ["title": "\(language["received"]) (\(language.number(received.count)))", "rows": received, "hasRows": !received.isEmpty],
+                ["title": "\(language["sent"]) (\(language.number(sent.count)))", "rows": sent, "hasRows": !sent.isEmpty],
             ]
         ]
         if let flash { values["flash"] = flash }
@@ -423,15 +442,20 @@ extension ConsoleRoutes {
         if options.shiftDates { details["shiftDates"] = "true" }
         if !states.isEmpty { details["reviewStates"] = states.map(\.rawValue).joined(separator: ",") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-console-export-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let summary = try await services.exports.writeFolder(
-            questionnaireId: questionnaire, since: nil, options: options, formats: formats, sideFiles: [.reports, .reportsLong],
-            reviewStates: states, reach: reach, to: folder)
-        // On the trail before a byte leaves (the archive is sent only once this is stored).
-        details["questionnaire"] = summary.questionnaire
-        details["records"] = String(summary.records)
-        _ = try await services.audit.record(.export, by: user.username, details: details)
-        let archive = try TarArchive.folder(folder, root: "intake-export-\(summary.questionnaire)")
-        return .file(name: "intake-export-\(summary.questionnaire).tar", type: "application/x-tar", body: ByteBuffer(bytes: archive))
+        do {
+            let summary = try await services.exports.writeFolder(
+                questionnaireId: questionnaire, since: nil, options: options, formats: formats, sideFiles: [.reports, .reportsLong],
+                reviewStates: states, reach: reach, to: folder)
+            // On the trail before a byte leaves (the archive is sent only once this is stored).
+            details["questionnaire"] = summary.questionnaire
+            details["records"] = String(summary.records)
+            _ = try await services.audit.record(.export, by: user.username, details: details)
+            // Streamed from the folder, which goes once the last byte is sent (or the download stops).
+            let archive = try TarArchive(folder: folder, root: "intake-export-\(summary.questionnaire)")
+            return .archive(name: "intake-export-\(summary.questionnaire).tar", archive, removing: folder)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
     }
 }

@@ -53,6 +53,13 @@ extension ConsoleRoutes {
                 }
             }
         }
+        router.post("/console/team/{team}/time-zone") { request, context in
+            try await handle(request, context, form: true, api: "PATCH /v1/teams/{team}") { session, form in
+                let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
+                _ = try await services.teams.setTimeZone(form?["timeZone"], of: team, by: session.user!)
+                return .redirect("/console/team/\(Self.segment(team.name))?done=timeZoneSet")
+            }
+        }
         router.post("/console/team/{team}/announcements") { request, context in
             try await handle(request, context, form: true, api: "POST /v1/announcements") { session, form in
                 let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
@@ -140,6 +147,22 @@ extension ConsoleRoutes {
                 return .redirect("/console/admin?done=userCreated")
             }
         }
+        router.get("/console/admin/users/{username}/tokens") { request, context in
+            try await handle(request, context, api: "GET /v1/users/{username}/tokens") { session, _ in
+                try await userTokens(session, username: try context.parameters.require("username"), flash: done(request, session))
+            }
+        }
+        router.post("/console/admin/users/{username}/tokens/{token}/revoke") { request, context in
+            try await handle(request, context, form: true, api: "DELETE /v1/users/{username}/tokens/{token}") { session, _ in
+                let username = try context.parameters.require("username")
+                do {
+                    try await services.accounts.revokeToken(try context.parameters.require("token"), of: username, by: session.user!.username)
+                } catch let error as AccountError {
+                    throw APIError.badRequest(error.description)
+                }
+                return .redirect("/console/admin/users/\(Self.segment(username))/tokens?done=tokenRevoked")
+            }
+        }
         router.post("/console/admin/users/{username}/tokens") { request, context in
             try await handle(request, context, form: true, api: "POST /v1/users/{username}/tokens") { session, _ in
                 let username = try context.parameters.require("username")
@@ -182,6 +205,10 @@ extension ConsoleRoutes {
                 ]
             },
             "hasInvitations": !invitations.isEmpty,
+            // The zones this system knows, and the team's own should it be an alias missing from them (Asia/Kolkata).
+            "zones": (["UTC"] + Set(TimeZone.knownTimeZoneIdentifiers + [team.timeZone].compactMap { $0 }).subtracting(["UTC"]).sorted()).map {
+                ["value": $0, "selected": $0 == (team.timeZone ?? "UTC")]
+            },
             "members": members.map { member -> [String: Any] in
                 let other: Role = member.role == .coordinator ? .fieldworker : .coordinator
                 return [
@@ -213,11 +240,12 @@ extension ConsoleRoutes {
             return value.isEmpty ? nil : String(value.prefix(200))
         }
         var query = PatientQuery(name: field("name"), externalId: field("externalId"))
-        query.limit = 100
+        query.limit = Self.patientMatches + 1
         guard query.name != nil || query.externalId != nil else { return .redirect("/console/patients") }
         let fields = [("name", query.name), ("externalId", query.externalId)].filter { $0.1 != nil }.map(\.0)
         try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients", "via": "console"])
-        let found = try await services.patients.find(query, for: user)
+        let matched = try await services.patients.find(query, for: user)
+        let found = matched.prefix(Self.patientMatches)
         let rows = found.map { patient -> [String: Any] in
             [
                 "id": patient.id.uuidString.lowercased(),
@@ -226,8 +254,14 @@ extension ConsoleRoutes {
                 "groups": patient.dataGroups.joined(separator: ", "),
             ]
         }
-        return .page(render("patients", session, title: language["patients"], ["searched": true, "rows": rows, "hasRows": !rows.isEmpty]))
+        // More than a page: said, with how to narrow it (a name search is ranked, not paged).
+        let count = matched.count > Self.patientMatches
+            ? language["patientsMore"].replacingOccurrences(of: "{shown}", with: language.number(Self.patientMatches))
+            : language["patientsCount"].replacingOccurrences(of: "{shown}", with: language.number(rows.count))
+        return .page(render("patients", session, title: language["patients"], ["searched": true, "rows": rows, "hasRows": !rows.isEmpty, "count": count]))
     }
+
+    static let patientMatches = 100
 
     /// A patient's identification changed from the page's form, based on the revision the form
     /// showed: a patient changed since is refused (never overwritten), as the API refuses it.
@@ -418,6 +452,24 @@ extension ConsoleRoutes {
     }
 
     static let auditPage = 100
+
+    /// A user's tokens (never the tokens: the start of their hashes), each revocable.
+    func userTokens(_ session: ConsoleSession, username: String, flash: String?) async throws -> ConsoleAnswer {
+        let language = session.language
+        let now = services.configuration.clock()
+        let tokens = try await services.accounts.tokens(of: username)
+        var values: [String: Any] = [
+            "user": Self.segment(username), "username": username, "hasTokens": !tokens.isEmpty,
+            "tokens": tokens.map { token -> [String: Any] in
+                [
+                    "id": token.id, "name": language.word("tokenName", token.name), "created": language.time(token.createdAt),
+                    "expires": token.expiresAt.map { ($0 <= now ? language["expiredOn"] + " " : "") + language.time($0) } ?? language["never"],
+                ]
+            },
+        ]
+        if let flash { values["flash"] = flash }
+        return .page(render("tokens", session, title: "\(language["tokensOf"]) \(username)", values))
+    }
 
     func admin(_ session: ConsoleSession, flash: String?, token: (user: String, value: String)? = nil) async throws -> ConsoleAnswer {
         let language = session.language

@@ -1,5 +1,12 @@
 import Foundation
 
+/// The time zone a page shows times in, for the request it answers: the user's team's (set by
+/// its coordinators, `PATCH /v1/teams/{team}`), UTC otherwise.
+enum ConsoleZone {
+    static let utc = TimeZone(identifier: "UTC")!
+    @TaskLocal static var current: TimeZone = utc
+}
+
 /// The console's two languages: English and Arabic (right to left), chosen per browser and
 /// remembered in a cookie. Every word a page shows comes from here; numbers and dates are written
 /// in the language's own form (Arabic-Indic digits for Arabic).
@@ -31,13 +38,17 @@ enum ConsoleLanguage: String, CaseIterable, Sendable {
 
     func decimal(_ value: Double) -> String { digits(String(value)) }
 
-    /// A time as the user reads it, in UTC (the server's clock), to the minute.
+    /// A time as the user reads it, to the minute, in the time zone of the page (``ConsoleZone``:
+    /// the user's team's, UTC by default), named after it.
     func time(_ date: Date) -> String {
+        let zone = ConsoleZone.current
         let formatter = DateFormatter()
         formatter.locale = locale
-        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.timeZone = zone
         formatter.setLocalizedDateFormatFromTemplate("yyyyMMMdHHmm")
-        return digits(formatter.string(from: date)) + " UTC"
+        // (Linux names UTC "GMT".)
+        let name = zone == ConsoleZone.utc || ["UTC", "GMT"].contains(zone.identifier) ? "UTC" : zone.abbreviation(for: date) ?? zone.identifier
+        return digits(formatter.string(from: date)) + " " + digits(name)
     }
 
     /// A day (`2026-11-26`) as the user reads it.
@@ -198,6 +209,9 @@ enum ConsoleText {
         "olderPage": ["Older", "الأقدم"],
         "pageCount": ["{first}–{last} of {total}, the most recently changed first", "{first}–{last} من {total}، الأحدث تعديلًا أولًا"],
         "previousPage": ["Previous", "السابق"],
+        "patientsCount": ["{shown} patients match, the closest first.", "المرضى المطابقون: {shown}، الأقرب أولًا."],
+        "patientsMore": ["The {shown} closest matches of more: add to the name or give the file number to narrow it.", "أقرب {shown} من نتائج أكثر: أضف إلى الاسم أو اذكر رقم الملف لتضييقها."],
+        "searchCount": ["Matches {first}–{last}, the closest first", "النتائج {first}–{last}، الأقرب أولًا"],
         "nextPage": ["Next", "التالي"],
         "newestPage": ["Newest", "الأحدث"],
         "open": ["Open", "افتح"],
@@ -243,6 +257,30 @@ enum ConsoleText {
         "format.sav": ["SPSS data file (records.sav)", "ملف بيانات SPSS (records.sav)"],
         "format.dta": ["Stata data file (records.dta)", "ملف بيانات Stata (records.dta)"],
         "format.xlsx": ["Excel workbook (records.xlsx)", "مصنف Excel (records.xlsx)"],
+        "adminRecordNote": [
+            "As an admin you see a record's review, its thread and who collected it, never its answers or who it is about: those are read by the record's team, and by those it is referred or granted to. Every read is on the audit trail.",
+            "بصفتك مسؤولًا ترى مراجعة السجل ونقاشها ومن جمعه، ولا ترى إجاباته ولا من يخصّه: يقرؤها فريق السجل ومن أُحيل إليه أو مُنح الوصول إليه. كل قراءة مسجّلة في سجل التدقيق.",
+        ],
+        "tokens": ["Tokens", "الرموز"],
+        "timeZone": ["Time zone", "المنطقة الزمنية"],
+        "timeZoneExplained": ["The team's pages show times in", "تعرض صفحات الفريق الأوقات بتوقيت"],
+        "timeZoneSet": ["The team's time zone is set: its pages show times in it.", "ضُبطت المنطقة الزمنية للفريق: تعرض صفحاته الأوقات بها."],
+        "tokensOf": ["Tokens of", "رموز"],
+        "tokensExplained": [
+            "Each token is shown by the start of its fingerprint, never the token itself. Revoking one ends it at once: a script, a machine or an intake login that used it must be given a new one.",
+            "يظهر كل رمز ببداية بصمته، لا الرمز نفسه. إلغاء رمز ينهيه فورًا: البرنامج أو الجهاز أو intake login الذي استعمله يحتاج رمزًا جديدًا.",
+        ],
+        "noTokens": ["This user has no token.", "لا رمز لهذا المستخدم."],
+        "token": ["Token", "الرمز"],
+        "tokenUse": ["Made for", "صُنع لـ"],
+        "created": ["Made", "صُنع"],
+        "expires": ["Ends", "ينتهي"],
+        "expiredOn": ["ended", "انتهى"],
+        "never": ["never", "أبدًا"],
+        "revokeToken": ["Revoke", "ألغِ"],
+        "tokenRevoked": ["The token is revoked.", "أُلغي الرمز."],
+        "tokenName.session": ["a sign-in (console or intake login)", "تسجيل دخول (الواجهة أو intake login)"],
+        "tokenName.console": ["a token made in the console", "رمز صُنع في الواجهة"],
         "recordConsent": ["Record consent", "سجّل الموافقة"],
         "consentChoose": ["Choose who the patient agreed to share with, and how they agreed.", "اختر مع من وافق المريض على المشاركة، وكيف وافق."],
         "consentRecorded": ["The consent is recorded.", "سُجّلت الموافقة."],

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import IntakeCore
 import IntakeServer
 
@@ -223,22 +224,53 @@ enum ConsoleNotices {
 }
 
 /// A POSIX tar archive (ustar) of a folder's files, for the console's export download: a format
-/// every system reads without a library.
-enum TarArchive {
-    static func folder(_ folder: URL, root: String) throws -> [UInt8] {
-        var out: [UInt8] = []
+/// every system reads without a library. Streamed a chunk at a time from the files on disk, its
+/// length known before the first byte (so the browser shows the download's progress), its memory
+/// the same at 100 records or 100,000.
+struct TarArchive: Sendable {
+    struct Entry: Sendable {
+        var name: String
+        var url: URL
+        var size: Int
+    }
+
+    let entries: [Entry]
+
+    /// The folder's files, sorted by path, each named `root/path` in the archive.
+    init(folder: URL, root: String) throws {
         let names = (FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []).sorted()
-        for name in names {
+        entries = try names.compactMap { name in
             let url = folder.appendingPathComponent(name)
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
-            let data = try Data(contentsOf: url)
-            out += header(name: root + "/" + name, size: data.count)
-            out += data
-            out += [UInt8](repeating: 0, count: (512 - data.count % 512) % 512)
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+            let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
+            return Entry(name: root + "/" + name, url: url, size: size)
         }
-        out += [UInt8](repeating: 0, count: 1024)
-        return out
+    }
+
+    /// The archive's length in bytes: a header and the padded bytes of each file, and the end.
+    var length: Int { entries.reduce(1024) { $0 + 512 + $1.size + Self.padding($1.size) } }
+
+    static func padding(_ size: Int) -> Int { (512 - size % 512) % 512 }
+
+    /// Writes the archive a piece at a time (at most 64 KiB of a file held at once).
+    func write(_ emit: (ByteBuffer) async throws -> Void) async throws {
+        for entry in entries {
+            try await emit(ByteBuffer(bytes: Self.header(name: entry.name, size: entry.size)))
+            let handle = try FileHandle(forReadingFrom: entry.url)
+            defer { try? handle.close() }
+            var written = 0
+            while written < entry.size {
+                // A file shorter than when it was measured would break the archive: fail instead.
+                guard let chunk = try handle.read(upToCount: min(65_536, entry.size - written)), !chunk.isEmpty else {
+                    throw CocoaError(.fileReadCorruptFile)
+                }
+                try await emit(ByteBuffer(bytes: chunk))
+                written += chunk.count
+            }
+            if Self.padding(entry.size) > 0 { try await emit(ByteBuffer(repeating: 0, count: Self.padding(entry.size))) }
+        }
+        try await emit(ByteBuffer(repeating: 0, count: 1024))
     }
 
     static func header(name: String, size: Int) -> [UInt8] {

@@ -111,7 +111,7 @@ struct CopiedTable: Sendable {
 
     static let all: [CopiedTable] = [
         CopiedTable(
-            source: "team", target: "team", columns: [("id", .integer), ("name", .text), ("createdAt", .real)], order: "id"),
+            source: "team", target: "team", columns: [("id", .integer), ("name", .text), ("createdAt", .real), ("timeZone", .text)], order: "id"),
         CopiedTable(
             source: "user", target: "account",
             columns: [

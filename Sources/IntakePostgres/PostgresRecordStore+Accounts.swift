@@ -34,11 +34,17 @@ extension PostgresRecordStore {
     }
 
     public func teams() async throws -> [Team] {
-        try await client.query("SELECT id, name, createdAt FROM team ORDER BY name", logger: Self.logger).collect().map(Self.team)
+        try await client.query("SELECT id, name, createdAt, timeZone FROM team ORDER BY name", logger: Self.logger).collect().map(Self.team)
     }
 
     public func team(named name: String) async throws -> Team? {
-        try await client.query("SELECT id, name, createdAt FROM team WHERE name = \(name)", logger: Self.logger).collect().first.map(Self.team)
+        try await client.query("SELECT id, name, createdAt, timeZone FROM team WHERE name = \(name)", logger: Self.logger).collect().first.map(Self.team)
+    }
+
+    public func setTeamTimeZone(teamId: Int64, _ timeZone: String?) async throws -> Team? {
+        try await client.query(
+            "UPDATE team SET timeZone = \(timeZone) WHERE id = \(teamId) RETURNING id, name, createdAt, timeZone", logger: Self.logger
+        ).collect().first.map(Self.team)
     }
 
     public func createUser(_ user: NewUser, at time: Date) async throws -> User {
@@ -176,6 +182,23 @@ extension PostgresRecordStore {
         try await client.query("DELETE FROM token WHERE hash = \(hash)", logger: Self.logger)
     }
 
+    public func tokens(userId: Int64) async throws -> [TokenSummary] {
+        try await client.query(
+            "SELECT hash, name, createdAt, expiresAt FROM token WHERE userId = \(userId) ORDER BY createdAt DESC, hash", logger: Self.logger
+        ).collect().map { row in
+            let (hash, name, createdAt, expiresAt) = try row.decode((String, String, Double, Double?).self)
+            return TokenSummary(id: String(hash.prefix(TokenSummary.idLength)), name: name, createdAt: Self.date(createdAt), expiresAt: expiresAt.map(Self.date))
+        }
+    }
+
+    public func revokeToken(userId: Int64, id: String) async throws -> Bool {
+        let prefix = id.lowercased()
+        guard prefix.count == TokenSummary.idLength else { return false }
+        return try await !client.query(
+            "DELETE FROM token WHERE userId = \(userId) AND starts_with(hash, \(prefix)) RETURNING 1", logger: Self.logger
+        ).collect().isEmpty
+    }
+
     public func revokeSessions(userId: Int64) async throws -> Int {
         try await client.query("DELETE FROM token WHERE userId = \(userId) AND name = 'session' RETURNING 1", logger: Self.logger).collect().count
     }
@@ -201,7 +224,7 @@ extension PostgresRecordStore {
     }
 
     private static func team(_ row: PostgresRow) throws -> Team {
-        let (id, name, createdAt) = try row.decode((Int64, String, Double).self)
-        return Team(id: id, name: name, createdAt: date(createdAt))
+        let (id, name, createdAt, timeZone) = try row.decode((Int64, String, Double, String?).self)
+        return Team(id: id, name: name, createdAt: date(createdAt), timeZone: timeZone)
     }
 }

@@ -669,6 +669,7 @@ extension PostgresRecordStore {
             ]
         ),
         ("v30: the language a user chose for the console", ["ALTER TABLE account ADD COLUMN language TEXT"]),
+        ("v31: the time zone a team's pages show times in", ["ALTER TABLE team ADD COLUMN timeZone TEXT"]),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

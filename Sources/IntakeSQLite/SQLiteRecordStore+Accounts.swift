@@ -43,6 +43,13 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func setTeamTimeZone(teamId: Int64, _ timeZone: String?) async throws -> Team? {
+        try await database.write { db in
+            try db.execute(sql: "UPDATE team SET timeZone = ? WHERE id = ?", arguments: [timeZone, teamId])
+            return try Row.fetchOne(db, sql: "SELECT * FROM team WHERE id = ?", arguments: [teamId]).map(Self.team)
+        }
+    }
+
     public func createUser(_ user: NewUser, at time: Date) async throws -> User {
         try await database.write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM user WHERE username = ?", arguments: [user.username]) == nil else {
@@ -169,6 +176,27 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func tokens(userId: Int64) async throws -> [TokenSummary] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT hash, name, createdAt, expiresAt FROM token WHERE userId = ? ORDER BY createdAt DESC, hash", arguments: [userId]
+            ).map { row in
+                TokenSummary(
+                    id: String((row["hash"] as String).prefix(TokenSummary.idLength)), name: row["name"], createdAt: Self.date(row["createdAt"]),
+                    expiresAt: (row["expiresAt"] as Double?).map(Self.date))
+            }
+        }
+    }
+
+    public func revokeToken(userId: Int64, id: String) async throws -> Bool {
+        guard id.count == TokenSummary.idLength else { return false }
+        return try await database.write { db in
+            try db.execute(
+                sql: "DELETE FROM token WHERE userId = ? AND substr(hash, 1, ?) = ?", arguments: [userId, TokenSummary.idLength, id.lowercased()])
+            return db.changesCount > 0
+        }
+    }
+
     public func revokeSessions(userId: Int64) async throws -> Int {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM token WHERE userId = ? AND name = 'session'", arguments: [userId])
@@ -196,6 +224,6 @@ extension SQLiteRecordStore {
     }
 
     private static func team(_ row: Row) -> Team {
-        Team(id: row["id"], name: row["name"], createdAt: date(row["createdAt"]))
+        Team(id: row["id"], name: row["name"], createdAt: date(row["createdAt"]), timeZone: row["timeZone"])
     }
 }

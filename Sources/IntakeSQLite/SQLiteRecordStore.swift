@@ -640,6 +640,9 @@ extension SQLiteRecordStore {
         migrator.registerMigration("v31: the language a user chose for the console") { db in
             try db.execute(sql: "ALTER TABLE user ADD COLUMN language TEXT")
         }
+        migrator.registerMigration("v32: the time zone a team's pages show times in") { db in
+            try db.execute(sql: "ALTER TABLE team ADD COLUMN timeZone TEXT")
+        }
         return migrator
     }
 

@@ -318,6 +318,22 @@ public enum RecordStoreContract {
         #expect(try await store.user(tokenHash: "script", now: Date())?.id == zoe.id)
         #expect(try await store.user(tokenHash: "s3", now: Date())?.id == amir.id)
         #expect(try await store.revokeSessions(userId: zoe.id) == 0)
+
+        // Listed by the start of their hash, the newest first; revoked one by one, only the user's own.
+        let older = String(repeating: "a", count: 64), newer = String(repeating: "b", count: 64)
+        let expiry = Date(timeIntervalSince1970: 1_900_000_000)
+        try await store.createToken(NewToken(userId: amir.id, hash: older, name: "tablet", expiresAt: expiry), at: Date(timeIntervalSince1970: 1_800_000_000))
+        try await store.createToken(NewToken(userId: amir.id, hash: newer, name: "nightly", expiresAt: nil), at: Date(timeIntervalSince1970: 1_800_000_100))
+        let listed = try await store.tokens(userId: amir.id)
+        #expect(listed.prefix(2) == [
+            TokenSummary(id: String(newer.prefix(12)), name: "nightly", createdAt: Date(timeIntervalSince1970: 1_800_000_100), expiresAt: nil),
+            TokenSummary(id: String(older.prefix(12)), name: "tablet", createdAt: Date(timeIntervalSince1970: 1_800_000_000), expiresAt: expiry),
+        ], "\(listed)")
+        #expect(try await store.revokeToken(userId: zoe.id, id: String(older.prefix(12))) == false, "not another user's")
+        #expect(try await store.revokeToken(userId: amir.id, id: String(older.prefix(12))))
+        #expect(try await store.user(tokenHash: older, now: Date()) == nil)
+        #expect(try await store.user(tokenHash: newer, now: Date())?.id == amir.id)
+        #expect(try await store.revokeToken(userId: amir.id, id: String(older.prefix(12))) == false, "once")
     }
 
     public static func questionnairesAreListedNewestFirst(_ kind: some RecordStoreFactory) async throws {

@@ -181,3 +181,32 @@ extension ConsoleAtSizeTests {
         }
     }
 }
+
+extension ConsoleAtSizeTests {
+    /// The export archive is written from the files on disk a piece at a time: its bytes are the
+    /// files', each padded to 512, its length said before, whatever the files' sizes.
+    @Test func theExportArchiveStreamsItsFilesWithItsLengthKnownFirst() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-tar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("inner"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sizes = ["a.csv": 0, "b.csv": 511, "c.csv": 512, "inner/d.bin": 200_001]
+        var contents: [String: [UInt8]] = [:]
+        for (name, size) in sizes {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ name.utf8.count) }
+            contents[name] = bytes
+            try Data(bytes).write(to: folder.appendingPathComponent(name))
+        }
+        let archive = try TarArchive(folder: folder, root: "export")
+        var out: [UInt8] = []
+        var largest = 0
+        try await archive.write { buffer in
+            largest = max(largest, buffer.readableBytes)
+            out += buffer.readableBytesView
+        }
+        #expect(out.count == archive.length)
+        #expect(largest <= 65_536, "never more than a chunk at once: \(largest)")
+        let files = try ConsoleTests.untar(out)
+        #expect(Set(files.keys) == Set(sizes.keys.map { "export/" + $0 }))
+        for (name, bytes) in contents { #expect(files["export/" + name] == bytes, "\(name)") }
+    }
+}

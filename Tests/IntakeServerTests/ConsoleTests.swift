@@ -373,6 +373,8 @@ struct ConsoleTests {
             let token = try #require(Browser.csrf(try await browser.get("/console/exports")))
             let download = try await browser.post("/console/exports", [("csrf", token), ("format", "csv")])
             #expect(download.status == .ok && download.headers[.contentType] == "application/x-tar", "\(Self.html(download).prefix(300))")
+            // Streamed with its length said first (the browser shows the download's progress).
+            #expect(download.headers[.contentLength] == String(download.body.readableBytes))
             let files = try Self.untar([UInt8](buffer: download.body))
             let consoleCSV = try #require(files.first { $0.key.hasSuffix("/records.csv") }?.value)
             let api = try await client.send(.get, "/v1/exports?format=csv", as: "researcher", in: server)

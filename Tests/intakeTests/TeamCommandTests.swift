@@ -8,6 +8,47 @@ import Testing
 struct TeamCommandTests {
     let intake = IntakeProcess()
 
+    /// A team named as the field names it (Arabic letters, a space, '%', '/', '+', a quote) is
+    /// created, run and set a time zone by the commands themselves against a real server; an
+    /// admin lists and revokes a token from the command line.
+    @Test func aTeamNamedInArabicWithASpaceAndAPercentIsReachedByTheCommands() throws {
+        let name = "عيادة متنقلة 50% / B+ 'north'"
+        _ = try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
+        let created = try intake.run(["admin", "team", "create", name])
+        #expect(created.status == 0, "\(created.stderr)")
+        _ = try intake.run(["admin", "user", "create", "lead", "--role", "coordinator", "--team", name, "--password-stdin"], input: ["lead-password-1"])
+        _ = try intake.run(["admin", "user", "create", "amina", "--role", "fieldworker", "--password-stdin"], input: ["amina-password"])
+        let lead = try intake.run(["admin", "token", "create", "lead", "--name", "laptop"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused = try intake.run(["admin", "team", "create", ".."])
+        #expect(refused.status != 0 && refused.stderr.contains("choose another team name"), "\(refused.stderr)")
+        let (server, port) = try intake.startServer()
+        defer { server.terminate() }
+        let url = "http://127.0.0.1:\(port)"
+        func run(_ arguments: [String], as token: String, input: [String] = []) throws -> IntakeProcess.Result {
+            try intake.run(arguments + ["--server", url, "--token", token], input: input)
+        }
+        let invited = try run(["team", "invite", name, "amina"], as: lead)
+        #expect(invited.status == 0, "\(invited.stderr)")
+        let members = try run(["team", "members", name], as: lead)
+        #expect(members.status == 0 && members.stdout.contains("lead"), "\(members.stdout)\(members.stderr)")
+        #expect(try run(["team", "history", name], as: lead).status == 0)
+        let zone = try run(["team", "timezone", name, "Asia/Amman"], as: lead)
+        #expect(zone.status == 0 && zone.stdout.contains("Asia/Amman"), "\(zone.stdout)\(zone.stderr)")
+        let wrongZone = try run(["team", "timezone", name, "Mars/Olympus"], as: lead)
+        #expect(wrongZone.status != 0 && wrongZone.stderr.contains("IANA"), "\(wrongZone.stderr)")
+
+        let listed = try intake.run(["admin", "token", "list", "lead"])
+        let line = try #require(listed.stdout.split(separator: "\n").first { $0.contains("laptop") }, "\(listed.stdout)")
+        #expect(!listed.stdout.contains(lead), "never the token itself")
+        let id = String(line.prefix(12))
+        let revoked = try intake.run(["admin", "token", "revoke", "lead", id])
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        // The running server forgets the tokens it checked within two seconds (its cache's life).
+        Thread.sleep(forTimeInterval: 2.5)
+        let after = try run(["team", "members", name], as: lead)
+        #expect(after.status != 0, "the revoked token no longer works: \(after.stdout)")
+    }
+
     @Test func aCoordinatorInvitesAndConfirmsAndTheInviteeReadsItInTheInbox() throws {
         _ = try intake.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
         _ = try intake.run(["admin", "team", "create", "clinic"])

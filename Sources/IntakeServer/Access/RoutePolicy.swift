@@ -115,9 +115,12 @@ public enum RoutePolicy {
         RouteRule("PATCH", "/v1/users/{username}", [.admin], audit: .action),
         RouteRule("POST", "/v1/users/{username}/unlock", [.admin]),
         RouteRule("POST", "/v1/users/{username}/tokens", [.admin]),
+        RouteRule("GET", "/v1/users/{username}/tokens", [.admin]),
+        RouteRule("DELETE", "/v1/users/{username}/tokens/{token}", [.admin], audit: .action),
         RouteRule("GET", "/v1/audit", [.admin]),
         RouteRule("GET", "/v1/audit/verify", [.admin]),
 
+        RouteRule("PATCH", "/v1/teams/{team}", Role.managers, .team),
         RouteRule("GET", "/v1/teams/{team}/members", Role.managers, .team),
         RouteRule("GET", "/v1/teams/{team}/history", Role.managers, .team),
         RouteRule("GET", "/v1/teams/{team}/referrals", Role.managers, .team),

@@ -223,6 +223,24 @@ public struct AccountService: Sendable {
         return try await issueToken(for: user, name: name, expiresAt: expiresAt, style: style)
     }
 
+    /// The tokens of `username`, the newest first, each named by the start of its hash.
+    public func tokens(of username: String) async throws -> [TokenSummary] {
+        guard let user = try await store.credentials(username: username)?.user else { throw RecordStoreError.notFound("user '\(username)'") }
+        return try await store.tokens(userId: user.id)
+    }
+
+    /// Revokes the token `id` of `username` (a script's, a machine's or a sign-in's), at once on
+    /// this server (its cache forgets every token) and on the trail.
+    public func revokeToken(_ id: String, of username: String, by actor: String) async throws {
+        defer { tokens.removeAll() }
+        guard id.count == TokenSummary.idLength, id.allSatisfy(\.isHexDigit) else {
+            throw AccountError("a token is named by the \(TokenSummary.idLength) hex digits 'intake admin token list' shows")
+        }
+        guard let user = try await store.credentials(username: username)?.user else { throw RecordStoreError.notFound("user '\(username)'") }
+        guard try await store.revokeToken(userId: user.id, id: id) else { throw RecordStoreError.notFound("token \(id) of '\(username)'") }
+        try await audit.record(.tokenRevoke, by: actor, subject: username, details: ["token": id.lowercased()])
+    }
+
     public func user(token: String) async throws -> User? {
         let hash = APIToken.hash(token)
         if let cached = tokens.user(hash: hash) { return cached }

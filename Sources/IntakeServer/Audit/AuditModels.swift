@@ -53,6 +53,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case memberChange = "team.member"
     /// A read with a token that no more particular action covers.
     case tokenRead = "token.read"
+    /// A token revoked by an admin (named by the start of its hash).
+    case tokenRevoke = "token.revoke"
     /// A change through the API that no more particular action covers (referrals, invitations, webhooks, patients, reports…).
     case apiChange = "api.change"
 }

@@ -35,6 +35,18 @@ struct AdminController {
         static let fields: Set<String> = ["name", "expiresInDays"]
     }
 
+    /// A token as listed: never the token, only the start of its hash.
+    struct TokenJSON: Encodable {
+        var id: String
+        var name: String
+        var createdAt: Date
+        var expiresAt: Date?
+
+        init(_ token: TokenSummary) {
+            (id, name, createdAt, expiresAt) = (token.id, token.name, token.createdAt, token.expiresAt)
+        }
+    }
+
     struct IssuedToken: Encodable {
         var token: String
         var name: String
@@ -82,6 +94,19 @@ struct AdminController {
             _ = try context.signedIn()
             let username = try context.parameters.require("username")
             return try JSONCoding.response(UserJSON(try await services.accounts.unlock(username: username)))
+        }
+        routes.on(.get, "/v1/users/{username}/tokens") { _, context in
+            _ = try context.signedIn()
+            let tokens = try await services.accounts.tokens(of: try context.parameters.require("username"))
+            return try JSONCoding.response(["tokens": tokens.map(TokenJSON.init)])
+        }
+        routes.on(.delete, "/v1/users/{username}/tokens/{token}") { _, context in
+            let user = try context.signedIn()
+            try await accountRule {
+                try await services.accounts.revokeToken(
+                    try context.parameters.require("token"), of: try context.parameters.require("username"), by: user.username)
+            }
+            return Response(status: .noContent)
         }
         routes.on(.post, "/v1/users/{username}/tokens") { request, context in
             _ = try context.signedIn()

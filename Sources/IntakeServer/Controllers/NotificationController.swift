@@ -77,9 +77,8 @@ struct NotificationController {
                 guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let seconds = Int(text), (1...300).contains(seconds) else {
                     throw APIError.badRequest("wait is a number of seconds from 1 to 300")
                 }
+                // In either order: with nothing matching yet, the answer waits for the first that does.
                 wait = min(.seconds(seconds), services.configuration.longPollLimit)
-                // Waiting is for what comes next, which the oldest-first order ends with.
-                guard !query.newestFirst else { throw APIError.badRequest("wait takes the default order (oldest first); leave out order=newest") }
             }
             let pageSize = query.limit
             query.limit += 1

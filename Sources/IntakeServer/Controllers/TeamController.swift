@@ -19,6 +19,12 @@ struct TeamController {
         static let fields: Set<String> = ["username", "role", "expiresInDays", "message"]
     }
 
+    struct TeamPatch: RequestBody {
+        var timeZone: String?
+        static let fields: Set<String> = ["timeZone"]
+        static let nullable: Set<String> = ["timeZone"]
+    }
+
     struct PasscodeBody: RequestBody {
         var passcode: String
         static let fields: Set<String> = ["passcode"]
@@ -57,6 +63,15 @@ struct TeamController {
                     .contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"referrals.csv\"", .cacheControl: "no-store",
                 ],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: csv)))
+        }
+        routes.on(.patch, "/v1/teams/{team}") { request, context in
+            let team = try await managed(context)
+            let data = try await small(request)
+            let body = try JSONCoding.decode(TeamPatch.self, from: data)
+            guard JSONCoding.hasField("timeZone", in: data) else {
+                throw APIError(.unprocessableContent, code: "invalid_request", message: "give timeZone: an IANA name such as Asia/Amman, or null for UTC")
+            }
+            return try JSONCoding.response(TeamJSON(try await services.teams.setTimeZone(body.timeZone, of: team, by: try context.signedIn())))
         }
         routes.on(.get, "/v1/teams/{team}/history") { _, context in
             let team = try await managed(context)

@@ -24,9 +24,12 @@ struct UserJSON: Encodable {
 struct TeamJSON: Encodable {
     var name: String
     var createdAt: Date
+    /// The team's time zone; UTC when none was set.
+    var timeZone: String
 
     init(_ team: Team) {
         name = team.name
         createdAt = team.createdAt
+        timeZone = team.timeZone ?? "UTC"
     }
 }

@@ -125,6 +125,8 @@ public protocol AccountStore: Sendable {
     func createTeam(name: String, at time: Date) async throws -> Team
     func teams() async throws -> [Team]
     func team(named name: String) async throws -> Team?
+    /// Sets the team's time zone (nil: UTC); the team as it is now, nil when there is none.
+    func setTeamTimeZone(teamId: Int64, _ timeZone: String?) async throws -> Team?
     func createUser(_ user: NewUser, at time: Date) async throws -> User
     func users() async throws -> [User]
     func credentials(username: String) async throws -> UserCredentials?
@@ -143,6 +145,10 @@ public protocol AccountStore: Sendable {
     /// Revokes every session token of the user (those sign-in issued, named `session`), on
     /// every device: sign-out everywhere. Tokens made for scripts and machines stay. How many.
     func revokeSessions(userId: Int64) async throws -> Int
+    /// The user's tokens, the newest first, expired ones too (until revoked).
+    func tokens(userId: Int64) async throws -> [TokenSummary]
+    /// Revokes the user's token named `id` (``TokenSummary/id``); whether there was one.
+    func revokeToken(userId: Int64, id: String) async throws -> Bool
 }
 
 /// A failure of the store that the API reports as a client error.

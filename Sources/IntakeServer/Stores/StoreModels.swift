@@ -187,11 +187,14 @@ public struct Team: Sendable, Codable, Hashable {
     public var id: Int64
     public var name: String
     public var createdAt: Date
+    /// The time zone its pages show times in (an IANA name, `Asia/Amman`); nil for UTC.
+    public var timeZone: String?
 
-    package init(id: Int64, name: String, createdAt: Date) {
+    package init(id: Int64, name: String, createdAt: Date, timeZone: String? = nil) {
         self.id = id
         self.name = name
         self.createdAt = createdAt
+        self.timeZone = timeZone
     }
 }
 
@@ -291,6 +294,25 @@ public struct UserChange: Sendable {
         self.disabled = disabled
         self.unlock = unlock
     }
+}
+
+/// A token as it may be listed: named by the start of its hash (the token itself is never kept).
+public struct TokenSummary: Sendable, Equatable {
+    /// The first 12 hex digits of the token's SHA-256: enough to tell a user's tokens apart.
+    public var id: String
+    public var name: String
+    public var createdAt: Date
+    public var expiresAt: Date?
+
+    public init(id: String, name: String, createdAt: Date, expiresAt: Date?) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    /// How many hex digits of the hash name a token.
+    public static let idLength = 12
 }
 
 public struct NewToken: Sendable {

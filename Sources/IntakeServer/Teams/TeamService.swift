@@ -34,6 +34,23 @@ public struct TeamService: Sendable {
     }
 
     /// The team named `name`, if `user` may manage it.
+    /// Sets the time zone the team's pages show times in (an IANA name such as `Asia/Amman`; nil
+    /// or `UTC` for UTC), by its coordinators or an admin.
+    public func setTimeZone(_ zone: String?, of team: Team, by user: User) async throws -> Team {
+        let wanted = zone.flatMap { $0 == "UTC" || $0.isEmpty ? nil : $0 }
+        if let wanted, TimeZone(identifier: wanted) == nil {
+            throw TeamError.invalid("'\(wanted.prefix(60))' is not a time zone; give an IANA name such as Asia/Amman or Africa/Nairobi, or UTC")
+        }
+        guard let changed = try await store.setTeamTimeZone(teamId: team.id, wanted) else { throw TeamError.notFound("no team is named '\(team.name)'") }
+        return changed
+    }
+
+    /// The time zone `user`'s team shows times in, if it set one.
+    public func timeZone(of user: User) async throws -> TimeZone? {
+        guard let name = user.teamName, let id = try await store.team(named: name)?.timeZone else { return nil }
+        return TimeZone(identifier: id)
+    }
+
     public func managedTeam(_ name: String, by user: User) async throws -> Team {
         guard let team = try await store.team(named: name) else { throw TeamError.notFound("no team is named '\(name)'") }
         guard user.role == .admin || (user.role == .coordinator && user.teamId == team.id) else {

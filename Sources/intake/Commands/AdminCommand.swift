@@ -130,7 +130,42 @@ struct AdminCommand: AsyncParsableCommand {
     }
 
     struct TokenCommand: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "token", abstract: "Create API tokens.", subcommands: [Create.self])
+        static let configuration = CommandConfiguration(
+            commandName: "token", abstract: "Create, list and revoke API tokens.", subcommands: [Create.self, List.self, Revoke.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "list",
+                abstract: "List a user's tokens, the newest first: the start of each one's fingerprint (never the token), what it was made for, when it ends.")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+            @Argument(help: "The username.") var username: String
+
+            func run() async throws {
+                let tokens = try await AdminRule.run { try await databaseOptions.services().accounts.tokens(of: username) }
+                guard !tokens.isEmpty else {
+                    print("'\(username)' has no token.")
+                    return
+                }
+                let now = Date()
+                for token in tokens {
+                    let ends = token.expiresAt.map { ($0 <= now ? "ended " : "ends ") + Timestamp.string(from: $0) } ?? "never ends"
+                    print("\(token.id)  \(TerminalText.escaped(token.name))  made \(Timestamp.string(from: token.createdAt))  \(ends)")
+                }
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "revoke", abstract: "Revoke one of a user's tokens at once, named as 'intake admin token list' shows it.")
+            @OptionGroup var databaseOptions: ServerDatabaseOptions
+            @Argument(help: "The username.") var username: String
+            @Argument(help: "The token's 12 hex digits from 'intake admin token list'.") var token: String
+
+            func run() async throws {
+                try await AdminRule.run { try await databaseOptions.services().accounts.revokeToken(token, of: username, by: "cli") }
+                print("Revoked token \(token.lowercased()) of '\(username)'; whatever used it must be given a new one.")
+            }
+        }
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(

@@ -12,7 +12,10 @@ struct TeamCommand: AsyncParsableCommand {
             A user belongs to at most one team, and the records they send are collected for it. A team's \
             coordinators (and admins) manage it; a team always keeps one coordinator.
             """,
-        subcommands: [Members.self, History.self, Invite.self, Role.self, Remove.self, Create.self, Enrol.self, Codes.self, Devices.self, RevokeDevice.self],
+        subcommands: [
+            Members.self, History.self, Invite.self, Role.self, Remove.self, Create.self, Enrol.self, Codes.self, Devices.self, RevokeDevice.self,
+            TimeZoneCommand.self,
+        ],
         defaultSubcommand: Members.self
     )
 
@@ -25,6 +28,21 @@ struct TeamCommand: AsyncParsableCommand {
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             TeamText.members(try await client.members(of: team), team: team).forEach { print($0) }
+        }
+    }
+
+    struct TimeZoneCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "timezone", abstract: "Set the time zone the team's console pages show times in (an IANA name such as Asia/Amman, or UTC).")
+        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup var clientOptions: ClientOptions
+        @Argument(help: "The team.") var team: String
+        @Argument(help: "The time zone: Asia/Amman, Africa/Nairobi, UTC…") var zone: String
+
+        func run() async throws {
+            let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
+            let set = try await client.setTimeZone(zone, of: team)
+            print("'\(TerminalText.escaped(team))' shows times in \(set).")
         }
     }
 
