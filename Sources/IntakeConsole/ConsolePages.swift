@@ -169,12 +169,13 @@ extension ConsoleRoutes {
             [["value": "", "label": language["all"], "selected": stateText.isEmpty]]
             + [("received,edited", "toReview")].map { ["value": $0.0, "label": language[$0.1], "selected": stateText == $0.0] }
             + ReviewState.allCases.map { ["value": $0.rawValue, "label": stateLabel($0, language), "selected": stateText == $0.rawValue] }
+        let alerting = try await alerting(reviews, for: user)
         let rows = reviews.map { review -> [String: Any] in
             [
                 "id": review.recordId.uuidString.lowercased(), "short": String(review.recordId.uuidString.lowercased().prefix(8)),
                 "questionnaire": "\(review.questionnaireId) \(review.questionnaireVersion)", "collector": review.collector,
                 "state": review.state.rawValue, "stateLabel": stateLabel(review.state, language), "locked": review.locked,
-                "changed": language.time(review.updatedAt),
+                "changed": language.time(review.updatedAt), "alert": alerting.contains(review.recordId),
             ]
         }
         return .page(
@@ -188,6 +189,25 @@ extension ConsoleRoutes {
                     "showFilters": true, "rows": rows, "hasRows": !rows.isEmpty, "paging": paging,
                     "canSearch": user.teamId != nil && (user.role == .coordinator || user.role == .fieldworker),
                 ]))
+    }
+
+    /// Which of the listed records raise an alert now, for those who may read them (an admin reads
+    /// no answers: none flagged). Only records of versions that have alerts are read, each through
+    /// the record-access policy, a page at most.
+    func alerting(_ reviews: [RecordReview], for user: User) async throws -> Set<UUID> {
+        guard user.role != .admin else { return [] }
+        var versions: [QuestionnaireReference: Questionnaire?] = [:]
+        var flagged: Set<UUID> = []
+        let today = RecordService.today()
+        for review in reviews {
+            let reference = QuestionnaireReference(id: review.questionnaireId, version: review.questionnaireVersion)
+            if versions[reference] == nil { versions[reference] = .some(try await services.questionnaires.questionnaire(reference)) }
+            guard let questionnaire = versions[reference] ?? nil, !questionnaire.alertingQuestions.isEmpty,
+                let stored = try? await services.access.record(review.recordId, for: .read, by: user)
+            else { continue }
+            if !questionnaire.raisedAlerts(by: stored.record, today: today, hidden: []).isEmpty { flagged.insert(review.recordId) }
+        }
+        return flagged
     }
 
     /// The API's lookup, asked with a form (POST), so no name is ever in a URL or a log line.

@@ -262,6 +262,7 @@ extension ConsoleRoutes {
     }
 
     static let patientMatches = 100
+    static let patientRecords = 100
 
     /// A patient's identification changed from the page's form, based on the revision the form
     /// showed: a patient changed since is refused (never overwritten), as the API refuses it.
@@ -337,6 +338,22 @@ extension ConsoleRoutes {
             "groups": patient.dataGroups.isEmpty ? language["none"] : patient.dataGroups.joined(separator: ", "),
             "archived": patient.archivedAt != nil, "consents": consentRows, "series": series, "hasSeries": !series.isEmpty,
         ]
+        // The patient's records this user may list (a team's coordinators: the team's; a field
+        // worker: those they collected), the most recently changed first, with their review state.
+        if user.role != .researcher {
+            let (records, total) = try await services.reviews.page(
+                by: user, states: [], questionnaireId: nil, collector: nil, limit: Self.patientRecords, offset: 0, patientId: id)
+            values["records"] = records.map { review -> [String: Any] in
+                [
+                    "id": review.recordId.uuidString.lowercased(), "short": String(review.recordId.uuidString.lowercased().prefix(8)),
+                    "questionnaire": "\(review.questionnaireId) \(review.questionnaireVersion)", "collector": review.collector,
+                    "stateLabel": stateLabel(review.state, language), "changed": language.time(review.updatedAt),
+                ]
+            }
+            values["hasRecords"] = !records.isEmpty
+            values["recordsCount"] = language["pageCount"].replacingOccurrences(of: "{first}", with: language.number(records.isEmpty ? 0 : 1))
+                .replacingOccurrences(of: "{last}", with: language.number(records.count)).replacingOccurrences(of: "{total}", with: language.number(total ?? records.count))
+        }
         if let flash { values["flash"] = flash }
         return .page(render("patient", session, title: name.isEmpty ? language["patient"] : name, values))
     }

@@ -222,6 +222,8 @@ enum ConsoleText {
         "priority": ["Priority", "الأولوية"],
         "reason": ["Reason", "السبب"],
         "alerts": ["Alerts this record raises", "تنبيهات هذا السجل"],
+        "alertFlag": ["alert", "تنبيه"],
+        "patientRecords": ["The patient's records", "سجلات المريض"],
         "removeMember": ["Remove from the team", "أخرِج من الفريق"],
         "memberRemoved": ["The member is out of the team; their open referrals went back to the coordinators.", "خرج العضو من الفريق؛ عادت إحالاته المفتوحة إلى المنسّقين."],
         "invitations": ["Invitations", "الدعوات"],

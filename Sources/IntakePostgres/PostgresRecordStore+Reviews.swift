@@ -80,6 +80,10 @@ extension PostgresRecordStore {
             binds.append(timestamp(before))
             sql += " AND updatedAt < $\(binds.count)"
         }
+        if let patient = filter.patientId {
+            binds.append(key(patient))
+            sql += " AND patientId = $\(binds.count)"
+        }
         return (sql, binds)
     }
 

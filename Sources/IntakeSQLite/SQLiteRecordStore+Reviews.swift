@@ -77,6 +77,10 @@ extension SQLiteRecordStore {
             sql += " AND updatedAt < ?"
             arguments += [timestamp(before)]
         }
+        if let patient = filter.patientId {
+            sql += " AND patientId = ?"
+            arguments += [key(patient)]
+        }
         return (sql, arguments)
     }
 

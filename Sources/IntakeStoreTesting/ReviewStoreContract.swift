@@ -152,8 +152,12 @@ public enum ReviewStoreContract {
         let store = try await kind.open()
         let (team, _) = try await setUp(store)
         let other = try await store.createTeam(name: "o", at: start)
+        let patient = UUID()
         for seed in UInt64(60)..<UInt64(85) {
-            let record = RecordStoreContract.record(seed).with { $0.collector = "fw" }
+            let record = RecordStoreContract.record(seed).with {
+                $0.collector = "fw"
+                if seed < 64 { $0.patientId = patient }
+            }
             let teamId = seed % 5 == 0 ? other.id : team.id
             _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: teamId, username: "fw"), at: start + Double(seed))
             if seed == 61 { _ = try await store.deleteRecord(id: record.id, teamId: team.id, reason: "twice", by: "lead", at: start + 100) }
@@ -169,6 +173,11 @@ public enum ReviewStoreContract {
         #expect(try await store.reviewCount(ReviewFilter(teamId: nil)) == 25)
         #expect(try await store.reviewCount(ReviewFilter(teamId: team.id, states: [.approved])) == 0)
         #expect(try await store.reviewCount(ReviewFilter(teamId: team.id, collector: "lead")) == 0)
+        // A patient's records: 60 is the other team's, 61 deleted, 62 and 63 theirs here.
+        var ofPatient = ReviewFilter(teamId: team.id)
+        ofPatient.patientId = patient
+        #expect(try await store.reviewCount(ofPatient) == 2)
+        #expect(Set(try await store.reviews(ofPatient).map(\.recordId)) == Set([UInt64(62), 63].map { RecordStoreContract.record($0).id }))
     }
 
     /// An export filters by review state and carries it; a review takes a new change cursor, so an

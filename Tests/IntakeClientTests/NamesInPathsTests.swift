@@ -7,6 +7,7 @@ import Testing
 
 /// Names as the field writes them reach every route that names them, through the client the CLI
 /// uses (libcurl, a real socket): the server decodes each path parameter once, after routing.
+@Suite(.serialized)
 struct NamesInPathsTests {
     /// Arabic letters, a space, `%`, `/`, `+`, quotes, a `?` and a `#`.
     static let names = ["عيادة متنقلة", "mobile unit", "50% north", "A/B", "B+ team", "Dr. O'Brien \"east\"", "why? #2", "%2F", "é"]

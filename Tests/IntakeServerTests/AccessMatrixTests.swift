@@ -209,9 +209,16 @@ struct AccessMatrixTests {
             Case(
                 method: .post, route: "/v1/users/{username}/tokens", uri: "/v1/users/researcher/tokens", success: .created,
                 body: { _, _, _ in json(["name": "matrix"]) }),
+            Case(method: .get, route: "/v1/users/{username}/tokens", uri: "/v1/users/researcher/tokens", success: .ok),
+            Case(
+                method: .delete, route: "/v1/users/{username}/tokens/{token}", uri: "/v1/users/researcher/tokens/000000000000",
+                success: .notFound),
             Case(
                 method: .get, route: "/v1/exports", uri: "/v1/exports?format=jsonl",
                 success: .ok),
+            Case(
+                method: .patch, route: "/v1/teams/{team}", uri: "/v1/teams/{ownTeam}", success: .ok,
+                body: { _, _, _ in json(["timeZone": "Asia/Amman"]) }),
             Case(
                 method: .get, route: "/v1/teams/{team}/members", uri: "/v1/teams/{ownTeam}/members", success: .ok),
             Case(

@@ -210,3 +210,27 @@ extension ConsoleAtSizeTests {
         for (name, bytes) in contents { #expect(files["export/" + name] == bytes, "\(name)") }
     }
 }
+
+extension ConsoleAtSizeTests {
+    /// A record that raises an alert is flagged in the records list and says its alert on its page.
+    @Test func recordsThatRaiseAnAlertStandOutInTheListAndOnTheirPage() async throws {
+        let server = try await TestServer.make()
+        let question = try #require(server.questionnaire.allQuestions.first { $0.id == "self_harm" })
+        let calm = server.record(seed: 831).with { $0[question.position] = .yesNo(false) }
+        let alarming = server.record(seed: 832).with { $0[question.position] = .yesNo(true) }
+        _ = try await server.services.records.ingest([calm, alarming], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
+        try await ConsoleTests.application(server).test(.router) { client in
+            let lead = Browser(client)
+            try await lead.signIn("coordinator-a")
+            let list = Self.html(try await lead.get("/console/records"))
+            let flagged = list.matches(of: /<tr class="urgent"><td><a href="\/console\/records\/([0-9a-f-]{36})">/).map { String($0.1) }
+            #expect(flagged == [alarming.id.uuidString.lowercased()], "\(flagged)")
+            let page = Self.html(try await lead.get("/console/records/\(alarming.id.uuidString.lowercased())"))
+            #expect(page.contains("Alerts this record raises") && page.contains("thoughts of self-harm"))
+            #expect(!Self.html(try await lead.get("/console/records/\(calm.id.uuidString.lowercased())")).contains("Alerts this record raises"))
+            // The coordinator's inbox says the alert's message, not only that there is one.
+            let inbox = Self.html(try await lead.get("/console/inbox"))
+            #expect(inbox.contains("class=\"unread urgent\"") && inbox.contains("thoughts of self-harm"), "\(inbox.prefix(3000))")
+        }
+    }
+}

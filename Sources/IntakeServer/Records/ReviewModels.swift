@@ -104,6 +104,8 @@ public struct ReviewFilter: Sendable {
     public var limit: Int
     /// How many of the list, in its order, come before the page.
     public var offset: Int
+    /// Only the records of this registry patient.
+    public var patientId: UUID?
 
     public init(
         teamId: Int64?, states: [ReviewState] = [], questionnaireId: String? = nil, collector: String? = nil, questionnaireVersion: String? = nil,

@@ -78,11 +78,12 @@ public struct ReviewService: Sendable {
     /// many the whole list holds when `counted`.
     public func page(
         by user: User, states: [ReviewState], questionnaireId: String?, collector: String?, version: String? = nil, changedFrom: Date? = nil,
-        changedBefore: Date? = nil, limit: Int, offset: Int, counted: Bool = true
+        changedBefore: Date? = nil, limit: Int, offset: Int, counted: Bool = true, patientId: UUID? = nil
     ) async throws -> (reviews: [RecordReview], total: Int?) {
         var filter = ReviewFilter(
             teamId: user.teamId, states: states, questionnaireId: questionnaireId, collector: collector, questionnaireVersion: version,
             changedFrom: changedFrom, changedBefore: changedBefore, limit: limit, offset: offset)
+        filter.patientId = patientId
         switch user.role {
         case .admin: filter.teamId = nil
         case .coordinator:
