@@ -212,6 +212,15 @@ def main():
         except FHIRNotFoundException:
             pass
 
+        # JSON only: fhirclient's own session asking for XML gets 406, never JSON it did not ask for.
+        answer = cora.server.session.get(cora.server.base_uri + "QuestionnaireResponse", params={"_format": "xml"})
+        check(answer.status_code == 406 and answer.json().get("resourceType") == "OperationOutcome", f"_format=xml: {answer.status_code}")
+        answer = cora.server.session.get(cora.server.base_uri + "Questionnaire", headers={"Accept": "application/fhir+xml"})
+        check(answer.status_code == 406, f"Accept: application/fhir+xml: {answer.status_code}")
+        # A page beyond the maximum is served at the maximum, and its self link says so.
+        bundle = cora.server.request_json("QuestionnaireResponse?_count=100000")
+        check(any(link["relation"] == "self" and "_count=500" in link["url"] for link in bundle["link"]), f"_count beyond 500: {bundle['link']}")
+
         # Searches, two a page to the end.
         everything, pages = search(QuestionnaireResponse, {"_count": "2"}, cora.server)
         check({r.id for r in everything} == ids and len(everything) == 6 and pages == 3, f"{len(everything)} responses in {pages} pages")

@@ -45,7 +45,11 @@ def odata_value(answer):
         return float(value)
     if kind == "geopoint":
         coordinates = [value["longitude"], value["latitude"]] + ([value["altitude"]] if "altitude" in value else [])
-        return {"type": "Point", "coordinates": coordinates, "properties": {"accuracy": value.get("accuracy")}}
+        # As Central: `properties` only when the point has an accuracy.
+        point = {"type": "Point", "coordinates": coordinates}
+        if value.get("accuracy") is not None:
+            point["properties"] = {"accuracy": value.get("accuracy")}
+        return point
     if kind == "dictionary":
         return {field: odata_value(inner) for field, inner in value.items()}
     if kind == "attachment":
@@ -86,7 +90,10 @@ def compare(row, line, sections, where):
                     odata = values.get(entry["key"], [])
                     if check(len(odata) == len(instances), f"{path}/{entry['key']}: {len(odata)} instances, the export has {len(instances)}"):
                         for i, (instance, expanded) in enumerate(zip(instances, odata)):
-                            visit(entry["repeat"], expanded, instance, f"{path}/{entry['key']}[{i}]")
+                            # Central's expanded rows name themselves and their parent.
+                            check(isinstance(expanded.get("__id"), str) and any(k.startswith("__Submissions") and k.endswith("-id") for k in expanded),
+                                  f"{path}/{entry['key']}[{i}] carries __id and its parent's id: {sorted(k for k in expanded if k.startswith('__'))}")
+                            visit(entry["repeat"], {k: v for k, v in expanded.items() if not k.startswith("__")}, instance, f"{path}/{entry['key']}[{i}]")
                     continue
                 expected = odata_value(answer)
                 got = values.get(entry["key"], "absent")
@@ -213,6 +220,16 @@ def main():
         cora.submissions.review(instance, "approved", form_id=FORM, comment="Checked against the clinic card")
         approved = cora.submissions.get_table(form_id=FORM, filter="__system/reviewState eq 'approved'", expand="*")["value"]
         check([r["__id"] for r in approved] == [instance], f"the approved submission is found by its state: {[r['__id'] for r in approved]}")
+        # Comments: the one the review carried is listed back, by whom (an actor id) and when.
+        added = cora.submissions.add_comment(instance, "Weight rechecked", form_id=FORM)
+        listed = list(cora.submissions.list_comments(instance, form_id=FORM))
+        check([c.body for c in listed] == ["Checked against the clinic card", "Weight rechecked"] and all(c.actorId == added.actorId for c in listed),
+              f"list_comments gives the comments in order: {[(c.body, c.actorId) for c in listed]}")
+        # The submitter is one actor id everywhere: creation's answer, the table, a filter on it.
+        check(approved and approved[0]["__system"]["submitterId"] == str(created.submitterId),
+              f"the table's submitterId is creation's: {approved[0]['__system']['submitterId'] if approved else None} vs {created.submitterId}")
+        by_submitter = cora.submissions.get_table(form_id=FORM, filter=f"__system/submitterId eq {created.submitterId}")["value"]
+        check(instance in [r["__id"] for r in by_submitter], f"$filter=__system/submitterId eq {created.submitterId} finds fatima's submission")
         export = api(base, "GET", f"/v1/exports?questionnaire={FORM}&format=jsonl", cora_token)
         line = next(json.loads(l) for l in export.splitlines() if json.loads(l)["id"].lower() == kept["id"].lower())
         check(line["reviewState"] == "approved", "the export says approved too")

@@ -15,6 +15,10 @@ usage: scripts/redcap-client.py [--intake .build/debug/intake] [--database URL]
 """
 import json
 import os
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
@@ -195,6 +199,10 @@ def main():
         lines = {json.loads(l)["id"].lower(): json.loads(l) for l in export.splitlines() if l.strip()}
         exported = project.export_records()
         compared = compare(exported, lines, metadata, where)
+        # Numbers as REDCap writes them: a whole number never carries a ".0".
+        numeric = {f["field_name"] for f in metadata if f["text_validation_type_or_show_slider_number"] in ("number", "integer")}
+        trailing = sorted({f"{k}={v}" for row in exported for k, v in row.items() if k in numeric and re.fullmatch(r"-?\d+\.0+", v or "")})
+        check(not trailing, f"whole numbers written without a fraction: {trailing[:5]}")
         repeat_rows = sum(1 for r in exported if r.get("redcap_repeat_instrument"))
         print(f"redcap-client: {len(lines)} records ({len(exported)} rows, {repeat_rows} of repeats) exported through PyCap; {compared} values equal the JSON Lines export's")
 
@@ -272,7 +280,28 @@ def main():
                 check(False, "an unknown field is refused")
             except RedcapError as error:
                 check("no_such_field" in str(error), f"an unknown field is named: {error}")
+            # Three bad cells: all three said, nothing stored.
+            numeric = [f["field_name"] for f in metadata if f["text_validation_type_or_show_slider_number"] in ("number", "integer")
+                       and f["form_name"] != "household_members"][:2]
+            radios = [f["field_name"] for f in metadata if f["field_type"] == "radio" and f["form_name"] != "household_members"][:1]
+            if check(len(numeric) == 2 and radios, "two number fields and a choice to spoil"):
+                bad = {"record_id": "x-2", numeric[0]: "abc", numeric[1]: "1,5", radios[0]: "no-such-code"}
+                try:
+                    fatima.import_records([bad])
+                    check(False, "bad cells are refused")
+                except RedcapError as error:
+                    said = str(error)
+                    check(all(name in said for name in numeric + radios), f"each of the three bad cells is named: {said[:400]}")
             print("redcap-client: a record imported through PyCap by the field worker holds what was sent; importing it again, or a DataFrame round trip, changes nothing and makes no revision")
+        # Files are not served: REDCap's XML error (its default for a request naming no format),
+        # which PyCap reads as an error, never a 200 whose error text would be saved as the file.
+        form = urllib.parse.urlencode({"token": cora_token, "content": "file", "action": "export", "record": "x", "field": "f"}).encode()
+        try:
+            urllib.request.urlopen(urllib.request.Request(url, data=form), timeout=60)
+            check(False, "a file export is refused")
+        except urllib.error.HTTPError as error:
+            body = error.read().decode()
+            check(error.code == 400 and "<error>" in body, f"a file export answers REDCap's XML error: {error.code} {body[:200]}")
         try:
             Project(url, "0" * 32).export_metadata()
             check(False, "an unknown token is refused")

@@ -29,9 +29,24 @@ public struct FHIRModule: ServerModule {
     public func register(on router: Router<IntakeRequestContext>, services: IntakeServices) {
         let api = FHIRRoutes(services: services)
         let b = Self.base
-        router.get("\(b)/metadata") { request, context in await api.answer(context) { try api.capabilityStatement(request) } }
-        router.get("\(b)/:type") { request, context in await api.answer(context) { try await api.search(request, context) } }
-        router.get("\(b)/:type/:id") { request, context in await api.answer(context) { try await api.read(request, context) } }
+        router.get("\(b)/metadata") { request, context in
+            await api.answer(context) {
+                try FHIRRoutes.negotiate(request)
+                return try api.capabilityStatement(request)
+            }
+        }
+        router.get("\(b)/:type") { request, context in
+            await api.answer(context) {
+                try FHIRRoutes.negotiate(request)
+                return try await api.search(request, context)
+            }
+        }
+        router.get("\(b)/:type/:id") { request, context in
+            await api.answer(context) {
+                try FHIRRoutes.negotiate(request)
+                return try await api.read(request, context)
+            }
+        }
         router.get("\(b)/:type/:id/**") { _, context in
             await api.answer(context) {
                 throw FHIRError(status: .notFound, code: "not-supported", message: "This server reads resources (GET /fhir/{type}/{id}) and searches them (GET /fhir/{type}?…); nothing else.")
@@ -78,6 +93,30 @@ struct FHIRRoutes: Sendable {
     let services: IntakeServices
 
     static let contentType = "application/fhir+json; charset=utf-8"
+
+    /// This server answers in JSON only: a `_format` or an `Accept` that allows no JSON (XML,
+    /// Turtle, HTML) is 406, as FHIR asks, never a JSON answer the client did not want.
+    static func negotiate(_ request: Request) throws {
+        func json(_ type: String) -> Bool {
+            // A `+` in a query may arrive as a space (form encoding).
+            let bare = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            return ["json", "application/json", "application/fhir+json", "application/fhir json", "application/json+fhir", "application/json fhir"].contains(bare)
+        }
+        let refusal = FHIRError(
+            status: .notAcceptable, code: "not-supported",
+            message: "This server answers in JSON only (application/fhir+json): leave _format out or give _format=json, and accept application/fhir+json.")
+        if let format = request.uri.queryParameters["_format"].map(String.init) {
+            guard json(format) else { throw refusal }
+        }
+        if let accept = request.headers[.accept], !accept.isEmpty {
+            let types = accept.split(separator: ",").map { String($0) }
+            let acceptable = types.contains { type in
+                let bare = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+                return json(type) || bare == "*/*" || bare == "application/*"
+            }
+            guard acceptable else { throw refusal }
+        }
+    }
 
     // MARK: Answers
 

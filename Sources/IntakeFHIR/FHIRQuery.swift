@@ -107,6 +107,8 @@ struct FHIRSearchSpec {
                     throw FHIRError.invalid("_count must be a whole number, 0 or more (at most \(Self.countMost) are sent a page).")
                 }
                 count = min(number, Self.countMost)
+            case "_format":
+                continue  // negotiated before the search (JSON only; anything else was 406)
             case "_cursor":
                 guard parameter.modifier == nil, !parameter.value.isEmpty, parameter.value.count <= 200 else {
                     throw FHIRError.invalid("_cursor is the value a Bundle's next link gives; follow that link.")

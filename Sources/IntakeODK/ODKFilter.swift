@@ -140,7 +140,7 @@ indirect enum ODKFilter {
             case "__system/submissionDate": .date(row.submitted)
             case "__system/updatedAt": row.updated.map(Literal.date) ?? .null
             case "__system/reviewState": row.reviewState.map(Literal.text) ?? .null
-            case "__system/submitterId": .text(row.submitter)
+            case "__system/submitterId": row.submitter.map { .number(Double($0)) } ?? .null
             default: .null
             }
             return Self.compare(value, op, literal)
@@ -157,6 +157,11 @@ indirect enum ODKFilter {
             guard let b = ODKTime.date(b) else { return op == .ne }
             order = a < b ? .orderedAscending : a == b ? .orderedSame : .orderedDescending
         case (.text(let a), .text(let b)): order = a < b ? .orderedAscending : a == b ? .orderedSame : .orderedDescending
+        case (.number(let a), .number(let b)): order = a < b ? .orderedAscending : a == b ? .orderedSame : .orderedDescending
+        // A submitter written as text ('4') is the same actor as 4.
+        case (.number(let a), .text(let b)):
+            guard let b = Double(b) else { return op == .ne }
+            order = a < b ? .orderedAscending : a == b ? .orderedSame : .orderedDescending
         default: order = nil
         }
         guard let order else { return op == .ne }

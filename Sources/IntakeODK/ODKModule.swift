@@ -42,6 +42,16 @@ public struct ODKModule: ServerModule {
         router.post("\(b)/projects/:project/forms/:form/submissions/:instance/comments") { request, context in
             await api.answer(context) { try await api.comment(request, context) }
         }
+        router.get("\(b)/projects/:project/forms/:form/submissions/:instance/comments") { _, context in
+            await api.answer(context) { try await api.comments(context) }
+        }
+        // Anything else under ODK's prefix is refused as Central refuses it ({"code": 404.1}),
+        // never in Intake's own error shape: a client reads one kind of error here.
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+            router.on(RouterPath("\(b)/**"), method: method) { _, context in
+                await api.answer(context) { throw ODKError.notFound() }
+            }
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -33,7 +34,8 @@ enum ODKOData {
         var submitted: Date
         var updated: Date?
         var reviewState: String?
-        var submitter: String
+        /// The collector's account id: Central's submitter is its actor id, a number.
+        var submitter: Int64?
         var value: [String: JSONValue]
     }
 }
@@ -101,6 +103,9 @@ extension ODKRoutes {
         let pager = services.exports.pager(prepared, formats: [.jsonLines])
         var rows: [ODKOData.Row] = []
         var questionnaires: [String: Questionnaire] = [:]
+        // Submitters by their account ids, as Central numbers its actors (the same ids
+        // submission creation answers with).
+        let actors = Dictionary(try await services.accounts.users().map { ($0.username, $0.id) }, uniquingKeysWith: { first, _ in first })
         while let page = try await pager.next() {
             for input in page {
                 guard let record = input.record else { continue }
@@ -112,7 +117,7 @@ extension ODKRoutes {
                     questionnaires[version] = try await services.questionnaires.questionnaire(shown.record.questionnaire)
                 }
                 guard let questionnaire = questionnaires[version] else { continue }
-                rows.append(ODKRow.make(shown, questionnaire: questionnaire, expand: expand, wkt: wkt))
+                rows.append(ODKRow.make(shown, questionnaire: questionnaire, expand: expand, wkt: wkt, submitter: actors[shown.record.collector]))
             }
         }
         rows.sort { ($0.submitted, $0.id) > ($1.submitted, $1.id) }  // newest first, as Central
@@ -166,7 +171,7 @@ enum ODKSkipToken {
 
 /// One record as an OData row.
 enum ODKRow {
-    static func make(_ shown: ExportRecord, questionnaire: Questionnaire, expand: Bool, wkt: Bool) -> ODKOData.Row {
+    static func make(_ shown: ExportRecord, questionnaire: Questionnaire, expand: Bool, wkt: Bool, submitter: Int64?) -> ODKOData.Row {
         let record = shown.record
         let id = "uuid:\(record.id.uuidString.lowercased())"
         var value: [String: JSONValue] = ["__id": .string(id)]
@@ -179,7 +184,7 @@ enum ODKRow {
         system["submissionDate"] = .string(ODKTime.string(record.createdAt))
         system["updatedAt"] = .string(ODKTime.string(record.updatedAt))
         system["deletedAt"] = .null
-        system["submitterId"] = .string(record.collector)
+        system["submitterId"] = submitter.map { .string(String($0)) } ?? .null
         system["submitterName"] = .string(record.collector)
         system["attachmentsPresent"] = .integer(record.attachments.count)
         system["attachmentsExpected"] = .integer(record.attachments.count)
@@ -201,14 +206,21 @@ enum ODKRow {
         for section in questionnaire.sections {
             var group: [String: JSONValue] = [:]
             let answers = record.answers[section.number] ?? [:]
-            fill(&group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, answers: answers, link: "Submissions('\(id)')/\(XFormWriter.elementName(section))", expand: expand, wkt: wkt)
+            fill(
+                &group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, answers: answers,
+                link: "Submissions('\(id)')/\(XFormWriter.elementName(section))", expand: expand, wkt: wkt, parent: ("__Submissions-id", id))
             value[XFormWriter.elementName(section)] = .object(group)
         }
-        return ODKOData.Row(id: id, submitted: record.createdAt, updated: record.updatedAt, reviewState: reviewState, submitter: record.collector, value: value)
+        return ODKOData.Row(id: id, submitted: record.createdAt, updated: record.updatedAt, reviewState: reviewState, submitter: submitter, value: value)
     }
 
     /// The questions' values into `group`; a repeat's instances read their members by index.
-    static func fill(_ group: inout [String: JSONValue], questions: [Question], questionnaire: Questionnaire, answers: [Int: Answer], link: String, expand: Bool, wkt: Bool) {
+    /// `parent`: the key and id an expanded instance names its parent by, as Central's rows do
+    /// (`__Submissions-id` for a repeat of the submission; within a repeat, that repeat's).
+    static func fill(
+        _ group: inout [String: JSONValue], questions: [Question], questionnaire: Questionnaire, answers: [Int: Answer], link: String, expand: Bool,
+        wkt: Bool, parent: (key: String, id: String)
+    ) {
         for question in questions {
             let answer = answers[question.position.index]
             guard question.isRepeat else {
@@ -220,9 +232,13 @@ enum ODKRow {
             let members = questionnaire.members(of: question.position).filter { $0.group == question.position }
             var instances: [JSONValue] = []
             if case .instances(let list)? = answer {
-                for instance in list {
-                    var object: [String: JSONValue] = [:]
-                    fill(&object, questions: members, questionnaire: questionnaire, answers: instance, link: "\(link)/\(question.key)", expand: expand, wkt: wkt)
+                for (number, instance) in list.enumerated() {
+                    // Each instance's own id, the same every time it is read: its place under its parent.
+                    let instanceId = Insecure.SHA1.hash(data: Data("\(parent.id)/\(question.key)/\(number + 1)".utf8)).map { String(format: "%02x", $0) }.joined()
+                    var object: [String: JSONValue] = ["__id": .string(instanceId), parent.key: .string(parent.id)]
+                    fill(
+                        &object, questions: members, questionnaire: questionnaire, answers: instance, link: "\(link)/\(question.key)", expand: expand, wkt: wkt,
+                        parent: ("__Submissions-\(question.key)-id", instanceId))
                     instances.append(.object(object))
                 }
             }
@@ -244,11 +260,12 @@ enum ODKRow {
             if wkt {
                 .string("POINT (\(point.longitude) \(point.latitude)\(point.altitude.map { " \($0)" } ?? ""))")
             } else {
-                .object([
-                    "type": .string("Point"),
-                    "coordinates": .array([.number(point.longitude), .number(point.latitude)] + (point.altitude.map { [.number($0)] } ?? [])),
-                    "properties": .object(["accuracy": point.accuracy.map(JSONValue.number) ?? .null]),
-                ])
+                // Central leaves `properties` out when the point has no accuracy.
+                .object(
+                    [
+                        "type": .string("Point"),
+                        "coordinates": .array([.number(point.longitude), .number(point.latitude)] + (point.altitude.map { [.number($0)] } ?? [])),
+                    ].merging(point.accuracy.map { ["properties": JSONValue.object(["accuracy": .number($0)])] } ?? [:]) { $1 })
             }
         case .attachment(let reference): .string(reference.fileName)
         case .instances(let list): .integer(list.count)

@@ -99,6 +99,21 @@ extension ODKRoutes {
         let (_, entry) = try await services.reviews.comment(id, text: text, by: user)
         return Self.json(.object(["body": .string(text), "actorId": .integer(Int(user.id)), "createdAt": Self.date(entry.at)]))
     }
+
+    /// The submission's comments, oldest first, as Central lists them: its review thread's
+    /// entries that hold words (a state changed without a word is not a comment).
+    func comments(_ context: IntakeRequestContext) async throws -> Response {
+        let (user, _) = try await team(context)
+        let (_, entries) = try await services.reviews.review(try instance(context), by: user)
+        let actors = Dictionary(try await services.accounts.users().map { ($0.username, $0.id) }, uniquingKeysWith: { first, _ in first })
+        return Self.json(
+            .array(
+                entries.filter { !$0.text.isEmpty }.map { entry in
+                    .object([
+                        "body": .string(entry.text), "actorId": actors[entry.author].map { .integer(Int($0)) } ?? .null, "createdAt": Self.date(entry.at),
+                    ])
+                }))
+    }
 }
 
 /// An XForm instance document, read into elements.

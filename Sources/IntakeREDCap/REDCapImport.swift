@@ -86,14 +86,23 @@ struct REDCapImport {
             if byRecord[name] == nil { order.append(name) }
             byRecord[name, default: []].append(row)
         }
+        // Every bad cell of every record is said, a line each (as REDCap lists its validation
+        // errors), not only the first: nothing is imported until all are fixed.
         var records: [Imported] = []
+        var cells: [String] = []
         for name in order {
-            records.append(try record(name, rows: byRecord[name] ?? [], columns: columns))
+            records.append(try record(name, rows: byRecord[name] ?? [], columns: columns, problems: &cells))
+        }
+        guard cells.isEmpty else {
+            let shown = cells.prefix(100).joined(separator: "\n")
+            throw Problem(message: cells.count > 100 ? shown + "\n(and \(cells.count - 100) more)" : shown)
         }
         return records
     }
 
-    private func record(_ name: String, rows: [[String: String]], columns: [String: (field: REDCapProject.Field, code: String?)]) throws(Problem) -> Imported {
+    private func record(
+        _ name: String, rows: [[String: String]], columns: [String: (field: REDCapProject.Field, code: String?)], problems: inout [String]
+    ) throws(Problem) -> Imported {
         var imported = Imported(name: name, id: recordId(name))
         var seenInstances: Set<String> = []
         for row in rows {
@@ -116,7 +125,10 @@ struct REDCapImport {
                 if completes(column) {
                     if !text.isEmpty {
                         let status = Self.wholeNumber(text)
-                        guard let status, (0...2).contains(status) else { throw Problem(message: "Record \(name): \(column) is 0 (incomplete), 1 (unverified) or 2 (complete).") }
+                        guard let status, (0...2).contains(status) else {
+                            problems.append("Record \(name): \(column) is 0 (incomplete), 1 (unverified) or 2 (complete).")
+                            continue
+                        }
                         imported.complete = (imported.complete ?? true) && status == 2
                     }
                     continue
@@ -126,7 +138,17 @@ struct REDCapImport {
                     guard instance == nil || text.isEmpty else {
                         throw Problem(message: "Record \(name): \(column) belongs to the patient instrument; give it in the record's row without redcap_repeat_instrument.")
                     }
-                    if instance == nil { imported.patient.append((part, text, field.name)) }
+                    if instance == nil {
+                        // Checked here too, so a bad patient cell is said with the others.
+                        var scratch = PatientIdentification()
+                        do {
+                            try Self.identify(&scratch, part, text, field: field.name, record: name)
+                        } catch {
+                            problems.append(error.message)
+                            continue
+                        }
+                        imported.patient.append((part, text, field.name))
+                    }
                     continue
                 }
                 guard (field.repeatKey == nil) == (instance == nil), instance == nil || field.form == form else {
@@ -141,14 +163,26 @@ struct REDCapImport {
                     case "1", "Checked": entry.ticked.insert(code)
                     case "0", "Unchecked": entry.unticked.insert(code)
                     case "": break
-                    default: throw Problem(message: "Record \(name): \(column) is a checkbox; give 1 (checked) or 0.")
+                    default:
+                        problems.append("Record \(name): \(column) is a checkbox; give 1 (checked) or 0.")
+                        continue
                     }
                     checkboxes[field.name] = entry
                     continue
                 }
                 guard let key = field.questionKey, let question = REDCapRows.question(key, in: questionnaire) else { continue }
                 if question.calculation != nil { continue }  // computed by Intake from the other answers
-                let value: Edit.Value = text.isEmpty ? .blank : .answer(try Self.answer(text, field: field, question: question, record: name))
+                let value: Edit.Value
+                if text.isEmpty {
+                    value = .blank
+                } else {
+                    do {
+                        value = .answer(try Self.answer(text, field: field, question: question, record: name))
+                    } catch {
+                        problems.append(error.message)
+                        continue
+                    }
+                }
                 imported.edits.append(Edit(question: question, instance: instance, part: field.part, value: value, column: column))
             }
             for (_, entry) in checkboxes.sorted(by: { $0.key < $1.key }) where !(entry.ticked.isEmpty && entry.unticked.isEmpty) {

@@ -80,7 +80,13 @@ struct REDCapRoutes: Sendable {
         var format = ReplyFormat.json
         do {
             let form = try await Self.form(request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout)
-            if let reply = form["returnFormat"] ?? form["format"], let known = ReplyFormat(rawValue: reply.lowercased()) { format = known }
+            if let reply = form["returnFormat"] ?? form["format"], let known = ReplyFormat(rawValue: reply.lowercased()) {
+                format = known
+            } else if form["content"] == "file" {
+                // REDCap's errors default to XML; a file request names no format, and PyCap reads
+                // its error only so (a JSON error would be saved as the file's bytes).
+                format = .xml
+            }
             return try await handle(form, context)
         } catch let error as REDCapError {
             return Self.error(error, format: format)
@@ -196,7 +202,7 @@ struct REDCapRoutes: Sendable {
             return Self.reply(Array(UUID().uuidString.lowercased().utf8), type: "text/plain; charset=utf-8")
         case "record":
             if form["action"] == "delete" {
-                throw REDCapError(status: .forbidden, message: "Records are not deleted through this API; a coordinator deletes them with intake (intake records delete).")
+                throw REDCapError(status: .forbidden, message: "Records are not deleted through this API; a coordinator deletes one with a reason: intake delete RECORD --reason TEXT (DELETE /v1/records/{id}).")
             }
             if let type = form["type"], type != "flat" { throw REDCapError.bad("This server exports the flat format only; send type=flat.") }
             if form["data"] != nil { return try await importRecords(form, questionnaireId: questionnaireId, user: user, context) }

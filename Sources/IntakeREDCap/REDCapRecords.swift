@@ -143,7 +143,7 @@ struct REDCapRows {
         switch answer {
         case .text(let value), .choice(let value): value
         case .integer(let value): String(value)
-        case .decimal(let value): "\(value)"
+        case .decimal(let value): ExportPlan.number(value)  // 61, not 61.0: the exports' own rule
         case .date(let value): value.description
         case .yesNo(let value): value ? "1" : "0"
         case .choices(let codes): codes.joined(separator: ",")

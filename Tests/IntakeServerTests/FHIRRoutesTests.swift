@@ -100,6 +100,27 @@ struct FHIRRoutesTests {
                 uri: "/fhir/QuestionnaireResponse", method: .post,
                 headers: [.authorization: "Bearer \(server.tokens["coordinator-a"]!)", .contentType: "application/fhir+json"], body: ByteBuffer(string: "{}"))
             Self.outcome(post, .methodNotAllowed, "not-supported")
+
+            // JSON only: XML (or anything without JSON) asked for is 406, never a JSON answer.
+            for format in ["xml", "application/fhir%2Bxml", "text/turtle", "html"] {
+                Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse?_format=\(format)", as: "coordinator-a", in: server), .notAcceptable, "not-supported")
+            }
+            Self.outcome(try await client.fhir("/fhir/metadata?_format=xml", as: nil, in: server), .notAcceptable, "not-supported")
+            for format in ["json", "application/fhir%2Bjson", "application/json"] {
+                #expect(try await client.fhir("/fhir/QuestionnaireResponse?_format=\(format)", as: "coordinator-a", in: server).status == .ok, "\(format)")
+            }
+            let xml = try await client.execute(
+                uri: "/fhir/Questionnaire", method: .get,
+                headers: [.authorization: "Bearer \(server.tokens["coordinator-a"]!)", .accept: "application/fhir+xml"])
+            Self.outcome(xml, .notAcceptable, "not-supported")
+            let browser = try await client.execute(
+                uri: "/fhir/Questionnaire", method: .get,
+                headers: [.authorization: "Bearer \(server.tokens["coordinator-a"]!)", .accept: "text/html,application/xhtml+xml,*/*;q=0.8"])
+            #expect(browser.status == .ok, "a browser's Accept allows anything")
+            // Beyond the page's maximum: served at the maximum, and the self link says so.
+            let many = try await client.fhir("/fhir/QuestionnaireResponse?_count=100000", as: "coordinator-a", in: server)
+            let links = (many.json["link"] as? [[String: Any]]) ?? []
+            #expect(links.contains { ($0["relation"] as? String) == "self" && ($0["url"] as? String)?.contains("_count=500") == true }, "\(links)")
         }
     }
 

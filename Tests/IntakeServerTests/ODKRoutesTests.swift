@@ -195,6 +195,30 @@ struct ODKRoutesTests {
             #expect(review.state == .approved && review.reviewedBy == "coordinator-a")
             let table = try await client.send(.get, "/odk/v1/projects/1/forms/refugee-health.svc/Submissions?%24filter=__system%2FreviewState+eq+%27approved%27", as: "coordinator-a", in: server)
             #expect((table.json["value"] as? [[String: Any]])?.map { $0["__id"] as? String } == ["uuid:\(record.id.uuidString.lowercased())"])
+
+            // Comments are listed back, oldest first, each with its author's actor id.
+            struct Comment: Encodable { var body: String }
+            #expect(try await client.send(.post, "\(instance)/comments", as: "coordinator-a", in: server, json: Comment(body: "Weight rechecked")).status == .ok)
+            let comments = try await client.send(.get, "\(instance)/comments", as: "coordinator-a", in: server)
+            #expect(comments.status == .ok && comments.jsonArray.last?["body"] as? String == "Weight rechecked" && comments.jsonArray.last?["actorId"] is Int, "\(comments.text)")
+            #expect(try await client.send(.get, "\(instance)/comments", as: "coordinator-b", in: server).status != .ok, "another team's submission")
+            // The submitter is the same actor id everywhere: creation's answer, the table's row, a filter on it.
+            let actor = try #require(created.json["submitterId"] as? Int)
+            let row = try #require((table.json["value"] as? [[String: Any]])?.first?["__system"] as? [String: Any])
+            #expect(row["submitterId"] as? String == String(actor) && row["submitterName"] as? String == "fieldworker-a", "\(row)")
+            for literal in [String(actor), "'\(actor)'"] {
+                let mine = try await client.send(
+                    .get, "/odk/v1/projects/1/forms/refugee-health.svc/Submissions?%24filter=__system%2FsubmitterId+eq+\(literal)", as: "coordinator-a", in: server)
+                #expect((mine.json["value"] as? [[String: Any]])?.count == 1, "\(literal): \(mine.text.prefix(200))")
+            }
+            // Central's error shape on any ODK path, a known one or not.
+            for path in ["/odk/v1/nothing/here", "\(instance)/audits/x", "/odk/v1/projects/1/forms/refugee-health/versions/1/fields"] {
+                let unknown = try await client.send(.get, path, as: "coordinator-a", in: server)
+                #expect(unknown.status == .notFound && unknown.json["code"] as? Double == 404.1, "\(path): \(unknown.text)")
+            }
+            let nobody = try await client.send(
+                .get, "/odk/v1/projects/1/forms/refugee-health.svc/Submissions?%24filter=__system%2FsubmitterId+eq+\(actor + 1000)", as: "coordinator-a", in: server)
+            #expect((nobody.json["value"] as? [[String: Any]])?.isEmpty == true)
         }
     }
 }

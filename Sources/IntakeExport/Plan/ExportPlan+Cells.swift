@@ -135,7 +135,7 @@ extension ExportPlan {
         }
     }
 
-    static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
         return "\(value)"
     }

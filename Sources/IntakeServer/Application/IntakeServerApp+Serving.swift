@@ -45,8 +45,10 @@ final class BoundPort: @unchecked Sendable {
     func fail(_ error: any Error) { lock.withLock { failure = error } }
 
     /// Waits until a clock's deadline, not for a count of sleeps: on a busy machine each sleep
-    /// may last much longer than asked, and a count would give up early.
-    func wait(timeout: Duration = .seconds(30)) async throws -> Int {
+    /// may last much longer than asked, and a count would give up early. Two minutes: a
+    /// two-core machine running every test suite at once has taken more than 30 seconds to
+    /// start one (a port taken, or any other failure to start, is said at once).
+    func wait(timeout: Duration = .seconds(120)) async throws -> Int {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let state: (port: Int?, failure: (any Error)?) = lock.withLock { (self.port, self.failure) }
