@@ -136,8 +136,10 @@ struct IntakeProcess {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        stdin.fileHandleForWriting.write(Data(input.map { $0 + "\n" }.joined().utf8))
-        try stdin.fileHandleForWriting.close()
+        // A command that needs no input may have ended before it is written (a busy machine runs
+        // it at once): the pipe is then closed, and the old write(_:) would trap on EPIPE.
+        if !input.isEmpty { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.map { $0 + "\n" }.joined().utf8)) }
+        try? stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         let err = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
