@@ -196,6 +196,24 @@ def main():
                 compared += compare(row, line, sections, row["__id"])
         print(f"odk-client: {len(rows)} submissions read through pyodk in {pages} pages; {compared} values equal the JSON Lines export's")
 
+        # Without $expand, each repeat is a navigation link; following it gives the expanded instances.
+        followed = 0
+        for plain in cora.submissions.get_table(form_id=FORM)["value"]:
+            expanded = next(r for r in rows if r["__id"] == plain["__id"])
+            for name, group in plain.items():
+                if not isinstance(group, dict):
+                    continue
+                for key, nav in group.items():
+                    if not key.endswith("@odata.navigationLink"):
+                        continue
+                    answer = cora.session.get(f"projects/{project}/forms/{FORM}.svc/{nav}")
+                    check(answer.status_code == 200, f"{nav}: {answer.status_code} {answer.text[:200]}")
+                    instances = answer.json().get("value", []) if answer.status_code == 200 else []
+                    want = expanded[name][key.split("@")[0]]
+                    check(instances == want, f"{nav} gives the instances $expand=* gives: {len(instances)} vs {len(want)}")
+                    followed += len(instances)
+        check(followed > 0, "some repeat instances were reached by their navigation links")
+
         # The field worker sends a submission as an XForm instance.
         fatima = client(base, work, "fatima", "fatima-password-1", project)
         xml = instance_xml(kept, sections, form.version)

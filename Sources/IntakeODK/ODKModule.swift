@@ -30,6 +30,8 @@ public struct ODKModule: ServerModule {
         router.get("\(b)/projects/:project/forms") { _, context in await api.answer(context) { try await api.forms(context) } }
         router.get("\(b)/projects/:project/forms/:form") { request, context in await api.answer(context) { try await api.form(request, context) } }
         router.get("\(b)/projects/:project/forms/:form/:table") { request, context in await api.answer(context) { try await api.table(request, context) } }
+        // A repeat's navigation link: Submissions('uuid:…')/section/repeat, its instances.
+        router.get("\(b)/projects/:project/forms/:form/:table/**") { request, context in await api.answer(context) { try await api.table(request, context) } }
         router.post("\(b)/projects/:project/forms/:form/submissions") { request, context in
             await api.answer(context) { try await api.createSubmission(request, context) }
         }

@@ -94,7 +94,10 @@ extension ODKRoutes {
                 throw ODKError(status: .notImplemented, code: 501.1, message: "The requested feature $filter \(error.what) is not supported by this server.")
             }
         }
-        let expand = query["$expand"].map { $0 == "*" } ?? false
+        // A navigation link's path (`demographics/household_members`): one submission's repeat.
+        let navigation = context.parameters.getCatchAll().map(String.init)
+        guard navigation.isEmpty || single != nil else { throw ODKError.notFound() }
+        let expand = !navigation.isEmpty || (query["$expand"].map { $0 == "*" } ?? false)
         let wkt = flag("$wkt")
 
         let prepared = try await services.exports.prepare(ExportService.Request(questionnaireId: form.id, teamId: team.id, consent: reach.consent))
@@ -127,6 +130,7 @@ extension ODKRoutes {
             guard !rows.isEmpty else { throw ODKError.notFound("submission \(single)") }
         }
         if let filter { rows = rows.filter { filter.holds(for: $0) } }
+        if !navigation.isEmpty { return try Self.repeatTable(rows, path: navigation, request: request, team: team.id, form: form.id, tls: services.configuration.tls != nil) }
         let total = rows.count
         var start = try number("$skip") ?? 0
         if let token = query["$skiptoken"] {
@@ -152,6 +156,23 @@ extension ODKRoutes {
         }
         if flag("$count") { document["@odata.count"] = .integer(total) }
         return Self.json(.object(document))
+    }
+}
+
+extension ODKRoutes {
+    /// The instances a repeat's navigation link names, as Central answers it: each with its
+    /// `__id` and its parent's. The path walks groups to the repeat (a repeat inside a repeat is
+    /// reached through the outer one's expanded rows, not by a link of its own here).
+    static func repeatTable(_ rows: [ODKOData.Row], path: [String], request: Request, team: Int64, form: String, tls: Bool) throws -> Response {
+        guard let row = rows.first else { throw ODKError.notFound("the submission") }
+        var current: JSONValue = .object(row.value)
+        for key in path {
+            guard case .object(let object) = current, let next = object[key] else { throw ODKError.notFound("\(path.joined(separator: "/")) in this submission") }
+            current = next
+        }
+        guard case .array(let instances) = current else { throw ODKError.notFound("a repeat at \(path.joined(separator: "/"))") }
+        let root = "\(ODKOData.origin(request, tls: tls))\(ODKModule.base)/projects/\(team)/forms/\(ODKOData.encoded(form)).svc"
+        return json(.object(["value": .array(instances), "@odata.context": .string("\(root)/$metadata#Submissions.\(path.joined(separator: "."))")]))
     }
 }
 

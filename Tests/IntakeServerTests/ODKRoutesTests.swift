@@ -119,6 +119,20 @@ struct ODKRoutesTests {
             #expect((row["__id"] as? String)?.hasPrefix("uuid:") == true && system["reviewState"] is NSNull && system["submitterName"] as? String == "fieldworker-a")
             #expect(row["demographics"] is [String: Any] && row["meta"] is [String: Any])
 
+            // A repeat's navigation link answers its instances, each naming itself and its submission.
+            let demographics = try #require(row["demographics"] as? [String: Any])
+            if let link = demographics.first(where: { $0.key.hasSuffix("@odata.navigationLink") })?.value as? String {
+                let encoded = link.replacingOccurrences(of: "'", with: "%27").replacingOccurrences(of: ":", with: "%3A")
+                let repeatRows = try await client.send(.get, "/odk/v1/projects/1/forms/refugee-health.svc/\(encoded)", as: "coordinator-a", in: server)
+                #expect(repeatRows.status == .ok, "\(link): \(repeatRows.text.prefix(300))")
+                let instances = (repeatRows.json["value"] as? [[String: Any]]) ?? []
+                #expect(instances.allSatisfy { $0["__id"] is String && $0["__Submissions-id"] as? String == row["__id"] as? String }, "\(instances.prefix(1))")
+                let expanded = try await client.send(.get, "\(table)?%24expand=*", as: "coordinator-a", in: server)
+                let same = (expanded.json["value"] as? [[String: Any]])?.first { $0["__id"] as? String == row["__id"] as? String }
+                let key = String(link.split(separator: "/").last!)
+                #expect(((same?["demographics"] as? [String: Any])?[key] as? [Any])?.count == instances.count, "the link's instances are the expanded row's")
+            }
+
             let filtered = try await client.send(.get, "\(table)?%24filter=__system%2FreviewState+eq+null+and+__system%2FsubmissionDate+gt+2000-01-01", as: "coordinator-a", in: server)
             #expect((filtered.json["value"] as? [Any])?.count == 3, "\(filtered.text.prefix(300))")
             let unsupported = try await client.send(.get, "\(table)?%24orderby=__id", as: "coordinator-a", in: server)
