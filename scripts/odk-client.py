@@ -246,6 +246,9 @@ def main():
         # The submitter is one actor id everywhere: creation's answer, the table, a filter on it.
         check(approved and approved[0]["__system"]["submitterId"] == str(created.submitterId),
               f"the table's submitterId is creation's: {approved[0]['__system']['submitterId'] if approved else None} vs {created.submitterId}")
+        got = cora.submissions.get(instance, form_id=FORM)
+        check(got.instanceId == instance and got.submitterId == created.submitterId and got.reviewState == "approved",
+              f"submissions.get: {got.instanceId} by {got.submitterId}, {got.reviewState}")
         by_submitter = cora.submissions.get_table(form_id=FORM, filter=f"__system/submitterId eq {created.submitterId}")["value"]
         check(instance in [r["__id"] for r in by_submitter], f"$filter=__system/submitterId eq {created.submitterId} finds fatima's submission")
         export = api(base, "GET", f"/v1/exports?questionnaire={FORM}&format=jsonl", cora_token)

@@ -35,6 +35,9 @@ public struct ODKModule: ServerModule {
         router.post("\(b)/projects/:project/forms/:form/submissions") { request, context in
             await api.answer(context) { try await api.createSubmission(request, context) }
         }
+        router.get("\(b)/projects/:project/forms/:form/submissions/:instance") { _, context in
+            await api.answer(context) { try await api.submission(context) }
+        }
         router.get("\(b)/projects/:project/forms/:form/submissions/:instance/attachments") { _, context in
             await api.answer(context) { try await api.attachments(context) }
         }

@@ -54,6 +54,30 @@ extension ODKRoutes {
         ])
     }
 
+    /// One submission's metadata, as Central's `GET …/submissions/{instanceId}` (pyodk's
+    /// `submissions.get`): its submitter's actor id, device, when it was made and last changed,
+    /// its review state. Read through the record-access policy, as the record itself.
+    func submission(_ context: IntakeRequestContext) async throws -> Response {
+        let (user, _) = try await team(context)
+        let id = try instance(context)
+        let stored = try await services.access.record(id, for: .read, by: user)
+        guard stored.record.questionnaire.id == Self.parameter(context, "form") else { throw ODKError.notFound("submission uuid:\(id.uuidString.lowercased())") }
+        let (review, _) = try await services.reviews.review(id, by: user)
+        let actor = try await services.accounts.users().first { $0.username == stored.record.collector }
+        let state: JSONValue = switch review.state {
+        case .received: .null
+        case .hasIssues: .string("hasIssues")
+        default: .string(review.state.rawValue)
+        }
+        return Self.json(
+            .object([
+                "instanceId": .string("uuid:\(id.uuidString.lowercased())"), "submitterId": actor.map { .integer(Int($0.id)) } ?? .null,
+                "deviceId": stored.record.deviceId.isEmpty ? .null : .string(stored.record.deviceId), "createdAt": Self.date(stored.record.createdAt),
+                "updatedAt": stored.revision > 1 ? Self.date(stored.record.updatedAt) : .null, "reviewState": state, "userAgent": .null, "deletedAt": .null,
+                "currentVersion": .object(["instanceId": .string("uuid:\(id.uuidString.lowercased())"), "current": .bool(true)]),
+            ]))
+    }
+
     /// The record a submission's `{instance}` names (`uuid:…`, percent-decoded by the router).
     func instance(_ context: IntakeRequestContext) throws -> UUID {
         let text = Self.parameter(context, "instance")

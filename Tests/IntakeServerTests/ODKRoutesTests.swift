@@ -225,6 +225,10 @@ struct ODKRoutesTests {
                     .get, "/odk/v1/projects/1/forms/refugee-health.svc/Submissions?%24filter=__system%2FsubmitterId+eq+\(literal)", as: "coordinator-a", in: server)
                 #expect((mine.json["value"] as? [[String: Any]])?.count == 1, "\(literal): \(mine.text.prefix(200))")
             }
+            // One submission's metadata (pyodk's submissions.get).
+            let one = try await client.send(.get, instance, as: "coordinator-a", in: server)
+            #expect(one.status == .ok && one.json["submitterId"] as? Int == actor && one.json["reviewState"] as? String == "approved", "\(one.text)")
+            #expect(try await client.send(.get, instance, as: "coordinator-b", in: server).status != .ok, "another team's submission")
             // Central's error shape on any ODK path, a known one or not.
             for path in ["/odk/v1/nothing/here", "\(instance)/audits/x", "/odk/v1/projects/1/forms/refugee-health/versions/1/fields"] {
                 let unknown = try await client.send(.get, path, as: "coordinator-a", in: server)
