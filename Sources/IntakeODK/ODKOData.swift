@@ -106,9 +106,7 @@ extension ODKRoutes {
         let pager = services.exports.pager(prepared, formats: [.jsonLines])
         var rows: [ODKOData.Row] = []
         var questionnaires: [String: Questionnaire] = [:]
-        // Submitters by their account ids, as Central numbers its actors (the same ids
-        // submission creation answers with).
-        let actors = Dictionary(try await services.accounts.users().map { ($0.username, $0.id) }, uniquingKeysWith: { first, _ in first })
+        let actors = try await actorIds()
         while let page = try await pager.next() {
             for input in page {
                 guard let record = input.record else { continue }

@@ -63,7 +63,7 @@ extension ODKRoutes {
         let stored = try await services.access.record(id, for: .read, by: user)
         guard stored.record.questionnaire.id == Self.parameter(context, "form") else { throw ODKError.notFound("submission uuid:\(id.uuidString.lowercased())") }
         let (review, _) = try await services.reviews.review(id, by: user)
-        let actor = try await services.accounts.users().first { $0.username == stored.record.collector }
+        let actor = try await actorIds()[stored.record.collector]
         let state: JSONValue = switch review.state {
         case .received: .null
         case .hasIssues: .string("hasIssues")
@@ -71,11 +71,17 @@ extension ODKRoutes {
         }
         return Self.json(
             .object([
-                "instanceId": .string("uuid:\(id.uuidString.lowercased())"), "submitterId": actor.map { .integer(Int($0.id)) } ?? .null,
+                "instanceId": .string("uuid:\(id.uuidString.lowercased())"), "submitterId": actor.map { .integer(Int($0)) } ?? .null,
                 "deviceId": stored.record.deviceId.isEmpty ? .null : .string(stored.record.deviceId), "createdAt": Self.date(stored.record.createdAt),
                 "updatedAt": stored.revision > 1 ? Self.date(stored.record.updatedAt) : .null, "reviewState": state, "userAgent": .null, "deletedAt": .null,
                 "currentVersion": .object(["instanceId": .string("uuid:\(id.uuidString.lowercased())"), "current": .bool(true)]),
             ]))
+    }
+
+    /// Account ids by user name: Central numbers its actors (submitters, comment authors), and
+    /// these are the ids submission creation answers with.
+    func actorIds() async throws -> [String: Int64] {
+        Dictionary(try await services.accounts.users().map { ($0.username, $0.id) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The record a submission's `{instance}` names (`uuid:…`, percent-decoded by the router).
@@ -129,7 +135,7 @@ extension ODKRoutes {
     func comments(_ context: IntakeRequestContext) async throws -> Response {
         let (user, _) = try await team(context)
         let (_, entries) = try await services.reviews.review(try instance(context), by: user)
-        let actors = Dictionary(try await services.accounts.users().map { ($0.username, $0.id) }, uniquingKeysWith: { first, _ in first })
+        let actors = try await actorIds()
         return Self.json(
             .array(
                 entries.filter { !$0.text.isEmpty }.map { entry in
