@@ -64,10 +64,10 @@ struct SlowClientTests {
             }
             #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(200))")
             #expect(answer.contains("\"body_timeout\""))
-            // The answer comes after the body timeout, not after the body's 5,000 bytes would have
-            // (a busy machine running every suite at once delays the server's one-second timer by
-            // seconds: the bound is loose, the closing is what matters).
-            #expect(firstByte < .seconds(8), "answered after \(firstByte)")
+            // The answer is the body timeout's (its code says so) and comes while the client still
+            // waits, not at its 30-second give-up. No tighter bound: a two-core machine running
+            // every suite at once delayed the server's one-second timer by nine seconds.
+            #expect(firstByte < .seconds(25), "answered after \(firstByte)")
             #expect(closed, "the server closed the connection instead of waiting for the rest")
         }
     }
@@ -133,11 +133,13 @@ struct SlowClientTests {
             let (answer, took) = try await Self.onThread {
                 try Self.trickle(
                     port: port, first: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n", piece: "X-Slow: a\r\n", every: .milliseconds(200),
-                    limit: .seconds(8))
+                    limit: .seconds(40))
             }
             #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(300))")
             #expect(answer.contains("\"header_timeout\"") && answer.contains("application/json"))
-            #expect(took < .seconds(5), "cut after about a second, though bytes kept coming (took \(took))")
+            // Cut though bytes kept coming, well before the client's 40 seconds of trickling (a
+            // loaded machine delays the one-second timer by seconds; the cut is what matters).
+            #expect(took < .seconds(30), "cut though bytes kept coming (took \(took))")
         }
     }
 
