@@ -36,34 +36,95 @@ extension FormReader {
         "text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint", "repeat", "photo", "audio", "document", "signature",
     ]
 
-    /// `select one x`, `select_one x`, `begin group`, `select all that apply x` → word and list.
+    /// pyxform's names of each type (its question type dictionary, spelled as it spells them:
+    /// pyxform, and so Intake, reads `Text` as no type) → the word Intake's reader uses.
+    static let typeNames: [String: String] = {
+        var names: [String: String] = [:]
+        let groups: [String: [String]] = [
+            "text": ["text", "string", "q string", "add text prompt", "phone number"],
+            "integer": ["integer", "int", "q int", "add integer prompt", "percentage", "number of days in last month", "number of days in last six months", "number of days in last year"],
+            "decimal": ["decimal", "q decimal", "add decimal prompt"],
+            "date": ["date", "q date", "add date prompt"],
+            "datetime": ["datetime", "dateTime", "date time", "q date time", "q dateTime", "add date time prompt", "add dateTime prompt"],
+            "time": ["time"],
+            "note": ["note", "q note", "add note prompt"],
+            "calculate": ["calculate", "q calculate", "add calculate prompt"],
+            "geopoint": ["geopoint", "gps", "location", "q location", "q geopoint", "add location prompt"],
+            "geoshape": ["geoshape", "q geoshape"], "geotrace": ["geotrace", "q geotrace"],
+            "image": ["image", "photo", "q picture", "q image", "add image prompt"],
+            "audio": ["audio", "q audio", "add audio prompt"], "video": ["video", "q video", "add video prompt"],
+            "file": ["file", "add file prompt"], "barcode": ["barcode", "q barcode", "add barcode prompt"],
+            "acknowledge": ["acknowledge", "q acknowledge", "add acknowledge prompt"], "trigger": ["trigger"],
+            "range": ["range"], "hidden": ["hidden"], "osm": ["osm"], "xml-external": ["xml-external"], "csv-external": ["csv-external"],
+            "start": ["start", "start time", "get start time"], "end": ["end", "end time", "get end time"], "today": ["today", "get today"],
+            "deviceid": ["deviceid", "device id", "get device id", "imei"], "subscriberid": ["subscriberid", "subscriber id", "get subscriber id"],
+            "simserial": ["simserial", "sim id", "get sim id"], "phonenumber": ["phonenumber", "get phone number"],
+            "username": ["username"], "email": ["email"], "audit": ["audit"], "start-geopoint": ["start-geopoint"],
+            "background-geopoint": ["background-geopoint"], "background-audio": ["background-audio"],
+            "uri:email": ["uri:email"], "uri:phonenumber": ["uri:phonenumber"], "uri:deviceid": ["uri:deviceid"], "uri:username": ["uri:username"],
+            "uri:simserial": ["uri:simserial"], "uri:subscriberid": ["uri:subscriberid"],
+        ]
+        for (word, spellings) in groups {
+            for spelling in spellings { names[spelling] = word }
+        }
+        return names
+    }()
+
+    /// pyxform's select commands, each followed by one list name (and perhaps `or_other`).
+    static let selectCommands: [(String, String)] = [
+        ("add select one prompt using", "select_one"), ("add select multiple prompt using", "select_multiple"),
+        ("select all that apply from", "select_multiple"), ("select one from", "select_one"), ("select1", "select_one"),
+        ("select_one", "select_one"), ("select one", "select_one"), ("select_multiple", "select_multiple"),
+        ("select all that apply", "select_multiple"), ("select_one_external", "select_one_external"),
+        ("select_one_from_file", "select_one_from_file"), ("select_multiple_from_file", "select_multiple_from_file"),
+        ("select one from file", "select_one_from_file"), ("select multiple from file", "select_multiple_from_file"), ("rank", "rank"),
+    ]
+
+    /// A type cell as pyxform reads it → word and list: `select one from x`, `select_one x
+    /// or_other`, `begin group`, `begin loop over x`, `gps`. Spellings are pyxform's, case
+    /// included; what pyxform does not know comes back as its own first word.
     static func readType(_ raw: String) -> (word: String, list: String?, orOther: Bool) {
         var parts = raw.split(whereSeparator: \.isWhitespace).map(String.init)
-        var orOther = false
-        if parts.count > 1, parts.last?.lowercased() == "or_other" {
-            orOther = true
-            parts.removeLast()
-        }
-        let lower = parts.map { $0.lowercased() }
+        guard !parts.isEmpty else { return ("", nil, false) }
         func rest(_ count: Int) -> String? { parts.count > count ? parts[count...].joined(separator: " ") : nil }
-        if lower.starts(with: ["begin", "group"]) { return ("begin_group", nil, false) }
-        if lower.starts(with: ["end", "group"]) { return ("end_group", nil, false) }
-        if lower.starts(with: ["begin", "repeat"]) { return ("begin_repeat", nil, false) }
-        if lower.starts(with: ["end", "repeat"]) { return ("end_repeat", nil, false) }
-        if lower.starts(with: ["select", "one"]) { return ("select_one", rest(2), orOther) }
-        if lower.starts(with: ["select", "all", "that", "apply"]) { return ("select_multiple", rest(4), orOther) }
-        if lower.starts(with: ["select", "multiple"]) { return ("select_multiple", rest(2), orOther) }
-        guard let first = lower.first else { return ("", nil, false) }
-        switch first {
-        case "select_one", "select1": return ("select_one", rest(1), orOther)
-        case "select_multiple": return ("select_multiple", rest(1), orOther)
-        case "begin_group", "begin_repeat", "end_group", "end_repeat": return (first, nil, false)
-        case "string": return ("text", nil, false)
-        case "int": return ("integer", nil, false)
-        case "photo": return ("image", nil, false)
-        case "datetime", "date_time": return ("datetime", nil, false)
-        default: return (first, rest(1), orOther)
+        // `begin group`, `begin_repeat`, `begin lgroup`, `begin looped group`, `begin loop over x`.
+        let controls = ["group": "group", "repeat": "repeat", "lgroup": "repeat", "looped group": "repeat", "loop": "loop"]
+        for edge in ["begin", "end"] {
+            var control: String?
+            var after = 0
+            if parts[0] == edge, parts.count > 1 {
+                control = parts.count > 2 && parts[1] == "looped" && parts[2] == "group" ? "looped group" : parts[1]
+                after = control == "looped group" ? 3 : 2
+            } else if parts[0].hasPrefix(edge + "_") {
+                control = String(parts[0].dropFirst(edge.count + 1))
+                after = 1
+                if control == "looped", parts.count > 1, parts[1] == "group" { (control, after) = ("looped group", 2) }
+            }
+            guard let control, let kind = controls[control] else { continue }
+            if kind == "loop", edge == "begin" {
+                let list = parts.count > after + 1 && parts[after] == "over" ? rest(after + 1) : rest(after)
+                return ("begin_loop", list, false)
+            }
+            return ("\(edge)_\(kind)", nil, false)
         }
+        var orOther = false
+        for suffix in [["or", "specify", "other"], ["or", "other"], ["or_other"]] where parts.count > suffix.count + 1 && Array(parts.suffix(suffix.count)) == suffix {
+            orOther = true
+            parts.removeLast(suffix.count)
+            break
+        }
+        let joined = parts.joined(separator: " ")
+        for (command, word) in selectCommands {
+            let words = command.split(separator: " ").map(String.init)
+            if parts.count == words.count + 1, Array(parts.prefix(words.count)) == words { return (word, parts.last, orOther) }
+        }
+        if orOther { parts += ["or_other"] }
+        if let word = typeNames[parts.joined(separator: " ")] ?? typeNames[joined] { return (word, nil, false) }
+        // A select whose list is missing or followed by more words: the command, for a clear error.
+        for (command, word) in selectCommands where joined == command || joined.hasPrefix(command + " ") {
+            return (word, rest(command.split(separator: " ").count), orOther)
+        }
+        return (parts[0], rest(1), false)
     }
 
     /// An `intake` cell's annotations; `\|` is a bar inside one.
@@ -80,57 +141,180 @@ extension FormReader {
         var stack: [(item: SurveyItem?, children: [SurveyNode])] = [(nil, [])]
         var names: [String: Int] = [:]
         var sections: [String: Int] = [:]
+        /// Names by the group or repeat that holds them (`outer/inner/name`): pyxform refuses a
+        /// name twice in one group and takes it in two.
+        var paths: Set<String> = []
+        func path(_ name: String) -> String { (stack.compactMap { $0.item?.name } + [name]).joined(separator: "/") }
         reportUnknownColumns()
         for row in rows where !row.isEmpty {
             let raw = row[typeColumn.index].trimmingCharacters(in: .whitespaces)
             guard !raw.isEmpty else {
-                problem(.error, "survey", row.number, typeColumn.shown, "the row has no type", "give it a type (text, integer, select_one list, …) or delete the row")
+                // pyxform passes over a row with neither a name nor a label: a comment.
+                if row[nameColumn.index].trimmingCharacters(in: .whitespaces).isEmpty, texts("label", survey, row).isEmpty {
+                    problem(.leftOut, "survey", row.number, typeColumn.shown, "the row has no type, name or label; it is read as a comment, as pyxform reads it")
+                } else {
+                    problem(.error, "survey", row.number, typeColumn.shown, "the row has no type", "give it a type (text, integer, select_one list, …) or delete the row (pyxform refuses it too)")
+                }
                 continue
             }
             let (word, list, orOther) = Self.readType(raw)
-            let name = row[nameColumn.index].trimmingCharacters(in: .whitespaces)
+            var name = row[nameColumn.index].trimmingCharacters(in: .whitespaces)
+            if name.isEmpty, word == "note" {
+                // pyxform takes a note without a name; Intake gives it one of its row.
+                name = "note_row\(row.number)"
+                while names[name] != nil { name += "_" }
+            }
             let item = SurveyItem(row: row, word: word, list: list, orOther: orOther, name: name, intake: Self.segments(survey.value("intake", in: row)))
             switch word {
-            case "begin_group", "begin_repeat":
+            case "begin_group", "begin_repeat", "begin_loop":
                 // A top-level group is a section: its name is a file's, apart from the questions'.
                 let isSection = word == "begin_group" && stack.count == 1
-                guard isSection ? checkName(item, nameColumn, &sections, section: true) : checkName(item, nameColumn, &names) else { continue }
+                if word == "begin_repeat", name == rootName || names[name] != nil || sections[name] != nil {
+                    // pyxform refuses a repeat named as the form's root or as another element.
+                    problem(.error, "survey", row.number, nameColumn.shown, name == rootName ? "the repeat is named '\(name)', as the form's root is" : "the repeat's name '\(name)' is already used on row \(names[name] ?? sections[name]!)", "give the repeat a name of its own (pyxform refuses the form too)")
+                }
+                var item = item
+                if !(isSection ? checkName(&item, nameColumn, &sections, section: true) : checkName(&item, nameColumn, &names, path: path(name), in: &paths)) {
+                    // Reported; the group still holds its rows, under a name Intake can use.
+                    var clean = String(item.name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? Character($0) : "_" })
+                    if clean.first?.isLetter != true { clean = "g_" + clean }
+                    while names[clean] != nil || sections[clean] != nil { clean += "_" }
+                    item.name = clean
+                    if isSection { sections[clean] = row.number } else { names[clean] = row.number }
+                }
+                if word == "begin_loop" {
+                    guard let list = item.list, lists[list] != nil else {
+                        problem(.error, "survey", row.number, typeColumn.shown, "the loop names no list of the choices sheet ('\(item.list ?? "")')", "write 'begin loop over list_name', with the list on the choices sheet")
+                        continue
+                    }
+                }
                 stack.append((item, []))
-            case "end_group", "end_repeat":
-                let wanted = word == "end_group" ? "begin_group" : "begin_repeat"
+            case "end_group", "end_repeat", "end_loop":
+                let wanted = "begin_" + word.dropFirst("end_".count)
+                let what = String(word.dropFirst("end_".count))
                 guard stack.count > 1, let open = stack.last?.item, open.word == wanted else {
-                    let what = word == "end_group" ? "group" : "repeat"
-                    problem(.error, "survey", row.number, typeColumn.shown, "'\(raw)' closes a \(what), and no \(what) is open here", stack.count > 1 ? "the \(stack.last!.item!.word == "begin_group" ? "group" : "repeat") '\(stack.last!.item!.name)' is open: close it first" : "delete the row, or add the 'begin \(what)' it closes")
+                    let openWhat = stack.last?.item.map { String($0.word.dropFirst("begin_".count)) }
+                    problem(.error, "survey", row.number, typeColumn.shown, "'\(raw)' closes a \(what), and no \(what) is open here", stack.count > 1 ? "the \(openWhat!) '\(stack.last!.item!.name)' is open: close it first" : "delete the row, or add the 'begin \(what)' it closes")
                     continue
                 }
                 let closed = stack.removeLast()
-                stack[stack.count - 1].children.append(word == "end_group" ? .group(open, closed.children) : .repeatGroup(open, closed.children))
+                switch word {
+                case "end_group": stack[stack.count - 1].children.append(.group(open, closed.children))
+                case "end_repeat": stack[stack.count - 1].children.append(.repeatGroup(open, closed.children))
+                default: stack[stack.count - 1].children += expandLoop(open, closed.children, names: &names)
+                }
             default:
                 if Self.metadata.contains(word) {
                     problem(.leftOut, "survey", row.number, typeColumn.shown, "'\(word)' is not asked: Intake records when, by whom and on which device each record was made itself")
+                    if !name.isEmpty { leftOutNames[name] = row.number }
                     continue
                 }
-                guard checkName(item, nameColumn, &names) else { continue }
+                var item = item
+                guard checkName(&item, nameColumn, &names, path: path(name), in: &paths) else {
+                    if !name.isEmpty, names[name] == nil { leftOutNames[name] = row.number }
+                    continue
+                }
                 stack[stack.count - 1].children.append(.question(item))
             }
         }
         while stack.count > 1 {
             let open = stack.removeLast()
-            let what = open.item!.word == "begin_group" ? "group" : "repeat"
+            let what = String(open.item!.word.dropFirst("begin_".count))
             problem(.error, "survey", open.item!.row.number, typeColumn.shown, "the \(what) '\(open.item!.name)' that begins here is never closed", "add an 'end \(what)' row after its last question")
-            stack[stack.count - 1].children.append(open.item!.word == "begin_group" ? .group(open.item!, open.children) : .repeatGroup(open.item!, open.children))
+            stack[stack.count - 1].children.append(open.item!.word == "begin_repeat" ? .repeatGroup(open.item!, open.children) : .group(open.item!, open.children))
         }
         return stack[0].children
     }
 
-    private mutating func checkName(_ item: SurveyItem, _ column: Columns.Column, _ names: inout [String: Int], section: Bool = false) -> Bool {
+    /// A loop over a list is asked once per choice: a group for each, its questions named
+    /// `question_choice` and `%(label)s` in their labels replaced by the choice's label.
+    private mutating func expandLoop(_ loop: SurveyItem, _ children: [SurveyNode], names: inout [String: Int]) -> [SurveyNode] {
+        let choices = lists[loop.list ?? ""] ?? []
+        problem(
+            .leftOut, "survey", loop.row.number, survey.first("type")?.shown,
+            "the loop over '\(loop.list ?? "")' is asked once per choice (\(choices.count)): each question is named with the choice's name after its own, as 'question_\(choices.first?.code ?? "choice")'")
+        let labelColumns = survey.all("label")
+        func relabel(_ row: Sheet.Row, _ choice: ChoiceRow) -> Sheet.Row {
+            var row = row
+            for column in labelColumns where row[column.index].contains("%(label)s") {
+                let code = codes[column.language] ?? base
+                let text = choice.labels[code] ?? choice.labels[base] ?? choice.code
+                if row.cells.count <= column.index { row.cells += Array(repeating: "", count: column.index - row.cells.count + 1) }
+                row.cells[column.index] = row[column.index].replacingOccurrences(of: "%(label)s", with: text)
+            }
+            return row
+        }
+        func renamed(_ item: SurveyItem, _ choice: ChoiceRow) -> SurveyItem {
+            var item = item
+            item.name = "\(item.name)_\(choice.code)"
+            item.row = relabel(item.row, choice)
+            if let earlier = names[item.name] {
+                problem(.unsupported, "survey", item.row.number, survey.first("name")?.shown, "the loop's question '\(item.name)' takes the name of row \(earlier)", "rename one of them")
+            }
+            names[item.name] = item.row.number
+            return item
+        }
+        func copy(_ nodes: [SurveyNode], _ choice: ChoiceRow) -> [SurveyNode] {
+            nodes.map { node in
+                switch node {
+                case .question(let item): .question(renamed(item, choice))
+                case .group(let item, let children): .group(renamed(item, choice), copy(children, choice))
+                case .repeatGroup(let item, let children): .repeatGroup(renamed(item, choice), copy(children, choice))
+                }
+            }
+        }
+        return choices.map { choice in
+            var group = renamed(loop, choice)
+            group.word = "begin_group"
+            return .group(group, copy(children, choice))
+        }
+    }
+
+    /// Whether the row's name can be an Intake id. A name pyxform takes twice (in two groups) is
+    /// given its group's name before it, and said so.
+    private mutating func checkName(_ item: inout SurveyItem, _ column: Columns.Column, _ names: inout [String: Int], path: String, in paths: inout Set<String>) -> Bool {
+        guard !item.name.isEmpty, let earlier = names[item.name] else {
+            guard checkName(&item, column, &names) else { return false }
+            paths.insert(path)
+            return true
+        }
+        guard paths.insert(path).inserted else {
+            problem(.error, "survey", item.row.number, column.shown, "the name '\(item.name)' is already used on row \(earlier), in the same group", "give every question of a group its own name (pyxform refuses the form too)")
+            return false
+        }
+        let parts = path.split(separator: "/").map(String.init)
+        var wanted = (parts.dropLast().last.map { "\($0)_" } ?? "") + item.name
+        var suffix = 2
+        while names[wanted] != nil {
+            wanted = (parts.dropLast().last.map { "\($0)_" } ?? "") + item.name + "_\(suffix)"
+            suffix += 1
+        }
+        problem(.leftOut, "survey", item.row.number, column.shown, "the name '\(item.name)' is also used on row \(earlier), in another group; Intake names this one '\(wanted)'")
+        item.name = wanted
+        return checkName(&item, column, &names)
+    }
+
+    private mutating func checkName(_ item: inout SurveyItem, _ column: Columns.Column, _ names: inout [String: Int], section: Bool = false) -> Bool {
         guard !item.name.isEmpty else {
             problem(.error, "survey", item.row.number, column.shown, "the row has no name", "give it a name: letters, digits and '_', unique in the form")
             return false
         }
-        guard item.name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || section && $0 == "-") }),
-            let first = item.name.unicodeScalars.first, first.properties.isAlphabetic || first == "_"
-        else {
+        let isId = { (name: String) in
+            name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || section && $0 == "-") })
+                && name.unicodeScalars.first.map { $0.properties.isAlphabetic || $0 == "_" } == true
+        }
+        if !isId(item.name), !section, item.name.unicodeScalars.first.map({ $0.properties.isAlphabetic || $0 == "_" }) == true,
+            item.name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)) })
+        {
+            // XML allows '-' and '.' in a name (ODK forms use them often); Intake's ids do not.
+            // The question is named with '_' in their place, and every ${…} that reads it follows.
+            var clean = String(item.name.map { $0 == "-" || $0 == "." ? "_" : $0 })
+            while names[clean] != nil || self.names.renamed.values.contains(clean) { clean += "_" }
+            problem(.leftOut, "survey", item.row.number, column.shown, "the name '\(item.name)' is not an Intake id ('-' and '.' are not in one); Intake names it '\(clean)', and reads ${\(item.name)} as it")
+            self.names.renamed[item.name] = clean
+            item.name = clean
+        }
+        guard isId(item.name) else {
             problem(
                 .unsupported, "survey", item.row.number, column.shown, "the name '\(item.name)' is not an Intake id",
                 "Intake ids are letters, digits and '_', starting with a letter or '_': rename it, e.g. '\(item.name.map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined())', and every ${\(item.name)} that reads it")
@@ -168,6 +352,12 @@ extension FormReader {
                     if override == "yesno" { names.yesNo.insert(item.name) }
                     if item.word == "select_multiple" && override == nil { names.multiple.insert(item.name) }
                     kinds[item.name] = override ?? ["integer": "decimal", "decimal": "decimal", "range": "decimal", "date": "date"][item.word] ?? "text"
+                    if item.orOther, let list = item.list, var rows = lists[list], !rows.contains(where: { $0.code == "other" }) {
+                        // As pyxform does: the list gains an 'other' choice, in every language.
+                        rows.append(ChoiceRow(row: item.row.number, code: "other", labels: Dictionary(uniqueKeysWithValues: languages.map { ($0, "Other") }), extra: [:]))
+                        lists[list] = rows
+                    }
+                    if item.orOther { names.known.insert("\(item.name)_other") }
                     if let list = item.list, item.word == "select_one" || item.word == "select_multiple", override != "yesno" {
                         usedLists[list, default: ListUse()].questions.append(item.name)
                         if item.intake.contains(where: { $0.lowercased() == "from list" }) { usedLists[list]!.shared = true }

@@ -60,7 +60,7 @@ extension FormReader {
             guard !loose.isEmpty else { return }
             number += 1
             let titles = [reader.base: hasGroups || title == nil ? "Questions" : title!]
-            reader.writeSection(number: number, name: sectionName("questions"), titles: titles, titleRow: nil, relevance: nil, loose)
+            if !reader.writeSection(number: number, name: sectionName("questions"), titles: titles, titleRow: nil, relevance: nil, loose) { number -= 1 }
             loose = []
         }
         for node in nodes {
@@ -75,18 +75,26 @@ extension FormReader {
             let relevance = expression("relevant", item.row, role: "relevant")
             // An export names a group apart from a question of the same name, and says the section's.
             let named = item.intake.first { $0.hasPrefix("section:") }.map { String($0.dropFirst("section:".count)).trimmingCharacters(in: .whitespaces) }
-            writeSection(number: number, name: sectionName(named ?? item.name), titles: titles, titleRow: item.row.number, relevance: relevance, children)
+            if !writeSection(number: number, name: sectionName(named ?? item.name), titles: titles, titleRow: item.row.number, relevance: relevance, children) {
+                number -= 1
+                problem(.leftOut, "survey", item.row.number, nil, "the group '\(item.name)' holds no question Intake asks; it is no section of its own")
+            }
             if survey.value("repeat_count", in: item.row) != "" || survey.value("required", in: item.row) != "" {
                 problem(.leftOut, "survey", item.row.number, nil, "a group's 'required' and 'repeat_count' mean nothing in a group; they are not read")
             }
         }
         flush(&self)
         if number == 0 {
-            problem(.error, "survey", nil, nil, "the form has no questions", "add rows to the survey sheet")
+            if nodes.isEmpty {
+                problem(.error, "survey", nil, nil, "the form has no questions", "add rows to the survey sheet")
+            } else {
+                problem(.unsupported, "survey", nil, nil, "the form holds no question Intake asks (only what Intake records itself or cannot hold)", "add a question, a note or a calculation Intake can hold")
+            }
         }
     }
 
-    mutating func writeSection(number: Int, name: String, titles: [String: String], titleRow: Int?, relevance: Expression?, _ nodes: [SurveyNode]) {
+    /// Writes a section's files; false (and nothing written) when it holds no question.
+    mutating func writeSection(number: Int, name: String, titles: [String: String], titleRow: Int?, relevance: Expression?, _ nodes: [SurveyNode]) -> Bool {
         var writer = SectionWriter(number: number, name: name)
         if let title = titles[base] ?? titles.values.first {
             writer.base.lines.append(OutFile.Line(text: "@title \(title)", sheet: "survey", row: titleRow, spans: [(1, nil)]))
@@ -99,10 +107,12 @@ extension FormReader {
             writer.translations[language] = file
         }
         emit(nodes, inherited: relevance, into: &writer)
+        guard writer.questionCount > 0 else { return false }
         files["\(number)-\(name).txt"] = writer.base
         for (language, file) in writer.translations {
             files["\(number)-\(name).\(language).txt"] = file
         }
+        return true
     }
 
     mutating func emit(_ nodes: [SurveyNode], inherited: Expression?, into writer: inout SectionWriter) {
@@ -122,8 +132,18 @@ extension FormReader {
                 }
                 emit(children, inherited: relevance, into: &writer)
             case .repeatGroup(let item, let children):
+                let before = (writer.base.lines.count, writer.questionCount)
                 emitQuestion(item, inherited: inherited, into: &writer)
+                guard writer.questionCount > before.1 else { continue }
                 emit(children, inherited: nil, into: &writer)
+                if writer.questionCount == before.1 + 1 {
+                    // Nothing of the repeat is asked: it is no repeat.
+                    writer.base.lines.removeSubrange(before.0...)
+                    for language in languages.dropFirst() { writer.translations[language]!.lines.removeLast() }
+                    writer.questionCount = before.1
+                    problem(.leftOut, "survey", item.row.number, nil, "the repeat '\(item.name)' holds no question Intake asks; it is left out")
+                    continue
+                }
                 writer.base.lines.append(OutFile.Line(text: "@end \(item.name)", sheet: "survey", row: item.row.number, spans: [(1, nil)]))
                 for language in languages.dropFirst() {
                     writer.translations[language]!.lines.append(OutFile.Line(text: "@end \(item.name)", sheet: "survey", row: item.row.number, spans: [(1, nil)]))
@@ -154,8 +174,21 @@ extension FormReader {
         do {
             return try XPath.read(text, names: names)
         } catch {
-            let kind: XLSFormProblem.Kind = error.message.contains("no Intake equivalent") ? .unsupported : .error
-            problem(kind, "survey", row.number, column.shown, error.message, error.hint)
+            if text.contains(where: { "‘’“”".contains($0) }) {
+                // ODK reads such an expression (its quotes straight); Intake does not guess.
+                problem(.unsupported, "survey", row.number, column.shown, "the expression has curly quotes (‘’“”), which Intake does not read as quotes: \(error.message)", "write straight quotes (' or \") in expressions")
+                return nil
+            }
+            if text.contains("${last-saved#") {
+                problem(.unsupported, "survey", row.number, column.shown, "'${last-saved#…}' (the last saved record's answer) has no Intake equivalent", "leave it out, or import with --partial")
+                return nil
+            }
+            if let (name, at) = leftOutNames.first(where: { text.contains("${\($0.key)}") }) {
+                problem(.unsupported, "survey", row.number, column.shown, "the expression reads ${\(name)}, which Intake does not ask (row \(at))", "write the expression without it, or import with --partial to leave it out")
+                return nil
+            }
+            let unsupported = ["no Intake equivalent", "stands for the answer itself", "is neither a ${question} nor a quoted value"].contains { error.message.contains($0) }
+            problem(unsupported ? .unsupported : .error, "survey", row.number, column.shown, error.message, error.hint)
             return nil
         }
     }
@@ -177,6 +210,17 @@ extension FormReader {
 
         switch item.word {
         case "text", "note", "integer", "decimal", "date", "geopoint": type = item.word == "text" ? nil : item.word
+        case "hidden":
+            // A field with no control: its value is calculated or its default, as pyxform binds it.
+            let defaultText = survey.value("default", in: row)
+            if calculation == nil, !defaultText.isEmpty, let column = survey.first("default") {
+                calculation = defaultText.contains("${") || defaultText.contains("(") ? read(defaultText, row: row, column: column) : .text(defaultText)
+            }
+            guard calculation != nil else {
+                problem(.leftOut, "survey", row.number, column("type"), "the hidden field '\(item.name)' gets no value (no calculation or default); it is left out")
+                return
+            }
+            type = Self.inferredType(calculation, kinds: kinds)
         case "calculate":
             type = Self.inferredType(calculation, kinds: kinds)
             if calculation == nil, survey.value("calculation", in: row).isEmpty {
@@ -195,14 +239,15 @@ extension FormReader {
                 problem(.error, "survey", row.number, column("type"), "'\(item.word)' needs a list's name", "write '\(item.word) list_name', with the list on the choices sheet")
                 return
             }
-            if item.orOther {
-                problem(.unsupported, "survey", row.number, column("type"), "'or_other' has no Intake equivalent", "add an 'other' choice to the list and a text question shown when it is chosen")
-            }
             if intakeType.map(Self.firstWord) == "yesno" {
                 type = nil
                 break
             }
             guard let rows = lists[list] else {
+                if let at = droppedChoices[list] {
+                    problem(.unsupported, "survey", row.number, column("type"), "the list '\(list)' holds no choice Intake can take (choices row \(at))", "rename its choices as Intake codes, or import with --partial to leave the question out")
+                    return
+                }
                 problem(.error, "survey", row.number, column("type"), "the list '\(list)' is not on the choices sheet", lists.isEmpty ? "add a choices sheet with the list's choices" : "the lists are: \(lists.keys.sorted().prefix(12).joined(separator: ", "))")
                 return
             }
@@ -213,7 +258,13 @@ extension FormReader {
             if let what = Self.unsupportedTypes[item.word] {
                 problem(.unsupported, "survey", row.number, column("type"), "'\(item.word)' (\(what)) has no Intake equivalent", "ask it another way (a text question, a date), or import with --partial to leave it out")
             } else {
-                problem(.error, "survey", row.number, column("type"), "'\(item.word)' is not a question type", "the types are text, integer, decimal, date, select_one, select_multiple, note, calculate, geopoint, image, audio, file, begin group and begin repeat")
+                let typed = survey.value("type", in: row)
+                let known = Self.readType(typed.lowercased()).word
+                let casing = known != typed.lowercased().split(separator: " ").first.map(String.init) || Self.typeNames[typed.lowercased()] != nil
+                problem(
+                    .error, "survey", row.number, column("type"), "'\(typed)' is not a question type",
+                    casing ? "write it in lower case, '\(typed.lowercased())': pyxform reads types as written, and refuses this one too"
+                        : "the types are text, integer, decimal, date, select_one, select_multiple, note, calculate, geopoint, image, audio, file, begin group and begin repeat")
             }
             return
         }
@@ -241,15 +292,26 @@ extension FormReader {
 
         // The text, in every language.
         var text = labels[base]
+        var hints = texts("hint", survey, row)
+        if labels.isEmpty, !hints.isEmpty, !["calculate", "hidden"].contains(item.word) {
+            // pyxform shows a hint in place of a missing label; Intake's text is the hint.
+            labels = hints
+            hints = [:]
+            text = labels[base]
+        }
         let unlabelled = labels.isEmpty
         if text == nil {
-            if ["calculate", "begin_repeat"].contains(item.word) || calculation != nil {
+            let media = ["image", "audio", "video", "big-image", "media"].contains { field in survey.all(field).contains { !row[$0.index].trimmingCharacters(in: .whitespaces).isEmpty } }
+            if ["calculate", "hidden", "begin_repeat"].contains(item.word) || calculation != nil {
                 text = item.name
             } else if let other = labels.values.first {
                 problem(.leftOut, "survey", row.number, column("label"), "the question has no label in the base language; another language's is used")
                 text = other
+            } else if media {
+                // A picture or sound in place of a label (said unsupported below); its name is shown.
+                text = item.name
             } else {
-                problem(.error, "survey", row.number, column("label"), "the question has no label", "write what the field worker asks in the label column")
+                problem(.error, "survey", row.number, column("label"), "the question has no label", "write what the field worker asks in the label column (pyxform refuses it too)")
                 text = item.name
             }
             labels[base] = text
@@ -259,7 +321,9 @@ extension FormReader {
                 problem(.unsupported, "survey", row.number, column("label"), "a label that shows answers (${…}) is only possible in a note in Intake", "put the answer in a note after the question")
                 break
             }
-            labels[language] = label.replacingOccurrences(of: "${", with: "{")
+            var shown = label
+            for (old, new) in names.renamed where shown.contains("${\(old)}") { shown = shown.replacingOccurrences(of: "${\(old)}", with: "${\(new)}") }
+            labels[language] = shown.replacingOccurrences(of: "${", with: "{")
         }
 
         writer.questionCount += 1
@@ -279,27 +343,33 @@ extension FormReader {
             }
         }
         if !survey.value("required_message", in: row).isEmpty || !texts("required_message", survey, row).isEmpty {
-            problem(.unsupported, "survey", row.number, column("required_message"), "a message for a required question has no Intake equivalent", "the form says itself that an answer is needed; empty the column, or import with --partial")
+            problem(.leftOut, "survey", row.number, column("required_message"), "the message for a required question is not shown: Intake's form says itself, in the form's language, that an answer is needed")
         }
         for segment in item.intake where segment != intakeType && segment.lowercased() != "from list" {
             parts.add(segment, column("intake"))
         }
-        let hints = texts("hint", survey, row)
         if let hint = hints[base] ?? hints.values.first { parts.add("help: \(hint)", column("hint")) }
         let relevance = Self.both(inherited, ownRelevance ? expression("relevant", row, role: "relevant") : nil)
         if let relevance { parts.add("show if: \(relevance)", column("relevant")) }
         if item.word == "note" { calculation = nil }
         if let calculation { parts.add("calculate: \(calculation)", column("calculation")) }
-        if let constraint = expression("constraint", row, role: "constraint") { parts.add("constraint: \(constraint)", column("constraint")) }
-        let messages = texts("constraint_message", survey, row)
+        let constraint = expression("constraint", row, role: "constraint")
+        if let constraint { parts.add("constraint: \(constraint)", column("constraint")) }
+        var messages = texts("constraint_message", survey, row)
+        if constraint == nil, !messages.isEmpty, survey.value("constraint", in: row).isEmpty {
+            problem(.leftOut, "survey", row.number, column("constraint_message"), "the constraint message is not used: the row has no constraint")
+            messages = [:]
+        }
         if let message = messages[base] ?? messages.values.first { parts.add("message: \(message)", column("constraint_message")) }
-        if let value = defaultValue(item, type: type) { parts.add("default: \(value)", column("default")) }
+        if calculation != nil, item.word != "hidden", !survey.value("default", in: row).isEmpty {
+            problem(.leftOut, "survey", row.number, column("default"), "the default is not used: the question's value is calculated")
+        } else if item.word != "hidden", let value = defaultValue(item, type: type) { parts.add("default: \(value)", column("default")) }
         let filter = survey.value("choice_filter", in: row)
         if !filter.isEmpty {
             if let (filterColumn, question) = Self.choiceFilter(filter), let list = choices?.list, usedLists[list]?.filterColumn == filterColumn,
                 choiceColumns.columns.contains(where: { $0.header == filterColumn })
             {
-                parts.add("filter: \(question)", column("choice_filter"))
+                parts.add("filter: \(names.renamed[question] ?? question)", column("choice_filter"))
             } else {
                 problem(
                     .unsupported, "survey", row.number, column("choice_filter"), "the choice filter '\(filter)' has no Intake equivalent",
@@ -311,7 +381,11 @@ extension FormReader {
         }
         for (field, what) in [("image", "a picture"), ("audio", "a sound"), ("video", "a video"), ("big-image", "a picture")] {
             for media in survey.all(field) where !row[media.index].trimmingCharacters(in: .whitespaces).isEmpty {
-                problem(.unsupported, "survey", row.number, media.shown, "a label with \(what) has no Intake equivalent", "describe it in the label, or import with --partial to leave it out")
+                if unlabelled {
+                    problem(.unsupported, "survey", row.number, media.shown, "a question asked by \(what) alone, without a text, has no Intake equivalent", "write the question's text in the label, or import with --partial to leave it out")
+                } else {
+                    problem(.leftOut, "survey", row.number, media.shown, "\(what) beside the label is not shown: Intake's terminal form asks by the text")
+                }
             }
         }
         if !survey.value("trigger", in: row).isEmpty || !survey.value("save_to", in: row).isEmpty {
@@ -349,6 +423,33 @@ extension FormReader {
                 for segment in Self.segments(row[intake.index].trimmingCharacters(in: .whitespaces)) { translated.add(segment, intake.shown) }
             }
             writer.translations[language]!.lines.append(translated.line(sheet: "survey", row: row.number))
+        }
+        if item.orOther { emitOther(item, relevance: relevance, into: &writer) }
+    }
+
+    /// `or_other`, as pyxform writes it: after the choice, a text question `name_other` asked when
+    /// 'other' is chosen (the list got its 'other' choice when names were read).
+    mutating func emitOther(_ item: SurveyItem, relevance: Expression?, into writer: inout SectionWriter) {
+        let name = "\(item.name)_other"
+        guard !kinds.keys.contains(name) else {
+            problem(.unsupported, "survey", item.row.number, survey.first("type")?.shown, "'or_other' asks '\(name)', a name the form already uses", "rename that question, or write the 'other' choice and its text question yourself")
+            return
+        }
+        kinds[name] = "text"
+        let chosen = Expression.call("selected", [.name(item.name, column: 1), .text("other")], column: 1)
+        let shown = Self.both(relevance, chosen)!
+        problem(.leftOut, "survey", item.row.number, survey.first("type")?.shown, "'or_other' is asked as pyxform asks it: an 'other' choice, then '\(name)' (\"Specify other.\") when it is chosen")
+        writer.questionCount += 1
+        var parts = Parts()
+        parts.add("Specify other.", nil)
+        parts.add("id: \(name)", nil)
+        parts.add("show if: \(shown)", nil)
+        writer.base.lines.append(parts.line(sheet: "survey", row: item.row.number))
+        for language in languages.dropFirst() {
+            var translated = Parts()
+            translated.add("Specify other.", nil)
+            translated.add("id: \(name)", nil)
+            writer.translations[language]!.lines.append(translated.line(sheet: "survey", row: item.row.number))
         }
     }
 
@@ -470,6 +571,12 @@ extension FormReader {
 
 /// List files are named after the list; a name that would read as a section or a translation is not one.
 enum ChoiceListName {
+    /// A code made of a name Intake cannot take: `24/7` → `24_7`, `geflüchtete` → `gefl_chtete`.
+    static func suggestion(_ name: String) -> String {
+        let clean = String(name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") ? Character($0) : "_" })
+        return clean.isEmpty ? "choice" : clean
+    }
+
     static func isValid(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.properties.isAlphabetic, first.isASCII else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }

@@ -25,6 +25,15 @@ struct FormReader {
     /// Labels (and choice labels) a translation lacks, counted to say so once.
     var missingTranslations: [String: Int] = [:]
     var missingChoiceTranslations = 0
+    /// The settings' `allow_choice_duplicates`: pyxform then takes a list's repeated choice names.
+    var allowChoiceDuplicates = false
+    /// The form's root element (`name` in the settings; pyxform's default `data`): no repeat may take it.
+    var rootName = "data"
+    /// Rows Intake does not ask (metadata, names it cannot take), by name: an expression that
+    /// reads one is unsupported, not a mistake.
+    var leftOutNames: [String: Int] = [:]
+    /// Lists whose choices Intake could not take, by the first such choice's row.
+    var droppedChoices: [String: Int] = [:]
 
     struct ChoiceRow {
         var row: Int
@@ -61,7 +70,14 @@ struct FormReader {
                 unsupported ? .unsupported : .leftOut, sheet.name, nil, nil,
                 unsupported ? "the '\(sheet.name)' sheet has no Intake equivalent" : "the sheet '\(sheet.name)' is not part of an XLSForm and is not read")
         }
-        let surveyRows = surveySheet.rows.drop { $0.isEmpty }
+        for sheet in workbook.sheets where !sheet.formulas.isEmpty {
+            let shown = sheet.formulas.prefix(5).joined(separator: ", ") + (sheet.formulas.count > 5 ? ", …" : "")
+            problem(
+                .leftOut, sheet.name, nil, nil,
+                "\(sheet.formulas.count) cell\(sheet.formulas.count == 1 ? " holds a formula" : "s hold formulas") (\(shown)); the value\(sheet.formulas.count == 1 ? "" : "s") Excel saved with \(sheet.formulas.count == 1 ? "it is" : "them are") read, as pyxform reads them",
+                "check those cells say what you mean; a formula Excel never calculated reads as empty")
+        }
+        let surveyRows = readable(surveySheet)
         survey = Columns(surveyRows.first, sheet: "survey")
         for column in ["type", "name"] where survey.first(column) == nil {
             problem(.error, "survey", surveyRows.first?.number, nil, "the survey sheet has no '\(column)' column", "the first row of the survey sheet names its columns: type, name, label, …")
@@ -69,7 +85,8 @@ struct FormReader {
         if survey.first("type") == nil || survey.first("name") == nil {
             return XLSFormImport(id: fallbackId, files: [:], problems: problems, leftOut: leftOut, questionnaire: nil)
         }
-        let choiceRows = workbook.sheet("choices")?.rows.drop { $0.isEmpty } ?? []
+        var choiceRows: [Sheet.Row] = []
+        if let sheet = workbook.sheet("choices") { choiceRows = readable(sheet) }
         choiceColumns = Columns(choiceRows.first, sheet: workbook.sheet("choices")?.name ?? "choices")
         let settings = readSettings()
         readLanguages(settings: settings)
@@ -81,16 +98,104 @@ struct FormReader {
         let id = settings.id
         writeManifest(id: id, settings: settings)
         writeLists()
-        let texts = files.mapValues(\.text)
-        var questionnaire: Questionnaire?
-        do {
-            let sections = texts.filter { $0.key == "manifest.txt" || $0.key.first?.isNumber == true }
-            let lists = texts.filter { sections[$0.key] == nil }
-            questionnaire = try QuestionnaireLoader.load(QuestionnaireFiles(directory: "import", texts: sections, lists: lists))
-        } catch {
-            for diagnostic in error.diagnostics { report(diagnostic) }
+        let questionnaire = load()
+        return XLSFormImport(id: id, files: files.mapValues(\.text), problems: problems, leftOut: leftOut, questionnaire: questionnaire)
+    }
+
+    /// Loads the files with Intake's own loader. What it refuses in a form pyxform took is what
+    /// Intake's form language cannot hold (a question shown before the one it reads, a third
+    /// level of repeats, a comparison with a choice the list lacks): each is reported, as
+    /// unsupported, at the cell its line came from, and the line is left out for a partial
+    /// import, until the rest loads.
+    mutating func load() -> Questionnaire? {
+        guard files.keys.contains(where: { $0.first?.isNumber == true }) else { return nil }  // said already
+        var reported: Set<String> = []
+        for _ in 0..<12 {
+            dropEmptySections()
+            guard files.keys.contains(where: { $0.first?.isNumber == true }) else { return nil }
+            let texts = files.mapValues(\.text)
+            do {
+                let sections = texts.filter { $0.key == "manifest.txt" || $0.key.first?.isNumber == true }
+                let lists = texts.filter { sections[$0.key] == nil }
+                return try QuestionnaireLoader.load(QuestionnaireFiles(directory: "import", texts: sections, lists: lists))
+            } catch {
+                var drops: [String: Set<Int>] = [:]
+                for diagnostic in error.diagnostics {
+                    let fileName = (diagnostic.path as NSString).lastPathComponent
+                    let key = "\(fileName):\(files[fileName].flatMap { file in diagnostic.line.flatMap { $0 >= 1 && $0 <= file.lines.count ? file.lines[$0 - 1].row : nil } } ?? 0):\(diagnostic.message)"
+                    if reported.insert(key).inserted { report(diagnostic) }
+                    if let number = diagnostic.line, let file = files[fileName], number >= 1, number <= file.lines.count, !file.lines[number - 1].text.hasPrefix("@title") {
+                        drops[fileName, default: []].insert(number - 1)
+                    }
+                }
+                guard !drops.isEmpty else { return nil }
+                for (fileName, indexes) in drops {
+                    drop(indexes, of: fileName)
+                }
+            }
         }
-        return XLSFormImport(id: id, files: texts, problems: problems, leftOut: leftOut, questionnaire: questionnaire)
+        return nil
+    }
+
+    /// Leaves out the sections that lines left out have emptied, numbering the rest again.
+    private mutating func dropEmptySections() {
+        let sections = files.keys.filter { $0.first?.isNumber == true && $0.split(separator: ".").count == 2 }
+        let empty = sections.filter { name in files[name]!.lines.allSatisfy { $0.text.hasPrefix("@title") } }
+        guard !empty.isEmpty else { return }
+        for name in empty {
+            let stem = (name as NSString).deletingPathExtension
+            for key in files.keys where key == name || key.hasPrefix(stem + ".") { files[key] = nil }
+        }
+        let kept = sections.filter { !empty.contains($0) }.sorted { Int($0.prefix { $0.isNumber })! < Int($1.prefix { $0.isNumber })! }
+        for (number, name) in zip(1..., kept) {
+            let old = Int(name.prefix { $0.isNumber })!
+            guard old != number else { continue }
+            let rest = name.drop { $0.isNumber }
+            for key in files.keys where key.hasPrefix("\(old)\(rest.dropLast(4)).") {
+                files["\(number)" + key.drop { $0.isNumber }] = files.removeValue(forKey: key)
+            }
+        }
+    }
+
+    /// Leaves lines out of a file, and the same rows' lines out of its translations.
+    private mutating func drop(_ indexes: Set<Int>, of fileName: String) {
+        guard var file = files[fileName] else { return }
+        let rows = indexes.map { file.lines[$0] }
+        for index in indexes.sorted(by: >) { file.lines.remove(at: index) }
+        files[fileName] = file
+        let stem = (fileName as NSString).deletingPathExtension
+        for (name, var translation) in files where name != fileName && name.hasPrefix(stem + ".") && name.hasSuffix(".txt") && name.split(separator: ".").count == 3 {
+            for line in rows {
+                // The same question's line: same row, the same kind of line (a question, `@end`).
+                let directive = line.text.hasPrefix("@") ? String(line.text.prefix { $0 != " " }) : nil
+                let same = { (other: OutFile.Line) -> Bool in
+                    guard other.row == line.row else { return false }
+                    if let directive { return other.text.hasPrefix(directive) }
+                    return !other.text.hasPrefix("@")
+                }
+                if let index = translation.lines.firstIndex(where: same) {
+                    translation.lines.remove(at: index)
+                }
+            }
+            files[name] = translation
+        }
+    }
+
+    /// A sheet's rows from its first that holds something, as pyxform reads them: after more
+    /// than 60 empty rows in a row it reads no further, and neither does Intake (saying so).
+    mutating func readable(_ sheet: Sheet) -> [Sheet.Row] {
+        let rows = sheet.rows.drop { $0.isEmpty }
+        var result: [Sheet.Row] = []
+        var last: Int?
+        for row in rows where !row.isEmpty {
+            if let last, row.number - last - 1 > 60 {
+                problem(.leftOut, sheet.name, row.number, nil, "the rows from here on follow more than 60 empty rows and are not read, as pyxform does not read them", "delete the empty rows if these belong to the form")
+                break
+            }
+            result.append(row)
+            last = row.number
+        }
+        return result
     }
 
     // MARK: Settings
@@ -106,7 +211,7 @@ struct FormReader {
     mutating func readSettings() -> Settings {
         var settings = Settings(id: fallbackId)
         guard let sheet = workbook.sheet("settings") else { return settings }
-        let rows = sheet.rows.drop { $0.isEmpty }
+        let rows = readable(sheet)
         let columns = Columns(rows.first, sheet: sheet.name)
         guard let values = rows.dropFirst().first else { return settings }
         for column in columns.columns {
@@ -117,7 +222,11 @@ struct FormReader {
                 if value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }) {
                     settings.id = value
                 } else {
-                    problem(.error, sheet.name, values.number, column.shown, "the form_id '\(value)' is not an Intake id", "an id is letters, digits, '-' and '_': rename it, e.g. '\(value.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined())'")
+                    // pyxform takes dots and more; Intake's id is a folder's and a URL's name.
+                    var clean = String(value.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") ? Character($0) : "_" })
+                    if clean.allSatisfy({ $0 == "_" }) { clean = fallbackId }
+                    problem(.leftOut, sheet.name, values.number, column.shown, "the form_id '\(value)' is not an Intake id (letters, digits, '-' and '_'); the questionnaire's id is '\(clean)'", "rename it in the settings if you want another")
+                    settings.id = clean
                 }
             case "form_title" where column.language == nil: settings.title = value
             case "version": settings.version = value
@@ -125,6 +234,11 @@ struct FormReader {
             case "intake": settings.intake = value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             case "public_key":
                 problem(.leftOut, sheet.name, values.number, column.shown, "records are not encrypted with the form's public key", "Intake seals records on the device and stores them on your own server; ODK's per-form key has no equivalent")
+            case "name":
+                rootName = value
+                problem(.leftOut, sheet.name, values.number, column.shown, "the setting 'name' has no effect in Intake")
+            case "allow_choice_duplicates" where ["yes", "true", "true()", "1"].contains(value.lowercased()):
+                allowChoiceDuplicates = true
             case "name", "style", "instance_name", "submission_url", "allow_choice_duplicates", "clean_text_values", "namespaces", "auto_send", "auto_delete", "form_title":
                 problem(.leftOut, sheet.name, values.number, column.shown, "the setting '\(column.header)' has no effect in Intake")
             default:
@@ -151,7 +265,7 @@ struct FormReader {
         if let named = settings.defaultLanguage {
             defaultCode = Languages.code(of: named)
             if defaultCode == nil {
-                problem(.error, "settings", 2, "default_language", "the default language '\(named)' has no language code", "write it as 'English (en)'")
+                problem(.unsupported, "settings", 2, "default_language", "the default language '\(named)' has no language code Intake can use", "write it with its code, as 'English (en)'")
             }
         }
         for key in keys {
@@ -160,7 +274,7 @@ struct FormReader {
                 continue
             }
             guard let code = Languages.code(of: key) else {
-                problem(.error, "survey", 1, nil, "the language '\(key)' has no code Intake can use", "name it with its code in brackets, as ODK does: 'label::\(key) (xx)', e.g. 'label::Arabic (ar)'")
+                problem(.unsupported, "survey", 1, nil, "the language '\(key)' has no code Intake can use; its columns are not read", "name it with its code in brackets, as ODK does: 'label::\(key) (xx)', e.g. 'label::Arabic (ar)'")
                 continue
             }
             codes[key] = code
@@ -169,12 +283,14 @@ struct FormReader {
         for key in keys {
             if let code = codes[key], !ordered.contains(code) { ordered.append(code) }
         }
-        let distinctKeys = Set(keys.compactMap { codes[$0] })
-        if keys.count > distinctKeys.count, keys.contains(where: { $0 == nil }), distinctKeys.count > 0 {
-            // `label` and `label::English (en)` both say English.
+        if keys.contains(where: { $0 == nil }) {
+            // `label` beside `label::English (en)`: pyxform reads the first as a language of its
+            // own ("default"); Intake reads both as English, the named column's text first.
             let clash = keys.filter { $0 != nil && codes[$0] == codes[nil] }.compactMap { $0 }
-            if !clash.isEmpty {
-                problem(.error, "survey", 1, nil, "the columns without a language and those for '\(clash[0])' are both \(codes[nil]!)", "give every label column its language, 'label::English (en)', or set default_language to another language")
+            if let named = clash.first {
+                problem(
+                    .leftOut, "survey", 1, nil, "the columns without a language and those for '\(named)' are both read as \(codes[nil]!); where both hold a text, '\(named)' is used",
+                    "give every label column its language, or set default_language, if the columns without one are another language")
             }
         }
         let baseCode = defaultCode.flatMap { code in ordered.contains(code) ? code : nil } ?? (keys.contains(where: { $0 == nil }) ? codes[nil] : nil) ?? ordered.first ?? "en"
@@ -187,8 +303,10 @@ struct FormReader {
         for column in columns.all(field) {
             let value = row[column.index].trimmingCharacters(in: .whitespaces)
             guard !value.isEmpty, let code = codes[column.language] else { continue }
+            // A column named for the language wins over one without (`label` beside `label::English (en)`).
+            if column.language == nil, result[code] != nil { continue }
             if value.contains(where: \.isNewline) {
-                problem(.unsupported, columns.sheet, row.number, column.shown, "the text spans several lines; Intake's texts are one line each", "join the lines (a sentence or two fits on one)")
+                problem(.leftOut, columns.sheet, row.number, column.shown, "the text spans several lines; Intake's texts are one line each, so its lines are joined")
                 result[code] = value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
                 continue
             }
@@ -203,23 +321,43 @@ struct FormReader {
         guard !rows.isEmpty else { return }
         let sheet = choiceColumns.sheet
         guard let listColumn = choiceColumns.first("list_name"), let nameColumn = choiceColumns.first("name") else {
-            problem(.error, sheet, 1, nil, "the choices sheet needs 'list_name' and 'name' columns", "its first row names its columns: list_name, name, label")
+            // pyxform reads such a sheet as holding no list; a select that names one is refused below.
+            problem(.leftOut, sheet, 1, nil, "the choices sheet has no 'list_name' and 'name' columns, so it holds no list", "its first row names its columns: list_name, name, label")
             return
         }
         let known: Set<String> = ["list_name", "name", "label", "intake"]
         for column in choiceColumns.columns where !known.contains(column.field) && ["image", "audio", "video", "big-image", "media"].contains(column.field) {
-            problem(.unsupported, sheet, 1, column.shown, "choices with pictures or sounds have no Intake equivalent", "Intake shows choices as text; delete the column, or import with --partial to leave it out")
+            problem(.leftOut, sheet, 1, column.shown, "the choices' pictures or sounds are not shown: Intake shows choices by their labels (a choice without one, by its name)")
         }
         var seen: [String: Set<String>] = [:]
         for row in rows where !row.isEmpty {
             let list = row[listColumn.index].trimmingCharacters(in: .whitespaces)
             let code = row[nameColumn.index].trimmingCharacters(in: .whitespaces)
-            guard !list.isEmpty, !code.isEmpty else {
-                problem(.error, sheet, row.number, (list.isEmpty ? listColumn : nameColumn).shown, "the choice has no \(list.isEmpty ? "list_name" : "name")", "every choice names its list and its code")
+            guard !list.isEmpty else {
+                // pyxform passes over a row without a list: no question can use it.
+                problem(.leftOut, sheet, row.number, listColumn.shown, "the row has no list_name, so no question can use it; it is not read")
+                continue
+            }
+            guard !code.isEmpty else {
+                problem(.error, sheet, row.number, nameColumn.shown, "the choice has no name", "every choice of a list has a name, its code (pyxform refuses the form too)")
                 continue
             }
             guard seen[list, default: []].insert(code).inserted else {
-                problem(.error, sheet, row.number, nameColumn.shown, "the list '\(list)' has the choice '\(code)' twice", "give each choice of a list its own name")
+                if allowChoiceDuplicates {
+                    problem(
+                        .unsupported, sheet, row.number, nameColumn.shown, "the list '\(list)' has the choice '\(code)' twice (allow_choice_duplicates); an Intake answer names one choice",
+                        "give the choice its own name, or import with --partial to keep only the first '\(code)'")
+                } else {
+                    problem(.error, sheet, row.number, nameColumn.shown, "the list '\(list)' has the choice '\(code)' twice", "give each choice of a list its own name (pyxform refuses the form too, unless its settings allow_choice_duplicates)")
+                }
+                continue
+            }
+            guard Questionnaire.isChoiceCode(code) else {
+                let suggestion = ChoiceListName.suggestion(code)
+                problem(
+                    .unsupported, sheet, row.number, nameColumn.shown, "the choice name '\(code)' is not an Intake code (letters, digits, '_', '-' and '.')",
+                    "rename it, e.g. '\(suggestion)', and every expression that compares with it; or import with --partial to leave the choice out")
+                if droppedChoices[list] == nil { droppedChoices[list] = row.number }
                 continue
             }
             var extra: [String: String] = [:]
@@ -265,6 +403,8 @@ extension FormReader {
         if let at = diagnostic.column {
             column = line.spans.last { $0.start <= at }?.column
         }
-        problem(.error, line.sheet, line.row, column, diagnostic.message, diagnostic.hint)
+        // A line Intake wrote from the form that its loader refuses: the form says what Intake's
+        // language cannot (pyxform took it), so it is unsupported, and left out of a partial import.
+        problem(line.text.hasPrefix("@title") ? .error : .unsupported, line.sheet, line.row, column, diagnostic.message, diagnostic.hint)
     }
 }

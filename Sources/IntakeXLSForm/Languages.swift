@@ -26,8 +26,20 @@ enum Languages {
         }
         if isCode(text) { return text }
         let lowered = text.lowercased()
-        return names.first { $0.value.lowercased() == lowered }?.key
+        if text.count <= 3, isCode(lowered) { return lowered }  // `EN`
+        return names.first { $0.value.lowercased() == lowered }?.key ?? autonyms[lowered]
     }
+
+    /// Languages as their speakers name them, as forms often head their columns.
+    static let autonyms: [String: String] = [
+        "english": "en", "deutsch": "de", "français": "fr", "francais": "fr", "español": "es", "espanol": "es", "castellano": "es",
+        "português": "pt", "portugues": "pt", "kiswahili": "sw", "العربية": "ar", "عربي": "ar", "русский": "ru", "türkçe": "tr",
+        "turkce": "tr", "tetun": "tet", "tetum": "tet", "bahasa indonesia": "id", "bahasa melayu": "ms", "italiano": "it",
+        "nederlands": "nl", "polski": "pl", "українська": "uk", "فارسی": "fa", "دری": "prs", "پښتو": "ps", "اردو": "ur",
+        "kurdî": "ku", "soomaali": "so", "af soomaali": "so", "አማርኛ": "am", "ትግርኛ": "ti", "hausa": "ha", "kinyarwanda": "rw",
+        "chichewa": "ny", "nepali": "ne", "नेपाली": "ne", "हिन्दी": "hi", "বাংলা": "bn", "ไทย": "th", "tiếng việt": "vi",
+        "中文": "zh", "burmese": "my", "creole": "ht", "kreyòl": "ht", "luganda": "lg", "acholi": "ach",
+    ]
 
     /// `Arabic (ar)`: how a header names a language.
     static func header(for code: String) -> String {

@@ -119,7 +119,10 @@ enum TextSheets {
         for cells in table {
             guard let first = cells.first else { continue }
             if !first.isEmpty {
-                sheets.append(Sheet(name: first, rows: []))
+                // The rest of the sheet's row, when written there, is its first row (pyxform reads
+                // `| choices | list name | name | label |` so).
+                let rest = Array(cells.dropFirst())
+                sheets.append(Sheet(name: first, rows: rest.contains { !$0.isEmpty } ? [Sheet.Row(number: 1, cells: rest)] : []))
                 continue
             }
             guard !sheets.isEmpty else {

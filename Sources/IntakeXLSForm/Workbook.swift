@@ -38,10 +38,13 @@ public struct Sheet: Sendable, Equatable {
 
     public var name: String
     public var rows: [Row]
+    /// Cells (`B7`) that held a formula; each was read as the value saved with it.
+    public var formulas: [String]
 
-    public init(name: String, rows: [Row]) {
+    public init(name: String, rows: [Row], formulas: [String] = []) {
         self.name = name
         self.rows = rows
+        self.formulas = formulas
     }
 
     /// Builds a sheet from rows of cells numbered from 1.

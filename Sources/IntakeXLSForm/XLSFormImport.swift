@@ -21,16 +21,20 @@ public struct XLSFormImport: Sendable {
     public var hasErrors: Bool { problems.contains { $0.kind == .error } || questionnaire == nil }
 }
 
-/// Reads XLSForms (.xlsx, and the .csv and .md forms pyxform reads) into Intake questionnaires.
+/// Reads XLSForms (.xlsx, old .xls, and the .csv and .md forms pyxform reads) into Intake questionnaires.
 public enum XLSFormImporter {
-    /// Reads the file's sheets by its extension: `.xlsx`, `.csv` or `.md`.
+    /// Reads the file's sheets by its extension: `.xlsx`, `.xls`, `.csv` or `.md`.
     public static func workbook(data: Data, fileName: String) throws(WorkbookError) -> Workbook {
         switch (fileName as NSString).pathExtension.lowercased() {
-        case "xlsx", "xlsm": return try XLSXReader.read(data)
+        case "xlsx", "xlsm", "xls":
+            // By the bytes, not the name: a workbook saved as .xlsx is sometimes named .xls.
+            if data.starts(with: [0xD0, 0xCF, 0x11, 0xE0]) { return try XLSReader.read(data) }
+            if (fileName as NSString).pathExtension.lowercased() == "xls", !data.starts(with: [0x50, 0x4B]) {
+                throw WorkbookError("the file is not an .xls workbook (it is not an OLE compound file)", hint: "save the form from Excel or LibreOffice as .xlsx")
+            }
+            return try XLSXReader.read(data)
         case "csv": return try TextSheets.csv(data)
         case "md": return try TextSheets.markdown(data)
-        case "xls":
-            throw WorkbookError("an .xls file is the old Excel format, which Intake does not read", hint: "open it in Excel or LibreOffice and save it as .xlsx")
         default:
             throw WorkbookError("'\(fileName)' is not an XLSForm file Intake reads", hint: "give an .xlsx file (or pyxform's .csv or .md text forms)")
         }

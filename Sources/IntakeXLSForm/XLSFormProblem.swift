@@ -68,16 +68,24 @@ struct Columns {
         "jr:constraintmsg": "constraint_message", "required message": "required_message", "jr:requiredmsg": "required_message",
         "choice filter": "choice_filter", "count": "repeat_count", "jr:count": "repeat_count", "repeat count": "repeat_count",
         "list name": "list_name", "value": "name", "caption": "label", "id_string": "form_id", "readonly": "read_only",
-        "form title": "form_title", "form id": "form_id", "default language": "default_language",
+        "form title": "form_title", "form id": "form_id", "default language": "default_language", "command": "type", "tag": "name",
+        "constraining_message": "constraint_message", "requiredmsg": "required_message", "set_form_title": "form_title", "set_form_id": "form_id",
     ]
 
     init(_ header: Sheet.Row?, sheet: String) {
         self.sheet = sheet
         guard let header else { return }
         let doubleColon = header.cells.contains { $0.contains("::") }
+        var emptyRun = 0
         for (index, raw) in header.cells.enumerated() {
-            let text = raw.trimmingCharacters(in: .whitespaces)
-            guard !text.isEmpty else { continue }
+            let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else {
+                // As pyxform: after more than 20 empty header cells, the sheet's columns end.
+                emptyRun += 1
+                if emptyRun > 20 { break }
+                continue
+            }
+            emptyRun = 0
             var field = text
             var language: String?
             let separator = doubleColon ? "::" : ":"

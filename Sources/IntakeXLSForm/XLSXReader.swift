@@ -5,8 +5,8 @@ import FoundationXML
 import ZIPFoundation
 
 /// Reads the cells of an .xlsx file (Office Open XML): the workbook's sheet list, its shared
-/// strings and each sheet's cells, as text. Only what an XLSForm needs; formulas are refused,
-/// since an XLSForm is values.
+/// strings and each sheet's cells, as text. Only what an XLSForm needs; a formula's cell is read
+/// as the value Excel saved with it, as pyxform reads it.
 enum XLSXReader {
     static func read(_ data: Data) throws(WorkbookError) -> Workbook {
         guard data.count <= WorkbookLimits.fileBytes else {
@@ -51,7 +51,7 @@ enum XLSXReader {
             guard let bytes = try part(path, in: archive, required: false) else {
                 throw WorkbookError("the workbook's sheet '\(name)' is missing from the file", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
             }
-            result.append(Sheet(name: name, rows: try SheetParser.parse(bytes, sheet: name, shared: shared)))
+            result.append(try SheetParser.parse(bytes, sheet: name, shared: shared))
         }
         return Workbook(sheets: result)
     }
@@ -218,16 +218,19 @@ private final class SheetParser: PartParser {
     private var inValue = false
     private var inText = false
     private var inPhonetic = false
+    private var isFormula = false
+    /// The cells that hold a formula, whose saved values were read.
+    var formulas: [String] = []
 
     init(sheet: String, shared: [String]) {
         self.sheet = sheet
         self.shared = shared
     }
 
-    static func parse(_ data: Data, sheet: String, shared: [String]) throws(WorkbookError) -> [Sheet.Row] {
+    static func parse(_ data: Data, sheet: String, shared: [String]) throws(WorkbookError) -> Sheet {
         let delegate = SheetParser(sheet: sheet, shared: shared)
         try parsePart(data, with: delegate, part: "the sheet '\(sheet)'")
-        return delegate.rows
+        return Sheet(name: sheet, rows: delegate.rows, formulas: delegate.formulas)
     }
 
     private func fail(_ message: String, hint: String, _ parser: XMLParser) {
@@ -240,11 +243,8 @@ private final class SheetParser: PartParser {
         switch local(name) {
         case "row":
             let number = attributes["r"].flatMap(Int.init) ?? rowNumber + 1
-            guard number > rowNumber, number <= WorkbookLimits.rowsPerSheet else {
-                fail(
-                    number > WorkbookLimits.rowsPerSheet
-                        ? "the sheet '\(sheet)' has more than \(WorkbookLimits.rowsPerSheet) rows" : "the sheet '\(sheet)' lists row \(number) twice or out of order",
-                    hint: "an XLSForm is a few hundred rows; open the file in Excel or LibreOffice and save it again", parser)
+            guard number > rowNumber else {
+                fail("the sheet '\(sheet)' lists row \(number) twice or out of order", hint: "open the file in Excel or LibreOffice and save it again", parser)
                 return
             }
             rowNumber = number
@@ -255,14 +255,10 @@ private final class SheetParser: PartParser {
             cellType = attributes["t"] ?? "n"
             value = nil
             valueLength = 0
-            guard cellColumn < WorkbookLimits.columnsPerSheet else {
-                fail("the sheet '\(sheet)' has a cell in column \(ColumnName.letters(cellColumn)), beyond the \(WorkbookLimits.columnsPerSheet) columns an XLSForm may use", hint: "delete the columns on the right that hold nothing of the form", parser)
-                return
-            }
+            isFormula = false
         case "f":
-            fail(
-                "the sheet '\(sheet)' holds a formula in cell \(cellReference.isEmpty ? "row \(rowNumber)" : cellReference)",
-                hint: "an XLSForm holds values: copy the sheet and paste it back as values only", parser)
+            // The value Excel saved beside the formula is read, as pyxform does; the import says so.
+            isFormula = true
         case "v": inValue = true; if value == nil { value = "" }
         case "t": inText = !inPhonetic; if value == nil { value = "" }
         case "rPh": inPhonetic = true
@@ -298,10 +294,27 @@ private final class SheetParser: PartParser {
             case "n": text = Self.number(text)
             default: break
             }
+            // Styled but empty cells far to the right are common (a whole row formatted); only a
+            // cell holding something beyond the columns an XLSForm may use is refused.
+            guard cellColumn < WorkbookLimits.columnsPerSheet else {
+                if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    fail("the sheet '\(sheet)' has a cell in column \(ColumnName.letters(cellColumn)), beyond the \(WorkbookLimits.columnsPerSheet) columns an XLSForm may use", hint: "delete the columns on the right that hold nothing of the form", parser)
+                }
+                return
+            }
+            if isFormula { formulas.append(cellReference.isEmpty ? "\(ColumnName.letters(cellColumn))\(rowNumber)" : cellReference) }
             if cells.count <= cellColumn { cells.append(contentsOf: repeatElement("", count: cellColumn - cells.count + 1)) }
             cells[cellColumn] = text
         case "row":
             guard failure == nil else { return }
+            // Spreadsheets write empty, styled rows far below the form (LibreOffice writes row
+            // 1,048,576); only a row holding something beyond the limit is refused.
+            guard rowNumber <= WorkbookLimits.rowsPerSheet else {
+                if cells.contains(where: { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) {
+                    fail("the sheet '\(sheet)' has more than \(WorkbookLimits.rowsPerSheet) rows", hint: "an XLSForm is a few hundred rows; check that this is the right file", parser)
+                }
+                return
+            }
             totalCells += cells.count
             guard totalCells <= WorkbookLimits.cells else {
                 fail("the sheet '\(sheet)' has more than \(WorkbookLimits.cells) cells", hint: "an XLSForm is a few hundred rows; delete the rows and columns that hold nothing of the form", parser)

@@ -32,6 +32,8 @@ enum XPath {
         var multiple: Set<String> = []
         /// Every question and patient field a `${…}` may name.
         var known: Set<String> = []
+        /// Names Intake gave questions whose XLSForm names it cannot take: `${a-b}` reads `a_b`.
+        var renamed: [String: String] = [:]
     }
 
     // MARK: Reading
@@ -259,7 +261,8 @@ enum XPath {
             case .number(let value): return .number(value)
             case .text(let value): return .text(value)
             case .dot: return .name(".", column: 1)
-            case .reference(let name):
+            case .reference(let written):
+                let name = names.renamed[written] ?? written
                 guard names.known.contains(name) else {
                     throw Failure(message: "${\(name)} names no question of the form", hint: "check the spelling against the survey sheet's 'name' column")
                 }

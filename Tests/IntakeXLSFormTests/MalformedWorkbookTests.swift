@@ -40,16 +40,27 @@ import ZIPFoundation
     @Test func whatIsNotAWorkbookIsSaidSo() throws {
         #expect(refusal(Data("type,name\n".utf8))?.contains("not a zip archive") == true)
         #expect(refusal(Data([0x50, 0x4B, 3, 4, 0, 0, 0]))?.contains("damaged") == true)
-        #expect(refusal(Data(), "form.xls")?.contains("old Excel format") == true)
+        #expect(refusal(Data(), "form.xls")?.contains("not an OLE compound file") == true)
+        #expect(refusal(Data([0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1] + [UInt8](repeating: 0, count: 504)), "form.xls")?.contains("damaged") == true)
         #expect(refusal(Data(), "form.ods")?.contains("not an XLSForm file") == true)
         #expect(refusal(try xlsx(["hello.txt": "hi"]))?.contains("no xl/workbook.xml") == true)
         #expect(refusal(Data([0xFF, 0xFE, 0]), "form.csv")?.contains("not UTF-8") == true)
         #expect(refusal(Data("a,\"open\n".utf8), "form.csv")?.contains("never closed") == true)
     }
 
-    @Test func formulasHugeCellsDTDsAndBrokenXMLAreRefused() throws {
-        let formula = #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>type</t></is></c></row><row r="2"><c r="A2"><f>1+1</f><v>2</v></c></row></sheetData></worksheet>"#
-        #expect(refusal(try xlsx(parts(sheet: formula)))?.contains("formula in cell A2") == true)
+    @Test func aFormulaIsReadAsItsSavedValueAndSaidSo() throws {
+        // As pyxform reads it: the value Excel saved (a number, or a string result t="str").
+        let sheet = #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>type</t></is></c><c r="B1" t="inlineStr"><is><t>name</t></is></c><c r="C1" t="inlineStr"><is><t>label</t></is></c></row>"#
+            + #"<row r="2"><c r="A2" t="str"><f>LOWER("TEXT")</f><v>text</v></c><c r="B2" t="inlineStr"><is><t>q</t></is></c><c r="C2"><f>1+1</f><v>2</v></c><c r="XFD2" s="3"/></row></sheetData></worksheet>"#
+        let workbook = try XLSFormImporter.workbook(data: try xlsx(parts(sheet: sheet)), fileName: "form.xlsx")
+        #expect(workbook.sheets[0].formulas == ["A2", "C2"])
+        #expect(workbook.sheets[0].rows[1].cells == ["text", "q", "2"], "a styled empty cell beyond column 500 is no cell of the form")
+        let result = XLSFormImporter.importForm(workbook, fallbackId: "f")
+        #expect(result.isComplete, "\(result.problems)")
+        #expect(result.leftOut.contains { $0.sheet == "survey" && $0.message.contains("2 cells hold formulas (A2, C2)") })
+    }
+
+    @Test func hugeCellsDTDsAndBrokenXMLAreRefused() throws {
         let huge = #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>"# + String(repeating: "x", count: 40_000) + "</t></is></c></row></sheetData></worksheet>"
         #expect(refusal(try xlsx(parts(sheet: huge)))?.contains("longer than 32767") == true)
         let bomb = #"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">]><worksheet><sheetData/></worksheet>"#

@@ -21,6 +21,7 @@ enum ChoiceListParser {
         return code.isEmpty ? nil : (code, item, nil)
     }
 
+    /// A choice's code: ASCII letters, digits, '_', '-' and '.' (the rule ``Questionnaire/isChoiceCode(_:)`` gives others).
     static func isCode(_ s: String) -> Bool {
         !s.isEmpty
             && s.unicodeScalars.allSatisfy {
@@ -66,5 +67,12 @@ enum ChoiceListParser {
             result.append(choice)
         }
         return result
+    }
+}
+
+extension Questionnaire {
+    /// Whether `text` can be a choice's code: ASCII letters, digits, '_', '-' and '.'.
+    public static func isChoiceCode(_ text: String) -> Bool {
+        ChoiceListParser.isCode(text)
     }
 }
