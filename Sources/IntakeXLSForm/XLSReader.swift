@@ -111,6 +111,8 @@ private struct CompoundFile {
 
     /// A stream's bytes, from regular sectors.
     func read(start: Int, size: Int) throws(WorkbookError) -> [UInt8] {
+        // No stream is larger than the file that holds it.
+        guard size >= 0, size <= bytes.count else { throw XLSReader.damaged("a stream larger than the file") }
         var result: [UInt8] = []
         result.reserveCapacity(size)
         for sector in try chain(start, table: fat, limit: size / sectorSize + 2) {

@@ -91,9 +91,11 @@ import ZIPFoundation
         let xlsx = try XLSFormExporter.xlsx(try Fixtures.bundled())
         let markdown = try Data(contentsOf: Fixtures.forms.appendingPathComponent("household-visit.md"))
         let csv = try Data(contentsOf: Fixtures.forms.appendingPathComponent("clinic-intake.csv"))
+        // An old binary workbook: sector chains, record lengths and string runs mutated.
+        let xls = try Data(contentsOf: Fixtures.forms.appendingPathComponent("corpus/pyxform/forms/tests__example_xls__specify_other.xls"))
         var (read, refused) = (0, 0)
-        for index in 0..<(count * 3) {
-            let (original, name) = [(xlsx, "f.xlsx"), (markdown, "f.md"), (csv, "f.csv")][index % 3]
+        for index in 0..<(count * 4) {
+            let (original, name) = [(xlsx, "f.xlsx"), (markdown, "f.md"), (csv, "f.csv"), (xls, "f.xls")][index % 4]
             var bytes = [UInt8](original)
             for _ in 0..<Int.random(in: 1...8, using: &random) {
                 let at = Int.random(in: 0..<bytes.count, using: &random)

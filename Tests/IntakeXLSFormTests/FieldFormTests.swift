@@ -1,0 +1,118 @@
+import Foundation
+import IntakeCore
+import Testing
+
+@testable import IntakeXLSForm
+
+/// Forms as the field writes them, read as pyxform reads them: the spellings, the old binary
+/// workbook, and what Intake's own language cannot hold left out only by a partial import.
+@Suite struct FieldFormTests {
+    static let corpus = Fixtures.forms.appendingPathComponent("corpus/pyxform/forms")
+
+    func importing(_ text: String, id: String = "field") throws -> XLSFormImport {
+        XLSFormImporter.importForm(try XLSFormImporter.workbook(data: Data(text.utf8), fileName: "\(id).md"), fallbackId: id)
+    }
+
+    @Test func pyxformsOwnLoopFormReadsAlikeFromXLSXLSXCSVAndMarkdown() throws {
+        // pyxform's examples hold one form in four files; an .xls is read by its BIFF records.
+        for stem in ["tests__example_xls__loop", "tests__example_xls__specify_other"] {
+            var seen: [String: [String: String]] = [:]
+            for ext in ["xls", "xlsx", "csv", "md"] {
+                let url = Self.corpus.appendingPathComponent("\(stem).\(ext)")
+                guard FileManager.default.fileExists(atPath: url.path) else { continue }
+                let result = try Fixtures.importing(url.path)
+                #expect(result.questionnaire != nil, "\(stem).\(ext): \(result.problems)")
+                seen[ext] = result.files
+            }
+            #expect(seen.count >= 3 && seen["xls"] != nil, "\(stem): \(seen.keys.sorted())")
+            let first = try #require(seen["xls"])
+            for (ext, files) in seen { #expect(files == first, "\(stem).\(ext) reads otherwise than the .xls") }
+        }
+    }
+
+    @Test func aLoopIsAGroupPerChoiceAndOrOtherAsksWhatTheOtherIs() throws {
+        let loop = try Fixtures.importing(Self.corpus.appendingPathComponent("tests__example_xls__loop.xlsx").path)
+        let questionnaire = try #require(loop.questionnaire)
+        let ids = questionnaire.allQuestions.compactMap(\.id)
+        // pyxform's loop over toilet types asks `number` once per type.
+        #expect(ids.contains("number_pit_latrine_with_slab") && ids.contains("number_bucket_system"), "\(ids)")
+        #expect(loop.leftOut.contains { $0.message.contains("is asked once per choice") })
+        let other = try importing(
+            """
+            | survey |
+            | | type | name | label |
+            | | select_one fruit or_other | fruit | Fruit |
+            | | select one from fruit or specify other | again | Again |
+            | choices |
+            | | list_name | name | label |
+            | | fruit | apple | Apple |
+            """)
+        let q = try #require(other.questionnaire, "\(other.problems)")
+        #expect(try #require(q.allQuestions.first { $0.id == "fruit" }).type.choices?.choice(code: "other") != nil)
+        let specify = try #require(q.allQuestions.first { $0.id == "fruit_other" })
+        #expect(specify.text.base == "Specify other." && specify.showIf.map { "\($0)" }?.contains("fruit") == true)
+        #expect(q.allQuestions.contains { $0.id == "again_other" })
+    }
+
+    @Test func theFieldsSpellingsImportAndWhatIntakeCannotHoldIsLeftOutOnlyByAPartialImport() throws {
+        let form = """
+            | survey |
+            | | type | name | label | label::English (en) | hint | relevant | default |
+            | | start | start | | | | | |
+            | | select one from yn | consent | | Consent? | | | |
+            | | begin group | hh | Household | | | | |
+            | | integer | size | Size | | | | |
+            | | text | head-name | Head's name | | | | |
+            | | end group | | | | | | |
+            | | begin group | visit | Visit | | | | |
+            | | integer | size | Size again | | | ${head-name} != '' | |
+            | | note | | Thanks ${head-name} | | | | |
+            | | text | tip | | | only a hint | | |
+            | | hidden | hid | | | | | 5 |
+            | | text | early | Early | | | ${late} != '' | |
+            | | text | late | Late | | | | |
+            | | text | when | When | | | ${start} != '' | |
+            | | end group | | | | | | |
+            | choices |
+            | | list_name | name | label |
+            | | yn | yes | Yes |
+            | | yn | no | No |
+            """
+        let result = try importing(form)
+        // What pyxform takes and Intake's language cannot hold: unsupported, at its cell, never an error.
+        #expect(!result.problems.contains { $0.kind == .error }, "\(result.problems)")
+        #expect(result.problems.contains { $0.kind == .unsupported && $0.row == 13 && $0.column?.contains("relevant") == true && $0.message.contains("late") })
+        #expect(result.problems.contains { $0.kind == .unsupported && $0.row == 15 && $0.message.contains("${start}") })
+        #expect(result.leftOut.contains { $0.row == 6 && $0.message.contains("Intake names it 'head_name'") })
+        #expect(result.leftOut.contains { $0.row == 9 && $0.message.contains("'visit_size'") })
+        // A partial import leaves out the question the loader refuses and the condition it cannot read.
+        let q = try #require(result.questionnaire)
+        let ids = q.allQuestions.compactMap(\.id)
+        #expect(ids == ["consent", "size", "head_name", "visit_size", "note_row10", "tip", "hid", "late", "when"], "\(ids)")
+        #expect(q.allQuestions.first { $0.id == "when" }?.showIf == nil)
+        #expect(result.files.values.contains { $0.contains("Size again | id: visit_size | integer | show if: head_name is answered") })
+        #expect(q.allQuestions.first { $0.id == "tip" }?.text.base == "only a hint")
+        #expect(q.allQuestions.first { $0.id == "consent" }?.text.base == "Consent?")
+        #expect(q.allQuestions.first { $0.id == "note_row10" }?.text.base == "Thanks {head_name}")
+    }
+
+    @Test func typesArePyxformsSpellingsCaseIncluded() throws {
+        #expect(FormReader.readType("select all that apply from colors").word == "select_multiple")
+        #expect(FormReader.readType("select all that apply from colors").list == "colors")
+        #expect(FormReader.readType("select one from file towns.csv").word == "select_one_from_file")
+        #expect(FormReader.readType("gps").word == "geopoint" && FormReader.readType("imei").word == "deviceid")
+        #expect(FormReader.readType("begin looped group").word == "begin_repeat" && FormReader.readType("end_repeat").word == "end_repeat")
+        #expect(FormReader.readType("begin loop over animals") == ("begin_loop", "animals", false))
+        let wrongCase = try importing("| survey |\n| | type | name | label |\n| | Text | a | A |\n")
+        #expect(wrongCase.problems.contains { $0.kind == .error && $0.message == "'Text' is not a question type" && $0.hint?.contains("lower case") == true })
+    }
+
+    @Test func rowsAfterMoreThanSixtyEmptyRowsAreNotReadAsPyxformDoesNot() throws {
+        var cells = [["type", "name", "label"], ["text", "a", "A"]]
+        cells += Array(repeating: ["", "", ""], count: 61)
+        cells.append(["text", "", ""])  // pyxform never reads this row (it would be a mistake)
+        let result = XLSFormImporter.importForm(Workbook(sheets: [Sheet(name: "survey", cells: cells)]), fallbackId: "f")
+        #expect(result.isComplete, "\(result.problems)")
+        #expect(result.leftOut.contains { $0.row == 64 && $0.message.contains("more than 60 empty rows") })
+    }
+}
