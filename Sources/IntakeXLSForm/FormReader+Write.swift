@@ -201,6 +201,12 @@ extension FormReader {
         let columns = survey
         let column = { (field: String) in columns.first(field)?.shown }
         var labels = texts("label", survey, row)
+        if ["calculate", "hidden"].contains(item.word), !labels.isEmpty {
+            // No form shows a calculate row's label; Intake keeps the row a calculate row (its
+            // text is its name), so that it is exported back as one.
+            problem(.leftOut, "survey", row.number, column("label"), "the label of a calculate row is not kept: no form shows it, and Intake names the value by its name")
+            labels = [:]
+        }
         var type: String?
         var choices: (list: String, rows: [ChoiceRow], shared: Bool)?
         var calculation = expression("calculation", row, role: "calculation")
@@ -529,6 +535,7 @@ extension FormReader {
         for line in settings.intake where line.hasPrefix("title.") { lines.append(line) }
         lines.append("format: 1")
         lines.append("languages: \(languages.joined(separator: ", "))")
+        for code in languages { if let name = languageNames[code] { lines.append("language.\(code): \(name)") } }
         files["manifest.txt"] = OutFile(lines: lines.map { OutFile.Line(text: $0, sheet: "settings", row: 2, spans: [(1, nil)]) })
         for (language, count) in missingTranslations.sorted(by: { $0.key < $1.key }) {
             problem(.leftOut, "survey", nil, nil, "\(count) label\(count == 1 ? " has" : "s have") no '\(language)' text; the \(base) text is shown in its place")

@@ -27,6 +27,8 @@ struct FormReader {
     var missingChoiceTranslations = 0
     /// The settings' `allow_choice_duplicates`: pyxform then takes a list's repeated choice names.
     var allowChoiceDuplicates = false
+    /// The form's names of its languages where they are not Intake's usual ones (`Français`).
+    var languageNames: [String: String] = [:]
     /// The form's root element (`name` in the settings; pyxform's default `data`): no repeat may take it.
     var rootName = "data"
     /// Rows Intake does not ask (metadata, names it cannot take), by name: an expression that
@@ -272,6 +274,11 @@ struct FormReader {
             guard let key else {
                 codes[nil] = defaultCode ?? "en"
                 continue
+            }
+            if let code = Languages.code(of: key) {
+                // The form's own name for the language, kept where it is not Intake's usual one.
+                let name = key.lastIndex(of: "(").map { String(key[..<$0]).trimmingCharacters(in: .whitespaces) } ?? key
+                if !name.isEmpty, name != code, name != Languages.names[code], languageNames[code] == nil { languageNames[code] = name }
             }
             guard let code = Languages.code(of: key) else {
                 problem(.unsupported, "survey", 1, nil, "the language '\(key)' has no code Intake can use; its columns are not read", "name it with its code in brackets, as ODK does: 'label::\(key) (xx)', e.g. 'label::Arabic (ar)'")

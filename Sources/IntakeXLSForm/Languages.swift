@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 
 /// XLSForm names languages in column headers (`label::Arabic (ar)`); Intake by code (`ar`).
 enum Languages {
@@ -42,8 +43,8 @@ enum Languages {
     ]
 
     /// `Arabic (ar)`: how a header names a language.
-    static func header(for code: String) -> String {
-        "\(names[code] ?? code) (\(code))"
+    static func header(for code: String, in questionnaire: Questionnaire? = nil) -> String {
+        "\(questionnaire?.languageNames[code] ?? names[code] ?? code) (\(code))"
     }
 
     /// As Intake's manifest takes them: `en`, `ar`, `fa-AF`, `prs`.

@@ -157,7 +157,7 @@ public enum XFormWriter {
             xml += #"<h:html xmlns="http://www.w3.org/2002/xforms" xmlns:h="http://www.w3.org/1999/xhtml" xmlns:jr="http://openrosa.org/javarosa" xmlns:odk="http://www.opendatakit.org/xforms" xmlns:orx="http://openrosa.org/xforms" xmlns:xsd="http://www.w3.org/2001/XMLSchema">"#
             xml += "<h:head><h:title>\(escaped(questionnaire.title.base))</h:title><model odk:xforms-version=\"1.0.0\"><itext>"
             for (offset, language) in languages.enumerated() {
-                xml += "<translation lang=\"\(escaped(Languages.header(for: language)))\"\(offset == 0 ? " default=\"true()\"" : "")>"
+                xml += "<translation lang=\"\(escaped(Languages.header(for: language, in: questionnaire)))\"\(offset == 0 ? " default=\"true()\"" : "")>"
                 for (id, text) in itext[language] ?? [] { xml += "<text id=\"\(escaped(id))\"><value>\(escaped(text))</value></text>" }
                 xml += "</translation>"
             }

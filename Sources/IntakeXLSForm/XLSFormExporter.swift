@@ -40,7 +40,7 @@ private struct FormWriter {
         context = XPath.Writing(questionnaire)
     }
 
-    func header(_ field: String, _ language: String) -> String { "\(field)::\(Languages.header(for: language))" }
+    func header(_ field: String, _ language: String) -> String { "\(field)::\(Languages.header(for: language, in: questionnaire))" }
 
     /// The texts of a localized text under `field::Language (xx)` columns.
     func localized(_ field: String, _ text: LocalizedText?, into row: inout [String: String], transform: (String) -> String = { $0 }) {
@@ -94,7 +94,7 @@ private struct FormWriter {
     }
 
     func settings() -> [String: String] {
-        var row = ["form_title": questionnaire.title.base, "form_id": questionnaire.id, "version": questionnaire.version, "default_language": Languages.header(for: languages[0])]
+        var row = ["form_title": questionnaire.title.base, "form_id": questionnaire.id, "version": questionnaire.version, "default_language": Languages.header(for: languages[0], in: questionnaire)]
         let titles = languages.dropFirst().compactMap { language in questionnaire.title.translations[language].map { "title.\(language): \($0)" } }
         if !titles.isEmpty { row["intake"] = titles.joined(separator: "\n") }
         return row
@@ -139,7 +139,7 @@ private struct FormWriter {
         var row: [String: String] = ["name": question.key]
         var intake: [String] = []
         var translatedIntake: [String: [String]] = [:]
-        let isCalculateRow = question.calculation != nil && question.text.base == question.key && question.text.translations.isEmpty
+        let isCalculateRow = question.calculation != nil && question.text.base == question.key && question.text.translations.values.allSatisfy { $0 == question.key }
             && [.text, .yesNo, .integer(.unbounded), .decimal(.unbounded), .date(.unbounded)].contains(question.type.withoutBounds)
         if !isCalculateRow {
             localized("label", question.text, into: &row) { question.type == .note ? Self.noteReferences($0) : $0 }

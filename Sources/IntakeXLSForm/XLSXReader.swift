@@ -13,7 +13,7 @@ enum XLSXReader {
             throw WorkbookError("the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)", hint: "an XLSForm is a few hundred rows; check that this is the right file")
         }
         guard data.starts(with: [0x50, 0x4B]) else {
-            throw WorkbookError("the file is not an .xlsx workbook (it is not a zip archive)", hint: "save the form from Excel or LibreOffice as 'Excel 2007-365 (.xlsx)'; an old .xls must be saved again as .xlsx")
+            throw WorkbookError("the file is not an .xlsx workbook (it is not a zip archive)", hint: "save the form from Excel or LibreOffice as 'Excel 2007-365 (.xlsx)', or give the file its own extension (.xls, .csv, .md)")
         }
         // Read from a file, not from memory: ZIPFoundation's in-memory archive traps on an entry
         // that points past the end of a damaged file, where a file's reads simply come up short.

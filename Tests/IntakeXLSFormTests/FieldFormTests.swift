@@ -115,4 +115,24 @@ import Testing
         #expect(result.isComplete, "\(result.problems)")
         #expect(result.leftOut.contains { $0.row == 64 && $0.message.contains("more than 60 empty rows") })
     }
+
+    @Test func anExportKeepsTheFormsNameOfALanguageAndItsCalculateRows() throws {
+        let result = try importing(
+            """
+            | survey |
+            | | type | name | label::Français (fr) | label::English (en) | calculation |
+            | | integer | age | Âge | Age | |
+            | | calculate | twice | Deux fois | Twice | ${age} * 2 |
+            """)
+        let questionnaire = try #require(result.questionnaire, "\(result.problems)")
+        #expect(questionnaire.languageNames == ["fr": "Français"] && questionnaire.languages == ["fr", "en"])
+        #expect(result.leftOut.contains { $0.row == 3 && $0.message.contains("label of a calculate row") })
+        let exported = try XLSFormImporter.workbook(data: try XLSFormExporter.xlsx(questionnaire), fileName: "back.xlsx")
+        let header = try #require(exported.sheet("survey")?.rows.first?.cells)
+        #expect(header.contains("label::Français (fr)") && header.contains("label::English (en)"), "\(header)")
+        let twice = try #require(exported.sheet("survey")?.rows.first { $0.cells.contains("twice") })
+        #expect(twice.cells.first == "calculate")
+        let again = XLSFormImporter.importForm(exported, fallbackId: "back")
+        #expect(again.questionnaire?.languageNames == ["fr": "Français"], "\(again.problems)")
+    }
 }

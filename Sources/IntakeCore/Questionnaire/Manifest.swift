@@ -8,6 +8,7 @@ import Foundation
 /// title.ar: فحص صحة اللاجئين
 /// format: 1
 /// languages: en, ar
+/// language.ar: العربية
 /// ```
 struct Manifest {
     static let fileName = "manifest.txt"
@@ -18,6 +19,8 @@ struct Manifest {
     var title = LocalizedText("")
     var format = 1
     var languages = ["en"]
+    /// How the form names its languages, where it names them (`language.fr: Français`).
+    var languageNames: [String: String] = [:]
 
     static func parse(_ file: TextFile, report: (QuestionnaireDiagnostic) -> Void) -> Manifest {
         var manifest = Manifest()
@@ -93,12 +96,22 @@ struct Manifest {
             languages = codes
         case _ where key.hasPrefix("title."):
             title.translations[String(key.dropFirst("title.".count))] = value
+        case _ where key.hasPrefix("language."):
+            let code = String(key.dropFirst("language.".count))
+            guard Self.isLanguageCode(code), !value.isEmpty else {
+                report(
+                    QuestionnaireDiagnostic(
+                        path: path, line: line, column: 1, message: "'\(key)' names no language code, or no name",
+                        hint: "write 'language.fr: Français': the code, then how the form names the language"))
+                return
+            }
+            languageNames[code] = value
         default:
             let suggestion = Suggestion.nearest(to: key, in: Self.keys).map { "did you mean '\($0)'?" }
             report(
                 QuestionnaireDiagnostic(
                     path: path, line: line, column: 1, message: "unknown manifest key '\(key)'",
-                    hint: suggestion ?? "manifest keys are \(Self.keys.joined(separator: ", ")) and title.<language>"))
+                    hint: suggestion ?? "manifest keys are \(Self.keys.joined(separator: ", ")), title.<language> and language.<language>"))
         }
     }
 

@@ -15,6 +15,8 @@ public struct Questionnaire: Sendable {
     public var formatVersion: Int
     /// The base language first, then the translations.
     public var languages: [String]
+    /// How the questionnaire names its languages (`fr` → `Français`), where its manifest does.
+    public var languageNames: [String: String] = [:]
     public var sections: [Section] {
         didSet {
             (allQuestions, checks, ordinals) = Self.index(sections)

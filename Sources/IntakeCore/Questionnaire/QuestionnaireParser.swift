@@ -61,9 +61,11 @@ final class QuestionnaireParser {
         }
         resolveExpressions(in: &sections)
         let translated = applyTranslations(to: sections)
-        return Questionnaire(
+        var questionnaire = Questionnaire(
             id: manifest.id, title: manifest.title, version: version(), formatVersion: manifest.format,
             languages: manifest.languages, sections: translated)
+        questionnaire.languageNames = manifest.languageNames
+        return questionnaire
     }
 
     /// Decodes a file and records its lines as part of the questionnaire's content.
