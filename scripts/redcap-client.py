@@ -193,7 +193,19 @@ def main():
         instruments = project.export_instruments()
         repeating = project.export_repeating_instruments_events()
         check(len(instruments) >= 4 and any(r["form_name"] == "household_members" for r in repeating), f"instruments {instruments}, repeating {repeating}")
-        print(f"redcap-client: PyCap reads version, project, {len(metadata)} fields in {len(instruments)} instruments ({len(repeating)} repeating), {len(names)} export field names")
+        # REDCap keeps an instrument's fields together; notes are descriptive; show-if is branching logic.
+        forms_in_order = [f["form_name"] for f in metadata]
+        runs = [form for i, form in enumerate(forms_in_order) if i == 0 or forms_in_order[i - 1] != form]
+        check(len(runs) == len(set(runs)), f"each instrument's fields come together in the data dictionary: {runs}")
+        check([i["instrument_name"] for i in instruments] == list(dict.fromkeys(forms_in_order)), "the instruments are listed in the dictionary's order")
+        by_name = {f["field_name"]: f for f in metadata}
+        camp = by_name.get("camp_months", {})
+        check(camp.get("branching_logic") == "[camp_stay] = '1'", f"show if: camp_stay = yes is [camp_stay] = '1': {camp.get('branching_logic')!r}")
+        logic = [f["branching_logic"] for f in metadata if f["branching_logic"]]
+        referenced = {name.split("(")[0] for text in logic for name in re.findall(r"\[([^\]]+)\]", text)}
+        check(logic and referenced <= set(by_name), f"branching logic names only fields of the dictionary: {sorted(referenced - set(by_name))}")
+        check(all(f["field_type"] != "descriptive" or f["text_validation_type_or_show_slider_number"] == "" for f in metadata), "a note is a descriptive field")
+        print(f"redcap-client: PyCap reads version, project, {len(metadata)} fields in {len(instruments)} instruments ({len(repeating)} repeating), {len(names)} export field names, {len(logic)} with branching logic")
 
         export = api(base, "GET", f"/v1/exports?questionnaire={FORM}&format=jsonl", cora_bearer)
         lines = {json.loads(l)["id"].lower(): json.loads(l) for l in export.splitlines() if l.strip()}

@@ -39,6 +39,8 @@ struct REDCapProject {
         var repeatKey: String?
         /// The patient's identification it holds (`givenName`, `familyName`, `dateOfBirth`, `sex`, `externalId`).
         var patient: String?
+        /// When it is shown, in REDCap's branching logic (`[sex] = 'female' and [age] >= 15`).
+        var branching = ""
 
         /// The columns of a record export: one, or one per choice for a checkbox (`field___code`,
         /// the code as REDCap spells it, made unique when two codes spell alike).
@@ -87,6 +89,7 @@ struct REDCapProject {
             used.insert(name)
             return name
         }
+        var shownWhen: [(indexes: [Int], condition: Condition)] = []
         var instrumentOfSection: [Int: String] = [:]
         var instrumentOfRepeat: [String: String] = [:]
         var formNames: Set<String> = []
@@ -174,7 +177,86 @@ struct REDCapProject {
                 add(field)
             }
             fieldsOfQuestion[question.key] = indexes
+            if let showIf = question.showIf { shownWhen.append((indexes, showIf)) }
         }
+        // REDCap keeps an instrument's fields together in its data dictionary: a section's
+        // fields, then each repeating instrument's (a repeat's questions come between a section's
+        // own in Intake's order).
+        let order = Dictionary(uniqueKeysWithValues: instruments.enumerated().map { ($0.element.name, $0.offset) })
+        let sorted = fields.indices.sorted { (order[fields[$0].form] ?? 0, $0) < (order[fields[$1].form] ?? 0, $1) }
+        let moved = Dictionary(uniqueKeysWithValues: sorted.enumerated().map { ($0.element, $0.offset) })
+        fields = sorted.map { fields[$0] }
+        fieldsOfQuestion = fieldsOfQuestion.mapValues { $0.map { moved[$0]! } }
+        // Show-if conditions as branching logic, where REDCap's can say them.
+        for (indexes, condition) in shownWhen {
+            guard let logic = branching(condition, in: newest) else { continue }
+            for index in indexes { fields[moved[index]!].branching = logic }
+        }
+    }
+
+    /// Intake's show-if in REDCap's branching logic: comparisons of a field with a value, a
+    /// checkbox's choice ticked (`[symptoms(cough)] = '1'`), answered or not, and, or. Nil for
+    /// what REDCap's logic cannot say as plainly (a `not` of a combination, Intake's functions).
+    func branching(_ condition: Condition, in questionnaire: Questionnaire) -> String? {
+        func field(_ position: QuestionPosition) -> Field? {
+            guard let key = questionnaire.question(at: position)?.key, let index = fieldsOfQuestion[key]?.first, fieldsOfQuestion[key]?.count == 1 else { return nil }
+            return fields[index]
+        }
+        func literal(_ value: ConditionValue) -> String {
+            switch value {
+            case .yesNo(let yes): "'\(yes ? 1 : 0)'"
+            case .code(let code): "'\(code)'"
+            case .integer(let number): "\(number)"
+            case .decimal(let number): ExportPlan.number(number)
+            case .date(let date): "'\(date)'"
+            case .text(let text): "'\(text.replacingOccurrences(of: "'", with: "\\'"))'"
+            }
+        }
+        func code(_ value: ConditionValue) -> String? {
+            if case .code(let code) = value { return code }
+            return nil
+        }
+        func write(_ condition: Condition, negated: Bool) -> String? {
+            switch condition {
+            case .compare(let position, let op, let value):
+                guard let field = field(position) else { return nil }
+                if field.type == "checkbox" {
+                    guard let code = code(value), op == .equal || op == .notEqual else { return nil }
+                    return "[\(field.name)(\(code))] = '\((op == .equal) != negated ? 1 : 0)'"
+                }
+                let ops: [ComparisonOperator: (String, String)] = [.equal: ("=", "<>"), .notEqual: ("<>", "="), .less: ("<", ">="), .lessOrEqual: ("<=", ">"), .greater: (">", "<="), .greaterOrEqual: (">=", "<")]
+                guard let (plain, inverse) = ops[op] else { return nil }
+                return "[\(field.name)] \(negated ? inverse : plain) \(literal(value))"
+            case .anyOf(let position, let values):
+                guard let field = field(position), !values.isEmpty else { return nil }
+                let each = values.map { value -> String? in
+                    if field.type == "checkbox" { return code(value).map { "[\(field.name)(\($0))] = '\(negated ? 0 : 1)'" } }
+                    return "[\(field.name)] \(negated ? "<>" : "=") \(literal(value))"
+                }
+                guard each.allSatisfy({ $0 != nil }) else { return nil }
+                return each.count == 1 ? each[0] : "(" + each.compactMap { $0 }.joined(separator: negated ? " and " : " or ") + ")"
+            case .answered(let position, let answered):
+                guard let field = field(position) else { return nil }
+                if field.type == "checkbox" {
+                    let ticked = field.choices.map { "[\(field.name)(\($0.code))] = '1'" }
+                    guard !ticked.isEmpty, answered != negated else { return nil }
+                    return "(" + ticked.joined(separator: " or ") + ")"
+                }
+                return "[\(field.name)] \(answered != negated ? "<>" : "=") ''"
+            case .and(let parts), .or(let parts):
+                let isAnd = { if case .and = condition { return true } else { return false } }() != negated
+                let written = parts.map { write($0, negated: negated) }
+                guard !written.isEmpty, written.allSatisfy({ $0 != nil }) else { return nil }
+                return "(" + written.compactMap { $0 }.joined(separator: isAnd ? " and " : " or ") + ")"
+            case .not(let inner):
+                return write(inner, negated: !negated)
+            case .expression:
+                return nil
+            }
+        }
+        guard var logic = write(condition, negated: false) else { return nil }
+        if logic.hasPrefix("("), logic.hasSuffix(")"), !logic.dropFirst().dropLast().contains("(") { logic = String(logic.dropFirst().dropLast()) }
+        return logic
     }
 
     static func field(for type: QuestionType, name: String, form: String, label: String) -> Field {
@@ -237,7 +319,7 @@ struct REDCapProject {
                 ("select_choices_or_calculations", field.choices.map { "\($0.code), \($0.label.replacingOccurrences(of: "|", with: "/"))" }.joined(separator: " | ")),
                 ("field_note", field.note), ("text_validation_type_or_show_slider_number", field.validation),
                 ("text_validation_min", field.minimum), ("text_validation_max", field.maximum), ("identifier", field.identifier ? "y" : ""),
-                ("branching_logic", ""), ("required_field", field.required ? "y" : ""), ("custom_alignment", ""), ("question_number", ""),
+                ("branching_logic", field.branching), ("required_field", field.required ? "y" : ""), ("custom_alignment", ""), ("question_number", ""),
                 ("matrix_group_name", ""), ("matrix_ranking", ""), ("field_annotation", field.questionKey.map { "@INTAKE-QUESTION=\($0)\(field.part.map { "/\($0)" } ?? "")" } ?? ""),
             ]
         }
