@@ -12,6 +12,7 @@ Intake's own JSON Lines export of the same records, value by value.
 usage: scripts/odk-client.py [--intake .build/debug/intake] [--database URL]
 """
 import json
+import uuid
 import os
 import sys
 from xml.sax.saxutils import escape
@@ -264,6 +265,48 @@ def main():
         except Exception as error:
             check("400" in str(error), f"'edited' is refused: {error}")
         print("odk-client: a submission created through pyodk, reviewed and found by its review state")
+
+        # submissions.list: each submission's metadata, the table's ids, the same submitter ids.
+        listed = cora.submissions.list(form_id=FORM)
+        table_ids = {r["__id"] for r in cora.submissions.get_table(form_id=FORM)["value"]}
+        check({s.instanceId for s in listed} == table_ids and len(listed) == 6, f"submissions.list lists the table's {len(table_ids)} submissions: {len(listed)}")
+        mine = next((s for s in listed if s.instanceId == instance), None)
+        check(mine is not None and mine.submitterId == created.submitterId and mine.reviewState == "approved", f"submissions.list: {mine}")
+        # The project's last submission is the newest submission's date; a form has no media files.
+        newest = max(r["__system"]["submissionDate"] for r in cora.submissions.get_table(form_id=FORM)["value"])
+        got_project = cora.projects.get(project)
+        check(got_project.lastSubmission is not None and got_project.lastSubmission[:19] == newest[:19],
+              f"the project's lastSubmission is the newest submission: {got_project.lastSubmission} vs {newest}")
+        attachments = cora.session.get(f"projects/{project}/forms/{FORM}/attachments")
+        check(attachments.status_code == 200 and attachments.json() == [], f"a form's attachments: {attachments.status_code} {attachments.text[:200]}")
+
+        # submissions.edit: a new version of the instance (its own instanceID, the replaced one as
+        # deprecatedID) is the record's next revision; the comment joins its thread.
+        edited = json.loads(json.dumps(kept))
+        changed = None
+        for number, (name, entries) in enumerate(sections, start=1):
+            for entry in entries:
+                answer = edited["answers"].get(str(number), {}).get(str(entry["index"]))
+                if changed is None and answer and "text" in answer and "repeat" not in entry:
+                    answer["text"] = answer["text"] + " (corrected)"
+                    changed = (str(number), str(entry["index"]), answer["text"])
+        check(changed is not None, "the sample has a text answer to edit")
+        xml = instance_xml(edited, sections, form.version)
+        new_version = f"uuid:{uuid.uuid4()}"
+        xml = xml.replace(f"<meta><instanceID>{instance}</instanceID></meta>", f"<meta><instanceID>{new_version}</instanceID><deprecatedID>{instance}</deprecatedID></meta>")
+        before = api(base, "GET", f"/v1/records/{kept['id'].lower()}", cora_token)
+        cora.submissions.edit(instance, xml, form_id=FORM, comment="Spelling corrected with the patient")
+        after = api(base, "GET", f"/v1/records/{kept['id'].lower()}", cora_token)
+        got_answers = after["record"]["answers"] if "record" in after else after["answers"]
+        check(changed and got_answers.get(changed[0], {}).get(changed[1]) == {"text": changed[2]}, "the edit's answer is stored")
+        check(after.get("revision", 0) == before.get("revision", 0) + 1, f"the edit is the next revision: {before.get('revision')} → {after.get('revision')}")
+        check("Spelling corrected with the patient" in [c.body for c in cora.submissions.list_comments(instance, form_id=FORM)], "the edit's comment is listed")
+        try:
+            cora.submissions.edit(instance, xml.replace(f"<deprecatedID>{instance}</deprecatedID>", ""), form_id=FORM)
+            check(False, "an edit without deprecatedID is refused")
+        except Exception as error:
+            check("400" in str(error), f"an edit without deprecatedID is a 400: {error}")
+        print("odk-client: submissions.list, a project's lastSubmission, a form's attachments and submissions.edit work through pyodk")
     finally:
         server.terminate()
         server.wait(timeout=30)

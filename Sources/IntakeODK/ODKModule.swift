@@ -32,6 +32,13 @@ public struct ODKModule: ServerModule {
         router.get("\(b)/projects/:project/forms/:form/:table") { request, context in await api.answer(context) { try await api.table(request, context) } }
         // A repeat's navigation link: Submissions('uuid:…')/section/repeat, its instances.
         router.get("\(b)/projects/:project/forms/:form/:table/**") { request, context in await api.answer(context) { try await api.table(request, context) } }
+        router.get("\(b)/projects/:project/forms/:form/submissions") { _, context in
+            await api.answer(context) { try await api.submissionList(context) }
+        }
+        // A form's media files: Intake's lists travel inside the XForm, so there are none.
+        router.get("\(b)/projects/:project/forms/:form/attachments") { _, context in
+            await api.answer(context) { try await api.formAttachments(context) }
+        }
         router.post("\(b)/projects/:project/forms/:form/submissions") { request, context in
             await api.answer(context) { try await api.createSubmission(request, context) }
         }
@@ -40,6 +47,9 @@ public struct ODKModule: ServerModule {
         }
         router.get("\(b)/projects/:project/forms/:form/submissions/:instance/attachments") { _, context in
             await api.answer(context) { try await api.attachments(context) }
+        }
+        router.put("\(b)/projects/:project/forms/:form/submissions/:instance") { request, context in
+            await api.answer(context) { try await api.editSubmission(request, context) }
         }
         router.patch("\(b)/projects/:project/forms/:form/submissions/:instance") { request, context in
             await api.answer(context) { try await api.review(request, context) }
@@ -194,23 +204,25 @@ struct ODKRoutes: Sendable {
         return (user, team)
     }
 
-    func projectJSON(_ team: Team, forms: Int) -> JSONValue {
+    func projectJSON(_ team: Team, forms: Int, lastSubmission: Date?) -> JSONValue {
         .object([
             "id": .integer(Int(team.id)), "name": .string(team.name), "description": .null, "archived": .bool(false), "keyId": .null,
             "createdAt": Self.date(team.createdAt), "updatedAt": .null, "deletedAt": .null, "appUsers": .integer(0), "forms": .integer(forms),
-            "lastSubmission": .null,
+            "lastSubmission": lastSubmission.map(Self.date) ?? .null,
         ])
     }
 
     func projects(_ context: IntakeRequestContext) async throws -> Response {
         let user = try user(context)
         let count = try await currentForms(for: user).count
-        return Self.json(.array(try await teams(for: user).map { projectJSON($0, forms: count) }))
+        var list: [JSONValue] = []
+        for team in try await teams(for: user) { list.append(projectJSON(team, forms: count, lastSubmission: try await lastSubmission(team, for: user))) }
+        return Self.json(.array(list))
     }
 
     func project(_ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try await team(context)
-        return Self.json(projectJSON(team, forms: try await currentForms(for: user).count))
+        return Self.json(projectJSON(team, forms: try await currentForms(for: user).count, lastSubmission: try await lastSubmission(team, for: user)))
     }
 
     // MARK: Forms (questionnaires)

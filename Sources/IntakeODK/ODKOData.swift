@@ -88,7 +88,6 @@ extension ODKRoutes {
             guard let value = Int(text), value >= 0 else { throw ODKError.badRequest("\(name) must be a whole number, 0 or more.") }
             return value
         }
-        let reach = try exportReach(user, team: team)
         let filter = try query["$filter"].map { text in
             do { return try ODKFilter.parse(text) } catch let error as ODKFilter.Unsupported {
                 throw ODKError(status: .notImplemented, code: 501.1, message: "The requested feature $filter \(error.what) is not supported by this server.")
@@ -100,28 +99,7 @@ extension ODKRoutes {
         let expand = !navigation.isEmpty || (query["$expand"].map { $0 == "*" } ?? false)
         let wkt = flag("$wkt")
 
-        let prepared = try await services.exports.prepare(ExportService.Request(questionnaireId: form.id, teamId: team.id, consent: reach.consent))
-        try await services.audit.record(.export, by: user.username, details: ["format": "odata", "questionnaire": form.id, "via": "odk", "records": String(prepared.count)])
-        let formatter = JSONLinesFormatter(plan: prepared.plan)
-        let pager = services.exports.pager(prepared, formats: [.jsonLines])
-        var rows: [ODKOData.Row] = []
-        var questionnaires: [String: Questionnaire] = [:]
-        let actors = try await actorIds()
-        while let page = try await pager.next() {
-            for input in page {
-                guard let record = input.record else { continue }
-                // The line a JSON Lines export writes, read back: its values are the feed's.
-                let line = try formatter.row(record).trimmingCharacters(in: .whitespacesAndNewlines)
-                let shown = try ExportRecord(jsonLine: Data(line.utf8))
-                let version = shown.record.questionnaire.version
-                if questionnaires[version] == nil {
-                    questionnaires[version] = try await services.questionnaires.questionnaire(shown.record.questionnaire)
-                }
-                guard let questionnaire = questionnaires[version] else { continue }
-                rows.append(ODKRow.make(shown, questionnaire: questionnaire, expand: expand, wkt: wkt, submitter: actors[shown.record.collector]))
-            }
-        }
-        rows.sort { ($0.submitted, $0.id) > ($1.submitted, $1.id) }  // newest first, as Central
+        var rows = try await submissionRows(form: form.id, user: user, team: team, expand: expand, wkt: wkt, via: "odata")
         if let single {
             let wanted = single.lowercased().hasPrefix("uuid:") ? single.lowercased() : "uuid:\(single.lowercased())"
             rows = rows.filter { $0.id == wanted }
@@ -158,6 +136,68 @@ extension ODKRoutes {
 }
 
 extension ODKRoutes {
+    /// A form's submissions as the feed shows them, newest first: what an export of the team's
+    /// records gives this user (coordinators their team's, researchers what consent shares),
+    /// each read audited as an export.
+    func submissionRows(form: String, user: User, team: Team, expand: Bool, wkt: Bool, via: String) async throws -> [ODKOData.Row] {
+        let reach = try exportReach(user, team: team)
+        let prepared = try await services.exports.prepare(ExportService.Request(questionnaireId: form, teamId: team.id, consent: reach.consent))
+        try await services.audit.record(.export, by: user.username, details: ["format": via, "questionnaire": form, "via": "odk", "records": String(prepared.count)])
+        let formatter = JSONLinesFormatter(plan: prepared.plan)
+        let pager = services.exports.pager(prepared, formats: [.jsonLines])
+        var rows: [ODKOData.Row] = []
+        var questionnaires: [String: Questionnaire] = [:]
+        let actors = try await actorIds()
+        while let page = try await pager.next() {
+            for input in page {
+                guard let record = input.record else { continue }
+                // The line a JSON Lines export writes, read back: its values are the feed's.
+                let line = try formatter.row(record).trimmingCharacters(in: .whitespacesAndNewlines)
+                let shown = try ExportRecord(jsonLine: Data(line.utf8))
+                let version = shown.record.questionnaire.version
+                if questionnaires[version] == nil {
+                    questionnaires[version] = try await services.questionnaires.questionnaire(shown.record.questionnaire)
+                }
+                guard let questionnaire = questionnaires[version] else { continue }
+                rows.append(ODKRow.make(shown, questionnaire: questionnaire, expand: expand, wkt: wkt, submitter: actors[shown.record.collector]))
+            }
+        }
+        rows.sort { ($0.submitted, $0.id) > ($1.submitted, $1.id) }  // newest first, as Central
+        return rows
+    }
+
+    /// `GET …/forms/{form}/submissions` (pyodk's `submissions.list`): each submission's metadata,
+    /// newest first, as Central lists them.
+    func submissionList(_ context: IntakeRequestContext) async throws -> Response {
+        let (user, team) = try await team(context)
+        let (form, _) = try await form(named: Self.parameter(context, "form"), for: user)
+        let rows = try await submissionRows(form: form.id, user: user, team: team, expand: false, wkt: false, via: "odk-submissions")
+        return Self.json(
+            .array(
+                rows.map { row in
+                    let system: [String: JSONValue] = if case .object(let object)? = row.value["__system"] { object } else { [:] }
+                    let device: JSONValue = if case .string(let text)? = system["deviceId"], !text.isEmpty { .string(text) } else { .null }
+                    return .object([
+                        "instanceId": .string(row.id), "submitterId": row.submitter.map { .integer(Int($0)) } ?? .null, "deviceId": device,
+                        "createdAt": Self.date(row.submitted), "updatedAt": row.updated.map(Self.date) ?? .null,
+                        "reviewState": row.reviewState.map(JSONValue.string) ?? .null, "userAgent": .null, "deletedAt": .null,
+                    ])
+                }))
+    }
+
+    /// When the project's newest submission was made, over the forms this user may read; nil
+    /// when there is none, or the user reads no submissions (a field worker).
+    func lastSubmission(_ team: Team, for user: User) async throws -> Date? {
+        guard (try? exportReach(user, team: team)) != nil else { return nil }
+        var newest: Date?
+        for form in try await currentForms(for: user) {
+            if let first = try await submissionRows(form: form.id, user: user, team: team, expand: false, wkt: false, via: "odk-project").first {
+                newest = max(newest ?? first.submitted, first.submitted)
+            }
+        }
+        return newest
+    }
+
     /// The instances a repeat's navigation link names, as Central answers it: each with its
     /// `__id` and its parent's. The path walks groups to the repeat (a repeat inside a repeat is
     /// reached through the outer one's expanded rows, not by a link of its own here).

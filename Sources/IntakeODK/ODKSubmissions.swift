@@ -47,6 +47,52 @@ extension ODKRoutes {
         }
     }
 
+    /// An edit, as Central's `PUT …/submissions/{instanceId}` (pyodk's `submissions.edit`): the
+    /// instance's new version (its own instanceID, the one it replaces as deprecatedID) saved as
+    /// the record's next revision, through the record-access policy and the same checks as any
+    /// edit; the record keeps its id, its collector and, when the instance has none, its patient.
+    func editSubmission(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
+        let (user, team) = try await team(context)
+        let id = try instance(context)
+        let stored = try await services.access.record(id, for: .edit, by: user)
+        let formId = Self.parameter(context, "form")
+        guard stored.record.questionnaire.id == formId else { throw ODKError.notFound("submission uuid:\(id.uuidString.lowercased())") }
+        let (form, current) = try await form(named: formId, for: user)
+        let document = try ODKInstance.parse(try await body(request))
+        guard document.attributes["id"] == form.id else {
+            throw ODKError(status: .badRequest, code: 400.8, message: "The submission is for the form '\(document.attributes["id"] ?? "")', not '\(form.id)'.")
+        }
+        guard document.child("meta")?.child("deprecatedID")?.value.isEmpty == false else {
+            throw ODKError(status: .badRequest, code: 400.2, message: "An edit names the version it replaces in meta/deprecatedID, and its own in meta/instanceID.")
+        }
+        var questionnaire = current
+        if let version = document.attributes["version"], version != current.version {
+            guard let other = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: version)) else {
+                throw ODKError(status: .badRequest, code: 400.8, message: "The form '\(form.id)' has no version '\(version)'.")
+            }
+            questionnaire = other
+        }
+        let deviceId = request.uri.queryParameters["deviceID"].map(String.init) ?? "odk-api"
+        var record = try ODKInstance.record(document, questionnaire: questionnaire, collector: stored.record.collector, deviceId: deviceId)
+        record.id = id
+        record.createdAt = stored.record.createdAt
+        record.status = stored.record.status
+        if document.child("patient") == nil { record.patient = stored.record.patient }
+        switch try await services.records.edit(record, of: stored, baseRevision: stored.revision, savedBy: user.username, uploadsTeam: team.id, deviceId: deviceId) {
+        case .saved(.updated), .unchanged:
+            return Self.json(submissionJSON(id, user: user, deviceId: deviceId, createdAt: stored.record.createdAt, reviewState: "edited"))
+        case .saved(.stale):
+            throw ODKError(status: .conflict, code: 409.1, message: "The submission changed while this edit was sent; read it again and send the edit again.")
+        case .saved(.locked):
+            throw ODKError(status: .conflict, code: 409.1, message: "A reviewer approved and locked the submission; a coordinator reopens it first (intake review reopen).")
+        case .saved(.notFound), .saved(.deleted):
+            throw ODKError.notFound("submission uuid:\(id.uuidString.lowercased())")
+        case .invalid(let code, let message, let issues):
+            let said = issues.prefix(5).map { "\($0)" }.joined(separator: "; ")
+            throw ODKError(status: .badRequest, code: 400.2, message: "The edit is not a valid record (\(code)): \(message)\(said.isEmpty ? "" : ": " + said)")
+        }
+    }
+
     func submissionJSON(_ id: UUID, user: User, deviceId: String?, createdAt: Date, reviewState: String?) -> JSONValue {
         .object([
             "instanceId": .string("uuid:\(id.uuidString.lowercased())"), "submitterId": .integer(Int(user.id)), "deviceId": deviceId.map(JSONValue.string) ?? .null,
@@ -91,6 +137,14 @@ extension ODKRoutes {
             throw ODKError.notFound("submission \(text)")
         }
         return id
+    }
+
+    /// A form's attachments (`GET …/forms/{form}/attachments`): none, since a questionnaire's
+    /// choice lists are written into its XForm, not served as media files.
+    func formAttachments(_ context: IntakeRequestContext) async throws -> Response {
+        let (user, _) = try await team(context)
+        _ = try await form(named: Self.parameter(context, "form"), for: user)
+        return Self.json(.array([]))
     }
 
     func attachments(_ context: IntakeRequestContext) async throws -> Response {

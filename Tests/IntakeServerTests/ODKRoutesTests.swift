@@ -237,6 +237,38 @@ struct ODKRoutesTests {
             let nobody = try await client.send(
                 .get, "/odk/v1/projects/1/forms/refugee-health.svc/Submissions?%24filter=__system%2FsubmitterId+eq+\(actor + 1000)", as: "coordinator-a", in: server)
             #expect((nobody.json["value"] as? [[String: Any]])?.isEmpty == true)
+
+            // An edit (pyodk's submissions.edit) is the record's next revision, through the access policy.
+            func put(_ body: String, as user: String, at path: String = instance) async throws -> TestResponse {
+                try await client.execute(
+                    uri: path, method: .put, headers: [.contentType: "application/xml", .authorization: "Bearer \(server.tokens[user]!)"], body: ByteBuffer(string: body))
+            }
+            let old = "uuid:\(record.id.uuidString.lowercased())"
+            let newVersion = "<meta><instanceID>uuid:\(UUID().uuidString.lowercased())</instanceID><deprecatedID>\(old)</deprecatedID></meta>"
+            let edit = xml.replacingOccurrences(of: "<meta><instanceID>\(old)</instanceID></meta>", with: newVersion)
+            #expect(edit != xml, "the instance names its version in meta")
+            let undeclared = try await put(xml, as: "coordinator-a")
+            #expect(undeclared.status == .badRequest && undeclared.text.contains("deprecatedID"), "\(undeclared.text)")
+            #expect(try await put(edit, as: "coordinator-b", at: instance.replacingOccurrences(of: "projects/1", with: "projects/2")).status != .ok, "another team's submission")
+            #expect(try await put(edit, as: "researcher").status != .ok, "a researcher edits nothing")
+            let before = try #require(try await server.services.store.record(id: record.id))
+            let saved = try await put(edit, as: "coordinator-a")
+            #expect(saved.status == .ok && saved.json["instanceId"] as? String == old, "\(saved.text)")
+            let after = try #require(try await server.services.store.record(id: record.id))
+            #expect(after.revision == before.revision, "an edit that changes nothing makes no revision")
+            let renamed = edit.replacingOccurrences(of: "<given_name>\(record.patient.givenName)</given_name>", with: "<given_name>\(record.patient.givenName)a</given_name>")
+            #expect(renamed != edit)
+            let changed = try await put(renamed, as: "coordinator-a")
+            #expect(changed.status == .ok, "\(changed.text)")
+            let revised = try #require(try await server.services.store.record(id: record.id))
+            #expect(revised.revision == before.revision + 1 && revised.record.patient.givenName == record.patient.givenName + "a")
+            #expect(revised.record.collector == "fieldworker-a", "the record keeps its collector")
+            let list = try await client.send(.get, submissions, as: "coordinator-a", in: server)
+            #expect(list.status == .ok && list.jsonArray.contains { $0["instanceId"] as? String == old && $0["submitterId"] as? Int == actor }, "\(list.text.prefix(300))")
+            let media = try await client.send(.get, "/odk/v1/projects/1/forms/refugee-health/attachments", as: "coordinator-a", in: server)
+            #expect(media.status == .ok && media.text == "[]")
+            let project = try await client.send(.get, "/odk/v1/projects/1", as: "coordinator-a", in: server)
+            #expect(project.json["lastSubmission"] is String, "\(project.text)")
         }
     }
 }
