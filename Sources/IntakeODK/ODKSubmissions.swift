@@ -19,16 +19,7 @@ extension ODKRoutes {
         let formId = Self.parameter(context, "form")
         let (form, current) = try await form(named: formId, for: user)
         let document = try ODKInstance.parse(try await body(request))
-        guard document.attributes["id"] == form.id else {
-            throw ODKError(status: .badRequest, code: 400.8, message: "The submission is for the form '\(document.attributes["id"] ?? "")', not '\(form.id)'.")
-        }
-        var questionnaire = current
-        if let version = document.attributes["version"], version != current.version {
-            guard let other = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: version)) else {
-                throw ODKError(status: .badRequest, code: 400.8, message: "The form '\(form.id)' has no version '\(version)'.")
-            }
-            questionnaire = other
-        }
+        let questionnaire = try await version(of: document, form: form, current: current)
         let deviceId = request.uri.queryParameters["deviceID"].map(String.init) ?? "odk-api"
         let record = try ODKInstance.record(document, questionnaire: questionnaire, collector: user.username, deviceId: deviceId)
         let results = try await services.records.ingest([record], owner: RecordOwner(teamId: team.id, username: user.username))
@@ -59,18 +50,9 @@ extension ODKRoutes {
         guard stored.record.questionnaire.id == formId else { throw ODKError.notFound("submission uuid:\(id.uuidString.lowercased())") }
         let (form, current) = try await form(named: formId, for: user)
         let document = try ODKInstance.parse(try await body(request))
-        guard document.attributes["id"] == form.id else {
-            throw ODKError(status: .badRequest, code: 400.8, message: "The submission is for the form '\(document.attributes["id"] ?? "")', not '\(form.id)'.")
-        }
+        let questionnaire = try await version(of: document, form: form, current: current)
         guard document.child("meta")?.child("deprecatedID")?.value.isEmpty == false else {
             throw ODKError(status: .badRequest, code: 400.2, message: "An edit names the version it replaces in meta/deprecatedID, and its own in meta/instanceID.")
-        }
-        var questionnaire = current
-        if let version = document.attributes["version"], version != current.version {
-            guard let other = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: version)) else {
-                throw ODKError(status: .badRequest, code: 400.8, message: "The form '\(form.id)' has no version '\(version)'.")
-            }
-            questionnaire = other
         }
         let deviceId = request.uri.queryParameters["deviceID"].map(String.init) ?? "odk-api"
         var record = try ODKInstance.record(document, questionnaire: questionnaire, collector: stored.record.collector, deviceId: deviceId)
@@ -91,6 +73,18 @@ extension ODKRoutes {
             let said = issues.prefix(5).map { "\($0)" }.joined(separator: "; ")
             throw ODKError(status: .badRequest, code: 400.2, message: "The edit is not a valid record (\(code)): \(message)\(said.isEmpty ? "" : ": " + said)")
         }
+    }
+
+    /// The questionnaire version an instance is of: its form's, and the version its root names.
+    func version(of document: ODKElement, form: PublishedQuestionnaire, current: Questionnaire) async throws -> Questionnaire {
+        guard document.attributes["id"] == form.id else {
+            throw ODKError(status: .badRequest, code: 400.8, message: "The submission is for the form '\(document.attributes["id"] ?? "")', not '\(form.id)'.")
+        }
+        guard let version = document.attributes["version"], version != current.version else { return current }
+        guard let other = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: version)) else {
+            throw ODKError(status: .badRequest, code: 400.8, message: "The form '\(form.id)' has no version '\(version)'.")
+        }
+        return other
     }
 
     func submissionJSON(_ id: UUID, user: User, deviceId: String?, createdAt: Date, reviewState: String?) -> JSONValue {
