@@ -81,20 +81,25 @@ class Console:
         self.checked = CHECKED
         self.visited = []
 
-    def switch_language(self, path):
+    def switch_language(self, path, code=None):
+        """Clicks the header's button for the language `code` (the first one offered when None)."""
         self.open(path)
-        self.click(self.driver.find_element(By.CSS_SELECTOR, "form[action='/console/language'] button"))
+        self.click(self.driver.find_element(By.CSS_SELECTOR, "form[action='/console/language'] button" + (f"[lang='{code}']" if code else "")))
 
     def again_in_arabic(self):
-        """Every page this browser checked, checked again in Arabic, then back to English."""
+        self.again_in("ar")
+
+    def again_in(self, code):
+        """Every page this browser checked, checked again in the language `code`, then back to English."""
         pages = [(name, path) for name, path in self.visited if "sign-in" not in path]
-        self.switch_language(pages[0][1])
-        check(self.driver.find_element(By.TAG_NAME, "html").get_attribute("dir") == "rtl", "Arabic is right to left")
+        self.switch_language(pages[0][1], code)
+        html = self.driver.find_element(By.TAG_NAME, "html")
+        check(html.get_attribute("lang") == code and html.get_attribute("dir") == ("rtl" if code == "ar" else "ltr"), f"the page speaks {code}")
         for name, path in pages:
             self.open(path)
-            self.check_page(name + "-ar")
+            self.check_page(f"{name}-{code}")
         self.visited = []
-        self.switch_language(pages[0][1])
+        self.switch_language(pages[0][1], "en")
 
     def quit(self):
         self.driver.quit()
@@ -331,8 +336,14 @@ def main():
         check(len(rows) == 2 and "review_state" in rows[0] and reviewed in rows[1] and "has_issues" in rows[1],
               f"the export holds the one record with issues: {rows[:2]}")
 
-        # Every page again in Arabic, at both widths.
+        # Every page again in Arabic, and in French, at both widths.
+        visited = list(console.visited)
         console.again_in_arabic()
+        console.visited = visited
+        console.again_in("fr")
+        console.switch_language("/console/day", "fr")
+        check(console.driver.find_element(By.TAG_NAME, "h1").text == "La journée de l'équipe", "the day's heading in French")
+        console.switch_language("/console/day", "en")
         console.switch_language("/console/day")
         html = console.driver.find_element(By.TAG_NAME, "html")
         check(html.get_attribute("dir") == "rtl" and html.get_attribute("lang") == "ar", "Arabic is right to left")

@@ -344,12 +344,12 @@ struct ConsoleRoutes: Sendable {
         if let outage = services.store.outage(error) {
             context.logger.error("console: storage outage", metadata: ["outage": "\(outage)"])
             return .page(
-                render("error", session, title: language["problemTitle"], ["message": "The database is unavailable; try again in a minute.", "back": "/console"]),
+                render("error", session, title: language["problemTitle"], ["message": language["databaseUnavailable"], "back": "/console"]),
                 status: .serviceUnavailable)
         }
         context.logger.error("console: request failed", metadata: ["error.type": "\(type(of: error))"])
         return .page(
-            render("error", session, title: language["problemTitle"], ["message": "The server failed; the error is logged.", "back": "/console"]),
+            render("error", session, title: language["problemTitle"], ["message": language["serverFailed"], "back": "/console"]),
             status: .internalServerError)
     }
 
@@ -387,7 +387,7 @@ struct ConsoleRoutes: Sendable {
         let language = session.language
         var context: [String: Any] = [
             "lang": language.rawValue, "dir": language.direction, "t": language.table, "title": title, "csrf": session.csrf,
-            "otherLang": language.other.rawValue, "otherLangName": language.other.name,
+            "otherLanguages": language.others.map { ["code": $0.rawValue, "name": $0.name] },
             "liveTypes": NotificationType.all.joined(separator: " "),
         ]
         if let user = session.user {

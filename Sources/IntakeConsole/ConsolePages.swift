@@ -285,7 +285,7 @@ extension ConsoleRoutes {
             if let questionnaire = try await services.questionnaires.questionnaire(stored.record.questionnaire) {
                 // The alerts the record raises now (as stored: cleaned of hidden answers), each by its message.
                 let alerts = questionnaire.raisedAlerts(by: stored.record, today: RecordService.today(), hidden: []).compactMap {
-                    $0.alert?.message.text(in: language == .ar ? "ar" : nil)
+                    $0.alert?.message.text(in: language.translation)
                 }
                 values["alerts"] = alerts
                 values["hasAlerts"] = !alerts.isEmpty
@@ -349,7 +349,7 @@ extension ConsoleRoutes {
             {
                 let reference = QuestionnaireReference(id: id, version: version)
                 if versions[reference] == nil { versions[reference] = .some(try await services.questionnaires.questionnaire(reference)) }
-                message = versions[reference]??.alert(number: number)?.message.text(in: language == .ar ? "ar" : nil)
+                message = versions[reference]??.alert(number: number)?.message.text(in: language.translation)
             }
             let urgent = notification.type == NotificationType.recordAlert || (notification.type == NotificationType.referralReceived && s["priority"] == "urgent")
             var item: [String: Any] = [

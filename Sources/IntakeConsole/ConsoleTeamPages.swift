@@ -377,7 +377,7 @@ extension ConsoleRoutes {
         guard let entry = try await services.questionnaires.visible(to: user).first(where: { $0.id == id && $0.version == version }),
             let questionnaire = try await services.questionnaires.questionnaire(QuestionnaireReference(id: id, version: version))
         else { throw APIError.notFound("questionnaire \(id) version \(version)") }
-        let code = language == .ar ? "ar" : nil
+        let code = language.translation
         let sections = questionnaire.sections.map { section -> [String: Any] in
             [
                 "title": section.title.text(in: code),

@@ -7,7 +7,7 @@ import IntakeServer
 /// revision changed.
 enum ConsoleAnswers {
     static func sections(_ record: PatientResponse, _ questionnaire: Questionnaire, previous: PatientResponse?, language: ConsoleLanguage) -> [[String: Any]] {
-        let code = language == .ar ? "ar" : nil
+        let code = language.translation
         return questionnaire.sections.map { section in
             // A repeat's questions are shown in its instances.
             let answers = section.questions.filter { $0.takesAnswer && $0.group == nil }.map { question -> [String: Any] in
@@ -26,7 +26,7 @@ enum ConsoleAnswers {
     /// The last revision beside the one before it: each question it changed, its answer before
     /// and after.
     static func comparison(_ before: PatientResponse, _ after: PatientResponse, _ questionnaire: Questionnaire, language: ConsoleLanguage) -> [[String: Any]] {
-        let code = language == .ar ? "ar" : nil
+        let code = language.translation
         // Who the record is about first: names, date of birth, sex, file number and the registry patient.
         let identity = identityChanges(before, after, language: language).map { change -> [String: Any] in
             ["question": change.field, "before": change.before, "after": change.after]
@@ -66,7 +66,7 @@ enum ConsoleAnswers {
 
     /// Each revision, newest first, with the questions it changed from the one before.
     static func revisions(_ revisions: [RecordRevision], _ questionnaire: Questionnaire, language: ConsoleLanguage) -> [[String: Any]] {
-        let code = language == .ar ? "ar" : nil
+        let code = language.translation
         let questions = questionnaire.sections.flatMap(\.questions).filter { $0.takesAnswer && $0.group == nil }
         var rows: [[String: Any]] = []
         for (index, revision) in revisions.enumerated() {
@@ -87,7 +87,7 @@ enum ConsoleAnswers {
     }
 
     static func text(_ answer: Answer, of question: Question, _ questionnaire: Questionnaire, _ language: ConsoleLanguage) -> String {
-        let code = language == .ar ? "ar" : nil
+        let code = language.translation
         func label(_ value: String) -> String {
             switch question.type {
             case .singleChoice(let set), .multipleChoice(let set): set.choice(code: value).map { "\($0.label.text(in: code)) (\(value))" } ?? value
@@ -192,31 +192,45 @@ enum ConsoleNotices {
         let by = s["by"] ?? ""
         let record = (s["record"] ?? s["recordId"]).map { String($0.prefix(8)) } ?? ""
         let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
-        let ar = language == .ar
+        // Each notice in every language, in the order of ``ConsoleLanguage``'s columns.
+        func say(_ texts: String...) -> String { texts.indices.contains(language.column) ? texts[language.column] : texts[0] }
         switch notification.type {
-        case NotificationType.reviewHasIssues: return ar ? "يقول \(by) إن سجلك \(record) به مشكلات." : "\(by) says your record \(record) has issues."
-        case NotificationType.reviewRejected: return ar ? "رفض \(by) سجلك \(record)." : "\(by) rejected your record \(record)."
-        case NotificationType.reviewReopened: return ar ? "أعاد \(by) فتح سجلك \(record) للتعديل." : "\(by) reopened your record \(record) for edits."
-        case NotificationType.reviewComment: return ar ? "كتب \(by) في مراجعة السجل \(record)." : "\(by) wrote on the review of record \(record)."
-        case NotificationType.reviewEdited: return ar ? "عدّل \(by) السجل \(record) الذي راجعته." : "\(by) edited record \(record), which you reviewed."
-        case NotificationType.referralReceived: return ar ? "أحال \(by) مريضًا (الإحالة \(referral))." : "\(by) referred a patient (referral \(referral))."
+        case NotificationType.reviewHasIssues:
+            return say("\(by) says your record \(record) has issues.", "يقول \(by) إن سجلك \(record) به مشكلات.", "\(by) signale des problèmes dans votre fiche \(record).")
+        case NotificationType.reviewRejected:
+            return say("\(by) rejected your record \(record).", "رفض \(by) سجلك \(record).", "\(by) a rejeté votre fiche \(record).")
+        case NotificationType.reviewReopened:
+            return say("\(by) reopened your record \(record) for edits.", "أعاد \(by) فتح سجلك \(record) للتعديل.", "\(by) a rouvert votre fiche \(record) pour modification.")
+        case NotificationType.reviewComment:
+            return say("\(by) wrote on the review of record \(record).", "كتب \(by) في مراجعة السجل \(record).", "\(by) a écrit sur la revue de la fiche \(record).")
+        case NotificationType.reviewEdited:
+            return say("\(by) edited record \(record), which you reviewed.", "عدّل \(by) السجل \(record) الذي راجعته.", "\(by) a modifié la fiche \(record), que vous avez revue.")
+        case NotificationType.referralReceived where s["priority"] == "urgent":
+            return say("Urgent: \(by) referred a patient (referral \(referral)).", "عاجل: أحال \(by) مريضًا (الإحالة \(referral)).", "Urgent : \(by) a orienté un patient (orientation \(referral)).")
+        case NotificationType.referralReceived:
+            return say("\(by) referred a patient (referral \(referral)).", "أحال \(by) مريضًا (الإحالة \(referral)).", "\(by) a orienté un patient (orientation \(referral)).")
         case NotificationType.referralAccepted, NotificationType.referralDeclined, NotificationType.referralCompleted, NotificationType.referralWithdrawn:
             let verb = notification.type.replacingOccurrences(of: "referral_", with: "")
-            return ar ? "الإحالة \(referral): \(language[verb == "accepted" ? "accept" : verb == "declined" ? "decline" : verb == "completed" ? "complete" : "withdraw"]) (\(by))." : "\(by) \(verb) the referral \(referral)."
-        case NotificationType.referralMessage: return ar ? "كتب \(by) في الإحالة \(referral)." : "\(by) wrote on the referral \(referral)."
+            let action = language[verb == "accepted" ? "accept" : verb == "declined" ? "decline" : verb == "completed" ? "complete" : "withdraw"]
+            let french = ["accepted": "accepté", "declined": "refusé", "completed": "terminé", "withdrawn": "retiré"][verb] ?? verb
+            return say("\(by) \(verb) the referral \(referral).", "الإحالة \(referral): \(action) (\(by)).", "\(by) a \(french) l'orientation \(referral).")
+        case NotificationType.referralMessage:
+            return say("\(by) wrote on the referral \(referral).", "كتب \(by) في الإحالة \(referral).", "\(by) a écrit sur l'orientation \(referral).")
         case NotificationType.referralClosed:
-            return ar ? "حذف \(by) السجل \(record)، فأُغلقت الإحالة \(referral)." : "\(by) deleted record \(record); the referral \(referral) is closed."
+            return say(
+                "\(by) deleted record \(record); the referral \(referral) is closed.", "حذف \(by) السجل \(record)، فأُغلقت الإحالة \(referral).",
+                "\(by) a supprimé la fiche \(record) ; l'orientation \(referral) est close.")
         case NotificationType.referralReturned:
             let team = s["toTeam"] ?? ""
-            return ar
-                ? "عادت الإحالة \(referral) إلى منسّقي «\(team)»: من أُسندت إليه غادر الفريق."
-                : "The referral \(referral) is back with the coordinators of '\(team)': the member it was assigned to left the team."
+            return say(
+                "The referral \(referral) is back with the coordinators of '\(team)': the member it was assigned to left the team.",
+                "عادت الإحالة \(referral) إلى منسّقي «\(team)»: من أُسندت إليه غادر الفريق.",
+                "L'orientation \(referral) revient aux coordinateurs de « \(team) » : la personne à qui elle était confiée a quitté l'équipe.")
         case NotificationType.recordAlert:
-            guard let alertMessage else { return ar ? "تنبيه على السجل \(record)." : "An alert on record \(record)." }
-            return ar ? "تنبيه على السجل \(record): \(alertMessage)" : "Alert on record \(record): \(alertMessage)"
-        case NotificationType.referralReceived where s["priority"] == "urgent":
-            return ar ? "عاجل: أحال \(by) مريضًا (الإحالة \(referral))." : "Urgent: \(by) referred a patient (referral \(referral))."
-        case NotificationType.announcement: return (ar ? "إعلان من \(by): " : "Announcement from \(by): ") + (s["text"] ?? "")
+            guard let alertMessage else { return say("An alert on record \(record).", "تنبيه على السجل \(record).", "Une alerte sur la fiche \(record).") }
+            return say("Alert on record \(record): \(alertMessage)", "تنبيه على السجل \(record): \(alertMessage)", "Alerte sur la fiche \(record) : \(alertMessage)")
+        case NotificationType.announcement:
+            return say("Announcement from \(by): ", "إعلان من \(by): ", "Annonce de \(by) : ") + (s["text"] ?? "")
         default:
             return notification.type.replacingOccurrences(of: "_", with: " ") + (record.isEmpty ? "" : " \(record)") + (by.isEmpty ? "" : " (\(by))")
         }

@@ -27,7 +27,7 @@ package struct AnswerDisplay {
             }.joined(separator: say.isRightToLeft ? "؛ " : "; ")
         case (.text(let value), _): return value
         case (.integer(let value), _): return String(value)
-        case (.decimal(let value), _): return Self.number(value)
+        case (.decimal(let value), _): return say.writesDecimalComma ? Self.number(value).replacingOccurrences(of: ".", with: ",") : Self.number(value)
         case (.date(let value), _): return value.description
         case (.geopoint(let point), _): return point.description
         case (.instances(let list), _): return say(.instanceCount(list.count))

@@ -92,9 +92,9 @@ struct AnswerInput {
         return answer
     }
 
-    /// `today`, in English or Arabic.
+    /// `today`, in English, Arabic or French.
     static func isToday(_ text: String) -> Bool {
-        ["today", "اليوم"].contains(TextFold.fold(text))
+        ["today", "اليوم", "aujourd'hui", "aujourd’hui", "aujourdhui"].contains(TextFold.fold(text))
     }
 
     /// `37,5` → `37.5`; `1,000` stays as it is (and is rejected) rather than becoming 1.0.
@@ -106,8 +106,8 @@ struct AnswerInput {
 
     static func yesNo(_ text: String) -> Bool? {
         switch text.lowercased() {
-        case "y", "yes", "1", "true", "نعم", "بلی", "هو": true
-        case "n", "no", "0", "false", "لا", "نه", "نه خیر": false
+        case "y", "yes", "1", "true", "نعم", "بلی", "هو", "o", "oui": true
+        case "n", "no", "0", "false", "لا", "نه", "نه خیر", "non": false
         default: nil
         }
     }

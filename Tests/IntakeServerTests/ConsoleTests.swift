@@ -143,7 +143,28 @@ struct ConsoleTests {
             try await laptop.signIn("coordinator-a")
             #expect(Self.html(try await laptop.get("/console/day")).contains("<html lang=\"ar\" dir=\"rtl\">"), "the user's choice is kept")
             #expect(try await server.services.store.credentials(username: "coordinator-a")?.user.language == "ar")
+            // A third language, French: every page offers the two others, and speaks it whole.
+            #expect(arabic.contains("lang=\"en\">English</button>") && arabic.contains("lang=\"fr\">Français</button>"))
+            _ = try await laptop.post("/console/language", [("csrf", Browser.csrf(try await laptop.get("/console/day"))!), ("lang", "fr")])
+            let french = Self.html(try await laptop.get("/console/day"))
+            #expect(french.contains("<html lang=\"fr\" dir=\"ltr\">") && french.contains(ConsoleLanguage.fr["inbox"]) && ConsoleLanguage.fr["inbox"] != ConsoleLanguage.en["inbox"], "\(french.prefix(400))")
+            #expect(french.contains("lang=\"en\">English</button>") && french.contains("lang=\"ar\">العربية</button>"))
+            #expect(try await server.services.store.credentials(username: "coordinator-a")?.user.language == "fr")
         }
+    }
+
+    /// A language is a column of every string: none is missing in any language, and each differs
+    /// from English where English is not the word itself.
+    @Test func everyStringIsWrittenInEveryLanguage() {
+        for (key, columns) in ConsoleText.strings {
+            #expect(columns.count == ConsoleLanguage.allCases.count, "\(key) has \(columns.count) of \(ConsoleLanguage.allCases.count) languages")
+            #expect(columns.allSatisfy { !$0.isEmpty }, "\(key) has an empty text")
+        }
+        let translated = ConsoleText.strings.values.filter { $0.count > 2 && $0[2] != $0[0] }.count
+        #expect(translated * 10 > ConsoleText.strings.count * 9, "French differs from English in \(translated) of \(ConsoleText.strings.count) strings")
+        let notice = UserNotification(id: 1, userId: 1, type: NotificationType.referralReceived, createdAt: Date(), readAt: nil, subject: ["by": "bilal", "referral": "0123456789"])
+        #expect(ConsoleNotices.describe(notice, .fr) == "bilal a orienté un patient (orientation 01234567).")
+        #expect(ConsoleLanguage.fr.decimal(37.5) == "37,5" && ConsoleLanguage.ar.decimal(37.5) == "٣٧٫٥")
     }
 
     @Test func everyFormNeedsItsSessionsTokenAndSignOutEndsEverySession() async throws {

@@ -273,6 +273,9 @@ public struct FormLanguage: Sendable {
         self.code = code
     }
 
+    /// Whether the language writes a decimal comma (`37,5`); a point is read as well when typed.
+    public var writesDecimalComma: Bool { primary == "fr" }
+
     /// Whether the language is written right to left.
     public var isRightToLeft: Bool { Self.rightToLeft.contains(primary ?? "") }
 
@@ -283,12 +286,13 @@ public struct FormLanguage: Sendable {
     public func callAsFunction(_ text: FormText) -> String {
         switch primary {
         case "ar": ArabicText.text(text)
+        case "fr": FrenchText.text(text)
         default: EnglishText.text(text)
         }
     }
 
-    /// The languages with a catalogue of their own.
-    public static let catalogued = ["en", "ar"]
+    /// The languages with a catalogue of their own (docs/languages.md says how to add one).
+    public static let catalogued = ["en", "ar", "fr"]
 
     /// The language a person asked for outside a form: `INTAKE_LANGUAGE`, else the locale's
     /// (`LC_ALL`, `LC_MESSAGES`, `LANG`: `ar_SY.UTF-8` is Arabic) when a catalogue speaks it.
