@@ -26,9 +26,7 @@ extension FormReader {
         "background-geopoint", "uri:email", "uri:phonenumber", "uri:deviceid", "uri:username", "uri:simserial", "uri:subscriberid",
     ]
     static let unsupportedTypes: [String: String] = [
-        "time": "a time of day", "datetime": "a date and time", "barcode": "a barcode scan", "video": "a video", "geotrace": "a line on a map",
-        "geoshape": "an area on a map", "acknowledge": "an acknowledgement", "trigger": "an acknowledgement", "hidden": "a hidden value",
-        "rank": "a ranking", "background-audio": "background audio", "xml-external": "an external XML instance", "csv-external": "an external CSV",
+        "video": "a video", "geotrace": "a line on a map", "geoshape": "an area on a map", "rank": "a ranking", "background-audio": "background audio", "xml-external": "an external XML instance", "csv-external": "an external CSV",
         "select_one_from_file": "choices from a file", "select_multiple_from_file": "choices from a file", "select_one_external": "external choices",
         "begin_table": "a table", "osm": "an OpenStreetMap question",
     ]

@@ -213,6 +213,7 @@ extension FormReader {
         let intakeType = item.intake.first { Self.intakeTypeWords.contains(Self.firstWord($0)) }
         let appearance = survey.value("appearance", in: row)
         var appearanceRead = false
+        var timePattern: (pattern: String, shown: String)?
 
         switch item.word {
         case "text", "note", "integer", "decimal", "date", "geopoint": type = item.word == "text" ? nil : item.word
@@ -232,6 +233,19 @@ extension FormReader {
             if calculation == nil, survey.value("calculation", in: row).isEmpty {
                 problem(.error, "survey", row.number, column("calculation") ?? column("type"), "a calculate row needs a calculation", "write the expression in the 'calculation' column")
             }
+        case "barcode":
+            // A barcode scanner on a laptop types the code and Enter: a text answer.
+            problem(.leftOut, "survey", row.number, column("type"), "the barcode is asked as text: a scanner that types (most USB and Bluetooth scanners do) fills it")
+        case "time", "datetime":
+            // Intake has no time type: the answer is text, checked by a pattern, as ODK's
+            // widget writes it without seconds and zone (`14:30`, `2024-03-15 14:30`).
+            let pattern = item.word == "time" ? #"([01][0-9]|2[0-3]):[0-5][0-9]"# : #"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[ T]([01][0-9]|2[0-3]):[0-5][0-9]"#
+            timePattern = (pattern, item.word == "time" ? "HH:MM (24 hours)" : "YYYY-MM-DD HH:MM")
+            problem(.leftOut, "survey", row.number, column("type"), "'\(item.word)' is asked as text in the form \(timePattern!.shown), checked by a pattern: Intake has no time type")
+        case "acknowledge", "trigger":
+            // ODK stores "OK" when the box is ticked: a single choice of that one answer.
+            type = "single: OK=OK"
+            problem(.leftOut, "survey", row.number, column("type"), "the acknowledgement is a single choice of one answer, OK, which is what ODK stores")
         case "image":
             appearanceRead = appearance.lowercased().split(separator: " ").contains("signature")
             type = appearanceRead ? "signature" : "photo"
@@ -354,7 +368,12 @@ extension FormReader {
         for segment in item.intake where segment != intakeType && segment.lowercased() != "from list" {
             parts.add(segment, column("intake"))
         }
-        if let hint = hints[base] ?? hints.values.first { parts.add("help: \(hint)", column("hint")) }
+        if let hint = hints[base] ?? hints.values.first {
+            parts.add("help: \(hint)", column("hint"))
+        } else if let timePattern {
+            parts.add("help: \(timePattern.shown)", column("type"))
+        }
+        if let timePattern { parts.add("pattern: \(timePattern.pattern)", column("type")) }
         let relevance = Self.both(inherited, ownRelevance ? expression("relevant", row, role: "relevant") : nil)
         if let relevance { parts.add("show if: \(relevance)", column("relevant")) }
         if item.word == "note" { calculation = nil }

@@ -135,4 +135,27 @@ import Testing
         let again = XLSFormImporter.importForm(exported, fallbackId: "back")
         #expect(again.questionnaire?.languageNames == ["fr": "Français"], "\(again.problems)")
     }
+
+    @Test func aTimeIsTextWithAPatternABarcodeTextAndAnAcknowledgementAChoiceOfOK() throws {
+        let result = try importing(
+            """
+            | survey |
+            | | type | name | label |
+            | | time | arrival | Arrival |
+            | | dateTime | seen | Seen at |
+            | | barcode | vial | Vial |
+            | | acknowledge | read | I read the consent |
+            """)
+        let q = try #require(result.questionnaire, "\(result.problems)")
+        #expect(result.problems.isEmpty && result.leftOut.filter { $0.column?.contains("type") == true }.count == 4)
+        let arrival = try #require(q.allQuestions.first { $0.id == "arrival" })
+        #expect(arrival.type == .text && arrival.constraint?.pattern == "([01][0-9]|2[0-3]):[0-5][0-9]")
+        let pattern = try NSRegularExpression(pattern: "^(?:" + (arrival.constraint?.pattern ?? "") + ")$")
+        for (text, good) in [("14:30", true), ("09:05", true), ("24:00", false), ("9:05", false)] {
+            #expect((pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil) == good, "\(text)")
+        }
+        #expect(q.allQuestions.first { $0.id == "seen" }?.constraint?.pattern?.contains("[ T]") == true)
+        #expect(q.allQuestions.first { $0.id == "vial" }?.type == .text)
+        #expect(q.allQuestions.first { $0.id == "read" }?.type.choices?.choices.map(\.code) == ["OK"])
+    }
 }
