@@ -356,6 +356,7 @@ extension FormReader {
                         lists[list] = rows
                     }
                     if item.orOther { names.known.insert("\(item.name)_other") }
+                    if let list = item.list, let renamed = codeRenames[list] { names.codes[item.name] = renamed }
                     if let list = item.list, item.word == "select_one" || item.word == "select_multiple", override != "yesno" {
                         usedLists[list, default: ListUse()].questions.append(item.name)
                         if item.intake.contains(where: { $0.lowercased() == "from list" }) { usedLists[list]!.shared = true }

@@ -264,10 +264,6 @@ extension FormReader {
                 break
             }
             guard let rows = lists[list] else {
-                if let at = droppedChoices[list] {
-                    problem(.unsupported, "survey", row.number, column("type"), "the list '\(list)' holds no choice Intake can take (choices row \(at))", "rename its choices as Intake codes, or import with --partial to leave the question out")
-                    return
-                }
                 problem(.error, "survey", row.number, column("type"), "the list '\(list)' is not on the choices sheet", lists.isEmpty ? "add a choices sheet with the list's choices" : "the lists are: \(lists.keys.sorted().prefix(12).joined(separator: ", "))")
                 return
             }
@@ -500,6 +496,7 @@ extension FormReader {
         if text.contains("${") || text.contains("(") || text == "." {
             return read(text, row: item.row, column: column).map(\.description)
         }
+        if let list = item.list, let renamed = codeRenames[list]?[text] { return Expression.text(renamed).description }
         let word = Self.firstWord(type ?? "text")
         switch word {
         case "integer", "decimal":
@@ -572,7 +569,11 @@ extension FormReader {
             for choice in rows {
                 var tag = ""
                 if let filter = use.filterColumn {
-                    let value = choice.extra[filter] ?? ""
+                    var value = choice.extra[filter] ?? ""
+                    if !value.isEmpty, !Questionnaire.isChoiceCode(value) {
+                        // The filtering question's choice, coded as Intake codes it.
+                        value = codeRenames.values.compactMap { $0[value] }.first ?? ChoiceListName.suggestion(value)
+                    }
                     tag = value.isEmpty ? "" : "\(value):"
                 }
                 let column = choiceColumns.first("label")?.shown

@@ -34,8 +34,8 @@ struct FormReader {
     /// Rows Intake does not ask (metadata, names it cannot take), by name: an expression that
     /// reads one is unsupported, not a mistake.
     var leftOutNames: [String: Int] = [:]
-    /// Lists whose choices Intake could not take, by the first such choice's row.
-    var droppedChoices: [String: Int] = [:]
+    /// Choice names Intake codes otherwise, by list: `24/7` → `24_7`.
+    var codeRenames: [String: [String: String]] = [:]
 
     struct ChoiceRow {
         var row: Int
@@ -339,7 +339,7 @@ struct FormReader {
         var seen: [String: Set<String>] = [:]
         for row in rows where !row.isEmpty {
             let list = row[listColumn.index].trimmingCharacters(in: .whitespaces)
-            let code = row[nameColumn.index].trimmingCharacters(in: .whitespaces)
+            var code = row[nameColumn.index].trimmingCharacters(in: .whitespaces)
             guard !list.isEmpty else {
                 // pyxform passes over a row without a list: no question can use it.
                 problem(.leftOut, sheet, row.number, listColumn.shown, "the row has no list_name, so no question can use it; it is not read")
@@ -359,13 +359,15 @@ struct FormReader {
                 }
                 continue
             }
-            guard Questionnaire.isChoiceCode(code) else {
-                let suggestion = ChoiceListName.suggestion(code)
-                problem(
-                    .unsupported, sheet, row.number, nameColumn.shown, "the choice name '\(code)' is not an Intake code (letters, digits, '_', '-' and '.')",
-                    "rename it, e.g. '\(suggestion)', and every expression that compares with it; or import with --partial to leave the choice out")
-                if droppedChoices[list] == nil { droppedChoices[list] = row.number }
-                continue
+            if !Questionnaire.isChoiceCode(code) {
+                // XLSForm takes any name (`24/7`, `père`); an Intake code is ASCII letters, digits,
+                // '_', '-' and '.': the choice is coded so, and every comparison with it follows.
+                var renamed = ChoiceListName.suggestion(code.folding(options: [String.CompareOptions.diacriticInsensitive, .widthInsensitive], locale: nil))
+                while seen[list, default: []].contains(renamed) || !Questionnaire.isChoiceCode(renamed) { renamed += "_" }
+                problem(.leftOut, sheet, row.number, nameColumn.shown, "the choice name '\(code)' is not an Intake code (letters, digits, '_', '-' and '.'); Intake codes it '\(renamed)', and reads comparisons with '\(code)' as it")
+                codeRenames[list, default: [:]][code] = renamed
+                code = renamed
+                seen[list, default: []].insert(renamed)
             }
             var extra: [String: String] = [:]
             for column in choiceColumns.columns where !known.contains(column.field) && column.language == nil {

@@ -34,6 +34,8 @@ enum XPath {
         var known: Set<String> = []
         /// Names Intake gave questions whose XLSForm names it cannot take: `${a-b}` reads `a_b`.
         var renamed: [String: String] = [:]
+        /// Codes Intake gave choices whose names it cannot take, by question: `'24/7'` is `24_7`.
+        var codes: [String: [String: String]] = [:]
     }
 
     // MARK: Reading
@@ -163,8 +165,15 @@ enum XPath {
             return left
         }
 
+        /// A choice's name compared with a question, as Intake codes it.
+        func coded(_ value: Expression, for subject: Expression) -> Expression {
+            guard case .name(let id, _) = subject, case .text(let code) = value, let renamed = names.codes[id]?[code] else { return value }
+            return .text(renamed)
+        }
+
         /// A comparison, with XLSForm's idioms turned into Intake's.
         func compare(_ op: ComparisonOperator, _ left: Expression, _ right: Expression) -> Expression {
+            let (left, right) = (coded(left, for: right), coded(right, for: left))
             // `${q} = ''`: unanswered.
             for (subject, other) in [(left, right), (right, left)] {
                 if case .text("") = other, op == .equal || op == .notEqual, isAnswer(subject) {
@@ -293,6 +302,8 @@ enum XPath {
                 }
             }
             switch name {
+            case "selected" where arguments.count == 2:
+                return .call(name, [arguments[0], coded(arguments[1], for: arguments[0])], column: 1)
             case "not":
                 try wants(1...1)
                 return .not(arguments[0])

@@ -158,4 +158,28 @@ import Testing
         #expect(q.allQuestions.first { $0.id == "vial" }?.type == .text)
         #expect(q.allQuestions.first { $0.id == "read" }?.type.choices?.choices.map(\.code) == ["OK"])
     }
+
+    @Test func aChoiceNameIntakeCannotCodeIsCodedAndEveryComparisonFollows() throws {
+        let result = try importing(
+            """
+            | survey |
+            | | type | name | label | relevant | default |
+            | | select_one hours | h | Hours | | 24/7 |
+            | | text | why | Why? | ${h} = '24/7' | |
+            | | select_multiple w | w | Words | | |
+            | | text | more | More | selected(${w}, 'père') | |
+            | choices |
+            | | list_name | name | label |
+            | | hours | 24/7 | All day |
+            | | hours | day | Day |
+            | | w | père | Père |
+            | | w | red’s | Red |
+            """)
+        let q = try #require(result.questionnaire, "\(result.problems)")
+        #expect(result.problems.isEmpty && result.leftOut.filter { $0.sheet == "choices" }.count == 3)
+        #expect(q.allQuestions.first { $0.id == "h" }?.type.choices?.choices.map(\.code) == ["24_7", "day"])
+        #expect(q.allQuestions.first { $0.id == "w" }?.type.choices?.choices.map(\.code) == ["pere", "red_s"])
+        let section = try #require(result.files.first { $0.key.hasPrefix("1-") }?.value)
+        #expect(section.contains("default: \"24_7\"") && section.contains("show if: h = \"24_7\"") && section.contains("show if: selected(w, \"pere\")"), "\(section)")
+    }
 }
