@@ -155,7 +155,15 @@ extension FormReader {
                 }
                 continue
             }
-            let (word, list, orOther) = Self.readType(raw)
+            var (word, list, orOther) = Self.readType(raw)
+            if word == "select_one_external", list.map({ lists[$0] != nil }) == true { word = "select_one" }
+            if word == "select_one_from_file" || word == "select_multiple_from_file", let file = list {
+                if let listName = choicesFromFile(file, row: row) {
+                    (word, list) = (word == "select_one_from_file" ? "select_one" : "select_multiple", listName)
+                } else {
+                    saidRows.insert(row.number)  // the file's problem is said; the type is not said again
+                }
+            }
             var name = row[nameColumn.index].trimmingCharacters(in: .whitespaces)
             if name.isEmpty, word == "note" {
                 // pyxform takes a note without a name; Intake gives it one of its row.
@@ -222,6 +230,67 @@ extension FormReader {
             stack[stack.count - 1].children.append(open.item!.word == "begin_repeat" ? .repeatGroup(open.item!, open.children) : .group(open.item!, open.children))
         }
         return stack[0].children
+    }
+
+    /// `select_one_from_file towns.csv`: the CSV beside the form read as a list (its `name` and
+    /// `label` columns, or those the row's `parameters` name, `value=code label=town`); the list's
+    /// name, or nil (said) when there is no such file or it is not a CSV Intake can read.
+    mutating func choicesFromFile(_ file: String, row: Sheet.Row) -> String? {
+        let column = survey.first("type")?.shown
+        let stem = (file as NSString).deletingPathExtension
+        var listName = String(stem.map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || $0 == "_" || $0 == "-" ? $0 : "_" })
+        if listName.first?.isLetter != true { listName = "file_" + listName }
+        if let loaded = filesLoaded[file] { return loaded }
+        guard (file as NSString).pathExtension.lowercased() == "csv" else {
+            problem(.unsupported, "survey", row.number, column, "choices from '\(file)' (XML or GeoJSON) have no Intake equivalent", "give the choices as a CSV file, or on the choices sheet")
+            return nil
+        }
+        guard !file.contains("/"), !file.contains("\\"), !file.hasPrefix("."), let data = formFile(file) else {
+            problem(.unsupported, "survey", row.number, column, "the choices file '\(file)' is not beside the form", "put \(file) in the form's folder and import again, or import with --partial to leave the question out")
+            return nil
+        }
+        var parameters: [String: String] = [:]
+        for pair in survey.value("parameters", in: row).split(whereSeparator: { $0 == " " || $0 == ";" || $0 == "," }) {
+            let sides = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if sides.count == 2 { parameters[sides[0].lowercased()] = sides[1] }
+        }
+        let rows: [[String]]
+        do {
+            rows = try TextSheets.csvRows(try TextSheets.decode(data, kind: "CSV"))
+        } catch {
+            problem(.unsupported, "survey", row.number, column, "the choices file '\(file)' cannot be read: \(error.message)", error.hint)
+            return nil
+        }
+        let header = rows.first?.map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        let (valueName, labelName) = (parameters["value"] ?? "name", parameters["label"] ?? "label")
+        guard let valueIndex = header.firstIndex(of: valueName) else {
+            problem(.unsupported, "survey", row.number, column, "the choices file '\(file)' has no '\(valueName)' column", "its first row names its columns: name, label (or say which with parameters: value=… label=…)")
+            return nil
+        }
+        let labelIndex = header.firstIndex(of: labelName)
+        while lists[listName] != nil { listName += "_file" }
+        var seen: Set<String> = []
+        var choices: [ChoiceRow] = []
+        for (offset, cells) in rows.dropFirst().enumerated() where valueIndex < cells.count && !cells[valueIndex].trimmingCharacters(in: .whitespaces).isEmpty {
+            var code = cells[valueIndex].trimmingCharacters(in: .whitespaces)
+            if !Questionnaire.isChoiceCode(code) {
+                var renamed = ChoiceListName.suggestion(code.folding(options: [String.CompareOptions.diacriticInsensitive], locale: nil))
+                while seen.contains(renamed) { renamed += "_" }
+                codeRenames[listName, default: [:]][code] = renamed
+                code = renamed
+            }
+            guard seen.insert(code).inserted else { continue }
+            let label = labelIndex.flatMap { $0 < cells.count ? cells[$0].trimmingCharacters(in: .whitespaces) : nil }.flatMap { $0.isEmpty ? nil : $0 } ?? code
+            choices.append(ChoiceRow(row: offset + 2, code: code, labels: [base: label], extra: [:]))
+        }
+        guard !choices.isEmpty else {
+            problem(.unsupported, "survey", row.number, column, "the choices file '\(file)' holds no choice", "give it rows under its header: name, label")
+            return nil
+        }
+        lists[listName] = choices
+        filesLoaded[file] = listName
+        problem(.leftOut, "survey", row.number, column, "the choices of '\(file)' (\(choices.count)) are the list '\(listName)', written as the file \(listName).txt of the questionnaire")
+        return listName
     }
 
     /// A loop over a list is asked once per choice: a group for each, its questions named
@@ -382,7 +451,9 @@ extension FormReader {
             let unsafe = rows.contains { row in
                 (row.labels.values + [row.code]).contains { $0.contains(",") || $0.contains("=") || $0.contains("|") || $0.contains(":") && $0 == row.code }
             }
-            if use.questions.count > 1 || unsafe { usedLists[list]!.shared = true }
+            // A long list is a file of its own: a question's line holds a few thousand characters.
+            let inline = rows.reduce(0) { $0 + $1.code.count + ($1.labels.values.map(\.count).max() ?? 0) + 3 }
+            if use.questions.count > 1 || unsafe || filesLoaded.values.contains(list) || inline > 2_500 { usedLists[list]!.shared = true }
         }
     }
 

@@ -271,6 +271,7 @@ extension FormReader {
             choices = (list, rows, shared)
             type = shared ? "\(keyword) from \(list)" : "\(keyword): " + rows.map { "\($0.code)=\($0.labels[base] ?? $0.code)" }.joined(separator: ", ")
         default:
+            if saidRows.contains(row.number) { return }
             if let what = Self.unsupportedTypes[item.word] {
                 problem(.unsupported, "survey", row.number, column("type"), "'\(item.word)' (\(what)) has no Intake equivalent", "ask it another way (a text question, a date), or import with --partial to leave it out")
             } else {
@@ -388,7 +389,7 @@ extension FormReader {
         let filter = survey.value("choice_filter", in: row)
         if !filter.isEmpty {
             if let (filterColumn, question) = Self.choiceFilter(filter), let list = choices?.list, usedLists[list]?.filterColumn == filterColumn,
-                choiceColumns.columns.contains(where: { $0.header == filterColumn })
+                (choiceColumns.columns + externalColumns.columns).contains(where: { $0.header == filterColumn })
             {
                 parts.add("filter: \(names.renamed[question] ?? question)", column("choice_filter"))
             } else {

@@ -12,6 +12,13 @@ struct FormReader {
 
     var survey = Columns(nil, sheet: "survey")
     var choiceColumns = Columns(nil, sheet: "choices")
+    var externalColumns = Columns(nil, sheet: "external_choices")
+    /// A file beside the form, by name (`towns.csv` of `select_one_from_file towns.csv`).
+    var formFile: (String) -> Data? = { _ in nil }
+    /// Files of choices read, by file name: the list each became.
+    var filesLoaded: [String: String] = [:]
+    /// Rows whose problem is said already (a choices file missing): not said twice.
+    var saidRows: Set<Int> = []
     /// Header language (nil: a column without one) → Intake code.
     var codes: [String?: String] = [:]
     var languages: [String] = []
@@ -66,8 +73,8 @@ struct FormReader {
             problem(.error, nil, nil, nil, "the workbook has no 'survey' sheet", "an XLSForm's questions are on a sheet named 'survey'; the sheets here are: \(workbook.sheets.map(\.name).joined(separator: ", "))")
             return XLSFormImport(id: fallbackId, files: [:], problems: problems, leftOut: leftOut, questionnaire: nil)
         }
-        for sheet in workbook.sheets where !["survey", "choices", "settings"].contains(sheet.name.lowercased()) {
-            let unsupported = ["external_choices", "entities", "osm"].contains(sheet.name.lowercased())
+        for sheet in workbook.sheets where !["survey", "choices", "settings", "external_choices"].contains(sheet.name.lowercased()) {
+            let unsupported = ["entities", "osm"].contains(sheet.name.lowercased())
             problem(
                 unsupported ? .unsupported : .leftOut, sheet.name, nil, nil,
                 unsupported ? "the '\(sheet.name)' sheet has no Intake equivalent" : "the sheet '\(sheet.name)' is not part of an XLSForm and is not read")
@@ -93,6 +100,13 @@ struct FormReader {
         let settings = readSettings()
         readLanguages(settings: settings)
         readChoices(Array(choiceRows.dropFirst()))
+        if let external = workbook.sheet("external_choices") {
+            // ODK's external choices (`select_one_external`, searched on the phone) are a list like
+            // any other to Intake, filtered by the same columns.
+            let rows = readable(external)
+            externalColumns = Columns(rows.first, sheet: external.name)
+            readChoices(Array(rows.dropFirst()), columns: externalColumns, external: true)
+        }
         let rows = Array(surveyRows.dropFirst())
         let tree = buildTree(rows)
         scanNames(tree)
@@ -126,9 +140,20 @@ struct FormReader {
                     let fileName = (diagnostic.path as NSString).lastPathComponent
                     let key = "\(fileName):\(files[fileName].flatMap { file in diagnostic.line.flatMap { $0 >= 1 && $0 <= file.lines.count ? file.lines[$0 - 1].row : nil } } ?? 0):\(diagnostic.message)"
                     if reported.insert(key).inserted { report(diagnostic) }
-                    if let number = diagnostic.line, let file = files[fileName], number >= 1, number <= file.lines.count, !file.lines[number - 1].text.hasPrefix("@title") {
-                        drops[fileName, default: []].insert(number - 1)
+                    guard let number = diagnostic.line, let file = files[fileName], number >= 1, number <= file.lines.count, !file.lines[number - 1].text.hasPrefix("@title") else {
+                        continue
                     }
+                    // A translation's line is left out with its base line (drop takes both).
+                    let parts = fileName.split(separator: ".")
+                    if parts.count == 3, let base = files["\(parts[0]).txt"] {
+                        let line = file.lines[number - 1]
+                        let directive = line.text.hasPrefix("@") ? String(line.text.prefix { $0 != " " }) : nil
+                        if let index = base.lines.firstIndex(where: { $0.row == line.row && (directive.map(\.isEmpty) == nil ? !$0.text.hasPrefix("@") : $0.text.hasPrefix(directive!)) }) {
+                            drops["\(parts[0]).txt", default: []].insert(index)
+                        }
+                        continue
+                    }
+                    drops[fileName, default: []].insert(number - 1)
                 }
                 guard !drops.isEmpty else { return nil }
                 for (fileName, indexes) in drops {
@@ -162,6 +187,7 @@ struct FormReader {
     /// Leaves lines out of a file, and the same rows' lines out of its translations.
     private mutating func drop(_ indexes: Set<Int>, of fileName: String) {
         guard var file = files[fileName] else { return }
+        let indexes = indexes.filter { file.lines.indices.contains($0) }
         let rows = indexes.map { file.lines[$0] }
         for index in indexes.sorted(by: >) { file.lines.remove(at: index) }
         files[fileName] = file
@@ -324,12 +350,13 @@ struct FormReader {
 
     // MARK: Choices
 
-    mutating func readChoices(_ rows: [Sheet.Row]) {
+    mutating func readChoices(_ rows: [Sheet.Row], columns choiceColumns: Columns? = nil, external: Bool = false) {
         guard !rows.isEmpty else { return }
+        let choiceColumns = choiceColumns ?? self.choiceColumns
         let sheet = choiceColumns.sheet
         guard let listColumn = choiceColumns.first("list_name"), let nameColumn = choiceColumns.first("name") else {
             // pyxform reads such a sheet as holding no list; a select that names one is refused below.
-            problem(.leftOut, sheet, 1, nil, "the choices sheet has no 'list_name' and 'name' columns, so it holds no list", "its first row names its columns: list_name, name, label")
+            problem(.leftOut, sheet, 1, nil, "the \(sheet) sheet has no 'list_name' and 'name' columns, so it holds no list", "its first row names its columns: list_name, name, label")
             return
         }
         let known: Set<String> = ["list_name", "name", "label", "intake"]
@@ -350,7 +377,7 @@ struct FormReader {
                 continue
             }
             guard seen[list, default: []].insert(code).inserted else {
-                if allowChoiceDuplicates {
+                if allowChoiceDuplicates || external {  // pyxform checks neither
                     problem(
                         .unsupported, sheet, row.number, nameColumn.shown, "the list '\(list)' has the choice '\(code)' twice (allow_choice_duplicates); an Intake answer names one choice",
                         "give the choice its own name, or import with --partial to keep only the first '\(code)'")

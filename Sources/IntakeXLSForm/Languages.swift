@@ -23,7 +23,8 @@ enum Languages {
         let text = language.trimmingCharacters(in: .whitespaces)
         if let open = text.lastIndex(of: "("), text.hasSuffix(")") {
             let code = text[text.index(after: open)..<text.index(before: text.endIndex)].trimmingCharacters(in: .whitespaces)
-            return isCode(code) ? code : nil
+            if isCode(code) { return code }
+            return code.count <= 3 && isCode(code.lowercased()) ? code.lowercased() : nil  // `English (EN)`
         }
         if isCode(text) { return text }
         let lowered = text.lowercased()

@@ -25,7 +25,7 @@ enum TextSheets {
         return try sheets(from: try csvRows(text), kind: "CSV")
     }
 
-    private static func decode(_ data: Data, kind: String) throws(WorkbookError) -> String {
+    static func decode(_ data: Data, kind: String) throws(WorkbookError) -> String {
         guard data.count <= WorkbookLimits.fileBytes else {
             throw WorkbookError("the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)", hint: "an XLSForm is a few hundred rows; check that this is the right file")
         }
@@ -63,7 +63,7 @@ enum TextSheets {
     }
 
     /// RFC 4180 rows: quoted cells may hold commas, quotes (doubled) and line breaks.
-    private static func csvRows(_ text: String) throws(WorkbookError) -> [[String]] {
+    static func csvRows(_ text: String) throws(WorkbookError) -> [[String]] {
         var rows: [[String]] = []
         var row: [String] = []
         var cell = ""

@@ -42,8 +42,11 @@ public enum XLSFormImporter {
 
     /// Imports a workbook; `fallbackId` names the questionnaire when the settings give no
     /// `form_id` (the file's name, as pyxform does).
-    public static func importForm(_ workbook: Workbook, fallbackId: String) -> XLSFormImport {
+    /// `file` reads a file beside the form by its name (the CSV of a `select_one_from_file`), or
+    /// gives nil.
+    public static func importForm(_ workbook: Workbook, fallbackId: String, file: @escaping (String) -> Data? = { _ in nil }) -> XLSFormImport {
         var reader = FormReader(workbook: workbook, fallbackId: fallbackId)
+        reader.formFile = file
         return reader.run()
     }
 }

@@ -182,4 +182,37 @@ import Testing
         let section = try #require(result.files.first { $0.key.hasPrefix("1-") }?.value)
         #expect(section.contains("default: \"24_7\"") && section.contains("show if: h = \"24_7\"") && section.contains("show if: selected(w, \"pere\")"), "\(section)")
     }
+
+    @Test func externalChoicesAndAChoicesFileBesideTheFormAreListsOfTheQuestionnaire() throws {
+        let form = """
+            | survey |
+            | | type | name | label | choice_filter |
+            | | select_one_from_file villes.csv | ville | Ville | |
+            | | select_one region | region | Région | |
+            | | select_one_external district | district | District | region=${region} |
+            | | select_one_from_file absent.csv | x | X | |
+            | | select_one_from_file ../secret.csv | y | Y | |
+            | choices |
+            | | list_name | name | label |
+            | | region | nord | Nord |
+            | | region | sud | Sud |
+            | external_choices |
+            | | list_name | name | label | region |
+            | | district | korhogo | Korhogo | nord |
+            | | district | san_pedro | San Pedro | sud |
+            """
+        var asked: [String] = []
+        let workbook = try XLSFormImporter.workbook(data: Data(form.utf8), fileName: "f.md")
+        let result = XLSFormImporter.importForm(workbook, fallbackId: "f") { name in
+            asked.append(name)
+            return name == "villes.csv" ? Data("name,label\nabidjan,Abidjan\nbouake,Bouaké\n\"man\",\"Man, Tonkpi\"\n".utf8) : nil
+        }
+        #expect(!asked.contains("../secret.csv"), "a name with a path is never read: \(asked)")
+        #expect(result.problems.map(\.row) == [5, 6] && result.problems.allSatisfy { $0.kind == .unsupported }, "\(result.problems)")
+        let q = try #require(result.questionnaire)
+        #expect(q.allQuestions.first { $0.id == "ville" }?.type.choices?.choices.map(\.label.base) == ["Abidjan", "Bouaké", "Man, Tonkpi"])
+        let district = try #require(q.allQuestions.first { $0.id == "district" })
+        #expect(district.type.choices?.choice(code: "korhogo")?.filter == "nord" && district.choiceFilter != nil)
+        #expect(result.files["villes.txt"] != nil && result.files["district.txt"] != nil)
+    }
 }

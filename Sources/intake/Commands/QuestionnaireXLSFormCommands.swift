@@ -7,7 +7,7 @@ extension QuestionnaireCommand {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Make an Intake questionnaire folder from an XLSForm (.xlsx, or pyxform's .csv and .md forms).",
+            abstract: "Make an Intake questionnaire folder from an XLSForm (.xlsx, .xls, or pyxform's .csv and .md forms).",
             discussion: """
                 Everything Intake cannot express is listed by sheet, row and column, and nothing is written unless \
                 --partial is given (errors in the form stop a partial import too). What is left out by design \
@@ -37,7 +37,15 @@ extension QuestionnaireCommand {
                 throw ExitCode.failure
             }
             let fallback = url.deletingPathExtension().lastPathComponent
-            let result = XLSFormImporter.importForm(workbook, fallbackId: fallback)
+            // A file of choices beside the form (select_one_from_file), read by its plain name only.
+            let beside = url.deletingLastPathComponent()
+            let result = XLSFormImporter.importForm(workbook, fallbackId: fallback) { name in
+                guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else { return nil }
+                let path = beside.appendingPathComponent(name).path
+                var info = stat()
+                guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= WorkbookLimits.fileBytes else { return nil }
+                return FileManager.default.contents(atPath: path)
+            }
             for note in result.leftOut { print("\(form): \(note)") }
             for problem in result.problems { printError("\(form): \(problem)") }
             guard let questionnaire = result.questionnaire, !result.hasErrors else {
@@ -64,7 +72,7 @@ extension QuestionnaireCommand {
         private func readForm(_ url: URL) throws -> Data {
             var info = stat()
             guard stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-                throw ValidationError("\(form) is not a file; give the path of the XLSForm (.xlsx, .csv or .md).")
+                throw ValidationError("\(form) is not a file; give the path of the XLSForm (.xlsx, .xls, .csv or .md).")
             }
             guard info.st_size <= WorkbookLimits.fileBytes else {
                 throw ValidationError("\(form) is \(info.st_size) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes). Check that this is the right file.")
