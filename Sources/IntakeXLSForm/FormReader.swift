@@ -148,7 +148,12 @@ struct FormReader {
                     if parts.count == 3, let base = files["\(parts[0]).txt"] {
                         let line = file.lines[number - 1]
                         let directive = line.text.hasPrefix("@") ? String(line.text.prefix { $0 != " " }) : nil
-                        if let index = base.lines.firstIndex(where: { $0.row == line.row && (directive.map(\.isEmpty) == nil ? !$0.text.hasPrefix("@") : $0.text.hasPrefix(directive!)) }) {
+                        let same = { (other: OutFile.Line) -> Bool in
+                            guard other.row == line.row else { return false }
+                            if let directive { return other.text.hasPrefix(directive) }
+                            return !other.text.hasPrefix("@")
+                        }
+                        if let index = base.lines.firstIndex(where: same) {
                             drops["\(parts[0]).txt", default: []].insert(index)
                         }
                         continue

@@ -15,17 +15,10 @@ enum XLSXReader {
         guard data.starts(with: [0x50, 0x4B]) else {
             throw WorkbookError("the file is not an .xlsx workbook (it is not a zip archive)", hint: "save the form from Excel or LibreOffice as 'Excel 2007-365 (.xlsx)', or give the file its own extension (.xls, .csv, .md)")
         }
-        // Read from a file, not from memory: ZIPFoundation's in-memory archive traps on an entry
-        // that points past the end of a damaged file, where a file's reads simply come up short.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("intake-xlsform-\(UUID().uuidString).xlsx")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let archive: Archive
-        do {
-            try data.write(to: file, options: .withoutOverwriting)
-            archive = try Archive(url: file, accessMode: .read)
-        } catch {
-            throw WorkbookError("the file is not a readable .xlsx workbook (its zip archive is damaged)", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
-        }
+        // The zip is read here, entry by entry from its central directory, each entry's bytes
+        // bounded by the file: ZIPFoundation's own reader inflates until the stream says it ends,
+        // and loops for ever on a damaged file whose stream runs past its end.
+        let archive = try ZipEntries(data)
         let workbookPart = try part("xl/workbook.xml", in: archive, required: true)!
         let sheets = try SheetListParser.parse(workbookPart)
         guard !sheets.isEmpty else {
@@ -58,23 +51,12 @@ enum XLSXReader {
 
     /// A part's bytes, inflated at most to ``WorkbookLimits/partBytes``, refusing DTDs (no xlsx
     /// part has one; entities are how XML is made to expand).
-    private static func part(_ path: String, in archive: Archive, required: Bool) throws(WorkbookError) -> Data? {
-        guard let entry = archive[path] else {
+    private static func part(_ path: String, in archive: ZipEntries, required: Bool) throws(WorkbookError) -> Data? {
+        guard let data = try archive.read(path) else {
             if required {
                 throw WorkbookError("the file has no \(path), so it is not an .xlsx workbook", hint: "save the form from Excel or LibreOffice as .xlsx")
             }
             return nil
-        }
-        var data = Data()
-        do {
-            _ = try archive.extract(entry, skipCRC32: false) { chunk in
-                guard data.count + chunk.count <= WorkbookLimits.partBytes else { throw PartTooLarge() }
-                data.append(chunk)
-            }
-        } catch is PartTooLarge {
-            throw WorkbookError("\(path) expands to more than \(WorkbookLimits.partBytes) bytes", hint: "an XLSForm is a few hundred rows; check that this is the right file")
-        } catch {
-            throw WorkbookError("\(path) cannot be read from the file (\(type(of: error)))", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
         }
         // Foundation's XML parser traps on some bytes that are not UTF-8 (in a namespace), and
         // every spreadsheet writes its parts in UTF-8: anything else is refused before parsing.
@@ -88,7 +70,6 @@ enum XLSXReader {
         return data
     }
 
-    private struct PartTooLarge: Error {}
 }
 
 /// Runs a delegate over a part and turns a parse failure into a ``WorkbookError``.
@@ -335,4 +316,95 @@ private final class SheetParser: PartParser {
 /// An element or attribute name without its namespace prefix.
 private func local(_ name: String) -> Substring {
     name.split(separator: ":").last ?? Substring(name)
+}
+
+/// A zip archive's entries, read from its central directory: each entry's compressed bytes are
+/// the slice its local header and central record give, checked to lie inside the file, inflated
+/// from that slice alone (a stream that runs past it is damaged, not read on) up to
+/// ``WorkbookLimits/partBytes``, and its CRC-32 checked.
+struct ZipEntries {
+    struct Entry {
+        var method: Int
+        var crc: UInt32
+        var compressed: Range<Int>
+        var size: Int
+    }
+
+    let data: Data
+    var entries: [String: Entry] = [:]
+
+    static let damaged = WorkbookError("the file is not a readable .xlsx workbook (its zip archive is damaged)", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+
+    init(_ data: Data) throws(WorkbookError) {
+        self.data = data
+        let bytes = [UInt8](data)
+        func u16(_ at: Int) -> Int? { at >= 0 && at + 2 <= bytes.count ? Int(bytes[at]) | Int(bytes[at + 1]) << 8 : nil }
+        func u32(_ at: Int) -> Int? {
+            guard let low = u16(at), let high = u16(at + 2) else { return nil }
+            return low | high << 16
+        }
+        // The end record, found from the end (after it, at most a 65,535-byte comment).
+        var end: Int?
+        var at = bytes.count - 22
+        while at >= max(0, bytes.count - 22 - 0xFFFF) {
+            if u32(at) == 0x0605_4B50 {
+                end = at
+                break
+            }
+            at -= 1
+        }
+        guard let end, let count = u16(end + 10), var entry = u32(end + 16) else { throw Self.damaged }
+        for _ in 0..<count {
+            guard u32(entry) == 0x0201_4B50, let method = u16(entry + 10), let crc = u32(entry + 16), let compressed = u32(entry + 20),
+                let size = u32(entry + 24), let nameLength = u16(entry + 28), let extra = u16(entry + 30), let comment = u16(entry + 32),
+                let local = u32(entry + 42), entry + 46 + nameLength <= bytes.count,
+                u32(local) == 0x0403_4B50, let localName = u16(local + 26), let localExtra = u16(local + 28)
+            else { throw Self.damaged }
+            let start = local + 30 + localName + localExtra
+            // ZIP64 sizes (0xFFFFFFFF) belong to files of gigabytes, which no XLSForm is.
+            guard compressed != 0xFFFF_FFFF, size != 0xFFFF_FFFF, start + compressed <= bytes.count, method == 0 || method == 8 else { throw Self.damaged }
+            let name = String(decoding: bytes[(entry + 46)..<(entry + 46 + nameLength)], as: UTF8.self)
+            if entries[name] == nil { entries[name] = Entry(method: method, crc: UInt32(crc), compressed: start..<(start + compressed), size: size) }
+            entry += 46 + nameLength + extra + comment
+        }
+    }
+
+    /// The entry's bytes; nil when the archive has no such entry.
+    func read(_ path: String) throws(WorkbookError) -> Data? {
+        guard let entry = entries[path] else { return nil }
+        guard entry.size <= WorkbookLimits.partBytes else {
+            throw WorkbookError("\(path) expands to more than \(WorkbookLimits.partBytes) bytes", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+        }
+        let slice = data[(data.startIndex + entry.compressed.lowerBound)..<(data.startIndex + entry.compressed.upperBound)]
+        if entry.method == 0 {
+            guard slice.count == entry.size else { throw Self.damaged }
+            return Data(slice)
+        }
+        var out = Data()
+        do {
+            let crc = try Data.decompress(
+                size: Int64(slice.count), bufferSize: 16_384, skipCRC32: false,
+                provider: { position, chunk in
+                    // Only the entry's own bytes: a stream that wants more is damaged.
+                    guard position < Int64(slice.count) else { throw PartTooLarge() }
+                    let from = slice.startIndex + Int(position)
+                    return Data(slice[from..<min(from + chunk, slice.endIndex)])
+                },
+                consumer: { chunk in
+                    guard out.count + chunk.count <= WorkbookLimits.partBytes else { throw PartTooLarge() }
+                    out.append(chunk)
+                })
+            guard crc == entry.crc else { throw Self.damaged }
+        } catch let error as WorkbookError {
+            throw error
+        } catch {
+            if out.count >= WorkbookLimits.partBytes - 16_384 {
+                throw WorkbookError("\(path) expands to more than \(WorkbookLimits.partBytes) bytes", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+            }
+            throw WorkbookError("\(path) cannot be read from the file (its compressed data is damaged)", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+        }
+        return out
+    }
+
+    private struct PartTooLarge: Error {}
 }

@@ -76,6 +76,16 @@ import ZIPFoundation
         #expect(refusal(try xlsx(parts(sheet: big)))?.contains("expands to more than") == true)
     }
 
+    /// Found by the fuzzer (seed 4242): a sheet whose deflate stream runs past its entry's bytes
+    /// made ZIPFoundation's reader loop for ever at the end of the file; it is refused at once.
+    @Test func aCompressedPartThatRunsPastItsEntryIsRefusedNotReadForEver() throws {
+        let data = try Data(contentsOf: Fixtures.forms.appendingPathComponent("damaged/deflate-stream-past-its-entry.xlsx"))
+        let started = ContinuousClock.now
+        let said = refusal(data)
+        #expect(said?.contains("compressed data is damaged") == true || said?.contains("is damaged") == true, "\(said ?? "read")")
+        #expect(ContinuousClock.now - started < .seconds(30), "refused, not read until the test gives up")
+    }
+
     @Test func aWorkbookWithoutASurveySheetNamesTheSheetsItHas() throws {
         let result = XLSFormImporter.importForm(Workbook(sheets: [Sheet(name: "Sheet1", cells: [["a"]])]), fallbackId: "x")
         #expect(result.problems.first?.message == "the workbook has no 'survey' sheet" && result.problems.first?.hint?.contains("Sheet1") == true)
@@ -106,6 +116,10 @@ import ZIPFoundation
                 default: bytes = Array(bytes.prefix(at))
                 }
                 if bytes.isEmpty { bytes = [0] }
+            }
+            if let trace = ProcessInfo.processInfo.environment["INTAKE_FUZZ_TRACE"] {
+                // Each input written before it is read, to find one that stalls.
+                try Data(bytes).write(to: URL(fileURLWithPath: "\(trace).\(name.split(separator: ".").last!)"))
             }
             do {
                 let workbook = try XLSFormImporter.workbook(data: Data(bytes), fileName: name)
