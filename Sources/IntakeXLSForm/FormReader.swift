@@ -73,7 +73,7 @@ struct FormReader {
             problem(.error, nil, nil, nil, "the workbook has no 'survey' sheet", "an XLSForm's questions are on a sheet named 'survey'; the sheets here are: \(workbook.sheets.map(\.name).joined(separator: ", "))")
             return XLSFormImport(id: fallbackId, files: [:], problems: problems, leftOut: leftOut, questionnaire: nil)
         }
-        for sheet in workbook.sheets where !["survey", "choices", "settings", "external_choices"].contains(sheet.name.lowercased()) {
+        for sheet in workbook.sheets where !Workbook.formSheets.contains(sheet.name.lowercased()) {
             let unsupported = ["entities", "osm"].contains(sheet.name.lowercased())
             problem(
                 unsupported ? .unsupported : .leftOut, sheet.name, nil, nil,
@@ -147,13 +147,7 @@ struct FormReader {
                     let parts = fileName.split(separator: ".")
                     if parts.count == 3, let base = files["\(parts[0]).txt"] {
                         let line = file.lines[number - 1]
-                        let directive = line.text.hasPrefix("@") ? String(line.text.prefix { $0 != " " }) : nil
-                        let same = { (other: OutFile.Line) -> Bool in
-                            guard other.row == line.row else { return false }
-                            if let directive { return other.text.hasPrefix(directive) }
-                            return !other.text.hasPrefix("@")
-                        }
-                        if let index = base.lines.firstIndex(where: same) {
+                        if let index = base.lines.firstIndex(where: line.isCounterpart) {
                             drops["\(parts[0]).txt", default: []].insert(index)
                         }
                         continue
@@ -199,14 +193,7 @@ struct FormReader {
         let stem = (fileName as NSString).deletingPathExtension
         for (name, var translation) in files where name != fileName && name.hasPrefix(stem + ".") && name.hasSuffix(".txt") && name.split(separator: ".").count == 3 {
             for line in rows {
-                // The same question's line: same row, the same kind of line (a question, `@end`).
-                let directive = line.text.hasPrefix("@") ? String(line.text.prefix { $0 != " " }) : nil
-                let same = { (other: OutFile.Line) -> Bool in
-                    guard other.row == line.row else { return false }
-                    if let directive { return other.text.hasPrefix(directive) }
-                    return !other.text.hasPrefix("@")
-                }
-                if let index = translation.lines.firstIndex(where: same) {
+                if let index = translation.lines.firstIndex(where: line.isCounterpart) {
                     translation.lines.remove(at: index)
                 }
             }
@@ -424,6 +411,14 @@ struct OutFile {
         /// Where each part of the line starts (1-based character column) and the sheet column it
         /// came from.
         var spans: [(start: Int, column: String?)] = []
+
+        /// Whether `other` is this line in another language's file: the same row, the same kind
+        /// of line (a question, `@end`).
+        func isCounterpart(_ other: Line) -> Bool {
+            guard other.row == row else { return false }
+            guard text.hasPrefix("@") else { return !other.text.hasPrefix("@") }
+            return other.text.hasPrefix(String(text.prefix { $0 != " " }))
+        }
     }
 
     var lines: [Line] = []

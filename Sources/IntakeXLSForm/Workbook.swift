@@ -10,6 +10,9 @@ public struct Workbook: Sendable, Equatable {
         self.sheets = sheets
     }
 
+    /// The sheets of an XLSForm Intake reads (lower-cased); a workbook's other sheets are named, not read.
+    static let formSheets: Set<String> = ["survey", "choices", "settings", "external_choices"]
+
     /// The sheet of that name, compared ignoring case (pyxform does).
     public func sheet(_ name: String) -> Sheet? {
         sheets.first { $0.name.lowercased() == name.lowercased() }

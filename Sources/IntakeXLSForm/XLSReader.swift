@@ -259,7 +259,7 @@ private struct BIFF {
         var read: Set<String> = []
         for (name, offset) in sheets {
             // Only the sheets an XLSForm has are read (once each); the others are named.
-            guard ["survey", "choices", "settings", "external_choices"].contains(name.lowercased()), read.insert(name.lowercased()).inserted else {
+            guard Workbook.formSheets.contains(name.lowercased()), read.insert(name.lowercased()).inserted else {
                 result.append(Sheet(name: name, rows: []))
                 continue
             }

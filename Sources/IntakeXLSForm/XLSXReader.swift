@@ -33,7 +33,7 @@ enum XLSXReader {
         var read: Set<String> = []
         for (name, relation) in sheets {
             // Only the sheets an XLSForm has are read (once each); the others are named, not parsed.
-            guard ["survey", "choices", "settings", "external_choices"].contains(name.lowercased()), read.insert(name.lowercased()).inserted else {
+            guard Workbook.formSheets.contains(name.lowercased()), read.insert(name.lowercased()).inserted else {
                 result.append(Sheet(name: name, rows: []))
                 continue
             }
