@@ -39,7 +39,10 @@ struct ClientTestServer {
         return generator.next()
     }
 
-    func client(port: Int, timeout: TimeInterval = 20) -> IntakeClient {
+    /// A client of the server on `port`. The timeout rules out a server that never answers, not
+    /// a slow one: a test process on a loaded two-core machine (every suite at once) has taken
+    /// over 20 s to answer its first request.
+    func client(port: Int, timeout: TimeInterval = 120) -> IntakeClient {
         IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: token, timeout: timeout)
     }
 

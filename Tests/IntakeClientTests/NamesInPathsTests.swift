@@ -17,7 +17,7 @@ struct NamesInPathsTests {
         let admin = try await server.services.accounts.createUser(username: "root", password: "admin-password-1", role: .admin, team: nil)
         let adminToken = try await server.services.accounts.issueToken(for: admin, name: "test", expiresAt: nil)
         try await server.serving { port in
-            let root = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: adminToken, timeout: 20)
+            let root = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: adminToken, timeout: 120)
             try await root.createTeam(name)
             _ = try await server.services.accounts.createUser(username: "lead", password: "lead-password-1", role: .coordinator, team: name)
             _ = try await server.services.accounts.createUser(username: "amal", password: "amal-password-1", role: .fieldworker, team: name)
@@ -48,7 +48,7 @@ struct NamesInPathsTests {
         let admin = try await server.services.accounts.createUser(username: "root", password: "admin-password-1", role: .admin, team: nil)
         let adminToken = try await server.services.accounts.issueToken(for: admin, name: "test", expiresAt: nil)
         try await server.serving { port in
-            let root = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: adminToken, timeout: 20)
+            let root = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: adminToken, timeout: 120)
             for name in [".", "..", "line\nbreak", "tab\there"] {
                 do {
                     try await root.createTeam(name)
