@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "IntakeStore", targets: ["IntakeStore"]),
         .library(name: "IntakeForm", targets: ["IntakeForm"]),
         .library(name: "IntakeFieldwork", targets: ["IntakeFieldwork"]),
+        .library(name: "IntakeService", targets: ["IntakeService"]),
         .library(name: "IntakeServer", targets: ["IntakeServer"]),
         .library(name: "IntakeSQLite", targets: ["IntakeSQLite"]),
         .library(name: "IntakePostgres", targets: ["IntakePostgres"]),
@@ -81,12 +82,26 @@ let package = Package(
                 "IntakeCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
-        // The reference server, independent of where it stores: REST API, services, access
-        // rules, and the `RecordStore` protocol the stores below implement.
+        // The domain, apart from HTTP and from where it stores: accounts, access, audit, devices,
+        // exports, patients, questionnaires, records, reviews, teams, webhooks, their rules, the
+        // store protocols the stores below implement, and `ServiceError`. No Hummingbird module
+        // but hummingbird-auth's bcrypt, for passwords (checked by scripts/check-imports).
+        .target(
+            name: "IntakeService",
+            dependencies: [
+                "IntakeCore", "IntakeExport",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The reference server's HTTP: the application, controllers, `APIError`, JSON coding,
+        // request bodies, the token authenticator, rate limits and openapi.yaml, over IntakeService.
         .target(
             name: "IntakeServer",
             dependencies: [
-                "IntakeCore", "IntakeExport",
+                "IntakeCore", "IntakeExport", "IntakeService",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -98,7 +113,6 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -111,7 +125,7 @@ let package = Package(
         .target(
             name: "IntakeConsole",
             dependencies: [
-                "IntakeCore", "IntakeServer", "IntakeExport",
+                "IntakeCore", "IntakeService", "IntakeServer", "IntakeExport",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -121,13 +135,14 @@ let package = Package(
         ),
         // XLSForms both ways: .xlsx (read with ZIPFoundation and Foundation's XML parser, written
         // with IntakeExport's XLSXBook), pyxform's .csv and .md forms, XLSForm expressions to and from Intake's.
-        .target(name: "IntakeXLSForm", dependencies: ["IntakeCore", "IntakeExport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .target(
+            name: "IntakeXLSForm", dependencies: ["IntakeCore", "IntakeExport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // ODK Central's API, the part pyodk uses, over the server's services: `intake serve` mounts
         // it under /odk beside the console.
         .target(
             name: "IntakeODK",
             dependencies: [
-                "IntakeCore", "IntakeServer", "IntakeExport", "IntakeXLSForm",
+                "IntakeCore", "IntakeService", "IntakeServer", "IntakeExport", "IntakeXLSForm",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -138,7 +153,7 @@ let package = Package(
         .target(
             name: "IntakeREDCap",
             dependencies: [
-                "IntakeCore", "IntakeServer", "IntakeExport",
+                "IntakeCore", "IntakeService", "IntakeServer", "IntakeExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -149,7 +164,7 @@ let package = Package(
         .target(
             name: "IntakeFHIR",
             dependencies: [
-                "IntakeCore", "IntakeServer", "IntakeExport",
+                "IntakeCore", "IntakeService", "IntakeServer", "IntakeExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -157,13 +172,13 @@ let package = Package(
         // The server's embedded default store: one SQLite file through GRDB.
         .target(
             name: "IntakeSQLite",
-            dependencies: ["IntakeCore", "IntakeExport", "IntakeServer", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["IntakeCore", "IntakeExport", "IntakeService", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The server's PostgreSQL store, for deployments that outgrow one machine.
         .target(
             name: "IntakePostgres",
             dependencies: [
-                "IntakeCore", "IntakeExport", "IntakeServer",
+                "IntakeCore", "IntakeExport", "IntakeService",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -174,7 +189,7 @@ let package = Package(
         .target(
             name: "IntakeDeployment",
             dependencies: [
-                "IntakeServer", "IntakeSQLite", "IntakePostgres",
+                "IntakeService", "IntakeServer", "IntakeSQLite", "IntakePostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -182,11 +197,12 @@ let package = Package(
         ),
         // The store contract every `RecordStore` must pass (Swift Testing expectations), for the
         // tests of each store: IntakeServerTests runs it on SQLite and PostgreSQL.
-        .target(name: "IntakeStoreTesting", dependencies: ["IntakeCore", "IntakeExport", "IntakeServer"]),
+        .target(name: "IntakeStoreTesting", dependencies: ["IntakeCore", "IntakeExport", "IntakeService"]),
         .executableTarget(
             name: "intake",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeServer", "IntakeDeployment", "IntakeClient", "IntakeExport",
+                "IntakeCore", "IntakeStore", "IntakeForm", "IntakeFieldwork", "IntakeService", "IntakeServer", "IntakeDeployment",
+                "IntakeClient", "IntakeExport",
                 "IntakeTerminal", "IntakeConsole", "IntakeXLSForm", "IntakeODK", "IntakeREDCap", "IntakeFHIR",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -202,7 +218,8 @@ let package = Package(
         .executableTarget(
             name: "intake-bench",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeClient",
+                "IntakeCore", "IntakeStore", "IntakeService", "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment",
+                "IntakeClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -216,16 +233,19 @@ let package = Package(
         .testTarget(
             name: "IntakeStoreTests", dependencies: ["IntakeStore", "IntakeCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
-            name: "IntakeExportTests", dependencies: ["IntakeExport", "IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+            name: "IntakeExportTests",
+            dependencies: ["IntakeExport", "IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(
-            name: "IntakeXLSFormTests", dependencies: ["IntakeXLSForm", "IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+            name: "IntakeXLSFormTests",
+            dependencies: ["IntakeXLSForm", "IntakeCore", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeTerminal", "IntakeCore"]),
         .testTarget(
             name: "IntakeFieldworkTests", dependencies: ["IntakeFieldwork", "IntakeForm", "IntakeStore", "IntakeClient", "IntakeCore"]),
         .testTarget(
             name: "IntakeServerTests",
             dependencies: [
-                "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeStoreTesting", "IntakeCore", "IntakeConsole",
+                "IntakeService", "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeStoreTesting", "IntakeCore",
+                "IntakeConsole",
                 "IntakeODK", "IntakeREDCap", "IntakeFHIR", "IntakeExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -242,7 +262,8 @@ let package = Package(
         .testTarget(
             name: "IntakeClientTests",
             dependencies: [
-                "IntakeClient", "IntakeFieldwork", "IntakeServer", "IntakeSQLite", "IntakeStore", "IntakeExport", "IntakeCore",
+                "IntakeClient", "IntakeFieldwork", "IntakeService", "IntakeServer", "IntakeSQLite", "IntakeStore", "IntakeExport",
+                "IntakeCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -252,7 +273,9 @@ let package = Package(
         .testTarget(
             name: "intakeTests",
             dependencies: [
-                "IntakeCore", "IntakeStore", "IntakeServer", .product(name: "GRDB", package: "GRDB.swift"),
+                "IntakeCore", "IntakeStore", "IntakeService", "IntakeServer", "IntakeDeployment",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

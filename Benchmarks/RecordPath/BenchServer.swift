@@ -4,6 +4,7 @@ import IntakePostgres
 import IntakeSQLite
 import IntakeDeployment
 import IntakeServer
+import IntakeService
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

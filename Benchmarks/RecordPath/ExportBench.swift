@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import IntakeCore
 import IntakeServer
+import IntakeService
 
 /// `intake export --format csv` from a server database against `sqlite3 -csv` dumping the same
 /// table: records per second and peak resident memory of each, as child processes.

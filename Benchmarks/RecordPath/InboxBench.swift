@@ -4,6 +4,7 @@ import GRDB
 import IntakeDeployment
 import IntakeSQLite
 import IntakeServer
+import IntakeService
 import NIOCore
 import NIOPosix
 import Synchronization

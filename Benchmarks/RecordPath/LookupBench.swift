@@ -5,6 +5,7 @@ import IntakeCore
 import IntakePostgres
 import IntakeSQLite
 import IntakeServer
+import IntakeService
 import Logging
 import PostgresNIO
 

@@ -3,6 +3,7 @@ import Foundation
 import IntakeCore
 import IntakeDeployment
 import IntakeServer
+import IntakeService
 
 /// The store alone: checked records handed to `RecordStore.ingest` in groups, as the group
 /// commit does, on SQLite (and PostgreSQL when the bench has one), against the sqlite3 shell

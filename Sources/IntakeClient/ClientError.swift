@@ -31,7 +31,8 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
         switch self {
         case .offline(let message): message
         case .server(let status, let message): "the server failed (HTTP \(status)): \(message)"
-        case .notAllowed(_, let message): "the server refused the token (missing, wrong or expired): \(message); sign in again with 'intake login'"
+        case .notAllowed(_, let message):
+            "the server refused the token (missing, wrong or expired): \(message); sign in again with 'intake login'"
         case .signInRefused(let message): message
         case .forbidden(_, let message): "the server refused: \(message)"
         case .refused(let status, let message): "the server refused the request (HTTP \(status)): \(message)"
@@ -46,7 +47,9 @@ public enum ClientError: Error, Sendable, CustomStringConvertible, Equatable {
         let code = (try? JSONDecoder().decode(ErrorJSON.self, from: data))?.error.code ?? ""
         switch status {
         // The server's own words: a sign-in refused, or this machine's enrolment stopped.
-        case 401 where ["bad_credentials", "account_locked", "too_many_attempts", "device_revoked", "device_mismatch", "account_unavailable"].contains(code):
+        case 401
+        where ["bad_credentials", "account_locked", "too_many_attempts", "device_revoked", "device_mismatch", "account_unavailable"]
+            .contains(code):
             return .signInRefused(message)
         case 401: return .notAllowed(status: status, message: message)
         case 403: return .forbidden(code: code, message: message)

@@ -56,7 +56,10 @@ public struct RemoteIssue: Decodable, Sendable, Equatable, CustomStringConvertib
     public var field: String?
     public var message: String
 
-    public init(kind: String? = nil, section: Int? = nil, index: Int? = nil, questionId: String? = nil, questionText: String? = nil, field: String? = nil, message: String) {
+    public init(
+        kind: String? = nil, section: Int? = nil, index: Int? = nil, questionId: String? = nil, questionText: String? = nil,
+        field: String? = nil, message: String
+    ) {
         self.kind = kind
         self.section = section
         self.index = index

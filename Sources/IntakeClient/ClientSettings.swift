@@ -52,7 +52,8 @@ public struct ClientSettings: Codable, Sendable, Equatable {
         let path = directory.appendingPathComponent(Self.fileName).path
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard FileManager.default.createFile(atPath: path, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: path, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600])
+        else {
             throw CocoaError(.fileWriteNoPermission)
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
@@ -60,7 +61,7 @@ public struct ClientSettings: Codable, Sendable, Equatable {
 
     /// The server's URL, or nil when it is not an http(s) URL.
     public var url: URL? {
-        guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? "") , url.host != nil else { return nil }
+        guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else { return nil }
         return url
     }
 }

@@ -16,7 +16,8 @@ public struct ClientTLS: Sendable, Equatable {
     /// Checks the pins' form and that the CA file reads as PEM certificates.
     public func validate() throws(ClientError) {
         for pin in pins where Self.pinDigest(pin) == nil {
-            throw ClientError.insecure("'\(pin.prefix(80))' is not a pin: give sha256/ and the base64 of the SHA-256 of the server's public key (44 characters)")
+            throw ClientError.insecure(
+                "'\(pin.prefix(80))' is not a pin: give sha256/ and the base64 of the SHA-256 of the server's public key (44 characters)")
         }
         if let caFile {
             let text = (try? String(contentsOfFile: caFile, encoding: .utf8)) ?? ""

@@ -31,7 +31,8 @@ final class CurlTransport: Sendable {
     }()
 
     init?(baseURL: URL, timeout: TimeInterval, tls: ClientTLS) {
-        guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = baseURL.host, !host.isEmpty else {
+        guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = baseURL.host, !host.isEmpty
+        else {
             return nil
         }
         let port = baseURL.port ?? (scheme == "https" ? 443 : 80)
@@ -172,11 +173,13 @@ final class CurlTransport: Sendable {
         // gone now: it forgets them before it is kept (or cleaned up), keeping its connections.
         curl_easy_reset(handle.pointer)
         // A handle that failed mid-way may hold a broken connection: start the next one afresh.
-        if code == CURLE_OK, idle.withLock({ idle in
-            guard idle.count < Self.maxIdle else { return false }
-            idle.append(handle)
-            return true
-        }) {
+        if code == CURLE_OK,
+            idle.withLock({ idle in
+                guard idle.count < Self.maxIdle else { return false }
+                idle.append(handle)
+                return true
+            })
+        {
         } else {
             curl_easy_cleanup(handle.pointer)
         }
@@ -215,7 +218,9 @@ final class CurlTransport: Sendable {
             if TransportPolicy.isLoopback(host.lowercased()) { return intake_curl_set_string(pointer, CURLOPT_NOPROXY, "*") }
             return CURLE_OK
         }
-        for (option, value) in [(CURLOPT_SSL_VERIFYPEER, 1), (CURLOPT_SSL_VERIFYHOST, 2), (CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))] {
+        for (option, value) in [
+            (CURLOPT_SSL_VERIFYPEER, 1), (CURLOPT_SSL_VERIFYHOST, 2), (CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)),
+        ] {
             let set = intake_curl_set_long(pointer, option, value)
             guard set == CURLE_OK else { return set }
         }
@@ -242,7 +247,9 @@ final class CurlTransport: Sendable {
         case CURLE_SSL_CONNECT_ERROR:
             return .insecure("refusing \(origin): \(TLSFailure.handshake(message.isEmpty ? "no detail" : message))")
         case CURLE_NOT_BUILT_IN, CURLE_UNKNOWN_OPTION, CURLE_OUT_OF_MEMORY:
-            return .insecure("refusing \(origin): this libcurl cannot apply the TLS settings (\(String(cString: curl_easy_strerror(code)))); nothing was sent")
+            return .insecure(
+                "refusing \(origin): this libcurl cannot apply the TLS settings (\(String(cString: curl_easy_strerror(code)))); nothing was sent"
+            )
         default:
             return .offline("cannot reach \(origin): \(Self.describe(code, message: message))")
         }

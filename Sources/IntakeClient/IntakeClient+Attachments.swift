@@ -35,7 +35,8 @@ extension IntakeClient {
         }
         if found.state == "complete" {
             guard found.received == bytes.count else {
-                throw ClientError.unexpected("the server holds a different file under \(ref.sha256.prefix(12))… (\(found.received) bytes, not \(bytes.count))")
+                throw ClientError.unexpected(
+                    "the server holds a different file under \(ref.sha256.prefix(12))… (\(found.received) bytes, not \(bytes.count))")
             }
             return
         }
@@ -56,7 +57,9 @@ extension IntakeClient {
             // Given time while bytes flow (a slow uplink), not a deadline for the whole chunk.
             let answer = try await exchange(
                 "PUT", path, body: bytes.subdata(in: offset..<end), json: false,
-                extraHeaders: [("Content-Type", "application/octet-stream"), ("Content-Range", "bytes \(offset)-\(end - 1)/\(bytes.count)")],
+                extraHeaders: [
+                    ("Content-Type", "application/octet-stream"), ("Content-Range", "bytes \(offset)-\(end - 1)/\(bytes.count)"),
+                ],
                 limit: .idle(timeout))
             switch answer.status {
             case 201: return
@@ -64,7 +67,9 @@ extension IntakeClient {
             case 409 where restarts < 3:
                 // Another upload of the same file moved on (or the server lost a partial one): go on from where it stands.
                 restarts += 1
-                offset = min((try? JSONDecoder().decode(UploadJSON.self, from: try await send("GET", path, body: nil).1))?.received ?? 0, bytes.count)
+                offset = min(
+                    (try? JSONDecoder().decode(UploadJSON.self, from: try await send("GET", path, body: nil).1))?.received ?? 0, bytes.count
+                )
             default: throw ClientError.from(status: answer.status, data: answer.body)
             }
         }

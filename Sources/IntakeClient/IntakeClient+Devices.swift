@@ -61,7 +61,8 @@ extension IntakeClient {
             var expiresInHours: Double?
         }
         return try await call(
-            "POST", "/v1/teams/\(Self.segment(team))/enrolments", body: Body(username: username, expiresInHours: expiresInHours), expecting: 201,
+            "POST", "/v1/teams/\(Self.segment(team))/enrolments", body: Body(username: username, expiresInHours: expiresInHours),
+            expecting: 201,
             as: IssuedEnrolment.self)
     }
 
@@ -114,7 +115,8 @@ public struct EnrolmentLink: Sendable, Equatable {
         var components = URLComponents()
         components.scheme = "intake"
         components.host = "enrol"
-        components.queryItems = [URLQueryItem(name: "server", value: server), URLQueryItem(name: "code", value: code)]
+        components.queryItems =
+            [URLQueryItem(name: "server", value: server), URLQueryItem(name: "code", value: code)]
             + pins.map { URLQueryItem(name: "pin", value: $0) }
         // '+' and '/' of a pin's base64 kept unambiguous.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")

@@ -17,10 +17,12 @@ extension IntakeClient {
                 do {
                     // Silence longer than 45 seconds (the server sends a keep-alive every 15) is a dead link.
                     let answer = try await exchange(
-                        "GET", "/v1/notifications/stream", body: nil, extraHeaders: [("Accept", "text/event-stream"), ("Last-Event-ID", String(lastEventID))],
+                        "GET", "/v1/notifications/stream", body: nil,
+                        extraHeaders: [("Accept", "text/event-stream"), ("Last-Event-ID", String(lastEventID))],
                         sink: .stream({ bytes in
                             for event in parser.feed(bytes) {
-                                guard let notification = try? JSONDecoder().decode(RemoteNotification.self, from: Data(event.data.utf8)) else {
+                                guard let notification = try? JSONDecoder().decode(RemoteNotification.self, from: Data(event.data.utf8))
+                                else {
                                     continuation.finish(throwing: ClientError.unexpected("the server sent an event that could not be read"))
                                     return false
                                 }

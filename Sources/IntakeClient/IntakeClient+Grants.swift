@@ -18,11 +18,14 @@ public struct RemoteGrant: Sendable, Equatable, Decodable {
 
 /// Grants: access to one record for a user or a team outside its team, until a time.
 extension IntakeClient {
-    public func grant(record id: UUID, toUser: String?, toTeam: String?, access: String, expiresAt: Date) async throws(ClientError) -> RemoteGrant {
+    public func grant(record id: UUID, toUser: String?, toTeam: String?, access: String, expiresAt: Date) async throws(ClientError)
+        -> RemoteGrant
+    {
         var body: [String: String] = ["access": access, "expiresAt": Timestamp.string(from: expiresAt)]
         body["toUser"] = toUser
         body["toTeam"] = toTeam
-        return try await grantCall("POST", "/v1/records/\(id.uuidString.lowercased())/grants", body: try? JSONEncoder().encode(body), expect: 201)
+        return try await grantCall(
+            "POST", "/v1/records/\(id.uuidString.lowercased())/grants", body: try? JSONEncoder().encode(body), expect: 201)
     }
 
     public func grants(record id: UUID) async throws(ClientError) -> [RemoteGrant] {
@@ -30,7 +33,8 @@ extension IntakeClient {
     }
 
     public func revokeGrant(record id: UUID, grant: UUID) async throws(ClientError) -> RemoteGrant {
-        try await grantCall("DELETE", "/v1/records/\(id.uuidString.lowercased())/grants/\(grant.uuidString.lowercased())", body: nil, expect: 200)
+        try await grantCall(
+            "DELETE", "/v1/records/\(id.uuidString.lowercased())/grants/\(grant.uuidString.lowercased())", body: nil, expect: 200)
     }
 
     /// The grants you or your team hold now.
@@ -45,7 +49,9 @@ extension IntakeClient {
     {
         let (status, data) = try await send(method, path, body: body)
         guard status == expect else { throw ClientError.from(status: status, data: data) }
-        guard let value = try? JSONDecoder().decode(T.self, from: data) else { throw ClientError.unexpected("the server's grants could not be read") }
+        guard let value = try? JSONDecoder().decode(T.self, from: data) else {
+            throw ClientError.unexpected("the server's grants could not be read")
+        }
         return value
     }
 }
@@ -59,7 +65,9 @@ extension IntakeClient {
         let path = "/v1/\(patient ? "patients" : "records")/\(id.uuidString.lowercased())/transfer"
         let (status, data) = try await send("POST", path, body: try? JSONEncoder().encode(["toTeam": team]))
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
-        guard let moved = try? JSONDecoder().decode(Moved.self, from: data) else { throw ClientError.unexpected("the server's answer to the transfer could not be read") }
+        guard let moved = try? JSONDecoder().decode(Moved.self, from: data) else {
+            throw ClientError.unexpected("the server's answer to the transfer could not be read")
+        }
         return moved.transferred
     }
 }

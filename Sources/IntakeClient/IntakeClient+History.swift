@@ -27,11 +27,14 @@ extension IntakeClient {
     public func revisions(of id: UUID) async throws(ClientError) -> [RemoteRevision] {
         let (status, data) = try await send("GET", "/v1/records/\(id.uuidString.lowercased())/revisions", body: nil)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["revisions"] as? [[String: Any]] else {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let list = object["revisions"] as? [[String: Any]]
+        else {
             throw ClientError.unexpected("the server's revisions could not be read")
         }
         return list.compactMap { entry in
-            guard let revision = entry["revision"] as? Int, let savedBy = entry["savedBy"] as? String, let savedAt = entry["savedAt"] as? String
+            guard let revision = entry["revision"] as? Int, let savedBy = entry["savedBy"] as? String,
+                let savedAt = entry["savedAt"] as? String
             else { return nil }
             return RemoteRevision(revision: revision, savedBy: savedBy, savedAt: savedAt, deviceId: entry["deviceId"] as? String)
         }
@@ -70,7 +73,9 @@ extension IntakeClient {
         } catch {
             throw ClientError.unexpected("the server's revisions could not be read: \(error)")
         }
-        guard let found else { throw ClientError.notFound("revision \(revision) of record \(id.uuidString.lowercased()) is not on the server") }
+        guard let found else {
+            throw ClientError.notFound("revision \(revision) of record \(id.uuidString.lowercased()) is not on the server")
+        }
         return found
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 
 /// A patient of the registry as the server shows it.
 public struct RemotePatient: Sendable, Codable, Equatable {
@@ -14,8 +15,9 @@ public struct RemotePatient: Sendable, Codable, Equatable {
     public var dataGroups: [String]?
 
     public init(
-        id: String, givenName: String, familyName: String, dateOfBirth: String? = nil, sex: String? = nil, externalId: String? = nil, revision: Int = 1,
-        archived: Bool = false, sharingScope: String = "no_sharing"
+        id: String, givenName: String, familyName: String, dateOfBirth: String? = nil, sex: String? = nil, externalId: String? = nil,
+        revision: Int = 1,
+        archived: Bool = false, sharingScope: String = SharingScope.noSharing.rawValue
     ) {
         self.id = id
         self.givenName = givenName
@@ -55,7 +57,8 @@ public struct NewRemotePatient: Sendable, Codable, Equatable {
     }
 
     public init(
-        id: String, givenName: String, familyName: String, dateOfBirth: String?, sex: String?, externalId: String?, dataGroups: [String]? = nil,
+        id: String, givenName: String, familyName: String, dateOfBirth: String?, sex: String?, externalId: String?,
+        dataGroups: [String]? = nil,
         consent: Consent? = nil
     ) {
         self.id = id
@@ -123,21 +126,25 @@ extension IntakeClient {
     public func registry(after: String?, limit: Int = 500) async throws(ClientError) -> [RemotePatient] {
         struct Answer: Decodable { var patients: [RemotePatient] }
         let cursor = after.map { "&after=\(Self.segment($0))" } ?? ""
-        return try await call("GET", "/v1/patients?all=true&includeArchived=true&limit=\(limit)" + cursor, expecting: 200, as: Answer.self).patients
+        return try await call("GET", "/v1/patients?all=true&includeArchived=true&limit=\(limit)" + cursor, expecting: 200, as: Answer.self)
+            .patients
     }
 
     /// Changes the given fields (a nil inner value clears the field) and data groups, all or
     /// nothing, based on `baseRevision`: groups added and removed, or the whole set replaced
     /// (`groups`).
     public func updatePatient(
-        _ id: String, baseRevision: Int, changes: [String: String?], addGroups: [String] = [], removeGroups: [String] = [], groups: [String]? = nil
+        _ id: String, baseRevision: Int, changes: [String: String?], addGroups: [String] = [], removeGroups: [String] = [],
+        groups: [String]? = nil
     ) async throws(ClientError) -> RemotePatient {
         var object: [String: Any] = ["baseRevision": baseRevision]
         for (field, value) in changes { object[field] = value ?? NSNull() }
         if !addGroups.isEmpty { object["addGroups"] = addGroups }
         if !removeGroups.isEmpty { object["removeGroups"] = removeGroups }
         if let groups { object["dataGroups"] = groups }
-        guard let body = try? JSONSerialization.data(withJSONObject: object) else { throw ClientError.unexpected("the change could not be encoded") }
+        guard let body = try? JSONSerialization.data(withJSONObject: object) else {
+            throw ClientError.unexpected("the change could not be encoded")
+        }
         let (status, data) = try await send("PATCH", "/v1/patients/\(Self.segment(id))", body: body)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
         guard let patient = try? JSONDecoder().decode(RemotePatient.self, from: data) else {
@@ -148,12 +155,14 @@ extension IntakeClient {
 
     /// archive or restore.
     public func setPatientArchived(_ id: String, _ archived: Bool) async throws(ClientError) -> RemotePatient {
-        try await call("POST", "/v1/patients/\(Self.segment(id))/\(archived ? "archive" : "restore")", expecting: 200, as: RemotePatient.self)
+        try await call(
+            "POST", "/v1/patients/\(Self.segment(id))/\(archived ? "archive" : "restore")", expecting: 200, as: RemotePatient.self)
     }
 
     public func recordConsent(_ id: String, scope: String, method: String) async throws(ClientError) -> RemotePatient {
         try await call(
-            "PUT", "/v1/patients/\(Self.segment(id))/consent", body: ["scope": scope, "method": method], expecting: 200, as: RemotePatient.self)
+            "PUT", "/v1/patients/\(Self.segment(id))/consent", body: ["scope": scope, "method": method], expecting: 200,
+            as: RemotePatient.self)
     }
 
     /// The deployment's data groups: name, description, and how many patients (nil for researchers).
@@ -164,7 +173,9 @@ extension IntakeClient {
             var patients: Int?
         }
         struct Answer: Decodable { var dataGroups: [Group] }
-        return try await call("GET", "/v1/data-groups", expecting: 200, as: Answer.self).dataGroups.map { ($0.name, $0.description, $0.patients) }
+        return try await call("GET", "/v1/data-groups", expecting: 200, as: Answer.self).dataGroups.map {
+            ($0.name, $0.description, $0.patients)
+        }
     }
 
     public func createDataGroup(_ name: String, description: String?) async throws(ClientError) {

@@ -55,7 +55,8 @@ extension IntakeClient {
             var lists: [String: String]
             var draft: Bool
         }
-        let (status, data) = try await send("POST", "/v1/questionnaires", body: try? JSONEncoder().encode(Body(files: texts, lists: lists, draft: draft)))
+        let (status, data) = try await send(
+            "POST", "/v1/questionnaires", body: try? JSONEncoder().encode(Body(files: texts, lists: lists, draft: draft)))
         guard status == 200 || status == 201 else { throw ClientError.from(status: status, data: data) }
         guard let version = try? JSONDecoder().decode(RemoteQuestionnaire.self, from: data) else {
             throw ClientError.unexpected("the server's answer about the questionnaire could not be read")
@@ -66,10 +67,13 @@ extension IntakeClient {
     /// Publishes a draft, closes, reopens or retires a version (`published`, `closed`, `retired`).
     public func setQuestionnaireState(id: String, version: String, to state: String) async throws(ClientError) -> RemoteQuestionnaire {
         try await questionnaireCall(
-            "PUT", "/v1/questionnaires/\(Self.segment(id))/versions/\(Self.segment(version))/state", body: try? JSONEncoder().encode(["state": state]), as: RemoteQuestionnaire.self)
+            "PUT", "/v1/questionnaires/\(Self.segment(id))/versions/\(Self.segment(version))/state",
+            body: try? JSONEncoder().encode(["state": state]), as: RemoteQuestionnaire.self)
     }
 
-    private func questionnaireCall<T: Decodable>(_ method: String, _ path: String, body: Data?, as type: T.Type) async throws(ClientError) -> T {
+    private func questionnaireCall<T: Decodable>(_ method: String, _ path: String, body: Data?, as type: T.Type) async throws(ClientError)
+        -> T
+    {
         let (status, data) = try await send(method, path, body: body)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
         guard let value = try? JSONDecoder().decode(T.self, from: data) else {
@@ -106,13 +110,16 @@ extension IntakeClient {
         }
         let reference = record.questionnaire
         let (status, data) = try await send(
-            "POST", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records", body: record.jsonData())
+            "POST", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records",
+            body: record.jsonData())
         switch status {
         case 200, 201:
             guard let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
                 throw ClientError.unexpected("the server's answer to a test record could not be read")
             }
-            return .kept(replaced: answer.outcome == "test_replaced", warnings: answer.warnings.map { ($0.questionId.map { "\($0): " } ?? "") + $0.message })
+            return .kept(
+                replaced: answer.outcome == "test_replaced",
+                warnings: answer.warnings.map { ($0.questionId.map { "\($0): " } ?? "") + $0.message })
         case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.issues(in: data))
         default: throw ClientError.from(status: status, data: data)
         }
@@ -121,7 +128,8 @@ extension IntakeClient {
     public func testRecords(_ reference: QuestionnaireReference) async throws(ClientError) -> [RemoteTestRecord] {
         struct Answer: Decodable { var records: [RemoteTestRecord] }
         return try await call(
-            "GET", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records", expecting: 200,
+            "GET", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records",
+            expecting: 200,
             as: Answer.self
         ).records
     }
@@ -129,7 +137,8 @@ extension IntakeClient {
     public func deleteTestRecords(_ reference: QuestionnaireReference) async throws(ClientError) -> Int {
         struct Answer: Decodable { var deleted: Int }
         return try await call(
-            "POST", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records/discard", expecting: 200,
+            "POST", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))/test-records/discard",
+            expecting: 200,
             as: Answer.self
         ).deleted
     }

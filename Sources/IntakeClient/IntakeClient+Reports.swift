@@ -28,15 +28,20 @@ extension IntakeClient {
 
     /// A series' reports, oldest date first: `start` and `end` are calendar dates (both
     /// included) or instants (start included, end not), as the series takes; `latest` only the last.
-    public func reports(patient: String, series: String, start: String?, end: String?, latest: Bool) async throws(ClientError) -> [RemoteReport] {
+    public func reports(patient: String, series: String, start: String?, end: String?, latest: Bool) async throws(ClientError)
+        -> [RemoteReport]
+    {
         var query: [String] = []
         if let start { query.append("startDate=\(Self.queryValue(start))") }
         if let end { query.append("endDate=\(Self.queryValue(end))") }
         if latest { query.append("latest=true") }
-        let path = "/v1/patients/\(Self.segment(patient))/reports/\(Self.segment(series))" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        let path =
+            "/v1/patients/\(Self.segment(patient))/reports/\(Self.segment(series))"
+            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         let (status, data) = try await send("GET", path, body: nil)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["reports"] as? [[String: Any]] else {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["reports"] as? [[String: Any]]
+        else {
             throw ClientError.unexpected("the server's answer is not a list of reports")
         }
         return list.compactMap(Self.report)
@@ -46,7 +51,8 @@ extension IntakeClient {
     public func teamReports(after: String?) async throws(ClientError) -> (reports: [RemoteReport], next: String?) {
         let (status, data) = try await send("GET", "/v1/reports" + (after.map { "?after=\(Self.queryValue($0))" } ?? ""), body: nil)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["reports"] as? [[String: Any]] else {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["reports"] as? [[String: Any]]
+        else {
             throw ClientError.unexpected("the server's answer is not a list of reports")
         }
         return (list.compactMap(Self.report), object["next"] as? String)
@@ -54,10 +60,12 @@ extension IntakeClient {
 
     private static func report(_ object: [String: Any]) -> RemoteReport? {
         guard let series = object["series"] as? String, let date = object["date"] as? String, let version = object["version"] as? Int,
-            let values = object["values"], let text = try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys, .withoutEscapingSlashes])
+            let values = object["values"],
+            let text = try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return nil }
         return RemoteReport(
-            patientId: object["patientId"] as? String, series: series, date: date, values: String(decoding: text, as: UTF8.self), version: version,
+            patientId: object["patientId"] as? String, series: series, date: date, values: String(decoding: text, as: UTF8.self),
+            version: version,
             recordedBy: object["recordedBy"] as? String ?? "", recordedAt: object["recordedAt"] as? String ?? "")
     }
 

@@ -43,15 +43,21 @@ extension IntakeClient {
 
     public func reopenReview(of record: String, comment: String?) async throws(ClientError) -> RemoteReview {
         struct Body: Encodable { var comment: String? }
-        return try await call("POST", "/v1/records/\(Self.segment(record))/review/reopen", body: Body(comment: comment), expecting: 200, as: RemoteReview.self)
+        return try await call(
+            "POST", "/v1/records/\(Self.segment(record))/review/reopen", body: Body(comment: comment), expecting: 200, as: RemoteReview.self
+        )
     }
 
     public func commentReview(of record: String, text: String) async throws(ClientError) -> RemoteReview.Entry {
-        try await call("POST", "/v1/records/\(Self.segment(record))/review/comments", body: ["text": text], expecting: 201, as: RemoteReview.Entry.self)
+        try await call(
+            "POST", "/v1/records/\(Self.segment(record))/review/comments", body: ["text": text], expecting: 201, as: RemoteReview.Entry.self
+        )
     }
 
     /// Records by review state (states comma-separated; all when nil), the most recently changed first.
-    public func reviews(states: String?, questionnaire: String?, collector: String?, limit: Int?) async throws(ClientError) -> [RemoteReview] {
+    public func reviews(states: String?, questionnaire: String?, collector: String?, limit: Int?) async throws(ClientError)
+        -> [RemoteReview]
+    {
         struct Answer: Decodable { var reviews: [RemoteReview] }
         let parts = [
             states.map { "state=\(Self.segment($0))" }, questionnaire.map { "questionnaire=\(Self.segment($0))" },

@@ -101,10 +101,15 @@ extension IntakeClient {
     }
 
     /// One record's, or one registry patient's, referrals that the user takes part in.
-    public func referrals(record: String? = nil, patient: String? = nil, state: String? = nil) async throws(ClientError) -> [RemoteReferral] {
+    public func referrals(record: String? = nil, patient: String? = nil, state: String? = nil) async throws(ClientError) -> [RemoteReferral]
+    {
         struct Answer: Decodable { var referrals: [RemoteReferral] }
-        let parts = [record.map { "record=\(Self.segment($0))" }, patient.map { "patient=\(Self.segment($0))" }, state.map { "state=\(Self.segment($0))" }]
-        return try await call("GET", "/v1/referrals?" + parts.compactMap { $0 }.joined(separator: "&"), expecting: 200, as: Answer.self).referrals
+        let parts = [
+            record.map { "record=\(Self.segment($0))" }, patient.map { "patient=\(Self.segment($0))" },
+            state.map { "state=\(Self.segment($0))" },
+        ]
+        return try await call("GET", "/v1/referrals?" + parts.compactMap { $0 }.joined(separator: "&"), expecting: 200, as: Answer.self)
+            .referrals
     }
 
     /// Sends a referral nobody accepted yet to a member of the referring team or to another team.
@@ -114,7 +119,8 @@ extension IntakeClient {
             var toTeam: String?
         }
         return try await call(
-            "POST", "/v1/referrals/\(Self.segment(id))/retarget", body: Body(toUser: toUser, toTeam: toTeam), expecting: 200, as: RemoteReferral.self)
+            "POST", "/v1/referrals/\(Self.segment(id))/retarget", body: Body(toUser: toUser, toTeam: toTeam), expecting: 200,
+            as: RemoteReferral.self)
     }
 
     /// Forms a team (an admin; or a member without a team, who then leads it, where the server allows it).
@@ -133,7 +139,8 @@ extension IntakeClient {
     }
 
     public func reassignReferral(_ id: String, to user: String) async throws(ClientError) -> RemoteReferral {
-        try await call("POST", "/v1/referrals/\(Self.segment(id))/reassign", body: ["toUser": user], expecting: 200, as: RemoteReferral.self)
+        try await call(
+            "POST", "/v1/referrals/\(Self.segment(id))/reassign", body: ["toUser": user], expecting: 200, as: RemoteReferral.self)
     }
 
     public func messageReferral(_ id: String, text: String) async throws(ClientError) {
@@ -144,7 +151,8 @@ extension IntakeClient {
     /// Sets the team's time zone (`UTC` for UTC); the zone the server now holds.
     public func setTimeZone(_ zone: String, of team: String) async throws(ClientError) -> String {
         struct Answer: Decodable { var timeZone: String }
-        return try await call("PATCH", "/v1/teams/\(Self.segment(team))", body: ["timeZone": zone], expecting: 200, as: Answer.self).timeZone
+        return try await call("PATCH", "/v1/teams/\(Self.segment(team))", body: ["timeZone": zone], expecting: 200, as: Answer.self)
+            .timeZone
     }
 
     public func members(of team: String) async throws(ClientError) -> [RemoteMember] {
@@ -169,9 +177,11 @@ extension IntakeClient {
     }
 
     /// Invites `username`; the invitation and its passcode, which the server shows only this once.
-    public func invite(_ username: String, to team: String, role: String?, days: Int?, message: String? = nil) async throws(ClientError) -> (
-        invitation: RemoteInvitation, passcode: String
-    ) {
+    public func invite(_ username: String, to team: String, role: String?, days: Int?, message: String? = nil) async throws(ClientError)
+        -> (
+            invitation: RemoteInvitation, passcode: String
+        )
+    {
         struct Body: Encodable {
             var username: String
             var role: String?
@@ -183,7 +193,8 @@ extension IntakeClient {
             var passcode: String
         }
         let answer = try await call(
-            "POST", "/v1/teams/\(Self.segment(team))/invitations", body: Body(username: username, role: role, expiresInDays: days, message: message),
+            "POST", "/v1/teams/\(Self.segment(team))/invitations",
+            body: Body(username: username, role: role, expiresInDays: days, message: message),
             expecting: 201, as: Answer.self)
         return (answer.invitation, answer.passcode)
     }
@@ -197,7 +208,8 @@ extension IntakeClient {
     /// Accepts, declines, revokes or confirms an invitation (`action`); accepting takes the passcode.
     public func invitation(_ id: String, _ action: String, passcode: String? = nil) async throws(ClientError) -> RemoteInvitation {
         let body: [String: String]? = passcode.map { ["passcode": $0] }
-        return try await call("POST", "/v1/invitations/\(Self.segment(id))/\(action)", body: body, expecting: 200, as: RemoteInvitation.self)
+        return try await call(
+            "POST", "/v1/invitations/\(Self.segment(id))/\(action)", body: body, expecting: 200, as: RemoteInvitation.self)
     }
 
     /// A page of notifications after `after`, and where the next page starts (nil on the last).
@@ -270,7 +282,8 @@ extension IntakeClient {
     /// The whole ids of the team's records whose id starts with `prefix` (at most 10).
     public func recordIds(startingWith prefix: String) async throws(ClientError) -> [UUID] {
         struct Answer: Decodable { var ids: [String] }
-        return try await call("GET", "/v1/records/ids?prefix=\(Self.segment(prefix))", expecting: 200, as: Answer.self).ids.compactMap(UUID.init(uuidString:))
+        return try await call("GET", "/v1/records/ids?prefix=\(Self.segment(prefix))", expecting: 200, as: Answer.self).ids.compactMap(
+            UUID.init(uuidString:))
     }
 
     /// A name as a path segment (``PathSegment``).

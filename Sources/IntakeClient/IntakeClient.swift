@@ -23,7 +23,8 @@ public final class IntakeClient: Sendable {
     ///   as long as bytes move, and ends after this long without any.
     /// - Parameter tls: how an https server is trusted (the system's authorities by default).
     public init(
-        baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil, tls: ClientTLS = ClientTLS(), intakeVersion: String? = nil,
+        baseURL: URL, token: String?, timeout: TimeInterval = 15, deviceId: String? = nil, tls: ClientTLS = ClientTLS(),
+        intakeVersion: String? = nil,
         queueSize: Int? = nil
     ) {
         self.baseURL = baseURL
@@ -38,12 +39,15 @@ public final class IntakeClient: Sendable {
 
     /// This client, telling the server that `count` records wait in this machine's queue.
     public func reporting(queueSize count: Int) -> IntakeClient {
-        IntakeClient(baseURL: baseURL, token: token, timeout: timeout, deviceId: deviceId, tls: tls, intakeVersion: intakeVersion, queueSize: count)
+        IntakeClient(
+            baseURL: baseURL, token: token, timeout: timeout, deviceId: deviceId, tls: tls, intakeVersion: intakeVersion, queueSize: count)
     }
 
     /// This client with another token (the one an enrolment gave).
     public func with(token: String) -> IntakeClient {
-        IntakeClient(baseURL: baseURL, token: token, timeout: timeout, deviceId: deviceId, tls: tls, intakeVersion: intakeVersion, queueSize: queueSize)
+        IntakeClient(
+            baseURL: baseURL, token: token, timeout: timeout, deviceId: deviceId, tls: tls, intakeVersion: intakeVersion,
+            queueSize: queueSize)
     }
 
     /// Exchanges a username and password for a token.
@@ -70,7 +74,9 @@ public final class IntakeClient: Sendable {
         case 201: return .created
         case 200: return .duplicate
         case 409: return .conflict(message: ClientError.message(in: data))
-        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.remoteIssues(in: data), code: ClientError.code(in: data))
+        case 422:
+            return .invalid(
+                message: ClientError.message(in: data), issues: ClientError.remoteIssues(in: data), code: ClientError.code(in: data))
         default: throw ClientError.from(status: status, data: data)
         }
     }
@@ -128,7 +134,9 @@ public final class IntakeClient: Sendable {
         case 410:
             // Deleted on the server: the edit cannot land; it is set aside, not lost.
             return .conflict(message: ClientError.message(in: data))
-        case 422: return .invalid(message: ClientError.message(in: data), issues: ClientError.remoteIssues(in: data), code: ClientError.code(in: data))
+        case 422:
+            return .invalid(
+                message: ClientError.message(in: data), issues: ClientError.remoteIssues(in: data), code: ClientError.code(in: data))
         default: throw ClientError.from(status: status, data: data)
         }
     }
@@ -184,7 +192,9 @@ public final class IntakeClient: Sendable {
         _ method: String, _ path: String, body: Data?, authenticated: Bool = true, json: Bool = true, extraHeaders: [(String, String)] = [],
         sink: CurlTransport.Sink = .memory, limit: CurlTransport.Limit = .deadline
     ) async throws(ClientError) -> CurlTransport.Answer {
-        guard let transport else { throw ClientError.unexpected("\(baseURL.absoluteString) is not an http:// or https:// address with a host") }
+        guard let transport else {
+            throw ClientError.unexpected("\(baseURL.absoluteString) is not an http:// or https:// address with a host")
+        }
         return try await transport.transfer(
             method: method, path: path, headers: headers(authenticated: authenticated, json: json) + extraHeaders, body: body, sink: sink,
             limit: limit)
@@ -267,8 +277,11 @@ extension IntakeClient {
 
     /// A version's files as the server keeps them: section, translation and manifest files, and
     /// the shared lists it uses, by name.
-    public func questionnaireFiles(_ reference: QuestionnaireReference) async throws(ClientError) -> (files: [String: String], lists: [String: String]) {
-        let (status, data) = try await send("GET", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))", body: nil)
+    public func questionnaireFiles(_ reference: QuestionnaireReference) async throws(ClientError) -> (
+        files: [String: String], lists: [String: String]
+    ) {
+        let (status, data) = try await send(
+            "GET", "/v1/questionnaires/\(Self.segment(reference.id))/versions/\(Self.segment(reference.version))", body: nil)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
         struct Detail: Decodable {
             var files: [String: String]
@@ -287,7 +300,9 @@ extension IntakeClient {
         let (status, data) = try await send("GET", "/v1/me", body: nil)
         guard status == 200 else { throw ClientError.from(status: status, data: data) }
         struct Me: Decodable { var username: String }
-        guard let me = try? JSONDecoder().decode(Me.self, from: data) else { throw ClientError.unexpected("the server's answer about the account could not be read") }
+        guard let me = try? JSONDecoder().decode(Me.self, from: data) else {
+            throw ClientError.unexpected("the server's answer about the account could not be read")
+        }
         return me.username
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IntakeServer
+import IntakeService
 import Mustache
 
 /// The web console, served by `intake serve` under `/console`: pages rendered on the server from
@@ -21,7 +22,9 @@ public struct ConsoleModule: ServerModule {
         else { throw ConsoleLoadError("the console's templates are missing from the build; rebuild intake") }
         let library = try await MustacheLibrary(directory: templates.path)
         var files: [String: (type: String, body: String)] = [:]
-        for (name, type) in [("console.css", "text/css; charset=utf-8"), ("console.js", "text/javascript; charset=utf-8"), ("icon.svg", "image/svg+xml")] {
+        for (name, type) in [
+            ("console.css", "text/css; charset=utf-8"), ("console.js", "text/javascript; charset=utf-8"), ("icon.svg", "image/svg+xml"),
+        ] {
             files[name] = (type, try String(contentsOf: assets.appendingPathComponent(name), encoding: .utf8))
         }
         return ConsoleModule(library: library, assets: files)
@@ -52,7 +55,7 @@ struct ConsoleSession: Sendable {
 
 /// A page's answer before the session's cookies and the headers are added.
 enum ConsoleAnswer {
-    case page(String, status: HTTPResponse.Status = .ok)
+    case page(String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:])
     case redirect(String)
     /// A tar archive streamed from a folder, removed once it is sent.
     case archive(name: String, TarArchive, removing: URL)
@@ -74,28 +77,28 @@ struct ConsoleRoutes: Sendable {
 
     func register(on router: Router<IntakeRequestContext>) {
         registerTeamPages(on: router)
-        for (name, asset) in assets {
-            router.get("/console/assets/\(name)") { _, _ -> Response in
-                var response = Response(
-                    status: .ok, headers: [.contentType: asset.type], body: ResponseBody(byteBuffer: ByteBuffer(string: asset.body)))
-                ConsoleSecurity.harden(&response)
-                response.headers[.cacheControl] = "public, max-age=300"
-                return response
-            }
+        router.get("/console/assets/{name}") { _, context -> Response in
+            guard let asset = context.parameters.get("name").flatMap({ assets[$0] }) else { return Response(status: .notFound) }
+            var response = Response(
+                status: .ok, headers: [.contentType: asset.type], body: ResponseBody(byteBuffer: ByteBuffer(string: asset.body)))
+            ConsoleSecurity.harden(&response)
+            response.headers[.cacheControl] = "public, max-age=300"
+            return response
         }
         router.get("/console") { request, context in
-            try await handle(request, context, signedIn: false) { session, _ in
+            try await handle(request, context) { session, _ in
                 .redirect(session.user == nil ? "/console/sign-in" : home(session.user!))
             }
         }
         router.get("/console/sign-in") { request, context in
-            try await handle(request, context, signedIn: false) { session, _ in
+            try await handle(request, context) { session, _ in
                 if let user = session.user { return .redirect(home(user)) }
-                return .page(render("sign-in", session, title: session.language["signIn"], done(request, session).map { ["flash": $0] } ?? [:]))
+                return .page(
+                    render("sign-in", session, title: session.language["signIn"], done(request, session).map { ["flash": $0] } ?? [:]))
             }
         }
         router.post("/console/sign-in") { request, context in
-            try await handle(request, context, form: true, signedIn: false) { session, form in
+            try await handle(request, context, form: true) { session, form in
                 try await signIn(session, form!, address: context.clientAddress)
             }
         }
@@ -119,14 +122,14 @@ struct ConsoleRoutes: Sendable {
             .redirect(to: "/console/assets/icon.svg", type: .permanent)
         }
         router.post("/console/language") { request, context in
-            try await handle(request, context, form: true, signedIn: false) { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let language = ConsoleLanguage(rawValue: form?["lang"] ?? "") ?? .en
                 if let user = session.user { try await services.accounts.setLanguage(language.rawValue, of: user) }
                 return .language(language, location: session.user.map(home) ?? "/console/sign-in")
             }
         }
         router.get("/console/badge") { request, context in
-            try await handle(request, context, api: "GET /v1/notifications/counts") { session, _ in
+            try await handle(request, context) { session, _ in
                 let unread = try await unreadCount(session.user!)
                 return .json("{\"unread\":\(unread),\"unreadText\":\"\(session.language.number(unread))\"}")
             }
@@ -135,8 +138,9 @@ struct ConsoleRoutes: Sendable {
         // after the newest notification): the page's script refreshes the badge and says what changed.
         router.get("/console/events") { request, context in
             var response: Response
-            if let token = request.cookies[ConsoleSecurity.sessionCookie]?.value, let user = try await services.accounts.user(token: token) {
-                if let refusal = RoutePolicy.refusal(RoutePolicy.rule("GET", "/v1/notifications/stream")!, user) { throw refusal }
+            if let token = request.cookies[ConsoleSecurity.sessionCookie]?.value, let user = try await services.accounts.user(token: token)
+            {
+                if let refusal = RoutePolicy.refusal(RoutePolicy.rule("GET", "/console/events")!, user) { throw refusal }
                 // Where the browser left off (it says so when it reconnects), else from now on.
                 var after = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int64($0) }
                 if after == nil { after = try await services.teams.newestNotification(of: user) }
@@ -151,60 +155,61 @@ struct ConsoleRoutes: Sendable {
             try await handle(request, context) { session, _ in try await day(session) }
         }
         router.get("/console/records") { request, context in
-            try await handle(request, context, api: "GET /v1/reviews") { session, _ in try await records(session, request) }
+            try await handle(request, context) { session, _ in try await records(session, request) }
         }
         router.post("/console/records/search") { request, context in
-            try await handle(request, context, form: true, api: "GET /v1/records") { session, form in try await search(session, form!) }
+            try await handle(request, context, form: true) { session, form in try await search(session, form!) }
         }
         router.get("/console/records/{id}") { request, context in
-            try await handle(request, context, api: "GET /v1/records/{id}/review") { session, _ in
+            try await handle(request, context) { session, _ in
                 try await record(session, id: try recordId(context), flash: done(request, session))
             }
         }
         router.post("/console/records/{id}/review") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/records/{id}/review") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let id = try recordId(context)
                 guard let state = ReviewState(rawValue: form?["state"] ?? "") else {
                     throw APIError(.unprocessableContent, code: "invalid_review_state", message: "choose has issues, approved or rejected")
                 }
-                _ = try await services.reviews.decide(id, state: state, lock: form!.flag("lock"), comment: form?["comment"], by: session.user!)
+                _ = try await services.reviews.decide(
+                    id, state: state, lock: form!.flag("lock"), comment: form?["comment"], by: session.user!)
                 return .redirect("/console/records/\(id.uuidString.lowercased())?done=reviewSaved")
             }
         }
         router.post("/console/records/{id}/reopen") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/records/{id}/review/reopen") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let id = try recordId(context)
                 _ = try await services.reviews.reopen(id, comment: form?["comment"], by: session.user!)
                 return .redirect("/console/records/\(id.uuidString.lowercased())?done=reopened")
             }
         }
         router.post("/console/records/{id}/comment") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/records/{id}/review/comments") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let id = try recordId(context)
                 _ = try await services.reviews.comment(id, text: form?["text"] ?? "", by: session.user!)
                 return .redirect("/console/records/\(id.uuidString.lowercased())?done=commentSaved")
             }
         }
         router.get("/console/inbox") { request, context in
-            try await handle(request, context, api: "GET /v1/notifications") { session, _ in
+            try await handle(request, context) { session, _ in
                 // A page further back: before the last one shown (digits only; anything else is the first page).
                 let before = request.uri.queryParameters["before"].flatMap { Int64(String($0)) }
                 return try await inbox(session, before: before, flash: done(request, session))
             }
         }
         router.post("/console/inbox/read") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/notifications/read") { session, _ in
+            try await handle(request, context, form: true) { session, _ in
                 _ = try await services.teams.markRead(nil, of: session.user!)
                 return .redirect("/console/inbox?done=allRead")
             }
         }
         router.get("/console/referrals") { request, context in
-            try await handle(request, context, api: "GET /v1/referrals") { session, _ in
+            try await handle(request, context) { session, _ in
                 try await referrals(session, flash: done(request, session))
             }
         }
         router.post("/console/referrals/{id}/{action}") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/referrals/{id}/accept") { session, _ in
+            try await handle(request, context, form: true) { session, _ in
                 guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)),
                     let action = context.parameters.get("action").flatMap(ReferralAction.init(rawValue:))
                 else { throw APIError.notFound("referral") }
@@ -213,10 +218,10 @@ struct ConsoleRoutes: Sendable {
             }
         }
         router.get("/console/exports") { request, context in
-            try await handle(request, context, api: "GET /v1/exports") { session, _ in try await exportsPage(session) }
+            try await handle(request, context) { session, _ in try await exportsPage(session) }
         }
         router.post("/console/exports") { request, context in
-            try await handle(request, context, form: true, api: "GET /v1/exports") { session, form in try await export(session, form!) }
+            try await handle(request, context, form: true) { session, form in try await export(session, form!) }
         }
     }
 
@@ -229,23 +234,30 @@ struct ConsoleRoutes: Sendable {
     func security(_ request: Request? = nil) async throws -> ConsoleSecurity {
         let forwarded = request?.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
         return ConsoleSecurity(
-            key: try await key(), secure: services.configuration.tls != nil || forwarded, sessionLifetime: services.configuration.sessionLifetime)
+            key: try await key(), secure: services.configuration.tls != nil || forwarded,
+            sessionLifetime: services.configuration.sessionLifetime)
     }
 
-    /// Reads the session, checks the form's CSRF token (`form`), admits only a signed-in user
-    /// (`signedIn`), runs `body`, and answers in HTML with the console's headers and cookies. A
-    /// refusal becomes a page saying why, with the API's status; a failure of the server, a page
-    /// saying so (503 when the store is out), never its details.
+    /// Reads the session, checks the form's CSRF token (`form`), admits only whom the route's row
+    /// of ``RoutePolicy`` admits (a page whose row needs a token sends the signed-out to sign in),
+    /// runs `body`, and answers in HTML with the console's headers and cookies. A refusal becomes
+    /// a page saying why, with the API's status; a failure of the server, a page saying so (503
+    /// when the store is out), never its details.
     func handle(
-        _ request: Request, _ context: IntakeRequestContext, form readsForm: Bool = false, multipart: Bool = false, signedIn: Bool = true,
-        api: String? = nil,
+        _ request: Request, _ context: IntakeRequestContext, form readsForm: Bool = false, multipart: Bool = false,
         _ body: (ConsoleSession, ConsoleForm?) async throws -> ConsoleAnswer
     ) async throws -> Response {
+        // This page's or action's row of the policy (a console page stands for an API route and
+        // shares its row). A route without a row is refused to everyone; a test finds any.
+        let rule = context.endpointPath.flatMap { RoutePolicy.rule(request.method.rawValue, $0) }
+        let signedIn = rule?.roles != nil || rule == nil
         let security = try await security(request)
         let cookies = request.cookies
         let language = ConsoleLanguage(rawValue: cookies[ConsoleSecurity.languageCookie]?.value ?? "") ?? .en
         var session = ConsoleSession(user: nil, token: nil, language: language, csrf: "", newPreSession: nil)
-        if let token = cookies[ConsoleSecurity.sessionCookie]?.value, !token.isEmpty, let user = try await services.accounts.user(token: token) {
+        if let token = cookies[ConsoleSecurity.sessionCookie]?.value, !token.isEmpty,
+            let user = try await services.accounts.user(token: token)
+        {
             session.user = user
             session.token = token
             session.csrf = security.csrf(session: token)
@@ -262,8 +274,10 @@ struct ConsoleRoutes: Sendable {
         do {
             var form: ConsoleForm?
             if readsForm || multipart {
-                let read = multipart
-                    ? try await ConsoleForm.readMultipart(request, limit: services.configuration.maxBodyBytes) : try await ConsoleForm.read(request)
+                let read =
+                    multipart
+                    ? try await ConsoleForm.readMultipart(request, limit: services.configuration.maxBodyBytes)
+                    : try await ConsoleForm.read(request)
                 let fine =
                     session.token.map { security.accepts(read["csrf"], session: $0) }
                     ?? security.acceptsPreSession(read["csrf"], cookie: cookies[ConsoleSecurity.preSessionCookie]?.value)
@@ -275,13 +289,11 @@ struct ConsoleRoutes: Sendable {
             if signedIn && session.user == nil {
                 answer = .redirect("/console/sign-in")
             } else {
-                // The API route this page or action stands for admits the user, or the console refuses alike.
-                var rule: RouteRule?
-                if let api {
-                    let parts = api.split(separator: " ", maxSplits: 1).map(String.init)
-                    guard let found = RoutePolicy.rule(parts[0], parts[1]) else { preconditionFailure("\(api) is not an API route") }
-                    if let refusal = RoutePolicy.refusal(found, session.user) { throw refusal }
-                    rule = found
+                // The row admits the user, or the console refuses as the API route it stands for would.
+                guard let rule else { throw APIError(.forbidden, code: "forbidden", message: session.language["forbiddenPage"]) }
+                if var refusal = RoutePolicy.refusal(rule, session.user) {
+                    if refusal.code == "forbidden" { refusal.message = session.language["forbiddenPage"] }
+                    throw refusal
                 }
                 // Times on the page in the user's team's time zone (UTC without a team or a zone set).
                 var zone = ConsoleZone.utc
@@ -290,7 +302,7 @@ struct ConsoleRoutes: Sendable {
                 answer = try await ConsoleZone.$current.withValue(zone) { try await body(page, current) }
                 // On the audit trail as the API route would be: a read or a change, by whom, the path
                 // (ids and names; never a form's values).
-                if rule?.audit == .request, let user = session.user {
+                if rule.audit == .request, let user = session.user {
                     try await services.audit.record(
                         request.method == .get ? .tokenRead : .apiChange, by: user.username, subject: request.uri.path,
                         details: ["method": request.method.rawValue, "via": "console"])
@@ -301,21 +313,28 @@ struct ConsoleRoutes: Sendable {
         }
         var response: Response
         switch answer {
-        case .page(let html, let status):
-            response = Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        case .page(let html, let status, let headers):
+            response = Response(
+                status: status, headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+            response.headers.append(contentsOf: headers)
         case .redirect(let location):
             response = Response(status: .seeOther, headers: [.location: location])
         case .archive(let name, let archive, let folder):
             response = Response(
                 status: .ok,
-                headers: [.contentType: "application/x-tar", .contentDisposition: "attachment; filename=\"\(name)\"", .contentLength: String(archive.length)],
+                headers: [
+                    .contentType: "application/x-tar", .contentDisposition: "attachment; filename=\"\(name)\"",
+                    .contentLength: String(archive.length),
+                ],
                 body: ResponseBody { writer in
                     defer { try? FileManager.default.removeItem(at: folder) }
                     try await archive.write { try await writer.write($0) }
                     try await writer.finish(nil)
                 })
         case .json(let text):
-            response = Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+            response = Response(
+                status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
         case .signedIn(let token, let location):
             response = Response(status: .seeOther, headers: [.location: location])
             response.setCookie(security.sessionCookie(token))
@@ -339,13 +358,15 @@ struct ConsoleRoutes: Sendable {
             case .notFound, .gone: message = answer.status == .gone ? answer.message : language["notFound"]
             default: message = answer.message
             }
-            return .page(render("error", session, title: language["problemTitle"], ["message": message, "back": "/console"]), status: answer.status)
+            return .page(
+                render("error", session, title: language["problemTitle"], ["message": message, "back": "/console"]), status: answer.status)
         }
-        if let outage = services.store.outage(error) {
+        if let outage = services.outage(of: error) {
             context.logger.error("console: storage outage", metadata: ["outage": "\(outage)"])
             return .page(
-                render("error", session, title: language["problemTitle"], ["message": language["databaseUnavailable"], "back": "/console"]),
-                status: .serviceUnavailable)
+                render(
+                    "error", session, title: language["problemTitle"], ["message": language["databaseUnavailable"], "back": "/console"]),
+                status: .serviceUnavailable, headers: APIError.unavailable(outage).headers)
         }
         context.logger.error("console: request failed", metadata: ["error.type": "\(type(of: error))"])
         return .page(
@@ -361,8 +382,10 @@ struct ConsoleRoutes: Sendable {
     }
 
     static let doneMessages: Set<String> = [
-        "reviewSaved", "reopened", "commentSaved", "allRead", "referralDone", "stateDone", "publishedDone", "unlocked", "signedOut", "signedOutEverywhere",
-        "memberRemoved", "invitationConfirmed", "invitationRevoked", "announced", "userCreated", "consentRecorded", "patientSaved", "tokenRevoked", "timeZoneSet",
+        "reviewSaved", "reopened", "commentSaved", "allRead", "referralDone", "stateDone", "publishedDone", "unlocked", "signedOut",
+        "signedOutEverywhere",
+        "memberRemoved", "invitationConfirmed", "invitationRevoked", "announced", "userCreated", "consentRecorded", "patientSaved",
+        "tokenRevoked", "timeZoneSet",
     ]
 
     func recordId(_ context: IntakeRequestContext) throws -> UUID {
@@ -407,19 +430,26 @@ struct ConsoleRoutes: Sendable {
         switch user.role {
         case .coordinator:
             items = [
-                ("day", "teamDay", "/console/day"), ("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals"),
+                ("day", "teamDay", "/console/day"), ("records", "records", "/console/records"),
+                ("referrals", "referrals", "/console/referrals"),
                 ("patients", "patients", "/console/patients"), ("team", "team", "/console/team"),
             ]
         case .admin:
-            items = [("day", "teamDay", "/console/day"), ("records", "records", "/console/records"), ("patients", "patients", "/console/patients")]
+            items = [
+                ("day", "teamDay", "/console/day"), ("records", "records", "/console/records"),
+                ("patients", "patients", "/console/patients"),
+            ]
         case .fieldworker:
-            items = [("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals"), ("patients", "patients", "/console/patients")]
+            items = [
+                ("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals"),
+                ("patients", "patients", "/console/patients"),
+            ]
         case .researcher: items = []
         }
         items.append(("questionnaires", "questionnaires", "/console/questionnaires"))
         items.append(("inbox", "inbox", "/console/inbox"))
-        if user.role == .coordinator || user.role == .researcher { items.append(("exports", "exports", "/console/exports")) }
-        if user.role == .admin { items.append(("admin", "admin", "/console/admin")) }
+        if RoutePolicy.admits("GET", "/console/exports", user) { items.append(("exports", "exports", "/console/exports")) }
+        if RoutePolicy.admits("GET", "/console/admin", user) { items.append(("admin", "admin", "/console/admin")) }
         return items.map { template, key, href in
             var item: [String: Any] = ["label": language[key], "href": href]
             if template == current || current == template.dropLast() || (template == "admin" && current == "team" && user.role == .admin) {

@@ -3,6 +3,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 
 /// The pages: each reads through the services the API uses, and lays out what it read.
 extension ConsoleRoutes {
@@ -27,13 +28,15 @@ extension ConsoleRoutes {
             try await services.audit.record(.signIn, by: user.username, subject: user.username, details: ["via": "console"])
             return .signedIn(token: token, location: home(user))
         case .refused:
-            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["reason": "bad_credentials", "via": "console"])
+            try await services.audit.record(
+                .signInFailed, by: "", subject: subject, details: ["reason": "bad_credentials", "via": "console"])
             return refused("badCredentials", status: .unauthorized)
         case .throttled:
             try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["reason": "throttled", "via": "console"])
             return refused("throttled", status: .tooManyRequests)
         case .locked:
-            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["reason": "account_locked", "via": "console"])
+            try await services.audit.record(
+                .signInFailed, by: "", subject: subject, details: ["reason": "account_locked", "via": "console"])
             return refused("lockedAccount", status: .unauthorized)
         }
     }
@@ -57,8 +60,13 @@ extension ConsoleRoutes {
         let dayBars = days.map { (language.day($0), perDay[$0] ?? 0) }
         let week = days.suffix(7).reduce(0) { $0 + (perDay[$1] ?? 0) }
         // Counted whole (the tiles once stopped at "500+").
-        let waiting = try await services.reviews.page(by: user, states: [.received, .edited], questionnaireId: nil, collector: nil, limit: 1, offset: 0).total ?? 0
-        let issues = try await services.reviews.page(by: user, states: [.hasIssues], questionnaireId: nil, collector: nil, limit: 1, offset: 0).total ?? 0
+        let waiting =
+            try await services.reviews.page(
+                by: user, states: [.received, .edited], questionnaireId: nil, collector: nil, limit: 1, offset: 0
+            ).total ?? 0
+        let issues =
+            try await services.reviews.page(by: user, states: [.hasIssues], questionnaireId: nil, collector: nil, limit: 1, offset: 0).total
+            ?? 0
         var openReferrals = 0
         if user.role == .coordinator {
             openReferrals = try await services.referrals.referrals(for: user, received: true, state: .open).count
@@ -70,7 +78,8 @@ extension ConsoleRoutes {
             "perDay": dayBars.map { ["label": $0.0, "count": language.number($0.1)] },
             "perDayChart": ConsoleChart.bars(dayBars, language: language, title: language["perDay"]),
             "perQuestionnaireChart": ConsoleChart.bars(
-                perQuestionnaire.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, language: language, title: language["perQuestionnaire"]),
+                perQuestionnaire.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, language: language,
+                title: language["perQuestionnaire"]),
             "perCollectorChart": ConsoleChart.bars(
                 perCollector.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, language: language, title: language["perCollector"]),
         ]
@@ -125,7 +134,9 @@ extension ConsoleRoutes {
         let stateText = query["state"].map(String.init) ?? ""
         var states: [ReviewState] = []
         for name in stateText.split(separator: ",") {
-            guard let state = ReviewState(rawValue: String(name)) else { throw APIError.badRequest("state is one of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", "))") }
+            guard let state = ReviewState(rawValue: String(name)) else {
+                throw APIError.badRequest("state is one of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
             states.append(state)
         }
         let questionnaire = query["questionnaire"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
@@ -147,7 +158,9 @@ extension ConsoleRoutes {
         func pageLink(_ start: Int) -> String {
             var items = [URLQueryItem(name: "offset", value: String(start))]
             for name in ["state", "questionnaire", "collector", "version", "from", "to"] {
-                if let value = query[Substring(name)].map(String.init), !value.isEmpty { items.append(URLQueryItem(name: name, value: value)) }
+                if let value = query[Substring(name)].map(String.init), !value.isEmpty {
+                    items.append(URLQueryItem(name: name, value: value))
+                }
             }
             var components = URLComponents()
             components.path = "/console/records"
@@ -158,7 +171,7 @@ extension ConsoleRoutes {
             "count": language["pageCount"]
                 .replacingOccurrences(of: "{first}", with: language.number(reviews.isEmpty ? 0 : offset + 1))
                 .replacingOccurrences(of: "{last}", with: language.number(offset + reviews.count))
-                .replacingOccurrences(of: "{total}", with: language.number(total)),
+                .replacingOccurrences(of: "{total}", with: language.number(total))
         ]
         if offset > 0 { paging["previous"] = pageLink(max(0, offset - Self.recordsPage)) }
         if offset + reviews.count < total { paging["next"] = pageLink(offset + Self.recordsPage) }
@@ -187,7 +200,7 @@ extension ConsoleRoutes {
                         + ids.map { ["value": $0, "label": $0, "selected": $0 == questionnaire] },
                     "collector": collector ?? "", "version": version ?? "", "from": from?.text ?? "", "to": to?.text ?? "",
                     "showFilters": true, "rows": rows, "hasRows": !rows.isEmpty, "paging": paging,
-                    "canSearch": user.teamId != nil && (user.role == .coordinator || user.role == .fieldworker),
+                    "canSearch": RoutePolicy.admits("POST", "/console/records/search", user),
                 ]))
     }
 
@@ -214,9 +227,8 @@ extension ConsoleRoutes {
     func search(_ session: ConsoleSession, _ form: ConsoleForm) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
-        guard let team = user.teamId, user.role == .coordinator || user.role == .fieldworker else {
-            throw APIError(.forbidden, code: "forbidden", message: language["forbiddenPage"])
-        }
+        // The policy's row admitted a team's writer; the team is the one searched.
+        guard let team = user.teamId else { throw APIError(.forbidden, code: "no_team", message: language["forbiddenPage"]) }
         func field(_ name: String) -> String? {
             let value = (form[name] ?? "").trimmingCharacters(in: .whitespaces)
             return value.isEmpty ? nil : String(value.prefix(200))
@@ -224,7 +236,8 @@ extension ConsoleRoutes {
         // Paged by a form too (Previous and Next post the same names back), so no name is ever in an address.
         let offset = Int(form["offset"] ?? "").map { max(0, min($0, 100_000)) } ?? 0
         let query = LookupQuery(
-            teamId: team, givenName: field("givenName"), familyName: field("familyName"), externalId: field("externalId"), limit: Self.searchPage,
+            teamId: team, givenName: field("givenName"), familyName: field("familyName"), externalId: field("externalId"),
+            limit: Self.searchPage,
             offset: offset)
         guard query.givenName != nil || query.familyName != nil || query.externalId != nil else {
             return .redirect("/console/records")
@@ -242,11 +255,14 @@ extension ConsoleRoutes {
             render(
                 "records", session, title: language["search"],
                 [
-                    "states": [] as [Any], "questionnaires": [] as [Any], "rows": rows, "hasRows": !rows.isEmpty, "showNames": true, "canSearch": true,
+                    "states": [] as [Any], "questionnaires": [] as [Any], "rows": rows, "hasRows": !rows.isEmpty, "showNames": true,
+                    "canSearch": true,
                     "searched": [
                         "givenName": query.givenName ?? "", "familyName": query.familyName ?? "", "externalId": query.externalId ?? "",
-                        "count": language["searchCount"].replacingOccurrences(of: "{first}", with: language.number(rows.isEmpty ? 0 : offset + 1))
-                            .replacingOccurrences(of: "{last}", with: language.number(offset + rows.count)),
+                        "count": language["searchCount"].replacingOccurrences(
+                            of: "{first}", with: language.number(rows.isEmpty ? 0 : offset + 1)
+                        )
+                        .replacingOccurrences(of: "{last}", with: language.number(offset + rows.count)),
                         "previous": offset > 0 ? String(max(0, offset - Self.searchPage)) : "", "hasPrevious": offset > 0,
                         "next": String(offset + Self.searchPage), "hasNext": more,
                     ] as [String: Any],
@@ -259,8 +275,9 @@ extension ConsoleRoutes {
         let (review, entries) = try await services.reviews.review(id, by: user)
         var values: [String: Any] = [
             "id": id.uuidString.lowercased(), "state": review.state.rawValue, "stateLabel": stateLabel(review.state, language),
-            "locked": review.locked, "questionnaire": "\(review.questionnaireId) \(review.questionnaireVersion)", "collector": review.collector,
-            "changed": language.time(review.updatedAt), "canReview": user.role == .coordinator || user.role == .admin,
+            "locked": review.locked, "questionnaire": "\(review.questionnaireId) \(review.questionnaireVersion)",
+            "collector": review.collector,
+            "changed": language.time(review.updatedAt), "canReview": RoutePolicy.admits("POST", "/console/records/{id}/review", user),
             "thread": entries.map { entry -> [String: Any] in
                 var what: [String] = []
                 if let state = entry.state {
@@ -277,7 +294,8 @@ extension ConsoleRoutes {
         if user.role != .admin {
             let stored = try await services.access.record(id, for: .read, by: user)
             // Read as `GET /v1/records/{id}` and its revisions are: on the trail.
-            try await services.audit.record(.recordRead, by: user.username, subject: id.uuidString.lowercased(), details: ["revisions": "all", "via": "console"])
+            try await services.audit.record(
+                .recordRead, by: user.username, subject: id.uuidString.lowercased(), details: ["revisions": "all", "via": "console"])
             let revisions = try await services.records.revisions(of: id)
             values["revision"] = language.number(stored.revision)
             let patient = [stored.record.patient.givenName, stored.record.patient.familyName].filter { !$0.isEmpty }.joined(separator: " ")
@@ -315,7 +333,12 @@ extension ConsoleRoutes {
             }
             let referrals = try await services.referrals.referrals(for: user, record: id, patient: nil, state: nil)
             values["hasReferrals"] = !referrals.isEmpty
-            values["referrals"] = referrals.map { ["state": language.word("referralState", $0.state.rawValue), "from": "\($0.referrer) (\($0.fromTeam))", "to": $0.assignee ?? $0.toTeam] }
+            values["referrals"] = referrals.map {
+                [
+                    "state": language.word("referralState", $0.state.rawValue), "from": "\($0.referrer) (\($0.fromTeam))",
+                    "to": $0.assignee ?? $0.toTeam,
+                ]
+            }
         } else {
             values["revision"] = "—"
             // Said, not left to guess: why the page holds no answers.
@@ -351,7 +374,9 @@ extension ConsoleRoutes {
                 if versions[reference] == nil { versions[reference] = .some(try await services.questionnaires.questionnaire(reference)) }
                 message = versions[reference]??.alert(number: number)?.message.text(in: language.translation)
             }
-            let urgent = notification.type == NotificationType.recordAlert || (notification.type == NotificationType.referralReceived && s["priority"] == "urgent")
+            let urgent =
+                notification.type == NotificationType.recordAlert
+                || (notification.type == NotificationType.referralReceived && s["priority"] == "urgent")
             var item: [String: Any] = [
                 "at": language.time(notification.createdAt), "unread": notification.readAt == nil, "urgent": urgent,
                 "text": ConsoleNotices.describe(notification, language, alertMessage: message),
@@ -379,17 +404,19 @@ extension ConsoleRoutes {
     func referrals(_ session: ConsoleSession, flash: String?) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
-        guard user.role == .coordinator || user.role == .fieldworker else { throw APIError(.forbidden, code: "forbidden", message: language["forbiddenPage"]) }
         func rows(_ referrals: [Referral], received: Bool) -> [[String: Any]] {
             referrals.map { referral in
                 // Only what this user may do (a coordinator does not answer a referral assigned to a member).
                 let actions = ReferralService.actions(referral, for: user).filter { received ? $0 != .withdraw : $0 == .withdraw }
                 return [
                     "id": referral.id.uuidString.lowercased(), "short": String(referral.id.uuidString.lowercased().prefix(8)),
-                    "state": language.word("referralState", referral.state.rawValue), "priority": language.word("priority", referral.priority.rawValue),
-                    "urgent": referral.priority != .routine, "reason": referral.reason, "from": "\(referral.referrer) (\(referral.fromTeam))",
+                    "state": language.word("referralState", referral.state.rawValue),
+                    "priority": language.word("priority", referral.priority.rawValue),
+                    "urgent": referral.priority != .routine, "reason": referral.reason,
+                    "from": "\(referral.referrer) (\(referral.fromTeam))",
                     "to": referral.assignee.map { "\($0) (\(referral.toTeam))" } ?? referral.toTeam,
-                    "recordId": referral.recordId.uuidString.lowercased(), "recordShort": String(referral.recordId.uuidString.lowercased().prefix(8)),
+                    "recordId": referral.recordId.uuidString.lowercased(),
+                    "recordShort": String(referral.recordId.uuidString.lowercased().prefix(8)),
                     "actions": actions.map { ["action": $0.rawValue, "label": language[$0.rawValue]] },
                 ]
             }
@@ -414,17 +441,28 @@ extension ConsoleRoutes {
     func exportsPage(_ session: ConsoleSession) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
-        guard user.role == .coordinator || user.role == .researcher else { throw APIError(.forbidden, code: "forbidden", message: language["forbiddenPage"]) }
         let ids = Array(Set(try await services.questionnaires.published().filter { $0.status.state != .draft }.map(\.id))).sorted()
-        guard !ids.isEmpty else { return .page(render("error", session, title: language["exports"], ["message": language["noQuestionnaire"], "back": "/console"])) }
+        guard !ids.isEmpty else {
+            return .page(
+                render("error", session, title: language["exports"], ["message": language["noQuestionnaire"], "back": "/console"]))
+        }
         return .page(
             render(
                 "exports", session, title: language["exports"],
                 [
                     "questionnaires": ids.map { ["value": $0, "label": $0] },
-                    "formats": Self.consoleFormats.map { ["value": $0.rawValue, "label": language.word("format", $0.rawValue), "checked": $0 == .wideCSV || $0 == .codebookCSV] },
+                    "formats": Self.consoleFormats.map {
+                        [
+                            "value": $0.rawValue, "label": language.word("format", $0.rawValue),
+                            "checked": $0 == .wideCSV || $0 == .codebookCSV,
+                        ]
+                    },
                     "states": ReviewState.allCases.map { ["value": $0.rawValue, "label": stateLabel($0, language)] },
-                    "mayIdentify": user.role == .coordinator,
+                    "mayIdentify":
+                        (try? RecordAccessPolicy.export(
+                            by: user, includeIdentifiers: true,
+                            unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers
+                        ).get()) != nil,
                 ]))
     }
 
@@ -439,11 +477,13 @@ extension ConsoleRoutes {
         options.shiftDates = form.flag("shiftDates") && !options.includeIdentifiers
         let reach: ExportReach
         switch RecordAccessPolicy.export(
-            by: user, includeIdentifiers: options.includeIdentifiers, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
+            by: user, includeIdentifiers: options.includeIdentifiers,
+            unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
         {
         case .success(let allowed): reach = allowed
         case .failure(.identifiers): throw APIError(.forbidden, code: "forbidden", message: "only coordinators may export identifiers")
-        case .failure(.noTeam): throw APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
+        case .failure(.noTeam):
+            throw APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
         case .failure(.role): throw APIError(.forbidden, code: "forbidden", message: "only coordinators and researchers export records")
         }
         var formats = form.all("format").compactMap(ExportFormat.init(rawValue:)).filter { Self.consoleFormats.contains($0) }

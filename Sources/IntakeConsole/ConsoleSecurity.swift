@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IntakeServer
+import IntakeService
 
 /// The console's cookies, forms and headers: what keeps a browser session safe.
 ///
@@ -58,7 +59,8 @@ struct ConsoleSecurity: Sendable {
 
     func sessionCookie(_ token: String) -> Cookie {
         Cookie(
-            name: Self.sessionCookie, value: token, maxAge: Int(sessionLifetime), path: Self.path, secure: secure, httpOnly: true, sameSite: .strict)
+            name: Self.sessionCookie, value: token, maxAge: Int(sessionLifetime), path: Self.path, secure: secure, httpOnly: true,
+            sameSite: .strict)
     }
 
     func expiredSessionCookie() -> Cookie {
@@ -110,8 +112,9 @@ struct ConsoleForm: Sendable {
 
     /// A `multipart/form-data` body of at most `limit` bytes: its text fields and its files.
     static func readMultipart(_ request: Request, limit: Int) async throws -> ConsoleForm {
-        guard let type = request.headers[.contentType], let boundary = type.split(separator: ";").lazy
-            .map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix("boundary=") })?.dropFirst("boundary=".count)
+        guard let type = request.headers[.contentType],
+            let boundary = type.split(separator: ";").lazy
+                .map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix("boundary=") })?.dropFirst("boundary=".count)
         else { throw APIError(.unsupportedMediaType, code: "multipart_expected", message: "send the files as multipart/form-data") }
         let buffer: ByteBuffer
         do {
@@ -133,7 +136,9 @@ struct ConsoleForm: Sendable {
             let head = String(decoding: part[part.startIndex..<split.lowerBound], as: UTF8.self)
             var content = part[split.upperBound...]
             if content.suffix(2) == Data("\r\n".utf8) { content = content.dropLast(2) }
-            guard let disposition = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-disposition:") }) else { continue }
+            guard let disposition = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-disposition:") }) else {
+                continue
+            }
             func parameter(_ name: String) -> String? {
                 guard let range = disposition.range(of: "\(name)=\"") else { return nil }
                 return String(disposition[range.upperBound...].prefix { $0 != "\"" })

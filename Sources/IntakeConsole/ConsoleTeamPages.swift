@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import IntakeCore
 import IntakeServer
+import IntakeService
 
 /// The team, the patient registry, questionnaires and administration: each through the service
 /// its API routes use, after the same `RoutePolicy` row.
@@ -9,17 +10,19 @@ extension ConsoleRoutes {
     func registerTeamPages(on router: Router<IntakeRequestContext>) {
         router.get("/console/team") { request, context in
             try await handle(request, context) { session, _ in
-                guard let name = session.user?.teamName else { throw APIError(.forbidden, code: "no_team", message: session.language["forbiddenPage"]) }
+                guard let name = session.user?.teamName else {
+                    throw APIError(.forbidden, code: "no_team", message: session.language["forbiddenPage"])
+                }
                 return .redirect("/console/team/\(Self.segment(name))")
             }
         }
         router.get("/console/team/{team}") { request, context in
-            try await handle(request, context, api: "GET /v1/teams/{team}/members") { session, _ in
+            try await handle(request, context) { session, _ in
                 try await team(session, name: try context.parameters.require("team"), passcode: nil, flash: done(request, session))
             }
         }
         router.post("/console/team/{team}/invitations") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/teams/{team}/invitations") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
                 let role = Role(rawValue: form?["role"] ?? "") ?? .fieldworker
                 let issued = try await services.teams.invite(
@@ -29,62 +32,70 @@ extension ConsoleRoutes {
             }
         }
         router.post("/console/team/{team}/members/{username}/role") { request, context in
-            try await handle(request, context, form: true, api: "PATCH /v1/teams/{team}/members/{username}") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
-                guard let role = Role(rawValue: form?["role"] ?? "") else { throw APIError.badRequest("role is fieldworker or coordinator") }
-                _ = try await services.teams.changeRole(in: team, of: try context.parameters.require("username"), to: role, by: session.user!)
+                guard let role = Role(rawValue: form?["role"] ?? "") else {
+                    throw APIError.badRequest("role is fieldworker or coordinator")
+                }
+                _ = try await services.teams.changeRole(
+                    in: team, of: try context.parameters.require("username"), to: role, by: session.user!)
                 return .redirect("/console/team/\(Self.segment(team.name))")
             }
         }
         router.post("/console/team/{team}/members/{username}/remove") { request, context in
-            try await handle(request, context, form: true, api: "DELETE /v1/teams/{team}/members/{username}") { session, _ in
+            try await handle(request, context, form: true) { session, _ in
                 let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
                 try await services.teams.remove(try context.parameters.require("username"), from: team, by: session.user!)
                 return .redirect("/console/team/\(Self.segment(team.name))?done=memberRemoved")
             }
         }
         // An invitation the team's coordinator acts on: confirm one accepted, revoke one still open.
-        for (action, decision, done) in [("confirm", InvitationDecision.confirm, "invitationConfirmed"), ("revoke", .revoke, "invitationRevoked")] {
+        for (action, decision, done) in [
+            ("confirm", InvitationDecision.confirm, "invitationConfirmed"), ("revoke", .revoke, "invitationRevoked"),
+        ] {
             router.post("/console/invitations/{id}/\(action)") { request, context in
-                try await handle(request, context, form: true, api: "POST /v1/invitations/{id}/\(action)") { session, _ in
-                    guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("invitation") }
+                try await handle(request, context, form: true) { session, _ in
+                    guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
+                        throw APIError.notFound("invitation")
+                    }
                     let invitation = try await services.teams.decide(id, decision, by: session.user!)
                     return .redirect("/console/team/\(Self.segment(invitation.teamName))?done=\(done)")
                 }
             }
         }
         router.post("/console/team/{team}/time-zone") { request, context in
-            try await handle(request, context, form: true, api: "PATCH /v1/teams/{team}") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
                 _ = try await services.teams.setTimeZone(form?["timeZone"], of: team, by: session.user!)
                 return .redirect("/console/team/\(Self.segment(team.name))?done=timeZoneSet")
             }
         }
         router.post("/console/team/{team}/announcements") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/announcements") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let team = try await services.teams.managedTeam(try context.parameters.require("team"), by: session.user!)
                 _ = try await services.teams.announce(form?["text"] ?? "", to: team.name, by: session.user!)
                 return .redirect("/console/team/\(Self.segment(team.name))?done=announced")
             }
         }
         router.get("/console/patients") { request, context in
-            try await handle(request, context, api: "GET /v1/patients") { session, _ in
+            try await handle(request, context) { session, _ in
                 .page(render("patients", session, title: session.language["patients"], [:]))
             }
         }
         router.post("/console/patients") { request, context in
-            try await handle(request, context, form: true, api: "GET /v1/patients") { session, form in try await patients(session, form!) }
+            try await handle(request, context, form: true) { session, form in try await patients(session, form!) }
         }
         router.get("/console/patients/{id}") { request, context in
-            try await handle(request, context, api: "GET /v1/patients/{id}") { session, _ in
+            try await handle(request, context) { session, _ in
                 guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("patient") }
                 return try await patient(session, id: id, flash: done(request, session))
             }
         }
         router.post("/console/patients/{id}/consent") { request, context in
-            try await handle(request, context, form: true, api: "PUT /v1/patients/{id}/consent") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("patient") }
-                guard let scope = SharingScope(rawValue: form?["scope"] ?? ""), let method = ConsentMethod(rawValue: form?["method"] ?? "") else {
+                guard let scope = SharingScope(rawValue: form?["scope"] ?? ""), let method = ConsentMethod(rawValue: form?["method"] ?? "")
+                else {
                     throw APIError.badRequest(session.language["consentChoose"])
                 }
                 _ = try await services.patients.recordConsent(id, scope: scope, method: method, by: session.user!)
@@ -92,54 +103,57 @@ extension ConsoleRoutes {
             }
         }
         router.post("/console/patients/{id}/edit") { request, context in
-            try await handle(request, context, form: true, api: "PATCH /v1/patients/{id}") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("patient") }
                 return try await editPatient(session, id: id, form!)
             }
         }
         router.get("/console/questionnaires") { request, context in
-            try await handle(request, context, api: "GET /v1/questionnaires") { session, _ in
+            try await handle(request, context) { session, _ in
                 try await questionnaires(session, flash: done(request, session))
             }
         }
         router.post("/console/questionnaires") { request, context in
-            try await handle(request, context, multipart: true, api: "POST /v1/questionnaires") { session, form in
+            try await handle(request, context, multipart: true) { session, form in
                 try await publish(session, form!)
             }
         }
         router.get("/console/questionnaires/{id}/{version}") { request, context in
-            try await handle(request, context, api: "GET /v1/questionnaires/{id}/versions/{version}") { session, _ in
+            try await handle(request, context) { session, _ in
                 try await questionnaire(
                     session, id: try context.parameters.require("id"), version: try context.parameters.require("version"),
                     flash: done(request, session))
             }
         }
         router.post("/console/questionnaires/{id}/{version}/state") { request, context in
-            try await handle(request, context, form: true, api: "PUT /v1/questionnaires/{id}/versions/{version}/state") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let (id, version) = (try context.parameters.require("id"), try context.parameters.require("version"))
-                guard let state = QuestionnaireState(rawValue: form?["state"] ?? "") else { throw APIError.badRequest("state is published, closed or retired") }
+                guard let state = QuestionnaireState(rawValue: form?["state"] ?? "") else {
+                    throw APIError.badRequest("state is published, closed or retired")
+                }
                 _ = try await services.questionnaires.change(id: id, version: version, to: state, by: session.user!.username)
                 return .redirect("/console/questionnaires/\(Self.segment(id))/\(Self.segment(version))?done=stateDone")
             }
         }
         router.get("/console/admin") { request, context in
-            try await handle(request, context, api: "GET /v1/users") { session, _ in
+            try await handle(request, context) { session, _ in
                 try await admin(session, flash: done(request, session))
             }
         }
         // The trail itself, the newest first, 100 a page, filtered by who or what.
         router.get("/console/admin/audit") { request, context in
-            try await handle(request, context, api: "GET /v1/audit") { session, _ in
+            try await handle(request, context) { session, _ in
                 try await auditEvents(session, request)
             }
         }
         router.post("/console/admin/users") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/users") { session, form in
+            try await handle(request, context, form: true) { session, form in
                 let role = Role(rawValue: form?["role"] ?? "") ?? .fieldworker
                 let team = (form?["team"] ?? "").trimmingCharacters(in: .whitespaces)
                 do {
                     _ = try await services.accounts.createUser(
-                        username: (form?["username"] ?? "").trimmingCharacters(in: .whitespaces), password: form?["password"] ?? "", role: role,
+                        username: (form?["username"] ?? "").trimmingCharacters(in: .whitespaces), password: form?["password"] ?? "",
+                        role: role,
                         team: team.isEmpty ? nil : team, by: session.user!.username)
                 } catch let error as AccountError {
                     throw APIError(.unprocessableContent, code: "invalid_account", message: error.description)
@@ -148,15 +162,16 @@ extension ConsoleRoutes {
             }
         }
         router.get("/console/admin/users/{username}/tokens") { request, context in
-            try await handle(request, context, api: "GET /v1/users/{username}/tokens") { session, _ in
+            try await handle(request, context) { session, _ in
                 try await userTokens(session, username: try context.parameters.require("username"), flash: done(request, session))
             }
         }
         router.post("/console/admin/users/{username}/tokens/{token}/revoke") { request, context in
-            try await handle(request, context, form: true, api: "DELETE /v1/users/{username}/tokens/{token}") { session, _ in
+            try await handle(request, context, form: true) { session, _ in
                 let username = try context.parameters.require("username")
                 do {
-                    try await services.accounts.revokeToken(try context.parameters.require("token"), of: username, by: session.user!.username)
+                    try await services.accounts.revokeToken(
+                        try context.parameters.require("token"), of: username, by: session.user!.username)
                 } catch let error as AccountError {
                     throw APIError.badRequest(error.description)
                 }
@@ -164,7 +179,7 @@ extension ConsoleRoutes {
             }
         }
         router.post("/console/admin/users/{username}/tokens") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/users/{username}/tokens") { session, _ in
+            try await handle(request, context, form: true) { session, _ in
                 let username = try context.parameters.require("username")
                 let token = try await services.accounts.issueToken(
                     username: username, name: "console", expiresAt: services.configuration.clock().addingTimeInterval(90 * 86_400))
@@ -173,7 +188,7 @@ extension ConsoleRoutes {
             }
         }
         router.post("/console/admin/users/{username}/unlock") { request, context in
-            try await handle(request, context, form: true, api: "POST /v1/users/{username}/unlock") { session, _ in
+            try await handle(request, context, form: true) { session, _ in
                 _ = try await services.accounts.unlock(username: try context.parameters.require("username"))
                 return .redirect("/console/admin?done=unlocked")
             }
@@ -199,16 +214,21 @@ extension ConsoleRoutes {
             "invitations": invitations.map { invitation -> [String: Any] in
                 let state = invitation.state(at: now)
                 return [
-                    "id": invitation.id.uuidString.lowercased(), "invitee": invitation.invitee, "roleName": language["role.\(invitation.role.rawValue)"],
-                    "state": language.word("invitationState", state.rawValue), "by": invitation.invitedBy, "until": language.time(invitation.expiresAt),
-                    "actions": (state == .accepted ? ["confirm", "revoke"] : ["revoke"]).map { ["action": $0, "label": language["invitation.\($0)"]] },
+                    "id": invitation.id.uuidString.lowercased(), "invitee": invitation.invitee,
+                    "roleName": language["role.\(invitation.role.rawValue)"],
+                    "state": language.word("invitationState", state.rawValue), "by": invitation.invitedBy,
+                    "until": language.time(invitation.expiresAt),
+                    "actions": (state == .accepted ? ["confirm", "revoke"] : ["revoke"]).map {
+                        ["action": $0, "label": language["invitation.\($0)"]]
+                    },
                 ]
             },
             "hasInvitations": !invitations.isEmpty,
             // The zones this system knows, and the team's own should it be an alias missing from them (Asia/Kolkata).
-            "zones": (["UTC"] + Set(TimeZone.knownTimeZoneIdentifiers + [team.timeZone].compactMap { $0 }).subtracting(["UTC"]).sorted()).map {
-                ["value": $0, "selected": $0 == (team.timeZone ?? "UTC")]
-            },
+            "zones": (["UTC"] + Set(TimeZone.knownTimeZoneIdentifiers + [team.timeZone].compactMap { $0 }).subtracting(["UTC"]).sorted())
+                .map {
+                    ["value": $0, "selected": $0 == (team.timeZone ?? "UTC")]
+                },
             "members": members.map { member -> [String: Any] in
                 let other: Role = member.role == .coordinator ? .fieldworker : .coordinator
                 return [
@@ -243,22 +263,28 @@ extension ConsoleRoutes {
         query.limit = Self.patientMatches + 1
         guard query.name != nil || query.externalId != nil else { return .redirect("/console/patients") }
         let fields = [("name", query.name), ("externalId", query.externalId)].filter { $0.1 != nil }.map(\.0)
-        try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients", "via": "console"])
+        try await services.audit.record(
+            .lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients", "via": "console"])
         let matched = try await services.patients.find(query, for: user)
         let found = matched.prefix(Self.patientMatches)
         let rows = found.map { patient -> [String: Any] in
             [
                 "id": patient.id.uuidString.lowercased(),
                 "name": [patient.identification.givenName, patient.identification.familyName].filter { !$0.isEmpty }.joined(separator: " "),
-                "externalId": patient.identification.externalId ?? "", "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
+                "externalId": patient.identification.externalId ?? "",
+                "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
                 "groups": patient.dataGroups.joined(separator: ", "),
             ]
         }
         // More than a page: said, with how to narrow it (a name search is ranked, not paged).
-        let count = matched.count > Self.patientMatches
+        let count =
+            matched.count > Self.patientMatches
             ? language["patientsMore"].replacingOccurrences(of: "{shown}", with: language.number(Self.patientMatches))
             : language["patientsCount"].replacingOccurrences(of: "{shown}", with: language.number(rows.count))
-        return .page(render("patients", session, title: language["patients"], ["searched": true, "rows": rows, "hasRows": !rows.isEmpty, "count": count]))
+        return .page(
+            render(
+                "patients", session, title: language["patients"],
+                ["searched": true, "rows": rows, "hasRows": !rows.isEmpty, "count": count]))
     }
 
     static let patientMatches = 100
@@ -277,7 +303,9 @@ extension ConsoleRoutes {
         if birth.isEmpty {
             person.dateOfBirth = nil
         } else {
-            guard let date = LocalDate(iso: birth) else { throw APIError(.unprocessableContent, code: "invalid_request", message: language["dateOfBirthFormat"]) }
+            guard let date = LocalDate(iso: birth) else {
+                throw APIError(.unprocessableContent, code: "invalid_request", message: language["dateOfBirthFormat"])
+            }
             person.dateOfBirth = date
         }
         person.sex = PatientIdentification.Sex(rawValue: field("sex"))
@@ -287,7 +315,9 @@ extension ConsoleRoutes {
         case .notFound: throw APIError.notFound("patient")
         case .stale: throw APIError(.conflict, code: "stale_revision", message: language["patientStale"])
         case .externalIdTaken: throw APIError(.conflict, code: "external_id_taken", message: language["externalIdTaken"])
-        case .unknownDataGroups(let unknown, let defined): throw APIError(.unprocessableContent, code: "unknown_data_group", message: PatientService.unknownGroups(unknown, defined: defined))
+        case .unknownDataGroups(let unknown, let defined):
+            throw APIError(
+                .unprocessableContent, code: "unknown_data_group", message: PatientService.unknownGroups(unknown, defined: defined))
         }
     }
 
@@ -305,7 +335,8 @@ extension ConsoleRoutes {
         let series = Dictionary(grouping: reports, by: \.series).sorted { $0.key < $1.key }.map { name, entries -> [String: Any] in
             // Each date's first number among its values, as a bar.
             let bars = entries.sorted { $0.date < $1.date }.map { report -> (String, Int) in
-                let number = (try? JSONSerialization.jsonObject(with: Data(report.values.utf8)) as? [String: Any])?
+                let number =
+                    (try? JSONSerialization.jsonObject(with: Data(report.values.utf8)) as? [String: Any])?
                     .sorted { $0.key < $1.key }.compactMap { ($0.value as? NSNumber)?.doubleValue }.first ?? 0
                 // Any JSON number may be there: keep it finite and within what a bar can show.
                 let shown = number.isFinite ? min(max(number, -1e9), 1e9) : 0
@@ -319,7 +350,9 @@ extension ConsoleRoutes {
             let label: String = sex.map { language["sex.\($0.rawValue)"] } ?? "—"
             return ["value": sex?.rawValue ?? "", "label": label, "selected": sex == patient.identification.sex]
         }
-        let scopes: [[String: Any]] = SharingScope.allCases.map { ["value": $0.rawValue, "label": language.word("sharing", $0.rawValue), "selected": $0 == patient.sharingScope] }
+        let scopes: [[String: Any]] = SharingScope.allCases.map {
+            ["value": $0.rawValue, "label": language.word("sharing", $0.rawValue), "selected": $0 == patient.sharingScope]
+        }
         let methods: [[String: Any]] = ConsentMethod.allCases.map { ["value": $0.rawValue, "label": language.word("method", $0.rawValue)] }
         let consentRows: [[String: Any]] = consents.reversed().map {
             [
@@ -328,12 +361,14 @@ extension ConsoleRoutes {
             ]
         }
         var values: [String: Any] = [
-            "externalId": patient.identification.externalId ?? "—", "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
+            "externalId": patient.identification.externalId ?? "—",
+            "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
             "id": id.uuidString.lowercased(), "revision": String(patient.revision),
-            "canEdit": RoutePolicy.refusal(RoutePolicy.rule("PATCH", "/v1/patients/{id}")!, user) == nil,
-            "canConsent": RoutePolicy.refusal(RoutePolicy.rule("PUT", "/v1/patients/{id}/consent")!, user) == nil,
+            "canEdit": RoutePolicy.admits("POST", "/console/patients/{id}/edit", user),
+            "canConsent": RoutePolicy.admits("POST", "/console/patients/{id}/consent", user),
             "givenName": patient.identification.givenName, "familyName": patient.identification.familyName,
-            "dateOfBirth": patient.identification.dateOfBirth?.description ?? "", "externalIdValue": patient.identification.externalId ?? "",
+            "dateOfBirth": patient.identification.dateOfBirth?.description ?? "",
+            "externalIdValue": patient.identification.externalId ?? "",
             "sexes": sexes, "scopes": scopes, "methods": methods,
             "groups": patient.dataGroups.isEmpty ? language["none"] : patient.dataGroups.joined(separator: ", "),
             "archived": patient.archivedAt != nil, "consents": consentRows, "series": series, "hasSeries": !series.isEmpty,
@@ -351,8 +386,11 @@ extension ConsoleRoutes {
                 ]
             }
             values["hasRecords"] = !records.isEmpty
-            values["recordsCount"] = language["pageCount"].replacingOccurrences(of: "{first}", with: language.number(records.isEmpty ? 0 : 1))
-                .replacingOccurrences(of: "{last}", with: language.number(records.count)).replacingOccurrences(of: "{total}", with: language.number(total ?? records.count))
+            values["recordsCount"] = language["pageCount"].replacingOccurrences(
+                of: "{first}", with: language.number(records.isEmpty ? 0 : 1)
+            )
+            .replacingOccurrences(of: "{last}", with: language.number(records.count)).replacingOccurrences(
+                of: "{total}", with: language.number(total ?? records.count))
         }
         if let flash { values["flash"] = flash }
         return .page(render("patient", session, title: name.isEmpty ? language["patient"] : name, values))
@@ -362,9 +400,12 @@ extension ConsoleRoutes {
         let user = session.user!
         let language = session.language
         let rows = try await services.questionnaires.visible(to: user).sorted { ($0.id, $0.publishedAt) < ($1.id, $1.publishedAt) }.map {
-            ["id": $0.id, "version": $0.version, "title": $0.title, "state": language.word("questionnaireState", $0.status.state.rawValue), "at": language.time($0.publishedAt)]
+            [
+                "id": $0.id, "version": $0.version, "title": $0.title,
+                "state": language.word("questionnaireState", $0.status.state.rawValue), "at": language.time($0.publishedAt),
+            ]
         }
-        var values: [String: Any] = ["rows": rows, "canPublish": RoutePolicy.refusal(RoutePolicy.rule("POST", "/v1/questionnaires")!, user) == nil]
+        var values: [String: Any] = ["rows": rows, "canPublish": RoutePolicy.admits("POST", "/console/questionnaires", user)]
         if let flash { values["flash"] = flash }
         return .page(render("questionnaires", session, title: language["questionnaires"], values))
     }
@@ -384,11 +425,13 @@ extension ConsoleRoutes {
                 "questions": section.questions.map { question -> [String: Any] in
                     var choices: [[String: Any]] = []
                     switch question.type {
-                    case .singleChoice(let set), .multipleChoice(let set): choices = set.choices.map { ["label": $0.label.text(in: code), "code": $0.code] }
+                    case .singleChoice(let set), .multipleChoice(let set):
+                        choices = set.choices.map { ["label": $0.label.text(in: code), "code": $0.code] }
                     default: break
                     }
                     return [
-                        "text": question.text.text(in: code), "required": question.isRequired, "kind": question.type.keyword, "choices": choices,
+                        "text": question.text.text(in: code), "required": question.isRequired, "kind": question.type.keyword,
+                        "choices": choices,
                         "hasChoices": !choices.isEmpty,
                     ]
                 },
@@ -396,10 +439,13 @@ extension ConsoleRoutes {
         }
         let moves: [(QuestionnaireState, String)] = [(.published, "toPublished"), (.closed, "toClosed"), (.retired, "toRetired")]
         var values: [String: Any] = [
-            "id": Self.segment(id), "version": Self.segment(version), "state": language.word("questionnaireState", entry.status.state.rawValue), "sections": sections,
-            "canChange": RoutePolicy.refusal(RoutePolicy.rule("PUT", "/v1/questionnaires/{id}/versions/{version}/state")!, user) == nil,
+            "id": Self.segment(id), "version": Self.segment(version),
+            "state": language.word("questionnaireState", entry.status.state.rawValue), "sections": sections,
+            "canChange": RoutePolicy.admits("POST", "/console/questionnaires/{id}/{version}/state", user),
             // Only the moves the lifecycle allows from here (a draft is only published).
-            "moves": moves.filter { QuestionnaireLifecycle.allows(entry.status.state, to: $0.0) }.map { ["value": $0.0.rawValue, "label": language[$0.1]] },
+            "moves": moves.filter { QuestionnaireLifecycle.allows(entry.status.state, to: $0.0) }.map {
+                ["value": $0.0.rawValue, "label": language[$0.1]]
+            },
         ]
         if let flash { values["flash"] = flash }
         return .page(render("questionnaire", session, title: "\(questionnaire.title.text(in: code)) (\(version))", values))
@@ -419,9 +465,12 @@ extension ConsoleRoutes {
             let name = String(file.name.split(separator: "/").last ?? "")
             if file.field == "lists" { lists[name] = text } else { files[name] = text }
         }
-        guard !files.isEmpty else { throw APIError(.unprocessableContent, code: "invalid_questionnaire", message: "choose the questionnaire's files") }
+        guard !files.isEmpty else {
+            throw APIError(.unprocessableContent, code: "invalid_questionnaire", message: "choose the questionnaire's files")
+        }
         do {
-            let (published, _) = try await services.questionnaires.publish(files: files, lists: lists, draft: form.flag("draft"), by: session.user!.username)
+            let (published, _) = try await services.questionnaires.publish(
+                files: files, lists: lists, draft: form.flag("draft"), by: session.user!.username)
             return .redirect("/console/questionnaires/\(Self.segment(published.id))/\(Self.segment(published.version))?done=publishedDone")
         } catch let error as ServiceError {
             let answer = APIError.answer(for: error)!
@@ -480,7 +529,8 @@ extension ConsoleRoutes {
             "tokens": tokens.map { token -> [String: Any] in
                 [
                     "id": token.id, "name": language.word("tokenName", token.name), "created": language.time(token.createdAt),
-                    "expires": token.expiresAt.map { ($0 <= now ? language["expiredOn"] + " " : "") + language.time($0) } ?? language["never"],
+                    "expires": token.expiresAt.map { ($0 <= now ? language["expiredOn"] + " " : "") + language.time($0) }
+                        ?? language["never"],
                 ]
             },
         ]
@@ -503,8 +553,11 @@ extension ConsoleRoutes {
             ]
         }
         var values: [String: Any] = [
-            "roles": [Role.fieldworker, .coordinator, .researcher, .admin].map { ["value": $0.rawValue, "label": language["role.\($0.rawValue)"]] },
-            "audit": language.digits(audit), "users": users, "teams": try await services.accounts.teams().map { ["name": $0.name, "href": "/console/team/" + Self.segment($0.name)] },
+            "roles": [Role.fieldworker, .coordinator, .researcher, .admin].map {
+                ["value": $0.rawValue, "label": language["role.\($0.rawValue)"]]
+            },
+            "audit": language.digits(audit), "users": users,
+            "teams": try await services.accounts.teams().map { ["name": $0.name, "href": "/console/team/" + Self.segment($0.name)] },
         ]
         if let flash { values["flash"] = flash }
         if let token {

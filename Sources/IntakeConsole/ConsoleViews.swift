@@ -2,11 +2,14 @@ import Foundation
 import Hummingbird
 import IntakeCore
 import IntakeServer
+import IntakeService
 
 /// A record's answers laid out by section, as the field worker saw the questions, and what each
 /// revision changed.
 enum ConsoleAnswers {
-    static func sections(_ record: PatientResponse, _ questionnaire: Questionnaire, previous: PatientResponse?, language: ConsoleLanguage) -> [[String: Any]] {
+    static func sections(_ record: PatientResponse, _ questionnaire: Questionnaire, previous: PatientResponse?, language: ConsoleLanguage)
+        -> [[String: Any]]
+    {
         let code = language.translation
         return questionnaire.sections.map { section in
             // A repeat's questions are shown in its instances.
@@ -25,36 +28,49 @@ enum ConsoleAnswers {
 
     /// The last revision beside the one before it: each question it changed, its answer before
     /// and after.
-    static func comparison(_ before: PatientResponse, _ after: PatientResponse, _ questionnaire: Questionnaire, language: ConsoleLanguage) -> [[String: Any]] {
+    static func comparison(_ before: PatientResponse, _ after: PatientResponse, _ questionnaire: Questionnaire, language: ConsoleLanguage)
+        -> [[String: Any]]
+    {
         let code = language.translation
         // Who the record is about first: names, date of birth, sex, file number and the registry patient.
         let identity = identityChanges(before, after, language: language).map { change -> [String: Any] in
             ["question": change.field, "before": change.before, "after": change.after]
         }
-        return identity + questionnaire.sections.flatMap(\.questions).filter { $0.takesAnswer && $0.group == nil }.compactMap { question in
-            let (old, new) = (before[question.position], after[question.position])
-            guard old != new else { return nil }
-            return [
-                "question": question.text.text(in: code),
-                "before": old.map { text($0, of: question, questionnaire, language) } ?? language["unanswered"],
-                "after": new.map { text($0, of: question, questionnaire, language) } ?? language["unanswered"],
-            ]
-        }
+        return identity
+            + questionnaire.sections.flatMap(\.questions).filter { $0.takesAnswer && $0.group == nil }.compactMap { question in
+                let (old, new) = (before[question.position], after[question.position])
+                guard old != new else { return nil }
+                return [
+                    "question": question.text.text(in: code),
+                    "before": old.map { text($0, of: question, questionnaire, language) } ?? language["unanswered"],
+                    "after": new.map { text($0, of: question, questionnaire, language) } ?? language["unanswered"],
+                ]
+            }
     }
 
     /// The patient-section fields and the registry link that differ between two revisions, as
     /// the page words them (empty ones said as unanswered).
-    static func identityChanges(_ before: PatientResponse, _ after: PatientResponse, language: ConsoleLanguage) -> [(field: String, before: String, after: String)] {
+    static func identityChanges(_ before: PatientResponse, _ after: PatientResponse, language: ConsoleLanguage) -> [(
+        field: String, before: String, after: String
+    )] {
         let (old, new) = (before.patient, after.patient)
         func word(_ text: String?) -> String { text.flatMap { $0.isEmpty ? nil : $0 } ?? language["unanswered"] }
         var changes: [(field: String, before: String, after: String)] = []
         if old.givenName != new.givenName { changes.append((language["givenName"], word(old.givenName), word(new.givenName))) }
         if old.familyName != new.familyName { changes.append((language["familyName"], word(old.familyName), word(new.familyName))) }
         if old.dateOfBirth != new.dateOfBirth {
-            changes.append((language["dateOfBirth"], word(old.dateOfBirth.map { language.digits($0.description) }), word(new.dateOfBirth.map { language.digits($0.description) })))
+            changes.append(
+                (
+                    language["dateOfBirth"], word(old.dateOfBirth.map { language.digits($0.description) }),
+                    word(new.dateOfBirth.map { language.digits($0.description) })
+                ))
         }
         if old.sex != new.sex {
-            changes.append((language["sex"], word(old.sex.map { language["sex.\($0.rawValue)"] }), word(new.sex.map { language["sex.\($0.rawValue)"] })))
+            changes.append(
+                (
+                    language["sex"], word(old.sex.map { language["sex.\($0.rawValue)"] }),
+                    word(new.sex.map { language["sex.\($0.rawValue)"] })
+                ))
         }
         if old.externalId != new.externalId { changes.append((language["externalId"], word(old.externalId), word(new.externalId))) }
         if before.patientId != after.patientId {
@@ -75,12 +91,14 @@ enum ConsoleAnswers {
                 changes = language["firstRevision"]
             } else {
                 let before = revisions[index - 1].record
-                let changed = identityChanges(before, revision.record, language: language).map(\.field)
+                let changed =
+                    identityChanges(before, revision.record, language: language).map(\.field)
                     + questions.filter { before[$0.position] != revision.record[$0.position] }.map { $0.id ?? $0.text.text(in: code) }
                 changes = changed.isEmpty ? language["none"] : changed.joined(separator: ", ")
             }
             rows.append([
-                "number": language.number(revision.revision), "savedBy": revision.savedBy, "savedAt": language.time(revision.savedAt), "changes": changes,
+                "number": language.number(revision.revision), "savedBy": revision.savedBy, "savedAt": language.time(revision.savedAt),
+                "changes": changes,
             ])
         }
         return rows.reversed()
@@ -90,7 +108,8 @@ enum ConsoleAnswers {
         let code = language.translation
         func label(_ value: String) -> String {
             switch question.type {
-            case .singleChoice(let set), .multipleChoice(let set): set.choice(code: value).map { "\($0.label.text(in: code)) (\(value))" } ?? value
+            case .singleChoice(let set), .multipleChoice(let set):
+                set.choice(code: value).map { "\($0.label.text(in: code)) (\(value))" } ?? value
             default: value
             }
         }
@@ -102,7 +121,9 @@ enum ConsoleAnswers {
         case .yesNo(let value): return value ? language["yes"] : language["no"]
         case .choice(let value): return label(value)
         case .choices(let values): return values.map(label).joined(separator: "; ")
-        case .dictionary(let fields): return fields.sorted { $0.key < $1.key }.map { "\($0.key): \(text($0.value, of: question, questionnaire, language))" }.joined(separator: "; ")
+        case .dictionary(let fields):
+            return fields.sorted { $0.key < $1.key }.map { "\($0.key): \(text($0.value, of: question, questionnaire, language))" }.joined(
+                separator: "; ")
         case .geopoint(let point): return language.digits("\(point.latitude), \(point.longitude)")
         case .instances(let list):
             return list.enumerated().map { number, instance in
@@ -146,7 +167,8 @@ enum ConsoleChart {
             // The label in the label column, its outer edge at the chart's edge in right to left
             // (anchored at its start, the right edge) and beside the bar in left to right (anchored
             // at its end); the value just past the bar's end, reading away from it.
-            svg += "<text x=\"\(rtl ? total - 4 : labelX)\" y=\(quoted(y + 15)) text-anchor=\"\(rtl ? "start" : "end")\">\(Self.fitted(bar.label))</text>"
+            svg +=
+                "<text x=\"\(rtl ? total - 4 : labelX)\" y=\(quoted(y + 15)) text-anchor=\"\(rtl ? "start" : "end")\">\(Self.fitted(bar.label))</text>"
             svg += "<rect x=\"\(x)\" y=\"\(y)\" width=\"\(width)\" height=\"\(barHeight)\" fill=\"#0b5cad\"></rect>"
             svg += "<text x=\"\(valueX)\" y=\(quoted(y + 15)) text-anchor=\"start\">\(escape(language.number(bar.value)))</text>"
         }
@@ -163,7 +185,10 @@ enum ConsoleChart {
     }
 
     static func id(_ title: String) -> String {
-        "chart-" + String(title.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }.prefix(24).map(Character.init))
+        "chart-"
+            + String(
+                title.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) }.prefix(24).map(
+                    Character.init))
             + "-\(abs(title.hashValue) % 100_000)"
     }
 
@@ -196,43 +221,68 @@ enum ConsoleNotices {
         func say(_ texts: String...) -> String { texts.indices.contains(language.column) ? texts[language.column] : texts[0] }
         switch notification.type {
         case NotificationType.reviewHasIssues:
-            return say("\(by) says your record \(record) has issues.", "يقول \(by) إن سجلك \(record) به مشكلات.", "\(by) signale des problèmes dans votre fiche \(record).")
+            return say(
+                "\(by) says your record \(record) has issues.", "يقول \(by) إن سجلك \(record) به مشكلات.",
+                "\(by) signale des problèmes dans votre fiche \(record).")
         case NotificationType.reviewRejected:
             return say("\(by) rejected your record \(record).", "رفض \(by) سجلك \(record).", "\(by) a rejeté votre fiche \(record).")
         case NotificationType.reviewReopened:
-            return say("\(by) reopened your record \(record) for edits.", "أعاد \(by) فتح سجلك \(record) للتعديل.", "\(by) a rouvert votre fiche \(record) pour modification.")
+            return say(
+                "\(by) reopened your record \(record) for edits.", "أعاد \(by) فتح سجلك \(record) للتعديل.",
+                "\(by) a rouvert votre fiche \(record) pour modification.")
         case NotificationType.reviewComment:
-            return say("\(by) wrote on the review of record \(record).", "كتب \(by) في مراجعة السجل \(record).", "\(by) a écrit sur la revue de la fiche \(record).")
+            return say(
+                "\(by) wrote on the review of record \(record).", "كتب \(by) في مراجعة السجل \(record).",
+                "\(by) a écrit sur la revue de la fiche \(record).")
         case NotificationType.reviewEdited:
-            return say("\(by) edited record \(record), which you reviewed.", "عدّل \(by) السجل \(record) الذي راجعته.", "\(by) a modifié la fiche \(record), que vous avez revue.")
+            return say(
+                "\(by) edited record \(record), which you reviewed.", "عدّل \(by) السجل \(record) الذي راجعته.",
+                "\(by) a modifié la fiche \(record), que vous avez revue.")
         case NotificationType.referralReceived where s["priority"] == "urgent":
-            return say("Urgent: \(by) referred a patient (referral \(referral)).", "عاجل: أحال \(by) مريضًا (الإحالة \(referral)).", "Urgent : \(by) a orienté un patient (orientation \(referral)).")
+            return say(
+                "Urgent: \(by) referred a patient (referral \(referral)).", "عاجل: أحال \(by) مريضًا (الإحالة \(referral)).",
+                "Urgent : \(by) a orienté un patient (orientation \(referral)).")
         case NotificationType.referralReceived:
-            return say("\(by) referred a patient (referral \(referral)).", "أحال \(by) مريضًا (الإحالة \(referral)).", "\(by) a orienté un patient (orientation \(referral)).")
-        case NotificationType.referralAccepted, NotificationType.referralDeclined, NotificationType.referralCompleted, NotificationType.referralWithdrawn:
+            return say(
+                "\(by) referred a patient (referral \(referral)).", "أحال \(by) مريضًا (الإحالة \(referral)).",
+                "\(by) a orienté un patient (orientation \(referral)).")
+        case NotificationType.referralAccepted, NotificationType.referralDeclined, NotificationType.referralCompleted,
+            NotificationType.referralWithdrawn:
             let verb = notification.type.replacingOccurrences(of: "referral_", with: "")
-            let action = language[verb == "accepted" ? "accept" : verb == "declined" ? "decline" : verb == "completed" ? "complete" : "withdraw"]
+            let action = language[
+                verb == "accepted" ? "accept" : verb == "declined" ? "decline" : verb == "completed" ? "complete" : "withdraw"]
             let french = ["accepted": "accepté", "declined": "refusé", "completed": "terminé", "withdrawn": "retiré"][verb] ?? verb
-            return say("\(by) \(verb) the referral \(referral).", "الإحالة \(referral): \(action) (\(by)).", "\(by) a \(french) l'orientation \(referral).")
+            return say(
+                "\(by) \(verb) the referral \(referral).", "الإحالة \(referral): \(action) (\(by)).",
+                "\(by) a \(french) l'orientation \(referral).")
         case NotificationType.referralMessage:
-            return say("\(by) wrote on the referral \(referral).", "كتب \(by) في الإحالة \(referral).", "\(by) a écrit sur l'orientation \(referral).")
+            return say(
+                "\(by) wrote on the referral \(referral).", "كتب \(by) في الإحالة \(referral).",
+                "\(by) a écrit sur l'orientation \(referral).")
         case NotificationType.referralClosed:
             return say(
-                "\(by) deleted record \(record); the referral \(referral) is closed.", "حذف \(by) السجل \(record)، فأُغلقت الإحالة \(referral).",
+                "\(by) deleted record \(record); the referral \(referral) is closed.",
+                "حذف \(by) السجل \(record)، فأُغلقت الإحالة \(referral).",
                 "\(by) a supprimé la fiche \(record) ; l'orientation \(referral) est close.")
         case NotificationType.referralReturned:
             let team = s["toTeam"] ?? ""
             return say(
                 "The referral \(referral) is back with the coordinators of '\(team)': the member it was assigned to left the team.",
                 "عادت الإحالة \(referral) إلى منسّقي «\(team)»: من أُسندت إليه غادر الفريق.",
-                "L'orientation \(referral) revient aux coordinateurs de « \(team) » : la personne à qui elle était confiée a quitté l'équipe.")
+                "L'orientation \(referral) revient aux coordinateurs de « \(team) » : la personne à qui elle était confiée a quitté l'équipe."
+            )
         case NotificationType.recordAlert:
-            guard let alertMessage else { return say("An alert on record \(record).", "تنبيه على السجل \(record).", "Une alerte sur la fiche \(record).") }
-            return say("Alert on record \(record): \(alertMessage)", "تنبيه على السجل \(record): \(alertMessage)", "Alerte sur la fiche \(record) : \(alertMessage)")
+            guard let alertMessage else {
+                return say("An alert on record \(record).", "تنبيه على السجل \(record).", "Une alerte sur la fiche \(record).")
+            }
+            return say(
+                "Alert on record \(record): \(alertMessage)", "تنبيه على السجل \(record): \(alertMessage)",
+                "Alerte sur la fiche \(record) : \(alertMessage)")
         case NotificationType.announcement:
             return say("Announcement from \(by): ", "إعلان من \(by): ", "Annonce de \(by) : ") + (s["text"] ?? "")
         default:
-            return notification.type.replacingOccurrences(of: "_", with: " ") + (record.isEmpty ? "" : " \(record)") + (by.isEmpty ? "" : " (\(by))")
+            return notification.type.replacingOccurrences(of: "_", with: " ") + (record.isEmpty ? "" : " \(record)")
+                + (by.isEmpty ? "" : " (\(by))")
         }
     }
 }
@@ -293,7 +343,9 @@ struct TarArchive: Sendable {
             for (index, byte) in text.utf8.prefix(length).enumerated() { block[offset + index] = byte }
         }
         func octal(_ value: Int, at offset: Int, length: Int) {
-            put(String(repeating: "0", count: max(0, length - 1 - String(value, radix: 8).count)) + String(value, radix: 8), at: offset, length: length - 1)
+            put(
+                String(repeating: "0", count: max(0, length - 1 - String(value, radix: 8).count)) + String(value, radix: 8), at: offset,
+                length: length - 1)
         }
         // Names of up to 100 bytes, or split into prefix (155) and name (100) at a slash.
         var path = name

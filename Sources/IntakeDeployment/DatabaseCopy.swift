@@ -4,6 +4,7 @@ import GRDB
 import IntakePostgres
 import IntakeSQLite
 import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Moves a deployment from its SQLite file to an empty PostgreSQL database, and proves it: in one
@@ -52,12 +53,13 @@ public enum DatabaseCopy {
         let store = try await PostgresRecordStore(url: url)
         let tables = try await store.transaction { connection in
             try await PostgresRecordStore.lock(PostgresRecordStore.changeLock, connection)
-            let held = try await connection.query(
-                """
-                SELECT (SELECT COUNT(*) FROM team) + (SELECT COUNT(*) FROM account) + (SELECT COUNT(*) FROM record)
-                     + (SELECT COUNT(*) FROM questionnaire) + (SELECT COUNT(*) FROM serverSecret)
-                """, logger: PostgresRecordStore.logger
-            ).collect().first?.decode(Int.self) ?? 0
+            let held =
+                try await connection.query(
+                    """
+                    SELECT (SELECT COUNT(*) FROM team) + (SELECT COUNT(*) FROM account) + (SELECT COUNT(*) FROM record)
+                         + (SELECT COUNT(*) FROM questionnaire) + (SELECT COUNT(*) FROM serverSecret)
+                    """, logger: PostgresRecordStore.logger
+                ).collect().first?.decode(Int.self) ?? 0
             guard held == 0 else {
                 throw StoreOpeningError("\(url) already holds Intake data; copy into an empty database (nothing was changed)")
             }
@@ -77,7 +79,9 @@ public enum DatabaseCopy {
             for table in ["membershipEvent", "notification", "announcement", "referralMessage", "consent", "device", "reviewEntry"] {
                 try await connection.query(
                     PostgresQuery(
-                        unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"),
+                        unsafeSQL:
+                            "SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT MAX(id) FROM \(table)), 0) + 1, false)"
+                    ),
                     logger: PostgresRecordStore.logger)
             }
             for table in CopiedTable.all {
@@ -111,7 +115,8 @@ struct CopiedTable: Sendable {
 
     static let all: [CopiedTable] = [
         CopiedTable(
-            source: "team", target: "team", columns: [("id", .integer), ("name", .text), ("createdAt", .real), ("timeZone", .text)], order: "id"),
+            source: "team", target: "team", columns: [("id", .integer), ("name", .text), ("createdAt", .real), ("timeZone", .text)],
+            order: "id"),
         CopiedTable(
             source: "user", target: "account",
             columns: [
@@ -131,22 +136,26 @@ struct CopiedTable: Sendable {
         CopiedTable(
             source: "record", target: "record",
             columns: [
-                ("id", .text), ("questionnaireId", .text), ("questionnaireVersion", .text), ("teamId", .integer), ("receivedBy", .text), ("collector", .text),
+                ("id", .text), ("questionnaireId", .text), ("questionnaireVersion", .text), ("teamId", .integer), ("receivedBy", .text),
+                ("collector", .text),
                 ("status", .text), ("revision", .integer), ("createdAt", .real), ("updatedAt", .real), ("receivedAt", .real),
                 ("givenNameKey", .text), ("familyNameKey", .text), ("dateOfBirth", .text), ("externalId", .text), ("body", .text),
-                ("changeSeq", .integer), ("teamSeq", .integer), ("patientId", .text), ("firstChangeSeq", .integer), ("firstTeamSeq", .integer),
+                ("changeSeq", .integer), ("teamSeq", .integer), ("patientId", .text), ("firstChangeSeq", .integer),
+                ("firstTeamSeq", .integer),
                 ("deletedAt", .real), ("deletedBy", .text), ("deleteReason", .text), ("exitOf", .text), ("exitTo", .integer),
                 ("reviewState", .text), ("reviewLocked", .boolean), ("reviewedAt", .real), ("reviewedBy", .text),
             ], order: "changeSeq"),
         CopiedTable(
             source: "reviewEntry", target: "reviewEntry",
             columns: [
-                ("id", .integer), ("recordId", .text), ("author", .text), ("state", .text), ("locked", .boolean), ("text", .text), ("at", .real),
+                ("id", .integer), ("recordId", .text), ("author", .text), ("state", .text), ("locked", .boolean), ("text", .text),
+                ("at", .real),
             ], order: "id"),
         CopiedTable(
             source: "recordRevision", target: "recordRevision",
             columns: [
-                ("recordId", .text), ("revision", .integer), ("contentHash", .text), ("body", .text), ("savedBy", .text), ("savedAt", .real),
+                ("recordId", .text), ("revision", .integer), ("contentHash", .text), ("body", .text), ("savedBy", .text),
+                ("savedAt", .real),
                 ("deviceId", .text),
             ], order: "recordId, revision"),
         CopiedTable(
@@ -155,12 +164,14 @@ struct CopiedTable: Sendable {
         CopiedTable(
             source: "membershipEvent", target: "membershipEvent",
             columns: [
-                ("id", .integer), ("teamId", .integer), ("username", .text), ("kind", .text), ("role", .text), ("actor", .text), ("at", .real),
+                ("id", .integer), ("teamId", .integer), ("username", .text), ("kind", .text), ("role", .text), ("actor", .text),
+                ("at", .real),
             ], order: "id"),
         CopiedTable(
             source: "invitation", target: "invitation",
             columns: [
-                ("id", .text), ("teamId", .integer), ("inviteeId", .integer), ("role", .text), ("invitedBy", .text), ("passcodeHash", .text),
+                ("id", .text), ("teamId", .integer), ("inviteeId", .integer), ("role", .text), ("invitedBy", .text),
+                ("passcodeHash", .text),
                 ("state", .text), ("failedAttempts", .integer), ("createdAt", .real), ("expiresAt", .real), ("updatedAt", .real),
                 ("message", .text),
             ], order: "id"),
@@ -172,8 +183,10 @@ struct CopiedTable: Sendable {
         CopiedTable(
             source: "referral", target: "referral",
             columns: [
-                ("id", .text), ("recordId", .text), ("fromTeamId", .integer), ("referrer", .text), ("toTeamId", .integer), ("assignee", .text),
-                ("reason", .text), ("priority", .text), ("allowEdit", .boolean), ("state", .text), ("createdAt", .real), ("updatedAt", .real),
+                ("id", .text), ("recordId", .text), ("fromTeamId", .integer), ("referrer", .text), ("toTeamId", .integer),
+                ("assignee", .text),
+                ("reason", .text), ("priority", .text), ("allowEdit", .boolean), ("state", .text), ("createdAt", .real),
+                ("updatedAt", .real),
                 ("acceptedAt", .real), ("acceptedBy", .text),
             ], order: "id"),
         CopiedTable(
@@ -195,7 +208,8 @@ struct CopiedTable: Sendable {
         CopiedTable(
             source: "patient", target: "patient",
             columns: [
-                ("id", .text), ("teamId", .integer), ("givenName", .text), ("familyName", .text), ("givenKey", .text), ("familyKey", .text), ("dateOfBirth", .text),
+                ("id", .text), ("teamId", .integer), ("givenName", .text), ("familyName", .text), ("givenKey", .text), ("familyKey", .text),
+                ("dateOfBirth", .text),
                 ("sex", .text), ("externalId", .text), ("revision", .integer), ("archivedAt", .real), ("sharingScope", .text),
                 ("createdBy", .text), ("createdAt", .real), ("updatedAt", .real),
             ], order: "id"),
@@ -209,7 +223,9 @@ struct CopiedTable: Sendable {
         CopiedTable(
             source: "dataGroup", target: "dataGroup",
             columns: [("name", .text), ("description", .text), ("createdBy", .text), ("createdAt", .real)], order: "name"),
-        CopiedTable(source: "patientGroup", target: "patientGroup", columns: [("patientId", .text), ("groupName", .text)], order: "patientId, groupName"),
+        CopiedTable(
+            source: "patientGroup", target: "patientGroup", columns: [("patientId", .text), ("groupName", .text)],
+            order: "patientId, groupName"),
         CopiedTable(source: "reportSeries", target: "reportSeries", columns: [("name", .text), ("dateKind", .text)], order: "name"),
         CopiedTable(
             source: "report", target: "report",
@@ -232,8 +248,10 @@ struct CopiedTable: Sendable {
             ], order: "id"),
         CopiedTable(
             source: "questionnaireAccess", target: "questionnaireAccess",
-            columns: [("questionnaireId", .text), ("collectorOnly", .boolean), ("changedBy", .text), ("changedAt", .real)], order: "questionnaireId"),
-        CopiedTable(source: "changeHorizon", target: "changeHorizon", columns: [("teamId", .integer), ("teamSeq", .integer)], order: "teamId"),
+            columns: [("questionnaireId", .text), ("collectorOnly", .boolean), ("changedBy", .text), ("changedAt", .real)],
+            order: "questionnaireId"),
+        CopiedTable(
+            source: "changeHorizon", target: "changeHorizon", columns: [("teamId", .integer), ("teamSeq", .integer)], order: "teamId"),
         CopiedTable(
             source: "enrolment", target: "enrolment",
             columns: [

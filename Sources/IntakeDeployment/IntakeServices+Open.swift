@@ -2,6 +2,7 @@ import Foundation
 import IntakePostgres
 import IntakeSQLite
 import IntakeServer
+import IntakeService
 
 extension IntakeServices {
     /// Opens the store the configuration names, PostgreSQL for a `postgres://` URL and the

@@ -34,7 +34,8 @@ extension FHIRRoutes {
         let id = parameter("_id", "token", "Resource-id", "The resource id (comma: any of them).")
         let resources: [OrderedJSON] = [
             resource(
-                "Questionnaire", "Every published version of each questionnaire (drafts aside), for any signed-in user; its url is the address it is read at.",
+                "Questionnaire",
+                "Every published version of each questionnaire (drafts aside), for any signed-in user; its url is the address it is read at.",
                 [
                     id,
                     parameter("url", "uri", "Questionnaire-url", "The canonical URL (with |version or not)."),
@@ -47,8 +48,12 @@ extension FHIRRoutes {
                 "A record as a JSON Lines export holds it: coordinators read their team's, researchers what each patient's consent shares with their access level; always de-identified.",
                 [
                     id,
-                    parameter("questionnaire", "reference", "QuestionnaireResponse-questionnaire", "Questionnaire/{id}, a bare id, or the canonical URL the responses carry."),
-                    parameter("authored", "date", "QuestionnaireResponse-authored", "When it was last saved: eq, ne, gt, lt, ge, le, sa, eb (or >, <, >=, <=); repeat it for a range."),
+                    parameter(
+                        "questionnaire", "reference", "QuestionnaireResponse-questionnaire",
+                        "Questionnaire/{id}, a bare id, or the canonical URL the responses carry."),
+                    parameter(
+                        "authored", "date", "QuestionnaireResponse-authored",
+                        "When it was last saved: eq, ne, gt, lt, ge, le, sa, eb (or >, <, >=, <=); repeat it for a range."),
                     parameter("subject", "reference", "QuestionnaireResponse-subject", "Patient/{patient key}."),
                     parameter("patient", "reference", "QuestionnaireResponse-patient", "Patient/{patient key}."),
                     parameter("status", "token", "QuestionnaireResponse-status", "completed or in-progress."),
@@ -101,7 +106,9 @@ extension FHIRRoutes {
                                 ("cors", .bool(false)),
                                 (
                                     "description",
-                                    .string("Send Authorization: Bearer <token>, a token of this Intake server (intake admin token create, or POST /v1/sessions); only this statement is public.")
+                                    .string(
+                                        "Send Authorization: Bearer <token>, a token of this Intake server (intake admin token create, or POST /v1/sessions); only this statement is public."
+                                    )
                                 ),
                             ])
                         ),

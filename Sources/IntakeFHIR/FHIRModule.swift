@@ -4,6 +4,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 
 /// HL7 FHIR R4 REST, read-only, served by `intake serve` under `/fhir` (point a FHIR client such
 /// as fhirclient at `http://host:port/fhir`):
@@ -30,35 +31,38 @@ public struct FHIRModule: ServerModule {
         let api = FHIRRoutes(services: services)
         let b = Self.base
         router.get("\(b)/metadata") { request, context in
-            await api.answer(context) {
+            await api.answer(request, context) {
                 try FHIRRoutes.negotiate(request)
                 return try api.capabilityStatement(request)
             }
         }
         router.get("\(b)/:type") { request, context in
-            await api.answer(context) {
+            await api.answer(request, context) {
                 try FHIRRoutes.negotiate(request)
                 return try await api.search(request, context)
             }
         }
         router.get("\(b)/:type/:id") { request, context in
-            await api.answer(context) {
+            await api.answer(request, context) {
                 try FHIRRoutes.negotiate(request)
                 return try await api.read(request, context)
             }
         }
-        router.get("\(b)/:type/:id/**") { _, context in
-            await api.answer(context) {
-                throw FHIRError(status: .notFound, code: "not-supported", message: "This server reads resources (GET /fhir/{type}/{id}) and searches them (GET /fhir/{type}?…); nothing else.")
+        router.get("\(b)/:type/:id/**") { request, context in
+            await api.answer(request, context) {
+                throw FHIRError(
+                    status: .notFound, code: "not-supported",
+                    message: "This server reads resources (GET /fhir/{type}/{id}) and searches them (GET /fhir/{type}?…); nothing else.")
             }
         }
         for method in [HTTPRequest.Method.post, .put, .patch, .delete] {
             for path in ["\(b)", "\(b)/metadata", "\(b)/:type", "\(b)/:type/:id", "\(b)/:type/:id/**"] {
-                router.on(RouterPath(path), method: method) { _, context in
-                    await api.answer(context) {
+                router.on(RouterPath(path), method: method) { request, context in
+                    await api.answer(request, context) {
                         throw FHIRError(
                             status: .methodNotAllowed, code: "not-supported",
-                            message: "This FHIR server is read-only: it takes GET (read and search); records are written through Intake's own API.",
+                            message:
+                                "This FHIR server is read-only: it takes GET (read and search); records are written through Intake's own API.",
                             headers: [.allow: "GET"])
                     }
                 }
@@ -76,7 +80,8 @@ struct FHIRError: Error {
     var headers: HTTPFields = [:]
 
     static let unauthenticated = FHIRError(
-        status: .unauthorized, code: "login", message: "Send a valid token as 'Authorization: Bearer <token>' (intake admin token create, or POST /v1/sessions).",
+        status: .unauthorized, code: "login",
+        message: "Send a valid token as 'Authorization: Bearer <token>' (intake admin token create, or POST /v1/sessions).",
         headers: [.wwwAuthenticate: "Bearer"])
 
     static func invalid(_ message: String) -> FHIRError { FHIRError(status: .badRequest, code: "invalid", message: message) }
@@ -85,7 +90,9 @@ struct FHIRError: Error {
         FHIRError(status: .notFound, code: "not-found", message: "\(type)/\(id.prefix(80)) is not known, or not yours to read.")
     }
     static func badModifier(_ parameter: FHIRQuery.Parameter) -> FHIRError {
-        FHIRError(status: .badRequest, code: "not-supported", message: "The modifier :\(parameter.modifier?.prefix(40) ?? "") is not supported for \(parameter.name.prefix(40)).")
+        FHIRError(
+            status: .badRequest, code: "not-supported",
+            message: "The modifier :\(parameter.modifier?.prefix(40) ?? "") is not supported for \(parameter.name.prefix(40)).")
     }
 }
 
@@ -100,11 +107,16 @@ struct FHIRRoutes: Sendable {
         func json(_ type: String) -> Bool {
             // A `+` in a query may arrive as a space (form encoding).
             let bare = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-            return ["json", "application/json", "application/fhir+json", "application/fhir json", "application/json+fhir", "application/json fhir"].contains(bare)
+            return [
+                "json", "application/json", "application/fhir+json", "application/fhir json", "application/json+fhir",
+                "application/json fhir",
+            ].contains(bare)
         }
         let refusal = FHIRError(
             status: .notAcceptable, code: "not-supported",
-            message: "This server answers in JSON only (application/fhir+json): leave _format out or give _format=json, and accept application/fhir+json.")
+            message:
+                "This server answers in JSON only (application/fhir+json): leave _format out or give _format=json, and accept application/fhir+json."
+        )
         if let format = request.uri.queryParameters["_format"].map(String.init) {
             guard json(format) else { throw refusal }
         }
@@ -122,8 +134,9 @@ struct FHIRRoutes: Sendable {
 
     /// Runs a handler and answers in FHIR's shape whatever it throws: its own refusals, the
     /// services' (with their status), an outage (503) or a failure (500, logged by kind only).
-    func answer(_ context: IntakeRequestContext, _ handler: () async throws -> Response) async -> Response {
+    func answer(_ request: Request, _ context: IntakeRequestContext, _ handler: () async throws -> Response) async -> Response {
         do {
+            try admit(request, context)
             return try await handler()
         } catch let error as FHIRError {
             return Self.outcome(error)
@@ -142,20 +155,26 @@ struct FHIRRoutes: Sendable {
                     }
                 return Self.outcome(FHIRError(status: api.status, code: code, message: api.message, headers: api.headers))
             }
-            let outage = services.store.outage(error)
+            let outage = services.outage(of: error)
             // What failed, by kind only: never a query, an answer or a name.
-            context.logger.error("fhir: a request failed", metadata: ["error": "\(type(of: error))", "outage": "\(outage != nil)"])
-            if outage != nil {
-                return Self.outcome(FHIRError(status: .serviceUnavailable, code: "transient", message: "The database cannot be reached; try again shortly.", headers: [.retryAfter: "30"]))
+            context.logger.error(
+                "fhir: a request failed", metadata: ["error": "\(type(of: error))", "outage": "\(outage.map { "\($0)" } ?? "none")"])
+            if let outage {
+                let api = APIError.unavailable(outage)
+                return Self.outcome(FHIRError(status: api.status, code: "transient", message: api.message, headers: api.headers))
             }
-            return Self.outcome(FHIRError(status: .internalServerError, code: "exception", message: "The server failed; the request was not carried out."))
+            return Self.outcome(
+                FHIRError(status: .internalServerError, code: "exception", message: "The server failed; the request was not carried out."))
         }
     }
 
     static func outcome(_ error: FHIRError) -> Response {
         let body = OrderedJSON.object([
             ("resourceType", .string("OperationOutcome")),
-            ("issue", .array([.object([("severity", .string("error")), ("code", .string(error.code)), ("diagnostics", .string(error.message))])])),
+            (
+                "issue",
+                .array([.object([("severity", .string("error")), ("code", .string(error.code)), ("diagnostics", .string(error.message))])])
+            ),
         ])
         var response = resource(body.text, status: error.status)
         response.headers.append(contentsOf: error.headers)
@@ -166,6 +185,17 @@ struct FHIRRoutes: Sendable {
         Response(
             status: status, headers: [.contentType: contentType, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The row of ``RoutePolicy`` for the route (and, named, the resource type it acts on) admits
+    /// the caller, or refuses FHIR's way. A route without a row is refused to everyone.
+    func admit(_ request: Request, _ context: IntakeRequestContext, type: String? = nil) throws {
+        guard let path = context.endpointPath, let rule = RoutePolicy.rule(request.method.rawValue, path, action: type) else {
+            throw type.map(Self.unknownType) ?? FHIRError(status: .notFound, code: "not-found", message: "No such route.")
+        }
+        guard let refusal = RoutePolicy.refusal(rule, context.identity) else { return }
+        if refusal.status == .unauthorized { throw FHIRError.unauthenticated }
+        throw refusal
     }
 
     func user(_ context: IntakeRequestContext) throws -> User {
@@ -190,6 +220,7 @@ struct FHIRRoutes: Sendable {
     func read(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let type = Self.parameter(context, "type")
         let id = Self.parameter(context, "id")
+        try admit(request, context, type: type)
         switch type {
         case "QuestionnaireResponse": return try await readResponse(id, request, context)
         case "Questionnaire": return try await readQuestionnaire(id, request, context)
@@ -200,6 +231,7 @@ struct FHIRRoutes: Sendable {
 
     func search(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let type = Self.parameter(context, "type")
+        if type != "metadata" { try admit(request, context, type: type) }
         switch type {
         case "QuestionnaireResponse": return try await searchResponses(request, context)
         case "Questionnaire": return try await searchQuestionnaires(request, context)
@@ -212,7 +244,9 @@ struct FHIRRoutes: Sendable {
     static func unknownType(_ type: String) -> FHIRError {
         FHIRError(
             status: .notFound, code: "not-supported",
-            message: "\(type.prefix(60)) is not served here: this server has Questionnaire, QuestionnaireResponse and Patient (see GET /fhir/metadata).")
+            message:
+                "\(type.prefix(60)) is not served here: this server has Questionnaire, QuestionnaireResponse and Patient (see GET /fhir/metadata)."
+        )
     }
 
     // MARK: Bundles

@@ -3,6 +3,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 
 /// Patients: those of the records a caller may export with identifiers (a coordinator, their
 /// team's), each keyed as the responses' subjects are (`Patient/{patient key}`) and written as an
@@ -20,7 +21,11 @@ extension FHIRRoutes {
         for id in ids {
             plans[id] = try await exported(id, reach: reach, identifiers: true) { item in
                 guard let key = item.patientKey, keep(item) else { return }
-                if let kept = newest[key], (kept.record.updatedAt, kept.record.id.uuidString) >= (item.record.updatedAt, item.record.id.uuidString) { return }
+                if let kept = newest[key],
+                    (kept.record.updatedAt, kept.record.id.uuidString) >= (item.record.updatedAt, item.record.id.uuidString)
+                {
+                    return
+                }
                 newest[key] = item
             }
         }
@@ -29,7 +34,7 @@ extension FHIRRoutes {
             guard let id = item.record.patientId else { continue }
             do {
                 newest[key]?.record.patient = try await services.patients.patient(id, for: user).identification
-            } catch TeamError.notFound(_) {
+            } catch let error as ServiceError where error.kind == .notFound {
                 // Moved to another team since: the record's own identification stays.
             }
         }
@@ -45,7 +50,9 @@ extension FHIRRoutes {
         let user = try user(context)
         let reach = try reach(user, identifiers: true)
         let (found, plans, ids) = try await patients(user, reach) { $0.patientKey == key }
-        guard let item = found[key], let resource = patientResource(item, plans: plans, request: request) else { throw FHIRError.notFound("Patient", key) }
+        guard let item = found[key], let resource = patientResource(item, plans: plans, request: request) else {
+            throw FHIRError.notFound("Patient", key)
+        }
         try await audit(user, resource: "Patient", questionnaires: ids, records: 1, subject: key, identifiers: true)
         return Self.resource(resource)
     }
@@ -77,7 +84,8 @@ extension FHIRRoutes {
                     tokens.contains { token in
                         let byKey = (token.system == nil || token.system == systems?.patientKeySystem) && token.value == key
                         let external = item.record.patient.externalId
-                        let byExternal = (token.system == nil || token.system == systems?.externalIdSystem) && external != nil && token.value == external
+                        let byExternal =
+                            (token.system == nil || token.system == systems?.externalIdSystem) && external != nil && token.value == external
                         return byKey || byExternal
                     }
                 }
@@ -89,7 +97,11 @@ extension FHIRRoutes {
                         switch name {
                         case "family": [patient.familyName]
                         case "given": [patient.givenName]
-                        default: [patient.givenName, patient.familyName, "\(patient.givenName) \(patient.familyName)", "\(patient.familyName) \(patient.givenName)"]
+                        default:
+                            [
+                                patient.givenName, patient.familyName, "\(patient.givenName) \(patient.familyName)",
+                                "\(patient.familyName) \(patient.givenName)",
+                            ]
                         }
                     return values.contains { value in texts.contains { !$0.isEmpty && FHIRText.matches($0, value, modifier: modifier) } }
                 }
@@ -111,6 +123,7 @@ extension FHIRRoutes {
         let (page, more) = collector.page()
         let entries = page.compactMap { key, item in patientResource(item, plans: plans, request: request).map { (id: key, resource: $0) } }
         try await audit(user, resource: "Patient", questionnaires: ids, records: entries.count, identifiers: true)
-        return bundle(request, type: "Patient", used: used, count: count, cursor: cursor, total: collector.total, entries: entries, more: more)
+        return bundle(
+            request, type: "Patient", used: used, count: count, cursor: cursor, total: collector.total, entries: entries, more: more)
     }
 }

@@ -60,7 +60,9 @@ struct FHIRQuery {
             parameters.append(Parameter(name: name, modifier: modifier, value: value))
         }
         if let prefer = request.headers[HTTPField.Name("Prefer")!] {
-            let tokens = prefer.lowercased().split(whereSeparator: { $0 == "," || $0 == ";" }).map { $0.replacingOccurrences(of: " ", with: "") }
+            let tokens = prefer.lowercased().split(whereSeparator: { $0 == "," || $0 == ";" }).map {
+                $0.replacingOccurrences(of: " ", with: "")
+            }
             strict = tokens.contains("handling=strict")
         }
     }
@@ -175,7 +177,9 @@ struct FHIRDateSearch: Equatable {
         if comparator == .eq, rest.count > 2, rest.prefix(2).allSatisfy(\.isLetter) {
             let prefix = String(rest.prefix(2))
             if prefix == "ap" {
-                throw FHIRError(status: .badRequest, code: "not-supported", message: "The prefix ap (approximately) is not supported for \(parameter); give a range with ge and le.")
+                throw FHIRError(
+                    status: .badRequest, code: "not-supported",
+                    message: "The prefix ap (approximately) is not supported for \(parameter); give a range with ge and le.")
             }
             guard let known = Comparator(rawValue: prefix) else { throw invalid(text, parameter) }
             comparator = known

@@ -3,6 +3,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 
 /// Questionnaire versions as Questionnaires: every published version (not drafts), for any
 /// signed-in user, written as an export's bundle writes them (leaving out the identifying
@@ -15,21 +16,29 @@ extension FHIRRoutes {
     }
 
     /// The versions as resources, each written with the plan of every version of its questionnaire.
-    func questionnaireResources(_ chosen: [(id: String, version: PublishedQuestionnaire)], all: [(id: String, version: PublishedQuestionnaire)], request: Request)
+    func questionnaireResources(
+        _ chosen: [(id: String, version: PublishedQuestionnaire)], all: [(id: String, version: PublishedQuestionnaire)], request: Request
+    )
         async throws -> [(id: String, resource: String)]
     {
         var mappings: [String: FHIRResources] = [:]
         var resources: [(id: String, resource: String)] = []
         for (id, entry) in chosen {
-            guard let questionnaire = try await services.questionnaires.questionnaire(QuestionnaireReference(id: entry.id, version: entry.version)) else { continue }
+            guard
+                let questionnaire = try await services.questionnaires.questionnaire(
+                    QuestionnaireReference(id: entry.id, version: entry.version))
+            else { continue }
             if mappings[entry.id] == nil {
                 var versions: [Questionnaire] = []
                 for other in all where other.version.id == entry.id {
-                    if let parsed = try await services.questionnaires.questionnaire(QuestionnaireReference(id: other.version.id, version: other.version.version)) {
+                    if let parsed = try await services.questionnaires.questionnaire(
+                        QuestionnaireReference(id: other.version.id, version: other.version.version))
+                    {
                         versions.append(parsed)
                     }
                 }
-                mappings[entry.id] = FHIRResources(plan: try ExportPlan(questionnaires: versions, options: ExportOptions()), rest: base(request))
+                mappings[entry.id] = FHIRResources(
+                    plan: try ExportPlan(questionnaires: versions, options: ExportOptions()), rest: base(request))
             }
             guard let mapping = mappings[entry.id] else { continue }
             let status = entry.status.state == .retired ? "retired" : "active"
@@ -42,11 +51,15 @@ extension FHIRRoutes {
         let user = try user(context)
         let all = try await questionnaireVersions(for: user)
         let chosen = all.filter { $0.id == id }
-        guard let resource = try await questionnaireResources(chosen, all: all, request: request).first else { throw FHIRError.notFound("Questionnaire", id) }
+        guard let resource = try await questionnaireResources(chosen, all: all, request: request).first else {
+            throw FHIRError.notFound("Questionnaire", id)
+        }
         return Self.resource(resource.resource)
     }
 
-    static let questionnaireSearch = FHIRSearchSpec(parameters: ["_id": [], "url": [], "version": [], "title": ["exact", "contains"], "status": []])
+    static let questionnaireSearch = FHIRSearchSpec(parameters: [
+        "_id": [], "url": [], "version": [], "title": ["exact", "contains"], "status": [],
+    ])
 
     func searchQuestionnaires(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let user = try user(context)
@@ -62,11 +75,15 @@ extension FHIRRoutes {
                 let named = values.flatMap { value in
                     Self.questionnaires(value, in: all.map(\.version)).map { (id: $0.id, version: $0.version) }
                 }
-                chosen = chosen.filter { entry in named.contains { $0.id == entry.version.id && ($0.version == nil || $0.version == entry.version.version) } }
+                chosen = chosen.filter { entry in
+                    named.contains { $0.id == entry.version.id && ($0.version == nil || $0.version == entry.version.version) }
+                }
             case "version":
                 chosen = chosen.filter { values.contains($0.version.version) }
             case "title":
-                chosen = chosen.filter { entry in values.contains { FHIRText.matches(entry.version.title, $0, modifier: parameter.modifier) } }
+                chosen = chosen.filter { entry in
+                    values.contains { FHIRText.matches(entry.version.title, $0, modifier: parameter.modifier) }
+                }
             case "status":
                 chosen = chosen.filter { values.contains($0.version.status.state == .retired ? "retired" : "active") }
             default: break
@@ -76,7 +93,8 @@ extension FHIRRoutes {
         for entry in chosen { collector.add(entry.id, entry) }
         let (page, more) = collector.page()
         let entries = try await questionnaireResources(page.map(\.item), all: all, request: request)
-        return bundle(request, type: "Questionnaire", used: used, count: count, cursor: cursor, total: collector.total, entries: entries, more: more)
+        return bundle(
+            request, type: "Questionnaire", used: used, count: count, cursor: cursor, total: collector.total, entries: entries, more: more)
     }
 }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 
 /// Records as QuestionnaireResponses: read from the export a JSON Lines download is, line by
 /// line, so access, consent, de-identification and every value are the export's.
@@ -12,12 +13,14 @@ extension FHIRRoutes {
     /// includes them (coordinators only).
     func reach(_ user: User, identifiers: Bool) throws -> ExportReach {
         switch RecordAccessPolicy.export(
-            by: user, includeIdentifiers: identifiers, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
+            by: user, includeIdentifiers: identifiers,
+            unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
         {
         case .success(let reach): return reach
         case .failure(.noTeam): throw FHIRError.forbidden("Your account belongs to no team; ask an admin to add it to one.")
         case .failure(.identifiers):
-            throw FHIRError.forbidden("Patients are identities: only coordinators, who may export identifiers, read them; researchers never do.")
+            throw FHIRError.forbidden(
+                "Patients are identities: only coordinators, who may export identifiers, read them; researchers never do.")
         case .failure(.role):
             throw FHIRError.forbidden("Only coordinators and researchers read records and patients here, as they export them.")
         }
@@ -50,7 +53,9 @@ extension FHIRRoutes {
         return prepared.plan
     }
 
-    func audit(_ user: User, resource: String, questionnaires: [String], records: Int, subject: String = "", identifiers: Bool = false) async throws {
+    func audit(_ user: User, resource: String, questionnaires: [String], records: Int, subject: String = "", identifiers: Bool = false)
+        async throws
+    {
         var details = ["format": "fhir", "via": "fhir", "resource": resource, "records": String(records)]
         if !questionnaires.isEmpty { details["questionnaire"] = questionnaires.joined(separator: ",") }
         if identifiers { details["includeIdentifiers"] = "true" }
@@ -104,7 +109,9 @@ extension FHIRRoutes {
                 let matches = values.flatMap { Self.questionnaires($0, in: published) }
                 scope.formIntersection(matches.map(\.id))
                 tests.append { item in
-                    matches.contains { $0.id == item.record.questionnaire.id && ($0.version == nil || $0.version == item.record.questionnaire.version) }
+                    matches.contains {
+                        $0.id == item.record.questionnaire.id && ($0.version == nil || $0.version == item.record.questionnaire.version)
+                    }
                 }
             case "authored":
                 let searches = try values.map { try FHIRDateSearch.parse($0, parameter: "authored") }
@@ -142,7 +149,9 @@ extension FHIRRoutes {
             entries.append((key, try mapping.questionnaireResponse(item)))
         }
         try await audit(user, resource: "QuestionnaireResponse", questionnaires: scope.sorted(), records: entries.count)
-        return bundle(request, type: "QuestionnaireResponse", used: used, count: count, cursor: cursor, total: collector.total, entries: entries, more: more)
+        return bundle(
+            request, type: "QuestionnaireResponse", used: used, count: count, cursor: cursor, total: collector.total, entries: entries,
+            more: more)
     }
 
     /// The questionnaire versions a `questionnaire` value names: `Questionnaire/{id}`, a bare id

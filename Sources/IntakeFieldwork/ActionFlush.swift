@@ -52,7 +52,10 @@ public struct ActionFlush: Sendable {
                 // Refused for a reason a person must settle (an external id another patient has):
                 // kept, sealed, with the reason, never dropped.
                 summary.outcomes.append(
-                    Outcome(action: entry.action, result: try store.pendingActions(includingSetAside: true).first { $0.id == entry.id }?.reason ?? "", applied: false))
+                    Outcome(
+                        action: entry.action,
+                        result: try store.pendingActions(includingSetAside: true).first { $0.id == entry.id }?.reason ?? "", applied: false)
+                )
             case .success(let state):
                 try store.removeAction(entry.id)
                 summary.outcomes.append(Outcome(action: entry.action, result: state, applied: true))
@@ -113,7 +116,8 @@ public struct ActionFlush: Sendable {
         var lines: [String] = []
         for outcome in summary.outcomes {
             if outcome.action.kind == .patientRegistration {
-                lines.append(outcome.applied ? "Registered patient \(outcome.action.target.prefix(8)), registered offline." : outcome.result)
+                lines.append(
+                    outcome.applied ? "Registered patient \(outcome.action.target.prefix(8)), registered offline." : outcome.result)
                 continue
             }
             if outcome.action.kind.isRegistryWork {

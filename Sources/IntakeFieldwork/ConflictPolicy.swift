@@ -1,4 +1,3 @@
-
 /// What to do with an edit whose record changed on the server since it was loaded.
 public enum ConflictPolicy: String, CaseIterable, Sendable {
     /// Merge as `merge` does, then show each answer both sides changed, side by side, and let

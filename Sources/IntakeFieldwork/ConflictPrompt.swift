@@ -36,11 +36,15 @@ public enum ConflictPrompt {
     }
 
     static func label(_ field: RecordMerge.Field, _ questionnaire: Questionnaire?) -> String {
-        guard case .answer(let position) = field, let question = questionnaire?.question(at: position) else { return field.description.capitalizedFirst }
+        guard case .answer(let position) = field, let question = questionnaire?.question(at: position) else {
+            return field.description.capitalizedFirst
+        }
         return "Question \(position): \(question.text.text(in: nil))"
     }
 
-    static func text(_ value: RecordMerge.Value, _ field: RecordMerge.Field, _ questionnaire: Questionnaire?, _ display: AnswerDisplay) -> String {
+    static func text(_ value: RecordMerge.Value, _ field: RecordMerge.Field, _ questionnaire: Questionnaire?, _ display: AnswerDisplay)
+        -> String
+    {
         switch value {
         case .text(let text): return text.map { $0.isEmpty ? "(empty)" : $0 } ?? "(none)"
         case .questionnaire(let reference): return reference.description

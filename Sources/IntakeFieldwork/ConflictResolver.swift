@@ -37,7 +37,8 @@ public struct ConflictResolver: Sendable {
 
     /// As ``resolve(_:baseRevision:)``, with `asking` settling conflicts for `ask` (a person at
     /// this terminal, in the form).
-    public func resolve(_ mine: PatientResponse, baseRevision: Int, asking: ((RecordMerge) async throws -> [RecordMerge.Side])?) async throws
+    public func resolve(_ mine: PatientResponse, baseRevision: Int, asking: ((RecordMerge) async throws -> [RecordMerge.Side])?)
+        async throws
         -> Outcome
     {
         for _ in 0..<Self.attempts {
@@ -75,7 +76,8 @@ public struct ConflictResolver: Sendable {
                         return index < sides.count ? sides[index] : .theirs
                     }
                     let yours = sides.filter { $0 == .mine }.count
-                    how = "merged with revision \(current): \(merge.appliedFromMine.count) change(s) of yours applied, \(merge.conflicts.count) conflict(s) settled (\(yours) yours)"
+                    how =
+                        "merged with revision \(current): \(merge.appliedFromMine.count) change(s) of yours applied, \(merge.conflicts.count) conflict(s) settled (\(yours) yours)"
                 } else {
                     return .unresolved(fields: merge.conflicts.map(\.field.description), revision: current)
                 }

@@ -72,7 +72,9 @@ public struct DraftMigration {
             throw FieldworkError("record \(candidate.shortId) is on \(target.reference) already")
         }
         guard record.questionnaire.id == target.id else {
-            throw FieldworkError("record \(candidate.shortId) answers \(record.questionnaire.id), not \(target.id); it can only move to a version of \(record.questionnaire.id)")
+            throw FieldworkError(
+                "record \(candidate.shortId) answers \(record.questionnaire.id), not \(target.id); it can only move to a version of \(record.questionnaire.id)"
+            )
         }
         guard let old = versions(record.questionnaire) else {
             throw FieldworkError(
@@ -90,7 +92,8 @@ public struct DraftMigration {
         }
         draft.response = result.record
         let json = RecordMigration.json(result.setAside, from: record.questionnaire, to: target.reference, at: time)
-        try store.saveMove(draft, queue: complete, from: record.questionnaire, setAside: json, setAsideCount: result.setAside.count, at: time)
+        try store.saveMove(
+            draft, queue: complete, from: record.questionnaire, setAside: json, setAsideCount: result.setAside.count, at: time)
         return Outcome(candidate: candidate, result: result, queued: complete)
     }
 
@@ -118,7 +121,9 @@ public struct DraftMigration {
         // Worth a line: an answer converted, or moved to another section (not one renumbered
         // because a question before it went).
         for carried in result.carried where carried.conversion != nil || carried.from.section != carried.to.section {
-            let note = [carried.from.section != carried.to.section ? "now question \(carried.to)" : nil, carried.conversion].compactMap { $0 }
+            let note = [carried.from.section != carried.to.section ? "now question \(carried.to)" : nil, carried.conversion].compactMap {
+                $0
+            }
             lines.append("  carried  \(carried.question) (\(note.joined(separator: ", ")))")
         }
         for aside in result.setAside {
@@ -135,7 +140,8 @@ public struct DraftMigration {
                 "  \(result.nowRequired.count) required question\(result.nowRequired.count == 1 ? "" : "s") to answer (\(keys)): "
                     + "intake fill --resume \(outcome.candidate.shortId)")
         } else {
-            lines.append("  It is a draft on version \(result.record.questionnaire.version): intake fill --resume \(outcome.candidate.shortId)")
+            lines.append(
+                "  It is a draft on version \(result.record.questionnaire.version): intake fill --resume \(outcome.candidate.shortId)")
         }
         return lines
     }

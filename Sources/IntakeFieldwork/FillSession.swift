@@ -29,7 +29,9 @@ public struct FillSession {
     /// when it is not there.
     public var versions: (@Sendable (QuestionnaireReference) -> Questionnaire?)?
 
-    public init(questionnaire: Questionnaire, store: LocalStore, client: IntakeClient?, io: any FormIO, interactive: Bool, collector: String) {
+    public init(
+        questionnaire: Questionnaire, store: LocalStore, client: IntakeClient?, io: any FormIO, interactive: Bool, collector: String
+    ) {
         self.questionnaire = questionnaire
         self.store = store
         self.client = client
@@ -63,7 +65,8 @@ public struct FillSession {
         }
         // A draft begun on another version is filled on that version, when this machine has it.
         let filledOn =
-            draft.response.questionnaire == questionnaire.reference ? questionnaire : versions?(draft.response.questionnaire) ?? questionnaire
+            draft.response.questionnaire == questionnaire.reference
+            ? questionnaire : versions?(draft.response.questionnaire) ?? questionnaire
         return try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: filledOn)
     }
 
@@ -88,7 +91,8 @@ public struct FillSession {
             if drafts.count == 1, let only = try store.draft(id: drafts[0].id) { return only }
             if drafts.isEmpty { throw FieldworkError("there is no draft of \(questionnaire.id) to resume; start one with 'intake fill'") }
             guard interactive else {
-                throw FieldworkError("there are \(drafts.count) drafts; name one: intake fill --resume <id> (ids from 'intake drafts list')")
+                throw FieldworkError(
+                    "there are \(drafts.count) drafts; name one: intake fill --resume <id> (ids from 'intake drafts list')")
             }
         }
         guard !drafts.isEmpty, interactive else { return try newDraft() }
@@ -97,7 +101,9 @@ public struct FillSession {
         while true {
             guard let line = io.readLine(prompt: say(.resumeWhich)) else { return nil }
             if line.isEmpty { return try newDraft() }
-            if let number = TextFold.number(line), drafts.indices.contains(number - 1), let draft = try store.draft(id: drafts[number - 1].id) {
+            if let number = TextFold.number(line), drafts.indices.contains(number - 1),
+                let draft = try store.draft(id: drafts[number - 1].id)
+            {
                 return draft
             }
             io.write(say(.pickNumber(drafts.count)))

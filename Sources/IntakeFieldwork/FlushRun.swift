@@ -63,11 +63,15 @@ public struct FlushRun {
                     uploaded: summary.uploaded, alreadyThere: summary.alreadyOnServer, setAside: summary.setAside.count,
                     stillQueued: summary.remaining)))
         if summary.withoutCollector > 0 { io.writeError(say(.filledBeforeSignInNoAccount(count: summary.withoutCollector))) }
-        for (id, how) in summary.resolved { io.write(say(.mergedMeanwhile(id: String(id.uuidString.lowercased().prefix(8)), how: "\(how)"))) }
+        for (id, how) in summary.resolved {
+            io.write(say(.mergedMeanwhile(id: String(id.uuidString.lowercased().prefix(8)), how: "\(how)")))
+        }
         for (id, reason, code) in summary.setAside {
             let short = String(id.uuidString.lowercased().prefix(8))
             io.write(say(.setAsideFor(id: short, code: code, reason: reason)))
-            if let record = try? store.queuedRecord(idPrefix: short), let hint = DraftMigration.hint(for: record.response, store: store, say: say) {
+            if let record = try? store.queuedRecord(idPrefix: short),
+                let hint = DraftMigration.hint(for: record.response, store: store, say: say)
+            {
                 io.write(hint)
             }
         }
@@ -91,7 +95,8 @@ private final class RetryNotices: @unchecked Sendable {
 
     func say(_ notice: QueueFlusher.Retrying) {
         let line = sayText(
-            .flushRetrying(attempt: notice.attempt, of: notice.attempts, reason: notice.reason, seconds: max(1, Int(notice.delay.rounded(.up)))))
+            .flushRetrying(
+                attempt: notice.attempt, of: notice.attempts, reason: notice.reason, seconds: max(1, Int(notice.delay.rounded(.up)))))
         lock.withLock {
             if let progress { progress.note(line) } else { io.write(line) }
         }

@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import IntakeClient
 import IntakeCore
 import IntakeForm
 import IntakeStore
+import Synchronization
 
 /// Runs the form on a draft, then sends or queues the finished record and says what happened.
 /// Shared by `intake fill` and `intake lookup`.
@@ -105,7 +105,9 @@ public struct FormRun {
                 ConflictPrompt.choose(merge, questionnaire: questionnaire, io: io)
             }
         } catch {
-            return .failed("Someone saved this record on the server after you loaded it, and it could not be merged now (\(error)). Your changes are kept as a draft; try again with 'intake lookup'.")
+            return .failed(
+                "Someone saved this record on the server after you loaded it, and it could not be merged now (\(error)). Your changes are kept as a draft; try again with 'intake lookup'."
+            )
         }
         switch outcome {
         case .saved(let revision, let how):
@@ -114,7 +116,9 @@ public struct FormRun {
             io.write("Saved on the server as revision \(revision).")
             return .done
         case .keptServer, .unresolved, .refused:
-            return .failed("Your changes were not saved (\(ConflictResolver.setAsideReason(outcome) ?? "")). They are kept as a draft: 'intake fill --resume'.")
+            return .failed(
+                "Your changes were not saved (\(ConflictResolver.setAsideReason(outcome) ?? "")). They are kept as a draft: 'intake fill --resume'."
+            )
         }
     }
 

@@ -16,7 +16,9 @@ public struct InboxWatch: Sendable {
     /// Only these kinds are shown (all when nil).
     let kinds: NotificationKinds?
 
-    public init(client: IntakeClient, after: Int64, waitSeconds: Int = 10, retryDelay: Duration = .seconds(2), kinds: NotificationKinds? = nil) {
+    public init(
+        client: IntakeClient, after: Int64, waitSeconds: Int = 10, retryDelay: Duration = .seconds(2), kinds: NotificationKinds? = nil
+    ) {
         self.client = client
         self.after = after
         self.waitSeconds = waitSeconds

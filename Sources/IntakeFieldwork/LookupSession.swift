@@ -15,7 +15,9 @@ public struct LookupSession {
     /// The language of the search prompts (a record opened speaks its own).
     public var say: FormLanguage
 
-    public init(store: LocalStore, client: IntakeClient?, io: any FormIO, catalog: QuestionnaireCatalog, say: FormLanguage = FormLanguage(nil)) {
+    public init(
+        store: LocalStore, client: IntakeClient?, io: any FormIO, catalog: QuestionnaireCatalog, say: FormLanguage = FormLanguage(nil)
+    ) {
         self.store = store
         self.client = client
         self.io = io
@@ -33,7 +35,8 @@ public struct LookupSession {
             if let problem = result.serverProblem { io.write(say(.serverNotSearched("\(problem)"))) }
             if let match = choose(from: result.matches) {
                 let draft = try await finder.open(match)
-                let ending = try await FormRun(store: store, client: client, io: io).run(draft, questionnaire: try await questionnaire(for: draft))
+                let ending = try await FormRun(store: store, client: client, io: io).run(
+                    draft, questionnaire: try await questionnaire(for: draft))
                 if ending != .done { return ending }
                 io.setRightToLeft(say.isRightToLeft)
             }
@@ -54,15 +57,18 @@ public struct LookupSession {
     func askCriteria() -> LookupCriteria? {
         io.setRightToLeft(say.isRightToLeft)
         io.write(say(.searchForPatient))
-        guard let family = io.readLine(prompt: say(.searchPrompt(.familyName))), let given = io.readLine(prompt: say(.searchPrompt(.givenName))),
-            let birth = io.readLine(prompt: say(.searchPrompt(.dateOfBirth))), let external = io.readLine(prompt: say(.searchPrompt(.externalId)))
+        guard let family = io.readLine(prompt: say(.searchPrompt(.familyName))),
+            let given = io.readLine(prompt: say(.searchPrompt(.givenName))),
+            let birth = io.readLine(prompt: say(.searchPrompt(.dateOfBirth))),
+            let external = io.readLine(prompt: say(.searchPrompt(.externalId)))
         else { return nil }
         func value(_ text: String) -> String? {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             return trimmed.isEmpty ? nil : trimmed
         }
         let criteria = LookupCriteria(
-            familyName: value(family), givenName: value(given), dateOfBirth: value(birth).map(TextFold.asciiDigits).flatMap(LocalDate.init(iso:)),
+            familyName: value(family), givenName: value(given),
+            dateOfBirth: value(birth).map(TextFold.asciiDigits).flatMap(LocalDate.init(iso:)),
             externalId: value(external))
         if value(birth) != nil, criteria.dateOfBirth == nil { io.write(say(.dateOfBirthLeftOut)) }
         return criteria.isEmpty ? nil : criteria
@@ -82,7 +88,8 @@ public struct LookupSession {
             io.write(
                 TextTable.row(
                     "\(number + 1)", say(.matchSource(match.source.rawValue)), String(match.id.uuidString.lowercased().prefix(8)),
-                    "\(p.familyName), \(p.givenName)", p.dateOfBirth?.description ?? "-", p.sex.map { say(.sex($0)) } ?? "-", p.externalId ?? "-",
+                    "\(p.familyName), \(p.givenName)", p.dateOfBirth?.description ?? "-", p.sex.map { say(.sex($0)) } ?? "-",
+                    p.externalId ?? "-",
                     widths: widths))
         }
         while true {

@@ -45,7 +45,8 @@ public struct PatientFinder: Sendable {
         while true {
             let page = try store.pending(limit: 200, after: after)
             for queued in page where Self.matches(queued.response.patient, criteria) && !local.contains(queued.response.id) {
-                matches.append(Match(source: .queued, id: queued.response.id, patient: queued.response.patient, revision: queued.entry.baseRevision))
+                matches.append(
+                    Match(source: .queued, id: queued.response.id, patient: queued.response.patient, revision: queued.entry.baseRevision))
                 local.insert(queued.response.id)
             }
             guard let last = page.last, page.count == 200 else { break }
@@ -67,7 +68,8 @@ public struct PatientFinder: Sendable {
         }
         // The synced copy fills in what the server did not answer (offline, or not asked).
         var fromCopy: [Match] = []
-        for synced in try store.syncedRecords() where Self.matches(synced.response.patient, criteria) && !local.contains(synced.response.id) {
+        for synced in try store.syncedRecords() where Self.matches(synced.response.patient, criteria) && !local.contains(synced.response.id)
+        {
             fromCopy.append(Match(source: .synced, id: synced.response.id, patient: synced.response.patient, revision: synced.revision))
         }
         return Result(matches: matches + fromServer + fromCopy, serverProblem: problem)

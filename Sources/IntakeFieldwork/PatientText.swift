@@ -9,7 +9,8 @@ public enum PatientText {
         return [TextTable.row("ID", "FAMILY NAME", "GIVEN NAME", "BORN", "EXTERNAL ID", "SHARING", widths: [9, 20, 16, 11, 14])]
             + patients.map { patient in
                 TextTable.row(
-                    String(patient.id.prefix(8)), patient.familyName, patient.givenName, patient.dateOfBirth ?? "", patient.externalId ?? "",
+                    String(patient.id.prefix(8)), patient.familyName, patient.givenName, patient.dateOfBirth ?? "",
+                    patient.externalId ?? "",
                     patient.sharingScope + (patient.archived ? " (archived)" : ""), widths: [9, 20, 16, 11, 14])
             }
     }
@@ -26,6 +27,8 @@ public enum PatientText {
 
     public static func consent(scope: String, history: [RemoteConsent]) -> [String] {
         ["Current sharing scope: \(scope)\(history.isEmpty ? " (no consent recorded)" : "")"]
-            + history.map { "  \(String($0.recordedAt.prefix(16)).replacingOccurrences(of: "T", with: " "))  \($0.scope) (\($0.method)), recorded by \($0.recordedBy)" }
+            + history.map {
+                "  \(String($0.recordedAt.prefix(16)).replacingOccurrences(of: "T", with: " "))  \($0.scope) (\($0.method)), recorded by \($0.recordedBy)"
+            }
     }
 }

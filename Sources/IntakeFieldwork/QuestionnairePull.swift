@@ -49,14 +49,17 @@ public struct QuestionnairePull {
             do {
                 _ = try pulled.load()
             } catch {
-                throw FieldworkError("the server's copy of \(reference) is not that version (\(error.diagnostics.first?.message ?? "it does not load")); nothing of it was kept")
+                throw FieldworkError(
+                    "the server's copy of \(reference) is not that version (\(error.diagnostics.first?.message ?? "it does not load")); nothing of it was kept"
+                )
             }
             try store.savePulled(pulled)
             report.pulled.append(pulled)
         }
         // Versions kept from this server that it no longer lists: withdrawn, never offered again.
         let listed = Set(versions.map { QuestionnaireReference(id: $0.id, version: $0.version) })
-        for kept in try store.pulledQuestionnaires() where kept.server == server && kept.state != "withdrawn" && !listed.contains(kept.reference) {
+        for kept in try store.pulledQuestionnaires()
+        where kept.server == server && kept.state != "withdrawn" && !listed.contains(kept.reference) {
             try store.setPulledState(id: kept.id, version: kept.version, state: "withdrawn")
             report.changed.append((kept.reference, "withdrawn"))
         }

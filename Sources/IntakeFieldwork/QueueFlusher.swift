@@ -234,8 +234,10 @@ public struct QueueFlusher: Sendable {
     private static func reason(_ result: SendResult, _ message: String) -> String {
         switch result {
         case .conflict: "conflict: \(message)"
-        case .invalid(_, let issues, _): "invalid: \(message)" + (issues.isEmpty ? "" : "; " + issues.map(\.description).joined(separator: "; "))
-        case .stale(let current, _): "stale: the record is at revision \(current) on the server; look it up and edit it again, or flush with --on-conflict"
+        case .invalid(_, let issues, _):
+            "invalid: \(message)" + (issues.isEmpty ? "" : "; " + issues.map(\.description).joined(separator: "; "))
+        case .stale(let current, _):
+            "stale: the record is at revision \(current) on the server; look it up and edit it again, or flush with --on-conflict"
         default: message
         }
     }

@@ -24,7 +24,9 @@ public enum ReferralText {
         ]
         if referral.state == "closed" { lines.insert("Closed: its record was deleted; nothing is left to do.", at: 1) }
         if let at = referral.acceptedAt {
-            lines.insert("Accepted \(String(at.prefix(16)).replacingOccurrences(of: "T", with: " "))\(referral.acceptedBy.map { " by \($0)" } ?? "")", at: 3)
+            lines.insert(
+                "Accepted \(String(at.prefix(16)).replacingOccurrences(of: "T", with: " "))\(referral.acceptedBy.map { " by \($0)" } ?? "")",
+                at: 3)
         }
         for message in referral.messages ?? [] {
             lines.append("  \(String(message.at.prefix(16)).replacingOccurrences(of: "T", with: " "))  \(message.author): \(message.text)")

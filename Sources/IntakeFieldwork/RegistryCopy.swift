@@ -61,7 +61,8 @@ public struct RegistryCopy: Sendable {
     public func patient(_ id: String) throws -> RemotePatient? {
         let prefix = id.lowercased()
         guard ShortId.isPrefix(prefix) else {
-            throw FieldworkError("'\(id.prefix(40))' is not a patient id; give the id, or its first characters as listings show them (such as 6f9619ff)")
+            throw FieldworkError(
+                "'\(id.prefix(40))' is not a patient id; give the id, or its first characters as listings show them (such as 6f9619ff)")
         }
         let known = (try load()?.patients ?? []) + (try queuedRegistrations())
         let matches = known.filter { $0.id.hasPrefix(prefix) }
@@ -73,11 +74,12 @@ public struct RegistryCopy: Sendable {
     public func queuedRegistrations() throws -> [RemotePatient] {
         // Those refused and kept aside are not on their way: left out.
         try store.pendingActions().compactMap { entry in
-            guard entry.action.kind == .patientRegistration, let new = try? JSONDecoder().decode(NewRemotePatient.self, from: Data(entry.action.verb.utf8))
+            guard entry.action.kind == .patientRegistration,
+                let new = try? JSONDecoder().decode(NewRemotePatient.self, from: Data(entry.action.verb.utf8))
             else { return nil }
             var patient = RemotePatient(
                 id: new.id, givenName: new.givenName, familyName: new.familyName, dateOfBirth: new.dateOfBirth, sex: new.sex,
-                externalId: new.externalId, revision: 0, sharingScope: new.consent?.scope ?? "no_sharing")
+                externalId: new.externalId, revision: 0, sharingScope: new.consent?.scope ?? SharingScope.noSharing.rawValue)
             patient.dataGroups = new.dataGroups
             return patient
         }
@@ -96,7 +98,9 @@ public struct RegistryCopy: Sendable {
             if let externalId, patient.externalId != externalId { return false }
             if let wanted {
                 let given = NameKey.lookupKey(patient.givenName), family = NameKey.lookupKey(patient.familyName)
-                guard [given, family, given + " " + family, family + " " + given].contains(where: { $0.hasPrefix(wanted) }) else { return false }
+                guard [given, family, given + " " + family, family + " " + given].contains(where: { $0.hasPrefix(wanted) }) else {
+                    return false
+                }
             }
             return true
         }.sorted { ($0.familyName, $0.givenName, $0.id) < ($1.familyName, $1.givenName, $1.id) }

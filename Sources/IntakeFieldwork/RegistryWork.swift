@@ -76,9 +76,14 @@ public enum RegistryWork {
         case .patientUpdate:
             let update = try decode(Update.self)
             let revision: Int
-            if let base = known ?? update.baseRevision { revision = base } else { revision = try await client.patient(action.target).revision }
+            if let base = known ?? update.baseRevision {
+                revision = base
+            } else {
+                revision = try await client.patient(action.target).revision
+            }
             let patient = try await client.updatePatient(
-                action.target, baseRevision: revision, changes: update.changes, addGroups: update.addGroups, removeGroups: update.removeGroups,
+                action.target, baseRevision: revision, changes: update.changes, addGroups: update.addGroups,
+                removeGroups: update.removeGroups,
                 groups: update.groups)
             return Sent(result: "revision \(patient.revision)", revision: patient.revision)
         case .patientConsent:
@@ -87,7 +92,8 @@ public enum RegistryWork {
             return Sent(result: "sharing \(patient.sharingScope)", revision: patient.revision)
         case .patientReport:
             let report = try decode(Report.self)
-            let stored = try await client.putReport(patient: action.target, series: report.series, date: report.date, values: Data(report.values.utf8))
+            let stored = try await client.putReport(
+                patient: action.target, series: report.series, date: report.date, values: Data(report.values.utf8))
             return Sent(result: "\(stored.series) \(stored.date), version \(stored.version)", revision: known)
         case .referralAnswer, .patientRegistration:
             throw ClientError.unexpected("not registry work")

@@ -15,7 +15,8 @@ public enum ReviewText {
 
     /// A state as typed (`has-issues`, `has issues`, `Has_Issues`) as the server names it (`has_issues`).
     public static func stateName(_ typed: String) -> String {
-        typed.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "-", with: "_").replacingOccurrences(of: " ", with: "_")
+        typed.trimmingCharacters(in: .whitespaces).lowercased().replacingOccurrences(of: "-", with: "_").replacingOccurrences(
+            of: " ", with: "_")
     }
 
     static func time(_ text: String) -> String { String(text.prefix(16)).replacingOccurrences(of: "T", with: " ") }
@@ -27,7 +28,8 @@ public enum ReviewText {
             + reviews.map { review in
                 TextTable.row(
                     String(review.recordId.prefix(8)), state(review.state, locked: review.locked),
-                    "\(review.questionnaireId) \(review.questionnaireVersion)", review.collector, time(review.updatedAt), review.reviewedBy ?? "",
+                    "\(review.questionnaireId) \(review.questionnaireVersion)", review.collector, time(review.updatedAt),
+                    review.reviewedBy ?? "",
                     widths: widths)
             }
     }

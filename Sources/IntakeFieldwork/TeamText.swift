@@ -24,7 +24,8 @@ public enum TeamText {
         return [TextTable.row("ID", "TEAM", "INVITEE", "ROLE", "STATE", "EXPIRES", widths: [9, 16, 20, 12, 10])]
             + invitations.flatMap { invitation -> [String] in
                 let row = TextTable.row(
-                    String(invitation.id.prefix(8)), invitation.team, invitation.invitee, invitation.role, invitation.state, minute(invitation.expiresAt),
+                    String(invitation.id.prefix(8)), invitation.team, invitation.invitee, invitation.role, invitation.state,
+                    minute(invitation.expiresAt),
                     widths: [9, 16, 20, 12, 10])
                 return [row] + (invitation.message.map { ["          \(invitation.invitedBy): \($0)"] } ?? [])
             }
@@ -59,9 +60,11 @@ public enum TeamText {
         let invitation = s["invitation"].map { String($0.prefix(8)) } ?? ""
         switch notification.type {
         case "invitation_received":
-            return "\(s["invitedBy"] ?? "A coordinator") invited you to \(team) (invitation \(invitation)); accept with 'intake invitation accept \(invitation)'."
+            return
+                "\(s["invitedBy"] ?? "A coordinator") invited you to \(team) (invitation \(invitation)); accept with 'intake invitation accept \(invitation)'."
         case "invitation_accepted":
-            return "\(s["invitee"] ?? "Someone") accepted the invitation to \(team); confirm with 'intake invitation confirm \(invitation)'."
+            return
+                "\(s["invitee"] ?? "Someone") accepted the invitation to \(team); confirm with 'intake invitation confirm \(invitation)'."
         case "invitation_confirmed": return "You are now a member of \(team)."
         case "invitation_declined": return "\(s["invitee"] ?? "Someone") declined the invitation to \(team)."
         case "invitation_revoked": return "Your invitation to \(team) was revoked by a coordinator."
@@ -70,30 +73,40 @@ public enum TeamText {
         case "referral_received":
             let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
             let urgent = s["priority"] == "urgent" ? "URGENT: " : ""
-            return "\(urgent)\(s["by"] ?? "Someone") of '\(s["fromTeam"] ?? "?")' referred a patient to \(s["toTeam"].map { "'\($0)'" } ?? "you") (\(s["priority"] ?? "routine"); referral \(referral)); read it with 'intake referrals show \(referral)', answer with 'intake referrals answer accept \(referral)' (or decline)."
+            return
+                "\(urgent)\(s["by"] ?? "Someone") of '\(s["fromTeam"] ?? "?")' referred a patient to \(s["toTeam"].map { "'\($0)'" } ?? "you") (\(s["priority"] ?? "routine"); referral \(referral)); read it with 'intake referrals show \(referral)', answer with 'intake referrals answer accept \(referral)' (or decline)."
         case "referral_accepted", "referral_declined", "referral_completed", "referral_withdrawn":
-            let verb = notification.type == "referral_withdrawn" ? "withdrew" : notification.type.replacingOccurrences(of: "referral_", with: "")
+            let verb =
+                notification.type == "referral_withdrawn" ? "withdrew" : notification.type.replacingOccurrences(of: "referral_", with: "")
             let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
             return "\(s["by"] ?? "Someone") \(verb) the referral \(referral); see 'intake referrals show \(referral)'."
         case "referral_reassigned":
-            return "\(s["by"] ?? "A coordinator") gave you the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") from '\(s["fromTeam"] ?? "?")'."
+            return
+                "\(s["by"] ?? "A coordinator") gave you the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") from '\(s["fromTeam"] ?? "?")'."
         case "referral_unassigned":
-            return "\(s["by"] ?? "A coordinator") gave the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") to someone else; it is no longer yours."
+            return
+                "\(s["by"] ?? "A coordinator") gave the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") to someone else; it is no longer yours."
         case "referral_retargeted":
-            return "\(s["by"] ?? "The referrer") sent the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") elsewhere; it is no longer \(s["toTeam"] == nil ? "yours" : "for you")."
+            return
+                "\(s["by"] ?? "The referrer") sent the referral \(s["referral"].map { String($0.prefix(8)) } ?? "") elsewhere; it is no longer \(s["toTeam"] == nil ? "yours" : "for you")."
         case "referral_message":
             let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
             return "\(s["by"] ?? "Someone") wrote on the referral \(referral); read it with 'intake referrals show \(referral)'."
         case "referral_closed":
             let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
-            return "\(s["by"] ?? "A coordinator") deleted record \(s["record"].map { String($0.prefix(8)) } ?? ""); the referral \(referral) is closed (nothing is left to do)."
+            return
+                "\(s["by"] ?? "A coordinator") deleted record \(s["record"].map { String($0.prefix(8)) } ?? ""); the referral \(referral) is closed (nothing is left to do)."
         case "referral_returned":
             let referral = s["referral"].map { String($0.prefix(8)) } ?? ""
-            return "The referral \(referral) is back with the coordinators of '\(s["toTeam"] ?? "?")', open: the member it was assigned to left the team. A coordinator answers it ('intake referrals answer accept \(referral)') or gives it to someone ('intake referrals reassign \(referral) USER')."
+            return
+                "The referral \(referral) is back with the coordinators of '\(s["toTeam"] ?? "?")', open: the member it was assigned to left the team. A coordinator answers it ('intake referrals answer accept \(referral)') or gives it to someone ('intake referrals reassign \(referral) USER')."
         case "records_transferred":
             let count = Int(s["records"] ?? "") ?? 0
-            let what = s["patient"].map { "patient \($0.prefix(8)) with \(count) record\(count == 1 ? "" : "s")" } ?? "\(count) record\(count == 1 ? "" : "s")"
-            return "\(s["by"] ?? "A coordinator") moved \(what) from '\(s["fromTeam"] ?? "?")' to '\(s["toTeam"] ?? "?")'; the members of '\(s["toTeam"] ?? "?")' see \(count == 1 && s["patient"] == nil ? "it" : "them") now (intake lookup)."
+            let what =
+                s["patient"].map { "patient \($0.prefix(8)) with \(count) record\(count == 1 ? "" : "s")" }
+                ?? "\(count) record\(count == 1 ? "" : "s")"
+            return
+                "\(s["by"] ?? "A coordinator") moved \(what) from '\(s["fromTeam"] ?? "?")' to '\(s["toTeam"] ?? "?")'; the members of '\(s["toTeam"] ?? "?")' see \(count == 1 && s["patient"] == nil ? "it" : "them") now (intake lookup)."
         case "record_alert":
             // Ids only: the message is the questionnaire's, the answers stay in the record.
             let record = s["recordId"].map { String($0.prefix(8)) } ?? ""
@@ -121,7 +134,8 @@ public enum TeamText {
         default:
             // A kind this version of intake does not know yet (a newer server): its words, not its code.
             let kind = notification.type.replacingOccurrences(of: "_", with: " ")
-            return "\(kind.prefix(1).uppercased() + kind.dropFirst()): \(s.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))."
+            return
+                "\(kind.prefix(1).uppercased() + kind.dropFirst()): \(s.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))."
         }
     }
 
@@ -129,7 +143,9 @@ public enum TeamText {
         guard !enrolments.isEmpty else { return ["No enrolment codes. Make one with 'intake team enrol TEAM USER'."] }
         return [TextTable.row("CODE", "FOR", "STATE", "EXPIRES", "WRONG TRIES", "BY", widths: [9, 20, 9, 17, 12])]
             + enrolments.map {
-                TextTable.row("\($0.id)-…", $0.username, $0.state, minute($0.expiresAt), "\($0.failedAttempts)", $0.createdBy, widths: [9, 20, 9, 17, 12])
+                TextTable.row(
+                    "\($0.id)-…", $0.username, $0.state, minute($0.expiresAt), "\($0.failedAttempts)", $0.createdBy,
+                    widths: [9, 20, 9, 17, 12])
             }
     }
 
@@ -139,7 +155,8 @@ public enum TeamText {
         return [TextTable.row("ID", "NAME", "USER", "ENROLLED", "LAST SEEN", "LAST UPLOAD", "QUEUE", "VERSION", "STATE", widths: widths)]
             + devices.map {
                 TextTable.row(
-                    "\($0.id)", $0.name, $0.username, minute($0.enrolledAt), $0.lastSeenAt.map(minute) ?? "-", $0.lastUploadAt.map(minute) ?? "-",
+                    "\($0.id)", $0.name, $0.username, minute($0.enrolledAt), $0.lastSeenAt.map(minute) ?? "-",
+                    $0.lastUploadAt.map(minute) ?? "-",
                     $0.queueSize.map(String.init) ?? "-", $0.intakeVersion ?? "-",
                     $0.revokedAt.map { "revoked \(day($0))" } ?? "active", widths: widths)
             }

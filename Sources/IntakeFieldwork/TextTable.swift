@@ -53,8 +53,10 @@ public enum TextTable {
             lines.append(
                 row(
                     [
-                        String(entry.id.uuidString.lowercased().prefix(8)), say(entry.state == .pending ? .queueWaiting : .queueSetAsideState),
-                        "\(entry.attempts)", formatter.string(from: entry.enqueuedAt), say(entry.baseRevision == nil ? .queueNew : .queueEdit),
+                        String(entry.id.uuidString.lowercased().prefix(8)),
+                        say(entry.state == .pending ? .queueWaiting : .queueSetAsideState),
+                        "\(entry.attempts)", formatter.string(from: entry.enqueuedAt),
+                        say(entry.baseRevision == nil ? .queueNew : .queueEdit),
                         entry.reason ?? "",
                     ], widths: widths, rightToLeft: rtl))
         }

@@ -10,10 +10,12 @@ public enum WebhookText {
             let url = webhook.url + (webhook.types.isEmpty ? "" : " [\(webhook.types.joined(separator: ","))]")
             lines.append(
                 TextTable.row(
-                    String(webhook.id.prefix(8)), webhook.state, webhook.allUsers ? "everyone" : webhook.user ?? "", String(webhook.delivered),
+                    String(webhook.id.prefix(8)), webhook.state, webhook.allUsers ? "everyone" : webhook.user ?? "",
+                    String(webhook.delivered),
                     url, widths: [9, 10, 16, 10]))
             if webhook.failures > 0, let error = webhook.lastError {
-                let next = webhook.nextAttemptAt.map { "; next try \(String($0.prefix(19)).replacingOccurrences(of: "T", with: " "))" } ?? ""
+                let next =
+                    webhook.nextAttemptAt.map { "; next try \(String($0.prefix(19)).replacingOccurrences(of: "T", with: " "))" } ?? ""
                 lines.append("         \(webhook.failures) failure\(webhook.failures == 1 ? "" : "s") in a row: \(error)\(next)")
             }
         }

@@ -27,7 +27,8 @@ package struct AnswerDisplay {
             }.joined(separator: say.isRightToLeft ? "؛ " : "; ")
         case (.text(let value), _): return value
         case (.integer(let value), _): return String(value)
-        case (.decimal(let value), _): return say.writesDecimalComma ? Self.number(value).replacingOccurrences(of: ".", with: ",") : Self.number(value)
+        case (.decimal(let value), _):
+            return say.writesDecimalComma ? Self.number(value).replacingOccurrences(of: ".", with: ",") : Self.number(value)
         case (.date(let value), _): return value.description
         case (.geopoint(let point), _): return point.description
         case (.instances(let list), _): return say(.instanceCount(list.count))
@@ -35,7 +36,8 @@ package struct AnswerDisplay {
             let kind: AttachmentKind = if case .attachment(let kind) = type { kind } else { .document }
             return say(
                 .fileAnswer(
-                    kind: kind, type: AttachmentType(mediaType: ref.mediaType)?.name ?? ref.mediaType, size: AttachmentKind.describe(ref.size),
+                    kind: kind, type: AttachmentType(mediaType: ref.mediaType)?.name ?? ref.mediaType,
+                    size: AttachmentKind.describe(ref.size),
                     digest: String(ref.sha256.prefix(8))))
         case (.dictionary, _): return "(\(answer.kind))"
         }

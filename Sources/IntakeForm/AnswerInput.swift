@@ -140,7 +140,9 @@ struct AnswerInput {
                 // or a choice coded or named so (a year, a ward's number).
                 if let choice = numbered[number], set.contains(code: choice.code) { return choice }
                 let typed = TextFold.fold(text)
-                if let named = set.choices.first(where: { TextFold.fold($0.code) == typed || TextFold.fold($0.label.text(in: language)) == typed }) {
+                if let named = set.choices.first(where: {
+                    TextFold.fold($0.code) == typed || TextFold.fold($0.label.text(in: language)) == typed
+                }) {
                     return named
                 }
                 throw .invalid(say(.numberNotShown(text)))

@@ -31,10 +31,11 @@ extension FormSession {
     /// The questions shown where the form stands (at the top, or in the open instance).
     var visibleHere: Set<QuestionPosition> {
         let hidden = hiddenHere()
-        return Set(places.compactMap { place -> QuestionPosition? in
-            guard case .question(let position) = place, !hidden.contains(position) else { return nil }
-            return position
-        })
+        return Set(
+            places.compactMap { place -> QuestionPosition? in
+                guard case .question(let position) = place, !hidden.contains(position) else { return nil }
+                return position
+            })
     }
 
     /// The next place that is shown for the answers so far.
@@ -57,7 +58,9 @@ extension FormSession {
     /// The first shown question of a section, or nil when all its questions are hidden.
     func firstShown(inSection number: Int) -> FormPlace? {
         let visible = validator.visiblePositions(in: folded)
-        return questionnaire.section(number)?.questions.first { $0.group == nil && visible.contains($0.position) }.map { .question($0.position) }
+        return questionnaire.section(number)?.questions.first { $0.group == nil && visible.contains($0.position) }.map {
+            .question($0.position)
+        }
     }
 
     func section(of place: FormPlace) -> Int {

@@ -7,7 +7,8 @@ extension FormSession {
         switch place {
         case .patient(let field):
             io.write(
-                "\n[P.\(PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] \(say(.patientField(field)))\(field.isRequired ? " *" : "")")
+                "\n[P.\(PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] \(say(.patientField(field)))\(field.isRequired ? " *" : "")"
+            )
             io.write("    " + say(.patientHint(field)))
             if let current = response.patient.display(field, say: say) { io.write("    " + say(.currentAnswer(current))) }
         case .question(let position):
@@ -22,7 +23,8 @@ extension FormSession {
                 return
             }
             if question.calculation != nil {
-                io.write("    " + (response[position].map { say(.calculated(display.text(of: $0, for: question.type))) } ?? say(.notCalculated)))
+                io.write(
+                    "    " + (response[position].map { say(.calculated(display.text(of: $0, for: question.type))) } ?? say(.notCalculated)))
                 return
             }
             let offered = offeredType(question)
@@ -83,7 +85,9 @@ extension FormSession {
     /// checked by its size and its bytes and kept sealed; nil after saying what is wrong.
     private func attach(_ typed: String, as kind: AttachmentKind) -> AttachmentRef? {
         var path = typed
-        if path.count >= 2, let first = path.first, ["'", "\""].contains(first), path.last == first { path = String(path.dropFirst().dropLast()) }
+        if path.count >= 2, let first = path.first, ["'", "\""].contains(first), path.last == first {
+            path = String(path.dropFirst().dropLast())
+        }
         if !path.hasPrefix("'"), path.contains("\\ ") { path = path.replacingOccurrences(of: "\\ ", with: " ") }
         if path.hasPrefix("file://"), let url = URL(string: path), url.isFileURL { path = url.path }
         path = (path as NSString).expandingTildeInPath
@@ -182,7 +186,9 @@ extension FormSession {
     /// (an item of a multiple choice is settled alone; the others keep what they matched).
     private func parse(_ text: String, as type: QuestionType) -> Answer? {
         do {
-            let answer = try input.parse(text, as: type, numbered: numbered) { item, matches in self.settle(item, among: matches, type: type) }
+            let answer = try input.parse(text, as: type, numbered: numbered) { item, matches in
+                self.settle(item, among: matches, type: type)
+            }
             echo(answer, typed: text, type: type)
             return answer
         } catch {

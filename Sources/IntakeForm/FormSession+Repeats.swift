@@ -89,7 +89,9 @@ extension FormSession {
         let list = Self.instances(of: group, in: response)
         let wanted = wantedCount(of: group)
         io.write("    " + say(.repeatStatus(count: list.count, wanted: wanted)))
-        for (number, _) in list.enumerated() { io.write(say(.instanceLine(number: number + 1, summary: summary(of: group, number: number)))) }
+        for (number, _) in list.enumerated() {
+            io.write(say(.instanceLine(number: number + 1, summary: summary(of: group, number: number))))
+        }
         if let help = group.help?.text(in: language), !help.isEmpty { io.write("    " + say(.help(help))) }
         io.write("    " + say(.repeatCommands(canAdd: list.count < maxInstances(of: group), counted: wanted != nil)))
     }
@@ -135,7 +137,8 @@ extension FormSession {
             setAnswer(.instances(changed), at: group.position)
             try persist()
             // One step back is kept: `undo` puts it back while the list is as the removal left it.
-            lastRemoved = RemovedInstance(group: group.position, inside: frames.map(\.number), number: number, instance: removed, after: changed)
+            lastRemoved = RemovedInstance(
+                group: group.position, inside: frames.map(\.number), number: number, instance: removed, after: changed)
             io.write(say(.instanceRemoved(number)))
             shownPlace = nil
             return
@@ -143,7 +146,8 @@ extension FormSession {
         if ["undo", "u"].contains(typed.lowercased()) || TextFold.fold(typed) == TextFold.fold(say(.undoWord)) {
             // The same repeat of the same outer instance (a repeat inside a repeat has one
             // position in every instance), as the removal left it.
-            guard let removed = lastRemoved, removed.group == group.position, removed.inside == frames.map(\.number), removed.after == list else {
+            guard let removed = lastRemoved, removed.group == group.position, removed.inside == frames.map(\.number), removed.after == list
+            else {
                 io.write(say(.nothingToUndo))
                 return
             }
@@ -233,7 +237,9 @@ extension FormSession {
                     continue
                 }
                 if member.isRepeat {
-                    io.write("\(indent)  [\(member.position)] \(member.text.text(in: language)): \(say(.instanceCount(Self.instances(of: member, in: scoped).count)))")
+                    io.write(
+                        "\(indent)  [\(member.position)] \(member.text.text(in: language)): \(say(.instanceCount(Self.instances(of: member, in: scoped).count)))"
+                    )
                     reviewInstances(of: member, in: scoped, indent: indent + "    ")
                     continue
                 }

@@ -154,7 +154,9 @@ public final class FormSession {
                 try answerQuestion(at: position, trimmed)
             }
         case .end:
-            if ["finish", "yes", "y"].contains(trimmed.lowercased()) || TextFold.fold(trimmed) == TextFold.fold(say(.yes)) { return try finish() }
+            if ["finish", "yes", "y"].contains(trimmed.lowercased()) || TextFold.fold(trimmed) == TextFold.fold(say(.yes)) {
+                return try finish()
+            }
             io.write(say(.finishPrompt))
         }
         return nil

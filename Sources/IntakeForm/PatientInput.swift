@@ -21,7 +21,8 @@ enum PatientInput {
             }
         case .dateOfBirth:
             guard let date = LocalDate(iso: text) else {
-                return .failure(Problem(message: LocalDate.impossibleDay(iso: text).map { say(.noSuchDay(text, $0)) } ?? say(.dateOfBirthFormat)))
+                return .failure(
+                    Problem(message: LocalDate.impossibleDay(iso: text).map { say(.noSuchDay(text, $0)) } ?? say(.dateOfBirthFormat)))
             }
             guard date <= today, date.year >= 1900 else {
                 return .failure(Problem(message: say(.dateOfBirthRange)))

@@ -18,7 +18,9 @@ indirect enum ODKFilter {
 
     struct Unsupported: Error { var what: String }
 
-    static let fields: Set<String> = ["__id", "__system/submissionDate", "__system/updatedAt", "__system/reviewState", "__system/submitterId", "__system/deletedAt"]
+    static let fields: Set<String> = [
+        "__id", "__system/submissionDate", "__system/updatedAt", "__system/reviewState", "__system/submitterId", "__system/deletedAt",
+    ]
 
     static func parse(_ text: String) throws -> ODKFilter {
         guard text.count <= 2_000 else { throw Unsupported(what: "longer than 2000 characters") }
@@ -135,14 +137,15 @@ indirect enum ODKFilter {
         case .or(let a, let b): return a.holds(for: row) || b.holds(for: row)
         case .not(let inner): return !inner.holds(for: row)
         case .compare(let field, let op, let literal):
-            let value: Literal = switch field {
-            case "__id": .text(row.id)
-            case "__system/submissionDate": .date(row.submitted)
-            case "__system/updatedAt": row.updated.map(Literal.date) ?? .null
-            case "__system/reviewState": row.reviewState.map(Literal.text) ?? .null
-            case "__system/submitterId": row.submitter.map { .number(Double($0)) } ?? .null
-            default: .null
-            }
+            let value: Literal =
+                switch field {
+                case "__id": .text(row.id)
+                case "__system/submissionDate": .date(row.submitted)
+                case "__system/updatedAt": row.updated.map(Literal.date) ?? .null
+                case "__system/reviewState": row.reviewState.map(Literal.text) ?? .null
+                case "__system/submitterId": row.submitter.map { .number(Double($0)) } ?? .null
+                default: .null
+                }
             return Self.compare(value, op, literal)
         }
     }

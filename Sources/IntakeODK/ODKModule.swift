@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import IntakeCore
 import IntakeServer
+import IntakeService
 import IntakeXLSForm
 
 /// The part of ODK Central's API that its official client, pyodk, uses, served by `intake serve`
@@ -23,48 +24,55 @@ public struct ODKModule: ServerModule {
     public func register(on router: Router<IntakeRequestContext>, services: IntakeServices) {
         let api = ODKRoutes(services: services)
         let b = Self.base
-        router.post("\(b)/sessions") { request, context in await api.answer(context) { try await api.signIn(request, context) } }
-        router.get("\(b)/users/current") { _, context in await api.answer(context) { try api.currentUser(context) } }
-        router.get("\(b)/projects") { _, context in await api.answer(context) { try await api.projects(context) } }
-        router.get("\(b)/projects/:project") { _, context in await api.answer(context) { try await api.project(context) } }
-        router.get("\(b)/projects/:project/forms") { _, context in await api.answer(context) { try await api.forms(context) } }
-        router.get("\(b)/projects/:project/forms/:form") { request, context in await api.answer(context) { try await api.form(request, context) } }
-        router.get("\(b)/projects/:project/forms/:form/:table") { request, context in await api.answer(context) { try await api.table(request, context) } }
+        router.post("\(b)/sessions") { request, context in await api.answer(request, context) { try await api.signIn(request, context) } }
+        router.get("\(b)/users/current") { request, context in await api.answer(request, context) { try api.currentUser(context) } }
+        router.get("\(b)/projects") { request, context in await api.answer(request, context) { try await api.projects(context) } }
+        router.get("\(b)/projects/:project") { request, context in await api.answer(request, context) { try await api.project(context) } }
+        router.get("\(b)/projects/:project/forms") { request, context in await api.answer(request, context) { try await api.forms(context) }
+        }
+        router.get("\(b)/projects/:project/forms/:form") { request, context in
+            await api.answer(request, context) { try await api.form(request, context) }
+        }
+        router.get("\(b)/projects/:project/forms/:form/:table") { request, context in
+            await api.answer(request, context) { try await api.table(request, context) }
+        }
         // A repeat's navigation link: Submissions('uuid:…')/section/repeat, its instances.
-        router.get("\(b)/projects/:project/forms/:form/:table/**") { request, context in await api.answer(context) { try await api.table(request, context) } }
-        router.get("\(b)/projects/:project/forms/:form/submissions") { _, context in
-            await api.answer(context) { try await api.submissionList(context) }
+        router.get("\(b)/projects/:project/forms/:form/:table/**") { request, context in
+            await api.answer(request, context) { try await api.table(request, context) }
+        }
+        router.get("\(b)/projects/:project/forms/:form/submissions") { request, context in
+            await api.answer(request, context) { try await api.submissionList(context) }
         }
         // A form's media files: Intake's lists travel inside the XForm, so there are none.
-        router.get("\(b)/projects/:project/forms/:form/attachments") { _, context in
-            await api.answer(context) { try await api.formAttachments(context) }
+        router.get("\(b)/projects/:project/forms/:form/attachments") { request, context in
+            await api.answer(request, context) { try await api.formAttachments(context) }
         }
         router.post("\(b)/projects/:project/forms/:form/submissions") { request, context in
-            await api.answer(context) { try await api.createSubmission(request, context) }
+            await api.answer(request, context) { try await api.createSubmission(request, context) }
         }
-        router.get("\(b)/projects/:project/forms/:form/submissions/:instance") { _, context in
-            await api.answer(context) { try await api.submission(context) }
+        router.get("\(b)/projects/:project/forms/:form/submissions/:instance") { request, context in
+            await api.answer(request, context) { try await api.submission(context) }
         }
-        router.get("\(b)/projects/:project/forms/:form/submissions/:instance/attachments") { _, context in
-            await api.answer(context) { try await api.attachments(context) }
+        router.get("\(b)/projects/:project/forms/:form/submissions/:instance/attachments") { request, context in
+            await api.answer(request, context) { try await api.attachments(context) }
         }
         router.put("\(b)/projects/:project/forms/:form/submissions/:instance") { request, context in
-            await api.answer(context) { try await api.editSubmission(request, context) }
+            await api.answer(request, context) { try await api.editSubmission(request, context) }
         }
         router.patch("\(b)/projects/:project/forms/:form/submissions/:instance") { request, context in
-            await api.answer(context) { try await api.review(request, context) }
+            await api.answer(request, context) { try await api.review(request, context) }
         }
         router.post("\(b)/projects/:project/forms/:form/submissions/:instance/comments") { request, context in
-            await api.answer(context) { try await api.comment(request, context) }
+            await api.answer(request, context) { try await api.comment(request, context) }
         }
-        router.get("\(b)/projects/:project/forms/:form/submissions/:instance/comments") { _, context in
-            await api.answer(context) { try await api.comments(context) }
+        router.get("\(b)/projects/:project/forms/:form/submissions/:instance/comments") { request, context in
+            await api.answer(request, context) { try await api.comments(context) }
         }
         // Anything else under ODK's prefix is refused as Central refuses it ({"code": 404.1}),
         // never in Intake's own error shape: a client reads one kind of error here.
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
-            router.on(RouterPath("\(b)/**"), method: method) { _, context in
-                await api.answer(context) { throw ODKError.notFound() }
+            router.on(RouterPath("\(b)/**"), method: method) { request, context in
+                await api.answer(request, context) { throw ODKError.notFound() }
             }
         }
     }
@@ -76,7 +84,8 @@ struct ODKError: Error {
     var code: Double
     var message: String
 
-    static let unauthenticated = ODKError(status: .unauthorized, code: 401.2, message: "Could not authenticate with the provided credentials.")
+    static let unauthenticated = ODKError(
+        status: .unauthorized, code: 401.2, message: "Could not authenticate with the provided credentials.")
     static func notFound(_ what: String = "the resource you were looking for") -> ODKError {
         ODKError(status: .notFound, code: 404.1, message: "Could not find \(what).")
     }
@@ -91,22 +100,32 @@ struct ODKRoutes: Sendable {
 
     /// Runs a handler and answers in ODK's shape, whatever it throws: its own refusals, the
     /// services' (mapped as Intake's API maps them), or an outage.
-    func answer(_ context: IntakeRequestContext, _ handler: () async throws -> Response) async -> Response {
+    func answer(_ request: Request, _ context: IntakeRequestContext, _ handler: () async throws -> Response) async -> Response {
         do {
+            try admit(request, context)
             return try await handler()
         } catch let error as ODKError {
             return Self.json(.object(["code": .number(error.code), "message": .string(error.message)]), status: error.status)
         } catch {
             if let api = APIError.answer(for: error) {
                 let code = Double(api.status.code) + 0.1
-                return Self.json(.object(["code": .number(code), "message": .string(api.message), "intakeCode": .string(api.code)]), status: api.status)
+                return Self.json(
+                    .object(["code": .number(code), "message": .string(api.message), "intakeCode": .string(api.code)]), status: api.status)
             }
-            let outage = services.store.outage(error)
+            let outage = services.outage(of: error)
             // What failed, by kind only: never a body, an answer or a name.
-            context.logger.error("odk: a request failed", metadata: ["error": "\(type(of: error))", "outage": "\(outage != nil)"])
-            return Self.json(
-                .object(["code": .number(outage == nil ? 500.1 : 503.1), "message": .string(outage == nil ? "The server failed; the request was not carried out." : "The database cannot be reached; try again shortly.")]),
-                status: outage == nil ? .internalServerError : .serviceUnavailable)
+            context.logger.error(
+                "odk: a request failed", metadata: ["error": "\(type(of: error))", "outage": "\(outage.map { "\($0)" } ?? "none")"])
+            guard let outage else {
+                return Self.json(
+                    .object(["code": .number(500.1), "message": .string("The server failed; the request was not carried out.")]),
+                    status: .internalServerError)
+            }
+            let api = APIError.unavailable(outage)
+            var response = Self.json(
+                .object(["code": .number(503.1), "message": .string(api.message), "intakeCode": .string(api.code)]), status: api.status)
+            response.headers.append(contentsOf: api.headers)
+            return response
         }
     }
 
@@ -114,12 +133,23 @@ struct ODKRoutes: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     static func date(_ date: Date?) -> JSONValue {
         guard let date else { return .null }
         return .string(ODKTime.string(date))
+    }
+
+    /// The route's row of ``RoutePolicy`` admits the caller, or refuses ODK's way (a route
+    /// without a row: not found, to everyone).
+    func admit(_ request: Request, _ context: IntakeRequestContext) throws {
+        guard let path = context.endpointPath, let rule = RoutePolicy.rule(request.method.rawValue, path) else { throw ODKError.notFound() }
+        guard let refusal = RoutePolicy.refusal(rule, context.identity) else { return }
+        if refusal.status == .unauthorized { throw ODKError.unauthenticated }
+        throw ODKError.forbidden(refusal.message)
     }
 
     func user(_ context: IntakeRequestContext) throws -> User {
@@ -148,7 +178,8 @@ struct ODKRoutes: Sendable {
         } catch let error as ODKError {
             throw error
         } catch {
-            throw ODKError(status: .contentTooLarge, code: 413.1, message: "The request's body is larger than the \(most) bytes this server takes.")
+            throw ODKError(
+                status: .contentTooLarge, code: 413.1, message: "The request's body is larger than the \(most) bytes this server takes.")
         }
     }
 
@@ -173,16 +204,19 @@ struct ODKRoutes: Sendable {
             throw ODKError(status: .tooManyRequests, code: 429.1, message: "Too many failed sign-ins; try again in \(retryAfter) seconds.")
         case .locked:
             try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["via": "odk", "reason": "account_locked"])
-            throw ODKError(status: .forbidden, code: 403.1, message: "The account is locked after too many failed sign-ins; an admin can unlock it.")
+            throw ODKError(
+                status: .forbidden, code: 403.1, message: "The account is locked after too many failed sign-ins; an admin can unlock it.")
         }
     }
 
     func currentUser(_ context: IntakeRequestContext) throws -> Response {
         let user = try user(context)
-        return Self.json(.object([
-            "id": .integer(Int(user.id)), "type": .string("user"), "displayName": .string(user.username), "email": .string(user.username),
-            "createdAt": Self.date(user.createdAt), "updatedAt": .null, "deletedAt": .null, "role": .string(user.role.rawValue),
-        ]))
+        return Self.json(
+            .object([
+                "id": .integer(Int(user.id)), "type": .string("user"), "displayName": .string(user.username),
+                "email": .string(user.username),
+                "createdAt": Self.date(user.createdAt), "updatedAt": .null, "deletedAt": .null, "role": .string(user.role.rawValue),
+            ]))
     }
 
     // MARK: Projects (teams)
@@ -207,7 +241,8 @@ struct ODKRoutes: Sendable {
     func projectJSON(_ team: Team, forms: Int, lastSubmission: Date?) -> JSONValue {
         .object([
             "id": .integer(Int(team.id)), "name": .string(team.name), "description": .null, "archived": .bool(false), "keyId": .null,
-            "createdAt": Self.date(team.createdAt), "updatedAt": .null, "deletedAt": .null, "appUsers": .integer(0), "forms": .integer(forms),
+            "createdAt": Self.date(team.createdAt), "updatedAt": .null, "deletedAt": .null, "appUsers": .integer(0),
+            "forms": .integer(forms),
             "lastSubmission": lastSubmission.map(Self.date) ?? .null,
         ])
     }
@@ -216,13 +251,16 @@ struct ODKRoutes: Sendable {
         let user = try user(context)
         let count = try await currentForms(for: user).count
         var list: [JSONValue] = []
-        for team in try await teams(for: user) { list.append(projectJSON(team, forms: count, lastSubmission: try await lastSubmission(team, for: user))) }
+        for team in try await teams(for: user) {
+            list.append(projectJSON(team, forms: count, lastSubmission: try await lastSubmission(team, for: user)))
+        }
         return Self.json(.array(list))
     }
 
     func project(_ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try await team(context)
-        return Self.json(projectJSON(team, forms: try await currentForms(for: user).count, lastSubmission: try await lastSubmission(team, for: user)))
+        return Self.json(
+            projectJSON(team, forms: try await currentForms(for: user).count, lastSubmission: try await lastSubmission(team, for: user)))
     }
 
     // MARK: Forms (questionnaires)
@@ -250,16 +288,19 @@ struct ODKRoutes: Sendable {
     }
 
     func formJSON(_ form: PublishedQuestionnaire, _ questionnaire: Questionnaire, project: Team) -> JSONValue {
-        let state = switch form.status.state {
-        case .published: "open"
-        case .closed: "closing"
-        default: "closed"
-        }
+        let state =
+            switch form.status.state {
+            case .published: "open"
+            case .closed: "closing"
+            default: "closed"
+            }
         let xform = XFormWriter.xform(questionnaire, formId: form.id, version: form.version)
         return .object([
-            "projectId": .integer(Int(project.id)), "xmlFormId": .string(form.id), "name": .string(form.title), "version": .string(form.version),
+            "projectId": .integer(Int(project.id)), "xmlFormId": .string(form.id), "name": .string(form.title),
+            "version": .string(form.version),
             "hash": .string(Insecure.MD5.hash(data: Data(xform.utf8)).map { String(format: "%02x", $0) }.joined()), "state": .string(state),
-            "createdAt": Self.date(form.publishedAt), "updatedAt": Self.date(form.status.changedAt), "publishedAt": Self.date(form.publishedAt),
+            "createdAt": Self.date(form.publishedAt), "updatedAt": Self.date(form.status.changedAt),
+            "publishedAt": Self.date(form.publishedAt),
             "enketoId": .null, "enketoOnceId": .null, "keyId": .null,
         ])
     }
@@ -268,7 +309,10 @@ struct ODKRoutes: Sendable {
         let (user, team) = try await team(context)
         var list: [JSONValue] = []
         for form in try await currentForms(for: user) {
-            guard let questionnaire = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: form.version)) else { continue }
+            guard
+                let questionnaire = try await services.questionnaires.questionnaire(
+                    QuestionnaireReference(id: form.id, version: form.version))
+            else { continue }
             list.append(formJSON(form, questionnaire, project: team))
         }
         return Self.json(.array(list))
@@ -281,15 +325,21 @@ struct ODKRoutes: Sendable {
         if segment.hasSuffix(".xml") {
             let (form, questionnaire) = try await form(named: String(segment.dropLast(4)), for: user)
             let xml = XFormWriter.xform(questionnaire, formId: form.id, version: form.version)
-            return Response(status: .ok, headers: [.contentType: "application/xml; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/xml; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
         }
         if segment.hasSuffix(".svc") {
             let (form, _) = try await form(named: String(segment.dropLast(4)), for: user)
-            let root = "\(ODKOData.origin(request, tls: services.configuration.tls != nil))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
-            return Self.json(.object([
-                "@odata.context": .string("\(root)/$metadata"),
-                "value": .array([.object(["name": .string("Submissions"), "kind": .string("EntitySet"), "url": .string("Submissions")])]),
-            ]))
+            let root =
+                "\(ODKOData.origin(request, tls: services.configuration.tls != nil))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
+            return Self.json(
+                .object([
+                    "@odata.context": .string("\(root)/$metadata"),
+                    "value": .array([
+                        .object(["name": .string("Submissions"), "kind": .string("EntitySet"), "url": .string("Submissions")])
+                    ]),
+                ]))
         }
         let (form, questionnaire) = try await form(named: segment, for: user)
         return Self.json(formJSON(form, questionnaire, project: team))

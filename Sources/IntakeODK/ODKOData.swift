@@ -5,6 +5,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 import IntakeXLSForm
 
 /// `GET …/forms/{id}.svc/Submissions`: a form's submissions as OData rows, read from the same
@@ -45,7 +46,9 @@ extension ODKRoutes {
     /// always without identifiers.
     func exportReach(_ user: User, team: Team) throws -> ExportReach {
         let reach: ExportReach
-        switch RecordAccessPolicy.export(by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers) {
+        switch RecordAccessPolicy.export(
+            by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
+        {
         case .success(let allowed): reach = allowed
         case .failure(.noTeam): throw ODKError.forbidden("Your account belongs to no team; ask an admin to add it to one.")
         case .failure: throw ODKError.forbidden("Only coordinators and researchers read submissions, as they export records.")
@@ -64,7 +67,9 @@ extension ODKRoutes {
         if table.hasPrefix("Submissions('"), table.hasSuffix("')") {
             single = String(table.dropFirst("Submissions('".count).dropLast(2))
         } else if table != "Submissions" {
-            throw ODKError(status: .notImplemented, code: 501.1, message: "The requested feature \(table) is not supported by this server; it serves the Submissions table.")
+            throw ODKError(
+                status: .notImplemented, code: 501.1,
+                message: "The requested feature \(table) is not supported by this server; it serves the Submissions table.")
         }
         var query: [String: String] = [:]
         for pair in (request.uri.query ?? "").split(separator: "&") {
@@ -78,7 +83,8 @@ extension ODKRoutes {
             let (key, value) = (parts[0], parts.count > 1 ? parts[1] : "")
             let name = decoded(key)
             guard ODKOData.supported.contains(name) else {
-                throw ODKError(status: .notImplemented, code: 501.1, message: "The requested feature \(name) is not supported by this server.")
+                throw ODKError(
+                    status: .notImplemented, code: 501.1, message: "The requested feature \(name) is not supported by this server.")
             }
             query[name] = decoded(value)
         }
@@ -90,7 +96,9 @@ extension ODKRoutes {
         }
         let filter = try query["$filter"].map { text in
             do { return try ODKFilter.parse(text) } catch let error as ODKFilter.Unsupported {
-                throw ODKError(status: .notImplemented, code: 501.1, message: "The requested feature $filter \(error.what) is not supported by this server.")
+                throw ODKError(
+                    status: .notImplemented, code: 501.1,
+                    message: "The requested feature $filter \(error.what) is not supported by this server.")
             }
         }
         // A navigation link's path (`demographics/household_members`): one submission's repeat.
@@ -106,7 +114,10 @@ extension ODKRoutes {
             guard !rows.isEmpty else { throw ODKError.notFound("submission \(single)") }
         }
         if let filter { rows = rows.filter { filter.holds(for: $0) } }
-        if !navigation.isEmpty { return try Self.repeatTable(rows, path: navigation, request: request, team: team.id, form: form.id, tls: services.configuration.tls != nil) }
+        if !navigation.isEmpty {
+            return try Self.repeatTable(
+                rows, path: navigation, request: request, team: team.id, form: form.id, tls: services.configuration.tls != nil)
+        }
         let total = rows.count
         var start = try number("$skip") ?? 0
         if let token = query["$skiptoken"] {
@@ -119,7 +130,8 @@ extension ODKRoutes {
         start = min(start, rows.count)
         let end = top.map { start + min($0, rows.count - start) } ?? rows.count  // no overflow, whatever $top says
         let page = start < rows.count ? Array(rows[start..<end]) : []
-        let root = "\(ODKOData.origin(request, tls: services.configuration.tls != nil))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
+        let root =
+            "\(ODKOData.origin(request, tls: services.configuration.tls != nil))\(ODKModule.base)/projects/\(team.id)/forms/\(ODKOData.encoded(form.id)).svc"
         var document: [String: JSONValue] = [
             "value": .array(page.map { row in .object(ODKRow.select(row.value, query["$select"])) }),
             "@odata.context": .string("\(root)/$metadata#Submissions"),
@@ -127,7 +139,8 @@ extension ODKRoutes {
         if top != nil, end < rows.count, let last = page.last {
             var parameters = query.filter { $0.key != "$skip" && $0.key != "$skiptoken" }
             parameters["$skiptoken"] = ODKSkipToken.make(last.id)
-            let text = parameters.sorted { $0.key < $1.key }.map { "\(ODKOData.encoded($0.key))=\(ODKOData.encoded($0.value))" }.joined(separator: "&")
+            let text = parameters.sorted { $0.key < $1.key }.map { "\(ODKOData.encoded($0.key))=\(ODKOData.encoded($0.value))" }.joined(
+                separator: "&")
             document["@odata.nextLink"] = .string("\(root)/Submissions?\(text)")
         }
         if flag("$count") { document["@odata.count"] = .integer(total) }
@@ -141,8 +154,10 @@ extension ODKRoutes {
     /// each read audited as an export.
     func submissionRows(form: String, user: User, team: Team, expand: Bool, wkt: Bool, via: String) async throws -> [ODKOData.Row] {
         let reach = try exportReach(user, team: team)
-        let prepared = try await services.exports.prepare(ExportService.Request(questionnaireId: form, teamId: team.id, consent: reach.consent))
-        try await services.audit.record(.export, by: user.username, details: ["format": via, "questionnaire": form, "via": "odk", "records": String(prepared.count)])
+        let prepared = try await services.exports.prepare(
+            ExportService.Request(questionnaireId: form, teamId: team.id, consent: reach.consent))
+        try await services.audit.record(
+            .export, by: user.username, details: ["format": via, "questionnaire": form, "via": "odk", "records": String(prepared.count)])
         let formatter = JSONLinesFormatter(plan: prepared.plan)
         let pager = services.exports.pager(prepared, formats: [.jsonLines])
         var rows: [ODKOData.Row] = []
@@ -159,7 +174,8 @@ extension ODKRoutes {
                     questionnaires[version] = try await services.questionnaires.questionnaire(shown.record.questionnaire)
                 }
                 guard let questionnaire = questionnaires[version] else { continue }
-                rows.append(ODKRow.make(shown, questionnaire: questionnaire, expand: expand, wkt: wkt, submitter: actors[shown.record.collector]))
+                rows.append(
+                    ODKRow.make(shown, questionnaire: questionnaire, expand: expand, wkt: wkt, submitter: actors[shown.record.collector]))
             }
         }
         rows.sort { ($0.submitted, $0.id) > ($1.submitted, $1.id) }  // newest first, as Central
@@ -191,7 +207,9 @@ extension ODKRoutes {
         guard (try? exportReach(user, team: team)) != nil else { return nil }
         var newest: Date?
         for form in try await currentForms(for: user) {
-            if let first = try await submissionRows(form: form.id, user: user, team: team, expand: false, wkt: false, via: "odk-project").first {
+            if let first = try await submissionRows(form: form.id, user: user, team: team, expand: false, wkt: false, via: "odk-project")
+                .first
+            {
                 newest = max(newest ?? first.submitted, first.submitted)
             }
         }
@@ -201,16 +219,22 @@ extension ODKRoutes {
     /// The instances a repeat's navigation link names, as Central answers it: each with its
     /// `__id` and its parent's. The path walks groups to the repeat (a repeat inside a repeat is
     /// reached through the outer one's expanded rows, not by a link of its own here).
-    static func repeatTable(_ rows: [ODKOData.Row], path: [String], request: Request, team: Int64, form: String, tls: Bool) throws -> Response {
+    static func repeatTable(_ rows: [ODKOData.Row], path: [String], request: Request, team: Int64, form: String, tls: Bool) throws
+        -> Response
+    {
         guard let row = rows.first else { throw ODKError.notFound("the submission") }
         var current: JSONValue = .object(row.value)
         for key in path {
-            guard case .object(let object) = current, let next = object[key] else { throw ODKError.notFound("\(path.joined(separator: "/")) in this submission") }
+            guard case .object(let object) = current, let next = object[key] else {
+                throw ODKError.notFound("\(path.joined(separator: "/")) in this submission")
+            }
             current = next
         }
         guard case .array(let instances) = current else { throw ODKError.notFound("a repeat at \(path.joined(separator: "/"))") }
         let root = "\(ODKOData.origin(request, tls: tls))\(ODKModule.base)/projects/\(team)/forms/\(ODKOData.encoded(form)).svc"
-        return json(.object(["value": .array(instances), "@odata.context": .string("\(root)/$metadata#Submissions.\(path.joined(separator: "."))")]))
+        return json(
+            .object(["value": .array(instances), "@odata.context": .string("\(root)/$metadata#Submissions.\(path.joined(separator: "."))")])
+        )
     }
 }
 
@@ -234,11 +258,12 @@ enum ODKRow {
         let record = shown.record
         let id = "uuid:\(record.id.uuidString.lowercased())"
         var value: [String: JSONValue] = ["__id": .string(id)]
-        let reviewState: String? = switch shown.reviewState {
-        case "has_issues": "hasIssues"
-        case "edited", "approved", "rejected": shown.reviewState
-        default: nil
-        }
+        let reviewState: String? =
+            switch shown.reviewState {
+            case "has_issues": "hasIssues"
+            case "edited", "approved", "rejected": shown.reviewState
+            default: nil
+            }
         var system: [String: JSONValue] = [:]
         system["submissionDate"] = .string(ODKTime.string(record.createdAt))
         system["updatedAt"] = .string(ODKTime.string(record.updatedAt))
@@ -267,17 +292,20 @@ enum ODKRow {
             let answers = record.answers[section.number] ?? [:]
             fill(
                 &group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, answers: answers,
-                link: "Submissions('\(id)')/\(XFormWriter.elementName(section))", expand: expand, wkt: wkt, parent: ("__Submissions-id", id))
+                link: "Submissions('\(id)')/\(XFormWriter.elementName(section))", expand: expand, wkt: wkt, parent: ("__Submissions-id", id)
+            )
             value[XFormWriter.elementName(section)] = .object(group)
         }
-        return ODKOData.Row(id: id, submitted: record.createdAt, updated: record.updatedAt, reviewState: reviewState, submitter: submitter, value: value)
+        return ODKOData.Row(
+            id: id, submitted: record.createdAt, updated: record.updatedAt, reviewState: reviewState, submitter: submitter, value: value)
     }
 
     /// The questions' values into `group`; a repeat's instances read their members by index.
     /// `parent`: the key and id an expanded instance names its parent by, as Central's rows do
     /// (`__Submissions-id` for a repeat of the submission; within a repeat, that repeat's).
     static func fill(
-        _ group: inout [String: JSONValue], questions: [Question], questionnaire: Questionnaire, answers: [Int: Answer], link: String, expand: Bool,
+        _ group: inout [String: JSONValue], questions: [Question], questionnaire: Questionnaire, answers: [Int: Answer], link: String,
+        expand: Bool,
         wkt: Bool, parent: (key: String, id: String)
     ) {
         for question in questions {
@@ -293,10 +321,13 @@ enum ODKRow {
             if case .instances(let list)? = answer {
                 for (number, instance) in list.enumerated() {
                     // Each instance's own id, the same every time it is read: its place under its parent.
-                    let instanceId = Insecure.SHA1.hash(data: Data("\(parent.id)/\(question.key)/\(number + 1)".utf8)).map { String(format: "%02x", $0) }.joined()
+                    let instanceId = Insecure.SHA1.hash(data: Data("\(parent.id)/\(question.key)/\(number + 1)".utf8)).map {
+                        String(format: "%02x", $0)
+                    }.joined()
                     var object: [String: JSONValue] = ["__id": .string(instanceId), parent.key: .string(parent.id)]
                     fill(
-                        &object, questions: members, questionnaire: questionnaire, answers: instance, link: "\(link)/\(question.key)", expand: expand, wkt: wkt,
+                        &object, questions: members, questionnaire: questionnaire, answers: instance, link: "\(link)/\(question.key)",
+                        expand: expand, wkt: wkt,
                         parent: ("__Submissions-\(question.key)-id", instanceId))
                     instances.append(.object(object))
                 }
@@ -323,7 +354,8 @@ enum ODKRow {
                 .object(
                     [
                         "type": .string("Point"),
-                        "coordinates": .array([.number(point.longitude), .number(point.latitude)] + (point.altitude.map { [.number($0)] } ?? [])),
+                        "coordinates": .array(
+                            [.number(point.longitude), .number(point.latitude)] + (point.altitude.map { [.number($0)] } ?? [])),
                     ].merging(point.accuracy.map { ["properties": JSONValue.object(["accuracy": .number($0)])] } ?? [:]) { $1 })
             }
         case .attachment(let reference): .string(reference.fileName)

@@ -1,21 +1,22 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Hummingbird
 import IntakeCore
 import IntakeServer
+import IntakeService
 import IntakeXLSForm
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Submissions written through the ODK API: an XForm instance becomes an Intake record (stored
 /// through the same service, checks and access rules as `POST /v1/records`); a review state set
 /// is the review workflow's decision; a comment goes to the record's review thread.
 extension ODKRoutes {
     func createSubmission(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
+        // The route's row admitted a team's field worker or coordinator; the project is theirs
+        // (another team's is not found).
         let (user, team) = try await team(context)
-        guard user.role == .fieldworker || user.role == .coordinator, user.teamId == team.id else {
-            throw ODKError.forbidden("Only the team's field workers and coordinators send submissions to its project.")
-        }
         let formId = Self.parameter(context, "form")
         let (form, current) = try await form(named: formId, for: user)
         let document = try ODKInstance.parse(try await body(request))
@@ -27,12 +28,18 @@ extension ODKRoutes {
         case .stored(.created, _)?:
             return Self.json(submissionJSON(record.id, user: user, deviceId: deviceId, createdAt: Date(), reviewState: nil))
         case .stored(.duplicate, _)?, .stored(.conflict, _)?, .stored(.taken, _)?:
-            throw ODKError(status: .conflict, code: 409.3, message: "A submission already exists with the instanceID uuid:\(record.id.uuidString.lowercased()).")
+            throw ODKError(
+                status: .conflict, code: 409.3,
+                message: "A submission already exists with the instanceID uuid:\(record.id.uuidString.lowercased()).")
         case .stored(.deleted, _)?:
-            throw ODKError(status: .conflict, code: 409.3, message: "The submission uuid:\(record.id.uuidString.lowercased()) was deleted; it cannot be sent again.")
+            throw ODKError(
+                status: .conflict, code: 409.3,
+                message: "The submission uuid:\(record.id.uuidString.lowercased()) was deleted; it cannot be sent again.")
         case .invalid(let code, let message, let issues)?:
             let said = issues.prefix(5).map { "\($0)" }.joined(separator: "; ")
-            throw ODKError(status: .badRequest, code: 400.2, message: "The submission is not a valid record (\(code)): \(message)\(said.isEmpty ? "" : ": " + said)")
+            throw ODKError(
+                status: .badRequest, code: 400.2,
+                message: "The submission is not a valid record (\(code)): \(message)\(said.isEmpty ? "" : ": " + said)")
         case nil:
             throw ODKError(status: .internalServerError, code: 500.1, message: "The submission was not stored.")
         }
@@ -52,7 +59,9 @@ extension ODKRoutes {
         let document = try ODKInstance.parse(try await body(request))
         let questionnaire = try await version(of: document, form: form, current: current)
         guard document.child("meta")?.child("deprecatedID")?.value.isEmpty == false else {
-            throw ODKError(status: .badRequest, code: 400.2, message: "An edit names the version it replaces in meta/deprecatedID, and its own in meta/instanceID.")
+            throw ODKError(
+                status: .badRequest, code: 400.2,
+                message: "An edit names the version it replaces in meta/deprecatedID, and its own in meta/instanceID.")
         }
         let deviceId = request.uri.queryParameters["deviceID"].map(String.init) ?? "odk-api"
         var record = try ODKInstance.record(document, questionnaire: questionnaire, collector: stored.record.collector, deviceId: deviceId)
@@ -60,25 +69,35 @@ extension ODKRoutes {
         record.createdAt = stored.record.createdAt
         record.status = stored.record.status
         if document.child("patient") == nil { record.patient = stored.record.patient }
-        switch try await services.records.edit(record, of: stored, baseRevision: stored.revision, savedBy: user.username, uploadsTeam: team.id, deviceId: deviceId) {
+        switch try await services.records.edit(
+            record, of: stored, baseRevision: stored.revision, savedBy: user.username, uploadsTeam: team.id, deviceId: deviceId)
+        {
         case .saved(.updated), .unchanged:
             return Self.json(submissionJSON(id, user: user, deviceId: deviceId, createdAt: stored.record.createdAt, reviewState: "edited"))
         case .saved(.stale):
-            throw ODKError(status: .conflict, code: 409.1, message: "The submission changed while this edit was sent; read it again and send the edit again.")
+            throw ODKError(
+                status: .conflict, code: 409.1,
+                message: "The submission changed while this edit was sent; read it again and send the edit again.")
         case .saved(.locked):
-            throw ODKError(status: .conflict, code: 409.1, message: "A reviewer approved and locked the submission; a coordinator reopens it first (intake review reopen).")
+            throw ODKError(
+                status: .conflict, code: 409.1,
+                message: "A reviewer approved and locked the submission; a coordinator reopens it first (intake review reopen).")
         case .saved(.notFound), .saved(.deleted):
             throw ODKError.notFound("submission uuid:\(id.uuidString.lowercased())")
         case .invalid(let code, let message, let issues):
             let said = issues.prefix(5).map { "\($0)" }.joined(separator: "; ")
-            throw ODKError(status: .badRequest, code: 400.2, message: "The edit is not a valid record (\(code)): \(message)\(said.isEmpty ? "" : ": " + said)")
+            throw ODKError(
+                status: .badRequest, code: 400.2,
+                message: "The edit is not a valid record (\(code)): \(message)\(said.isEmpty ? "" : ": " + said)")
         }
     }
 
     /// The questionnaire version an instance is of: its form's, and the version its root names.
     func version(of document: ODKElement, form: PublishedQuestionnaire, current: Questionnaire) async throws -> Questionnaire {
         guard document.attributes["id"] == form.id else {
-            throw ODKError(status: .badRequest, code: 400.8, message: "The submission is for the form '\(document.attributes["id"] ?? "")', not '\(form.id)'.")
+            throw ODKError(
+                status: .badRequest, code: 400.8,
+                message: "The submission is for the form '\(document.attributes["id"] ?? "")', not '\(form.id)'.")
         }
         guard let version = document.attributes["version"], version != current.version else { return current }
         guard let other = try await services.questionnaires.questionnaire(QuestionnaireReference(id: form.id, version: version)) else {
@@ -89,8 +108,10 @@ extension ODKRoutes {
 
     func submissionJSON(_ id: UUID, user: User, deviceId: String?, createdAt: Date, reviewState: String?) -> JSONValue {
         .object([
-            "instanceId": .string("uuid:\(id.uuidString.lowercased())"), "submitterId": .integer(Int(user.id)), "deviceId": deviceId.map(JSONValue.string) ?? .null,
-            "createdAt": Self.date(createdAt), "updatedAt": .null, "reviewState": reviewState.map(JSONValue.string) ?? .null, "userAgent": .null, "deletedAt": .null,
+            "instanceId": .string("uuid:\(id.uuidString.lowercased())"), "submitterId": .integer(Int(user.id)),
+            "deviceId": deviceId.map(JSONValue.string) ?? .null,
+            "createdAt": Self.date(createdAt), "updatedAt": .null, "reviewState": reviewState.map(JSONValue.string) ?? .null,
+            "userAgent": .null, "deletedAt": .null,
         ])
     }
 
@@ -101,19 +122,24 @@ extension ODKRoutes {
         let (user, _) = try await team(context)
         let id = try instance(context)
         let stored = try await services.access.record(id, for: .read, by: user)
-        guard stored.record.questionnaire.id == Self.parameter(context, "form") else { throw ODKError.notFound("submission uuid:\(id.uuidString.lowercased())") }
+        guard stored.record.questionnaire.id == Self.parameter(context, "form") else {
+            throw ODKError.notFound("submission uuid:\(id.uuidString.lowercased())")
+        }
         let (review, _) = try await services.reviews.review(id, by: user)
         let actor = try await actorIds()[stored.record.collector]
-        let state: JSONValue = switch review.state {
-        case .received: .null
-        case .hasIssues: .string("hasIssues")
-        default: .string(review.state.rawValue)
-        }
+        let state: JSONValue =
+            switch review.state {
+            case .received: .null
+            case .hasIssues: .string("hasIssues")
+            default: .string(review.state.rawValue)
+            }
         return Self.json(
             .object([
                 "instanceId": .string("uuid:\(id.uuidString.lowercased())"), "submitterId": actor.map { .integer(Int($0)) } ?? .null,
-                "deviceId": stored.record.deviceId.isEmpty ? .null : .string(stored.record.deviceId), "createdAt": Self.date(stored.record.createdAt),
-                "updatedAt": stored.revision > 1 ? Self.date(stored.record.updatedAt) : .null, "reviewState": state, "userAgent": .null, "deletedAt": .null,
+                "deviceId": stored.record.deviceId.isEmpty ? .null : .string(stored.record.deviceId),
+                "createdAt": Self.date(stored.record.createdAt),
+                "updatedAt": stored.revision > 1 ? Self.date(stored.record.updatedAt) : .null, "reviewState": state, "userAgent": .null,
+                "deletedAt": .null,
                 "currentVersion": .object(["instanceId": .string("uuid:\(id.uuidString.lowercased())"), "current": .bool(true)]),
             ]))
     }
@@ -150,7 +176,9 @@ extension ODKRoutes {
     func review(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, _) = try await team(context)
         let id = try instance(context)
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: try await body(request)), let given = object["reviewState"] else {
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: try await body(request)),
+            let given = object["reviewState"]
+        else {
             throw ODKError.badRequest("Send {\"reviewState\": \"approved\"} (or hasIssues, rejected) as JSON.")
         }
         let state: ReviewState
@@ -159,7 +187,11 @@ extension ODKRoutes {
         case .string("approved"): state = .approved
         case .string("rejected"): state = .rejected
         case .string(let other):
-            throw ODKError(status: .badRequest, code: 400.8, message: "Unexpected state value \(other); not a recognized state name (a reviewer sets hasIssues, approved or rejected; edited is set by an edit).")
+            throw ODKError(
+                status: .badRequest, code: 400.8,
+                message:
+                    "Unexpected state value \(other); not a recognized state name (a reviewer sets hasIssues, approved or rejected; edited is set by an edit)."
+            )
         default:
             throw ODKError(status: .badRequest, code: 400.8, message: "Unexpected state value; not a recognized state name.")
         }
@@ -171,7 +203,8 @@ extension ODKRoutes {
     func comment(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, _) = try await team(context)
         let id = try instance(context)
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: try await body(request)), case .string(let text)? = object["body"],
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: try await body(request)),
+            case .string(let text)? = object["body"],
             !text.isEmpty
         else { throw ODKError.badRequest("Send {\"body\": \"…\"} as JSON.") }
         let (_, entry) = try await services.reviews.comment(id, text: text, by: user)
@@ -188,7 +221,8 @@ extension ODKRoutes {
             .array(
                 entries.filter { !$0.text.isEmpty }.map { entry in
                     .object([
-                        "body": .string(entry.text), "actorId": actors[entry.author].map { .integer(Int($0)) } ?? .null, "createdAt": Self.date(entry.at),
+                        "body": .string(entry.text), "actorId": actors[entry.author].map { .integer(Int($0)) } ?? .null,
+                        "createdAt": Self.date(entry.at),
                     ])
                 }))
     }
@@ -233,7 +267,9 @@ enum ODKInstance {
         var stack: [ODKElement] = []
         var malformed = false
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]
+        ) {
             let element = ODKElement(name: String(name.split(separator: ":").last ?? Substring(name)), attributes: attributes)
             if let parent = stack.last { parent.children.append(element) } else { root = element }
             stack.append(element)
@@ -254,11 +290,15 @@ enum ODKInstance {
             patient.givenName = group.child("given_name")?.value ?? ""
             patient.familyName = group.child("family_name")?.value ?? ""
             if let text = group.child("date_of_birth")?.value, !text.isEmpty {
-                guard let date = LocalDate(iso: String(text.prefix(10))) else { throw ODKError.badRequest("patient/date_of_birth is not a date (YYYY-MM-DD).") }
+                guard let date = LocalDate(iso: String(text.prefix(10))) else {
+                    throw ODKError.badRequest("patient/date_of_birth is not a date (YYYY-MM-DD).")
+                }
                 patient.dateOfBirth = date
             }
             if let text = group.child("sex")?.value, !text.isEmpty {
-                guard let sex = PatientIdentification.Sex(rawValue: text) else { throw ODKError.badRequest("patient/sex is one of female, male, other, unknown.") }
+                guard let sex = PatientIdentification.Sex(rawValue: text) else {
+                    throw ODKError.badRequest("patient/sex is one of female, male, other, unknown.")
+                }
                 patient.sex = sex
             }
             if let text = group.child("external_id")?.value, !text.isEmpty { patient.externalId = text }
@@ -266,11 +306,14 @@ enum ODKInstance {
         var answers: [Int: [Int: Answer]] = [:]
         for section in questionnaire.sections {
             guard let group = root.child(XFormWriter.elementName(section)) else { continue }
-            let read = try answersOf(group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire, path: XFormWriter.elementName(section))
+            let read = try answersOf(
+                group, questions: section.questions.filter { $0.group == nil }, questionnaire: questionnaire,
+                path: XFormWriter.elementName(section))
             if !read.isEmpty { answers[section.number] = read }
         }
         var response = PatientResponse(
-            id: id, questionnaire: questionnaire.reference, patient: patient, answers: answers, status: .complete, collector: collector, deviceId: deviceId)
+            id: id, questionnaire: questionnaire.reference, patient: patient, answers: answers, status: .complete, collector: collector,
+            deviceId: deviceId)
         // A repeat with no instance has no element in an XForm instance: one the form shows was
         // answered with none (count() is 0), as the form stores it; one it hides stays unanswered.
         let hidden = questionnaire.hiddenPositions(in: response)
@@ -280,7 +323,8 @@ enum ODKInstance {
         return response
     }
 
-    static func answersOf(_ element: ODKElement, questions: [Question], questionnaire: Questionnaire, path: String) throws -> [Int: Answer] {
+    static func answersOf(_ element: ODKElement, questions: [Question], questionnaire: Questionnaire, path: String) throws -> [Int: Answer]
+    {
         var answers: [Int: Answer] = [:]
         for question in questions {
             let where_ = "\(path)/\(question.key)"
@@ -336,9 +380,14 @@ enum ODKInstance {
             guard parts.count >= 2, (-90...90).contains(parts[0]), (-180...180).contains(parts[1]) else {
                 throw refuse("a place ('latitude longitude altitude accuracy')")
             }
-            return .geopoint(GeoPoint(latitude: parts[0], longitude: parts[1], altitude: parts.count > 2 ? parts[2] : nil, accuracy: parts.count > 3 ? parts[3] : nil))
+            return .geopoint(
+                GeoPoint(
+                    latitude: parts[0], longitude: parts[1], altitude: parts.count > 2 ? parts[2] : nil,
+                    accuracy: parts.count > 3 ? parts[3] : nil))
         case .attachment:
-            throw ODKError(status: .badRequest, code: 400.2, message: "\(path) is a file; files are not taken through the ODK API yet (send the record with intake).")
+            throw ODKError(
+                status: .badRequest, code: 400.2,
+                message: "\(path) is a file; files are not taken through the ODK API yet (send the record with intake).")
         case .compound, .note, .repeatGroup:
             throw refuse("an answer this question takes")
         }

@@ -66,7 +66,8 @@ public struct PostgresDatabaseURL: Sendable, CustomStringConvertible {
                 }
                 socketFolder = folder
             default:
-                throw PostgresStoreError("the database URL has '\(item.name)', which Intake does not know; it knows sslmode, schema and host")
+                throw PostgresStoreError(
+                    "the database URL has '\(item.name)', which Intake does not know; it knows sslmode, schema and host")
             }
         }
     }
@@ -91,9 +92,12 @@ public struct PostgresDatabaseURL: Sendable, CustomStringConvertible {
     }
 
     static func isPlainName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), name.utf8.count <= 63 else { return false }
+        guard let first = name.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), name.utf8.count <= 63 else {
+            return false
+        }
         return name.utf8.allSatisfy {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import IntakeExport
-import IntakeServer
+import IntakeService
 import PostgresNIO
 import Synchronization
 
@@ -161,15 +161,19 @@ final class PostgresExportSnapshot: ExportSnapshot {
             binds.append(after)
             // Only records the earlier export could hold: begun by then.
             sql += " AND r.\(query.teamId == nil ? "firstChangeSeq" : "firstTeamSeq") <= $\(binds.count)"
-            sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= $\(binds.count) ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
+            sql +=
+                " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= $\(binds.count) ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
         case .time(let time):
             binds.append(PostgresRecordStore.timestamp(time))
             sql += " AND EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordId = r.id AND v.revision = 1 AND v.savedAt < $\(binds.count))"
-            sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.recordedAt < $\(binds.count) ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
+            sql +=
+                " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.recordedAt < $\(binds.count) ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
         }
-        sql += " AND NOT COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= $1 ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
+        sql +=
+            " AND NOT COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= $1 ORDER BY c.id DESC LIMIT 1), '') = ANY(\(scopes))"
         let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", binds: binds), logger: PostgresRecordStore.logger
+            PostgresQuery(unsafeSQL: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", binds: binds),
+            logger: PostgresRecordStore.logger
         ).collect()
         return try rows.compactMap { UUID(uuidString: try $0.decode(String.self)) }
     }
@@ -199,7 +203,8 @@ final class PostgresExportSnapshot: ExportSnapshot {
         }
         let rows = try await connection.query(
             PostgresQuery(
-                unsafeSQL: "SELECT COALESCE(r.exitOf, r.id), r.exitOf IS NOT NULL FROM record r WHERE \(sql) ORDER BY r.\(column)", binds: binds),
+                unsafeSQL: "SELECT COALESCE(r.exitOf, r.id), r.exitOf IS NOT NULL FROM record r WHERE \(sql) ORDER BY r.\(column)",
+                binds: binds),
             logger: PostgresRecordStore.logger
         ).collect()
         return try rows.compactMap { row in

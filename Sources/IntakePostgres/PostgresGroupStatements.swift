@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// The statements of a group commit, prepared once per connection (postgres-nio keeps them by

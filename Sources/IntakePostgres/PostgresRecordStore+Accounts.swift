@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 extension PostgresRecordStore {
@@ -16,7 +16,8 @@ extension PostgresRecordStore {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
             let rows = try await connection.query(
-                "SELECT t.name FROM account a LEFT JOIN team t ON t.id = a.teamId WHERE a.username = \(leader) FOR UPDATE OF a", logger: Self.logger
+                "SELECT t.name FROM account a LEFT JOIN team t ON t.id = a.teamId WHERE a.username = \(leader) FOR UPDATE OF a",
+                logger: Self.logger
             ).collect()
             guard let row = rows.first else { return .noSuchUser }
             if let current = try row.decode(String?.self) { return .alreadyInTeam(current) }
@@ -28,7 +29,8 @@ extension PostgresRecordStore {
             try await connection.query(
                 "UPDATE account SET teamId = \(id), role = \(Role.coordinator.rawValue), teamSince = \(at) WHERE username = \(leader)",
                 logger: Self.logger)
-            _ = try await Self.recordMembership(connection, teamId: id, username: leader, kind: .joined, role: .coordinator, by: leader, at: time)
+            _ = try await Self.recordMembership(
+                connection, teamId: id, username: leader, kind: .joined, role: .coordinator, by: leader, at: time)
             return .formed(Team(id: id, name: name, createdAt: time))
         }
     }
@@ -38,7 +40,8 @@ extension PostgresRecordStore {
     }
 
     public func team(named name: String) async throws -> Team? {
-        try await client.query("SELECT id, name, createdAt, timeZone FROM team WHERE name = \(name)", logger: Self.logger).collect().first.map(Self.team)
+        try await client.query("SELECT id, name, createdAt, timeZone FROM team WHERE name = \(name)", logger: Self.logger).collect().first
+            .map(Self.team)
     }
 
     public func setTeamTimeZone(teamId: Int64, _ timeZone: String?) async throws -> Team? {
@@ -58,12 +61,15 @@ extension PostgresRecordStore {
                 """, logger: Self.logger
             ).collect()
             if !rows.isEmpty, let team = user.teamId {
-                try await Self.recordMembership(connection, teamId: team, username: user.username, kind: .joined, role: user.role, by: "admin", at: time)
+                try await Self.recordMembership(
+                    connection, teamId: team, username: user.username, kind: .joined, role: user.role, by: "admin", at: time)
             }
             return !rows.isEmpty
         }
         guard created else { throw RecordStoreError.alreadyExists("user '\(user.username)'") }
-        guard let created = try await credentials(username: user.username) else { throw RecordStoreError.notFound("user '\(user.username)'") }
+        guard let created = try await credentials(username: user.username) else {
+            throw RecordStoreError.notFound("user '\(user.username)'")
+        }
         return created.user
     }
 
@@ -93,7 +99,8 @@ extension PostgresRecordStore {
             if let role = change.role {
                 try await connection.query("UPDATE account SET role = \(role.rawValue) WHERE username = \(username)", logger: Self.logger)
                 if let team = teamBefore, role.rawValue != roleBefore, change.teamId == nil {
-                    try await Self.recordMembership(connection, teamId: team, username: username, kind: .roleChanged, role: role, by: "admin", at: now)
+                    try await Self.recordMembership(
+                        connection, teamId: team, username: username, kind: .roleChanged, role: role, by: "admin", at: now)
                 }
             }
             if let teamId = change.teamId, teamId != teamBefore {
@@ -102,7 +109,8 @@ extension PostgresRecordStore {
                     logger: Self.logger)
                 if let old = teamBefore {
                     try await Self.handBackReferrals(connection, teamId: old, username: username, by: "admin", at: now)
-                    try await Self.recordMembership(connection, teamId: old, username: username, kind: .left, role: nil, by: "admin", at: now)
+                    try await Self.recordMembership(
+                        connection, teamId: old, username: username, kind: .left, role: nil, by: "admin", at: now)
                 }
                 if let new = teamId {
                     try await Self.recordMembership(
@@ -187,7 +195,9 @@ extension PostgresRecordStore {
             "SELECT hash, name, createdAt, expiresAt FROM token WHERE userId = \(userId) ORDER BY createdAt DESC, hash", logger: Self.logger
         ).collect().map { row in
             let (hash, name, createdAt, expiresAt) = try row.decode((String, String, Double, Double?).self)
-            return TokenSummary(id: String(hash.prefix(TokenSummary.idLength)), name: name, createdAt: Self.date(createdAt), expiresAt: expiresAt.map(Self.date))
+            return TokenSummary(
+                id: String(hash.prefix(TokenSummary.idLength)), name: name, createdAt: Self.date(createdAt),
+                expiresAt: expiresAt.map(Self.date))
         }
     }
 
@@ -200,7 +210,8 @@ extension PostgresRecordStore {
     }
 
     public func revokeSessions(userId: Int64) async throws -> Int {
-        try await client.query("DELETE FROM token WHERE userId = \(userId) AND name = 'session' RETURNING 1", logger: Self.logger).collect().count
+        try await client.query("DELETE FROM token WHERE userId = \(userId) AND name = 'session' RETURNING 1", logger: Self.logger).collect()
+            .count
     }
 
     private static func userSelect(where condition: String, _ binds: PostgresBindings) -> PostgresQuery {
@@ -213,7 +224,9 @@ extension PostgresRecordStore {
     }
 
     private static func credentials(_ row: PostgresRow) throws -> UserCredentials {
-        let (id, username, roleName, teamId, teamName, disabled, createdAt, passwordHash, failures, lastFailure, lockedAt, access, language) =
+        let (
+            id, username, roleName, teamId, teamName, disabled, createdAt, passwordHash, failures, lastFailure, lockedAt, access, language
+        ) =
             try row.decode((Int64, String, String, Int64?, String?, Bool, Double, String, Int, Double?, Double?, String?, String?).self)
         guard let role = Role(rawValue: roleName) else { throw RecordStoreError.notFound("role") }
         return UserCredentials(

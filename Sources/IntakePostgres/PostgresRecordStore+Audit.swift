@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Appends take the audit lock: events are numbered and chained in one order across servers.
@@ -74,7 +74,8 @@ extension PostgresRecordStore {
 
     public func auditHead() async throws -> AuditEvent? {
         try await client.query(
-            "SELECT seq, at, actor, action, subject, details, previousHash, hash FROM auditEvent ORDER BY seq DESC LIMIT 1", logger: Self.logger
+            "SELECT seq, at, actor, action, subject, details, previousHash, hash FROM auditEvent ORDER BY seq DESC LIMIT 1",
+            logger: Self.logger
         ).collect().first.map(Self.auditEvent)
     }
 

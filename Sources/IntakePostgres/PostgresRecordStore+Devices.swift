@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Enrolment codes and the machines enrolled with them, as the SQLite store keeps them. Using a
@@ -23,7 +23,10 @@ extension PostgresRecordStore {
                 [
                     AuditEntry(
                         at: enrolment.createdAt, actor: enrolment.createdBy, action: .enrolmentCreate, subject: enrolment.id,
-                        details: ["team": "\(enrolment.teamId)", "for": enrolment.username, "expiresAt": Timestamp.string(from: enrolment.expiresAt)])
+                        details: [
+                            "team": "\(enrolment.teamId)", "for": enrolment.username,
+                            "expiresAt": Timestamp.string(from: enrolment.expiresAt),
+                        ])
                 ], connection)
             return try Self.enrolment(row).enrolment
         }
@@ -52,7 +55,8 @@ extension PostgresRecordStore {
             case .refuse(let outcome): return outcome
             case .wrongSecret(let failures, let locked, let outcome):
                 try await connection.query(
-                    "UPDATE enrolment SET failedAttempts = \(failures), state = \(locked ? "locked" : "open") WHERE id = \(id)", logger: Self.logger)
+                    "UPDATE enrolment SET failedAttempts = \(failures), state = \(locked ? "locked" : "open") WHERE id = \(id)",
+                    logger: Self.logger)
                 return outcome
             case .enrol: break
             }
@@ -88,7 +92,8 @@ extension PostgresRecordStore {
     public func devices(teamId: Int64?) async throws -> [Device] {
         if let teamId {
             return try await client.query(
-                "SELECT \(unescaped: Self.deviceColumns) FROM device WHERE teamId = \(teamId) ORDER BY enrolledAt DESC, id DESC", logger: Self.logger
+                "SELECT \(unescaped: Self.deviceColumns) FROM device WHERE teamId = \(teamId) ORDER BY enrolledAt DESC, id DESC",
+                logger: Self.logger
             ).collect().map(Self.device)
         }
         return try await client.query(
@@ -125,7 +130,11 @@ extension PostgresRecordStore {
                 """, logger: Self.logger
             ).collect()
             _ = try await Self.appendAudit(
-                [AuditEntry(at: time, actor: user, action: .deviceRevoke, subject: "\(id)", details: ["team": "\(current.teamId)", "deviceId": current.deviceId])],
+                [
+                    AuditEntry(
+                        at: time, actor: user, action: .deviceRevoke, subject: "\(id)",
+                        details: ["team": "\(current.teamId)", "deviceId": current.deviceId])
+                ],
                 connection)
             return try updated.first.map(Self.device)
         }
@@ -162,7 +171,9 @@ extension PostgresRecordStore {
         """
 
     private static func device(_ row: PostgresRow) throws -> Device {
-        let (id, deviceId, name, teamId, username, enrolment, enrolledAt, revokedAt, revokedBy, lastSeenAt, lastUploadAt, queueSize, version) =
+        let (
+            id, deviceId, name, teamId, username, enrolment, enrolledAt, revokedAt, revokedBy, lastSeenAt, lastUploadAt, queueSize, version
+        ) =
             try row.decode((Int64, String, String, Int64, String, String, Double, Double?, String?, Double?, Double?, Int?, String?).self)
         return Device(
             id: id, deviceId: deviceId, name: name, teamId: teamId, username: username, enrolment: enrolment, enrolledAt: date(enrolledAt),

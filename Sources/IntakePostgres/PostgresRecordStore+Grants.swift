@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 extension PostgresRecordStore {
@@ -9,16 +9,19 @@ extension PostgresRecordStore {
             let owner = try await connection.query(
                 "SELECT teamId FROM record WHERE id = \(Self.key(grant.recordId)) AND deletedAt IS NULL FOR UPDATE", logger: Self.logger
             ).collect().first?.decode(Int64.self)
-            guard owner == grant.fromTeamId else { return .recordNotFound }
-            var toTeamId: Int64?
+            var recipient: GrantRecipient?
             if let name = grant.toUser {
                 let rows = try await connection.query("SELECT teamId FROM account WHERE username = \(name)", logger: Self.logger).collect()
-                guard let row = rows.first else { return .unknownUser(name) }
-                if try row.decode(Int64?.self) == grant.fromTeamId { return .alreadyInTeam(name) }
+                recipient = try rows.first.map { .user(name, teamId: try $0.decode(Int64?.self)) } ?? .unknownUser(name)
             } else if let name = grant.toTeam {
-                guard let id = try await connection.query("SELECT id FROM team WHERE name = \(name)", logger: Self.logger).collect().first?.decode(Int64.self)
-                else { return .unknownTeam(name) }
-                toTeamId = id
+                let team = try await connection.query("SELECT id FROM team WHERE name = \(name)", logger: Self.logger).collect().first?
+                    .decode(Int64.self)
+                recipient = team.map { .team(name, id: $0) } ?? .unknownTeam(name)
+            }
+            let toTeamId: Int64?
+            switch GrantRules.create(grant, recordTeamId: owner, recipient: recipient) {
+            case .refuse(let outcome): return outcome
+            case .create(let team): toTeamId = team
             }
             try await connection.query(
                 """
@@ -26,7 +29,9 @@ extension PostgresRecordStore {
                 VALUES (\(Self.key(grant.id)), \(Self.key(grant.recordId)), \(grant.toUser), \(toTeamId), \(grant.access.rawValue),
                         \(Self.timestamp(grant.expiresAt)), \(grant.grantedBy), \(Self.timestamp(grant.grantedAt)))
                 """, logger: Self.logger)
-            guard let stored = try await Self.grants(connection, where: "g.id = $1", Self.key(grant.id)).first else { return .recordNotFound }
+            guard let stored = try await Self.grants(connection, where: "g.id = $1", Self.key(grant.id)).first else {
+                return .recordNotFound
+            }
             _ = try await Self.appendAudit([AuditEntry.grant(stored, revoked: false, by: grant.grantedBy, at: grant.grantedAt)], connection)
             return .created(stored)
         }
@@ -38,11 +43,13 @@ extension PostgresRecordStore {
 
     public func revokeGrant(id: UUID, recordId: UUID, by user: String, at time: Date) async throws -> RecordGrant? {
         try await transaction { connection in
-            guard let existing = try await Self.grants(connection, where: "g.id = $1", Self.key(id), lock: true).first, existing.recordId == recordId
+            guard let existing = try await Self.grants(connection, where: "g.id = $1", Self.key(id), lock: true).first,
+                existing.recordId == recordId
             else { return nil }
             guard existing.revokedAt == nil else { return existing }
             try await connection.query(
-                "UPDATE recordGrant SET revokedAt = \(Self.timestamp(time)), revokedBy = \(user) WHERE id = \(Self.key(id))", logger: Self.logger)
+                "UPDATE recordGrant SET revokedAt = \(Self.timestamp(time)), revokedBy = \(user) WHERE id = \(Self.key(id))",
+                logger: Self.logger)
             let revoked = try await Self.grants(connection, where: "g.id = $1", Self.key(id)).first ?? existing
             _ = try await Self.appendAudit([AuditEntry.grant(revoked, revoked: true, by: user, at: time)], connection)
             return revoked
@@ -86,8 +93,10 @@ extension PostgresRecordStore {
             let (id, recordId, toUser, toTeamId, toTeam, access, expiresAt, grantedBy, grantedAt, revokedAt, revokedBy) = try row.decode(
                 (String, String, String?, Int64?, String?, String, Double, String, Double, Double?, String?).self)
             return RecordGrant(
-                id: UUID(uuidString: id) ?? UUID(), recordId: UUID(uuidString: recordId) ?? UUID(), toUser: toUser, toTeamId: toTeamId, toTeam: toTeam,
-                access: GrantAccess(rawValue: access) ?? .read, expiresAt: date(expiresAt), grantedBy: grantedBy, grantedAt: date(grantedAt),
+                id: UUID(uuidString: id) ?? UUID(), recordId: UUID(uuidString: recordId) ?? UUID(), toUser: toUser, toTeamId: toTeamId,
+                toTeam: toTeam,
+                access: GrantAccess(rawValue: access) ?? .read, expiresAt: date(expiresAt), grantedBy: grantedBy,
+                grantedAt: date(grantedAt),
                 revokedAt: revokedAt.map(date), revokedBy: revokedBy)
         }
     }

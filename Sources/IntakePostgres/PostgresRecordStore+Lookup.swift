@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Logging
 import PostgresNIO
 
@@ -72,7 +72,8 @@ struct PostgresLookupIndex: LookupIndex {
 
     private func entries(_ query: PostgresQuery) async throws -> [LookupEntry] {
         try await client.query(query, logger: logger).collect().map { row in
-            let (recordId, updatedAt, family, given, birth, external) = try row.decode((String, Double, String, String, String?, String?).self)
+            let (recordId, updatedAt, family, given, birth, external) = try row.decode(
+                (String, Double, String, String, String?, String?).self)
             return LookupEntry(
                 recordId: recordId, updatedAt: updatedAt, familyNameKey: family, givenNameKey: given, dateOfBirth: birth,
                 externalIdKey: external)

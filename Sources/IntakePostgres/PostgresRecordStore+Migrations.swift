@@ -555,7 +555,8 @@ extension PostgresRecordStore {
             "v25: a questionnaire version's state: draft, published, closed or retired",
             [
                 "ALTER TABLE questionnaire ADD COLUMN state TEXT NOT NULL DEFAULT 'published'",
-                "ALTER TABLE questionnaire ADD COLUMN stateChangedAt DOUBLE PRECISION", "ALTER TABLE questionnaire ADD COLUMN stateChangedBy TEXT",
+                "ALTER TABLE questionnaire ADD COLUMN stateChangedAt DOUBLE PRECISION",
+                "ALTER TABLE questionnaire ADD COLUMN stateChangedBy TEXT",
             ]
         ),
         (

@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Registry changes take the patient lock, so that checking an external id and taking it happen
@@ -14,7 +14,8 @@ extension PostgresRecordStore {
             var outcomes: [PatientOutcome] = []
             for new in patients {
                 if let current = try await Self.patient(connection, id: new.id) {
-                    outcomes.append(current.identification == new.identification && current.teamId == new.teamId ? .existing(current) : .idTaken)
+                    outcomes.append(
+                        current.identification == new.identification && current.teamId == new.teamId ? .existing(current) : .idTaken)
                     continue
                 }
                 if let external = new.identification.externalId,
@@ -83,7 +84,8 @@ extension PostgresRecordStore {
         let sql = Self.patientSelect + condition + order + " LIMIT $\(binds.count)"
         return try await client.withConnection { connection in
             try await Self.withGroups(
-                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.patient), connection)
+                try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.patient),
+                connection)
         }
     }
 
@@ -119,7 +121,8 @@ extension PostgresRecordStore {
             }
             for name in groups.add {
                 try await connection.query(
-                    "INSERT INTO patientGroup (patientId, groupName) VALUES (\(Self.key(id)), \(name)) ON CONFLICT DO NOTHING", logger: Self.logger)
+                    "INSERT INTO patientGroup (patientId, groupName) VALUES (\(Self.key(id)), \(name)) ON CONFLICT DO NOTHING",
+                    logger: Self.logger)
             }
             return .changed(try await Self.patient(connection, id: id)!)
         }
@@ -143,7 +146,8 @@ extension PostgresRecordStore {
             """, logger: Self.logger
         ).collect().map { row in
             let (name, description, createdBy, createdAt, patients) = try row.decode((String, String, String, Double, Int).self)
-            return DataGroup(name: name, description: description, createdBy: createdBy, createdAt: Self.date(createdAt), patients: patients)
+            return DataGroup(
+                name: name, description: description, createdBy: createdBy, createdAt: Self.date(createdAt), patients: patients)
         }
     }
 
@@ -151,10 +155,12 @@ extension PostgresRecordStore {
         try await transaction { connection in
             try await Self.lock(Self.patientLock, connection)
             let patients =
-                try await connection.query("SELECT COUNT(*) FROM patientGroup WHERE groupName = \(name)", logger: Self.logger).collect().first?
+                try await connection.query("SELECT COUNT(*) FROM patientGroup WHERE groupName = \(name)", logger: Self.logger).collect()
+                .first?
                 .decode(Int.self) ?? 0
             guard patients == 0 else { return .inUse(patients: patients) }
-            let deleted = try await connection.query("DELETE FROM dataGroup WHERE name = \(name) RETURNING name", logger: Self.logger).collect()
+            let deleted = try await connection.query("DELETE FROM dataGroup WHERE name = \(name) RETURNING name", logger: Self.logger)
+                .collect()
             return deleted.isEmpty ? .notFound : .deleted
         }
     }
@@ -207,11 +213,13 @@ extension PostgresRecordStore {
 
     public func consentHistory(patientId: UUID) async throws -> [Consent] {
         try await client.query(
-            "SELECT scope, method, recordedBy, recordedAt FROM consent WHERE patientId = \(Self.key(patientId)) ORDER BY id", logger: Self.logger
+            "SELECT scope, method, recordedBy, recordedAt FROM consent WHERE patientId = \(Self.key(patientId)) ORDER BY id",
+            logger: Self.logger
         ).collect().map { row in
             let (scope, method, recordedBy, recordedAt) = try row.decode((String, String, String, Double).self)
             return Consent(
-                patientId: patientId, scope: SharingScope(rawValue: scope) ?? .noSharing, method: ConsentMethod(rawValue: method) ?? .verbal,
+                patientId: patientId, scope: SharingScope(rawValue: scope) ?? .noSharing,
+                method: ConsentMethod(rawValue: method) ?? .verbal,
                 recordedBy: recordedBy, recordedAt: Self.date(recordedAt))
         }
     }
@@ -237,7 +245,8 @@ extension PostgresRecordStore {
         guard !patients.isEmpty else { return patients }
         var groups: [String: [String]] = [:]
         for row in try await connection.query(
-            "SELECT patientId, groupName FROM patientGroup WHERE patientId = ANY(\(patients.map { key($0.id) })) ORDER BY groupName", logger: logger
+            "SELECT patientId, groupName FROM patientGroup WHERE patientId = ANY(\(patients.map { key($0.id) })) ORDER BY groupName",
+            logger: logger
         ).collect() {
             let (patientId, name) = try row.decode((String, String).self)
             groups[patientId, default: []].append(name)
@@ -250,7 +259,9 @@ extension PostgresRecordStore {
     }
 
     private static func patient(_ row: PostgresRow) throws -> Patient {
-        let (id, teamId, givenName, familyName, dateOfBirth, sex, externalId, revision, archivedAt, scope, createdBy, createdAt, updatedAt) =
+        let (
+            id, teamId, givenName, familyName, dateOfBirth, sex, externalId, revision, archivedAt, scope, createdBy, createdAt, updatedAt
+        ) =
             try row.decode((String, Int64, String, String, String?, String?, String?, Int32, Double?, String?, String, Double, Double).self)
         return Patient(
             id: UUID(uuidString: id) ?? UUID(), teamId: teamId,

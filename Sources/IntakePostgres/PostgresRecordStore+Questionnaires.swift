@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 extension PostgresRecordStore {
@@ -18,7 +18,8 @@ extension PostgresRecordStore {
 
     public func questionnaire(id: String, version: String) async throws -> PublishedQuestionnaire? {
         try await client.query(
-            "SELECT \(unescaped: Self.questionnaireColumns) FROM questionnaire WHERE id = \(id) AND version = \(version)", logger: Self.logger
+            "SELECT \(unescaped: Self.questionnaireColumns) FROM questionnaire WHERE id = \(id) AND version = \(version)",
+            logger: Self.logger
         ).collect().first.map(Self.questionnaire)
     }
 
@@ -49,7 +50,11 @@ extension PostgresRecordStore {
             ).collect()
             guard !rows.isEmpty else { return false }
             _ = try await Self.appendAudit(
-                [AuditEntry(at: time, actor: user, action: .questionnaireState, subject: "\(id)@\(version)", details: ["from": from.rawValue, "to": to.rawValue])],
+                [
+                    AuditEntry(
+                        at: time, actor: user, action: .questionnaireState, subject: "\(id)@\(version)",
+                        details: ["from": from.rawValue, "to": to.rawValue])
+                ],
                 connection)
             return true
         }
@@ -59,7 +64,8 @@ extension PostgresRecordStore {
         QuestionnaireStatus(state: QuestionnaireState(rawValue: state) ?? .published, changedAt: changedAt.map(date), changedBy: changedBy)
     }
 
-    private static let questionnaireColumns = "id, version, title, questionCount, files, lists, publishedAt, state, stateChangedAt, stateChangedBy"
+    private static let questionnaireColumns =
+        "id, version, title, questionCount, files, lists, publishedAt, state, stateChangedAt, stateChangedBy"
 
     private static func questionnaire(_ row: PostgresRow) throws -> PublishedQuestionnaire {
         let (id, version, title, questionCount, files, lists, publishedAt, state, changedAt, changedBy) = try row.decode(
@@ -95,7 +101,8 @@ extension PostgresRecordStore {
                     changedAt = EXCLUDED.changedAt
                 """, logger: Self.logger)
             let rows = try await connection.query(
-                "SELECT id, teamId FROM record WHERE questionnaireId = \(questionnaireId) AND deletedAt IS NULL ORDER BY changeSeq", logger: Self.logger
+                "SELECT id, teamId FROM record WHERE questionnaireId = \(questionnaireId) AND deletedAt IS NULL ORDER BY changeSeq",
+                logger: Self.logger
             ).collect()
             for row in rows {
                 let (id, teamId) = try row.decode((String, Int64).self)
@@ -107,14 +114,19 @@ extension PostgresRecordStore {
                     """, logger: Self.logger)
             }
             _ = try await Self.appendAudit(
-                [AuditEntry(at: time, actor: user, action: .questionnaireAccess, subject: questionnaireId, details: ["collectorOnly": String(collectorOnly)])],
+                [
+                    AuditEntry(
+                        at: time, actor: user, action: .questionnaireAccess, subject: questionnaireId,
+                        details: ["collectorOnly": String(collectorOnly)])
+                ],
                 connection)
             return true
         }
     }
 
     public func collectorOnlyQuestionnaires() async throws -> Set<String> {
-        let rows = try await client.query("SELECT questionnaireId FROM questionnaireAccess WHERE collectorOnly", logger: Self.logger).collect()
+        let rows = try await client.query("SELECT questionnaireId FROM questionnaireAccess WHERE collectorOnly", logger: Self.logger)
+            .collect()
         return Set(try rows.map { try $0.decode(String.self) })
     }
 }

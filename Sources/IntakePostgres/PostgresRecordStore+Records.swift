@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 extension PostgresRecordStore {
@@ -33,7 +33,9 @@ extension PostgresRecordStore {
     }
 
     /// A request at a time, a savepoint each, under the change lock.
-    private static func commitEach(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [Result<[IngestOutcome], any Error>] {
+    private static func commitEach(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [Result<
+        [IngestOutcome], any Error
+    >] {
         try await lock(changeLock, connection)
         var results: [Result<[IngestOutcome], any Error>] = []
         for job in jobs {
@@ -136,7 +138,9 @@ extension PostgresRecordStore {
                 outcomes[index] = RecordRules.resent(held.0, teamId: entry.owner.teamId) { held.seen }
             } else if let first = firstOfId[entry.item.record.id] {
                 let standing = RecordStanding(teamId: entries[first].owner.teamId, revision: 1, tombstone: nil)
-                outcomes[index] = RecordRules.resent(standing, teamId: entry.owner.teamId) { entries[first].item.contentHash == entry.item.contentHash }
+                outcomes[index] = RecordRules.resent(standing, teamId: entry.owner.teamId) {
+                    entries[first].item.contentHash == entry.item.contentHash
+                }
             } else {
                 firstOfId[entry.item.record.id] = index
                 inserting.append(index)
@@ -205,7 +209,8 @@ extension PostgresRecordStore {
         ).collect()
         if let row = rows.first {
             let (current, teamId, seen, deleted) = try row.decode((Int, Int64, Bool, Bool).self)
-            let existing = RecordStanding(teamId: teamId, revision: current, tombstone: deleted ? try await tombstone(id: item.record.id, connection) : nil)
+            let existing = RecordStanding(
+                teamId: teamId, revision: current, tombstone: deleted ? try await tombstone(id: item.record.id, connection) : nil)
             return RecordRules.resent(existing, teamId: owner.teamId) { seen }
         }
         let r = item.record
@@ -259,7 +264,8 @@ extension PostgresRecordStore {
         let (body, revision, teamId, receivedBy, collector, receivedAt, updatedAt) = try row.decode(
             (String, Int, Int64, String, String, Double, Double).self)
         return StoredRecord(
-            record: try RecordCodec.decode(Array(body.utf8)), revision: revision, teamId: teamId, receivedBy: receivedBy, collector: collector,
+            record: try RecordCodec.decode(Array(body.utf8)), revision: revision, teamId: teamId, receivedBy: receivedBy,
+            collector: collector,
             receivedAt: Self.date(receivedAt), updatedAt: Self.date(updatedAt))
     }
 
@@ -345,7 +351,8 @@ extension PostgresRecordStore {
             ).collect()
             guard let row = rows.first else { return .notFound }
             let (owner, questionnaireId, revision, deleted) = try row.decode((Int64, String, Int, Bool).self)
-            let standing = RecordStanding(teamId: owner, revision: revision, tombstone: deleted ? try await Self.tombstone(id: id, connection) : nil)
+            let standing = RecordStanding(
+                teamId: owner, revision: revision, tombstone: deleted ? try await Self.tombstone(id: id, connection) : nil)
             if case .refuse(let outcome) = RecordRules.delete(standing, teamId: teamId) { return outcome }
             let at = Self.timestamp(time)
             try await connection.query(
@@ -362,7 +369,8 @@ extension PostgresRecordStore {
             // Its open referrals close, and both sides are told: nothing is left to do.
             try await Self.closeReferrals(connection, recordId: id, by: user, at: time)
             let tombstone = Tombstone(
-                recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: Self.date(at), deletedBy: user,
+                recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: Self.date(at),
+                deletedBy: user,
                 reason: reason)
             _ = try await Self.appendAudit([AuditEntry.recordDelete(tombstone)], connection)
             return .deleted(tombstone)
@@ -381,7 +389,8 @@ extension PostgresRecordStore {
             """, logger: logger
         ).collect()
         guard let row = rows.first else { return nil }
-        let (teamId, questionnaireId, revision, deletedAt, deletedBy, reason) = try row.decode((Int64, String, Int, Double, String?, String?).self)
+        let (teamId, questionnaireId, revision, deletedAt, deletedBy, reason) = try row.decode(
+            (Int64, String, Int, Double, String?, String?).self)
         return Tombstone(
             recordId: id, teamId: teamId, questionnaireId: questionnaireId, revision: revision, deletedAt: date(deletedAt),
             deletedBy: deletedBy ?? "", reason: reason ?? "")
@@ -444,7 +453,10 @@ extension PostgresRecordStore {
             ).collect()
             var changes: [RecordChange] = []
             for row in rows {
-                let (key, cursor, body, revision, receivedBy, collector, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy, reason, exitTo) = try row.decode(
+                let (
+                    key, cursor, body, revision, receivedBy, collector, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy,
+                    reason, exitTo
+                ) = try row.decode(
                     (String, Int64, String, Int, String, String, Double, Double, String, Double?, String?, String?, Int64?).self)
                 guard let id = UUID(uuidString: key) else { continue }
                 if let exitTo {
@@ -461,7 +473,8 @@ extension PostgresRecordStore {
                     changes.append(RecordChange(id: id, cursor: cursor, kind: .saved(stored)))
                 }
             }
-            let horizon = try await connection.query("SELECT teamSeq FROM changeHorizon WHERE teamId = \(teamId)", logger: Self.logger)
+            let horizon =
+                try await connection.query("SELECT teamSeq FROM changeHorizon WHERE teamId = \(teamId)", logger: Self.logger)
                 .collect().first?.decode(Int64.self) ?? 0
             return ChangePage(changes: changes, horizon: horizon)
         }

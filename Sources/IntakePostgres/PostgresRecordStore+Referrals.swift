@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Referral changes take the team lock (``PostgresRecordStore/teamLock``): checks and changes of
@@ -67,7 +67,8 @@ extension PostgresRecordStore {
             .collect().map(Self.referral)
     }
 
-    public func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome {
+    public func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome
+    {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
             return try await Self.changeReferral(connection, id: id, at: time, decide)
@@ -106,8 +107,10 @@ extension PostgresRecordStore {
     /// The referrals of a record being deleted, as ``ReferralRules/recordDeleted(_:by:at:)`` decides
     /// (the caller holds the team lock).
     static func closeReferrals(_ connection: PostgresConnection, recordId: UUID, by actor: String, at time: Date) async throws {
-        let ids = try await connection.query("SELECT id FROM referral WHERE recordId = \(Self.key(recordId)) ORDER BY id", logger: Self.logger)
-            .collect().map { try $0.decode(String.self) }
+        let ids = try await connection.query(
+            "SELECT id FROM referral WHERE recordId = \(Self.key(recordId)) ORDER BY id", logger: Self.logger
+        )
+        .collect().map { try $0.decode(String.self) }
         for id in ids.compactMap(UUID.init(uuidString:)) {
             _ = try await changeReferral(connection, id: id, at: time) { ReferralRules.recordDeleted($0, by: actor, at: time) }
         }
@@ -115,12 +118,16 @@ extension PostgresRecordStore {
 
     /// The referrals assigned to a member leaving a team, as
     /// ``ReferralRules/memberLeft(_:member:teamId:by:at:)`` decides (the caller holds the team lock).
-    static func handBackReferrals(_ connection: PostgresConnection, teamId: Int64, username: String, by actor: String, at time: Date) async throws {
+    static func handBackReferrals(_ connection: PostgresConnection, teamId: Int64, username: String, by actor: String, at time: Date)
+        async throws
+    {
         let ids = try await connection.query(
             "SELECT id FROM referral WHERE toTeamId = \(teamId) AND assignee = \(username) ORDER BY id", logger: Self.logger
         ).collect().map { try $0.decode(String.self) }
         for id in ids.compactMap(UUID.init(uuidString:)) {
-            _ = try await changeReferral(connection, id: id, at: time) { ReferralRules.memberLeft($0, member: username, teamId: teamId, by: actor, at: time) }
+            _ = try await changeReferral(connection, id: id, at: time) {
+                ReferralRules.memberLeft($0, member: username, teamId: teamId, by: actor, at: time)
+            }
         }
     }
 
@@ -130,8 +137,10 @@ extension PostgresRecordStore {
         case .user(let name): return [name]
         case .referee(let assignee?, _): return [assignee]
         case .referee(nil, let teamId):
-            return try await connection.query("SELECT username FROM account WHERE teamId = \(teamId) AND role = 'coordinator'", logger: logger)
-                .collect().map { try $0.decode(String.self) }
+            return try await connection.query(
+                "SELECT username FROM account WHERE teamId = \(teamId) AND role = 'coordinator'", logger: logger
+            )
+            .collect().map { try $0.decode(String.self) }
         }
     }
 
@@ -139,12 +148,13 @@ extension PostgresRecordStore {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
             guard let current = try await Self.referral(connection, id: id) else { return nil }
-            let messageId = try await connection.query(
-                """
-                INSERT INTO referralMessage (referralId, author, text, at) VALUES (\(Self.key(id)), \(author), \(text), \(Self.timestamp(time)))
-                RETURNING id
-                """, logger: Self.logger
-            ).collect().first?.decode(Int64.self) ?? 0
+            let messageId =
+                try await connection.query(
+                    """
+                    INSERT INTO referralMessage (referralId, author, text, at) VALUES (\(Self.key(id)), \(author), \(text), \(Self.timestamp(time)))
+                    RETURNING id
+                    """, logger: Self.logger
+                ).collect().first?.decode(Int64.self) ?? 0
             let subject = NotificationEvent.subject(current, by: author).merging(["message": String(messageId)]) { $1 }
             let inReceivingTeam = try await Self.member(connection, teamId: current.toTeamId, username: author) != nil
             let notice = ReferralRules.message(messageId, on: current, by: author, authorInReceivingTeam: inReceivingTeam)
@@ -162,14 +172,13 @@ extension PostgresRecordStore {
         }
     }
 
-    public func referralAccess(recordId: UUID, username: String, teamId: Int64, role: Role) async throws -> (read: Bool, edit: Bool) {
-        let rows = try await client.query(
-            """
-            SELECT allowEdit FROM referral WHERE recordId = \(Self.key(recordId)) AND state IN ('open', 'accepted') AND toTeamId = \(teamId)
-            AND (assignee = \(username) OR (assignee IS NULL AND \(role.rawValue) = 'coordinator'))
-            """, logger: Self.logger
-        ).collect()
-        return (!rows.isEmpty, try rows.contains { try $0.decode(Bool.self) })
+    public func referrals(recordId: UUID) async throws -> [Referral] {
+        var binds = PostgresBindings()
+        binds.append(Self.key(recordId))
+        return try await client.query(
+            PostgresQuery(unsafeSQL: Self.referralSelect + " WHERE r.recordId = $1 ORDER BY r.createdAt, r.id", binds: binds),
+            logger: Self.logger
+        ).collect().map(Self.referral)
     }
 
     private static let referralSelect = """
@@ -186,22 +195,32 @@ extension PostgresRecordStore {
     }
 
     private static func referral(_ row: PostgresRow) throws -> Referral {
-        let (id, recordId, fromTeamId, fromTeam, referrer, toTeamId, toTeam, assignee, reason, priority, allowEdit, state, createdAt, updatedAt, acceptedAt, acceptedBy) =
-            try row.decode((String, String, Int64, String, String, Int64, String, String?, String, String, Bool, String, Double, Double, Double?, String?).self)
+        let (
+            id, recordId, fromTeamId, fromTeam, referrer, toTeamId, toTeam, assignee, reason, priority, allowEdit, state, createdAt,
+            updatedAt, acceptedAt, acceptedBy
+        ) =
+            try row.decode(
+                (
+                    String, String, Int64, String, String, Int64, String, String?, String, String, Bool, String, Double, Double, Double?,
+                    String?
+                ).self)
         return Referral(
             id: UUID(uuidString: id) ?? UUID(), recordId: UUID(uuidString: recordId) ?? UUID(), fromTeamId: fromTeamId, fromTeam: fromTeam,
             referrer: referrer, toTeamId: toTeamId, toTeam: toTeam, assignee: assignee, reason: reason,
-            priority: ReferralPriority(rawValue: priority) ?? .routine, allowEdit: allowEdit, state: ReferralState(rawValue: state) ?? .withdrawn,
+            priority: ReferralPriority(rawValue: priority) ?? .routine, allowEdit: allowEdit,
+            state: ReferralState(rawValue: state) ?? .withdrawn,
             createdAt: date(createdAt), updatedAt: date(updatedAt), acceptedAt: acceptedAt.map(date), acceptedBy: acceptedBy)
     }
 
     /// Stores a notice's notifications: one for each of its recipients except the one who acted.
     private static func deliver(
-        _ connection: PostgresConnection, _ notice: ReferralNotice, of referral: UUID, subject: [String: String], except actor: String, at time: Date
+        _ connection: PostgresConnection, _ notice: ReferralNotice, of referral: UUID, subject: [String: String], except actor: String,
+        at time: Date
     ) async throws {
         for recipient in try await recipients(connection, notice.to) where recipient != actor {
             try await notify(
-                connection, username: recipient, type: notice.type, eventKey: NotificationEvent.referral(referral, notice.event), subject: subject,
+                connection, username: recipient, type: notice.type, eventKey: NotificationEvent.referral(referral, notice.event),
+                subject: subject,
                 at: time)
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Reports take the patient lock: a series' kind of date is fixed by one report, and versions of
@@ -10,11 +10,15 @@ extension PostgresRecordStore {
     {
         try await transaction { connection in
             try await Self.lock(Self.patientLock, connection)
-            guard try await !connection.query("SELECT 1 FROM patient WHERE id = \(Self.key(patientId))", logger: Self.logger).collect().isEmpty
+            guard
+                try await !connection.query("SELECT 1 FROM patient WHERE id = \(Self.key(patientId))", logger: Self.logger).collect()
+                    .isEmpty
             else { return .patientNotFound }
             try await connection.query(
-                "INSERT INTO reportSeries (name, dateKind) VALUES (\(series), \(date.kind.rawValue)) ON CONFLICT DO NOTHING", logger: Self.logger)
-            let stored = try await connection.query("SELECT dateKind FROM reportSeries WHERE name = \(series)", logger: Self.logger).collect()
+                "INSERT INTO reportSeries (name, dateKind) VALUES (\(series), \(date.kind.rawValue)) ON CONFLICT DO NOTHING",
+                logger: Self.logger)
+            let stored = try await connection.query("SELECT dateKind FROM reportSeries WHERE name = \(series)", logger: Self.logger)
+                .collect()
                 .first?.decode(String.self)
             let kind = stored.flatMap(ReportDate.Kind.init(rawValue:)) ?? date.kind
             guard kind == date.kind else { return .wrongDateKind(expected: kind) }
@@ -29,7 +33,9 @@ extension PostgresRecordStore {
                 VALUES (\(Self.key(patientId)), \(series), \(date.key), \(version), \(values), \(author), \(Self.timestamp(time)))
                 """, logger: Self.logger)
             return .stored(
-                Report(patientId: patientId, series: series, date: date.key, values: values, version: version, recordedBy: author, recordedAt: time))
+                Report(
+                    patientId: patientId, series: series, date: date.key, values: values, version: version, recordedBy: author,
+                    recordedAt: time))
         }
     }
 
@@ -88,9 +94,11 @@ extension PostgresRecordStore {
     }
 
     private static func report(_ row: PostgresRow) throws -> Report {
-        let (patientId, series, date, version, body, recordedBy, recordedAt) = try row.decode((String, String, String, Int32, String, String, Double).self)
+        let (patientId, series, date, version, body, recordedBy, recordedAt) = try row.decode(
+            (String, String, String, Int32, String, String, Double).self)
         return Report(
-            patientId: UUID(uuidString: patientId) ?? UUID(), series: series, date: date, values: body, version: Int(version), recordedBy: recordedBy,
+            patientId: UUID(uuidString: patientId) ?? UUID(), series: series, date: date, values: body, version: Int(version),
+            recordedBy: recordedBy,
             recordedAt: Self.date(recordedAt))
     }
 }

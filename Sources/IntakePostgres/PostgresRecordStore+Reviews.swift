@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Review changes take the change lock, as edits do (an edit and a lock of one record take turns
@@ -11,7 +11,8 @@ extension PostgresRecordStore {
 
     public func reviewEntries(recordId: UUID) async throws -> [ReviewEntry] {
         try await client.query(
-            "SELECT id, author, state, locked, text, at FROM reviewEntry WHERE recordId = \(Self.key(recordId)) ORDER BY id", logger: Self.logger
+            "SELECT id, author, state, locked, text, at FROM reviewEntry WHERE recordId = \(Self.key(recordId)) ORDER BY id",
+            logger: Self.logger
         ).collect().map { row in
             let (id, author, state, locked, text, at) = try row.decode((Int64, String, String?, Bool?, String, Double).self)
             return ReviewEntry(
@@ -20,7 +21,9 @@ extension PostgresRecordStore {
         }
     }
 
-    public func changeReview(recordId: UUID, at time: Date, _ decide: @Sendable (RecordReview) -> ReviewDecision) async throws -> ReviewOutcome {
+    public func changeReview(recordId: UUID, at time: Date, _ decide: @Sendable (RecordReview) -> ReviewDecision) async throws
+        -> ReviewOutcome
+    {
         try await transaction { connection in
             try await Self.lock(Self.changeLock, connection)
             guard let current = try await Self.review(connection, id: Self.key(recordId)) else { return .notFound }
@@ -44,7 +47,9 @@ extension PostgresRecordStore {
 
     public func reviewCount(_ filter: ReviewFilter) async throws -> Int {
         let (sql, binds) = Self.reviewWhere(filter)
-        let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT COUNT(*)::bigint FROM record" + sql, binds: binds), logger: Self.logger).collect()
+        let rows = try await client.query(
+            PostgresQuery(unsafeSQL: "SELECT COUNT(*)::bigint FROM record" + sql, binds: binds), logger: Self.logger
+        ).collect()
         return try Int(rows.first?.decode(Int64.self) ?? 0)
     }
 
@@ -125,10 +130,12 @@ extension PostgresRecordStore {
         }
         if counted {
             binds.append(current.teamId)
-            set += ", changeSeq = nextval('record_change'), teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = $\(binds.count))"
+            set +=
+                ", changeSeq = nextval('record_change'), teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = $\(binds.count))"
         }
         binds.append(key)
-        try await connection.query(PostgresQuery(unsafeSQL: "UPDATE record SET \(set) WHERE id = $\(binds.count)", binds: binds), logger: logger)
+        try await connection.query(
+            PostgresQuery(unsafeSQL: "UPDATE record SET \(set) WHERE id = $\(binds.count)", binds: binds), logger: logger)
         let id =
             try await connection.query(
                 """
@@ -137,7 +144,8 @@ extension PostgresRecordStore {
                 """, logger: logger
             ).collect().first?.decode(Int64.self) ?? 0
         let entry = ReviewEntry(
-            id: id, recordId: current.recordId, author: change.actor, state: change.entryState, locked: change.entryLocked, text: change.text,
+            id: id, recordId: current.recordId, author: change.actor, state: change.entryState, locked: change.entryLocked,
+            text: change.text,
             at: date(at))
         var after = current
         after.state = change.state
@@ -156,8 +164,12 @@ extension PostgresRecordStore {
 
     /// What an edit saved does to the record's review (``ReviewRules/edited(_:by:at:)``), in the
     /// edit's transaction (the change lock held).
-    static func reviewEdited(_ standing: RecordStanding, id: String, by editor: String, at time: Date, _ connection: PostgresConnection) async throws {
-        guard let change = ReviewRules.edited(standing, by: editor, at: time), let current = try await review(connection, id: id) else { return }
+    static func reviewEdited(_ standing: RecordStanding, id: String, by editor: String, at time: Date, _ connection: PostgresConnection)
+        async throws
+    {
+        guard let change = ReviewRules.edited(standing, by: editor, at: time), let current = try await review(connection, id: id) else {
+            return
+        }
         _ = try await apply(change, to: current, at: time, counted: false, connection)
     }
 
@@ -167,7 +179,8 @@ extension PostgresRecordStore {
         """
 
     private static func review(_ connection: PostgresConnection, id: String) async throws -> RecordReview? {
-        try await connection.query(PostgresQuery(unsafeSQL: reviewSelect + " WHERE id = $1", binds: binds(id)), logger: logger).collect().first
+        try await connection.query(PostgresQuery(unsafeSQL: reviewSelect + " WHERE id = $1", binds: binds(id)), logger: logger).collect()
+            .first
             .map(review)
     }
 

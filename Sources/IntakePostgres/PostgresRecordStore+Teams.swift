@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Team changes take one advisory lock per transaction: they are rare, and in one order they
@@ -11,7 +11,11 @@ extension PostgresRecordStore {
     // MARK: Members
 
     public func members(teamId: Int64) async throws -> [Member] {
-        try await client.query(
+        try await client.withConnection { try await Self.members($0, teamId: teamId) }
+    }
+
+    static func members(_ connection: PostgresConnection, teamId: Int64) async throws -> [Member] {
+        try await connection.query(
             """
             SELECT username, role, COALESCE(teamSince, createdAt) FROM account
             WHERE teamId = \(teamId) ORDER BY role = 'coordinator' DESC, username COLLATE "C"
@@ -55,14 +59,17 @@ extension PostgresRecordStore {
                     connection, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
                 try await Self.notify(
                     connection, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),
-                    subject: ["team": try await Self.teamName(connection, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
+                    subject: ["team": try await Self.teamName(connection, teamId), "change": "role", "role": role.rawValue, "by": actor],
+                    at: time)
                 return .changed(try await Self.member(connection, teamId: teamId, username: username))
             case .apply(.remove):
                 let team = try await Self.teamName(connection, teamId)
-                try await connection.query("UPDATE account SET teamId = NULL, teamSince = NULL WHERE username = \(username)", logger: Self.logger)
+                try await connection.query(
+                    "UPDATE account SET teamId = NULL, teamSince = NULL WHERE username = \(username)", logger: Self.logger)
                 // What they held for the team goes back to its coordinators (no longer counting them).
                 try await Self.handBackReferrals(connection, teamId: teamId, username: username, by: actor, at: time)
-                let event = try await Self.recordMembership(connection, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
+                let event = try await Self.recordMembership(
+                    connection, teamId: teamId, username: username, kind: .left, role: nil, by: actor, at: time)
                 try await Self.notify(
                     connection, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),
                     subject: ["team": team, "change": "removed", "by": actor], at: time)
@@ -112,24 +119,24 @@ extension PostgresRecordStore {
     public func createInvitation(_ invitation: NewInvitation) async throws -> InvitationOutcome {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
-            guard
-                let invitee = try await connection.query(
-                    "SELECT id, role, teamId FROM account WHERE username = \(invitation.invitee)", logger: Self.logger
-                ).collect().first
-            else { return .unknownUser }
-            let (inviteeId, roleText, teamId) = try invitee.decode((Int64, String, Int64?).self)
-            guard let role = Role(rawValue: roleText), role == .fieldworker || role == .coordinator else {
-                return .notInvitable(Role(rawValue: roleText) ?? .researcher)
+            let invitee = try await connection.query(
+                "SELECT id, role, teamId FROM account WHERE username = \(invitation.invitee)", logger: Self.logger
+            ).collect().first?.decode((Int64, String, Int64?).self)
+            var theirs: [Invitation] = []
+            if let (inviteeId, _, _) = invitee {
+                var binds = PostgresBindings()
+                binds.append(invitation.teamId)
+                binds.append(inviteeId)
+                theirs = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: Self.invitationSelect + " WHERE i.teamId = $1 AND i.inviteeId = $2 ORDER BY i.createdAt DESC, i.id",
+                        binds: binds),
+                    logger: Self.logger
+                ).collect().map { try Self.invitation($0).invitation }
             }
-            guard teamId == nil else { return .alreadyInTeam }
-            if let open = try await connection.query(
-                """
-                SELECT id FROM invitation WHERE teamId = \(invitation.teamId) AND inviteeId = \(inviteeId)
-                AND state IN ('pending', 'accepted') AND expiresAt > \(Self.timestamp(invitation.createdAt))
-                """, logger: Self.logger
-            ).collect().first?.decode(String.self) {
-                return .alreadyInvited(UUID(uuidString: open) ?? invitation.id)
-            }
+            let facts = invitee.map { Invitee(role: Role(rawValue: $0.1), teamId: $0.2) }
+            if case .refuse(let outcome) = InvitationRules.invite(facts, theirs: theirs, at: invitation.createdAt) { return outcome }
+            guard let (inviteeId, _, _) = invitee else { return .unknownUser }
             let created = Self.timestamp(invitation.createdAt)
             try await connection.query(
                 """
@@ -140,7 +147,8 @@ extension PostgresRecordStore {
             let stored = try await Self.invitation(connection, id: invitation.id)!.invitation
             try await Self.notify(
                 connection, username: invitation.invitee, type: NotificationType.invited,
-                eventKey: NotificationEvent.invitation(invitation.id, "created"), subject: NotificationEvent.subject(stored), at: invitation.createdAt)
+                eventKey: NotificationEvent.invitation(invitation.id, "created"), subject: NotificationEvent.subject(stored),
+                at: invitation.createdAt)
             return .invitation(stored)
         }
     }
@@ -184,12 +192,11 @@ extension PostgresRecordStore {
             case .accept: break
             }
             try await connection.query(
-                "UPDATE invitation SET state = 'accepted', updatedAt = \(Self.timestamp(time)) WHERE id = \(Self.key(id))", logger: Self.logger)
+                "UPDATE invitation SET state = 'accepted', updatedAt = \(Self.timestamp(time)) WHERE id = \(Self.key(id))",
+                logger: Self.logger)
             let accepted = try await Self.invitation(connection, id: id)!.invitation
-            let coordinators = try await connection.query(
-                "SELECT username FROM account WHERE teamId = \(current.teamId) AND role = 'coordinator'", logger: Self.logger
-            ).collect().map { try $0.decode(String.self) }
-            for coordinator in coordinators {
+            let members = try await Self.members(connection, teamId: current.teamId)
+            for coordinator in InvitationRules.toldOfAcceptance(members: members) {
                 try await Self.notify(
                     connection, username: coordinator, type: NotificationType.invitationAccepted,
                     eventKey: NotificationEvent.invitation(id, "accepted"), subject: NotificationEvent.subject(accepted), at: time)
@@ -247,43 +254,46 @@ extension PostgresRecordStore {
     }
 
     private static func invitation(_ row: PostgresRow) throws -> (invitation: Invitation, hash: String) {
-        let (id, teamId, teamName, invitee, role, invitedBy, state, createdAt, expiresAt, updatedAt, failures, hash, message) = try row.decode(
-            (String, Int64, String, String, String, String, String, Double, Double, Double, Int, String, String?).self)
+        let (id, teamId, teamName, invitee, role, invitedBy, state, createdAt, expiresAt, updatedAt, failures, hash, message) =
+            try row.decode(
+                (String, Int64, String, String, String, String, String, Double, Double, Double, Int, String, String?).self)
         return (
             Invitation(
                 id: UUID(uuidString: id) ?? UUID(), teamId: teamId, teamName: teamName, invitee: invitee,
                 role: Role(rawValue: role) ?? .fieldworker, invitedBy: invitedBy, storedState: InvitationState(rawValue: state) ?? .revoked,
-                createdAt: date(createdAt), expiresAt: date(expiresAt), updatedAt: date(updatedAt), failedAttempts: failures, message: message),
+                createdAt: date(createdAt), expiresAt: date(expiresAt), updatedAt: date(updatedAt), failedAttempts: failures,
+                message: message),
             hash
         )
     }
-
 
     // MARK: Announcements
 
     public func announce(teamId: Int64?, author: String, text: String, at time: Date) async throws -> Announcement {
         try await transaction { connection in
             try await Self.lock(Self.teamLock, connection)
-            let id = try await connection.query(
-                """
-                INSERT INTO announcement (teamId, author, text, createdAt, recipients)
-                VALUES (\(teamId), \(author), \(text), \(Self.timestamp(time)), 0) RETURNING id
-                """, logger: Self.logger
-            ).collect().first?.decode(Int64.self) ?? 0
+            let id =
+                try await connection.query(
+                    """
+                    INSERT INTO announcement (teamId, author, text, createdAt, recipients)
+                    VALUES (\(teamId), \(author), \(text), \(Self.timestamp(time)), 0) RETURNING id
+                    """, logger: Self.logger
+                ).collect().first?.decode(Int64.self) ?? 0
             var subject = ["announcement": String(id), "by": author, "text": text]
             if let teamId { subject["team"] = try await Self.teamName(connection, teamId) }
             // One statement for every recipient: an announcement to ten thousand users is one insert.
-            let recipients = try await connection.query(
-                """
-                WITH inserted AS (
-                    INSERT INTO notification (userId, type, eventKey, subject, createdAt)
-                    SELECT id, \(NotificationType.announcement), \(NotificationEvent.announcement(id)), \(NotificationSubject.encode(subject)), \(Self.timestamp(time))
-                    FROM account WHERE NOT disabled AND username <> \(author) AND (\(teamId)::BIGINT IS NULL OR teamId = \(teamId))
-                    ON CONFLICT (userId, eventKey) DO NOTHING RETURNING 1
-                )
-                SELECT COUNT(*) FROM inserted
-                """, logger: Self.logger
-            ).collect().first?.decode(Int.self) ?? 0
+            let recipients =
+                try await connection.query(
+                    """
+                    WITH inserted AS (
+                        INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+                        SELECT id, \(NotificationType.announcement), \(NotificationEvent.announcement(id)), \(NotificationSubject.encode(subject)), \(Self.timestamp(time))
+                        FROM account WHERE NOT disabled AND username <> \(author) AND (\(teamId)::BIGINT IS NULL OR teamId = \(teamId))
+                        ON CONFLICT (userId, eventKey) DO NOTHING RETURNING 1
+                    )
+                    SELECT COUNT(*) FROM inserted
+                    """, logger: Self.logger
+                ).collect().first?.decode(Int.self) ?? 0
             try await connection.query("UPDATE announcement SET recipients = \(recipients) WHERE id = \(id)", logger: Self.logger)
             return Announcement(id: id, teamId: teamId, author: author, text: text, createdAt: time, recipients: recipients)
         }
@@ -304,7 +314,8 @@ extension PostgresRecordStore {
     }
 
     public func newestNotificationId(userId: Int64) async throws -> Int64 {
-        try await client.query("SELECT COALESCE(MAX(id), 0)::bigint FROM notification WHERE userId = \(userId)", logger: Self.logger).collect()
+        try await client.query("SELECT COALESCE(MAX(id), 0)::bigint FROM notification WHERE userId = \(userId)", logger: Self.logger)
+            .collect()
             .first?.decode(Int64.self) ?? 0
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 extension PostgresRecordStore {
@@ -13,8 +13,10 @@ extension PostgresRecordStore {
             var ids: [String] = []
             switch request.subject {
             case .patient(let patient):
-                let owner = try await connection.query("SELECT teamId FROM patient WHERE id = \(Self.key(patient)) FOR UPDATE", logger: Self.logger)
-                    .collect().first?.decode(Int64.self)
+                let owner = try await connection.query(
+                    "SELECT teamId FROM patient WHERE id = \(Self.key(patient)) FOR UPDATE", logger: Self.logger
+                )
+                .collect().first?.decode(Int64.self)
                 guard owner == from else { return .notFound(patient) }
                 let rows = try await connection.query(
                     "SELECT id FROM record WHERE patientId = \(Self.key(patient)) AND teamId = \(from) AND deletedAt IS NULL ORDER BY changeSeq",
@@ -22,7 +24,8 @@ extension PostgresRecordStore {
                 ).collect()
                 ids = try rows.map { try $0.decode(String.self) }
                 try await connection.query(
-                    "UPDATE patient SET teamId = \(to), updatedAt = \(Self.timestamp(request.at)) WHERE id = \(Self.key(patient))", logger: Self.logger)
+                    "UPDATE patient SET teamId = \(to), updatedAt = \(Self.timestamp(request.at)) WHERE id = \(Self.key(patient))",
+                    logger: Self.logger)
             case .records(let records):
                 for record in records {
                     let rows = try await connection.query(
@@ -60,9 +63,10 @@ extension PostgresRecordStore {
             }
             let moved = ids.compactMap(UUID.init(uuidString:))
             var names: [Int64: String] = [:]
-            for try await (id, name) in try await connection.query("SELECT id, name FROM team WHERE id IN (\(from), \(to))", logger: Self.logger)
-                .decode((Int64, String).self)
-            {
+            for try await (id, name) in try await connection.query(
+                "SELECT id, name FROM team WHERE id IN (\(from), \(to))", logger: Self.logger
+            )
+            .decode((Int64, String).self) {
                 names[id] = name
             }
             let subject = request.notificationSubject(moved: moved.count, names: names)
@@ -72,7 +76,8 @@ extension PostgresRecordStore {
             ).collect()
             for row in coordinators {
                 try await Self.notify(
-                    connection, username: try row.decode(String.self), type: NotificationType.recordsTransferred, eventKey: event, subject: subject,
+                    connection, username: try row.decode(String.self), type: NotificationType.recordsTransferred, eventKey: event,
+                    subject: subject,
                     at: request.at)
             }
             _ = try await Self.appendAudit(moved.map { AuditEntry.recordTransfer($0, request) }, connection)

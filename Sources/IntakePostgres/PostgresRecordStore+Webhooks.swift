@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import PostgresNIO
 
 /// Registrations take the team lock (``PostgresRecordStore/teamLock``), as every change that
@@ -106,7 +106,8 @@ extension PostgresRecordStore {
             ).collect()
         }
         return try rows.map { row in
-            let (id, userId, type, createdAt, readAt, subject, username) = try row.decode((Int64, Int64, String, Double, Double?, String, String).self)
+            let (id, userId, type, createdAt, readAt, subject, username) = try row.decode(
+                (Int64, Int64, String, Double, Double?, String, String).self)
             return WebhookEvent(
                 notification: UserNotification(
                     id: id, userId: userId, type: type, createdAt: Self.date(createdAt), readAt: readAt.map(Self.date),
@@ -138,9 +139,14 @@ extension PostgresRecordStore {
             FROM webhook w LEFT JOIN account a ON a.id = w.ownerId WHERE \(condition) ORDER BY w.createdAt, w.id
             """
         return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect().map { row in
-            let (id, ownerId, owner, createdBy, url, types, secret, createdAt, deliveredThrough, delivered, failures, lastError, lastAttemptAt,
-                nextAttemptAt, suspended) =
-                try row.decode((String, Int64?, String?, String, String, String, String, Double, Int64, Int64, Int32, String?, Double?, Double, Bool).self)
+            let (
+                id, ownerId, owner, createdBy, url, types, secret, createdAt, deliveredThrough, delivered, failures, lastError,
+                lastAttemptAt,
+                nextAttemptAt, suspended
+            ) =
+                try row.decode(
+                    (String, Int64?, String?, String, String, String, String, Double, Int64, Int64, Int32, String?, Double?, Double, Bool)
+                        .self)
             return Webhook(
                 id: UUID(uuidString: id) ?? UUID(), ownerId: ownerId, owner: owner, createdBy: createdBy, url: url,
                 types: types.isEmpty ? [] : types.split(separator: ",").map(String.init), secret: secret, createdAt: date(createdAt),

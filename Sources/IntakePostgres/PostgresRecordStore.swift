@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Logging
 import PostgresNIO
 import _ConnectionPoolModule
@@ -140,7 +140,8 @@ public final class PostgresRecordStore: RecordStore {
         }
         let place = "the PostgreSQL database \(url)"
         guard let error = error as? PSQLError else {
-            return PostgresStoreError("cannot open \(place): \(String(describing: type(of: error))); check the URL and that the server runs")
+            return PostgresStoreError(
+                "cannot open \(place): \(String(describing: type(of: error))); check the URL and that the server runs")
         }
         switch error.serverInfo?[.sqlState] {
         case "28P01", "28000":
@@ -148,7 +149,8 @@ public final class PostgresRecordStore: RecordStore {
         case "3D000":
             return PostgresStoreError("\(place) does not exist; create it (createdb \(url.database)) or fix the URL")
         case "42501":
-            return PostgresStoreError("the user \(url.username) may not create Intake's tables in \(place); grant it CREATE on the database or schema")
+            return PostgresStoreError(
+                "the user \(url.username) may not create Intake's tables in \(place); grant it CREATE on the database or schema")
         case let state?:
             return PostgresStoreError("PostgreSQL refused to open \(place) (SQLSTATE \(state))")
         case nil:

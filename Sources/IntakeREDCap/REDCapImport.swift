@@ -24,7 +24,11 @@ struct REDCapImport {
         var bytes = Array(SHA256.hash(data: Array("redcap\u{0}\(questionnaireId)\u{0}\(teamId)\u{0}\(name)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 style: a name-based UUID
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
+                bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// What an import says of one record: every cell it sent, as edits to apply to the stored
@@ -74,7 +78,10 @@ struct REDCapImport {
             for key in row.keys where columns[key] == nil && !completes.contains(key) && !pseudo.contains(key) { unknown.insert(key) }
         }
         guard unknown.isEmpty else {
-            throw Problem(message: "The following fields were not found in the project as real data fields: \(unknown.sorted().prefix(20).joined(separator: ", "))")
+            throw Problem(
+                message:
+                    "The following fields were not found in the project as real data fields: \(unknown.sorted().prefix(20).joined(separator: ", "))"
+            )
         }
         var order: [String] = []
         var byRecord: [String: [[String: String]]] = [:]
@@ -82,7 +89,9 @@ struct REDCapImport {
             guard let name = row[REDCapProject.recordIdField]?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
                 throw Problem(message: "Row \(number + 1) has no \(REDCapProject.recordIdField); every row names its record.")
             }
-            guard name.utf8.count <= 100 else { throw Problem(message: "Row \(number + 1): the record name is longer than 100 characters.") }
+            guard name.utf8.count <= 100 else {
+                throw Problem(message: "Row \(number + 1): the record name is longer than 100 characters.")
+            }
             if byRecord[name] == nil { order.append(name) }
             byRecord[name, default: []].append(row)
         }
@@ -136,7 +145,10 @@ struct REDCapImport {
                 guard let (field, code) = columns[column], field.name != REDCapProject.recordIdField else { continue }
                 if let part = field.patient {
                     guard instance == nil || text.isEmpty else {
-                        throw Problem(message: "Record \(name): \(column) belongs to the patient instrument; give it in the record's row without redcap_repeat_instrument.")
+                        throw Problem(
+                            message:
+                                "Record \(name): \(column) belongs to the patient instrument; give it in the record's row without redcap_repeat_instrument."
+                        )
                     }
                     if instance == nil {
                         // Checked here too, so a bad patient cell is said with the others.
@@ -155,7 +167,8 @@ struct REDCapImport {
                     if text.isEmpty { continue }  // the other instruments' columns of a row, left blank
                     throw Problem(
                         message: "Record \(name): \(column) belongs to the instrument \(field.form); give it in "
-                            + (field.repeatKey == nil ? "the record's row without redcap_repeat_instrument." : "a row of \(field.form) with its instance."))
+                            + (field.repeatKey == nil
+                                ? "the record's row without redcap_repeat_instrument." : "a row of \(field.form) with its instance."))
                 }
                 if let code {
                     var entry = checkboxes[field.name] ?? (field, [], [])
@@ -188,7 +201,9 @@ struct REDCapImport {
             for (_, entry) in checkboxes.sorted(by: { $0.key < $1.key }) where !(entry.ticked.isEmpty && entry.unticked.isEmpty) {
                 guard let key = entry.field.questionKey, let question = REDCapRows.question(key, in: questionnaire) else { continue }
                 imported.edits.append(
-                    Edit(question: question, instance: instance, part: entry.field.part, value: .checkbox(ticked: entry.ticked, unticked: entry.unticked), column: entry.field.name))
+                    Edit(
+                        question: question, instance: instance, part: entry.field.part,
+                        value: .checkbox(ticked: entry.ticked, unticked: entry.unticked), column: entry.field.name))
             }
         }
         return imported
@@ -227,7 +242,10 @@ struct REDCapImport {
             if number == list.count + 1 {
                 list.append([:])
             } else if number > list.count + 1 {
-                throw Problem(message: "Record \(imported.name): instance \(number) of \(key) comes after \(list.count); send instances 1, 2, 3… without gaps.")
+                throw Problem(
+                    message:
+                        "Record \(imported.name): instance \(number) of \(key) comes after \(list.count); send instances 1, 2, 3… without gaps."
+                )
             }
             record.answers[group.position.section, default: [:]][group.position.index] = .instances(list)
         }
@@ -242,9 +260,11 @@ struct REDCapImport {
             case .checkbox(let ticked, let unticked):
                 var codes: [String] = []
                 if case .choices(let stored)? = old { codes = stored }
-                codes = codes.filter { !unticked.contains($0) } + (edit.question.type.choices?.choices.map(\.code) ?? ticked.sorted()).filter {
-                    ticked.contains($0) && !codes.contains($0)
-                }
+                codes =
+                    codes.filter { !unticked.contains($0) }
+                    + (edit.question.type.choices?.choices.map(\.code) ?? ticked.sorted()).filter {
+                        ticked.contains($0) && !codes.contains($0)
+                    }
                 if case .compound(let parts) = edit.question.type, let part = edit.part,
                     let set = parts.first(where: { $0.key == part }).flatMap({ $0.type.choices })
                 {
@@ -288,7 +308,9 @@ struct REDCapImport {
         }
     }
 
-    static func identify(_ patient: inout PatientIdentification, _ part: String, _ text: String, field: String, record: String) throws(Problem) {
+    static func identify(_ patient: inout PatientIdentification, _ part: String, _ text: String, field: String, record: String)
+        throws(Problem)
+    {
         guard !text.isEmpty else { return }
         switch part {
         case "givenName": patient.givenName = text
@@ -316,7 +338,9 @@ struct REDCapImport {
     /// A raw REDCap value as the answer the field's question takes.
     static func answer(_ text: String, field: REDCapProject.Field, question: Question, record: String) throws(Problem) -> Answer {
         var type = question.type
-        if let part = field.part, case .compound(let parts) = question.type, let defined = parts.first(where: { $0.key == part }) { type = defined.type }
+        if let part = field.part, case .compound(let parts) = question.type, let defined = parts.first(where: { $0.key == part }) {
+            type = defined.type
+        }
         func refuse(_ what: String) -> Problem { Problem(message: "Record \(record): \(field.name) takes \(what).") }
         switch type {
         case .text: return .text(text)
@@ -333,7 +357,9 @@ struct REDCapImport {
             throw refuse("one of the codes \(set.choices.map(\.code).joined(separator: ", "))")
         case .multipleChoice(let set):
             let codes = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard codes.allSatisfy({ set.contains(code: $0) }) else { throw refuse("its checkbox columns \(field.name)___code, each 1 or 0") }
+            guard codes.allSatisfy({ set.contains(code: $0) }) else {
+                throw refuse("its checkbox columns \(field.name)___code, each 1 or 0")
+            }
             return .choices(codes)
         case .integer:
             guard let value = wholeNumber(text) else { throw refuse("a whole number") }
@@ -346,11 +372,18 @@ struct REDCapImport {
             return .date(date)
         case .geopoint:
             let numbers = text.split(whereSeparator: { $0 == " " || $0 == "," }).map { Double($0) }
-            guard (2...4).contains(numbers.count), numbers.allSatisfy({ $0 != nil }), let latitude = numbers[0], let longitude = numbers[1] else {
+            guard (2...4).contains(numbers.count), numbers.allSatisfy({ $0 != nil }), let latitude = numbers[0], let longitude = numbers[1]
+            else {
                 throw refuse("a place: latitude longitude [altitude [accuracy]]")
             }
-            return .geopoint(GeoPoint(latitude: latitude, longitude: longitude, altitude: numbers.count > 2 ? numbers[2] : nil, accuracy: numbers.count > 3 ? numbers[3] : nil))
-        case .attachment: throw Problem(message: "Record \(record): \(field.name) is a file; files are not taken through the REDCap API (send the record with intake).")
+            return .geopoint(
+                GeoPoint(
+                    latitude: latitude, longitude: longitude, altitude: numbers.count > 2 ? numbers[2] : nil,
+                    accuracy: numbers.count > 3 ? numbers[3] : nil))
+        case .attachment:
+            throw Problem(
+                message:
+                    "Record \(record): \(field.name) is a file; files are not taken through the REDCap API (send the record with intake).")
         case .note, .compound, .repeatGroup: throw refuse("no value")
         }
     }

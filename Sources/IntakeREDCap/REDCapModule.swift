@@ -4,6 +4,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 
 /// The part of REDCap's API that PyCap (and REDCap's other clients) use, served by `intake serve`:
 /// one form-encoded POST route per questionnaire, `/redcap/{questionnaire}/api/`, which a REDCap
@@ -91,15 +92,22 @@ struct REDCapRoutes: Sendable {
         } catch let error as REDCapError {
             return Self.error(error, format: format)
         } catch {
-            if let api = APIError.answer(for: error) { return Self.error(REDCapError(status: api.status, message: api.message), format: format) }
-            let outage = services.store.outage(error)
+            if let api = APIError.answer(for: error) {
+                return Self.error(REDCapError(status: api.status, message: api.message), format: format)
+            }
+            let outage = services.outage(of: error)
             // What failed, by kind only: never a body, an answer or a name.
-            context.logger.error("redcap: a request failed", metadata: ["error": "\(type(of: error))", "outage": "\(outage != nil)"])
-            return Self.error(
-                REDCapError(
-                    status: outage == nil ? .internalServerError : .serviceUnavailable,
-                    message: outage == nil ? "The server failed; the request was not carried out." : "The database cannot be reached; try again shortly."),
-                format: format)
+            context.logger.error(
+                "redcap: a request failed", metadata: ["error": "\(type(of: error))", "outage": "\(outage.map { "\($0)" } ?? "none")"])
+            guard let outage else {
+                return Self.error(
+                    REDCapError(status: .internalServerError, message: "The server failed; the request was not carried out."),
+                    format: format)
+            }
+            let api = APIError.unavailable(outage)
+            var response = Self.error(REDCapError(status: api.status, message: api.message), format: format)
+            response.headers.append(contentsOf: api.headers)
+            return response
         }
     }
 
@@ -115,12 +123,16 @@ struct REDCapRoutes: Sendable {
         case .csv: return reply(Array("ERROR: \(error.message)".utf8), type: "text/csv; charset=utf-8", status: error.status)
         case .xml:
             let text = error.message.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            return reply(Array("<?xml version=\"1.0\" encoding=\"UTF-8\" ?><hash><error>\(text)</error></hash>".utf8), type: "text/xml; charset=utf-8", status: error.status)
+            return reply(
+                Array("<?xml version=\"1.0\" encoding=\"UTF-8\" ?><hash><error>\(text)</error></hash>".utf8),
+                type: "text/xml; charset=utf-8", status: error.status)
         }
     }
 
     static func reply(_ bytes: [UInt8], type: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: type, .cacheControl: "no-store"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        Response(
+            status: status, headers: [.contentType: type, .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func json(_ write: (inout JSONWriter) -> Void) -> Response {
@@ -167,7 +179,9 @@ struct REDCapRoutes: Sendable {
         case .user(let found): user = found
         case .unknown: throw REDCapError.noToken
         case .throttled(let retryAfter):
-            throw REDCapError(status: .tooManyRequests, message: "Too many requests with unknown tokens from this address; try again in \(retryAfter) seconds.")
+            throw REDCapError(
+                status: .tooManyRequests,
+                message: "Too many requests with unknown tokens from this address; try again in \(retryAfter) seconds.")
         }
         let questionnaireId = context.parameters.get("questionnaire") ?? ""  // decoded by the context
         guard let content = form["content"], !content.isEmpty else { throw REDCapError.bad("The parameter 'content' is missing.") }
@@ -175,7 +189,18 @@ struct REDCapRoutes: Sendable {
             throw REDCapError.bad("The value of the parameter 'format' is not valid: use json or csv.")
         }
         let format = ReplyFormat(rawValue: (form["format"] ?? "json").lowercased()) ?? .json
-        guard format != .xml || content == "version" else { throw REDCapError.bad("This server answers in json or csv; send format=json or format=csv.") }
+        guard format != .xml || content == "version" else {
+            throw REDCapError.bad("This server answers in json or csv; send format=json or format=csv.")
+        }
+        // The action's row of ``RoutePolicy`` admits the token's user, or refuses REDCap's way.
+        let action =
+            content != "record"
+            ? content : form["action"] == "delete" ? "record:delete" : form["data"] != nil ? "record:import" : "record:export"
+        guard let rule = RoutePolicy.rule("POST", "/redcap/{questionnaire}/api", action: action) else {
+            throw REDCapError.bad(
+                "The value of the parameter 'content' is not valid: \(content.prefix(40)) is not supported by this server.")
+        }
+        if let refusal = RoutePolicy.refusal(rule, user) { throw REDCapError(status: refusal.status, message: refusal.message) }
         switch content {
         case "version":
             return Self.reply(Array(REDCapModule.version.utf8), type: "text/plain; charset=utf-8")
@@ -194,21 +219,22 @@ struct REDCapRoutes: Sendable {
             return Self.rows(project.instruments.map { [("instrument_name", $0.name), ("instrument_label", $0.label)] }, format: format)
         case "repeatingFormsEvents":
             let project = try await self.project(questionnaireId, for: user)
-            return Self.rows(project.instruments.filter(\.repeating).map { [("form_name", $0.name), ("custom_form_label", "")] }, format: format)
+            return Self.rows(
+                project.instruments.filter(\.repeating).map { [("form_name", $0.name), ("custom_form_label", "")] }, format: format)
         case "formEventMapping", "event", "arm":
             throw REDCapError.bad("You cannot export form/event mappings for classic projects")
         case "generateNextRecordName":
             _ = try await self.project(questionnaireId, for: user)
             return Self.reply(Array(UUID().uuidString.lowercased().utf8), type: "text/plain; charset=utf-8")
         case "record":
-            if form["action"] == "delete" {
-                throw REDCapError(status: .forbidden, message: "Records are not deleted through this API; a coordinator deletes one with a reason: intake delete RECORD --reason TEXT (DELETE /v1/records/{id}).")
+            if let type = form["type"], type != "flat" {
+                throw REDCapError.bad("This server exports the flat format only; send type=flat.")
             }
-            if let type = form["type"], type != "flat" { throw REDCapError.bad("This server exports the flat format only; send type=flat.") }
             if form["data"] != nil { return try await importRecords(form, questionnaireId: questionnaireId, user: user, context) }
             return try await exportRecords(form, questionnaireId: questionnaireId, user: user, format: format)
         default:
-            throw REDCapError.bad("The value of the parameter 'content' is not valid: \(content.prefix(40)) is not supported by this server.")
+            throw REDCapError.bad(
+                "The value of the parameter 'content' is not valid: \(content.prefix(40)) is not supported by this server.")
         }
     }
 
@@ -225,12 +251,18 @@ struct REDCapRoutes: Sendable {
             .sorted { $0.publishedAt < $1.publishedAt }
         var questionnaires: [Questionnaire] = []
         for version in versions {
-            if let questionnaire = try await services.questionnaires.questionnaire(QuestionnaireReference(id: version.id, version: version.version)) {
+            if let questionnaire = try await services.questionnaires.questionnaire(
+                QuestionnaireReference(id: version.id, version: version.version))
+            {
                 questionnaires.append(questionnaire)
             }
         }
         guard !questionnaires.isEmpty else {
-            throw REDCapError(status: .notFound, message: "There is no published questionnaire '\(questionnaireId.prefix(80))' this token may see; the API URL ends /redcap/QUESTIONNAIRE/api/.")
+            throw REDCapError(
+                status: .notFound,
+                message:
+                    "There is no published questionnaire '\(questionnaireId.prefix(80))' this token may see; the API URL ends /redcap/QUESTIONNAIRE/api/."
+            )
         }
         do {
             return try ExportPlan(questionnaires: questionnaires)
@@ -242,7 +274,8 @@ struct REDCapRoutes: Sendable {
     func projectInfo(_ project: REDCapProject) -> [(String, String)] {
         [
             ("project_id", project.questionnaireId), ("project_title", project.title), ("creation_time", ""), ("production_time", ""),
-            ("in_production", "1"), ("project_language", "English"), ("purpose", "2"), ("purpose_other", ""), ("project_notes", "Served by Intake"),
+            ("in_production", "1"), ("project_language", "English"), ("purpose", "2"), ("purpose_other", ""),
+            ("project_notes", "Served by Intake"),
             ("custom_record_label", ""), ("secondary_unique_field", ""), ("is_longitudinal", "0"),
             ("has_repeating_instruments_or_events", project.hasRepeats ? "1" : "0"), ("surveys_enabled", "0"), ("scheduling_enabled", "0"),
             ("record_autonumbering_enabled", "0"), ("randomization_enabled", "0"), ("ddp_enabled", "0"), ("project_irb_number", ""),

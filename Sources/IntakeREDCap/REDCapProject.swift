@@ -111,7 +111,8 @@ struct REDCapProject {
         let patientForm = instrument("patient", label: "Patient", repeating: false)
         fields.append(Field(name: Self.recordIdField, form: patientForm, type: "text", label: "Record ID (the Intake record's id)"))
         for (name, label, patient) in [
-            ("given_name", "Given name", "givenName"), ("family_name", "Family name", "familyName"), ("date_of_birth", "Date of birth", "dateOfBirth"),
+            ("given_name", "Given name", "givenName"), ("family_name", "Family name", "familyName"),
+            ("date_of_birth", "Date of birth", "dateOfBirth"),
             ("sex", "Sex", "sex"), ("external_id", "Registration number from another system", "externalId"),
         ] {
             used.insert(name)
@@ -119,7 +120,9 @@ struct REDCapProject {
             if patient == "dateOfBirth" { field.validation = "date_ymd" }
             if patient == "sex" {
                 field.type = "radio"
-                field.choices = PatientIdentification.Sex.allCases.map { ($0.rawValue, $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst()) }
+                field.choices = PatientIdentification.Sex.allCases.map {
+                    ($0.rawValue, $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst())
+                }
             }
             fields.append(field)
         }
@@ -143,7 +146,8 @@ struct REDCapProject {
             }
             var repeatKey: String?
             if let group = question.group {
-                guard let groupQuestion = newest.question(at: group) ?? plan.questions.first(where: { $0.latest.position == group })?.latest,
+                guard
+                    let groupQuestion = newest.question(at: group) ?? plan.questions.first(where: { $0.latest.position == group })?.latest,
                     groupQuestion.group == nil, let repeatForm = instrumentOfRepeat[groupQuestion.key]
                 else { continue }
                 form = repeatForm
@@ -158,7 +162,9 @@ struct REDCapProject {
             switch question.type {
             case .compound(let parts):
                 for part in parts {
-                    var field = Self.field(for: part.type, name: unique("\(question.key)_\(part.key)", prefix: "f_"), form: form, label: "\(label): \(part.label.base)")
+                    var field = Self.field(
+                        for: part.type, name: unique("\(question.key)_\(part.key)", prefix: "f_"), form: form,
+                        label: "\(label): \(part.label.base)")
                     field.questionKey = question.key
                     field.part = part.key
                     field.repeatKey = repeatKey
@@ -199,7 +205,9 @@ struct REDCapProject {
     /// what REDCap's logic cannot say as plainly (a `not` of a combination, Intake's functions).
     func branching(_ condition: Condition, in questionnaire: Questionnaire) -> String? {
         func field(_ position: QuestionPosition) -> Field? {
-            guard let key = questionnaire.question(at: position)?.key, let index = fieldsOfQuestion[key]?.first, fieldsOfQuestion[key]?.count == 1 else { return nil }
+            guard let key = questionnaire.question(at: position)?.key, let index = fieldsOfQuestion[key]?.first,
+                fieldsOfQuestion[key]?.count == 1
+            else { return nil }
             return fields[index]
         }
         func literal(_ value: ConditionValue) -> String {
@@ -224,7 +232,10 @@ struct REDCapProject {
                     guard let code = code(value), op == .equal || op == .notEqual else { return nil }
                     return "[\(field.name)(\(code))] = '\((op == .equal) != negated ? 1 : 0)'"
                 }
-                let ops: [ComparisonOperator: (String, String)] = [.equal: ("=", "<>"), .notEqual: ("<>", "="), .less: ("<", ">="), .lessOrEqual: ("<=", ">"), .greater: (">", "<="), .greaterOrEqual: (">=", "<")]
+                let ops: [ComparisonOperator: (String, String)] = [
+                    .equal: ("=", "<>"), .notEqual: ("<>", "="), .less: ("<", ">="), .lessOrEqual: ("<=", ">"), .greater: (">", "<="),
+                    .greaterOrEqual: (">=", "<"),
+                ]
                 guard let (plain, inverse) = ops[op] else { return nil }
                 return "[\(field.name)] \(negated ? inverse : plain) \(literal(value))"
             case .anyOf(let position, let values):
@@ -255,7 +266,9 @@ struct REDCapProject {
             }
         }
         guard var logic = write(condition, negated: false) else { return nil }
-        if logic.hasPrefix("("), logic.hasSuffix(")"), !logic.dropFirst().dropLast().contains("(") { logic = String(logic.dropFirst().dropLast()) }
+        if logic.hasPrefix("("), logic.hasSuffix(")"), !logic.dropFirst().dropLast().contains("(") {
+            logic = String(logic.dropFirst().dropLast())
+        }
         return logic
     }
 
@@ -316,11 +329,16 @@ struct REDCapProject {
             [
                 ("field_name", field.name), ("form_name", field.form), ("section_header", field.sectionHeader), ("field_type", field.type),
                 ("field_label", field.label),
-                ("select_choices_or_calculations", field.choices.map { "\($0.code), \($0.label.replacingOccurrences(of: "|", with: "/"))" }.joined(separator: " | ")),
+                (
+                    "select_choices_or_calculations",
+                    field.choices.map { "\($0.code), \($0.label.replacingOccurrences(of: "|", with: "/"))" }.joined(separator: " | ")
+                ),
                 ("field_note", field.note), ("text_validation_type_or_show_slider_number", field.validation),
                 ("text_validation_min", field.minimum), ("text_validation_max", field.maximum), ("identifier", field.identifier ? "y" : ""),
-                ("branching_logic", field.branching), ("required_field", field.required ? "y" : ""), ("custom_alignment", ""), ("question_number", ""),
-                ("matrix_group_name", ""), ("matrix_ranking", ""), ("field_annotation", field.questionKey.map { "@INTAKE-QUESTION=\($0)\(field.part.map { "/\($0)" } ?? "")" } ?? ""),
+                ("branching_logic", field.branching), ("required_field", field.required ? "y" : ""), ("custom_alignment", ""),
+                ("question_number", ""),
+                ("matrix_group_name", ""), ("matrix_ranking", ""),
+                ("field_annotation", field.questionKey.map { "@INTAKE-QUESTION=\($0)\(field.part.map { "/\($0)" } ?? "")" } ?? ""),
             ]
         }
     }

@@ -40,10 +40,15 @@ struct REDCapRows {
         for field in project.fields where field.holdsData {
             if let patient = field.patient {
                 let text = Self.patient(record.patient, patient)
-                if case .labels = values, !text.isEmpty { base[field.name] = field.choices.first { $0.code == text }?.label ?? text } else { base[field.name] = text }
+                if case .labels = values, !text.isEmpty {
+                    base[field.name] = field.choices.first { $0.code == text }?.label ?? text
+                } else {
+                    base[field.name] = text
+                }
                 continue
             }
-            guard let key = field.questionKey, let question = questionnaire.question(id: key) ?? Self.question(key, in: questionnaire) else { continue }
+            guard let key = field.questionKey, let question = questionnaire.question(id: key) ?? Self.question(key, in: questionnaire)
+            else { continue }
             if let repeatKey = field.repeatKey {
                 guard let group = questionnaire.question(id: repeatKey) ?? Self.question(repeatKey, in: questionnaire),
                     case .instances(let list)? = record[group.position]
@@ -183,7 +188,9 @@ indirect enum REDCapLogic {
             if character.isWhitespace {
                 index = text.index(after: index)
             } else if character == "[" {
-                guard let end = text[index...].firstIndex(of: "]") else { throw Unsupported(message: "a [field] in filterLogic is not closed") }
+                guard let end = text[index...].firstIndex(of: "]") else {
+                    throw Unsupported(message: "a [field] in filterLogic is not closed")
+                }
                 tokens.append(String(text[index...end]))
                 index = text.index(after: end)
             } else if character == "'" || character == "\"" {
@@ -247,17 +254,23 @@ indirect enum REDCapLogic {
             return inner
         }
         guard first.hasPrefix("["), first.hasSuffix("]"), tokens.count >= 3 else {
-            throw Unsupported(message: "filterLogic supports comparisons of a [field] with a value, joined by and/or; '\(first)' is not one")
+            throw Unsupported(
+                message: "filterLogic supports comparisons of a [field] with a value, joined by and/or; '\(first)' is not one")
         }
         var field = String(first.dropFirst().dropLast())
         // [field(code)]: one checkbox choice.
         if let open = field.firstIndex(of: "("), field.hasSuffix(")") {
-            field = "\(field[..<open])___\(REDCapProject.checkboxSuffix(String(field[field.index(after: open)..<field.index(before: field.endIndex)])))"
+            field =
+                "\(field[..<open])___\(REDCapProject.checkboxSuffix(String(field[field.index(after: open)..<field.index(before: field.endIndex)])))"
         }
         let op = tokens[1]
-        guard ["=", "<>", "!=", "<", ">", "<=", ">="].contains(op) else { throw Unsupported(message: "'\(op)' is not a comparison filterLogic supports") }
+        guard ["=", "<>", "!=", "<", ">", "<=", ">="].contains(op) else {
+            throw Unsupported(message: "'\(op)' is not a comparison filterLogic supports")
+        }
         var value = tokens[2]
-        if value.hasPrefix("["), value.hasSuffix("]") { throw Unsupported(message: "filterLogic compares a field with a value, not with another field") }
+        if value.hasPrefix("["), value.hasSuffix("]") {
+            throw Unsupported(message: "filterLogic compares a field with a value, not with another field")
+        }
         if (value.hasPrefix("'") && value.hasSuffix("'")) || (value.hasPrefix("\"") && value.hasSuffix("\"")), value.count >= 2 {
             value = String(value.dropFirst().dropLast())
         }

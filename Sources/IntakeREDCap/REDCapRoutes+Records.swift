@@ -3,6 +3,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 
 extension REDCapRoutes {
     /// `content=record` without `data`: the records the export policy lets the caller read (a
@@ -10,10 +11,15 @@ extension REDCapRoutes {
     /// of REDCap's flat format.
     func exportRecords(_ form: Form, questionnaireId: String, user: User, format: ReplyFormat) async throws -> Response {
         let reach: ExportReach
-        switch RecordAccessPolicy.export(by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers) {
+        switch RecordAccessPolicy.export(
+            by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
+        {
         case .success(let allowed): reach = allowed
-        case .failure(.noTeam): throw REDCapError(status: .forbidden, message: "Your account belongs to no team; ask an admin to add it to one.")
-        case .failure: throw REDCapError(status: .forbidden, message: "You do not have API Export privileges (coordinators and researchers export records).")
+        case .failure(.noTeam):
+            throw REDCapError(status: .forbidden, message: "Your account belongs to no team; ask an admin to add it to one.")
+        case .failure:
+            throw REDCapError(
+                status: .forbidden, message: "You do not have API Export privileges (coordinators and researchers export records).")
         }
         _ = try await plan(questionnaireId, for: user)  // the questionnaire is one this token may see
         let values: REDCapRows.Values
@@ -36,7 +42,9 @@ extension REDCapRoutes {
 
         // Records by id, or by the name they were imported with (made into the same id, for the
         // caller's team): the store reads those alone.
-        let only = form.list("records").map { names in Set(names.map { REDCapImport.recordId($0, questionnaireId: questionnaireId, teamId: user.teamId ?? 0) }) }
+        let only = form.list("records").map { names in
+            Set(names.map { REDCapImport.recordId($0, questionnaireId: questionnaireId, teamId: user.teamId ?? 0) })
+        }
         var request = ExportService.Request(questionnaireId: questionnaireId, teamId: reach.teamId, consent: reach.consent)
         if let only, only.count <= ExportQuery.maxRecordIds { request.recordIds = Array(only) }
         let prepared = try await services.exports.prepare(request)
@@ -49,7 +57,9 @@ extension REDCapRoutes {
             var names: Set<String> = [REDCapProject.recordIdField]
             let known = Set(project.fields.map(\.name)).union(project.instruments.map { "\($0.name)_complete" })
             for name in askedFields ?? [] {
-                guard known.contains(name) else { throw REDCapError.bad("The following values in the parameter fields are not valid: \(name.prefix(100))") }
+                guard known.contains(name) else {
+                    throw REDCapError.bad("The following values in the parameter fields are not valid: \(name.prefix(100))")
+                }
                 names.insert(name)
             }
             for name in askedForms ?? [] {
@@ -68,11 +78,16 @@ extension REDCapRoutes {
             }
             let repeated = Set(project.fields.filter { $0.repeatKey != nil }.flatMap { $0.exportNames.map(\.name) })
             if let field = filter.fields.first(where: { repeated.contains($0) }) {
-                throw REDCapError.bad("The filterLogic names \(field.prefix(100)), a field of a repeating instrument; this server filters on the record's own fields only.")
+                throw REDCapError.bad(
+                    "The filterLogic names \(field.prefix(100)), a field of a repeating instrument; this server filters on the record's own fields only."
+                )
             }
         }
-        try await services.audit.record(.export, by: user.username, details: ["format": "redcap", "questionnaire": questionnaireId, "via": "redcap", "records": String(prepared.count)])
-        let rowsOf = REDCapRows(project: project, versions: Dictionary(prepared.plan.versions.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a }))
+        try await services.audit.record(
+            .export, by: user.username,
+            details: ["format": "redcap", "questionnaire": questionnaireId, "via": "redcap", "records": String(prepared.count)])
+        let rowsOf = REDCapRows(
+            project: project, versions: Dictionary(prepared.plan.versions.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a }))
         let allColumns = rowsOf.columns(fields: nil)
         let columns = rowsOf.columns(fields: wanted)
         let formatter = JSONLinesFormatter(plan: prepared.plan)
@@ -125,17 +140,22 @@ extension REDCapRoutes {
     /// edited (as `PUT /v1/records/{id}` would), any other is a new record; every one is checked
     /// before any is stored, so an import with a problem stores nothing (as REDCap's).
     func importRecords(_ form: Form, questionnaireId: String, user: User, _ context: IntakeRequestContext) async throws -> Response {
-        // Those who send records through Intake's own API: a team's field workers and coordinators.
-        guard let teamId = user.teamId, user.role == .fieldworker || user.role == .coordinator else {
-            throw REDCapError(status: .forbidden, message: "You do not have API Import/Update privileges (field workers and coordinators of a team send records).")
+        // The action's row admitted a team's field worker or coordinator; the records are their team's.
+        guard let teamId = user.teamId else {
+            throw REDCapError(
+                status: .forbidden,
+                message: "You do not have API Import/Update privileges (field workers and coordinators of a team send records).")
         }
         let dataFormat = (form["format"] ?? "json").lowercased()
-        guard dataFormat == "json" || dataFormat == "csv" else { throw REDCapError.bad("Records are imported as JSON or CSV here: send format=json or format=csv.") }
+        guard dataFormat == "json" || dataFormat == "csv" else {
+            throw REDCapError.bad("Records are imported as JSON or CSV here: send format=json or format=csv.")
+        }
         if let behaviour = form["overwriteBehavior"], !["normal", "overwrite"].contains(behaviour) {
             throw REDCapError.bad("overwriteBehavior is normal or overwrite.")
         }
         if form["forceAutoNumber"]?.lowercased() == "true" {
-            throw REDCapError.bad("forceAutoNumber is not supported: give each record its record_id (content=generateNextRecordName gives a new one).")
+            throw REDCapError.bad(
+                "forceAutoNumber is not supported: give each record its record_id (content=generateNextRecordName gives a new one).")
         }
         let returnContent = form["returnContent"] ?? "count"
         guard ["count", "ids", "nothing"].contains(returnContent) else { throw REDCapError.bad("returnContent is count, ids or nothing.") }
@@ -156,18 +176,22 @@ extension REDCapRoutes {
             var existing: StoredRecord?
             do {
                 existing = try await services.access.record(entry.id, for: .edit, by: user)
-            } catch let error as APIError where error.status == .notFound {
+            } catch let error as ServiceError where error.kind == .notFound {
                 existing = nil  // new (or another team's id, which the store refuses below)
-            } catch let error as APIError {
-                refused.append("\(entry.name): \(error.message)")
+            } catch let error as ServiceError {
+                refused.append("\(entry.name): \(error.description)")
                 continue
             }
             if let existing, existing.record.questionnaire != newest.reference {
-                refused.append("\(entry.name): it holds answers to version \(existing.record.questionnaire.version) of the questionnaire; edit it with intake")
+                refused.append(
+                    "\(entry.name): it holds answers to version \(existing.record.questionnaire.version) of the questionnaire; edit it with intake"
+                )
                 continue
             }
-            let base = existing?.record
-                ?? PatientResponse(id: entry.id, questionnaire: newest.reference, status: .draft, collector: user.username, deviceId: "redcap-api")
+            let base =
+                existing?.record
+                ?? PatientResponse(
+                    id: entry.id, questionnaire: newest.reference, status: .draft, collector: user.username, deviceId: "redcap-api")
             do {
                 planned.append((entry.name, existing, try importer.applied(entry, to: base, overwrite: overwrite)))
             } catch {
@@ -191,19 +215,27 @@ extension REDCapRoutes {
                 new.append((name, record))
                 continue
             }
-            switch try await services.records.edit(record, of: existing, baseRevision: existing.revision, savedBy: user.username, uploadsTeam: teamId, deviceId: "redcap-api") {
+            switch try await services.records.edit(
+                record, of: existing, baseRevision: existing.revision, savedBy: user.username, uploadsTeam: teamId, deviceId: "redcap-api")
+            {
             case .saved(.updated), .unchanged: stored.append(name)
             case .saved(.stale): refused.append("\(name): it changed while this import ran; send it again")
-            case .saved(.locked): refused.append("\(name): a reviewer approved and locked it; a coordinator reopens it first (intake review reopen)")
+            case .saved(.locked):
+                refused.append("\(name): a reviewer approved and locked it; a coordinator reopens it first (intake review reopen)")
             case .saved(.notFound), .saved(.deleted): refused.append("\(name): it was deleted while this import ran")
             case .invalid(let code, let message, let issues): refused.append(Self.refusal(name, code, message, issues))
             }
         }
-        let results = new.isEmpty ? [] : try await services.records.ingest(new.map(\.record), owner: RecordOwner(teamId: teamId, username: user.username, deviceId: "redcap-api"))
+        let results =
+            new.isEmpty
+            ? []
+            : try await services.records.ingest(
+                new.map(\.record), owner: RecordOwner(teamId: teamId, username: user.username, deviceId: "redcap-api"))
         for ((name, _), result) in zip(new, results) {
             switch result {
             case .stored(.created, _), .stored(.duplicate, _): stored.append(name)
-            case .stored(.conflict, _), .stored(.taken, _): refused.append("\(name): the id is used by a record you may not edit; give the record another record_id")
+            case .stored(.conflict, _), .stored(.taken, _):
+                refused.append("\(name): the id is used by a record you may not edit; give the record another record_id")
             case .stored(.deleted, _): refused.append("\(name): this record was deleted and cannot be sent again")
             case .invalid(let code, let message, let issues): refused.append(Self.refusal(name, code, message, issues))
             }
@@ -212,13 +244,15 @@ extension REDCapRoutes {
             throw REDCapError.bad("\(stored.count) record(s) were stored; these were not: " + refused.prefix(20).joined(separator: "; "))
         }
         switch returnContent {
-        case "ids": return Self.json { writer in
+        case "ids":
+            return Self.json { writer in
                 writer.beginArray()
                 for name in stored { writer.string(name) }
                 writer.endArray()
             }
         case "nothing": return Self.reply([], type: "application/json; charset=utf-8")
-        default: return Self.json { writer in
+        default:
+            return Self.json { writer in
                 writer.beginObject()
                 writer.key("count")
                 writer.integer(stored.count)
@@ -240,12 +274,17 @@ extension REDCapRoutes {
         do { records = try CSVReader.records(text) } catch {
             throw REDCapError.bad("The data being imported is not valid CSV: line \(error.line): \(error.message).")
         }
-        guard let header = records.first?.fields, !header.isEmpty else { throw REDCapError.bad("The CSV data has no header row naming the fields.") }
-        guard records.count <= 10_001 else { throw REDCapError.bad("At most 10000 rows are imported at once; send the rest in another request.") }
+        guard let header = records.first?.fields, !header.isEmpty else {
+            throw REDCapError.bad("The CSV data has no header row naming the fields.")
+        }
+        guard records.count <= 10_001 else {
+            throw REDCapError.bad("At most 10000 rows are imported at once; send the rest in another request.")
+        }
         guard Set(header).count == header.count else { throw REDCapError.bad("The CSV header names a field twice.") }
         return try records.dropFirst().map { record in
             guard record.fields.count == header.count else {
-                throw REDCapError.bad("Line \(record.line) of the CSV data has \(record.fields.count) fields; the header has \(header.count).")
+                throw REDCapError.bad(
+                    "Line \(record.line) of the CSV data has \(record.fields.count) fields; the header has \(header.count).")
             }
             return Dictionary(uniqueKeysWithValues: zip(header, record.fields))
         }
@@ -254,9 +293,12 @@ extension REDCapRoutes {
     /// The `data` of an import: a JSON array of objects whose values are text (numbers are taken as their text).
     static func importRows(_ text: String) throws -> [[String: String]] {
         guard let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)), let array = parsed as? [Any] else {
-            throw REDCapError.bad("The data being imported is not valid JSON: send a JSON array of objects, one per record (and repeat instance).")
+            throw REDCapError.bad(
+                "The data being imported is not valid JSON: send a JSON array of objects, one per record (and repeat instance).")
         }
-        guard array.count <= 10_000 else { throw REDCapError.bad("At most 10000 rows are imported at once; send the rest in another request.") }
+        guard array.count <= 10_000 else {
+            throw REDCapError.bad("At most 10000 rows are imported at once; send the rest in another request.")
+        }
         return try array.enumerated().map { index, item in
             guard let object = item as? [String: Any] else { throw REDCapError.bad("Row \(index + 1) of the data is not an object.") }
             var row: [String: String] = [:]

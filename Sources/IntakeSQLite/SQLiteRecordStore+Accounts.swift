@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func createTeam(name: String, at time: Date) async throws -> Team {
@@ -16,8 +16,9 @@ extension SQLiteRecordStore {
 
     public func formTeam(name: String, leader: String, at time: Date) async throws -> TeamFormation {
         try await database.write { db in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT t.name FROM user u LEFT JOIN team t ON t.id = u.teamId WHERE u.username = ?", arguments: [leader])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT t.name FROM user u LEFT JOIN team t ON t.id = u.teamId WHERE u.username = ?", arguments: [leader])
             else { return .noSuchUser }
             if let current = row["name"] as String? { return .alreadyInTeam(current) }
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM team WHERE name = ?", arguments: [name]) == nil else { return .nameTaken }
@@ -179,10 +180,12 @@ extension SQLiteRecordStore {
     public func tokens(userId: Int64) async throws -> [TokenSummary] {
         try await database.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT hash, name, createdAt, expiresAt FROM token WHERE userId = ? ORDER BY createdAt DESC, hash", arguments: [userId]
+                db, sql: "SELECT hash, name, createdAt, expiresAt FROM token WHERE userId = ? ORDER BY createdAt DESC, hash",
+                arguments: [userId]
             ).map { row in
                 TokenSummary(
-                    id: String((row["hash"] as String).prefix(TokenSummary.idLength)), name: row["name"], createdAt: Self.date(row["createdAt"]),
+                    id: String((row["hash"] as String).prefix(TokenSummary.idLength)), name: row["name"],
+                    createdAt: Self.date(row["createdAt"]),
                     expiresAt: (row["expiresAt"] as Double?).map(Self.date))
             }
         }
@@ -192,7 +195,8 @@ extension SQLiteRecordStore {
         guard id.count == TokenSummary.idLength else { return false }
         return try await database.write { db in
             try db.execute(
-                sql: "DELETE FROM token WHERE userId = ? AND substr(hash, 1, ?) = ?", arguments: [userId, TokenSummary.idLength, id.lowercased()])
+                sql: "DELETE FROM token WHERE userId = ? AND substr(hash, 1, ?) = ?",
+                arguments: [userId, TokenSummary.idLength, id.lowercased()])
             return db.changesCount > 0
         }
     }

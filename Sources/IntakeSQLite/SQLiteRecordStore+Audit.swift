@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func appendAudit(_ entries: [AuditEntry]) async throws -> [AuditEvent] {
@@ -21,7 +21,8 @@ extension SQLiteRecordStore {
             sql: "INSERT INTO auditEvent (seq, at, actor, action, subject, details, previousHash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         for event in events {
             try insert.execute(arguments: [
-                event.seq, event.at, event.actor, event.action, event.subject, AuditEvent.detailsText(event.details), event.previousHash, event.hash,
+                event.seq, event.at, event.actor, event.action, event.subject, AuditEvent.detailsText(event.details), event.previousHash,
+                event.hash,
             ])
         }
         return events
@@ -62,11 +63,14 @@ extension SQLiteRecordStore {
     }
 
     public func auditHead() async throws -> AuditEvent? {
-        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM auditEvent ORDER BY seq DESC LIMIT 1").map(Self.auditEvent) }
+        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM auditEvent ORDER BY seq DESC LIMIT 1").map(Self.auditEvent)
+        }
     }
 
     public func auditEvent(seq: Int64) async throws -> AuditEvent? {
-        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM auditEvent WHERE seq = ?", arguments: [seq]).map(Self.auditEvent) }
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM auditEvent WHERE seq = ?", arguments: [seq]).map(Self.auditEvent)
+        }
     }
 
     static func auditEvent(_ row: Row) -> AuditEvent {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func createEnrolment(_ enrolment: NewEnrolment) async throws -> Enrolment {
@@ -22,7 +22,10 @@ extension SQLiteRecordStore {
                 [
                     AuditEntry(
                         at: enrolment.createdAt, actor: enrolment.createdBy, action: .enrolmentCreate, subject: enrolment.id,
-                        details: ["team": "\(enrolment.teamId)", "for": enrolment.username, "expiresAt": Timestamp.string(from: enrolment.expiresAt)])
+                        details: [
+                            "team": "\(enrolment.teamId)", "for": enrolment.username,
+                            "expiresAt": Timestamp.string(from: enrolment.expiresAt),
+                        ])
                 ], db)
             return try Self.enrolment(db, id: enrolment.id)!
         }
@@ -30,7 +33,8 @@ extension SQLiteRecordStore {
 
     public func enrolments(teamId: Int64) async throws -> [Enrolment] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM enrolment WHERE teamId = ? ORDER BY createdAt DESC, id", arguments: [teamId]).map(Self.enrolment)
+            try Row.fetchAll(db, sql: "SELECT * FROM enrolment WHERE teamId = ? ORDER BY createdAt DESC, id", arguments: [teamId]).map(
+                Self.enrolment)
         }
     }
 
@@ -44,7 +48,8 @@ extension SQLiteRecordStore {
             case .refuse(let outcome): return outcome
             case .wrongSecret(let failures, let locked, let outcome):
                 try db.execute(
-                    sql: "UPDATE enrolment SET failedAttempts = ?, state = ? WHERE id = ?", arguments: [failures, locked ? "locked" : "open", id])
+                    sql: "UPDATE enrolment SET failedAttempts = ?, state = ? WHERE id = ?",
+                    arguments: [failures, locked ? "locked" : "open", id])
                 return outcome
             case .enrol: break
             }
@@ -61,10 +66,12 @@ extension SQLiteRecordStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    device.deviceId, device.name, current.teamId, current.username, id, device.tokenHash, Self.timestamp(time), Self.timestamp(time),
+                    device.deviceId, device.name, current.teamId, current.username, id, device.tokenHash, Self.timestamp(time),
+                    Self.timestamp(time),
                     device.intakeVersion,
                 ])
-            let enrolled = try Self.device(try Row.fetchOne(db, sql: "SELECT * FROM device WHERE id = ?", arguments: [db.lastInsertedRowID])!)
+            let enrolled = try Self.device(
+                try Row.fetchOne(db, sql: "SELECT * FROM device WHERE id = ?", arguments: [db.lastInsertedRowID])!)
             _ = try Self.appendAudit(
                 [
                     AuditEntry(
@@ -78,7 +85,9 @@ extension SQLiteRecordStore {
     public func devices(teamId: Int64?) async throws -> [Device] {
         try await database.read { db in
             if let teamId {
-                return try Row.fetchAll(db, sql: "SELECT * FROM device WHERE teamId = ? ORDER BY enrolledAt DESC, id DESC", arguments: [teamId]).map(
+                return try Row.fetchAll(
+                    db, sql: "SELECT * FROM device WHERE teamId = ? ORDER BY enrolledAt DESC, id DESC", arguments: [teamId]
+                ).map(
                     Self.device)
             }
             return try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY enrolledAt DESC, id DESC").map(Self.device)
@@ -87,9 +96,13 @@ extension SQLiteRecordStore {
 
     public func device(tokenHash: String) async throws -> (device: Device, user: User)? {
         try await database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM device WHERE tokenHash = ?", arguments: [tokenHash]) else { return nil }
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM device WHERE tokenHash = ?", arguments: [tokenHash]) else {
+                return nil
+            }
             let device = try Self.device(row)
-            guard let user = try Row.fetchOne(db, sql: Self.userSelect + " WHERE u.username = ?", arguments: [device.username]) else { return nil }
+            guard let user = try Row.fetchOne(db, sql: Self.userSelect + " WHERE u.username = ?", arguments: [device.username]) else {
+                return nil
+            }
             return (device, try Self.credentials(user).user)
         }
     }
@@ -102,7 +115,11 @@ extension SQLiteRecordStore {
             guard current.revokedAt == nil else { return current }
             try db.execute(sql: "UPDATE device SET revokedAt = ?, revokedBy = ? WHERE id = ?", arguments: [Self.timestamp(time), user, id])
             _ = try Self.appendAudit(
-                [AuditEntry(at: time, actor: user, action: .deviceRevoke, subject: "\(id)", details: ["team": "\(current.teamId)", "deviceId": current.deviceId])],
+                [
+                    AuditEntry(
+                        at: time, actor: user, action: .deviceRevoke, subject: "\(id)",
+                        details: ["team": "\(current.teamId)", "deviceId": current.deviceId])
+                ],
                 db)
             return try Self.device(try Row.fetchOne(db, sql: "SELECT * FROM device WHERE id = ?", arguments: [id])!)
         }
@@ -127,7 +144,8 @@ extension SQLiteRecordStore {
     static func enrolment(_ row: Row) throws -> Enrolment {
         Enrolment(
             id: row["id"], teamId: row["teamId"], username: row["username"], createdBy: row["createdBy"], createdAt: date(row["createdAt"]),
-            expiresAt: date(row["expiresAt"]), state: EnrolmentState(rawValue: row["state"]) ?? .locked, failedAttempts: row["failedAttempts"],
+            expiresAt: date(row["expiresAt"]), state: EnrolmentState(rawValue: row["state"]) ?? .locked,
+            failedAttempts: row["failedAttempts"],
             usedAt: (row["usedAt"] as Double?).map(date), deviceId: row["deviceId"])
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import IntakeCore
 import IntakeExport
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func exportSnapshot(teamId: Int64?) async throws -> any ExportSnapshot {
@@ -10,7 +10,8 @@ extension SQLiteRecordStore {
         let snapshot = try database.makeSnapshot()
         let cursor = try await snapshot.read { db in
             if let teamId {
-                return try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = ?", arguments: [teamId]) ?? 0
+                return try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = ?", arguments: [teamId])
+                    ?? 0
             }
             return try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(changeSeq), 0) FROM record") ?? 0
         }
@@ -109,9 +110,11 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                 before = "c.recordedAt < ?"
                 arguments += [SQLiteRecordStore.timestamp(time)]
             }
-            sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND \(before) ORDER BY c.id DESC LIMIT 1), '') IN \(scopes)"
+            sql +=
+                " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND \(before) ORDER BY c.id DESC LIMIT 1), '') IN \(scopes)"
             arguments += StatementArguments(consent.scopes.map(\.rawValue))
-            sql += " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= ? ORDER BY c.id DESC LIMIT 1), '') NOT IN \(scopes)"
+            sql +=
+                " AND COALESCE((SELECT c.scope FROM consent c WHERE c.patientId = r.patientId AND c.\(column) <= ? ORDER BY c.id DESC LIMIT 1), '') NOT IN \(scopes)"
             arguments += [query.upTo]
             arguments += StatementArguments(consent.scopes.map(\.rawValue))
             return try String.fetchAll(db, sql: "SELECT r.id FROM record r WHERE \(sql) ORDER BY r.\(column)", arguments: arguments)
@@ -141,10 +144,13 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                 sql += " AND r.deletedAt >= ? AND r.receivedAt < ?"
                 arguments += [SQLiteRecordStore.timestamp(time), SQLiteRecordStore.timestamp(time)]
             }
-            return try Row.fetchAll(db, sql: "SELECT COALESCE(r.exitOf, r.id), r.exitOf IS NOT NULL FROM record r WHERE \(sql) ORDER BY r.\(column)", arguments: arguments)
-                .compactMap { row in
-                    UUID(uuidString: row[0]).map { RemovedRecord(recordId: $0, reason: (row[1] as Bool) ? .transferred : .deleted) }
-                }
+            return try Row.fetchAll(
+                db, sql: "SELECT COALESCE(r.exitOf, r.id), r.exitOf IS NOT NULL FROM record r WHERE \(sql) ORDER BY r.\(column)",
+                arguments: arguments
+            )
+            .compactMap { row in
+                UUID(uuidString: row[0]).map { RemovedRecord(recordId: $0, reason: (row[1] as Bool) ? .transferred : .deleted) }
+            }
         }
     }
 
@@ -165,7 +171,9 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                 arguments += StatementArguments(consent.scopes.map(\.rawValue))
             }
             if !query.dataGroups.isEmpty {
-                sql += " AND p.id IN (SELECT g.patientId FROM patientGroup g WHERE g.groupName IN (" + query.dataGroups.map { _ in "?" }.joined(separator: ", ") + "))"
+                sql +=
+                    " AND p.id IN (SELECT g.patientId FROM patientGroup g WHERE g.groupName IN ("
+                    + query.dataGroups.map { _ in "?" }.joined(separator: ", ") + "))"
                 arguments += StatementArguments(query.dataGroups)
             }
             if let position {
@@ -190,7 +198,9 @@ struct SQLiteExportSnapshot: ExportSnapshot {
 
     private static func groupFilter(_ query: ExportQuery, _ sql: inout String, _ arguments: inout StatementArguments) {
         guard !query.dataGroups.isEmpty else { return }
-        sql += " AND r.patientId IN (SELECT g.patientId FROM patientGroup g WHERE g.groupName IN (" + query.dataGroups.map { _ in "?" }.joined(separator: ", ") + "))"
+        sql +=
+            " AND r.patientId IN (SELECT g.patientId FROM patientGroup g WHERE g.groupName IN ("
+            + query.dataGroups.map { _ in "?" }.joined(separator: ", ") + "))"
         arguments += StatementArguments(query.dataGroups)
     }
 
@@ -209,7 +219,9 @@ struct SQLiteExportSnapshot: ExportSnapshot {
         if let consent = query.consent {
             var allowed: [String] = []
             if !consent.scopes.isEmpty {
-                allowed.append("r.patientId IN (SELECT id FROM patient WHERE sharingScope IN (" + consent.scopes.map { _ in "?" }.joined(separator: ", ") + "))")
+                allowed.append(
+                    "r.patientId IN (SELECT id FROM patient WHERE sharingScope IN ("
+                        + consent.scopes.map { _ in "?" }.joined(separator: ", ") + "))")
                 arguments += StatementArguments(consent.scopes.map(\.rawValue))
             }
             if consent.includeUnlinked { allowed.append("r.patientId IS NULL") }

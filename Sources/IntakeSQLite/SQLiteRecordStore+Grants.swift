@@ -1,22 +1,24 @@
 import Foundation
 import GRDB
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func createGrant(_ grant: NewGrant) async throws -> GrantOutcome {
         try await database.write { db in
-            guard try Int64.fetchOne(db, sql: "SELECT teamId FROM record WHERE id = ? AND deletedAt IS NULL", arguments: [Self.key(grant.recordId)])
-                == grant.fromTeamId
-            else { return .recordNotFound }
-            var toTeamId: Int64?
+            let owner = try Int64.fetchOne(
+                db, sql: "SELECT teamId FROM record WHERE id = ? AND deletedAt IS NULL", arguments: [Self.key(grant.recordId)])
+            var recipient: GrantRecipient?
             if let name = grant.toUser {
-                guard let team = try Row.fetchOne(db, sql: "SELECT teamId FROM user WHERE username = ?", arguments: [name]) else {
-                    return .unknownUser(name)
-                }
-                if (team["teamId"] as Int64?) == grant.fromTeamId { return .alreadyInTeam(name) }
+                let user = try Row.fetchOne(db, sql: "SELECT teamId FROM user WHERE username = ?", arguments: [name])
+                recipient = user.map { .user(name, teamId: $0["teamId"]) } ?? .unknownUser(name)
             } else if let name = grant.toTeam {
-                guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM team WHERE name = ?", arguments: [name]) else { return .unknownTeam(name) }
-                toTeamId = id
+                let team = try Int64.fetchOne(db, sql: "SELECT id FROM team WHERE name = ?", arguments: [name])
+                recipient = team.map { .team(name, id: $0) } ?? .unknownTeam(name)
+            }
+            let toTeamId: Int64?
+            switch GrantRules.create(grant, recordTeamId: owner, recipient: recipient) {
+            case .refuse(let outcome): return outcome
+            case .create(let team): toTeamId = team
             }
             try db.execute(
                 sql: """
@@ -24,7 +26,8 @@ extension SQLiteRecordStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    Self.key(grant.id), Self.key(grant.recordId), grant.toUser, toTeamId, grant.access.rawValue, Self.timestamp(grant.expiresAt),
+                    Self.key(grant.id), Self.key(grant.recordId), grant.toUser, toTeamId, grant.access.rawValue,
+                    Self.timestamp(grant.expiresAt),
                     grant.grantedBy, Self.timestamp(grant.grantedAt),
                 ])
             guard let stored = try Self.grant(db, id: grant.id) else { return .recordNotFound }
@@ -35,8 +38,10 @@ extension SQLiteRecordStore {
 
     public func grants(recordId: UUID) async throws -> [RecordGrant] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: Self.grantSelect + " WHERE g.recordId = ? ORDER BY g.grantedAt DESC, g.id", arguments: [Self.key(recordId)])
-                .map(Self.grant)
+            try Row.fetchAll(
+                db, sql: Self.grantSelect + " WHERE g.recordId = ? ORDER BY g.grantedAt DESC, g.id", arguments: [Self.key(recordId)]
+            )
+            .map(Self.grant)
         }
     }
 
@@ -45,7 +50,8 @@ extension SQLiteRecordStore {
             guard let existing = try Self.grant(db, id: id), existing.recordId == recordId else { return nil }
             guard existing.revokedAt == nil else { return existing }
             try db.execute(
-                sql: "UPDATE recordGrant SET revokedAt = ?, revokedBy = ? WHERE id = ?", arguments: [Self.timestamp(time), user, Self.key(id)])
+                sql: "UPDATE recordGrant SET revokedAt = ?, revokedBy = ? WHERE id = ?",
+                arguments: [Self.timestamp(time), user, Self.key(id)])
             let revoked = try Self.grant(db, id: id) ?? existing
             _ = try Self.appendAudit([AuditEntry.grant(revoked, revoked: true, by: user, at: time)], db)
             return revoked

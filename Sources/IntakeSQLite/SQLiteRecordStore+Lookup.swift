@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func lookup(_ query: LookupQuery) async throws -> [LookupMatch] {
@@ -75,7 +75,8 @@ struct SQLiteLookupIndex: LookupIndex {
             var found: [String: (revision: Int, body: [UInt8], collector: String)] = [:]
             for row in try Row.fetchAll(
                 db,
-                sql: "SELECT id, revision, body, collector FROM record WHERE id IN (\(databaseQuestionMarks(count: ids.count))) AND deletedAt IS NULL",
+                sql:
+                    "SELECT id, revision, body, collector FROM record WHERE id IN (\(databaseQuestionMarks(count: ids.count))) AND deletedAt IS NULL",
                 arguments: StatementArguments(ids))
             {
                 found[row["id"]] = (row["revision"], Array((row["body"] as String).utf8), row["collector"])

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func registerPatients(_ patients: [NewPatient]) async throws -> [PatientOutcome] {
@@ -23,8 +23,10 @@ extension SQLiteRecordStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
                         """,
                     arguments: [
-                        Self.key(new.id), new.teamId, person.givenName, person.familyName, NameKey.lookupKey(person.givenName), NameKey.lookupKey(person.familyName),
-                        person.dateOfBirth?.description, person.sex?.rawValue, person.externalId, new.createdBy, Self.timestamp(new.createdAt),
+                        Self.key(new.id), new.teamId, person.givenName, person.familyName, NameKey.lookupKey(person.givenName),
+                        NameKey.lookupKey(person.familyName),
+                        person.dateOfBirth?.description, person.sex?.rawValue, person.externalId, new.createdBy,
+                        Self.timestamp(new.createdAt),
                         Self.timestamp(new.createdAt),
                     ])
                 return .created(try Self.patient(db, id: new.id)!)
@@ -85,7 +87,8 @@ extension SQLiteRecordStore {
         try await database.write { db in
             if let refusal = PatientRules.change(try Self.patient(db, id: id), baseRevision: baseRevision) { return refusal }
             if let external = person.externalId,
-                let holder = try String.fetchOne(db, sql: "SELECT id FROM patient WHERE externalId = ? AND id <> ?", arguments: [external, Self.key(id)])
+                let holder = try String.fetchOne(
+                    db, sql: "SELECT id FROM patient WHERE externalId = ? AND id <> ?", arguments: [external, Self.key(id)])
             {
                 return .externalIdTaken(existing: UUID(uuidString: holder)!)
             }
@@ -107,7 +110,8 @@ extension SQLiteRecordStore {
                 try db.execute(sql: "DELETE FROM patientGroup WHERE patientId = ? AND groupName = ?", arguments: [Self.key(id), name])
             }
             for name in groups.add {
-                try db.execute(sql: "INSERT OR IGNORE INTO patientGroup (patientId, groupName) VALUES (?, ?)", arguments: [Self.key(id), name])
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO patientGroup (patientId, groupName) VALUES (?, ?)", arguments: [Self.key(id), name])
             }
             return .changed(try Self.patient(db, id: id)!)
         }
@@ -183,7 +187,8 @@ extension SQLiteRecordStore {
                             (SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = ?))
                     """,
                 arguments: [
-                    Self.key(consent.patientId), consent.scope.rawValue, consent.method.rawValue, consent.recordedBy, Self.timestamp(consent.recordedAt),
+                    Self.key(consent.patientId), consent.scope.rawValue, consent.method.rawValue, consent.recordedBy,
+                    Self.timestamp(consent.recordedAt),
                     patient.teamId,
                 ])
             try db.execute(
@@ -196,16 +201,20 @@ extension SQLiteRecordStore {
 
     public func consentHistory(patientId: UUID) async throws -> [Consent] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM consent WHERE patientId = ? ORDER BY id", arguments: [Self.key(patientId)]).map { row in
+            try Row.fetchAll(db, sql: "SELECT * FROM consent WHERE patientId = ? ORDER BY id", arguments: [Self.key(patientId)]).map {
+                row in
                 Consent(
                     patientId: patientId, scope: SharingScope(rawValue: row["scope"]) ?? .noSharing,
-                    method: ConsentMethod(rawValue: row["method"]) ?? .verbal, recordedBy: row["recordedBy"], recordedAt: Self.date(row["recordedAt"]))
+                    method: ConsentMethod(rawValue: row["method"]) ?? .verbal, recordedBy: row["recordedBy"],
+                    recordedAt: Self.date(row["recordedAt"]))
             }
         }
     }
 
     static func patient(_ db: Database, id: UUID) throws -> Patient? {
-        guard var patient = try Row.fetchOne(db, sql: "SELECT * FROM patient WHERE id = ?", arguments: [key(id)]).map(patient) else { return nil }
+        guard var patient = try Row.fetchOne(db, sql: "SELECT * FROM patient WHERE id = ?", arguments: [key(id)]).map(patient) else {
+            return nil
+        }
         patient.dataGroups = try String.fetchAll(
             db, sql: "SELECT groupName FROM patientGroup WHERE patientId = ? ORDER BY groupName", arguments: [key(id)])
         return patient
@@ -217,7 +226,9 @@ extension SQLiteRecordStore {
         var groups: [String: [String]] = [:]
         let ids = patients.map { key($0.id) }
         for row in try Row.fetchAll(
-            db, sql: "SELECT patientId, groupName FROM patientGroup WHERE patientId IN (" + ids.map { _ in "?" }.joined(separator: ", ") + ") ORDER BY groupName",
+            db,
+            sql: "SELECT patientId, groupName FROM patientGroup WHERE patientId IN (" + ids.map { _ in "?" }.joined(separator: ", ")
+                + ") ORDER BY groupName",
             arguments: StatementArguments(ids))
         {
             groups[row["patientId"], default: []].append(row["groupName"])
@@ -233,7 +244,8 @@ extension SQLiteRecordStore {
         Patient(
             id: UUID(uuidString: row["id"])!, teamId: row["teamId"],
             identification: PatientIdentification(
-                givenName: row["givenName"], familyName: row["familyName"], dateOfBirth: (row["dateOfBirth"] as String?).flatMap(LocalDate.init(iso:)),
+                givenName: row["givenName"], familyName: row["familyName"],
+                dateOfBirth: (row["dateOfBirth"] as String?).flatMap(LocalDate.init(iso:)),
                 sex: (row["sex"] as String?).flatMap(PatientIdentification.Sex.init(rawValue:)), externalId: row["externalId"]),
             revision: row["revision"], archivedAt: (row["archivedAt"] as Double?).map(date),
             sharingScope: (row["sharingScope"] as String?).flatMap(SharingScope.init(rawValue:)), createdBy: row["createdBy"],

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func publish(_ q: PublishedQuestionnaire) async throws -> Bool {
@@ -36,7 +36,8 @@ extension SQLiteRecordStore {
     public func questionnaireStatus(id: String, version: String) async throws -> QuestionnaireStatus? {
         try await database.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT state, stateChangedAt, stateChangedBy FROM questionnaire WHERE id = ? AND version = ?", arguments: [id, version]
+                db, sql: "SELECT state, stateChangedAt, stateChangedBy FROM questionnaire WHERE id = ? AND version = ?",
+                arguments: [id, version]
             ).map(Self.questionnaireStatus)
         }
     }
@@ -46,11 +47,16 @@ extension SQLiteRecordStore {
     ) async throws -> Bool {
         try await database.write { db in
             try db.execute(
-                sql: "UPDATE questionnaire SET state = ?, stateChangedAt = ?, stateChangedBy = ? WHERE id = ? AND version = ? AND state = ?",
+                sql:
+                    "UPDATE questionnaire SET state = ?, stateChangedAt = ?, stateChangedBy = ? WHERE id = ? AND version = ? AND state = ?",
                 arguments: [to.rawValue, Self.timestamp(time), user, id, version, from.rawValue])
             guard db.changesCount > 0 else { return false }
             _ = try Self.appendAudit(
-                [AuditEntry(at: time, actor: user, action: .questionnaireState, subject: "\(id)@\(version)", details: ["from": from.rawValue, "to": to.rawValue])],
+                [
+                    AuditEntry(
+                        at: time, actor: user, action: .questionnaireState, subject: "\(id)@\(version)",
+                        details: ["from": from.rawValue, "to": to.rawValue])
+                ],
                 db)
             return true
         }
@@ -80,7 +86,8 @@ extension SQLiteRecordStore {
 extension SQLiteRecordStore {
     public func setCollectorOnly(questionnaireId: String, _ collectorOnly: Bool, by user: String, at time: Date) async throws -> Bool {
         try await database.write { db in
-            let current = try Bool.fetchOne(db, sql: "SELECT collectorOnly FROM questionnaireAccess WHERE questionnaireId = ?", arguments: [questionnaireId])
+            let current = try Bool.fetchOne(
+                db, sql: "SELECT collectorOnly FROM questionnaireAccess WHERE questionnaireId = ?", arguments: [questionnaireId])
             guard (current ?? false) != collectorOnly else { return false }
             try db.execute(
                 sql: """
@@ -91,7 +98,8 @@ extension SQLiteRecordStore {
                 arguments: [questionnaireId, collectorOnly, user, Self.timestamp(time)])
             // Every record of it counts as changed: the change feed brings or takes them away.
             for row in try Row.fetchAll(
-                db, sql: "SELECT id, teamId FROM record WHERE questionnaireId = ? AND deletedAt IS NULL ORDER BY changeSeq", arguments: [questionnaireId])
+                db, sql: "SELECT id, teamId FROM record WHERE questionnaireId = ? AND deletedAt IS NULL ORDER BY changeSeq",
+                arguments: [questionnaireId])
             {
                 try db.execute(
                     sql: """
@@ -101,7 +109,11 @@ extension SQLiteRecordStore {
                         """, arguments: [row["teamId"] as Int64, row["id"] as String])
             }
             _ = try Self.appendAudit(
-                [AuditEntry(at: time, actor: user, action: .questionnaireAccess, subject: questionnaireId, details: ["collectorOnly": String(collectorOnly)])],
+                [
+                    AuditEntry(
+                        at: time, actor: user, action: .questionnaireAccess, subject: questionnaireId,
+                        details: ["collectorOnly": String(collectorOnly)])
+                ],
                 db)
             return true
         }
@@ -148,7 +160,8 @@ extension SQLiteRecordStore {
                 arguments: [questionnaireId, version, teamId, teamId]
             ).map { row in
                 TestRecord(
-                    id: UUID(uuidString: row["id"])!, questionnaireId: row["questionnaireId"], version: row["version"], teamId: row["teamId"],
+                    id: UUID(uuidString: row["id"])!, questionnaireId: row["questionnaireId"], version: row["version"],
+                    teamId: row["teamId"],
                     collector: row["collector"], submittedBy: row["submittedBy"], receivedAt: Self.date(row["receivedAt"]),
                     answerCount: row["answerCount"], payload: [])
             }

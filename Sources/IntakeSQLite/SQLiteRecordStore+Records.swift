@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func ingest(_ items: [IngestItem], owner: RecordOwner, at time: Date) async throws -> [IngestOutcome] {
@@ -106,7 +106,8 @@ extension SQLiteRecordStore {
             ).execute(
                 arguments: [
                     NotificationType.recordAlert, RecordAlert.eventKey(record: item.record, alert: alert),
-                    NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId)), timestamp(time), teamId,
+                    NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId)), timestamp(time),
+                    teamId,
                 ])
         }
     }
@@ -117,7 +118,8 @@ extension SQLiteRecordStore {
         _ item: IngestItem, body: String, revision: Int, savedBy: String, at time: Date, deviceId: String?, _ db: Database
     ) throws {
         try db.cachedStatement(
-            sql: "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            sql:
+                "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId) VALUES (?, ?, ?, ?, ?, ?, ?)"
         ).execute(arguments: [key(item.record.id), revision, item.contentHash, body, savedBy, timestamp(time), deviceId])
     }
 
@@ -135,10 +137,14 @@ extension SQLiteRecordStore {
     public func records(idPrefix prefix: String, teamId: Int64, limit: Int) async throws -> [RecordIdMatch] {
         try await database.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT id, questionnaireId, collector FROM record WHERE teamId = ? AND deletedAt IS NULL AND id LIKE ? ORDER BY id LIMIT ?",
+                db,
+                sql:
+                    "SELECT id, questionnaireId, collector FROM record WHERE teamId = ? AND deletedAt IS NULL AND id LIKE ? ORDER BY id LIMIT ?",
                 arguments: [teamId, prefix + "%", limit]
             ).compactMap { row in
-                UUID(uuidString: row["id"]).map { RecordIdMatch(id: $0, questionnaireId: row["questionnaireId"], collector: row["collector"]) }
+                UUID(uuidString: row["id"]).map {
+                    RecordIdMatch(id: $0, questionnaireId: row["questionnaireId"], collector: row["collector"])
+                }
             }
         }
     }
@@ -211,7 +217,8 @@ extension SQLiteRecordStore {
             // Its open referrals close, and both sides are told: nothing is left to do.
             try Self.closeReferrals(db, recordId: id, by: user, at: time)
             let tombstone = Tombstone(
-                recordId: id, teamId: teamId, questionnaireId: row["questionnaireId"], revision: row["revision"], deletedAt: Self.date(Self.timestamp(time)),
+                recordId: id, teamId: teamId, questionnaireId: row["questionnaireId"], revision: row["revision"],
+                deletedAt: Self.date(Self.timestamp(time)),
                 deletedBy: user, reason: reason)
             _ = try Self.appendAudit([AuditEntry.recordDelete(tombstone)], db)
             return .deleted(tombstone)
@@ -221,7 +228,8 @@ extension SQLiteRecordStore {
     /// What ``RecordRules`` decides on: the record's team, revision and tombstone.
     private static func standing(_ row: Row) -> RecordStanding {
         RecordStanding(
-            teamId: row["teamId"], revision: row["revision"], tombstone: tombstone(row), review: ReviewState(rawValue: row["reviewState"]) ?? .received,
+            teamId: row["teamId"], revision: row["revision"], tombstone: tombstone(row),
+            review: ReviewState(rawValue: row["reviewState"]) ?? .received,
             locked: row["reviewLocked"], reviewedBy: row["reviewedBy"])
     }
 
@@ -231,7 +239,8 @@ extension SQLiteRecordStore {
 
     public func tombstone(id: UUID) async throws -> Tombstone? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ? AND deletedAt IS NOT NULL", arguments: [Self.key(id)]).flatMap(Self.tombstone)
+            try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ? AND deletedAt IS NOT NULL", arguments: [Self.key(id)]).flatMap(
+                Self.tombstone)
         }
     }
 
@@ -265,14 +274,17 @@ extension SQLiteRecordStore {
     public func changes(teamId: Int64, after: Int64, limit: Int) async throws -> ChangePage {
         try await database.read { db in
             let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM record WHERE teamId = ? AND teamSeq > ? ORDER BY teamSeq LIMIT ?", arguments: [teamId, after, limit])
+                db, sql: "SELECT * FROM record WHERE teamId = ? AND teamSeq > ? ORDER BY teamSeq LIMIT ?",
+                arguments: [teamId, after, limit])
             let changes = try rows.compactMap { row -> RecordChange? in
                 let cursor: Int64 = row["teamSeq"]
                 if let exitOf = row["exitOf"] as String? {
                     guard let id = UUID(uuidString: exitOf) else { return nil }
                     return RecordChange(id: id, cursor: cursor, kind: .transferred(toTeamId: row["exitTo"] ?? 0))
                 }
-                if let tombstone = Self.tombstone(row) { return RecordChange(id: tombstone.recordId, cursor: cursor, kind: .deleted(tombstone)) }
+                if let tombstone = Self.tombstone(row) {
+                    return RecordChange(id: tombstone.recordId, cursor: cursor, kind: .deleted(tombstone))
+                }
                 let record = try PatientResponse(jsonData: Data((row["body"] as String).utf8))
                 return RecordChange(
                     id: record.id, cursor: cursor,
@@ -291,7 +303,8 @@ extension SQLiteRecordStore {
     static func tombstone(_ row: Row) -> Tombstone? {
         guard let deletedAt = row["deletedAt"] as Double?, let id = UUID(uuidString: row["id"]) else { return nil }
         return Tombstone(
-            recordId: id, teamId: row["teamId"], questionnaireId: row["questionnaireId"], revision: row["revision"], deletedAt: date(deletedAt),
+            recordId: id, teamId: row["teamId"], questionnaireId: row["questionnaireId"], revision: row["revision"],
+            deletedAt: date(deletedAt),
             deletedBy: row["deletedBy"] ?? "", reason: row["deleteReason"] ?? "")
     }
 

@@ -1,11 +1,14 @@
 import Foundation
 import GRDB
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func createReferral(_ referral: NewReferral) async throws -> ReferralOutcome {
         try await database.write { db in
-            guard try Int64.fetchOne(db, sql: "SELECT teamId FROM record WHERE id = ? AND deletedAt IS NULL", arguments: [Self.key(referral.recordId)]) == referral.fromTeamId
+            guard
+                try Int64.fetchOne(
+                    db, sql: "SELECT teamId FROM record WHERE id = ? AND deletedAt IS NULL", arguments: [Self.key(referral.recordId)])
+                    == referral.fromTeamId
             else { return .recordNotFound }
             if let assignee = referral.assignee, try Self.member(db, teamId: referral.toTeamId, username: assignee) == nil {
                 return .notAMember(assignee)
@@ -65,13 +68,15 @@ extension SQLiteRecordStore {
         }
     }
 
-    public func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome {
+    public func changeReferral(id: UUID, at time: Date, _ decide: @Sendable (Referral) -> ReferralDecision) async throws -> ReferralOutcome
+    {
         try await database.write { db in try Self.changeReferral(db, id: id, at: time, decide) }
     }
 
     /// Reads the referral, asks `decide`, and writes what it says with its notifications, in the
     /// transaction of `db`.
-    static func changeReferral(_ db: Database, id: UUID, at time: Date, _ decide: (Referral) -> ReferralDecision) throws -> ReferralOutcome {
+    static func changeReferral(_ db: Database, id: UUID, at time: Date, _ decide: (Referral) -> ReferralDecision) throws -> ReferralOutcome
+    {
         guard let current = try Self.referral(db, id: id) else { return .notFound }
         let change: ReferralChange
         switch decide(current) {
@@ -79,7 +84,9 @@ extension SQLiteRecordStore {
         case .unchanged: return .referral(current)
         case .change(let decided): change = decided
         }
-        if let member = change.mustBeMember, try Self.member(db, teamId: change.toTeamId, username: member) == nil { return .notAMember(member) }
+        if let member = change.mustBeMember, try Self.member(db, teamId: change.toTeamId, username: member) == nil {
+            return .notAMember(member)
+        }
         try db.execute(
             sql: "UPDATE referral SET state = ?, toTeamId = ?, assignee = ?, acceptedAt = ?, acceptedBy = ?, updatedAt = ? WHERE id = ?",
             arguments: [
@@ -88,7 +95,8 @@ extension SQLiteRecordStore {
             ])
         let updated = try Self.referral(db, id: id)!
         for notice in change.notices {
-            try Self.deliver(db, notice, of: id, subject: NotificationEvent.subject(updated, by: change.actor), except: change.actor, at: time)
+            try Self.deliver(
+                db, notice, of: id, subject: NotificationEvent.subject(updated, by: change.actor), except: change.actor, at: time)
         }
         return .referral(updated)
     }
@@ -103,9 +111,13 @@ extension SQLiteRecordStore {
 
     /// The referrals assigned to a member leaving a team, as ``ReferralRules/memberLeft(_:member:teamId:by:at:)`` decides.
     static func handBackReferrals(_ db: Database, teamId: Int64, username: String, by actor: String, at time: Date) throws {
-        for id in try String.fetchAll(db, sql: "SELECT id FROM referral WHERE toTeamId = ? AND assignee = ?", arguments: [teamId, username]) {
+        for id in try String.fetchAll(
+            db, sql: "SELECT id FROM referral WHERE toTeamId = ? AND assignee = ?", arguments: [teamId, username])
+        {
             guard let uuid = UUID(uuidString: id) else { continue }
-            _ = try changeReferral(db, id: uuid, at: time) { ReferralRules.memberLeft($0, member: username, teamId: teamId, by: actor, at: time) }
+            _ = try changeReferral(db, id: uuid, at: time) {
+                ReferralRules.memberLeft($0, member: username, teamId: teamId, by: actor, at: time)
+            }
         }
     }
 
@@ -136,22 +148,19 @@ extension SQLiteRecordStore {
 
     public func referralMessages(id: UUID) async throws -> [ReferralMessage] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM referralMessage WHERE referralId = ? ORDER BY id", arguments: [Self.key(id)]).map { row in
+            try Row.fetchAll(db, sql: "SELECT * FROM referralMessage WHERE referralId = ? ORDER BY id", arguments: [Self.key(id)]).map {
+                row in
                 ReferralMessage(id: row["id"], referralId: id, author: row["author"], text: row["text"], at: Self.date(row["at"]))
             }
         }
     }
 
-    public func referralAccess(recordId: UUID, username: String, teamId: Int64, role: Role) async throws -> (read: Bool, edit: Bool) {
+    public func referrals(recordId: UUID) async throws -> [Referral] {
         try await database.read { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT allowEdit FROM referral WHERE recordId = ? AND state IN ('open', 'accepted') AND toTeamId = ?
-                    AND (assignee = ? OR (assignee IS NULL AND ? = 'coordinator'))
-                    """,
-                arguments: [Self.key(recordId), teamId, username, role.rawValue])
-            return (!rows.isEmpty, rows.contains { $0["allowEdit"] as Bool })
+            try Row.fetchAll(
+                db, sql: Self.referralSelect + " WHERE r.recordId = ? ORDER BY r.createdAt, r.id", arguments: [Self.key(recordId)]
+            )
+            .map(Self.referral)
         }
     }
 
@@ -167,9 +176,11 @@ extension SQLiteRecordStore {
     private static func referral(_ row: Row) throws -> Referral {
         Referral(
             id: UUID(uuidString: row["id"]) ?? UUID(), recordId: UUID(uuidString: row["recordId"]) ?? UUID(), fromTeamId: row["fromTeamId"],
-            fromTeam: row["fromTeam"], referrer: row["referrer"], toTeamId: row["toTeamId"], toTeam: row["toTeam"], assignee: row["assignee"],
+            fromTeam: row["fromTeam"], referrer: row["referrer"], toTeamId: row["toTeamId"], toTeam: row["toTeam"],
+            assignee: row["assignee"],
             reason: row["reason"], priority: ReferralPriority(rawValue: row["priority"]) ?? .routine, allowEdit: row["allowEdit"],
-            state: ReferralState(rawValue: row["state"]) ?? .withdrawn, createdAt: date(row["createdAt"]), updatedAt: date(row["updatedAt"]),
+            state: ReferralState(rawValue: row["state"]) ?? .withdrawn, createdAt: date(row["createdAt"]),
+            updatedAt: date(row["updatedAt"]),
             acceptedAt: (row["acceptedAt"] as Double?).map(date), acceptedBy: row["acceptedBy"])
     }
 
@@ -179,7 +190,8 @@ extension SQLiteRecordStore {
     ) throws {
         for recipient in try recipients(db, notice.to) where recipient != actor {
             try notify(
-                db, username: recipient, type: notice.type, eventKey: NotificationEvent.referral(referral, notice.event), subject: subject, at: time)
+                db, username: recipient, type: notice.type, eventKey: NotificationEvent.referral(referral, notice.event), subject: subject,
+                at: time)
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func putReport(patientId: UUID, series: String, date: ReportDate, values: String, by author: String, at time: Date) async throws
@@ -10,8 +10,10 @@ extension SQLiteRecordStore {
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM patient WHERE id = ?", arguments: [Self.key(patientId)]) != nil else {
                 return .patientNotFound
             }
-            try db.execute(sql: "INSERT OR IGNORE INTO reportSeries (name, dateKind) VALUES (?, ?)", arguments: [series, date.kind.rawValue])
-            let kind = try String.fetchOne(db, sql: "SELECT dateKind FROM reportSeries WHERE name = ?", arguments: [series])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO reportSeries (name, dateKind) VALUES (?, ?)", arguments: [series, date.kind.rawValue])
+            let kind =
+                try String.fetchOne(db, sql: "SELECT dateKind FROM reportSeries WHERE name = ?", arguments: [series])
                 .flatMap(ReportDate.Kind.init(rawValue:)) ?? date.kind
             guard kind == date.kind else { return .wrongDateKind(expected: kind) }
             let version =
@@ -22,14 +24,17 @@ extension SQLiteRecordStore {
                 sql: "INSERT INTO report (patientId, series, dateKey, version, body, recordedBy, recordedAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [Self.key(patientId), series, date.key, version, values, author, Self.timestamp(time)])
             return .stored(
-                Report(patientId: patientId, series: series, date: date.key, values: values, version: version, recordedBy: author, recordedAt: time))
+                Report(
+                    patientId: patientId, series: series, date: date.key, values: values, version: version, recordedBy: author,
+                    recordedAt: time))
         }
     }
 
     public func reports(_ query: ReportQuery) async throws -> ReportsOutcome {
         try await database.read { db in
-            guard let kind = try String.fetchOne(db, sql: "SELECT dateKind FROM reportSeries WHERE name = ?", arguments: [query.series])
-                .flatMap(ReportDate.Kind.init(rawValue:))
+            guard
+                let kind = try String.fetchOne(db, sql: "SELECT dateKind FROM reportSeries WHERE name = ?", arguments: [query.series])
+                    .flatMap(ReportDate.Kind.init(rawValue:))
             else { return .unknownSeries }
             for bound in [query.start, query.end].compactMap({ $0 }) where bound.kind != kind { return .wrongDateKind(expected: kind) }
             var sql = """

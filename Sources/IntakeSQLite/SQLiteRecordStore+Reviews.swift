@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func review(recordId: UUID) async throws -> RecordReview? {
@@ -9,15 +9,19 @@ extension SQLiteRecordStore {
 
     public func reviewEntries(recordId: UUID) async throws -> [ReviewEntry] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM reviewEntry WHERE recordId = ? ORDER BY id", arguments: [Self.key(recordId)]).map { row in
+            try Row.fetchAll(db, sql: "SELECT * FROM reviewEntry WHERE recordId = ? ORDER BY id", arguments: [Self.key(recordId)]).map {
+                row in
                 ReviewEntry(
-                    id: row["id"], recordId: recordId, author: row["author"], state: (row["state"] as String?).flatMap(ReviewState.init(rawValue:)),
+                    id: row["id"], recordId: recordId, author: row["author"],
+                    state: (row["state"] as String?).flatMap(ReviewState.init(rawValue:)),
                     locked: row["locked"], text: row["text"], at: Self.date(row["at"]))
             }
         }
     }
 
-    public func changeReview(recordId: UUID, at time: Date, _ decide: @Sendable (RecordReview) -> ReviewDecision) async throws -> ReviewOutcome {
+    public func changeReview(recordId: UUID, at time: Date, _ decide: @Sendable (RecordReview) -> ReviewDecision) async throws
+        -> ReviewOutcome
+    {
         try await database.write { db in
             guard let current = try Self.review(db, id: Self.key(recordId)) else { return .notFound }
             switch decide(current) {
@@ -95,8 +99,10 @@ extension SQLiteRecordStore {
                 sql += " AND teamId = ?"
                 arguments += [teamId]
             }
-            return try Row.fetchAll(db, sql: sql + " GROUP BY day, questionnaireId, collector ORDER BY day, questionnaireId, collector", arguments: arguments)
-                .map { RecordActivity(day: $0["day"], questionnaireId: $0["questionnaireId"], collector: $0["collector"], count: $0["n"]) }
+            return try Row.fetchAll(
+                db, sql: sql + " GROUP BY day, questionnaireId, collector ORDER BY day, questionnaireId, collector", arguments: arguments
+            )
+            .map { RecordActivity(day: $0["day"], questionnaireId: $0["questionnaireId"], collector: $0["collector"], count: $0["n"]) }
         }
     }
 
@@ -104,7 +110,8 @@ extension SQLiteRecordStore {
     /// the audit event and the notifications. Also what an edit of a reviewed record does.
     /// `counted`: the change takes a new change cursor (exports since a cursor carry the record
     /// again, with its new state); an edit has taken one already.
-    static func apply(_ change: ReviewChange, to current: RecordReview, at time: Date, counted: Bool, _ db: Database) throws -> ReviewEntry {
+    static func apply(_ change: ReviewChange, to current: RecordReview, at time: Date, counted: Bool, _ db: Database) throws -> ReviewEntry
+    {
         let key = Self.key(current.recordId)
         var set = "reviewState = ?, reviewLocked = ?"
         var arguments: StatementArguments = [change.state.rawValue, change.locked]
@@ -124,7 +131,8 @@ extension SQLiteRecordStore {
             sql: "INSERT INTO reviewEntry (recordId, author, state, locked, text, at) VALUES (?, ?, ?, ?, ?, ?)",
             arguments: [key, change.actor, change.entryState?.rawValue, change.entryLocked, change.text, timestamp(time)])
         let entry = ReviewEntry(
-            id: db.lastInsertedRowID, recordId: current.recordId, author: change.actor, state: change.entryState, locked: change.entryLocked,
+            id: db.lastInsertedRowID, recordId: current.recordId, author: change.actor, state: change.entryState,
+            locked: change.entryLocked,
             text: change.text, at: date(timestamp(time)))
         _ = try appendAudit([AuditEntry.review(current, change, at: time)], db)
         var after = current
@@ -133,7 +141,8 @@ extension SQLiteRecordStore {
         let subject = NotificationEvent.subject(after, by: change.actor)
         for notice in change.notices where notice.to != change.actor {
             try notify(
-                db, username: notice.to, type: notice.type, eventKey: NotificationEvent.review(current.recordId, notice.event), subject: subject,
+                db, username: notice.to, type: notice.type, eventKey: NotificationEvent.review(current.recordId, notice.event),
+                subject: subject,
                 at: time)
         }
         return entry

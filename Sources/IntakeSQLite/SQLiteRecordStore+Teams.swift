@@ -1,21 +1,23 @@
 import Foundation
 import GRDB
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     // MARK: Members
 
     public func members(teamId: Int64) async throws -> [Member] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT username, role, COALESCE(teamSince, createdAt) AS since FROM user
-                    WHERE teamId = ? ORDER BY role = 'coordinator' DESC, username
-                    """,
-                arguments: [teamId]
-            ).map { Member(username: $0["username"], role: Role(rawValue: $0["role"]) ?? .fieldworker, since: Self.date($0["since"])) }
-        }
+        try await database.read { db in try Self.members(db, teamId: teamId) }
+    }
+
+    static func members(_ db: Database, teamId: Int64) throws -> [Member] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT username, role, COALESCE(teamSince, createdAt) AS since FROM user
+                WHERE teamId = ? ORDER BY role = 'coordinator' DESC, username
+                """,
+            arguments: [teamId]
+        ).map { Member(username: $0["username"], role: Role(rawValue: $0["role"]) ?? .fieldworker, since: Self.date($0["since"])) }
     }
 
     public func isOrWasMember(username: String, teamId: Int64) async throws -> Bool {
@@ -50,7 +52,8 @@ extension SQLiteRecordStore {
             case .unchanged: return .changed(member)
             case .apply(.role(let role)):
                 try db.execute(sql: "UPDATE user SET role = ? WHERE username = ?", arguments: [role.rawValue, username])
-                let event = try Self.recordMembership(db, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
+                let event = try Self.recordMembership(
+                    db, teamId: teamId, username: username, kind: .roleChanged, role: role, by: actor, at: time)
                 try Self.notify(
                     db, username: username, type: NotificationType.membershipChanged, eventKey: NotificationEvent.membership(event),
                     subject: ["team": try Self.teamName(db, teamId), "change": "role", "role": role.rawValue, "by": actor], at: time)
@@ -99,19 +102,17 @@ extension SQLiteRecordStore {
 
     public func createInvitation(_ invitation: NewInvitation) async throws -> InvitationOutcome {
         try await database.write { db in
-            guard let invitee = try Row.fetchOne(db, sql: "SELECT id, role, teamId FROM user WHERE username = ?", arguments: [invitation.invitee])
-            else { return .unknownUser }
-            guard let role = Role(rawValue: invitee["role"]), role == .fieldworker || role == .coordinator else {
-                return .notInvitable(Role(rawValue: invitee["role"]) ?? .researcher)
-            }
-            guard (invitee["teamId"] as Int64?) == nil else { return .alreadyInTeam }
-            if let open = try String.fetchOne(
-                db,
-                sql: "SELECT id FROM invitation WHERE teamId = ? AND inviteeId = ? AND state IN ('pending', 'accepted') AND expiresAt > ?",
-                arguments: [invitation.teamId, invitee["id"] as Int64, Self.timestamp(invitation.createdAt)])
-            {
-                return .alreadyInvited(UUID(uuidString: open) ?? invitation.id)
-            }
+            let invitee = try Row.fetchOne(db, sql: "SELECT id, role, teamId FROM user WHERE username = ?", arguments: [invitation.invitee])
+            let theirs =
+                try invitee.map {
+                    try Row.fetchAll(
+                        db, sql: Self.invitationSelect + " WHERE i.teamId = ? AND i.inviteeId = ? ORDER BY i.createdAt DESC, i.id",
+                        arguments: [invitation.teamId, $0["id"] as Int64]
+                    ).map(Self.invitation)
+                } ?? []
+            let facts = invitee.map { Invitee(role: Role(rawValue: $0["role"]), teamId: $0["teamId"]) }
+            if case .refuse(let outcome) = InvitationRules.invite(facts, theirs: theirs, at: invitation.createdAt) { return outcome }
+            guard let invitee else { return .unknownUser }
             try db.execute(
                 sql: """
                     INSERT INTO invitation (id, teamId, inviteeId, role, invitedBy, passcodeHash, state, createdAt, expiresAt, updatedAt, message)
@@ -124,7 +125,8 @@ extension SQLiteRecordStore {
                 ])
             let stored = try Self.invitation(db, id: invitation.id)!
             try Self.notify(
-                db, username: invitation.invitee, type: NotificationType.invited, eventKey: NotificationEvent.invitation(invitation.id, "created"),
+                db, username: invitation.invitee, type: NotificationType.invited,
+                eventKey: NotificationEvent.invitation(invitation.id, "created"),
                 subject: NotificationEvent.subject(stored), at: invitation.createdAt)
             return .invitation(stored)
         }
@@ -156,9 +158,13 @@ extension SQLiteRecordStore {
         id: UUID, invitee: String, at time: Date, lockAfter: Int, matches: @escaping @Sendable (String) -> Bool
     ) async throws -> InvitationOutcome {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: Self.invitationSelect + " WHERE i.id = ?", arguments: [Self.key(id)]) else { return .notFound }
+            guard let row = try Row.fetchOne(db, sql: Self.invitationSelect + " WHERE i.id = ?", arguments: [Self.key(id)]) else {
+                return .notFound
+            }
             let current = try Self.invitation(row)
-            switch InvitationRules.accept(current, invitee: invitee, passcodeMatches: matches(row["passcodeHash"]), lockAfter: lockAfter, at: time) {
+            switch InvitationRules.accept(
+                current, invitee: invitee, passcodeMatches: matches(row["passcodeHash"]), lockAfter: lockAfter, at: time)
+            {
             case .refuse(let outcome): return outcome
             case .wrongPasscode(let failures, let locked, let outcome):
                 try db.execute(
@@ -168,11 +174,10 @@ extension SQLiteRecordStore {
             case .accept: break
             }
             try db.execute(
-                sql: "UPDATE invitation SET state = 'accepted', updatedAt = ? WHERE id = ?", arguments: [Self.timestamp(time), Self.key(id)])
+                sql: "UPDATE invitation SET state = 'accepted', updatedAt = ? WHERE id = ?",
+                arguments: [Self.timestamp(time), Self.key(id)])
             let accepted = try Self.invitation(db, id: id)!
-            for coordinator in try String.fetchAll(
-                db, sql: "SELECT username FROM user WHERE teamId = ? AND role = 'coordinator'", arguments: [current.teamId])
-            {
+            for coordinator in InvitationRules.toldOfAcceptance(members: try Self.members(db, teamId: current.teamId)) {
                 try Self.notify(
                     db, username: coordinator, type: NotificationType.invitationAccepted,
                     eventKey: NotificationEvent.invitation(id, "accepted"), subject: NotificationEvent.subject(accepted), at: time)
@@ -194,7 +199,8 @@ extension SQLiteRecordStore {
                 try db.execute(
                     sql: "UPDATE user SET teamId = ?, role = ?, teamSince = ? WHERE username = ?",
                     arguments: [current.teamId, current.role.rawValue, Self.timestamp(time), current.invitee])
-                try Self.recordMembership(db, teamId: current.teamId, username: current.invitee, kind: .joined, role: current.role, by: actor, at: time)
+                try Self.recordMembership(
+                    db, teamId: current.teamId, username: current.invitee, kind: .joined, role: current.role, by: actor, at: time)
             }
             try db.execute(
                 sql: "UPDATE invitation SET state = ?, updatedAt = ? WHERE id = ?",
@@ -213,7 +219,6 @@ extension SQLiteRecordStore {
         JOIN user u ON u.id = i.inviteeId JOIN team t ON t.id = i.teamId
         """
 
-
     private static func invitation(_ db: Database, id: UUID) throws -> Invitation? {
         try Row.fetchOne(db, sql: invitationSelect + " WHERE i.id = ?", arguments: [key(id)]).map(invitation)
     }
@@ -223,9 +228,9 @@ extension SQLiteRecordStore {
             id: UUID(uuidString: row["id"]) ?? UUID(), teamId: row["teamId"], teamName: row["teamName"], invitee: row["invitee"],
             role: Role(rawValue: row["role"]) ?? .fieldworker, invitedBy: row["invitedBy"],
             storedState: InvitationState(rawValue: row["state"]) ?? .revoked, createdAt: date(row["createdAt"]),
-            expiresAt: date(row["expiresAt"]), updatedAt: date(row["updatedAt"]), failedAttempts: row["failedAttempts"], message: row["message"])
+            expiresAt: date(row["expiresAt"]), updatedAt: date(row["updatedAt"]), failedAttempts: row["failedAttempts"],
+            message: row["message"])
     }
-
 
     // MARK: Announcements
 
@@ -246,7 +251,8 @@ extension SQLiteRecordStore {
                     ON CONFLICT (userId, eventKey) DO NOTHING
                     """,
                 arguments: [
-                    NotificationType.announcement, NotificationEvent.announcement(id), NotificationSubject.encode(subject), Self.timestamp(time), author,
+                    NotificationType.announcement, NotificationEvent.announcement(id), NotificationSubject.encode(subject),
+                    Self.timestamp(time), author,
                     teamId, teamId,
                 ])
             let recipients = db.changesCount
@@ -269,7 +275,9 @@ extension SQLiteRecordStore {
     }
 
     public func newestNotificationId(userId: Int64) async throws -> Int64 {
-        try await database.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM notification WHERE userId = ?", arguments: [userId]) ?? 0 }
+        try await database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM notification WHERE userId = ?", arguments: [userId]) ?? 0
+        }
     }
 
     public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] {
@@ -299,7 +307,8 @@ extension SQLiteRecordStore {
         try await database.read { db in
             var counts: [String: Int] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT type, COUNT(*) AS n FROM notification WHERE userId = ? AND readAt IS NULL GROUP BY type", arguments: [userId])
+                db, sql: "SELECT type, COUNT(*) AS n FROM notification WHERE userId = ? AND readAt IS NULL GROUP BY type",
+                arguments: [userId])
             {
                 counts[row["type"]] = row["n"]
             }

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func transfer(_ request: TransferRequest) async throws -> TransferOutcome {
@@ -16,13 +16,19 @@ extension SQLiteRecordStore {
                     db, sql: "SELECT id FROM record WHERE patientId = ? AND teamId = ? AND deletedAt IS NULL ORDER BY changeSeq",
                     arguments: [Self.key(patient), from])
                 try db.execute(
-                    sql: "UPDATE patient SET teamId = ?, updatedAt = ? WHERE id = ?", arguments: [to, Self.timestamp(request.at), Self.key(patient)])
+                    sql: "UPDATE patient SET teamId = ?, updatedAt = ? WHERE id = ?",
+                    arguments: [to, Self.timestamp(request.at), Self.key(patient)])
             case .records(let records):
                 for record in records {
-                    guard let row = try Row.fetchOne(db, sql: "SELECT teamId, patientId FROM record WHERE id = ? AND deletedAt IS NULL", arguments: [Self.key(record)]),
+                    guard
+                        let row = try Row.fetchOne(
+                            db, sql: "SELECT teamId, patientId FROM record WHERE id = ? AND deletedAt IS NULL",
+                            arguments: [Self.key(record)]),
                         (row["teamId"] as Int64) == from
                     else { return .notFound(record) }
-                    if let patient = (row["patientId"] as String?).flatMap(UUID.init(uuidString:)) { return .hasPatient(record: record, patient: patient) }
+                    if let patient = (row["patientId"] as String?).flatMap(UUID.init(uuidString:)) {
+                        return .hasPatient(record: record, patient: patient)
+                    }
                     ids.append(Self.key(record))
                 }
             }
@@ -65,12 +71,15 @@ extension SQLiteRecordStore {
     /// The coordinators of both teams hear of it: how many records, from where to where, by whom.
     private static func notifyTransfer(_ db: Database, _ moved: [UUID], _ request: TransferRequest) throws {
         let names = try Dictionary(
-            uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, name FROM team WHERE id IN (?, ?)", arguments: [request.fromTeamId, request.toTeamId])
-                .map { ($0["id"] as Int64, $0["name"] as String) })
+            uniqueKeysWithValues: Row.fetchAll(
+                db, sql: "SELECT id, name FROM team WHERE id IN (?, ?)", arguments: [request.fromTeamId, request.toTeamId]
+            )
+            .map { ($0["id"] as Int64, $0["name"] as String) })
         let subject = request.notificationSubject(moved: moved.count, names: names)
         let event = NotificationEvent.transfer(UUID())
         for username in try String.fetchAll(
-            db, sql: "SELECT username FROM user WHERE role = 'coordinator' AND teamId IN (?, ?)", arguments: [request.fromTeamId, request.toTeamId])
+            db, sql: "SELECT username FROM user WHERE role = 'coordinator' AND teamId IN (?, ?)",
+            arguments: [request.fromTeamId, request.toTeamId])
         {
             try notify(db, username: username, type: NotificationType.recordsTransferred, eventKey: event, subject: subject, at: request.at)
         }

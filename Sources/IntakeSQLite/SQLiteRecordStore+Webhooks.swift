@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
-import IntakeServer
+import IntakeService
 
 extension SQLiteRecordStore {
     public func createWebhook(_ webhook: NewWebhook) async throws -> WebhookOutcome {
         try await database.write { db in
-            let count = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM webhook WHERE ownerId IS ?", arguments: [webhook.ownerId]) ?? 0
+            let count =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM webhook WHERE ownerId IS ?", arguments: [webhook.ownerId]) ?? 0
             guard count < Webhook.maxPerOwner else { return .tooMany }
             let newest = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM notification") ?? 0
             try db.execute(
@@ -15,7 +16,8 @@ extension SQLiteRecordStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    Self.key(webhook.id), webhook.ownerId, webhook.createdBy, webhook.url, webhook.types.joined(separator: ","), webhook.secret,
+                    Self.key(webhook.id), webhook.ownerId, webhook.createdBy, webhook.url, webhook.types.joined(separator: ","),
+                    webhook.secret,
                     Self.timestamp(webhook.createdAt), newest, Self.timestamp(webhook.createdAt),
                 ])
             return .created(try Self.webhook(db, id: webhook.id)!)

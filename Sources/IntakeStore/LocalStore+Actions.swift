@@ -22,7 +22,8 @@ extension LocalStore {
                 throw LocalStoreError("cannot seal an answer", fix: "this is a bug in Intake; please report it")
             }
             try db.execute(
-                sql: "INSERT INTO action (id, enqueuedAt, payload) VALUES (?, ?, ?)", arguments: [Self.key(id), time.timeIntervalSince1970, payload])
+                sql: "INSERT INTO action (id, enqueuedAt, payload) VALUES (?, ?, ?)",
+                arguments: [Self.key(id), time.timeIntervalSince1970, payload])
             return id
         }
     }

@@ -17,7 +17,8 @@ extension LocalStore {
             if let row = try Row.fetchOne(db, sql: "SELECT id, payload FROM attachment WHERE sha256 = ?", arguments: [ref.sha256]),
                 let id = UUID(uuidString: row["id"]), (try? cipher.open(row["payload"] as Data, id: id)) != nil
             {
-                try db.execute(sql: "UPDATE attachment SET savedAt = ? WHERE sha256 = ?", arguments: [time.timeIntervalSince1970, ref.sha256])
+                try db.execute(
+                    sql: "UPDATE attachment SET savedAt = ? WHERE sha256 = ?", arguments: [time.timeIntervalSince1970, ref.sha256])
                 return
             }
             let id = UUID()
@@ -35,7 +36,9 @@ extension LocalStore {
 
     /// A kept file's bytes, checked against their hash; nil when it is not kept (or no longer opens).
     public func attachment(_ sha256: String) throws(LocalStoreError) -> Data? {
-        guard try read("find the file", { db in try Int.fetchOne(db, sql: "SELECT 1 FROM attachment WHERE sha256 = ?", arguments: [sha256]) }) != nil
+        guard
+            try read("find the file", { db in try Int.fetchOne(db, sql: "SELECT 1 FROM attachment WHERE sha256 = ?", arguments: [sha256]) })
+                != nil
         else { return nil }
         return try writeSealed("read the file") { db, cipher in
             guard let row = try Row.fetchOne(db, sql: "SELECT id, payload FROM attachment WHERE sha256 = ?", arguments: [sha256]),
@@ -65,7 +68,8 @@ extension LocalStore {
             var named = Set<String>()
             for table in ["record", "outbox"] {
                 for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table)") {
-                    guard let json = try Self.openJSON(row, cipher, source: table, db), let record = try? PatientResponse(jsonData: json) else {
+                    guard let json = try Self.openJSON(row, cipher, source: table, db), let record = try? PatientResponse(jsonData: json)
+                    else {
                         return 0
                     }
                     named.formUnion(record.attachments.map(\.sha256))
@@ -74,7 +78,9 @@ extension LocalStore {
             // Answers a move to another version set aside keep their files too.
             var setAside = ""
             for row in try Row.fetchAll(db, sql: "SELECT recordId, payload FROM recordHistory") {
-                guard let id = UUID(uuidString: row["recordId"]), let plain = try? cipher.open(row["payload"] as Data, id: id) else { return 0 }
+                guard let id = UUID(uuidString: row["recordId"]), let plain = try? cipher.open(row["payload"] as Data, id: id) else {
+                    return 0
+                }
                 setAside += String(decoding: plain, as: UTF8.self)
             }
             let cutoff = now.timeIntervalSince1970 - Self.attachmentGrace

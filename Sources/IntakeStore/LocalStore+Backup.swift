@@ -33,7 +33,8 @@ extension LocalStore {
                 return try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY enqueuedAt, id").compactMap { row -> QueueBackup.Entry? in
                     guard let response = try Self.open(row, cipher, source: "outbox", db) else { return nil }
                     return QueueBackup.Entry(
-                        id: response.id, baseRevision: row["baseRevision"], sealed: try backupCipher.seal(try response.jsonData(), id: response.id))
+                        id: response.id, baseRevision: row["baseRevision"],
+                        sealed: try backupCipher.seal(try response.jsonData(), id: response.id))
                 }
             }
             let data = try JSONEncoder().encode(QueueBackup(salt: salt, rounds: configuration.scryptRounds, entries: entries))
@@ -50,7 +51,8 @@ extension LocalStore {
 
     /// Adds the records of a backup to this queue, sealed with this store's key. Records already
     /// queued are left as they are; damaged entries are skipped and counted.
-    public func importQueue(from url: URL, passphrase: String) throws(LocalStoreError) -> (imported: Int, alreadyQueued: Int, damaged: Int) {
+    public func importQueue(from url: URL, passphrase: String) throws(LocalStoreError) -> (imported: Int, alreadyQueued: Int, damaged: Int)
+    {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw LocalStoreError("cannot read \(url.path)", fix: "check the file name")
         }
@@ -73,7 +75,9 @@ extension LocalStore {
         }
         let readable = records.compactMap { entry, response in response.map { (entry, $0) } }
         if readable.isEmpty, !records.isEmpty {
-            throw LocalStoreError("wrong passphrase for this backup (or every entry is damaged)", fix: "nothing was imported; try again with the backup's passphrase")
+            throw LocalStoreError(
+                "wrong passphrase for this backup (or every entry is damaged)",
+                fix: "nothing was imported; try again with the backup's passphrase")
         }
         return try writeSealed("import the backup") { db, cipher in
             var imported = 0, already = 0
@@ -87,7 +91,8 @@ extension LocalStore {
                 // machine, and whoever flushes it here did not fill it (intake queue retry
                 // --collector names its collector, if the server sets it aside).
                 try db.execute(
-                    sql: "INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)",
+                    sql:
+                        "INSERT INTO outbox (id, state, baseRevision, attempts, enqueuedAt, size, payload) VALUES (?, 'pending', ?, 0, ?, ?, ?)",
                     arguments: [Self.key(response.id), entry.baseRevision, Date().timeIntervalSince1970, payload.count, payload])
                 imported += 1
             }

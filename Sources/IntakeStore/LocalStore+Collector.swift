@@ -44,7 +44,8 @@ extension LocalStore {
                 try Self.reseal(response, in: table, cipher, db)
                 // One the server set aside for having no collector goes back in line with it.
                 if table == "outbox" {
-                    try db.execute(sql: "UPDATE outbox SET state = 'pending', reason = NULL WHERE id = ?", arguments: [Self.key(response.id)])
+                    try db.execute(
+                        sql: "UPDATE outbox SET state = 'pending', reason = NULL WHERE id = ?", arguments: [Self.key(response.id)])
                 }
                 given += 1
             }

@@ -21,7 +21,8 @@ extension LocalStore {
 
     /// The document saved under `name` and when; nil when there is none, or it no longer opens.
     public func document(_ name: String) throws(LocalStoreError) -> (data: Data, savedAt: Date)? {
-        guard try read("read \(name)", { db in try Int.fetchOne(db, sql: "SELECT 1 FROM document WHERE name = ?", arguments: [name]) }) != nil
+        guard
+            try read("read \(name)", { db in try Int.fetchOne(db, sql: "SELECT 1 FROM document WHERE name = ?", arguments: [name]) }) != nil
         else { return nil }
         return try writeSealed("read \(name)") { db, cipher in
             guard let row = try Row.fetchOne(db, sql: "SELECT id, savedAt, payload FROM document WHERE name = ?", arguments: [name]),

@@ -6,8 +6,8 @@ extension LocalStore.Configuration {
     /// at least 8 characters, with the warning that it cannot be recovered); with neither, the
     /// first key cannot be made and the store says so. `INTAKE_KIOSK=1` opts out for shared kiosk
     /// machines: the key then sits in a device key file beside the data. A protected store takes
-    /// `INTAKE_PASSPHRASE`, else asks (three tries). `INTAKE_SCRYPT_ROUNDS` (a power of two, at
-    /// least 1,024) lowers scrypt's cost for tests.
+    /// `INTAKE_PASSPHRASE`, else asks (three tries). scrypt's cost is the configuration's (no
+    /// variable lowers it: the cost a key was wrapped with is kept with it, and read back).
     ///
     /// Once unlocked, the key stays in the kernel's keyring for this login session until it has
     /// not been used for `INTAKE_UNLOCK_MINUTES` (30 by default; 0 keeps it for one command only):
@@ -26,7 +26,8 @@ extension LocalStore.Configuration {
                 return try asked.value { notice in
                     guard let ask else {
                         throw LocalStoreError(
-                            "this store is protected by a passphrase", fix: "set INTAKE_PASSPHRASE, or run intake in a terminal to be asked for it")
+                            "this store is protected by a passphrase",
+                            fix: "set INTAKE_PASSPHRASE, or run intake in a terminal to be asked for it")
                     }
                     guard let typed = ask(notice + wording.unlock) else {
                         throw LocalStoreError("no passphrase was typed", fix: "nothing was changed; run the command again and type it")
@@ -43,9 +44,6 @@ extension LocalStore.Configuration {
                     try asked.value { _ in try Self.chooseNew(ask, wording: wording) }
                 }
             }
-        }
-        if let rounds = environment["INTAKE_SCRYPT_ROUNDS"].flatMap(Int.init), rounds >= 1024, rounds & (rounds - 1) == 0 {
-            configuration.scryptRounds = rounds
         }
         // Kept only what a person typed: a passphrase from the environment is there each time.
         let minutes = environment["INTAKE_UNLOCK_MINUTES"].flatMap(Int.init) ?? 30

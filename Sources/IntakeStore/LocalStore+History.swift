@@ -57,7 +57,9 @@ extension LocalStore {
     /// first; none when no record of that id was moved.
     public func moves(idPrefix prefix: String) throws(LocalStoreError) -> [RecordMove] {
         let prefix = prefix.lowercased()
-        guard prefix.count >= 4 else { throw LocalStoreError("'\(prefix)' is too short to name a record", fix: "give at least 4 characters of its id") }
+        guard prefix.count >= 4 else {
+            throw LocalStoreError("'\(prefix)' is too short to name a record", fix: "give at least 4 characters of its id")
+        }
         let ids = try read("read the records' history") { db in
             try String.fetchAll(
                 db, sql: "SELECT DISTINCT recordId FROM recordHistory WHERE substr(recordId, 1, ?) = ?", arguments: [prefix.count, prefix])

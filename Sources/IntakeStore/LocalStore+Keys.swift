@@ -41,7 +41,8 @@ extension LocalStore {
             }
             for row in try Row.fetchAll(db, sql: "SELECT id, payload FROM action") {
                 guard let id = UUID(uuidString: row["id"]), let plain = try Self.openJSON(row, old, source: "action", db) else { continue }
-                try db.execute(sql: "UPDATE action SET payload = ? WHERE id = ?", arguments: [try new.seal(Data(plain), id: id), row["id"] as String])
+                try db.execute(
+                    sql: "UPDATE action SET payload = ? WHERE id = ?", arguments: [try new.seal(Data(plain), id: id), row["id"] as String])
                 count += 1
             }
             // The synced copy and documents are copies of what the server holds: one that does not
@@ -52,9 +53,12 @@ extension LocalStore {
                 try db.execute(sql: "UPDATE synced SET payload = ? WHERE id = ?", arguments: [payload, row["id"] as String])
             }
             for row in try Row.fetchAll(db, sql: "SELECT number, recordId, payload FROM recordHistory") {
-                guard let id = UUID(uuidString: row["recordId"]), let plain = try? old.open(row["payload"] as Data, id: id) else { continue }
+                guard let id = UUID(uuidString: row["recordId"]), let plain = try? old.open(row["payload"] as Data, id: id) else {
+                    continue
+                }
                 try db.execute(
-                    sql: "UPDATE recordHistory SET payload = ? WHERE number = ?", arguments: [try new.seal(plain, id: id), row["number"] as Int64])
+                    sql: "UPDATE recordHistory SET payload = ? WHERE number = ?",
+                    arguments: [try new.seal(plain, id: id), row["number"] as Int64])
                 count += 1
             }
             // Files: re-sealed like drafts; one that does not open stays as it is (attaching the
@@ -62,7 +66,8 @@ extension LocalStore {
             for row in try Row.fetchAll(db, sql: "SELECT sha256, id, payload FROM attachment") {
                 guard let id = UUID(uuidString: row["id"]), let plain = try? old.open(row["payload"] as Data, id: id) else { continue }
                 try db.execute(
-                    sql: "UPDATE attachment SET payload = ? WHERE sha256 = ?", arguments: [try new.seal(plain, id: id), row["sha256"] as String])
+                    sql: "UPDATE attachment SET payload = ? WHERE sha256 = ?",
+                    arguments: [try new.seal(plain, id: id), row["sha256"] as String])
                 count += 1
             }
             for row in try Row.fetchAll(db, sql: "SELECT name, id, payload FROM document") {
@@ -70,7 +75,8 @@ extension LocalStore {
                     try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: [row["name"] as String])
                     continue
                 }
-                try db.execute(sql: "UPDATE document SET payload = ? WHERE name = ?", arguments: [try new.seal(plain, id: id), row["name"] as String])
+                try db.execute(
+                    sql: "UPDATE document SET payload = ? WHERE name = ?", arguments: [try new.seal(plain, id: id), row["name"] as String])
             }
             // The passphrase the new key is wrapped with, checked against the old wrapping first
             // (the key may have come from the key agent, without it): a typo would lock the store.

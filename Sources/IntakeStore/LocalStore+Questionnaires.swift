@@ -42,7 +42,9 @@ public struct PulledQuestionnaire: Sendable, Equatable {
         guard questionnaire.version == version, questionnaire.id == id else {
             throw QuestionnaireLoadError([
                 QuestionnaireDiagnostic(
-                    path: id, message: "the copy of \(id) version \(version) kept on this machine holds \(questionnaire.id) version \(questionnaire.version)",
+                    path: id,
+                    message:
+                        "the copy of \(id) version \(version) kept on this machine holds \(questionnaire.id) version \(questionnaire.version)",
                     hint: "pull it again: intake questionnaire pull")
             ])
         }
@@ -90,8 +92,10 @@ extension LocalStore {
 
     public func pulled(_ reference: QuestionnaireReference) throws(LocalStoreError) -> PulledQuestionnaire? {
         try read("read a pulled questionnaire") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM pulledQuestionnaire WHERE id = ? AND version = ?", arguments: [reference.id, reference.version])
-                .map(Self.pulled)
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM pulledQuestionnaire WHERE id = ? AND version = ?", arguments: [reference.id, reference.version]
+            )
+            .map(Self.pulled)
         }
     }
 

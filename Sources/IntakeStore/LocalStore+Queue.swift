@@ -79,9 +79,13 @@ extension LocalStore {
         let id: String = rows[0]["id"]
         let found = try writeSealed("read the queued record") { db, cipher -> (Row, PatientResponse?)? in
             // Read again inside the transaction, with the key of this moment.
-            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id]).map { ($0, try Self.open($0, cipher, source: "outbox", db)) }
+            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id]).map {
+                ($0, try Self.open($0, cipher, source: "outbox", db))
+            }
         }
-        guard let (row, opened) = found else { throw LocalStoreError("the queued record \(id.prefix(8)) is gone", fix: "see 'intake queue list'") }
+        guard let (row, opened) = found else {
+            throw LocalStoreError("the queued record \(id.prefix(8)) is gone", fix: "see 'intake queue list'")
+        }
         guard let response = opened else { throw Self.quarantined(id) }
         do {
             return QueuedRecord(entry: try Self.entry(row), response: response)
@@ -105,7 +109,8 @@ extension LocalStore {
     /// When the server last acknowledged records from this machine; nil before the first time.
     public func lastSent() throws(LocalStoreError) -> Date? {
         try read("read when records were last sent") { db in
-            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'lastSentAt'").flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'lastSentAt'").flatMap(Double.init).map(
+                Date.init(timeIntervalSince1970:))
         }
     }
 

@@ -33,7 +33,10 @@ extension LocalStore {
                     try db.execute(sql: "DELETE FROM synced WHERE id = ?", arguments: [Self.key(id)])
                 }
             }
-            for (key, value) in [("sync.server", server), ("sync.team", team), ("sync.cursor", String(cursor)), ("sync.at", String(time.timeIntervalSince1970))] {
+            for (key, value) in [
+                ("sync.server", server), ("sync.team", team), ("sync.cursor", String(cursor)),
+                ("sync.at", String(time.timeIntervalSince1970)),
+            ] {
                 try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
             }
         }
@@ -73,7 +76,9 @@ extension LocalStore {
 
     public func syncedRecord(id: UUID) throws(LocalStoreError) -> SyncedRecord? {
         try writeSealed("read the synced copy") { db, cipher in
-            try Row.fetchOne(db, sql: "SELECT * FROM synced WHERE id = ?", arguments: [Self.key(id)]).flatMap { try Self.synced($0, cipher, db) }
+            try Row.fetchOne(db, sql: "SELECT * FROM synced WHERE id = ?", arguments: [Self.key(id)]).flatMap {
+                try Self.synced($0, cipher, db)
+            }
         }
     }
 
@@ -91,7 +96,9 @@ extension LocalStore {
 
     static func syncMeta(_ db: Database) throws -> [String: String] {
         Dictionary(
-            try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key LIKE 'sync.%'").map { ($0["key"] as String, $0["value"] as String) },
+            try Row.fetchAll(db, sql: "SELECT key, value FROM meta WHERE key LIKE 'sync.%'").map {
+                ($0["key"] as String, $0["value"] as String)
+            },
             uniquingKeysWith: { first, _ in first })
     }
 }

@@ -118,9 +118,11 @@ public final class LocalStore: Sendable {
                     throw LocalStoreError(
                         "this machine's store has no key yet, and no passphrase was given to protect it",
                         fix: "run intake in a terminal to choose a passphrase, or set INTAKE_PASSPHRASE; on a shared kiosk machine, "
-                            + "INTAKE_KIOSK=1 keeps the key in a file beside the data instead (anyone who has the disk can then read every draft)")
+                            + "INTAKE_KIOSK=1 keeps the key in a file beside the data instead (anyone who has the disk can then read every draft)"
+                    )
                 }
-                try KeyVault.save(try KeyVault.wrap(key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
+                try KeyVault.save(
+                    try KeyVault.wrap(key, passphrase: passphrase, directory: directory, rounds: configuration.scryptRounds), db)
                 // The passphrase just chosen unlocks the store for the rest of the working session,
                 // as one typed to unlock it does: the next command does not ask for it again.
                 if let wrapped = try KeyVault.load(db), wrapped.protection == .passphrase {
@@ -198,7 +200,8 @@ public final class LocalStore: Sendable {
 
     func askPassphrase() throws -> String {
         guard let ask = configuration.passphrase else {
-            throw LocalStoreError("this store is protected by a passphrase", fix: "set INTAKE_PASSPHRASE, or run intake in a terminal to be asked for it")
+            throw LocalStoreError(
+                "this store is protected by a passphrase", fix: "set INTAKE_PASSPHRASE, or run intake in a terminal to be asked for it")
         }
         return try ask()
     }

@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store must do with the audit trail: number and chain events with no gap, also
@@ -34,7 +34,8 @@ public enum AuditStoreContract {
         #expect(try await store.auditEvents(AuditQuery(action: "sign_in.failed")).map(\.seq) == [2])
         #expect(try await store.auditEvents(AuditQuery(action: "sign")).isEmpty, "a prefix matches only at a dot")
         #expect(try await store.auditEvents(AuditQuery(subject: "bob")).map(\.seq) == [2])
-        #expect(try await store.auditEvents(AuditQuery(from: start + 1, to: start + 3)).map(\.seq) == [2, 3], "from inclusive, to exclusive")
+        #expect(
+            try await store.auditEvents(AuditQuery(from: start + 1, to: start + 3)).map(\.seq) == [2, 3], "from inclusive, to exclusive")
         #expect(try await store.auditEvents(AuditQuery(after: 2, limit: 1)).map(\.seq) == [3])
         var newest = AuditQuery(actor: "ana", limit: 2)
         newest.newestFirst = true
@@ -60,15 +61,25 @@ public enum AuditStoreContract {
         _ = try await store.ingest([try IngestItem(record: records[0])], owner: owner, at: start + 1)
         var edited = records[1]
         edited.status = edited.status == .complete ? .draft : .complete
-        #expect(try await store.update(try IngestItem(record: edited), baseRevision: 1, teamId: team.id, savedBy: "cora", at: start + 2) == .updated(revision: 2))
+        #expect(
+            try await store.update(try IngestItem(record: edited), baseRevision: 1, teamId: team.id, savedBy: "cora", at: start + 2)
+                == .updated(revision: 2))
         let patient = UUID()
         _ = try await store.registerPatients([
-            NewPatient(id: patient, teamId: team.id, identification: PatientIdentification(givenName: "A", familyName: "B"), createdBy: "cora", createdAt: start)
+            NewPatient(
+                id: patient, teamId: team.id, identification: PatientIdentification(givenName: "A", familyName: "B"), createdBy: "cora",
+                createdAt: start)
         ])
-        _ = try await store.recordConsent(Consent(patientId: patient, scope: .sponsorsAndPartners, method: .written, recordedBy: "cora", recordedAt: start + 3))
+        _ = try await store.recordConsent(
+            Consent(patientId: patient, scope: .sponsorsAndPartners, method: .written, recordedBy: "cora", recordedAt: start + 3))
         let events = try await store.auditEvents(AuditQuery())
-        #expect(events.map(\.action) == ["record.create", "record.create", "record.update", "consent.change"], "a re-sent record is not created again")
-        #expect(events.map(\.subject) == records.map { $0.id.uuidString.lowercased() } + [records[1].id.uuidString.lowercased(), patient.uuidString.lowercased()])
+        #expect(
+            events.map(\.action) == ["record.create", "record.create", "record.update", "consent.change"],
+            "a re-sent record is not created again")
+        #expect(
+            events.map(\.subject) == records.map { $0.id.uuidString.lowercased() } + [
+                records[1].id.uuidString.lowercased(), patient.uuidString.lowercased(),
+            ])
         #expect(events.map(\.actor) == ["fatima", "fatima", "cora", "cora"])
         #expect(events[2].details == ["revision": "2"] && events[3].details == ["scope": "sponsors_and_partners", "method": "written"])
         #expect(try await verify(store).isSound)
@@ -87,10 +98,12 @@ public enum AuditStoreContract {
                 group.addTask {
                     if index.isMultiple(of: 3) {
                         _ = try await store.ingest(
-                            [try IngestItem(record: RecordStoreContract.record(2100 + UInt64(index)))], owner: RecordOwner(teamId: team.id, username: "u\(index)"),
+                            [try IngestItem(record: RecordStoreContract.record(2100 + UInt64(index)))],
+                            owner: RecordOwner(teamId: team.id, username: "u\(index)"),
                             at: start)
                     } else {
-                        _ = try await store.appendAudit((0..<5).map { AuditEntry(at: start, actor: "u\(index)", action: .lookup, details: ["n": String($0)]) })
+                        _ = try await store.appendAudit(
+                            (0..<5).map { AuditEntry(at: start, actor: "u\(index)", action: .lookup, details: ["n": String($0)]) })
                     }
                 }
             }

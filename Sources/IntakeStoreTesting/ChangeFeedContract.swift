@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store's change feed must do: list a team's records changed after a cursor, as they
@@ -17,7 +17,8 @@ public enum ChangeFeedContract {
         let records = (0..<4).map { RecordStoreContract.record(3600 + UInt64($0)) }
         let owner = RecordOwner(teamId: team.id, username: "fatima")
         _ = try await store.ingest(records.map(IngestItem.init), owner: owner, at: start)
-        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(3690))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
+        _ = try await store.ingest(
+            [IngestItem(record: RecordStoreContract.record(3690))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
         let first = try await store.changes(teamId: team.id, after: 0, limit: 10)
         #expect(first.changes.map(\.id) == records.map(\.id) && first.changes.map(\.cursor) == [1, 2, 3, 4] && first.horizon == 0)
         guard case .saved(let stored) = first.changes[0].kind else { Issue.record("not a saved record"); return }
@@ -40,7 +41,9 @@ public enum ChangeFeedContract {
             Issue.record("the deletion is not listed as one")
         }
         let whole = try await store.changes(teamId: team.id, after: 0, limit: 10)
-        #expect(whole.changes.map(\.id) == [records[0].id, records[3].id, records[1].id, records[2].id], "each record once, at its latest change")
+        #expect(
+            whole.changes.map(\.id) == [records[0].id, records[3].id, records[1].id, records[2].id],
+            "each record once, at its latest change")
         #expect(try await store.changes(teamId: team.id, after: 0, limit: 2).changes.map(\.cursor) == [1, 4], "paged by limit")
         #expect(try await store.changes(teamId: team.id, after: 6, limit: 10).changes.isEmpty)
         #expect(try await store.changes(teamId: other.id, after: 0, limit: 10).changes.count == 1, "another team's feed is its own")
@@ -53,7 +56,8 @@ public enum ChangeFeedContract {
         let other = try await store.createTeam(name: "other", at: start)
         let records = (0..<3).map { RecordStoreContract.record(3700 + UInt64($0)) }
         _ = try await store.ingest(records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "f"), at: start)
-        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(3790))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
+        _ = try await store.ingest(
+            [IngestItem(record: RecordStoreContract.record(3790))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
         _ = try await store.deleteRecord(id: records[0].id, teamId: team.id, reason: "x", by: "cora", at: start)  // team cursor 4
         _ = try await store.deleteRecord(id: records[1].id, teamId: team.id, reason: "x", by: "cora", at: start)  // 5, the newest: kept
         #expect(try await store.purgeTombstones(deletedBefore: start + 1, by: "admin", at: start + 2) == TombstonePurge(purged: 1, kept: 1))
@@ -61,7 +65,8 @@ public enum ChangeFeedContract {
         #expect(page.horizon == 4, "a reader that stopped before 4 may have missed the purged deletion")
         #expect(page.changes.map(\.id) == [records[2].id, records[1].id])
         #expect(try await store.changes(teamId: other.id, after: 0, limit: 10).horizon == 0)
-        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(3710))], owner: RecordOwner(teamId: team.id, username: "f"), at: start + 3)
+        _ = try await store.ingest(
+            [IngestItem(record: RecordStoreContract.record(3710))], owner: RecordOwner(teamId: team.id, username: "f"), at: start + 3)
         #expect(try await store.purgeTombstones(deletedBefore: start + 1, by: "admin", at: start + 4) == TombstonePurge(purged: 1, kept: 0))
         #expect(try await store.changes(teamId: team.id, after: 0, limit: 10).horizon == 5, "the horizon only moves forward")
     }
@@ -125,12 +130,14 @@ public enum CollectorOnlyContract {
         _ = try await store.ingest(records.map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "fatima"), at: start)
         let questionnaire = records[0].questionnaire.id
         #expect(try await store.collectorOnlyQuestionnaires().isEmpty)
-        #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, false, by: "admin", at: start) == false, "already team-wide")
+        #expect(
+            try await store.setCollectorOnly(questionnaireId: questionnaire, false, by: "admin", at: start) == false, "already team-wide")
         #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, true, by: "admin", at: start + 1))
         #expect(try await store.collectorOnlyQuestionnaires() == [questionnaire])
         #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, true, by: "admin", at: start + 2) == false)
         let after = try await store.changes(teamId: team.id, after: 3, limit: 10)
-        #expect(Set(after.changes.map(\.id)) == Set(records.map(\.id)) && after.changes.map(\.cursor) == [4, 5, 6], "each record comes again")
+        #expect(
+            Set(after.changes.map(\.id)) == Set(records.map(\.id)) && after.changes.map(\.cursor) == [4, 5, 6], "each record comes again")
         #expect(try await store.setCollectorOnly(questionnaireId: questionnaire, false, by: "admin", at: start + 3))
         #expect(try await store.collectorOnlyQuestionnaires().isEmpty)
         #expect(try await store.changes(teamId: team.id, after: 6, limit: 10).changes.count == 3)
@@ -152,7 +159,9 @@ public enum CollectorOnlyContract {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for round in 0..<6 {
                 let store = round.isMultiple(of: 2) ? first : second
-                group.addTask { _ = try await store.setCollectorOnly(questionnaireId: questionnaire, round % 3 != 0, by: "admin", at: start) }
+                group.addTask {
+                    _ = try await store.setCollectorOnly(questionnaireId: questionnaire, round % 3 != 0, by: "admin", at: start)
+                }
             }
             for record in records.suffix(5) {
                 group.addTask { _ = try await second.ingest([IngestItem(record: record)], owner: owner, at: start) }

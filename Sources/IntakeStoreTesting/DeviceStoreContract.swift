@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Testing
 
 /// The behaviour every store must have for enrolment codes and devices, the same on every store
@@ -36,24 +36,37 @@ public enum DeviceStoreContract {
     public static func aCodeEnrolsOneMachineEvenWhenTwoRace(_ kind: some RecordStoreFactory) async throws {
         let (first, second, team) = try await twoServers(kind)
         let created = try await first.createEnrolment(enrolment("ABCD", team))
-        #expect(created.state == .open && created.username == "ana" && created.failedAttempts == 0 && created.expiresAt == start.addingTimeInterval(72 * 3600))
-        await #expect(throws: RecordStoreError.alreadyExists("enrolment ABCD")) { try await second.createEnrolment(enrolment("ABCD", team)) }
+        #expect(
+            created.state == .open && created.username == "ana" && created.failedAttempts == 0
+                && created.expiresAt == start.addingTimeInterval(72 * 3600))
+        await #expect(throws: RecordStoreError.alreadyExists("enrolment ABCD")) {
+            try await second.createEnrolment(enrolment("ABCD", team))
+        }
         let time = start.addingTimeInterval(60)
-        async let a = first.redeemEnrolment(id: "ABCD", device: newDevice("m1", token: "1"), at: time, lockAfter: 5, matches: matching("SECRET"))
-        async let b = second.redeemEnrolment(id: "ABCD", device: newDevice("m2", token: "2"), at: time, lockAfter: 5, matches: matching("SECRET"))
+        async let a = first.redeemEnrolment(
+            id: "ABCD", device: newDevice("m1", token: "1"), at: time, lockAfter: 5, matches: matching("SECRET"))
+        async let b = second.redeemEnrolment(
+            id: "ABCD", device: newDevice("m2", token: "2"), at: time, lockAfter: 5, matches: matching("SECRET"))
         let outcomes = try await [a, b]
         let enrolled = outcomes.compactMap { if case .enrolled(let device) = $0 { device } else { nil } }
         try #require(enrolled.count == 1, "\(outcomes)")
         #expect(outcomes.contains(.refused(.used)), "\(outcomes)")
         let device = enrolled[0]
-        #expect(device.username == "ana" && device.teamId == team.id && device.enrolment == "ABCD" && device.revokedAt == nil && device.lastSeenAt == time)
+        #expect(
+            device.username == "ana" && device.teamId == team.id && device.enrolment == "ABCD" && device.revokedAt == nil
+                && device.lastSeenAt == time)
         let used = try #require(try await second.enrolments(teamId: team.id).first)
         #expect(used.state == .used && used.usedAt == time && used.deviceId == device.deviceId)
         #expect(try await first.devices(teamId: team.id) == [device])
         #expect(try await second.devices(teamId: nil) == [device])
-        #expect(try await first.redeemEnrolment(id: "WXYZ", device: newDevice("m3", token: "3"), at: time, lockAfter: 5, matches: matching("SECRET")) == .notFound)
-        let audited = try await first.auditEvents(AuditQuery(action: "enrolment")) + (try await first.auditEvents(AuditQuery(action: "device")))
-        #expect(audited.map(\.action) == ["enrolment.create", "device.enrol"] && audited.map(\.subject) == ["ABCD", "\(device.id)"], "\(audited)")
+        #expect(
+            try await first.redeemEnrolment(
+                id: "WXYZ", device: newDevice("m3", token: "3"), at: time, lockAfter: 5, matches: matching("SECRET")) == .notFound)
+        let audited =
+            try await first.auditEvents(AuditQuery(action: "enrolment")) + (try await first.auditEvents(AuditQuery(action: "device")))
+        #expect(
+            audited.map(\.action) == ["enrolment.create", "device.enrol"] && audited.map(\.subject) == ["ABCD", "\(device.id)"],
+            "\(audited)")
     }
 
     /// Wrong secrets are counted (every one, when they race) and lock the code at the limit; an
@@ -62,21 +75,35 @@ public enum DeviceStoreContract {
         let (first, second, team) = try await twoServers(kind)
         _ = try await first.createEnrolment(enrolment("LOCK", team))
         let time = start.addingTimeInterval(60)
-        async let a = first.redeemEnrolment(id: "LOCK", device: newDevice("m1", token: "1"), at: time, lockAfter: 5, matches: matching("WRONG"))
-        async let b = second.redeemEnrolment(id: "LOCK", device: newDevice("m1", token: "2"), at: time, lockAfter: 5, matches: matching("WRONG"))
+        async let a = first.redeemEnrolment(
+            id: "LOCK", device: newDevice("m1", token: "1"), at: time, lockAfter: 5, matches: matching("WRONG"))
+        async let b = second.redeemEnrolment(
+            id: "LOCK", device: newDevice("m1", token: "2"), at: time, lockAfter: 5, matches: matching("WRONG"))
         let tries = try await [a, b]
         #expect(Set(tries.map { "\($0)" }) == ["wrongSecret(remaining: 4)", "wrongSecret(remaining: 3)"], "\(tries)")
-        #expect(try await first.redeemEnrolment(id: "LOCK", device: newDevice("m1", token: "3"), at: time, lockAfter: 5, matches: matching("WRONG")) == .wrongSecret(remaining: 2))
-        #expect(try await second.redeemEnrolment(id: "LOCK", device: newDevice("m1", token: "4"), at: time, lockAfter: 5, matches: matching("WRONG")) == .wrongSecret(remaining: 1))
-        #expect(try await first.redeemEnrolment(id: "LOCK", device: newDevice("m1", token: "5"), at: time, lockAfter: 5, matches: matching("WRONG")) == .refused(.locked))
-        #expect(try await second.redeemEnrolment(id: "LOCK", device: newDevice("m1", token: "6"), at: time, lockAfter: 5, matches: matching("SECRET")) == .refused(.locked))
+        #expect(
+            try await first.redeemEnrolment(
+                id: "LOCK", device: newDevice("m1", token: "3"), at: time, lockAfter: 5, matches: matching("WRONG"))
+                == .wrongSecret(remaining: 2))
+        #expect(
+            try await second.redeemEnrolment(
+                id: "LOCK", device: newDevice("m1", token: "4"), at: time, lockAfter: 5, matches: matching("WRONG"))
+                == .wrongSecret(remaining: 1))
+        #expect(
+            try await first.redeemEnrolment(
+                id: "LOCK", device: newDevice("m1", token: "5"), at: time, lockAfter: 5, matches: matching("WRONG")) == .refused(.locked))
+        #expect(
+            try await second.redeemEnrolment(
+                id: "LOCK", device: newDevice("m1", token: "6"), at: time, lockAfter: 5, matches: matching("SECRET")) == .refused(.locked))
         let locked = try #require(try await first.enrolments(teamId: team.id).first)
         #expect(locked.state == .locked && locked.failedAttempts == 5)
         #expect(try await first.devices(teamId: team.id).isEmpty)
 
         _ = try await first.createEnrolment(enrolment("LATE", team, hours: 1))
         let late = start.addingTimeInterval(3600)
-        #expect(try await second.redeemEnrolment(id: "LATE", device: newDevice("m2", token: "7"), at: late, lockAfter: 5, matches: matching("SECRET")) == .refused(.expired))
+        #expect(
+            try await second.redeemEnrolment(
+                id: "LATE", device: newDevice("m2", token: "7"), at: late, lockAfter: 5, matches: matching("SECRET")) == .refused(.expired))
         #expect(try await first.enrolments(teamId: team.id).first { $0.id == "LATE" }?.state(at: late) == .expired)
     }
 
@@ -87,7 +114,9 @@ public enum DeviceStoreContract {
         _ = try await first.createEnrolment(enrolment("AAAA", team))
         _ = try await first.createEnrolment(enrolment("BBBB", team))
         let time = start.addingTimeInterval(60)
-        guard case .enrolled(let device) = try await first.redeemEnrolment(id: "AAAA", device: newDevice("m1", token: "1"), at: time, lockAfter: 5, matches: matching("SECRET"))
+        guard
+            case .enrolled(let device) = try await first.redeemEnrolment(
+                id: "AAAA", device: newDevice("m1", token: "1"), at: time, lockAfter: 5, matches: matching("SECRET"))
         else { Issue.record("not enrolled"); return }
         let found = try #require(try await second.device(tokenHash: "token:1"))
         #expect(found.device == device && found.user.username == "ana" && found.user.teamId == team.id && found.user.teamName == "t")
@@ -99,18 +128,29 @@ public enum DeviceStoreContract {
         #expect(reported.lastSeenAt == time.addingTimeInterval(30), "a report arriving late does not move last seen back")
         #expect(reported.lastUploadAt == time.addingTimeInterval(10) && reported.queueSize == 4 && reported.intakeVersion == "0.2.0")
 
-        #expect(try await second.revokeDevice(id: device.id, teamId: team.id + 1, by: "other", at: time) == nil, "another team's device is not found")
-        let revoked = try #require(try await first.revokeDevice(id: device.id, teamId: team.id, by: "lead", at: time.addingTimeInterval(120)))
+        #expect(
+            try await second.revokeDevice(id: device.id, teamId: team.id + 1, by: "other", at: time) == nil,
+            "another team's device is not found")
+        let revoked = try #require(
+            try await first.revokeDevice(id: device.id, teamId: team.id, by: "lead", at: time.addingTimeInterval(120)))
         #expect(revoked.revokedAt == time.addingTimeInterval(120) && revoked.revokedBy == "lead")
-        #expect(try await second.device(tokenHash: "token:1")?.device.revokedAt == time.addingTimeInterval(120), "the other server sees it at once")
-        #expect(try await second.revokeDevice(id: device.id, teamId: nil, by: "admin", at: time.addingTimeInterval(500))?.revokedBy == "lead", "revoked once")
+        #expect(
+            try await second.device(tokenHash: "token:1")?.device.revokedAt == time.addingTimeInterval(120),
+            "the other server sees it at once")
+        #expect(
+            try await second.revokeDevice(id: device.id, teamId: nil, by: "admin", at: time.addingTimeInterval(500))?.revokedBy == "lead",
+            "revoked once")
         #expect(try await first.auditEvents(AuditQuery(action: "device.revoke")).map(\.actor) == ["lead"])
 
         // The same machine enrolled again with another code: its earlier token stops.
         _ = try await first.createEnrolment(enrolment("CCCC", team))
-        guard case .enrolled(let again) = try await second.redeemEnrolment(id: "BBBB", device: newDevice("m1", token: "2"), at: time, lockAfter: 5, matches: matching("SECRET"))
+        guard
+            case .enrolled(let again) = try await second.redeemEnrolment(
+                id: "BBBB", device: newDevice("m1", token: "2"), at: time, lockAfter: 5, matches: matching("SECRET"))
         else { Issue.record("not enrolled again"); return }
-        guard case .enrolled = try await first.redeemEnrolment(id: "CCCC", device: newDevice("m1", token: "3"), at: time, lockAfter: 5, matches: matching("SECRET"))
+        guard
+            case .enrolled = try await first.redeemEnrolment(
+                id: "CCCC", device: newDevice("m1", token: "3"), at: time, lockAfter: 5, matches: matching("SECRET"))
         else { Issue.record("not enrolled a third time"); return }
         #expect(try await first.device(tokenHash: "token:2")?.device.revokedAt != nil && again.revokedAt == nil)
         #expect(try await first.device(tokenHash: "token:3")?.device.revokedAt == nil)
@@ -159,14 +199,17 @@ public enum TeamReportsContract {
         func patient(_ team: Team, _ name: String) async throws -> UUID {
             let id = UUID()
             _ = try await store.registerPatients([
-                NewPatient(id: id, teamId: team.id, identification: PatientIdentification(givenName: name, familyName: "X"), createdBy: "ana", createdAt: start)
+                NewPatient(
+                    id: id, teamId: team.id, identification: PatientIdentification(givenName: name, familyName: "X"), createdBy: "ana",
+                    createdAt: start)
             ])
             return id
         }
         let p1 = try await patient(a, "One"), p2 = try await patient(a, "Two"), other = try await patient(b, "Other")
         func put(_ id: UUID, _ series: String, _ day: String, _ value: Int) async throws {
             _ = try await store.putReport(
-                patientId: id, series: series, date: ReportDate(day)!, values: #"{"v":\#(value)}"#, by: "ana", at: start.addingTimeInterval(Double(value)))
+                patientId: id, series: series, date: ReportDate(day)!, values: #"{"v":\#(value)}"#, by: "ana",
+                at: start.addingTimeInterval(Double(value)))
         }
         try await put(p1, "weight", "2026-01-02", 1)
         try await put(p1, "weight", "2026-01-01", 2)
@@ -185,7 +228,9 @@ public enum TeamReportsContract {
         let expected = [(p1, "bp", "2026-01-01"), (p1, "weight", "2026-01-01"), (p1, "weight", "2026-01-02"), (p2, "weight", "2026-01-01")]
             .sorted { ($0.0.uuidString.lowercased(), $0.1, $0.2) < ($1.0.uuidString.lowercased(), $1.1, $1.2) }
         #expect(all.map { "\($0.patientId) \($0.series) \($0.date)" } == expected.map { "\($0.0) \($0.1) \($0.2)" })
-        #expect(all.first { $0.patientId == p2 }?.version == 2 && all.first { $0.patientId == p2 }?.values == #"{"v":5}"#, "the current version only")
+        #expect(
+            all.first { $0.patientId == p2 }?.version == 2 && all.first { $0.patientId == p2 }?.values == #"{"v":5}"#,
+            "the current version only")
         #expect(try await store.teamReports(teamId: b.id, after: nil, limit: 10).map(\.patientId) == [other])
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Testing
 
 /// The lookup ranking, held to a plain reading of its definition over every record.
@@ -62,7 +62,9 @@ public enum LookupRankingContract {
                 dateOfBirth: Bool.random(using: &random) ? births.randomElement(using: &random)! : nil,
                 externalId: Int.random(in: 0..<4, using: &random) == 0 ? "case-\(Int.random(in: 0..<60, using: &random))" : nil,
                 limit: [5, 20].randomElement(using: &random)!, offset: [0, 0, 3, 17].randomElement(using: &random)!)
-            if query.familyName == nil, query.givenName == nil, query.dateOfBirth == nil, query.externalId == nil { query.familyName = "osman" }
+            if query.familyName == nil, query.givenName == nil, query.dateOfBirth == nil, query.externalId == nil {
+                query.familyName = "osman"
+            }
             let found = try await store.lookup(query).map { ($0.id, $0.score) }
             let expected = Self.expected(stored, query)
             #expect(found.map(\.0) == expected.map(\.0) && found.map(\.1) == expected.map(\.1), "\(query)")

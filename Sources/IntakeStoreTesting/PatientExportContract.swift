@@ -1,7 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakeExport
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store must give an export of registry patients' records: each record's consent and
@@ -19,10 +19,14 @@ public enum PatientExportContract {
             let id = UUID()
             _ = try await store.registerPatients([
                 NewPatient(
-                    id: id, teamId: team, identification: PatientIdentification(givenName: "P\(index)", familyName: "Q\(seed)"), createdBy: "c",
+                    id: id, teamId: team, identification: PatientIdentification(givenName: "P\(index)", familyName: "Q\(seed)"),
+                    createdBy: "c",
                     createdAt: start)
             ])
-            if let scope { _ = try await store.recordConsent(Consent(patientId: id, scope: scope, method: .written, recordedBy: "c", recordedAt: start)) }
+            if let scope {
+                _ = try await store.recordConsent(
+                    Consent(patientId: id, scope: scope, method: .written, recordedBy: "c", recordedAt: start))
+            }
             var record = RecordStoreContract.record(seed + UInt64(index))
             record.patientId = id
             _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: team, username: "c"), at: start)
@@ -43,7 +47,8 @@ public enum PatientExportContract {
         for (patient, groups) in [(made[0].patient, ["arm_b", "arm_a"]), (made[1].patient, ["arm_c"])] {
             let current = try #require(try await store.patient(id: patient))
             _ = try await store.updatePatient(
-                id: patient, baseRevision: current.revision, identification: current.identification, groups: DataGroupChange(add: groups), at: start)
+                id: patient, baseRevision: current.revision, identification: current.identification, groups: DataGroupChange(add: groups),
+                at: start)
         }
         let unlinked = RecordStoreContract.record(900)
         _ = try await store.ingest([try IngestItem(record: unlinked)], owner: RecordOwner(teamId: team.id, username: "c"), at: start)
@@ -75,7 +80,8 @@ public enum PatientExportContract {
         let team = try await store.createTeam(name: "clinic", at: start)
         let other = try await store.createTeam(name: "ward", at: start)
         let made = try await patients(
-            store, team: team.id, [.allQualifiedResearchers, .allQualifiedResearchers, .sponsorsAndPartners, .noSharing, .allQualifiedResearchers],
+            store, team: team.id,
+            [.allQualifiedResearchers, .allQualifiedResearchers, .sponsorsAndPartners, .noSharing, .allQualifiedResearchers],
             seed: 1000)
         _ = try await patients(store, team: other.id, [.allQualifiedResearchers], seed: 1100)
         let questionnaire = made[0].record.questionnaire.id
@@ -86,8 +92,11 @@ public enum PatientExportContract {
         before.consent = external
         #expect(Set(try ids(try await first.page(before))).isSuperset(of: [made[0].record.id, made[1].record.id, made[4].record.id]))
         let withdrawnAt = start + 60
-        for (index, scope) in [(0, SharingScope.noSharing), (1, .sponsorsAndPartners), (2, .allQualifiedResearchers), (3, .sponsorsAndPartners)] {
-            _ = try await store.recordConsent(Consent(patientId: made[index].patient, scope: scope, method: .verbal, recordedBy: "c", recordedAt: withdrawnAt))
+        for (index, scope) in [
+            (0, SharingScope.noSharing), (1, .sponsorsAndPartners), (2, .allQualifiedResearchers), (3, .sponsorsAndPartners),
+        ] {
+            _ = try await store.recordConsent(
+                Consent(patientId: made[index].patient, scope: scope, method: .verbal, recordedBy: "c", recordedAt: withdrawnAt))
         }
         for (teamId, previous) in [(Int64?.none, first.cursor), (team.id, firstTeam.cursor)] {
             let next = try await store.exportSnapshot(teamId: teamId)
@@ -95,7 +104,8 @@ public enum PatientExportContract {
             query.consent = external
             query.previous = .cursor(previous)
             #expect(Set(try await next.withdrawn(query)) == [made[0].record.id, made[1].record.id], "team \(String(describing: teamId))")
-            #expect(try ids(try await next.page(query)) == [made[2].record.id], "widened: the record comes, though its answers did not change")
+            #expect(
+                try ids(try await next.page(query)) == [made[2].record.id], "widened: the record comes, though its answers did not change")
             var study = query
             study.consent = ConsentFilter(scopes: ResearchAccess.study.scopes, includeUnlinked: false)
             #expect(try await next.withdrawn(study) == [made[0].record.id], "sponsors_and_partners still reaches the study")
@@ -109,7 +119,9 @@ public enum PatientExportContract {
             byTime.previous = .time(withdrawnAt + 1)
             #expect(try await next.withdrawn(byTime).isEmpty, "nothing changed after that time")
             byTime.previous = .time(withdrawnAt)
-            #expect(Set(try await next.withdrawn(byTime)) == [made[0].record.id, made[1].record.id], "a change at the time given counts, as --since does")
+            #expect(
+                Set(try await next.withdrawn(byTime)) == [made[0].record.id, made[1].record.id],
+                "a change at the time given counts, as --since does")
             byTime.previous = .time(start)
             #expect(try await next.withdrawn(byTime).isEmpty, "records first saved at or after the time given were never held")
         }
@@ -132,10 +144,12 @@ public enum PatientExportContract {
                     if index < 4 {
                         var record = RecordStoreContract.record(1300 + UInt64(index))
                         record.patientId = patient
-                        _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "c"), at: start)
+                        _ = try await store.ingest(
+                            [try IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "c"), at: start)
                     } else {
                         let scope: SharingScope = index == 7 ? .noSharing : .allQualifiedResearchers
-                        _ = try await store.recordConsent(Consent(patientId: patient, scope: scope, method: .verbal, recordedBy: "c", recordedAt: start + Double(index)))
+                        _ = try await store.recordConsent(
+                            Consent(patientId: patient, scope: scope, method: .verbal, recordedBy: "c", recordedAt: start + Double(index)))
                     }
                 }
             }
@@ -169,14 +183,17 @@ public enum PatientExportContract {
         let elsewhere = try await patients(store, team: other.id, [.allQualifiedResearchers], seed: 1500)
         for (patient, _) in made + elsewhere {
             for date in ["2026-01-01", "2026-01-02", "2026-01-03"] {
-                _ = try await store.putReport(patientId: patient, series: "vitals", date: ReportDate(date)!, values: #"{"weight":60}"#, by: "c", at: start)
+                _ = try await store.putReport(
+                    patientId: patient, series: "vitals", date: ReportDate(date)!, values: #"{"weight":60}"#, by: "c", at: start)
             }
         }
         _ = try await store.putReport(
-            patientId: made[0].patient, series: "vitals", date: ReportDate("2026-01-02")!, values: #"{"weight":61}"#, by: "c", at: start + 1)
+            patientId: made[0].patient, series: "vitals", date: ReportDate("2026-01-02")!, values: #"{"weight":61}"#, by: "c", at: start + 1
+        )
         let current = try #require(try await store.patient(id: made[1].patient))
         _ = try await store.updatePatient(
-            id: current.id, baseRevision: current.revision, identification: current.identification, groups: DataGroupChange(add: ["arm_a"]), at: start)
+            id: current.id, baseRevision: current.revision, identification: current.identification, groups: DataGroupChange(add: ["arm_a"]),
+            at: start)
         let snapshot = try await store.exportSnapshot(teamId: nil)
         func all(_ query: ExportQuery) async throws -> [Report] {
             var reports: [Report] = []

@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store must do with the patient registry and consent: unique external ids (also
@@ -21,7 +21,9 @@ public enum PatientStoreContract {
     public static func patientsAreRegisteredOnceAndAnExternalIdBelongsToOnePatient(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         _ = try await store.createTeam(name: "clinic", at: start)
-        let amina = NewPatient(teamId: 1, identification: person("Amina", "Haddad", born: "1990-04-12", external: "UNHCR-1"), createdBy: "cora", createdAt: start)
+        let amina = NewPatient(
+            teamId: 1, identification: person("Amina", "Haddad", born: "1990-04-12", external: "UNHCR-1"), createdBy: "cora",
+            createdAt: start)
         let outcomes = try await store.registerPatients([
             amina,
             NewPatient(teamId: 1, identification: person("Bilal", "Haddad", external: "UNHCR-1"), createdBy: "cora", createdAt: start),
@@ -32,7 +34,8 @@ public enum PatientStoreContract {
             Issue.record("not created: \(outcomes[0])")
             return
         }
-        #expect(stored.id == amina.id && stored.revision == 1 && stored.identification == amina.identification && stored.sharingScope == nil)
+        #expect(
+            stored.id == amina.id && stored.revision == 1 && stored.identification == amina.identification && stored.sharingScope == nil)
         #expect(stored.effectiveScope == .noSharing, "no consent recorded: nothing is shared")
         #expect(outcomes[1] == .externalIdTaken(existing: amina.id), "the same external id in the same batch")
         if case .created = outcomes[2], case .created = outcomes[3] {} else { Issue.record("patients without external ids: \(outcomes)") }
@@ -44,13 +47,17 @@ public enum PatientStoreContract {
         #expect(try await store.patient(id: UUID()) == nil)
     }
 
-    public static func patientsAreFoundByNameDateOfBirthOrExternalIdAndArchivedOnesOnlyWhenAsked(_ kind: some RecordStoreFactory) async throws {
+    public static func patientsAreFoundByNameDateOfBirthOrExternalIdAndArchivedOnesOnlyWhenAsked(_ kind: some RecordStoreFactory)
+        async throws
+    {
         let store = try await kind.open()
         _ = try await store.createTeam(name: "clinic", at: start)
-        let outcomes = try await register(store, [
-            person("Amina", "Haddad", born: "1990-04-12", external: "UNHCR-1"), person("Ḥasan", "Haddād", born: "1985-01-02"),
-            person("Chen", "Li", born: "1990-04-12"), person("Li", "Wang"), person("Per%cent", "Under_score"),
-        ])
+        let outcomes = try await register(
+            store,
+            [
+                person("Amina", "Haddad", born: "1990-04-12", external: "UNHCR-1"), person("Ḥasan", "Haddād", born: "1985-01-02"),
+                person("Chen", "Li", born: "1990-04-12"), person("Li", "Wang"), person("Per%cent", "Under_score"),
+            ])
         let ids = outcomes.compactMap { if case .created(let patient) = $0 { patient.id } else { nil } }
         try #require(ids.count == 5)
         func names(_ query: PatientQuery) async throws -> [String] {
@@ -78,7 +85,9 @@ public enum PatientStoreContract {
 
         let archived = try #require(try await store.setPatientArchived(id: ids[0], true, at: start + 10))
         #expect(archived.archivedAt == start + 10 && archived.revision == 2)
-        #expect(try await store.setPatientArchived(id: ids[0], true, at: start + 20)?.archivedAt == start + 10, "archiving twice changes nothing")
+        #expect(
+            try await store.setPatientArchived(id: ids[0], true, at: start + 20)?.archivedAt == start + 10,
+            "archiving twice changes nothing")
         #expect(try await names(PatientQuery(name: "haddad")) == ["Ḥasan", "Zara"])
         #expect(try await names(PatientQuery(name: "haddad", includeArchived: true)) == ["Amina", "Ḥasan", "Zara"])
         let restored = try #require(try await store.setPatientArchived(id: ids[0], false, at: start + 30))
@@ -122,15 +131,22 @@ public enum PatientStoreContract {
         }
         var changed = amina.identification
         changed.familyName = "Haddad-Khan"
-        guard case .changed(let updated) = try await store.updatePatient(id: amina.id, baseRevision: 1, identification: changed, at: start + 5) else {
+        guard
+            case .changed(let updated) = try await store.updatePatient(
+                id: amina.id, baseRevision: 1, identification: changed, at: start + 5)
+        else {
             Issue.record("not changed")
             return
         }
         #expect(updated.revision == 2 && updated.identification.familyName == "Haddad-Khan" && updated.updatedAt == start + 5)
         #expect(try await store.findPatients(PatientQuery(name: "haddad-k")).map(\.id) == [amina.id])
-        #expect(try await store.updatePatient(id: amina.id, baseRevision: 1, identification: amina.identification, at: start) == .stale(current: 2))
+        #expect(
+            try await store.updatePatient(id: amina.id, baseRevision: 1, identification: amina.identification, at: start)
+                == .stale(current: 2))
         changed.externalId = "B-1"
-        #expect(try await store.updatePatient(id: amina.id, baseRevision: 2, identification: changed, at: start) == .externalIdTaken(existing: bilal.id))
+        #expect(
+            try await store.updatePatient(id: amina.id, baseRevision: 2, identification: changed, at: start)
+                == .externalIdTaken(existing: bilal.id))
         #expect(try await store.updatePatient(id: UUID(), baseRevision: 1, identification: changed, at: start) == .notFound)
         #expect(try await store.patient(id: amina.id)?.identification.externalId == "A-1", "nothing half-done")
     }
@@ -142,13 +158,16 @@ public enum PatientStoreContract {
             Issue.record("not created")
             return
         }
-        let given = Consent(patientId: amina.id, scope: .allQualifiedResearchers, method: .written, recordedBy: "cora", recordedAt: start + 1)
+        let given = Consent(
+            patientId: amina.id, scope: .allQualifiedResearchers, method: .written, recordedBy: "cora", recordedAt: start + 1)
         let narrowed = Consent(patientId: amina.id, scope: .sponsorsAndPartners, method: .verbal, recordedBy: "dana", recordedAt: start + 2)
         #expect(try await store.recordConsent(given)?.sharingScope == .allQualifiedResearchers)
         let now = try #require(try await store.recordConsent(narrowed))
         #expect(now.sharingScope == .sponsorsAndPartners && now.effectiveScope == .sponsorsAndPartners && now.revision == 1)
         #expect(try await store.consentHistory(patientId: amina.id) == [given, narrowed])
-        #expect(try await store.recordConsent(Consent(patientId: UUID(), scope: .noSharing, method: .verbal, recordedBy: "x", recordedAt: start)) == nil)
+        #expect(
+            try await store.recordConsent(
+                Consent(patientId: UUID(), scope: .noSharing, method: .verbal, recordedBy: "x", recordedAt: start)) == nil)
         #expect(try await store.consentHistory(patientId: UUID()).isEmpty)
     }
 
@@ -162,7 +181,9 @@ public enum PatientStoreContract {
                 let store = index.isMultiple(of: 2) ? first : second
                 group.addTask {
                     try await store.registerPatients([
-                        NewPatient(teamId: 1, identification: person("P\(index)", "Same", external: "SHARED-1"), createdBy: "cora", createdAt: start)
+                        NewPatient(
+                            teamId: 1, identification: person("P\(index)", "Same", external: "SHARED-1"), createdBy: "cora",
+                            createdAt: start)
                     ])[0]
                 }
             }
@@ -182,8 +203,14 @@ public enum PatientStoreContract {
         var patients: [SharingScope?: UUID] = [:]
         for scope in [SharingScope?.none, .noSharing, .sponsorsAndPartners, .allQualifiedResearchers] {
             let id = UUID()
-            _ = try await store.registerPatients([NewPatient(id: id, teamId: team.id, identification: person("P", "\(String(describing: scope))"), createdBy: "c", createdAt: start)])
-            if let scope { _ = try await store.recordConsent(Consent(patientId: id, scope: scope, method: .written, recordedBy: "c", recordedAt: start)) }
+            _ = try await store.registerPatients([
+                NewPatient(
+                    id: id, teamId: team.id, identification: person("P", "\(String(describing: scope))"), createdBy: "c", createdAt: start)
+            ])
+            if let scope {
+                _ = try await store.recordConsent(
+                    Consent(patientId: id, scope: scope, method: .written, recordedBy: "c", recordedAt: start))
+            }
             patients[scope] = id
         }
         var expected: [String: Set<UUID>] = [:]
@@ -209,12 +236,14 @@ public enum PatientStoreContract {
         #expect(study == expected["sponsors_and_partners"]!.union(expected["all_qualified_researchers"]!))
         let external = try await read(ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: false))
         #expect(external == expected["all_qualified_researchers"]!)
-        #expect(try await read(ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: true)) == external.union([unlinked.id]))
+        #expect(
+            try await read(ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: true)) == external.union([unlinked.id]))
         #expect(try await read(ConsentFilter(scopes: [], includeUnlinked: false)).isEmpty)
         #expect(try await read(nil).count == 5, "no filter: every record")
         // A change of consent shows in the next snapshot.
         _ = try await store.recordConsent(
-            Consent(patientId: patients[.allQualifiedResearchers]!, scope: .noSharing, method: .verbal, recordedBy: "c", recordedAt: start + 1))
+            Consent(
+                patientId: patients[.allQualifiedResearchers]!, scope: .noSharing, method: .verbal, recordedBy: "c", recordedAt: start + 1))
         let later = try await store.exportSnapshot(teamId: nil)
         var query = ExportQuery(questionnaireId: records[0].questionnaire.id, teamId: nil, after: 0, upTo: later.cursor)
         query.consent = ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: false)
@@ -231,21 +260,28 @@ public enum PatientStoreContract {
             Issue.record("not created")
             return
         }
-        guard case .changed(let joined) = try await store.updatePatient(
-            id: amina.id, baseRevision: 1, identification: amina.identification, groups: DataGroupChange(add: ["arm_b", "arm_a"]), at: start)
+        guard
+            case .changed(let joined) = try await store.updatePatient(
+                id: amina.id, baseRevision: 1, identification: amina.identification, groups: DataGroupChange(add: ["arm_b", "arm_a"]),
+                at: start)
         else {
             Issue.record("not changed")
             return
         }
         #expect(joined.dataGroups == ["arm_a", "arm_b"] && joined.revision == 2)
         let refused = try await store.updatePatient(
-            id: amina.id, baseRevision: 2, identification: person("Changed", "Name"), groups: DataGroupChange(add: ["arm_c"], remove: ["arm_a"]),
+            id: amina.id, baseRevision: 2, identification: person("Changed", "Name"),
+            groups: DataGroupChange(add: ["arm_c"], remove: ["arm_a"]),
             at: start)
         #expect(refused == .unknownDataGroups(unknown: ["arm_c"], defined: ["arm_a", "arm_b"]))
         let unchanged = try #require(try await store.patient(id: amina.id))
-        #expect(unchanged.identification.givenName == "Amina" && unchanged.dataGroups == ["arm_a", "arm_b"] && unchanged.revision == 2, "all or nothing")
-        guard case .changed(let moved) = try await store.updatePatient(
-            id: amina.id, baseRevision: 2, identification: amina.identification, groups: DataGroupChange(add: ["arm_b"], remove: ["arm_a"]), at: start)
+        #expect(
+            unchanged.identification.givenName == "Amina" && unchanged.dataGroups == ["arm_a", "arm_b"] && unchanged.revision == 2,
+            "all or nothing")
+        guard
+            case .changed(let moved) = try await store.updatePatient(
+                id: amina.id, baseRevision: 2, identification: amina.identification,
+                groups: DataGroupChange(add: ["arm_b"], remove: ["arm_a"]), at: start)
         else {
             Issue.record("not moved")
             return
@@ -293,12 +329,14 @@ public enum PatientStoreContract {
         }
         func day(_ text: String) -> ReportDate { ReportDate(text)! }
         for (date, weight) in [("2026-01-01", 60), ("2026-01-15", 61), ("2026-02-01", 62)] {
-            guard case .stored = try await store.putReport(
-                patientId: amina.id, series: "vitals", date: day(date), values: #"{"weight":\#(weight)}"#, by: "cora", at: start)
+            guard
+                case .stored = try await store.putReport(
+                    patientId: amina.id, series: "vitals", date: day(date), values: #"{"weight":\#(weight)}"#, by: "cora", at: start)
             else { Issue.record("not stored"); return }
         }
-        guard case .stored(let replaced) = try await store.putReport(
-            patientId: amina.id, series: "vitals", date: day("2026-01-15"), values: #"{"weight":61.5}"#, by: "dana", at: start + 1)
+        guard
+            case .stored(let replaced) = try await store.putReport(
+                patientId: amina.id, series: "vitals", date: day("2026-01-15"), values: #"{"weight":61.5}"#, by: "dana", at: start + 1)
         else { Issue.record("not replaced"); return }
         #expect(replaced.version == 2)
         func dates(_ query: ReportQuery) async throws -> [String] {
@@ -310,23 +348,31 @@ public enum PatientStoreContract {
             try await dates(ReportQuery(patientId: amina.id, series: "vitals", start: day("2026-01-01"), end: day("2026-01-15")))
                 == ["2026-01-01", "2026-01-15"], "calendar dates: inclusive at both ends")
         #expect(try await dates(ReportQuery(patientId: amina.id, series: "vitals", latestOnly: true)) == ["2026-02-01"])
-        guard case .reports(let current) = try await store.reports(ReportQuery(patientId: amina.id, series: "vitals", start: day("2026-01-15"), end: day("2026-01-15")))
+        guard
+            case .reports(let current) = try await store.reports(
+                ReportQuery(patientId: amina.id, series: "vitals", start: day("2026-01-15"), end: day("2026-01-15")))
         else { Issue.record("not read"); return }
         #expect(current.map(\.values) == [#"{"weight":61.5}"#] && current.first?.recordedBy == "dana", "the replacement is current")
-        #expect(try await store.reportHistory(patientId: amina.id, series: "vitals", date: day("2026-01-15")).map(\.version) == [1, 2], "kept")
+        #expect(
+            try await store.reportHistory(patientId: amina.id, series: "vitals", date: day("2026-01-15")).map(\.version) == [1, 2], "kept")
 
         // Instants: start inclusive, end exclusive; a series' kind is fixed by its first report.
         for time in ["2026-03-01T08:00:00Z", "2026-03-01T10:00:00+02:00", "2026-03-01T12:00:00Z"] {
             _ = try await store.putReport(patientId: amina.id, series: "glucose", date: day(time), values: "{}", by: "cora", at: start)
         }
         #expect(
-            try await dates(ReportQuery(patientId: amina.id, series: "glucose", start: day("2026-03-01T08:00:00Z"), end: day("2026-03-01T12:00:00Z")))
+            try await dates(
+                ReportQuery(patientId: amina.id, series: "glucose", start: day("2026-03-01T08:00:00Z"), end: day("2026-03-01T12:00:00Z")))
                 == ["2026-03-01T08:00:00.000Z"], "10:00+02:00 is 08:00Z, the same instant: replaced, and 12:00 is the excluded end")
-        #expect(try await store.putReport(patientId: amina.id, series: "glucose", date: day("2026-03-02"), values: "{}", by: "c", at: start)
-            == .wrongDateKind(expected: .instant))
-        #expect(try await store.reports(ReportQuery(patientId: amina.id, series: "vitals", start: day("2026-03-01T08:00:00Z")))
-            == .wrongDateKind(expected: .date))
+        #expect(
+            try await store.putReport(patientId: amina.id, series: "glucose", date: day("2026-03-02"), values: "{}", by: "c", at: start)
+                == .wrongDateKind(expected: .instant))
+        #expect(
+            try await store.reports(ReportQuery(patientId: amina.id, series: "vitals", start: day("2026-03-01T08:00:00Z")))
+                == .wrongDateKind(expected: .date))
         #expect(try await store.reports(ReportQuery(patientId: amina.id, series: "never")) == .unknownSeries)
-        #expect(try await store.putReport(patientId: UUID(), series: "vitals", date: day("2026-01-01"), values: "{}", by: "c", at: start) == .patientNotFound)
+        #expect(
+            try await store.putReport(patientId: UUID(), series: "vitals", date: day("2026-01-01"), values: "{}", by: "c", at: start)
+                == .patientNotFound)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Synchronization
 import Testing
 
@@ -54,7 +54,9 @@ public enum RecordStoreConcurrencyContract {
                         let changed = copy == 3 && index.isMultiple(of: 2)
                         let sent = changed ? record.with { $0.patient.externalId = "changed" } : record
                         let store = copy.isMultiple(of: 2) ? first : second
-                        group.addTask { [(record.id, changed, try await store.ingest([try IngestItem(record: sent)], owner: owner, at: Date())[0])] }
+                        group.addTask {
+                            [(record.id, changed, try await store.ingest([try IngestItem(record: sent)], owner: owner, at: Date())[0])]
+                        }
                     }
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
@@ -186,10 +188,13 @@ public enum RecordStoreConcurrencyContract {
         #expect(polls > 1, "the reader polled while the writers wrote")
         for reader in readers {
             let scope = reader.teamId == nil ? "every team" : "the team"
-            #expect(written.count == 2 * perWriter && Set(written) == Set(reader.latestSeen.keys), "\(scope): every committed record was seen")
+            #expect(
+                written.count == 2 * perWriter && Set(written) == Set(reader.latestSeen.keys), "\(scope): every committed record was seen")
             #expect(reader.changesSeen.values.allSatisfy { $0 == 1 }, "\(scope): no change was seen twice")
             for id in written {
-                #expect(try await second.record(id: id)?.revision == reader.latestSeen[id], "\(scope): the latest change of each record was seen")
+                #expect(
+                    try await second.record(id: id)?.revision == reader.latestSeen[id],
+                    "\(scope): the latest change of each record was seen")
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Testing
 
 /// The behaviour every `RecordStore` must have, the same for every store.
@@ -75,7 +75,8 @@ public enum RecordStoreContract {
         let team = try await store.createTeam(name: "t", at: Date())
         let other = try await store.createTeam(name: "o", at: Date())
         let records = (1...4).map { Self.record(UInt64(60 + $0)) }
-        _ = try await store.ingest(try records.prefix(3).map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
+        _ = try await store.ingest(
+            try records.prefix(3).map(IngestItem.init), owner: RecordOwner(teamId: team.id, username: "u"), at: Date())
         _ = try await store.ingest([try IngestItem(record: records[3])], owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
         let snapshot = try await store.exportSnapshot(teamId: team.id)
         var query = ExportQuery(questionnaireId: Self.questionnaire.id, teamId: team.id, after: 0, upTo: snapshot.cursor)
@@ -122,7 +123,8 @@ public enum RecordStoreContract {
 
             // Another team's work moves nothing in this team's cursors: the next change is 5, whatever the others did.
             _ = try await store.ingest(
-                try (6...9).map { try IngestItem(record: Self.record(UInt64($0))) }, owner: RecordOwner(teamId: other.id, username: "v"), at: Date())
+                try (6...9).map { try IngestItem(record: Self.record(UInt64($0))) }, owner: RecordOwner(teamId: other.id, username: "v"),
+                at: Date())
             #expect(try await store.exportSnapshot(teamId: other.id).cursor == 5)
             let next = try await store.exportSnapshot(teamId: team.id)
             #expect(next.cursor == 5)
@@ -309,7 +311,9 @@ public enum RecordStoreContract {
 
         // Sign-out everywhere: every session of the user, no other token, nobody else's session.
         let amir = try #require(try await store.credentials(username: "amir")?.user)
-        for (hash, name, user) in [("s1", "session", zoe.id), ("s2", "session", zoe.id), ("script", "nightly export", zoe.id), ("s3", "session", amir.id)] {
+        for (hash, name, user) in [
+            ("s1", "session", zoe.id), ("s2", "session", zoe.id), ("script", "nightly export", zoe.id), ("s3", "session", amir.id),
+        ] {
             try await store.createToken(NewToken(userId: user, hash: hash, name: name, expiresAt: nil), at: Date())
         }
         #expect(try await store.revokeSessions(userId: zoe.id) == 2)
@@ -322,13 +326,18 @@ public enum RecordStoreContract {
         // Listed by the start of their hash, the newest first; revoked one by one, only the user's own.
         let older = String(repeating: "a", count: 64), newer = String(repeating: "b", count: 64)
         let expiry = Date(timeIntervalSince1970: 1_900_000_000)
-        try await store.createToken(NewToken(userId: amir.id, hash: older, name: "tablet", expiresAt: expiry), at: Date(timeIntervalSince1970: 1_800_000_000))
-        try await store.createToken(NewToken(userId: amir.id, hash: newer, name: "nightly", expiresAt: nil), at: Date(timeIntervalSince1970: 1_800_000_100))
+        try await store.createToken(
+            NewToken(userId: amir.id, hash: older, name: "tablet", expiresAt: expiry), at: Date(timeIntervalSince1970: 1_800_000_000))
+        try await store.createToken(
+            NewToken(userId: amir.id, hash: newer, name: "nightly", expiresAt: nil), at: Date(timeIntervalSince1970: 1_800_000_100))
         let listed = try await store.tokens(userId: amir.id)
-        #expect(listed.prefix(2) == [
-            TokenSummary(id: String(newer.prefix(12)), name: "nightly", createdAt: Date(timeIntervalSince1970: 1_800_000_100), expiresAt: nil),
-            TokenSummary(id: String(older.prefix(12)), name: "tablet", createdAt: Date(timeIntervalSince1970: 1_800_000_000), expiresAt: expiry),
-        ], "\(listed)")
+        #expect(
+            listed.prefix(2) == [
+                TokenSummary(
+                    id: String(newer.prefix(12)), name: "nightly", createdAt: Date(timeIntervalSince1970: 1_800_000_100), expiresAt: nil),
+                TokenSummary(
+                    id: String(older.prefix(12)), name: "tablet", createdAt: Date(timeIntervalSince1970: 1_800_000_000), expiresAt: expiry),
+            ], "\(listed)")
         #expect(try await store.revokeToken(userId: zoe.id, id: String(older.prefix(12))) == false, "not another user's")
         #expect(try await store.revokeToken(userId: amir.id, id: String(older.prefix(12))))
         #expect(try await store.user(tokenHash: older, now: Date()) == nil)
@@ -346,9 +355,11 @@ public enum RecordStoreContract {
         }
         let listed = try await store.questionnaires()
         #expect(listed.map(\.version) == ["v2", "v0", "v1"])
-        #expect(listed.first == PublishedQuestionnaire(
-            id: "q", version: "v2", title: "Q v2", questionCount: 2, files: ["1-a.txt": "v2"], lists: ["l.txt": "x"],
-            publishedAt: Date(timeIntervalSince1970: 30)))
+        #expect(
+            listed.first
+                == PublishedQuestionnaire(
+                    id: "q", version: "v2", title: "Q v2", questionCount: 2, files: ["1-a.txt": "v2"], lists: ["l.txt": "x"],
+                    publishedAt: Date(timeIntervalSince1970: 30)))
         #expect(try await store.questionnaire(id: "q", version: "v9") == nil)
     }
 
@@ -372,7 +383,8 @@ public enum RecordStoreContract {
         #expect(results.filter { $0 }.count == 1, "one of two changes from the same state wins: \(results)")
         let now = try #require(try await store.questionnaireStatus(id: "q", version: "v1"))
         #expect(now.state == .published && now.changedAt == later && ["cora", "dana"].contains(now.changedBy ?? ""))
-        #expect(try await store.changeQuestionnaireState(id: "q", version: "v9", from: .published, to: .closed, by: "cora", at: later) == false)
+        #expect(
+            try await store.changeQuestionnaireState(id: "q", version: "v9", from: .published, to: .closed, by: "cora", at: later) == false)
         #expect(try await store.changeQuestionnaireState(id: "q", version: "v1", from: .published, to: .retired, by: "cora", at: later))
         #expect(try await store.questionnaires().first?.status.state == .retired)
         let audited = try await store.auditEvents(AuditQuery(action: "questionnaire.state"))

@@ -1,4 +1,4 @@
-import IntakeServer
+import IntakeService
 
 /// How the contract gets stores to test: a new, empty database each time, and a second store
 /// on the same database (as a second server would open it) for the races.

@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store must do with referrals: the states, who is told, the thread, and the
@@ -12,7 +12,9 @@ public enum ReferralStoreContract {
     static func setUp(_ store: any RecordStore) async throws -> (t: Team, o: Team, record: UUID) {
         let t = try await store.createTeam(name: "t", at: start)
         let o = try await store.createTeam(name: "o", at: start)
-        for (name, role, team) in [("lead", Role.coordinator, t), ("fw", .fieldworker, t), ("olead", .coordinator, o), ("omem", .fieldworker, o)] {
+        for (name, role, team) in [
+            ("lead", Role.coordinator, t), ("fw", .fieldworker, t), ("olead", .coordinator, o), ("omem", .fieldworker, o),
+        ] {
             _ = try await store.createUser(NewUser(username: name, passwordHash: "h", role: role, teamId: team.id), at: start)
         }
         let record = RecordStoreContract.record(31)
@@ -33,13 +35,15 @@ public enum ReferralStoreContract {
         let (t, o, record) = try await setUp(store)
         let third = try await store.createTeam(name: "w", at: start)
         for (name, role) in [("wlead", Role.coordinator), ("omem2", .fieldworker)] {
-            _ = try await store.createUser(NewUser(username: name, passwordHash: "h", role: role, teamId: name == "wlead" ? third.id : o.id), at: start)
+            _ = try await store.createUser(
+                NewUser(username: name, passwordHash: "h", role: role, teamId: name == "wlead" ? third.id : o.id), at: start)
         }
         // A self-referral tells nobody (fw refers to themselves).
         guard
             case .referral(let own) = try await store.createReferral(
                 NewReferral(
-                    recordId: record, fromTeamId: t.id, referrer: "fw", toTeamId: t.id, assignee: "fw", reason: "Remind me", priority: .routine,
+                    recordId: record, fromTeamId: t.id, referrer: "fw", toTeamId: t.id, assignee: "fw", reason: "Remind me",
+                    priority: .routine,
                     allowEdit: false, createdAt: start))
         else {
             Issue.record("no self-referral")
@@ -65,17 +69,24 @@ public enum ReferralStoreContract {
         }
         #expect(accepted.acceptedBy == "omem" && accepted.acceptedAt.map { abs($0.timeIntervalSince(later)) < 0.01 } == true)
         // Retargeting is for referrals nobody accepted yet.
-        #expect(try await store.retargetReferral(id: referral.id, toTeamId: third.id, assignee: nil, by: "lead", at: later) == .notAllowed(.accepted))
+        #expect(
+            try await store.retargetReferral(id: referral.id, toTeamId: third.id, assignee: nil, by: "lead", at: later)
+                == .notAllowed(.accepted))
 
         // Reassigned once accepted: open again, nobody's acceptance, the previous assignee told.
-        guard case .referral(let moved) = try await store.reassignReferral(id: referral.id, to: "omem2", by: "olead", at: later.addingTimeInterval(60)) else {
+        guard
+            case .referral(let moved) = try await store.reassignReferral(
+                id: referral.id, to: "omem2", by: "olead", at: later.addingTimeInterval(60))
+        else {
             Issue.record("not reassigned")
             return
         }
         #expect(moved.state == .open && moved.assignee == "omem2" && moved.acceptedAt == nil && moved.acceptedBy == nil)
         #expect(try await types(store, "omem").contains(NotificationType.referralUnassigned))
         #expect(try await types(store, "omem2") == [NotificationType.referralReassigned])
-        #expect(try await store.reassignReferral(id: referral.id, to: "omem2", by: "olead", at: later) == .referral(moved), "to its assignee: unchanged")
+        #expect(
+            try await store.reassignReferral(id: referral.id, to: "omem2", by: "olead", at: later) == .referral(moved),
+            "to its assignee: unchanged")
         // Accepted again: the referrer hears of it again.
         _ = try await store.actOnReferral(id: referral.id, .accept, by: "omem2", at: later.addingTimeInterval(120))
         #expect(try await types(store, "lead").filter { $0 == NotificationType.referralAccepted }.count == 2)
@@ -90,8 +101,13 @@ public enum ReferralStoreContract {
             Issue.record("not created")
             return
         }
-        #expect(try await store.retargetReferral(id: open.id, toTeamId: third.id, assignee: "omem", by: "lead", at: later) == .notAMember("omem"))
-        guard case .referral(let retargeted) = try await store.retargetReferral(id: open.id, toTeamId: third.id, assignee: nil, by: "lead", at: later) else {
+        #expect(
+            try await store.retargetReferral(id: open.id, toTeamId: third.id, assignee: "omem", by: "lead", at: later)
+                == .notAMember("omem"))
+        guard
+            case .referral(let retargeted) = try await store.retargetReferral(
+                id: open.id, toTeamId: third.id, assignee: nil, by: "lead", at: later)
+        else {
             Issue.record("not retargeted")
             return
         }
@@ -100,7 +116,9 @@ public enum ReferralStoreContract {
         #expect(try await types(store, "wlead") == [NotificationType.referralReceived])
         #expect(try await store.referralAccess(recordId: record, username: "wlead", teamId: third.id, role: .coordinator).read)
         #expect(try await store.referrals(ReferralFilter(recordId: record)).count == 3)
-        #expect(try await store.referrals(ReferralFilter(state: .open, recordId: record)).map(\.id) == [open.id], "the state narrows the record's list")
+        #expect(
+            try await store.referrals(ReferralFilter(state: .open, recordId: record)).map(\.id) == [open.id],
+            "the state narrows the record's list")
         #expect(try await store.referrals(ReferralFilter(recordId: UUID())).isEmpty)
     }
 
@@ -113,7 +131,8 @@ public enum ReferralStoreContract {
         let store = try await kind.open()
         let (t, o, record) = try await setUp(store)
         for name in ["olead2", "omem2"] {
-            _ = try await store.createUser(NewUser(username: name, passwordHash: "h", role: name == "olead2" ? .coordinator : .fieldworker, teamId: o.id), at: start)
+            _ = try await store.createUser(
+                NewUser(username: name, passwordHash: "h", role: name == "olead2" ? .coordinator : .fieldworker, teamId: o.id), at: start)
         }
         func refer(_ record: UUID, by referrer: String = "lead", to assignee: String?) async throws -> Referral {
             guard
@@ -169,9 +188,14 @@ public enum ReferralStoreContract {
         let ended = try await state(declined.id)
         #expect(ended?.state == .declined && ended?.assignee == "omem", "an ended one stays")
         #expect(try await types(store, "olead2").last == NotificationType.referralReturned, "the coordinators hold it now")
-        #expect(!(try await types(store, "olead")).contains(NotificationType.referralReturned), "the coordinator who removed them is not told")
-        #expect(try await types(store, "lead").filter { $0 == NotificationType.referralReturned }.count == leadBefore + 1, "the referrer is told")
-        #expect(!(try await types(store, "omem")).contains(NotificationType.referralReturned), "the member who left hears of their removal only")
+        #expect(
+            !(try await types(store, "olead")).contains(NotificationType.referralReturned), "the coordinator who removed them is not told")
+        #expect(
+            try await types(store, "lead").filter { $0 == NotificationType.referralReturned }.count == leadBefore + 1,
+            "the referrer is told")
+        #expect(
+            !(try await types(store, "omem")).contains(NotificationType.referralReturned), "the member who left hears of their removal only"
+        )
         #expect(try await store.referralAccess(recordId: second.id, username: "olead2", teamId: o.id, role: .coordinator).read)
         guard case .referral(let answered) = try await store.actOnReferral(id: held.id, .accept, by: "olead2", at: later) else {
             Issue.record("a coordinator answers it now")
@@ -259,15 +283,59 @@ public enum ReferralStoreContract {
             return
         }
         #expect(try await store.referralAccess(recordId: record, username: "fw", teamId: t.id, role: .fieldworker) == (true, true))
-        #expect(try await store.referrals(ReferralFilter(fromTeamId: t.id)).map(\.id).sorted { $0.uuidString < $1.uuidString }
-            == [inside.id, across.id].sorted { $0.uuidString < $1.uuidString })
+        #expect(
+            try await store.referrals(ReferralFilter(fromTeamId: t.id)).map(\.id).sorted { $0.uuidString < $1.uuidString }
+                == [inside.id, across.id].sorted { $0.uuidString < $1.uuidString })
         #expect(try await store.referrals(ReferralFilter(toTeamId: o.id)).map(\.id) == [across.id])
         #expect(try await store.referrals(ReferralFilter(assignee: "fw")).map(\.id) == [inside.id])
-        #expect(try await store.actOnReferral(id: across.id, .decline, by: "omem", at: start) == .referral(
-            try #require(try await store.referral(id: across.id)).with(state: .declined)))
+        #expect(
+            try await store.actOnReferral(id: across.id, .decline, by: "omem", at: start)
+                == .referral(
+                    try #require(try await store.referral(id: across.id)).with(state: .declined)))
         #expect(try await store.referrals(ReferralFilter(toTeamId: o.id, state: .open)).isEmpty)
         #expect(try await store.actOnReferral(id: UUID(), .accept, by: "omem", at: start) == .notFound)
         #expect(try await store.addReferralMessage(id: UUID(), author: "omem", text: "x", at: start) == nil)
+    }
+
+    /// A record's referrals are listed in every state they reach, oldest first; only the active
+    /// ones (``ReferralState/isActive``) give the referee access, and edit only when they allow it
+    /// (as ``ReferralRules/access(_:username:teamId:role:)`` decides from that list).
+    public static func aRecordsReferralsAreListedInEveryStateAndOnlyActiveOnesGiveAccess(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let (t, o, _) = try await setUp(store)
+        for (index, state) in ReferralState.allCases.enumerated() {
+            let record = RecordStoreContract.record(UInt64(4100 + index))
+            _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: t.id, username: "lead"), at: start)
+            guard
+                case .referral(let referral) = try await store.createReferral(
+                    NewReferral(
+                        recordId: record.id, fromTeamId: t.id, referrer: "lead", toTeamId: o.id, assignee: "omem", reason: "r",
+                        priority: .routine,
+                        allowEdit: index.isMultiple(of: 2), createdAt: start))
+            else {
+                Issue.record("\(state): not created")
+                continue
+            }
+            // Each state as a referral reaches it (a new state must be added here to compile).
+            switch state {
+            case .open: break
+            case .accepted: _ = try await store.actOnReferral(id: referral.id, .accept, by: "omem", at: start)
+            case .completed:
+                _ = try await store.actOnReferral(id: referral.id, .accept, by: "omem", at: start)
+                _ = try await store.actOnReferral(id: referral.id, .complete, by: "omem", at: start)
+            case .declined: _ = try await store.actOnReferral(id: referral.id, .decline, by: "omem", at: start)
+            case .withdrawn: _ = try await store.actOnReferral(id: referral.id, .withdraw, by: "lead", at: start)
+            case .closed: _ = try await store.deleteRecord(id: record.id, teamId: t.id, reason: "x", by: "lead", at: start)
+            }
+            let listed = try await store.referrals(recordId: record.id)
+            #expect(listed.map(\.id) == [referral.id] && listed.first?.state == state, "\(state): \(listed.map(\.state))")
+            let access = try await store.referralAccess(recordId: record.id, username: "omem", teamId: o.id, role: .fieldworker)
+            #expect(access == (state.isActive, state.isActive && referral.allowEdit), "\(state)")
+            #expect(
+                try await store.referralAccess(recordId: record.id, username: "omem", teamId: t.id, role: .fieldworker) == (false, false),
+                "\(state): only to the team it was sent to")
+        }
+        #expect(try await store.referrals(recordId: UUID()).isEmpty)
     }
 }
 
@@ -277,5 +345,5 @@ extension Referral {
         copy.state = state
         return copy
     }
-}
 
+}

@@ -1,6 +1,6 @@
 import Foundation
 import IntakeCore
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store must do with records' reviews: the states and lock as ``ReviewRules`` decide
@@ -40,9 +40,13 @@ public enum ReviewStoreContract {
         let store = try await kind.open()
         let (team, record) = try await setUp(store)
         let received = try #require(try await store.review(recordId: record.id))
-        #expect(received.state == .received && !received.locked && received.reviewedBy == nil && received.collector == "fw" && !received.deleted)
+        #expect(
+            received.state == .received && !received.locked && received.reviewedBy == nil && received.collector == "fw" && !received.deleted
+        )
 
-        guard case .reviewed(let flagged, let entry) = try await store.review(record.id, .decide(.hasIssues, lock: false), text: "Weight looks wrong", by: "lead", at: start + 60)
+        guard
+            case .reviewed(let flagged, let entry) = try await store.review(
+                record.id, .decide(.hasIssues, lock: false), text: "Weight looks wrong", by: "lead", at: start + 60)
         else {
             Issue.record("not reviewed")
             return
@@ -55,12 +59,16 @@ public enum ReviewStoreContract {
         _ = try await store.review(record.id, .comment, text: "Checked: it was 68", by: "fw", at: start + 120)
         #expect(try await types(store, "lead") == [NotificationType.reviewComment], "the collector's answer reaches the reviewer")
 
-        #expect(try await store.update(try edit(record, 3), baseRevision: 1, teamId: team.id, savedBy: "fw", at: start + 180) == .updated(revision: 2))
+        #expect(
+            try await store.update(try edit(record, 3), baseRevision: 1, teamId: team.id, savedBy: "fw", at: start + 180)
+                == .updated(revision: 2))
         let edited = try #require(try await store.review(recordId: record.id))
         #expect(edited.state == .edited && edited.reviewedBy == "lead", "an edit after a review marks it edited")
         #expect(try await types(store, "lead").contains(NotificationType.reviewEdited))
 
-        guard case .reviewed(let approved, _) = try await store.review(record.id, .decide(.approved, lock: true), text: "", by: "lead", at: start + 240)
+        guard
+            case .reviewed(let approved, _) = try await store.review(
+                record.id, .decide(.approved, lock: true), text: "", by: "lead", at: start + 240)
         else {
             Issue.record("not approved")
             return
@@ -75,7 +83,8 @@ public enum ReviewStoreContract {
         }
         #expect(code == "record_locked")
 
-        guard case .reviewed(let reopened, _) = try await store.review(record.id, .reopen, text: "Fix the date", by: "lead", at: start + 360)
+        guard
+            case .reviewed(let reopened, _) = try await store.review(record.id, .reopen, text: "Fix the date", by: "lead", at: start + 360)
         else {
             Issue.record("not reopened")
             return
@@ -86,7 +95,9 @@ public enum ReviewStoreContract {
         } else {
             Issue.record("reopened twice")
         }
-        #expect(try await store.update(try edit(record, 7), baseRevision: 2, teamId: team.id, savedBy: "fw", at: start + 420) == .updated(revision: 3))
+        #expect(
+            try await store.update(try edit(record, 7), baseRevision: 2, teamId: team.id, savedBy: "fw", at: start + 420)
+                == .updated(revision: 3))
         #expect(try await store.review(recordId: record.id)?.state == .edited)
 
         let thread = try await store.reviewEntries(recordId: record.id)
@@ -159,7 +170,8 @@ public enum ReviewStoreContract {
                 if seed < 64 { $0.patientId = patient }
             }
             let teamId = seed % 5 == 0 ? other.id : team.id
-            _ = try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: teamId, username: "fw"), at: start + Double(seed))
+            _ = try await store.ingest(
+                [try IngestItem(record: record)], owner: RecordOwner(teamId: teamId, username: "fw"), at: start + Double(seed))
             if seed == 61 { _ = try await store.deleteRecord(id: record.id, teamId: team.id, reason: "twice", by: "lead", at: start + 100) }
         }
         // 1 from setUp + 25 - 5 in the other team - 1 deleted.
@@ -167,7 +179,9 @@ public enum ReviewStoreContract {
         #expect(all.count == 20)
         #expect(try await store.reviewCount(ReviewFilter(teamId: team.id, limit: 3, offset: 7)) == 20, "counted whole, whatever the page")
         var paged: [RecordReview] = []
-        for offset in stride(from: 0, to: 21, by: 7) { paged += try await store.reviews(ReviewFilter(teamId: team.id, limit: 7, offset: offset)) }
+        for offset in stride(from: 0, to: 21, by: 7) {
+            paged += try await store.reviews(ReviewFilter(teamId: team.id, limit: 7, offset: offset))
+        }
         #expect(paged.map(\.recordId) == all.map(\.recordId), "the pages are the list, each once, in order")
         #expect(try await store.reviews(ReviewFilter(teamId: team.id, limit: 7, offset: 20)).isEmpty, "past the end")
         #expect(try await store.reviewCount(ReviewFilter(teamId: nil)) == 25)
@@ -226,9 +240,9 @@ public enum ReviewStoreContract {
             async let editing = second.update(change, baseRevision: 1, teamId: team.id, savedBy: "fw", at: at)
             let (locked, edited) = try await (locking, editing)
             guard case .reviewed = locked else {
-            Issue.record("round \(round): the lock did not land: \(locked)")
-            return
-        }
+                Issue.record("round \(round): the lock did not land: \(locked)")
+                return
+            }
             let review = try #require(try await first.review(recordId: record.id))
             #expect(review.locked && review.state == .approved)
             let thread = try await second.reviewEntries(recordId: record.id)

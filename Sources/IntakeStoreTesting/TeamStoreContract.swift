@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import Testing
 
 /// The behaviour every store must have for teams: members and their history, invitations, and
@@ -64,12 +64,15 @@ public enum TeamStoreContract {
         let team = try await setUp(store)
         let other = try await store.createTeam(name: "other", at: start)
         let ours = RecordStoreContract.record(41), theirs = RecordStoreContract.record(42), gone = RecordStoreContract.record(43)
-        _ = try await store.ingest([try IngestItem(record: ours), try IngestItem(record: gone)], owner: RecordOwner(teamId: team.id, username: "lead"), at: start)
+        _ = try await store.ingest(
+            [try IngestItem(record: ours), try IngestItem(record: gone)], owner: RecordOwner(teamId: team.id, username: "lead"), at: start)
         _ = try await store.ingest([try IngestItem(record: theirs)], owner: RecordOwner(teamId: other.id, username: "x"), at: start)
         _ = try await store.deleteRecord(id: gone.id, teamId: team.id, reason: "twice", by: "lead", at: start)
         func short(_ id: UUID) -> String { String(id.uuidString.lowercased().prefix(8)) }
         #expect(try await store.records(idPrefix: short(ours.id), teamId: team.id, limit: 10).map(\.id) == [ours.id])
-        #expect(try await store.records(idPrefix: ours.id.uuidString.lowercased(), teamId: team.id, limit: 10).first?.collector == ours.collector)
+        #expect(
+            try await store.records(idPrefix: ours.id.uuidString.lowercased(), teamId: team.id, limit: 10).first?.collector
+                == ours.collector)
         #expect(try await store.records(idPrefix: short(theirs.id), teamId: team.id, limit: 10).isEmpty, "another team's record")
         #expect(try await store.records(idPrefix: short(gone.id), teamId: team.id, limit: 10).isEmpty, "a deleted record")
     }
@@ -92,7 +95,10 @@ public enum TeamStoreContract {
         #expect(try await !store.isOrWasMember(username: "bo", teamId: other.id))
 
         let record = RecordStoreContract.record(31).with { $0.collector = "bo" }
-        #expect(try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "lead"), at: start) == [.created(revision: 1)])
+        #expect(
+            try await store.ingest([try IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "lead"), at: start) == [
+                .created(revision: 1)
+            ])
         let stored = try #require(try await store.record(id: record.id))
         #expect(stored.collector == "bo" && stored.receivedBy == "lead")
         let page = try await store.changes(teamId: team.id, after: 0, limit: 10)
@@ -117,11 +123,16 @@ public enum TeamStoreContract {
         #expect(try await store.unreadNotificationCounts(userId: invitee.id)[NotificationType.invited] == 1)
         let other = NotificationEvent.invitationPrefix(UUID())
         #expect(try await store.markNotificationsRead(userId: invitee.id, eventPrefix: other, at: start) == 0)
-        #expect(try await store.markNotificationsRead(userId: coordinator.id, eventPrefix: NotificationEvent.invitationPrefix(created.id), at: start) == 0)
-        #expect(try await store.markNotificationsRead(userId: invitee.id, eventPrefix: NotificationEvent.invitationPrefix(created.id), at: start) == 1)
+        #expect(
+            try await store.markNotificationsRead(
+                userId: coordinator.id, eventPrefix: NotificationEvent.invitationPrefix(created.id), at: start) == 0)
+        #expect(
+            try await store.markNotificationsRead(
+                userId: invitee.id, eventPrefix: NotificationEvent.invitationPrefix(created.id), at: start) == 1)
         #expect(try await store.unreadNotificationCounts(userId: invitee.id)[NotificationType.invited] == nil)
 
-        let accepted = try await store.acceptInvitation(id: created.id, invitee: "ana", at: start.addingTimeInterval(60), lockAfter: 5, matches: matching("123456"))
+        let accepted = try await store.acceptInvitation(
+            id: created.id, invitee: "ana", at: start.addingTimeInterval(60), lockAfter: 5, matches: matching("123456"))
         guard case .invitation(let afterAccept) = accepted else {
             Issue.record("not accepted: \(accepted)")
             return
@@ -139,7 +150,9 @@ public enum TeamStoreContract {
         #expect(members.map(\.username) == ["lead", "ana"], "coordinators first")
         #expect(members.last?.role == .fieldworker && members.last?.since == start.addingTimeInterval(120))
         #expect(try await user(store, "ana").teamId == team.id)
-        #expect(try await store.decideInvitation(id: created.id, .confirm, by: "lead", at: start.addingTimeInterval(180)) == .notAllowed(.confirmed))
+        #expect(
+            try await store.decideInvitation(id: created.id, .confirm, by: "lead", at: start.addingTimeInterval(180))
+                == .notAllowed(.confirmed))
 
         let history = try await store.membershipHistory(teamId: team.id)
         #expect(history.map(\.username) == ["lead", "ana"] && history.map(\.kind) == [.joined, .joined])
@@ -173,7 +186,8 @@ public enum TeamStoreContract {
             try await store.acceptInvitation(id: created.id, invitee: "ana", at: start, lockAfter: 5, matches: matching("123456"))
                 == .notAllowed(.locked), "the right passcode no longer opens a locked invitation")
         #expect(
-            try await store.acceptInvitation(id: created.id, invitee: "lead", at: start, lockAfter: 5, matches: matching("123456")) == .notFound,
+            try await store.acceptInvitation(id: created.id, invitee: "lead", at: start, lockAfter: 5, matches: matching("123456"))
+                == .notFound,
             "only the invitee may accept")
         // A new invitation may be sent once the locked one is closed.
         guard case .invitation = try await store.createInvitation(invitation(team, "ana")) else {
@@ -234,14 +248,18 @@ public enum TeamStoreContract {
         let lead = try await user(store, "lead"), bo = try await user(store, "bo")
         #expect(try await store.notifications(NotificationQuery(userId: lead.id)).map(\.type) == [NotificationType.invitationDeclined])
         #expect(
-            try await store.notifications(NotificationQuery(userId: bo.id)).map(\.type) == [NotificationType.invited, NotificationType.invitationRevoked])
+            try await store.notifications(NotificationQuery(userId: bo.id)).map(\.type) == [
+                NotificationType.invited, NotificationType.invitationRevoked,
+            ])
     }
 
     public static func coordinatorsChangeRolesAndRemoveMembersButNeverTheLastCoordinator(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let team = try await setUp(store)
         _ = try await store.createUser(NewUser(username: "bo", passwordHash: "h", role: .fieldworker, teamId: team.id), at: start)
-        #expect(try await store.changeMemberRole(teamId: team.id, username: "lead", to: .fieldworker, by: "lead", at: start) == .lastCoordinator)
+        #expect(
+            try await store.changeMemberRole(teamId: team.id, username: "lead", to: .fieldworker, by: "lead", at: start) == .lastCoordinator
+        )
         #expect(try await store.removeMember(teamId: team.id, username: "lead", by: "lead", at: start) == .lastCoordinator)
         #expect(try await store.changeMemberRole(teamId: team.id, username: "ana", to: .coordinator, by: "lead", at: start) == .notMember)
         let promoted = try await store.changeMemberRole(teamId: team.id, username: "bo", to: .coordinator, by: "lead", at: start)
@@ -273,7 +291,9 @@ public enum TeamStoreContract {
         let all = try await store.notifications(NotificationQuery(userId: lead.id))
         #expect(all.count == 3 && all.allSatisfy { $0.readAt == nil })
         #expect(try await store.newestNotificationId(userId: lead.id) == all[2].id)
-        #expect(try await store.newestNotificationId(userId: a1.id) == (try await store.notifications(NotificationQuery(userId: a1.id)).map(\.id).max() ?? 0))
+        #expect(
+            try await store.newestNotificationId(userId: a1.id)
+                == (try await store.notifications(NotificationQuery(userId: a1.id)).map(\.id).max() ?? 0))
         let quiet = try await store.createUser(NewUser(username: "quiet", passwordHash: "h", role: .fieldworker, teamId: nil), at: start)
         #expect(try await store.newestNotificationId(userId: quiet.id) == 0, "told of nothing")
         let page = try await store.notifications(NotificationQuery(userId: lead.id, after: all[0].id, limit: 1))
@@ -292,7 +312,8 @@ public enum TeamStoreContract {
         #expect(try await store.notifications(NotificationQuery(userId: lead.id, unreadOnly: true)).map(\.id) == [all[1].id, all[2].id])
         #expect(try await store.unreadNotificationCounts(userId: lead.id) == [NotificationType.invitationAccepted: 2])
         #expect(
-            try await store.notifications(NotificationQuery(userId: lead.id, types: [NotificationType.invited])).isEmpty, "filtered by type")
+            try await store.notifications(NotificationQuery(userId: lead.id, types: [NotificationType.invited])).isEmpty, "filtered by type"
+        )
         #expect(try await store.deleteNotification(userId: a1.id, id: all[1].id) == false)
         #expect(try await store.deleteNotification(userId: lead.id, id: all[1].id))
         #expect(try await store.markNotificationsRead(userId: lead.id, ids: nil, at: start) == 1)
@@ -379,6 +400,94 @@ public enum TeamStoreContract {
         #expect(try await first.membershipHistory(teamId: team.id).filter { $0.username == "ana" }.count == 1)
         let ana = try await user(first, "ana")
         #expect(
-            try await first.notifications(NotificationQuery(userId: ana.id)).filter { $0.type == NotificationType.invitationConfirmed }.count == 1)
+            try await first.notifications(NotificationQuery(userId: ana.id)).filter { $0.type == NotificationType.invitationConfirmed }
+                .count == 1)
+    }
+
+    /// An open invitation (pending or accepted, and not expired) blocks another from the same
+    /// team; a closed one (declined, revoked) or one past its expiry does not; another team may
+    /// invite the same person meanwhile. As ``InvitationRules/invite(_:theirs:at:)`` decides.
+    public static func anOpenInvitationBlocksAnotherAndAClosedOneDoesNot(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        let other = try await store.createTeam(name: "other", at: start)
+        guard case .invitation(let first) = try await store.createInvitation(invitation(team, "ana")) else {
+            Issue.record("not created")
+            return
+        }
+        _ = try await store.acceptInvitation(id: first.id, invitee: "ana", at: start, lockAfter: 5, matches: matching("123456"))
+        #expect(
+            try await store.createInvitation(invitation(team, "ana", at: start.addingTimeInterval(60))) == .alreadyInvited(first.id),
+            "an accepted invitation, not yet confirmed, is still open")
+        guard
+            case .invitation = try await store.createInvitation(
+                NewInvitation(
+                    teamId: other.id, invitee: "ana", role: .fieldworker, invitedBy: "admin", passcodeHash: "hash:1", createdAt: start,
+                    expiresAt: start.addingTimeInterval(86_400)))
+        else {
+            Issue.record("another team's invitation is not blocked by this team's")
+            return
+        }
+        // At the very instant it expires, it no longer blocks.
+        guard case .invitation(let second) = try await store.createInvitation(invitation(team, "ana", at: first.expiresAt)) else {
+            Issue.record("an invitation at its predecessor's expiry is blocked")
+            return
+        }
+        _ = try await store.decideInvitation(id: second.id, .decline, by: "ana", at: first.expiresAt)
+        guard case .invitation(let third) = try await store.createInvitation(invitation(team, "ana", at: first.expiresAt)) else {
+            Issue.record("a declined invitation blocks a new one")
+            return
+        }
+        _ = try await store.decideInvitation(id: third.id, .revoke, by: "lead", at: first.expiresAt)
+        guard case .invitation = try await store.createInvitation(invitation(team, "ana", at: first.expiresAt)) else {
+            Issue.record("a revoked invitation blocks a new one")
+            return
+        }
+    }
+
+    /// Two servers inviting one person to one team at once make one invitation: the others are
+    /// told it exists, and the invitee is told once.
+    public static func twoServersInvitingOnePersonAtOnceMakeOneInvitation(_ kind: some RecordStoreFactory) async throws {
+        let (first, second, team) = try await twoServers(kind)
+        let outcomes = try await withThrowingTaskGroup(of: InvitationOutcome.self) { group in
+            for index in 0..<8 {
+                let store = index.isMultiple(of: 2) ? first : second
+                group.addTask { try await store.createInvitation(invitation(team, "ana")) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let created = outcomes.compactMap { if case .invitation(let invitation) = $0 { invitation } else { nil } }
+        try #require(created.count == 1, "\(outcomes)")
+        #expect(outcomes.filter { $0 == .alreadyInvited(created[0].id) }.count == 7, "\(outcomes)")
+        #expect(try await second.invitations(invitee: "ana", teamId: nil).count == 1)
+        let ana = try await user(first, "ana")
+        #expect(try await first.notifications(NotificationQuery(userId: ana.id)).filter { $0.type == NotificationType.invited }.count == 1)
+    }
+
+    /// An accepted invitation is told to every coordinator of the team, and to no one else (as
+    /// ``InvitationRules/toldOfAcceptance(members:)`` decides).
+    public static func anAcceptanceTellsEveryCoordinatorAndNoOneElse(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await setUp(store)
+        _ = try await store.createUser(NewUser(username: "cora", passwordHash: "h", role: .coordinator, teamId: team.id), at: start)
+        _ = try await store.createUser(NewUser(username: "fay", passwordHash: "h", role: .fieldworker, teamId: team.id), at: start)
+        guard case .invitation(let created) = try await store.createInvitation(invitation(team, "ana")) else {
+            Issue.record("not created")
+            return
+        }
+        guard
+            case .invitation = try await store.acceptInvitation(
+                id: created.id, invitee: "ana", at: start, lockAfter: 5, matches: matching("123456"))
+        else {
+            Issue.record("not accepted")
+            return
+        }
+        for (name, told) in [("lead", true), ("cora", true), ("fay", false), ("ana", false)] {
+            let who = try await user(store, name)
+            let accepted = try await store.notifications(NotificationQuery(userId: who.id)).filter {
+                $0.type == NotificationType.invitationAccepted
+            }
+            #expect(accepted.count == (told ? 1 : 0), "\(name)")
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakeExport
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store must do when a record is deleted: keep a tombstone and nothing else of it,
@@ -19,13 +19,18 @@ public enum TombstoneStoreContract {
         _ = try await store.ingest(records.map(IngestItem.init), owner: owner, at: start)
         var edited = records[0]
         edited.patient.externalId = "E-9"
-        #expect(try await store.update(IngestItem(record: edited), baseRevision: 1, teamId: team.id, savedBy: "fatima", at: start + 1) == .updated(revision: 2))
+        #expect(
+            try await store.update(IngestItem(record: edited), baseRevision: 1, teamId: team.id, savedBy: "fatima", at: start + 1)
+                == .updated(revision: 2))
         let family = records[0].patient.familyName
         #expect(try await store.lookup(LookupQuery(teamId: team.id, familyName: family)).contains { $0.id == records[0].id })
 
-        #expect(try await store.deleteRecord(id: records[0].id, teamId: other.id, reason: "duplicate", by: "olga", at: start + 2) == .notFound,
+        #expect(
+            try await store.deleteRecord(id: records[0].id, teamId: other.id, reason: "duplicate", by: "olga", at: start + 2) == .notFound,
             "another team's record is not found, not deleted")
-        guard case .deleted(let tombstone) = try await store.deleteRecord(id: records[0].id, teamId: team.id, reason: "entered twice", by: "cora", at: start + 2)
+        guard
+            case .deleted(let tombstone) = try await store.deleteRecord(
+                id: records[0].id, teamId: team.id, reason: "entered twice", by: "cora", at: start + 2)
         else { Issue.record("the deletion did not happen"); return }
         #expect(tombstone.recordId == records[0].id && tombstone.teamId == team.id && tombstone.revision == 2)
         #expect(tombstone.deletedBy == "cora" && tombstone.reason == "entered twice" && tombstone.deletedAt == start + 2)
@@ -36,16 +41,24 @@ public enum TombstoneStoreContract {
         #expect(try await store.tombstone(id: records[1].id) == nil, "a live record has no tombstone")
         #expect(try await store.record(id: records[1].id) != nil)
         #expect(try await store.revisions(of: records[0].id).isEmpty, "its history goes with it")
-        #expect(try await !store.lookup(LookupQuery(teamId: team.id, familyName: family)).contains { $0.id == records[0].id },
+        #expect(
+            try await !store.lookup(LookupQuery(teamId: team.id, familyName: family)).contains { $0.id == records[0].id },
             "nor is it found")
         #expect(try await store.lookup(LookupQuery(teamId: team.id, externalId: "E-9")).isEmpty)
 
-        #expect(try await store.ingest([IngestItem(record: records[0])], owner: owner, at: start + 3) == [.deleted(tombstone)],
+        #expect(
+            try await store.ingest([IngestItem(record: records[0])], owner: owner, at: start + 3) == [.deleted(tombstone)],
             "sending it again does not bring it back")
-        #expect(try await store.ingest([IngestItem(record: records[0])], owner: RecordOwner(teamId: other.id, username: "olga"), at: start + 3) == [.taken],
+        #expect(
+            try await store.ingest([IngestItem(record: records[0])], owner: RecordOwner(teamId: other.id, username: "olga"), at: start + 3)
+                == [.taken],
             "another team learns nothing of it")
-        #expect(try await store.update(IngestItem(record: edited), baseRevision: 2, teamId: team.id, savedBy: "fatima", at: start + 3) == .deleted(tombstone))
-        #expect(try await store.deleteRecord(id: records[0].id, teamId: team.id, reason: "again", by: "dan", at: start + 4) == .alreadyDeleted(tombstone))
+        #expect(
+            try await store.update(IngestItem(record: edited), baseRevision: 2, teamId: team.id, savedBy: "fatima", at: start + 3)
+                == .deleted(tombstone))
+        #expect(
+            try await store.deleteRecord(id: records[0].id, teamId: team.id, reason: "again", by: "dan", at: start + 4)
+                == .alreadyDeleted(tombstone))
         #expect(try await store.record(id: records[0].id) == nil)
         #expect(try await store.tombstone(id: records[0].id) == tombstone)
 
@@ -64,7 +77,8 @@ public enum TombstoneStoreContract {
         let records = (0..<3).map { RecordStoreContract.record(3200 + UInt64($0)) }
         let owner = RecordOwner(teamId: team.id, username: "fatima")
         _ = try await store.ingest(records.map(IngestItem.init), owner: owner, at: start)
-        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(3210))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
+        _ = try await store.ingest(
+            [IngestItem(record: RecordStoreContract.record(3210))], owner: RecordOwner(teamId: other.id, username: "o"), at: start)
         let questionnaire = records[0].questionnaire.id
         let earlier = try await store.exportSnapshot(teamId: team.id)
         let earlierWhole = try await store.exportSnapshot(teamId: nil)
@@ -73,7 +87,8 @@ public enum TombstoneStoreContract {
         let late = RecordStoreContract.record(3220)
         _ = try await store.ingest([IngestItem(record: late)], owner: owner, at: start + 10)
         for id in [records[1].id, late.id] {
-            guard case .deleted = try await store.deleteRecord(id: id, teamId: team.id, reason: "mistake", by: "cora", at: start + 20) else {
+            guard case .deleted = try await store.deleteRecord(id: id, teamId: team.id, reason: "mistake", by: "cora", at: start + 20)
+            else {
                 Issue.record("not deleted"); return
             }
         }
@@ -86,9 +101,13 @@ public enum TombstoneStoreContract {
         #expect(try await next.count(whole) == 2)
         #expect(try await next.page(whole).map { try $0.record().id } == [records[0].id, records[2].id])
         #expect(try await next.deleted(whole).isEmpty, "a full export removes nothing")
-        var everyTeam = ExportQuery(questionnaireId: questionnaire, teamId: nil, after: earlierWhole.cursor, upTo: try await store.exportSnapshot(teamId: nil).cursor)
+        var everyTeam = ExportQuery(
+            questionnaireId: questionnaire, teamId: nil, after: earlierWhole.cursor,
+            upTo: try await store.exportSnapshot(teamId: nil).cursor)
         everyTeam.previous = .cursor(earlierWhole.cursor)
-        #expect(try await store.exportSnapshot(teamId: nil).deleted(everyTeam).map(\.recordId) == [records[1].id], "on the deployment's cursor too")
+        #expect(
+            try await store.exportSnapshot(teamId: nil).deleted(everyTeam).map(\.recordId) == [records[1].id],
+            "on the deployment's cursor too")
         var otherTeam = ExportQuery(questionnaireId: questionnaire, teamId: other.id, after: 0, upTo: 1)
         otherTeam.previous = .cursor(0)
         #expect(try await store.exportSnapshot(teamId: other.id).deleted(otherTeam).isEmpty, "another team's export hears nothing of it")
@@ -115,7 +134,8 @@ public enum TombstoneStoreContract {
         _ = try await store.ingest(records.map(IngestItem.init), owner: owner, at: start)
         let day: TimeInterval = 86_400
         for (index, record) in records.prefix(3).enumerated() {
-            _ = try await store.deleteRecord(id: record.id, teamId: team.id, reason: "test", by: "cora", at: start + Double(index) * 10 * day)
+            _ = try await store.deleteRecord(
+                id: record.id, teamId: team.id, reason: "test", by: "cora", at: start + Double(index) * 10 * day)
         }
         let cursor = try await store.exportSnapshot(teamId: team.id).cursor
         let wholeCursor = try await store.exportSnapshot(teamId: nil).cursor

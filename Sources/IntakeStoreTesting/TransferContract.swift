@@ -1,7 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakeExport
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store must do when records move between teams: the record is the new team's, the
@@ -22,7 +22,8 @@ public enum TransferContract {
         let questionnaire = records[0].questionnaire.id
         let before = try await store.exportSnapshot(teamId: clinic.id)
 
-        let request = TransferRequest(subject: .records([records[0].id]), fromTeamId: clinic.id, toTeamId: ward.id, by: "cora", at: start + 10)
+        let request = TransferRequest(
+            subject: .records([records[0].id]), fromTeamId: clinic.id, toTeamId: ward.id, by: "cora", at: start + 10)
         #expect(try await store.transfer(request) == .transferred([records[0].id]))
         #expect(try await store.record(id: records[0].id)?.teamId == ward.id)
         #expect(try await store.revisions(of: records[0].id).count == 1, "its history goes with it")
@@ -31,11 +32,16 @@ public enum TransferContract {
         // The clinic's feed: the record left (its next cursor); the ward's: it arrived.
         let clinicFeed = try await store.changes(teamId: clinic.id, after: before.cursor, limit: 10)
         #expect(clinicFeed.changes.map(\.id) == [records[0].id] && clinicFeed.changes.map(\.cursor) == [4])
-        if case .transferred(let to)? = clinicFeed.changes.first?.kind { #expect(to == ward.id) } else { Issue.record("not a transfer: \(clinicFeed.changes)") }
+        if case .transferred(let to)? = clinicFeed.changes.first?.kind {
+            #expect(to == ward.id)
+        } else {
+            Issue.record("not a transfer: \(clinicFeed.changes)")
+        }
         let wardFeed = try await store.changes(teamId: ward.id, after: 0, limit: 10)
         #expect(wardFeed.changes.map(\.id) == [records[0].id] && wardFeed.changes.map(\.cursor) == [1])
         // A later clinic change comes after the exit: no cursor is given twice.
-        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(4210))], owner: RecordOwner(teamId: clinic.id, username: "cora"), at: start + 11)
+        _ = try await store.ingest(
+            [IngestItem(record: RecordStoreContract.record(4210))], owner: RecordOwner(teamId: clinic.id, username: "cora"), at: start + 11)
         #expect(try await store.changes(teamId: clinic.id, after: 4, limit: 10).changes.map(\.cursor) == [5])
 
         // Exports: the clinic's next incremental one lists it as transferred; the ward's holds it; an export of every team holds it too.
@@ -45,7 +51,10 @@ public enum TransferContract {
         #expect(try await after.deleted(clinicQuery) == [RemovedRecord(recordId: records[0].id, reason: .transferred)])
         #expect(try await after.count(ExportQuery(questionnaireId: questionnaire, teamId: clinic.id, after: 0, upTo: after.cursor)) == 3)
         let ward2 = try await store.exportSnapshot(teamId: ward.id)
-        #expect(try await ward2.page(ExportQuery(questionnaireId: questionnaire, teamId: ward.id, after: 0, upTo: ward2.cursor)).map { try $0.record().id } == [records[0].id])
+        #expect(
+            try await ward2.page(ExportQuery(questionnaireId: questionnaire, teamId: ward.id, after: 0, upTo: ward2.cursor)).map {
+                try $0.record().id
+            } == [records[0].id])
         let whole = try await store.exportSnapshot(teamId: nil)
         var wholeQuery = ExportQuery(questionnaireId: questionnaire, teamId: nil, after: 0, upTo: whole.cursor)
         #expect(try await whole.count(wholeQuery) == 4, "every record once")
@@ -64,7 +73,8 @@ public enum TransferContract {
             #expect(notes.map(\.type) == [NotificationType.recordsTransferred], "\(name) of team \(team)")
             #expect(notes.first?.subject == ["records": "1", "fromTeam": "clinic", "toTeam": "ward", "by": "cora"])
         }
-        #expect(try await store.auditEvents(AuditQuery(action: "record.transfer")).map(\.subject) == [records[0].id.uuidString.lowercased()])
+        #expect(
+            try await store.auditEvents(AuditQuery(action: "record.transfer")).map(\.subject) == [records[0].id.uuidString.lowercased()])
         #expect(try await AuditLog(store: store).verify().isSound)
     }
 
@@ -74,19 +84,24 @@ public enum TransferContract {
         let ward = try await store.createTeam(name: "ward", at: start)
         let patient = UUID()
         _ = try await store.registerPatients([
-            NewPatient(id: patient, teamId: clinic.id, identification: PatientIdentification(givenName: "A", familyName: "B"), createdBy: "cora", createdAt: start)
+            NewPatient(
+                id: patient, teamId: clinic.id, identification: PatientIdentification(givenName: "A", familyName: "B"), createdBy: "cora",
+                createdAt: start)
         ])
         var records = (0..<2).map { RecordStoreContract.record(4300 + UInt64($0)) }
         for index in records.indices { records[index].patientId = patient }
         _ = try await store.ingest(records.map(IngestItem.init), owner: RecordOwner(teamId: clinic.id, username: "cora"), at: start)
         #expect(
-            try await store.transfer(TransferRequest(subject: .records([records[0].id]), fromTeamId: clinic.id, toTeamId: ward.id, by: "cora", at: start))
+            try await store.transfer(
+                TransferRequest(subject: .records([records[0].id]), fromTeamId: clinic.id, toTeamId: ward.id, by: "cora", at: start))
                 == .hasPatient(record: records[0].id, patient: patient))
         #expect(try await store.record(id: records[0].id)?.teamId == clinic.id, "nothing moved")
         #expect(
-            try await store.transfer(TransferRequest(subject: .patient(patient), fromTeamId: ward.id, toTeamId: clinic.id, by: "w", at: start))
+            try await store.transfer(
+                TransferRequest(subject: .patient(patient), fromTeamId: ward.id, toTeamId: clinic.id, by: "w", at: start))
                 == .notFound(patient))
-        let moved = try await store.transfer(TransferRequest(subject: .patient(patient), fromTeamId: clinic.id, toTeamId: ward.id, by: "cora", at: start + 1))
+        let moved = try await store.transfer(
+            TransferRequest(subject: .patient(patient), fromTeamId: clinic.id, toTeamId: ward.id, by: "cora", at: start + 1))
         #expect(moved == .transferred(records.map(\.id)) || moved == .transferred(records.reversed().map(\.id)))
         #expect(try await store.patient(id: patient)?.teamId == ward.id)
         for record in records { #expect(try await store.record(id: record.id)?.teamId == ward.id) }
@@ -104,8 +119,10 @@ public enum TransferContract {
         for round in 0..<5 {
             let record = RecordStoreContract.record(4400 + UInt64(round))
             _ = try await first.ingest([IngestItem(record: record)], owner: RecordOwner(teamId: clinic.id, username: "cora"), at: start)
-            async let a = first.transfer(TransferRequest(subject: .records([record.id]), fromTeamId: clinic.id, toTeamId: ward.id, by: "cora", at: start))
-            async let b = second.transfer(TransferRequest(subject: .records([record.id]), fromTeamId: clinic.id, toTeamId: lab.id, by: "cora", at: start))
+            async let a = first.transfer(
+                TransferRequest(subject: .records([record.id]), fromTeamId: clinic.id, toTeamId: ward.id, by: "cora", at: start))
+            async let b = second.transfer(
+                TransferRequest(subject: .records([record.id]), fromTeamId: clinic.id, toTeamId: lab.id, by: "cora", at: start))
             var edited = record
             edited.patient.externalId = "R\(round)"
             async let edit = first.update(IngestItem(record: edited), baseRevision: 1, teamId: clinic.id, savedBy: "cora", at: start)

@@ -1,5 +1,5 @@
 import Foundation
-import IntakeServer
+import IntakeService
 import Testing
 
 /// What every store must do with webhooks: start after the newest notification, hand out what is
@@ -7,11 +7,14 @@ import Testing
 public enum WebhookStoreContract {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    static func newWebhook(_ store: any RecordStore, owner: String?, types: [String] = [], by creator: String = "admin") async throws -> Webhook {
+    static func newWebhook(_ store: any RecordStore, owner: String?, types: [String] = [], by creator: String = "admin") async throws
+        -> Webhook
+    {
         var ownerId: Int64?
         if let owner { ownerId = try #require(try await store.credentials(username: owner)?.user).id }
         let outcome = try await store.createWebhook(
-            NewWebhook(ownerId: ownerId, createdBy: creator, url: "http://127.0.0.1:9/hook", types: types, secret: "whsec_test", createdAt: start))
+            NewWebhook(
+                ownerId: ownerId, createdBy: creator, url: "http://127.0.0.1:9/hook", types: types, secret: "whsec_test", createdAt: start))
         guard case .created(let webhook) = outcome else { throw ContractFailure("not created: \(outcome)") }
         return webhook
     }
@@ -45,7 +48,8 @@ public enum WebhookStoreContract {
         #expect(firstPage == Array(toAll.prefix(4)))
 
         try await store.finishWebhookAttempt(
-            WebhookAttempt(id: ana.id, through: toAna[1].notification.id, delivered: 2, error: nil, at: start, nextAttemptAt: start, suspend: false))
+            WebhookAttempt(
+                id: ana.id, through: toAna[1].notification.id, delivered: 2, error: nil, at: start, nextAttemptAt: start, suspend: false))
         let after = try #require(try await store.webhook(id: ana.id))
         #expect(after.deliveredThrough == toAna[1].notification.id && after.delivered == 2 && after.lastAttemptAt == start)
         #expect(try await store.pendingWebhookEvents(after, limit: 10).isEmpty)
@@ -53,7 +57,8 @@ public enum WebhookStoreContract {
 
         // The cursor never goes back, whatever a late round reports.
         try await store.finishWebhookAttempt(
-            WebhookAttempt(id: ana.id, through: toAna[0].notification.id, delivered: 0, error: nil, at: start, nextAttemptAt: start, suspend: false))
+            WebhookAttempt(
+                id: ana.id, through: toAna[0].notification.id, delivered: 0, error: nil, at: start, nextAttemptAt: start, suspend: false))
         #expect(try await store.webhook(id: ana.id)?.deliveredThrough == toAna[1].notification.id)
     }
 
@@ -69,10 +74,14 @@ public enum WebhookStoreContract {
             "a round that never finished lets go when its lease runs out")
         let pending = try await store.pendingWebhookEvents(webhook, limit: 10)
         try await store.finishWebhookAttempt(
-            WebhookAttempt(id: webhook.id, through: pending[0].notification.id, delivered: 1, error: nil, at: start + 62, nextAttemptAt: start, suspend: false))
+            WebhookAttempt(
+                id: webhook.id, through: pending[0].notification.id, delivered: 1, error: nil, at: start + 62, nextAttemptAt: start,
+                suspend: false))
         #expect(try await store.claimDueWebhooks(at: start + 63, leaseUntil: start + 120, limit: 10).isEmpty, "nothing left to deliver")
         try await announce(store, "two", at: start + 64)
-        #expect(try await store.claimDueWebhooks(at: start + 65, leaseUntil: start + 120, limit: 10).map(\.id) == [webhook.id], "finishing lets go")
+        #expect(
+            try await store.claimDueWebhooks(at: start + 65, leaseUntil: start + 120, limit: 10).map(\.id) == [webhook.id],
+            "finishing lets go")
     }
 
     public static func failuresAreCountedPostponedAndSuspendUntilResumed(_ kind: some RecordStoreFactory) async throws {
@@ -82,22 +91,29 @@ public enum WebhookStoreContract {
         try await announce(store, "one")
         _ = try await store.claimDueWebhooks(at: start, leaseUntil: start + 60, limit: 10)
         try await store.finishWebhookAttempt(
-            WebhookAttempt(id: webhook.id, through: webhook.deliveredThrough, delivered: 0, error: "HTTP 503", at: start, nextAttemptAt: start + 10, suspend: false))
+            WebhookAttempt(
+                id: webhook.id, through: webhook.deliveredThrough, delivered: 0, error: "HTTP 503", at: start, nextAttemptAt: start + 10,
+                suspend: false))
         let failing = try #require(try await store.webhook(id: webhook.id))
         #expect(failing.failures == 1 && failing.lastError == "HTTP 503" && failing.nextAttemptAt == start + 10 && !failing.suspended)
         #expect(try await store.claimDueWebhooks(at: start + 5, leaseUntil: start + 65, limit: 10).isEmpty, "not before its next try")
         #expect(try await store.claimDueWebhooks(at: start + 10, leaseUntil: start + 70, limit: 10).map(\.id) == [webhook.id])
         try await store.finishWebhookAttempt(
-            WebhookAttempt(id: webhook.id, through: webhook.deliveredThrough, delivered: 0, error: "no answer in time", at: start + 10, nextAttemptAt: start + 30, suspend: true))
+            WebhookAttempt(
+                id: webhook.id, through: webhook.deliveredThrough, delivered: 0, error: "no answer in time", at: start + 10,
+                nextAttemptAt: start + 30, suspend: true))
         let suspended = try #require(try await store.webhook(id: webhook.id))
         #expect(suspended.failures == 2 && suspended.suspended && suspended.lastError == "no answer in time")
         #expect(try await store.claimDueWebhooks(at: start + 10_000, leaseUntil: start + 10_060, limit: 10).isEmpty, "suspended: never due")
 
         let resumed = try #require(try await store.resumeWebhook(id: webhook.id, at: start + 20_000))
-        #expect(!resumed.suspended && resumed.failures == 0 && resumed.deliveredThrough == webhook.deliveredThrough, "from where it stopped")
+        #expect(
+            !resumed.suspended && resumed.failures == 0 && resumed.deliveredThrough == webhook.deliveredThrough, "from where it stopped")
         #expect(try await store.claimDueWebhooks(at: start + 20_000, leaseUntil: start + 20_060, limit: 10).map(\.id) == [webhook.id])
         try await store.finishWebhookAttempt(
-            WebhookAttempt(id: webhook.id, through: webhook.deliveredThrough + 1, delivered: 1, error: nil, at: start + 20_001, nextAttemptAt: start, suspend: false))
+            WebhookAttempt(
+                id: webhook.id, through: webhook.deliveredThrough + 1, delivered: 1, error: nil, at: start + 20_001, nextAttemptAt: start,
+                suspend: false))
         let healthy = try #require(try await store.webhook(id: webhook.id))
         #expect(healthy.failures == 0 && healthy.lastError == nil && healthy.delivered == 1)
         #expect(try await store.resumeWebhook(id: UUID(), at: start) == nil)
@@ -121,8 +137,10 @@ public enum WebhookStoreContract {
         #expect(try await store.deleteWebhook(id: ana[0].id))
         #expect(try await !store.deleteWebhook(id: ana[0].id))
         #expect(try await store.webhook(id: ana[0].id) == nil)
-        guard case .created = try await store.createWebhook(
-            NewWebhook(ownerId: ana[0].ownerId, createdBy: "ana", url: "http://127.0.0.1:9/x", types: [], secret: "s", createdAt: start))
+        guard
+            case .created = try await store.createWebhook(
+                NewWebhook(ownerId: ana[0].ownerId, createdBy: "ana", url: "http://127.0.0.1:9/x", types: [], secret: "s", createdAt: start)
+            )
         else {
             Issue.record("a freed place is usable")
             return
@@ -155,7 +173,9 @@ public enum WebhookStoreContract {
                 let store = index.isMultiple(of: 2) ? first : second
                 group.addTask {
                     try await store.createWebhook(
-                        NewWebhook(ownerId: ana.id, createdBy: "ana", url: "http://127.0.0.1:9/\(index)", types: [], secret: "s", createdAt: start))
+                        NewWebhook(
+                            ownerId: ana.id, createdBy: "ana", url: "http://127.0.0.1:9/\(index)", types: [], secret: "s", createdAt: start)
+                    )
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }

@@ -20,7 +20,9 @@ public struct QRCode: Sendable, Equatable {
     /// The code of `text`'s UTF-8 bytes, or nil when they are more than ``maximumBytes``.
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
-        guard let version = (1...10).first(where: { Self.dataCapacity($0) * 8 >= 4 + ($0 < 10 ? 8 : 16) + bytes.count * 8 }) else { return nil }
+        guard let version = (1...10).first(where: { Self.dataCapacity($0) * 8 >= 4 + ($0 < 10 ? 8 : 16) + bytes.count * 8 }) else {
+            return nil
+        }
         self.version = version
         size = 17 + 4 * version
         modules = Array(repeating: false, count: size * size)

@@ -26,12 +26,15 @@ extension FormReader {
         "background-geopoint", "uri:email", "uri:phonenumber", "uri:deviceid", "uri:username", "uri:simserial", "uri:subscriberid",
     ]
     static let unsupportedTypes: [String: String] = [
-        "video": "a video", "geotrace": "a line on a map", "geoshape": "an area on a map", "rank": "a ranking", "background-audio": "background audio", "xml-external": "an external XML instance", "csv-external": "an external CSV",
-        "select_one_from_file": "choices from a file", "select_multiple_from_file": "choices from a file", "select_one_external": "external choices",
+        "video": "a video", "geotrace": "a line on a map", "geoshape": "an area on a map", "rank": "a ranking",
+        "background-audio": "background audio", "xml-external": "an external XML instance", "csv-external": "an external CSV",
+        "select_one_from_file": "choices from a file", "select_multiple_from_file": "choices from a file",
+        "select_one_external": "external choices",
         "begin_table": "a table", "osm": "an OpenStreetMap question",
     ]
     static let intakeTypeWords: Set<String> = [
-        "text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint", "repeat", "photo", "audio", "document", "signature",
+        "text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint", "repeat", "photo", "audio",
+        "document", "signature",
     ]
 
     /// pyxform's names of each type (its question type dictionary, spelled as it spells them:
@@ -40,7 +43,10 @@ extension FormReader {
         var names: [String: String] = [:]
         let groups: [String: [String]] = [
             "text": ["text", "string", "q string", "add text prompt", "phone number"],
-            "integer": ["integer", "int", "q int", "add integer prompt", "percentage", "number of days in last month", "number of days in last six months", "number of days in last year"],
+            "integer": [
+                "integer", "int", "q int", "add integer prompt", "percentage", "number of days in last month",
+                "number of days in last six months", "number of days in last year",
+            ],
             "decimal": ["decimal", "q decimal", "add decimal prompt"],
             "date": ["date", "q date", "add date prompt"],
             "datetime": ["datetime", "dateTime", "date time", "q date time", "q dateTime", "add date time prompt", "add dateTime prompt"],
@@ -54,12 +60,15 @@ extension FormReader {
             "file": ["file", "add file prompt"], "barcode": ["barcode", "q barcode", "add barcode prompt"],
             "acknowledge": ["acknowledge", "q acknowledge", "add acknowledge prompt"], "trigger": ["trigger"],
             "range": ["range"], "hidden": ["hidden"], "osm": ["osm"], "xml-external": ["xml-external"], "csv-external": ["csv-external"],
-            "start": ["start", "start time", "get start time"], "end": ["end", "end time", "get end time"], "today": ["today", "get today"],
-            "deviceid": ["deviceid", "device id", "get device id", "imei"], "subscriberid": ["subscriberid", "subscriber id", "get subscriber id"],
+            "start": ["start", "start time", "get start time"], "end": ["end", "end time", "get end time"],
+            "today": ["today", "get today"],
+            "deviceid": ["deviceid", "device id", "get device id", "imei"],
+            "subscriberid": ["subscriberid", "subscriber id", "get subscriber id"],
             "simserial": ["simserial", "sim id", "get sim id"], "phonenumber": ["phonenumber", "get phone number"],
             "username": ["username"], "email": ["email"], "audit": ["audit"], "start-geopoint": ["start-geopoint"],
             "background-geopoint": ["background-geopoint"], "background-audio": ["background-audio"],
-            "uri:email": ["uri:email"], "uri:phonenumber": ["uri:phonenumber"], "uri:deviceid": ["uri:deviceid"], "uri:username": ["uri:username"],
+            "uri:email": ["uri:email"], "uri:phonenumber": ["uri:phonenumber"], "uri:deviceid": ["uri:deviceid"],
+            "uri:username": ["uri:username"],
             "uri:simserial": ["uri:simserial"], "uri:subscriberid": ["uri:subscriberid"],
         ]
         for (word, spellings) in groups {
@@ -106,7 +115,8 @@ extension FormReader {
             return ("\(edge)_\(kind)", nil, false)
         }
         var orOther = false
-        for suffix in [["or", "specify", "other"], ["or", "other"], ["or_other"]] where parts.count > suffix.count + 1 && Array(parts.suffix(suffix.count)) == suffix {
+        for suffix in [["or", "specify", "other"], ["or", "other"], ["or_other"]]
+        where parts.count > suffix.count + 1 && Array(parts.suffix(suffix.count)) == suffix {
             orOther = true
             parts.removeLast(suffix.count)
             break
@@ -149,9 +159,13 @@ extension FormReader {
             guard !raw.isEmpty else {
                 // pyxform passes over a row with neither a name nor a label: a comment.
                 if row[nameColumn.index].trimmingCharacters(in: .whitespaces).isEmpty, texts("label", survey, row).isEmpty {
-                    problem(.leftOut, "survey", row.number, typeColumn.shown, "the row has no type, name or label; it is read as a comment, as pyxform reads it")
+                    problem(
+                        .leftOut, "survey", row.number, typeColumn.shown,
+                        "the row has no type, name or label; it is read as a comment, as pyxform reads it")
                 } else {
-                    problem(.error, "survey", row.number, typeColumn.shown, "the row has no type", "give it a type (text, integer, select_one list, …) or delete the row (pyxform refuses it too)")
+                    problem(
+                        .error, "survey", row.number, typeColumn.shown, "the row has no type",
+                        "give it a type (text, integer, select_one list, …) or delete the row (pyxform refuses it too)")
                 }
                 continue
             }
@@ -170,19 +184,31 @@ extension FormReader {
                 name = "note_row\(row.number)"
                 while names[name] != nil { name += "_" }
             }
-            let item = SurveyItem(row: row, word: word, list: list, orOther: orOther, name: name, intake: Self.segments(survey.value("intake", in: row)))
+            let item = SurveyItem(
+                row: row, word: word, list: list, orOther: orOther, name: name, intake: Self.segments(survey.value("intake", in: row)))
             switch word {
             case "begin_group", "begin_repeat", "begin_loop":
                 // A top-level group is a section: its name is a file's, apart from the questions'.
                 let isSection = word == "begin_group" && stack.count == 1
                 if word == "begin_repeat", name == rootName || names[name] != nil || sections[name] != nil {
                     // pyxform refuses a repeat named as the form's root or as another element.
-                    problem(.error, "survey", row.number, nameColumn.shown, name == rootName ? "the repeat is named '\(name)', as the form's root is" : "the repeat's name '\(name)' is already used on row \(names[name] ?? sections[name]!)", "give the repeat a name of its own (pyxform refuses the form too)")
+                    problem(
+                        .error, "survey", row.number, nameColumn.shown,
+                        name == rootName
+                            ? "the repeat is named '\(name)', as the form's root is"
+                            : "the repeat's name '\(name)' is already used on row \(names[name] ?? sections[name]!)",
+                        "give the repeat a name of its own (pyxform refuses the form too)")
                 }
                 var item = item
-                if !(isSection ? checkName(&item, nameColumn, &sections, section: true) : checkName(&item, nameColumn, &names, path: path(name), in: &paths)) {
+                if !(isSection
+                    ? checkName(&item, nameColumn, &sections, section: true)
+                    : checkName(&item, nameColumn, &names, path: path(name), in: &paths))
+                {
                     // Reported; the group still holds its rows, under a name Intake can use.
-                    var clean = String(item.name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? Character($0) : "_" })
+                    var clean = String(
+                        item.name.unicodeScalars.map {
+                            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? Character($0) : "_"
+                        })
                     if clean.first?.isLetter != true { clean = "g_" + clean }
                     while names[clean] != nil || sections[clean] != nil { clean += "_" }
                     item.name = clean
@@ -190,7 +216,10 @@ extension FormReader {
                 }
                 if word == "begin_loop" {
                     guard let list = item.list, lists[list] != nil else {
-                        problem(.error, "survey", row.number, typeColumn.shown, "the loop names no list of the choices sheet ('\(item.list ?? "")')", "write 'begin loop over list_name', with the list on the choices sheet")
+                        problem(
+                            .error, "survey", row.number, typeColumn.shown,
+                            "the loop names no list of the choices sheet ('\(item.list ?? "")')",
+                            "write 'begin loop over list_name', with the list on the choices sheet")
                         continue
                     }
                 }
@@ -200,7 +229,11 @@ extension FormReader {
                 let what = String(word.dropFirst("end_".count))
                 guard stack.count > 1, let open = stack.last?.item, open.word == wanted else {
                     let openWhat = stack.last?.item.map { String($0.word.dropFirst("begin_".count)) }
-                    problem(.error, "survey", row.number, typeColumn.shown, "'\(raw)' closes a \(what), and no \(what) is open here", stack.count > 1 ? "the \(openWhat!) '\(stack.last!.item!.name)' is open: close it first" : "delete the row, or add the 'begin \(what)' it closes")
+                    problem(
+                        .error, "survey", row.number, typeColumn.shown, "'\(raw)' closes a \(what), and no \(what) is open here",
+                        stack.count > 1
+                            ? "the \(openWhat!) '\(stack.last!.item!.name)' is open: close it first"
+                            : "delete the row, or add the 'begin \(what)' it closes")
                     continue
                 }
                 let closed = stack.removeLast()
@@ -211,7 +244,9 @@ extension FormReader {
                 }
             default:
                 if Self.metadata.contains(word) {
-                    problem(.leftOut, "survey", row.number, typeColumn.shown, "'\(word)' is not asked: Intake records when, by whom and on which device each record was made itself")
+                    problem(
+                        .leftOut, "survey", row.number, typeColumn.shown,
+                        "'\(word)' is not asked: Intake records when, by whom and on which device each record was made itself")
                     if !name.isEmpty { leftOutNames[name] = row.number }
                     continue
                 }
@@ -226,8 +261,11 @@ extension FormReader {
         while stack.count > 1 {
             let open = stack.removeLast()
             let what = String(open.item!.word.dropFirst("begin_".count))
-            problem(.error, "survey", open.item!.row.number, typeColumn.shown, "the \(what) '\(open.item!.name)' that begins here is never closed", "add an 'end \(what)' row after its last question")
-            stack[stack.count - 1].children.append(open.item!.word == "begin_repeat" ? .repeatGroup(open.item!, open.children) : .group(open.item!, open.children))
+            problem(
+                .error, "survey", open.item!.row.number, typeColumn.shown,
+                "the \(what) '\(open.item!.name)' that begins here is never closed", "add an 'end \(what)' row after its last question")
+            stack[stack.count - 1].children.append(
+                open.item!.word == "begin_repeat" ? .repeatGroup(open.item!, open.children) : .group(open.item!, open.children))
         }
         return stack[0].children
     }
@@ -242,11 +280,15 @@ extension FormReader {
         if listName.first?.isLetter != true { listName = "file_" + listName }
         if let loaded = filesLoaded[file] { return loaded }
         guard (file as NSString).pathExtension.lowercased() == "csv" else {
-            problem(.unsupported, "survey", row.number, column, "choices from '\(file)' (XML or GeoJSON) have no Intake equivalent", "give the choices as a CSV file, or on the choices sheet")
+            problem(
+                .unsupported, "survey", row.number, column, "choices from '\(file)' (XML or GeoJSON) have no Intake equivalent",
+                "give the choices as a CSV file, or on the choices sheet")
             return nil
         }
         guard !file.contains("/"), !file.contains("\\"), !file.hasPrefix("."), let data = formFile(file) else {
-            problem(.unsupported, "survey", row.number, column, "the choices file '\(file)' is not beside the form", "put \(file) in the form's folder and import again, or import with --partial to leave the question out")
+            problem(
+                .unsupported, "survey", row.number, column, "the choices file '\(file)' is not beside the form",
+                "put \(file) in the form's folder and import again, or import with --partial to leave the question out")
             return nil
         }
         var parameters: [String: String] = [:]
@@ -264,14 +306,17 @@ extension FormReader {
         let header = rows.first?.map { $0.trimmingCharacters(in: .whitespaces) } ?? []
         let (valueName, labelName) = (parameters["value"] ?? "name", parameters["label"] ?? "label")
         guard let valueIndex = header.firstIndex(of: valueName) else {
-            problem(.unsupported, "survey", row.number, column, "the choices file '\(file)' has no '\(valueName)' column", "its first row names its columns: name, label (or say which with parameters: value=… label=…)")
+            problem(
+                .unsupported, "survey", row.number, column, "the choices file '\(file)' has no '\(valueName)' column",
+                "its first row names its columns: name, label (or say which with parameters: value=… label=…)")
             return nil
         }
         let labelIndex = header.firstIndex(of: labelName)
         while lists[listName] != nil { listName += "_file" }
         var seen: Set<String> = []
         var choices: [ChoiceRow] = []
-        for (offset, cells) in rows.dropFirst().enumerated() where valueIndex < cells.count && !cells[valueIndex].trimmingCharacters(in: .whitespaces).isEmpty {
+        for (offset, cells) in rows.dropFirst().enumerated()
+        where valueIndex < cells.count && !cells[valueIndex].trimmingCharacters(in: .whitespaces).isEmpty {
             var code = cells[valueIndex].trimmingCharacters(in: .whitespaces)
             if !Questionnaire.isChoiceCode(code) {
                 var renamed = ChoiceListName.suggestion(code.folding(options: [String.CompareOptions.diacriticInsensitive], locale: nil))
@@ -280,16 +325,24 @@ extension FormReader {
                 code = renamed
             }
             guard seen.insert(code).inserted else { continue }
-            let label = labelIndex.flatMap { $0 < cells.count ? cells[$0].trimmingCharacters(in: .whitespaces) : nil }.flatMap { $0.isEmpty ? nil : $0 } ?? code
+            let label =
+                labelIndex.flatMap { $0 < cells.count ? cells[$0].trimmingCharacters(in: .whitespaces) : nil }.flatMap {
+                    $0.isEmpty ? nil : $0
+                } ?? code
             choices.append(ChoiceRow(row: offset + 2, code: code, labels: [base: label], extra: [:]))
         }
         guard !choices.isEmpty else {
-            problem(.unsupported, "survey", row.number, column, "the choices file '\(file)' holds no choice", "give it rows under its header: name, label")
+            problem(
+                .unsupported, "survey", row.number, column, "the choices file '\(file)' holds no choice",
+                "give it rows under its header: name, label")
             return nil
         }
         lists[listName] = choices
         filesLoaded[file] = listName
-        problem(.leftOut, "survey", row.number, column, "the choices of '\(file)' (\(choices.count)) are the list '\(listName)', written as the file \(listName).txt of the questionnaire")
+        problem(
+            .leftOut, "survey", row.number, column,
+            "the choices of '\(file)' (\(choices.count)) are the list '\(listName)', written as the file \(listName).txt of the questionnaire"
+        )
         return listName
     }
 
@@ -299,7 +352,8 @@ extension FormReader {
         let choices = lists[loop.list ?? ""] ?? []
         problem(
             .leftOut, "survey", loop.row.number, survey.first("type")?.shown,
-            "the loop over '\(loop.list ?? "")' is asked once per choice (\(choices.count)): each question is named with the choice's name after its own, as 'question_\(choices.first?.code ?? "choice")'")
+            "the loop over '\(loop.list ?? "")' is asked once per choice (\(choices.count)): each question is named with the choice's name after its own, as 'question_\(choices.first?.code ?? "choice")'"
+        )
         let labelColumns = survey.all("label")
         func relabel(_ row: Sheet.Row, _ choice: ChoiceRow) -> Sheet.Row {
             var row = row
@@ -316,7 +370,9 @@ extension FormReader {
             item.name = "\(item.name)_\(choice.code)"
             item.row = relabel(item.row, choice)
             if let earlier = names[item.name] {
-                problem(.unsupported, "survey", item.row.number, survey.first("name")?.shown, "the loop's question '\(item.name)' takes the name of row \(earlier)", "rename one of them")
+                problem(
+                    .unsupported, "survey", item.row.number, survey.first("name")?.shown,
+                    "the loop's question '\(item.name)' takes the name of row \(earlier)", "rename one of them")
             }
             names[item.name] = item.row.number
             return item
@@ -339,14 +395,19 @@ extension FormReader {
 
     /// Whether the row's name can be an Intake id. A name pyxform takes twice (in two groups) is
     /// given its group's name before it, and said so.
-    private mutating func checkName(_ item: inout SurveyItem, _ column: Columns.Column, _ names: inout [String: Int], path: String, in paths: inout Set<String>) -> Bool {
+    private mutating func checkName(
+        _ item: inout SurveyItem, _ column: Columns.Column, _ names: inout [String: Int], path: String, in paths: inout Set<String>
+    ) -> Bool {
         guard !item.name.isEmpty, let earlier = names[item.name] else {
             guard checkName(&item, column, &names) else { return false }
             paths.insert(path)
             return true
         }
         guard paths.insert(path).inserted else {
-            problem(.error, "survey", item.row.number, column.shown, "the name '\(item.name)' is already used on row \(earlier), in the same group", "give every question of a group its own name (pyxform refuses the form too)")
+            problem(
+                .error, "survey", item.row.number, column.shown,
+                "the name '\(item.name)' is already used on row \(earlier), in the same group",
+                "give every question of a group its own name (pyxform refuses the form too)")
             return false
         }
         let parts = path.split(separator: "/").map(String.init)
@@ -356,39 +417,55 @@ extension FormReader {
             wanted = (parts.dropLast().last.map { "\($0)_" } ?? "") + item.name + "_\(suffix)"
             suffix += 1
         }
-        problem(.leftOut, "survey", item.row.number, column.shown, "the name '\(item.name)' is also used on row \(earlier), in another group; Intake names this one '\(wanted)'")
+        problem(
+            .leftOut, "survey", item.row.number, column.shown,
+            "the name '\(item.name)' is also used on row \(earlier), in another group; Intake names this one '\(wanted)'")
         item.name = wanted
         return checkName(&item, column, &names)
     }
 
-    private mutating func checkName(_ item: inout SurveyItem, _ column: Columns.Column, _ names: inout [String: Int], section: Bool = false) -> Bool {
+    private mutating func checkName(_ item: inout SurveyItem, _ column: Columns.Column, _ names: inout [String: Int], section: Bool = false)
+        -> Bool
+    {
         guard !item.name.isEmpty else {
-            problem(.error, "survey", item.row.number, column.shown, "the row has no name", "give it a name: letters, digits and '_', unique in the form")
+            problem(
+                .error, "survey", item.row.number, column.shown, "the row has no name",
+                "give it a name: letters, digits and '_', unique in the form")
             return false
         }
         let isId = { (name: String) in
-            name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || section && $0 == "-") })
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || section && $0 == "-")
+            })
                 && name.unicodeScalars.first.map { $0.properties.isAlphabetic || $0 == "_" } == true
         }
         if !isId(item.name), !section, item.name.unicodeScalars.first.map({ $0.properties.isAlphabetic || $0 == "_" }) == true,
-            item.name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)) })
+            item.name.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0))
+            })
         {
             // XML allows '-' and '.' in a name (ODK forms use them often); Intake's ids do not.
             // The question is named with '_' in their place, and every ${…} that reads it follows.
             var clean = String(item.name.map { $0 == "-" || $0 == "." ? "_" : $0 })
             while names[clean] != nil || self.names.renamed.values.contains(clean) { clean += "_" }
-            problem(.leftOut, "survey", item.row.number, column.shown, "the name '\(item.name)' is not an Intake id ('-' and '.' are not in one); Intake names it '\(clean)', and reads ${\(item.name)} as it")
+            problem(
+                .leftOut, "survey", item.row.number, column.shown,
+                "the name '\(item.name)' is not an Intake id ('-' and '.' are not in one); Intake names it '\(clean)', and reads ${\(item.name)} as it"
+            )
             self.names.renamed[item.name] = clean
             item.name = clean
         }
         guard isId(item.name) else {
             problem(
                 .unsupported, "survey", item.row.number, column.shown, "the name '\(item.name)' is not an Intake id",
-                "Intake ids are letters, digits and '_', starting with a letter or '_': rename it, e.g. '\(item.name.map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined())', and every ${\(item.name)} that reads it")
+                "Intake ids are letters, digits and '_', starting with a letter or '_': rename it, e.g. '\(item.name.map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined())', and every ${\(item.name)} that reads it"
+            )
             return false
         }
         if let earlier = names[item.name] {
-            problem(.error, "survey", item.row.number, column.shown, "the name '\(item.name)' is already used on row \(earlier)", "give every question, group and repeat its own name")
+            problem(
+                .error, "survey", item.row.number, column.shown, "the name '\(item.name)' is already used on row \(earlier)",
+                "give every question, group and repeat its own name")
             return false
         }
         names[item.name] = item.row.number
@@ -398,7 +475,8 @@ extension FormReader {
     private mutating func reportUnknownColumns() {
         let known: Set<String> = [
             "type", "name", "label", "hint", "required", "required_message", "relevant", "constraint", "constraint_message", "calculation",
-            "default", "choice_filter", "repeat_count", "appearance", "parameters", "read_only", "intake", "guidance_hint", "image", "audio",
+            "default", "choice_filter", "repeat_count", "appearance", "parameters", "read_only", "intake", "guidance_hint", "image",
+            "audio",
             "video", "big-image", "media", "trigger", "save_to", "note", "body", "bind", "instance", "control",
         ]
         for column in survey.columns where !known.contains(column.field) {
@@ -418,10 +496,14 @@ extension FormReader {
                     let override = item.intake.first { Self.intakeTypeWords.contains(Self.firstWord($0)) }.map(Self.firstWord)
                     if override == "yesno" { names.yesNo.insert(item.name) }
                     if item.word == "select_multiple" && override == nil { names.multiple.insert(item.name) }
-                    kinds[item.name] = override ?? ["integer": "decimal", "decimal": "decimal", "range": "decimal", "date": "date"][item.word] ?? "text"
+                    kinds[item.name] =
+                        override ?? ["integer": "decimal", "decimal": "decimal", "range": "decimal", "date": "date"][item.word] ?? "text"
                     if item.orOther, let list = item.list, var rows = lists[list], !rows.contains(where: { $0.code == "other" }) {
                         // As pyxform does: the list gains an 'other' choice, in every language.
-                        rows.append(ChoiceRow(row: item.row.number, code: "other", labels: Dictionary(uniqueKeysWithValues: languages.map { ($0, "Other") }), extra: [:]))
+                        rows.append(
+                            ChoiceRow(
+                                row: item.row.number, code: "other",
+                                labels: Dictionary(uniqueKeysWithValues: languages.map { ($0, "Other") }), extra: [:]))
                         lists[list] = rows
                     }
                     if item.orOther { names.known.insert("\(item.name)_other") }
@@ -449,7 +531,9 @@ extension FormReader {
         for (list, use) in usedLists {
             guard let rows = lists[list] else { continue }
             let unsafe = rows.contains { row in
-                (row.labels.values + [row.code]).contains { $0.contains(",") || $0.contains("=") || $0.contains("|") || $0.contains(":") && $0 == row.code }
+                (row.labels.values + [row.code]).contains {
+                    $0.contains(",") || $0.contains("=") || $0.contains("|") || $0.contains(":") && $0 == row.code
+                }
             }
             // A long list is a file of its own: a question's line holds a few thousand characters.
             let inline = rows.reduce(0) { $0 + $1.code.count + ($1.labels.values.map(\.count).max() ?? 0) + 3 }

@@ -19,7 +19,8 @@ extension FormReader {
             for (offset, item) in items.enumerated() {
                 if offset > 0 { text += " | " }
                 spans.append((text.count + 1, item.column))
-                var escaped = item.text.replacingOccurrences(of: "\\|", with: "\u{1}").replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\u{1}", with: "\\|")
+                var escaped = item.text.replacingOccurrences(of: "\\|", with: "\u{1}").replacingOccurrences(of: "|", with: "\\|")
+                    .replacingOccurrences(of: "\u{1}", with: "\\|")
                 if offset == 0, escaped.hasPrefix("#") || escaped.hasPrefix("@") { escaped = "\\" + escaped }
                 text += escaped
             }
@@ -60,7 +61,9 @@ extension FormReader {
             guard !loose.isEmpty else { return }
             number += 1
             let titles = [reader.base: hasGroups || title == nil ? "Questions" : title!]
-            if !reader.writeSection(number: number, name: sectionName("questions"), titles: titles, titleRow: nil, relevance: nil, loose) { number -= 1 }
+            if !reader.writeSection(number: number, name: sectionName("questions"), titles: titles, titleRow: nil, relevance: nil, loose) {
+                number -= 1
+            }
             loose = []
         }
         for node in nodes {
@@ -74,13 +77,22 @@ extension FormReader {
             let titles = texts("label", survey, item.row)
             let relevance = expression("relevant", item.row, role: "relevant")
             // An export names a group apart from a question of the same name, and says the section's.
-            let named = item.intake.first { $0.hasPrefix("section:") }.map { String($0.dropFirst("section:".count)).trimmingCharacters(in: .whitespaces) }
-            if !writeSection(number: number, name: sectionName(named ?? item.name), titles: titles, titleRow: item.row.number, relevance: relevance, children) {
+            let named = item.intake.first { $0.hasPrefix("section:") }.map {
+                String($0.dropFirst("section:".count)).trimmingCharacters(in: .whitespaces)
+            }
+            if !writeSection(
+                number: number, name: sectionName(named ?? item.name), titles: titles, titleRow: item.row.number, relevance: relevance,
+                children)
+            {
                 number -= 1
-                problem(.leftOut, "survey", item.row.number, nil, "the group '\(item.name)' holds no question Intake asks; it is no section of its own")
+                problem(
+                    .leftOut, "survey", item.row.number, nil,
+                    "the group '\(item.name)' holds no question Intake asks; it is no section of its own")
             }
             if survey.value("repeat_count", in: item.row) != "" || survey.value("required", in: item.row) != "" {
-                problem(.leftOut, "survey", item.row.number, nil, "a group's 'required' and 'repeat_count' mean nothing in a group; they are not read")
+                problem(
+                    .leftOut, "survey", item.row.number, nil,
+                    "a group's 'required' and 'repeat_count' mean nothing in a group; they are not read")
             }
         }
         flush(&self)
@@ -88,13 +100,18 @@ extension FormReader {
             if nodes.isEmpty {
                 problem(.error, "survey", nil, nil, "the form has no questions", "add rows to the survey sheet")
             } else {
-                problem(.unsupported, "survey", nil, nil, "the form holds no question Intake asks (only what Intake records itself or cannot hold)", "add a question, a note or a calculation Intake can hold")
+                problem(
+                    .unsupported, "survey", nil, nil,
+                    "the form holds no question Intake asks (only what Intake records itself or cannot hold)",
+                    "add a question, a note or a calculation Intake can hold")
             }
         }
     }
 
     /// Writes a section's files; false (and nothing written) when it holds no question.
-    mutating func writeSection(number: Int, name: String, titles: [String: String], titleRow: Int?, relevance: Expression?, _ nodes: [SurveyNode]) -> Bool {
+    mutating func writeSection(
+        number: Int, name: String, titles: [String: String], titleRow: Int?, relevance: Expression?, _ nodes: [SurveyNode]
+    ) -> Bool {
         var writer = SectionWriter(number: number, name: name)
         if let title = titles[base] ?? titles.values.first {
             writer.base.lines.append(OutFile.Line(text: "@title \(title)", sheet: "survey", row: titleRow, spans: [(1, nil)]))
@@ -141,12 +158,14 @@ extension FormReader {
                     writer.base.lines.removeSubrange(before.0...)
                     for language in languages.dropFirst() { writer.translations[language]!.lines.removeLast() }
                     writer.questionCount = before.1
-                    problem(.leftOut, "survey", item.row.number, nil, "the repeat '\(item.name)' holds no question Intake asks; it is left out")
+                    problem(
+                        .leftOut, "survey", item.row.number, nil, "the repeat '\(item.name)' holds no question Intake asks; it is left out")
                     continue
                 }
                 writer.base.lines.append(OutFile.Line(text: "@end \(item.name)", sheet: "survey", row: item.row.number, spans: [(1, nil)]))
                 for language in languages.dropFirst() {
-                    writer.translations[language]!.lines.append(OutFile.Line(text: "@end \(item.name)", sheet: "survey", row: item.row.number, spans: [(1, nil)]))
+                    writer.translations[language]!.lines.append(
+                        OutFile.Line(text: "@end \(item.name)", sheet: "survey", row: item.row.number, spans: [(1, nil)]))
                 }
             }
         }
@@ -176,18 +195,27 @@ extension FormReader {
         } catch {
             if text.contains(where: { "‘’“”".contains($0) }) {
                 // ODK reads such an expression (its quotes straight); Intake does not guess.
-                problem(.unsupported, "survey", row.number, column.shown, "the expression has curly quotes (‘’“”), which Intake does not read as quotes: \(error.message)", "write straight quotes (' or \") in expressions")
+                problem(
+                    .unsupported, "survey", row.number, column.shown,
+                    "the expression has curly quotes (‘’“”), which Intake does not read as quotes: \(error.message)",
+                    "write straight quotes (' or \") in expressions")
                 return nil
             }
             if text.contains("${last-saved#") {
-                problem(.unsupported, "survey", row.number, column.shown, "'${last-saved#…}' (the last saved record's answer) has no Intake equivalent", "leave it out, or import with --partial")
+                problem(
+                    .unsupported, "survey", row.number, column.shown,
+                    "'${last-saved#…}' (the last saved record's answer) has no Intake equivalent", "leave it out, or import with --partial")
                 return nil
             }
             if let (name, at) = leftOutNames.first(where: { text.contains("${\($0.key)}") }) {
-                problem(.unsupported, "survey", row.number, column.shown, "the expression reads ${\(name)}, which Intake does not ask (row \(at))", "write the expression without it, or import with --partial to leave it out")
+                problem(
+                    .unsupported, "survey", row.number, column.shown,
+                    "the expression reads ${\(name)}, which Intake does not ask (row \(at))",
+                    "write the expression without it, or import with --partial to leave it out")
                 return nil
             }
-            let unsupported = ["no Intake equivalent", "stands for the answer itself", "is neither a ${question} nor a quoted value"].contains { error.message.contains($0) }
+            let unsupported = ["no Intake equivalent", "stands for the answer itself", "is neither a ${question} nor a quoted value"]
+                .contains { error.message.contains($0) }
             problem(unsupported ? .unsupported : .error, "survey", row.number, column.shown, error.message, error.hint)
             return nil
         }
@@ -204,7 +232,9 @@ extension FormReader {
         if ["calculate", "hidden"].contains(item.word), !labels.isEmpty {
             // No form shows a calculate row's label; Intake keeps the row a calculate row (its
             // text is its name), so that it is exported back as one.
-            problem(.leftOut, "survey", row.number, column("label"), "the label of a calculate row is not kept: no form shows it, and Intake names the value by its name")
+            problem(
+                .leftOut, "survey", row.number, column("label"),
+                "the label of a calculate row is not kept: no form shows it, and Intake names the value by its name")
             labels = [:]
         }
         var type: String?
@@ -221,31 +251,45 @@ extension FormReader {
             // A field with no control: its value is calculated or its default, as pyxform binds it.
             let defaultText = survey.value("default", in: row)
             if calculation == nil, !defaultText.isEmpty, let column = survey.first("default") {
-                calculation = defaultText.contains("${") || defaultText.contains("(") ? read(defaultText, row: row, column: column) : .text(defaultText)
+                calculation =
+                    defaultText.contains("${") || defaultText.contains("(")
+                    ? read(defaultText, row: row, column: column) : .text(defaultText)
             }
             guard calculation != nil else {
-                problem(.leftOut, "survey", row.number, column("type"), "the hidden field '\(item.name)' gets no value (no calculation or default); it is left out")
+                problem(
+                    .leftOut, "survey", row.number, column("type"),
+                    "the hidden field '\(item.name)' gets no value (no calculation or default); it is left out")
                 return
             }
             type = Self.inferredType(calculation, kinds: kinds)
         case "calculate":
             type = Self.inferredType(calculation, kinds: kinds)
             if calculation == nil, survey.value("calculation", in: row).isEmpty {
-                problem(.error, "survey", row.number, column("calculation") ?? column("type"), "a calculate row needs a calculation", "write the expression in the 'calculation' column")
+                problem(
+                    .error, "survey", row.number, column("calculation") ?? column("type"), "a calculate row needs a calculation",
+                    "write the expression in the 'calculation' column")
             }
         case "barcode":
             // A barcode scanner on a laptop types the code and Enter: a text answer.
-            problem(.leftOut, "survey", row.number, column("type"), "the barcode is asked as text: a scanner that types (most USB and Bluetooth scanners do) fills it")
+            problem(
+                .leftOut, "survey", row.number, column("type"),
+                "the barcode is asked as text: a scanner that types (most USB and Bluetooth scanners do) fills it")
         case "time", "datetime":
             // Intake has no time type: the answer is text, checked by a pattern, as ODK's
             // widget writes it without seconds and zone (`14:30`, `2024-03-15 14:30`).
-            let pattern = item.word == "time" ? #"([01][0-9]|2[0-3]):[0-5][0-9]"# : #"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[ T]([01][0-9]|2[0-3]):[0-5][0-9]"#
+            let pattern =
+                item.word == "time"
+                ? #"([01][0-9]|2[0-3]):[0-5][0-9]"# : #"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[ T]([01][0-9]|2[0-3]):[0-5][0-9]"#
             timePattern = (pattern, item.word == "time" ? "HH:MM (24 hours)" : "YYYY-MM-DD HH:MM")
-            problem(.leftOut, "survey", row.number, column("type"), "'\(item.word)' is asked as text in the form \(timePattern!.shown), checked by a pattern: Intake has no time type")
+            problem(
+                .leftOut, "survey", row.number, column("type"),
+                "'\(item.word)' is asked as text in the form \(timePattern!.shown), checked by a pattern: Intake has no time type")
         case "acknowledge", "trigger":
             // ODK stores "OK" when the box is ticked: a single choice of that one answer.
             type = "single: OK=OK"
-            problem(.leftOut, "survey", row.number, column("type"), "the acknowledgement is a single choice of one answer, OK, which is what ODK stores")
+            problem(
+                .leftOut, "survey", row.number, column("type"),
+                "the acknowledgement is a single choice of one answer, OK, which is what ODK stores")
         case "image":
             appearanceRead = appearance.lowercased().split(separator: " ").contains("signature")
             type = appearanceRead ? "signature" : "photo"
@@ -256,7 +300,9 @@ extension FormReader {
         case "select_one", "select_multiple":
             let keyword = item.word == "select_one" ? "single" : "multiple"
             guard let list = item.list, !list.isEmpty else {
-                problem(.error, "survey", row.number, column("type"), "'\(item.word)' needs a list's name", "write '\(item.word) list_name', with the list on the choices sheet")
+                problem(
+                    .error, "survey", row.number, column("type"), "'\(item.word)' needs a list's name",
+                    "write '\(item.word) list_name', with the list on the choices sheet")
                 return
             }
             if intakeType.map(Self.firstWord) == "yesno" {
@@ -264,47 +310,64 @@ extension FormReader {
                 break
             }
             guard let rows = lists[list] else {
-                problem(.error, "survey", row.number, column("type"), "the list '\(list)' is not on the choices sheet", lists.isEmpty ? "add a choices sheet with the list's choices" : "the lists are: \(lists.keys.sorted().prefix(12).joined(separator: ", "))")
+                problem(
+                    .error, "survey", row.number, column("type"), "the list '\(list)' is not on the choices sheet",
+                    lists.isEmpty
+                        ? "add a choices sheet with the list's choices"
+                        : "the lists are: \(lists.keys.sorted().prefix(12).joined(separator: ", "))")
                 return
             }
             let shared = usedLists[list]?.shared ?? false
             choices = (list, rows, shared)
-            type = shared ? "\(keyword) from \(list)" : "\(keyword): " + rows.map { "\($0.code)=\($0.labels[base] ?? $0.code)" }.joined(separator: ", ")
+            type =
+                shared
+                ? "\(keyword) from \(list)"
+                : "\(keyword): " + rows.map { "\($0.code)=\($0.labels[base] ?? $0.code)" }.joined(separator: ", ")
         default:
             if saidRows.contains(row.number) { return }
             if let what = Self.unsupportedTypes[item.word] {
-                problem(.unsupported, "survey", row.number, column("type"), "'\(item.word)' (\(what)) has no Intake equivalent", "ask it another way (a text question, a date), or import with --partial to leave it out")
+                problem(
+                    .unsupported, "survey", row.number, column("type"), "'\(item.word)' (\(what)) has no Intake equivalent",
+                    "ask it another way (a text question, a date), or import with --partial to leave it out")
             } else {
                 let typed = survey.value("type", in: row)
                 let known = Self.readType(typed.lowercased()).word
-                let casing = known != typed.lowercased().split(separator: " ").first.map(String.init) || Self.typeNames[typed.lowercased()] != nil
+                let casing =
+                    known != typed.lowercased().split(separator: " ").first.map(String.init) || Self.typeNames[typed.lowercased()] != nil
                 problem(
                     .error, "survey", row.number, column("type"), "'\(typed)' is not a question type",
-                    casing ? "write it in lower case, '\(typed.lowercased())': pyxform reads types as written, and refuses this one too"
-                        : "the types are text, integer, decimal, date, select_one, select_multiple, note, calculate, geopoint, image, audio, file, begin group and begin repeat")
+                    casing
+                        ? "write it in lower case, '\(typed.lowercased())': pyxform reads types as written, and refuses this one too"
+                        : "the types are text, integer, decimal, date, select_one, select_multiple, note, calculate, geopoint, image, audio, file, begin group and begin repeat"
+                )
             }
             return
         }
         if let intakeType {
             let word = Self.firstWord(intakeType)
-            let compatible: Set<String> = switch item.word {
-            case "select_one": ["yesno", "single"]
-            case "select_multiple": ["multiple"]
-            case "text": ["text", "compound"]
-            case "image": ["photo", "signature"]
-            case "file": ["document"]
-            case "calculate": ["text", "yesno", "integer", "decimal", "date", "single"]
-            case "begin_repeat": ["repeat"]
-            default: [item.word]
-            }
+            let compatible: Set<String> =
+                switch item.word {
+                case "select_one": ["yesno", "single"]
+                case "select_multiple": ["multiple"]
+                case "text": ["text", "compound"]
+                case "image": ["photo", "signature"]
+                case "file": ["document"]
+                case "calculate": ["text", "yesno", "integer", "decimal", "date", "single"]
+                case "begin_repeat": ["repeat"]
+                default: [item.word]
+                }
             if compatible.contains(word) || item.word == "calculate" || calculation != nil {
                 if word != "single" && word != "multiple" { type = intakeType }
             } else {
-                problem(.error, "survey", row.number, column("intake"), "the intake column says '\(word)', but the row's type is '\(item.word)'", "make them agree, or empty the intake column")
+                problem(
+                    .error, "survey", row.number, column("intake"),
+                    "the intake column says '\(word)', but the row's type is '\(item.word)'", "make them agree, or empty the intake column")
             }
         }
         if !appearance.isEmpty && !appearanceRead {
-            problem(.leftOut, "survey", row.number, column("appearance"), "the appearance '\(appearance)' is not used: Intake's terminal form shows every question its own way")
+            problem(
+                .leftOut, "survey", row.number, column("appearance"),
+                "the appearance '\(appearance)' is not used: Intake's terminal form shows every question its own way")
         }
 
         // The text, in every language.
@@ -318,28 +381,38 @@ extension FormReader {
         }
         let unlabelled = labels.isEmpty
         if text == nil {
-            let media = ["image", "audio", "video", "big-image", "media"].contains { field in survey.all(field).contains { !row[$0.index].trimmingCharacters(in: .whitespaces).isEmpty } }
+            let media = ["image", "audio", "video", "big-image", "media"].contains { field in
+                survey.all(field).contains { !row[$0.index].trimmingCharacters(in: .whitespaces).isEmpty }
+            }
             if ["calculate", "hidden", "begin_repeat"].contains(item.word) || calculation != nil {
                 text = item.name
             } else if let other = labels.values.first {
-                problem(.leftOut, "survey", row.number, column("label"), "the question has no label in the base language; another language's is used")
+                problem(
+                    .leftOut, "survey", row.number, column("label"),
+                    "the question has no label in the base language; another language's is used")
                 text = other
             } else if media {
                 // A picture or sound in place of a label (said unsupported below); its name is shown.
                 text = item.name
             } else {
-                problem(.error, "survey", row.number, column("label"), "the question has no label", "write what the field worker asks in the label column (pyxform refuses it too)")
+                problem(
+                    .error, "survey", row.number, column("label"), "the question has no label",
+                    "write what the field worker asks in the label column (pyxform refuses it too)")
                 text = item.name
             }
             labels[base] = text
         }
         for (language, label) in labels where label.contains("${") {
             guard item.word == "note" else {
-                problem(.unsupported, "survey", row.number, column("label"), "a label that shows answers (${…}) is only possible in a note in Intake", "put the answer in a note after the question")
+                problem(
+                    .unsupported, "survey", row.number, column("label"),
+                    "a label that shows answers (${…}) is only possible in a note in Intake", "put the answer in a note after the question")
                 break
             }
             var shown = label
-            for (old, new) in names.renamed where shown.contains("${\(old)}") { shown = shown.replacingOccurrences(of: "${\(old)}", with: "${\(new)}") }
+            for (old, new) in names.renamed where shown.contains("${\(old)}") {
+                shown = shown.replacingOccurrences(of: "${\(old)}", with: "${\(new)}")
+            }
             labels[language] = shown.replacingOccurrences(of: "${", with: "{")
         }
 
@@ -360,7 +433,10 @@ extension FormReader {
             }
         }
         if !survey.value("required_message", in: row).isEmpty || !texts("required_message", survey, row).isEmpty {
-            problem(.leftOut, "survey", row.number, column("required_message"), "the message for a required question is not shown: Intake's form says itself, in the form's language, that an answer is needed")
+            problem(
+                .leftOut, "survey", row.number, column("required_message"),
+                "the message for a required question is not shown: Intake's form says itself, in the form's language, that an answer is needed"
+            )
         }
         for segment in item.intake where segment != intakeType && segment.lowercased() != "from list" {
             parts.add(segment, column("intake"))
@@ -379,43 +455,60 @@ extension FormReader {
         if let constraint { parts.add("constraint: \(constraint)", column("constraint")) }
         var messages = texts("constraint_message", survey, row)
         if constraint == nil, !messages.isEmpty, survey.value("constraint", in: row).isEmpty {
-            problem(.leftOut, "survey", row.number, column("constraint_message"), "the constraint message is not used: the row has no constraint")
+            problem(
+                .leftOut, "survey", row.number, column("constraint_message"),
+                "the constraint message is not used: the row has no constraint")
             messages = [:]
         }
         if let message = messages[base] ?? messages.values.first { parts.add("message: \(message)", column("constraint_message")) }
         if calculation != nil, item.word != "hidden", !survey.value("default", in: row).isEmpty {
             problem(.leftOut, "survey", row.number, column("default"), "the default is not used: the question's value is calculated")
-        } else if item.word != "hidden", let value = defaultValue(item, type: type) { parts.add("default: \(value)", column("default")) }
+        } else if item.word != "hidden", let value = defaultValue(item, type: type) {
+            parts.add("default: \(value)", column("default"))
+        }
         let filter = survey.value("choice_filter", in: row)
         if !filter.isEmpty {
-            if let (filterColumn, question) = Self.choiceFilter(filter), let list = choices?.list, usedLists[list]?.filterColumn == filterColumn,
+            if let (filterColumn, question) = Self.choiceFilter(filter), let list = choices?.list,
+                usedLists[list]?.filterColumn == filterColumn,
                 (choiceColumns.columns + externalColumns.columns).contains(where: { $0.header == filterColumn })
             {
                 parts.add("filter: \(names.renamed[question] ?? question)", column("choice_filter"))
             } else {
                 problem(
                     .unsupported, "survey", row.number, column("choice_filter"), "the choice filter '\(filter)' has no Intake equivalent",
-                    "Intake filters a list by the answer to an earlier single choice: write 'column = ${question}', with that column on the choices sheet, one filter column per list")
+                    "Intake filters a list by the answer to an earlier single choice: write 'column = ${question}', with that column on the choices sheet, one filter column per list"
+                )
             }
         }
         if item.word == "begin_repeat", let countText = Optional(survey.value("repeat_count", in: row)), !countText.isEmpty {
-            if let count = read(countText, row: row, column: survey.first("repeat_count")!) { parts.add("count: \(count)", column("repeat_count")) }
+            if let count = read(countText, row: row, column: survey.first("repeat_count")!) {
+                parts.add("count: \(count)", column("repeat_count"))
+            }
         }
         for (field, what) in [("image", "a picture"), ("audio", "a sound"), ("video", "a video"), ("big-image", "a picture")] {
             for media in survey.all(field) where !row[media.index].trimmingCharacters(in: .whitespaces).isEmpty {
                 if unlabelled {
-                    problem(.unsupported, "survey", row.number, media.shown, "a question asked by \(what) alone, without a text, has no Intake equivalent", "write the question's text in the label, or import with --partial to leave it out")
+                    problem(
+                        .unsupported, "survey", row.number, media.shown,
+                        "a question asked by \(what) alone, without a text, has no Intake equivalent",
+                        "write the question's text in the label, or import with --partial to leave it out")
                 } else {
-                    problem(.leftOut, "survey", row.number, media.shown, "\(what) beside the label is not shown: Intake's terminal form asks by the text")
+                    problem(
+                        .leftOut, "survey", row.number, media.shown,
+                        "\(what) beside the label is not shown: Intake's terminal form asks by the text")
                 }
             }
         }
         if !survey.value("trigger", in: row).isEmpty || !survey.value("save_to", in: row).isEmpty {
-            problem(.unsupported, "survey", row.number, column(survey.value("trigger", in: row).isEmpty ? "save_to" : "trigger"), "'trigger' and 'save_to' (entities) have no Intake equivalent")
+            problem(
+                .unsupported, "survey", row.number, column(survey.value("trigger", in: row).isEmpty ? "save_to" : "trigger"),
+                "'trigger' and 'save_to' (entities) have no Intake equivalent")
         }
         let readOnly = survey.value("read_only", in: row).lowercased()
         if ["yes", "true", "true()", "1"].contains(readOnly), calculation == nil, item.word != "note" {
-            problem(.unsupported, "survey", row.number, column("read_only"), "a read-only question that is not calculated has no Intake equivalent", "calculate its value, or import with --partial")
+            problem(
+                .unsupported, "survey", row.number, column("read_only"),
+                "a read-only question that is not calculated has no Intake equivalent", "calculate its value, or import with --partial")
         }
         let parameters = survey.value("parameters", in: row)
         if !parameters.isEmpty, item.word != "range" {
@@ -438,11 +531,18 @@ extension FormReader {
             if keepsId { translated.add("id: \(item.name)", column("name")) }
             if let hint = hints[language], hints[base] != nil { translated.add("help: \(hint)", column("hint")) }
             if let choices, !choices.shared, item.word != "calculate" {
-                translated.add("labels: " + choices.rows.map { "\($0.code)=\($0.labels[language] ?? $0.labels[base] ?? $0.code)" }.joined(separator: ", "), column("label"))
+                translated.add(
+                    "labels: "
+                        + choices.rows.map { "\($0.code)=\($0.labels[language] ?? $0.labels[base] ?? $0.code)" }.joined(separator: ", "),
+                    column("label"))
             }
-            if let message = messages[language], messages[base] != nil { translated.add("message: \(message)", column("constraint_message")) }
+            if let message = messages[language], messages[base] != nil {
+                translated.add("message: \(message)", column("constraint_message"))
+            }
             for intake in survey.all("intake") where intake.language != nil && codes[intake.language] == language {
-                for segment in Self.segments(row[intake.index].trimmingCharacters(in: .whitespaces)) { translated.add(segment, intake.shown) }
+                for segment in Self.segments(row[intake.index].trimmingCharacters(in: .whitespaces)) {
+                    translated.add(segment, intake.shown)
+                }
             }
             writer.translations[language]!.lines.append(translated.line(sheet: "survey", row: row.number))
         }
@@ -454,13 +554,18 @@ extension FormReader {
     mutating func emitOther(_ item: SurveyItem, relevance: Expression?, into writer: inout SectionWriter) {
         let name = "\(item.name)_other"
         guard !kinds.keys.contains(name) else {
-            problem(.unsupported, "survey", item.row.number, survey.first("type")?.shown, "'or_other' asks '\(name)', a name the form already uses", "rename that question, or write the 'other' choice and its text question yourself")
+            problem(
+                .unsupported, "survey", item.row.number, survey.first("type")?.shown,
+                "'or_other' asks '\(name)', a name the form already uses",
+                "rename that question, or write the 'other' choice and its text question yourself")
             return
         }
         kinds[name] = "text"
         let chosen = Expression.call("selected", [.name(item.name, column: 1), .text("other")], column: 1)
         let shown = Self.both(relevance, chosen)!
-        problem(.leftOut, "survey", item.row.number, survey.first("type")?.shown, "'or_other' is asked as pyxform asks it: an 'other' choice, then '\(name)' (\"Specify other.\") when it is chosen")
+        problem(
+            .leftOut, "survey", item.row.number, survey.first("type")?.shown,
+            "'or_other' is asked as pyxform asks it: an 'other' choice, then '\(name)' (\"Specify other.\") when it is chosen")
         writer.questionCount += 1
         var parts = Parts()
         parts.add("Specify other.", nil)
@@ -484,7 +589,10 @@ extension FormReader {
         }
         let (start, end, step) = (values["start"]!, values["end"]!, values["step"]!)
         guard step == 1, start == start.rounded(), end == end.rounded() else {
-            problem(.unsupported, "survey", row.number, survey.first("parameters")?.shown, "a range with steps other than 1 has no Intake equivalent", "ask an integer or decimal question with bounds, or import with --partial")
+            problem(
+                .unsupported, "survey", row.number, survey.first("parameters")?.shown,
+                "a range with steps other than 1 has no Intake equivalent",
+                "ask an integer or decimal question with bounds, or import with --partial")
             return "decimal \(ExpressionValue.number(min(start, end)).text)..\(ExpressionValue.number(max(start, end)).text)"
         }
         return "integer \(Int(min(start, end)))..\(Int(max(start, end)))"
@@ -508,7 +616,9 @@ extension FormReader {
             if ["yes", "true", "1"].contains(text.lowercased()) { return "yes" }
             if ["no", "false", "0"].contains(text.lowercased()) { return "no" }
         case "multiple":
-            problem(.unsupported, "survey", item.row.number, column.shown, "a default for a multiple choice has no Intake equivalent", "leave it out, or import with --partial")
+            problem(
+                .unsupported, "survey", item.row.number, column.shown, "a default for a multiple choice has no Intake equivalent",
+                "leave it out, or import with --partial")
             return nil
         default: break
         }
@@ -546,7 +656,9 @@ extension FormReader {
 
     mutating func writeManifest(id: String, settings: Settings) {
         var lines = ["# Imported from an XLSForm by 'intake questionnaire import'; see docs/questionnaire-format.md."]
-        if let version = settings.version { lines.append("# The XLSForm's version: \(version) (Intake versions a questionnaire by its content).") }
+        if let version = settings.version {
+            lines.append("# The XLSForm's version: \(version) (Intake versions a questionnaire by its content).")
+        }
         lines.append("id: \(id)")
         lines.append("title: \(settings.title ?? id)")
         for line in settings.intake where line.hasPrefix("title.") { lines.append(line) }
@@ -555,7 +667,9 @@ extension FormReader {
         for code in languages { if let name = languageNames[code] { lines.append("language.\(code): \(name)") } }
         files["manifest.txt"] = OutFile(lines: lines.map { OutFile.Line(text: $0, sheet: "settings", row: 2, spans: [(1, nil)]) })
         for (language, count) in missingTranslations.sorted(by: { $0.key < $1.key }) {
-            problem(.leftOut, "survey", nil, nil, "\(count) label\(count == 1 ? " has" : "s have") no '\(language)' text; the \(base) text is shown in its place")
+            problem(
+                .leftOut, "survey", nil, nil,
+                "\(count) label\(count == 1 ? " has" : "s have") no '\(language)' text; the \(base) text is shown in its place")
         }
     }
 
@@ -563,7 +677,9 @@ extension FormReader {
         for (list, use) in usedLists.sorted(by: { $0.key < $1.key }) where use.shared {
             guard let rows = lists[list] else { continue }
             guard ChoiceListName.isValid(list) else {
-                problem(.unsupported, choiceColumns.sheet, rows.first?.row, nil, "the list name '\(list)' cannot name an Intake list file", "list names shared by several questions are letters, digits, '_' and '-', starting with a letter: rename it")
+                problem(
+                    .unsupported, choiceColumns.sheet, rows.first?.row, nil, "the list name '\(list)' cannot name an Intake list file",
+                    "list names shared by several questions are letters, digits, '_' and '-', starting with a letter: rename it")
                 continue
             }
             var base = OutFile()
@@ -578,7 +694,10 @@ extension FormReader {
                     tag = value.isEmpty ? "" : "\(value):"
                 }
                 let column = choiceColumns.first("label")?.shown
-                base.lines.append(OutFile.Line(text: "\(tag)\(choice.code) = \(choice.labels[self.base] ?? choice.code)", sheet: choiceColumns.sheet, row: choice.row, spans: [(1, choiceColumns.first("name")?.shown), (tag.count + choice.code.count + 2, column)]))
+                base.lines.append(
+                    OutFile.Line(
+                        text: "\(tag)\(choice.code) = \(choice.labels[self.base] ?? choice.code)", sheet: choiceColumns.sheet,
+                        row: choice.row, spans: [(1, choiceColumns.first("name")?.shown), (tag.count + choice.code.count + 2, column)]))
             }
             files["\(list).txt"] = base
             for language in languages.dropFirst() {
@@ -586,13 +705,19 @@ extension FormReader {
                 for choice in rows {
                     let label = choice.labels[language] ?? choice.labels[self.base] ?? choice.code
                     if choice.labels[language] == nil { missingChoiceTranslations += 1 }
-                    file.lines.append(OutFile.Line(text: "\(choice.code) = \(label)", sheet: choiceColumns.sheet, row: choice.row, spans: [(1, choiceColumns.first("name")?.shown)]))
+                    file.lines.append(
+                        OutFile.Line(
+                            text: "\(choice.code) = \(label)", sheet: choiceColumns.sheet, row: choice.row,
+                            spans: [(1, choiceColumns.first("name")?.shown)]))
                 }
                 files["\(list).\(language).txt"] = file
             }
         }
         if missingChoiceTranslations > 0 {
-            problem(.leftOut, choiceColumns.sheet, nil, nil, "\(missingChoiceTranslations) choice label\(missingChoiceTranslations == 1 ? " has" : "s have") no translation; the \(base) text is shown in its place")
+            problem(
+                .leftOut, choiceColumns.sheet, nil, nil,
+                "\(missingChoiceTranslations) choice label\(missingChoiceTranslations == 1 ? " has" : "s have") no translation; the \(base) text is shown in its place"
+            )
         }
     }
 }
@@ -601,13 +726,18 @@ extension FormReader {
 enum ChoiceListName {
     /// A code made of a name Intake cannot take: `24/7` → `24_7`, `geflüchtete` → `gefl_chtete`.
     static func suggestion(_ name: String) -> String {
-        let clean = String(name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") ? Character($0) : "_" })
+        let clean = String(
+            name.unicodeScalars.map {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") ? Character($0) : "_"
+            })
         return clean.isEmpty ? "choice" : clean
     }
 
     static func isValid(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first.properties.isAlphabetic, first.isASCII else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+        return name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
+        }
             && name != "manifest"
     }
 }

@@ -63,21 +63,28 @@ struct FormReader {
         self.fallbackId = fallbackId
     }
 
-    mutating func problem(_ kind: XLSFormProblem.Kind, _ sheet: String?, _ row: Int?, _ column: String?, _ message: String, _ hint: String? = nil) {
+    mutating func problem(
+        _ kind: XLSFormProblem.Kind, _ sheet: String?, _ row: Int?, _ column: String?, _ message: String, _ hint: String? = nil
+    ) {
         let found = XLSFormProblem(kind, sheet: sheet, row: row, column: column, message: message, hint: hint)
         if kind == .leftOut { leftOut.append(found) } else { problems.append(found) }
     }
 
     mutating func run() -> XLSFormImport {
         guard let surveySheet = workbook.sheet("survey") else {
-            problem(.error, nil, nil, nil, "the workbook has no 'survey' sheet", "an XLSForm's questions are on a sheet named 'survey'; the sheets here are: \(workbook.sheets.map(\.name).joined(separator: ", "))")
+            problem(
+                .error, nil, nil, nil, "the workbook has no 'survey' sheet",
+                "an XLSForm's questions are on a sheet named 'survey'; the sheets here are: \(workbook.sheets.map(\.name).joined(separator: ", "))"
+            )
             return XLSFormImport(id: fallbackId, files: [:], problems: problems, leftOut: leftOut, questionnaire: nil)
         }
         for sheet in workbook.sheets where !Workbook.formSheets.contains(sheet.name.lowercased()) {
             let unsupported = ["entities", "osm"].contains(sheet.name.lowercased())
             problem(
                 unsupported ? .unsupported : .leftOut, sheet.name, nil, nil,
-                unsupported ? "the '\(sheet.name)' sheet has no Intake equivalent" : "the sheet '\(sheet.name)' is not part of an XLSForm and is not read")
+                unsupported
+                    ? "the '\(sheet.name)' sheet has no Intake equivalent"
+                    : "the sheet '\(sheet.name)' is not part of an XLSForm and is not read")
         }
         for sheet in workbook.sheets where !sheet.formulas.isEmpty {
             let shown = sheet.formulas.prefix(5).joined(separator: ", ") + (sheet.formulas.count > 5 ? ", …" : "")
@@ -89,7 +96,9 @@ struct FormReader {
         let surveyRows = readable(surveySheet)
         survey = Columns(surveyRows.first, sheet: "survey")
         for column in ["type", "name"] where survey.first(column) == nil {
-            problem(.error, "survey", surveyRows.first?.number, nil, "the survey sheet has no '\(column)' column", "the first row of the survey sheet names its columns: type, name, label, …")
+            problem(
+                .error, "survey", surveyRows.first?.number, nil, "the survey sheet has no '\(column)' column",
+                "the first row of the survey sheet names its columns: type, name, label, …")
         }
         if survey.first("type") == nil || survey.first("name") == nil {
             return XLSFormImport(id: fallbackId, files: [:], problems: problems, leftOut: leftOut, questionnaire: nil)
@@ -138,9 +147,12 @@ struct FormReader {
                 var drops: [String: Set<Int>] = [:]
                 for diagnostic in error.diagnostics {
                     let fileName = (diagnostic.path as NSString).lastPathComponent
-                    let key = "\(fileName):\(files[fileName].flatMap { file in diagnostic.line.flatMap { $0 >= 1 && $0 <= file.lines.count ? file.lines[$0 - 1].row : nil } } ?? 0):\(diagnostic.message)"
+                    let key =
+                        "\(fileName):\(files[fileName].flatMap { file in diagnostic.line.flatMap { $0 >= 1 && $0 <= file.lines.count ? file.lines[$0 - 1].row : nil } } ?? 0):\(diagnostic.message)"
                     if reported.insert(key).inserted { report(diagnostic) }
-                    guard let number = diagnostic.line, let file = files[fileName], number >= 1, number <= file.lines.count, !file.lines[number - 1].text.hasPrefix("@title") else {
+                    guard let number = diagnostic.line, let file = files[fileName], number >= 1, number <= file.lines.count,
+                        !file.lines[number - 1].text.hasPrefix("@title")
+                    else {
                         continue
                     }
                     // A translation's line is left out with its base line (drop takes both).
@@ -191,7 +203,8 @@ struct FormReader {
         for index in indexes.sorted(by: >) { file.lines.remove(at: index) }
         files[fileName] = file
         let stem = (fileName as NSString).deletingPathExtension
-        for (name, var translation) in files where name != fileName && name.hasPrefix(stem + ".") && name.hasSuffix(".txt") && name.split(separator: ".").count == 3 {
+        for (name, var translation) in files
+        where name != fileName && name.hasPrefix(stem + ".") && name.hasSuffix(".txt") && name.split(separator: ".").count == 3 {
             for line in rows {
                 if let index = translation.lines.firstIndex(where: line.isCounterpart) {
                     translation.lines.remove(at: index)
@@ -209,7 +222,10 @@ struct FormReader {
         var last: Int?
         for row in rows where !row.isEmpty {
             if let last, row.number - last - 1 > 60 {
-                problem(.leftOut, sheet.name, row.number, nil, "the rows from here on follow more than 60 empty rows and are not read, as pyxform does not read them", "delete the empty rows if these belong to the form")
+                problem(
+                    .leftOut, sheet.name, row.number, nil,
+                    "the rows from here on follow more than 60 empty rows and are not read, as pyxform does not read them",
+                    "delete the empty rows if these belong to the form")
                 break
             }
             result.append(row)
@@ -239,13 +255,21 @@ struct FormReader {
             guard !value.isEmpty else { continue }
             switch column.field {
             case "form_id":
-                if value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }) {
+                if value.unicodeScalars.allSatisfy({
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+                }) {
                     settings.id = value
                 } else {
                     // pyxform takes dots and more; Intake's id is a folder's and a URL's name.
-                    var clean = String(value.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") ? Character($0) : "_" })
+                    var clean = String(
+                        value.unicodeScalars.map {
+                            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") ? Character($0) : "_"
+                        })
                     if clean.allSatisfy({ $0 == "_" }) { clean = fallbackId }
-                    problem(.leftOut, sheet.name, values.number, column.shown, "the form_id '\(value)' is not an Intake id (letters, digits, '-' and '_'); the questionnaire's id is '\(clean)'", "rename it in the settings if you want another")
+                    problem(
+                        .leftOut, sheet.name, values.number, column.shown,
+                        "the form_id '\(value)' is not an Intake id (letters, digits, '-' and '_'); the questionnaire's id is '\(clean)'",
+                        "rename it in the settings if you want another")
                     settings.id = clean
                 }
             case "form_title" where column.language == nil: settings.title = value
@@ -253,13 +277,16 @@ struct FormReader {
             case "default_language": settings.defaultLanguage = value
             case "intake": settings.intake = value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             case "public_key":
-                problem(.leftOut, sheet.name, values.number, column.shown, "records are not encrypted with the form's public key", "Intake seals records on the device and stores them on your own server; ODK's per-form key has no equivalent")
+                problem(
+                    .leftOut, sheet.name, values.number, column.shown, "records are not encrypted with the form's public key",
+                    "Intake seals records on the device and stores them on your own server; ODK's per-form key has no equivalent")
             case "name":
                 rootName = value
                 problem(.leftOut, sheet.name, values.number, column.shown, "the setting 'name' has no effect in Intake")
             case "allow_choice_duplicates" where ["yes", "true", "true()", "1"].contains(value.lowercased()):
                 allowChoiceDuplicates = true
-            case "name", "style", "instance_name", "submission_url", "allow_choice_duplicates", "clean_text_values", "namespaces", "auto_send", "auto_delete", "form_title":
+            case "name", "style", "instance_name", "submission_url", "allow_choice_duplicates", "clean_text_values", "namespaces",
+                "auto_send", "auto_delete", "form_title":
                 problem(.leftOut, sheet.name, values.number, column.shown, "the setting '\(column.header)' has no effect in Intake")
             default:
                 problem(.leftOut, sheet.name, values.number, column.shown, "the setting '\(column.header)' is not one Intake reads")
@@ -272,20 +299,25 @@ struct FormReader {
 
     mutating func readLanguages(settings: Settings) {
         var keys: [String?] = []
-        for column in survey.columns + choiceColumns.columns where ["label", "hint", "constraint_message", "required_message", "intake"].contains(column.field) {
+        for column in survey.columns + choiceColumns.columns
+        where ["label", "hint", "constraint_message", "required_message", "intake"].contains(column.field) {
             if column.field == "intake" && column.language == nil { continue }
             if !keys.contains(column.language) { keys.append(column.language) }
         }
         for (columns, sheet) in [(survey, "survey"), (choiceColumns, choiceColumns.sheet)] {
             for column in columns.duplicates() {
-                problem(.error, sheet, 1, column.shown, "the column '\(column.header)' appears twice", "delete one of them: pyxform refuses the form too")
+                problem(
+                    .error, sheet, 1, column.shown, "the column '\(column.header)' appears twice",
+                    "delete one of them: pyxform refuses the form too")
             }
         }
         var defaultCode: String?
         if let named = settings.defaultLanguage {
             defaultCode = Languages.code(of: named)
             if defaultCode == nil {
-                problem(.unsupported, "settings", 2, "default_language", "the default language '\(named)' has no language code Intake can use", "write it with its code, as 'English (en)'")
+                problem(
+                    .unsupported, "settings", 2, "default_language", "the default language '\(named)' has no language code Intake can use",
+                    "write it with its code, as 'English (en)'")
             }
         }
         for key in keys {
@@ -299,7 +331,9 @@ struct FormReader {
                 if !name.isEmpty, name != code, name != Languages.names[code], languageNames[code] == nil { languageNames[code] = name }
             }
             guard let code = Languages.code(of: key) else {
-                problem(.unsupported, "survey", 1, nil, "the language '\(key)' has no code Intake can use; its columns are not read", "name it with its code in brackets, as ODK does: 'label::\(key) (xx)', e.g. 'label::Arabic (ar)'")
+                problem(
+                    .unsupported, "survey", 1, nil, "the language '\(key)' has no code Intake can use; its columns are not read",
+                    "name it with its code in brackets, as ODK does: 'label::\(key) (xx)', e.g. 'label::Arabic (ar)'")
                 continue
             }
             codes[key] = code
@@ -314,11 +348,14 @@ struct FormReader {
             let clash = keys.filter { $0 != nil && codes[$0] == codes[nil] }.compactMap { $0 }
             if let named = clash.first {
                 problem(
-                    .leftOut, "survey", 1, nil, "the columns without a language and those for '\(named)' are both read as \(codes[nil]!); where both hold a text, '\(named)' is used",
+                    .leftOut, "survey", 1, nil,
+                    "the columns without a language and those for '\(named)' are both read as \(codes[nil]!); where both hold a text, '\(named)' is used",
                     "give every label column its language, or set default_language, if the columns without one are another language")
             }
         }
-        let baseCode = defaultCode.flatMap { code in ordered.contains(code) ? code : nil } ?? (keys.contains(where: { $0 == nil }) ? codes[nil] : nil) ?? ordered.first ?? "en"
+        let baseCode =
+            defaultCode.flatMap { code in ordered.contains(code) ? code : nil } ?? (keys.contains(where: { $0 == nil }) ? codes[nil] : nil)
+            ?? ordered.first ?? "en"
         languages = [baseCode] + ordered.filter { $0 != baseCode }
     }
 
@@ -331,8 +368,11 @@ struct FormReader {
             // A column named for the language wins over one without (`label` beside `label::English (en)`).
             if column.language == nil, result[code] != nil { continue }
             if value.contains(where: \.isNewline) {
-                problem(.leftOut, columns.sheet, row.number, column.shown, "the text spans several lines; Intake's texts are one line each, so its lines are joined")
-                result[code] = value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+                problem(
+                    .leftOut, columns.sheet, row.number, column.shown,
+                    "the text spans several lines; Intake's texts are one line each, so its lines are joined")
+                result[code] = value.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+                    separator: " ")
                 continue
             }
             result[code] = value
@@ -348,12 +388,17 @@ struct FormReader {
         let sheet = choiceColumns.sheet
         guard let listColumn = choiceColumns.first("list_name"), let nameColumn = choiceColumns.first("name") else {
             // pyxform reads such a sheet as holding no list; a select that names one is refused below.
-            problem(.leftOut, sheet, 1, nil, "the \(sheet) sheet has no 'list_name' and 'name' columns, so it holds no list", "its first row names its columns: list_name, name, label")
+            problem(
+                .leftOut, sheet, 1, nil, "the \(sheet) sheet has no 'list_name' and 'name' columns, so it holds no list",
+                "its first row names its columns: list_name, name, label")
             return
         }
         let known: Set<String> = ["list_name", "name", "label", "intake"]
-        for column in choiceColumns.columns where !known.contains(column.field) && ["image", "audio", "video", "big-image", "media"].contains(column.field) {
-            problem(.leftOut, sheet, 1, column.shown, "the choices' pictures or sounds are not shown: Intake shows choices by their labels (a choice without one, by its name)")
+        for column in choiceColumns.columns
+        where !known.contains(column.field) && ["image", "audio", "video", "big-image", "media"].contains(column.field) {
+            problem(
+                .leftOut, sheet, 1, column.shown,
+                "the choices' pictures or sounds are not shown: Intake shows choices by their labels (a choice without one, by its name)")
         }
         var seen: [String: Set<String>] = [:]
         for row in rows where !row.isEmpty {
@@ -361,29 +406,40 @@ struct FormReader {
             var code = row[nameColumn.index].trimmingCharacters(in: .whitespaces)
             guard !list.isEmpty else {
                 // pyxform passes over a row without a list: no question can use it.
-                problem(.leftOut, sheet, row.number, listColumn.shown, "the row has no list_name, so no question can use it; it is not read")
+                problem(
+                    .leftOut, sheet, row.number, listColumn.shown, "the row has no list_name, so no question can use it; it is not read")
                 continue
             }
             guard !code.isEmpty else {
-                problem(.error, sheet, row.number, nameColumn.shown, "the choice has no name", "every choice of a list has a name, its code (pyxform refuses the form too)")
+                problem(
+                    .error, sheet, row.number, nameColumn.shown, "the choice has no name",
+                    "every choice of a list has a name, its code (pyxform refuses the form too)")
                 continue
             }
             guard seen[list, default: []].insert(code).inserted else {
                 if allowChoiceDuplicates || external {  // pyxform checks neither
                     problem(
-                        .unsupported, sheet, row.number, nameColumn.shown, "the list '\(list)' has the choice '\(code)' twice (allow_choice_duplicates); an Intake answer names one choice",
+                        .unsupported, sheet, row.number, nameColumn.shown,
+                        "the list '\(list)' has the choice '\(code)' twice (allow_choice_duplicates); an Intake answer names one choice",
                         "give the choice its own name, or import with --partial to keep only the first '\(code)'")
                 } else {
-                    problem(.error, sheet, row.number, nameColumn.shown, "the list '\(list)' has the choice '\(code)' twice", "give each choice of a list its own name (pyxform refuses the form too, unless its settings allow_choice_duplicates)")
+                    problem(
+                        .error, sheet, row.number, nameColumn.shown, "the list '\(list)' has the choice '\(code)' twice",
+                        "give each choice of a list its own name (pyxform refuses the form too, unless its settings allow_choice_duplicates)"
+                    )
                 }
                 continue
             }
             if !Questionnaire.isChoiceCode(code) {
                 // XLSForm takes any name (`24/7`, `père`); an Intake code is ASCII letters, digits,
                 // '_', '-' and '.': the choice is coded so, and every comparison with it follows.
-                var renamed = ChoiceListName.suggestion(code.folding(options: [String.CompareOptions.diacriticInsensitive, .widthInsensitive], locale: nil))
+                var renamed = ChoiceListName.suggestion(
+                    code.folding(options: [String.CompareOptions.diacriticInsensitive, .widthInsensitive], locale: nil))
                 while seen[list, default: []].contains(renamed) || !Questionnaire.isChoiceCode(renamed) { renamed += "_" }
-                problem(.leftOut, sheet, row.number, nameColumn.shown, "the choice name '\(code)' is not an Intake code (letters, digits, '_', '-' and '.'); Intake codes it '\(renamed)', and reads comparisons with '\(code)' as it")
+                problem(
+                    .leftOut, sheet, row.number, nameColumn.shown,
+                    "the choice name '\(code)' is not an Intake code (letters, digits, '_', '-' and '.'); Intake codes it '\(renamed)', and reads comparisons with '\(code)' as it"
+                )
                 codeRenames[list, default: [:]][code] = renamed
                 code = renamed
                 seen[list, default: []].insert(renamed)

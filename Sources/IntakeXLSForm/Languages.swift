@@ -51,7 +51,8 @@ enum Languages {
     /// As Intake's manifest takes them: `en`, `ar`, `fa-AF`, `prs`.
     static func isCode(_ code: String) -> Bool {
         let parts = code.split(separator: "-", omittingEmptySubsequences: false)
-        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLowercase }), parts.count <= 2 else {
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLowercase }), parts.count <= 2
+        else {
             return false
         }
         return parts.count == 1 || (2...4).contains(parts[1].count) && parts[1].allSatisfy({ $0.isASCII && $0.isLetter })

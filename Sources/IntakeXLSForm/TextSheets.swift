@@ -13,7 +13,9 @@ enum TextSheets {
             guard trimmed.hasPrefix("|") else { continue }
             var cells = Self.markdownCells(trimmed)
             // A separator row (`|---|---|`) carries nothing.
-            if cells.allSatisfy({ $0.allSatisfy { $0 == "-" || $0 == ":" || $0 == " " } }) && cells.contains(where: { $0.contains("-") }) { continue }
+            if cells.allSatisfy({ $0.allSatisfy { $0 == "-" || $0 == ":" || $0 == " " } }) && cells.contains(where: { $0.contains("-") }) {
+                continue
+            }
             if cells.last == "" && trimmed.hasSuffix("|") { cells.removeLast() }
             table.append(cells)
         }
@@ -27,7 +29,9 @@ enum TextSheets {
 
     static func decode(_ data: Data, kind: String) throws(WorkbookError) -> String {
         guard data.count <= WorkbookLimits.fileBytes else {
-            throw WorkbookError("the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+            throw WorkbookError(
+                "the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)",
+                hint: "an XLSForm is a few hundred rows; check that this is the right file")
         }
         var bytes = data
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
@@ -100,11 +104,15 @@ enum TextSheets {
             }
             cellLength += 1
             if cellLength > WorkbookLimits.cellCharacters {
-                throw WorkbookError("row \(rows.count + 1) has a cell longer than \(WorkbookLimits.cellCharacters) characters", hint: "shorten it, or close the quote that starts it")
+                throw WorkbookError(
+                    "row \(rows.count + 1) has a cell longer than \(WorkbookLimits.cellCharacters) characters",
+                    hint: "shorten it, or close the quote that starts it")
             }
         }
         if quoted {
-            throw WorkbookError("a quoted cell starting on row \(rows.count + 1) is never closed", hint: "close it with a double quote, and write a quote inside a cell as two")
+            throw WorkbookError(
+                "a quoted cell starting on row \(rows.count + 1) is never closed",
+                hint: "close it with a double quote, and write a quote inside a cell as two")
         }
         if !cell.isEmpty || !row.isEmpty {
             row.append(cell)
@@ -127,12 +135,16 @@ enum TextSheets {
             }
             guard !sheets.isEmpty else {
                 if cells.allSatisfy(\.isEmpty) { continue }
-                throw WorkbookError("the \(kind) XLSForm has rows before any sheet's name", hint: "begin with a row whose first cell is the sheet's name, 'survey', and give its rows an empty first cell")
+                throw WorkbookError(
+                    "the \(kind) XLSForm has rows before any sheet's name",
+                    hint: "begin with a row whose first cell is the sheet's name, 'survey', and give its rows an empty first cell")
             }
             let rest = Array(cells.dropFirst())
             var sheet = sheets.removeLast()
             guard sheet.rows.count < WorkbookLimits.rowsPerSheet, rest.count <= WorkbookLimits.columnsPerSheet else {
-                throw WorkbookError("the sheet '\(sheet.name)' has more than \(WorkbookLimits.rowsPerSheet) rows or \(WorkbookLimits.columnsPerSheet) columns", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+                throw WorkbookError(
+                    "the sheet '\(sheet.name)' has more than \(WorkbookLimits.rowsPerSheet) rows or \(WorkbookLimits.columnsPerSheet) columns",
+                    hint: "an XLSForm is a few hundred rows; check that this is the right file")
             }
             sheet.rows.append(Sheet.Row(number: sheet.rows.count + 1, cells: rest))
             sheets.append(sheet)

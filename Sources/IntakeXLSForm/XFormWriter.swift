@@ -23,7 +23,8 @@ public enum XFormWriter {
 
     /// The patient identification fields, as instance elements, in order.
     public static let patientFields: [(element: String, field: PatientIdentification.Field)] = [
-        ("given_name", .givenName), ("family_name", .familyName), ("date_of_birth", .dateOfBirth), ("sex", .sex), ("external_id", .externalId),
+        ("given_name", .givenName), ("family_name", .familyName), ("date_of_birth", .dateOfBirth), ("sex", .sex),
+        ("external_id", .externalId),
     ]
 
     /// The questionnaire's XForm; `formId` and `version` are those the ODK API lists.
@@ -36,7 +37,8 @@ public enum XFormWriter {
     public static func paths(_ questionnaire: Questionnaire) -> [QuestionPosition: String] {
         var paths: [QuestionPosition: String] = [:]
         for (element, field) in patientFields {
-            paths[QuestionPosition(section: 0, index: PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] = "/data/patient/\(element)"
+            paths[QuestionPosition(section: 0, index: PatientIdentification.Field.allCases.firstIndex(of: field)! + 1)] =
+                "/data/patient/\(element)"
         }
         for section in questionnaire.sections {
             var stack: [(position: QuestionPosition, path: String)] = []
@@ -105,8 +107,17 @@ public enum XFormWriter {
                 let type = field == .dateOfBirth ? "date" : "string"
                 binds.append(#"<bind nodeset="\#(path)" type="\#(type)"\#(field.isRequired ? #" required="true()""# : "")/>"#)
                 if field == .sex {
-                    lists.append(("intake_sex", PatientIdentification.Sex.allCases.map { Choice(code: $0.rawValue, label: LocalizedText($0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst())) }))
-                    body += #"<select1 ref="\#(path)">"# + label("\(path):label", LocalizedText(field.label)) + itemset("intake_sex", filter: nil) + "</select1>"
+                    lists.append(
+                        (
+                            "intake_sex",
+                            PatientIdentification.Sex.allCases.map {
+                                Choice(
+                                    code: $0.rawValue, label: LocalizedText($0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst()))
+                            }
+                        ))
+                    body +=
+                        #"<select1 ref="\#(path)">"# + label("\(path):label", LocalizedText(field.label))
+                        + itemset("intake_sex", filter: nil) + "</select1>"
                 } else {
                     body += #"<input ref="\#(path)">"# + label("\(path):label", LocalizedText(field.label)) + "</input>"
                 }
@@ -128,9 +139,13 @@ public enum XFormWriter {
                     if question.isRepeat {
                         // jr:count reads a node, so a count that is an expression gets one beside the repeat.
                         if let count = question.repeatCount {
-                            let countPath = String(paths[question.position]!.dropLast(XFormWriter.elementName(question).count)) + XFormWriter.elementName(question) + "_count"
+                            let countPath =
+                                String(paths[question.position]!.dropLast(XFormWriter.elementName(question).count))
+                                + XFormWriter.elementName(question) + "_count"
                             instance += "<\(XFormWriter.elementName(question))_count/>"
-                            binds.append(#"<bind nodeset="\#(countPath)" type="string" readonly="true()" calculate="\#(escaped(xpath(count.expression)))"/>"#)
+                            binds.append(
+                                #"<bind nodeset="\#(countPath)" type="string" readonly="true()" calculate="\#(escaped(xpath(count.expression)))"/>"#
+                            )
                         }
                         instance += "<\(XFormWriter.elementName(question)) jr:template=\"\">"
                         body += control
@@ -154,10 +169,12 @@ public enum XFormWriter {
                 for (index, choice) in list.choices.enumerated() { _ = label("\(list.name)-\(index)", choice.label) }
             }
             var xml = #"<?xml version="1.0" encoding="UTF-8"?>"#
-            xml += #"<h:html xmlns="http://www.w3.org/2002/xforms" xmlns:h="http://www.w3.org/1999/xhtml" xmlns:jr="http://openrosa.org/javarosa" xmlns:odk="http://www.opendatakit.org/xforms" xmlns:orx="http://openrosa.org/xforms" xmlns:xsd="http://www.w3.org/2001/XMLSchema">"#
+            xml +=
+                #"<h:html xmlns="http://www.w3.org/2002/xforms" xmlns:h="http://www.w3.org/1999/xhtml" xmlns:jr="http://openrosa.org/javarosa" xmlns:odk="http://www.opendatakit.org/xforms" xmlns:orx="http://openrosa.org/xforms" xmlns:xsd="http://www.w3.org/2001/XMLSchema">"#
             xml += "<h:head><h:title>\(escaped(questionnaire.title.base))</h:title><model odk:xforms-version=\"1.0.0\"><itext>"
             for (offset, language) in languages.enumerated() {
-                xml += "<translation lang=\"\(escaped(Languages.header(for: language, in: questionnaire)))\"\(offset == 0 ? " default=\"true()\"" : "")>"
+                xml +=
+                    "<translation lang=\"\(escaped(Languages.header(for: language, in: questionnaire)))\"\(offset == 0 ? " default=\"true()\"" : "")>"
                 for (id, text) in itext[language] ?? [] { xml += "<text id=\"\(escaped(id))\"><value>\(escaped(text))</value></text>" }
                 xml += "</translation>"
             }
@@ -176,7 +193,8 @@ public enum XFormWriter {
 
         func itemset(_ list: String, filter: String?) -> String {
             let predicate = filter.map { "[filter = \($0)]" } ?? ""
-            return #"<itemset nodeset="instance('\#(list)')/root/item\#(escaped(predicate))"><value ref="name"/><label ref="jr:itext(itextId)"/></itemset>"#
+            return
+                #"<itemset nodeset="instance('\#(list)')/root/item\#(escaped(predicate))"><value ref="name"/><label ref="jr:itext(itextId)"/></itemset>"#
         }
 
         /// The question's instance element and body control; binds and labels are collected.
@@ -186,10 +204,11 @@ public enum XFormWriter {
             var bind = #"<bind nodeset="\#(path)""#
             var control = ""
             let labelRef = label("\(path):label", question.text)
-            let hint = question.help.map { help -> String in
-                _ = label("\(path):hint", help)
-                return #"<hint ref="jr:itext('\#(path):hint')"/>"#
-            } ?? ""
+            let hint =
+                question.help.map { help -> String in
+                    _ = label("\(path):hint", help)
+                    return #"<hint ref="jr:itext('\#(path):hint')"/>"#
+                } ?? ""
             func choices(_ set: ChoiceSet) -> String {
                 // One instance per list of choices: a name taken by other choices gets a suffix.
                 var name = set.listName ?? question.key
@@ -207,14 +226,28 @@ public enum XFormWriter {
                 bind += #" type="string""#
                 control = #"<input ref="\#(path)">"# + labelRef + hint + "</input>"
             case .integer, .decimal, .date:
-                let type = switch question.type { case .integer: "int"; case .decimal: "decimal"; default: "date" }
+                let type =
+                    switch question.type {
+                    case .integer: "int";
+                    case .decimal: "decimal";
+                    default: "date"
+                    }
                 bind += #" type="\#(type)""#
                 control = #"<input ref="\#(path)">"# + labelRef + hint + "</input>"
             case .yesNo:
                 bind += #" type="string""#
-                let yes = LocalizedText("Yes", translations: Dictionary(uniqueKeysWithValues: languages.dropFirst().compactMap { code in Languages.yesNo(code).map { (code, $0.yes) } }))
-                let no = LocalizedText("No", translations: Dictionary(uniqueKeysWithValues: languages.dropFirst().compactMap { code in Languages.yesNo(code).map { (code, $0.no) } }))
-                control = #"<select1 ref="\#(path)">"# + labelRef + hint + choices(ChoiceSet(choices: [Choice(code: "yes", label: yes), Choice(code: "no", label: no)], listName: "yes_no")) + "</select1>"
+                let yes = LocalizedText(
+                    "Yes",
+                    translations: Dictionary(
+                        uniqueKeysWithValues: languages.dropFirst().compactMap { code in Languages.yesNo(code).map { (code, $0.yes) } }))
+                let no = LocalizedText(
+                    "No",
+                    translations: Dictionary(
+                        uniqueKeysWithValues: languages.dropFirst().compactMap { code in Languages.yesNo(code).map { (code, $0.no) } }))
+                control =
+                    #"<select1 ref="\#(path)">"# + labelRef + hint
+                    + choices(ChoiceSet(choices: [Choice(code: "yes", label: yes), Choice(code: "no", label: no)], listName: "yes_no"))
+                    + "</select1>"
             case .singleChoice(let set):
                 bind += #" type="string""#
                 control = #"<select1 ref="\#(path)">"# + labelRef + hint + choices(set) + "</select1>"
@@ -228,13 +261,22 @@ public enum XFormWriter {
                 for field in fields {
                     let fieldPath = "\(path)/\(field.key)"
                     children += "<\(field.key)/>"
-                    let type = switch field.type { case .integer: "int"; case .decimal: "decimal"; case .date: "date"; default: "string" }
+                    let type =
+                        switch field.type {
+                        case .integer: "int";
+                        case .decimal: "decimal";
+                        case .date: "date";
+                        default: "string"
+                        }
                     binds.append(#"<bind nodeset="\#(fieldPath)" type="\#(type)"\#(field.isRequired ? #" required="true()""# : "")/>"#)
                     controls += #"<input ref="\#(fieldPath)">"# + label("\(fieldPath):label", field.label) + "</input>"
                 }
                 addRules(question, to: &bind)
                 binds.append(bind + "/>")
-                return ("<\(XFormWriter.elementName(question))>\(children)</\(XFormWriter.elementName(question))>", #"<group ref="\#(path)">"# + labelRef + controls + "</group>")
+                return (
+                    "<\(XFormWriter.elementName(question))>\(children)</\(XFormWriter.elementName(question))>",
+                    #"<group ref="\#(path)">"# + labelRef + controls + "</group>"
+                )
             case .note:
                 bind += #" type="string" readonly="true()""#
                 control = #"<input ref="\#(path)">"# + labelRef + hint + "</input>"
@@ -243,12 +285,21 @@ public enum XFormWriter {
                 control = #"<input ref="\#(path)">"# + labelRef + hint + "</input>"
             case .attachment(let kind):
                 bind += #" type="binary""#
-                let media = switch kind { case .photo, .signature: "image/*"; case .audio: "audio/*"; case .document: "application/*" }
-                control = #"<upload ref="\#(path)" mediatype="\#(media)"\#(kind == .signature ? #" appearance="signature""# : "")>"# + labelRef + hint + "</upload>"
+                let media =
+                    switch kind {
+                    case .photo, .signature: "image/*";
+                    case .audio: "audio/*";
+                    case .document: "application/*"
+                    }
+                control =
+                    #"<upload ref="\#(path)" mediatype="\#(media)"\#(kind == .signature ? #" appearance="signature""# : "")>"# + labelRef
+                    + hint + "</upload>"
             case .repeatGroup:
                 let count = question.repeatCount == nil ? "" : #" jr:count=" \#(path)_count ""#
                 control = #"<group ref="\#(path)">"# + labelRef + #"<repeat nodeset="\#(path)"\#(count)>"#
-                if let showIf = question.showIf { binds.append(#"<bind nodeset="\#(path)" relevant="\#(escaped(xpath(condition(showIf))))"/>"#) }
+                if let showIf = question.showIf {
+                    binds.append(#"<bind nodeset="\#(path)" relevant="\#(escaped(xpath(condition(showIf))))"/>"#)
+                }
                 return (element, control)
             }
             addRules(question, to: &bind)
@@ -261,7 +312,9 @@ public enum XFormWriter {
             if question.isRequired { bind += #" required="true()""# }
             if let requiredIf = question.requiredIf { bind += #" required="\#(escaped(xpath(requiredIf.expression)))""# }
             if let showIf = question.showIf { bind += #" relevant="\#(escaped(xpath(condition(showIf))))""# }
-            if let calculation = question.calculation { bind += #" calculate="\#(escaped(xpath(calculation.expression))) " readonly="true()""# }
+            if let calculation = question.calculation {
+                bind += #" calculate="\#(escaped(xpath(calculation.expression))) " readonly="true()""#
+            }
             if let constraint = question.constraint {
                 var parts: [String] = []
                 if let expression = constraint.expression { parts.append(xpath(expression.expression)) }
@@ -272,7 +325,9 @@ public enum XFormWriter {
                     bind += #" jr:constraintMsg="jr:itext('\#(path):jr:constraintMsg')""#
                 }
             }
-            if case .integer(let bounds) = question.type { bind += rangeConstraint(bounds.lower.map(Double.init), bounds.upper.map(Double.init), bind) }
+            if case .integer(let bounds) = question.type {
+                bind += rangeConstraint(bounds.lower.map(Double.init), bounds.upper.map(Double.init), bind)
+            }
             if case .decimal(let bounds) = question.type { bind += rangeConstraint(bounds.lower, bounds.upper, bind) }
         }
 

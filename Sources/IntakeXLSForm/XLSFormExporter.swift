@@ -57,12 +57,17 @@ private struct FormWriter {
             // Expressions read the patient's identification; XLSForm needs questions for them.
             survey.append(["type": "begin group", "name": "intake_patient", header("label", languages[0]): "Patient", "intake": "patient"])
             if patientFields.contains("date_of_birth") {
-                survey.append(["type": "date", "name": "date_of_birth", header("label", languages[0]): "Date of birth", "intake": "patient"])
+                survey.append([
+                    "type": "date", "name": "date_of_birth", header("label", languages[0]): "Date of birth", "intake": "patient",
+                ])
             }
             if patientFields.contains("sex") {
                 survey.append(["type": "select_one intake_sex", "name": "sex", header("label", languages[0]): "Sex", "intake": "patient"])
                 for code in ["female", "male", "other", "unknown"] {
-                    choices.append(["list_name": "intake_sex", "name": code, header("label", languages[0]): code.prefix(1).uppercased() + code.dropFirst()])
+                    choices.append([
+                        "list_name": "intake_sex", "name": code,
+                        header("label", languages[0]): code.prefix(1).uppercased() + code.dropFirst(),
+                    ])
                 }
             }
             survey.append(["type": "end group", "intake": "patient"])
@@ -87,15 +92,25 @@ private struct FormWriter {
             survey.append(["type": "end group"])
         }
         return Workbook(sheets: [
-            sheet("survey", survey, fixed: ["type", "name"], order: ["label", "hint", "required", "relevant", "constraint", "constraint_message", "calculation", "default", "choice_filter", "repeat_count", "appearance", "intake"]),
+            sheet(
+                "survey", survey, fixed: ["type", "name"],
+                order: [
+                    "label", "hint", "required", "relevant", "constraint", "constraint_message", "calculation", "default", "choice_filter",
+                    "repeat_count", "appearance", "intake",
+                ]),
             sheet("choices", choices, fixed: ["list_name", "name"], order: ["label"] + filterColumnOrder.sorted()),
             sheet("settings", [settings()], fixed: ["form_title", "form_id", "version", "default_language"], order: ["intake"]),
         ])
     }
 
     func settings() -> [String: String] {
-        var row = ["form_title": questionnaire.title.base, "form_id": questionnaire.id, "version": questionnaire.version, "default_language": Languages.header(for: languages[0], in: questionnaire)]
-        let titles = languages.dropFirst().compactMap { language in questionnaire.title.translations[language].map { "title.\(language): \($0)" } }
+        var row = [
+            "form_title": questionnaire.title.base, "form_id": questionnaire.id, "version": questionnaire.version,
+            "default_language": Languages.header(for: languages[0], in: questionnaire),
+        ]
+        let titles = languages.dropFirst().compactMap { language in
+            questionnaire.title.translations[language].map { "title.\(language): \($0)" }
+        }
         if !titles.isEmpty { row["intake"] = titles.joined(separator: "\n") }
         return row
     }
@@ -110,23 +125,30 @@ private struct FormWriter {
                 columns.append(header(field, language))
             }
         }
-        return Sheet(name: name, cells: [columns] + rows.map { row in
-            var cells = columns.map { row[$0] ?? "" }
-            while cells.last == "" { cells.removeLast() }  // as a spreadsheet reads back
-            return cells
-        })
+        return Sheet(
+            name: name,
+            cells: [columns]
+                + rows.map { row in
+                    var cells = columns.map { row[$0] ?? "" }
+                    while cells.last == "" { cells.removeLast() }  // as a spreadsheet reads back
+                    return cells
+                })
     }
 
     func usedPatientFields() -> Set<String> {
         var used: Set<String> = []
         func visit(_ bound: BoundExpression?) {
             guard let bound else { return }
-            for name in bound.positions.keys where PatientIdentification.expressionFields[name] != nil && !context.questions.contains(name) {
+            for name in bound.positions.keys where PatientIdentification.expressionFields[name] != nil && !context.questions.contains(name)
+            {
                 used.insert(name)
             }
         }
         for question in questionnaire.allQuestions {
-            for bound in [question.calculation, question.constraint?.expression, question.requiredIf, question.defaultValue, question.alert?.condition, question.repeatCount] {
+            for bound in [
+                question.calculation, question.constraint?.expression, question.requiredIf, question.defaultValue,
+                question.alert?.condition, question.repeatCount,
+            ] {
                 visit(bound)
             }
         }
@@ -139,7 +161,9 @@ private struct FormWriter {
         var row: [String: String] = ["name": question.key]
         var intake: [String] = []
         var translatedIntake: [String: [String]] = [:]
-        let isCalculateRow = question.calculation != nil && question.text.base == question.key && question.text.translations.values.allSatisfy { $0 == question.key }
+        let isCalculateRow =
+            question.calculation != nil && question.text.base == question.key
+            && question.text.translations.values.allSatisfy { $0 == question.key }
             && [.text, .yesNo, .integer(.unbounded), .decimal(.unbounded), .date(.unbounded)].contains(question.type.withoutBounds)
         if !isCalculateRow {
             localized("label", question.text, into: &row) { question.type == .note ? Self.noteReferences($0) : $0 }
@@ -212,7 +236,9 @@ private struct FormWriter {
             localized("constraint_message", constraint.message, into: &row)
         }
         if let value = question.defaultValue { row["default"] = defaultText(value.expression) }
-        if let parent = question.choiceFilter, let key = questionnaire.question(at: parent)?.key, let list = row["type"]?.split(separator: " ").last {
+        if let parent = question.choiceFilter, let key = questionnaire.question(at: parent)?.key,
+            let list = row["type"]?.split(separator: " ").last
+        {
             row["choice_filter"] = "\(filterColumns[String(list)] ?? "filter") = ${\(key)}"
         }
         if let count = question.repeatCount { row["repeat_count"] = XPath.write(count.expression, context) }
@@ -220,7 +246,9 @@ private struct FormWriter {
             intake.append("alert if: \(alert.condition.expression)")
             intake.append("alert: \(alert.message.base)")
             for language in languages.dropFirst() {
-                if let message = alert.message.translations[language] { translatedIntake[language, default: []].append("alert: \(message)") }
+                if let message = alert.message.translations[language] {
+                    translatedIntake[language, default: []].append("alert: \(message)")
+                }
             }
         }
         if !intake.isEmpty { row["intake"] = intake.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") }
@@ -238,7 +266,8 @@ private struct FormWriter {
         case .date(let date): date.description
         case .bool(let value): value ? "yes" : "no"
         case .text(let value) where !value.contains("(") && !value.contains("${") && value != ".": value
-        case .name(let name, _) where !context.questions.contains(name) && name != "." && PatientIdentification.expressionFields[name] == nil: name
+        case .name(let name, _)
+        where !context.questions.contains(name) && name != "." && PatientIdentification.expressionFields[name] == nil: name
         default: XPath.write(expression, context)
         }
     }
@@ -278,7 +307,8 @@ private struct FormWriter {
                     // The column is named after the question that filters, as XLSForms do.
                     let parent = questionnaire.allQuestions.first { $0.type.choices == set && $0.choiceFilter != nil }?.choiceFilter
                     let key = parent.flatMap { questionnaire.question(at: $0)?.key } ?? "filter"
-                    let column = ["list_name", "name", "label", "intake", "image", "audio", "video", "media"].contains(key) ? "filter_\(key)" : key
+                    let column =
+                        ["list_name", "name", "label", "intake", "image", "audio", "video", "media"].contains(key) ? "filter_\(key)" : key
                     filterColumns[name] = column
                     row[column] = tag
                     filterColumnOrder.insert(column)
@@ -309,7 +339,8 @@ private struct FormWriter {
         case .decimal(let b): b == .unbounded ? "decimal" : "decimal \(bounds(b))"
         case .date(let b): b == .unbounded ? "date" : "date \(bounds(b))"
         case .singleChoice(let set), .multipleChoice(let set):
-            (type.keyword) + (set.listName.map { " from \($0)" } ?? ": " + set.choices.map { "\($0.code)=\($0.label.base)" }.joined(separator: ", "))
+            (type.keyword)
+                + (set.listName.map { " from \($0)" } ?? ": " + set.choices.map { "\($0.code)=\($0.label.base)" }.joined(separator: ", "))
         default: type.keyword
         }
     }
@@ -323,7 +354,9 @@ private struct FormWriter {
         var out = ""
         var chars = Array(text)[...]
         while let c = chars.popFirst() {
-            if c == "{", let close = chars.firstIndex(of: "}"), chars[chars.startIndex..<close].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), close > chars.startIndex {
+            if c == "{", let close = chars.firstIndex(of: "}"),
+                chars[chars.startIndex..<close].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), close > chars.startIndex
+            {
                 out += "${" + String(chars[chars.startIndex..<close]) + "}"
                 chars = chars[(close + 1)...]
             } else {

@@ -30,13 +30,16 @@ public enum XLSFormImporter {
             // By the bytes, not the name: a workbook saved as .xlsx is sometimes named .xls.
             if data.starts(with: [0xD0, 0xCF, 0x11, 0xE0]) { return try XLSReader.read(data) }
             if (fileName as NSString).pathExtension.lowercased() == "xls", !data.starts(with: [0x50, 0x4B]) {
-                throw WorkbookError("the file is not an .xls workbook (it is not an OLE compound file)", hint: "save the form from Excel or LibreOffice as .xlsx")
+                throw WorkbookError(
+                    "the file is not an .xls workbook (it is not an OLE compound file)",
+                    hint: "save the form from Excel or LibreOffice as .xlsx")
             }
             return try XLSXReader.read(data)
         case "csv": return try TextSheets.csv(data)
         case "md": return try TextSheets.markdown(data)
         default:
-            throw WorkbookError("'\(fileName)' is not an XLSForm file Intake reads", hint: "give an .xlsx file (or pyxform's .csv or .md text forms)")
+            throw WorkbookError(
+                "'\(fileName)' is not an XLSForm file Intake reads", hint: "give an .xlsx file (or pyxform's .csv or .md text forms)")
         }
     }
 
@@ -44,7 +47,9 @@ public enum XLSFormImporter {
     /// `form_id` (the file's name, as pyxform does).
     /// `file` reads a file beside the form by its name (the CSV of a `select_one_from_file`), or
     /// gives nil.
-    public static func importForm(_ workbook: Workbook, fallbackId: String, file: @escaping (String) -> Data? = { _ in nil }) -> XLSFormImport {
+    public static func importForm(_ workbook: Workbook, fallbackId: String, file: @escaping (String) -> Data? = { _ in nil })
+        -> XLSFormImport
+    {
         var reader = FormReader(workbook: workbook, fallbackId: fallbackId)
         reader.formFile = file
         return reader.run()
@@ -87,7 +92,9 @@ extension XLSFormImport {
             }
         } catch {
             try? manager.removeItem(at: staging)
-            throw WorkbookError("cannot write \(folder.path): \(error.localizedDescription)", hint: "check that the folder above it exists and that you may write there")
+            throw WorkbookError(
+                "cannot write \(folder.path): \(error.localizedDescription)",
+                hint: "check that the folder above it exists and that you may write there")
         }
     }
 }

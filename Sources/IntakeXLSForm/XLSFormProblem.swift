@@ -69,7 +69,8 @@ struct Columns {
         "choice filter": "choice_filter", "count": "repeat_count", "jr:count": "repeat_count", "repeat count": "repeat_count",
         "list name": "list_name", "value": "name", "caption": "label", "id_string": "form_id", "readonly": "read_only",
         "form title": "form_title", "form id": "form_id", "default language": "default_language", "command": "type", "tag": "name",
-        "constraining_message": "constraint_message", "requiredmsg": "required_message", "set_form_title": "form_title", "set_form_id": "form_id",
+        "constraining_message": "constraint_message", "requiredmsg": "required_message", "set_form_title": "form_title",
+        "set_form_id": "form_id",
     ]
 
     init(_ header: Sheet.Row?, sheet: String) {

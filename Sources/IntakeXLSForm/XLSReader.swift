@@ -9,7 +9,9 @@ import Foundation
 enum XLSReader {
     static func read(_ data: Data) throws(WorkbookError) -> Workbook {
         guard data.count <= WorkbookLimits.fileBytes else {
-            throw WorkbookError("the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+            throw WorkbookError(
+                "the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)",
+                hint: "an XLSForm is a few hundred rows; check that this is the right file")
         }
         let bytes = [UInt8](data)
         let stream = try CompoundFile(bytes).workbookStream()
@@ -57,7 +59,9 @@ private struct CompoundFile {
     init(_ bytes: [UInt8]) throws(WorkbookError) {
         self.bytes = bytes
         guard bytes.count >= 512, Array(bytes[0..<8]) == Self.signature else {
-            throw WorkbookError("the file is not an .xls workbook (it is not an OLE compound file)", hint: "save the form from Excel or LibreOffice as .xlsx")
+            throw WorkbookError(
+                "the file is not an .xls workbook (it is not an OLE compound file)",
+                hint: "save the form from Excel or LibreOffice as .xlsx")
         }
         let shift = try bytes.u16(0x1E)
         guard shift == 9 || shift == 12 else { throw XLSReader.damaged("a sector size of 2^\(shift) bytes") }
@@ -92,7 +96,9 @@ private struct CompoundFile {
 
     func offset(of sector: Int) throws(WorkbookError) -> Int {
         let start = (sector + 1) * sectorSize
-        guard sector >= 0, start + sectorSize <= bytes.count || start < bytes.count else { throw XLSReader.damaged("a sector past the end of the file") }
+        guard sector >= 0, start + sectorSize <= bytes.count || start < bytes.count else {
+            throw XLSReader.damaged("a sector past the end of the file")
+        }
         return start
     }
 
@@ -102,7 +108,9 @@ private struct CompoundFile {
         var sector = first
         var visited: Set<Int> = []
         while sector < Self.endOfChain - 2 {
-            guard sector < table.count, visited.insert(sector).inserted, sectors.count < limit else { throw XLSReader.damaged("a sector chain that loops or runs off its table") }
+            guard sector < table.count, visited.insert(sector).inserted, sectors.count < limit else {
+                throw XLSReader.damaged("a sector chain that loops or runs off its table")
+            }
             sectors.append(sector)
             sector = table[sector]
         }
@@ -138,17 +146,30 @@ private struct CompoundFile {
             let length = min(try directory.u16(at + 0x40), 64)
             var units: [UInt16] = []
             for index in stride(from: 0, to: max(0, length - 2), by: 2) { units.append(UInt16(try directory.u16(at + index))) }
-            entries.append(Entry(name: String(decoding: units, as: UTF16.self), type: try directory.u8(at + 0x42), start: try directory.u32(at + 0x74), size: try directory.u32(at + 0x78)))
+            entries.append(
+                Entry(
+                    name: String(decoding: units, as: UTF16.self), type: try directory.u8(at + 0x42), start: try directory.u32(at + 0x74),
+                    size: try directory.u32(at + 0x78)))
         }
         guard let root = entries.first, root.type == 5 else { throw XLSReader.damaged("no root directory entry") }
         // `Workbook` (Excel 97 and later), or `Book` (Excel 5 and 95).
-        guard let entry = entries.first(where: { $0.type == 2 && $0.name.lowercased() == "workbook" }) ?? entries.first(where: { $0.type == 2 && $0.name.lowercased() == "book" }) else {
+        guard
+            let entry = entries.first(where: { $0.type == 2 && $0.name.lowercased() == "workbook" })
+                ?? entries.first(where: { $0.type == 2 && $0.name.lowercased() == "book" })
+        else {
             if entries.contains(where: { $0.name == "EncryptedPackage" || $0.name == "EncryptionInfo" }) {
-                throw WorkbookError("the workbook is protected with a password", hint: "open it, remove the password (File › Info › Protect Workbook) and save it again")
+                throw WorkbookError(
+                    "the workbook is protected with a password",
+                    hint: "open it, remove the password (File › Info › Protect Workbook) and save it again")
             }
-            throw WorkbookError("the file is an OLE compound file without a workbook (a Word or other Office file?)", hint: "give the XLSForm's .xls or .xlsx file")
+            throw WorkbookError(
+                "the file is an OLE compound file without a workbook (a Word or other Office file?)",
+                hint: "give the XLSForm's .xls or .xlsx file")
         }
-        guard entry.size <= WorkbookLimits.partBytes else { throw WorkbookError("the workbook stream is \(entry.size) bytes", hint: "an XLSForm is a few hundred rows; check that this is the right file") }
+        guard entry.size <= WorkbookLimits.partBytes else {
+            throw WorkbookError(
+                "the workbook stream is \(entry.size) bytes", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+        }
         let cutoff = try bytes.u32(0x38)
         guard entry.size < cutoff else { return try read(start: entry.start, size: entry.size) }
         // A small stream lives in 64-byte mini sectors inside the root entry's stream.
@@ -205,11 +226,14 @@ private struct BIFF {
     func workbook() throws(WorkbookError) -> Workbook {
         let globals = try records(from: 0)
         guard let bof = globals.first, bof.type == 0x0809 else {
-            throw WorkbookError("the .xls file is from Excel 95 or older, or not a workbook", hint: "open it in Excel or LibreOffice and save it as .xlsx")
+            throw WorkbookError(
+                "the .xls file is from Excel 95 or older, or not a workbook", hint: "open it in Excel or LibreOffice and save it as .xlsx")
         }
         let version = try Array(bof.data).u16(0)
         guard version == 0x0600 || version == 0x0500 else {
-            throw WorkbookError("the .xls file is from Excel 4 or older, which Intake does not read", hint: "open it in Excel or LibreOffice and save it as .xlsx")
+            throw WorkbookError(
+                "the .xls file is from Excel 4 or older, which Intake does not read",
+                hint: "open it in Excel or LibreOffice and save it as .xlsx")
         }
         // Excel 5 and 95 (BIFF5) write texts as bytes of the workbook's code page, without the
         // flags byte of BIFF8's; everything else an XLSForm uses is the same.
@@ -277,18 +301,26 @@ private struct BIFF {
         func put(_ row: Int, _ column: Int, _ text: String) throws(WorkbookError) {
             guard row < WorkbookLimits.rowsPerSheet else {
                 guard text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                    throw WorkbookError("the sheet '\(name)' has more than \(WorkbookLimits.rowsPerSheet) rows", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+                    throw WorkbookError(
+                        "the sheet '\(name)' has more than \(WorkbookLimits.rowsPerSheet) rows",
+                        hint: "an XLSForm is a few hundred rows; check that this is the right file")
                 }
                 return
             }
             guard column < WorkbookLimits.columnsPerSheet else {
                 guard text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                    throw WorkbookError("the sheet '\(name)' has a cell in column \(ColumnName.letters(column)), beyond the \(WorkbookLimits.columnsPerSheet) columns an XLSForm may use", hint: "delete the columns on the right that hold nothing of the form")
+                    throw WorkbookError(
+                        "the sheet '\(name)' has a cell in column \(ColumnName.letters(column)), beyond the \(WorkbookLimits.columnsPerSheet) columns an XLSForm may use",
+                        hint: "delete the columns on the right that hold nothing of the form")
                 }
                 return
             }
             count += 1
-            guard count <= WorkbookLimits.cells else { throw WorkbookError("the sheet '\(name)' has more than \(WorkbookLimits.cells) cells", hint: "an XLSForm is a few hundred rows; delete the rows and columns that hold nothing of the form") }
+            guard count <= WorkbookLimits.cells else {
+                throw WorkbookError(
+                    "the sheet '\(name)' has more than \(WorkbookLimits.cells) cells",
+                    hint: "an XLSForm is a few hundred rows; delete the rows and columns that hold nothing of the form")
+            }
             cells[row, default: [:]][column] = text
         }
         let records = try records(from: offset)

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import ZIPFoundation
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Reads the cells of an .xlsx file (Office Open XML): the workbook's sheet list, its shared
 /// strings and each sheet's cells, as text. Only what an XLSForm needs; a formula's cell is read
@@ -10,10 +11,16 @@ import ZIPFoundation
 enum XLSXReader {
     static func read(_ data: Data) throws(WorkbookError) -> Workbook {
         guard data.count <= WorkbookLimits.fileBytes else {
-            throw WorkbookError("the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+            throw WorkbookError(
+                "the file is \(data.count) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes)",
+                hint: "an XLSForm is a few hundred rows; check that this is the right file")
         }
         guard data.starts(with: [0x50, 0x4B]) else {
-            throw WorkbookError("the file is not an .xlsx workbook (it is not a zip archive)", hint: "save the form from Excel or LibreOffice as 'Excel 2007-365 (.xlsx)', or give the file its own extension (.xls, .csv, .md)")
+            throw WorkbookError(
+                "the file is not an .xlsx workbook (it is not a zip archive)",
+                hint:
+                    "save the form from Excel or LibreOffice as 'Excel 2007-365 (.xlsx)', or give the file its own extension (.xls, .csv, .md)"
+            )
         }
         // The zip is read here, entry by entry from its central directory, each entry's bytes
         // bounded by the file: ZIPFoundation's own reader inflates until the stream says it ends,
@@ -27,7 +34,9 @@ enum XLSXReader {
         let relations = try part("xl/_rels/workbook.xml.rels", in: archive, required: true).map(RelationsParser.parse) ?? [:]
         let shared = try part("xl/sharedStrings.xml", in: archive, required: false).map(SharedStringsParser.parse) ?? []
         guard sheets.count <= 64 else {
-            throw WorkbookError("the workbook has \(sheets.count) sheets", hint: "an XLSForm has a survey, a choices and a settings sheet; remove the others")
+            throw WorkbookError(
+                "the workbook has \(sheets.count) sheets",
+                hint: "an XLSForm has a survey, a choices and a settings sheet; remove the others")
         }
         var result: [Sheet] = []
         var read: Set<String> = []
@@ -38,11 +47,15 @@ enum XLSXReader {
                 continue
             }
             guard let target = relations[relation] else {
-                throw WorkbookError("the workbook lists sheet '\(name)' but not where it is", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+                throw WorkbookError(
+                    "the workbook lists sheet '\(name)' but not where it is",
+                    hint: "open it in Excel or LibreOffice and save it again as .xlsx")
             }
             let path = target.hasPrefix("/") ? String(target.dropFirst()) : "xl/" + target
             guard let bytes = try part(path, in: archive, required: false) else {
-                throw WorkbookError("the workbook's sheet '\(name)' is missing from the file", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+                throw WorkbookError(
+                    "the workbook's sheet '\(name)' is missing from the file",
+                    hint: "open it in Excel or LibreOffice and save it again as .xlsx")
             }
             result.append(try SheetParser.parse(bytes, sheet: name, shared: shared))
         }
@@ -54,7 +67,8 @@ enum XLSXReader {
     private static func part(_ path: String, in archive: ZipEntries, required: Bool) throws(WorkbookError) -> Data? {
         guard let data = try archive.read(path) else {
             if required {
-                throw WorkbookError("the file has no \(path), so it is not an .xlsx workbook", hint: "save the form from Excel or LibreOffice as .xlsx")
+                throw WorkbookError(
+                    "the file has no \(path), so it is not an .xlsx workbook", hint: "save the form from Excel or LibreOffice as .xlsx")
             }
             return nil
         }
@@ -62,10 +76,13 @@ enum XLSXReader {
         // every spreadsheet writes its parts in UTF-8: anything else is refused before parsing.
         // (No NUL either: UTF-16 written without a mark would pass for UTF-8 and hide a DTD.)
         guard String(data: data, encoding: .utf8) != nil, !data.contains(0) else {
-            throw WorkbookError("\(path) is not UTF-8 text, as every spreadsheet writes it", hint: "open the file in Excel or LibreOffice and save it again as .xlsx")
+            throw WorkbookError(
+                "\(path) is not UTF-8 text, as every spreadsheet writes it",
+                hint: "open the file in Excel or LibreOffice and save it again as .xlsx")
         }
         if data.range(of: Data("<!DOCTYPE".utf8)) != nil || data.range(of: Data("<!ENTITY".utf8)) != nil {
-            throw WorkbookError("\(path) declares a DTD, which no spreadsheet writes", hint: "save the form from Excel or LibreOffice as .xlsx")
+            throw WorkbookError(
+                "\(path) declares a DTD, which no spreadsheet writes", hint: "save the form from Excel or LibreOffice as .xlsx")
         }
         return data
     }
@@ -80,7 +97,9 @@ private func parsePart(_ data: Data, with delegate: PartParser, part: String) th
     let ok = parser.parse()
     if let failure = delegate.failure { throw failure }
     guard ok, !delegate.malformed else {
-        throw WorkbookError("\(part) is not well-formed XML (line \(parser.lineNumber))", hint: "open the file in Excel or LibreOffice and save it again as .xlsx")
+        throw WorkbookError(
+            "\(part) is not well-formed XML (line \(parser.lineNumber))",
+            hint: "open the file in Excel or LibreOffice and save it again as .xlsx")
     }
 }
 
@@ -96,7 +115,9 @@ private class PartParser: NSObject, XMLParserDelegate {
 
     // Subclasses override these: on Linux the protocol's defaults would otherwise be the ones
     // called (a subclass's own methods are not the class's witnesses).
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {}
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]
+    ) {}
     func parser(_ parser: XMLParser, foundCharacters string: String) {}
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {}
 }
@@ -111,7 +132,9 @@ private final class SheetListParser: PartParser {
         return delegate.sheets
     }
 
-    override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+    override func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]
+    ) {
         guard local(name) == "sheet", let sheet = attributes["name"] else { return }
         let relation = attributes.first { local($0.key) == "id" && $0.key != "sheetId" }?.value ?? ""
         sheets.append((sheet, relation))
@@ -128,7 +151,9 @@ private final class RelationsParser: PartParser {
         return delegate.targets
     }
 
-    override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+    override func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]
+    ) {
         guard local(name) == "Relationship", let id = attributes["Id"], let target = attributes["Target"] else { return }
         targets[id] = target
     }
@@ -148,7 +173,9 @@ private final class SharedStringsParser: PartParser {
         return delegate.strings
     }
 
-    override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+    override func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]
+    ) {
         switch local(name) {
         case "si":
             current = ""
@@ -166,7 +193,9 @@ private final class SharedStringsParser: PartParser {
         current!.append(string)
         currentLength += string.count
         if currentLength > WorkbookLimits.cellCharacters {
-            failure = WorkbookError("a text in the workbook is longer than \(WorkbookLimits.cellCharacters) characters, Excel's own limit for a cell", hint: "shorten it: a label or a hint is a sentence or two")
+            failure = WorkbookError(
+                "a text in the workbook is longer than \(WorkbookLimits.cellCharacters) characters, Excel's own limit for a cell",
+                hint: "shorten it: a label or a hint is a sentence or two")
             parser.abortParsing()
         }
     }
@@ -220,12 +249,16 @@ private final class SheetParser: PartParser {
         parser.abortParsing()
     }
 
-    override func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+    override func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]
+    ) {
         switch local(name) {
         case "row":
             let number = attributes["r"].flatMap(Int.init) ?? rowNumber + 1
             guard number > rowNumber else {
-                fail("the sheet '\(sheet)' lists row \(number) twice or out of order", hint: "open the file in Excel or LibreOffice and save it again", parser)
+                fail(
+                    "the sheet '\(sheet)' lists row \(number) twice or out of order",
+                    hint: "open the file in Excel or LibreOffice and save it again", parser)
                 return
             }
             rowNumber = number
@@ -252,7 +285,9 @@ private final class SheetParser: PartParser {
         value!.append(string)
         valueLength += string.count
         if valueLength > WorkbookLimits.cellCharacters {
-            fail("cell \(cellReference) of the sheet '\(sheet)' is longer than \(WorkbookLimits.cellCharacters) characters, Excel's own limit", hint: "shorten it: a label or a hint is a sentence or two", parser)
+            fail(
+                "cell \(cellReference) of the sheet '\(sheet)' is longer than \(WorkbookLimits.cellCharacters) characters, Excel's own limit",
+                hint: "shorten it: a label or a hint is a sentence or two", parser)
         }
     }
 
@@ -267,7 +302,9 @@ private final class SheetParser: PartParser {
             switch cellType {
             case "s":
                 guard let index = Int(text), shared.indices.contains(index) else {
-                    fail("cell \(cellReference) of the sheet '\(sheet)' points at a shared string the file does not have", hint: "open the file in Excel or LibreOffice and save it again", parser)
+                    fail(
+                        "cell \(cellReference) of the sheet '\(sheet)' points at a shared string the file does not have",
+                        hint: "open the file in Excel or LibreOffice and save it again", parser)
                     return
                 }
                 text = shared[index]
@@ -279,7 +316,9 @@ private final class SheetParser: PartParser {
             // cell holding something beyond the columns an XLSForm may use is refused.
             guard cellColumn < WorkbookLimits.columnsPerSheet else {
                 if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                    fail("the sheet '\(sheet)' has a cell in column \(ColumnName.letters(cellColumn)), beyond the \(WorkbookLimits.columnsPerSheet) columns an XLSForm may use", hint: "delete the columns on the right that hold nothing of the form", parser)
+                    fail(
+                        "the sheet '\(sheet)' has a cell in column \(ColumnName.letters(cellColumn)), beyond the \(WorkbookLimits.columnsPerSheet) columns an XLSForm may use",
+                        hint: "delete the columns on the right that hold nothing of the form", parser)
                 }
                 return
             }
@@ -292,13 +331,17 @@ private final class SheetParser: PartParser {
             // 1,048,576); only a row holding something beyond the limit is refused.
             guard rowNumber <= WorkbookLimits.rowsPerSheet else {
                 if cells.contains(where: { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) {
-                    fail("the sheet '\(sheet)' has more than \(WorkbookLimits.rowsPerSheet) rows", hint: "an XLSForm is a few hundred rows; check that this is the right file", parser)
+                    fail(
+                        "the sheet '\(sheet)' has more than \(WorkbookLimits.rowsPerSheet) rows",
+                        hint: "an XLSForm is a few hundred rows; check that this is the right file", parser)
                 }
                 return
             }
             totalCells += cells.count
             guard totalCells <= WorkbookLimits.cells else {
-                fail("the sheet '\(sheet)' has more than \(WorkbookLimits.cells) cells", hint: "an XLSForm is a few hundred rows; delete the rows and columns that hold nothing of the form", parser)
+                fail(
+                    "the sheet '\(sheet)' has more than \(WorkbookLimits.cells) cells",
+                    hint: "an XLSForm is a few hundred rows; delete the rows and columns that hold nothing of the form", parser)
                 return
             }
             rows.append(Sheet.Row(number: rowNumber, cells: cells))
@@ -333,7 +376,9 @@ struct ZipEntries {
     let data: Data
     var entries: [String: Entry] = [:]
 
-    static let damaged = WorkbookError("the file is not a readable .xlsx workbook (its zip archive is damaged)", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+    static let damaged = WorkbookError(
+        "the file is not a readable .xlsx workbook (its zip archive is damaged)",
+        hint: "open it in Excel or LibreOffice and save it again as .xlsx")
 
     init(_ data: Data) throws(WorkbookError) {
         self.data = data
@@ -362,9 +407,13 @@ struct ZipEntries {
             else { throw Self.damaged }
             let start = local + 30 + localName + localExtra
             // ZIP64 sizes (0xFFFFFFFF) belong to files of gigabytes, which no XLSForm is.
-            guard compressed != 0xFFFF_FFFF, size != 0xFFFF_FFFF, start + compressed <= bytes.count, method == 0 || method == 8 else { throw Self.damaged }
+            guard compressed != 0xFFFF_FFFF, size != 0xFFFF_FFFF, start + compressed <= bytes.count, method == 0 || method == 8 else {
+                throw Self.damaged
+            }
             let name = String(decoding: bytes[(entry + 46)..<(entry + 46 + nameLength)], as: UTF8.self)
-            if entries[name] == nil { entries[name] = Entry(method: method, crc: UInt32(crc), compressed: start..<(start + compressed), size: size) }
+            if entries[name] == nil {
+                entries[name] = Entry(method: method, crc: UInt32(crc), compressed: start..<(start + compressed), size: size)
+            }
             entry += 46 + nameLength + extra + comment
         }
     }
@@ -373,7 +422,9 @@ struct ZipEntries {
     func read(_ path: String) throws(WorkbookError) -> Data? {
         guard let entry = entries[path] else { return nil }
         guard entry.size <= WorkbookLimits.partBytes else {
-            throw WorkbookError("\(path) expands to more than \(WorkbookLimits.partBytes) bytes", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+            throw WorkbookError(
+                "\(path) expands to more than \(WorkbookLimits.partBytes) bytes",
+                hint: "an XLSForm is a few hundred rows; check that this is the right file")
         }
         let slice = data[(data.startIndex + entry.compressed.lowerBound)..<(data.startIndex + entry.compressed.upperBound)]
         if entry.method == 0 {
@@ -399,9 +450,13 @@ struct ZipEntries {
             throw error
         } catch {
             if out.count >= WorkbookLimits.partBytes - 16_384 {
-                throw WorkbookError("\(path) expands to more than \(WorkbookLimits.partBytes) bytes", hint: "an XLSForm is a few hundred rows; check that this is the right file")
+                throw WorkbookError(
+                    "\(path) expands to more than \(WorkbookLimits.partBytes) bytes",
+                    hint: "an XLSForm is a few hundred rows; check that this is the right file")
             }
-            throw WorkbookError("\(path) cannot be read from the file (its compressed data is damaged)", hint: "open it in Excel or LibreOffice and save it again as .xlsx")
+            throw WorkbookError(
+                "\(path) cannot be read from the file (its compressed data is damaged)",
+                hint: "open it in Excel or LibreOffice and save it again as .xlsx")
         }
         return out
     }

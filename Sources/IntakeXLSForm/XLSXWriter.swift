@@ -7,7 +7,8 @@ enum XLSXWriter {
     static func data(_ workbook: Workbook) throws -> Data {
         let book = XLSXBook(
             sheets: workbook.sheets.map { sheet in
-                XLSXBook.Sheet(name: sheet.name, rows: sheet.rows.map { XLSXBook.Row(number: $0.number, cells: $0.cells.map(XLSXBook.Cell.text)) })
+                XLSXBook.Sheet(
+                    name: sheet.name, rows: sheet.rows.map { XLSXBook.Row(number: $0.number, cells: $0.cells.map(XLSXBook.Cell.text)) })
             })
         do {
             return try book.data()

@@ -44,7 +44,9 @@ enum XPath {
         var parser = Parser(tokens: try lex(text), names: names)
         let expression = try parser.or()
         guard parser.position == parser.tokens.count else {
-            throw Failure(message: "unexpected \(parser.tokens[parser.position].shown) in '\(text)'", hint: "join parts with an operator, 'and' or 'or'")
+            throw Failure(
+                message: "unexpected \(parser.tokens[parser.position].shown) in '\(text)'",
+                hint: "join parts with an operator, 'and' or 'or'")
         }
         return expression
     }
@@ -84,7 +86,9 @@ enum XPath {
                 }
                 tokens.append(.text(String(chars[(index + 1)..<close])))
                 index = close + 1
-            } else if c.isASCII && c.isNumber || c == "." && index + 1 < chars.count && chars[index + 1].isASCII && chars[index + 1].isNumber {
+            } else if c.isASCII && c.isNumber
+                || c == "." && index + 1 < chars.count && chars[index + 1].isASCII && chars[index + 1].isNumber
+            {
                 var end = index
                 while end < chars.count, chars[end].isASCII, chars[end].isNumber || chars[end] == "." { end += 1 }
                 guard let value = Double(String(chars[index..<end])) else {
@@ -94,7 +98,8 @@ enum XPath {
                 index = end
             } else if c == "." {
                 guard !(index + 1 < chars.count && chars[index + 1] == ".") else {
-                    throw Failure(message: "'..' (the parent node) in '\(text)' has no Intake equivalent", hint: "name the question with ${name}")
+                    throw Failure(
+                        message: "'..' (the parent node) in '\(text)' has no Intake equivalent", hint: "name the question with ${name}")
                 }
                 tokens.append(.dot)
                 index += 1
@@ -103,13 +108,17 @@ enum XPath {
                 while end < chars.count, chars[end].isLetter || chars[end].isNumber || "_-.:".contains(chars[end]) { end += 1 }
                 tokens.append(.name(String(chars[index..<end])))
                 index = end
-            } else if let symbol = ["!=", "<=", ">=", "=", "<", ">", "+", "-", "*", "(", ")", ","].first(where: { chars[index...].starts(with: Array($0)) }) {
+            } else if let symbol = ["!=", "<=", ">=", "=", "<", ">", "+", "-", "*", "(", ")", ","].first(where: {
+                chars[index...].starts(with: Array($0))
+            }) {
                 tokens.append(.symbol(symbol))
                 index += symbol.count
             } else {
                 throw Failure(
                     message: "'\(c)' in '\(text)' has no Intake equivalent",
-                    hint: c == "/" ? "divide with 'div'; paths to other nodes cannot be read, name the question with ${name}" : "Intake reads ${name}, literals, arithmetic, comparisons, and, or, not() and functions")
+                    hint: c == "/"
+                        ? "divide with 'div'; paths to other nodes cannot be read, name the question with ${name}"
+                        : "Intake reads ${name}, literals, arithmetic, comparisons, and, or, not() and functions")
             }
         }
         return tokens
@@ -210,7 +219,9 @@ enum XPath {
         mutating func relational() throws(Failure) -> Expression {
             var left = try additive()
             while true {
-                guard case .symbol(let symbol)? = current, let op = ["<": ComparisonOperator.less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual][symbol] else {
+                guard case .symbol(let symbol)? = current,
+                    let op = ["<": ComparisonOperator.less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual][symbol]
+                else {
                     return left
                 }
                 position += 1
@@ -261,9 +272,13 @@ enum XPath {
         mutating func primary() throws(Failure) -> Expression {
             depth += 1
             defer { depth -= 1 }
-            guard depth <= 64 else { throw Failure(message: "the expression nests deeper than 64 levels", hint: "split it into calculations of their own") }
+            guard depth <= 64 else {
+                throw Failure(message: "the expression nests deeper than 64 levels", hint: "split it into calculations of their own")
+            }
             guard let token = current else {
-                throw Failure(message: "the expression ends where a value was expected", hint: "finish the expression, or remove the operator at its end")
+                throw Failure(
+                    message: "the expression ends where a value was expected",
+                    hint: "finish the expression, or remove the operator at its end")
             }
             position += 1
             switch token {
@@ -273,7 +288,9 @@ enum XPath {
             case .reference(let written):
                 let name = names.renamed[written] ?? written
                 guard names.known.contains(name) else {
-                    throw Failure(message: "${\(name)} names no question of the form", hint: "check the spelling against the survey sheet's 'name' column")
+                    throw Failure(
+                        message: "${\(name)} names no question of the form",
+                        hint: "check the spelling against the survey sheet's 'name' column")
                 }
                 return .name(name, column: 1)
             case .symbol("("):
@@ -282,7 +299,9 @@ enum XPath {
                 return inner
             case .name(let name):
                 guard take(.symbol("(")) else {
-                    throw Failure(message: "'\(name)' is neither a ${question} nor a quoted value", hint: "write ${\(name)} for the question, or '\(name)' for the text")
+                    throw Failure(
+                        message: "'\(name)' is neither a ${question} nor a quoted value",
+                        hint: "write ${\(name)} for the question, or '\(name)' for the text")
                 }
                 var arguments: [Expression] = []
                 if !take(.symbol(")")) {
@@ -298,7 +317,10 @@ enum XPath {
         func call(_ name: String, _ arguments: [Expression]) throws(Failure) -> Expression {
             func wants(_ count: ClosedRange<Int>) throws(Failure) {
                 guard count.contains(arguments.count) else {
-                    throw Failure(message: "\(name)() takes \(count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)") arguments, not \(arguments.count)", hint: "check the call's commas")
+                    throw Failure(
+                        message:
+                            "\(name)() takes \(count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count.lowerBound) to \(count.upperBound)") arguments, not \(arguments.count)",
+                        hint: "check the call's commas")
                 }
             }
             switch name {
@@ -319,7 +341,9 @@ enum XPath {
             case "date":
                 try wants(1...1)
                 guard case .text(let text) = arguments[0], let date = LocalDate(iso: text) else {
-                    throw Failure(message: "date() reads a date written 'YYYY-MM-DD' here", hint: "write date('2024-03-15'); other conversions have no Intake equivalent")
+                    throw Failure(
+                        message: "date() reads a date written 'YYYY-MM-DD' here",
+                        hint: "write date('2024-03-15'); other conversions have no Intake equivalent")
                 }
                 return .date(date)
             case "regex":
@@ -349,7 +373,9 @@ enum XPath {
                 guard let arity = Expression.functions[name], !["length", "matches", "substr"].contains(name) else {
                     throw Failure(
                         message: "\(name)() has no Intake equivalent",
-                        hint: "Intake's functions are if, coalesce, concat, round, int, pow, abs, min, max, number, sum, count, count-selected, selected, today, string-length, regex, contains, substr, date('YYYY-MM-DD'), true(), false() and not()")
+                        hint:
+                            "Intake's functions are if, coalesce, concat, round, int, pow, abs, min, max, number, sum, count, count-selected, selected, today, string-length, regex, contains, substr, date('YYYY-MM-DD'), true(), false() and not()"
+                    )
                 }
                 try wants(arity)
                 return .call(name, arguments, column: 1)
@@ -365,7 +391,6 @@ enum XPath {
         var yesNo: Set<String>
         var multiple: Set<String>
     }
-
 
     static func write(_ expression: Expression, _ context: Writing) -> String {
         text(expression, context, outer: 0)
@@ -383,13 +408,14 @@ enum XPath {
         case .negate(let inner): (body, own) = ("-" + text(inner, context, outer: 7), 7)
         case .arithmetic(let op, let a, let b):
             let level = op == .add || op == .subtract ? 5 : 6
-            let symbol = switch op {
-            case .add: "+"
-            case .subtract: "-"
-            case .multiply: "*"
-            case .divide: "div"
-            case .modulo: "mod"
-            }
+            let symbol =
+                switch op {
+                case .add: "+"
+                case .subtract: "-"
+                case .multiply: "*"
+                case .divide: "div"
+                case .modulo: "mod"
+                }
             (body, own) = ("\(text(a, context, outer: level)) \(symbol) \(text(b, context, outer: level + 1))", level)
         case .compare(let op, let a, let b):
             if op == .equal || op == .notEqual, let (id, code) = multipleAndCode(a, b, context) ?? multipleAndCode(b, a, context) {

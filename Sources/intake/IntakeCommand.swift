@@ -14,9 +14,11 @@ struct IntakeCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             FillCommand.self, DraftsCommand.self, QuestionnaireCommand.self, SampleCommand.self, ServeCommand.self,
-            AdminCommand.self, LoginCommand.self, LogoutCommand.self, EnrolCommand.self, FlushCommand.self, QueueCommand.self, KeyCommand.self, LookupCommand.self,
+            AdminCommand.self, LoginCommand.self, LogoutCommand.self, EnrolCommand.self, FlushCommand.self, QueueCommand.self,
+            KeyCommand.self, LookupCommand.self,
             ExportCommand.self, TeamCommand.self, InvitationCommand.self, InboxCommand.self,
-            AnnounceCommand.self, ReferCommand.self, ReferralsCommand.self, ReviewCommand.self, WebhookCommand.self, PatientCommand.self, HistoryCommand.self,
+            AnnounceCommand.self, ReferCommand.self, ReferralsCommand.self, ReviewCommand.self, WebhookCommand.self, PatientCommand.self,
+            HistoryCommand.self,
             DeleteCommand.self, SyncCommand.self, GrantCommand.self, TransferCommand.self, StatusCommand.self,
         ]
     )

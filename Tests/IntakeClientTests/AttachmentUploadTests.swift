@@ -34,9 +34,11 @@ struct AttachmentUploadTests {
         // An earlier flush was cut after the first chunk: the server holds 1 MiB of it.
         let team = try #require(try await server.services.accounts.team(named: "clinic")).id
         let first = Self.photo.prefix(IntakeClient.uploadChunk)
-        _ = try server.services.records.attachments!.append(team: team, sha256: ref.sha256, offset: 0, total: Self.photo.count, bytes: first)
+        _ = try server.services.records.attachments!.append(
+            team: team, sha256: ref.sha256, offset: 0, total: Self.photo.count, bytes: first)
         let summary = try await server.serving { port in
-            try await QueueFlusher(store: server.store, client: server.client(port: port), batchSize: 5, retry: QueueFlusherTests.fast).flush()
+            try await QueueFlusher(store: server.store, client: server.client(port: port), batchSize: 5, retry: QueueFlusherTests.fast)
+                .flush()
         }
         #expect(summary.remaining == 0, "\(summary)")
         #expect(try await server.services.store.record(id: record.id) != nil)

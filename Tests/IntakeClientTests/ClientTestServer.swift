@@ -2,6 +2,7 @@ import Foundation
 import IntakeCore
 import IntakeSQLite
 import IntakeServer
+import IntakeService
 import IntakeStore
 import Logging
 

@@ -1,6 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakeServer
+import IntakeService
 import IntakeStore
 import Testing
 
@@ -27,14 +28,18 @@ struct ConflictPolicyTests {
         var theirs = base
         theirs.patient.givenName = "Server-Side"
         if clash { theirs.patient.externalId = "THEIRS-1" }
-        #expect(try await server.services.store.update(try IngestItem(record: theirs), baseRevision: 1, teamId: 1, savedBy: "dan", at: Date()) == .updated(revision: 2))
+        #expect(
+            try await server.services.store.update(try IngestItem(record: theirs), baseRevision: 1, teamId: 1, savedBy: "dan", at: Date())
+                == .updated(revision: 2))
         var mine = base
         mine.patient.externalId = "MINE-1"
         try server.store.enqueue(mine, baseRevision: 1)
         return (server, base, mine)
     }
 
-    static func flush(_ server: ClientTestServer, _ policy: ConflictPolicy, choose: [RecordMerge.Side]? = nil) async throws -> QueueFlusher.Summary {
+    static func flush(_ server: ClientTestServer, _ policy: ConflictPolicy, choose: [RecordMerge.Side]? = nil) async throws
+        -> QueueFlusher.Summary
+    {
         try await server.serving { port in
             var flusher = QueueFlusher(store: server.store, client: server.client(port: port), retry: Self.fast)
             var chooser: (@Sendable (RecordMerge) async throws -> [RecordMerge.Side])?
@@ -66,7 +71,8 @@ struct ConflictPolicyTests {
     @Test func askSettlesEachConflictAsChosenAndMergesTheRest() async throws {
         let (server, base, _) = try await Self.setUp(clash: true)
         let summary = try await Self.flush(server, .ask, choose: [.mine])
-        #expect(summary.uploaded == 1 && summary.resolved.first?.how.contains("1 conflict(s) settled (1 yours)") == true, "\(summary.resolved)")
+        #expect(
+            summary.uploaded == 1 && summary.resolved.first?.how.contains("1 conflict(s) settled (1 yours)") == true, "\(summary.resolved)")
         let stored = try #require(try await server.services.store.record(id: base.id))
         #expect(stored.revision == 3 && stored.record.patient.externalId == "MINE-1" && stored.record.patient.givenName == "Server-Side")
     }
@@ -84,7 +90,10 @@ struct ConflictPolicyTests {
         #expect(summary.uploaded == 1)
         let stored = try #require(try await server.services.store.record(id: base.id))
         #expect(stored.revision == 3 && stored.record.patient == mine.patient, "mine, whole")
-        #expect(try await server.services.store.revisions(of: base.id).map(\.record.patient.externalId) == [base.patient.externalId, "THEIRS-1", "MINE-1"])
+        #expect(
+            try await server.services.store.revisions(of: base.id).map(\.record.patient.externalId) == [
+                base.patient.externalId, "THEIRS-1", "MINE-1",
+            ])
     }
 
     @Test func keepServerSendsNothingAndKeepsTheEditAside() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakeServer
+import IntakeService
 import Testing
 
 @testable import IntakeClient
@@ -21,7 +22,8 @@ struct NamesInPathsTests {
             try await root.createTeam(name)
             _ = try await server.services.accounts.createUser(username: "lead", password: "lead-password-1", role: .coordinator, team: name)
             _ = try await server.services.accounts.createUser(username: "amal", password: "amal-password-1", role: .fieldworker, team: name)
-            _ = try await server.services.accounts.createUser(username: "newcomer", password: "newcomer-pass-1", role: .fieldworker, team: nil)
+            _ = try await server.services.accounts.createUser(
+                username: "newcomer", password: "newcomer-pass-1", role: .fieldworker, team: nil)
 
             #expect(try await root.members(of: name).map(\.username).sorted() == ["amal", "lead"])
             #expect(try await root.changeRole(in: name, of: "amal", to: "coordinator").role == "coordinator")
@@ -54,12 +56,15 @@ struct NamesInPathsTests {
                     try await root.createTeam(name)
                     Issue.record("\(name.debugDescription) was accepted")
                 } catch {
-                    #expect("\(error)".contains("choose another team name") || "\(error)".contains("control"), "\(name.debugDescription): \(error)")
+                    #expect(
+                        "\(error)".contains("choose another team name") || "\(error)".contains("control"),
+                        "\(name.debugDescription): \(error)")
                 }
             }
             // A username is ASCII letters, digits, '.', '_' and '-': an Arabic one is refused with that rule.
             do {
-                _ = try await server.services.accounts.createUser(username: "أمل", password: "amal-password-1", role: .fieldworker, team: "clinic")
+                _ = try await server.services.accounts.createUser(
+                    username: "أمل", password: "amal-password-1", role: .fieldworker, team: "clinic")
                 Issue.record("an Arabic username was accepted")
             } catch {
                 #expect("\(error)".contains("letters, digits"), "\(error)")

@@ -1,6 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakeServer
+import IntakeService
 import IntakeStore
 import Testing
 
@@ -85,14 +86,17 @@ struct QueueFlusherTests {
         #expect(summary.uploaded == 0 && summary.setAside.count == 2 && summary.stoppedBecause == nil)
         let entries = try server.store.queueEntries()
         #expect(Set(entries.map(\.id)) == Set(records.map(\.id)) && entries.allSatisfy { $0.state == .rejected })
-        #expect(entries.allSatisfy { ($0.reason ?? "").contains("was deleted at") && ($0.reason ?? "").contains("by cora") }, "\(entries.map(\.reason))")
+        #expect(
+            entries.allSatisfy { ($0.reason ?? "").contains("was deleted at") && ($0.reason ?? "").contains("by cora") },
+            "\(entries.map(\.reason))")
     }
 
     @Test func serverDownStopsTheFlushAndKeepsEveryRecord() async throws {
         let server = try await ClientTestServer.make()
         let records = (1...5).map { server.record(seed: $0) }
         for record in records { try server.store.enqueue(record) }
-        let flusher = QueueFlusher(store: server.store, client: server.client(port: ClientTestServer.closedPort()), batchSize: 2, retry: Self.fast)
+        let flusher = QueueFlusher(
+            store: server.store, client: server.client(port: ClientTestServer.closedPort()), batchSize: 2, retry: Self.fast)
         let summary = try await flusher.flush()
         #expect(summary.uploaded == 0)
         #expect(summary.remaining == 5)

@@ -4,6 +4,7 @@ import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
+import IntakeService
 import Logging
 import Testing
 
@@ -19,10 +20,14 @@ struct RemoteExportTests {
         _ = try await server.services.records.ingest(records, owner: RecordOwner(teamId: team.id, username: "cora"))
         let (first, second) = try await server.serving { [folder] port in
             let client = server.client(port: port)
-            let first = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions())
-                .write(to: folder.appendingPathComponent("one"))
-            let second = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: first.cursor, options: ExportOptions())
-                .write(to: folder.appendingPathComponent("two"))
+            let first = try await RemoteExport(
+                server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions()
+            )
+            .write(to: folder.appendingPathComponent("one"))
+            let second = try await RemoteExport(
+                server: TestExportServer(client: client), questionnaireId: nil, since: first.cursor, options: ExportOptions()
+            )
+            .write(to: folder.appendingPathComponent("two"))
             return (first, second)
         }
         #expect(first.records == 30 && first.versions == [server.questionnaire.version] && first.cursor != nil)
@@ -58,8 +63,10 @@ struct RemoteExportTests {
             var failure: (any Error)?
             for _ in 0..<100 {
                 do {
-                    _ = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions())
-                        .write(to: folder.appendingPathComponent("cut"))
+                    _ = try await RemoteExport(
+                        server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions()
+                    )
+                    .write(to: folder.appendingPathComponent("cut"))
                     failure = nil
                     break
                 } catch let error as ClientError where error.isTransient {
@@ -78,7 +85,8 @@ struct RemoteExportTests {
     @Test func anUnreachableServerIsAClearError() async throws {
         let client = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(ClientTestServer.closedPort())")!, token: "t", timeout: 2)
         await #expect {
-            _ = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions()).write(to: folder)
+            _ = try await RemoteExport(server: TestExportServer(client: client), questionnaireId: nil, since: nil, options: ExportOptions())
+                .write(to: folder)
         } throws: { error in
             guard let error = error as? ClientError, case .offline(let message) = error else { return false }
             return message.contains("127.0.0.1")

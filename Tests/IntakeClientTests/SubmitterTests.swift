@@ -40,7 +40,9 @@ struct SubmitterTests {
         }
         guard case .invalid(_, let issues, let code) = outcome else { Issue.record("expected invalid, got \(outcome)"); return }
         #expect(issues.contains { $0.description.contains("patient familyName") })
-        #expect(code == "invalid_record" && issues.contains { $0.issue.kind == .missingIdentification && $0.issue.field == "familyName" }, "\(issues)")
+        #expect(
+            code == "invalid_record" && issues.contains { $0.issue.kind == .missingIdentification && $0.issue.field == "familyName" },
+            "\(issues)")
         #expect(try server.store.queueEntries().isEmpty)
         #expect(try server.store.drafts().first?.response.id == record.id)
         #expect(try server.store.drafts().first?.response.status == .draft)

@@ -1,6 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakeServer
+import IntakeService
 import IntakeStore
 import Testing
 
@@ -25,7 +26,9 @@ struct SyncRunTests {
 
             var edited = records[1]
             edited.patient.externalId = "E-1"
-            #expect(try await server.services.store.update(try IngestItem(record: edited), baseRevision: 1, teamId: 1, savedBy: "cora", at: Date()) == .updated(revision: 2))
+            #expect(
+                try await server.services.store.update(
+                    try IngestItem(record: edited), baseRevision: 1, teamId: 1, savedBy: "cora", at: Date()) == .updated(revision: 2))
             _ = try await server.services.store.deleteRecord(id: records[0].id, teamId: 1, reason: "twice", by: "cora", at: Date())
             let second = try await SyncRun(store: server.store, client: server.client(port: port)).catchUp()
             #expect(second.saved == 1 && second.removed == 1 && second.total == 2, "only what changed comes")
@@ -59,7 +62,10 @@ struct SyncRunTests {
             let longAgo = Date().addingTimeInterval(-100 * 86_400)
             _ = try await server.services.store.deleteRecord(id: records[0].id, teamId: 1, reason: "x", by: "cora", at: longAgo)
             _ = try await server.services.records.ingest([records[3]], owner: RecordOwner(teamId: 1, username: "cora"))
-            #expect(try await server.services.store.purgeTombstones(deletedBefore: Date().addingTimeInterval(-30 * 86_400), by: "admin", at: Date()).purged == 1)
+            #expect(
+                try await server.services.store.purgeTombstones(
+                    deletedBefore: Date().addingTimeInterval(-30 * 86_400), by: "admin", at: Date()
+                ).purged == 1)
             let rebuilt = try await SyncRun(store: server.store, client: server.client(port: port)).catchUp()
             #expect(rebuilt.rebuilt && rebuilt.total == 3, "\(rebuilt)")
             #expect(try server.store.syncedRecord(id: records[0].id) == nil, "the purged deletion is not missed")

@@ -23,7 +23,8 @@ struct ExportRoundTripTests {
     static func text(_ random: inout SeededGenerator) -> String {
         switch Int.random(in: 0..<10, using: &random) {
         case 0: return "."
-        case 1: return String(repeating: "long text \u{645}\u{631}\u{62D}\u{628}\u{627} \n", count: Int.random(in: 100...400, using: &random))
+        case 1:
+            return String(repeating: "long text \u{645}\u{631}\u{62D}\u{628}\u{627} \n", count: Int.random(in: 100...400, using: &random))
         case 2: return ["=1+1", "+1 ", "-", "@x", "\tlead", "\rlead", "'.", "''"].randomElement(using: &random)!
         default:
             var out = ""
@@ -31,7 +32,8 @@ struct ExportRoundTripTests {
                 if Bool.random(using: &random) {
                     out += pieces.randomElement(using: &random)!
                 } else {
-                    out += String((0..<Int.random(in: 1...6, using: &random)).map { _ in "abcdefghXYZ0123 ".randomElement(using: &random)! })
+                    out += String(
+                        (0..<Int.random(in: 1...6, using: &random)).map { _ in "abcdefghXYZ0123 ".randomElement(using: &random)! })
                 }
             }
             return out
@@ -57,13 +59,14 @@ struct ExportRoundTripTests {
     }
 
     /// The fixture's questions and a repeat of household members after them (indices 9 to 11).
-    static let withRepeat = Fixtures.version1 + "\n" + """
-        Household members | id: members | repeat 0..9
-        A note on them | id: member_note | text
-        Their age | id: member_age | integer 0..120 | required
-        @end
+    static let withRepeat =
+        Fixtures.version1 + "\n" + """
+            Household members | id: members | repeat 0..9
+            A note on them | id: member_note | text
+            Their age | id: member_age | integer 0..120 | required
+            @end
 
-        """
+            """
 
     @Test func everyFormatReadsBackEveryAnswerWithItsOwnReader() async throws {
         let seed = ProcessInfo.processInfo.environment["INTAKE_TEST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
@@ -74,7 +77,8 @@ struct ExportRoundTripTests {
         var expected: [Expected] = []
         for _ in 0..<40 {
             var answers: [Int: Answer] = [1: .yesNo(false)]
-            let id = UUID(uuidString: "00000000-0000-4000-8000-" + String(format: "%012x", UInt64.random(in: 0...0xffff_ffff_ffff, using: &random)))!
+            let id = UUID(
+                uuidString: "00000000-0000-4000-8000-" + String(format: "%012x", UInt64.random(in: 0...0xffff_ffff_ffff, using: &random)))!
             let key = id.uuidString.lowercased()
             func expect(_ column: String, _ index: Int, _ field: String?, _ kind: String, _ value: String) {
                 expected.append(
@@ -131,7 +135,9 @@ struct ExportRoundTripTests {
         #expect(expected.contains { $0.value == "." } || expected.count > 20)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-roundtrip-\(UUID().uuidString)")
-        defer { if ProcessInfo.processInfo.environment["INTAKE_ROUNDTRIP_KEEP"] == nil { try? FileManager.default.removeItem(at: directory) } }
+        defer {
+            if ProcessInfo.processInfo.environment["INTAKE_ROUNDTRIP_KEEP"] == nil { try? FileManager.default.removeItem(at: directory) }
+        }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let input = directory.appendingPathComponent("records.jsonl")
         try Data(records.flatMap { RecordCodec.encode($0) + [10] }).write(to: input)

@@ -14,7 +14,9 @@ struct FormatTests {
 
     @Test func cellsASpreadsheetWouldRunAreWrittenAsTextAndTheMarkerStaysUnambiguous() throws {
         let (v1, _) = try Fixtures.versions()
-        let texts = ["=HYPERLINK(\"http://x\")", "+1+2", "-2-3", "@SUM(A1)", "\tindent", "\rcr", ".", "'quoted", "-3", "+1.5", "2.5e-05", "plain"]
+        let texts = [
+            "=HYPERLINK(\"http://x\")", "+1+2", "-2-3", "@SUM(A1)", "\tindent", "\rcr", ".", "'quoted", "-3", "+1.5", "2.5e-05", "plain",
+        ]
         for raw in [false, true] {
             let plan = try ExportPlan(questionnaires: [v1], options: ExportOptions(rawCells: raw))
             let formatter = WideCSVFormatter(plan: plan)
@@ -27,7 +29,8 @@ struct FormatTests {
             } else {
                 #expect(
                     Array(cells.prefix(texts.count)) == [
-                        "'=HYPERLINK(\"http://x\")", "'+1+2", "'-2-3", "'@SUM(A1)", "'\tindent", "'\rcr", "'.", "''quoted", "-3", "+1.5", "2.5e-05",
+                        "'=HYPERLINK(\"http://x\")", "'+1+2", "'-2-3", "'@SUM(A1)", "'\tindent", "'\rcr", "'.", "''quoted", "-3", "+1.5",
+                        "2.5e-05",
                         "plain",
                     ])
                 // Removing one leading ' gives every value back; a bare marker is never an answer.

@@ -24,7 +24,8 @@ struct FieldworkSessionTests {
     func saveDraft(family: String, given: String) throws -> Draft {
         let draft = Draft(
             response: PatientResponse(
-                questionnaire: questionnaire.reference, patient: PatientIdentification(givenName: given, familyName: family), collector: "c",
+                questionnaire: questionnaire.reference, patient: PatientIdentification(givenName: given, familyName: family),
+                collector: "c",
                 deviceId: "d"))
         try store.save(draft)
         return draft
@@ -40,11 +41,15 @@ struct FieldworkSessionTests {
         var fill = session(ScriptedIO(), interactive: false)
         let id = UUID()
         fill.patient = RemotePatient(
-            id: id.uuidString.lowercased(), givenName: "Amina", familyName: "Haddad", dateOfBirth: "1990-04-12", sex: "female", externalId: "UNHCR-1")
+            id: id.uuidString.lowercased(), givenName: "Amina", familyName: "Haddad", dateOfBirth: "1990-04-12", sex: "female",
+            externalId: "UNHCR-1")
         let draft = try #require(try fill.chooseDraft(resume: false, draftId: nil))
         #expect(draft.response.patientId == id)
-        #expect(draft.response.patient == PatientIdentification(
-            givenName: "Amina", familyName: "Haddad", dateOfBirth: LocalDate(iso: "1990-04-12"), sex: .female, externalId: "UNHCR-1"))
+        #expect(
+            draft.response.patient
+                == PatientIdentification(
+                    givenName: "Amina", familyName: "Haddad", dateOfBirth: LocalDate(iso: "1990-04-12"), sex: .female, externalId: "UNHCR-1"
+                ))
         #expect(draft.cursor == QuestionPosition(section: 1, index: 1), "the form starts at the first question")
     }
 
@@ -109,9 +114,12 @@ struct FieldworkSessionTests {
         let io = ScriptedIO(["  Haddad ", "", "1990-13-40", "CASE-1"])
         let lookup = LookupSession(store: store, client: nil, io: io, catalog: QuestionnaireCatalog(root: nil))
         let criteria = try #require(lookup.askCriteria())
-        #expect(criteria.familyName == "Haddad" && criteria.givenName == nil && criteria.dateOfBirth == nil && criteria.externalId == "CASE-1")
+        #expect(
+            criteria.familyName == "Haddad" && criteria.givenName == nil && criteria.dateOfBirth == nil && criteria.externalId == "CASE-1")
         #expect(io.transcript.contains("(The date of birth was not YYYY-MM-DD and is left out.)"))
-        #expect(LookupSession(store: store, client: nil, io: ScriptedIO(["", "", "", ""]), catalog: QuestionnaireCatalog(root: nil)).askCriteria() == nil)
+        #expect(
+            LookupSession(store: store, client: nil, io: ScriptedIO(["", "", "", ""]), catalog: QuestionnaireCatalog(root: nil))
+                .askCriteria() == nil)
     }
 
     @Test func lookupFindsDraftsOnThisMachineAndOpensThePickedOne() async throws {
@@ -164,7 +172,9 @@ struct OfflineMatchingTests {
         #expect(PatientFinder.matches(patient, LookupCriteria(externalId: "2024-7")), "either digit set")
         #expect(!PatientFinder.matches(patient, LookupCriteria(familyName: "الحسن")))
         let latin = PatientIdentification(givenName: "Şahin", familyName: "Côté", dateOfBirth: nil, sex: .male, externalId: nil)
-        #expect(PatientFinder.matches(latin, LookupCriteria(givenName: "sahin")) && PatientFinder.matches(latin, LookupCriteria(familyName: "COTE")))
+        #expect(
+            PatientFinder.matches(latin, LookupCriteria(givenName: "sahin"))
+                && PatientFinder.matches(latin, LookupCriteria(familyName: "COTE")))
         let spaced = PatientIdentification(givenName: "Ben  Osman", familyName: "X", dateOfBirth: nil, sex: .male, externalId: nil)
         #expect(PatientFinder.matches(spaced, LookupCriteria(givenName: "ben osman")), "spaces count as on the server")
     }

@@ -34,7 +34,9 @@ struct ArabicFormTests {
     }
 
     @Test func theWholeFormSpeaksArabicAndReadsArabicAnswers() throws {
-        let (outcome, io) = try run(["ليلى", "الأحمد", "١٩٩٠-٠٥-٠١", "انثى", "", "٢٠٠", "٣٥", "نعم", ":help", ":review", ":bogus", ":finish"])
+        let (outcome, io) = try run([
+            "ليلى", "الأحمد", "١٩٩٠-٠٥-٠١", "انثى", "", "٢٠٠", "٣٥", "نعم", ":help", ":review", ":bogus", ":finish",
+        ])
         guard case .completed(let record) = outcome else { Issue.record("not completed: \(io.transcript)"); return }
         #expect(record.patient.sex == .female)
         #expect(record.patient.dateOfBirth == LocalDate(iso: "1990-05-01"))
@@ -176,7 +178,8 @@ struct BidiTextTests {
 
     @Test func anEnglishLineWithAnArabicNameKeepsItsOrder() {
         #expect(BidiText.render("Name: دار.", mode: .reorder, rightToLeft: false) == "Name: \u{FEAD}\u{FE8D}\u{FEA9}.")
-        #expect(BidiText.render("Name: Amina", mode: .reorder, rightToLeft: true) == "Name: Amina", "no right-to-left letter, nothing to do")
+        #expect(
+            BidiText.render("Name: Amina", mode: .reorder, rightToLeft: true) == "Name: Amina", "no right-to-left letter, nothing to do")
     }
 
     @Test func bidiTerminalsGetTheLineAsItIsMarkedRightToLeft() {
@@ -186,7 +189,9 @@ struct BidiTextTests {
 
     @Test func theModeFollowsTheSettingThenTheTerminal() {
         #expect(BidiMode.from(environment: ["INTAKE_BIDI": "marks", "TMUX": "x"], terminal: true) == .marks)
-        #expect(BidiMode.from(environment: ["VTE_VERSION": "7600", "TMUX": "/tmp/tmux"], terminal: true) == .reorder, "tmux draws the cells itself")
+        #expect(
+            BidiMode.from(environment: ["VTE_VERSION": "7600", "TMUX": "/tmp/tmux"], terminal: true) == .reorder,
+            "tmux draws the cells itself")
         #expect(BidiMode.from(environment: ["VTE_VERSION": "7600", "TERM": "xterm-256color"], terminal: true) == .marks)
         #expect(BidiMode.from(environment: ["TERM": "linux"], terminal: true) == .reorder)
         #expect(BidiMode.from(environment: [:], terminal: true) == .reorder)

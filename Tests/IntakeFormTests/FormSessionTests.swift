@@ -198,7 +198,9 @@ struct FormSessionTests {
         #expect(try input.parse("ivoire", as: single) == .choice("CI"), "a later word")
         #expect(try input.parse("٢", as: single) == .choice("CI"), "an Arabic-Indic number")
         #expect(throws: AnswerInput.Failure.ambiguous([countries.choices[0]])) { try input.parse("turkey", as: single) }
-        #expect(throws: AnswerInput.Failure.ambiguous([countries.choices[2], countries.choices[3], countries.choices[4]])) { try input.parse("s", as: single) }
+        #expect(throws: AnswerInput.Failure.ambiguous([countries.choices[2], countries.choices[3], countries.choices[4]])) {
+            try input.parse("s", as: single)
+        }
         let languages = ChoiceSet(choices: [choice("ku", "Kurdish (Kurmanji)"), choice("ckb", "Kurdish (Sorani)"), choice("ar", "Arabic")])
         #expect(try input.parse("kurmanji", as: .singleChoice(languages)) == .choice("ku"))
         #expect(try input.parse("anji", as: .singleChoice(languages)) == .choice("ku"), "any part of a label")
@@ -223,7 +225,9 @@ struct FormSessionTests {
                 "manifest.txt": .init(path: "c/manifest.txt", bytes: Array("id: c\ntitle: Countries\n".utf8)),
                 "1-a.txt": .init(
                     path: "c/1-a.txt",
-                    bytes: Array("Born in | id: born | single: SA=Saudi Arabia, SY=Syria, ZA=South Africa, TR=Türkiye\nArrived from | id: from | single: SA=Saudi Arabia, SY=Syria, ZA=South Africa, TR=Türkiye\n".utf8)),
+                    bytes: Array(
+                        "Born in | id: born | single: SA=Saudi Arabia, SY=Syria, ZA=South Africa, TR=Türkiye\nArrived from | id: from | single: SA=Saudi Arabia, SY=Syria, ZA=South Africa, TR=Türkiye\n"
+                            .utf8)),
             ])
         let countries = try QuestionnaireLoader.load(files)
         let io = ScriptedIO(["Amina", "Haddad", "1990-05-01", "f", "", "s", "2", "turk", ":quit"])
@@ -232,7 +236,8 @@ struct FormSessionTests {
         guard case .quit(let saved) = try session.run() else { Issue.record("expected quit: \(io.transcript)"); return }
         // "s": Saudi Arabia, Syria and South Africa, numbered 1 to 3; "2" is the second of them.
         #expect(io.transcript.contains("Several choices match 's'; type the number of the one you mean"), "\(io.transcript)")
-        #expect(io.transcript.contains("    1) Saudi Arabia [SA]") && io.transcript.contains("    3) South Africa [ZA]"), "\(io.transcript)")
+        #expect(
+            io.transcript.contains("    1) Saudi Arabia [SA]") && io.transcript.contains("    3) South Africa [ZA]"), "\(io.transcript)")
         #expect(io.transcript.contains("  → Syria"), "\(io.transcript)")
         #expect(saved.response[QuestionPosition(section: 1, index: 1)] == .choice("SY"))
         // A partial name is echoed with what it chose.

@@ -47,7 +47,10 @@ struct RepeatFormTests {
     private func instances(_ record: PatientResponse, _ id: String) -> [[String: Answer]] {
         guard case .instances(let list)? = record[questionnaire.question(id: id)!.position] else { return [] }
         return list.map { instance in
-            Dictionary(uniqueKeysWithValues: instance.map { (questionnaire.question(at: QuestionPosition(section: 1, index: $0.key))!.key, $0.value) })
+            Dictionary(
+                uniqueKeysWithValues: instance.map {
+                    (questionnaire.question(at: QuestionPosition(section: 1, index: $0.key))!.key, $0.value)
+                })
         }
     }
 
@@ -57,10 +60,11 @@ struct RepeatFormTests {
             Issue.record("not completed: \(io.transcript)")
             return
         }
-        #expect(instances(record, "members") == [
-            ["name": .text("Lina"), "age": .integer(30), "pregnant": .yesNo(false), "next": .integer(31)],
-            ["name": .text("Omar"), "age": .integer(5), "next": .integer(6)],
-        ])
+        #expect(
+            instances(record, "members") == [
+                ["name": .text("Lina"), "age": .integer(30), "pregnant": .yesNo(false), "next": .integer(31)],
+                ["name": .text("Omar"), "age": .integer(5), "next": .integer(6)],
+            ])
         #expect(instances(record, "pets") == [["kind": .choice("dog")]])
         #expect(record[questionnaire.question(id: "ages")!.position] == .integer(35))
         #expect(io.transcript.contains("— Members: 2 of 2 —") && io.transcript.contains("[1.4 #2] Age *"))
@@ -70,13 +74,17 @@ struct RepeatFormTests {
     }
 
     @Test func instancesAreOpenedRemovedAndMovedAtTheRepeat() throws {
-        let lines = patient + [
-            "4", "", "A", "1", "", "B", "2", "", "C", "3",  // three members
-            "3>1", "-2", "undo", "-2", "9", "2", "", "40", "n",  // C first, A removed (undone, removed again); 9 does not exist; B's age corrected
-            ":review", ":finish",
-        ]
+        let lines =
+            patient + [
+                "4", "", "A", "1", "", "B", "2", "", "C", "3",  // three members
+                // C first, A removed (undone, removed again); 9 does not exist; B's age corrected.
+                "3>1", "-2", "undo", "-2", "9", "2", "", "40", "n",
+                ":review", ":finish",
+            ]
         let (outcome, io, _) = try run(lines)
-        #expect(io.transcript.contains("Moved #3 to place 1.") && io.transcript.contains("Removed #2; the ones after it moved up. Type undo to bring it back."))
+        #expect(
+            io.transcript.contains("Moved #3 to place 1.")
+                && io.transcript.contains("Removed #2; the ones after it moved up. Type undo to bring it back."))
         #expect(io.transcript.contains("#2 is back in its place, with its answers."), "\(io.transcript)")
         #expect(io.transcript.contains("There is no #9; the numbers are 1 to 2."))
         #expect(io.transcript.contains("#2  B, 40"), "\(io.transcript)")
@@ -99,12 +107,16 @@ struct RepeatFormTests {
             return
         }
         #expect(
-            instances(draft.response, "members") == [["name": .text("Lina"), "age": .integer(33), "pregnant": .yesNo(false), "next": .integer(34)]],
+            instances(draft.response, "members") == [
+                ["name": .text("Lina"), "age": .integer(33), "pregnant": .yesNo(false), "next": .integer(34)]
+            ],
             "\(io.transcript)")
         #expect(io.transcript.contains("> :go 1.4\n\n[1.2] Members"))
         // The draft left inside the instance resumes at the repeat.
         #expect(draft.cursor == questionnaire.question(id: "members")!.position)
-        #expect(saves.allSatisfy { $0.response[questionnaire.question(id: "age")!.position] == nil }, "an instance's answers never sit at the top")
+        #expect(
+            saves.allSatisfy { $0.response[questionnaire.question(id: "age")!.position] == nil },
+            "an instance's answers never sit at the top")
         let (resumed, again, _) = try run(["", ":finish"], draft: draft)
         guard case .completed(let record) = resumed else {
             Issue.record("resumed and finished: \(again.transcript)")

@@ -5,6 +5,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Every route × every role × the caller's own team, another team, another team's record
 /// referred or granted to the caller, and its own team's record hidden from it (collector-only)
@@ -52,7 +53,8 @@ struct AccessMatrixTests {
         switch side {
         case .own: RecordFacts(teamId: 1, collector: "fieldworker-a", collectorOnly: true)
         case .other: RecordFacts(teamId: 2, collector: "fieldworker-b", collectorOnly: true)
-        case .referred: RecordFacts(teamId: 2, collector: "fieldworker-b", collectorOnly: true, referral: (caller == "coordinator-a", false))
+        case .referred:
+            RecordFacts(teamId: 2, collector: "fieldworker-b", collectorOnly: true, referral: (caller == "coordinator-a", false))
         case .granted: RecordFacts(teamId: 2, collector: "fieldworker-b", collectorOnly: true, grant: (caller == "fieldworker-a", false))
         case .hidden: RecordFacts(teamId: 1, collector: "fieldworker-a2", collectorOnly: true)
         case .deleted: RecordFacts(teamId: 1, collector: "fieldworker-a", collectorOnly: true, deleted: true)
@@ -79,6 +81,7 @@ struct AccessMatrixTests {
             }
         case (.team, _): return test.otherFor[caller] ?? (user.role == .admin ? success : .forbidden)
         case (.patient(let write), _): return test.otherFor[caller] ?? (user.role == .admin && !write ? success : .notFound)
+        case (.export, _): return success
         }
     }
 
@@ -106,7 +109,8 @@ struct AccessMatrixTests {
                     return json(["files": published.files, "lists": published.lists])
                 }),
             Case(
-                method: .put, route: "/v1/questionnaires/{id}/versions/{version}/state", uri: "/v1/questionnaires/{qid}/versions/{qversion}/state",
+                method: .put, route: "/v1/questionnaires/{id}/versions/{version}/state",
+                uri: "/v1/questionnaires/{qid}/versions/{qversion}/state",
                 success: .ok, body: { _, _, _ in json(["state": "published"]) }),
             // The fixture's version is published: a test record of it is refused.
             Case(
@@ -141,14 +145,16 @@ struct AccessMatrixTests {
             Case(method: .get, route: "/v1/records/{id}/revisions", uri: "/v1/records/{own}/revisions", success: .ok),
             // No record of the fixture names a file: a caller let through finds none.
             Case(
-                method: .get, route: "/v1/records/{id}/attachments/{sha256}", uri: "/v1/records/{own}/attachments/\(AttachmentFixture.digest)",
+                method: .get, route: "/v1/records/{id}/attachments/{sha256}",
+                uri: "/v1/records/{own}/attachments/\(AttachmentFixture.digest)",
                 success: .notFound),
             Case(method: .get, route: "/v1/uploads/{sha256}", uri: "/v1/uploads/\(AttachmentFixture.digest)", success: .ok),
             Case(
                 method: .put, route: "/v1/uploads/{sha256}", uri: "/v1/uploads/\(AttachmentFixture.digest)", success: .created,
                 body: { _, _, _ in AttachmentFixture.png }),
             Case(
-                method: .get, route: "/v1/exports/attachments/{id}/{sha256}", uri: "/v1/exports/attachments/{own}/\(AttachmentFixture.digest)",
+                method: .get, route: "/v1/exports/attachments/{id}/{sha256}",
+                uri: "/v1/exports/attachments/{own}/\(AttachmentFixture.digest)",
                 success: .notFound),
             // `{doomed}`: a record made for this one call, in the caller's team or another.
             Case(
@@ -159,7 +165,11 @@ struct AccessMatrixTests {
             Case(
                 method: .post, route: "/v1/records/{id}/grants", uri: "/v1/records/{own}/grants",
                 success: .created,
-                body: { _, _, _ in json(["toUser": "fieldworker-b", "access": "read", "expiresAt": Timestamp.string(from: Date().addingTimeInterval(3600))]) }),
+                body: { _, _, _ in
+                    json([
+                        "toUser": "fieldworker-b", "access": "read", "expiresAt": Timestamp.string(from: Date().addingTimeInterval(3600)),
+                    ])
+                }),
             Case(
                 method: .get, route: "/v1/records/{id}/grants", uri: "/v1/records/{own}/grants",
                 success: .ok),
@@ -234,7 +244,8 @@ struct AccessMatrixTests {
             Case(
                 method: .post, route: "/v1/teams/{team}/invitations", uri: "/v1/teams/{ownTeam}/invitations", success: .created,
                 body: { server, n, _ in
-                    _ = try await server.services.accounts.createUser(username: "invitee-\(n)", password: "a-long-password", role: .fieldworker, team: nil)
+                    _ = try await server.services.accounts.createUser(
+                        username: "invitee-\(n)", password: "a-long-password", role: .fieldworker, team: nil)
                     return json(["username": "invitee-\(n)"])
                 }),
             Case(
@@ -242,7 +253,8 @@ struct AccessMatrixTests {
                 otherFor: ["admin": .unprocessableContent], body: { _, _, _ in json(["username": "fieldworker-a"]) }),
             Case(method: .get, route: "/v1/teams/{team}/enrolments", uri: "/v1/teams/{ownTeam}/enrolments", success: .ok),
             Case(method: .get, route: "/v1/teams/{team}/devices", uri: "/v1/teams/{ownTeam}/devices", success: .ok),
-            Case(method: .delete, route: "/v1/teams/{team}/devices/{device}", uri: "/v1/teams/{ownTeam}/devices/999999", success: .notFound),
+            Case(
+                method: .delete, route: "/v1/teams/{team}/devices/{device}", uri: "/v1/teams/{ownTeam}/devices/999999", success: .notFound),
             // Public: a wrong code, whoever sends it.
             Case(
                 method: .post, route: "/v1/devices", uri: "/v1/devices", success: .unprocessableContent,
@@ -267,7 +279,9 @@ struct AccessMatrixTests {
             Case(method: .delete, route: "/v1/notifications/{id}", uri: "/v1/notifications/999999", success: .notFound),
             Case(
                 method: .post, route: "/v1/referrals", uri: "/v1/referrals", success: .created,
-                body: { _, _, target in json(["recordId": target.uuidString.lowercased(), "toTeam": "team-b", "reason": "needs a specialist"]) }),
+                body: { _, _, target in
+                    json(["recordId": target.uuidString.lowercased(), "toTeam": "team-b", "reason": "needs a specialist"])
+                }),
             Case(method: .get, route: "/v1/referrals", uri: "/v1/referrals?direction=sent", success: .ok),
             Case(method: .get, route: "/v1/referrals/{id}", uri: "/v1/referrals/{fresh}", success: .notFound),
             Case(method: .post, route: "/v1/referrals/{id}/accept", uri: "/v1/referrals/{fresh}/accept", success: .notFound),
@@ -320,7 +334,8 @@ struct AccessMatrixTests {
                 method: .delete, route: "/v1/data-groups/{name}", uri: "/v1/data-groups/never_defined",
                 success: .notFound),
             Case(
-                method: .put, route: "/v1/patients/{id}/reports/{series}/{date}", uri: "/v1/patients/{ownPatient}/reports/vitals/2026-01-01",
+                method: .put, route: "/v1/patients/{id}/reports/{series}/{date}",
+                uri: "/v1/patients/{ownPatient}/reports/vitals/2026-01-01",
                 // The field worker stores it first; the coordinator's replaces it.
                 success: .ok, successFor: ["fieldworker-a": .created],
                 body: { _, _, _ in json(["weight": 61]) }),
@@ -328,7 +343,8 @@ struct AccessMatrixTests {
                 method: .get, route: "/v1/patients/{id}/reports/{series}", uri: "/v1/patients/{ownPatient}/reports/vitals",
                 success: .ok),
             Case(
-                method: .get, route: "/v1/patients/{id}/reports/{series}/{date}", uri: "/v1/patients/{ownPatient}/reports/vitals/2026-01-01",
+                method: .get, route: "/v1/patients/{id}/reports/{series}/{date}",
+                uri: "/v1/patients/{ownPatient}/reports/vitals/2026-01-01",
                 // The other team's patient has no report of that date: an admin, who may read it, is told so.
                 success: .ok,
                 otherFor: ["admin": .notFound]),
@@ -340,7 +356,8 @@ struct AccessMatrixTests {
         // Event streams end after a moment here, so that the matrix can read them whole.
         var server = try await TestServer.make { $0.streamLifetime = .milliseconds(100) }
         try await server.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
-        _ = try await server.services.store.setCollectorOnly(questionnaireId: server.questionnaire.reference.id, true, by: "admin", at: Date())
+        _ = try await server.services.store.setCollectorOnly(
+            questionnaireId: server.questionnaire.reference.id, true, by: "admin", at: Date())
         let hidden = server.record(seed: 5, collector: "fieldworker-a2"), deleted = server.record(seed: 6)
         _ = try await server.services.records.ingest([hidden, deleted], owner: RecordOwner(teamId: 1, username: "fieldworker-a2"))
         _ = try await server.services.records.delete(deleted.id, teamId: 1, reason: "entered twice", by: "coordinator-a")
@@ -351,7 +368,9 @@ struct AccessMatrixTests {
         let patients = (own: UUID(), other: UUID())
         for (id, team) in [(patients.own, Int64(1)), (patients.other, Int64(2))] {
             _ = try await server.services.store.registerPatients([
-                NewPatient(id: id, teamId: team, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"), createdBy: "x", createdAt: Date())
+                NewPatient(
+                    id: id, teamId: team, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"), createdBy: "x",
+                    createdAt: Date())
             ])
         }
         // Another team's records reaching team-a: one referred to it (read only, nobody
@@ -363,13 +382,16 @@ struct AccessMatrixTests {
             referred.id, toUser: nil, toTeam: "team-a", reason: "second opinion", priority: .routine, allowEdit: false, by: coordinatorB)
         _ = try await server.services.store.createGrant(
             NewGrant(
-                recordId: granted.id, fromTeamId: 2, toUser: "fieldworker-a", toTeam: nil, access: .read, expiresAt: Date().addingTimeInterval(86_400),
+                recordId: granted.id, fromTeamId: 2, toUser: "fieldworker-a", toTeam: nil, access: .read,
+                expiresAt: Date().addingTimeInterval(86_400),
                 grantedBy: "coordinator-b", grantedAt: Date()))
 
         let cases = Self.cases()
         let routes = IntakeServerApp.router(server.services).routes
         #expect(Set(cases.map { "\($0.method.rawValue) \($0.route)" }) == Set(routes), "the matrix covers every registered route")
-        #expect(Set(RoutePolicy.rules.map(\.key)) == Set(routes), "the policy has a row for every route, and no row for a route that is not there")
+        #expect(
+            Set(RoutePolicy.rules.map(\.key)) == Set(routes),
+            "the policy has a row for every route, and no row for a route that is not there")
         let documented = try ContractTests.documentedRoutes(try IntakeServerApp.openAPIDocument())
         #expect(Set(RoutePolicy.rules.map(\.key)) == documented, "the policy covers every route of openapi.yaml")
         var users: [String: User] = [:]
@@ -390,8 +412,9 @@ struct AccessMatrixTests {
                         switch side {
                         case .own: break
                         case .other:
-                            guard test.uri.contains("{own}") || test.uri.contains("{ownTeam}") || test.uri.contains("{ownPatient}")
-                                || test.uri.contains("{doomed}")
+                            guard
+                                test.uri.contains("{own}") || test.uri.contains("{ownTeam}") || test.uri.contains("{ownPatient}")
+                                    || test.uri.contains("{doomed}")
                             else { continue }
                         case .referred, .granted:
                             guard test.uri.contains("{own}"), case .record = scope else { continue }
@@ -413,10 +436,12 @@ struct AccessMatrixTests {
                             let inTeam = side == .own || side == .hidden || side == .deleted
                             let collector = side == .hidden ? "fieldworker-a2" : inTeam ? "fieldworker-a" : "fieldworker-b"
                             let record = server.record(seed: UInt64(5_000 + counter), collector: collector)
-                            let owner = inTeam ? RecordOwner(teamId: 1, username: collector) : RecordOwner(teamId: 2, username: "fieldworker-b")
+                            let owner =
+                                inTeam ? RecordOwner(teamId: 1, username: collector) : RecordOwner(teamId: 2, username: "fieldworker-b")
                             _ = try await server.services.records.ingest([record], owner: owner)
                             if side == .deleted {
-                                _ = try await server.services.records.delete(record.id, teamId: 1, reason: "entered twice", by: "coordinator-a")
+                                _ = try await server.services.records.delete(
+                                    record.id, teamId: 1, reason: "entered twice", by: "coordinator-a")
                             }
                             doomed = record.id.uuidString.lowercased()
                         }
@@ -427,14 +452,16 @@ struct AccessMatrixTests {
                             .replacingOccurrences(of: "{ownTeam}", with: ownSide ? "team-a" : "team-b")
                             .replacingOccurrences(of: "{teamFieldworker}", with: ownSide ? "fieldworker-a" : "fieldworker-b")
                             .replacingOccurrences(of: "{fresh}", with: UUID().uuidString.lowercased())
-                            .replacingOccurrences(of: "{ownPatient}", with: (ownSide ? patients.own : patients.other).uuidString.lowercased())
+                            .replacingOccurrences(
+                                of: "{ownPatient}", with: (ownSide ? patients.own : patients.other).uuidString.lowercased())
                         let expected = Self.expected(test, caller: caller, user: caller.flatMap { users[$0] }, side: side)
                         let token = test.route == "/v1/sessions/current" ? caller.map { "signout-\($0)" } : caller
                         let response = try await client.send(
                             test.method, uri, as: token, in: server, body: try await test.body(server, counter, target))
                         if response.status != expected {
                             mismatches.append(
-                                "\(test.method) \(uri) (\(side)) as \(caller ?? "anonymous"): \(response.status.code), expected \(expected.code)")
+                                "\(test.method) \(uri) (\(side)) as \(caller ?? "anonymous"): \(response.status.code), expected \(expected.code)"
+                            )
                         }
                         #expect(response.status.code < 500)
                     }

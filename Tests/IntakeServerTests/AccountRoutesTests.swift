@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 struct AccountRoutesTests {
     struct SignIn: Encodable {
@@ -30,8 +31,10 @@ struct AccountRoutesTests {
     @Test func wrongPasswordAndUnknownUserLookTheSame() async throws {
         let server = try await TestServer.make()
         try await server.application().test(.router) { client in
-            let wrong = try await client.send(.post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "admin", password: "nope-nope-nope"))
-            let unknown = try await client.send(.post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "ghost", password: "nope-nope-nope"))
+            let wrong = try await client.send(
+                .post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "admin", password: "nope-nope-nope"))
+            let unknown = try await client.send(
+                .post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "ghost", password: "nope-nope-nope"))
             #expect(wrong.status == .unauthorized && unknown.status == .unauthorized)
             #expect(wrong.text == unknown.text)
             let badToken = try await client.send(.get, "/v1/me", as: "itk_forged", in: server)
@@ -52,13 +55,16 @@ struct AccountRoutesTests {
             #expect(try await client.send(.post, "/v1/teams", as: "admin", in: server, json: ["name": "team-c"]).status == .created)
             #expect(try await client.send(.post, "/v1/teams", as: "admin", in: server, json: ["name": "team-c"]).status == .conflict)
             // 100 characters at most as sent, the spaces around the name included (as openapi.yaml says).
-            let long = try await client.send(.post, "/v1/teams", as: "admin", in: server, json: ["name": "\t" + String(repeating: "*", count: 100)])
+            let long = try await client.send(
+                .post, "/v1/teams", as: "admin", in: server, json: ["name": "\t" + String(repeating: "*", count: 100)])
             #expect(long.status.code >= 400 && long.status.code < 500, "\(long.text)")
             let created = try await client.send(
-                .post, "/v1/users", as: "admin", in: server, json: NewUser(username: "farid", password: "a-long-password", role: "fieldworker", team: "team-c"))
+                .post, "/v1/users", as: "admin", in: server,
+                json: NewUser(username: "farid", password: "a-long-password", role: "fieldworker", team: "team-c"))
             #expect(created.status == .created)
             let noTeam = try await client.send(
-                .post, "/v1/users", as: "admin", in: server, json: NewUser(username: "grace", password: "a-long-password", role: "fieldworker"))
+                .post, "/v1/users", as: "admin", in: server,
+                json: NewUser(username: "grace", password: "a-long-password", role: "fieldworker"))
             #expect(noTeam.status == .created, "a field worker may wait for an invitation without a team")
             #expect(noTeam.json["team"] == nil)
             let weak = try await client.send(

@@ -6,6 +6,7 @@ import Testing
 
 @testable import IntakeSQLite
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Name keys stored before lookups folded Arabic letter variants (`NameKey.fold` of the names)
 /// are recomputed when the server opens the database (SQLite v26, PostgreSQL v24), so old

@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-import NIOCore
 import IntakeCore
+import NIOCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Files answering photo, audio, document and signature questions: uploaded in chunks that
 /// resume, checked by hash and by bytes, taken by the record that names them (a record naming a
@@ -14,7 +15,8 @@ import Testing
 /// store the tests run on (scripts/test runs them on SQLite and on PostgreSQL).
 struct AttachmentRoutesTests {
     private func put(
-        _ client: some TestClientProtocol, _ server: TestServer, _ sha: String, _ bytes: Data, range: String? = nil, as user: String = "fieldworker-a"
+        _ client: some TestClientProtocol, _ server: TestServer, _ sha: String, _ bytes: Data, range: String? = nil,
+        as user: String = "fieldworker-a"
     ) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/octet-stream", .authorization: "Bearer \(server.tokens[user]!)"]
         if let range { headers[.contentRange] = range }
@@ -56,7 +58,8 @@ struct AttachmentRoutesTests {
             #expect(exported.status == .ok && Data(buffer: exported.body) == photo)
             // A file of another record, or none, is not found.
             let other = AttachmentFixture.digest
-            #expect(try await client.send(.get, "/v1/records/\(id)/attachments/\(other)", as: "fieldworker-a", in: server).status == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/records/\(id)/attachments/\(other)", as: "fieldworker-a", in: server).status == .notFound)
         }
     }
 
@@ -71,13 +74,16 @@ struct AttachmentRoutesTests {
             #expect(refused.text.contains("PUT /v1/uploads/{sha256}"))
             // Uploaded by another team, it is still missing for this one.
             #expect(try await put(client, server, ref.sha256, photo, as: "fieldworker-b").status == .created)
-            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .unprocessableContent)
+            #expect(
+                try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .unprocessableContent)
             #expect(try await put(client, server, ref.sha256, photo).status == .created)
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .created)
             // A file of the wrong size or type for its question is refused by validation.
             let wrong = photographed(server, seed: 63, AttachmentRef(sha256: ref.sha256, size: ref.size, mediaType: "audio/mpeg"))
             let invalid = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: wrong)
-            #expect(invalid.status == .unprocessableContent && invalid.text.contains("a photo is JPEG, PNG, WEBP, not audio/mpeg"), "\(invalid.text)")
+            #expect(
+                invalid.status == .unprocessableContent && invalid.text.contains("a photo is JPEG, PNG, WEBP, not audio/mpeg"),
+                "\(invalid.text)")
         }
     }
 
@@ -111,7 +117,9 @@ struct AttachmentRoutesTests {
         let ref = AttachmentRef(sha256: AttachmentFixture.digest(of: photo), size: photo.count, mediaType: "image/png")
         let patient = UUID()
         _ = try await server.services.store.registerPatients([
-            NewPatient(id: patient, teamId: 1, identification: PatientIdentification(givenName: "P", familyName: "Q"), createdBy: "x", createdAt: Date())
+            NewPatient(
+                id: patient, teamId: 1, identification: PatientIdentification(givenName: "P", familyName: "Q"), createdBy: "x",
+                createdAt: Date())
         ])
         _ = try await server.services.store.recordConsent(
             Consent(patientId: patient, scope: .allQualifiedResearchers, method: .written, recordedBy: "x", recordedAt: Date()))
@@ -125,15 +133,19 @@ struct AttachmentRoutesTests {
             // The patient shares with every researcher, but the photo of a document is identifying.
             let researcher = try await client.send(.get, "/v1/exports/attachments/\(id)/\(ref.sha256)", as: "researcher", in: server)
             #expect(researcher.status == .notFound)
-            #expect(try await client.send(.get, "/v1/exports/attachments/\(id)/\(ref.sha256)", as: "coordinator-b", in: server).status == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/exports/attachments/\(id)/\(ref.sha256)", as: "coordinator-b", in: server).status
+                    == .notFound)
 
             let deleted = try await client.send(
                 .delete, "/v1/records/\(id)", as: "coordinator-a", in: server, body: Data(#"{"reason": "entered twice"}"#.utf8))
             #expect(deleted.status == .ok, "\(deleted.text)")
-            #expect(server.services.records.attachments?.read(record: record.id, sha256: ref.sha256) == nil, "the file went with the record")
+            #expect(
+                server.services.records.attachments?.read(record: record.id, sha256: ref.sha256) == nil, "the file went with the record")
             let upload = try await client.send(.get, "/v1/uploads/\(ref.sha256)", as: "fieldworker-a", in: server)
             #expect(upload.json["received"] as? Int == 0, "and the team's upload of it")
-            #expect(try await client.send(.get, "/v1/records/\(id)/attachments/\(ref.sha256)", as: "fieldworker-a", in: server).status == .gone)
+            #expect(
+                try await client.send(.get, "/v1/records/\(id)/attachments/\(ref.sha256)", as: "fieldworker-a", in: server).status == .gone)
         }
     }
 
@@ -160,10 +172,13 @@ struct AttachmentRoutesTests {
         _ = try await server.services.records.ingest(records, owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-wide-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try await server.services.exports.writeFolder(questionnaireId: nil, since: nil, options: .init(), formats: [.wideCSV], to: folder)
+        _ = try await server.services.exports.writeFolder(
+            questionnaireId: nil, since: nil, options: .init(), formats: [.wideCSV], to: folder)
         let table = try String(contentsOf: folder.appendingPathComponent("repeat_household_members.csv"), encoding: .utf8)
         let members = records.reduce(0) { total, record in
-            guard case .instances(let list)? = record[server.questionnaire.question(id: "household_members")!.position] else { return total }
+            guard case .instances(let list)? = record[server.questionnaire.question(id: "household_members")!.position] else {
+                return total
+            }
             return total + list.count
         }
         #expect(members > 0 && table.split(separator: "\r\n").count == members + 1, "\(members) members")
@@ -175,8 +190,10 @@ struct AttachmentRoutesTests {
         let researcher = ExportReach(teamId: nil, consent: ConsentFilter(scopes: [.allQualifiedResearchers], includeUnlinked: false))
         #expect(RecordAccessPolicy.exportsFile(coordinator, recordTeam: 1, linked: false, scope: nil, identifying: true))
         #expect(!RecordAccessPolicy.exportsFile(coordinator, recordTeam: 2, linked: false, scope: nil, identifying: false))
-        #expect(RecordAccessPolicy.exportsFile(researcher, recordTeam: 2, linked: true, scope: .allQualifiedResearchers, identifying: false))
-        #expect(!RecordAccessPolicy.exportsFile(researcher, recordTeam: 2, linked: true, scope: .allQualifiedResearchers, identifying: true))
+        #expect(
+            RecordAccessPolicy.exportsFile(researcher, recordTeam: 2, linked: true, scope: .allQualifiedResearchers, identifying: false))
+        #expect(
+            !RecordAccessPolicy.exportsFile(researcher, recordTeam: 2, linked: true, scope: .allQualifiedResearchers, identifying: true))
         #expect(!RecordAccessPolicy.exportsFile(researcher, recordTeam: 2, linked: true, scope: .sponsorsAndPartners, identifying: false))
         #expect(!RecordAccessPolicy.exportsFile(researcher, recordTeam: 2, linked: true, scope: nil, identifying: false))
         #expect(!RecordAccessPolicy.exportsFile(researcher, recordTeam: 2, linked: false, scope: nil, identifying: false))

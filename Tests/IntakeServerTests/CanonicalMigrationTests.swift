@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
-import IntakeDeployment
-@testable import IntakeSQLite
 import GRDB
 import IntakeCore
+import IntakeDeployment
 import IntakeStoreTesting
 import Testing
 
+@testable import IntakeSQLite
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Records stored before the canonical form (as JSONEncoder wrote them) are moved into it, with
 /// their hashes, so a device re-sending one is still told "duplicate", not "conflict".
@@ -101,7 +102,8 @@ struct CanonicalMigrationTests {
         #expect(a.cursor == 3 && page.map(\.cursor) == [1, 2, 3])
         #expect(try page.map { try $0.record().id } == [records[4].id, records[2].id, records[0].id])
         #expect(try await store.exportSnapshot(teamId: 2).cursor == 2)
-        _ = try await store.ingest([IngestItem(record: RecordStoreContract.record(99))], owner: RecordOwner(teamId: 2, username: "u"), at: Date())
+        _ = try await store.ingest(
+            [IngestItem(record: RecordStoreContract.record(99))], owner: RecordOwner(teamId: 2, username: "u"), at: Date())
         #expect(try await store.exportSnapshot(teamId: 2).cursor == 3)
         #expect(try await store.exportSnapshot(teamId: nil).cursor == 11)
     }

@@ -5,6 +5,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// A researcher's export holds only what each patient agreed to share with their access level;
 /// records without a registry patient stay out unless the server is told otherwise; coordinators
@@ -16,10 +17,13 @@ struct ConsentExportTests {
         for (index, scope) in [SharingScope?.none, .noSharing, .sponsorsAndPartners, .allQualifiedResearchers].enumerated() {
             let patient = UUID()
             _ = try await server.services.store.registerPatients([
-                NewPatient(id: patient, teamId: 1, identification: PatientIdentification(givenName: "P", familyName: "\(index)"), createdBy: "x", createdAt: Date())
+                NewPatient(
+                    id: patient, teamId: 1, identification: PatientIdentification(givenName: "P", familyName: "\(index)"), createdBy: "x",
+                    createdAt: Date())
             ])
             if let scope {
-                _ = try await server.services.store.recordConsent(Consent(patientId: patient, scope: scope, method: .written, recordedBy: "x", recordedAt: Date()))
+                _ = try await server.services.store.recordConsent(
+                    Consent(patientId: patient, scope: scope, method: .written, recordedBy: "x", recordedAt: Date()))
             }
             var record = server.record(seed: UInt64(40 + index))
             record.patientId = patient
@@ -35,9 +39,11 @@ struct ConsentExportTests {
     static func exported(_ client: some TestClientProtocol, as user: String, in server: TestServer) async throws -> Set<UUID> {
         let answer = try await client.send(.get, "/v1/exports?format=jsonl", as: user, in: server)
         #expect(answer.status == .ok, "\(answer.text)")
-        return Set(answer.text.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"].flatMap { $0 as? String }.flatMap(UUID.init(uuidString:))
-        })
+        return Set(
+            answer.text.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"].flatMap { $0 as? String }.flatMap(
+                    UUID.init(uuidString:))
+            })
     }
 
     @Test func eachResearcherLevelGetsExactlyWhatConsentAllows() async throws {
@@ -59,7 +65,9 @@ struct ConsentExportTests {
             let team = try await Self.exported(client, as: "coordinator-a", in: server)
             #expect(team == Set(ids.values), "a coordinator exports the whole team")
             let shown = try await client.send(.get, "/v1/users", as: "admin", in: server)
-            #expect((shown.json["users"] as? [[String: Any]])?.first { $0["username"] as? String == "researcher" }?["researchAccess"] as? String == "external")
+            #expect(
+                (shown.json["users"] as? [[String: Any]])?.first { $0["username"] as? String == "researcher" }?["researchAccess"] as? String
+                    == "external")
         }
     }
 
@@ -86,18 +94,27 @@ struct ConsentExportTests {
         try await server.application().test(.router) { client in
             let first = try await client.send(.get, "/v1/exports?format=jsonl", as: "researcher", in: server)
             let cursor = try #require(Self.header(first, "Intake-Export-Cursor"))
-            #expect(Set(Self.lines(first.text).compactMap { $0["id"] as? String }) == [ids["all_qualified_researchers"]!.uuidString.lowercased()])
+            #expect(
+                Set(Self.lines(first.text).compactMap { $0["id"] as? String }) == [
+                    ids["all_qualified_researchers"]!.uuidString.lowercased()
+                ])
             for (id, scope) in [(withdraw, "no_sharing"), (widen, "all_qualified_researchers")] {
                 let put = try await client.send(
-                    .put, "/v1/patients/\(id)/consent", as: "coordinator-a", in: server, body: Data(#"{"scope": "\#(scope)", "method": "written"}"#.utf8))
+                    .put, "/v1/patients/\(id)/consent", as: "coordinator-a", in: server,
+                    body: Data(#"{"scope": "\#(scope)", "method": "written"}"#.utf8))
                 #expect(put.status == .ok, "\(put.text)")
             }
             let next = try await client.send(.get, "/v1/exports?format=jsonl&since=\(cursor)", as: "researcher", in: server)
             let nextCursor = try #require(Self.header(next, "Intake-Export-Cursor"))
-            #expect(Self.lines(next.text).compactMap { $0["id"] as? String } == [ids["sponsors_and_partners"]!.uuidString.lowercased()], "widened: it comes now")
-            let removed = try await client.send(.get, "/v1/exports?format=removed&since=\(cursor)&until=\(nextCursor)", as: "researcher", in: server)
+            #expect(
+                Self.lines(next.text).compactMap { $0["id"] as? String } == [ids["sponsors_and_partners"]!.uuidString.lowercased()],
+                "widened: it comes now")
+            let removed = try await client.send(
+                .get, "/v1/exports?format=removed&since=\(cursor)&until=\(nextCursor)", as: "researcher", in: server)
             #expect(removed.status == .ok && Self.header(removed, "Content-Type")?.hasPrefix("text/csv") == true)
-            #expect(removed.text == "record_id,reason\r\n\(ids["all_qualified_researchers"]!.uuidString.lowercased()),consent_withdrawn\r\n", "\(removed.text)")
+            #expect(
+                removed.text == "record_id,reason\r\n\(ids["all_qualified_researchers"]!.uuidString.lowercased()),consent_withdrawn\r\n",
+                "\(removed.text)")
             let again = try await client.send(.get, "/v1/exports?format=removed&since=\(nextCursor)", as: "researcher", in: server)
             #expect(again.text == "record_id,reason\r\n", "listed once, in the export after the change")
             let team = try await client.send(.get, "/v1/exports?format=removed&since=team-1", as: "coordinator-a", in: server)
@@ -105,11 +122,13 @@ struct ConsentExportTests {
             let noSince = try await client.send(.get, "/v1/exports?format=removed", as: "researcher", in: server)
             #expect(noSince.status == .unprocessableContent && noSince.errorCode == "since_required" && noSince.text.contains("since"))
             // Found by schemathesis (seed 493339988): every parameter valid, the combination asks for nothing.
-            let withIdentifiers = try await client.send(.get, "/v1/exports?includeIdentifiers=true&format=removed", as: "coordinator-a", in: server)
+            let withIdentifiers = try await client.send(
+                .get, "/v1/exports?includeIdentifiers=true&format=removed", as: "coordinator-a", in: server)
             #expect(withIdentifiers.errorCode == "since_required")
             let ahead = try await client.send(.get, "/v1/exports?format=removed&since=\(cursor)&until=999999", as: "researcher", in: server)
             #expect(ahead.errorCode == "unknown_cursor")
-            let wrongKind = try await client.send(.get, "/v1/exports?format=removed&since=\(cursor)&until=2026-01-01", as: "researcher", in: server)
+            let wrongKind = try await client.send(
+                .get, "/v1/exports?format=removed&since=\(cursor)&until=2026-01-01", as: "researcher", in: server)
             #expect(wrongKind.errorCode == "wrong_cursor")
         }
     }
@@ -120,10 +139,12 @@ struct ConsentExportTests {
         let shared = try #require(try await server.services.store.record(id: ids["all_qualified_researchers"]!)?.record.patientId)
         try await server.application().test(.router) { client in
             for group in ["arm_a", "arm_b"] {
-                _ = try await client.send(.post, "/v1/data-groups", as: "admin", in: server, body: Data(#"{"name": "\#(group)", "description": ""}"#.utf8))
+                _ = try await client.send(
+                    .post, "/v1/data-groups", as: "admin", in: server, body: Data(#"{"name": "\#(group)", "description": ""}"#.utf8))
             }
             let joined = try await client.send(
-                .patch, "/v1/patients/\(shared)", as: "coordinator-a", in: server, body: Data(#"{"baseRevision": 1, "addGroups": ["arm_b"]}"#.utf8))
+                .patch, "/v1/patients/\(shared)", as: "coordinator-a", in: server,
+                body: Data(#"{"baseRevision": 1, "addGroups": ["arm_b"]}"#.utf8))
             #expect(joined.status == .ok, "\(joined.text)")
             let csv = try await client.send(.get, "/v1/exports?format=csv", as: "coordinator-a", in: server)
             #expect(Self.header(csv, "Intake-Export-Data-Groups") == "arm_a,arm_b")
@@ -131,7 +152,8 @@ struct ConsentExportTests {
             let header = try #require(rows.first)
             for column in ["sharing_scope", "data_groups", "group_arm_a", "group_arm_b"] { #expect(header.contains(column), "\(column)") }
             func cell(_ record: UUID, _ column: String) -> String? {
-                guard let row = rows.first(where: { $0.first == record.uuidString.lowercased() }), let index = header.firstIndex(of: column) else { return nil }
+                guard let row = rows.first(where: { $0.first == record.uuidString.lowercased() }), let index = header.firstIndex(of: column)
+                else { return nil }
                 return row[index]
             }
             let record = ids["all_qualified_researchers"]!
@@ -179,7 +201,9 @@ struct ConsentExportTests {
             let reports = try await client.send(.get, "/v1/exports?format=reports", as: "researcher", in: server)
             #expect(reports.status == .ok, "\(reports.text)")
             let lines = Self.lines(reports.text)
-            #expect(lines.count == 2 && lines.allSatisfy { $0["patientKey"] as? String == key }, "only the patient who shares with everyone, keyed as their record")
+            #expect(
+                lines.count == 2 && lines.allSatisfy { $0["patientKey"] as? String == key },
+                "only the patient who shares with everyone, keyed as their record")
             #expect(lines.map { $0["date"] as? String } == ["2026-01-01", "2026-02-01"])
             #expect((lines.first?["values"] as? [String: Any])?["weight"] as? Double == 61.5)
             let long = try await client.send(.get, "/v1/exports?format=reports-long", as: "researcher", in: server)

@@ -5,6 +5,7 @@ import Testing
 
 @testable import IntakeConsole
 @testable import IntakeServer
+@testable import IntakeService
 
 /// The console on ordinary field data at its real size: a thousand notifications, a team named
 /// in Arabic with a space and a `%`, an edit of who the record is about.
@@ -53,7 +54,8 @@ struct ConsoleAtSizeTests {
             #expect(list.contains("href=\"\(href)\""), "the administration page links the team")
             let team = try await admin.get(href)
             #expect(team.status == .ok && Self.html(team).contains(name), "\(Self.html(team).prefix(600))")
-            let invited = try await admin.post(href + "/invitations", [("csrf", Browser.csrf(team) ?? ""), ("username", "newcomer"), ("role", "fieldworker")])
+            let invited = try await admin.post(
+                href + "/invitations", [("csrf", Browser.csrf(team) ?? ""), ("username", "newcomer"), ("role", "fieldworker")])
             #expect(invited.status == .ok && Self.html(invited).contains("class=\"passcode\""), "\(Self.html(invited).prefix(600))")
         }
     }
@@ -70,7 +72,8 @@ struct ConsoleAtSizeTests {
                 $0.patient.externalId = "F-2031"
                 $0.patient.dateOfBirth = LocalDate(year: 1984, month: 2, day: 29)
             }
-            let edited = try await client.send(.put, "/v1/records/\(id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: changed))
+            let edited = try await client.send(
+                .put, "/v1/records/\(id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: changed))
             #expect(edited.status == .ok, "\(edited.text)")
             let lead = Browser(client)
             try await lead.signIn("coordinator-a")
@@ -79,7 +82,8 @@ struct ConsoleAtSizeTests {
             for field in ["Given name", "Family name", "File number", "Date of birth"] {
                 #expect(compared.contains(field), "\(field) in the comparison")
             }
-            #expect(compared.contains("Amal") && compared.contains("Khoury") && compared.contains("F-2031") && compared.contains("1984-02-29"))
+            #expect(
+                compared.contains("Amal") && compared.contains("Khoury") && compared.contains("F-2031") && compared.contains("1984-02-29"))
         }
     }
 }
@@ -94,20 +98,24 @@ extension ConsoleAtSizeTests {
             let lead = Browser(client)
             try await lead.signIn("coordinator-a")
             var page = try await lead.get("/console/team/team-a")
-            let invited = try await lead.post("/console/team/team-a/invitations", [("csrf", Browser.csrf(page) ?? ""), ("username", "newcomer"), ("role", "fieldworker")])
+            let invited = try await lead.post(
+                "/console/team/team-a/invitations", [("csrf", Browser.csrf(page) ?? ""), ("username", "newcomer"), ("role", "fieldworker")])
             #expect(invited.status == .ok)
             page = try await lead.get("/console/team/team-a")
             let html = Self.html(page)
-            let id = try #require(html.firstMatch(of: /\/console\/invitations\/([0-9a-f-]{36})\/revoke/).map { String($0.1) }, "the invitation is listed")
+            let id = try #require(
+                html.firstMatch(of: /\/console\/invitations\/([0-9a-f-]{36})\/revoke/).map { String($0.1) }, "the invitation is listed")
             #expect(!html.contains("/console/invitations/\(id)/confirm"), "a pending invitation is revoked, not confirmed")
             let revoked = try await lead.post("/console/invitations/\(id)/revoke", [("csrf", Browser.csrf(page) ?? "")])
             #expect(revoked.status == .seeOther && revoked.headers[.location] == "/console/team/team-a?done=invitationRevoked")
             #expect(!Self.html(try await lead.get("/console/team/team-a")).contains(id), "no longer waiting")
 
-            let announced = try await lead.post("/console/team/team-a/announcements", [("csrf", Browser.csrf(page) ?? ""), ("text", "Clinic closed Friday")])
+            let announced = try await lead.post(
+                "/console/team/team-a/announcements", [("csrf", Browser.csrf(page) ?? ""), ("text", "Clinic closed Friday")])
             #expect(announced.status == .seeOther)
             let member = try #require(try await server.services.store.credentials(username: "fieldworker-a")?.user)
-            let told = try await server.services.teams.notifications(NotificationQuery(userId: member.id, types: [NotificationType.announcement]))
+            let told = try await server.services.teams.notifications(
+                NotificationQuery(userId: member.id, types: [NotificationType.announcement]))
             #expect(told.first?.subject["text"] == "Clinic closed Friday")
 
             let removed = try await lead.post("/console/team/team-a/members/fieldworker-a/remove", [("csrf", Browser.csrf(page) ?? "")])
@@ -119,11 +127,16 @@ extension ConsoleAtSizeTests {
             try await admin.signIn("admin")
             let adminPage = try await admin.get("/console/admin")
             let created = try await admin.post(
-                "/console/admin/users", [("csrf", Browser.csrf(adminPage) ?? ""), ("username", "rana"), ("password", "rana-password-1"), ("role", "fieldworker"), ("team", "team-b")])
+                "/console/admin/users",
+                [
+                    ("csrf", Browser.csrf(adminPage) ?? ""), ("username", "rana"), ("password", "rana-password-1"), ("role", "fieldworker"),
+                    ("team", "team-b"),
+                ])
             #expect(created.status == .seeOther && created.headers[.location] == "/console/admin?done=userCreated")
             #expect(try await server.services.store.credentials(username: "rana")?.user.teamName == "team-b")
             let refused = try await admin.post(
-                "/console/admin/users", [("csrf", Browser.csrf(adminPage) ?? ""), ("username", "أمل"), ("password", "rana-password-1"), ("role", "fieldworker")])
+                "/console/admin/users",
+                [("csrf", Browser.csrf(adminPage) ?? ""), ("username", "أمل"), ("password", "rana-password-1"), ("role", "fieldworker")])
             #expect(refused.status == .unprocessableContent && Self.html(refused).contains("letters, digits"))
 
             let trail = Self.html(try await admin.get("/console/admin/audit"))
@@ -157,26 +170,34 @@ extension ConsoleAtSizeTests {
             let page = try await browser.get("/console/patients/\(id)")
             let csrf = try #require(Browser.csrf(page))
             #expect(Self.html(page).contains("name=\"revision\" value=\"1\""))
-            let consented = try await browser.post("/console/patients/\(id)/consent", [("csrf", csrf), ("scope", "sponsors_and_partners"), ("method", "verbal")])
+            let consented = try await browser.post(
+                "/console/patients/\(id)/consent", [("csrf", csrf), ("scope", "sponsors_and_partners"), ("method", "verbal")])
             #expect(consented.status == .seeOther)
             #expect(try await server.services.patients.patient(patient.id, for: lead).sharingScope == .sponsorsAndPartners)
             let shown = Self.html(try await browser.get("/console/patients/\(id)?done=consentRecorded"))
             #expect(shown.contains("Sponsors and partners") && shown.contains("Verbal") && shown.contains("The consent is recorded."))
 
             let edit: [(String, String)] = [
-                ("csrf", csrf), ("revision", "1"), ("givenName", "أمينة"), ("familyName", "Haddad"), ("dateOfBirth", "1990-05-01"), ("sex", "female"),
+                ("csrf", csrf), ("revision", "1"), ("givenName", "أمينة"), ("familyName", "Haddad"), ("dateOfBirth", "1990-05-01"),
+                ("sex", "female"),
                 ("externalId", "F-2"),
             ]
             let saved = try await browser.post("/console/patients/\(id)/edit", edit)
             #expect(saved.status == .seeOther, "\(Self.html(saved).prefix(400))")
             let changed = try await server.services.patients.patient(patient.id, for: lead)
-            #expect(changed.identification.givenName == "أمينة" && changed.identification.externalId == "F-2" && changed.identification.sex == .female)
+            #expect(
+                changed.identification.givenName == "أمينة" && changed.identification.externalId == "F-2"
+                    && changed.identification.sex == .female)
             #expect(changed.identification.dateOfBirth == LocalDate(iso: "1990-05-01"))
             // The same form again: based on revision 1, which is no longer the patient's.
             let stale = try await browser.post("/console/patients/\(id)/edit", edit.map { $0.0 == "givenName" ? ($0.0, "Other") : $0 })
             #expect(stale.status == .conflict && Self.html(stale).contains("Someone changed this patient"))
-            #expect(try await server.services.patients.patient(patient.id, for: lead).identification.givenName == "أمينة", "nothing overwritten")
-            let badDate = try await browser.post("/console/patients/\(id)/edit", edit.map { $0.0 == "dateOfBirth" ? ($0.0, "1990-02-31") : $0.0 == "revision" ? ($0.0, "2") : $0 })
+            #expect(
+                try await server.services.patients.patient(patient.id, for: lead).identification.givenName == "أمينة", "nothing overwritten"
+            )
+            let badDate = try await browser.post(
+                "/console/patients/\(id)/edit",
+                edit.map { $0.0 == "dateOfBirth" ? ($0.0, "1990-02-31") : $0.0 == "revision" ? ($0.0, "2") : $0 })
             #expect(badDate.status == .unprocessableContent)
         }
     }
@@ -227,7 +248,8 @@ extension ConsoleAtSizeTests {
             #expect(flagged == [alarming.id.uuidString.lowercased()], "\(flagged)")
             let page = Self.html(try await lead.get("/console/records/\(alarming.id.uuidString.lowercased())"))
             #expect(page.contains("Alerts this record raises") && page.contains("thoughts of self-harm"))
-            #expect(!Self.html(try await lead.get("/console/records/\(calm.id.uuidString.lowercased())")).contains("Alerts this record raises"))
+            #expect(
+                !Self.html(try await lead.get("/console/records/\(calm.id.uuidString.lowercased())")).contains("Alerts this record raises"))
             // The coordinator's inbox says the alert's message, not only that there is one.
             let inbox = Self.html(try await lead.get("/console/inbox"))
             #expect(inbox.contains("class=\"unread urgent\"") && inbox.contains("thoughts of self-harm"), "\(inbox.prefix(3000))")

@@ -9,6 +9,7 @@ import Testing
 
 @testable import IntakeConsole
 @testable import IntakeServer
+@testable import IntakeService
 
 /// The web console over HTTP, as a browser without JavaScript uses it (cookies kept, forms
 /// posted): its cookies, CSRF tokens and headers, its access matching the API's for every user,
@@ -21,7 +22,8 @@ struct ConsoleTests {
         let console = try await ConsoleModule.load()
         return Application(
             router: IntakeServerApp.router(server.services, modules: [console]).router,
-            server: try IntakeServerApp.httpServer(server.services.configuration), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            server: try IntakeServerApp.httpServer(server.services.configuration),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             logger: logger)
     }
 
@@ -69,7 +71,8 @@ struct ConsoleTests {
 
         func signIn(_ username: String) async throws {
             let page = try await get("/console/sign-in")
-            let answer = try await post("/console/sign-in", [("csrf", Self.csrf(page) ?? ""), ("username", username), ("password", "password-\(username)")])
+            let answer = try await post(
+                "/console/sign-in", [("csrf", Self.csrf(page) ?? ""), ("username", username), ("password", "password-\(username)")])
             #expect(answer.status == .seeOther, "\(username): \(String(buffer: answer.body).prefix(300))")
         }
     }
@@ -92,15 +95,19 @@ struct ConsoleTests {
             let page = try await browser.get("/console/sign-in")
             #expect(page.status == .ok)
             #expect(page.headers[.contentSecurityPolicy] == ConsoleSecurity.contentSecurityPolicy)
-            #expect(ConsoleSecurity.contentSecurityPolicy.contains("script-src 'self'") && !ConsoleSecurity.contentSecurityPolicy.contains("unsafe"))
+            #expect(
+                ConsoleSecurity.contentSecurityPolicy.contains("script-src 'self'")
+                    && !ConsoleSecurity.contentSecurityPolicy.contains("unsafe"))
             #expect(page.headers[.xContentTypeOptions] == "nosniff" && page.headers[.cacheControl] == "no-store")
             let preSession = try #require(browser.setCookies.first { $0.hasPrefix("intake_csrf=") })
             #expect(preSession.contains("HttpOnly") && preSession.contains("SameSite=Strict") && preSession.contains("Path=/console"))
 
             // No token, a wrong one: refused, nothing signed in.
-            let forged = try await browser.post("/console/sign-in", [("username", "coordinator-a"), ("password", "password-coordinator-a")])
+            let forged = try await browser.post(
+                "/console/sign-in", [("username", "coordinator-a"), ("password", "password-coordinator-a")])
             #expect(forged.status == .forbidden && browser.cookies["intake_console"] == nil)
-            let wrong = try await browser.post("/console/sign-in", [("csrf", Browser.csrf(page)!), ("username", "coordinator-a"), ("password", "nope-nope-nope")])
+            let wrong = try await browser.post(
+                "/console/sign-in", [("csrf", Browser.csrf(page)!), ("username", "coordinator-a"), ("password", "nope-nope-nope")])
             #expect(wrong.status == .unauthorized && Self.html(wrong).contains("The username or the password is wrong"))
             #expect(browser.cookies["intake_console"] == nil)
 
@@ -108,7 +115,9 @@ struct ConsoleTests {
             let session = try #require(browser.setCookies.first { $0.hasPrefix("intake_console=") })
             #expect(session.contains("HttpOnly") && session.contains("SameSite=Strict") && session.contains("Path=/console"))
             #expect(!session.contains("Secure"), "plain http here: a Secure cookie would never come back")
-            #expect(ConsoleSecurity(key: SymmetricKey(size: .bits256), secure: true, sessionLifetime: 60).sessionCookie("t").description.contains("Secure"))
+            #expect(
+                ConsoleSecurity(key: SymmetricKey(size: .bits256), secure: true, sessionLifetime: 60).sessionCookie("t").description
+                    .contains("Secure"))
 
             let id = record.id.uuidString.lowercased()
             let q = server.questionnaire.reference
@@ -137,7 +146,9 @@ struct ConsoleTests {
             let day = try await browser.get("/console/day")
             _ = try await browser.post("/console/language", [("csrf", Browser.csrf(day)!), ("lang", "ar")])
             let arabic = Self.html(try await browser.get("/console/day"))
-            #expect(arabic.contains("<html lang=\"ar\" dir=\"rtl\">") && arabic.contains("يوم الفريق") && arabic.contains("١"), "\(arabic.prefix(400))")
+            #expect(
+                arabic.contains("<html lang=\"ar\" dir=\"rtl\">") && arabic.contains("يوم الفريق") && arabic.contains("١"),
+                "\(arabic.prefix(400))")
             // Chosen per user: another browser, signed in as them, opens in Arabic too.
             let laptop = Browser(client)
             try await laptop.signIn("coordinator-a")
@@ -147,7 +158,9 @@ struct ConsoleTests {
             #expect(arabic.contains("lang=\"en\">English</button>") && arabic.contains("lang=\"fr\">Français</button>"))
             _ = try await laptop.post("/console/language", [("csrf", Browser.csrf(try await laptop.get("/console/day"))!), ("lang", "fr")])
             let french = Self.html(try await laptop.get("/console/day"))
-            #expect(french.contains("<html lang=\"fr\" dir=\"ltr\">") && french.contains(ConsoleLanguage.fr["inbox"]) && ConsoleLanguage.fr["inbox"] != ConsoleLanguage.en["inbox"], "\(french.prefix(400))")
+            #expect(
+                french.contains("<html lang=\"fr\" dir=\"ltr\">") && french.contains(ConsoleLanguage.fr["inbox"])
+                    && ConsoleLanguage.fr["inbox"] != ConsoleLanguage.en["inbox"], "\(french.prefix(400))")
             #expect(french.contains("lang=\"en\">English</button>") && french.contains("lang=\"ar\">العربية</button>"))
             #expect(try await server.services.store.credentials(username: "coordinator-a")?.user.language == "fr")
         }
@@ -157,12 +170,18 @@ struct ConsoleTests {
     /// from English where English is not the word itself.
     @Test func everyStringIsWrittenInEveryLanguage() {
         for (key, columns) in ConsoleText.strings {
-            #expect(columns.count == ConsoleLanguage.allCases.count, "\(key) has \(columns.count) of \(ConsoleLanguage.allCases.count) languages")
+            #expect(
+                columns.count == ConsoleLanguage.allCases.count,
+                "\(key) has \(columns.count) of \(ConsoleLanguage.allCases.count) languages")
             #expect(columns.allSatisfy { !$0.isEmpty }, "\(key) has an empty text")
         }
         let translated = ConsoleText.strings.values.filter { $0.count > 2 && $0[2] != $0[0] }.count
-        #expect(translated * 10 > ConsoleText.strings.count * 9, "French differs from English in \(translated) of \(ConsoleText.strings.count) strings")
-        let notice = UserNotification(id: 1, userId: 1, type: NotificationType.referralReceived, createdAt: Date(), readAt: nil, subject: ["by": "bilal", "referral": "0123456789"])
+        #expect(
+            translated * 10 > ConsoleText.strings.count * 9,
+            "French differs from English in \(translated) of \(ConsoleText.strings.count) strings")
+        let notice = UserNotification(
+            id: 1, userId: 1, type: NotificationType.referralReceived, createdAt: Date(), readAt: nil,
+            subject: ["by": "bilal", "referral": "0123456789"])
         #expect(ConsoleNotices.describe(notice, .fr) == "bilal a orienté un patient (orientation 01234567).")
         #expect(ConsoleLanguage.fr.decimal(37.5) == "37,5" && ConsoleLanguage.ar.decimal(37.5) == "٣٧٫٥")
     }
@@ -189,23 +208,32 @@ struct ConsoleTests {
             #expect(try await server.services.store.review(recordId: record.id)?.state == .received, "nothing changed")
 
             let comment = "<script>alert('x')</script> check the weight"
-            let saved = try await lead.post("/console/records/\(id)/review", [("csrf", token), ("state", "has_issues"), ("comment", comment)])
+            let saved = try await lead.post(
+                "/console/records/\(id)/review", [("csrf", token), ("state", "has_issues"), ("comment", comment)])
             #expect(saved.status == .seeOther)
             #expect(try await server.services.store.review(recordId: record.id)?.state == .hasIssues)
             let shown = Self.html(try await lead.get("/console/records/\(id)"))
             #expect(shown.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; check the weight") && !shown.contains("<script>alert"))
-            #expect(!Self.html(try await lead.get("/console/records/\(id)?done=Call%20us%20now")).contains("Call us now"), "no text from the address")
+            #expect(
+                !Self.html(try await lead.get("/console/records/\(id)?done=Call%20us%20now")).contains("Call us now"),
+                "no text from the address")
 
             // The collector edits it: the record page sets the revision beside the one before.
             let edited = try await client.send(
-                .put, "/v1/records/\(id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 1, record: record.with { $0.patient.externalId = "E-77" }))
+                .put, "/v1/records/\(id)", as: "fieldworker-a", in: server,
+                json: Update(baseRevision: 1, record: record.with { $0.patient.externalId = "E-77" }))
             #expect(edited.status == .ok)
             var changed = record.with { $0.patient.externalId = "E-77" }
             let question = try #require(server.questionnaire.sections[0].questions.first { $0.type == .yesNo && $0.group == nil })
             changed[question.position] = .yesNo(record[question.position] != .yesNo(true))
-            #expect(try await client.send(.put, "/v1/records/\(id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 2, record: changed)).status == .ok)
+            #expect(
+                try await client.send(
+                    .put, "/v1/records/\(id)", as: "fieldworker-a", in: server, json: Update(baseRevision: 2, record: changed)
+                ).status == .ok)
             let compared = Self.html(try await lead.get("/console/records/\(id)"))
-            #expect(compared.contains("What the last revision changed") && compared.contains("<ins>") && compared.contains(question.text.base), "\(compared.count)")
+            #expect(
+                compared.contains("What the last revision changed") && compared.contains("<ins>") && compared.contains(question.text.base),
+                "\(compared.count)")
             #expect(compared.contains("state-edited"), "an edit after a review marks it edited")
 
             // Sign-out ends this browser's session: the laptop stays signed in.
@@ -238,10 +266,14 @@ struct ConsoleTests {
             var trail = AuditQuery()
             trail.action = AuditAction.recordRead.rawValue
             let reads = try await server.services.store.auditEvents(trail)
-            #expect(reads.contains { $0.actor == "coordinator-a" && $0.subject == id && $0.details["via"] == "console" }, "the record page is a read")
+            #expect(
+                reads.contains { $0.actor == "coordinator-a" && $0.subject == id && $0.details["via"] == "console" },
+                "the record page is a read")
             trail.action = AuditAction.apiChange.rawValue
             #expect(
-                try await server.services.store.auditEvents(trail).contains { $0.actor == "admin" && $0.subject == "/console/admin/users/researcher/tokens" },
+                try await server.services.store.auditEvents(trail).contains {
+                    $0.actor == "admin" && $0.subject == "/console/admin/users/researcher/tokens"
+                },
                 "a token made in the console is on the trail")
             trail.action = AuditAction.signIn.rawValue
             #expect(try await server.services.store.auditEvents(trail).contains { $0.actor == "admin" && $0.details["via"] == "console" })
@@ -252,17 +284,23 @@ struct ConsoleTests {
             _ = try await server.services.patients.register([(id: patient, identification: record.patient)], by: coordinator)
             for (day, value) in [(1, "1e300"), (2, "-1e300"), (3, "123456789012345678901234567890"), (4, "7")] {
                 _ = try await server.services.patients.putReport(
-                    patient, series: "weight", date: .day(LocalDate(year: 2026, month: 1, day: day)!), values: "{\"kg\": \(value)}", by: coordinator)
+                    patient, series: "weight", date: .day(LocalDate(year: 2026, month: 1, day: day)!), values: "{\"kg\": \(value)}",
+                    by: coordinator)
             }
             let reportPage = try await laptopSignedInAgain(client, server).get("/console/patients/\(patient.uuidString.lowercased())")
             #expect(reportPage.status == .ok && Self.html(reportPage).contains("<svg"))
 
             // Filters by version and by the days records changed.
             let version = record.questionnaire.version
-            #expect(Self.html(try await other.get("/console/records?version=\(version)&from=2000-01-01")).contains("No records."), "another team's")
-            let filtered = Self.html(try await laptopSignedInAgain(client, server).get("/console/records?version=\(version)&from=2000-01-01&to=2100-01-01"))
+            #expect(
+                Self.html(try await other.get("/console/records?version=\(version)&from=2000-01-01")).contains("No records."),
+                "another team's")
+            let filtered = Self.html(
+                try await laptopSignedInAgain(client, server).get("/console/records?version=\(version)&from=2000-01-01&to=2100-01-01"))
             #expect(filtered.contains(String(id.prefix(8))))
-            #expect(!Self.html(try await laptopSignedInAgain(client, server).get("/console/records?from=2100-01-01")).contains(String(id.prefix(8))))
+            #expect(
+                !Self.html(try await laptopSignedInAgain(client, server).get("/console/records?from=2100-01-01")).contains(
+                    String(id.prefix(8))))
         }
     }
 
@@ -295,10 +333,12 @@ struct ConsoleTests {
                         ),
                         (
                             "comment", try await browser.post("/console/records/\(id)/comment", [("csrf", token), ("text", "seen")]),
-                            try await client.send(.post, "/v1/records/\(id)/review/comments", as: caller, in: server, json: ["text": "seen"])
+                            try await client.send(
+                                .post, "/v1/records/\(id)/review/comments", as: caller, in: server, json: ["text": "seen"])
                         ),
                         (
-                            "set state", try await browser.post("/console/records/\(id)/review", [("csrf", token), ("state", "has_issues")]),
+                            "set state",
+                            try await browser.post("/console/records/\(id)/review", [("csrf", token), ("state", "has_issues")]),
                             try await client.send(.post, "/v1/records/\(id)/review", as: caller, in: server, json: ["state": "has_issues"])
                         ),
                         (
@@ -307,20 +347,36 @@ struct ConsoleTests {
                         ),
                     ]
                     for (what, console, api) in pairs where outcome(console.status) != outcome(api.status) {
-                        mismatches.append("\(what) of \(record == own ? "own" : "other") as \(caller): console \(console.status.code), API \(api.status.code)")
+                        mismatches.append(
+                            "\(what) of \(record == own ? "own" : "other") as \(caller): console \(console.status.code), API \(api.status.code)"
+                        )
                     }
                 }
                 let lists: [(String, TestResponse, TestResponse)] = [
-                    ("records", try await browser.get("/console/records?state=has_issues"), try await client.send(.get, "/v1/reviews?state=has_issues", as: caller, in: server)),
-                    ("referrals", try await browser.get("/console/referrals"), try await client.send(.get, "/v1/referrals", as: caller, in: server)),
+                    (
+                        "records", try await browser.get("/console/records?state=has_issues"),
+                        try await client.send(.get, "/v1/reviews?state=has_issues", as: caller, in: server)
+                    ),
+                    (
+                        "referrals", try await browser.get("/console/referrals"),
+                        try await client.send(.get, "/v1/referrals", as: caller, in: server)
+                    ),
                     (
                         "export", try await browser.post("/console/exports", [("csrf", token), ("format", "csv")]),
                         try await client.send(.get, "/v1/exports?format=csv", as: caller, in: server)
                     ),
-                    ("team", try await browser.get("/console/team/team-a"), try await client.send(.get, "/v1/teams/team-a/members", as: caller, in: server)),
                     (
-                        "invite", try await browser.post("/console/team/team-a/invitations", [("csrf", token), ("username", "nobody1-\(caller)"), ("role", "fieldworker")]),
-                        try await client.send(.post, "/v1/teams/team-a/invitations", as: caller, in: server, json: ["username": "nobody2-\(caller)", "role": "fieldworker"])
+                        "team", try await browser.get("/console/team/team-a"),
+                        try await client.send(.get, "/v1/teams/team-a/members", as: caller, in: server)
+                    ),
+                    (
+                        "invite",
+                        try await browser.post(
+                            "/console/team/team-a/invitations",
+                            [("csrf", token), ("username", "nobody1-\(caller)"), ("role", "fieldworker")]),
+                        try await client.send(
+                            .post, "/v1/teams/team-a/invitations", as: caller, in: server,
+                            json: ["username": "nobody2-\(caller)", "role": "fieldworker"])
                     ),
                     (
                         "patients", try await browser.post("/console/patients", [("csrf", token), ("name", "Amina")]),
@@ -357,10 +413,12 @@ struct ConsoleTests {
             let lead = Browser(client)
             try await lead.signIn("coordinator-b")
             let before = Self.html(try await lead.get("/console/referrals"))
-            #expect(before.contains(id.prefix(8)) && !before.contains("/console/referrals/\(id)/accept"), "no Accept for a member's referral")
+            #expect(
+                before.contains(id.prefix(8)) && !before.contains("/console/referrals/\(id)/accept"), "no Accept for a member's referral")
             let member = Browser(client)
             try await member.signIn("fieldworker-b")
-            #expect(Self.html(try await member.get("/console/referrals")).contains("/console/referrals/\(id)/accept"), "the member may accept")
+            #expect(
+                Self.html(try await member.get("/console/referrals")).contains("/console/referrals/\(id)/accept"), "the member may accept")
             let team = try #require(try await server.services.store.team(named: "team-b"))
             try await server.services.teams.remove("fieldworker-b", from: team, by: boss)
             let page = try await lead.get("/console/referrals")

@@ -4,6 +4,7 @@ import Testing
 import Yams
 
 @testable import IntakeServer
+@testable import IntakeService
 
 struct ContractTests {
     /// `GET /v1/records/{id}` for each operation in the document, read with a YAML parser.

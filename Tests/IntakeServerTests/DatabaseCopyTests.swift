@@ -1,12 +1,13 @@
 import Foundation
-import IntakeDeployment
-import IntakeSQLite
 import IntakeCore
+import IntakeDeployment
 import IntakePostgres
+import IntakeSQLite
 import IntakeStoreTesting
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// `intake admin copy-database`: a SQLite deployment moved to PostgreSQL keeps everything,
 /// down to its export cursors and the secret patient keys are made with.
@@ -15,7 +16,8 @@ struct DatabaseCopyTests {
         let path = try StoreKind.sqlite.newDatabase()
         let source = try SQLiteRecordStore(path: path)
         let team = try await source.createTeam(name: "clinic", at: Date(timeIntervalSince1970: 100))
-        let cora = try await source.createUser(NewUser(username: "cora", passwordHash: "h", role: .coordinator, teamId: team.id), at: Date())
+        let cora = try await source.createUser(
+            NewUser(username: "cora", passwordHash: "h", role: .coordinator, teamId: team.id), at: Date())
         try await source.createToken(NewToken(userId: cora.id, hash: "token-hash", name: "laptop", expiresAt: nil), at: Date())
         _ = try await source.publish(
             PublishedQuestionnaire(
@@ -27,19 +29,26 @@ struct DatabaseCopyTests {
         edit.deviceId = "laptop-7"
         #expect(try await source.update(edit, baseRevision: 1, teamId: team.id, savedBy: "cora", at: Date()) == .updated(revision: 2))
         // The team's own life: a member, an announcement (notifications), a referral and its thread, a webhook.
-        let amina = try await source.createUser(NewUser(username: "amina", passwordHash: "h", role: .fieldworker, teamId: team.id), at: Date())
+        let amina = try await source.createUser(
+            NewUser(username: "amina", passwordHash: "h", role: .fieldworker, teamId: team.id), at: Date())
         let other = try await source.createTeam(name: "ward", at: Date())
         _ = try await source.announce(teamId: team.id, author: "cora", text: "Closed Friday", at: Date())
-        guard case .referral(let referral) = try await source.createReferral(
-            NewReferral(
-                recordId: records[0].id, fromTeamId: team.id, referrer: "cora", toTeamId: other.id, assignee: nil, reason: "r",
-                priority: .urgent, allowEdit: false, createdAt: Date()))
+        guard
+            case .referral(let referral) = try await source.createReferral(
+                NewReferral(
+                    recordId: records[0].id, fromTeamId: team.id, referrer: "cora", toTeamId: other.id, assignee: nil, reason: "r",
+                    priority: .urgent, allowEdit: false, createdAt: Date()))
         else { throw CancellationError() }
         _ = try await source.addReferralMessage(id: referral.id, author: "cora", text: "hello", at: Date())
-        guard case .created(let webhook) = try await source.createWebhook(
-            NewWebhook(ownerId: amina.id, createdBy: "amina", url: "https://hooks.example.org/x", types: ["announcement"], secret: "whsec_s", createdAt: Date()))
+        guard
+            case .created(let webhook) = try await source.createWebhook(
+                NewWebhook(
+                    ownerId: amina.id, createdBy: "amina", url: "https://hooks.example.org/x", types: ["announcement"], secret: "whsec_s",
+                    createdAt: Date()))
         else { throw CancellationError() }
-        guard case .deleted(let tombstone) = try await source.deleteRecord(id: records[9].id, teamId: team.id, reason: "twice", by: "cora", at: Date())
+        guard
+            case .deleted(let tombstone) = try await source.deleteRecord(
+                id: records[9].id, teamId: team.id, reason: "twice", by: "cora", at: Date())
         else { throw CancellationError() }
         let notes = try await source.notifications(NotificationQuery(userId: amina.id))
         let secret = try await source.secret(named: "patient-key")
@@ -71,7 +80,9 @@ struct DatabaseCopyTests {
         #expect(try await copy.referralMessages(id: referral.id).map(\.text) == ["hello"])
         #expect(try await copy.webhook(id: webhook.id) == webhook, "the webhook, its secret and its delivery cursor")
         let announced = try await copy.announce(teamId: team.id, author: "cora", text: "Open Monday", at: Date())
-        #expect(try await copy.notifications(NotificationQuery(userId: amina.id)).last.map { $0.id > notes[0].id } == true && announced.recipients == 1)
+        #expect(
+            try await copy.notifications(NotificationQuery(userId: amina.id)).last.map { $0.id > notes[0].id } == true
+                && announced.recipients == 1)
         // New rows continue the copied ids and cursors rather than colliding with them.
         let next = try await copy.createTeam(name: "second", at: Date())
         #expect(next.id > team.id)

@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import IntakeCore
 import IntakeServer
+import IntakeService
 import NIOCore
 import Testing
 
@@ -23,12 +24,20 @@ struct DeviceRoutesTests {
         try await first.application().test(.router) { a in
             try await second.application().test(.router) { b in
                 let path = "/v1/teams/team-a/enrolments"
-                #expect(try await a.send(.post, path, as: "fieldworker-a", in: first, json: NewCode(username: "fieldworker-a")).status == .forbidden)
-                #expect(try await a.send(.post, path, as: "coordinator-b", in: first, json: NewCode(username: "fieldworker-a")).status == .forbidden)
+                #expect(
+                    try await a.send(.post, path, as: "fieldworker-a", in: first, json: NewCode(username: "fieldworker-a")).status
+                        == .forbidden)
+                #expect(
+                    try await a.send(.post, path, as: "coordinator-b", in: first, json: NewCode(username: "fieldworker-a")).status
+                        == .forbidden)
                 let stranger = try await a.send(.post, path, as: "coordinator-a", in: first, json: NewCode(username: "fieldworker-b"))
                 #expect(stranger.status == .unprocessableContent && stranger.errorCode == "not_a_member", "\(stranger.text)")
-                #expect(try await a.send(.post, path, as: "coordinator-a", in: first, json: NewCode(username: "fieldworker-a", expiresInHours: 0.1)).status == .badRequest)
-                let issued = try await a.send(.post, path, as: "coordinator-a", in: first, json: NewCode(username: "fieldworker-a", expiresInHours: 1))
+                #expect(
+                    try await a.send(
+                        .post, path, as: "coordinator-a", in: first, json: NewCode(username: "fieldworker-a", expiresInHours: 0.1)
+                    ).status == .badRequest)
+                let issued = try await a.send(
+                    .post, path, as: "coordinator-a", in: first, json: NewCode(username: "fieldworker-a", expiresInHours: 1))
                 #expect(issued.status == .created, "\(issued.text)")
                 let code = try #require(issued.json["code"] as? String)
                 #expect(code.count == 19 && code.split(separator: "-").count == 4 && (issued.json["pins"] as? [String]) == [])
@@ -38,7 +47,9 @@ struct DeviceRoutesTests {
                     try await b.send(.post, "/v1/devices", as: nil, in: second, json: ["code": code, "deviceId": device, "name": "tablet"])
                 }
                 let wrong = try await redeem(String(code.prefix(5)) + "2222-2222-2222", device: "tablet-7")
-                #expect(wrong.status == .unprocessableContent && wrong.errorCode == "wrong_code" && wrong.text.contains("locks after 5 wrong tries"), "\(wrong.text)")
+                #expect(
+                    wrong.status == .unprocessableContent && wrong.errorCode == "wrong_code"
+                        && wrong.text.contains("locks after 5 wrong tries"), "\(wrong.text)")
                 let enrolled = try await redeem(code.lowercased(), device: "tablet-7")
                 #expect(enrolled.status == .created, "\(enrolled.text)")
                 let token = try #require(enrolled.json["token"] as? String)
@@ -48,7 +59,10 @@ struct DeviceRoutesTests {
                 #expect(try await redeem(code, device: "tablet-8").errorCode == "code_used")
 
                 // The token works from its own machine only.
-                func call(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, device: String?, body: Data? = nil, extra: HTTPFields = [:])
+                func call(
+                    _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, device: String?, body: Data? = nil,
+                    extra: HTTPFields = [:]
+                )
                     async throws -> TestResponse
                 {
                     var headers: HTTPFields = [.contentType: "application/json", .authorization: "Bearer \(token)"]
@@ -63,11 +77,14 @@ struct DeviceRoutesTests {
 
                 // What it sends and says is on the coordinator's list.
                 let report: HTTPFields = [HTTPField.Name("Intake-Queue-Size")!: "3", HTTPField.Name("Intake-Version")!: "9.9.9"]
-                let sent = try await call(a, .post, "/v1/records", device: "tablet-7", body: first.record(seed: 41).jsonData(), extra: report)
+                let sent = try await call(
+                    a, .post, "/v1/records", device: "tablet-7", body: first.record(seed: 41).jsonData(), extra: report)
                 #expect(sent.status == .created, "\(sent.text)")
                 let listed = try await b.send(.get, "/v1/teams/team-a/devices", as: "coordinator-a", in: second)
                 let row = try #require((listed.json["devices"] as? [[String: Any]])?.first)
-                #expect(row["deviceId"] as? String == "tablet-7" && row["queueSize"] as? Int == 3 && row["intakeVersion"] as? String == "9.9.9", "\(listed.text)")
+                #expect(
+                    row["deviceId"] as? String == "tablet-7" && row["queueSize"] as? Int == 3 && row["intakeVersion"] as? String == "9.9.9",
+                    "\(listed.text)")
                 #expect(row["lastUploadAt"] != nil && row["lastSeenAt"] != nil && row["revokedAt"] == nil)
                 #expect(try await b.send(.get, "/v1/teams/team-a/devices", as: "coordinator-b", in: second).status == .forbidden)
                 let codes = try await a.send(.get, path, as: "coordinator-a", in: first)
@@ -80,7 +97,9 @@ struct DeviceRoutesTests {
                 let refused = try await call(b, .post, "/v1/records", device: "tablet-7", body: first.record(seed: 42).jsonData())
                 #expect(refused.status == .unauthorized && refused.errorCode == "device_revoked", "\(refused.text)")
                 #expect(refused.text.contains("revoked by coordinator-a") && refused.text.contains("intake queue export"))
-                #expect(try await a.send(.delete, "/v1/teams/team-a/devices/\(deviceNumber)", as: "coordinator-b", in: first).status == .forbidden)
+                #expect(
+                    try await a.send(.delete, "/v1/teams/team-a/devices/\(deviceNumber)", as: "coordinator-b", in: first).status
+                        == .forbidden)
             }
         }
         let audited = try await first.services.store.auditEvents(AuditQuery()).map(\.action)

@@ -9,6 +9,7 @@ import Testing
 import _ConnectionPoolModule
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// A server whose disk fills answers 503 with a JSON error (never 500), loses nothing it
 /// acknowledged, and serves again by itself once space returns; on the store the tests run on
@@ -25,7 +26,9 @@ import _ConnectionPoolModule
         try mount.run()
         mount.waitUntilExit()
         guard mount.terminationStatus == 0 else {
-            throw TestFailure("cannot mount a \(megabytes) MB tmpfs at \(folder.path): this test fills a small disk and needs root (scripts/test runs as root)")
+            throw TestFailure(
+                "cannot mount a \(megabytes) MB tmpfs at \(folder.path): this test fills a small disk and needs root (scripts/test runs as root)"
+            )
         }
         return folder
     }
@@ -162,7 +165,9 @@ import _ConnectionPoolModule
                 let read = try await client.send(.get, "/v1/records/\(record.id.uuidString.lowercased())", as: "coordinator-a", in: server)
                 #expect(read.status == .ok, "an acknowledged record is kept: \(read.text)")
             }
-            #expect(try await client.send(.get, "/v1/records/\(unstored.id.uuidString.lowercased())", as: "coordinator-a", in: server).status == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/records/\(unstored.id.uuidString.lowercased())", as: "coordinator-a", in: server).status
+                    == .notFound)
             let again = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: unstored)
             #expect(again.status == .created, "\(again.text)")
             let batchAgain = try await client.send(.post, "/v1/records/batch", as: "fieldworker-a", in: server, json: batch)

@@ -1,13 +1,14 @@
 import Foundation
-import IntakeDeployment
-import IntakeSQLite
 import HTTPTypes
 import HummingbirdTesting
 import IntakeCore
+import IntakeDeployment
 import IntakePostgres
+import IntakeSQLite
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 struct ExportRoutesTests {
     /// These records point to no registry patient; the tests are about formats, cursors and
@@ -48,7 +49,9 @@ struct ExportRoutesTests {
         var record = server.record(seed: 5)
         let contact = try #require(server.questionnaire.allQuestions.first { $0.key == "emergency_contact" })
         let comments = try #require(server.questionnaire.allQuestions.first { $0.text.base == "Comments from the health worker" })
-        record[contact.position] = .dictionary(["name": .text("Rania Zeidan"), "relationship": .choice("sibling"), "phone": .text("+961-70-123456")])
+        record[contact.position] = .dictionary([
+            "name": .text("Rania Zeidan"), "relationship": .choice("sibling"), "phone": .text("+961-70-123456"),
+        ])
         record[comments.position] = .text("Lives with her uncle Farouk near the bakery")
         try await server.application().test(.router) { [record] client in
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .created)
@@ -62,10 +65,16 @@ struct ExportRoutesTests {
                 }
             }
             let codebook = try await client.send(.get, "/v1/exports?format=codebook-md", as: "coordinator-a", in: server)
-            #expect(codebook.text.contains("Left out as identifying") && codebook.text.contains("`emergency_contact` (Emergency contact)"), "\(codebook.text.prefix(3000))")
-            let identified = try await client.send(.get, "/v1/exports?format=jsonl&includeIdentifiers=true", as: "coordinator-a", in: server)
-            for secret in ["Rania Zeidan", "+961-70-123456", "Farouk"] { #expect(identified.text.contains(secret), "with identifiers: \(secret)") }
-            let identifiedCodebook = try await client.send(.get, "/v1/exports?format=codebook-md&includeIdentifiers=true", as: "coordinator-a", in: server)
+            #expect(
+                codebook.text.contains("Left out as identifying") && codebook.text.contains("`emergency_contact` (Emergency contact)"),
+                "\(codebook.text.prefix(3000))")
+            let identified = try await client.send(
+                .get, "/v1/exports?format=jsonl&includeIdentifiers=true", as: "coordinator-a", in: server)
+            for secret in ["Rania Zeidan", "+961-70-123456", "Farouk"] {
+                #expect(identified.text.contains(secret), "with identifiers: \(secret)")
+            }
+            let identifiedCodebook = try await client.send(
+                .get, "/v1/exports?format=codebook-md&includeIdentifiers=true", as: "coordinator-a", in: server)
             #expect(identifiedCodebook.text.contains("Identifying answers are included"))
             let csv = try await client.send(.get, "/v1/exports?format=csv&includeIdentifiers=true", as: "coordinator-a", in: server)
             #expect(csv.text.contains("emergency_contact_phone") && csv.text.contains("Rania Zeidan"))
@@ -143,7 +152,8 @@ struct ExportRoutesTests {
 
             // A cursor of the other kind, or one not given yet, is refused rather than read as something else.
             for (user, since, code) in [
-                ("coordinator-a", "6", "wrong_cursor"), ("researcher", "team-1", "wrong_cursor"), ("coordinator-a", "team-2", "unknown_cursor"),
+                ("coordinator-a", "6", "wrong_cursor"), ("researcher", "team-1", "wrong_cursor"),
+                ("coordinator-a", "team-2", "unknown_cursor"),
                 ("researcher", "7", "unknown_cursor"),
             ] {
                 let response = try await client.send(.get, "/v1/exports?format=jsonl&since=\(since)", as: user, in: server)
@@ -176,7 +186,9 @@ struct ExportRoutesTests {
         let server = try await TestServer.make(configure: Self.formatsOnly)
         try await server.application().test(.router) { client in
             for (uri, fragment) in [
-                ("/v1/exports?format=xls", "unknown format 'xls'"), ("/v1/exports?format=xlsx", "(records.xlsx) is written only in an export folder"), ("/v1/exports?since=yesterday", "'since' is not a cursor or time"),
+                ("/v1/exports?format=xls", "unknown format 'xls'"),
+                ("/v1/exports?format=xlsx", "(records.xlsx) is written only in an export folder"),
+                ("/v1/exports?since=yesterday", "'since' is not a cursor or time"),
                 ("/v1/exports?includeIdentifiers=maybe", "'includeIdentifiers' is true or false"),
                 ("/v1/exports?includeIdentifiers=", "'includeIdentifiers' is true or false"),
                 ("/v1/exports?shiftDates=1", "'shiftDates' is true or false"),

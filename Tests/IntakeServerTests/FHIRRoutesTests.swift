@@ -8,6 +8,7 @@ import Testing
 
 @testable import IntakeFHIR
 @testable import IntakeServer
+@testable import IntakeService
 
 /// FHIR R4 REST under /fhir, over HTTP, on SQLite and PostgreSQL alike (`INTAKE_TEST_STORE`):
 /// the CapabilityStatement in public, questionnaires, records as QuestionnaireResponses read from
@@ -20,7 +21,8 @@ struct FHIRRoutesTests {
         logger.logLevel = .warning
         return Application(
             router: IntakeServerApp.router(server.services, modules: [FHIRModule()]).router,
-            server: try! IntakeServerApp.httpServer(server.services.configuration), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            server: try! IntakeServerApp.httpServer(server.services.configuration),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             logger: logger)
     }
 
@@ -51,7 +53,9 @@ struct FHIRRoutesTests {
 
     static func ids(_ resources: [[String: Any]]) -> Set<String> { Set(resources.compactMap { $0["id"] as? String }) }
 
-    static func outcome(_ answer: TestResponse, _ status: HTTPResponse.Status, _ code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func outcome(
+        _ answer: TestResponse, _ status: HTTPResponse.Status, _ code: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(answer.status == status, "\(answer.status): \(answer.text.prefix(300))", sourceLocation: sourceLocation)
         #expect(answer.json["resourceType"] as? String == "OperationOutcome", "\(answer.text.prefix(300))", sourceLocation: sourceLocation)
         #expect(answer.headers[.contentType]?.hasPrefix("application/fhir+json") == true, sourceLocation: sourceLocation)
@@ -68,14 +72,19 @@ struct FHIRRoutesTests {
             let statement = metadata.json
             // What R4's CapabilityStatement has: fhirclient refuses any other key.
             let allowed: Set<String> = [
-                "resourceType", "id", "meta", "implicitRules", "language", "text", "contained", "extension", "modifierExtension", "url", "version", "name",
-                "title", "status", "experimental", "date", "publisher", "contact", "description", "useContext", "jurisdiction", "purpose", "copyright", "kind",
-                "instantiates", "imports", "software", "implementation", "fhirVersion", "format", "patchFormat", "implementationGuide", "rest", "messaging",
+                "resourceType", "id", "meta", "implicitRules", "language", "text", "contained", "extension", "modifierExtension", "url",
+                "version", "name",
+                "title", "status", "experimental", "date", "publisher", "contact", "description", "useContext", "jurisdiction", "purpose",
+                "copyright", "kind",
+                "instantiates", "imports", "software", "implementation", "fhirVersion", "format", "patchFormat", "implementationGuide",
+                "rest", "messaging",
                 "document",
             ]
             #expect(Set(statement.keys).isSubset(of: allowed), "\(Set(statement.keys).subtracting(allowed))")
             #expect(statement["resourceType"] as? String == "CapabilityStatement" && statement["fhirVersion"] as? String == "4.0.1")
-            #expect(statement["status"] as? String == "active" && statement["kind"] as? String == "instance" && (statement["format"] as? [String])?.contains("json") == true)
+            #expect(
+                statement["status"] as? String == "active" && statement["kind"] as? String == "instance"
+                    && (statement["format"] as? [String])?.contains("json") == true)
             #expect((statement["date"] as? String)?.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil)
             let rest = try #require((statement["rest"] as? [[String: Any]])?.first)
             #expect(rest["mode"] as? String == "server")
@@ -83,7 +92,9 @@ struct FHIRRoutesTests {
             #expect(Set(resources.compactMap { $0["type"] as? String }) == ["Questionnaire", "QuestionnaireResponse", "Patient"])
             for resource in resources {
                 #expect((resource["interaction"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["read", "search-type"])
-                for parameter in resource["searchParam"] as? [[String: Any]] ?? [] { #expect(parameter["name"] is String && parameter["type"] is String) }
+                for parameter in resource["searchParam"] as? [[String: Any]] ?? [] {
+                    #expect(parameter["name"] is String && parameter["type"] is String)
+                }
             }
             let responses = try #require(resources.first { $0["type"] as? String == "QuestionnaireResponse" })
             let names = Set((responses["searchParam"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
@@ -98,16 +109,21 @@ struct FHIRRoutesTests {
             Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse/x/_history/1", as: "coordinator-a", in: server), .notFound)
             let post = try await client.execute(
                 uri: "/fhir/QuestionnaireResponse", method: .post,
-                headers: [.authorization: "Bearer \(server.tokens["coordinator-a"]!)", .contentType: "application/fhir+json"], body: ByteBuffer(string: "{}"))
+                headers: [.authorization: "Bearer \(server.tokens["coordinator-a"]!)", .contentType: "application/fhir+json"],
+                body: ByteBuffer(string: "{}"))
             Self.outcome(post, .methodNotAllowed, "not-supported")
 
             // JSON only: XML (or anything without JSON) asked for is 406, never a JSON answer.
             for format in ["xml", "application/fhir%2Bxml", "text/turtle", "html"] {
-                Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse?_format=\(format)", as: "coordinator-a", in: server), .notAcceptable, "not-supported")
+                Self.outcome(
+                    try await client.fhir("/fhir/QuestionnaireResponse?_format=\(format)", as: "coordinator-a", in: server), .notAcceptable,
+                    "not-supported")
             }
             Self.outcome(try await client.fhir("/fhir/metadata?_format=xml", as: nil, in: server), .notAcceptable, "not-supported")
             for format in ["json", "application/fhir%2Bjson", "application/json"] {
-                #expect(try await client.fhir("/fhir/QuestionnaireResponse?_format=\(format)", as: "coordinator-a", in: server).status == .ok, "\(format)")
+                #expect(
+                    try await client.fhir("/fhir/QuestionnaireResponse?_format=\(format)", as: "coordinator-a", in: server).status == .ok,
+                    "\(format)")
             }
             let xml = try await client.execute(
                 uri: "/fhir/Questionnaire", method: .get,
@@ -115,12 +131,16 @@ struct FHIRRoutesTests {
             Self.outcome(xml, .notAcceptable, "not-supported")
             let browser = try await client.execute(
                 uri: "/fhir/Questionnaire", method: .get,
-                headers: [.authorization: "Bearer \(server.tokens["coordinator-a"]!)", .accept: "text/html,application/xhtml+xml,*/*;q=0.8"])
+                headers: [
+                    .authorization: "Bearer \(server.tokens["coordinator-a"]!)", .accept: "text/html,application/xhtml+xml,*/*;q=0.8",
+                ])
             #expect(browser.status == .ok, "a browser's Accept allows anything")
             // Beyond the page's maximum: served at the maximum, and the self link says so.
             let many = try await client.fhir("/fhir/QuestionnaireResponse?_count=100000", as: "coordinator-a", in: server)
             let links = (many.json["link"] as? [[String: Any]]) ?? []
-            #expect(links.contains { ($0["relation"] as? String) == "self" && ($0["url"] as? String)?.contains("_count=500") == true }, "\(links)")
+            #expect(
+                links.contains { ($0["relation"] as? String) == "self" && ($0["url"] as? String)?.contains("_count=500") == true },
+                "\(links)")
         }
     }
 
@@ -128,7 +148,8 @@ struct FHIRRoutesTests {
         let server = try await TestServer.make()
         try await Self.application(server).test(.router) { client in
             let found = try await client.fhir("/fhir/Questionnaire", as: "fieldworker-a", in: server)
-            #expect(found.status == .ok && found.json["resourceType"] as? String == "Bundle" && found.json["type"] as? String == "searchset")
+            #expect(
+                found.status == .ok && found.json["resourceType"] as? String == "Bundle" && found.json["type"] as? String == "searchset")
             #expect(found.json["total"] as? Int == 1)
             let entry = try #require((found.json["entry"] as? [[String: Any]])?.first)
             let questionnaire = try #require(entry["resource"] as? [String: Any])
@@ -140,10 +161,15 @@ struct FHIRRoutesTests {
             #expect(entry["fullUrl"] as? String == url)
             let read = try await client.fhir("/fhir/Questionnaire/\(id)", as: "researcher", in: server)
             #expect(read.status == .ok && read.json["id"] as? String == id && read.json["resourceType"] as? String == "Questionnaire")
-            let items = (read.json["item"] as? [[String: Any]] ?? []).flatMap { $0["item"] as? [[String: Any]] ?? [] }.compactMap { $0["linkId"] as? String }
-            #expect(items.contains("household_size") && !items.contains("document_photo"), "identifying questions are left out, as the responses leave them out")
+            let items = (read.json["item"] as? [[String: Any]] ?? []).flatMap { $0["item"] as? [[String: Any]] ?? [] }.compactMap {
+                $0["linkId"] as? String
+            }
+            #expect(
+                items.contains("household_size") && !items.contains("document_photo"),
+                "identifying questions are left out, as the responses leave them out")
             Self.outcome(try await client.fhir("/fhir/Questionnaire/nothing", as: "researcher", in: server), .notFound, "not-found")
-            let byVersion = try await client.fhir("/fhir/Questionnaire?version=\(server.questionnaire.version)&title=refugee", as: "admin", in: server)
+            let byVersion = try await client.fhir(
+                "/fhir/Questionnaire?version=\(server.questionnaire.version)&title=refugee", as: "admin", in: server)
             #expect(byVersion.json["total"] as? Int == 1, "\(byVersion.text.prefix(300))")
             let byURL = try await client.fhir("/fhir/Questionnaire?url=\(FHIRQuery.encoded(url))", as: "admin", in: server)
             #expect(byURL.json["total"] as? Int == 1)
@@ -161,10 +187,13 @@ struct FHIRRoutesTests {
         let ids = Set(records.map { $0.id.uuidString.lowercased() })
         try await Self.application(server).test(.router) { client in
             let first = try #require(records.first)
-            let read = try await client.fhir("/fhir/QuestionnaireResponse/\(first.id.uuidString.lowercased())", as: "coordinator-a", in: server)
+            let read = try await client.fhir(
+                "/fhir/QuestionnaireResponse/\(first.id.uuidString.lowercased())", as: "coordinator-a", in: server)
             #expect(read.status == .ok && read.headers[.contentType] == "application/fhir+json; charset=utf-8", "\(read.text.prefix(300))")
             let response = read.json
-            #expect(response["resourceType"] as? String == "QuestionnaireResponse" && response["id"] as? String == first.id.uuidString.lowercased())
+            #expect(
+                response["resourceType"] as? String == "QuestionnaireResponse"
+                    && response["id"] as? String == first.id.uuidString.lowercased())
             #expect(response["status"] as? String == "completed" && !read.text.contains("Haddad"), "de-identified, as the export")
             let canonical = try #require(response["questionnaire"] as? String)
             #expect(canonical.hasSuffix("|\(first.questionnaire.version)") && canonical.contains("/fhir/Questionnaire/"))
@@ -172,7 +201,9 @@ struct FHIRRoutesTests {
             let start = try #require(url.range(of: "/fhir/"))
             let address = String(url[start.lowerBound...])
             let questionnaire = try await client.fhir(address, as: "coordinator-a", in: server)
-            #expect(questionnaire.status == .ok && questionnaire.json["version"] as? String == first.questionnaire.version, "the canonical is where it is read")
+            #expect(
+                questionnaire.status == .ok && questionnaire.json["version"] as? String == first.questionnaire.version,
+                "the canonical is where it is read")
             let subject = try #require((response["subject"] as? [String: Any])?["reference"] as? String)
             #expect(subject.hasPrefix("Patient/"))
             let key = String(subject.dropFirst("Patient/".count))
@@ -180,33 +211,49 @@ struct FHIRRoutesTests {
             let authored = try #require(response["authored"] as? String)
             #expect(authored.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/) != nil)
 
-            Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse/\(UUID().uuidString.lowercased())", as: "coordinator-a", in: server), .notFound, "not-found")
-            Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse/not-a-uuid", as: "coordinator-a", in: server), .notFound, "not-found")
-            Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse/\(other.id.uuidString.lowercased())", as: "coordinator-a", in: server), .notFound)
-            let theirs = try await client.fhir("/fhir/QuestionnaireResponse/\(other.id.uuidString.lowercased())", as: "coordinator-b", in: server)
+            Self.outcome(
+                try await client.fhir("/fhir/QuestionnaireResponse/\(UUID().uuidString.lowercased())", as: "coordinator-a", in: server),
+                .notFound, "not-found")
+            Self.outcome(
+                try await client.fhir("/fhir/QuestionnaireResponse/not-a-uuid", as: "coordinator-a", in: server), .notFound, "not-found")
+            Self.outcome(
+                try await client.fhir("/fhir/QuestionnaireResponse/\(other.id.uuidString.lowercased())", as: "coordinator-a", in: server),
+                .notFound)
+            let theirs = try await client.fhir(
+                "/fhir/QuestionnaireResponse/\(other.id.uuidString.lowercased())", as: "coordinator-b", in: server)
             #expect(theirs.status == .ok)
 
             // Paged two at a time, to the end, by absolute next links.
             let paged = try await Self.all(client, "/fhir/QuestionnaireResponse?_count=2", as: "coordinator-a", in: server)
-            #expect(paged.total == 5 && paged.pages == 3 && paged.resources.count == 5 && Self.ids(paged.resources) == ids, "\(paged.pages) pages")
+            #expect(
+                paged.total == 5 && paged.pages == 3 && paged.resources.count == 5 && Self.ids(paged.resources) == ids,
+                "\(paged.pages) pages")
             let most = try await client.fhir("/fhir/QuestionnaireResponse?_count=100000", as: "coordinator-a", in: server)
             #expect(most.status == .ok && most.text.contains("_count=500"), "at most 500 a page")
             let empty = try await client.fhir("/fhir/QuestionnaireResponse?_count=0", as: "coordinator-a", in: server)
             #expect(empty.json["total"] as? Int == 5 && empty.json["entry"] == nil)
             let selfLink = (empty.json["link"] as? [[String: Any]])?.first { $0["relation"] as? String == "self" }?["url"] as? String
-            #expect(selfLink?.hasPrefix("http://") == true && selfLink?.hasSuffix("/fhir/QuestionnaireResponse?_count=0") == true, "\(selfLink ?? "")")
+            #expect(
+                selfLink?.hasPrefix("http://") == true && selfLink?.hasSuffix("/fhir/QuestionnaireResponse?_count=0") == true,
+                "\(selfLink ?? "")")
 
             // questionnaire: Questionnaire/{id}, a bare id, the canonical URL, the questionnaire's own id.
             let resourceId = try #require(address.split(separator: "/").last.map(String.init))
-            for value in ["Questionnaire%2F\(resourceId)", resourceId, FHIRQuery.encoded(canonical), "refugee-health", "urn%3Aintake%3Aquestionnaire%3Arefugee-health"] {
+            for value in [
+                "Questionnaire%2F\(resourceId)", resourceId, FHIRQuery.encoded(canonical), "refugee-health",
+                "urn%3Aintake%3Aquestionnaire%3Arefugee-health",
+            ] {
                 let search = try await client.fhir("/fhir/QuestionnaireResponse?questionnaire=\(value)", as: "coordinator-a", in: server)
                 #expect(search.json["total"] as? Int == 5, "questionnaire=\(value): \(search.text.prefix(200))")
             }
-            let typed = try await client.fhir("/fhir/QuestionnaireResponse?questionnaire:Questionnaire=\(resourceId)", as: "coordinator-a", in: server)
+            let typed = try await client.fhir(
+                "/fhir/QuestionnaireResponse?questionnaire:Questionnaire=\(resourceId)", as: "coordinator-a", in: server)
             #expect(typed.json["total"] as? Int == 5)
-            let unknown = try await client.fhir("/fhir/QuestionnaireResponse?questionnaire=Questionnaire%2Fnothing", as: "coordinator-a", in: server)
+            let unknown = try await client.fhir(
+                "/fhir/QuestionnaireResponse?questionnaire=Questionnaire%2Fnothing", as: "coordinator-a", in: server)
             #expect(unknown.status == .ok && unknown.json["total"] as? Int == 0)
-            let otherVersion = try await client.fhir("/fhir/QuestionnaireResponse?questionnaire=\(FHIRQuery.encoded(canonical + "x"))", as: "coordinator-a", in: server)
+            let otherVersion = try await client.fhir(
+                "/fhir/QuestionnaireResponse?questionnaire=\(FHIRQuery.encoded(canonical + "x"))", as: "coordinator-a", in: server)
             #expect(otherVersion.json["total"] as? Int == 0, "another version's canonical matches none")
 
             // authored: FHIR's prefixes and fhirclient's >, <, >=, <=; repeated, a range.
@@ -236,20 +283,29 @@ struct FHIRRoutesTests {
             let sameDay = Set(records.filter { Timestamp.string(from: $0.updatedAt).hasPrefix(day) }.map { $0.id.uuidString.lowercased() })
             let onDay = try await client.fhir("/fhir/QuestionnaireResponse?authored=\(day)", as: "coordinator-a", in: server)
             #expect(onDay.json["total"] as? Int == sameDay.count, "a date is its whole day")
-            for bad in ["authored=gt2024-13-01", "authored=soon", "authored=gt2024-02-30", "authored=ap2024-01-01", "_count=-1", "_count=many", "authored:missing=true"] {
+            for bad in [
+                "authored=gt2024-13-01", "authored=soon", "authored=gt2024-02-30", "authored=ap2024-01-01", "_count=-1", "_count=many",
+                "authored:missing=true",
+            ] {
                 Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse?\(bad)", as: "coordinator-a", in: server), .badRequest)
             }
 
             // subject and patient; _id; status.
-            for query in ["subject=Patient%2F\(key)", "patient=\(key)", "subject:Patient=\(key)", "subject=\(FHIRQuery.encoded("http://example.org/fhir/Patient/" + key))"] {
+            for query in [
+                "subject=Patient%2F\(key)", "patient=\(key)", "subject:Patient=\(key)",
+                "subject=\(FHIRQuery.encoded("http://example.org/fhir/Patient/" + key))",
+            ] {
                 let search = try await client.fhir("/fhir/QuestionnaireResponse?\(query)", as: "coordinator-a", in: server)
                 let found = (search.json["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }
-                #expect(!found.isEmpty && found.allSatisfy { ($0["subject"] as? [String: Any])?["reference"] as? String == subject }, "\(query)")
+                #expect(
+                    !found.isEmpty && found.allSatisfy { ($0["subject"] as? [String: Any])?["reference"] as? String == subject }, "\(query)"
+                )
             }
             let group = try await client.fhir("/fhir/QuestionnaireResponse?subject=Group%2F1", as: "coordinator-a", in: server)
             #expect(group.json["total"] as? Int == 0)
             let two = records.prefix(2).map { $0.id.uuidString.lowercased() }
-            let byId = try await client.fhir("/fhir/QuestionnaireResponse?_id=\(two.joined(separator: ","))", as: "coordinator-a", in: server)
+            let byId = try await client.fhir(
+                "/fhir/QuestionnaireResponse?_id=\(two.joined(separator: ","))", as: "coordinator-a", in: server)
             #expect(byId.json["total"] as? Int == 2)
             let completed = try await client.fhir("/fhir/QuestionnaireResponse?status=completed", as: "coordinator-a", in: server)
             #expect(completed.json["total"] as? Int == records.filter { $0.status == .complete }.count)
@@ -257,13 +313,16 @@ struct FHIRRoutesTests {
             // Unknown parameters: ignored (and left out of the links), refused when strict.
             let lenient = try await client.fhir("/fhir/QuestionnaireResponse?colour=blue&_count=1", as: "coordinator-a", in: server)
             #expect(lenient.status == .ok && lenient.json["total"] as? Int == 5 && !lenient.text.contains("colour"))
-            let strict = try await client.fhir("/fhir/QuestionnaireResponse?colour=blue", as: "coordinator-a", in: server, headers: [HTTPField.Name("Prefer")!: "handling=strict"])
+            let strict = try await client.fhir(
+                "/fhir/QuestionnaireResponse?colour=blue", as: "coordinator-a", in: server,
+                headers: [HTTPField.Name("Prefer")!: "handling=strict"])
             Self.outcome(strict, .badRequest, "invalid")
 
             // Every value is the JSON Lines export's.
             let export = try await client.send(.get, "/v1/exports?format=jsonl", as: "coordinator-a", in: server)
             let lines = Dictionary(
-                ConsentExportTests.lines(export.text).compactMap { line in (line["id"] as? String).map { ($0.lowercased(), line) } }, uniquingKeysWith: { a, _ in a })
+                ConsentExportTests.lines(export.text).compactMap { line in (line["id"] as? String).map { ($0.lowercased(), line) } },
+                uniquingKeysWith: { a, _ in a })
             var compared = 0
             for resource in paged.resources {
                 let id = try #require(resource["id"] as? String)
@@ -275,7 +334,9 @@ struct FHIRRoutesTests {
             #expect(compared > 50, "\(compared) values compared")
 
             let audit = try await server.services.audit.events(AuditQuery(actor: "coordinator-a", action: "export"))
-            #expect(audit.contains { $0.details["via"] == "fhir" && $0.details["resource"] == "QuestionnaireResponse" }, "reads are audited as exports")
+            #expect(
+                audit.contains { $0.details["via"] == "fhir" && $0.details["resource"] == "QuestionnaireResponse" },
+                "reads are audited as exports")
         }
     }
 
@@ -286,10 +347,13 @@ struct FHIRRoutesTests {
         try await Self.application(server).test(.router) { client in
             for user in ["fieldworker-a", "admin"] {
                 Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse", as: user, in: server), .forbidden, "forbidden")
-                Self.outcome(try await client.fhir("/fhir/QuestionnaireResponse/\(record.id.uuidString.lowercased())", as: user, in: server), .forbidden)
+                Self.outcome(
+                    try await client.fhir("/fhir/QuestionnaireResponse/\(record.id.uuidString.lowercased())", as: user, in: server),
+                    .forbidden)
                 Self.outcome(try await client.fhir("/fhir/Patient", as: user, in: server), .forbidden)
             }
-            let response = try await client.fhir("/fhir/QuestionnaireResponse/\(record.id.uuidString.lowercased())", as: "coordinator-a", in: server)
+            let response = try await client.fhir(
+                "/fhir/QuestionnaireResponse/\(record.id.uuidString.lowercased())", as: "coordinator-a", in: server)
             let subject = try #require((response.json["subject"] as? [String: Any])?["reference"] as? String)
             Self.outcome(try await client.fhir("/fhir/\(subject)", as: "researcher", in: server), .forbidden, "forbidden")
             Self.outcome(try await client.fhir("/fhir/Patient?name=Haddad", as: "researcher", in: server), .forbidden)
@@ -302,14 +366,17 @@ struct FHIRRoutesTests {
             let key = String(subject.dropFirst("Patient/".count))
             for query in ["name=hadd", "family:exact=Haddad", "given=sam", "name:contains=amir", "identifier=\(key)", "_id=\(key)"] {
                 let search = try await client.fhir("/fhir/Patient?\(query)", as: "coordinator-a", in: server)
-                #expect(Self.ids((search.json["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }) == [key], "\(query): \(search.text.prefix(200))")
+                #expect(
+                    Self.ids((search.json["entry"] as? [[String: Any]] ?? []).compactMap { $0["resource"] as? [String: Any] }) == [key],
+                    "\(query): \(search.text.prefix(200))")
             }
             if let sex = record.patient.sex {
                 let search = try await client.fhir("/fhir/Patient?gender=\(sex.rawValue)", as: "coordinator-a", in: server)
                 #expect(search.json["total"] as? Int == 1)
             }
             if let born = record.patient.dateOfBirth {
-                let search = try await client.fhir("/fhir/Patient?birthdate=\(born.description)&birthdate=ge1900", as: "coordinator-a", in: server)
+                let search = try await client.fhir(
+                    "/fhir/Patient?birthdate=\(born.description)&birthdate=ge1900", as: "coordinator-a", in: server)
                 #expect(search.json["total"] as? Int == 1)
             }
             let nobody = try await client.fhir("/fhir/Patient?family:exact=haddad", as: "coordinator-a", in: server)
@@ -325,7 +392,8 @@ struct FHIRRoutesTests {
         let server = made
         let ids = try await ConsentExportTests.records(server)
         try await Self.application(server).test(.router) { client in
-            let set = try await client.send(.patch, "/v1/users/study-reader", as: "admin", in: server, body: Data(#"{"researchAccess": "study"}"#.utf8))
+            let set = try await client.send(
+                .patch, "/v1/users/study-reader", as: "admin", in: server, body: Data(#"{"researchAccess": "study"}"#.utf8))
             #expect(set.status == .ok)
             func id(_ state: String) -> String { ids[state]!.uuidString.lowercased() }
             var external: Set<String> = [id("all_qualified_researchers")]
@@ -334,7 +402,9 @@ struct FHIRRoutesTests {
                 external.insert(id("unlinked"))
                 study.insert(id("unlinked"))
             }
-            for (user, expected) in [("researcher", external), ("study-reader", study), ("coordinator-a", Set(ids.values.map { $0.uuidString.lowercased() }))] {
+            for (user, expected) in [
+                ("researcher", external), ("study-reader", study), ("coordinator-a", Set(ids.values.map { $0.uuidString.lowercased() })),
+            ] {
                 let found = try await Self.all(client, "/fhir/QuestionnaireResponse?_count=1", as: user, in: server)
                 #expect(Self.ids(found.resources) == expected && found.total == expected.count, "\(user)")
                 let exported = try await ConsentExportTests.exported(client, as: user, in: server)
@@ -348,7 +418,8 @@ struct FHIRRoutesTests {
                 let byId = try await client.fhir("/fhir/QuestionnaireResponse?_id=\(id(never))", as: "study-reader", in: server)
                 #expect(byId.json["total"] as? Int == 0, "\(never) never reaches a researcher")
             }
-            let shared = try await client.fhir("/fhir/QuestionnaireResponse/\(id("all_qualified_researchers"))", as: "researcher", in: server)
+            let shared = try await client.fhir(
+                "/fhir/QuestionnaireResponse/\(id("all_qualified_researchers"))", as: "researcher", in: server)
             let tags = ((shared.json["meta"] as? [String: Any])?["tag"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
             #expect(tags.contains("all_qualified_researchers"))
             #expect(((shared.json["subject"] as? [String: Any])?["reference"] as? String)?.hasPrefix("Patient/") == true)
@@ -358,8 +429,12 @@ struct FHIRRoutesTests {
             let subject = try #require((shared.json["subject"] as? [String: Any])?["reference"] as? String)
             let patient = try await client.fhir("/fhir/\(subject)", as: "coordinator-a", in: server)
             let name = (patient.json["name"] as? [[String: Any]])?.first
-            #expect(name?["family"] as? String == "3" && name?["given"] as? [String] == ["P"], "a registry patient as the registry names them: \(patient.text.prefix(300))")
-            let patientTags = ((patient.json["meta"] as? [String: Any])?["tag"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            #expect(
+                name?["family"] as? String == "3" && name?["given"] as? [String] == ["P"],
+                "a registry patient as the registry names them: \(patient.text.prefix(300))")
+            let patientTags = ((patient.json["meta"] as? [String: Any])?["tag"] as? [[String: Any]] ?? []).compactMap {
+                $0["code"] as? String
+            }
             #expect(patientTags == ["all_qualified_researchers"])
             Self.outcome(try await client.fhir("/fhir/\(subject)", as: "study-reader", in: server), .forbidden)
         }
@@ -382,17 +457,24 @@ struct FHIRRoutesTests {
             switch kind {
             case "integer": if first["valueInteger"] as? Int != expected as? Int { problems.append("\(`where`): \(first) vs \(expected)") }
             case "decimal":
-                if let a = first["valueDecimal"] as? Double, let b = expected as? Double, abs(a - b) < 1e-9 {} else { problems.append("\(`where`): \(first) vs \(expected)") }
+                if let a = first["valueDecimal"] as? Double, let b = expected as? Double, abs(a - b) < 1e-9 {
+                } else {
+                    problems.append("\(`where`): \(first) vs \(expected)")
+                }
             case "text": if first["valueString"] as? String != expected as? String { problems.append("\(`where`): text") }
             case "date": if first["valueDate"] as? String != expected as? String { problems.append("\(`where`): \(first) vs \(expected)") }
             case "yesNo": if first["valueBoolean"] as? Bool != expected as? Bool { problems.append("\(`where`): \(first) vs \(expected)") }
             case "choice":
-                if (first["valueCoding"] as? [String: Any])?["code"] as? String != expected as? String { problems.append("\(`where`): \(first) vs \(expected)") }
+                if (first["valueCoding"] as? [String: Any])?["code"] as? String != expected as? String {
+                    problems.append("\(`where`): \(first) vs \(expected)")
+                }
             case "choices":
                 let codes = given.compactMap { ($0["valueCoding"] as? [String: Any])?["code"] as? String }
                 if codes != expected as? [String] ?? [] { problems.append("\(`where`): \(codes) vs \(expected)") }
             case "attachment":
-                if (first["valueAttachment"] as? [String: Any])?["size"] as? Int != (expected as? [String: Any])?["size"] as? Int { problems.append("\(`where`): attachment") }
+                if (first["valueAttachment"] as? [String: Any])?["size"] as? Int != (expected as? [String: Any])?["size"] as? Int {
+                    problems.append("\(`where`): attachment")
+                }
             case "geopoint", "dictionary":
                 let fields = expected as? [String: Any] ?? [:]
                 let parts = item["item"] as? [[String: Any]] ?? []
@@ -433,7 +515,9 @@ struct FHIRRoutesTests {
             }
             // Every answer of the export is in the response, but those a de-identified export leaves out.
             for (index, _) in given where !seen.contains(index) {
-                if let question = questionnaire.allQuestions.first(where: { $0.position.index == Int(index) && "\($0.position.section)" == `where`.split(separator: "/").first.map(String.init) }),
+                if let question = questionnaire.allQuestions.first(where: {
+                    $0.position.index == Int(index) && "\($0.position.section)" == `where`.split(separator: "/").first.map(String.init)
+                }),
                     question.isIdentifying
                 {
                     continue
@@ -446,7 +530,10 @@ struct FHIRRoutesTests {
             let number = String(link.dropFirst("section-".count))
             visit(section["item"] as? [[String: Any]] ?? [], answers[number] ?? [:], number)
         }
-        let sections = Set((response["item"] as? [[String: Any]] ?? []).compactMap { ($0["linkId"] as? String).map { String($0.dropFirst("section-".count)) } })
+        let sections = Set(
+            (response["item"] as? [[String: Any]] ?? []).compactMap {
+                ($0["linkId"] as? String).map { String($0.dropFirst("section-".count)) }
+            })
         for (number, given) in answers where !sections.contains(number) && !given.isEmpty {
             problems.append("section \(number) is not in the response")
         }

@@ -5,6 +5,7 @@ import IntakeStoreTesting
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Hostile and malformed requests: each gets a JSON error that says what to fix, never a 500,
 /// and nothing it sends is taken other than as sent.
@@ -23,7 +24,8 @@ struct HardeningTests {
             #expect(team.status.code >= 400 && team.status.code < 500, "\(team.text)")
             struct Person: Encodable { var givenName: String; var familyName: String }
             let patient = try await client.send(
-                .post, "/v1/patients", as: "fieldworker-a", in: server, json: Person(givenName: String(repeating: heavy, count: 2), familyName: "B"))
+                .post, "/v1/patients", as: "fieldworker-a", in: server,
+                json: Person(givenName: String(repeating: heavy, count: 2), familyName: "B"))
             #expect(patient.status == .unprocessableContent, "\(patient.text)")
         }
     }
@@ -32,7 +34,9 @@ struct HardeningTests {
         let server = try await TestServer.make()
         try await server.application().test(.router) { client in
             // A user name or password followed by NUL and more used to sign in as the part before it.
-            for text in [#"{"username":"admin\u0000x","password":"password-admin"}"#, #"{"username":"admin","password":"password-admin\u0000x"}"#] {
+            for text in [
+                #"{"username":"admin\u0000x","password":"password-admin"}"#, #"{"username":"admin","password":"password-admin\u0000x"}"#,
+            ] {
                 let response = try await client.send(.post, "/v1/sessions", as: nil, in: server, body: Self.body(text))
                 #expect(response.status == .badRequest && response.errorCode == "bad_request", "\(text)")
                 #expect(response.text.contains("NUL"))
@@ -80,7 +84,8 @@ struct HardeningTests {
     @Test func unknownFieldsAndMeaninglessNullsAreRefused() async throws {
         let server = try await TestServer.make()
         try await server.application().test(.router) { client in
-            let typo = try await client.send(.patch, "/v1/users/fieldworker-a", as: "admin", in: server, body: Self.body(#"{"disable":true}"#))
+            let typo = try await client.send(
+                .patch, "/v1/users/fieldworker-a", as: "admin", in: server, body: Self.body(#"{"disable":true}"#))
             #expect(typo.status == .badRequest && typo.text.contains("field 'disable' is not one this request takes"))
             let null = try await client.send(.patch, "/v1/users/fieldworker-a", as: "admin", in: server, body: Self.body(#"{"role":null}"#))
             #expect(null.status == .badRequest && null.text.contains("field 'role' is null"))
@@ -103,7 +108,8 @@ struct HardeningTests {
             #expect(same.text == changed.text && !same.text.contains("Revision"))
             let batch = try await client.send(.post, "/v1/records/batch", as: "fieldworker-b", in: server, json: Batch(records: [record]))
             let result = try #require((batch.json["results"] as? [[String: Any]])?.first)
-            #expect(result["outcome"] as? String == "conflict" && result["code"] as? String == "id_taken" && result["currentRevision"] == nil)
+            #expect(
+                result["outcome"] as? String == "conflict" && result["code"] as? String == "id_taken" && result["currentRevision"] == nil)
         }
     }
 
@@ -174,12 +180,15 @@ struct HardeningTests {
         let server = try await TestServer.make()
         try await server.application().test(.router) { client in
             for offset in ["10001", "36688273630054653952", "-1", "1e3"] {
-                let response = try await client.send(.get, "/v1/records?familyName=Haddad&offset=\(offset)", as: "fieldworker-a", in: server)
+                let response = try await client.send(
+                    .get, "/v1/records?familyName=Haddad&offset=\(offset)", as: "fieldworker-a", in: server)
                 #expect(response.status == .badRequest && response.text.contains("from 0 to 10000"), "offset \(offset): \(response.text)")
             }
             for uri in ["/v1/records?familyName=Haddad&offset=", "/v1/records?familyName=%20&dateOfBirth=1990-04-12"] {
                 let empty = try await client.send(.get, uri, as: "fieldworker-a", in: server)
-                #expect(empty.status == .badRequest && empty.text.contains("is empty; give it a value or leave it out"), "\(uri): \(empty.text)")
+                #expect(
+                    empty.status == .badRequest && empty.text.contains("is empty; give it a value or leave it out"), "\(uri): \(empty.text)"
+                )
             }
             let last = try await client.send(.get, "/v1/records?familyName=Haddad&offset=10000", as: "fieldworker-a", in: server)
             #expect(last.status == .ok)

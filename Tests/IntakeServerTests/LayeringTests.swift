@@ -9,7 +9,8 @@ struct LayeringTests {
         var offenders: [String] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".swift") {
             let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains("services.store") {
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains("services.store") {
                 offenders.append("\(name):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
             }
         }

@@ -4,6 +4,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

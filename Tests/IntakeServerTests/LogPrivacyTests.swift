@@ -6,6 +6,7 @@ import Logging
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Collects every log line a router writes.
 final class LogCollector: @unchecked Sendable {
@@ -47,7 +48,8 @@ struct LogPrivacyTests {
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
             _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record.with { $0.patient.sex = .other })
             _ = try await client.send(.get, "/v1/records?familyName=Zyxwvutsrq&givenName=Qponmlkji", as: "fieldworker-a", in: server)
-            _ = try await client.send(.post, "/v1/sessions", as: nil, in: server, json: ["username": "Zyxwvutsrq", "password": "Secretanswerxyz"])
+            _ = try await client.send(
+                .post, "/v1/sessions", as: nil, in: server, json: ["username": "Zyxwvutsrq", "password": "Secretanswerxyz"])
         }
         let logs = collector.text
         #expect(logs.contains("POST /v1/records 201"))

@@ -4,6 +4,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 struct LookupRoutesTests {
     @Test func findsNamesRegardlessOfCaseAndAccentsBestFirst() async throws {
@@ -37,7 +38,8 @@ struct LookupRoutesTests {
                 _ = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
             }
             let best = try await client.send(
-                .get, "/v1/records?familyName=haddad&givenName=amina&dateOfBirth=1990-05-01&externalId=unhcr-42&limit=2", as: "fieldworker-a",
+                .get, "/v1/records?familyName=haddad&givenName=amina&dateOfBirth=1990-05-01&externalId=unhcr-42&limit=2",
+                as: "fieldworker-a",
                 in: server)
             let page = try #require(best.json["results"] as? [[String: Any]])
             #expect(page.count == 2)
@@ -46,7 +48,8 @@ struct LookupRoutesTests {
             var seen = Set<String>()
             var offset: Int? = 0
             while let next = offset {
-                let response = try await client.send(.get, "/v1/records?familyName=haddad&limit=2&offset=\(next)", as: "fieldworker-a", in: server)
+                let response = try await client.send(
+                    .get, "/v1/records?familyName=haddad&limit=2&offset=\(next)", as: "fieldworker-a", in: server)
                 for result in response.json["results"] as? [[String: Any]] ?? [] { seen.insert(result["id"] as! String) }
                 offset = response.json["nextOffset"] as? Int
             }

@@ -4,6 +4,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// `GET /metrics`: Prometheus' text form, for admins, counting what the server did by route
 /// pattern, never by path, id or name; on the store the tests run on (both, in scripts/test).
@@ -26,16 +27,21 @@ struct MetricsRoutesTests {
                 #expect(try await client.send(.get, "/metrics", as: user, in: server).status == .forbidden, "\(user)")
             }
             // A webhook nobody delivers to while this test runs: what reaches its owner waits.
-            let hook = try await client.send(.post, "/v1/webhooks", as: "coordinator-a", in: server, json: Register(url: "http://127.0.0.1:9/hook"))
+            let hook = try await client.send(
+                .post, "/v1/webhooks", as: "coordinator-a", in: server, json: Register(url: "http://127.0.0.1:9/hook"))
             #expect(hook.status == .created, "\(hook.text)")
-            #expect(try await client.send(.post, "/v1/announcements", as: "coordinator-a", in: server, json: Announce(text: "Clinic closed")).status == .created)
+            #expect(
+                try await client.send(.post, "/v1/announcements", as: "coordinator-a", in: server, json: Announce(text: "Clinic closed"))
+                    .status == .created)
 
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: first).status == .created)
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: first).status == .ok)
             var broken = second
             broken.questionnaire.version = "0000000000000000"
-            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: broken).status == .unprocessableContent)
-            let batch = try await client.send(.post, "/v1/records/batch", as: "fieldworker-a", in: server, json: Batch(records: [second, third]))
+            #expect(
+                try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: broken).status == .unprocessableContent)
+            let batch = try await client.send(
+                .post, "/v1/records/batch", as: "fieldworker-a", in: server, json: Batch(records: [second, third]))
             #expect(batch.status == .ok, "\(batch.text)")
             let id = first.id.uuidString.lowercased()
             #expect(try await client.send(.get, "/v1/records/\(id)", as: "coordinator-a", in: server).status == .ok)
@@ -52,7 +58,9 @@ struct MetricsRoutesTests {
             #expect(Self.sample(text, #"intake_http_requests_total{method="GET",route="/v1/records/{id}",status="200"}"#) == 1)
             #expect(Self.sample(text, #"intake_http_requests_total{method="GET",route="unmatched",status="404"}"#) == 1)
             #expect(Self.sample(text, #"intake_http_requests_total{method="GET",route="/metrics",status="403"}"#) == 3)
-            #expect(Self.sample(text, #"intake_http_request_duration_seconds_count{method="POST",route="/v1/records/batch",status="200"}"#) == 1)
+            #expect(
+                Self.sample(text, #"intake_http_request_duration_seconds_count{method="POST",route="/v1/records/batch",status="200"}"#) == 1
+            )
             #expect(Self.sample(text, #"intake_records_received_total{outcome="created"}"#) == 3)
             #expect(Self.sample(text, #"intake_records_received_total{outcome="duplicate"}"#) == 1)
             #expect(Self.sample(text, #"intake_records_received_total{outcome="invalid"}"#) == 1)

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// The inbox as Server-Sent Events and as a long poll: events arrive as they are stored, and a
 /// client that comes back with the last id it saw gets each later event once, and none twice.
@@ -36,9 +37,11 @@ struct NotificationStreamTests {
         try await server.application().test(.router) { client in
             // A stream opened before anything happened sees both invitations as they are made.
             async let streamed = client.execute(uri: "/v1/notifications/stream", method: .get, headers: [.authorization: "Bearer \(token)"])
-            try await Task.sleep(for: .milliseconds(300))
-            let first = try await client.send(.post, "/v1/teams/team-a/invitations", as: "coordinator-a", in: server, json: Invite(username: "newcomer"))
-            _ = try await client.send(.post, "/v1/teams/team-b/invitations", as: "coordinator-b", in: server, json: Invite(username: "newcomer"))
+            try #require(await eventually { server.services.teams.hub.waiting > 0 }, "the stream waits for events")
+            let first = try await client.send(
+                .post, "/v1/teams/team-a/invitations", as: "coordinator-a", in: server, json: Invite(username: "newcomer"))
+            _ = try await client.send(
+                .post, "/v1/teams/team-b/invitations", as: "coordinator-b", in: server, json: Invite(username: "newcomer"))
             let live = try await streamed
             #expect(live.status == .ok && live.headers[.contentType]?.hasPrefix("text/event-stream") == true)
             let seen = Self.events(String(buffer: live.body))
@@ -53,11 +56,13 @@ struct NotificationStreamTests {
                 uri: "/v1/notifications/stream", method: .get,
                 headers: [.authorization: "Bearer \(token)", NotificationController.lastEventID: String(seen[0].id)])
             let again = Self.events(String(buffer: resumed.body))
-            #expect(again.map(\.id) == [seen[1].id, again.last?.id ?? 0] && again.map(\.type) == ["invitation_received", "invitation_revoked"])
+            #expect(
+                again.map(\.id) == [seen[1].id, again.last?.id ?? 0] && again.map(\.type) == ["invitation_received", "invitation_revoked"])
             #expect(Set(again.map(\.id)).count == again.count && !again.contains { $0.id == seen[0].id }, "nothing twice")
 
             let bad = try await client.execute(
-                uri: "/v1/notifications/stream", method: .get, headers: [.authorization: "Bearer \(token)", NotificationController.lastEventID: "x1"])
+                uri: "/v1/notifications/stream", method: .get,
+                headers: [.authorization: "Bearer \(token)", NotificationController.lastEventID: "x1"])
             #expect(bad.status == .badRequest)
         }
     }
@@ -70,8 +75,9 @@ struct NotificationStreamTests {
             let start = ContinuousClock.now
             // A long wait, so that a busy machine's slowness is never mistaken for the timeout.
             async let polled = client.send(.get, "/v1/notifications?wait=60", as: "newcomer", in: server)
-            try await Task.sleep(for: .milliseconds(300))
-            _ = try await client.send(.post, "/v1/teams/team-a/invitations", as: "coordinator-a", in: server, json: Invite(username: "newcomer"))
+            try #require(await eventually { server.services.teams.hub.waiting > 0 }, "the poll waits for events")
+            _ = try await client.send(
+                .post, "/v1/teams/team-a/invitations", as: "coordinator-a", in: server, json: Invite(username: "newcomer"))
             let answer = try await polled
             let took = ContinuousClock.now - start
             #expect((answer.json["notifications"] as? [[String: Any]])?.first?["type"] as? String == "invitation_received")

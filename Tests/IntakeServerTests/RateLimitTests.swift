@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// A token that sends more than its rate gets 429 with Retry-After; other tokens go on; the
 /// bucket refills with time. Requests without a token are the routes' business.
@@ -31,7 +32,8 @@ struct RateLimitTests {
         #expect(try ServerConfiguration(environment: ["INTAKE_SERVER_RATE_LIMIT": "off"]).rateLimit == nil)
         #expect(try ServerConfiguration(environment: [:]).rateLimit == .standard)
         #expect(try ServerConfiguration(environment: ["INTAKE_SERVER_RATE_LIMIT": "50"]).rateLimit == RateLimit(perSecond: 50, burst: 500))
-        #expect(try ServerConfiguration(environment: ["INTAKE_SERVER_RATE_LIMIT": "50/80"]).rateLimit == RateLimit(perSecond: 50, burst: 80))
+        #expect(
+            try ServerConfiguration(environment: ["INTAKE_SERVER_RATE_LIMIT": "50/80"]).rateLimit == RateLimit(perSecond: 50, burst: 80))
         for bad in ["", "fast", "0", "50/", "50/x", "-1"] {
             #expect(throws: ConfigurationError.self, "\(bad)") { try ServerConfiguration(environment: ["INTAKE_SERVER_RATE_LIMIT": bad]) }
         }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// The record-access policy on its own: each rule, decided without a server.
 struct RecordAccessPolicyTests {
@@ -64,11 +65,16 @@ struct RecordAccessPolicyTests {
     }
 
     @Test func coordinatorsExportTheirTeamResearchersWhatConsentSharesDeIdentified() {
-        #expect(RecordAccessPolicy.export(by: cora, includeIdentifiers: true, unlinkedRecordsReachResearchers: false) == .success(ExportReach(teamId: 1, consent: nil)))
+        #expect(
+            RecordAccessPolicy.export(by: cora, includeIdentifiers: true, unlinkedRecordsReachResearchers: false)
+                == .success(ExportReach(teamId: 1, consent: nil)))
         let teamless = Self.user("nora", .coordinator, team: nil)
-        #expect(RecordAccessPolicy.export(by: teamless, includeIdentifiers: false, unlinkedRecordsReachResearchers: false) == .failure(.noTeam))
+        #expect(
+            RecordAccessPolicy.export(by: teamless, includeIdentifiers: false, unlinkedRecordsReachResearchers: false) == .failure(.noTeam))
         var researcher = Self.user("rita", .researcher, team: nil)
-        #expect(RecordAccessPolicy.export(by: researcher, includeIdentifiers: true, unlinkedRecordsReachResearchers: true) == .failure(.identifiers))
+        #expect(
+            RecordAccessPolicy.export(by: researcher, includeIdentifiers: true, unlinkedRecordsReachResearchers: true)
+                == .failure(.identifiers))
         #expect(
             RecordAccessPolicy.export(by: researcher, includeIdentifiers: false, unlinkedRecordsReachResearchers: true)
                 == .success(ExportReach(teamId: nil, consent: ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: true))),
@@ -78,7 +84,10 @@ struct RecordAccessPolicyTests {
             RecordAccessPolicy.export(by: researcher, includeIdentifiers: false, unlinkedRecordsReachResearchers: false)
                 == .success(ExportReach(teamId: nil, consent: ConsentFilter(scopes: ResearchAccess.study.scopes, includeUnlinked: false))))
         for role: Role in [.fieldworker, .admin] {
-            #expect(RecordAccessPolicy.export(by: Self.user("x", role, team: 1), includeIdentifiers: false, unlinkedRecordsReachResearchers: false) == .failure(.role))
+            #expect(
+                RecordAccessPolicy.export(
+                    by: Self.user("x", role, team: 1), includeIdentifiers: false, unlinkedRecordsReachResearchers: false) == .failure(.role)
+            )
         }
     }
 }

@@ -4,6 +4,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// A questionnaire's alert (`alert if`) reaches the coordinators of the record's team as a
 /// `record_alert` notification, once per record and alert, with ids only; on the store the tests
@@ -59,7 +60,10 @@ struct RecordAlertRoutesTests {
             #expect(stored.status == .ok, "\(stored.text)")
             let after = try await alerts(client, "coordinator-a", server)
             #expect(after.count == 2)
-            #expect(Set(after.compactMap { ($0["subject"] as? [String: String])?["recordId"] }) == [id, batch.records[0].id.uuidString.lowercased()])
+            #expect(
+                Set(after.compactMap { ($0["subject"] as? [String: String])?["recordId"] }) == [
+                    id, batch.records[0].id.uuidString.lowercased(),
+                ])
         }
     }
 }

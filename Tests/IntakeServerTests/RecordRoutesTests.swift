@@ -4,6 +4,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 struct RecordRoutesTests {
     @Test func postingIsIdempotentByRecordId() async throws {
@@ -60,10 +61,14 @@ struct RecordRoutesTests {
                 let refused = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record)
                 #expect(refused.status == .unprocessableContent && refused.errorCode == "invalid_record", "\(refused.text)")
                 let issues = ((refused.json["error"] as? [String: Any])?["details"] as? [String: Any])?["issues"] as? [[String: Any]]
-                #expect(issues?.contains { $0["field"] as? String == field && ($0["message"] as? String ?? "").contains("control character") } == true, "\(refused.text)")
+                #expect(
+                    issues?.contains { $0["field"] as? String == field && ($0["message"] as? String ?? "").contains("control character") }
+                        == true, "\(refused.text)")
                 #expect(!refused.text.contains("\u{1B}") && !refused.text.contains("\\u001b"), "the answer is not echoed")
             }
-            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: 6)).status == .created)
+            #expect(
+                try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: server.record(seed: 6)).status
+                    == .created)
         }
     }
 

@@ -3,6 +3,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// The rules of editing, deleting and re-sending records and of changing patients, decided
 /// without a store (the store contracts prove each store runs them, races included).
@@ -25,7 +26,9 @@ struct RecordRulesTests {
     @Test func aDeletionHappensOnceAndTheSecondGetsTheFirstsTombstone() {
         #expect(RecordRules.delete(RecordStanding(teamId: 1, revision: 1), teamId: 1) == .delete)
         #expect(RecordRules.delete(RecordStanding(teamId: 1, revision: 1), teamId: 2) == .refuse(.notFound))
-        #expect(RecordRules.delete(RecordStanding(teamId: 1, revision: 3, tombstone: Self.tombstone), teamId: 1) == .refuse(.alreadyDeleted(Self.tombstone)))
+        #expect(
+            RecordRules.delete(RecordStanding(teamId: 1, revision: 3, tombstone: Self.tombstone), teamId: 1)
+                == .refuse(.alreadyDeleted(Self.tombstone)))
         #expect(RecordRules.delete(nil, teamId: 1) == .refuse(.notFound))
     }
 
@@ -34,9 +37,14 @@ struct RecordRulesTests {
         #expect(RecordRules.resent(live, teamId: 1) { true } == .duplicate(revision: 2))
         #expect(RecordRules.resent(live, teamId: 1) { false } == .conflict(currentRevision: 2))
         var asked = false
-        #expect(RecordRules.resent(live, teamId: 2) { asked = true; return true } == .taken)
+        #expect(
+            RecordRules.resent(live, teamId: 2) {
+                asked = true; return true
+            } == .taken)
         #expect(!asked, "another team's record is never compared")
-        #expect(RecordRules.resent(RecordStanding(teamId: 1, revision: 3, tombstone: Self.tombstone), teamId: 1) { true } == .deleted(Self.tombstone))
+        #expect(
+            RecordRules.resent(RecordStanding(teamId: 1, revision: 3, tombstone: Self.tombstone), teamId: 1) { true }
+                == .deleted(Self.tombstone))
     }
 
     @Test func aPatientChangeNeedsTheCurrentRevisionAndDefinedGroups() {
@@ -47,7 +55,9 @@ struct RecordRulesTests {
         #expect(PatientRules.change(patient, baseRevision: 1) == .stale(current: 2))
         #expect(PatientRules.change(nil, baseRevision: 1) == .notFound)
         #expect(PatientRules.groups(DataGroupChange(add: ["trial"], remove: ["pilot"]), defined: ["pilot", "trial"]) == nil)
-        #expect(PatientRules.groups(DataGroupChange(add: ["other"]), defined: ["pilot"]) == .unknownDataGroups(unknown: ["other"], defined: ["pilot"]))
+        #expect(
+            PatientRules.groups(DataGroupChange(add: ["other"]), defined: ["pilot"])
+                == .unknownDataGroups(unknown: ["other"], defined: ["pilot"]))
     }
 
     @Test func aMessageIsToldToTheOtherSide() {
@@ -57,7 +67,9 @@ struct RecordRulesTests {
         #expect(ReferralRules.message(7, on: open, by: "lead", authorInReceivingTeam: false).to == .referee(assignee: "omem", teamId: 2))
         #expect(ReferralRules.message(7, on: open, by: "tmate", authorInReceivingTeam: false).to == .referee(assignee: "omem", teamId: 2))
         #expect(ReferralRules.message(7, on: open, by: "lead", authorInReceivingTeam: false).event == "message:7")
-        #expect(ReferralRules.created(open) == ReferralNotice(to: .referee(assignee: "omem", teamId: 2), type: NotificationType.referralReceived, event: "created"))
+        #expect(
+            ReferralRules.created(open)
+                == ReferralNotice(to: .referee(assignee: "omem", teamId: 2), type: NotificationType.referralReceived, event: "created"))
         #expect(NotificationEvent.referral(open.id, "created") == "referral:\(open.id.uuidString.lowercased()):created")
     }
 
@@ -65,9 +77,10 @@ struct RecordRulesTests {
         for rule in RoutePolicy.rules where rule.roles != nil && rule.method != "GET" {
             #expect(rule.audit != .unrecorded, "\(rule.key) changes something: the router or the action must audit it")
         }
-        #expect(RoutePolicy.rules.filter { $0.audit == .unrecorded && $0.roles != nil }.map(\.key).sorted() == [
-            // Prometheus scrapes: figures only, every few seconds.
-            "GET /metrics", "GET /v1/me", "GET /v1/notifications", "GET /v1/notifications/counts", "GET /v1/notifications/stream",
-        ])
+        #expect(
+            RoutePolicy.rules.filter { $0.audit == .unrecorded && $0.roles != nil }.map(\.key).sorted() == [
+                // Prometheus scrapes: figures only, every few seconds.
+                "GET /metrics", "GET /v1/me", "GET /v1/notifications", "GET /v1/notifications/counts", "GET /v1/notifications/stream",
+            ])
     }
 }

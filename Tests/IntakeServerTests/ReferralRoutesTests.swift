@@ -5,6 +5,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// A patient referred across teams over HTTP: the referee reads that record and no other record
 /// of the referring team, edits it only when allowed, and each side is told at each step.
@@ -35,9 +36,9 @@ struct ReferralRoutesTests {
             _ = try await services.referrals.reassign(referral.id, to: "fieldworker-b", by: lead)
             let answer = Task { try await services.referrals.act(referral.id, .accept, by: first) }
             let move = Task { try await services.referrals.reassign(referral.id, to: "fieldworker-b2", by: lead) }
-            do { _ = try await answer.value } catch let error as TeamError {
+            do { _ = try await answer.value } catch let error as ServiceError {
                 // Reassigned first: no longer theirs to answer (or, once it left them, to see).
-                switch error {
+                switch error.kind {
                 case .forbidden, .notFound: refusedAnswers += 1
                 default: throw error
                 }
@@ -45,7 +46,9 @@ struct ReferralRoutesTests {
             _ = try await move.value
             let final = try #require(try await services.store.referral(id: referral.id))
             #expect(final.assignee == "fieldworker-b2")
-            #expect(final.state == ReferralState.open && final.acceptedBy == nil, "reassigned after or instead of the answer: open for the new assignee")
+            #expect(
+                final.state == ReferralState.open && final.acceptedBy == nil,
+                "reassigned after or instead of the answer: open for the new assignee")
         }
         print("answers refused after a reassignment landed first: \(refusedAnswers) of 30")
     }
@@ -73,7 +76,10 @@ struct ReferralRoutesTests {
                 _ = try await delete.value
                 let final = try #require(try await services.store.referral(id: referral.id))
                 #expect(final.state == .closed, "seed \(seed): \(final.state)")
-                #expect(try await services.store.referralAccess(recordId: record.id, username: member.username, teamId: member.teamId ?? 0, role: .fieldworker).read == false)
+                #expect(
+                    try await services.store.referralAccess(
+                        recordId: record.id, username: member.username, teamId: member.teamId ?? 0, role: .fieldworker
+                    ).read == false)
             } else {
                 let team = try #require(try await services.store.team(named: "team-b"))
                 let answer = Task { try? await services.referrals.act(referral.id, .accept, by: member) }
@@ -104,8 +110,8 @@ struct ReferralRoutesTests {
         do {
             _ = try await server.services.referrals.retarget(referral.id, toUser: "fieldworker-a", toTeam: nil, by: referrer)
             Issue.record("retargeted a record the team no longer holds")
-        } catch let error as TeamError {
-            guard case .refused("record_gone", _) = error else { throw error }
+        } catch let error as ServiceError {
+            guard error.kind == .unprocessable(code: "record_gone") else { throw error }
         }
         #expect(try await server.services.store.referral(id: referral.id)?.toTeamId == 2, "the referral is as it was")
     }
@@ -136,7 +142,9 @@ struct ReferralRoutesTests {
                 .put, "/v1/records/\(id)", as: "coordinator-b", in: server,
                 json: Update(baseRevision: 1, record: referred.with { $0.patient.externalId = "B-1" }))
             #expect(edit.status == .forbidden && edit.errorCode == "read_only_referral")
-            #expect(try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound, "not assigned to them")
+            #expect(
+                try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound,
+                "not assigned to them")
             // The short id works for whoever reads the record through the referral, and only for them.
             func shortId(_ user: String, _ record: PatientResponse) async throws -> [String]? {
                 let prefix = String(record.id.uuidString.lowercased().prefix(8))
@@ -148,14 +156,18 @@ struct ReferralRoutesTests {
 
             // Assigned to a member, who accepts, writes, and completes; each side is told.
             struct To: Encodable { var toUser: String }
-            let reassigned = try await client.send(.post, "/v1/referrals/\(referral)/reassign", as: "coordinator-b", in: server, json: To(toUser: "fieldworker-b"))
+            let reassigned = try await client.send(
+                .post, "/v1/referrals/\(referral)/reassign", as: "coordinator-b", in: server, json: To(toUser: "fieldworker-b"))
             #expect(reassigned.json["assignee"] as? String == "fieldworker-b")
             let read = try await client.send(.get, "/v1/notifications/counts", as: "coordinator-b", in: server)
             #expect((read.json["unread"] as? [String: Int])?["referral_received"] == nil, "acting on it read what told of it: \(read.text)")
             #expect(try await client.send(.post, "/v1/referrals/\(referral)/accept", as: "fieldworker-a", in: server).status == .forbidden)
-            #expect(try await client.send(.post, "/v1/referrals/\(referral)/accept", as: "fieldworker-b", in: server).json["state"] as? String == "accepted")
+            #expect(
+                try await client.send(.post, "/v1/referrals/\(referral)/accept", as: "fieldworker-b", in: server).json["state"] as? String
+                    == "accepted")
             struct Text: Encodable { var text: String }
-            let message = try await client.send(.post, "/v1/referrals/\(referral)/messages", as: "fieldworker-b", in: server, json: Text(text: "Seen today"))
+            let message = try await client.send(
+                .post, "/v1/referrals/\(referral)/messages", as: "fieldworker-b", in: server, json: Text(text: "Seen today"))
             #expect(message.status == .created)
             let sent = try await client.send(.get, "/v1/referrals?direction=sent", as: "fieldworker-a", in: server)
             #expect((sent.json["referrals"] as? [[String: Any]])?.count == 1)
@@ -166,8 +178,12 @@ struct ReferralRoutesTests {
             #expect(types == ["referral_accepted", "referral_message"], "\(told.text)")
             #expect(!told.text.contains("cardiologist"), "notifications never carry the reason")
 
-            #expect(try await client.send(.post, "/v1/referrals/\(referral)/complete", as: "fieldworker-b", in: server).json["state"] as? String == "completed")
-            #expect(try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound, "access ends with the referral")
+            #expect(
+                try await client.send(.post, "/v1/referrals/\(referral)/complete", as: "fieldworker-b", in: server).json["state"] as? String
+                    == "completed")
+            #expect(
+                try await client.send(.get, "/v1/records/\(id)", as: "fieldworker-b", in: server).status == .notFound,
+                "access ends with the referral")
             #expect(try await shortId("fieldworker-b", referred) == [], "and so does its short id")
             let again = try await client.send(.post, "/v1/referrals/\(referral)/withdraw", as: "fieldworker-a", in: server)
             #expect(again.status == .conflict && again.errorCode == "referral_completed")
@@ -194,7 +210,9 @@ struct ReferralRoutesTests {
         try await server.addUser("coordinator-c", role: .coordinator, team: "team-c")
         let patient = UUID()
         _ = try await server.services.store.registerPatients([
-            NewPatient(id: patient, teamId: 1, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"), createdBy: "x", createdAt: Date())
+            NewPatient(
+                id: patient, teamId: 1, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"), createdBy: "x",
+                createdAt: Date())
         ])
         var record = server.record(seed: 40)
         record.patientId = patient
@@ -213,24 +231,32 @@ struct ReferralRoutesTests {
             #expect(try await listed("record=\(id)", as: "coordinator-b") == [referral], "the receiving coordinators take part")
             #expect(try await listed("record=\(id)", as: "fieldworker-b") == [], "not assigned to them")
             #expect(try await listed("patient=\(patient.uuidString.lowercased())", as: "coordinator-a") == [referral])
-            #expect(try await client.send(.get, "/v1/referrals?patient=\(patient.uuidString.lowercased())", as: "coordinator-b", in: server).status == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/referrals?patient=\(patient.uuidString.lowercased())", as: "coordinator-b", in: server)
+                    .status == .notFound)
             let both = try await client.send(.get, "/v1/referrals?record=\(id)&direction=sent", as: "coordinator-a", in: server)
             #expect(both.status == .unprocessableContent && both.errorCode == "conflicting_parameters")
             #expect(try await client.send(.get, "/v1/referrals?record=nope", as: "coordinator-a", in: server).status == .badRequest)
 
             // Sent elsewhere before anyone accepted it: team-b no longer has it, team-c does.
-            let moved = try await client.send(.post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-c"])
+            let moved = try await client.send(
+                .post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-c"])
             #expect(moved.status == .ok && moved.json["toTeam"] as? String == "team-c", "\(moved.text)")
             #expect(try await client.send(.get, "/v1/referrals/\(referral)", as: "coordinator-b", in: server).status == .notFound)
             let told = try await client.send(.get, "/v1/notifications", as: "coordinator-b", in: server)
             #expect((told.json["notifications"] as? [[String: Any]])?.contains { $0["type"] as? String == "referral_retargeted" } == true)
-            let again = try await client.send(.post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-c"])
+            let again = try await client.send(
+                .post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-c"])
             #expect(again.status == .conflict && again.errorCode == "referral_unchanged")
-            #expect(try await client.send(.post, "/v1/referrals/\(referral)/retarget", as: "fieldworker-a", in: server, json: ["toTeam": "team-b"]).status == .notFound)
+            #expect(
+                try await client.send(
+                    .post, "/v1/referrals/\(referral)/retarget", as: "fieldworker-a", in: server, json: ["toTeam": "team-b"]
+                ).status == .notFound)
 
             let accepted = try await client.send(.post, "/v1/referrals/\(referral)/accept", as: "coordinator-c", in: server)
             #expect(accepted.json["acceptedBy"] as? String == "coordinator-c" && accepted.json["acceptedAt"] is String, "\(accepted.text)")
-            let late = try await client.send(.post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-b"])
+            let late = try await client.send(
+                .post, "/v1/referrals/\(referral)/retarget", as: "coordinator-a", in: server, json: ["toTeam": "team-b"])
             #expect(late.status == .conflict && late.errorCode == "referral_accepted")
         }
     }
@@ -255,7 +281,8 @@ struct ReferralRoutesTests {
                 .post, "/v1/referrals", as: "fieldworker-b", in: server, json: Refer(recordId: id, toTeam: "team-a", reason: "x"))
             #expect(wrongRecord.status == .notFound, "a team refers only its own records")
             let both = try await client.send(
-                .post, "/v1/referrals", as: "fieldworker-a", in: server, json: Refer(recordId: id, toTeam: "team-b", toUser: "coordinator-a", reason: "x"))
+                .post, "/v1/referrals", as: "fieldworker-a", in: server,
+                json: Refer(recordId: id, toTeam: "team-b", toUser: "coordinator-a", reason: "x"))
             #expect(both.status == .unprocessableContent)
         }
     }

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Password guessing is slowed, then stopped: delays that double after a few failures (429 with
 /// `Retry-After`), a lock that only an admin lifts, and the same answers for names that do not exist.
@@ -35,7 +36,8 @@ struct SignInThrottlingTests {
         -> [String]
     {
         func attempt(_ password: String) async throws -> String {
-            let response = try await client.send(.post, "/v1/sessions", as: nil, in: server, json: SignIn(username: name, password: password))
+            let response = try await client.send(
+                .post, "/v1/sessions", as: nil, in: server, json: SignIn(username: name, password: password))
             let retry = response.headers[.retryAfter].map { " retry \($0)" } ?? ""
             return "\(response.status.code) \(response.errorCode ?? "")" + retry
         }
@@ -86,14 +88,17 @@ struct SignInThrottlingTests {
         let server = try await Self.server(clock)
         try await server.application().test(.router) { client in
             for password in ["wrong-1", "wrong-2"] {
-                _ = try await client.send(.post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "researcher", password: password))
+                _ = try await client.send(
+                    .post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "researcher", password: password))
             }
             clock.advance(10)
-            let ok = try await client.send(.post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "researcher", password: "password-researcher"))
+            let ok = try await client.send(
+                .post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "researcher", password: "password-researcher"))
             #expect(ok.status == .created)
             // Two more failures are free again.
             for password in ["wrong-3", "wrong-4"] {
-                let response = try await client.send(.post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "researcher", password: password))
+                let response = try await client.send(
+                    .post, "/v1/sessions", as: nil, in: server, json: SignIn(username: "researcher", password: password))
                 #expect(response.status == .unauthorized)
             }
         }

@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 #if canImport(Glibc)
     import Glibc
@@ -166,8 +167,10 @@ struct SlowClientTests {
             let cases: [(request: String, status: String, code: String)] = [
                 ("GET /health HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n", "400", "malformed_request"),
                 ("\u{1}\u{2}\u{3} nonsense\r\n\r\n", "400", "malformed_request"),
-                ("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + String(repeating: "a", count: 90 * 1024) + "\r\n\r\n", "431",
-                 "headers_too_large"),
+                (
+                    "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + String(repeating: "a", count: 90 * 1024) + "\r\n\r\n", "431",
+                    "headers_too_large"
+                ),
             ]
             for (request, status, code) in cases {
                 let answer = try await Self.onThread { try Self.exchange(port: port, request, wait: 5) }

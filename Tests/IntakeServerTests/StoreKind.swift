@@ -1,8 +1,9 @@
 import Foundation
 import IntakeDeployment
-import IntakeSQLite
 import IntakePostgres
+import IntakeSQLite
 import IntakeServer
+import IntakeService
 import IntakeStoreTesting
 import Logging
 import PostgresNIO
@@ -47,7 +48,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, RecordStoreFa
 /// Raw SQL on a test's PostgreSQL schema, for setting up what the store itself would refuse to.
 enum PostgresTesting {
     static func execute(_ sql: String, in database: String) async throws {
-        let client = PostgresClient(configuration: try PostgresDatabaseURL(database).clientConfiguration(), backgroundLogger: Logger(label: "test"))
+        let client = PostgresClient(
+            configuration: try PostgresDatabaseURL(database).clientConfiguration(), backgroundLogger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }

@@ -1,11 +1,12 @@
 import Foundation
-import IntakeDeployment
-import IntakeSQLite
 import GRDB
+import IntakeDeployment
 import IntakePostgres
+import IntakeSQLite
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Opening a store: every bad database URL, unreachable or refusing PostgreSQL, and database
 /// of a newer schema gets one clear message, quickly, and never the password.
@@ -18,7 +19,8 @@ struct StoreOpeningTests {
             let queue = try DatabaseQueue(path: database)
             try await queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')") }
         case .postgres:
-            try await PostgresTesting.execute("INSERT INTO intake_migration (name, appliedAt) VALUES ('v99: from the future', 0)", in: database)
+            try await PostgresTesting.execute(
+                "INSERT INTO intake_migration (name, appliedAt) VALUES ('v99: from the future', 0)", in: database)
         }
         await #expect {
             _ = try await kind.open(database: database)

@@ -3,7 +3,8 @@ import Testing
 
 /// Every requirement of the `TeamStore` protocol (members, invitations, notifications), on every store.
 struct TeamStoreContractTests {
-    @Test(arguments: StoreKind.allCases) func reassignmentReopensRetargetingMovesAndNobodyHearsOfTheirOwnAct(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func reassignmentReopensRetargetingMovesAndNobodyHearsOfTheirOwnAct(_ kind: StoreKind) async throws
+    {
         try await ReferralStoreContract.reassignmentReopensRetargetingMovesAndNobodyHearsOfTheirOwnAct(kind)
     }
 
@@ -35,7 +36,9 @@ struct TeamStoreContractTests {
         try await TeamStoreContract.declinedAndRevokedInvitationsNotifyAndStayClosed(kind)
     }
 
-    @Test(arguments: StoreKind.allCases) func coordinatorsChangeRolesAndRemoveMembersButNeverTheLastCoordinator(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func coordinatorsChangeRolesAndRemoveMembersButNeverTheLastCoordinator(_ kind: StoreKind)
+        async throws
+    {
         try await TeamStoreContract.coordinatorsChangeRolesAndRemoveMembersButNeverTheLastCoordinator(kind)
     }
 
@@ -55,7 +58,8 @@ struct TeamStoreContractTests {
         try await TeamStoreContract.anAnnouncementReachesEveryMemberOrEveryoneButItsAuthorOnce(kind)
     }
 
-    @Test(arguments: StoreKind.allCases) func readNotificationsPastTheirRetentionArePurgedAndUnreadOnesKept(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func readNotificationsPastTheirRetentionArePurgedAndUnreadOnesKept(_ kind: StoreKind) async throws
+    {
         try await TeamStoreContract.readNotificationsPastTheirRetentionArePurgedAndUnreadOnesKept(kind)
     }
 }
@@ -108,7 +112,9 @@ struct PatientStoreContractTests {
         try await PatientStoreContract.patientsAreRegisteredOnceAndAnExternalIdBelongsToOnePatient(kind)
     }
 
-    @Test(arguments: StoreKind.allCases) func patientsAreFoundByNameDateOfBirthOrExternalIdAndArchivedOnesOnlyWhenAsked(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func patientsAreFoundByNameDateOfBirthOrExternalIdAndArchivedOnesOnlyWhenAsked(_ kind: StoreKind)
+        async throws
+    {
         try await PatientStoreContract.patientsAreFoundByNameDateOfBirthOrExternalIdAndArchivedOnesOnlyWhenAsked(kind)
     }
 
@@ -116,7 +122,8 @@ struct PatientStoreContractTests {
         try await PatientStoreContract.patientsAreFoundWhicheverArabicLetterVariantIsTyped(kind)
     }
 
-    @Test(arguments: StoreKind.allCases) func aChangeBasedOnAnOlderRevisionIsRefusedAndExternalIdsStayUnique(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func aChangeBasedOnAnOlderRevisionIsRefusedAndExternalIdsStayUnique(_ kind: StoreKind) async throws
+    {
         try await PatientStoreContract.aChangeBasedOnAnOlderRevisionIsRefusedAndExternalIdsStayUnique(kind)
     }
 
@@ -160,7 +167,8 @@ struct PatientExportContractTests {
         try await PatientExportContract.anExportCarriesEachRecordsConsentAndGroupsAndFiltersByGroup(kind)
     }
 
-    @Test(arguments: StoreKind.allCases) func anIncrementalExportListsWhatConsentNoLongerSharesWithItsReader(_ kind: StoreKind) async throws {
+    @Test(arguments: StoreKind.allCases) func anIncrementalExportListsWhatConsentNoLongerSharesWithItsReader(_ kind: StoreKind) async throws
+    {
         try await PatientExportContract.anIncrementalExportListsWhatConsentNoLongerSharesWithItsReader(kind)
     }
 
@@ -201,5 +209,23 @@ struct TestRecordContractTests {
 struct TeamReportsContractTests {
     @Test(arguments: StoreKind.allCases) func aTeamsCurrentReportsAreReadInPages(_ kind: StoreKind) async throws {
         try await TeamReportsContract.aTeamsCurrentReportsAreReadInPages(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func anOpenInvitationBlocksAnotherAndAClosedOneDoesNot(_ kind: StoreKind) async throws {
+        try await TeamStoreContract.anOpenInvitationBlocksAnotherAndAClosedOneDoesNot(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func twoServersInvitingOnePersonAtOnceMakeOneInvitation(_ kind: StoreKind) async throws {
+        try await TeamStoreContract.twoServersInvitingOnePersonAtOnceMakeOneInvitation(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func anAcceptanceTellsEveryCoordinatorAndNoOneElse(_ kind: StoreKind) async throws {
+        try await TeamStoreContract.anAcceptanceTellsEveryCoordinatorAndNoOneElse(kind)
+    }
+
+    @Test(arguments: StoreKind.allCases) func aRecordsReferralsAreListedInEveryStateAndOnlyActiveOnesGiveAccess(_ kind: StoreKind)
+        async throws
+    {
+        try await ReferralStoreContract.aRecordsReferralsAreListedInEveryStateAndOnlyActiveOnesGiveAccess(kind)
     }
 }

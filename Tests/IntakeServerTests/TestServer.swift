@@ -1,15 +1,16 @@
 import Foundation
-import IntakeDeployment
-import IntakeSQLite
-import IntakeStoreTesting
 import Hummingbird
 import HummingbirdTesting
 import IntakeCore
+import IntakeDeployment
 import IntakePostgres
+import IntakeSQLite
+import IntakeStoreTesting
 import Logging
 import NIOCore
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// A server over a fresh store with the bundled questionnaire published, two teams, and a user
 /// of every role in each team (admins and researchers without a team). The store is SQLite, or
@@ -30,7 +31,8 @@ struct TestServer {
         var configuration = ServerConfiguration(database: try store.newDatabase())
         configuration.bcryptCost = 4
         // Files beside any store (a PostgreSQL deployment names its folder).
-        configuration.attachments = FileManager.default.temporaryDirectory.appendingPathComponent("intake-attachments-\(UUID().uuidString)").path
+        configuration.attachments =
+            FileManager.default.temporaryDirectory.appendingPathComponent("intake-attachments-\(UUID().uuidString)").path
         configure(&configuration)
         let services = try await IntakeServices.open(configuration)
         let folder = repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")
@@ -62,7 +64,9 @@ struct TestServer {
 
     /// A valid complete record of the bundled questionnaire, collected by `collector` (a member
     /// of team-a by default: the server takes only a member of the record's team).
-    func record(seed: UInt64 = 1, familyName: String? = nil, givenName: String? = nil, collector: String = "fieldworker-a") -> PatientResponse {
+    func record(seed: UInt64 = 1, familyName: String? = nil, givenName: String? = nil, collector: String = "fieldworker-a")
+        -> PatientResponse
+    {
         var generator = SampleGenerator(questionnaire: questionnaire, seed: seed, collector: collector)
         var record = generator.next()
         if let familyName { record.patient.familyName = familyName }
@@ -161,4 +165,16 @@ struct Update: RecordBody {
         writer.endObject()
         return Data(writer.bytes)
     }
+}
+
+/// Waits until `condition` holds, looking again every few milliseconds, for at most `timeout`:
+/// for an event a test cannot be told of otherwise (a reader parked on a long poll). False when
+/// it never held; the test says what it waited for.
+func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return try await condition()
 }

@@ -5,6 +5,7 @@ import IntakeCore
 import Testing
 
 @testable import IntakeServer
+@testable import IntakeService
 
 /// Moving records between teams over HTTP.
 struct TransferRoutesTests {
@@ -14,7 +15,9 @@ struct TransferRoutesTests {
         var linked = server.record(seed: 951)
         let patient = UUID()
         _ = try await server.services.store.registerPatients([
-            NewPatient(id: patient, teamId: 1, identification: PatientIdentification(givenName: "A", familyName: "B"), createdBy: "x", createdAt: Date())
+            NewPatient(
+                id: patient, teamId: 1, identification: PatientIdentification(givenName: "A", familyName: "B"), createdBy: "x",
+                createdAt: Date())
         ])
         linked.patientId = patient
         try await server.application().test(.router) { [linked] client in
@@ -23,12 +26,21 @@ struct TransferRoutesTests {
             }
             let cursor = try #require(try await client.send(.get, "/v1/changes", as: "fieldworker-a", in: server).json["cursor"] as? String)
             let path = "/v1/records/\(record.id.uuidString.lowercased())"
-            #expect(try await client.send(.post, path + "/transfer", as: "fieldworker-a", in: server, json: ["toTeam": "team-b"]).status == .forbidden)
-            #expect(try await client.send(.post, path + "/transfer", as: "coordinator-a", in: server, json: ["toTeam": "nowhere"]).errorCode == "unknown_team")
-            #expect(try await client.send(.post, path + "/transfer", as: "coordinator-a", in: server, json: ["toTeam": "team-a"]).errorCode == "same_team")
-            #expect(try await client.send(.post, path + "/transfer", as: "coordinator-b", in: server, json: ["toTeam": "team-a"]).status == .notFound)
+            #expect(
+                try await client.send(.post, path + "/transfer", as: "fieldworker-a", in: server, json: ["toTeam": "team-b"]).status
+                    == .forbidden)
+            #expect(
+                try await client.send(.post, path + "/transfer", as: "coordinator-a", in: server, json: ["toTeam": "nowhere"]).errorCode
+                    == "unknown_team")
+            #expect(
+                try await client.send(.post, path + "/transfer", as: "coordinator-a", in: server, json: ["toTeam": "team-a"]).errorCode
+                    == "same_team")
+            #expect(
+                try await client.send(.post, path + "/transfer", as: "coordinator-b", in: server, json: ["toTeam": "team-a"]).status
+                    == .notFound)
             let withPatient = try await client.send(
-                .post, "/v1/records/\(linked.id.uuidString.lowercased())/transfer", as: "coordinator-a", in: server, json: ["toTeam": "team-b"])
+                .post, "/v1/records/\(linked.id.uuidString.lowercased())/transfer", as: "coordinator-a", in: server,
+                json: ["toTeam": "team-b"])
             #expect(withPatient.errorCode == "record_has_patient" && withPatient.text.contains(patient.uuidString.lowercased()))
 
             let moved = try await client.send(.post, path + "/transfer", as: "coordinator-a", in: server, json: ["toTeam": "team-b"])
@@ -43,10 +55,15 @@ struct TransferRoutesTests {
 
             // The patient, with their record.
             let patientMove = try await client.send(
-                .post, "/v1/patients/\(patient.uuidString.lowercased())/transfer", as: "coordinator-a", in: server, json: ["toTeam": "team-b"])
+                .post, "/v1/patients/\(patient.uuidString.lowercased())/transfer", as: "coordinator-a", in: server,
+                json: ["toTeam": "team-b"])
             #expect(patientMove.json["transferred"] as? [String] == [linked.id.uuidString.lowercased()])
-            #expect(try await client.send(.get, "/v1/patients/\(patient.uuidString.lowercased())", as: "fieldworker-b", in: server).status == .ok)
-            #expect(try await client.send(.get, "/v1/patients/\(patient.uuidString.lowercased())", as: "fieldworker-a", in: server).status == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/patients/\(patient.uuidString.lowercased())", as: "fieldworker-b", in: server).status
+                    == .ok)
+            #expect(
+                try await client.send(.get, "/v1/patients/\(patient.uuidString.lowercased())", as: "fieldworker-a", in: server).status
+                    == .notFound)
         }
     }
 }

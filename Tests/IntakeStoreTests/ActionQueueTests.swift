@@ -10,7 +10,9 @@ struct ActionQueueTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-actions-\(UUID().uuidString)")
 
     func open() throws -> LocalStore {
-        try LocalStore(directory: directory, configuration: EncryptionTests.fastConfiguration(passphrase: "a long passphrase", newStorePassphrase: "a long passphrase"))
+        try LocalStore(
+            directory: directory,
+            configuration: EncryptionTests.fastConfiguration(passphrase: "a long passphrase", newStorePassphrase: "a long passphrase"))
     }
 
     @Test func answersAreSealedKeptInOrderAndALaterOneToTheSameReferralReplacesTheFirst() throws {
@@ -20,9 +22,11 @@ struct ActionQueueTests {
         try store.enqueueAction(QueuedAction(kind: .referralAnswer, target: second, verb: "decline"), at: Date(timeIntervalSince1970: 2))
         try store.enqueueAction(QueuedAction(kind: .referralAnswer, target: first, verb: "decline"), at: Date(timeIntervalSince1970: 3))
         let pending = try open().pendingActions()
-        #expect(pending.map(\.action) == [
-            QueuedAction(kind: .referralAnswer, target: second, verb: "decline"), QueuedAction(kind: .referralAnswer, target: first, verb: "decline"),
-        ])
+        #expect(
+            pending.map(\.action) == [
+                QueuedAction(kind: .referralAnswer, target: second, verb: "decline"),
+                QueuedAction(kind: .referralAnswer, target: first, verb: "decline"),
+            ])
         #expect(try store.pendingActionCount() == 2)
 
         // Nothing of it is readable in the file.
@@ -30,7 +34,8 @@ struct ActionQueueTests {
         #expect(file.range(of: Data(first.utf8)) == nil && file.range(of: Data("decline".utf8)) == nil)
 
         try store.actionAttemptFailed(pending[0].id, reason: "the server could not be reached")
-        #expect(try store.pendingActions().first?.attempts == 1 && store.pendingActions().first?.reason == "the server could not be reached")
+        #expect(
+            try store.pendingActions().first?.attempts == 1 && store.pendingActions().first?.reason == "the server could not be reached")
         #expect(try store.rotateKey() == 2)
         #expect(try open().pendingActions().map(\.action) == pending.map(\.action), "re-sealed by a rotation")
         try store.removeAction(pending[0].id)
@@ -41,7 +46,9 @@ struct ActionQueueTests {
         let store = try open()
         let id = try store.enqueueAction(QueuedAction(kind: .referralAnswer, target: "x", verb: "accept"))
         let queue = try DatabaseQueue(path: directory.appendingPathComponent(LocalStore.fileName).path)
-        try queue.write { db in try db.execute(sql: "UPDATE action SET payload = X'00010203' WHERE id = ?", arguments: [id.uuidString.lowercased()]) }
+        try queue.write { db in
+            try db.execute(sql: "UPDATE action SET payload = X'00010203' WHERE id = ?", arguments: [id.uuidString.lowercased()])
+        }
         #expect(try open().pendingActions().isEmpty)
         #expect(try store.quarantined().map(\.source) == ["action"])
     }

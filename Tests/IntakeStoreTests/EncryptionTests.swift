@@ -17,7 +17,8 @@ struct EncryptionTests {
     }
 
     private func open(passphrase: String? = nil, newStorePassphrase: String? = nil) throws -> LocalStore {
-        try LocalStore(directory: directory, configuration: Self.fastConfiguration(passphrase: passphrase, newStorePassphrase: newStorePassphrase))
+        try LocalStore(
+            directory: directory, configuration: Self.fastConfiguration(passphrase: passphrase, newStorePassphrase: newStorePassphrase))
     }
 
     private func fileBytes() throws -> String {
@@ -82,7 +83,8 @@ struct EncryptionTests {
         try store.enqueue(bad)
         let pool = try DatabasePool(path: directory.appendingPathComponent(LocalStore.fileName).path)
         try pool.write { db in
-            var payload = try Data.fetchOne(db, sql: "SELECT payload FROM outbox WHERE id = ?", arguments: [bad.id.uuidString.lowercased()])!
+            var payload = try Data.fetchOne(
+                db, sql: "SELECT payload FROM outbox WHERE id = ?", arguments: [bad.id.uuidString.lowercased()])!
             payload[payload.count - 3] ^= 0xFF
             try db.execute(sql: "UPDATE outbox SET payload = ? WHERE id = ?", arguments: [payload, bad.id.uuidString.lowercased()])
         }

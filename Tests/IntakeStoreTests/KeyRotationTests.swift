@@ -11,7 +11,8 @@ struct KeyRotationTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intake-rotation-\(UUID().uuidString)")
 
     func open(passphrase: String? = nil) throws -> LocalStore {
-        try LocalStore(directory: directory, configuration: EncryptionTests.fastConfiguration(passphrase: passphrase, newStorePassphrase: passphrase))
+        try LocalStore(
+            directory: directory, configuration: EncryptionTests.fastConfiguration(passphrase: passphrase, newStorePassphrase: passphrase))
     }
 
     @Test(arguments: [nil, "a long passphrase"]) func aProcessThatUnlockedBeforeARotationKeepsWorkingAfterIt(_ passphrase: String?) throws {
@@ -71,7 +72,8 @@ struct RecordMoveStoreTests {
         let from = record.questionnaire
         record.questionnaire = QuestionnaireReference(id: from.id, version: "v2")
         record.status = .draft
-        let json = Array(#"{"setAside":[{"question":"q","questionText":"Q","position":"1.2","reason":"question_removed","detail":"gone"}]}"#.utf8)
+        let json = Array(
+            #"{"setAside":[{"question":"q","questionText":"Q","position":"1.2","reason":"question_removed","detail":"gone"}]}"#.utf8)
         try store.saveMove(Draft(response: record), queue: false, from: from, setAside: json, setAsideCount: 1)
         #expect(try store.queueEntries().isEmpty, "out of the queue")
         #expect(try store.draft(id: record.id)?.response.questionnaire.version == "v2", "a draft on the new version")

@@ -13,7 +13,10 @@ struct PulledQuestionnaireTests {
         let files = ["manifest.txt": "id: q\ntitle: \(title)\n", "1-a.txt": "Age | id: age | integer 0..120\n"]
         let actual = try QuestionnaireLoader.load(
             QuestionnaireFiles(
-                directory: "q", files: Dictionary(uniqueKeysWithValues: files.map { ($0.key, QuestionnaireFiles.File(path: "q/\($0.key)", bytes: Array($0.value.utf8))) }))
+                directory: "q",
+                files: Dictionary(
+                    uniqueKeysWithValues: files.map { ($0.key, QuestionnaireFiles.File(path: "q/\($0.key)", bytes: Array($0.value.utf8))) })
+            )
         ).version
         return PulledQuestionnaire(
             id: "q", version: version ?? actual, title: title, state: state, files: files, lists: [:], publishedAt: publishedAt,
@@ -21,7 +24,9 @@ struct PulledQuestionnaireTests {
     }
 
     @Test func theNewestPublishedVersionIsOfferedAndACopyThatIsNotItsVersionIsRefused() throws {
-        let store = try LocalStore(directory: directory, configuration: EncryptionTests.fastConfiguration(passphrase: "a long passphrase", newStorePassphrase: "a long passphrase"))
+        let store = try LocalStore(
+            directory: directory,
+            configuration: EncryptionTests.fastConfiguration(passphrase: "a long passphrase", newStorePassphrase: "a long passphrase"))
         let one = try pulled(title: "One", state: "published", publishedAt: "2026-01-01T00:00:00Z")
         let two = try pulled(title: "Two", state: "published", publishedAt: "2026-02-01T00:00:00Z")
         try store.savePulled(one)

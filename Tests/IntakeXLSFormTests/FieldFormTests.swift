@@ -81,7 +81,10 @@ import Testing
         let result = try importing(form)
         // What pyxform takes and Intake's language cannot hold: unsupported, at its cell, never an error.
         #expect(!result.problems.contains { $0.kind == .error }, "\(result.problems)")
-        #expect(result.problems.contains { $0.kind == .unsupported && $0.row == 13 && $0.column?.contains("relevant") == true && $0.message.contains("late") })
+        #expect(
+            result.problems.contains {
+                $0.kind == .unsupported && $0.row == 13 && $0.column?.contains("relevant") == true && $0.message.contains("late")
+            })
         #expect(result.problems.contains { $0.kind == .unsupported && $0.row == 15 && $0.message.contains("${start}") })
         #expect(result.leftOut.contains { $0.row == 6 && $0.message.contains("Intake names it 'head_name'") })
         #expect(result.leftOut.contains { $0.row == 9 && $0.message.contains("'visit_size'") })
@@ -104,7 +107,10 @@ import Testing
         #expect(FormReader.readType("begin looped group").word == "begin_repeat" && FormReader.readType("end_repeat").word == "end_repeat")
         #expect(FormReader.readType("begin loop over animals") == ("begin_loop", "animals", false))
         let wrongCase = try importing("| survey |\n| | type | name | label |\n| | Text | a | A |\n")
-        #expect(wrongCase.problems.contains { $0.kind == .error && $0.message == "'Text' is not a question type" && $0.hint?.contains("lower case") == true })
+        #expect(
+            wrongCase.problems.contains {
+                $0.kind == .error && $0.message == "'Text' is not a question type" && $0.hint?.contains("lower case") == true
+            })
     }
 
     @Test func rowsAfterMoreThanSixtyEmptyRowsAreNotReadAsPyxformDoesNot() throws {
@@ -180,7 +186,9 @@ import Testing
         #expect(q.allQuestions.first { $0.id == "h" }?.type.choices?.choices.map(\.code) == ["24_7", "day"])
         #expect(q.allQuestions.first { $0.id == "w" }?.type.choices?.choices.map(\.code) == ["pere", "red_s"])
         let section = try #require(result.files.first { $0.key.hasPrefix("1-") }?.value)
-        #expect(section.contains("default: \"24_7\"") && section.contains("show if: h = \"24_7\"") && section.contains("show if: selected(w, \"pere\")"), "\(section)")
+        #expect(
+            section.contains("default: \"24_7\"") && section.contains("show if: h = \"24_7\"")
+                && section.contains("show if: selected(w, \"pere\")"), "\(section)")
     }
 
     @Test func externalChoicesAndAChoicesFileBesideTheFormAreListsOfTheQuestionnaire() throws {

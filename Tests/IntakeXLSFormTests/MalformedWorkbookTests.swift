@@ -22,7 +22,8 @@ import ZIPFoundation
         let archive = try Archive(data: Data(), accessMode: .create)
         for (path, text) in parts.sorted(by: { $0.key < $1.key }) {
             let bytes = Data(text.utf8)
-            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) { position, size in
+            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) {
+                position, size in
                 bytes.subdata(in: Int(position)..<Int(position) + size)
             }
         }
@@ -41,7 +42,9 @@ import ZIPFoundation
         #expect(refusal(Data("type,name\n".utf8))?.contains("not a zip archive") == true)
         #expect(refusal(Data([0x50, 0x4B, 3, 4, 0, 0, 0]))?.contains("damaged") == true)
         #expect(refusal(Data(), "form.xls")?.contains("not an OLE compound file") == true)
-        #expect(refusal(Data([0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1] + [UInt8](repeating: 0, count: 504)), "form.xls")?.contains("damaged") == true)
+        #expect(
+            refusal(Data([0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1] + [UInt8](repeating: 0, count: 504)), "form.xls")?.contains(
+                "damaged") == true)
         #expect(refusal(Data(), "form.ods")?.contains("not an XLSForm file") == true)
         #expect(refusal(try xlsx(["hello.txt": "hi"]))?.contains("no xl/workbook.xml") == true)
         #expect(refusal(Data([0xFF, 0xFE, 0]), "form.csv")?.contains("not UTF-8") == true)
@@ -50,7 +53,8 @@ import ZIPFoundation
 
     @Test func aFormulaIsReadAsItsSavedValueAndSaidSo() throws {
         // As pyxform reads it: the value Excel saved (a number, or a string result t="str").
-        let sheet = #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>type</t></is></c><c r="B1" t="inlineStr"><is><t>name</t></is></c><c r="C1" t="inlineStr"><is><t>label</t></is></c></row>"#
+        let sheet =
+            #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>type</t></is></c><c r="B1" t="inlineStr"><is><t>name</t></is></c><c r="C1" t="inlineStr"><is><t>label</t></is></c></row>"#
             + #"<row r="2"><c r="A2" t="str"><f>LOWER("TEXT")</f><v>text</v></c><c r="B2" t="inlineStr"><is><t>q</t></is></c><c r="C2"><f>1+1</f><v>2</v></c><c r="XFD2" s="3"/></row></sheetData></worksheet>"#
         let workbook = try XLSFormImporter.workbook(data: try xlsx(parts(sheet: sheet)), fileName: "form.xlsx")
         #expect(workbook.sheets[0].formulas == ["A2", "C2"])
@@ -61,7 +65,9 @@ import ZIPFoundation
     }
 
     @Test func hugeCellsDTDsAndBrokenXMLAreRefused() throws {
-        let huge = #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>"# + String(repeating: "x", count: 40_000) + "</t></is></c></row></sheetData></worksheet>"
+        let huge =
+            #"<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>"# + String(repeating: "x", count: 40_000)
+            + "</t></is></c></row></sheetData></worksheet>"
         #expect(refusal(try xlsx(parts(sheet: huge)))?.contains("longer than 32767") == true)
         let bomb = #"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">]><worksheet><sheetData/></worksheet>"#
         #expect(refusal(try xlsx(parts(sheet: bomb)))?.contains("DTD") == true)
@@ -88,8 +94,11 @@ import ZIPFoundation
 
     @Test func aWorkbookWithoutASurveySheetNamesTheSheetsItHas() throws {
         let result = XLSFormImporter.importForm(Workbook(sheets: [Sheet(name: "Sheet1", cells: [["a"]])]), fallbackId: "x")
-        #expect(result.problems.first?.message == "the workbook has no 'survey' sheet" && result.problems.first?.hint?.contains("Sheet1") == true)
-        let noType = XLSFormImporter.importForm(Workbook(sheets: [Sheet(name: "survey", cells: [["name", "label"], ["q", "Q"]])]), fallbackId: "x")
+        #expect(
+            result.problems.first?.message == "the workbook has no 'survey' sheet"
+                && result.problems.first?.hint?.contains("Sheet1") == true)
+        let noType = XLSFormImporter.importForm(
+            Workbook(sheets: [Sheet(name: "survey", cells: [["name", "label"], ["q", "Q"]])]), fallbackId: "x")
         #expect(noType.problems.contains { $0.message == "the survey sheet has no 'type' column" })
     }
 

@@ -74,7 +74,8 @@ import Testing
     }
 
     @Test func expressionsReadBackAsWritten() throws {
-        let names = XPath.Names(yesNo: ["smoker"], multiple: ["symptoms"], known: ["smoker", "symptoms", "weight", "height", "age", "dob", "name"])
+        let names = XPath.Names(
+            yesNo: ["smoker"], multiple: ["symptoms"], known: ["smoker", "symptoms", "weight", "height", "age", "dob", "name"])
         let writing = XPath.Writing(questions: names.known, yesNo: names.yesNo, multiple: names.multiple)
         for text in [
             "${weight} div (${height} div 100 * (${height} div 100))", "${smoker} = 'yes'", "selected(${symptoms}, 'fever')",
@@ -93,7 +94,10 @@ import Testing
         #expect(XPath.write(try XPath.read("'cough' = ${symptoms}", names: names), writing).contains("count-selected(${symptoms}) = 1"))
         let deep = String(repeating: "(", count: 100) + "1" + String(repeating: ")", count: 100)
         #expect(throws: XPath.Failure.self) { _ = try XPath.read(deep, names: names) }
-        for bad in ["${nope} = 1", "instance('x')/root/item", "jr:choice-name(${age}, '${age}')", "${age} = 1 = 2", "pulldata('a', 'b', 'c', 'd')", "'open"] {
+        for bad in [
+            "${nope} = 1", "instance('x')/root/item", "jr:choice-name(${age}, '${age}')", "${age} = 1 = 2", "pulldata('a', 'b', 'c', 'd')",
+            "'open",
+        ] {
             #expect(throws: XPath.Failure.self, "\(bad)") { _ = try XPath.read(bad, names: names) }
         }
     }

@@ -56,12 +56,16 @@ enum Fixtures {
         #expect(member.isRepeat && member.repeatCount?.description == "household_size - 1")
         #expect(try (question("member_age")).group == member.position)
         let isChild = try question("member_is_child")
-        #expect(isChild.type == .decimal(.unbounded) && isChild.calculation?.description == "if(member_age < 18, 1, 0)" && isChild.text.base == "member_is_child")
+        #expect(
+            isChild.type == .decimal(.unbounded) && isChild.calculation?.description == "if(member_age < 18, 1, 0)"
+                && isChild.text.base == "member_is_child")
         let vaccination = try question("vaccination")
         #expect(try vaccination.group == member.position && (question("vaccine_date")).group == vaccination.position)
         #expect(try (question("children")).calculation?.description == "sum(member_is_child)")
         let summary = try question("summary")
-        #expect(summary.type == .note && summary.text.base == "This household has {children} children" && summary.text.translations["ar"] == "في هذه الأسرة {children} أطفال")
+        #expect(
+            summary.type == .note && summary.text.base == "This household has {children} children"
+                && summary.text.translations["ar"] == "في هذه الأسرة {children} أطفال")
         #expect(try (question("consent_followup")).defaultValue?.description == "\"yes\"")
 
         #expect(result.leftOut.contains { $0.row == 2 && $0.message.contains("'start' is not asked") })
@@ -80,7 +84,9 @@ enum Fixtures {
         #expect(try (question("pregnant")).requiredIf?.description == "age >= 15")
         #expect(try (question("bmi")).calculation?.description == "round(weight / (height / 100 * (height / 100)), 1)")
         #expect(relevance(try question("bmi_note"), q) == "${bmi} != ''")
-        #expect(try (question("risk_count")).type == .integer(.unbounded) && (question("risk_count")).calculation?.description == "count-selected(risks)")
+        #expect(
+            try (question("risk_count")).type == .integer(.unbounded)
+                && (question("risk_count")).calculation?.description == "count-selected(risks)")
         #expect(try (question("risk_summary")).calculation?.description == "concat(\"risks: \", risk_count)")
         #expect(relevance(try question("last_visit"), q) == "not(${age} < 1)")
         #expect(result.leftOut.contains { $0.row == 4 && $0.column == "J (appearance)" })
@@ -95,9 +101,13 @@ enum Fixtures {
             let (kind, sheet, row, column) = (words[0], words[1], Int(words[2])!, words[3])
             let result = try Fixtures.importing("bad/\(file)")
             #expect(!result.isComplete, "\(file) is not imported whole")
-            let found = result.problems.contains { $0.kind.rawValue == kind && $0.sheet == sheet && $0.row == row && $0.column?.hasPrefix(column + " ") == true }
+            let found = result.problems.contains {
+                $0.kind.rawValue == kind && $0.sheet == sheet && $0.row == row && $0.column?.hasPrefix(column + " ") == true
+            }
             #expect(found, "\(file): expected \(kind) at \(sheet) row \(row) column \(column); got \(result.problems)")
-            #expect(result.problems.allSatisfy { !$0.message.isEmpty && $0.row != nil }, "\(file): every problem has its row: \(result.problems)")
+            #expect(
+                result.problems.allSatisfy { !$0.message.isEmpty && $0.row != nil },
+                "\(file): every problem has its row: \(result.problems)")
             if kind == "unsupported" {
                 #expect(!result.hasErrors && result.questionnaire != nil, "\(file): a partial import is possible: \(result.problems)")
             }
@@ -108,15 +118,17 @@ enum Fixtures {
 
     @Test func aGroupsRelevanceGoesToItsQuestionsAndItsLabelIsANote() throws {
         let workbook = Workbook(sheets: [
-            Sheet(name: "survey", cells: [
-                ["type", "name", "label", "relevant"],
-                ["begin group", "main", "Main", "${adult} = 'yes'"],
-                ["select_one yn", "adult", "Adult?", ""],
-                ["begin group", "work", "About work", "${adult} = 'yes'"],
-                ["text", "job", "Job", "${adult} != ''"],
-                ["end group", "", "", ""],
-                ["end group", "", "", ""],
-            ]),
+            Sheet(
+                name: "survey",
+                cells: [
+                    ["type", "name", "label", "relevant"],
+                    ["begin group", "main", "Main", "${adult} = 'yes'"],
+                    ["select_one yn", "adult", "Adult?", ""],
+                    ["begin group", "work", "About work", "${adult} = 'yes'"],
+                    ["text", "job", "Job", "${adult} != ''"],
+                    ["end group", "", "", ""],
+                    ["end group", "", "", ""],
+                ]),
             Sheet(name: "choices", cells: [["list_name", "name", "label"], ["yn", "yes", "Yes"], ["yn", "no", "No"]]),
         ])
         let result = XLSFormImporter.importForm(workbook, fallbackId: "groups")
@@ -124,13 +136,15 @@ enum Fixtures {
         #expect(result.problems.contains { $0.row == 3 && $0.message.contains("adult") }, "\(result.problems)")
 
         let valid = Workbook(sheets: [
-            Sheet(name: "survey", cells: [
-                ["type", "name", "label", "relevant"],
-                ["select_one yn", "adult", "Adult?", ""],
-                ["begin group", "work", "About work", "${adult} = 'yes'"],
-                ["text", "job", "Job", "${adult} != ''"],
-                ["end group", "", "", ""],
-            ]),
+            Sheet(
+                name: "survey",
+                cells: [
+                    ["type", "name", "label", "relevant"],
+                    ["select_one yn", "adult", "Adult?", ""],
+                    ["begin group", "work", "About work", "${adult} = 'yes'"],
+                    ["text", "job", "Job", "${adult} != ''"],
+                    ["end group", "", "", ""],
+                ]),
             Sheet(name: "choices", cells: [["list_name", "name", "label"], ["yn", "yes", "Yes"], ["yn", "no", "No"]]),
         ])
         let imported = XLSFormImporter.importForm(valid, fallbackId: "groups")

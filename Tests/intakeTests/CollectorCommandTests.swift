@@ -11,7 +11,9 @@ struct CollectorCommandTests {
     @Test func aCoordinatorFlushesAFieldWorkersExportedQueueAndTheRecordsStayTheFieldWorkers() throws {
         let cora = try intake.prepareServerWithCoordinator()
         for name in ["fatima", "farid"] {
-            _ = try intake.run(["admin", "user", "create", name, "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
+            _ = try intake.run(
+                ["admin", "user", "create", name, "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"]
+            )
         }
         #expect(try intake.run(["admin", "collector-only", "refugee-health", "on"]).status == 0)
         let fatimaToken = try intake.run(["admin", "token", "create", "fatima"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -20,7 +22,8 @@ struct CollectorCommandTests {
         // Fatima signs in on her laptop, then fills a record with the server out of reach.
         let field = IntakeProcess()
         var (server, port) = try intake.startServer()
-        let signedIn = try field.run(["login", "--server", "http://127.0.0.1:\(port)", "--username", "fatima", "--password-stdin"], input: ["fieldworker-1"])
+        let signedIn = try field.run(
+            ["login", "--server", "http://127.0.0.1:\(port)", "--username", "fatima", "--password-stdin"], input: ["fieldworker-1"])
         #expect(signedIn.status == 0, "\(signedIn.stderr)")
         server.terminate()
         server.waitUntilExit()
@@ -50,7 +53,8 @@ struct CollectorCommandTests {
         #expect(his.status != 0 && his.stderr.contains("not found"), "\(his.stdout)\(his.stderr)")
 
         // A record claiming a collector outside the team is refused, said why, and kept.
-        let outsider = try office.run(["fill", "--server", url, "--token", cora, "--collector", "someone-else"], input: Answers.all + [":finish"])
+        let outsider = try office.run(
+            ["fill", "--server", url, "--token", cora, "--collector", "someone-else"], input: Answers.all + [":finish"])
         let said = outsider.stdout + outsider.stderr
         #expect(said.contains("not a member of this team"), "\(said)")
         #expect(try intake.serverRevisionsById().count == 1, "nothing stored")

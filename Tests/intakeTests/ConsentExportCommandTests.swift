@@ -36,7 +36,9 @@ struct ConsentExportCommandTests {
     @Test func eachResearcherReceivesExactlyWhatConsentSharesAndWithdrawalsAreRemoved() async throws {
         let cora = try intake.prepareServerWithCoordinator()
         for (name, access) in [("stella", "study"), ("rex", "external")] {
-            #expect(try intake.run(["admin", "user", "create", name, "--role", "researcher", "--password-stdin"], input: ["researcher-1"]).status == 0)
+            #expect(
+                try intake.run(["admin", "user", "create", name, "--role", "researcher", "--password-stdin"], input: ["researcher-1"])
+                    .status == 0)
             let set = try intake.run(["admin", "user", "update", name, "--research-access", access])
             #expect(set.status == 0, "\(set.stderr)")
         }
@@ -57,7 +59,8 @@ struct ConsentExportCommandTests {
         let roster = intake.dataDirectory.appendingPathComponent("roster.csv")
         var text = "given_name,family_name,date_of_birth,sex,external_id\n"
         for index in 0..<Self.patients {
-            text += "Given\(index),Family\(index),19\(50 + index % 50)-0\(1 + index % 9)-1\(index % 10),\(index.isMultiple(of: 2) ? "female" : "male"),STUDY-\(index)\n"
+            text +=
+                "Given\(index),Family\(index),19\(50 + index % 50)-0\(1 + index % 9)-1\(index % 10),\(index.isMultiple(of: 2) ? "female" : "male"),STUDY-\(index)\n"
         }
         try text.write(to: roster, atomically: true, encoding: .utf8)
         let imported = try run(["patient", "import", roster.path])
@@ -68,15 +71,18 @@ struct ConsentExportCommandTests {
         // A roster with bad rows: refused whole, naming each row and column, unless asked.
         let bad = intake.dataDirectory.appendingPathComponent("bad.csv")
         try """
-            given_name,family_name,date_of_birth,sex,external_id
-            Ana,Ok,1990-01-01,female,EXTRA-1
-            Ben,Ok,1990-02-30,male,EXTRA-2
-            Cai,Ok,1990-01-03,robot,EXTRA-3
-            Dee,Ok,1990-01-04,female,EXTRA-4
-            """.write(to: bad, atomically: true, encoding: .utf8)
+        given_name,family_name,date_of_birth,sex,external_id
+        Ana,Ok,1990-01-01,female,EXTRA-1
+        Ben,Ok,1990-02-30,male,EXTRA-2
+        Cai,Ok,1990-01-03,robot,EXTRA-3
+        Dee,Ok,1990-01-04,female,EXTRA-4
+        """.write(to: bad, atomically: true, encoding: .utf8)
         let refused = try run(["patient", "import", bad.path])
-        #expect(refused.status != 0 && refused.stderr.contains("row 3, column date_of_birth") && refused.stderr.contains("row 4, column sex"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("nothing was imported") && !refused.stderr.contains("robot") && !refused.stderr.contains("1990-02-30"))
+        #expect(
+            refused.status != 0 && refused.stderr.contains("row 3, column date_of_birth") && refused.stderr.contains("row 4, column sex"),
+            "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("nothing was imported") && !refused.stderr.contains("robot") && !refused.stderr.contains("1990-02-30"))
         #expect(try await server.send("GET", "/v1/patients?externalId=EXTRA-1").text.contains("\"patients\":[]"), "nothing was imported")
         let skipped = try run(["patient", "import", bad.path, "--skip-invalid"])
         #expect(skipped.stdout.contains("Registered 2, already registered 0, refused 0."), "\(skipped.stdout)")
@@ -92,7 +98,8 @@ struct ConsentExportCommandTests {
             ids.append(try #require(id))
         }
         #expect(Set(ids).count == Self.patients)
-        let questionnaire = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
+        let questionnaire = try QuestionnaireLoader.load(
+            directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
         var generator = SampleGenerator(questionnaire: questionnaire, seed: 15, collector: "cora")
         var recordOf: [UUID] = []
         for start in stride(from: 0, to: Self.patients, by: 250) {
@@ -110,7 +117,8 @@ struct ConsentExportCommandTests {
         }
         var scope: [String?] = (0..<Self.patients).map { Self.scopes[$0 % 4] }
         func consent(_ index: Int, _ value: String) async throws {
-            let put = try await server.send("PUT", "/v1/patients/\(ids[index])/consent", body: #"{"scope": "\#(value)", "method": "written"}"#)
+            let put = try await server.send(
+                "PUT", "/v1/patients/\(ids[index])/consent", body: #"{"scope": "\#(value)", "method": "written"}"#)
             #expect(put.status == 200, "\(put.text)")
             scope[index] = value
         }
@@ -118,7 +126,8 @@ struct ConsentExportCommandTests {
         // Follow-up reports for the first eight patients, two dates each.
         for index in 0..<8 {
             for date in ["2026-10-01", "2026-11-01"] {
-                let put = try await server.send("PUT", "/v1/patients/\(ids[index])/reports/vitals/\(date)", body: #"{"weight": \#(60 + index), "note": "=1+1"}"#)
+                let put = try await server.send(
+                    "PUT", "/v1/patients/\(ids[index])/reports/vitals/\(date)", body: #"{"weight": \#(60 + index), "note": "=1+1"}"#)
                 #expect(put.status == 201, "\(put.text)")
             }
         }

@@ -1,9 +1,10 @@
 import Foundation
+import IntakeCore
+import Testing
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-import IntakeCore
-import Testing
 
 /// The field machine's side of a new questionnaire version, with real processes: a coordinator
 /// publishes version 2 and retires version 1 while a machine, offline, holds a draft and a queued
@@ -18,7 +19,8 @@ struct DraftMigrationCommandTests {
         var (server, port) = try intake.startServer()
         func online() -> [String] { ["--server", "http://127.0.0.1:\(port)", "--token", cora] }
         #expect(try intake.run(["questionnaire", "pull"] + online()).status == 0)
-        let v1 = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
+        let v1 = try QuestionnaireLoader.load(
+            directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"))
 
         // Offline: a finished record waits in the queue, another stays a draft.
         server.terminate()
@@ -50,12 +52,15 @@ struct DraftMigrationCommandTests {
         #expect(pulled.stdout.contains("Pulled refugee-health version \(v2.version)"), "\(pulled.stdout)\(pulled.stderr)")
         #expect(pulled.stdout.contains("intake drafts migrate --all -q refugee-health"), "\(pulled.stdout)")
         let refused = try intake.run(["flush"] + online())
-        #expect(refused.stdout.contains("retired") && refused.stdout.contains("intake drafts migrate \(queuedId)"), "\(refused.stdout)\(refused.stderr)")
+        #expect(
+            refused.stdout.contains("retired") && refused.stdout.contains("intake drafts migrate \(queuedId)"),
+            "\(refused.stdout)\(refused.stderr)")
 
         // The draft moves at a terminal: what was set aside is listed, and the question that became
         // required is asked there and then; the record is sent.
         let terminal = try PseudoTerminal(
-            arguments: ["drafts", "migrate", draftId] + online(), environment: TerminalCommandTests.kiosk(intake).merging(["INTAKE_LANGUAGE": "en"]) { $1 })
+            arguments: ["drafts", "migrate", draftId] + online(),
+            environment: TerminalCommandTests.kiosk(intake).merging(["INTAKE_LANGUAGE": "en"]) { $1 })
         #expect(terminal.read { $0.contains("Answer the 1 question now and send the record? [Y/n]") }, "\(terminal.text)")
         #expect(terminal.text.contains("set aside  marital"), "\(terminal.text)")
         terminal.type("y\r")
@@ -76,9 +81,12 @@ struct DraftMigrationCommandTests {
         #expect(moved.stdout.contains("set aside  marital (question 1.7): version \(v2.version) has no such question"), "\(moved.stdout)")
         #expect(moved.stdout.contains("set aside  education (question 1.6)"), "\(moved.stdout)")
         #expect(!moved.stdout.contains("carried  "), "renumbered answers are not listed: \(moved.stdout)")
-        #expect(!moved.stdout.contains("Amina") && !moved.stdout.contains("primary") && !moved.stdout.contains("married"), "no answers shown")
+        #expect(
+            !moved.stdout.contains("Amina") && !moved.stdout.contains("primary") && !moved.stdout.contains("married"), "no answers shown")
         let history = try intake.run(["drafts", "history", queuedId])
-        #expect(history.stdout.contains("refugee-health@\(v1.version) → refugee-health@\(v2.version): 2 answers set aside"), "\(history.stdout)")
+        #expect(
+            history.stdout.contains("refugee-health@\(v1.version) → refugee-health@\(v2.version): 2 answers set aside"), "\(history.stdout)"
+        )
         let kept = try intake.run(["drafts", "history", queuedId, "--json"]).stdout
         #expect(kept.contains(#""answer":{"choice":"married"}"#) && kept.contains(#""answer":{"choice":"primary"}"#), "\(kept)")
         #expect(try intake.run(["drafts", "migrate", "--all"]).stdout.contains("Nothing to move"))
@@ -115,7 +123,13 @@ struct DraftMigrationCommandTests {
                     #expect(moved.count == instances.count)
                     for (before, after) in zip(instances, moved) {
                         let byKey = { (instance: [Int: Answer], version: Questionnaire) in
-                            Dictionary(uniqueKeysWithValues: instance.map { (version.question(at: QuestionPosition(section: group.position.section, index: $0.key))?.key ?? "?", $0.value) })
+                            Dictionary(
+                                uniqueKeysWithValues: instance.map {
+                                    (
+                                        version.question(at: QuestionPosition(section: group.position.section, index: $0.key))?.key ?? "?",
+                                        $0.value
+                                    )
+                                })
                         }
                         #expect(byKey(before, v1) == byKey(after, v2), "\(key)")
                     }
@@ -137,8 +151,10 @@ struct DraftMigrationCommandTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("intake-migrate-\(UUID().uuidString)")
         let folder = root.appendingPathComponent("Questionnaires/refugee-health")
         try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"), to: folder)
-        try FileManager.default.copyItem(at: IntakeProcess.repositoryRoot.appendingPathComponent("Data"), to: root.appendingPathComponent("Data"))
+        try FileManager.default.copyItem(
+            at: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"), to: folder)
+        try FileManager.default.copyItem(
+            at: IntakeProcess.repositoryRoot.appendingPathComponent("Data"), to: root.appendingPathComponent("Data"))
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".ar.txt") {
             try FileManager.default.removeItem(at: folder.appendingPathComponent(file))
         }
@@ -147,12 +163,15 @@ struct DraftMigrationCommandTests {
             try change(try String(contentsOf: url, encoding: .utf8)).write(to: url, atomically: true, encoding: .utf8)
         }
         try edit("manifest.txt") {
-            $0.split(separator: "\n").filter { !$0.hasPrefix("title.ar") }.joined(separator: "\n").replacingOccurrences(of: "languages: en, ar", with: "languages: en") + "\n"
+            $0.split(separator: "\n").filter { !$0.hasPrefix("title.ar") }.joined(separator: "\n").replacingOccurrences(
+                of: "languages: en, ar", with: "languages: en") + "\n"
         }
         try edit("1-demographics.txt") { text in
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("id: marital") }
-            return lines.joined(separator: "\n").replacingOccurrences(of: "none=No formal schooling, primary=Primary, ", with: "none=No formal schooling, ")
-                .trimmingCharacters(in: .newlines) + "\nCan the patient be reached by phone? | id: reachable | yesno | required\n"
+            return lines.joined(separator: "\n").replacingOccurrences(
+                of: "none=No formal schooling, primary=Primary, ", with: "none=No formal schooling, "
+            )
+            .trimmingCharacters(in: .newlines) + "\nCan the patient be reached by phone? | id: reachable | yesno | required\n"
         }
         return folder
     }

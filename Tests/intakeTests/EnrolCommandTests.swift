@@ -10,7 +10,11 @@ struct EnrolCommandTests {
     @Test func aMachineEnrolsWithTheQRCodesLinkFillsAndIsStoppedByARevocation() throws {
         var office = IntakeProcess()
         let cora = try office.prepareServerWithCoordinator()
-        #expect(try office.run(["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["field-worker-1"]).status == 0)
+        #expect(
+            try office.run(
+                ["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"],
+                input: ["field-worker-1"]
+            ).status == 0)
         let (server, port) = try office.startServer()
         defer { server.terminate() }
         let online = ["--server", "http://127.0.0.1:\(port)", "--token", cora]
@@ -18,15 +22,19 @@ struct EnrolCommandTests {
         let issued = try office.run(["team", "enrol", "clinic", "amina", "--hours", "2"] + online)
         #expect(issued.status == 0, "\(issued.stdout)\(issued.stderr)")
         let lines = issued.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let code = try #require(lines.first { $0.hasPrefix("Enrolment code for amina of 'clinic': ") }.map { String($0.suffix(19)) }, "\(issued.stdout)")
-        let link = try #require(lines.first { $0.contains("intake://enrol?") }.map {
-            String($0.drop { $0 != "'" }.dropFirst().prefix { $0 != "'" })
-        })
+        let code = try #require(
+            lines.first { $0.hasPrefix("Enrolment code for amina of 'clinic': ") }.map { String($0.suffix(19)) }, "\(issued.stdout)")
+        let link = try #require(
+            lines.first { $0.contains("intake://enrol?") }.map {
+                String($0.drop { $0 != "'" }.dropFirst().prefix { $0 != "'" })
+            })
         #expect(link == "intake://enrol?server=http://127.0.0.1:\(port)&code=\(code)", "\(issued.stdout)")
         let qr = lines.drop { !$0.isEmpty }.dropFirst().filter { !$0.isEmpty }
         #expect(try Self.decode(Array(qr)) == link, "the QR code holds the link")
         let codes = try office.run(["team", "codes", "clinic"] + online)
-        #expect(codes.stdout.contains("\(code.prefix(4))-…") && codes.stdout.contains("amina") && codes.stdout.contains("open") && !codes.stdout.contains(code))
+        #expect(
+            codes.stdout.contains("\(code.prefix(4))-…") && codes.stdout.contains("amina") && codes.stdout.contains("open")
+                && !codes.stdout.contains(code))
 
         // The new machine: a mistyped code is counted, the link enrols it.
         let field = IntakeProcess()
@@ -34,7 +42,9 @@ struct EnrolCommandTests {
         #expect(mistyped.status != 0 && mistyped.stderr.contains("not right; check it with your coordinator"), "\(mistyped.stderr)")
         let enrolled = try field.run(["enrol", link, "--name", "tablet-7"])
         #expect(enrolled.status == 0, "\(enrolled.stdout)\(enrolled.stderr)")
-        #expect(enrolled.stdout.contains("for amina of 'clinic'") && enrolled.stdout.contains("Pulled refugee-health version"), "\(enrolled.stdout)")
+        #expect(
+            enrolled.stdout.contains("for amina of 'clinic'") && enrolled.stdout.contains("Pulled refugee-health version"),
+            "\(enrolled.stdout)")
         #expect(enrolled.stdout.contains("Ready: 'intake fill'"))
         let filled = try field.run(["fill"], input: Answers.all + [":finish"])
         #expect(filled.status == 0 && filled.stdout.contains("Sent to the server."), "\(filled.stdout)\(filled.stderr)")
@@ -44,7 +54,8 @@ struct EnrolCommandTests {
 
         // The coordinator's list, and the revocation.
         let devices = try office.run(["team", "devices", "clinic"] + online)
-        let row = try #require(devices.stdout.split(separator: "\n").first { $0.contains("tablet-7") }.map(String.init), "\(devices.stdout)")
+        let row = try #require(
+            devices.stdout.split(separator: "\n").first { $0.contains("tablet-7") }.map(String.init), "\(devices.stdout)")
         #expect(row.contains("amina") && row.contains("0.1.0") && row.contains("active"), "\(row)")
         let number = try #require(row.split(separator: " ").first.map(String.init))
         #expect(!row.contains(" - "), "last seen, last upload and the queue are known: \(row)")
@@ -58,7 +69,9 @@ struct EnrolCommandTests {
         #expect(flush.status != 0 && (flush.stdout + flush.stderr).contains("revoked by cora"), "\(flush.stdout)\(flush.stderr)")
         // Watching would wait for nothing: a revoked machine needs a person, so it stops at once.
         let watching = try field.run(["flush", "--watch"])
-        #expect(watching.status != 0 && watching.stderr.contains("Stopped watching") && watching.stderr.contains("revoked by cora"), "\(watching.stdout)\(watching.stderr)")
+        #expect(
+            watching.status != 0 && watching.stderr.contains("Stopped watching") && watching.stderr.contains("revoked by cora"),
+            "\(watching.stdout)\(watching.stderr)")
         let backup = field.dataDirectory.appendingPathComponent("backup.intake").path
         let exported = try field.run(["queue", "export", backup, "--passphrase-stdin"], input: ["carried-on-usb"])
         #expect(exported.status == 0 && exported.stdout.contains("1"), "\(exported.stdout)\(exported.stderr)")
@@ -89,7 +102,8 @@ struct EnrolCommandTests {
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "zbarimg found no code (install zbar-tools; scripts/test does)")
-        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 }
 
@@ -101,16 +115,19 @@ struct EnrolOverTLSTests {
         let tls = try TLSFixtures()
         var office = IntakeProcess()
         let cora = try office.prepareServerWithCoordinator()
-        _ = try office.run(["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["field-worker-1"])
+        _ = try office.run(
+            ["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["field-worker-1"]
+        )
         let (server, port) = try office.startServer(arguments: ["--tls-cert", tls.certificate, "--tls-key", tls.key])
         defer { server.terminate() }
         let url = "https://127.0.0.1:\(port)"
         let pin = try ClientTLSPin.of(certificate: tls.certificate)
         let issued = try office.run(["team", "enrol", "clinic", "amina", "--no-qr", "--server", url, "--token", cora, "--ca-file", tls.ca])
         #expect(issued.status == 0 && issued.stdout.contains("--pin \(pin)"), "\(issued.stdout)\(issued.stderr)")
-        let link = try #require(issued.stdout.split(separator: "\n").first { $0.contains("intake://enrol?") }.map {
-            String($0.drop { $0 != "'" }.dropFirst().prefix { $0 != "'" })
-        })
+        let link = try #require(
+            issued.stdout.split(separator: "\n").first { $0.contains("intake://enrol?") }.map {
+                String($0.drop { $0 != "'" }.dropFirst().prefix { $0 != "'" })
+            })
         #expect(link.contains("pin=sha256/"), "\(link)")
 
         let field = IntakeProcess()

@@ -115,11 +115,14 @@ struct ExportCommandTests {
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
         #expect(
             files
-                == Set([
-                    "records.csv", "records_long.csv", "records.jsonl", "fhir-bundle.json", "codebook.csv", "codebook.md", "datapackage.json",
-                    "records.sps", "records_escaped.csv", "records.R", "export.json", "places.geojson", "repeat_household_members.csv", "attachments.csv",
-                    "records.sav", "records.dta", "records.xlsx", "repeat_household_members.sav", "repeat_household_members.dta",
-                ] + (fromServer ? ["reports.jsonl", "reports_long.csv"] : [])))
+                == Set(
+                    [
+                        "records.csv", "records_long.csv", "records.jsonl", "fhir-bundle.json", "codebook.csv", "codebook.md",
+                        "datapackage.json",
+                        "records.sps", "records_escaped.csv", "records.R", "export.json", "places.geojson", "repeat_household_members.csv",
+                        "attachments.csv",
+                        "records.sav", "records.dta", "records.xlsx", "repeat_household_members.sav", "repeat_household_members.dta",
+                    ] + (fromServer ? ["reports.jsonl", "reports_long.csv"] : [])))
         // Every place answered is a GeoJSON point, longitude first, of a record exported.
         let places = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("places.geojson"))) as? [String: Any])

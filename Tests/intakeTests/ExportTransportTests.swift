@@ -21,11 +21,11 @@ struct ExportTransportTests {
         let listened = "https://127.0.0.1:\(listenerPort)"
         let wrong = try intake.run(
             ["export", "--out", tls.path("wrong-pin"), "--server", listened, "--token", cora, "--ca-file", tls.ca, "--pin", wrongPin])
-        #expect(wrong.status != 0 && wrong.stderr.contains("does not match the pinned one") && wrong.stderr.contains(pin), "\(wrong.stderr)")
+        #expect(
+            wrong.status != 0 && wrong.stderr.contains("does not match the pinned one") && wrong.stderr.contains(pin), "\(wrong.stderr)")
         let unknown = try intake.run(["export", "--out", tls.path("unknown-ca"), "--server", listened, "--token", cora])
         #expect(unknown.status != 0 && unknown.stderr.contains("not signed by an authority this machine trusts"), "\(unknown.stderr)")
-        Thread.sleep(forTimeInterval: 0.5)
-        let seen = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let seen = TLSFixtures.log(log, connections: 2)
         #expect(!seen.contains("received"), "no request byte reached the server: \(seen)")
         #expect(seen.contains("handshake"), "the client did connect: \(seen)")
         for refused in ["wrong-pin", "unknown-ca"] {
@@ -36,7 +36,8 @@ struct ExportTransportTests {
         let (server, port) = try intake.startServer(arguments: ["--tls-cert", tls.certificate, "--tls-key", tls.key])
         defer { server.terminate() }
         let url = "https://127.0.0.1:\(port)"
-        let filled = try intake.run(["fill", "--server", url, "--token", cora, "--ca-file", tls.ca, "--pin", pin], input: Answers.all + [":finish"])
+        let filled = try intake.run(
+            ["fill", "--server", url, "--token", cora, "--ca-file", tls.ca, "--pin", pin], input: Answers.all + [":finish"])
         #expect(filled.stdout.contains("Sent to the server."), "\(filled.stdout)\(filled.stderr)")
         let proxyLog = tls.path("proxy.log")
         let (proxy, proxyPort) = try Self.proxy(log: proxyLog)
@@ -55,7 +56,8 @@ struct ExportTransportTests {
         // The proxy is not the server: a wrong pin through it is refused all the same.
         let viaProxyWrongPin = try proxied.run(
             ["export", "--out", tls.path("proxy-wrong-pin"), "--server", url, "--token", cora, "--ca-file", tls.ca, "--pin", wrongPin])
-        #expect(viaProxyWrongPin.status != 0 && viaProxyWrongPin.stderr.contains("does not match the pinned one"), "\(viaProxyWrongPin.stderr)")
+        #expect(
+            viaProxyWrongPin.status != 0 && viaProxyWrongPin.stderr.contains("does not match the pinned one"), "\(viaProxyWrongPin.stderr)")
         // A proxy that is not there: said plainly, nothing written.
         var deadProxy = intake
         deadProxy.environment["https_proxy"] = "http://127.0.0.1:1"

@@ -41,7 +41,8 @@ struct FieldDayTests {
     static func serverCollectors(_ intake: IntakeProcess) throws -> [String: String] {
         let db = try DatabaseQueue(path: intake.dataDirectory.appendingPathComponent("server.sqlite").path)
         return try db.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, collector FROM record").map { ($0["id"], $0["collector"]) })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, collector FROM record").map { ($0["id"], $0["collector"]) })
         }
     }
 
@@ -68,7 +69,8 @@ struct FieldDayTests {
 
         // A server, and amina, a field worker of its team, signs in on this machine.
         try intake.prepareClinic()
-        _ = try intake.run(["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["amina-pass-1"])
+        _ = try intake.run(
+            ["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["amina-pass-1"])
         let (server, port) = try intake.startServer(arguments: ["--publish", "refugee-health"])
         defer { server.terminate() }
         let login = try PseudoTerminal(
@@ -86,7 +88,8 @@ struct FieldDayTests {
 
         // A record set aside for its collector (a name the team does not know) comes back with
         // the documented command.
-        let stray = try PseudoTerminal(arguments: ["fill", "--collector", "ghost", "--server", "http://127.0.0.1:1"], environment: environment)
+        let stray = try PseudoTerminal(
+            arguments: ["fill", "--collector", "ghost", "--server", "http://127.0.0.1:1"], environment: environment)
         Self.fillWhole(stray)
         #expect(stray.wait() == 0, "\(stray.text.suffix(600))")
         let refused = try PseudoTerminal(arguments: ["flush"], environment: environment)
@@ -102,7 +105,9 @@ struct FieldDayTests {
         #expect(try Self.serverCollectors(intake).values.filter { $0 == "amina" }.count == 3)
 
         // The end of the day on a shared machine: signed out, the token revoked, the store locked.
-        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: intake.dataDirectory.appendingPathComponent("client.json"))) as? [String: Any]
+        let saved =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: intake.dataDirectory.appendingPathComponent("client.json")))
+            as? [String: Any]
         let token = try #require(saved?["token"] as? String)
         let logout = try PseudoTerminal(arguments: ["logout"], environment: environment)
         #expect(logout.wait() == 0, "\(logout.text)")

@@ -14,7 +14,9 @@ struct FrenchScreenTests {
         environment["COLUMNS"] = "40"
         let terminal = try PseudoTerminal(arguments: ["fill", "--questionnaire", Self.questionnaire], environment: environment)
         #expect(terminal.prompt(1), "\(terminal.text)")
-        #expect(terminal.text.contains("── Informations sur le patient ──") && !terminal.text.contains("Patient information"), "\(terminal.text)")
+        #expect(
+            terminal.text.contains("── Informations sur le patient ──") && !terminal.text.contains("Patient information"),
+            "\(terminal.text)")
         for (number, typed) in [(2, "Aïcha"), (3, "Diallo"), (4, "1990-05-01"), (5, "féminin"), (6, "")] {
             terminal.type(typed + "\r")
             #expect(terminal.prompt(number), "\(terminal.text)")

@@ -105,9 +105,11 @@ struct IntakeProcess {
     func prepareClinic() throws {
         _ = try run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
         _ = try run(["admin", "team", "create", "clinic"])
-        _ = try run(["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
         _ = try run(
-            ["admin", "user", "create", "test.worker", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
+            ["admin", "user", "create", "cora", "--role", "coordinator", "--team", "clinic", "--password-stdin"], input: ["coordinator-1"])
+        _ = try run(
+            ["admin", "user", "create", "test.worker", "--role", "fieldworker", "--team", "clinic", "--password-stdin"],
+            input: ["fieldworker-1"])
     }
 
     /// How many revisions the server database of this data directory holds for each record id.

@@ -18,7 +18,7 @@ struct KeyProtectionCommandTests {
 
     @Test func aPassphraseProtectsANewStoreAndTheKioskOptOutUsesAKeyFile() throws {
         var protected = IntakeProcess()
-        protected.environment = ["INTAKE_KIOSK": nil, "INTAKE_PASSPHRASE": "a long passphrase", "INTAKE_SCRYPT_ROUNDS": "1024"]
+        protected.environment = ["INTAKE_KIOSK": nil, "INTAKE_PASSPHRASE": "a long passphrase"]
         #expect(try protected.run(["fill"], input: Answers.all + [":finish"]).status == 0)
         #expect(try protected.run(["key", "status"]).stdout.contains("Protected by a passphrase"))
         #expect(!FileManager.default.fileExists(atPath: protected.dataDirectory.appendingPathComponent("device.key").path))

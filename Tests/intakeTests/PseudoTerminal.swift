@@ -130,7 +130,8 @@ final class PseudoTerminal {
 
     /// The screen's text without escape sequences and carriage returns.
     var text: String {
-        output.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z~]", with: "", options: .regularExpression).replacingOccurrences(of: "\r", with: "")
+        output.replacingOccurrences(of: "\u{1B}\\[[0-9;?]*[A-Za-z~]", with: "", options: .regularExpression).replacingOccurrences(
+            of: "\r", with: "")
     }
 }
 

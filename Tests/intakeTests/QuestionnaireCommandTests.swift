@@ -79,17 +79,25 @@ struct QuestionnaireLifecycleCommandTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("intake-v2-\(UUID().uuidString)")
         let folder = root.appendingPathComponent("Questionnaires/refugee-health")
         try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"), to: folder)
+        try FileManager.default.copyItem(
+            at: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health"), to: folder)
         let manifest = folder.appendingPathComponent("manifest.txt")
-        try (try String(contentsOf: manifest, encoding: .utf8)).replacingOccurrences(of: "title: Refugee health screening", with: "title: Screening v2")
-            .write(to: manifest, atomically: true, encoding: .utf8)
+        try (try String(contentsOf: manifest, encoding: .utf8)).replacingOccurrences(
+            of: "title: Refugee health screening", with: "title: Screening v2"
+        )
+        .write(to: manifest, atomically: true, encoding: .utf8)
         // Its shared choice lists, in the Data/ folder beside Questionnaires/.
-        try FileManager.default.copyItem(at: IntakeProcess.repositoryRoot.appendingPathComponent("Data"), to: root.appendingPathComponent("Data"))
+        try FileManager.default.copyItem(
+            at: IntakeProcess.repositoryRoot.appendingPathComponent("Data"), to: root.appendingPathComponent("Data"))
 
         let drafted = try intake.run(["questionnaire", "publish", folder.path, "--draft"] + online)
-        #expect(drafted.status == 0 && drafted.stdout.contains("Stored as a draft: refugee-health version"), "\(drafted.stdout)\(drafted.stderr)")
+        #expect(
+            drafted.status == 0 && drafted.stdout.contains("Stored as a draft: refugee-health version"),
+            "\(drafted.stdout)\(drafted.stderr)")
         let v2 = try #require(drafted.stdout.split(separator: " ").first { $0.count == 16 }.map(String.init), "\(drafted.stdout)")
-        let v1 = try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")).version
+        let v1 = try QuestionnaireLoader.load(
+            directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")
+        ).version
         let listed = try intake.run(["questionnaire", "versions"] + online)
         #expect(listed.stdout.contains(v2) && listed.stdout.contains("draft") && listed.stdout.contains("published"), "\(listed.stdout)")
 
@@ -97,13 +105,21 @@ struct QuestionnaireLifecycleCommandTests {
         let sampled = try intake.run(["questionnaire", "try", "refugee-health", v2, "--sample", "3"] + online)
         #expect(sampled.status == 0 && sampled.stdout.contains("3 of 3 test records kept."), "\(sampled.stdout)\(sampled.stderr)")
         let tried = try intake.run(["questionnaire", "try", "refugee-health", v2] + online, input: Answers.all + [":finish"])
-        #expect(tried.status == 0 && tried.stdout.contains("Screening v2") && tried.stdout.contains("kept on the server, apart"), "\(tried.stdout)\(tried.stderr)")
+        #expect(
+            tried.status == 0 && tried.stdout.contains("Screening v2") && tried.stdout.contains("kept on the server, apart"),
+            "\(tried.stdout)\(tried.stderr)")
         let tests = try intake.run(["questionnaire", "test-records", "refugee-health", v2] + online)
         #expect(tests.stdout.split(separator: "\n").count == 5 && tests.stdout.contains("cora"), "\(tests.stdout)")
-        #expect(try intake.run(["questionnaire", "try", "refugee-health", v1Version()] + online, input: [":quit"]).stdout.contains("Not finished"))
+        #expect(
+            try intake.run(["questionnaire", "try", "refugee-health", v1Version()] + online, input: [":quit"]).stdout.contains(
+                "Not finished"))
 
-        #expect(try intake.run(["questionnaire", "state", "refugee-health", v2, "published"] + online).stdout.contains("is published (by cora)"))
-        #expect(try intake.run(["questionnaire", "test-records", "refugee-health", v2] + online).stdout.contains("No test records"), "discarded on publishing")
+        #expect(
+            try intake.run(["questionnaire", "state", "refugee-health", v2, "published"] + online).stdout.contains("is published (by cora)")
+        )
+        #expect(
+            try intake.run(["questionnaire", "test-records", "refugee-health", v2] + online).stdout.contains("No test records"),
+            "discarded on publishing")
         let retired = try intake.run(["questionnaire", "state", "refugee-health", v1, "retired"] + online)
         #expect(retired.status == 0 && retired.stdout.contains("is retired"), "\(retired.stdout)\(retired.stderr)")
         let wrong = try intake.run(["questionnaire", "state", "refugee-health", v1, "draft"] + online)
@@ -112,20 +128,31 @@ struct QuestionnaireLifecycleCommandTests {
         // A record filled on version 1 is refused and stays a draft, the message naming version 2.
         intake.environment["INTAKE_COLLECTOR"] = "cora"
         let filled = try intake.run(["fill"] + online, input: Answers.all + [":finish"])
-        #expect(filled.status == 1 && filled.stdout.contains("retired") && filled.stdout.contains("new records use version \(v2)"), "\(filled.stdout)\(filled.stderr)")
+        #expect(
+            filled.status == 1 && filled.stdout.contains("retired") && filled.stdout.contains("new records use version \(v2)"),
+            "\(filled.stdout)\(filled.stderr)")
         #expect(try intake.run(["drafts", "list"]).stdout.contains("refugee-health"), "kept as a draft")
 
         // Status says a published version waits to be pulled; the machine pulls it, and the draft
         // on the retired version is pointed out.
         let status = try intake.run(["status"] + online)
-        #expect(status.stdout.contains("1 questionnaire version published that this machine has not pulled (refugee-health \(v2))"), "\(status.stdout)")
+        #expect(
+            status.stdout.contains("1 questionnaire version published that this machine has not pulled (refugee-health \(v2))"),
+            "\(status.stdout)")
         let pulled = try intake.run(["questionnaire", "pull"] + online)
-        #expect(pulled.status == 0 && pulled.stdout.contains("Pulled refugee-health version \(v2) (published)"), "\(pulled.stdout)\(pulled.stderr)")
-        #expect(pulled.stdout.contains("1 draft of refugee-health version \(v1) (retired); new records use version \(v2). The server takes no records on it now: move them with 'intake drafts migrate --all -q refugee-health'"), "\(pulled.stdout)")
+        #expect(
+            pulled.status == 0 && pulled.stdout.contains("Pulled refugee-health version \(v2) (published)"),
+            "\(pulled.stdout)\(pulled.stderr)")
+        #expect(
+            pulled.stdout.contains(
+                "1 draft of refugee-health version \(v1) (retired); new records use version \(v2). The server takes no records on it now: move them with 'intake drafts migrate --all -q refugee-health'"
+            ), "\(pulled.stdout)")
         #expect(try intake.run(["questionnaire", "pull"] + online).stdout.contains("Questionnaires up to date (1 version kept"))
         // New records are filled on version 2, from the copy on this machine: online, and offline.
         let sent = try intake.run(["fill"] + online, input: Answers.all + [":finish"])
-        #expect(sent.status == 0 && sent.stdout.contains("Screening v2") && sent.stdout.contains("Sent to the server."), "\(sent.stdout)\(sent.stderr)")
+        #expect(
+            sent.status == 0 && sent.stdout.contains("Screening v2") && sent.stdout.contains("Sent to the server."),
+            "\(sent.stdout)\(sent.stderr)")
         server.terminate()
         server.waitUntilExit()
         let offline = try intake.run(["fill"] + online + ["--timeout", "2"], input: Answers.all + [":finish"])

@@ -32,7 +32,9 @@ struct QuestionnaireRulesEndToEndTests {
         try Data("not a picture".utf8).write(to: notPhoto)
         var section1 = Array(Answers.section1.dropLast(7))
         section1[7] = "3"
-        section1 += ["", "Lina", "spouse", "35", "n", "", "Omar", "child", "6", "", ":review", "2>1", "", notPhoto.path, "'\(photoPath.path)'"]
+        section1 += [
+            "", "Lina", "spouse", "35", "n", "", "Omar", "child", "6", "", ":review", "2>1", "", notPhoto.path, "'\(photoPath.path)'",
+        ]
         let fill = try intake.run(["fill"], input: Answers.patient + section1 + Answers.section2 + section3 + section4 + [":finish"])
         #expect(fill.status == 0, "\(fill.stderr)")
         #expect(fill.stdout.contains("The diastolic pressure must be below the systolic; check both readings"))
@@ -72,7 +74,9 @@ struct QuestionnaireRulesEndToEndTests {
         let header = lines[0].components(separatedBy: ","), row = lines[1].components(separatedBy: ",")
         func value(_ column: String) -> String? { header.firstIndex(of: column).map { row[$0] } }
         #expect(value("bmi") == "22" && value("phq2_score") == "3" && value("self_harm") == "1", "\(lines[0])")
-        #expect(value("district") == "ramtha" && value("visit_location_latitude").flatMap(Double.init).map { abs($0 - 31.953889) < 1e-5 } == true)
+        #expect(
+            value("district") == "ramtha"
+                && value("visit_location_latitude").flatMap(Double.init).map { abs($0 - 31.953889) < 1e-5 } == true)
         // Each member: Omar first (moved), then Lina; one child among them; no name (identifying).
         #expect(value("household_members") == "2" && value("members_children") == "1", "\(lines[0])")
         #expect(value("member_age_1") == "6" && value("member_relationship_1") == "child" && value("member_age_2") == "35")
@@ -82,12 +86,16 @@ struct QuestionnaireRulesEndToEndTests {
         #expect(!csv.contains("Lina") && !members.contains("Omar"))
         // The photo is identifying: the de-identified export neither lists nor holds it.
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("attachments").path))
-        #expect(try String(contentsOf: folder.appendingPathComponent("attachments.csv"), encoding: .utf8) == "record_id,question_id,instance,file,media_type,size,sha256\r\n")
+        #expect(
+            try String(contentsOf: folder.appendingPathComponent("attachments.csv"), encoding: .utf8)
+                == "record_id,question_id,instance,file,media_type,size,sha256\r\n")
         // With identifiers (a coordinator), the photo comes from the server, checked, beside the
         // records, listed and named by the FHIR bundle.
         let full = intake.dataDirectory.appendingPathComponent("export-identified")
         let identified = try intake.run(["export", "--out", full.path, "--include-identifiers"])
-        #expect(identified.status == 0 && identified.stdout.contains("1 file(s) the records name are in attachments/."), "\(identified.stdout)\(identified.stderr)")
+        #expect(
+            identified.status == 0 && identified.stdout.contains("1 file(s) the records name are in attachments/."),
+            "\(identified.stdout)\(identified.stderr)")
         let digest = SHA256.hash(data: photo).map { String(format: "%02x", $0) }.joined()
         #expect(try Data(contentsOf: full.appendingPathComponent("attachments/\(digest).png")) == photo)
         let list = try String(contentsOf: full.appendingPathComponent("attachments.csv"), encoding: .utf8)

@@ -15,7 +15,9 @@ struct ReviewCommandTests {
 
     @Test func aCoordinatorReviewsAndTheCollectorHearsOfItAnswersAndIsLockedOut() async throws {
         let cora = try intake.prepareServerWithCoordinator()
-        _ = try intake.run(["admin", "user", "create", "fatima", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"])
+        _ = try intake.run(
+            ["admin", "user", "create", "fatima", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["fieldworker-1"]
+        )
         let fatima = try intake.run(["admin", "token", "create", "fatima"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let (server, port) = try intake.startServer()
         defer {
@@ -23,7 +25,8 @@ struct ReviewCommandTests {
             server.waitUntilExit()
         }
         var generator = SampleGenerator(
-            questionnaire: try QuestionnaireLoader.load(directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")),
+            questionnaire: try QuestionnaireLoader.load(
+                directory: IntakeProcess.repositoryRoot.appendingPathComponent("Questionnaires/refugee-health")),
             seed: 11, collector: "fatima")
         let records = [generator.next(), generator.next()]
         for record in records {
@@ -40,7 +43,9 @@ struct ReviewCommandTests {
         let short = String(id.prefix(8))
 
         let waiting = try intake.run(["review", "list", "--state", "received", "--token", cora] + remote)
-        #expect(waiting.status == 0 && waiting.stdout.contains(short) && waiting.stdout.contains("received"), "\(waiting.stdout)\(waiting.stderr)")
+        #expect(
+            waiting.status == 0 && waiting.stdout.contains(short) && waiting.stdout.contains("received"),
+            "\(waiting.stdout)\(waiting.stderr)")
         let badState = try intake.run(["review", "list", "--state", "fine", "--token", cora] + remote)
         #expect(badState.status != 0 && badState.stderr.contains("not a review state"), "\(badState.stderr)")
         let notTheirs = try intake.run(["review", "set", short, "approved", "--token", fatima] + remote)
@@ -52,12 +57,16 @@ struct ReviewCommandTests {
         let flagged = try intake.run(["review", "set", short, "has-issues", "--comment", "Weight 680 kg?", "--token", cora] + remote)
         #expect(flagged.status == 0 && flagged.stdout.contains("is now has issues"), "\(flagged.stdout)\(flagged.stderr)")
         let inbox = try intake.run(["inbox", "--token", fatima] + remote)
-        #expect(inbox.stdout.contains("cora says your record \(short)") && inbox.stdout.contains("has issues"), "\(inbox.stdout)\(inbox.stderr)")
+        #expect(
+            inbox.stdout.contains("cora says your record \(short)") && inbox.stdout.contains("has issues"), "\(inbox.stdout)\(inbox.stderr)"
+        )
         #expect(!inbox.stdout.contains("680"), "the comment stays in the thread")
         let answered = try intake.run(["review", "comment", short, "68 kg: a typo", "--token", fatima] + remote)
         #expect(answered.status == 0, "\(answered.stderr)")
         let shown = try intake.run(["review", "show", short, "--token", fatima] + remote)
-        #expect(shown.stdout.contains("Review: has issues") && shown.stdout.contains("Weight 680 kg?") && shown.stdout.contains("fatima: 68 kg: a typo"), "\(shown.stdout)")
+        #expect(
+            shown.stdout.contains("Review: has issues") && shown.stdout.contains("Weight 680 kg?")
+                && shown.stdout.contains("fatima: 68 kg: a typo"), "\(shown.stdout)")
 
         let locked = try intake.run(["review", "set", short, "approved", "--lock", "--token", cora] + remote)
         #expect(locked.status == 0 && locked.stdout.contains("approved (locked)"), "\(locked.stdout)\(locked.stderr)")
@@ -66,7 +75,8 @@ struct ReviewCommandTests {
 
         // An export of the approved records only, carrying the state.
         let folder = intake.dataDirectory.appendingPathComponent("approved")
-        let export = try intake.run(["export", "--out", folder.path, "--review-state", "approved", "--format", "csv", "--token", cora] + remote)
+        let export = try intake.run(
+            ["export", "--out", folder.path, "--review-state", "approved", "--format", "csv", "--token", cora] + remote)
         #expect(export.status == 0, "\(export.stdout)\(export.stderr)")
         let csv = try String(contentsOf: folder.appendingPathComponent("records.csv"), encoding: .utf8)
         let header = csv.prefix { $0 != "\r\n" }

@@ -1,5 +1,8 @@
 import Foundation
 import IntakeCore
+import IntakeDeployment
+import IntakeServer
+import Logging
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -32,6 +35,13 @@ struct SyncEndToEndTests {
         return revisions.map { (($0["record"] as? [String: Any])?["patient"] as? [String: Any])?["externalId"] as? String ?? "" }
     }
 
+    /// Runs blocking work (a command and its wait) on a thread of its own, off the concurrency pool.
+    private static func detached<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Swift.Result { try body() }) }
+        }
+    }
+
     /// Edits the patient section of the one Haddad match: given name (nil: keep) and external id.
     private func edit(given: String?, externalId: String) -> [String] {
         ["1", ":go patient", given ?? "", "", "", "", externalId, ":finish"] + ["", "", "", ""]
@@ -41,8 +51,12 @@ struct SyncEndToEndTests {
         _ = try server.run(["admin", "bootstrap", "--username", "admin", "--password-stdin"], input: ["admin-password-1"])
         _ = try server.run(["admin", "team", "create", "clinic"])
         _ = try server.run(["admin", "team", "create", "ward"])
-        for (name, role, team) in [("amina", "fieldworker", "clinic"), ("bilal", "fieldworker", "clinic"), ("cora", "coordinator", "clinic"), ("wanda", "fieldworker", "ward")] {
-            _ = try server.run(["admin", "user", "create", name, "--role", role, "--team", team, "--password-stdin"], input: ["password-\(name)"])
+        for (name, role, team) in [
+            ("amina", "fieldworker", "clinic"), ("bilal", "fieldworker", "clinic"), ("cora", "coordinator", "clinic"),
+            ("wanda", "fieldworker", "ward"),
+        ] {
+            _ = try server.run(
+                ["admin", "user", "create", name, "--role", role, "--team", team, "--password-stdin"], input: ["password-\(name)"])
         }
         let cora = try server.run(["admin", "token", "create", "cora"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let wanda = try server.run(["admin", "token", "create", "wanda"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -63,20 +77,28 @@ struct SyncEndToEndTests {
         #expect(try amina.run(["fill"], input: Answers.all + [":finish"]).stdout.contains("Sent to the server."))
         let id = try #require(try server.serverRevisionsById().keys.first)
         let synced = try bilal.run(["sync"])
-        #expect(synced.status == 0 && synced.stdout.contains("1 record(s) saved") && synced.stdout.contains("holds 1 record(s)"), "\(synced.stdout)\(synced.stderr)")
+        #expect(
+            synced.status == 0 && synced.stdout.contains("1 record(s) saved") && synced.stdout.contains("holds 1 record(s)"),
+            "\(synced.stdout)\(synced.stderr)")
 
         // 1. merge (the default): each changed another field; both changes are kept.
         stopServer()
         let offline = try bilal.run(["lookup", "--offline", "--family-name", "HADDAD"], input: edit(given: nil, externalId: "BILAL-1"))
-        #expect(offline.stdout.contains("Offline: searching drafts, the queue and the synced copy of team 'clinic' (1 records"), "\(offline.stdout)")
+        #expect(
+            offline.stdout.contains("Offline: searching drafts, the queue and the synced copy of team 'clinic' (1 records"),
+            "\(offline.stdout)")
         #expect(offline.stdout.contains("synced") && offline.stdout.contains("Saved offline"), "\(offline.stdout)\(offline.stderr)")
         try startServer()
         let online = try amina.run(["lookup", "--family-name", "HADDAD"], input: edit(given: "Amira", externalId: ""))
         #expect(online.stdout.contains("Saved on the server as revision 2."), "\(online.stdout)\(online.stderr)")
         let merged = try bilal.run(["flush"])
-        #expect(merged.status == 0 && merged.stdout.contains("changed on the server meanwhile: merged with revision 2"), "\(merged.stdout)\(merged.stderr)")
+        #expect(
+            merged.status == 0 && merged.stdout.contains("changed on the server meanwhile: merged with revision 2"),
+            "\(merged.stdout)\(merged.stderr)")
         var now = try await record(port, id, token: cora)
-        #expect(now.revision == 3 && now.patient["givenName"] as? String == "Amira" && now.patient["externalId"] as? String == "BILAL-1", "\(now)")
+        #expect(
+            now.revision == 3 && now.patient["givenName"] as? String == "Amira" && now.patient["externalId"] as? String == "BILAL-1",
+            "\(now)")
 
         // 2. Both change the external id. merge sets Bilal's edit aside; keep-server keeps it aside
         // and the server's value; ask, choosing his, saves it.
@@ -84,9 +106,13 @@ struct SyncEndToEndTests {
         stopServer()
         _ = try bilal.run(["lookup", "--offline", "--family-name", "HADDAD"], input: edit(given: nil, externalId: "BILAL-2"))
         try startServer()
-        #expect(try amina.run(["lookup", "--family-name", "HADDAD"], input: edit(given: nil, externalId: "AMINA-2")).stdout.contains("revision 4"))
+        #expect(
+            try amina.run(["lookup", "--family-name", "HADDAD"], input: edit(given: nil, externalId: "AMINA-2")).stdout.contains(
+                "revision 4"))
         let conflict = try bilal.run(["flush", "--on-conflict", "merge"])
-        #expect(conflict.status != 0 && conflict.stdout.contains("both you and the server (revision 4) changed external id"), "\(conflict.stdout)")
+        #expect(
+            conflict.status != 0 && conflict.stdout.contains("both you and the server (revision 4) changed external id"),
+            "\(conflict.stdout)")
         #expect(try await record(port, id, token: cora).revision == 4, "nothing sent")
         _ = try bilal.run(["queue", "retry"])
         let keptServer = try bilal.run(["flush", "--on-conflict", "keep-server"])
@@ -94,7 +120,9 @@ struct SyncEndToEndTests {
         #expect(try bilal.run(["queue", "list"]).stdout.contains("set aside"), "the edit is still here")
         _ = try bilal.run(["queue", "retry"])
         let asked = try bilal.run(["flush", "--on-conflict", "ask"], input: ["1"])
-        #expect(asked.status == 0 && asked.stdout.contains("1) yours:  BILAL-2") && asked.stdout.contains("2) server: AMINA-2"), "\(asked.stdout)")
+        #expect(
+            asked.status == 0 && asked.stdout.contains("1) yours:  BILAL-2") && asked.stdout.contains("2) server: AMINA-2"),
+            "\(asked.stdout)")
         now = try await record(port, id, token: cora)
         #expect(now.revision == 5 && now.patient["externalId"] as? String == "BILAL-2")
 
@@ -103,29 +131,43 @@ struct SyncEndToEndTests {
         stopServer()
         _ = try bilal.run(["lookup", "--offline", "--family-name", "HADDAD"], input: edit(given: nil, externalId: "BILAL-3"))
         try startServer()
-        #expect(try amina.run(["lookup", "--family-name", "HADDAD"], input: edit(given: "Amal", externalId: "AMINA-3")).stdout.contains("revision 6"))
+        #expect(
+            try amina.run(["lookup", "--family-name", "HADDAD"], input: edit(given: "Amal", externalId: "AMINA-3")).stdout.contains(
+                "revision 6"))
         #expect(try bilal.run(["flush", "--on-conflict", "keep-mine"]).status == 0)
         now = try await record(port, id, token: cora)
         #expect(now.revision == 7 && now.patient["externalId"] as? String == "BILAL-3" && now.patient["givenName"] as? String == "Amira")
         let history = try await externalIds(port, id, token: cora)
         #expect(history.contains("AMINA-2") && history.contains("AMINA-3") && history.contains("BILAL-1"), "nothing is lost: \(history)")
-        #expect(try bilal.run(["queue", "list"]).stdout.contains("0 waiting, 0 set aside") || bilal.run(["queue", "list"]).stdout.contains("empty"))
+        #expect(
+            try bilal.run(["queue", "list"]).stdout.contains("0 waiting, 0 set aside")
+                || bilal.run(["queue", "list"]).stdout.contains("empty"))
 
         // A grant to another team's field worker for a day works until its time, and not after:
-        // the server is started again with its clock moved (INTAKE_SERVER_CLOCK_OFFSET_SECONDS).
+        // the same database is served by this test's own server with its clock moved (a seam in
+        // code: no variable of a field machine moves a server's clock).
         let granted = try bilal.run(["grant", id, "--to-user", "wanda", "--days", "1", "--token", cora])
         #expect(granted.status == 0 && granted.stdout.contains("Granted read access"), "\(granted.stdout)\(granted.stderr)")
         #expect(try bilal.run(["history", id, "--token", wanda]).status == 0, "now")
+        stopServer()
         for (offset, reaches) in [(86_400 - 120, true), (86_400 + 60, false)] {
-            stopServer()
-            var shifted = server
-            shifted.environment["INTAKE_SERVER_CLOCK_OFFSET_SECONDS"] = String(offset)
-            serving = try shifted.startServer(port: port).process
-            let read = try bilal.run(["history", id, "--token", wanda])
+            var configuration = ServerConfiguration(
+                database: server.serverDatabase ?? server.dataDirectory.appendingPathComponent("server.sqlite").path)
+            configuration.clock = { Date().addingTimeInterval(TimeInterval(offset)) }
+            let services = try await IntakeServices.open(configuration)
+            var logger = Logger(label: "intake.sync-test")
+            logger.logLevel = .critical
+            let bilal = self.bilal
+            // On a thread of its own: the other tests of this process block the shared pool's
+            // threads waiting for their commands, and the server must answer meanwhile.
+            let read = try await withTaskExecutorPreference(ServerThread.shared) {
+                try await IntakeServerApp.serving(services, port: port, logger: logger) { _ in
+                    try await Self.detached { try bilal.run(["history", id, "--token", wanda]) }
+                }
+            }
             #expect((read.status == 0) == reaches, "\(offset) s later: \(read.stderr)")
             if !reaches { #expect(read.stderr.contains("not found"), "after the expiry, as if it never was: \(read.stderr)") }
         }
-        stopServer()
         try startServer()
 
         // 4. Deleted on the server: the next sync drops it from Bilal's copy.
@@ -136,5 +178,37 @@ struct SyncEndToEndTests {
         stopServer()
         let gone = try bilal.run(["lookup", "--offline", "--family-name", "HADDAD"], input: ["", "", "", ""])
         #expect(gone.stdout.contains("No patient matches."), "\(gone.stdout)")
+    }
+}
+
+/// A thread that runs the jobs of the tasks that prefer it: a server in this test process answers
+/// even while every thread of the shared pool is blocked waiting for a command to end.
+final class ServerThread: TaskExecutor, @unchecked Sendable {
+    static let shared = ServerThread()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init() {
+        Thread { [unowned self] in self.run() }.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let batch = jobs
+            jobs.removeAll(keepingCapacity: true)
+            condition.unlock()
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
     }
 }

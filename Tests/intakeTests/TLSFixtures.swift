@@ -18,10 +18,12 @@ struct TLSFixtures {
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(to: folder.appendingPathComponent("ext.cnf"), atomically: true, encoding: .utf8)
+        try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
+            to: folder.appendingPathComponent("ext.cnf"), atomically: true, encoding: .utf8)
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
         try openssl(["req", "-x509"] + curve + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "30", "-subj", "/CN=Intake Test CA"])
-        try openssl(["req", "-x509"] + curve + ["-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "30", "-subj", "/CN=Somebody Else"])
+        try openssl(
+            ["req", "-x509"] + curve + ["-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "30", "-subj", "/CN=Somebody Else"])
         try openssl(["req"] + curve + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"])
         try openssl(["req"] + curve + ["-keyout", "other.key", "-out", "other.csr", "-subj", "/CN=other"])
         for (name, days) in [("server.pem", "30"), ("expired.pem", "-1")] {
@@ -44,8 +46,22 @@ struct TLSFixtures {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments.first ?? "") failed (is openssl installed?): \(text)"])
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [NSLocalizedDescriptionKey: "openssl \(arguments.first ?? "") failed (is openssl installed?): \(text)"])
         }
+    }
+
+    /// The listener's log once it holds a line for each of `connections` (it writes one as each
+    /// ends), or as it is after `seconds`.
+    static func log(_ log: String, connections: Int, seconds: Double = 60) -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        while text.split(separator: "\n").count < connections, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        }
+        return text
     }
 
     /// A TLS server that answers nothing and writes to `log` whether any request bytes arrived

@@ -13,7 +13,8 @@ struct TeamRulesCommandTests {
         _ = try intake.run(["admin", "team", "create", "ward"])
         for (name, role, team) in [("nadia", "fieldworker", nil), ("omar", "fieldworker", nil), ("wanda", "coordinator", "ward")] {
             _ = try intake.run(
-                ["admin", "user", "create", name, "--role", role, "--password-stdin"] + (team.map { ["--team", $0] } ?? []), input: ["password-\(name)-1"])
+                ["admin", "user", "create", name, "--role", role, "--password-stdin"] + (team.map { ["--team", $0] } ?? []),
+                input: ["password-\(name)-1"])
         }
         var tokens: [String: String] = ["cora": cora]
         for name in ["nadia", "omar", "wanda"] {

@@ -43,7 +43,8 @@ struct TeamsEndToEndTests {
         _ = try intake.run(["admin", "team", "create", "ward"])
         _ = try intake.run(["admin", "publish", "refugee-health"])
         for (name, team) in [("lead", "clinic"), ("wlead", "ward")] {
-            _ = try intake.run(["admin", "user", "create", name, "--role", "coordinator", "--team", team, "--password-stdin"], input: ["password-\(name)"])
+            _ = try intake.run(
+                ["admin", "user", "create", name, "--role", "coordinator", "--team", team, "--password-stdin"], input: ["password-\(name)"])
         }
         for name in ["amina", "bilal"] {
             _ = try intake.run(["admin", "user", "create", name, "--role", "fieldworker", "--password-stdin"], input: ["password-\(name)"])
@@ -59,14 +60,19 @@ struct TeamsEndToEndTests {
             try intake.run(arguments + ["--server", url, "--token", tokens[name]!], input: input)
         }
         func invitation(_ output: String) -> (id: String, passcode: String) {
-            (String(output.components(separatedBy: "(invitation ").last!.prefix(8)), String(output.components(separatedBy: "Passcode: ").last!.prefix(6)))
+            (
+                String(output.components(separatedBy: "(invitation ").last!.prefix(8)),
+                String(output.components(separatedBy: "Passcode: ").last!.prefix(6))
+            )
         }
 
         // Five wrong passcodes lock amina's invitation; the right one no longer opens it.
         let toAmina = invitation(try run(["team", "invite", "clinic", "amina"], as: "lead").stdout)
         let wrong = toAmina.passcode == "000000" ? "111111" : "000000"
         var answers: [String] = []
-        for _ in 1...5 { answers.append(try run(["invitation", "accept", toAmina.id, "--passcode-stdin"], as: "amina", input: [wrong]).stderr) }
+        for _ in 1...5 {
+            answers.append(try run(["invitation", "accept", toAmina.id, "--passcode-stdin"], as: "amina", input: [wrong]).stderr)
+        }
         #expect(answers.last?.contains("locked after too many wrong passcodes") == true, "\(answers)")
         let late = try run(["invitation", "accept", toAmina.id, "--passcode-stdin"], as: "amina", input: [toAmina.passcode])
         #expect(late.status != 0 && late.stderr.contains("locked"))
@@ -81,9 +87,12 @@ struct TeamsEndToEndTests {
         #expect(try await unread(port, tokens["bilal"]!) == ["invitation_confirmed": 1])
 
         // Bilal sends two records for the clinic.
-        let samples = try intake.run(["sample", "--count", "2", "--seed", "5", "--collector", "bilal"]).stdout.split(separator: "\n").map(String.init)
+        let samples = try intake.run(["sample", "--count", "2", "--seed", "5", "--collector", "bilal"]).stdout.split(separator: "\n").map(
+            String.init)
         let records = try samples.map { try PatientResponse(jsonData: Data($0.utf8)) }
-        for sample in samples { #expect(try await send("POST", port, "/v1/records", token: tokens["bilal"]!, body: Data(sample.utf8)).0 == 201) }
+        for sample in samples {
+            #expect(try await send("POST", port, "/v1/records", token: tokens["bilal"]!, body: Data(sample.utf8)).0 == 201)
+        }
         let referred = records[0].id.uuidString.lowercased(), other = records[1].id.uuidString.lowercased()
         #expect(try await send("GET", port, "/v1/records/\(referred)", token: tokens["wlead"]!).0 == 404)
 
@@ -105,7 +114,8 @@ struct TeamsEndToEndTests {
             return nil
         }
         #expect(waitFor("Nothing new.", seconds: 20) != nil, "\(seen.text)")
-        let referral = try run(["refer", referred, "--to", "ward", "--reason", "Needs a cardiologist", "--priority", "urgent"], as: "bilal")
+        let referral = try run(
+            ["refer", referred, "--to", "ward", "--reason", "Needs a cardiologist", "--priority", "urgent"], as: "bilal")
         #expect(referral.stdout.hasPrefix("Referred to 'ward'"), "\(referral.stdout)\(referral.stderr)")
         let latency = waitFor("bilal of 'clinic' referred a patient to 'ward'", seconds: 5)
         #expect(latency.map { $0 < 1 } == true, "within a second (took \(latency.map { "\($0) s" } ?? "too long")): \(seen.text)")
@@ -122,12 +132,15 @@ struct TeamsEndToEndTests {
         #expect(try run(["referrals", "answer", "accept", id], as: "wlead").stdout.contains("is accepted"))
         #expect(try run(["referrals", "message", id, "Seen today"], as: "wlead").status == 0)
         #expect(try run(["referrals", "answer", "complete", id], as: "wlead").stdout.contains("is completed"))
-        #expect(try await unread(port, tokens["bilal"]!) == [
-            "invitation_confirmed": 1, "referral_accepted": 1, "referral_message": 1, "referral_completed": 1,
-        ])
+        #expect(
+            try await unread(port, tokens["bilal"]!) == [
+                "invitation_confirmed": 1, "referral_accepted": 1, "referral_message": 1, "referral_completed": 1,
+            ])
         #expect(try await send("GET", port, "/v1/records/\(referred)", token: tokens["wlead"]!).0 == 404, "access ends with the referral")
         let exported = try run(["referrals", "export", "clinic"], as: "lead")
-        #expect(exported.stdout.contains(id) && exported.stdout.contains(",sent,") && exported.stdout.contains(",completed,"), "\(exported.stdout)")
+        #expect(
+            exported.stdout.contains(id) && exported.stdout.contains(",sent,") && exported.stdout.contains(",completed,"),
+            "\(exported.stdout)")
         #expect(!exported.stdout.contains("cardiologist"), "de-identified: never the reason")
 
         // Offline, the referee's answers are queued (sealed) and `intake flush` sends them later;
@@ -141,10 +154,14 @@ struct TeamsEndToEndTests {
         server.terminate()
         server.waitUntilExit()
         let queued = try run(["referrals", "answer", "accept", accepted], as: "wlead")
-        #expect(queued.status == 0 && queued.stdout.contains("your answer 'accept' to referral \(accepted) is queued"), "\(queued.stdout)\(queued.stderr)")
+        #expect(
+            queued.status == 0 && queued.stdout.contains("your answer 'accept' to referral \(accepted) is queued"),
+            "\(queued.stdout)\(queued.stderr)")
         #expect(try run(["referrals", "answer", "decline", withdrawn], as: "wlead").stdout.contains("is queued"))
         let stillOffline = try run(["flush"], as: "wlead")
-        #expect(stillOffline.status != 0 && stillOffline.stderr.contains("2 answer(s) still queued"), "\(stillOffline.stdout)\(stillOffline.stderr)")
+        #expect(
+            stillOffline.status != 0 && stillOffline.stderr.contains("2 answer(s) still queued"),
+            "\(stillOffline.stdout)\(stillOffline.stderr)")
 
         // The watch notices the server is gone before it comes back.
         #expect(waitFor("trying again", seconds: 15) != nil, "\(seen.text)")

@@ -12,8 +12,9 @@ struct TerminalCommandTests {
     /// The environment of a person at a terminal: no kiosk key file, no passphrase in the environment.
     static func person(_ intake: IntakeProcess, unlockMinutes: Int = 0) -> [String: String] {
         [
-            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": intake.dataDirectory.path, "TERM": "xterm-256color",
-            "INTAKE_DATA_DIR": intake.dataDirectory.path, "INTAKE_COLLECTOR": "test.worker", "INTAKE_SCRYPT_ROUNDS": "1024",
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": intake.dataDirectory.path,
+            "TERM": "xterm-256color",
+            "INTAKE_DATA_DIR": intake.dataDirectory.path, "INTAKE_COLLECTOR": "test.worker",
             "INTAKE_UNLOCK_MINUTES": String(unlockMinutes),
         ]
     }
@@ -41,7 +42,6 @@ struct TerminalCommandTests {
         var intake = IntakeProcess()
         intake.environment["INTAKE_KIOSK"] = .some(nil)
         intake.environment["INTAKE_PASSPHRASE"] = "correct horse battery"
-        intake.environment["INTAKE_SCRYPT_ROUNDS"] = "1024"
         // The store gets its passphrase-protected key.
         #expect(try intake.run(["fill"], input: ["Amina", ":quit"]).status == 0)
         let person = Self.person(intake, unlockMinutes: 30)
@@ -166,7 +166,8 @@ struct TerminalCommandTests {
         }.filter { $0.hasPrefix("> ") }
         #expect(drawings.count > 100 && drawings.allSatisfy { $0.count < 80 }, "\(drawings.filter { $0.count >= 80 })")
         let drafts = try intake.run(["drafts", "list"])
-        let id = try #require(drafts.stdout.components(separatedBy: .whitespacesAndNewlines).first { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
+        let id = try #require(
+            drafts.stdout.components(separatedBy: .whitespacesAndNewlines).first { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
         #expect(try intake.run(["drafts", "show", id]).stdout.contains("\"givenName\": \"Z\(long)\""))
     }
 
@@ -180,14 +181,17 @@ struct TerminalCommandTests {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
         listen(listener, 16)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
         return (listener, UInt16(bigEndian: address.sin_port))
     }
 
     /// `intake fill` in a kiosk's store, sending to the server on `port` with a timeout of `timeout` seconds.
     static func fill(against port: UInt16, timeout: Int, intake: IntakeProcess = IntakeProcess()) throws -> PseudoTerminal {
         try PseudoTerminal(
-            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", String(timeout)], environment: kiosk(intake))
+            arguments: ["fill", "--server", "http://127.0.0.1:\(port)", "--token", "t", "--timeout", String(timeout)],
+            environment: kiosk(intake))
     }
 
     @Test func ctrlCWhileSendingKeepsTheRecordQueuedAndSaysSo() throws {
@@ -216,10 +220,33 @@ struct TerminalCommandTests {
         #expect(terminal.prompt(1), "\(terminal.text)")
         terminal.type(Answers.all[0] + "\r")
         #expect(terminal.prompt(2), "\(terminal.text)")
-        Thread.sleep(forTimeInterval: 5)
+        // The moment that once lost Ctrl-C: the form reading the terminal on a pool thread (whose
+        // signals are blocked), looked for in /proc rather than waited for.
+        let deadline = Date().addingTimeInterval(60)
+        while !Self.readsOffTheMainThread(terminal.pid), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(Self.readsOffTheMainThread(terminal.pid), "the form reads the terminal on a pool thread")
         terminal.type("\u{03}")
         #expect(terminal.wait() == 130, "\(terminal.text.suffix(600))")
         #expect(terminal.text.contains("Interrupted. Every answer given so far is saved"), "\(terminal.text.suffix(600))")
+    }
+
+    /// Whether a thread of `pid` other than its main one waits in read(2) (`/proc`: the system
+    /// call each thread waits in): the form reading the terminal on a pool thread.
+    static func readsOffTheMainThread(_ pid: pid_t) -> Bool {
+        #if arch(x86_64)
+            let readCall = "0"
+        #else
+            let readCall = "63"
+        #endif
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { task in
+            guard task != String(pid), let call = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/syscall", encoding: .utf8) else {
+                return false
+            }
+            // "0 0x0 …": read(2) on file descriptor 0, the terminal.
+            let fields = call.split(separator: " ")
+            return fields.first.map(String.init) == readCall && fields.dropFirst().first == "0x0"
+        }
     }
 
     @Test func aStalledServerReleasesTheFormWithinTheTimeout() throws {
@@ -245,7 +272,8 @@ struct CommandEndingTests {
     @Test func aRuntimeErrorIsOneLineAndExit1AndAMistakenCommandLineShowsTheUsage() throws {
         let intake = IntakeProcess()
         // Nothing listens there: a runtime failure, not a mistaken command line.
-        let login = try intake.run(["login", "--server", "http://127.0.0.1:9", "--username", "ana", "--password-stdin"], input: ["password"])
+        let login = try intake.run(
+            ["login", "--server", "http://127.0.0.1:9", "--username", "ana", "--password-stdin"], input: ["password"])
         #expect(login.status == 1, "\(login.stderr)")
         #expect(login.stderr.hasPrefix("Error: Could not sign in") && !login.stderr.contains("Usage:"), "\(login.stderr)")
         let mistaken = try intake.run(["fill", "--langauge", "ar"])
@@ -266,7 +294,9 @@ struct CommandEndingTests {
         #expect(IntakeProcess.waitForExit(process, seconds: 20))
         let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(complaint.isEmpty, "no error, no stack trace: \(complaint)")
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE, "ended as the pipe's signal ends other tools")
+        #expect(
+            process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE,
+            "ended as the pipe's signal ends other tools")
     }
 }
 
@@ -326,7 +356,9 @@ struct FullDiskCommandTests {
     static func runWithFullDisk(_ intake: IntakeProcess, _ command: String, url: String, token: String) throws -> (Int32, String) {
         let process = intake.process([])
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -S -f 64; exec \"$0\" \"$1\" --server \"$2\" --token \"$3\"", IntakeProcess.binary.path, command, url, token]
+        process.arguments = [
+            "-c", "ulimit -S -f 64; exec \"$0\" \"$1\" --server \"$2\" --token \"$3\"", IntakeProcess.binary.path, command, url, token,
+        ]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -403,10 +435,14 @@ struct FullDiskCommandTests {
             }
             return false
         }
-        for line in ["Haddad", "1990-05-01", "f"] {
+        // Each line once the one before was taken (echoed after its prompt), or the store refused it.
+        for (index, line) in ["Haddad", "1990-05-01", "f"].enumerated() {
             send(line)
-            if log.text.contains("Could not save") { break }
-            Thread.sleep(forTimeInterval: 0.3)
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, !log.text.contains("Could not save"), log.text.components(separatedBy: line).count < 2 {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            if log.text.contains("Could not save") || index == 2 { break }
         }
         #expect(wait(for: "Could not save the draft"), "\(log.text)")
         #expect(log.text.contains("kept here, in memory"), "\(log.text)")
@@ -424,9 +460,12 @@ struct FullDiskCommandTests {
         #expect(process.terminationStatus == 0, "\(log.text)")
         #expect(log.text.contains("Saved again: every answer so far is on disk."), "\(log.text)")
         let drafts = try intake.run(["drafts", "list"]).stdout
-        let id = try #require(drafts.components(separatedBy: .whitespacesAndNewlines).first { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
+        let id = try #require(
+            drafts.components(separatedBy: .whitespacesAndNewlines).first { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
         let shown = try intake.run(["drafts", "show", id]).stdout
-        #expect(shown.contains("\"familyName\": \"Haddad\"") && shown.contains("\"dateOfBirth\": \"1990-05-01\"") && shown.contains("\"sex\": \"female\""), "\(shown)")
+        #expect(
+            shown.contains("\"familyName\": \"Haddad\"") && shown.contains("\"dateOfBirth\": \"1990-05-01\"")
+                && shown.contains("\"sex\": \"female\""), "\(shown)")
         #expect(shown.contains("\"givenName\": \"Amina\""), "what was saved before is intact")
     }
 }

@@ -13,10 +13,13 @@ struct TransportCommandTests {
         ] {
             let result = try intake.run(arguments)
             #expect(result.status != 0, "\(arguments)")
-            #expect(result.stderr.contains("refusing plain http to intake.example.invalid") && result.stderr.contains("--insecure"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("refusing plain http to intake.example.invalid") && result.stderr.contains("--insecure"),
+                "\(result.stderr)")
             #expect(!result.stderr.contains("cannot reach"), "nothing was sent: no connection was tried")
         }
-        let login = try intake.run(["login", "--server", "http://intake.example.invalid", "--username", "ana", "--password-stdin"], input: ["pw"])
+        let login = try intake.run(
+            ["login", "--server", "http://intake.example.invalid", "--username", "ana", "--password-stdin"], input: ["pw"])
         #expect(login.status != 0 && login.stderr.contains("refusing plain http"), "\(login.stderr)")
     }
 }

@@ -10,7 +10,9 @@ struct WebhookCommandTests {
         var intake = IntakeProcess()
         intake.environment["INTAKE_SERVER_WEBHOOK_PRIVATE"] = "allow"
         let lead = try intake.prepareServerWithCoordinator()
-        _ = try intake.run(["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["amina-password"])
+        _ = try intake.run(
+            ["admin", "user", "create", "amina", "--role", "fieldworker", "--team", "clinic", "--password-stdin"], input: ["amina-password"]
+        )
         let amina = try intake.run(["admin", "token", "create", "amina"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
         let deliveries = intake.dataDirectory.appendingPathComponent("deliveries.jsonl")
@@ -26,8 +28,9 @@ struct WebhookCommandTests {
         try python.run()
         // SIGKILL: a test runner may ignore SIGTERM, and its children inherit that.
         defer { kill(python.processIdentifier, SIGKILL) }
-        let hookPort = try #require(String(decoding: portPipe.fileHandleForReading.availableData, as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty)
+        let hookPort = try #require(
+            String(decoding: portPipe.fileHandleForReading.availableData, as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines).nonEmpty)
 
         let (server, port) = try intake.startServer()
         defer { server.terminate() }
@@ -60,7 +63,9 @@ struct WebhookCommandTests {
         #expect(signature == "t=\(seconds),v1=\(expected)")
 
         let listed = try run(["webhook", "list"], as: amina)
-        #expect(listed.stdout.contains("active") && listed.stdout.contains("[announcement]") && listed.stdout.contains("amina"), "\(listed.stdout)")
+        #expect(
+            listed.stdout.contains("active") && listed.stdout.contains("[announcement]") && listed.stdout.contains("amina"),
+            "\(listed.stdout)")
         let id = try #require(listed.stdout.split(separator: "\n").dropFirst().first?.prefix(8)).description
         #expect(try run(["webhook", "remove", id], as: lead).status != 0, "another's webhook is not found")
         let removed = try run(["webhook", "remove", String(id.prefix(4))], as: amina)

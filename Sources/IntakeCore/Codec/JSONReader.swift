@@ -457,7 +457,9 @@ package struct JSONReader {
         guard shift >= 0 else { throw error("expected a whole number; this one has a fraction", at: start) }
         guard digits.count + shift <= 19 else { throw error("a whole number is too large (64 bits at most)", at: start) }
         digits += repeatElement(UInt8(ascii: "0"), count: shift)
-        guard let value = Self.accumulate(digits, negative: negative) else { throw error("a whole number is too large (64 bits at most)", at: start) }
+        guard let value = Self.accumulate(digits, negative: negative) else {
+            throw error("a whole number is too large (64 bits at most)", at: start)
+        }
         return value
     }
 

@@ -39,10 +39,11 @@ public struct BoundExpression: Sendable, Hashable, CustomStringConvertible {
             guard let read = repeated[id] else { return positions[id].flatMap(answer) }
             // Each instance's value under index 1, as sum() and count() take it.
             guard case .instances(let list)? = answer(read.group) else { return nil }
-            return .instances(list.map { instance in
-                guard let index = read.index else { return [1: .yesNo(true)] }
-                return instance[index].map { [1: $0] } ?? [:]
-            })
+            return .instances(
+                list.map { instance in
+                    guard let index = read.index else { return [1: .yesNo(true)] }
+                    return instance[index].map { [1: $0] } ?? [:]
+                })
         }
     }
 

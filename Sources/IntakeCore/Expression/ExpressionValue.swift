@@ -183,7 +183,9 @@ public struct ExpressionEvaluator: Sendable {
             return .bool(haystack.text.lowercased().contains(needle.text.lowercased()))
         case "matches":
             // A regular expression the whole text matches; an invalid one matches nothing.
-            guard case .text(let pattern) = value(1), value(0) != .missing, let compiled = CompiledPattern.cached(pattern) else { return .bool(false) }
+            guard case .text(let pattern) = value(1), value(0) != .missing, let compiled = CompiledPattern.cached(pattern) else {
+                return .bool(false)
+            }
             return .bool(compiled.matches(value(0).text))
         case "lower", "upper":
             guard value(0) != .missing else { return .missing }
@@ -203,7 +205,8 @@ public struct ExpressionEvaluator: Sendable {
             // A choice coded by number (a score's 0 to 3) as that number.
             switch value(0) {
             case .number(let number): return .number(number)
-            case .text(let text): return Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? .number($0) : nil } ?? .missing
+            case .text(let text):
+                return Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? .number($0) : nil } ?? .missing
             case .bool(let flag): return .number(flag ? 1 : 0)
             default: return .missing
             }
@@ -230,10 +233,11 @@ public struct ExpressionEvaluator: Sendable {
             guard case .name(let id, _) = arguments[0], case .instances(let list)? = answer(id) else { return .missing }
             let values = list.compactMap { $0[1] }
             if name == "count" { return .number(Double(values.count)) }
-            return .number(values.reduce(0) { total, answer in
-                if case .number(let number) = ExpressionValue(answer) { return total + number }
-                return total
-            })
+            return .number(
+                values.reduce(0) { total, answer in
+                    if case .number(let number) = ExpressionValue(answer) { return total + number }
+                    return total
+                })
         case "selected":
             guard case .text(let code) = value(1) else { return .bool(false) }
             switch value(0) {

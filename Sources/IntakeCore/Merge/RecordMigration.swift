@@ -79,7 +79,8 @@ public enum RecordMigration {
             if question.isRepeat, target.isRepeat, case .instances(let list) = answer {
                 // Each instance's answers go to the new version's questions of the repeat, by id.
                 let instances = list.enumerated().map { number, instance in
-                    carryInstance(instance, number: number + 1, of: question, to: target, from: old, to: new, validator: validator) { entry in
+                    carryInstance(instance, number: number + 1, of: question, to: target, from: old, to: new, validator: validator) {
+                        entry in
                         setAside.append(entry)
                     }
                 }
@@ -112,7 +113,10 @@ public enum RecordMigration {
         }
         setAside.sort { $0.from < $1.from }
         let visible = new.visiblePositions(in: moved)
-        let nowRequired = new.allQuestions.filter { $0.isRequired && $0.group == nil && !$0.isRepeat && $0.position.section > 0 && visible.contains($0.position) && moved[$0.position] == nil }
+        let nowRequired = new.allQuestions.filter {
+            $0.isRequired && $0.group == nil && !$0.isRepeat && $0.position.section > 0 && visible.contains($0.position)
+                && moved[$0.position] == nil
+        }
         return Result(record: moved, carried: carried, setAside: setAside, nowRequired: nowRequired)
     }
 
@@ -130,7 +134,8 @@ public enum RecordMigration {
             func aside(_ reason: SetAside.Reason, _ detail: String) {
                 setAside(
                     SetAside(
-                        question: question?.key ?? "s\(position.section)_q\(index)", questionText: question?.text.base ?? "", from: position,
+                        question: question?.key ?? "s\(position.section)_q\(index)", questionText: question?.text.base ?? "",
+                        from: position,
                         reason: reason, detail: "instance \(number) of \(group.key): \(detail)", answer: answer))
             }
             guard let question, let counterpart = counterpart(of: question, in: new), counterpart.group == target.position else {
@@ -140,7 +145,9 @@ public enum RecordMigration {
             if question.isRepeat, counterpart.isRepeat, case .instances(let inner) = answer {
                 moved[counterpart.position.index] = .instances(
                     inner.enumerated().map { n, nested in
-                        carryInstance(nested, number: n + 1, of: question, to: counterpart, from: old, to: new, validator: validator, setAside: setAside)
+                        carryInstance(
+                            nested, number: n + 1, of: question, to: counterpart, from: old, to: new, validator: validator,
+                            setAside: setAside)
                     })
                 continue
             }

@@ -91,7 +91,8 @@ extension Annotation {
             guard let prefix = prefixes.first(where: { lowered.hasPrefix($0) }) else { continue }
             let rest = dropSeparator(text.dropFirst(prefix.count))
             let restColumn = segment.column + text.count - rest.count
-            let expression = try expression(rest, column: restColumn, name: name, example: name == "required if" ? "pregnant = yes" : ". = yes")
+            let expression = try expression(
+                rest, column: restColumn, name: name, example: name == "required if" ? "pregnant = yes" : ". = yes")
             return name == "required if" ? .requiredIf(expression) : .alertIf(expression)
         }
         let keyword = String(lowered.prefix { $0.isLetter || $0 == "_" || $0 == "/" })
@@ -128,7 +129,8 @@ extension Annotation {
             }
             return .choiceFilter(id: String(rest), column: restColumn)
         case "calculate", "calculation":
-            return .calculate(try expression(rest, column: restColumn, name: "calculate", example: "weight / ((height / 100) * (height / 100))"))
+            return .calculate(
+                try expression(rest, column: restColumn, name: "calculate", example: "weight / ((height / 100) * (height / 100))"))
         case "constraint":
             return .constraint(try expression(rest, column: restColumn, name: "constraint", example: ". > bp_diastolic"))
         case "count":
@@ -137,7 +139,8 @@ extension Annotation {
             return .defaultValue(try expression(rest, column: restColumn, name: "default", example: "today()"))
         case "pattern":
             guard !rest.isEmpty else {
-                throw Failure(column: segment.column, message: "pattern needs a regular expression", hint: "for example 'pattern: [A-Z]{3}-[0-9]{4}'")
+                throw Failure(
+                    column: segment.column, message: "pattern needs a regular expression", hint: "for example 'pattern: [A-Z]{3}-[0-9]{4}'")
             }
             do {
                 _ = try NSRegularExpression(pattern: "^(?:" + rest + ")$", options: [])
@@ -199,7 +202,8 @@ extension Annotation {
             return .integer(try parseBounds(rest, column: restColumn, example: "integer 0..120") { Int($0) })
         case "photo", "audio", "document", "signature":
             guard allowCompound else {
-                throw Failure(column: column, message: "a compound field cannot be a file", hint: "ask for the \(keyword) as a question of its own")
+                throw Failure(
+                    column: column, message: "a compound field cannot be a file", hint: "ask for the \(keyword) as a question of its own")
             }
             guard rest.isEmpty else {
                 throw Failure(column: restColumn, message: "'\(keyword)' takes no value", hint: "write just '\(keyword)'")
@@ -217,7 +221,9 @@ extension Annotation {
             }
             return .repeatGroup(bounds)
         case "repeat":
-            throw Failure(column: column, message: "a compound field cannot be a repeat", hint: "ask the repeated questions between 'repeat' and '@end'")
+            throw Failure(
+                column: column, message: "a compound field cannot be a repeat",
+                hint: "ask the repeated questions between 'repeat' and '@end'")
         case "decimal":
             return .decimal(
                 try parseBounds(rest, column: restColumn, example: "decimal 30.0..45.0") {

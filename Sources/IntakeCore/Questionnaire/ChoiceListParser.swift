@@ -54,7 +54,8 @@ enum ChoiceListParser {
                 report(
                     QuestionnaireDiagnostic(
                         path: file.path, line: line.number, column: 1, message: "expected 'code = Label'",
-                        hint: "codes are letters, digits, '_', '-' or '.', e.g. 'SY = Syria' (or 'amman:sahab = Sahab' for a filtered list)"))
+                        hint: "codes are letters, digits, '_', '-' or '.', e.g. 'SY = Syria' (or 'amman:sahab = Sahab' for a filtered list)"
+                    ))
                 continue
             }
             guard codes.insert(choice.code).inserted else {

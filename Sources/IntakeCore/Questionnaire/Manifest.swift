@@ -73,7 +73,8 @@ struct Manifest {
             guard let number = Int(value), number >= 1 else {
                 report(
                     QuestionnaireDiagnostic(
-                        path: path, line: line, column: valueColumn, message: "format must be a whole number, 1 or more", hint: "write 'format: 1'"))
+                        path: path, line: line, column: valueColumn, message: "format must be a whole number, 1 or more",
+                        hint: "write 'format: 1'"))
                 return
             }
             if number > Self.supportedFormat {

@@ -33,7 +33,9 @@ public struct QuestionnaireFiles: Sendable {
         func file(_ entry: (key: String, value: String)) -> (String, File) {
             (entry.key, File(path: "\(directory)/\(entry.key)", bytes: Array(entry.value.utf8)))
         }
-        self.init(directory: directory, files: Dictionary(uniqueKeysWithValues: texts.map(file)), lists: Dictionary(uniqueKeysWithValues: lists.map(file)))
+        self.init(
+            directory: directory, files: Dictionary(uniqueKeysWithValues: texts.map(file)),
+            lists: Dictionary(uniqueKeysWithValues: lists.map(file)))
     }
 
     /// The files as texts by file name, and the lists the questionnaire uses: what is published.
@@ -99,7 +101,8 @@ public struct QuestionnaireFiles: Sendable {
             if info.st_size > TextFile.maxFileSize {
                 problems.append(
                     QuestionnaireDiagnostic(
-                        path: fileURL.path, message: "file is \(info.st_size) bytes; a questionnaire file may be at most \(TextFile.maxFileSize)",
+                        path: fileURL.path,
+                        message: "file is \(info.st_size) bytes; a questionnaire file may be at most \(TextFile.maxFileSize)",
                         hint: "split it into smaller files"))
                 continue
             }

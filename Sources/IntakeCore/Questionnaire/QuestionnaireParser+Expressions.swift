@@ -20,12 +20,14 @@ extension QuestionnaireParser {
         var column: Int
     }
 
-    func pending(_ role: ExpressionRole, _ expression: Expression, _ position: QuestionPosition, _ path: String, _ line: Int, _ column: Int) {
+    func pending(_ role: ExpressionRole, _ expression: Expression, _ position: QuestionPosition, _ path: String, _ line: Int, _ column: Int)
+    {
         if pendingExpressions.contains(where: { $0.position == position && $0.role == role && role != .showIf }) {
             report(path, line, column, "the question has more than one '\(role.rawValue)'", hint: "join them with 'and', or keep one")
             return
         }
-        pendingExpressions.append(PendingExpression(role: role, expression: expression, position: position, path: path, line: line, column: column))
+        pendingExpressions.append(
+            PendingExpression(role: role, expression: expression, position: position, path: path, line: line, column: column))
     }
 
     /// Checks what a question's annotations say together, once the line is read.
@@ -46,7 +48,8 @@ extension QuestionnaireParser {
             }
         }
         if question.isRepeat {
-            let extra = roles.subtracting([.showIf, .repeatCount]).map(\.rawValue).sorted()
+            let extra =
+                roles.subtracting([.showIf, .repeatCount]).map(\.rawValue).sorted()
                 + (question.constraint != nil ? ["pattern or message"] : []) + (question.isIdentifying ? ["identifying"] : [])
             if !extra.isEmpty {
                 report(
@@ -54,10 +57,13 @@ extension QuestionnaireParser {
                     hint: "give a repeat 'show if', 'count' and 'required'; put rules on the questions in it")
             }
         } else if roles.contains(.repeatCount) {
-            report(path, line, nil, "'count' says how many instances a repeat has, and this is a \(question.type.keyword) question", hint: "write 'count' on a '| repeat' question")
+            report(
+                path, line, nil, "'count' says how many instances a repeat has, and this is a \(question.type.keyword) question",
+                hint: "write 'count' on a '| repeat' question")
         }
         if question.type == .note {
-            let extra = roles.subtracting([.showIf]).map(\.rawValue).sorted() + (question.isRequired ? ["required"] : [])
+            let extra =
+                roles.subtracting([.showIf]).map(\.rawValue).sorted() + (question.isRequired ? ["required"] : [])
                 + (question.constraint != nil ? ["pattern or message"] : [])
             if !extra.isEmpty {
                 report(
@@ -66,16 +72,24 @@ extension QuestionnaireParser {
             }
         }
         if question.constraint?.pattern != nil, question.type != .text {
-            report(path, line, nil, "a pattern applies to text answers; this is a \(question.type.keyword) question", hint: "use a constraint instead")
+            report(
+                path, line, nil, "a pattern applies to text answers; this is a \(question.type.keyword) question",
+                hint: "use a constraint instead")
         }
         if question.constraint?.message != nil, question.constraint?.pattern == nil, !roles.contains(.constraint) {
-            report(path, line, nil, "'message' explains a constraint or a pattern, and the question has neither", hint: "add '| constraint: …' or remove the message")
+            report(
+                path, line, nil, "'message' explains a constraint or a pattern, and the question has neither",
+                hint: "add '| constraint: …' or remove the message")
         }
         if alertMessages[question.position] != nil, !roles.contains(.alertIf) {
-            report(path, line, nil, "'alert' gives an alert's message, and the question has no 'alert if'", hint: "add '| alert if: . = yes' or remove it")
+            report(
+                path, line, nil, "'alert' gives an alert's message, and the question has no 'alert if'",
+                hint: "add '| alert if: . = yes' or remove it")
         }
         if roles.contains(.alertIf), alertMessages[question.position] == nil {
-            report(path, line, nil, "'alert if' needs a message for the coordinators", hint: "add '| alert: Urgent: follow the referral protocol'")
+            report(
+                path, line, nil, "'alert if' needs a message for the coordinators",
+                hint: "add '| alert: Urgent: follow the referral protocol'")
         }
     }
 
@@ -114,7 +128,8 @@ extension QuestionnaireParser {
                     Answer(value, for: question.type) == nil
                 {
                     report(
-                        pending.path, pending.line, pending.column, "the default \(bound) is not a possible answer to a \(question.type.keyword) question",
+                        pending.path, pending.line, pending.column,
+                        "the default \(bound) is not a possible answer to a \(question.type.keyword) question",
                         hint: question.type.choices != nil ? "give one of its choice codes" : "give a value of the question's type")
                     continue
                 }
@@ -164,11 +179,15 @@ extension QuestionnaireParser {
                     let path = section.path
                     guard let target = byId[id] else {
                         let hint = Suggestion.nearest(to: id, in: Array(byId.keys)).map { "did you mean '{\($0)}'?" }
-                        report(path, note.line, nil, "the note shows '{\(id)}', which is no question's id", hint: hint ?? "write an earlier question's id in braces")
+                        report(
+                            path, note.line, nil, "the note shows '{\(id)}', which is no question's id",
+                            hint: hint ?? "write an earlier question's id in braces")
                         continue
                     }
                     if let problem = scopeProblem(reading: target, from: note.position) {
-                        report(path, note.line, nil, "the note shows '{\(id)}': " + problem.message, hint: "a note shows answers it can reach by name")
+                        report(
+                            path, note.line, nil, "the note shows '{\(id)}': " + problem.message,
+                            hint: "a note shows answers it can reach by name")
                         continue
                     }
                     if target.position > note.position || !target.takesAnswer {
@@ -226,7 +245,9 @@ extension QuestionnaireParser {
         }
         guard let parent = byId[pending.id] else {
             let hint = Suggestion.nearest(to: pending.id, in: Array(byId.keys)).map { "did you mean '\($0)'?" }
-            return fail("filter refers to an unknown question id '\(pending.id)'", hint ?? "give the earlier question an id with '| id: \(pending.id)'")
+            return fail(
+                "filter refers to an unknown question id '\(pending.id)'",
+                hint ?? "give the earlier question an id with '| id: \(pending.id)'")
         }
         guard parent.position < own.position else {
             return fail(
@@ -234,7 +255,9 @@ extension QuestionnaireParser {
                 "the question that picks the choices is asked first; move it")
         }
         if let problem = scopeProblem(reading: parent, from: own.position) {
-            return fail("filter refers to '\(pending.id)': " + problem.message, "filter by a question the form has answered in this instance, or outside any repeat")
+            return fail(
+                "filter refers to '\(pending.id)': " + problem.message,
+                "filter by a question the form has answered in this instance, or outside any repeat")
         }
         guard case .singleChoice(let parents) = parent.type else {
             return fail("filter needs a single-choice question; '\(pending.id)' is a \(parent.type.keyword) question")
@@ -242,7 +265,8 @@ extension QuestionnaireParser {
         if let untagged = set.choices.first(where: { $0.filter == nil }) {
             return fail(
                 "the choice '\(untagged.code)' has no '\(pending.id)' code in front of it",
-                "write each choice as '<\(pending.id) code>:\(untagged.code)=Label', e.g. '\(parents.choices.first?.code ?? "a"):\(untagged.code)=…'")
+                "write each choice as '<\(pending.id) code>:\(untagged.code)=Label', e.g. '\(parents.choices.first?.code ?? "a"):\(untagged.code)=…'"
+            )
         }
         if let stray = set.choices.first(where: { !parents.contains(code: $0.filter!) }) {
             return fail(
@@ -250,7 +274,9 @@ extension QuestionnaireParser {
                 "tags are the codes of '\(pending.id)': \(parents.choices.prefix(8).map(\.code).joined(separator: ", "))")
         }
         // A required question must have something to offer for every answer before it.
-        if own.isRequired, own.showIf == nil, let barren = parents.choices.first(where: { parent in !set.choices.contains { $0.filter == parent.code } }) {
+        if own.isRequired, own.showIf == nil,
+            let barren = parents.choices.first(where: { parent in !set.choices.contains { $0.filter == parent.code } })
+        {
             return fail(
                 "the question is required, but no choice is tagged for '\(barren.code)' of '\(pending.id)'",
                 "add a choice '\(barren.code):…=…', make the question optional, or hide it with 'show if' for that answer")
@@ -298,7 +324,9 @@ extension QuestionnaireParser {
             case .name(let name, let column):
                 if name == "." {
                     guard role.readsOwnAnswer else {
-                        problem = (column, "'.' stands for the answer itself, which a \(role.rawValue) cannot read", "name the question by its id")
+                        problem = (
+                            column, "'.' stands for the answer itself, which a \(role.rawValue) cannot read", "name the question by its id"
+                        )
                         return
                     }
                     guard own.takesAnswer else {
@@ -343,7 +371,8 @@ extension QuestionnaireParser {
                     }
                 } else if question.position > own.position, role != .alertIf {
                     problem = (
-                        column, "\(role.rawValue) refers to '\(name)' (question \(question.position)), which does not come before this question",
+                        column,
+                        "\(role.rawValue) refers to '\(name)' (question \(question.position)), which does not come before this question",
                         "an expression can only use answers given earlier; move the question or the expression"
                     )
                     return
@@ -372,7 +401,9 @@ extension QuestionnaireParser {
                 for part in parts { visit(part, codeOf: nil) }
             case .call(let name, let arguments, let column) where name == "sum" || name == "count":
                 guard case .name(let id, let idColumn) = arguments[0], let question = byId[id] else {
-                    problem = (column, "\(name)() reads a question asked in a repeat\(name == "count" ? ", or a repeat" : ""): give its id", nil)
+                    problem = (
+                        column, "\(name)() reads a question asked in a repeat\(name == "count" ? ", or a repeat" : ""): give its id", nil
+                    )
                     return
                 }
                 let enclosing = enclosingGroups(of: own.position)
@@ -392,20 +423,26 @@ extension QuestionnaireParser {
                 if let outer = groupOf[read.group], !enclosing.contains(outer) {
                     problem = (
                         idColumn, "'\(id)' is in a repeat inside another repeat",
-                        "add it up inside the outer repeat (a calculated question there), then sum() that question")
+                        "add it up inside the outer repeat (a calculated question there), then sum() that question"
+                    )
                     return
                 }
                 if question.position > own.position, role != .alertIf {
                     problem = (
-                        idColumn, "\(role.rawValue) refers to '\(id)' (question \(question.position)), which does not come before this question",
-                        "an expression can only use answers given earlier; move the question or the expression")
+                        idColumn,
+                        "\(role.rawValue) refers to '\(id)' (question \(question.position)), which does not come before this question",
+                        "an expression can only use answers given earlier; move the question or the expression"
+                    )
                     return
                 }
                 if name == "sum" {
                     switch question.type {
                     case .integer, .decimal: break
                     default:
-                        problem = (idColumn, "sum() adds numbers, and '\(id)' is a \(question.type.keyword) question", "count its answers with count(\(id))")
+                        problem = (
+                            idColumn, "sum() adds numbers, and '\(id)' is a \(question.type.keyword) question",
+                            "count its answers with count(\(id))"
+                        )
                         return
                     }
                 }
@@ -442,7 +479,9 @@ extension QuestionnaireParser {
         let written = Self.literalsAsCodes(pending.expression) { side in choiceSide(side)?.type.choices }
         if role == .showIf, let column = written.dayReadingColumn {
             // Exports and the server settle show-if long after the visit: the day would change what was shown.
-            return fail(column, "show-if cannot read the day (today(), age())", "compare with a date question, or compute the value with 'calculate' and show by it")
+            return fail(
+                column, "show-if cannot read the day (today(), age())",
+                "compare with a date question, or compute the value with 'calculate' and show by it")
         }
         visit(written, codeOf: nil)
         if let problem { return fail(problem.column, problem.message, problem.hint) }

@@ -49,7 +49,9 @@ extension QuestionnaireParser {
                 case .blank: continue
                 case .directive("end", let value, let column):
                     guard let group = open.popLast() else {
-                        report(file.path, line.number, column, "'@end' closes a repeat, and no repeat is open", hint: "remove it, or begin the group with a '| repeat' question")
+                        report(
+                            file.path, line.number, column, "'@end' closes a repeat, and no repeat is open",
+                            hint: "remove it, or begin the group with a '| repeat' question")
                         continue
                     }
                     if let header = section.questions.first(where: { $0.position == group.position }), !value.isEmpty, value != header.id {
@@ -58,7 +60,9 @@ extension QuestionnaireParser {
                             hint: "write '@end \(header.key)', or plain '@end'")
                     }
                     if section.questions.last?.position == group.position {
-                        report(file.path, group.line, nil, "the repeat has no questions", hint: "put the questions asked per instance between it and '@end'")
+                        report(
+                            file.path, group.line, nil, "the repeat has no questions",
+                            hint: "put the questions asked per instance between it and '@end'")
                     }
                 case .directive(let directive, let value, let column):
                     applyDirective(directive, value: value, to: &section.title, path: file.path, line: line.number, column: column)
@@ -90,7 +94,8 @@ extension QuestionnaireParser {
                 }
             }
             for group in open.reversed() {
-                report(file.path, group.line, nil, "the repeat that begins here has no '@end'", hint: "end its questions with a line '@end'")
+                report(
+                    file.path, group.line, nil, "the repeat that begins here has no '@end'", hint: "end its questions with a line '@end'")
             }
             if section.questions.isEmpty, text.diagnostics.isEmpty {
                 report(file.path, nil, nil, "the section has no questions", hint: "add one question a line, or remove the file")
@@ -109,7 +114,8 @@ extension QuestionnaireParser {
             report(
                 path, line, column, "unknown directive '@\(name)'",
                 hint: hint
-                    ?? "the directives are '@title Section title' and '@end' (after a repeat's questions); start a question with '\\@' to begin it with '@'")
+                    ?? "the directives are '@title Section title' and '@end' (after a repeat's questions); start a question with '\\@' to begin it with '@'"
+            )
             return
         }
         guard !value.isEmpty else {
@@ -213,7 +219,9 @@ extension QuestionnaireParser {
                     return nil
                 }
                 if case .repeatGroup = field.type {
-                    report(path, line, column, "a compound field cannot be a repeat", hint: "ask the repeated questions between 'repeat' and '@end'")
+                    report(
+                        path, line, column, "a compound field cannot be a repeat",
+                        hint: "ask the repeated questions between 'repeat' and '@end'")
                     return nil
                 }
                 if case .geopoint = field.type {

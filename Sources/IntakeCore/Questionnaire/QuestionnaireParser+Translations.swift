@@ -93,13 +93,17 @@ extension QuestionnaireParser {
                 translateFieldLabels(&question, labels, language: language, path: path, line: line, column: segment.column)
             case .message(let message):
                 guard question.constraint?.message != nil else {
-                    report(path, line, segment.column, "the base question has no 'message' to translate", hint: "remove it, or add the message to the base file")
+                    report(
+                        path, line, segment.column, "the base question has no 'message' to translate",
+                        hint: "remove it, or add the message to the base file")
                     continue
                 }
                 question.constraint?.message?.translations[language] = message
             case .alertMessage(let message):
                 guard question.alert != nil else {
-                    report(path, line, segment.column, "the base question has no alert to translate", hint: "remove it, or add 'alert if' and 'alert' to the base file")
+                    report(
+                        path, line, segment.column, "the base question has no alert to translate",
+                        hint: "remove it, or add 'alert if' and 'alert' to the base file")
                     continue
                 }
                 question.alert?.message.translations[language] = message

@@ -38,7 +38,8 @@ public struct AttachmentRef: Hashable, Sendable, Codable {
         if size < 1 { return "the attachment is empty" }
         if size > AttachmentKind.largest { return "the attachment is larger than \(AttachmentKind.describe(AttachmentKind.largest))" }
         if AttachmentType(mediaType: mediaType) == nil {
-            return "the attachment's media type '\(mediaType.prefix(60))' is not one Intake takes (\(AttachmentType.allCases.map(\.mediaType).joined(separator: ", ")))"
+            return
+                "the attachment's media type '\(mediaType.prefix(60))' is not one Intake takes (\(AttachmentType.allCases.map(\.mediaType).joined(separator: ", ")))"
         }
         return nil
     }
@@ -127,7 +128,9 @@ public enum AttachmentType: String, Sendable, Hashable, CaseIterable {
         if starts(Array("%PDF-".utf8)) { return .pdf }
         if starts(Array("OggS".utf8)) { return .ogg }
         if starts(Array("ID3".utf8)) || (head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0) { return .mp3 }
-        if starts(Array("ftyp".utf8), at: 4), starts(Array("M4A ".utf8), at: 8) || starts(Array("mp42".utf8), at: 8) || starts(Array("isom".utf8), at: 8) {
+        if starts(Array("ftyp".utf8), at: 4),
+            starts(Array("M4A ".utf8), at: 8) || starts(Array("mp42".utf8), at: 8) || starts(Array("isom".utf8), at: 8)
+        {
             return .m4a
         }
         return nil

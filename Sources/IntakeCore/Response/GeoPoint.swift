@@ -17,7 +17,9 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
 
     /// Why the point is not a place on Earth, or nil.
     public var problem: String? {
-        guard [latitude, longitude, altitude ?? 0, accuracy ?? 0].allSatisfy(\.isFinite) else { return "the coordinates are not finite numbers" }
+        guard [latitude, longitude, altitude ?? 0, accuracy ?? 0].allSatisfy(\.isFinite) else {
+            return "the coordinates are not finite numbers"
+        }
         guard (-90...90).contains(latitude) else { return "the latitude is not between -90 and 90" }
         guard (-180...180).contains(longitude) else { return "the longitude is not between -180 and 180" }
         if let accuracy, accuracy < 0 { return "the accuracy is negative" }
@@ -91,8 +93,10 @@ extension GeoPoint {
     private static func fromLink(_ text: String) -> GeoPoint? {
         guard text.hasPrefix("http://") || text.hasPrefix("https://") else { return nil }
         // A pasted link may hold spaces or Arabic place names: encode what a URL may not hold.
-        guard let url = URLComponents(string: text)
-            ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "#%"))).flatMap(URLComponents.init(string:))
+        guard
+            let url = URLComponents(string: text)
+                ?? text.addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed.union(CharacterSet(charactersIn: "#%"))).flatMap(
+                    URLComponents.init(string:))
         else { return nil }
         /// `31.95,35.91`: exactly two numbers in a query value; the path's `@31.95,35.91,15z` has a zoom after them.
         func pair(_ value: String?, zoomAfter: Bool = false) -> GeoPoint? {
@@ -104,7 +108,9 @@ extension GeoPoint {
         let items = url.queryItems ?? []
         func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
         // OpenStreetMap's ?mlat=…&mlon=…; Google's ?q= or ?query=; Apple's ?ll=.
-        if let lat = item("mlat").flatMap(Double.init), let lon = item("mlon").flatMap(Double.init) { return GeoPoint(latitude: lat, longitude: lon) }
+        if let lat = item("mlat").flatMap(Double.init), let lon = item("mlon").flatMap(Double.init) {
+            return GeoPoint(latitude: lat, longitude: lon)
+        }
         for name in ["q", "query", "ll", "destination"] { if let point = pair(item(name)) { return point } }
         // Google's /@31.95,35.91,15z in the path.
         if let at = url.path.range(of: "/@") { return pair(String(url.path[at.upperBound...].prefix { $0 != "/" }), zoomAfter: true) }

@@ -44,6 +44,9 @@ public struct PatientIdentification: Hashable, Sendable, Codable {
 
     public enum Sex: String, Hashable, Sendable, Codable, CaseIterable {
         case female, male, other, unknown
+
+        /// The values as a message names them: "female, male, other or unknown".
+        public static var spelled: String { spell(allCases.map(\.rawValue)) }
     }
 
     /// The fields of the patient section, in the order the form asks them.
@@ -92,7 +95,8 @@ public enum ControlCharacters {
     public static func contained(in text: String) -> Bool { text.unicodeScalars.contains(where: isControl) }
 
     /// What the validators and the form say of it.
-    public static let problem = "it holds a control character (an arrow key or escape sequence typed where no line editing was available, or pasted); type it again without it"
+    public static let problem =
+        "it holds a control character (an arrow key or escape sequence typed where no line editing was available, or pasted); type it again without it"
 }
 
 extension PatientIdentification {

@@ -85,7 +85,9 @@ public struct SampleGenerator {
         guard case .repeatGroup(let bounds) = question.type else { return .instances([]) }
         var count: Int
         if let expression = question.repeatCount {
-            guard let wanted = RepeatLimits.instances(for: expression.value(today: validator.today) { response[$0] }) else { return .instances([]) }
+            guard let wanted = RepeatLimits.instances(for: expression.value(today: validator.today) { response[$0] }) else {
+                return .instances([])
+            }
             count = wanted
         } else {
             let lower = max(bounds.lower ?? 0, question.isRequired ? 1 : 0)

@@ -60,7 +60,8 @@ package enum CSVReader {
                 start = line
             case "\"":
                 guard field.isEmpty, !afterQuote else {
-                    throw Failure(line: line, message: "a quote inside an unquoted field; quote the whole field and double the quote (\"\")")
+                    throw Failure(
+                        line: line, message: "a quote inside an unquoted field; quote the whole field and double the quote (\"\")")
                 }
                 quoted = true
             default:

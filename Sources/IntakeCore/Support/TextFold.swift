@@ -9,7 +9,8 @@ import Foundation
 /// `ؤ` → `و`), so `الاحمد` finds `الأحمد`. Arabic-Indic and Persian digits become ASCII digits.
 public enum TextFold {
     public static func fold(_ text: String) -> String {
-        let folded = NameKey.foldingArabic(text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil))
+        let folded = NameKey.foldingArabic(
+            text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil))
         guard folded.unicodeScalars.contains(where: { asciiDigit($0) != nil }) else { return folded }
         return String(String.UnicodeScalarView(folded.unicodeScalars.map { asciiDigit($0) ?? $0 }))
     }

@@ -68,7 +68,8 @@ package enum Timestamp {
         else {
             return nil
         }
-        let seconds = CivilDays.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
+        let seconds =
+            CivilDays.days(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
         // An offset must not carry a time out of the years a timestamp can be written in.
         guard (firstSecond...lastSecond).contains(seconds) else { return nil }
         return Date(timeIntervalSince1970: Double(seconds * 1000 + Int64(milliseconds)) / 1000)

@@ -38,11 +38,15 @@ public struct Validator: Sendable {
             ? { group, path, scoped, hidden in
                 // The instance as it was sent, for a top-level repeat: calculations it recomputed are said.
                 var sent: [Int: Answer]?
-                if group.group == nil, path.count == 1, case .instances(let list)? = response[group.position], list.indices.contains(path[0] - 1) {
+                if group.group == nil, path.count == 1, case .instances(let list)? = response[group.position],
+                    list.indices.contains(path[0] - 1)
+                {
                     sent = list[path[0] - 1]
                 }
                 for member in questionnaire.members(of: group.position) {
-                    for var issue in self.issues(of: member, answer: scoped[member.position], in: scoped, hidden: hidden, complete: complete) {
+                    for var issue in self.issues(
+                        of: member, answer: scoped[member.position], in: scoped, hidden: hidden, complete: complete)
+                    {
                         issue.instance = path
                         instanceIssues.append(issue)
                     }
@@ -87,7 +91,10 @@ public struct Validator: Sendable {
         var issues = response.status == .complete ? patientIssues(response.patient) : []
         // Whatever the status: a draft's names are shown on terminals too.
         for field in response.patient.fieldsWithControls {
-            issues.append(ValidationIssue(kind: .invalidValue, field: field.rawValue, message: "the \(field.label.lowercased()) is refused: \(ControlCharacters.problem)"))
+            issues.append(
+                ValidationIssue(
+                    kind: .invalidValue, field: field.rawValue,
+                    message: "the \(field.label.lowercased()) is refused: \(ControlCharacters.problem)"))
         }
         let answered = response.answerCount
         var known = 0
@@ -141,7 +148,11 @@ public struct Validator: Sendable {
         if let problem = ruleIssue(question, answer, response, hidden, complete) { return [problem] }
         if hidden.contains(question.position) {
             return answer == nil
-                ? [] : [ValidationIssue(.hiddenAnswer, question, severity: .warning, "answered, but hidden by its show-if condition; the answer is dropped")]
+                ? []
+                : [
+                    ValidationIssue(
+                        .hiddenAnswer, question, severity: .warning, "answered, but hidden by its show-if condition; the answer is dropped")
+                ]
         }
         if let answer { return check(answer, for: question) }
         return complete && question.isRequired ? [ValidationIssue(.missingRequired, question, "a required question has no answer")] : []
@@ -157,12 +168,15 @@ public struct Validator: Sendable {
                 guard let member = members.first(where: { $0.position.index == index }) else {
                     var issue = ValidationIssue(
                         .unknownQuestion, group,
-                        "an instance answers question \(group.position.section).\(index), which is not asked in this repeat; remove the answer")
+                        "an instance answers question \(group.position.section).\(index), which is not asked in this repeat; remove the answer"
+                    )
                     issue.instance = path + [number]
                     issues.append(issue)
                     continue
                 }
-                if member.isRepeat, case .instances(let inner) = answer { issues += strayAnswers(in: inner, of: member, path: path + [number]) }
+                if member.isRepeat, case .instances(let inner) = answer {
+                    issues += strayAnswers(in: inner, of: member, path: path + [number])
+                }
             }
         }
         return issues
@@ -170,7 +184,9 @@ public struct Validator: Sendable {
 
     /// What a repeat's answer breaks: fewer or more instances than it allows or its `count` says,
     /// answers to questions that are not asked in it.
-    private func repeatIssue(_ question: Question, _ list: [[Int: Answer]], _ read: (QuestionPosition) -> Answer?, _ complete: Bool) -> ValidationIssue? {
+    private func repeatIssue(_ question: Question, _ list: [[Int: Answer]], _ read: (QuestionPosition) -> Answer?, _ complete: Bool)
+        -> ValidationIssue?
+    {
         guard case .repeatGroup(let bounds) = question.type else { return nil }
         if let upper = bounds.upper, list.count > upper {
             return ValidationIssue(.outOfRange, question, "the repeat has \(list.count) instances, more than its maximum \(upper)")
@@ -205,7 +221,8 @@ public struct Validator: Sendable {
             return repeatIssue(question, [], { hidden.contains($0) ? nil : response[$0] }, complete)
         }
         if !question.takesAnswer {
-            return answer == nil ? nil : ValidationIssue(.unknownQuestion, question, severity: .warning, "a note takes no answer; the answer is dropped")
+            return answer == nil
+                ? nil : ValidationIssue(.unknownQuestion, question, severity: .warning, "a note takes no answer; the answer is dropped")
         }
         guard let answer else {
             guard complete else { return nil }
@@ -231,7 +248,8 @@ public struct Validator: Sendable {
             }
             if codes.contains(where: { set.choice(code: $0)?.filter != parent }) {
                 let parentKey = questionnaire.question(at: filter)?.key ?? filter.description
-                return ValidationIssue(.unknownChoice, question, "the answer is not one of the choices offered for the answer to '\(parentKey)'")
+                return ValidationIssue(
+                    .unknownChoice, question, "the answer is not one of the choices offered for the answer to '\(parentKey)'")
             }
         }
         guard let constraint = question.constraint else { return nil }
@@ -242,7 +260,9 @@ public struct Validator: Sendable {
 
     /// Why `answer` breaks the question's constraint or pattern, or nil when it keeps them. A
     /// constraint is checked only when every other answer it reads is given.
-    public func constraintIssue(_ question: Question, _ constraint: AnswerConstraint, answer: Answer, read: (QuestionPosition) -> Answer?) -> ValidationIssue? {
+    public func constraintIssue(_ question: Question, _ constraint: AnswerConstraint, answer: Answer, read: (QuestionPosition) -> Answer?)
+        -> ValidationIssue?
+    {
         if case .text(let text) = answer, !constraint.matches(text) {
             return ValidationIssue(.invalidValue, question, constraint.message?.base ?? "the answer does not have the expected form")
         }

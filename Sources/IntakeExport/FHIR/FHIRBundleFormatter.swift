@@ -14,7 +14,8 @@ public final class FHIRBundleFormatter: ExportFormatter {
     private var written: Set<String> = []
 
     public convenience init(plan: ExportPlan, generatedAt: Date = Date()) {
-        self.init(plan: plan, names: FHIRNames(base: plan.options.fhirBase, questionnaireId: plan.questionnaireId), generatedAt: generatedAt)
+        self.init(
+            plan: plan, names: FHIRNames(base: plan.options.fhirBase, questionnaireId: plan.questionnaireId), generatedAt: generatedAt)
     }
 
     init(plan: ExportPlan, names: FHIRNames, generatedAt: Date) {
@@ -30,7 +31,8 @@ public final class FHIRBundleFormatter: ExportFormatter {
         for (index, version) in plan.versions.enumerated() {
             if index > 0 { out += "," }
             out += "\n"
-            let resource = FHIRQuestionnaire(questionnaire: version, names: names, options: plan.options, leavesOut: plan.leavesOut).resource
+            let resource = FHIRQuestionnaire(questionnaire: version, names: names, options: plan.options, leavesOut: plan.leavesOut)
+                .resource
             OrderedJSON.object([("fullUrl", .string(names.questionnaireEntryURL(version: version.version))), ("resource", resource)]).write(
                 into: &out)
         }
@@ -69,7 +71,8 @@ public final class FHIRBundleFormatter: ExportFormatter {
         let patient = plan.options.includeIdentifiers && !registered && names.rest == nil ? containedPatient(item) : nil
         if let patient { members.append(("contained", .array([patient]))) }
         members.append(("identifier", .object([("system", .string(names.recordSystem)), ("value", .string(id))])))
-        members.append(("questionnaire", .string(names.canonical(version: record.questionnaire.version) + "|" + record.questionnaire.version)))
+        members.append(
+            ("questionnaire", .string(names.canonical(version: record.questionnaire.version) + "|" + record.questionnaire.version)))
         members.append(("status", .string(record.status == .complete ? "completed" : "in-progress")))
         if patient != nil {
             members.append(("subject", .object([("reference", .string("#patient"))])))
@@ -206,7 +209,7 @@ public final class FHIRBundleFormatter: ExportFormatter {
     /// share, denied for `no_sharing`; nil while none is recorded.
     private func consent(key: String, _ registry: RegistryFacts) -> OrderedJSON? {
         guard let scope = registry.sharingScope else { return nil }
-        let shares = scope != "no_sharing"
+        let shares = scope != SharingScope.noSharing.rawValue
         func coding(_ system: String, _ code: String, _ display: String? = nil) -> OrderedJSON {
             var members: [(String, OrderedJSON)] = [("system", .string(system)), ("code", .string(code))]
             if let display { members.append(("display", .string(display))) }

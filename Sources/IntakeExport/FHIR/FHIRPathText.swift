@@ -8,7 +8,8 @@ struct FHIRPathText {
     func text(_ expression: Expression) -> String? {
         switch expression {
         case .number(let value): return ExpressionValue.number(value).text
-        case .text(let value): return "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        case .text(let value):
+            return "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
         case .date(let value): return "@\(value)"
         case .bool(let value): return value ? "true" : "false"
         case .name(let name, _) where questionnaire.question(id: name) == nil && name != ".":

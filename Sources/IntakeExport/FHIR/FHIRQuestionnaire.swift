@@ -86,10 +86,18 @@ struct FHIRQuestionnaire {
             members.append(("repeats", .bool(true)))
             var occurs: [OrderedJSON] = []
             if let lower = bounds.lower {
-                occurs.append(.object([("url", .string("http://hl7.org/fhir/StructureDefinition/questionnaire-minOccurs")), ("valueInteger", .integer(lower))]))
+                occurs.append(
+                    .object([
+                        ("url", .string("http://hl7.org/fhir/StructureDefinition/questionnaire-minOccurs")),
+                        ("valueInteger", .integer(lower)),
+                    ]))
             }
             if let upper = bounds.upper {
-                occurs.append(.object([("url", .string("http://hl7.org/fhir/StructureDefinition/questionnaire-maxOccurs")), ("valueInteger", .integer(upper))]))
+                occurs.append(
+                    .object([
+                        ("url", .string("http://hl7.org/fhir/StructureDefinition/questionnaire-maxOccurs")),
+                        ("valueInteger", .integer(upper)),
+                    ]))
             }
             if !occurs.isEmpty {
                 if let at = members.firstIndex(where: { $0.0 == "extension" }), case .array(let existing) = members[at].1 {

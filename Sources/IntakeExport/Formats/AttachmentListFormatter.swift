@@ -38,7 +38,8 @@ public final class AttachmentListFormatter: ExportFormatter {
                 for (number, instance_) in zip(1..., list) {
                     let path = instance.isEmpty ? String(number) : "\(instance).\(number)"
                     for index in instance_.keys.sorted() {
-                        guard let member = questionnaire.question(at: QuestionPosition(section: question.position.section, index: index)) else {
+                        guard let member = questionnaire.question(at: QuestionPosition(section: question.position.section, index: index))
+                        else {
                             continue
                         }
                         visit(member, instance_[index]!, instance: path)

@@ -166,7 +166,8 @@ public final class CodebookCSVFormatter: ExportFormatter {
             row += languages.map { entry.question == nil ? "" : entry.label(in: $0) }
             let required = entry.field?.isRequired ?? entry.question?.isRequired
             row += [
-                entry.choiceList(in: nil), entry.range, required.map { $0 ? "yes" : "no" } ?? "", entry.showIf, entry.calculation, entry.rules,
+                entry.choiceList(in: nil), entry.range, required.map { $0 ? "yes" : "no" } ?? "", entry.showIf, entry.calculation,
+                entry.rules,
                 entry.versionList,
             ]
             return row

@@ -45,7 +45,8 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
 
 
             """
-        out += "## Columns\n\n| column | type | question | values | range | show if | calculated as | rules | versions |\n|---|---|---|---|---|---|---|---|---|\n"
+        out +=
+            "## Columns\n\n| column | type | question | values | range | show if | calculated as | rules | versions |\n|---|---|---|---|---|---|---|---|---|\n"
         for entry in CodebookEntry.entries(plan) {
             let cells = [
                 "`\(entry.column.name)`", entry.typeName, entry.label(in: nil), entry.choiceList(in: nil), entry.range, entry.showIf,

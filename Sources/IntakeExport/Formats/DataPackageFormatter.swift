@@ -36,7 +36,7 @@ public final class DataPackageFormatter: ExportFormatter {
                     constraints.append(("enum", .array([.string("complete"), .string("draft")])))
                 }
                 if case .meta(.sharingScope) = entry.column.source {
-                    constraints.append(("enum", .array(RegistryFacts.scopes.map { .string($0) })))
+                    constraints.append(("enum", .array(SharingScope.allCases.map { .string($0.rawValue) })))
                 }
                 if !constraints.isEmpty { members.append(("constraints", .object(constraints))) }
                 return .object(members)
@@ -81,7 +81,9 @@ public final class DataPackageFormatter: ExportFormatter {
                     ))
             }
             resources.append(
-                resource(name: "attachments", path: ExportFormat.attachments.fileName, title: "Files the answers name, one row per file", schema: schema))
+                resource(
+                    name: "attachments", path: ExportFormat.attachments.fileName, title: "Files the answers name, one row per file",
+                    schema: schema))
         }
         if files.contains(.codebookCSV) {
             let fields = CodebookCSVFormatter(plan: plan).columnNames.map { name -> OrderedJSON in
@@ -106,7 +108,9 @@ public final class DataPackageFormatter: ExportFormatter {
         }
         if sideFiles.contains(.removed) {
             let fields: [OrderedJSON] = [
-                .object([("name", .string("record_id")), ("type", .string("string")), ("constraints", .object([("required", .bool(true))]))]),
+                .object([
+                    ("name", .string("record_id")), ("type", .string("string")), ("constraints", .object([("required", .bool(true))])),
+                ]),
                 .object([
                     ("name", .string("reason")), ("type", .string("string")),
                     (
@@ -157,7 +161,13 @@ public final class DataPackageFormatter: ExportFormatter {
         if let parent = table.parentKey {
             foreignKey = .object([
                 ("fields", .array([.string("record_id"), .string("parent_instance")])),
-                ("reference", .object([("resource", .string(Self.resourceName(of: parent))), ("fields", .array([.string("record_id"), .string("instance")]))])),
+                (
+                    "reference",
+                    .object([
+                        ("resource", .string(Self.resourceName(of: parent))),
+                        ("fields", .array([.string("record_id"), .string("instance")])),
+                    ])
+                ),
             ])
         } else {
             foreignKey = .object([

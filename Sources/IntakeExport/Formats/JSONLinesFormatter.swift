@@ -43,11 +43,15 @@ public final class JSONLinesFormatter: ExportFormatter {
         if let revision = item.revision { extras.append(("revision", json { $0.integer(revision) })) }
         if let state = item.reviewState { extras.append(("reviewState", json { $0.string(state) })) }
         if let registry = item.registry {
-            extras.append(("dataGroups", json { writer in
-                writer.beginArray()
-                for group in registry.dataGroups { writer.string(group) }
-                writer.endArray()
-            }))
+            extras.append(
+                (
+                    "dataGroups",
+                    json { writer in
+                        writer.beginArray()
+                        for group in registry.dataGroups { writer.string(group) }
+                        writer.endArray()
+                    }
+                ))
             if let scope = registry.sharingScope { extras.append(("sharingScope", json { $0.string(scope) })) }
             if let method = registry.consentMethod { extras.append(("consentMethod", json { $0.string(method) })) }
             if let at = registry.consentedAt { extras.append(("consentedAt", json { $0.string(Timestamp.string(from: at)) })) }
@@ -122,7 +126,9 @@ extension ExportRecord {
                     var next = facts()
                     if !reader.null() {
                         let text = try reader.string()
-                        guard let at = Timestamp.date(from: text) else { throw reader.error("consentedAt is not a time: give an RFC 3339 time") }
+                        guard let at = Timestamp.date(from: text) else {
+                            throw reader.error("consentedAt is not a time: give an RFC 3339 time")
+                        }
                         next.consentedAt = at
                     }
                     registry = next

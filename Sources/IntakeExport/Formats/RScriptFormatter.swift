@@ -42,7 +42,8 @@ public final class RScriptFormatter: ExportFormatter {
         out += "  gsub(\"\\\\r\", \"\\r\", gsub(\"\\\\n\", \"\\n\", records[[column]], fixed = TRUE), fixed = TRUE), fixed = TRUE)\n"
         if !plan.options.rawCells {
             out += "# A leading ' marks text a spreadsheet could run as a formula, or text equal to the unanswered code: remove it.\n"
-            out += "for (column in names(records)) if (is.character(records[[column]])) records[[column]] <- sub(\"^'\", \"\", records[[column]])\n"
+            out +=
+                "for (column in names(records)) if (is.character(records[[column]])) records[[column]] <- sub(\"^'\", \"\", records[[column]])\n"
         }
         for entry in entries where entry.column.type == .datetime {
             let name = Self.quoted(entry.column.name)

@@ -28,7 +28,8 @@ public struct ExportOptions: Sendable, Hashable {
 
     public init(
         includeIdentifiers: Bool = false, dropFreeText: Bool = false, shiftDates: Bool = false, unansweredCode: String = ".",
-        fhirBase: String = "urn:intake", rawCells: Bool = false, dataGroups: [String] = [], repeatColumns: Int = ExportOptions.defaultRepeatColumns
+        fhirBase: String = "urn:intake", rawCells: Bool = false, dataGroups: [String] = [],
+        repeatColumns: Int = ExportOptions.defaultRepeatColumns
     ) {
         self.repeatColumns = max(0, min(repeatColumns, RepeatLimits.maxInstances))
         self.rawCells = rawCells

@@ -110,7 +110,8 @@ public struct ExportPlan: Sendable {
                 used.insert(name)
                 columns.append(ExportColumn(name: name, type: column.type, source: .answer(questionKey: key, path: column.path)))
             }
-            questions.append(PlannedQuestion(key: key, appearances: seen, columns: start..<columns.count, shape: shape, repeatKey: groupKey[key]))
+            questions.append(
+                PlannedQuestion(key: key, appearances: seen, columns: start..<columns.count, shape: shape, repeatKey: groupKey[key]))
         }
         // One table per repeat: a row per instance, keyed by the record (and the outer instance).
         var tables: [RepeatTable] = []
@@ -128,7 +129,8 @@ public struct ExportPlan: Sendable {
                         suffix += 1
                     }
                     names.insert(name)
-                    tableColumns.append(ExportColumn(name: name, type: column.type, source: .answer(questionKey: member.key, path: column.path)))
+                    tableColumns.append(
+                        ExportColumn(name: name, type: column.type, source: .answer(questionKey: member.key, path: column.path)))
                 }
             }
             tables.append(RepeatTable(key: planned.key, parentKey: groupKey[planned.key], columns: tableColumns))

@@ -20,7 +20,8 @@ public struct ExportRecord: Sendable {
     public var reviewState: String?
 
     public init(
-        record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?, datesShifted: Bool = false, registry: RegistryFacts? = nil,
+        record: PatientResponse, patientKey: String?, ageYears: Int?, revision: Int?, datesShifted: Bool = false,
+        registry: RegistryFacts? = nil,
         reviewState: String? = nil
     ) {
         self.reviewState = reviewState

@@ -15,7 +15,6 @@ public struct RegistryFacts: Sendable, Hashable {
     public var dataGroups: [String]
 
     /// Every sharing scope, narrowest first.
-    public static let scopes = ["no_sharing", "sponsors_and_partners", "all_qualified_researchers"]
 
     public init(sharingScope: String?, consentMethod: String? = nil, consentedAt: Date? = nil, dataGroups: [String] = []) {
         self.sharingScope = sharingScope

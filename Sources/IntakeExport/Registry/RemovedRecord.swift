@@ -24,7 +24,8 @@ public struct RemovedRecord: Sendable, Hashable {
 
     /// `removed.csv`: a header, then a line per record.
     public static func csv(_ removed: [RemovedRecord]) -> String {
-        removed.reduce(CSV.line(columns)) { text, entry in text + CSV.line([entry.recordId.uuidString.lowercased(), entry.reason.rawValue]) }
+        removed.reduce(CSV.line(columns)) { text, entry in text + CSV.line([entry.recordId.uuidString.lowercased(), entry.reason.rawValue])
+        }
     }
 
     /// Reads `removed.csv` as ``csv(_:)`` writes it.
@@ -37,7 +38,8 @@ public struct RemovedRecord: Sendable, Hashable {
         return try lines.enumerated().map { (number, line) throws(ExportError) -> RemovedRecord in
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count == 2, let id = UUID(uuidString: String(fields[0])), let reason = Reason(rawValue: String(fields[1])) else {
-                throw ExportError("line \(number + 2) of the server's removed.csv is not a record id and a known reason; update Intake on this machine")
+                throw ExportError(
+                    "line \(number + 2) of the server's removed.csv is not a record id and a known reason; update Intake on this machine")
             }
             return RemovedRecord(recordId: id, reason: reason)
         }

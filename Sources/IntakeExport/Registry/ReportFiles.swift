@@ -9,7 +9,8 @@ public struct ReportFiles {
     /// Returns how many reports were written.
     func write(nextPage: () async throws -> [ExportReport]?) async throws -> Int {
         let lines = files.contains(.reports) ? try FileSink(url: folder.appendingPathComponent(ExportSideFile.reports.fileName)) : nil
-        let long = files.contains(.reportsLong) ? try FileSink(url: folder.appendingPathComponent(ExportSideFile.reportsLong.fileName)) : nil
+        let long =
+            files.contains(.reportsLong) ? try FileSink(url: folder.appendingPathComponent(ExportSideFile.reportsLong.fileName)) : nil
         try long?.write(Array(CSV.line(ExportReport.longColumns).utf8))
         var count = 0
         while let page = try await nextPage() {

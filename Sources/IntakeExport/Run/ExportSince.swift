@@ -46,7 +46,9 @@ extension ExportSince {
     /// whose export.json gives its cursor.
     public static func resolve(_ argument: String) throws(ExportError) -> String {
         guard ExportSince(argument) == nil else { return argument }
-        guard FileManager.default.fileExists(atPath: argument) else { throw ExportError("--since: \(hint), or the folder of a previous export") }
+        guard FileManager.default.fileExists(atPath: argument) else {
+            throw ExportError("--since: \(hint), or the folder of a previous export")
+        }
         let summary: FolderExport.Summary
         do {
             summary = try FolderExport.Summary(folder: URL(fileURLWithPath: argument))

@@ -14,7 +14,10 @@ public struct FolderExport {
     /// Fetches a file a record names into `attachments/`; nil leaves them listed only.
     public var fetchAttachment: (@Sendable (UUID, AttachmentRef) async throws -> Data?)?
 
-    public init(plan: ExportPlan, formats: [ExportFormat] = ExportFormat.allCases, sideFiles: [ExportSideFile] = ExportSideFile.allCases, folder: URL) {
+    public init(
+        plan: ExportPlan, formats: [ExportFormat] = ExportFormat.allCases, sideFiles: [ExportSideFile] = ExportSideFile.allCases,
+        folder: URL
+    ) {
         self.plan = plan
         self.formats = formats
         self.sideFiles = sideFiles
@@ -106,7 +109,8 @@ public struct FolderExport {
             }
             var summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
-                files: formats.map(\.fileName) + repeatTables.map(\.fileName) + repeatStatisticsFiles + sideFiles.map(\.fileName), cursor: cursor, since: since,
+                files: formats.map(\.fileName) + repeatTables.map(\.fileName) + repeatStatisticsFiles + sideFiles.map(\.fileName),
+                cursor: cursor, since: since,
                 includeIdentifiers: plan.options.includeIdentifiers,
                 dropFreeText: plan.options.dropFreeText, shiftDates: plan.options.shiftDates, generatedAt: Timestamp.string(from: Date()))
             summary.removed = removedCount
@@ -136,17 +140,21 @@ extension FolderExport {
     /// Writes each listed file once into `folder` (named by its content), checked against its
     /// hash; how many were written, and how many listed files could not be (no fetcher, or the
     /// server has none for the caller).
-    private func fetchAttachments(_ listed: [(record: UUID, ref: AttachmentRef)], into folder: URL) async throws -> (written: Int, missing: Int) {
+    private func fetchAttachments(_ listed: [(record: UUID, ref: AttachmentRef)], into folder: URL) async throws -> (
+        written: Int, missing: Int
+    ) {
         // Each file once; a file one record's answer could not give may come with another's.
         var done = Set<String>()
         var written = 0
         for (record, ref) in listed where !done.contains(ref.sha256) {
-            guard let fetchAttachment, let bytes = try await fetchAttachment(record, ref), AttachmentRef(bytes: bytes)?.sha256 == ref.sha256 else {
+            guard let fetchAttachment, let bytes = try await fetchAttachment(record, ref), AttachmentRef(bytes: bytes)?.sha256 == ref.sha256
+            else {
                 continue
             }
             done.insert(ref.sha256)
             if written == 0 {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             let path = folder.appendingPathComponent(ref.fileName).path
             guard FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
@@ -207,7 +215,9 @@ extension FolderExport.Summary {
                         : "."))
         }
         if let removed, removed > 0 {
-            lines.append("\(removed) record(s) of earlier exports must be deleted: see removed.csv (reason deleted: a coordinator deleted it; transferred: it moved to another team; consent_withdrawn: the patient no longer shares with you).")
+            lines.append(
+                "\(removed) record(s) of earlier exports must be deleted: see removed.csv (reason deleted: a coordinator deleted it; transferred: it moved to another team; consent_withdrawn: the patient no longer shares with you)."
+            )
         }
         if let cursor { lines.append("For the next incremental export: --since \(cursor)") }
         return lines

@@ -88,7 +88,7 @@ public struct JSONLinesExport {
                         (changedSince.map { item.record.updatedAt >= $0 } ?? true)
                             && (groups.isEmpty || !groups.isDisjoint(with: item.registry?.dataGroups ?? []))
                     }
-                        .map { ExportInput(record: $0.prepared(keyer: keyer, includeIdentifiers: include, shiftDates: shift)) }
+                    .map { ExportInput(record: $0.prepared(keyer: keyer, includeIdentifiers: include, shiftDates: shift)) }
                 }
                 reader = nil
             }
@@ -138,7 +138,8 @@ extension JSONLinesExport {
         export.dataGroups = dataGroups
         switch since.flatMap(ExportSince.init) {
         case .time(let date)?: export.changedSince = date
-        case .cursor?, .teamCursor?: throw ExportError("--since: cursors come from server exports; with --input give a time such as 2026-11-01")
+        case .cursor?, .teamCursor?:
+            throw ExportError("--since: cursors come from server exports; with --input give a time such as 2026-11-01")
         case nil: break
         }
         let count = export.recordCount

@@ -35,11 +35,9 @@ public struct Roster: Sendable {
     }
 
     static let extraColumns: [String: Extra] = [
-        "data_groups": .dataGroups, "datagroups": .dataGroups, "consent": .consent, "consent_method": .consentMethod, "consentmethod": .consentMethod,
+        "data_groups": .dataGroups, "datagroups": .dataGroups, "consent": .consent, "consent_method": .consentMethod,
+        "consentmethod": .consentMethod,
     ]
-    /// The consent scopes and methods a registration (and a consent) may name.
-    public static let scopes = ["no_sharing", "sponsors_and_partners", "all_qualified_researchers"]
-    public static let methods = ["verbal", "written", "electronic"]
 
     /// Reads a roster; an unreadable file or header is thrown, problems with rows are collected.
     public init(csv text: String) throws {
@@ -49,7 +47,9 @@ public struct Roster: Sendable {
         } catch {
             throw RosterError("line \(error.line): \(error.message)")
         }
-        guard let header = records.first else { throw RosterError("the roster is empty; its first row names the columns (given_name, family_name, …)") }
+        guard let header = records.first else {
+            throw RosterError("the roster is empty; its first row names the columns (given_name, family_name, …)")
+        }
         var fields: [PatientIdentification.Field?] = []
         var extras: [Extra?] = []
         for name in header.fields {
@@ -62,7 +62,8 @@ public struct Roster: Sendable {
             }
             guard let field = Self.columns[key] else {
                 throw RosterError(
-                    "the column '\(name.prefix(40))' is not one Intake reads; use given_name, family_name, date_of_birth, sex, external_id, data_groups, consent, consent_method")
+                    "the column '\(name.prefix(40))' is not one Intake reads; use given_name, family_name, date_of_birth, sex, external_id, data_groups, consent, consent_method"
+                )
             }
             guard !fields.contains(field) else { throw RosterError("the column \(field.rawValue) is named twice") }
             fields.append(field)
@@ -76,7 +77,8 @@ public struct Roster: Sendable {
         var externalIds: [String: Int] = [:]
         for record in records.dropFirst() {
             guard record.fields.count == fields.count else {
-                problems.append(Problem(line: record.line, column: nil, message: "\(record.fields.count) fields where the header has \(fields.count)"))
+                problems.append(
+                    Problem(line: record.line, column: nil, message: "\(record.fields.count) fields where the header has \(fields.count)"))
                 continue
             }
             var values: [PatientIdentification.Field: String] = [:]
@@ -87,15 +89,24 @@ public struct Roster: Sendable {
                 if !trimmed.isEmpty, let extra { more[extra] = trimmed }
             }
             let before = problems.count
-            let groups = more[.dataGroups].map { $0.split(whereSeparator: { $0 == ";" || $0 == "," }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+            let groups = more[.dataGroups].map {
+                $0.split(whereSeparator: { $0 == ";" || $0 == "," }).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
             if let groups, groups.contains(where: { !$0.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") } }) {
-                problems.append(Problem(line: record.line, column: "data_groups", message: "names lowercase letters, digits and _, separated by ;"))
+                problems.append(
+                    Problem(line: record.line, column: "data_groups", message: "names lowercase letters, digits and _, separated by ;"))
             }
-            if let scope = more[.consent], !Self.scopes.contains(scope) {
-                problems.append(Problem(line: record.line, column: "consent", message: "is \(Self.scopes.joined(separator: ", ")) or empty"))
+            if let scope = more[.consent], SharingScope(rawValue: scope) == nil {
+                problems.append(
+                    Problem(
+                        line: record.line, column: "consent",
+                        message: "is \(SharingScope.allCases.map(\.rawValue).joined(separator: ", ")) or empty"))
             }
-            if let method = more[.consentMethod], !Self.methods.contains(method) {
-                problems.append(Problem(line: record.line, column: "consent_method", message: "is \(Self.methods.joined(separator: ", ")) or empty"))
+            if let method = more[.consentMethod], ConsentMethod(rawValue: method) == nil {
+                problems.append(
+                    Problem(
+                        line: record.line, column: "consent_method",
+                        message: "is \(ConsentMethod.allCases.map(\.rawValue).joined(separator: ", ")) or empty"))
             }
             if (more[.consent] == nil) != (more[.consentMethod] == nil) {
                 problems.append(Problem(line: record.line, column: "consent", message: "consent and consent_method are given together"))
@@ -110,7 +121,9 @@ public struct Roster: Sendable {
             for (field, value) in values where value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 problem(field, "holds a line break or another control character")
             }
-            if let birth = values[.dateOfBirth], LocalDate(iso: birth) == nil { problem(.dateOfBirth, "not a date; write it as YYYY-MM-DD") }
+            if let birth = values[.dateOfBirth], LocalDate(iso: birth) == nil {
+                problem(.dateOfBirth, "not a date; write it as YYYY-MM-DD")
+            }
             if let sex = values[.sex], PatientIdentification.Sex(rawValue: sex.lowercased()) == nil {
                 problem(.sex, "is female, male, other or unknown")
             }

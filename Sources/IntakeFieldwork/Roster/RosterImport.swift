@@ -19,7 +19,8 @@ public enum RosterImport {
             let batch = Array(rows[start..<min(start + batchSize, rows.count)])
             let answers = try await client.registerPatients(batch.map(\.patient))
             for (row, answer) in zip(batch, answers) {
-                results.append(Result(line: row.line, outcome: answer.outcome, id: row.patient.id, existingPatientId: answer.existingPatientId))
+                results.append(
+                    Result(line: row.line, outcome: answer.outcome, id: row.patient.id, existingPatientId: answer.existingPatientId))
             }
         }
         return results
@@ -34,7 +35,8 @@ public enum RosterImport {
             case "created": lines.append("row \(result.line): registered as patient \(id)")
             case "existing": lines.append("row \(result.line): already registered (patient \(id))")
             case "external_id_taken":
-                lines.append("row \(result.line): not registered: patient \(result.existingPatientId?.prefix(8) ?? "?") has this external id")
+                lines.append(
+                    "row \(result.line): not registered: patient \(result.existingPatientId?.prefix(8) ?? "?") has this external id")
             default: lines.append("row \(result.line): not registered: the id is taken by another patient or team")
             }
         }

@@ -134,7 +134,8 @@ enum ArabicText {
         case .issue(let issue): describe(issue)
         case .fileHint(let kind):
             "مسار ملف \(Self.fileKind(kind)) بصيغة \(latin(kind.types.map(\.name).joined(separator: ", "))) لا يتجاوز \(latin(AttachmentKind.describe(kind.maxBytes))) (اسحبه إلى هنا)"
-        case .fileAnswer(let kind, let type, let size, let digest): "\(Self.fileKind(kind)) (\(latin(type))، \(latin(size))، \(latin(digest)))"
+        case .fileAnswer(let kind, let type, let size, let digest):
+            "\(Self.fileKind(kind)) (\(latin(type))، \(latin(size))، \(latin(digest)))"
         case .fileNotFound: "لا يوجد ملف في هذا المسار. اكتب مسار الملف (أو اسحبه إلى هذه النافذة)."
         case .fileUnreadable: "تتعذر قراءة هذا الملف (مجلد، أو لا إذن بقراءته)."
         case .fileTooLarge(let kind, let size):
@@ -168,7 +169,8 @@ enum ArabicText {
         case .couldNotSave(let error):
             "تعذّر حفظ المسودة (\(latin(error))). الإجابات باقية هنا في الذاكرة، وتُحفظ حالما تتوفر مساحة: أفرغ بعض المساحة على القرص وتابع. لا تغلق هذه النافذة."
         case .savedAgain: "حُفظت من جديد: كل الإجابات حتى الآن على القرص."
-        case .quitNeedsRoom: "لا يمكن حفظ المسودة بعد، فيبقى النموذج مفتوحًا: أفرغ بعض المساحة على القرص، ثم اكتب \(latin(":quit")) مرة أخرى."
+        case .quitNeedsRoom:
+            "لا يمكن حفظ المسودة بعد، فيبقى النموذج مفتوحًا: أفرغ بعض المساحة على القرص، ثم اكتب \(latin(":quit")) مرة أخرى."
         case .finishNeedsRoom: "لا يمكن حفظ السجل بعد، فهو لم يكتمل: أفرغ بعض المساحة على القرص، ثم اكتب \(latin(":finish")) مرة أخرى."
         case .nothingTyped: "لم يُكتب شيء؛ لم تُحفظ أي مسودة."
         case .draftSaved(let resume): "حُفظت المسودة. تابعها بالأمر: \(latin("intake fill --resume \(resume)"))"
@@ -206,7 +208,9 @@ enum ArabicText {
         case .serverNotSearched(let problem): "لم يُبحث في الخادم (\(latin(problem)))؛ تظهر النتائج الموجودة على هذا الجهاز فقط."
         case .searchForPatient: "\nابحث عن مريض (اضغط Enter لتخطي حقل؛ Enter في كل الحقول للتوقف)."
         case .searchPrompt(let field):
-            field == .dateOfBirth ? "تاريخ الميلاد (\(latin("YYYY-MM-DD"))): " : field == .externalId ? "الرقم المرجعي: " : ArabicText.text(.patientField(field)) + ": "
+            field == .dateOfBirth
+                ? "تاريخ الميلاد (\(latin("YYYY-MM-DD"))): "
+                : field == .externalId ? "الرقم المرجعي: " : ArabicText.text(.patientField(field)) + ": "
         case .dateOfBirthLeftOut: "(تاريخ الميلاد ليس بصيغة \(latin("YYYY-MM-DD")) فتُرك خارج البحث.)"
         case .noPatientMatches: "لا يوجد مريض مطابق."
         case .matchColumns: "#|المكان|المعرّف|الاسم|الميلاد|الجنس|الرقم المرجعي"
@@ -279,7 +283,8 @@ enum ArabicText {
             "رُفع: \(uploaded). موجود على الخادم من قبل: \(already). نُحّي جانبًا: \(setAside). ما زال في الانتظار: \(queued)."
         case .mergedMeanwhile(let id, let how): "  \(latin(id)) تغيّر على الخادم في الأثناء: \(latin(how))."
         case .setAsideBecause(let id, let reason): "  \(latin(id)) نُحّي جانبًا: \(latin(reason))"
-        case .setAsideFor(let id, let code, let reason): "  \(latin(id)) نُحّي جانبًا: " + (code.flatMap { $0 == "invalid_record" ? nil : Self.refusal($0) } ?? latin(reason))
+        case .setAsideFor(let id, let code, let reason):
+            "  \(latin(id)) نُحّي جانبًا: " + (code.flatMap { $0 == "invalid_record" ? nil : Self.refusal($0) } ?? latin(reason))
         case .moveToVersion(let id, let questionnaire, let from, let to):
             "  \(latin(id)) على الإصدار \(latin(from)) من \(latin(questionnaire))؛ على هذا الجهاز الإصدار \(latin(to)): \(latin("intake drafts migrate \(id)"))"
         case .filledBeforeSignIn(let count, let account):
@@ -337,7 +342,8 @@ enum ArabicText {
             "جامع السجل ليس عضوًا في هذا الفريق. أرسله باسم عضو: \(latin("intake fill --resume ID --collector NAME"))، أو \(latin("intake queue retry ID --collector NAME")) لسجل منحّى جانبًا."
         case "collector_changed": "يحتفظ التعديل بجامع السجل الأصلي؛ أرسله بالجامع نفسه."
         case "unknown_patient": "المريض الذي يشير إليه السجل ليس في سجل مرضى الفريق؛ سجّله أولًا (\(latin("intake patient register")))."
-        case "unknown_questionnaire": "إصدار الاستبيان هذا غير منشور على الخادم؛ اسحب الإصدار الحالي (\(latin("intake questionnaire pull"))) وانقل المسودة إليه."
+        case "unknown_questionnaire":
+            "إصدار الاستبيان هذا غير منشور على الخادم؛ اسحب الإصدار الحالي (\(latin("intake questionnaire pull"))) وانقل المسودة إليه."
         case "questionnaire_closed", "questionnaire_retired", "questionnaire_draft":
             "إصدار الاستبيان هذا لا يقبل سجلات جديدة؛ انقل المسودة إلى الإصدار الحالي (\(latin("intake drafts migrate")))."
         case "attachment_missing": "لم يصل إلى الخادم ملف يشير إليه السجل؛ أعد إرفاقه ثم أرسل السجل من جديد."

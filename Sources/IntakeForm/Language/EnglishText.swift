@@ -48,7 +48,8 @@ enum EnglishText {
             wanted.map { "\(count) of \($0) recorded" } ?? (count == 1 ? "1 recorded" : "\(count) recorded")
         case .instanceLine(let number, let summary): "  #\(number)  \(summary.isEmpty ? "(no answers yet)" : summary)"
         case .repeatCommands(let canAdd, let counted):
-            (counted ? "Enter fills the next one (or goes on when all are recorded)" : canAdd ? "+ adds one, Enter goes on" : "Enter goes on")
+            (counted
+                ? "Enter fills the next one (or goes on when all are recorded)" : canAdd ? "+ adds one, Enter goes on" : "Enter goes on")
                 + "; a number opens that one; -N removes it; N>M moves it to place M."
         case .instanceHeading(let label, let number, let total): "— \(label): \(number)\(total.map { " of \($0)" } ?? "") —"
         case .instanceRemoved(let number): "Removed #\(number); the ones after it moved up. Type undo to bring it back."
@@ -84,7 +85,8 @@ enum EnglishText {
             "Several choices match '\(typed)'; type the number of the one you mean, or type the answer again:"
         case .didYouMean(let typed): "'\(typed)' is not a choice; did you mean this one? Type 1 to choose it, or type the answer again:"
         case .chosen(let labels): "  → \(labels)"
-        case .outOfRange(let below, let limit): below ? "The answer is below the minimum \(limit)." : "The answer is above the maximum \(limit)."
+        case .outOfRange(let below, let limit):
+            below ? "The answer is below the minimum \(limit)." : "The answer is above the maximum \(limit)."
         case .answerProblem(let problem): problem.prefix(1).uppercased() + problem.dropFirst() + "."
         case .questionRequired: "This question is required. Answer it, or type :skip to come back to it later."
         case .fieldRequired(let label): "\(label) is required. Type :skip to leave the whole question for now."
@@ -175,12 +177,14 @@ enum EnglishText {
 
         case .serverNotSearched(let problem): "Server not searched (\(problem)); showing matches on this machine only."
         case .searchForPatient: "\nSearch for a patient (press Enter to skip a field; Enter at all of them to stop)."
-        case .searchPrompt(let field): field == .dateOfBirth ? "Date of birth (YYYY-MM-DD): " : field == .externalId ? "External id: " : "\(field.label): "
+        case .searchPrompt(let field):
+            field == .dateOfBirth ? "Date of birth (YYYY-MM-DD): " : field == .externalId ? "External id: " : "\(field.label): "
         case .dateOfBirthLeftOut: "(The date of birth was not YYYY-MM-DD and is left out.)"
         case .noPatientMatches: "No patient matches."
         case .matchColumns: "#|WHERE|ID|NAME|BORN|SEX|EXTERNAL ID"
         case .matchSource(let source): source
-        case .offlineSearch(let copy): "Offline: searching drafts, the queue and \(copy ?? "no synced copy (run 'intake sync' while online)")."
+        case .offlineSearch(let copy):
+            "Offline: searching drafts, the queue and \(copy ?? "no synced copy (run 'intake sync' while online)")."
         case .openWhich: "Open which (number), or press Enter to search again? "
 
         case .flushSending(let count, let host, let timeout, let tries, let longest):
@@ -198,7 +202,8 @@ enum EnglishText {
         case .notSignedIn: "Not signed in to a server: 'intake login'."
         case .lastSent(let at): "Last sent to the server: \(at) UTC."
         case .lastTryFailed(let at, let reason): "Last try, \(at) UTC, failed: \(reason)"
-        case .sendingInBackground: "Sending in the background until the queue is empty (flush-watch.log in the data directory says how it goes)."
+        case .sendingInBackground:
+            "Sending in the background until the queue is empty (flush-watch.log in the data directory says how it goes)."
         case .backgroundNotStarted:
             "Not sending in the background: that needs the store's key without a prompt (a kiosk store, INTAKE_PASSPHRASE, or a session kept unlocked); run 'intake flush --watch'."
         case .signedIn(let server, let nothingNew): "Signed in to \(server)\(nothingNew ? "; nothing new there." : ":")"
@@ -220,7 +225,8 @@ enum EnglishText {
         case .cancelledSignedIn:
             "Cancelled. You are signed in (the token is saved); the questionnaires were not pulled: run 'intake questionnaire pull'."
         case .interrupted: "Interrupted. Every answer given so far is saved; continue with 'intake fill --resume'."
-        case .interruptedSending: "Stopped sending. The record is kept, encrypted, in the queue on this machine; 'intake flush' sends it later."
+        case .interruptedSending:
+            "Stopped sending. The record is kept, encrypted, in the queue on this machine; 'intake flush' sends it later."
 
         case .questionnairesToPull(let versions):
             "\(plural(versions.count, "questionnaire version")) published that this machine has not pulled (\(versions.joined(separator: ", "))): 'intake questionnaire pull'."

@@ -64,7 +64,9 @@ enum FrenchText {
             wanted.map { "\(plural(count, "saisi", "saisis")) sur \($0)" } ?? plural(count, "saisi", "saisis")
         case .instanceLine(let number, let summary): "  #\(number)  \(summary.isEmpty ? "(pas encore de réponse)" : summary)"
         case .repeatCommands(let canAdd, let counted):
-            (counted ? "Entrée remplit le suivant (ou continue quand tous sont saisis)" : canAdd ? "+ en ajoute un, Entrée continue" : "Entrée continue")
+            (counted
+                ? "Entrée remplit le suivant (ou continue quand tous sont saisis)"
+                : canAdd ? "+ en ajoute un, Entrée continue" : "Entrée continue")
                 + " ; un numéro ouvre l'élément correspondant ; -N le supprime ; N>M le déplace à la place M."
         case .instanceHeading(let label, let number, let total): "— \(label) : \(number)\(total.map { " sur \($0)" } ?? "") —"
         case .instanceRemoved(let number):
@@ -92,7 +94,8 @@ enum FrenchText {
         case .geopoint:
             "Veuillez saisir un lieu par sa latitude et sa longitude en degrés, par exemple 31.9539, 35.9106 (l'altitude et la précision peuvent suivre), ou collez un lien de carte ou 31°57'14\"N 35°54'38\"E."
         case .typeAChoice: "Tapez le numéro, le code ou le nom d'un choix ; :list les affiche tous."
-        case .notAChoice(let typed): "« \(typed) » ne fait pas partie des choix. Tapez son numéro, son code ou son nom ; :list les affiche tous."
+        case .notAChoice(let typed):
+            "« \(typed) » ne fait pas partie des choix. Tapez son numéro, son code ou son nom ; :list les affiche tous."
         case .characters(let count): "(\(plural(count, "caractère", "caractères")))"
         case .noSuchDay(let typed, .noSuchMonth): "\(typed) n'est pas un jour valide : les mois vont de 01 à 12."
         case .noSuchDay(let typed, .noSuchDay(_, let month, let year, let days)):
@@ -190,7 +193,8 @@ enum FrenchText {
         case .staleEdit(let current):
             "Quelqu'un a enregistré cette fiche sur le serveur (révision \(current) maintenant) après que vous l'avez ouverte ; vos modifications n'ont donc pas remplacé les siennes. Elles sont gardées comme brouillon ; recherchez de nouveau la fiche ('intake lookup') et appliquez-les à la version actuelle."
         case .inputEndedBlank: "L'entrée s'est arrêtée avant toute saisie ; aucun brouillon n'a été conservé."
-        case .inputEnded(let resume): "L'entrée s'est arrêtée avant la fin de la fiche. Le brouillon est enregistré : intake fill --resume \(resume)"
+        case .inputEnded(let resume):
+            "L'entrée s'est arrêtée avant la fin de la fiche. Le brouillon est enregistré : intake fill --resume \(resume)"
 
         case .draftColumns: "#|ID|QUESTIONNAIRE|RÉPONSES|POSITION|PATIENT|MODIFIÉ"
         case .draftAtPatient: "patient"
@@ -205,7 +209,8 @@ enum FrenchText {
         case .searchForPatient: "\nRecherche d'un patient (Entrée pour passer un champ ; Entrée à tous les champs pour arrêter)."
         case .searchPrompt(let field):
             field == .dateOfBirth
-                ? "Date de naissance (YYYY-MM-DD) : " : field == .externalId ? "Identifiant externe : " : FrenchText.text(.patientField(field)) + " : "
+                ? "Date de naissance (YYYY-MM-DD) : "
+                : field == .externalId ? "Identifiant externe : " : FrenchText.text(.patientField(field)) + " : "
         case .dateOfBirthLeftOut: "(La date de naissance n'était pas au format YYYY-MM-DD ; elle n'est pas prise en compte.)"
         case .noPatientMatches: "Aucun patient ne correspond."
         case .matchColumns: "#|SOURCE|ID|NOM|NAISSANCE|SEXE|ID EXTERNE"
@@ -229,7 +234,8 @@ enum FrenchText {
         case .nothingWaits: "Rien n'attend d'être envoyé."
         case .recordsWait(let count):
             "\(plural(count, "fiche attend d'être envoyée", "fiches attendent d'être envoyées")) : lancez 'intake flush'."
-        case .recordsSetAside(let count): "\(plural(count, "fiche mise de côté", "fiches mises de côté")) par le serveur : voir 'intake queue list'."
+        case .recordsSetAside(let count):
+            "\(plural(count, "fiche mise de côté", "fiches mises de côté")) par le serveur : voir 'intake queue list'."
         case .answersWait(let count):
             "\(plural(count, "réponse à une référence faite hors ligne attend", "réponses à des références faites hors ligne attendent")) aussi."
         case .askingServer(let host, let seconds): "Interrogation de \(host) (\(seconds) s au maximum ; Ctrl-C arrête)…"
@@ -377,14 +383,16 @@ enum FrenchText {
         case "invalid_record": "la fiche ne passe pas la validation ; les problèmes sont indiqués ci-dessous."
         case "unknown_collector":
             "l'agent de collecte de la fiche n'est pas membre de cette équipe. Envoyez-la au nom d'un membre : intake fill --resume ID --collector NAME, ou intake queue retry ID --collector NAME pour une fiche mise de côté."
-        case "collector_changed": "une modification garde l'agent de collecte de la fiche d'origine ; envoyez-la avec le même agent de collecte."
+        case "collector_changed":
+            "une modification garde l'agent de collecte de la fiche d'origine ; envoyez-la avec le même agent de collecte."
         case "unknown_patient":
             "le patient auquel la fiche renvoie n'est pas dans le registre de l'équipe ; enregistrez-le d'abord ('intake patient register')."
         case "unknown_questionnaire":
             "cette version du questionnaire n'est pas publiée sur le serveur ; téléchargez la version actuelle ('intake questionnaire pull') et passez-y le brouillon."
         case "questionnaire_closed", "questionnaire_retired", "questionnaire_draft":
             "cette version du questionnaire n'accepte pas de nouvelles fiches ; passez le brouillon à la version actuelle ('intake drafts migrate')."
-        case "attachment_missing": "un fichier auquel la fiche renvoie n'est pas arrivé sur le serveur ; joignez-le de nouveau, puis renvoyez la fiche."
+        case "attachment_missing":
+            "un fichier auquel la fiche renvoie n'est pas arrivé sur le serveur ; joignez-le de nouveau, puis renvoyez la fiche."
         default: nil
         }
     }
@@ -402,7 +410,8 @@ enum FrenchText {
             }
         }
         switch (issue.kind, issue.field.flatMap(PatientIdentification.Field.init(rawValue:))) {
-        case (.missingIdentification, let field?): return "Informations sur le patient : le champ « \(text(.patientField(field))) » n'est pas rempli"
+        case (.missingIdentification, let field?):
+            return "Informations sur le patient : le champ « \(text(.patientField(field))) » n'est pas rempli"
         case (.outOfRange, .dateOfBirth?): return text(.dateOfBirthRange)
         default: return nil
         }

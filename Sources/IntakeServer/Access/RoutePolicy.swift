@@ -1,4 +1,5 @@
 import Foundation
+import IntakeService
 
 /// What a route acts on, beyond who may call it at all.
 public enum RouteScope: Sendable, Equatable {
@@ -12,6 +13,9 @@ public enum RouteScope: Sendable, Equatable {
     case patient(write: Bool)
     /// Forming a team: admins, and where the deployment allows it members without a team.
     case teamCreation
+    /// Records as an export holds them: ``RecordAccessPolicy/export(by:includeIdentifiers:unlinkedRecordsReachResearchers:)``
+    /// decides which (a coordinator their team's, a researcher what consent shares).
+    case export(identifiers: Bool)
 }
 
 /// Who puts a successful call of a route on the audit trail.
@@ -26,27 +30,60 @@ public enum RouteAudit: Sendable, Equatable {
     case unrecorded
 }
 
+/// Where a request comes in: Intake's own API, or a door beside it on the same server.
+public enum Door: String, Sendable, CaseIterable {
+    /// Intake's REST API (`/v1`, `/health`, `/metrics`, `/openapi.yaml`).
+    case api
+    /// The web console (`/console`).
+    case console
+    /// ODK Central's API, as pyodk uses it (`/odk`).
+    case odk
+    /// REDCap's API, as PyCap uses it (`/redcap/{questionnaire}/api`).
+    case redcap
+    /// FHIR R4 REST, as fhirclient uses it (`/fhir`).
+    case fhir
+}
+
 /// One route's access rule: who may call it, and what it acts on.
 public struct RouteRule: Sendable {
+    public let door: Door
     public let method: String
+    /// The route's pattern, as the router prints it (`/v1/records/{id}`).
     public let path: String
+    /// For a route that carries several actions (REDCap's `content`, FHIR's resource type), the
+    /// action this row is for; nil for a route that is one action.
+    public let action: String?
     /// The roles that may call it; nil when no token is needed.
     public let roles: Set<Role>?
     /// Whether the caller must belong to a team (403 `no_team` otherwise).
     public let needsTeam: Bool
     public let scope: RouteScope
     public let audit: RouteAudit
+    /// For a console page or action: the API route it stands for, whose roles, team, scope and
+    /// audit it shares, so that the two answer everyone alike.
+    public let standsFor: String?
+    /// What a door says to a role the row refuses, in its client's words (REDCap's "privileges");
+    /// nil for the API's own message.
+    public let refusedAs: String?
 
-    init(_ method: String, _ path: String, _ roles: Set<Role>?, team: Bool = false, _ scope: RouteScope = .none, audit: RouteAudit? = nil) {
+    init(
+        _ method: String, _ path: String, _ roles: Set<Role>?, team: Bool = false, _ scope: RouteScope = .none, audit: RouteAudit? = nil,
+        door: Door = .api, action: String? = nil, standsFor: String? = nil, refusedAs: String? = nil
+    ) {
+        self.door = door
         self.method = method
         self.path = path
+        self.action = action
         self.roles = roles
         self.needsTeam = team
         self.scope = scope
         self.audit = audit ?? (roles == nil ? .unrecorded : .request)
+        self.standsFor = standsFor
+        self.refusedAs = refusedAs
     }
 
-    public var key: String { "\(method) \(path)" }
+    /// `METHOD path`, and the action after them for a route of several.
+    public var key: String { action.map { "\(method) \(path) \($0)" } ?? "\(method) \(path)" }
 }
 
 extension Role {
@@ -59,9 +96,11 @@ extension Role {
     public static let everyone = Set(Role.allCases)
 }
 
-/// Every route's access rule, in one table: the router admits a request only as its row says
-/// (401 without a token, 403 for another role or without a team), the access-matrix test is
-/// generated from it, and a route without a row cannot be registered.
+/// Every route's access rule, in one table for every door: the router admits a request to the API
+/// only as its row says (401 without a token, 403 for another role or without a team), the console
+/// and the façades ask the row of their route (and action) before anything else, the access
+/// matrices are generated from it, and a route without a row cannot be registered (the API) or
+/// fails a test (every door).
 public enum RoutePolicy {
     public static let rules: [RouteRule] = [
         RouteRule("GET", "/health", nil),
@@ -169,8 +208,8 @@ public enum RoutePolicy {
         RouteRule("DELETE", "/v1/webhooks/{id}", Role.everyone),
         RouteRule("POST", "/v1/webhooks/{id}/resume", Role.everyone),
 
-        RouteRule("POST", "/v1/patients", Role.writers),
-        RouteRule("POST", "/v1/patients/batch", Role.writers),
+        RouteRule("POST", "/v1/patients", Role.writers, team: true),
+        RouteRule("POST", "/v1/patients/batch", Role.writers, team: true),
         RouteRule("GET", "/v1/patients", Role.patientReaders, audit: .action),
         RouteRule("GET", "/v1/patients/{id}", Role.patientReaders, .patient(write: false), audit: .action),
         RouteRule("PATCH", "/v1/patients/{id}", Role.writers, .patient(write: true)),
@@ -188,10 +227,23 @@ public enum RoutePolicy {
         RouteRule("DELETE", "/v1/data-groups/{name}", [.admin]),
     ]
 
-    private static let byKey: [String: RouteRule] = Dictionary(uniqueKeysWithValues: rules.map { ($0.key, $0) })
+    /// Every door's rows: the API's (``rules``) and those of the console and the façades (``doors``).
+    public static let all: [RouteRule] = rules + doors
 
-    /// The rule of a route, by method and path pattern.
-    public static func rule(_ method: String, _ path: String) -> RouteRule? { byKey["\(method) \(path)"] }
+    private static let byKey: [String: RouteRule] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
+
+    /// The rule of a route, by method and path pattern (and action, for a route of several), of
+    /// whichever door: their paths never meet.
+    public static func rule(_ method: String, _ path: String, action: String? = nil) -> RouteRule? {
+        byKey[action.map { "\(method) \(path) \($0)" } ?? "\(method) \(path)"]
+    }
+
+    /// Whether the row of a route (and action) admits `user`: for what a page offers (a button, a
+    /// menu entry), so that it offers only what its action will admit. False for a route without a row.
+    public static func admits(_ method: String, _ path: String, action: String? = nil, _ user: User?) -> Bool {
+        guard let rule = rule(method, path, action: action) else { return false }
+        return refusal(rule, user) == nil
+    }
 
     /// Whether `user` passes the route's gate: nil when admitted, else the status and code to
     /// answer (401 without a token; 403 `forbidden` for another role, `no_team` without a team).
@@ -201,7 +253,9 @@ public enum RoutePolicy {
         guard roles.contains(user.role) else {
             return APIError(
                 .forbidden, code: "forbidden",
-                message: "a \(user.role.rawValue) may not do this; it needs the role \(roles.map(\.rawValue).sorted().joined(separator: " or "))")
+                message: rule.refusedAs
+                    ?? "a \(user.role.rawValue) may not do this; it needs the role \(roles.map(\.rawValue).sorted().joined(separator: " or "))"
+            )
         }
         if rule.needsTeam, user.teamId == nil {
             return APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")

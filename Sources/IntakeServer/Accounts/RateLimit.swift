@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 import Synchronization
 
 /// How many requests one token may make: a bucket of `burst` requests that refills at
@@ -22,7 +23,8 @@ public struct RateLimit: Sendable, Hashable {
     init(setting text: String) throws(ConfigurationError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), let rate = Int(parts[0]), (1...1_000_000).contains(rate) else {
-            throw ConfigurationError("INTAKE_SERVER_RATE_LIMIT is off, requests per second per token (such as 200), or that and a burst (200/2000)")
+            throw ConfigurationError(
+                "INTAKE_SERVER_RATE_LIMIT is off, requests per second per token (such as 200), or that and a burst (200/2000)")
         }
         var burst = rate * 10
         if parts.count == 2 {
@@ -82,7 +84,8 @@ struct RateLimitMiddleware: RouterMiddleware {
         if let seconds = limiter.wait(for: key) {
             throw APIError(
                 .tooManyRequests, code: "rate_limited",
-                message: "this token sent more than \(Int(limiter.limit.perSecond)) requests a second; wait \(max(seconds, 1)) second(s) and send fewer at once",
+                message:
+                    "this token sent more than \(Int(limiter.limit.perSecond)) requests a second; wait \(max(seconds, 1)) second(s) and send fewer at once",
                 headers: [.retryAfter: String(max(seconds, 1))])
         }
         return try await next(request, context)

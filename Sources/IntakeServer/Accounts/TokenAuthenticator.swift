@@ -1,8 +1,9 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdAuth
 import IntakeCore
+import IntakeService
 
 /// Finds the user of the request's bearer token; routes decide whether one is required
 /// (``RoutePolicy``). A request that sends an Authorization header which is not a known, live
@@ -52,7 +53,8 @@ struct TokenAuthenticator: RouterMiddleware {
                     + "records queued on it stay sealed here (intake queue export); ask your coordinator to enrol it again")
         case .failure(.otherMachine):
             throw APIError(
-                .unauthorized, code: "device_mismatch", message: "this device token belongs to another machine; enrol this one (intake enrol CODE)")
+                .unauthorized, code: "device_mismatch",
+                message: "this device token belongs to another machine; enrol this one (intake enrol CODE)")
         case .failure(.accountUnavailable):
             throw APIError(
                 .unauthorized, code: "account_unavailable",

@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import IntakeCore
+import IntakeService
 import Logging
 
 /// Turns every error into `{"error": {…}}` with the right status. Anything unexpected is a 500
@@ -8,7 +10,7 @@ struct ErrorMiddleware: RouterMiddleware {
     typealias Context = IntakeRequestContext
     /// The routes, to answer a known path asked with another method with 405 and `Allow`.
     let routes: RouteTable
-    /// Tells a database that is full or down (503) from a failing request.
+    /// Tells a database that is full or down, or a full disk (503), from a failing request.
     let outage: @Sendable (any Error) -> StoreOutage?
 
     struct Body: Encodable {
@@ -24,19 +26,8 @@ struct ErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as APIError {
-            return try Self.response(error)
-        } catch let error as ServiceError {
-            return try Self.response(APIError(error))
-        } catch let error as TeamError {
-            return try Self.response(APIError(error))
-        } catch let error as RecordStoreError {
-            switch error {
-            case .alreadyExists(let what):
-                return try Self.response(APIError(.conflict, code: "already_exists", message: "\(what) already exists"))
-            case .notFound(let what):
-                return try Self.response(APIError.notFound(what))
-            }
+        } catch let error where APIError.answer(for: error) != nil {
+            return try Self.response(APIError.answer(for: error)!)
         } catch let error as any HTTPResponseError where error.status == .notFound && !routes.methods(for: request.uri.path).isEmpty {
             let allowed = routes.methods(for: request.uri.path)
             return try Self.response(
@@ -52,30 +43,13 @@ struct ErrorMiddleware: RouterMiddleware {
                 : error.status.reasonPhrase
             return try Self.response(APIError(error.status, code: code, message: message))
         } catch {
-            if let outage = outage(error) ?? StoreOutage.of(fileError: error) {
+            if let outage = outage(error) {
                 context.logger.error("storage outage", metadata: ["outage": "\(outage)", "error.type": "\(type(of: error))"])
-                return try Self.response(Self.unavailable(outage))
+                return try Self.response(APIError.unavailable(outage))
             }
             context.logger.error("request failed", metadata: ["error.type": "\(type(of: error))"])
             return try Self.response(
                 APIError(.internalServerError, code: "internal", message: "the server failed; the error is logged; try again later"))
-        }
-    }
-
-    /// 503 with `Retry-After`. A request whose work was stored before the outage met it (the audit
-    /// event after an action) is safe to send again: a record sent again is a duplicate.
-    static func unavailable(_ outage: StoreOutage) -> APIError {
-        switch outage {
-        case .full:
-            APIError(
-                .serviceUnavailable, code: "storage_full",
-                message: "the server's disk is full: this request was not completed, and nothing stored before is lost; send it again later (a record sent again is answered as a duplicate; the server's operator must free space)",
-                headers: [.retryAfter: "60"])
-        case .unavailable:
-            APIError(
-                .serviceUnavailable, code: "storage_unavailable",
-                message: "the server's database cannot be reached: this request was not completed, and nothing stored before is lost; send it again later (a record sent again is answered as a duplicate)",
-                headers: [.retryAfter: "30"])
         }
     }
 
@@ -103,25 +77,24 @@ struct RequestLogMiddleware: RouterMiddleware {
 }
 
 extension APIError {
-    /// A team request's refusal as the API answers it.
-    init(_ error: TeamError) {
-        switch error {
-        case .notFound: self.init(.notFound, code: "not_found", message: error.description)
-        case .forbidden: self.init(.forbidden, code: "forbidden", message: error.description)
-        case .invalid: self.init(.unprocessableContent, code: "invalid_request", message: error.description)
-        case .conflict(let code, _): self.init(.conflict, code: code, message: error.description)
-        case .refused(let code, _): self.init(.unprocessableContent, code: code, message: error.description)
-        case .wrongPasscode(let remaining):
-            self.init(.forbidden, code: "wrong_passcode", message: error.description, details: .object(["remaining": .integer(remaining)]))
-        }
-    }
-
-    /// A service's error as the API answers it.
+    /// A service's error as the API answers it: the one place a ``ServiceError``'s kind gets its
+    /// status and code.
     init(_ error: ServiceError) {
         switch error.kind {
         case .notFound: self.init(.notFound, code: "not_found", message: error.description)
         case .invalid: self.init(.badRequest, code: "bad_request", message: error.description)
+        case .invalidRequest: self.init(.unprocessableContent, code: "invalid_request", message: error.description)
         case .unprocessable(let code): self.init(.unprocessableContent, code: code, message: error.description)
+        case .forbidden(let code): self.init(.forbidden, code: code, message: error.description)
+        case .conflict(let code): self.init(.conflict, code: code, message: error.description)
+        case .wrongPasscode(let remaining):
+            self.init(.forbidden, code: "wrong_passcode", message: error.description, details: .object(["remaining": .integer(remaining)]))
+        case .deleted(let tombstone):
+            self.init(
+                .gone, code: "deleted", message: error.description,
+                details: .object([
+                    "deletedAt": .string(Timestamp.string(from: tombstone.deletedAt)), "deletedBy": .string(tombstone.deletedBy),
+                ]))
         case .invalidQuestionnaire:
             self.init(
                 .unprocessableContent, code: "invalid_questionnaire", message: error.description,

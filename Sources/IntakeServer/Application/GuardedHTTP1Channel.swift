@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdCore
+import IntakeService
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdAuth
+import IntakeService
 
 /// The request context: Hummingbird's core storage plus the user the bearer token belongs to
 /// (set by ``TokenAuthenticator``).

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 import Logging
 
 extension IntakeServerApp {

@@ -1,7 +1,8 @@
 import Foundation
 import Hummingbird
-import HummingbirdTLS
 import HummingbirdCore
+import HummingbirdTLS
+import IntakeService
 import Logging
 import NIOCore
 
@@ -33,7 +34,8 @@ public struct IntakeServices: Sendable {
         let audit = AuditLog(store: store, clock: configuration.clock)
         self.audit = audit
         self.accounts = AccountService(
-            store: store, bcryptCost: configuration.bcryptCost, sessionLifetime: configuration.sessionLifetime, policy: configuration.signIn,
+            store: store, bcryptCost: configuration.bcryptCost, sessionLifetime: configuration.sessionLifetime,
+            policy: configuration.signIn,
             clock: configuration.clock, audit: audit, teamCreation: configuration.teamCreation)
         self.questionnaires = QuestionnaireService(store: store)
         let notifications = NotificationHub()
@@ -86,8 +88,7 @@ public enum IntakeServerApp {
         let table = RouteTable()
         router.add(middleware: MetricsMiddleware(metrics: services.metrics))
         router.add(middleware: RequestLogMiddleware())
-        let store = services.store
-        router.add(middleware: ErrorMiddleware(routes: table, outage: { store.outage($0) }))
+        router.add(middleware: ErrorMiddleware(routes: table, outage: { services.outage(of: $0) }))
         router.add(middleware: RequestLimitsMiddleware())
         router.add(
             middleware: TokenAuthenticator(
@@ -122,7 +123,8 @@ public enum IntakeServerApp {
     }
 
     public static func application(
-        _ services: IntakeServices, modules: [any ServerModule] = [], logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        _ services: IntakeServices, modules: [any ServerModule] = [], logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let port = services.configuration.port
         return Application(
@@ -176,7 +178,8 @@ public enum IntakeServerApp {
             throw ServerStartError(
                 error.errnoCode == EADDRINUSE
                     ? "port \(configuration.port) of \(configuration.host) is in use by another program; stop it, or choose another port with --port (or INTAKE_SERVER_PORT)"
-                    : "this account may not listen on port \(configuration.port) of \(configuration.host); choose a port above 1023 with --port (or INTAKE_SERVER_PORT)")
+                    : "this account may not listen on port \(configuration.port) of \(configuration.host); choose a port above 1023 with --port (or INTAKE_SERVER_PORT)"
+            )
         }
     }
 
@@ -190,7 +193,9 @@ public enum IntakeServerApp {
         let document = try String(contentsOf: url, encoding: .utf8)
         let batchItems = "records: { type: array, maxItems: 500, "
         guard document.contains(batchItems) else {
-            throw ConfigurationError("openapi.yaml no longer states the batch limit as 'maxItems: 500' on BatchRequest.records; update IntakeServerApp.openAPIDocument")
+            throw ConfigurationError(
+                "openapi.yaml no longer states the batch limit as 'maxItems: 500' on BatchRequest.records; update IntakeServerApp.openAPIDocument"
+            )
         }
         return document.replacingOccurrences(of: batchItems, with: "records: { type: array, maxItems: \(maxBatchRecords), ")
     }

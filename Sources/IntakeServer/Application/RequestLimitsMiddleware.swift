@@ -1,4 +1,5 @@
 import Hummingbird
+import IntakeService
 
 /// Refuses, before any route reads it, a request line too long to be a real request (414) and
 /// any NUL character in the path or query (400): databases and C libraries cut text at NUL, so
@@ -18,7 +19,8 @@ struct RequestLimitsMiddleware: RouterMiddleware {
         // Percent-encoded (%00) anywhere in the target, or raw.
         if target.utf8.contains(0) || target.range(of: "%00") != nil {
             throw APIError(
-                .badRequest, code: "nul_character", message: "the path or query holds a NUL character (%00), which Intake does not accept; remove it")
+                .badRequest, code: "nul_character",
+                message: "the path or query holds a NUL character (%00), which Intake does not accept; remove it")
         }
         return try await next(request, context)
     }

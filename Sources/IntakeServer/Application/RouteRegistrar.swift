@@ -1,4 +1,5 @@
 import Hummingbird
+import IntakeService
 import Synchronization
 
 /// Adds routes to the router and remembers them, so tests can check each against `openapi.yaml`.

@@ -1,5 +1,6 @@
 import Foundation
 import IntakeCore
+import IntakeService
 
 /// How `intake serve` runs. Every value has a default; `init(environment:)` reads the
 /// `INTAKE_SERVER_*` variables, and command-line flags override both.
@@ -43,7 +44,8 @@ public struct ServerConfiguration: Sendable {
     public var webhooks = WebhookSettings()
     /// Delays and lock against password guessing.
     public var signIn = SignInPolicy()
-    /// The clock sign-in delays are measured by (tests move it).
+    /// The clock sign-in delays and grant expiries are measured by. Only code sets another (tests,
+    /// through this property); no variable of the environment moves it.
     public var clock: @Sendable () -> Date = { Date() }
     /// Serve https with this certificate and key; nil for plain http.
     public var tls: ServerTLSFiles?
@@ -99,7 +101,9 @@ public struct ServerConfiguration: Sendable {
         if let bytes = environment["INTAKE_SERVER_MAX_BODY_BYTES"] {
             maxBodyBytes = try Self.number(bytes, "INTAKE_SERVER_MAX_BODY_BYTES", 1024...(1 << 30))
         }
-        if let batch = environment["INTAKE_SERVER_MAX_BATCH"] { maxBatchRecords = try Self.number(batch, "INTAKE_SERVER_MAX_BATCH", 1...10_000) }
+        if let batch = environment["INTAKE_SERVER_MAX_BATCH"] {
+            maxBatchRecords = try Self.number(batch, "INTAKE_SERVER_MAX_BATCH", 1...10_000)
+        }
         if let days = environment["INTAKE_SERVER_NOTIFICATION_RETENTION_DAYS"] {
             notificationRetention = .seconds(try Self.number(days, "INTAKE_SERVER_NOTIFICATION_RETENTION_DAYS", 1...3650) * 86_400)
         }
@@ -109,14 +113,17 @@ public struct ServerConfiguration: Sendable {
         switch environment["INTAKE_SERVER_UNLINKED_RECORDS"] {
         case nil, "exclude": break
         case "include": unlinkedRecordsReachResearchers = true
-        default: throw ConfigurationError("INTAKE_SERVER_UNLINKED_RECORDS is exclude (the default: researchers get no record without a registry patient) or include")
+        default:
+            throw ConfigurationError(
+                "INTAKE_SERVER_UNLINKED_RECORDS is exclude (the default: researchers get no record without a registry patient) or include")
         }
         switch environment["INTAKE_SERVER_TEAM_CREATION"] {
         case nil, "admins": teamCreation = .admins
         case "members": teamCreation = .members
         default:
             throw ConfigurationError(
-                "INTAKE_SERVER_TEAM_CREATION is admins (the default: only admins create teams) or members (a field worker or coordinator without a team may form one and lead it)")
+                "INTAKE_SERVER_TEAM_CREATION is admins (the default: only admins create teams) or members (a field worker or coordinator without a team may form one and lead it)"
+            )
         }
         switch environment["INTAKE_SERVER_RATE_LIMIT"] {
         case nil: break
@@ -142,18 +149,12 @@ public struct ServerConfiguration: Sendable {
             guard !list.isEmpty else { throw ConfigurationError("INTAKE_SERVER_WEBHOOK_HOSTS is a comma-separated list of host names") }
             webhooks.addresses.hosts = list
         }
-        if let text = environment["INTAKE_SERVER_CLOCK_OFFSET_SECONDS"] {
-            // For tests and drills only: the server's own clock (grant expiries, sign-in delays)
-            // runs this many seconds ahead of (or behind) the machine's.
-            guard let offset = TimeInterval(text), abs(offset) <= 10 * 365 * 86_400 else {
-                throw ConfigurationError("INTAKE_SERVER_CLOCK_OFFSET_SECONDS is a number of seconds (for tests and drills; leave it unset in service)")
-            }
-            clock = { Date().addingTimeInterval(offset) }
-        }
         switch (environment["INTAKE_SERVER_TLS_CERT"], environment["INTAKE_SERVER_TLS_KEY"]) {
         case (nil, nil): break
         case (let certificate?, let key?): tls = ServerTLSFiles(certificateFile: certificate, keyFile: key)
-        default: throw ConfigurationError("INTAKE_SERVER_TLS_CERT and INTAKE_SERVER_TLS_KEY go together: the certificate (PEM, with its chain) and its private key")
+        default:
+            throw ConfigurationError(
+                "INTAKE_SERVER_TLS_CERT and INTAKE_SERVER_TLS_KEY go together: the certificate (PEM, with its chain) and its private key")
         }
         if let level = environment["INTAKE_LOG_LEVEL"] {
             guard Self.logLevels.contains(level) else {
@@ -177,12 +178,4 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) {
         self.description = description
     }
-}
-
-/// Who may form a team.
-public enum TeamCreation: String, Sendable {
-    /// Only admins create teams.
-    case admins
-    /// Admins, and a field worker or coordinator without a team, who then coordinates it.
-    case members
 }

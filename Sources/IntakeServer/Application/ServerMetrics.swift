@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import IntakeService
 import Metrics
 import Prometheus
 import Synchronization
@@ -28,7 +29,8 @@ public final class ServerMetrics: Sendable {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         let fast: [Duration] = [
-            .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
         ]
         factory.durationHistogramBuckets = [
@@ -62,7 +64,8 @@ public final class ServerMetrics: Sendable {
     /// A request answered: its method, route pattern (nil: no route matched), status and time.
     func request(method: HTTPRequest.Method, route: String?, status: HTTPResponse.Status, duration: Duration) {
         // A request no route took (the router names it "NotFound") is "unmatched": never its path.
-        let key = RequestKey(method: method.rawValue, route: route.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched", status: status.code)
+        let key = RequestKey(
+            method: method.rawValue, route: route.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "unmatched", status: status.code)
         let metrics = requests.withLock { known in
             if let metrics = known[key] { return metrics }
             let labels = [("method", key.method), ("route", key.route), ("status", String(key.status))]
@@ -118,30 +121,5 @@ public final class ServerMetrics: Sendable {
         webhooks.set(Double(backlog.webhooks))
         webhookBacklog.set(Double(backlog.events))
         return registry.emitToBuffer()
-    }
-}
-
-/// The figures of one store's group commits (``GroupCommit``).
-public struct GroupCommitMetrics: Sendable {
-    /// Records in each group commit.
-    let records: Metrics.Recorder
-    /// Requests (jobs) in each group commit.
-    let requests: Metrics.Recorder
-    /// From a request handing in its records to the start of the commit that holds them.
-    let wait: Metrics.Timer
-    /// Each commit, to the database's answer (after its fsync).
-    let duration: Metrics.Timer
-    /// Requests waiting for a commit now.
-    let waiting: Metrics.Meter
-    /// Group commits that failed as a whole.
-    let failures: Metrics.Counter
-
-    init(factory: PrometheusMetricsFactory) {
-        records = Metrics.Recorder(label: "intake_group_commit_records", factory: factory)
-        requests = Metrics.Recorder(label: "intake_group_commit_requests", factory: factory)
-        wait = Metrics.Timer(label: "intake_group_commit_wait_seconds", factory: factory)
-        duration = Metrics.Timer(label: "intake_group_commit_duration_seconds", factory: factory)
-        waiting = Metrics.Meter(label: "intake_group_commit_waiting", factory: factory)
-        failures = Metrics.Counter(label: "intake_group_commit_failures_total", factory: factory)
     }
 }

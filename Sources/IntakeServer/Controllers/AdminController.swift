@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// Teams, users and tokens, for admins: `/v1/teams`, `/v1/users`, `/v1/users/{username}/tokens`.
 struct AdminController {
@@ -60,7 +61,8 @@ struct AdminController {
         }
         routes.on(.post, "/v1/teams") { request, context in
             let user = try context.signedIn()
-            let body = try JSONCoding.decode(NewTeam.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+            let body = try JSONCoding.decode(
+                NewTeam.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             let team = try await accountRule { try await services.accounts.formTeam(name: body.name, by: user) }
             return try JSONCoding.response(TeamJSON(team), status: .created)
         }
@@ -70,9 +72,12 @@ struct AdminController {
         }
         routes.on(.post, "/v1/users") { request, context in
             let admin = try context.signedIn()
-            let body = try JSONCoding.decode(NewUserBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+            let body = try JSONCoding.decode(
+                NewUserBody.self,
+                from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             let user = try await accountRule {
-                try await services.accounts.createUser(username: body.username, password: body.password, role: body.role, team: body.team, by: admin.username)
+                try await services.accounts.createUser(
+                    username: body.username, password: body.password, role: body.role, team: body.team, by: admin.username)
             }
             return try JSONCoding.response(UserJSON(user), status: .created)
         }
@@ -111,8 +116,12 @@ struct AdminController {
         routes.on(.post, "/v1/users/{username}/tokens") { request, context in
             _ = try context.signedIn()
             let username = try context.parameters.require("username")
-            let body = try JSONCoding.decode(NewTokenBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
-            if let days = body.expiresInDays, !(1...3650).contains(days) { throw APIError.badRequest("expiresInDays must be from 1 to 3650") }
+            let body = try JSONCoding.decode(
+                NewTokenBody.self,
+                from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+            if let days = body.expiresInDays, !(1...3650).contains(days) {
+                throw APIError.badRequest("expiresInDays must be from 1 to 3650")
+            }
             let expiresAt = body.expiresInDays.map { Date().addingTimeInterval(Double($0) * 86400) }
             let name = body.name ?? "api"
             let token = try await services.accounts.issueToken(username: username, name: name, expiresAt: expiresAt)

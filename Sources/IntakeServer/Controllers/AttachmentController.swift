@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IntakeCore
+import IntakeService
 import NIOCore
 
 /// Files that answer photo, audio, document and signature questions.
@@ -46,7 +47,8 @@ struct AttachmentController {
             guard let bytes = try await exportable(id, sha256: sha256, by: user) else {
                 throw APIError.notFound("file \(sha256.prefix(12))… of record \(RecordController.key(id)) in your exports")
             }
-            try await services.audit.record(.export, by: user.username, details: ["record": RecordController.key(id), "attachment": String(sha256.prefix(16))])
+            try await services.audit.record(
+                .export, by: user.username, details: ["record": RecordController.key(id), "attachment": String(sha256.prefix(16))])
             return Self.file(bytes)
         }
     }
@@ -60,7 +62,9 @@ struct AttachmentController {
         guard let store = services.records.attachments else {
             throw APIError(
                 .serviceUnavailable, code: "no_attachments",
-                message: "this server keeps no files: its operator sets INTAKE_SERVER_ATTACHMENTS to a folder (shared by every server of the deployment)")
+                message:
+                    "this server keeps no files: its operator sets INTAKE_SERVER_ATTACHMENTS to a folder (shared by every server of the deployment)"
+            )
         }
         return (store, sha256)
     }
@@ -74,7 +78,8 @@ struct AttachmentController {
         guard total <= AttachmentKind.largest else {
             throw APIError(
                 .contentTooLarge, code: "file_too_large",
-                message: "the file is \(AttachmentKind.describe(total)); a file is at most \(AttachmentKind.describe(AttachmentKind.largest))")
+                message:
+                    "the file is \(AttachmentKind.describe(total)); a file is at most \(AttachmentKind.describe(AttachmentKind.largest))")
         }
         do {
             let state = try store.append(team: team, sha256: sha256, offset: offset, total: total, bytes: bytes)
@@ -85,19 +90,24 @@ struct AttachmentController {
             case .wrongOffset(let received):
                 throw APIError(
                     .conflict, code: "wrong_offset",
-                    message: "this chunk starts at byte \(offset), but \(received) bytes of the file have arrived: send from byte \(received)",
+                    message:
+                        "this chunk starts at byte \(offset), but \(received) bytes of the file have arrived: send from byte \(received)",
                     details: .object(["received": .integer(received)]))
             case .tooLarge:
                 throw APIError(
-                    .contentTooLarge, code: "file_too_large", message: "the chunk goes past the file's size \(total), or the file is over the limit")
+                    .contentTooLarge, code: "file_too_large",
+                    message: "the chunk goes past the file's size \(total), or the file is over the limit")
             case .digestMismatch:
                 throw APIError(
                     .unprocessableContent, code: "digest_mismatch",
-                    message: "the bytes received do not hash to \(sha256.prefix(12))…; the upload is dropped: send the file again from byte 0")
+                    message:
+                        "the bytes received do not hash to \(sha256.prefix(12))…; the upload is dropped: send the file again from byte 0")
             case .unknownType:
                 throw APIError(
                     .unprocessableContent, code: "unknown_file_type",
-                    message: "the file is not one Intake takes (\(AttachmentType.allCases.map(\.name).joined(separator: ", "))), by its contents")
+                    message:
+                        "the file is not one Intake takes (\(AttachmentType.allCases.map(\.name).joined(separator: ", "))), by its contents"
+                )
             }
         }
     }
@@ -122,8 +132,10 @@ struct AttachmentController {
     /// The file, if `user` may have it in an export: the record's team's coordinator; a
     /// researcher the patient's consent reaches, for a question not marked identifying.
     private func exportable(_ id: UUID, sha256: String, by user: User) async throws -> Data? {
-        guard case .success(let reach) = RecordAccessPolicy.export(
-            by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
+        guard
+            case .success(let reach) = RecordAccessPolicy.export(
+                by: user, includeIdentifiers: false, unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers
+            )
         else { throw APIError(.forbidden, code: "forbidden", message: "only coordinators and researchers export records") }
         guard let stored = try await services.records.store.record(id: id) else { return nil }
         var scope: SharingScope?
@@ -134,7 +146,8 @@ struct AttachmentController {
         if let questionnaire = try await services.questionnaires.questionnaire(stored.record.questionnaire) {
             var keys = Set<String>()
             for published in try await services.questionnaires.published() where published.id == questionnaire.id {
-                let version = try await services.questionnaires.questionnaire(QuestionnaireReference(id: published.id, version: published.version))
+                let version = try await services.questionnaires.questionnaire(
+                    QuestionnaireReference(id: published.id, version: published.version))
                 keys.formUnion(version?.allQuestions.filter(\.isIdentifying).map(\.key) ?? [])
             }
             identifying = Self.identifyingFiles(stored.record, questionnaire, identifyingKeys: keys)
@@ -143,7 +156,8 @@ struct AttachmentController {
         }
         guard
             RecordAccessPolicy.exportsFile(
-                reach, recordTeam: stored.teamId, linked: stored.record.patientId != nil, scope: scope, identifying: identifying.contains(sha256))
+                reach, recordTeam: stored.teamId, linked: stored.record.patientId != nil, scope: scope,
+                identifying: identifying.contains(sha256))
         else { return nil }
         return services.records.file(sha256, of: stored)
     }

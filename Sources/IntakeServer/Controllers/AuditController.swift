@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// The audit trail, for admins: `GET /v1/audit` (filtered, paged, oldest first) and
 /// `GET /v1/audit/verify` (the whole chain checked, and optionally a head kept elsewhere).
@@ -50,14 +51,17 @@ struct AuditController {
             let report = try await services.audit.verify(expectedHead: expected)
             var answer: [String: Any] = ["sound": report.isSound, "checked": report.checked]
             if let head = report.head { answer["head"] = ["seq": head.seq, "hash": head.hash, "at": head.at] }
-            if let problem = report.problem { answer["problem"] = ["seq": problem.seq, "kind": problem.kind.rawValue, "message": problem.message] }
+            if let problem = report.problem {
+                answer["problem"] = ["seq": problem.seq, "kind": problem.kind.rawValue, "message": problem.message]
+            }
             return try Self.response(answer)
         }
     }
 
     static func json(_ event: AuditEvent) -> [String: Any] {
         [
-            "seq": event.seq, "at": event.at, "actor": event.actor, "action": event.action, "subject": event.subject, "details": event.details,
+            "seq": event.seq, "at": event.at, "actor": event.actor, "action": event.action, "subject": event.subject,
+            "details": event.details,
             "previousHash": event.previousHash, "hash": event.hash,
         ]
     }
@@ -69,8 +73,11 @@ struct AuditController {
 
     private static func number(_ text: String?, _ name: String, range: ClosedRange<Int64>) throws -> Int64? {
         guard let text else { return nil }
-        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text), range.contains(value) else {
-            throw APIError.badRequest("'\(name)' is a whole number from \(range.lowerBound)\(range.upperBound == .max ? "" : " to \(range.upperBound)")")
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text),
+            range.contains(value)
+        else {
+            throw APIError.badRequest(
+                "'\(name)' is a whole number from \(range.lowerBound)\(range.upperBound == .max ? "" : " to \(range.upperBound)")")
         }
         return value
     }
@@ -84,7 +91,9 @@ struct AuditController {
     private static func time(_ text: String?, _ name: String) throws -> Date? {
         guard let text else { return nil }
         if let time = Timestamp.date(from: text) { return time }
-        if let day = LocalDate(iso: text) { return Date(timeIntervalSince1970: Double(CivilDays.days(year: day.year, month: day.month, day: day.day)) * 86_400) }
+        if let day = LocalDate(iso: text) {
+            return Date(timeIntervalSince1970: Double(CivilDays.days(year: day.year, month: day.month, day: day.day)) * 86_400)
+        }
         throw APIError.badRequest("'\(name)' is a time such as 2026-11-24T08:00:00Z, or a UTC day such as 2026-11-24")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 import ServiceLifecycle
 
 /// The team's change feed, for field workers' synced copies: `GET /v1/changes?since=&limit=&wait=`
@@ -105,7 +106,9 @@ struct ChangeController {
     /// Each change as an event (`record` or `deleted`, its cursor as id); `reset` first when the
     /// reader must drop its copy and start again. A comment every 15 s keeps the connection open;
     /// the server ends the stream after its lifetime (the client reconnects with Last-Event-ID).
-    private func stream(team: Int64, since: Int64, user: User, until stopping: ShutdownSignal, write: (String) async throws -> Void) async throws {
+    private func stream(team: Int64, since: Int64, user: User, until stopping: ShutdownSignal, write: (String) async throws -> Void)
+        async throws
+    {
         try await write("retry: 2000\n\n")
         let hub = services.records.changes
         var since = since
@@ -179,18 +182,7 @@ struct ChangeController {
             writer.string("removed")
             return "removed"
         case .saved(let stored):
-            writer.key("receivedAt")
-            writer.string(Timestamp.string(from: stored.receivedAt))
-            writer.key("receivedBy")
-            writer.string(stored.receivedBy)
-            writer.key("record")
-            RecordCodec.write(stored.record, into: &writer)
-            writer.key("revision")
-            writer.integer(stored.revision)
-            writer.key("type")
-            writer.string("record")
-            writer.key("updatedAt")
-            writer.string(Timestamp.string(from: stored.updatedAt))
+            StoredRecordJSON.writeMembers(stored, type: "record", into: &writer)
             return "record"
         case .deleted(let tombstone):
             writer.key("deletedAt")

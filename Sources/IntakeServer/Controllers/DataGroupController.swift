@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// Data groups: `POST /v1/data-groups` (admins), `GET /v1/data-groups`, `DELETE /v1/data-groups/{name}` (admins, when unused).
 struct DataGroupController {
@@ -15,7 +16,8 @@ struct DataGroupController {
         routes.on(.post, "/v1/data-groups") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(
-                NewGroupBody.self, from: try await JSONCoding.body(of: request, limit: 16 * 1024, timeout: services.configuration.bodyTimeout))
+                NewGroupBody.self,
+                from: try await JSONCoding.body(of: request, limit: 16 * 1024, timeout: services.configuration.bodyTimeout))
             let group = try await services.patients.createGroup(name: body.name, description: body.description ?? "", by: user)
             return try JSONCoding.response(DataGroupJSON(group, counted: true), status: .created)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// Enrolling machines: a team's codes and devices (`/v1/teams/{team}/enrolments`,
 /// `/v1/teams/{team}/devices`), and `POST /v1/devices`, where a new machine uses a code.
@@ -42,7 +43,8 @@ struct DeviceController {
             let (code, enrolment) = try await services.devices.createEnrolment(
                 teamId: team.id, username: body.username, lifetime: body.expiresInHours.map { $0 * 3600 }, by: user.username)
             return try JSONCoding.response(
-                IssuedEnrolmentJSON(enrolment: EnrolmentJSON(enrolment, team: team.name, now: Date()), code: code, pins: services.configuration.tlsPins),
+                IssuedEnrolmentJSON(
+                    enrolment: EnrolmentJSON(enrolment, team: team.name, now: Date()), code: code, pins: services.configuration.tlsPins),
                 status: .created)
         }
         routes.on(.get, "/v1/teams/{team}/enrolments") { _, context in
@@ -53,11 +55,15 @@ struct DeviceController {
         }
         routes.on(.get, "/v1/teams/{team}/devices") { _, context in
             let (team, _) = try await managed(context)
-            return try JSONCoding.response(["devices": try await services.devices.devices(teamId: team.id).map { DeviceJSON($0, team: team.name) }])
+            return try JSONCoding.response([
+                "devices": try await services.devices.devices(teamId: team.id).map { DeviceJSON($0, team: team.name) }
+            ])
         }
         routes.on(.delete, "/v1/teams/{team}/devices/{device}") { _, context in
             let (team, user) = try await managed(context)
-            guard let id = Int64(try context.parameters.require("device")) else { throw APIError.badRequest("a device id is a number (intake team devices)") }
+            guard let id = Int64(try context.parameters.require("device")) else {
+                throw APIError.badRequest("a device id is a number (intake team devices)")
+            }
             let device = try await services.devices.revoke(id: id, teamId: team.id, by: user.username)
             return try JSONCoding.response(DeviceJSON(device, team: team.name))
         }
@@ -65,7 +71,8 @@ struct DeviceController {
             let body = try JSONCoding.decode(RedeemBody.self, from: try await small(request))
             let (token, device, user) = try await services.devices.redeem(
                 code: body.code, deviceId: body.deviceId, name: body.name ?? "", intakeVersion: body.intakeVersion)
-            return try JSONCoding.response(EnrolledJSON(token: token, device: DeviceJSON(device, team: user.teamName), user: UserJSON(user)), status: .created)
+            return try JSONCoding.response(
+                EnrolledJSON(token: token, device: DeviceJSON(device, team: user.teamName), user: UserJSON(user)), status: .created)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IntakeExport
+import IntakeService
 
 /// `GET /v1/exports?format=&questionnaire=&since=&until=&dataGroups=&reviewStates=&includeIdentifiers=&dropFreeText=&shiftDates=&rawCells=`:
 /// a research export, streamed as it is read from the store.
@@ -38,7 +39,8 @@ struct ExportController {
             for name in text.split(separator: ",", omittingEmptySubsequences: false) {
                 guard let state = ReviewState(rawValue: String(name)) else {
                     throw APIError.badRequest(
-                        "'reviewStates' is review states separated by commas, of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")), such as approved,edited")
+                        "'reviewStates' is review states separated by commas, of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")), such as approved,edited"
+                    )
                 }
                 reviewStates.append(state)
             }
@@ -84,7 +86,9 @@ struct ExportController {
         // Who exported what: the filters and options, and what it sends, on the trail before a
         // byte leaves (records of a record format; rows of removed; reports as they stream).
         var audited = ["format": parameters["format"] ?? "csv", "questionnaire": prepared.plan.questionnaireId]
-        for name in ["since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates", "reviewStates"] { if let value = parameters[name] { audited[name] = value } }
+        for name in ["since", "until", "dataGroups", "includeIdentifiers", "dropFreeText", "shiftDates", "reviewStates"] {
+            if let value = parameters[name] { audited[name] = value }
+        }
         var headers: HTTPFields = [
             .cacheControl: "no-store",
             Self.cursorHeader: prepared.cursor,
@@ -99,7 +103,8 @@ struct ExportController {
             headers[.contentDisposition] = "attachment; filename=\"\(format.fileName)\""
             headers[Self.countHeader] = String(format.hasRecords ? prepared.count : 0)
             let formatter = format.formatter(plan: prepared.plan, files: [.wideCSV, .longCSV, .codebookCSV])
-            stream = ExportStream(formatter: formatter, pager: services.exports.pager(prepared, formats: [format]), hasRecords: format.hasRecords)
+            stream = ExportStream(
+                formatter: formatter, pager: services.exports.pager(prepared, formats: [format]), hasRecords: format.hasRecords)
         case .side(let file):
             headers[.contentType] = file.contentType
             headers[.contentDisposition] = "attachment; filename=\"\(file.fileName)\""
@@ -108,7 +113,9 @@ struct ExportController {
                     // Each parameter is valid on its own; together they ask for nothing: 422, as the contract says.
                     throw APIError(
                         .unprocessableContent, code: "since_required",
-                        message: "format=removed lists what an earlier export held that must now be deleted; give 'since' (that export's cursor)")
+                        message:
+                            "format=removed lists what an earlier export held that must now be deleted; give 'since' (that export's cursor)"
+                    )
                 }
                 headers[Self.countHeader] = String(removed.count)
                 stream = ExportStream(text: RemovedRecord.csv(removed), count: removed.count)

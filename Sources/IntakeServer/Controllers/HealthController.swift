@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// `GET /health` and `GET /openapi.yaml`: no token needed.
 struct HealthController {

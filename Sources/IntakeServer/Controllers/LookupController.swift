@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// `GET /v1/records?familyName=&givenName=&dateOfBirth=&externalId=&limit=&offset=`: find a patient
 /// in the caller's team. Names match without regard to case or accents; partial matches rank lower.
@@ -75,7 +76,8 @@ struct LookupController {
         }
         guard query.givenName != nil || query.familyName != nil || query.dateOfBirth != nil || query.externalId != nil else {
             throw APIError(
-                .unprocessableContent, code: "no_criteria", message: "give at least one of familyName, givenName, dateOfBirth or externalId")
+                .unprocessableContent, code: "no_criteria", message: "give at least one of familyName, givenName, dateOfBirth or externalId"
+            )
         }
         if let limit = text("limit") {
             guard let value = Int(limit), (1...100).contains(value) else { throw APIError.badRequest("limit must be from 1 to 100") }

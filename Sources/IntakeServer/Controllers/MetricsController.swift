@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import IntakeService
 
 /// `GET /metrics`: what the server measures, in Prometheus' text form, for admins (a scraper
 /// holds an admin's token). Scrapes are not on the audit trail: one every few seconds would

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IntakeCore
+import IntakeService
 import ServiceLifecycle
 import Synchronization
 

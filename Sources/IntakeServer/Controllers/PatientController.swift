@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// The patient registry: `POST /v1/patients` (and `/batch`), `GET /v1/patients?name=&dateOfBirth=&externalId=`,
 /// `GET|PATCH /v1/patients/{id}`, `POST /v1/patients/{id}/archive|restore`, `GET|PUT /v1/patients/{id}/consent`.
@@ -20,7 +21,9 @@ struct PatientController {
         var consent: ConsentBody?
         static let fields: Set<String> = ["id", "givenName", "familyName", "dateOfBirth", "sex", "externalId", "dataGroups", "consent"]
 
-        var person: (id: UUID?, identification: PatientIdentification, groups: [String], consent: (scope: SharingScope, method: ConsentMethod)?) {
+        var person:
+            (id: UUID?, identification: PatientIdentification, groups: [String], consent: (scope: SharingScope, method: ConsentMethod)?)
+        {
             get throws { (id, try identification(), dataGroups ?? [], consent.map { ($0.scope, $0.method) }) }
         }
 
@@ -77,7 +80,9 @@ struct PatientController {
         init(from decoder: any Decoder) throws {
             if let unknown = try decoder.container(keyedBy: AnyKey.self).allKeys.first(where: { !Self.fields.contains($0.stringValue) }) {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "consent has no field '\(unknown.stringValue.prefix(40))'; it takes scope and method"))
+                    .init(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "consent has no field '\(unknown.stringValue.prefix(40))'; it takes scope and method"))
             }
             let container = try decoder.container(keyedBy: CodingKeys.self)
             scope = try container.decode(SharingScope.self, forKey: .scope)
@@ -103,7 +108,8 @@ struct PatientController {
         routes.on(.post, "/v1/patients/batch") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(
-                BatchBody.self, from: try await self.body(request, limit: services.configuration.maxBodyBytes), items: "patients", of: PersonBody.self)
+                BatchBody.self, from: try await self.body(request, limit: services.configuration.maxBodyBytes), items: "patients",
+                of: PersonBody.self)
             let outcomes = try await services.patients.register(try body.patients.map { try $0.person }, by: user)
             return try JSONCoding.response(["results": zip(body.patients, outcomes).map { BatchResultJSON(id: $0.id, outcome: $1) }])
         }
@@ -157,7 +163,8 @@ struct PatientController {
             }
             // The fields searched by, never what was searched for.
             let fields = ["name", "dateOfBirth", "externalId", "all", "idPrefix"].filter { parameters[$0] != nil }
-            try await services.audit.record(.lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients"])
+            try await services.audit.record(
+                .lookup, by: user.username, details: ["fields": fields.joined(separator: ","), "registry": "patients"])
             return try JSONCoding.response(["patients": try await services.patients.find(query, for: user).map(PatientJSON.init)])
         }
         routes.on(.get, "/v1/patients/{id}") { _, context in
@@ -178,7 +185,8 @@ struct PatientController {
                 person.dateOfBirth = nil
                 if let text = body.dateOfBirth {
                     guard let date = LocalDate(iso: text) else {
-                        throw APIError(.unprocessableContent, code: "invalid_request", message: "dateOfBirth is a date such as 1990-04-12, or null")
+                        throw APIError(
+                            .unprocessableContent, code: "invalid_request", message: "dateOfBirth is a date such as 1990-04-12, or null")
                     }
                     person.dateOfBirth = date
                 }
@@ -191,19 +199,22 @@ struct PatientController {
         for (action, archived) in [("archive", true), ("restore", false)] {
             routes.on(.post, "/v1/patients/{id}/\(action)") { _, context in
                 let user = try context.signedIn()
-                return try JSONCoding.response(PatientJSON(try await services.patients.setArchived(try context.pathID(of: "a patient"), archived, by: user)))
+                return try JSONCoding.response(
+                    PatientJSON(try await services.patients.setArchived(try context.pathID(of: "a patient"), archived, by: user)))
             }
         }
         routes.on(.put, "/v1/patients/{id}/consent") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(ConsentBody.self, from: try await self.body(request, limit: 16 * 1024))
-            let patient = try await services.patients.recordConsent(try context.pathID(of: "a patient"), scope: body.scope, method: body.method, by: user)
+            let patient = try await services.patients.recordConsent(
+                try context.pathID(of: "a patient"), scope: body.scope, method: body.method, by: user)
             return try JSONCoding.response(PatientJSON(patient))
         }
         routes.on(.get, "/v1/patients/{id}/consent") { _, context in
             let user = try context.signedIn()
             let (patient, history) = try await services.patients.consent(try context.pathID(of: "a patient"), for: user)
-            return try JSONCoding.response(ConsentHistoryJSON(scope: patient.effectiveScope.rawValue, history: history.map(ConsentJSON.init)))
+            return try JSONCoding.response(
+                ConsentHistoryJSON(scope: patient.effectiveScope.rawValue, history: history.map(ConsentJSON.init)))
         }
     }
 
@@ -217,7 +228,8 @@ struct PatientController {
         case .notFound: throw APIError.notFound("patient \(id.uuidString.lowercased())")
         case .stale(let current):
             throw APIError(
-                .conflict, code: "stale_revision", message: "the patient changed since revision \(baseRevision); read it again and redo the change",
+                .conflict, code: "stale_revision",
+                message: "the patient changed since revision \(baseRevision); read it again and redo the change",
                 details: .object(["currentRevision": .integer(current)]))
         case .externalIdTaken(let existing): throw Self.refusal(.externalIdTaken(existing: existing))
         case .unknownDataGroups(let unknown, let defined):
@@ -288,7 +300,9 @@ struct BatchResultJSON: Encodable {
         case .created(let patient): (self.id, self.outcome) = (patient.id.uuidString.lowercased(), "created")
         case .existing(let patient): (self.id, self.outcome) = (patient.id.uuidString.lowercased(), "existing")
         case .externalIdTaken(let existing):
-            (self.id, self.outcome, existingPatientId) = (id?.uuidString.lowercased(), "external_id_taken", existing.uuidString.lowercased())
+            (self.id, self.outcome, existingPatientId) = (
+                id?.uuidString.lowercased(), "external_id_taken", existing.uuidString.lowercased()
+            )
         case .idTaken: (self.id, self.outcome) = (id?.uuidString.lowercased(), "id_taken")
         }
     }

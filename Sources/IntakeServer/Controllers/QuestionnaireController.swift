@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// `GET /v1/questionnaires`, `GET /v1/questionnaires/{id}/versions/{version}`, `POST /v1/questionnaires`,
 /// `PUT /v1/questionnaires/{id}/versions/{version}/state`.
@@ -98,7 +99,9 @@ struct QuestionnaireController {
         routes.on(.post, "/v1/questionnaires") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(
-                Publish.self, from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
+                Publish.self,
+                from: try await JSONCoding.body(
+                    of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
             let (published, isNew) = try await services.questionnaires.publish(
                 files: body.files, lists: body.lists ?? [:], draft: body.draft ?? false, by: user.username)
             return try JSONCoding.response(Summary(published), status: isNew ? .created : .ok)
@@ -113,9 +116,11 @@ struct QuestionnaireController {
         }
         routes.on(.post, "/v1/questionnaires/{id}/versions/{version}/test-records") { request, context in
             let (user, team) = try context.member()
-            let reference = QuestionnaireReference(id: try context.parameters.require("id"), version: try context.parameters.require("version"))
+            let reference = QuestionnaireReference(
+                id: try context.parameters.require("id"), version: try context.parameters.require("version"))
             let record = try JSONCoding.record(
-                from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
+                from: try await JSONCoding.body(
+                    of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
             guard record.questionnaire == reference else {
                 throw APIError(
                     .unprocessableContent, code: "questionnaire_mismatch",
@@ -126,19 +131,23 @@ struct QuestionnaireController {
                 throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
             case .kept(let isNew, let warnings):
                 return try JSONCoding.response(
-                    TestRecordResult(id: record.id.uuidString.lowercased(), outcome: isNew ? "test" : "test_replaced", warnings: IssueJSON.listed(warnings)),
+                    TestRecordResult(
+                        id: record.id.uuidString.lowercased(), outcome: isNew ? "test" : "test_replaced",
+                        warnings: IssueJSON.listed(warnings)),
                     status: isNew ? .created : .ok)
             }
         }
         routes.on(.get, "/v1/questionnaires/{id}/versions/{version}/test-records") { _, context in
             let (_, team) = try context.member()
-            let reference = QuestionnaireReference(id: try context.parameters.require("id"), version: try context.parameters.require("version"))
+            let reference = QuestionnaireReference(
+                id: try context.parameters.require("id"), version: try context.parameters.require("version"))
             let records = try await services.records.testRecords(of: reference, teamId: team)
             return try JSONCoding.response(["records": records.map(TestRecordJSON.init)])
         }
         routes.on(.post, "/v1/questionnaires/{id}/versions/{version}/test-records/discard") { _, context in
             let (_, team) = try context.member()
-            let reference = QuestionnaireReference(id: try context.parameters.require("id"), version: try context.parameters.require("version"))
+            let reference = QuestionnaireReference(
+                id: try context.parameters.require("id"), version: try context.parameters.require("version"))
             return try JSONCoding.response(["deleted": try await services.records.discardTestRecords(of: reference, teamId: team)])
         }
         routes.on(.get, "/v1/questionnaires/{id}/access") { _, context in
@@ -150,7 +159,8 @@ struct QuestionnaireController {
             let user = try context.signedIn()
             let id = try await publishedId(context)
             let body = try JSONCoding.decode(
-                AccessBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+                AccessBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
+            )
             let changed = try await services.records.setCollectorOnly(questionnaireId: id, body.collectorOnly, by: user.username)
             return try JSONCoding.response(Access(questionnaireId: id, collectorOnly: body.collectorOnly, changed: changed))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// `DELETE /v1/records/{id}` (a coordinator of the record's team, with a reason) and
 /// `POST /v1/tombstones/purge` (an admin): deleting records, and forgetting them for good.
@@ -22,19 +23,22 @@ extension RecordController {
             let (user, team) = try context.member()
             let id = try Self.id(context)
             let body = try JSONCoding.decode(
-                DeleteBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+                DeleteBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout)
+            )
             let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
             guard body.reason.hasVisibleCharacter, body.reason.unicodeScalars.count <= Self.maxReasonLength else {
                 throw APIError(
                     .unprocessableContent, code: "invalid_reason",
-                    message: "a deletion needs a reason of 1 to \(Self.maxReasonLength) characters (why, not who: it is kept with the tombstone)")
+                    message:
+                        "a deletion needs a reason of 1 to \(Self.maxReasonLength) characters (why, not who: it is kept with the tombstone)"
+                )
             }
             _ = try await services.access.record(id, for: .delete, by: user)
             switch try await services.records.delete(id, teamId: team, reason: reason, by: user.username) {
             case .deleted(let tombstone):
                 return try JSONCoding.response(TombstoneJSON(tombstone))
             case .alreadyDeleted(let tombstone):
-                throw Self.gone(tombstone)
+                throw ServiceError.deleted(tombstone)
             case .notFound:
                 // Moved or deleted since the check.
                 throw try await services.access.missing(id, for: .delete, by: user)
@@ -47,22 +51,13 @@ extension RecordController {
             guard RecordService.tombstoneRetention.contains(body.olderThanDays) else {
                 throw APIError(
                     .unprocessableContent, code: "invalid_retention",
-                    message: "olderThanDays is a whole number of days from 1 to 36500: tombstones of records deleted longer ago than that go")
+                    message:
+                        "olderThanDays is a whole number of days from 1 to 36500: tombstones of records deleted longer ago than that go")
             }
             let (purge, cutoff) = try await services.records.purgeTombstones(olderThanDays: body.olderThanDays, by: user.username)
             return try JSONCoding.response(
                 PurgeJSON(purged: purge.purged, kept: purge.kept, deletedBefore: Timestamp.string(from: cutoff)))
         }
-    }
-
-    /// 410 for a deleted record: when and by whom, so the caller knows it is not a typo.
-    static func gone(_ tombstone: Tombstone) -> APIError {
-        APIError(
-            .gone, code: "deleted",
-            message: "record \(key(tombstone.recordId)) was deleted at \(Timestamp.string(from: tombstone.deletedAt)) by \(tombstone.deletedBy); it cannot be read, edited or sent again under this id",
-            details: .object([
-                "deletedAt": .string(Timestamp.string(from: tombstone.deletedAt)), "deletedBy": .string(tombstone.deletedBy),
-            ]))
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// Grants: `POST`/`GET /v1/records/{id}/grants`, `DELETE /v1/records/{id}/grants/{grant}` (the
 /// record's team's coordinators), and `GET /v1/grants` (what the caller was given).
@@ -24,7 +25,9 @@ extension RecordController {
             let body = try JSONCoding.decode(
                 GrantBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
             guard (body.toUser == nil) != (body.toTeam == nil) else {
-                throw APIError(.unprocessableContent, code: "invalid_grant", message: "give either toUser or toTeam: a grant goes to one user or one team")
+                throw APIError(
+                    .unprocessableContent, code: "invalid_grant",
+                    message: "give either toUser or toTeam: a grant goes to one user or one team")
             }
             let now = services.configuration.clock()
             guard let expiresAt = Timestamp.date(from: body.expiresAt) else {
@@ -42,8 +45,10 @@ extension RecordController {
             case .created(let stored): return try JSONCoding.response(GrantJSON(stored, now: now), status: .created)
             case .recordNotFound:
                 throw try await services.access.missing(id, for: .grant, by: user)
-            case .unknownUser(let name): throw APIError(.unprocessableContent, code: "unknown_user", message: "no user is named '\(name.prefix(64))'")
-            case .unknownTeam(let name): throw APIError(.unprocessableContent, code: "unknown_team", message: "no team is named '\(name.prefix(100))'")
+            case .unknownUser(let name):
+                throw APIError(.unprocessableContent, code: "unknown_user", message: "no user is named '\(name.prefix(64))'")
+            case .unknownTeam(let name):
+                throw APIError(.unprocessableContent, code: "unknown_team", message: "no team is named '\(name.prefix(100))'")
             case .alreadyInTeam(let name):
                 throw APIError(
                     .unprocessableContent, code: "already_in_team",

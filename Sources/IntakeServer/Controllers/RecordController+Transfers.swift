@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// `POST /v1/records/{id}/transfer` and `POST /v1/patients/{id}/transfer`: a coordinator moves a
 /// record, or a patient with all their records, to another team.
@@ -28,7 +29,8 @@ extension RecordController {
         }
     }
 
-    private func transfer(_ subject: TransferRequest.Subject, _ request: Request, from team: Int64, by user: User) async throws -> Response {
+    private func transfer(_ subject: TransferRequest.Subject, _ request: Request, from team: Int64, by user: User) async throws -> Response
+    {
         let body = try JSONCoding.decode(
             TransferBody.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
         guard let target = try await services.accounts.team(named: body.toTeam) else {
@@ -37,7 +39,9 @@ extension RecordController {
         guard target.id != team else {
             throw APIError(.unprocessableContent, code: "same_team", message: "it is already your team's; give another team")
         }
-        switch try await services.records.transfer(TransferRequest(subject: subject, fromTeamId: team, toTeamId: target.id, by: user.username, at: Date())) {
+        switch try await services.records.transfer(
+            TransferRequest(subject: subject, fromTeamId: team, toTeamId: target.id, by: user.username, at: Date()))
+        {
         case .transferred(let moved):
             services.teams.hub.notify()
             return try JSONCoding.response(TransferJSON(transferred: moved.map { $0.uuidString.lowercased() }, toTeam: target.name))
@@ -47,7 +51,8 @@ extension RecordController {
         case .hasPatient(_, let patient):
             throw APIError(
                 .unprocessableContent, code: "record_has_patient",
-                message: "the record belongs to registry patient \(patient.uuidString.lowercased()); transfer the patient, with all their records (POST /v1/patients/\(patient.uuidString.lowercased())/transfer)",
+                message:
+                    "the record belongs to registry patient \(patient.uuidString.lowercased()); transfer the patient, with all their records (POST /v1/patients/\(patient.uuidString.lowercased())/transfer)",
                 details: .object(["patientId": .string(patient.uuidString.lowercased())]))
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// Records: idempotent `POST /v1/records`, `POST /v1/records/batch`, and by id `GET`, `PUT`, revisions.
 struct RecordController {
@@ -22,14 +23,17 @@ struct RecordController {
                 }
                 // The revision current at that time: the last saved at or before it.
                 guard let revision = try await services.records.revisions(of: stored.record.id).last(where: { $0.savedAt <= asOf }) else {
-                    throw APIError.notFound("record \(Self.key(stored.record.id)) as of \(text) (it was first received at \(Timestamp.string(from: stored.receivedAt)))")
+                    throw APIError.notFound(
+                        "record \(Self.key(stored.record.id)) as of \(text) (it was first received at \(Timestamp.string(from: stored.receivedAt)))"
+                    )
                 }
                 stored.record = revision.record
                 stored.revision = revision.revision
                 stored.updatedAt = revision.savedAt
                 details["asOf"] = Timestamp.string(from: asOf)
             }
-            try await services.audit.record(.recordRead, by: user.username, subject: stored.record.id.uuidString.lowercased(), details: details)
+            try await services.audit.record(
+                .recordRead, by: user.username, subject: stored.record.id.uuidString.lowercased(), details: details)
             var writer = JSONWriter()
             StoredRecordJSON.write(stored, into: &writer)
             return JSONCoding.response(json: writer.bytes)
@@ -42,7 +46,8 @@ struct RecordController {
             let (user, team) = try context.member()
             let id = try Self.id(context)
             _ = try await visibleRecord(id, user: user, team: team, toEdit: false)
-            try await services.audit.record(.recordRead, by: user.username, subject: id.uuidString.lowercased(), details: ["revisions": "all"])
+            try await services.audit.record(
+                .recordRead, by: user.username, subject: id.uuidString.lowercased(), details: ["revisions": "all"])
             var writer = JSONWriter()
             writer.beginObject()
             writer.key("revisions")
@@ -56,7 +61,9 @@ struct RecordController {
 
     private func postOne(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.member()
-        let record = try JSONCoding.record(from: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
+        let record = try JSONCoding.record(
+            from: try await JSONCoding.body(
+                of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         let owner = RecordOwner(teamId: team, username: user.username, deviceId: try Self.device(request))
         let result = try await services.records.ingest([record], owner: owner)[0]
         services.metrics.recordOutcomes([result])
@@ -69,7 +76,9 @@ struct RecordController {
         case .stored(.deleted(let tombstone), _):
             throw APIError(
                 .conflict, code: "deleted", message: Self.deletedMessage(tombstone),
-                details: .object(["deletedAt": .string(Timestamp.string(from: tombstone.deletedAt)), "deletedBy": .string(tombstone.deletedBy)]))
+                details: .object([
+                    "deletedAt": .string(Timestamp.string(from: tombstone.deletedAt)), "deletedBy": .string(tombstone.deletedBy),
+                ]))
         case .stored(.conflict(let current), _):
             throw APIError(
                 .conflict, code: "conflict",
@@ -85,7 +94,8 @@ struct RecordController {
     private func postBatch(_ request: Request, _ context: IntakeRequestContext) async throws -> Response {
         let (user, team) = try context.member()
         let device = try Self.device(request)
-        let data = try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout)
+        let data = try await JSONCoding.body(
+            of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout)
         let items = try BatchBody.items(in: data, limit: services.configuration.maxBatchRecords)
         var records: [(index: Int, record: PatientResponse)] = []
         var results: [IngestResultJSON?] = Array(repeating: nil, count: items.count)
@@ -97,7 +107,8 @@ struct RecordController {
                     index: index, outcome: "invalid", code: "malformed_record", message: "records[\(index)] " + error.description)
             }
         }
-        let stored = try await services.records.ingest(records.map(\.record), owner: RecordOwner(teamId: team, username: user.username, deviceId: device))
+        let stored = try await services.records.ingest(
+            records.map(\.record), owner: RecordOwner(teamId: team, username: user.username, deviceId: device))
         services.metrics.recordOutcomes(stored)
         if records.count < items.count { services.metrics.recordOutcome("invalid", count: items.count - records.count) }
         if let enrolled = context.device { try await services.devices.noteUpload(enrolled) }
@@ -128,7 +139,9 @@ struct RecordController {
         let (user, team) = try context.member()
         let id = try Self.id(context)
         let device = try Self.device(request)
-        let body = try RecordUpdate(json: try await JSONCoding.body(of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
+        let body = try RecordUpdate(
+            json: try await JSONCoding.body(
+                of: request, limit: services.configuration.maxBodyBytes, timeout: services.configuration.bodyTimeout))
         guard body.record.id == id else {
             throw APIError(
                 .unprocessableContent, code: "id_mismatch",
@@ -137,7 +150,9 @@ struct RecordController {
         let stored = try await visibleRecord(id, user: user, team: team, toEdit: true)
         // Files come from the uploads of the editor's team (a referee's own); a referee edits the
         // record where it belongs: in the referring team.
-        switch try await services.records.edit(body.record, of: stored, baseRevision: body.baseRevision, savedBy: user.username, uploadsTeam: team, deviceId: device) {
+        switch try await services.records.edit(
+            body.record, of: stored, baseRevision: body.baseRevision, savedBy: user.username, uploadsTeam: team, deviceId: device)
+        {
         case .invalid(let code, let message, let issues):
             throw APIError(.unprocessableContent, code: code, message: message, details: IssueJSON.details(issues))
         case .saved(.updated(let revision)):
@@ -153,7 +168,7 @@ struct RecordController {
         case .saved(.notFound):
             throw APIError.notFound("record \(Self.key(id))")
         case .saved(.deleted(let tombstone)):
-            throw Self.gone(tombstone)
+            throw ServiceError.deleted(tombstone)
         case .saved(.locked):
             throw Self.lockedError
         }

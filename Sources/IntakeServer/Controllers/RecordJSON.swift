@@ -1,5 +1,6 @@
 import Foundation
 import IntakeCore
+import IntakeService
 
 /// A validation issue in API responses: where, never the answer.
 struct IssueJSON: Encodable {
@@ -44,10 +45,18 @@ struct IssueJSON: Encodable {
     }
 }
 
-/// A stored record with its server-side facts, the record in its canonical form.
+/// A stored record with its server-side facts, the record in its canonical form: the one shape
+/// of a stored record in JSON, for `GET /v1/records/{id}` and each record of the change feed.
 enum StoredRecordJSON {
     static func write(_ stored: StoredRecord, into writer: inout JSONWriter) {
         writer.beginObject()
+        writeMembers(stored, into: &writer)
+        writer.endObject()
+    }
+
+    /// The members of a stored record, keys in order; `type`, when given, in its place among
+    /// them (the change feed's entries name theirs).
+    static func writeMembers(_ stored: StoredRecord, type: String? = nil, into writer: inout JSONWriter) {
         writer.key("receivedAt")
         writer.string(Timestamp.string(from: stored.receivedAt))
         writer.key("receivedBy")
@@ -56,9 +65,12 @@ enum StoredRecordJSON {
         RecordCodec.write(stored.record, into: &writer)
         writer.key("revision")
         writer.integer(stored.revision)
+        if let type {
+            writer.key("type")
+            writer.string(type)
+        }
         writer.key("updatedAt")
         writer.string(Timestamp.string(from: stored.updatedAt))
-        writer.endObject()
     }
 
     static func write(_ revision: RecordRevision, into writer: inout JSONWriter) {

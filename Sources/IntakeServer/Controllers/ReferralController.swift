@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// Referrals: `POST /v1/referrals`, `GET /v1/referrals?direction=received|sent&state=`,
 /// `GET /v1/referrals/{id}`, `POST /v1/referrals/{id}/accept|decline|complete|withdraw|reassign|messages`.
@@ -70,7 +71,8 @@ struct ReferralController {
                     guard let id = UUID(uuidString: text) else { throw APIError.badRequest("\(name) is an id (a UUID)") }
                     return id
                 }
-                let referrals = try await services.referrals.referrals(for: user, record: try id("record"), patient: try id("patient"), state: state)
+                let referrals = try await services.referrals.referrals(
+                    for: user, record: try id("record"), patient: try id("patient"), state: state)
                 return try JSONCoding.response(["referrals": referrals.map(ReferralJSON.init)])
             }
             let referrals = try await services.referrals.referrals(for: user, received: received, state: state)
@@ -86,24 +88,29 @@ struct ReferralController {
         for action in ReferralAction.allCases {
             routes.on(.post, "/v1/referrals/{id}/\(action.rawValue)") { _, context in
                 let user = try context.signedIn()
-                return try JSONCoding.response(ReferralJSON(try await services.referrals.act(try context.pathID(of: "a referral"), action, by: user)))
+                return try JSONCoding.response(
+                    ReferralJSON(try await services.referrals.act(try context.pathID(of: "a referral"), action, by: user)))
             }
         }
         routes.on(.post, "/v1/referrals/{id}/reassign") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(ReassignBody.self, from: try await small(request))
-            return try JSONCoding.response(ReferralJSON(try await services.referrals.reassign(try context.pathID(of: "a referral"), to: body.toUser, by: user)))
+            return try JSONCoding.response(
+                ReferralJSON(try await services.referrals.reassign(try context.pathID(of: "a referral"), to: body.toUser, by: user)))
         }
         routes.on(.post, "/v1/referrals/{id}/retarget") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(RetargetBody.self, from: try await small(request))
-            let referral = try await services.referrals.retarget(try context.pathID(of: "a referral"), toUser: body.toUser, toTeam: body.toTeam, by: user)
+            let referral = try await services.referrals.retarget(
+                try context.pathID(of: "a referral"), toUser: body.toUser, toTeam: body.toTeam, by: user)
             return try JSONCoding.response(ReferralJSON(referral))
         }
         routes.on(.post, "/v1/referrals/{id}/messages") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(MessageBody.self, from: try await small(request))
-            return try JSONCoding.response(MessageJSON(try await services.referrals.message(try context.pathID(of: "a referral"), text: body.text, by: user)), status: .created)
+            return try JSONCoding.response(
+                MessageJSON(try await services.referrals.message(try context.pathID(of: "a referral"), text: body.text, by: user)),
+                status: .created)
         }
     }
 

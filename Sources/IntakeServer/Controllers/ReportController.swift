@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// Dated reports of a patient: `PUT|GET /v1/patients/{id}/reports/{series}/{date}` (a report and
 /// its history), `GET /v1/patients/{id}/reports/{series}?startDate=&endDate=&latest=`.
@@ -23,7 +24,8 @@ struct ReportController {
             var after: (patientId: UUID, series: String, date: String)?
             if let cursor = parameters["after"] {
                 guard let decoded = Self.cursor(cursor) else {
-                    throw APIError(.unprocessableContent, code: "invalid_cursor", message: "'after' is the 'next' of the page before, as it was given")
+                    throw APIError(
+                        .unprocessableContent, code: "invalid_cursor", message: "'after' is the 'next' of the page before, as it was given")
                 }
                 after = decoded
             }
@@ -37,14 +39,16 @@ struct ReportController {
             let data = try await JSONCoding.body(of: request, limit: 16 * 1024, timeout: services.configuration.bodyTimeout)
             let values = try Self.values(data)
             let report = try await services.patients.putReport(
-                try context.pathID(of: "a patient"), series: try context.parameters.require("series"), date: try Self.date(context), values: values,
+                try context.pathID(of: "a patient"), series: try context.parameters.require("series"), date: try Self.date(context),
+                values: values,
                 by: user)
             return try Self.response(Self.json(report), status: report.version == 1 ? .created : .ok)
         }
         routes.on(.get, "/v1/patients/{id}/reports/{series}/{date}") { _, context in
             let user = try context.signedIn()
             let history = try await services.patients.reportHistory(
-                try context.pathID(of: "a patient"), series: try context.parameters.require("series"), date: try Self.date(context), for: user)
+                try context.pathID(of: "a patient"), series: try context.parameters.require("series"), date: try Self.date(context),
+                for: user)
             var answer = Self.json(history.last!)
             answer["history"] = history.map(Self.json)
             return try Self.response(answer, status: .ok)

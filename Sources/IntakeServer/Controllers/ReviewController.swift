@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// Records' review: `GET`/`POST /v1/records/{id}/review` (its state and thread; a reviewer's
 /// decision), `POST /v1/records/{id}/review/reopen`, `POST /v1/records/{id}/review/comments`,
@@ -37,7 +38,8 @@ struct ReviewController {
             let user = try context.signedIn()
             let id = try context.pathID(of: "a record")
             let body = try JSONCoding.decode(DecisionBody.self, from: try await small(request))
-            let (review, entries) = try await services.reviews.decide(id, state: body.state, lock: body.lock ?? false, comment: body.comment, by: user)
+            let (review, entries) = try await services.reviews.decide(
+                id, state: body.state, lock: body.lock ?? false, comment: body.comment, by: user)
             return try JSONCoding.response(ReviewJSON(review, entries: entries))
         }
         routes.on(.post, "/v1/records/{id}/review/reopen") { request, context in
@@ -65,9 +67,11 @@ struct ReviewController {
                 }
             }
             var states: [ReviewState] = []
-            for text in (parameters["state"] ?? "").split(separator: ",", omittingEmptySubsequences: false) where parameters["state"] != nil {
+            for text in (parameters["state"] ?? "").split(separator: ",", omittingEmptySubsequences: false) where parameters["state"] != nil
+            {
                 guard let state = ReviewState(rawValue: String(text)) else {
-                    throw APIError.badRequest("state is one or more of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")), separated by commas")
+                    throw APIError.badRequest(
+                        "state is one or more of \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")), separated by commas")
                 }
                 states.append(state)
             }
@@ -93,9 +97,11 @@ struct ReviewController {
             // `to` is the last day listed: records changed before the day after it.
             let (reviews, total) = try await services.reviews.page(
                 by: user, states: states, questionnaireId: parameters["questionnaire"], collector: parameters["collector"],
-                version: parameters["version"], changedFrom: try day("from"), changedBefore: try day("to")?.addingTimeInterval(86_400), limit: limit,
+                version: parameters["version"], changedFrom: try day("from"), changedBefore: try day("to")?.addingTimeInterval(86_400),
+                limit: limit,
                 offset: offset)
-            return try JSONCoding.response(ReviewPageJSON(reviews: reviews.map { ReviewJSON($0, entries: nil) }, total: total ?? 0, offset: offset))
+            return try JSONCoding.response(
+                ReviewPageJSON(reviews: reviews.map { ReviewJSON($0, entries: nil) }, total: total ?? 0, offset: offset))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// Signing in and out: `POST /v1/sessions`, `DELETE /v1/sessions/current`, `GET /v1/me`.
 struct SessionController {
@@ -19,8 +20,10 @@ struct SessionController {
 
     func register(_ routes: RouteRegistrar) {
         routes.on(.post, "/v1/sessions") { request, context in
-            let body = try JSONCoding.decode(SignIn.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
-            let outcome = try await services.accounts.signIn(username: body.username, password: body.password, address: context.clientAddress)
+            let body = try JSONCoding.decode(
+                SignIn.self, from: try await JSONCoding.body(of: request, limit: 64 * 1024, timeout: services.configuration.bodyTimeout))
+            let outcome = try await services.accounts.signIn(
+                username: body.username, password: body.password, address: context.clientAddress)
             // The account tried is named (never the password); an unknown one too, as that is what was tried.
             let subject = String(body.username.prefix(100))
             switch outcome {
@@ -40,7 +43,8 @@ struct SessionController {
                 try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["reason": "account_locked"])
                 throw APIError(
                     .forbidden, code: "account_locked",
-                    message: "this account is locked after repeated failed sign-ins; ask an admin to unlock it (intake admin user unlock NAME)")
+                    message:
+                        "this account is locked after repeated failed sign-ins; ask an admin to unlock it (intake admin user unlock NAME)")
             }
         }
         routes.on(.delete, "/v1/sessions/current") { request, context in

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// A team run by its coordinators: `/v1/teams/{team}/members`, `/v1/teams/{team}/history`,
 /// `/v1/teams/{team}/invitations` and `/v1/invitations`.
@@ -52,7 +53,8 @@ struct TeamController {
     func register(_ routes: RouteRegistrar) {
         routes.on(.get, "/v1/teams/{team}/members") { _, context in
             let team = try await managed(context)
-            return try JSONCoding.response(MembersJSON(team: team.name, members: try await services.teams.members(of: team).map(MemberJSON.init)))
+            return try JSONCoding.response(
+                MembersJSON(team: team.name, members: try await services.teams.members(of: team).map(MemberJSON.init)))
         }
         routes.on(.get, "/v1/teams/{team}/referrals") { _, context in
             let team = try await managed(context)
@@ -60,7 +62,8 @@ struct TeamController {
             return Response(
                 status: .ok,
                 headers: [
-                    .contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"referrals.csv\"", .cacheControl: "no-store",
+                    .contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"referrals.csv\"",
+                    .cacheControl: "no-store",
                 ],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: csv)))
         }
@@ -69,9 +72,12 @@ struct TeamController {
             let data = try await small(request)
             let body = try JSONCoding.decode(TeamPatch.self, from: data)
             guard JSONCoding.hasField("timeZone", in: data) else {
-                throw APIError(.unprocessableContent, code: "invalid_request", message: "give timeZone: an IANA name such as Asia/Amman, or null for UTC")
+                throw APIError(
+                    .unprocessableContent, code: "invalid_request",
+                    message: "give timeZone: an IANA name such as Asia/Amman, or null for UTC")
             }
-            return try JSONCoding.response(TeamJSON(try await services.teams.setTimeZone(body.timeZone, of: team, by: try context.signedIn())))
+            return try JSONCoding.response(
+                TeamJSON(try await services.teams.setTimeZone(body.timeZone, of: team, by: try context.signedIn())))
         }
         routes.on(.get, "/v1/teams/{team}/history") { _, context in
             let team = try await managed(context)
@@ -82,7 +88,8 @@ struct TeamController {
             let team = try await managed(context)
             let body = try JSONCoding.decode(RolePatch.self, from: try await small(request))
             let user = try context.signedIn()
-            let member = try await services.teams.changeRole(in: team, of: try context.parameters.require("username"), to: body.role, by: user)
+            let member = try await services.teams.changeRole(
+                in: team, of: try context.parameters.require("username"), to: body.role, by: user)
             return try JSONCoding.response(MemberJSON(member))
         }
         routes.on(.delete, "/v1/teams/{team}/members/{username}") { _, context in
@@ -95,8 +102,10 @@ struct TeamController {
             let team = try await managed(context)
             let body = try JSONCoding.decode(NewInvitationBody.self, from: try await small(request))
             let issued = try await services.teams.invite(
-                body.username, to: team, role: body.role ?? .fieldworker, days: body.expiresInDays, message: body.message, by: try context.signedIn())
-            return try JSONCoding.response(IssuedJSON(invitation: InvitationJSON(issued.invitation, now: Date()), passcode: issued.passcode), status: .created)
+                body.username, to: team, role: body.role ?? .fieldworker, days: body.expiresInDays, message: body.message,
+                by: try context.signedIn())
+            return try JSONCoding.response(
+                IssuedJSON(invitation: InvitationJSON(issued.invitation, now: Date()), passcode: issued.passcode), status: .created)
         }
         routes.on(.post, "/v1/announcements") { request, context in
             let user = try context.signedIn()
@@ -128,15 +137,18 @@ struct TeamController {
         }
         routes.on(.post, "/v1/invitations/{id}/decline") { _, context in
             let user = try context.signedIn()
-            return try JSONCoding.response(InvitationJSON(try await services.teams.decline(try context.pathID(of: "an invitation"), by: user), now: Date()))
+            return try JSONCoding.response(
+                InvitationJSON(try await services.teams.decline(try context.pathID(of: "an invitation"), by: user), now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/revoke") { _, context in
             let user = try context.signedIn()
-            return try JSONCoding.response(InvitationJSON(try await services.teams.decide(try context.pathID(of: "an invitation"), .revoke, by: user), now: Date()))
+            return try JSONCoding.response(
+                InvitationJSON(try await services.teams.decide(try context.pathID(of: "an invitation"), .revoke, by: user), now: Date()))
         }
         routes.on(.post, "/v1/invitations/{id}/confirm") { _, context in
             let user = try context.signedIn()
-            return try JSONCoding.response(InvitationJSON(try await services.teams.decide(try context.pathID(of: "an invitation"), .confirm, by: user), now: Date()))
+            return try JSONCoding.response(
+                InvitationJSON(try await services.teams.decide(try context.pathID(of: "an invitation"), .confirm, by: user), now: Date()))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeService
 
 /// A user as the API shows it: never the password hash.
 struct UserJSON: Encodable {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// Webhooks: `POST /v1/webhooks`, `GET /v1/webhooks`, `GET /v1/webhooks/{id}`,
 /// `DELETE /v1/webhooks/{id}`, `POST /v1/webhooks/{id}/resume`.
@@ -20,7 +21,8 @@ struct WebhookController {
         routes.on(.post, "/v1/webhooks") { request, context in
             let user = try context.signedIn()
             let body = try JSONCoding.decode(
-                NewWebhookBody.self, from: try await JSONCoding.body(of: request, limit: 16 * 1024, timeout: services.configuration.bodyTimeout))
+                NewWebhookBody.self,
+                from: try await JSONCoding.body(of: request, limit: 16 * 1024, timeout: services.configuration.bodyTimeout))
             let target: WebhookService.Target
             switch (body.user, body.allUsers ?? false) {
             case (nil, false): target = .me

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntakeService
 
 /// An error the API answers with `{"error": {"code", "message", "details"?}}` and a status.
 ///
@@ -52,13 +53,21 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Int.self) { self = .integer(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 }
 
@@ -70,7 +79,6 @@ extension APIError {
         switch error {
         case let error as APIError: return error
         case let error as ServiceError: return APIError(error)
-        case let error as TeamError: return APIError(error)
         case RecordStoreError.alreadyExists(let what): return APIError(.conflict, code: "already_exists", message: "\(what) already exists")
         case RecordStoreError.notFound(let what): return APIError.notFound(what)
         default: return nil

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeService
 
 /// Reading request bodies and writing JSON responses.
 enum JSONCoding {
@@ -57,7 +58,8 @@ enum JSONCoding {
             guard let buffer else {
                 throw APIError(
                     .requestTimeout, code: "body_timeout",
-                    message: "the request body did not arrive within \(timeout.components.seconds) seconds; send it whole, or check the network",
+                    message:
+                        "the request body did not arrive within \(timeout.components.seconds) seconds; send it whole, or check the network",
                     headers: [.connection: "close"])
             }
             return Data(buffer: buffer)
@@ -103,7 +105,9 @@ enum JSONCoding {
 
     /// Decodes a body whose `key` holds an array of `Item` objects, checking each item as strictly
     /// as a top-level body (only `Item`'s fields, `null` only where it means something).
-    static func decode<T: RequestBody, Item: RequestBody>(_ type: T.Type, from data: Data, items key: String, of item: Item.Type) throws -> T {
+    static func decode<T: RequestBody, Item: RequestBody>(_ type: T.Type, from data: Data, items key: String, of item: Item.Type) throws
+        -> T
+    {
         let decoded = try decode(type, from: data)
         try check(data) { reader, problem throws(JSONReadError) in
             try reader.object { name, reader throws(JSONReadError) in
@@ -151,7 +155,8 @@ enum JSONCoding {
     {
         try reader.object { name, reader throws(JSONReadError) in
             if problem == nil, !T.fields.contains(name) {
-                problem = "\(place)field '\(String(name.prefix(64)))' is not one this request takes; send only \(T.fields.sorted().joined(separator: ", "))"
+                problem =
+                    "\(place)field '\(String(name.prefix(64)))' is not one this request takes; send only \(T.fields.sorted().joined(separator: ", "))"
             }
             if reader.null() {
                 if problem == nil, T.fields.contains(name), !T.nullable.contains(name) {

@@ -1,4 +1,5 @@
 import Hummingbird
+import IntakeService
 
 /// A request's query parameters, read strictly like bodies are: a parameter the route does not
 /// take, or one given twice, is 400 naming it (a misspelt `dropFreeText` must not export free
@@ -9,7 +10,8 @@ enum QueryParameters {
         for (key, value) in request.uri.queryParameters {
             let name = String(key)
             guard accepted.contains(name) else {
-                let takes = accepted.isEmpty ? "this route takes no query parameters" : "this route takes \(accepted.joined(separator: ", "))"
+                let takes =
+                    accepted.isEmpty ? "this route takes no query parameters" : "this route takes \(accepted.joined(separator: ", "))"
                 throw APIError(.badRequest, code: "unknown_parameter", message: "unknown parameter '\(name)'; \(takes)")
             }
             guard parameters[name] == nil else {

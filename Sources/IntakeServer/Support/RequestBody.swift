@@ -1,3 +1,5 @@
+import IntakeService
+
 /// A JSON request body the server reads with `JSONDecoder`, after checking it strictly: its
 /// top-level object may hold only ``fields``, and `null` only in ``nullable`` ones. An unknown
 /// field (a typo, a field of another version) is refused instead of ignored.

@@ -46,7 +46,8 @@ enum KeyVault {
             let kek = try stretch(passphrase, salt: salt, rounds: rounds)
             return Wrapped(protection: .passphrase, salt: salt, rounds: rounds, sealed: try seal(dataKey, with: kek))
         }
-        return Wrapped(protection: .deviceKey, salt: nil, rounds: nil, sealed: try seal(dataKey, with: try deviceKey(in: directory, create: true)))
+        return Wrapped(
+            protection: .deviceKey, salt: nil, rounds: nil, sealed: try seal(dataKey, with: try deviceKey(in: directory, create: true)))
     }
 
     /// The data key; `passphrase` is asked for only when the store is passphrase-protected.
@@ -80,8 +81,11 @@ enum KeyVault {
 
     /// scrypt with N = `rounds`, r = 8, p = 1.
     static func stretch(_ passphrase: String, salt: Data, rounds: Int) throws -> SymmetricKey {
-        guard !passphrase.isEmpty else { throw LocalStoreError("the passphrase is empty", fix: "type the passphrase, or set INTAKE_PASSPHRASE") }
-        return try KDF.Scrypt.deriveKey(from: Data(passphrase.utf8), salt: salt, outputByteCount: 32, rounds: rounds, blockSize: 8, parallelism: 1)
+        guard !passphrase.isEmpty else {
+            throw LocalStoreError("the passphrase is empty", fix: "type the passphrase, or set INTAKE_PASSPHRASE")
+        }
+        return try KDF.Scrypt.deriveKey(
+            from: Data(passphrase.utf8), salt: salt, outputByteCount: 32, rounds: rounds, blockSize: 8, parallelism: 1)
     }
 
     /// The 32-byte device key file, readable by its owner only.
@@ -95,7 +99,8 @@ enum KeyVault {
         }
         guard create else {
             throw LocalStoreError(
-                "the device key file \(url.path) is missing, so the records cannot be read", fix: "restore it from a backup of this data directory")
+                "the device key file \(url.path) is missing, so the records cannot be read",
+                fix: "restore it from a backup of this data directory")
         }
         let key = SymmetricKey(size: .bits256)
         let data = key.withUnsafeBytes { Data($0) }

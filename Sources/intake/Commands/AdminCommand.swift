@@ -1,15 +1,17 @@
 import ArgumentParser
-import IntakeTerminal
 import Foundation
 import IntakeCore
 import IntakeServer
+import IntakeService
+import IntakeTerminal
 
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
         abstract: "Manage the server's users, teams, tokens and questionnaires directly in its database.",
         subcommands: [
-            Bootstrap.self, TeamCommand.self, UserCommand.self, TokenCommand.self, PublishCommand.self, CopyDatabaseCommand.self, AuditCommand.self,
+            Bootstrap.self, TeamCommand.self, UserCommand.self, TokenCommand.self, PublishCommand.self, CopyDatabaseCommand.self,
+            AuditCommand.self,
             PurgeTombstonesCommand.self, CollectorOnlyCommand.self,
         ]
     )
@@ -25,12 +27,15 @@ struct AdminCommand: AsyncParsableCommand {
             let services = try await databaseOptions.services()
             let password = try PasswordInput.read(fromStdin: passwordStdin, minimum: AccountService.minimumPasswordLength)
             let user = try await AdminRule.run { try await services.accounts.bootstrapAdmin(username: username, password: password) }
-            print("Created admin '\(user.username)'. Sign in with POST /v1/sessions, or create a token: intake admin token create \(user.username)")
+            print(
+                "Created admin '\(user.username)'. Sign in with POST /v1/sessions, or create a token: intake admin token create \(user.username)"
+            )
         }
     }
 
     struct TeamCommand: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "team", abstract: "Create and list teams.", subcommands: [Create.self, List.self])
+        static let configuration = CommandConfiguration(
+            commandName: "team", abstract: "Create and list teams.", subcommands: [Create.self, List.self])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a team.")
@@ -60,7 +65,8 @@ struct AdminCommand: AsyncParsableCommand {
             subcommands: [Create.self, List.self, Update.self, Unlock.self])
 
         struct Create: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a user with a role (and a team for field workers and coordinators).")
+            static let configuration = CommandConfiguration(
+                commandName: "create", abstract: "Create a user with a role (and a team for field workers and coordinators).")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
             @Argument(help: "The username.") var username: String
             @Option(help: "fieldworker, coordinator, researcher or admin.") var role: Role
@@ -71,9 +77,12 @@ struct AdminCommand: AsyncParsableCommand {
                 let services = try await databaseOptions.services()
                 let password = try PasswordInput.read(fromStdin: passwordStdin, minimum: AccountService.minimumPasswordLength)
                 let user = try await AdminRule.run {
-                    try await services.accounts.createUser(username: username, password: password, role: role, team: team, by: AuditText.localActor)
+                    try await services.accounts.createUser(
+                        username: username, password: password, role: role, team: team, by: AuditText.localActor)
                 }
-                let waiting = user.role == .fieldworker || user.role == .coordinator ? " without a team (invite them from a team, or give --team)" : ""
+                let waiting =
+                    user.role == .fieldworker || user.role == .coordinator
+                    ? " without a team (invite them from a team, or give --team)" : ""
                 print("Created \(user.role.rawValue) '\(user.username)'\(user.teamName.map { " in team '\($0)'" } ?? waiting).")
             }
         }
@@ -91,12 +100,14 @@ struct AdminCommand: AsyncParsableCommand {
         }
 
         struct Update: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a user's role or team, disable or enable them, or reset their password.")
+            static let configuration = CommandConfiguration(
+                commandName: "update", abstract: "Change a user's role or team, disable or enable them, or reset their password.")
             @OptionGroup var databaseOptions: ServerDatabaseOptions
             @Argument(help: "The username.") var username: String
             @Option(help: "A new role.") var role: Role?
             @Option(help: "A new team.") var team: String?
-            @Flag(inversion: .prefixedEnableDisable, help: "Enable or disable the account (a disabled user's tokens stop working).") var enabled: Bool?
+            @Flag(inversion: .prefixedEnableDisable, help: "Enable or disable the account (a disabled user's tokens stop working).")
+            var enabled: Bool?
             @Flag(help: "Set a new password (asked, or read with --password-stdin).") var resetPassword = false
             @Flag(help: "Read the new password from standard input.") var passwordStdin = false
             @Option(help: "A researcher's access: study (the sponsor's team and partners) or external (qualified researchers outside).")
@@ -104,14 +115,17 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 let services = try await databaseOptions.services()
-                let password = resetPassword ? try PasswordInput.read(fromStdin: passwordStdin, minimum: AccountService.minimumPasswordLength) : nil
+                let password =
+                    resetPassword ? try PasswordInput.read(fromStdin: passwordStdin, minimum: AccountService.minimumPasswordLength) : nil
                 let user = try await AdminRule.run {
                     try await services.accounts.updateUser(
                         username: username, role: role, team: team.map { .some($0) }, password: password, disabled: enabled.map { !$0 },
                         researchAccess: researchAccess, by: AuditText.localActor)
                 }
                 let access = user.role == .researcher ? ", research access \((user.researchAccess ?? .external).rawValue)" : ""
-                print("Updated '\(user.username)': \(user.role.rawValue), team \(user.teamName ?? "-"), \(user.disabled ? "disabled" : "active")\(access).")
+                print(
+                    "Updated '\(user.username)': \(user.role.rawValue), team \(user.teamName ?? "-"), \(user.disabled ? "disabled" : "active")\(access)."
+                )
             }
         }
 
@@ -136,7 +150,9 @@ struct AdminCommand: AsyncParsableCommand {
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 commandName: "list",
-                abstract: "List a user's tokens, the newest first: the start of each one's fingerprint (never the token), what it was made for, when it ends.")
+                abstract:
+                    "List a user's tokens, the newest first: the start of each one's fingerprint (never the token), what it was made for, when it ends."
+            )
             @OptionGroup var databaseOptions: ServerDatabaseOptions
             @Argument(help: "The username.") var username: String
 
@@ -175,17 +191,23 @@ struct AdminCommand: AsyncParsableCommand {
             @Argument(help: "The username.") var username: String
             @Option(help: "A name to recognise the token by, e.g. the device.") var name = "cli"
             @Option(help: "Days until it expires (default: never).") var expiresInDays: Int?
-            @Flag(help: "A REDCap-style token (32 hexadecimal characters) for REDCap clients such as PyCap; their API URL is https://HOST/redcap/QUESTIONNAIRE/api/.")
+            @Flag(
+                help:
+                    "A REDCap-style token (32 hexadecimal characters) for REDCap clients such as PyCap; their API URL is https://HOST/redcap/QUESTIONNAIRE/api/."
+            )
             var redcap = false
 
             func validate() throws {
-                if let days = expiresInDays, !(1...3650).contains(days) { throw ValidationError("Please give --expires-in-days from 1 to 3650.") }
+                if let days = expiresInDays, !(1...3650).contains(days) {
+                    throw ValidationError("Please give --expires-in-days from 1 to 3650.")
+                }
             }
 
             func run() async throws {
                 let expires = expiresInDays.map { Date().addingTimeInterval(Double($0) * 86400) }
                 let token = try await AdminRule.run {
-                    try await databaseOptions.services().accounts.issueToken(username: username, name: name, expiresAt: expires, style: redcap ? .redcap : .intake)
+                    try await databaseOptions.services().accounts.issueToken(
+                        username: username, name: name, expiresAt: expires, style: redcap ? .redcap : .intake)
                 }
                 print(token)
             }
@@ -193,7 +215,8 @@ struct AdminCommand: AsyncParsableCommand {
     }
 
     struct PublishCommand: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "publish", abstract: "Publish a questionnaire version so records may use it.")
+        static let configuration = CommandConfiguration(
+            commandName: "publish", abstract: "Publish a questionnaire version so records may use it.")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
         @OptionGroup var publishing: PublishingOptions
 

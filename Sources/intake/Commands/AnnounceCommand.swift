@@ -16,6 +16,8 @@ struct AnnounceCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
         let sent = try await client.announce(text, to: team)
-        print("Announced to \(sent.team.map { "'\($0)'" } ?? "everyone"): \(sent.recipients) \(sent.recipients == 1 ? "person" : "people") notified.")
+        print(
+            "Announced to \(sent.team.map { "'\($0)'" } ?? "everyone"): \(sent.recipients) \(sent.recipients == 1 ? "person" : "people") notified."
+        )
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IntakeCore
 import IntakeServer
+import IntakeService
 
 /// `intake admin audit`: the server's audit trail, read straight from its database.
 struct AuditCommand: AsyncParsableCommand {
@@ -20,7 +21,8 @@ struct AuditCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Events, oldest first, filtered.")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
         @Option(help: "Only this user's actions.") var actor: String?
-        @Option(help: "Only this action, or actions starting with it and a dot (record: record.create, record.update, …).") var action: String?
+        @Option(help: "Only this action, or actions starting with it and a dot (record: record.create, record.update, …).") var action:
+            String?
         @Option(help: "Only actions on this record, patient, user or team.") var subject: String?
         @Option(help: "From this time (2026-11-24 or 2026-11-24T08:00:00Z).") var from: String?
         @Option(help: "Before this time.") var to: String?
@@ -38,15 +40,20 @@ struct AuditCommand: AsyncParsableCommand {
 
         static func time(_ text: String, _ name: String) throws -> Date {
             if let time = Timestamp.date(from: text) { return time }
-            if let day = LocalDate(iso: text) { return Date(timeIntervalSince1970: Double(CivilDays.days(year: day.year, month: day.month, day: day.day)) * 86_400) }
+            if let day = LocalDate(iso: text) {
+                return Date(timeIntervalSince1970: Double(CivilDays.days(year: day.year, month: day.month, day: day.day)) * 86_400)
+            }
             throw ValidationError("\(name) is a time such as 2026-11-24T08:00:00Z, or a UTC day such as 2026-11-24.")
         }
     }
 
     struct Verify: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check every event's hash and its place in the chain.")
+        static let configuration = CommandConfiguration(
+            commandName: "verify", abstract: "Check every event's hash and its place in the chain.")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
-        @Option(help: ArgumentHelp("A head kept from 'intake admin audit head' (SEQ:HASH): check it is still in the trail.", valueName: "seq:hash"))
+        @Option(
+            help: ArgumentHelp(
+                "A head kept from 'intake admin audit head' (SEQ:HASH): check it is still in the trail.", valueName: "seq:hash"))
         var expectHead: String?
 
         func run() async throws {
@@ -62,7 +69,8 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "export", abstract: "Every event, with its hashes, as JSON Lines (to archive or check elsewhere).")
+        static let configuration = CommandConfiguration(
+            commandName: "export", abstract: "Every event, with its hashes, as JSON Lines (to archive or check elsewhere).")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
         @Option(name: [.short, .long], help: ArgumentHelp("The file to write (must not exist).", valueName: "file")) var out: String
 
@@ -88,7 +96,8 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     struct Head: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "head", abstract: "The newest event's number and hash (SEQ:HASH), to keep somewhere else.")
+        static let configuration = CommandConfiguration(
+            commandName: "head", abstract: "The newest event's number and hash (SEQ:HASH), to keep somewhere else.")
         @OptionGroup var databaseOptions: ServerDatabaseOptions
 
         func run() async throws {
@@ -108,13 +117,17 @@ enum AuditText {
 
     static func line(_ event: AuditEvent) -> String {
         let details = event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        return [String(event.seq), event.at, event.actor.isEmpty ? "-" : event.actor, event.action, event.subject.isEmpty ? "-" : event.subject, details]
-            .joined(separator: "\t")
+        return [
+            String(event.seq), event.at, event.actor.isEmpty ? "-" : event.actor, event.action, event.subject.isEmpty ? "-" : event.subject,
+            details,
+        ]
+        .joined(separator: "\t")
     }
 
     static func json(_ event: AuditEvent) -> String {
         let object: [String: Any] = [
-            "seq": event.seq, "at": event.at, "actor": event.actor, "action": event.action, "subject": event.subject, "details": event.details,
+            "seq": event.seq, "at": event.at, "actor": event.actor, "action": event.action, "subject": event.subject,
+            "details": event.details,
             "previousHash": event.previousHash, "hash": event.hash,
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()

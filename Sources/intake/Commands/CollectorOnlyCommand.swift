@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IntakeServer
+import IntakeService
 
 /// `intake admin collector-only QUESTIONNAIRE on|off`: who of a team sees a questionnaire's records.
 struct CollectorOnlyCommand: AsyncParsableCommand {

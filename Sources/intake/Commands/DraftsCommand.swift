@@ -30,7 +30,8 @@ struct DraftsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one draft as JSON, patient details and answers included.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show one draft as JSON, patient details and answers included.")
 
         @OptionGroup var storeOptions: StoreOptions
 
@@ -70,7 +71,8 @@ struct DraftsCommand: ParsableCommand {
 
         @Option(
             name: [.short, .long],
-            help: ArgumentHelp("With --all: which questionnaire (an id); or a folder path holding the version to move to.", valueName: "id-or-path"))
+            help: ArgumentHelp(
+                "With --all: which questionnaire (an id); or a folder path holding the version to move to.", valueName: "id-or-path"))
         var questionnaire: String?
 
         @Option(help: ArgumentHelp("The folder of the version the records are on, when it is not kept on this machine.", valueName: "path"))
@@ -99,7 +101,8 @@ struct DraftsCommand: ParsableCommand {
                 candidates = [candidate]
             } else {
                 let ids = Set(try migration.all().map(\.draft.response.questionnaire.id))
-                let questionnaireId = questionnaire.flatMap { $0.contains("/") ? nil : $0 } ?? (ids.count == 1 ? ids.first! : QuestionnaireCatalog.defaultId)
+                let questionnaireId =
+                    questionnaire.flatMap { $0.contains("/") ? nil : $0 } ?? (ids.count == 1 ? ids.first! : QuestionnaireCatalog.defaultId)
                 target = try Self.target(id: questionnaireId, version: to, path: questionnaire, store: store)
                 candidates = try migration.behind(target.reference)
                 guard !candidates.isEmpty else {
@@ -124,7 +127,8 @@ struct DraftsCommand: ParsableCommand {
             guard id != nil, let outcome = toAnswer.first, isatty(STDIN_FILENO) == 1 else { return }
             let count = outcome.result.nowRequired.count
             Console.out("Answer the \(count) question\(count == 1 ? "" : "s") now and send the record? [Y/n] ")
-            guard let reply = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased(), reply.isEmpty || reply.hasPrefix("y")
+            guard let reply = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased(),
+                reply.isEmpty || reply.hasPrefix("y")
             else { return }
             var arguments = ["--resume", outcome.candidate.shortId, "--data-dir", storeOptions.directory.path]
             if let server = clientOptions.server { arguments += ["--server", server] }
@@ -146,7 +150,8 @@ struct DraftsCommand: ParsableCommand {
             if let version {
                 guard let kept = QuestionnaireOptions.kept(QuestionnaireReference(id: id, version: version), in: store) else {
                     throw ValidationError(
-                        "\(id) version \(version) is not on this machine; pull it (intake questionnaire pull) or give its folder with --questionnaire PATH.")
+                        "\(id) version \(version) is not on this machine; pull it (intake questionnaire pull) or give its folder with --questionnaire PATH."
+                    )
                 }
                 return kept
             }
@@ -163,7 +168,9 @@ struct DraftsCommand: ParsableCommand {
 
         @OptionGroup var storeOptions: StoreOptions
 
-        @Argument(help: ArgumentHelp("The record's id (a draft's, a queued record's, or one sent since), or its first 8 characters.", valueName: "id"))
+        @Argument(
+            help: ArgumentHelp(
+                "The record's id (a draft's, a queued record's, or one sent since), or its first 8 characters.", valueName: "id"))
         var id: String
 
         @Flag(help: "Print each move as JSON, the answers set aside included.")
@@ -182,7 +189,9 @@ struct DraftsCommand: ParsableCommand {
                     printData(String(decoding: move.json, as: UTF8.self))
                     continue
                 }
-                print("\(Timestamp.string(from: move.movedAt))  \(move.from) → \(move.to): \(move.setAsideCount) answer\(move.setAsideCount == 1 ? "" : "s") set aside")
+                print(
+                    "\(Timestamp.string(from: move.movedAt))  \(move.from) → \(move.to): \(move.setAsideCount) answer\(move.setAsideCount == 1 ? "" : "s") set aside"
+                )
                 for aside in move.setAside { print("  \(aside.question) (question \(aside.position)): \(aside.detail)") }
             }
         }

@@ -23,7 +23,10 @@ struct EnrolCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The server's URL, when a bare code is given.", valueName: "url"))
     var server: String?
 
-    @Option(help: ArgumentHelp("For https: accept only a server whose public key has this hash (repeatable; saved with the server).", valueName: "sha256/base64"))
+    @Option(
+        help: ArgumentHelp(
+            "For https: accept only a server whose public key has this hash (repeatable; saved with the server).",
+            valueName: "sha256/base64"))
     var pin: [String] = []
 
     @Option(help: ArgumentHelp("For https: trust the certificate authorities in this PEM file (saved with the server).", valueName: "file"))
@@ -46,22 +49,17 @@ struct EnrolCommand: AsyncParsableCommand {
             link = EnrolmentLink(server: server, code: code, pins: pin)
         }
         let settings = ClientSettings(
-            server: link.server, token: nil, caFile: caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, pins: link.pins.isEmpty ? nil : link.pins)
-        guard let url = settings.url else {
-            throw ValidationError("'\(link.server)' is not a server URL; give one like https://intake.example.org.")
-        }
-        do {
-            try TransportPolicy.check(url, insecure: insecure)
-            try settings.tls.validate()
-        } catch {
-            throw ValidationError(error.description + ".")
-        }
+            server: link.server, token: nil, caFile: caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            pins: link.pins.isEmpty ? nil : link.pins)
+        let url = try settings.checkedURL(insecure: insecure, example: "https://intake.example.org")
         let directory = storeOptions.directory
         let client = IntakeClient(
-            baseURL: url, token: nil, deviceId: DeviceId.load(in: directory), tls: settings.tls, intakeVersion: IntakeCommand.configuration.version)
+            baseURL: url, token: nil, deviceId: DeviceId.load(in: directory), tls: settings.tls,
+            intakeVersion: IntakeCommand.configuration.version)
         let enrolled: Enrolled
         do {
-            enrolled = try await client.enrol(code: link.code, name: name ?? ProcessInfo.processInfo.hostName, intakeVersion: IntakeCommand.configuration.version)
+            enrolled = try await client.enrol(
+                code: link.code, name: name ?? ProcessInfo.processInfo.hostName, intakeVersion: IntakeCommand.configuration.version)
         } catch {
             throw ValidationError("This machine was not enrolled: \(error.description). Nothing was saved.")
         }

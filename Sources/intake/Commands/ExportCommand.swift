@@ -5,6 +5,7 @@ import IntakeCore
 import IntakeExport
 import IntakeFieldwork
 import IntakeServer
+import IntakeService
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -71,7 +72,8 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("review-state"),
         help: ArgumentHelp(
-            "Only records in this review state (repeatable: in any of them): received, has_issues, edited, approved, rejected.", valueName: "state"))
+            "Only records in this review state (repeatable: in any of them): received, has_issues, edited, approved, rejected.",
+            valueName: "state"))
     var reviewStates: [String] = []
 
     static let formatNames = ExportFormat.allCases.map(\.rawValue) + ExportSideFile.allCases.map(\.rawValue)
@@ -109,10 +111,12 @@ struct ExportCommand: AsyncParsableCommand {
             throw ValidationError("--unanswered-code must be non-empty and hold no comma or quote, e.g. '.' or 'NA'.")
         }
         for state in reviewStates where ReviewState(rawValue: state) == nil {
-            throw ValidationError("Unknown review state '\(state.prefix(40))'; use \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")).")
+            throw ValidationError(
+                "Unknown review state '\(state.prefix(40))'; use \(ReviewState.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
         if !inputs.isEmpty, !reviewStates.isEmpty {
-            throw ValidationError("Review states are kept by a server: --review-state exports from a server or --database, not --input files.")
+            throw ValidationError(
+                "Review states are kept by a server: --review-state exports from a server or --database, not --input files.")
         }
         if database == nil, inputs.isEmpty, questionnaires.count > 1 {
             throw ValidationError("A server export covers one questionnaire; give --questionnaire once.")
@@ -137,8 +141,10 @@ struct ExportCommand: AsyncParsableCommand {
             let summary: FolderExport.Summary
             if !inputs.isEmpty {
                 summary = try await JSONLinesExport.folder(
-                    inputs: inputs.map { URL(fileURLWithPath: $0) }, questionnaires: questionnaires, catalog: QuestionnaireCatalog.commandLine,
-                    keyFile: keyFile.map { URL(fileURLWithPath: $0) } ?? storeOptions.directory.appendingPathComponent("export-patient-key"),
+                    inputs: inputs.map { URL(fileURLWithPath: $0) }, questionnaires: questionnaires,
+                    catalog: QuestionnaireCatalog.commandLine,
+                    keyFile: keyFile.map { URL(fileURLWithPath: $0) }
+                        ?? storeOptions.directory.appendingPathComponent("export-patient-key"),
                     options: options, formats: chosen, since: since, dataGroups: dataGroups, to: folder, progress: progress)
             } else if let database {
                 var databaseOptions = ServerDatabaseOptions()
@@ -149,7 +155,8 @@ struct ExportCommand: AsyncParsableCommand {
                 }
                 summary = try await databaseOptions.services(configuration).exports.writeFolder(
                     questionnaireId: questionnaires.first, since: since, options: options, formats: chosen, sideFiles: sideFiles,
-                    dataGroups: dataGroups, reviewStates: reviewStates.compactMap(ReviewState.init(rawValue:)), to: folder, progress: progress)
+                    dataGroups: dataGroups, reviewStates: reviewStates.compactMap(ReviewState.init(rawValue:)), to: folder,
+                    progress: progress)
             } else {
                 guard let client = try clientOptions.client(dataDirectory: storeOptions.directory) else {
                     throw ValidationError(

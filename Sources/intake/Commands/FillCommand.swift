@@ -34,10 +34,15 @@ struct FillCommand: AsyncParsableCommand {
     var draftId: String?
 
     @Option(
-        help: "Who is collecting: a user name of the server's team (default: the signed-in account, else INTAKE_COLLECTOR, else your login name).")
+        help:
+            "Who is collecting: a user name of the server's team (default: the signed-in account, else INTAKE_COLLECTOR, else your login name)."
+    )
     var collector: String?
 
-    @Option(help: "A registry patient's id (or its first characters): the patient section comes filled in and the record points to them (needs the server).")
+    @Option(
+        help:
+            "A registry patient's id (or its first characters): the patient section comes filled in and the record points to them (needs the server)."
+    )
     var patient: String?
 
     @Flag(
@@ -84,7 +89,8 @@ struct FillCommand: AsyncParsableCommand {
             collector: who ?? environment["INTAKE_COLLECTOR"].flatMap { $0.isEmpty ? nil : $0 } ?? PatientResponse.collectorToCome)
         if let patient {
             guard let client else {
-                throw ValidationError("--patient reads the registry on the server; sign in with 'intake login' or give --server and --token.")
+                throw ValidationError(
+                    "--patient reads the registry on the server; sign in with 'intake login' or give --server and --token.")
             }
             session.patient = try await client.patient(try await PatientReference.resolve(patient, with: client))
             // A new record, whatever drafts there are.
@@ -100,11 +106,13 @@ struct FillCommand: AsyncParsableCommand {
                 // opens without one (a kiosk store, INTAKE_PASSPHRASE, the session's key agent).
                 let unattended = try? LocalStore(
                     directory: storeOptions.directory,
-                    configuration: .standard(environment: ProcessInfo.processInfo.environment, ask: nil, wording: Language.passphraseWording))
+                    configuration: .standard(
+                        environment: ProcessInfo.processInfo.environment, ask: nil, wording: Language.passphraseWording))
                 let started =
                     (try? unattended?.unlock()) != nil
                     && BackgroundFlush.start(
-                        dataDirectory: storeOptions.directory, server: clientOptions.server, token: clientOptions.token, transport: clientOptions.transportArguments)
+                        dataDirectory: storeOptions.directory, server: clientOptions.server, token: clientOptions.token,
+                        transport: clientOptions.transportArguments)
                 print(Language.say(started ? .sendingInBackground : .backgroundNotStarted))
             }
             return ending

@@ -83,7 +83,8 @@ struct FlushCommand: AsyncParsableCommand {
             // they are sent; asked again each round of --watch, as the server may only now say who.
             if try store.countWithoutCollector() > 0 {
                 let asking = Language.say(.askingServer(host: client.baseURL.host ?? "the server", seconds: 3))
-                try run.giveCollector(await sayingWhileWaiting(asking) { await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) })
+                try run.giveCollector(
+                    await sayingWhileWaiting(asking) { await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) })
             }
             let emptied = try await run.run(progress: ProgressDisplay(interactive: isatty(STDOUT_FILENO) == 1))
             if emptied { return }

@@ -30,14 +30,18 @@ struct GrantCommand: AsyncParsableCommand {
                 guard (1...366).contains(days) else { throw ValidationError("--days is from 1 to 366.") }
                 expiresAt = Date().addingTimeInterval(Double(days) * 86_400)
             case (nil, let until?):
-                guard let time = Timestamp.date(from: until) else { throw ValidationError("--until is a time such as 2026-12-01T00:00:00Z.") }
+                guard let time = Timestamp.date(from: until) else {
+                    throw ValidationError("--until is a time such as 2026-12-01T00:00:00Z.")
+                }
                 expiresAt = time
             default: throw ValidationError("Give either --days or --until: every grant ends.")
             }
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let record = try await RecordReference.resolve(id, with: client)
             let grant = try await client.grant(record: record, toUser: toUser, toTeam: toTeam, access: access, expiresAt: expiresAt)
-            print("Granted \(grant.access) access to record \(grant.recordId.prefix(8)) to \(GrantCommand.grantee(grant)) until \(grant.expiresAt) (grant \(grant.id)).")
+            print(
+                "Granted \(grant.access) access to record \(grant.recordId.prefix(8)) to \(GrantCommand.grantee(grant)) until \(grant.expiresAt) (grant \(grant.id))."
+            )
         }
     }
 
@@ -71,7 +75,8 @@ struct GrantCommand: AsyncParsableCommand {
     }
 
     struct Mine: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "mine", abstract: "Records other teams let you (or your team) read or edit now.")
+        static let configuration = CommandConfiguration(
+            commandName: "mine", abstract: "Records other teams let you (or your team) read or edit now.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
 
@@ -89,6 +94,7 @@ struct GrantCommand: AsyncParsableCommand {
 
     static func line(_ grant: RemoteGrant) -> String {
         let state = grant.revokedAt != nil ? "revoked" : grant.active ? "active" : "expired"
-        return [grant.id, grant.recordId, grant.access, grantee(grant), "until \(grant.expiresAt)", state, "by \(grant.grantedBy)"].joined(separator: "\t")
+        return [grant.id, grant.recordId, grant.access, grantee(grant), "until \(grant.expiresAt)", state, "by \(grant.grantedBy)"].joined(
+            separator: "\t")
     }
 }

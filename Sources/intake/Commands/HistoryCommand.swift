@@ -22,7 +22,9 @@ struct HistoryCommand: AsyncParsableCommand {
         if let asOf {
             guard let time = Timestamp.date(from: asOf) else { throw ValidationError("--as-of is a time such as 2026-11-24T08:00:00Z.") }
             let (stored, revision) = try await client.record(id: record, asOf: time)
-            print("Record \(id.prefix(8)) as of \(Timestamp.string(from: time)): revision \(revision), \(stored.status.rawValue), \(stored.allAnswers.count) answer(s).")
+            print(
+                "Record \(id.prefix(8)) as of \(Timestamp.string(from: time)): revision \(revision), \(stored.status.rawValue), \(stored.allAnswers.count) answer(s)."
+            )
             // Labelled as the form shows them when this machine has the record's version.
             let store = try? storeOptions.open()
             let questionnaire = store.flatMap { QuestionnaireOptions.kept(stored.questionnaire, in: $0) }

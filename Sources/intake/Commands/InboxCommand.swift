@@ -1,9 +1,9 @@
 import ArgumentParser
-import IntakeTerminal
 import Foundation
 import IntakeClient
 import IntakeCore
 import IntakeFieldwork
+import IntakeTerminal
 
 struct InboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,12 +23,14 @@ struct InboxCommand: AsyncParsableCommand {
     @Flag(help: "Keep watching for new notifications until stopped.") var watch = false
     @Option(
         help: ArgumentHelp(
-            "Only these kinds, comma-separated: \(NotificationKinds.words), or a notification's type (referral_received).", valueName: "kinds"))
+            "Only these kinds, comma-separated: \(NotificationKinds.words), or a notification's type (referral_received).",
+            valueName: "kinds"))
     var type: String?
 
     func validate() throws {
         if let type, NotificationKinds(type) == nil {
-            throw ValidationError("'\(type.prefix(60))' names no kind of notification; give one or more of \(NotificationKinds.words), separated by commas.")
+            throw ValidationError(
+                "'\(type.prefix(60))' names no kind of notification; give one or more of \(NotificationKinds.words), separated by commas.")
         }
     }
 
@@ -77,7 +79,9 @@ struct InboxCommand: AsyncParsableCommand {
             say("Marked \(marked) as read.")
         }
         guard watch else { return }
-        try await InboxWatch(client: client, after: all.map(\.id).max() ?? 0, waitSeconds: max(1, Int(clientOptions.timeout) - 5), kinds: kinds).run(say)
+        try await InboxWatch(
+            client: client, after: all.map(\.id).max() ?? 0, waitSeconds: max(1, Int(clientOptions.timeout) - 5), kinds: kinds
+        ).run(say)
     }
 
     private static func minute(_ date: Date) -> String {

@@ -1,8 +1,8 @@
 import ArgumentParser
-import IntakeTerminal
 import Foundation
 import IntakeClient
 import IntakeFieldwork
+import IntakeTerminal
 
 struct InvitationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +13,8 @@ struct InvitationCommand: AsyncParsableCommand {
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "Invitations to you, and (coordinators) of your team.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Invitations to you, and (coordinators) of your team.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Option(help: "Only those in this state (pending, accepted, confirmed, declined, revoked, expired, locked).") var state: String?
@@ -41,7 +42,8 @@ struct InvitationCommand: AsyncParsableCommand {
                 throw ValidationError("No passcode was given; type the six digits the coordinator gave you.")
             }
             let accepted = try await client.invitation(invitation.id, "accept", passcode: passcode)
-            print("Accepted the invitation to '\(accepted.team)'. A coordinator of the team confirms it next; 'intake inbox' tells you when.")
+            print(
+                "Accepted the invitation to '\(accepted.team)'. A coordinator of the team confirms it next; 'intake inbox' tells you when.")
         }
     }
 
@@ -87,7 +89,9 @@ struct InvitationCommand: AsyncParsableCommand {
     /// The invitation the caller can see whose id starts with `prefix`.
     static func find(_ prefix: String, _ client: IntakeClient) async throws -> RemoteInvitation {
         let matches = try await client.invitations().filter { $0.id.hasPrefix(prefix.lowercased()) }
-        guard let first = matches.first else { throw ValidationError("No invitation you can see has an id starting with '\(prefix)'; list them with 'intake invitation list'.") }
+        guard let first = matches.first else {
+            throw ValidationError("No invitation you can see has an id starting with '\(prefix)'; list them with 'intake invitation list'.")
+        }
         guard matches.count == 1 else { throw ValidationError("Several invitations start with '\(prefix)'; give more of the id.") }
         return first
     }

@@ -11,12 +11,16 @@ struct KeyCommand: ParsableCommand {
     )
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "status", abstract: "Say whether a device key file or a passphrase protects the store.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Say whether a device key file or a passphrase protects the store.")
         @OptionGroup var storeOptions: StoreOptions
 
         func run() throws {
             switch try storeOptions.open().keyProtection() {
-            case .deviceKey: print("Protected by the device key file \(storeOptions.directory.appendingPathComponent("device.key").path). Add a passphrase with 'intake key change-passphrase'.")
+            case .deviceKey:
+                print(
+                    "Protected by the device key file \(storeOptions.directory.appendingPathComponent("device.key").path). Add a passphrase with 'intake key change-passphrase'."
+                )
             case .passphrase: print("Protected by a passphrase (INTAKE_PASSPHRASE, or asked).")
             case nil: print("No key yet; one is made when the first record is saved.")
             }
@@ -27,7 +31,9 @@ struct KeyCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "change-passphrase",
             abstract: "Protect the store with a new passphrase (or, with --remove, with the device key file again).",
-            discussion: "The current passphrase comes from INTAKE_PASSPHRASE or is asked; the new one is asked twice, or read with --new-passphrase-stdin.")
+            discussion:
+                "The current passphrase comes from INTAKE_PASSPHRASE or is asked; the new one is asked twice, or read with --new-passphrase-stdin."
+        )
         @OptionGroup var storeOptions: StoreOptions
         @Flag(help: "Go back to the device key file, with no passphrase.") var remove = false
         @Flag(help: "Read the new passphrase from standard input.") var newPassphraseStdin = false
@@ -42,7 +48,8 @@ struct KeyCommand: ParsableCommand {
     }
 
     struct Rotate: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "rotate", abstract: "Make a new data key and re-seal every draft and queued record with it.")
+        static let configuration = CommandConfiguration(
+            commandName: "rotate", abstract: "Make a new data key and re-seal every draft and queued record with it.")
         @OptionGroup var storeOptions: StoreOptions
 
         func run() throws {

@@ -26,24 +26,17 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("For https: trust the certificate authorities in this PEM file (saved with the server).", valueName: "file"))
     var caFile: String?
 
-    @Option(help: ArgumentHelp("For https: accept only a server whose public key has this hash (repeatable; saved with the server).", valueName: "sha256/base64"))
+    @Option(
+        help: ArgumentHelp(
+            "For https: accept only a server whose public key has this hash (repeatable; saved with the server).",
+            valueName: "sha256/base64"))
     var pin: [String] = []
 
     func run() async throws {
-        let settings = ClientSettings(server: server, token: nil, caFile: caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, pins: pin.isEmpty ? nil : pin)
-        guard let url = settings.url else {
-            throw ValidationError("'\(server)' is not a server URL; give one like http://127.0.0.1:8080.")
-        }
-        do {
-            try TransportPolicy.check(url, insecure: insecure)
-        } catch {
-            throw ValidationError(error.description + ".")
-        }
-        do {
-            try settings.tls.validate()
-        } catch {
-            throw ValidationError(error.description + ".")
-        }
+        let settings = ClientSettings(
+            server: server, token: nil, caFile: caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            pins: pin.isEmpty ? nil : pin)
+        let url = try settings.checkedURL(insecure: insecure, example: "http://127.0.0.1:8080")
         let password = try PasswordInput.read(fromStdin: passwordStdin, confirm: false)
         let token: String
         do {

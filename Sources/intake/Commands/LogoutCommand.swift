@@ -36,7 +36,9 @@ struct LogoutCommand: AsyncParsableCommand {
                 }
             } catch let error as ClientError {
                 revoked = false
-                printError("The server could not be told (\(error.description)): the token still works there until it expires; to revoke it, sign in and out again once the server is in reach (intake login, then intake logout).")
+                printError(
+                    "The server could not be told (\(error.description)): the token still works there until it expires; to revoke it, sign in and out again once the server is in reach (intake login, then intake logout)."
+                )
             }
         }
         saved.token = nil
@@ -48,7 +50,9 @@ struct LogoutCommand: AsyncParsableCommand {
         if locked { print("The store is locked: the next command asks for its passphrase.") }
         let waiting = try store.pendingCount()
         if waiting > 0 {
-            print("\(waiting) record\(waiting == 1 ? "" : "s") still wait\(waiting == 1 ? "s" : "") here, sealed; the next 'intake flush' after a sign-in sends \(waiting == 1 ? "it" : "them").")
+            print(
+                "\(waiting) record\(waiting == 1 ? "" : "s") still wait\(waiting == 1 ? "s" : "") here, sealed; the next 'intake flush' after a sign-in sends \(waiting == 1 ? "it" : "them")."
+            )
         }
     }
 }

@@ -26,7 +26,10 @@ struct LookupCommand: AsyncParsableCommand {
     @Option(help: "External id (case or file number).") var externalId: String?
     @Flag(help: "Search this machine only: drafts, the queue and the synced copy of the team's records (intake sync).")
     var offline = false
-    @Option(help: ArgumentHelp("Open this server record directly: its id, or its first characters as listings and the inbox show them.", valueName: "record-id"))
+    @Option(
+        help: ArgumentHelp(
+            "Open this server record directly: its id, or its first characters as listings and the inbox show them.", valueName: "record-id"
+        ))
     var id: String?
 
     func validate() throws {
@@ -42,11 +45,14 @@ struct LookupCommand: AsyncParsableCommand {
         let store = try storeOptions.openUnlocked()
         let client = offline ? nil : try clientOptions.client(dataDirectory: storeOptions.directory)
         if offline {
-            let copy = try store.syncState().map { "the synced copy of team '\($0.team)' (\($0.count) records, \(Timestamp.string(from: $0.syncedAt)))" }
+            let copy = try store.syncState().map {
+                "the synced copy of team '\($0.team)' (\($0.count) records, \(Timestamp.string(from: $0.syncedAt)))"
+            }
             print(Language.say(.offlineSearch(copy: copy)))
         }
         Interruption.install()
-        let session = LookupSession(store: store, client: client, io: StandardIO(), catalog: QuestionnaireCatalog.commandLine, say: Language.say)
+        let session = LookupSession(
+            store: store, client: client, io: StandardIO(), catalog: QuestionnaireCatalog.commandLine, say: Language.say)
         if let id {
             guard let client else { throw ValidationError("--id opens a server record; sign in with 'intake login' first.") }
             let record = try await RecordReference.resolve(id, with: client)

@@ -1,24 +1,36 @@
 import ArgumentParser
-import IntakeTerminal
 import Foundation
 import IntakeClient
+import IntakeCore
 import IntakeFieldwork
 import IntakeStore
-import IntakeCore
+import IntakeTerminal
 
 struct PatientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "patient",
         abstract: "Your team's patient registry: register, find, show, change, archive, consent, import a roster.",
         subcommands: [
-            Register.self, Find.self, Show.self, Update.self, Archive.self, Restore.self, Consent.self, Import.self, Groups.self, Report.self,
+            Register.self, Find.self, Show.self, Update.self, Archive.self, Restore.self, Consent.self, Import.self, Groups.self,
+            Report.self,
             Reports.self,
         ])
 
     struct Identity: ParsableArguments {
         @Option(help: "Date of birth, YYYY-MM-DD.") var dateOfBirth: String?
-        @Option(help: "female, male, other or unknown.") var sex: String?
+        @Option(help: "\(PatientIdentification.Sex.spelled).") var sex: String?
         @Option(help: "A study or clinic number, unique in the deployment.") var externalId: String?
+
+        /// Checked for a registration and an update alike: one kept offline is sent later, when
+        /// no one is there to retype it.
+        func validate() throws {
+            if let sex, PatientIdentification.Sex(rawValue: sex) == nil {
+                throw ValidationError("--sex is \(PatientIdentification.Sex.spelled).")
+            }
+            if let dateOfBirth, LocalDate(iso: dateOfBirth) == nil {
+                throw ValidationError("--date-of-birth is a date such as 1990-04-12.")
+            }
+        }
     }
 
     struct Register: AsyncParsableCommand {
@@ -36,25 +48,20 @@ struct PatientCommand: AsyncParsableCommand {
         @Argument(help: "Family name.") var familyName: String
         @OptionGroup var identity: Identity
         @Option(help: "A data group to put the patient in (repeatable; defined by an admin).") var group: [String] = []
-        @Option(help: "Consent given now: no_sharing, sponsors_and_partners or all_qualified_researchers.") var consent: String?
-        @Option(help: "How the consent was given: verbal, written or electronic.") var consentMethod: String?
+        @Option(help: "Consent given now: \(SharingScope.spelled).") var consent: String?
+        @Option(help: "How the consent was given: \(ConsentMethod.spelled).") var consentMethod: String?
 
         func validate() throws {
             if (consent == nil) != (consentMethod == nil) {
-                throw ValidationError("Give the consent and how it was given together: --consent SCOPE --consent-method verbal|written|electronic.")
+                throw ValidationError(
+                    "Give the consent and how it was given together: --consent SCOPE --consent-method verbal|written|electronic.")
             }
             // Checked here too: a registration kept offline is sent later, when no one is there to retype it.
-            if let consent, !Roster.scopes.contains(consent) {
-                throw ValidationError("--consent is no_sharing, sponsors_and_partners or all_qualified_researchers.")
+            if let consent, SharingScope(rawValue: consent) == nil {
+                throw ValidationError("--consent is \(SharingScope.spelled).")
             }
-            if let consentMethod, !Roster.methods.contains(consentMethod) {
-                throw ValidationError("--consent-method is verbal, written or electronic.")
-            }
-            if let sex = identity.sex, !["female", "male", "other", "unknown"].contains(sex) {
-                throw ValidationError("--sex is female, male, other or unknown.")
-            }
-            if let date = identity.dateOfBirth, LocalDate(iso: date) == nil {
-                throw ValidationError("--date-of-birth is a date such as 1990-04-12.")
+            if let consentMethod, ConsentMethod(rawValue: consentMethod) == nil {
+                throw ValidationError("--consent-method is \(ConsentMethod.spelled).")
             }
         }
 
@@ -79,14 +86,16 @@ struct PatientCommand: AsyncParsableCommand {
             }
             guard result.outcome == "created" else {
                 throw ValidationError(
-                    result.existingPatientId.map { "Not registered: patient \($0) already has this external id." } ?? "Not registered (\(result.outcome)).")
+                    result.existingPatientId.map { "Not registered: patient \($0) already has this external id." }
+                        ?? "Not registered (\(result.outcome)).")
             }
             print("Registered patient \(id).")
         }
     }
 
     struct Find: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "find", abstract: "Find patients by name, date of birth or external id (all given must match).")
+        static let configuration = CommandConfiguration(
+            commandName: "find", abstract: "Find patients by name, date of birth or external id (all given must match).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Option(help: "The start of the given or family name (accents and case ignored).") var name: String?
@@ -107,7 +116,8 @@ struct PatientCommand: AsyncParsableCommand {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let found: [RemotePatient]
             do throws(ClientError) {
-                found = try await client.findPatients(name: name, dateOfBirth: dateOfBirth, externalId: externalId, includeArchived: includeArchived)
+                found = try await client.findPatients(
+                    name: name, dateOfBirth: dateOfBirth, externalId: externalId, includeArchived: includeArchived)
             } catch {
                 guard error.isTransient else { throw error }
                 return try findOffline(note: "The server cannot be reached (\(error)); searching this machine's copy.")
@@ -124,10 +134,13 @@ struct PatientCommand: AsyncParsableCommand {
             }
             if let note { print(note) }
             let found = RegistryCopy.find(
-                (kept?.patients ?? []) + queued, name: name, dateOfBirth: dateOfBirth, externalId: externalId, includeArchived: includeArchived)
+                (kept?.patients ?? []) + queued, name: name, dateOfBirth: dateOfBirth, externalId: externalId,
+                includeArchived: includeArchived)
             PatientText.list(found).forEach { print($0) }
             if let savedAt = kept?.savedAt {
-                print("(This machine's copy of the registry, made \(String(Timestamp.string(from: savedAt).prefix(16)).replacingOccurrences(of: "T", with: " ")) UTC\(queued.isEmpty ? "" : "; revision 0: registered here, not sent yet").)")
+                print(
+                    "(This machine's copy of the registry, made \(String(Timestamp.string(from: savedAt).prefix(16)).replacingOccurrences(of: "T", with: " ")) UTC\(queued.isEmpty ? "" : "; revision 0: registered here, not sent yet").)"
+                )
             }
         }
     }
@@ -159,11 +172,15 @@ struct PatientCommand: AsyncParsableCommand {
         func showOffline(note: String?) throws {
             let copy = RegistryCopy(store: try storeOptions.openUnlocked())
             guard let patient = try copy.patient(id) else {
-                throw ValidationError("This machine's copy of the registry has no patient \(id.prefix(36)); make one with 'intake sync' while the server is in reach.")
+                throw ValidationError(
+                    "This machine's copy of the registry has no patient \(id.prefix(36)); make one with 'intake sync' while the server is in reach."
+                )
             }
             if let note { print(note) }
             PatientText.show(patient).forEach { print($0) }
-            let made = try copy.load().map { String(Timestamp.string(from: $0.savedAt).prefix(16)).replacingOccurrences(of: "T", with: " ") }
+            let made = try copy.load().map {
+                String(Timestamp.string(from: $0.savedAt).prefix(16)).replacingOccurrences(of: "T", with: " ")
+            }
             print(
                 patient.revision == 0
                     ? "(Registered on this machine, not sent yet; 'intake flush' sends it.)"
@@ -185,7 +202,10 @@ struct PatientCommand: AsyncParsableCommand {
         @Option(parsing: .upToNextOption, help: "Fields to clear: date_of_birth, sex, external_id.") var clear: [String] = []
         @Option(help: "Put the patient in this data group (repeatable).") var addGroup: [String] = []
         @Option(help: "Take the patient out of this data group (repeatable).") var removeGroup: [String] = []
-        @Option(help: "The whole set of data groups the patient is to be in, comma-separated ('' for none), instead of --add-group and --remove-group.")
+        @Option(
+            help:
+                "The whole set of data groups the patient is to be in, comma-separated ('' for none), instead of --add-group and --remove-group."
+        )
         var groups: String?
 
         func run() async throws {
@@ -218,13 +238,18 @@ struct PatientCommand: AsyncParsableCommand {
                 // Offline: the change is kept, based on the revision this machine's copy holds.
                 let store = try storeOptions.openUnlocked()
                 guard let known = try RegistryCopy(store: store).patient(id) else {
-                    throw ValidationError("The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)) to change; 'intake sync' makes one while the server is in reach.")
+                    throw ValidationError(
+                        "The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)) to change; 'intake sync' makes one while the server is in reach."
+                    )
                 }
                 let base = baseRevision ?? (known.revision == 0 ? nil : known.revision)
                 try RegistryWork.queue(
                     .patientUpdate, patient: known.id,
-                    RegistryWork.Update(baseRevision: base, changes: changes, addGroups: addGroup, removeGroups: removeGroup, groups: wholeSet), in: store)
-                print("The server cannot be reached (\(error)); the change to patient \(known.id.prefix(8)) is kept on this machine and 'intake flush' sends it\(base.map { " (based on revision \($0); if someone changed the patient since, flush says so and keeps it)" } ?? "").")
+                    RegistryWork.Update(
+                        baseRevision: base, changes: changes, addGroups: addGroup, removeGroups: removeGroup, groups: wholeSet), in: store)
+                print(
+                    "The server cannot be reached (\(error)); the change to patient \(known.id.prefix(8)) is kept on this machine and 'intake flush' sends it\(base.map { " (based on revision \($0); if someone changed the patient since, flush says so and keeps it)" } ?? "")."
+                )
                 return
             }
             let groups = patient.dataGroups.map { $0.isEmpty ? "" : "; groups: \($0.joined(separator: ", "))" } ?? ""
@@ -233,7 +258,8 @@ struct PatientCommand: AsyncParsableCommand {
     }
 
     struct Archive: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "archive", abstract: "Archive a patient (kept; found only with --include-archived).")
+        static let configuration = CommandConfiguration(
+            commandName: "archive", abstract: "Archive a patient (kept; found only with --include-archived).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
@@ -261,17 +287,17 @@ struct PatientCommand: AsyncParsableCommand {
     struct Consent: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "consent",
-            abstract: "Record what a patient agreed to share: no_sharing, sponsors_and_partners or all_qualified_researchers.")
+            abstract: "Record what a patient agreed to share: \(SharingScope.spelled).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The patient's id, or its first characters as listings show them.") var id: String
-        @Argument(help: "no_sharing, sponsors_and_partners or all_qualified_researchers.") var scope: String
-        @Option(help: "How it was given: verbal, written or electronic.") var method: String
+        @Argument(help: "\(SharingScope.spelled).") var scope: String
+        @Option(help: "How it was given: \(ConsentMethod.spelled).") var method: String
 
         func validate() throws {
             // Checked here too: a consent kept offline is sent later, when no one is there to retype it.
-            if !Roster.scopes.contains(scope) { throw ValidationError("The scope is no_sharing, sponsors_and_partners or all_qualified_researchers.") }
-            if !Roster.methods.contains(method) { throw ValidationError("--method is verbal, written or electronic.") }
+            if SharingScope(rawValue: scope) == nil { throw ValidationError("The scope is \(SharingScope.spelled).") }
+            if ConsentMethod(rawValue: method) == nil { throw ValidationError("--method is \(ConsentMethod.spelled).") }
         }
 
         func run() async throws {
@@ -284,10 +310,14 @@ struct PatientCommand: AsyncParsableCommand {
                 guard error.isTransient else { throw error }
                 let store = try storeOptions.openUnlocked()
                 guard let known = try RegistryCopy(store: store).patient(id) else {
-                    throw ValidationError("The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)); 'intake sync' makes one while the server is in reach.")
+                    throw ValidationError(
+                        "The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)); 'intake sync' makes one while the server is in reach."
+                    )
                 }
                 try RegistryWork.queue(.patientConsent, patient: known.id, RegistryWork.Consent(scope: scope, method: method), in: store)
-                print("The server cannot be reached (\(error)); the consent of patient \(known.id.prefix(8)) (\(scope), \(method)) is kept on this machine and 'intake flush' records it.")
+                print(
+                    "The server cannot be reached (\(error)); the consent of patient \(known.id.prefix(8)) (\(scope), \(method)) is kept on this machine and 'intake flush' records it."
+                )
                 return
             }
             print("Patient \(patient.id.prefix(8)) now shares: \(patient.sharingScope).")
@@ -315,7 +345,9 @@ struct PatientCommand: AsyncParsableCommand {
                 let groups = try await client.dataGroups()
                 if groups.isEmpty { print("No data groups are defined.") }
                 for group in groups {
-                    print([group.name, group.patients.map { "\($0) patient(s)" } ?? "", group.description].filter { !$0.isEmpty }.joined(separator: "\t"))
+                    print(
+                        [group.name, group.patients.map { "\($0) patient(s)" } ?? "", group.description].filter { !$0.isEmpty }.joined(
+                            separator: "\t"))
                 }
             }
         }
@@ -351,12 +383,16 @@ struct PatientCommand: AsyncParsableCommand {
                 return
             }
             guard roster.problems.isEmpty || skipInvalid else {
-                throw ValidationError("\(roster.problems.count) row(s) have problems (above); nothing was imported. Fix them, or import the good rows with --skip-invalid.")
+                throw ValidationError(
+                    "\(roster.problems.count) row(s) have problems (above); nothing was imported. Fix them, or import the good rows with --skip-invalid."
+                )
             }
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let results = try await RosterImport.run(roster.rows, client: client)
             RosterImport.lines(results).forEach { print($0) }
-            if results.contains(where: { $0.outcome != "created" && $0.outcome != "existing" }) || !roster.problems.isEmpty { throw ExitCode.failure }
+            if results.contains(where: { $0.outcome != "created" && $0.outcome != "existing" }) || !roster.problems.isEmpty {
+                throw ExitCode.failure
+            }
         }
     }
 
@@ -379,7 +415,9 @@ struct PatientCommand: AsyncParsableCommand {
 
         func validate() throws {
             if json != nil, !values.isEmpty { throw ValidationError("Give key=value pairs or --json, not both.") }
-            if json == nil, values.isEmpty { throw ValidationError("Give the report's values as key=value pairs, or --json '{\"weight\": 61.5}'.") }
+            if json == nil, values.isEmpty {
+                throw ValidationError("Give the report's values as key=value pairs, or --json '{\"weight\": 61.5}'.")
+            }
         }
 
         func run() async throws {
@@ -396,13 +434,21 @@ struct PatientCommand: AsyncParsableCommand {
                 }
                 let store = try storeOptions.openUnlocked()
                 guard let known = try RegistryCopy(store: store).patient(id) else {
-                    throw ValidationError("The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)); 'intake sync' makes one while the server is in reach.")
+                    throw ValidationError(
+                        "The server cannot be reached (\(error)), and this machine's copy of the registry has no patient \(id.prefix(36)); 'intake sync' makes one while the server is in reach."
+                    )
                 }
-                try RegistryWork.queue(.patientReport, patient: known.id, RegistryWork.Report(series: series, date: date, values: String(decoding: body, as: UTF8.self)), in: store)
-                print("The server cannot be reached (\(error)); the \(series) report of \(date) for patient \(known.id.prefix(8)) is kept on this machine and 'intake flush' stores it.")
+                try RegistryWork.queue(
+                    .patientReport, patient: known.id,
+                    RegistryWork.Report(series: series, date: date, values: String(decoding: body, as: UTF8.self)), in: store)
+                print(
+                    "The server cannot be reached (\(error)); the \(series) report of \(date) for patient \(known.id.prefix(8)) is kept on this machine and 'intake flush' stores it."
+                )
                 return
             }
-            print("Stored \(report.series) \(report.date) for patient \(id.prefix(8)) (version \(report.version)\(report.version > 1 ? "; the earlier ones are kept" : "")).")
+            print(
+                "Stored \(report.series) \(report.date) for patient \(id.prefix(8)) (version \(report.version)\(report.version > 1 ? "; the earlier ones are kept" : ""))."
+            )
         }
     }
 
@@ -424,10 +470,12 @@ struct PatientCommand: AsyncParsableCommand {
             var reports: [RemoteReport]
             if offline {
                 guard let kept = try RegistryCopy(store: try storeOptions.openUnlocked()).reports(patient: id, series: series) else {
-                    throw ValidationError("This machine has no copy of the registry's reports; make one with 'intake sync' while the server is in reach.")
+                    throw ValidationError(
+                        "This machine has no copy of the registry's reports; make one with 'intake sync' while the server is in reach.")
                 }
                 reports = kept.filter { report in
-                    (startDate.map { report.date >= $0 } ?? true) && (endDate.map { report.date.count > 10 ? report.date < $0 : report.date <= $0 } ?? true)
+                    (startDate.map { report.date >= $0 } ?? true)
+                        && (endDate.map { report.date.count > 10 ? report.date < $0 : report.date <= $0 } ?? true)
                 }
                 if latest { reports = Array(reports.suffix(1)) }
             } else {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IntakeCore
 import IntakeServer
+import IntakeService
 
 /// `intake admin purge-tombstones --older-than-days N`: forget deleted records for good.
 struct PurgeTombstonesCommand: AsyncParsableCommand {
@@ -21,8 +22,11 @@ struct PurgeTombstonesCommand: AsyncParsableCommand {
         guard RecordService.tombstoneRetention.contains(olderThanDays) else {
             throw ValidationError("--older-than-days is a whole number from 1 to 36500.")
         }
-        let (purge, cutoff) = try await databaseOptions.services().records.purgeTombstones(olderThanDays: olderThanDays, by: AuditText.localActor)
-        let kept = purge.kept == 0 ? "" : "; \(purge.kept) old enough stay (the newest change of their team, or a referral points to them) until a later purge"
+        let (purge, cutoff) = try await databaseOptions.services().records.purgeTombstones(
+            olderThanDays: olderThanDays, by: AuditText.localActor)
+        let kept =
+            purge.kept == 0
+            ? "" : "; \(purge.kept) old enough stay (the newest change of their team, or a referral points to them) until a later purge"
         print("Purged \(purge.purged) tombstone(s) of records deleted before \(Timestamp.string(from: cutoff))\(kept).")
     }
 }

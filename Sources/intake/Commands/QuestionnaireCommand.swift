@@ -10,7 +10,10 @@ struct QuestionnaireCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "questionnaire",
         abstract: "Check, show and list questionnaires; publish them on the server and move versions through their states.",
-        subcommands: [Check.self, Show.self, List.self, Import.self, Export.self, Pull.self, Versions.self, Publish.self, State.self, Try.self, TestRecords.self]
+        subcommands: [
+            Check.self, Show.self, List.self, Import.self, Export.self, Pull.self, Versions.self, Publish.self, State.self, Try.self,
+            TestRecords.self,
+        ]
     )
 
     struct Pull: AsyncParsableCommand {
@@ -44,7 +47,10 @@ struct QuestionnaireCommand: ParsableCommand {
             }
             print(TextTable.row(["QUESTIONNAIRE", "VERSION", "STATE", "SINCE", "TITLE"], widths: [18, 17, 10, 11]))
             for v in versions {
-                print(TextTable.row([v.id, v.version, v.state, String((v.stateChangedAt ?? v.publishedAt).prefix(10)), v.title], widths: [18, 17, 10, 11]))
+                print(
+                    TextTable.row(
+                        [v.id, v.version, v.state, String((v.stateChangedAt ?? v.publishedAt).prefix(10)), v.title],
+                        widths: [18, 17, 10, 11]))
             }
         }
     }
@@ -65,7 +71,8 @@ struct QuestionnaireCommand: ParsableCommand {
             print(
                 existed
                     ? "Already on the server: \(version.id) version \(version.version), \(version.state)."
-                    : "\(version.state == "draft" ? "Stored as a draft" : "Published"): \(version.id) version \(version.version) (\(version.questionCount) questions).")
+                    : "\(version.state == "draft" ? "Stored as a draft" : "Published"): \(version.id) version \(version.version) (\(version.questionCount) questions)."
+            )
         }
     }
 
@@ -100,7 +107,8 @@ struct QuestionnaireCommand: ParsableCommand {
     struct Try: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "try",
-            abstract: "Try a draft version before publishing it: fill it in the terminal (or send sample records); the server checks each as a record and keeps it apart as a test record.",
+            abstract:
+                "Try a draft version before publishing it: fill it in the terminal (or send sample records); the server checks each as a record and keeps it apart as a test record.",
             discussion: """
                 Test records are in no export, change feed or lookup; 'intake questionnaire test-records' lists them, and \
                 publishing the draft discards them. Coordinators and admins of a team.
@@ -128,7 +136,8 @@ struct QuestionnaireCommand: ParsableCommand {
             } else {
                 let draft = Draft(response: PatientResponse(questionnaire: reference, collector: me, deviceId: "trial"))
                 // Nothing of a trial is kept on this machine: the server keeps the test record.
-                let session = try FormSession(questionnaire: questionnaire, draft: draft, io: StandardIO(), discard: { _ in }, save: { _ in })
+                let session = try FormSession(
+                    questionnaire: questionnaire, draft: draft, io: StandardIO(), discard: { _ in }, save: { _ in })
                 guard case .completed(let record) = try session.run() else {
                     print("Not finished: nothing was sent.")
                     return
@@ -139,7 +148,9 @@ struct QuestionnaireCommand: ParsableCommand {
             for record in records {
                 switch try await client.tryRecord(record) {
                 case .kept(let replaced, let warnings):
-                    print("Test record \(record.id.uuidString.lowercased().prefix(8)) \(replaced ? "replaced" : "kept") on the server, apart from the team's records.")
+                    print(
+                        "Test record \(record.id.uuidString.lowercased().prefix(8)) \(replaced ? "replaced" : "kept") on the server, apart from the team's records."
+                    )
                     warnings.forEach { print("  warning: \($0)") }
                 case .invalid(let message, let issues):
                     refused += 1
@@ -179,7 +190,8 @@ struct QuestionnaireCommand: ParsableCommand {
                 print(
                     TextTable.row(
                         String(record.id.prefix(8)), record.collector, record.submittedBy,
-                        String(record.receivedAt.prefix(16)).replacingOccurrences(of: "T", with: " "), "\(record.answerCount)", widths: [9, 16, 16, 17]))
+                        String(record.receivedAt.prefix(16)).replacingOccurrences(of: "T", with: " "), "\(record.answerCount)",
+                        widths: [9, 16, 16, 17]))
             }
         }
     }
@@ -211,7 +223,8 @@ struct QuestionnaireCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the sections and questions as a field worker sees them.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show the sections and questions as a field worker sees them.")
 
         @Argument(help: ArgumentHelp("A questionnaire folder or id.", valueName: "folder"))
         var folder: String = QuestionnaireCatalog.defaultId
@@ -230,7 +243,8 @@ struct QuestionnaireCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the questionnaires in the Questionnaires/ folder.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the questionnaires in the Questionnaires/ folder.")
 
         func run() throws {
             let catalog = QuestionnaireCatalog.commandLine
@@ -258,7 +272,10 @@ struct QuestionnaireCommand: ParsableCommand {
 struct PublishingOptions: ParsableArguments {
     @Argument(help: ArgumentHelp("A questionnaire id under Questionnaires/, or a folder.", valueName: "id-or-path"))
     var questionnaire: String = QuestionnaireCatalog.defaultId
-    @Flag(help: "Store it as a draft: coordinators can try it; records on it are refused until 'intake questionnaire state ID VERSION published'.")
+    @Flag(
+        help:
+            "Store it as a draft: coordinators can try it; records on it are refused until 'intake questionnaire state ID VERSION published'."
+    )
     var draft = false
 
     func folder() throws -> URL { try QuestionnaireCatalog.commandLine.folder(for: questionnaire) }

@@ -17,7 +17,9 @@ extension QuestionnaireCommand {
         @Argument(help: ArgumentHelp("The XLSForm file.", valueName: "form"))
         var form: String
 
-        @Option(help: ArgumentHelp("The folder to write (default: Questionnaires/<form_id>, or ./<form_id> outside an Intake folder).", valueName: "folder"))
+        @Option(
+            help: ArgumentHelp(
+                "The folder to write (default: Questionnaires/<form_id>, or ./<form_id> outside an Intake folder).", valueName: "folder"))
         var output: String?
 
         @Flag(help: "Write what can be expressed, leaving out what cannot (still listed).")
@@ -53,10 +55,13 @@ extension QuestionnaireCommand {
                 throw ExitCode.failure
             }
             if !result.problems.isEmpty && !partial {
-                printError("\(form): Intake cannot express \(result.problems.count) thing\(result.problems.count == 1 ? "" : "s") above; nothing was written. Change the form, or import with --partial to leave them out.")
+                printError(
+                    "\(form): Intake cannot express \(result.problems.count) thing\(result.problems.count == 1 ? "" : "s") above; nothing was written. Change the form, or import with --partial to leave them out."
+                )
                 throw ExitCode.failure
             }
-            let folder = output.map { URL(fileURLWithPath: $0) }
+            let folder =
+                output.map { URL(fileURLWithPath: $0) }
                 ?? (QuestionnaireCatalog.commandLine.root ?? URL(fileURLWithPath: ".")).appendingPathComponent(result.id)
             do {
                 try result.write(to: folder, replacing: replace)
@@ -66,7 +71,8 @@ extension QuestionnaireCommand {
             }
             print(
                 "imported \(questionnaire.id) into \(folder.path): \(questionnaire.sections.count) sections, \(questionnaire.questionCount) questions, languages \(questionnaire.languages.joined(separator: ", ")), version \(questionnaire.version)"
-                    + (result.problems.isEmpty ? "" : "; \(result.problems.count) thing\(result.problems.count == 1 ? "" : "s") left out (--partial)"))
+                    + (result.problems.isEmpty
+                        ? "" : "; \(result.problems.count) thing\(result.problems.count == 1 ? "" : "s") left out (--partial)"))
         }
 
         private func readForm(_ url: URL) throws -> Data {
@@ -75,7 +81,9 @@ extension QuestionnaireCommand {
                 throw ValidationError("\(form) is not a file; give the path of the XLSForm (.xlsx, .xls, .csv or .md).")
             }
             guard info.st_size <= WorkbookLimits.fileBytes else {
-                throw ValidationError("\(form) is \(info.st_size) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes). Check that this is the right file.")
+                throw ValidationError(
+                    "\(form) is \(info.st_size) bytes; an XLSForm may be at most \(WorkbookLimits.fileBytes). Check that this is the right file."
+                )
             }
             do {
                 return try Data(contentsOf: url)
@@ -88,7 +96,9 @@ extension QuestionnaireCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
-            abstract: "Write a questionnaire as an XLSForm (.xlsx) that ODK's tools and Excel open and 'intake questionnaire import' reads back, or as an ODK XForm.")
+            abstract:
+                "Write a questionnaire as an XLSForm (.xlsx) that ODK's tools and Excel open and 'intake questionnaire import' reads back, or as an ODK XForm."
+        )
 
         @Argument(help: ArgumentHelp("A questionnaire id under Questionnaires/, or a folder.", valueName: "id-or-path"))
         var questionnaire: String = QuestionnaireCatalog.defaultId
@@ -115,13 +125,16 @@ extension QuestionnaireCommand {
             if FileManager.default.fileExists(atPath: url.path) && !replace {
                 throw ValidationError("\(url.path) already exists; choose another file with --output, or replace it with --replace.")
             }
-            let data = xform ? Data(XFormWriter.xform(loaded, formId: loaded.id, version: loaded.version).utf8) : try XLSFormExporter.xlsx(loaded)
+            let data =
+                xform ? Data(XFormWriter.xform(loaded, formId: loaded.id, version: loaded.version).utf8) : try XLSFormExporter.xlsx(loaded)
             do {
                 try data.write(to: url, options: .atomic)
             } catch {
                 throw ValidationError("Cannot write \(url.path): check that the folder exists and that you may write there.")
             }
-            print("wrote \(url.path): the \(xform ? "XForm" : "XLSForm") of \(loaded.id) version \(loaded.version), \(loaded.questionCount) questions, languages \(loaded.languages.joined(separator: ", "))")
+            print(
+                "wrote \(url.path): the \(xform ? "XForm" : "XLSForm") of \(loaded.id) version \(loaded.version), \(loaded.questionCount) questions, languages \(loaded.languages.joined(separator: ", "))"
+            )
         }
     }
 }

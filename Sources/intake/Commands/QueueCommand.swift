@@ -13,7 +13,8 @@ struct QueueCommand: ParsableCommand {
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List queued records: ids, states, attempts and reasons; no patient data.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List queued records: ids, states, attempts and reasons; no patient data.")
         @OptionGroup var storeOptions: StoreOptions
 
         func run() throws {
@@ -21,24 +22,32 @@ struct QueueCommand: ParsableCommand {
             let output = StandardOutput(rightToLeft: Language.say.isRightToLeft)
             TextTable.queue(try store.queueEntries(), say: Language.say).forEach(output.write)
             let answers = try store.pendingActionCount()
-            if answers > 0 { print("\(answers) answer(s) to referrals and change(s) to the patient registry made offline wait too; 'intake flush' sends them.") }
+            if answers > 0 {
+                print(
+                    "\(answers) answer(s) to referrals and change(s) to the patient registry made offline wait too; 'intake flush' sends them."
+                )
+            }
             if try store.setAsideActionCount() > 0 {
                 // Kept aside: the server refused them for a reason a person settles.
                 try store.unlock()
-                for entry in try store.pendingActions(includingSetAside: true) where entry.reason != nil && entry.action.kind.isRegistryWork {
+                for entry in try store.pendingActions(includingSetAside: true) where entry.reason != nil && entry.action.kind.isRegistryWork
+                {
                     print("set aside  \(entry.id.uuidString.lowercased().prefix(8))  \(entry.reason ?? "")")
                 }
                 print("Discard one with 'intake queue discard ID' once it is settled.")
             }
             let quarantined = try store.quarantined()
             if !quarantined.isEmpty {
-                print("\(quarantined.count) damaged entr\(quarantined.count == 1 ? "y" : "ies") quarantined (could not be decrypted): " + quarantined.map { String($0.id.prefix(8)) }.joined(separator: ", "))
+                print(
+                    "\(quarantined.count) damaged entr\(quarantined.count == 1 ? "y" : "ies") quarantined (could not be decrypted): "
+                        + quarantined.map { String($0.id.prefix(8)) }.joined(separator: ", "))
             }
         }
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one queued record as JSON (decrypted), patient details included.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show one queued record as JSON (decrypted), patient details included.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The record's id or its first characters.", valueName: "id")) var id: String
 
@@ -58,8 +67,10 @@ struct QueueCommand: ParsableCommand {
                 record already on the server keeps the collector it was stored with.
                 """)
         @OptionGroup var storeOptions: StoreOptions
-        @Argument(help: ArgumentHelp("A record's id or first characters; all set-aside records when left out.", valueName: "id")) var id: String?
-        @Option(help: ArgumentHelp("The user name the new records among them are sent as: a member of the server's team.", valueName: "name"))
+        @Argument(help: ArgumentHelp("A record's id or first characters; all set-aside records when left out.", valueName: "id")) var id:
+            String?
+        @Option(
+            help: ArgumentHelp("The user name the new records among them are sent as: a member of the server's team.", valueName: "name"))
         var collector: String?
 
         func validate() throws {
@@ -117,7 +128,8 @@ struct QueueCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "export",
             abstract: "Write an encrypted backup of the queue, e.g. to carry on a USB stick to another machine.",
-            discussion: "The backup is sealed with a passphrase you choose (asked, or the first line of standard input with --passphrase-stdin).")
+            discussion:
+                "The backup is sealed with a passphrase you choose (asked, or the first line of standard input with --passphrase-stdin).")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The backup file to write.", valueName: "file")) var file: String
         @Flag(help: "Read the backup's passphrase from standard input.") var passphraseStdin = false
@@ -126,12 +138,15 @@ struct QueueCommand: ParsableCommand {
             let store = try storeOptions.open()
             let passphrase = try PasswordInput.read(fromStdin: passphraseStdin, prompt: "Passphrase for the backup: ", minimum: 8)
             let count = try store.exportQueue(to: URL(fileURLWithPath: file), passphrase: passphrase)
-            print("Wrote \(count) queued record\(count == 1 ? "" : "s"), encrypted, to \(file). Import on another machine with 'intake queue import \(file)'.")
+            print(
+                "Wrote \(count) queued record\(count == 1 ? "" : "s"), encrypted, to \(file). Import on another machine with 'intake queue import \(file)'."
+            )
         }
     }
 
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "import", abstract: "Add the records of a queue backup to this machine's queue (still encrypted), then flush.")
+        static let configuration = CommandConfiguration(
+            commandName: "import", abstract: "Add the records of a queue backup to this machine's queue (still encrypted), then flush.")
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The backup file.", valueName: "file")) var file: String
         @Flag(help: "Read the backup's passphrase from standard input.") var passphraseStdin = false
@@ -140,7 +155,9 @@ struct QueueCommand: ParsableCommand {
             let store = try storeOptions.open()
             let passphrase = try PasswordInput.read(fromStdin: passphraseStdin, prompt: "Passphrase of the backup: ", confirm: false)
             let result = try store.importQueue(from: URL(fileURLWithPath: file), passphrase: passphrase)
-            print("Imported \(result.imported) record\(result.imported == 1 ? "" : "s") (\(result.alreadyQueued) already queued here\(result.damaged > 0 ? ", \(result.damaged) damaged and skipped" : "")). Upload with 'intake flush'.")
+            print(
+                "Imported \(result.imported) record\(result.imported == 1 ? "" : "s") (\(result.alreadyQueued) already queued here\(result.damaged > 0 ? ", \(result.damaged) damaged and skipped" : "")). Upload with 'intake flush'."
+            )
         }
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
-import IntakeTerminal
 import Foundation
 import IntakeClient
 import IntakeFieldwork
+import IntakeTerminal
 
 struct ReferCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +24,8 @@ struct ReferCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
         let referral = try await ReferralTarget.refer(
-            client, record: try await RecordReference.resolve(record, with: client).uuidString.lowercased(), to: to, teamOnly: team, reason: reason, priority: priority, allowEdit: allowEdit)
+            client, record: try await RecordReference.resolve(record, with: client).uuidString.lowercased(), to: to, teamOnly: team,
+            reason: reason, priority: priority, allowEdit: allowEdit)
         print("Referred to \(referral.assignee ?? "'\(referral.toTeam)'") (referral \(referral.id.prefix(8)), \(referral.priority)).")
     }
 }
@@ -42,11 +43,14 @@ struct ReferralsCommand: AsyncParsableCommand {
         @OptionGroup var clientOptions: ClientOptions
         @Flag(help: "Those you (or your team) sent.") var sent = false
         @Option(help: "Only in this state: open, accepted, completed, declined, withdrawn, closed (its record deleted).") var state: String?
-        @Option(help: ArgumentHelp("One record's referrals (sent and received) that you take part in.", valueName: "record-id")) var record: String?
+        @Option(help: ArgumentHelp("One record's referrals (sent and received) that you take part in.", valueName: "record-id")) var record:
+            String?
         @Option(help: ArgumentHelp("The referrals of one registry patient's records.", valueName: "patient-id")) var patient: String?
 
         func validate() throws {
-            if sent, record != nil || patient != nil { throw ValidationError("--record and --patient list both directions; leave out --sent.") }
+            if sent, record != nil || patient != nil {
+                throw ValidationError("--record and --patient list both directions; leave out --sent.")
+            }
         }
 
         func run() async throws {
@@ -106,7 +110,9 @@ struct ReferralsCommand: AsyncParsableCommand {
     struct Retarget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "retarget",
-            abstract: "Send a referral nobody accepted yet elsewhere: to a member of your team, or to another team (the referrer or their coordinators).")
+            abstract:
+                "Send a referral nobody accepted yet elsewhere: to a member of your team, or to another team (the referrer or their coordinators)."
+        )
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The referral's id, or its first characters.") var id: String
@@ -121,7 +127,8 @@ struct ReferralsCommand: AsyncParsableCommand {
     }
 
     struct Reassign: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "reassign", abstract: "Give a referral to your team to one of its members (coordinators).")
+        static let configuration = CommandConfiguration(
+            commandName: "reassign", abstract: "Give a referral to your team to one of its members (coordinators).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The referral's id, or its first characters.") var id: String
@@ -158,7 +165,8 @@ struct ReferralsCommand: AsyncParsableCommand {
     }
 
     struct Message: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "message", abstract: "Write on a referral's thread; the other side is told.")
+        static let configuration = CommandConfiguration(
+            commandName: "message", abstract: "Write on a referral's thread; the other side is told.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The referral's id, or its first characters.") var id: String

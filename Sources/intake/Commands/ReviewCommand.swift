@@ -22,7 +22,9 @@ struct ReviewCommand: AsyncParsableCommand {
             abstract: "Records by review state: your team's (coordinators), every team's (admins), those you collected (field workers).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
-        @Option(help: ArgumentHelp("Only in these states, comma-separated: received, has_issues, edited, approved, rejected.", valueName: "states"))
+        @Option(
+            help: ArgumentHelp(
+                "Only in these states, comma-separated: received, has_issues, edited, approved, rejected.", valueName: "states"))
         var state: String?
         @Option(help: "Only records of this questionnaire.") var questionnaire: String?
         @Option(help: "Only records this user collected.") var collector: String?
@@ -30,8 +32,14 @@ struct ReviewCommand: AsyncParsableCommand {
 
         func validate() throws {
             let known = ["received", "has_issues", "edited", "approved", "rejected"]
-            if let state, let unknown = state.split(separator: ",", omittingEmptySubsequences: false).first(where: { !known.contains(ReviewText.stateName(String($0))) }) {
-                throw ValidationError("'\(unknown.prefix(40))' is not a review state; give one or more of \(known.joined(separator: ", ")), separated by commas.")
+            if let state,
+                let unknown = state.split(separator: ",", omittingEmptySubsequences: false).first(where: {
+                    !known.contains(ReviewText.stateName(String($0)))
+                })
+            {
+                throw ValidationError(
+                    "'\(unknown.prefix(40))' is not a review state; give one or more of \(known.joined(separator: ", ")), separated by commas."
+                )
             }
             if let limit, !(1...500).contains(limit) { throw ValidationError("--limit is a number from 1 to 500.") }
         }
@@ -72,7 +80,9 @@ struct ReviewCommand: AsyncParsableCommand {
             guard ["has_issues", "approved", "rejected"].contains(ReviewText.stateName(state)) else {
                 throw ValidationError("The state is has_issues, approved or rejected ('received' and 'edited' are set by the server).")
             }
-            if lock, ReviewText.stateName(state) != "approved" { throw ValidationError("Only an approved record is locked: give approved with --lock.") }
+            if lock, ReviewText.stateName(state) != "approved" {
+                throw ValidationError("Only an approved record is locked: give approved with --lock.")
+            }
         }
 
         func run() async throws {
@@ -85,7 +95,8 @@ struct ReviewCommand: AsyncParsableCommand {
 
     struct Reopen: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "reopen", abstract: "Unlock an approved, locked record so it can be edited again (its team's coordinators; admins).")
+            commandName: "reopen",
+            abstract: "Unlock an approved, locked record so it can be edited again (its team's coordinators; admins).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The record's id, or its first characters.") var record: String

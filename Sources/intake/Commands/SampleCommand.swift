@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import IntakeTerminal
 import IntakeCore
+import IntakeTerminal
 
 struct SampleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +17,9 @@ struct SampleCommand: ParsableCommand {
     @Option(help: "Seed for the random generator; the same seed gives the same records.")
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("Every record's collector: a user name of the team that will receive them (default: invented names).", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "Every record's collector: a user name of the team that will receive them (default: invented names).", valueName: "name"))
     var collector: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))

@@ -1,12 +1,13 @@
 import ArgumentParser
-import IntakeTerminal
 import Foundation
-import IntakeCore
 import IntakeConsole
+import IntakeCore
+import IntakeFHIR
 import IntakeODK
 import IntakeREDCap
-import IntakeFHIR
 import IntakeServer
+import IntakeService
+import IntakeTerminal
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,7 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (default: 8080).")
     var port: Int?
 
-    @Option(help: ArgumentHelp("Publish a questionnaire (an id under Questionnaires/ or a folder) before serving; repeatable.", valueName: "id-or-path"))
+    @Option(
+        help: ArgumentHelp(
+            "Publish a questionnaire (an id under Questionnaires/ or a folder) before serving; repeatable.", valueName: "id-or-path"))
     var publish: [String] = []
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error (default: info, or INTAKE_LOG_LEVEL).")
@@ -40,7 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     var tlsKey: String?
 
     func validate() throws {
-        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together: the certificate and its private key.") }
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together: the certificate and its private key.")
+        }
         if let port, !(0...65535).contains(port) { throw ValidationError("Please give a port from 0 to 65535.") }
         if let logLevel, !ServerConfiguration.logLevels.contains(logLevel) {
             throw ValidationError("Unknown log level '\(logLevel)'; use \(ServerConfiguration.logLevels.joined(separator: ", ")).")
@@ -71,9 +76,13 @@ struct ServeCommand: AsyncParsableCommand {
         if let files = services.records.attachments {
             say("Files that records name are kept in \(files.folder.path) (back it up with the database).")
         } else if let folder = configuration.attachmentsFolder {
-            say("Warning: cannot use \(folder.path) for files that records name; records naming files are refused until it can be created and written.")
+            say(
+                "Warning: cannot use \(folder.path) for files that records name; records naming files are refused until it can be created and written."
+            )
         } else {
-            say("No folder for files that records name (set INTAKE_SERVER_ATTACHMENTS to one shared by every server): records naming files are refused.")
+            say(
+                "No folder for files that records name (set INTAKE_SERVER_ATTACHMENTS to one shared by every server): records naming files are refused."
+            )
         }
         let scheme = configuration.tls == nil ? "http" : "https"
         let (host, database) = (configuration.host, configuration.databaseDescription)

@@ -28,7 +28,10 @@ struct StatusCommand: AsyncParsableCommand {
         print(say(drafts == 0 ? .noDrafts : .draftsWait(drafts)))
         if let sent = try store.lastSent() { print(say(.lastSent(at: Self.minute(sent)))) }
         // The newest failed try of what still waits, with the reason it was given.
-        if waiting > 0, let tried = entries.filter({ $0.state == .pending && $0.reason != nil }).max(by: { ($0.lastAttemptAt ?? .distantPast) < ($1.lastAttemptAt ?? .distantPast) }),
+        if waiting > 0,
+            let tried = entries.filter({ $0.state == .pending && $0.reason != nil }).max(by: {
+                ($0.lastAttemptAt ?? .distantPast) < ($1.lastAttemptAt ?? .distantPast)
+            }),
             let at = tried.lastAttemptAt, at > (try store.lastSent() ?? .distantPast)
         {
             print(say(.lastTryFailed(at: Self.minute(at), reason: tried.reason ?? "")))
@@ -44,7 +47,9 @@ struct StatusCommand: AsyncParsableCommand {
                 var summary = try await Self.inbox(client, say: say)
                 // Versions the server publishes that this machine has not pulled yet.
                 if let versions = try? await client.questionnaireVersions() {
-                    let missing = versions.filter { $0.state == "published" && !kept.contains(QuestionnaireReference(id: $0.id, version: $0.version)) }
+                    let missing = versions.filter {
+                        $0.state == "published" && !kept.contains(QuestionnaireReference(id: $0.id, version: $0.version))
+                    }
                     if !missing.isEmpty { summary.append(say(.questionnairesToPull(missing.map { "\($0.id) \($0.version)" }))) }
                 }
                 return summary

@@ -13,7 +13,8 @@ struct TeamCommand: AsyncParsableCommand {
             coordinators (and admins) manage it; a team always keeps one coordinator.
             """,
         subcommands: [
-            Members.self, History.self, Invite.self, Role.self, Remove.self, Create.self, Enrol.self, Codes.self, Devices.self, RevokeDevice.self,
+            Members.self, History.self, Invite.self, Role.self, Remove.self, Create.self, Enrol.self, Codes.self, Devices.self,
+            RevokeDevice.self,
             TimeZoneCommand.self,
         ],
         defaultSubcommand: Members.self
@@ -33,7 +34,8 @@ struct TeamCommand: AsyncParsableCommand {
 
     struct TimeZoneCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "timezone", abstract: "Set the time zone the team's console pages show times in (an IANA name such as Asia/Amman, or UTC).")
+            commandName: "timezone",
+            abstract: "Set the time zone the team's console pages show times in (an IANA name such as Asia/Amman, or UTC).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String
@@ -47,7 +49,8 @@ struct TeamCommand: AsyncParsableCommand {
     }
 
     struct History: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "history", abstract: "Who joined or left the team or changed role, when, and by whose hand.")
+        static let configuration = CommandConfiguration(
+            commandName: "history", abstract: "Who joined or left the team or changed role, when, and by whose hand.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String
@@ -88,7 +91,8 @@ struct TeamCommand: AsyncParsableCommand {
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             try await client.createTeam(name)
-            print("Created team '\(name)'. If you formed it, you are its coordinator: invite members with 'intake team invite \(name) NAME'.")
+            print(
+                "Created team '\(name)'. If you formed it, you are its coordinator: invite members with 'intake team invite \(name) NAME'.")
         }
     }
 
@@ -108,7 +112,8 @@ struct TeamCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take a member out of the team; the records they sent stay the team's.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Take a member out of the team; the records they sent stay the team's.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String
@@ -142,9 +147,12 @@ struct TeamCommand: AsyncParsableCommand {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
             let issued = try await client.createEnrolment(team: team, username: username, expiresInHours: hours)
             let link = EnrolmentLink(server: client.baseURL.absoluteString, code: issued.code, pins: issued.pins)
-            let command = (["intake enrol \(issued.code) --server \(link.server)"] + issued.pins.map { "--pin \($0)" }).joined(separator: " ")
+            let command = (["intake enrol \(issued.code) --server \(link.server)"] + issued.pins.map { "--pin \($0)" }).joined(
+                separator: " ")
             print("Enrolment code for \(username) of '\(team)': \(issued.code)")
-            print("It works once, until \(String(issued.enrolment.expiresAt.prefix(16)).replacingOccurrences(of: "T", with: " ")) UTC, and locks after 5 wrong tries.")
+            print(
+                "It works once, until \(String(issued.enrolment.expiresAt.prefix(16)).replacingOccurrences(of: "T", with: " ")) UTC, and locks after 5 wrong tries."
+            )
             print("On the new machine:")
             print("  \(command)")
             print("or, with the link the QR code holds:")
@@ -157,7 +165,8 @@ struct TeamCommand: AsyncParsableCommand {
     }
 
     struct Codes: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "codes", abstract: "List the team's enrolment codes: for whom, state, expiry, wrong tries (never the codes).")
+        static let configuration = CommandConfiguration(
+            commandName: "codes", abstract: "List the team's enrolment codes: for whom, state, expiry, wrong tries (never the codes).")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The team.") var team: String

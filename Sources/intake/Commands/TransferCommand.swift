@@ -16,7 +16,8 @@ struct TransferCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var clientOptions: ClientOptions
-    @Argument(help: "The record's id, or with --patient the patient's (whole, or its first characters as listings show them).") var id: String
+    @Argument(help: "The record's id, or with --patient the patient's (whole, or its first characters as listings show them).") var id:
+        String
     @Option(help: "The team to move it to.") var toTeam: String
     @Flag(help: "The id is a registry patient's: move them and all their records.") var patient = false
 

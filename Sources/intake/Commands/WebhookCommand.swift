@@ -25,12 +25,15 @@ struct WebhookCommand: AsyncParsableCommand {
 
         func run() async throws {
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            WebhookText.registered(try await client.registerWebhook(url, types: types, user: user, allUsers: allUsers)).forEach { print($0) }
+            WebhookText.registered(try await client.registerWebhook(url, types: types, user: user, allUsers: allUsers)).forEach {
+                print($0)
+            }
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "Your webhooks (an admin's: all) and how their deliveries go.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Your webhooks (an admin's: all) and how their deliveries go.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
 
@@ -55,7 +58,8 @@ struct WebhookCommand: AsyncParsableCommand {
     }
 
     struct Resume: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "resume", abstract: "Start a suspended or failing webhook again, from where it stopped.")
+        static let configuration = CommandConfiguration(
+            commandName: "resume", abstract: "Start a suspended or failing webhook again, from where it stopped.")
         @OptionGroup var storeOptions: StoreOptions
         @OptionGroup var clientOptions: ClientOptions
         @Argument(help: "The webhook's id, or its first characters.") var id: String

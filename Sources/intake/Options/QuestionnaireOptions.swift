@@ -1,8 +1,8 @@
 import ArgumentParser
-import IntakeTerminal
 import Foundation
 import IntakeCore
 import IntakeStore
+import IntakeTerminal
 
 /// `--questionnaire`: which questionnaire to use, by id or folder path.
 struct QuestionnaireOptions: ParsableArguments {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IntakeDeployment
 import IntakeServer
+import IntakeService
 
 /// `--database`: the server's SQLite file or PostgreSQL URL, shared by `intake serve` and `intake admin`.
 struct ServerDatabaseOptions: ParsableArguments {

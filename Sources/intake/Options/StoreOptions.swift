@@ -55,10 +55,14 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the server before keeping records offline.")
     var timeout: Double = 15
 
-    @Option(help: ArgumentHelp("For https: trust the certificate authorities in this PEM file instead of the system's (INTAKE_CA_FILE).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "For https: trust the certificate authorities in this PEM file instead of the system's (INTAKE_CA_FILE).", valueName: "file"))
     var caFile: String?
 
-    @Option(help: ArgumentHelp("For https: accept only a server whose public key has this hash (repeatable; INTAKE_PIN).", valueName: "sha256/base64"))
+    @Option(
+        help: ArgumentHelp(
+            "For https: accept only a server whose public key has this hash (repeatable; INTAKE_PIN).", valueName: "sha256/base64"))
     var pin: [String] = []
 
     /// How the server is reached (timeout, authorities, pins, plain http), as flags for another
@@ -75,21 +79,10 @@ struct ClientOptions: ParsableArguments {
     func client(dataDirectory: URL) throws -> IntakeClient? {
         guard
             let settings = ClientSettings.resolve(
-                server: server, token: token, caFile: caFile, pins: pin, environment: ProcessInfo.processInfo.environment, directory: dataDirectory)
+                server: server, token: token, caFile: caFile, pins: pin, environment: ProcessInfo.processInfo.environment,
+                directory: dataDirectory)
         else { return nil }
-        guard let url = settings.url else {
-            throw ValidationError("'\(settings.server)' is not a server URL; give one like http://127.0.0.1:8080 with --server or INTAKE_SERVER.")
-        }
-        do {
-            try TransportPolicy.check(url, insecure: insecure)
-        } catch {
-            throw ValidationError(error.description + ".")
-        }
-        do {
-            try settings.tls.validate()
-        } catch {
-            throw ValidationError(error.description + ".")
-        }
+        let url = try settings.checkedURL(insecure: insecure, example: "http://127.0.0.1:8080 with --server or INTAKE_SERVER")
         return IntakeClient(
             baseURL: url, token: settings.token, timeout: timeout, deviceId: DeviceId.load(in: dataDirectory), tls: settings.tls,
             intakeVersion: IntakeCommand.configuration.version)
@@ -108,7 +101,9 @@ struct ClientOptions: ParsableArguments {
         else { return nil }
         if let username = settings.username { return username }
         guard var quick = try? self.client(dataDirectory: dataDirectory) else { return nil }
-        quick = IntakeClient(baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3), deviceId: DeviceId.load(in: dataDirectory), tls: settings.tls)
+        quick = IntakeClient(
+            baseURL: quick.baseURL, token: settings.token, timeout: min(timeout, 3), deviceId: DeviceId.load(in: dataDirectory),
+            tls: settings.tls)
         guard let username = try? await quick.me() else { return nil }
         if var saved = ClientSettings.load(from: dataDirectory), saved.server == settings.server, saved.token == settings.token {
             saved.username = username
@@ -120,8 +115,25 @@ struct ClientOptions: ParsableArguments {
     /// The client, for commands that only make sense with a server.
     func requireClient(dataDirectory: URL) throws -> IntakeClient {
         guard let client = try client(dataDirectory: dataDirectory) else {
-            throw ValidationError("No server is set up; sign in with 'intake login --server URL --username NAME', or give --server and --token.")
+            throw ValidationError(
+                "No server is set up; sign in with 'intake login --server URL --username NAME', or give --server and --token.")
         }
         return client
+    }
+}
+
+extension ClientSettings {
+    /// The server's URL, checked as every command that talks to a server checks it: a URL, plain
+    /// http only to this machine unless `insecure`, and a CA file and pins that can be used.
+    /// `example`: the hint the refusal of a text that is no URL gives.
+    func checkedURL(insecure: Bool, example: String) throws -> URL {
+        guard let url else { throw ValidationError("'\(server)' is not a server URL; give one like \(example).") }
+        do {
+            try TransportPolicy.check(url, insecure: insecure)
+            try tls.validate()
+        } catch {
+            throw ValidationError(error.description + ".")
+        }
+        return url
     }
 }

@@ -10,12 +10,15 @@ enum RecordReference {
         let text = text.trimmingCharacters(in: .whitespaces)
         if let whole = UUID(uuidString: text) { return whole }
         guard ShortId.isPrefix(text) else {
-            throw ValidationError("'\(text.prefix(40))' is not a record id; give the id, or its first characters as listings show them (such as d78265ce).")
+            throw ValidationError(
+                "'\(text.prefix(40))' is not a record id; give the id, or its first characters as listings show them (such as d78265ce).")
         }
         let matches = try await client.recordIds(startingWith: text)
         switch matches.count {
         case 1: return matches[0]
-        case 0: throw ValidationError("No record of your team has an id starting with '\(text)'; check it with 'intake lookup' or 'intake referrals list'.")
+        case 0:
+            throw ValidationError(
+                "No record of your team has an id starting with '\(text)'; check it with 'intake lookup' or 'intake referrals list'.")
         default:
             let shown = matches.prefix(3).map { $0.uuidString.lowercased().prefix(12) }.joined(separator: ", ")
             throw ValidationError("Several records have an id starting with '\(text)' (\(shown)…); give more characters of it.")
@@ -32,7 +35,8 @@ enum PatientReference {
         let text = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let whole = UUID(uuidString: text) { return whole.uuidString.lowercased() }
         guard ShortId.isPrefix(text) else {
-            throw ValidationError("'\(text.prefix(40))' is not a patient id; give the id, or its first characters as listings show them (such as 6f9619ff).")
+            throw ValidationError(
+                "'\(text.prefix(40))' is not a patient id; give the id, or its first characters as listings show them (such as 6f9619ff).")
         }
         let matches: [String]
         do throws(ClientError) {
@@ -43,7 +47,9 @@ enum PatientReference {
         }
         switch matches.count {
         case 1: return matches[0]
-        case 0: throw ValidationError("No patient of your team's registry has an id starting with '\(text)'; check it with 'intake patient find'.")
+        case 0:
+            throw ValidationError(
+                "No patient of your team's registry has an id starting with '\(text)'; check it with 'intake patient find'.")
         default:
             let shown = matches.prefix(3).map { $0.prefix(12) }.joined(separator: ", ")
             throw ValidationError("Several patients have an id starting with '\(text)' (\(shown)…); give more characters of it.")

@@ -77,10 +77,13 @@ struct RandomRecords {
             answers: answers, status: Bool.random(using: &random) ? .draft : .complete, collector: string(), deviceId: string(),
             language: Bool.random(using: &random) ? string(maxPieces: 2) : nil, createdAt: created,
             updatedAt: Date(timeIntervalSince1970: Double(milliseconds + Int64.random(in: 0...1_000_000, using: &random)) / 1000),
-            patientId: Int.random(in: 0..<3, using: &random) == 0 ? UUID(uuid: (
-                bytes[15], bytes[14], bytes[13], bytes[12], bytes[11], bytes[10], bytes[9], bytes[8], bytes[7], bytes[6], bytes[5], bytes[4],
-                bytes[3], bytes[2], bytes[1], bytes[0]
-            )) : nil)
+            patientId: Int.random(in: 0..<3, using: &random) == 0
+                ? UUID(
+                    uuid: (
+                        bytes[15], bytes[14], bytes[13], bytes[12], bytes[11], bytes[10], bytes[9], bytes[8], bytes[7], bytes[6], bytes[5],
+                        bytes[4],
+                        bytes[3], bytes[2], bytes[1], bytes[0]
+                    )) : nil)
     }
 }
 

@@ -108,7 +108,10 @@ struct RecordCodecTests {
         #expect(point.altitude == expected.altitude && point.accuracy == expected.accuracy)
     }
 
-    @Test(arguments: ["", "31.95", "91, 35", "31.9, 181", "here", "31.9, 35.9, 800, -3", "31°57'N", "1,2,3,4,5", "31,95 35,91", "31,95, 35,91", "https://maps.google.com/?q=31,95,35,91", "https://example.org/"])
+    @Test(arguments: [
+        "", "31.95", "91, 35", "31.9, 181", "here", "31.9, 35.9, 800, -3", "31°57'N", "1,2,3,4,5", "31,95 35,91", "31,95, 35,91",
+        "https://maps.google.com/?q=31,95,35,91", "https://example.org/",
+    ])
     func whatIsNotAPlaceIsRefused(text: String) {
         #expect(GeoPoint(parsing: text) == nil, "\(text)")
     }
@@ -124,7 +127,8 @@ struct RecordCodecTests {
         let bad = text.replacingOccurrences(of: "0b4f6c1e-2d3a-4e5f-8a9b-1c2d3e4f5a6b", with: "not-a-uuid")
         let error = #expect(throws: JSONReadError.self) { _ = try RecordCodec.decode(Array(bad.utf8)) }
         #expect(error?.message.contains("patient id") == true && error?.message.contains("not-a-uuid") == false)
-        let twice = text.replacingOccurrences(of: #","questionnaire":"#, with: #","patientId":"0b4f6c1e-2d3a-4e5f-8a9b-1c2d3e4f5a6b","questionnaire":"#)
+        let twice = text.replacingOccurrences(
+            of: #","questionnaire":"#, with: #","patientId":"0b4f6c1e-2d3a-4e5f-8a9b-1c2d3e4f5a6b","questionnaire":"#)
         #expect(throws: JSONReadError.self) { _ = try RecordCodec.decode(Array(twice.utf8)) }
     }
 

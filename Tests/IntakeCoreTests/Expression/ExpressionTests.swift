@@ -63,7 +63,9 @@ struct ExpressionTests {
 
     @Test func missingAnswersAndImpossibleOperationsHaveADocumentedResult() throws {
         #expect(try value("unanswered + 1") == .missing)
-        #expect(try value("unanswered > 1") == .bool(false) && value("unanswered = 1") == .bool(false) && value("unanswered != 1") == .bool(false))
+        #expect(
+            try value("unanswered > 1") == .bool(false) && value("unanswered = 1") == .bool(false)
+                && value("unanswered != 1") == .bool(false))
         #expect(try value("unanswered is not answered") == .bool(true) && value("weight is answered") == .bool(true))
         #expect(try value("coalesce(unanswered, phq_1)") == .number(2))
         #expect(try value("weight / zero") == .missing && value("weight mod zero") == .missing, "division by zero: missing, never a crash")
@@ -92,17 +94,21 @@ struct ExpressionTests {
         #expect(error("count-selected('x')")?.message == "count-selected() reads a question: give its id as the first argument")
         #expect(error("2026-02-30 > weight")?.message == "2026-02-30 is not a date")
         #expect(error("weight height")?.column == 8)
-        #expect(error(String(repeating: "(", count: 100) + "1" + String(repeating: ")", count: 100))?.message.contains("nests deeper") == true)
+        #expect(
+            error(String(repeating: "(", count: 100) + "1" + String(repeating: ")", count: 100))?.message.contains("nests deeper") == true)
         #expect(error("weight > 3 and symptoms = fever or not (height < 2)") == nil)
     }
 
     @Test(arguments: 0..<4) func anyLineParsesOrFailsWithALocatedErrorNeverACrash(_ seed: Int) {
         var generator = SeededGenerator(seed: UInt64(seed + 1))
-        let pieces = ["weight", "(", ")", "+", "-", "*", "/", "=", "!=", "<", "and", "or", "not", "1", "2.5", "'a'", "\"b", ",", "if", "round",
-                      "is", "answered", "2026-01-01", "count-selected", "mod", "é", "!", " ", ".", "number", "today()"]
+        let pieces = [
+            "weight", "(", ")", "+", "-", "*", "/", "=", "!=", "<", "and", "or", "not", "1", "2.5", "'a'", "\"b", ",", "if", "round",
+            "is", "answered", "2026-01-01", "count-selected", "mod", "é", "!", " ", ".", "number", "today()",
+        ]
         // scripts/fuzz sets INTAKE_FUZZ_COUNT for a long run.
         for _ in 0..<(TestSeed.count(8000) / 4) {
-            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined(separator: " ")
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined(
+                separator: " ")
             do {
                 let parsed = try Expression.parse(text)
                 _ = ExpressionEvaluator(today: Self.today).evaluate(parsed.resolved(questions: ["weight"])) { Self.answers[$0] }

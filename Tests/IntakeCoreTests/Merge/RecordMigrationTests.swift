@@ -7,18 +7,18 @@ struct RecordMigrationTests {
     /// Version 1: two sections.
     static let one = [
         "1-about.txt": """
-            Age in years | id: age | integer 0..120 | required
-            Weight in kg | id: weight | integer 1..300
-            Smoker? | id: smoker | yesno
-            Comment
-            Blood group | id: blood | single: a=A, b=B, o=O
-            """,
+        Age in years | id: age | integer 0..120 | required
+        Weight in kg | id: weight | integer 1..300
+        Smoker? | id: smoker | yesno
+        Comment
+        Blood group | id: blood | single: a=A, b=B, o=O
+        """,
         "2-health.txt": """
-            Symptoms | id: symptoms | multiple: fever=Fever, cough=Cough, rash=Rash
-            Main symptom | id: main | single: fever=Fever, cough=Cough
-            Days ill | id: days | integer 0..365
-            Notes | id: notes | text
-            """,
+        Symptoms | id: symptoms | multiple: fever=Fever, cough=Cough, rash=Rash
+        Main symptom | id: main | single: fever=Fever, cough=Cough
+        Days ill | id: days | integer 0..365
+        Notes | id: notes | text
+        """,
     ]
 
     /// Version 2: every kind of change. Weight becomes a decimal (carried), smoker becomes
@@ -28,20 +28,20 @@ struct RecordMigrationTests {
     /// question is added and a question shown only for smokers hides the weight.
     static let two = [
         "1-about.txt": """
-            Age in years | id: age | integer 0..120 | required
-            Weight in kg | id: weight | decimal 1..300 | show if: age > 17
-            Smoker? | id: smoker | text
-            Comment
-            Blood group | id: blood | single: a=A, b=B
-            Phone reachable? | id: phone | yesno | required
-            """,
+        Age in years | id: age | integer 0..120 | required
+        Weight in kg | id: weight | decimal 1..300 | show if: age > 17
+        Smoker? | id: smoker | text
+        Comment
+        Blood group | id: blood | single: a=A, b=B
+        Phone reachable? | id: phone | yesno | required
+        """,
         "2-health.txt": """
-            Symptoms | id: symptoms | multiple: fever=Fever, cough=Cough
-            Main symptoms | id: main | multiple: fever=Fever, cough=Cough
-            """,
+        Symptoms | id: symptoms | multiple: fever=Fever, cough=Cough
+        Main symptoms | id: main | multiple: fever=Fever, cough=Cough
+        """,
         "3-course.txt": """
-            Days ill | id: days | integer 0..365
-            """,
+        Days ill | id: days | integer 0..365
+        """,
     ]
 
     @Test("answers follow their question ids across every kind of change; the rest is listed, not lost")
@@ -94,13 +94,17 @@ struct RecordMigrationTests {
         #expect(Validator(questionnaire: new).validate(finished).errors.filter { $0.field == nil }.isEmpty)
 
         // The history's JSON names each answer set aside in the record codec's spelling.
-        let json = String(decoding: RecordMigration.json(result.setAside, from: old.reference, to: new.reference, at: Date(timeIntervalSince1970: 0)), as: UTF8.self)
+        let json = String(
+            decoding: RecordMigration.json(result.setAside, from: old.reference, to: new.reference, at: Date(timeIntervalSince1970: 0)),
+            as: UTF8.self)
         #expect(json.contains(#""question":"blood","questionText":"Blood group","position":"1.5","reason":"not_accepted""#))
         #expect(json.contains(#""answer":{"choice":"o"}"#))
         #expect(json.hasPrefix(#"{"from":"test@\#(old.version)","to":"test@\#(new.version)","migratedAt":"1970-01-01T00:00:00"#))
     }
 
-    @Test("a whole number becomes a decimal, an integral decimal a whole number, and a question without an id moves only where its wording stays")
+    @Test(
+        "a whole number becomes a decimal, an integral decimal a whole number, and a question without an id moves only where its wording stays"
+    )
     func conversionsAndUnnamedQuestions() throws {
         let old = try TestQuestionnaires.load(["1-a.txt": "Height | decimal\nWeight | id: w | integer\nRemark\n"])
         let new = try TestQuestionnaires.load(["1-a.txt": "Height in cm | integer\nWeight | id: w | decimal\nRemark\nExtra | integer\n"])

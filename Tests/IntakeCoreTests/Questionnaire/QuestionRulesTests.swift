@@ -113,7 +113,9 @@ struct QuestionRulesTests {
         #expect(Validator(questionnaire: q).validate(response).isEmpty)
         let problems = TestQuestionnaires.problems(["1-a.txt": "Q | id: q | yesno | show if: sex = female"])
         #expect(problems.first?.message == "show-if cannot read the patient's sex", "\(problems)")
-        #expect(TestQuestionnaires.problems(["1-a.txt": "Q | id: q | yesno | required if: sex = woman"]).first?.message == "'woman' is not a choice of 'sex'")
+        #expect(
+            TestQuestionnaires.problems(["1-a.txt": "Q | id: q | yesno | required if: sex = woman"]).first?.message
+                == "'woman' is not a choice of 'sex'")
     }
 
     /// Choices are codes: a number or yes/no compared with a choice question means that code.
@@ -151,7 +153,9 @@ struct QuestionRulesTests {
         ])
         #expect(barren.first?.message == "the question is required, but no choice is tagged for 'b' of 'r'", "\(barren)")
         // Hidden for the answers that offer nothing, as the hint says: fine.
-        _ = try TestQuestionnaires.load(["1-a.txt": "R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X | filter: r | required | show if: r = a"])
+        _ = try TestQuestionnaires.load([
+            "1-a.txt": "R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X | filter: r | required | show if: r = a"
+        ])
     }
 
     @Test func defaultsAndAlerts() throws {
@@ -163,18 +167,33 @@ struct QuestionRulesTests {
     }
 
     @Test(arguments: [
-        ("X | id: x | integer\nY | id: y | decimal | calculate: x + z", "q/1-a.txt:2:38: error: calculate refers to an unknown question id 'z'"),
-        ("X | id: x | integer\nY | id: y | decimal | calculate: . + x", "q/1-a.txt:2:34: error: '.' stands for the answer itself, which a calculate cannot read"),
-        ("X | id: x | integer | constraint: . < y\nY | id: y | integer", "q/1-a.txt:1:39: error: constraint refers to 'y' (question 1.2), which does not come before this question"),
+        (
+            "X | id: x | integer\nY | id: y | decimal | calculate: x + z",
+            "q/1-a.txt:2:38: error: calculate refers to an unknown question id 'z'"
+        ),
+        (
+            "X | id: x | integer\nY | id: y | decimal | calculate: . + x",
+            "q/1-a.txt:2:34: error: '.' stands for the answer itself, which a calculate cannot read"
+        ),
+        (
+            "X | id: x | integer | constraint: . < y\nY | id: y | integer",
+            "q/1-a.txt:1:39: error: constraint refers to 'y' (question 1.2), which does not come before this question"
+        ),
         ("C | id: c | single: a=A, b=B\nY | id: y | yesno | required if: c = d", "q/1-a.txt:2:38: error: 'd' is not a choice of 'c'"),
         ("X | id: x | integer | calculate: 1 +", "q/1-a.txt:1:37: error: a value is missing before end of the expression"),
         ("X | id: x | text | pattern: [a-", "q/1-a.txt:1:29: error: '[a-' is not a valid regular expression"),
         ("X | id: x | yesno | alert if: . = yes", "q/1-a.txt:1: error: 'alert if' needs a message for the coordinators"),
         ("N | note | required", "q/1-a.txt:1: error: a note takes no answer, so it cannot have required"),
-        ("X | id: x | integer | default: \"many\"", "q/1-a.txt:1:23: error: the default \"many\" is not a possible answer to a integer question"),
+        (
+            "X | id: x | integer | default: \"many\"",
+            "q/1-a.txt:1:23: error: the default \"many\" is not a possible answer to a integer question"
+        ),
         ("X | id: x | integer | calculate: nofunction(1)", "q/1-a.txt:1:34: error: there is no function nofunction()"),
         ("X | id: x | integer\nYou said {y} | note", "q/1-a.txt:2: error: the note shows '{y}', which is no question's id"),
-        ("You said {x} | note\nX | id: x | integer", "q/1-a.txt:1: error: the note shows '{x}', which is not an earlier question with an answer"),
+        (
+            "You said {x} | note\nX | id: x | integer",
+            "q/1-a.txt:1: error: the note shows '{x}', which is not an earlier question with an answer"
+        ),
     ])
     func mistakesAreLocated(text: String, expected: String) throws {
         let problems = TestQuestionnaires.problems(["1-a.txt": text])
@@ -210,7 +229,8 @@ struct QuestionRulesTests {
         #expect(q.offeredType(of: q.question(id: "towns")!, in: response).choices?.choices.map(\.code) == ["tb", "tc"])
         let validator = Validator(questionnaire: q)
         #expect(validator.validate(record(q, ["region": .choice("south"), "district": .choice("s1"), "towns": .choices(["tb"])])).isEmpty)
-        let wrong = validator.validate(record(q, ["region": .choice("south"), "district": .choice("n1"), "towns": .choices(["tb", "ta"])]))
+        let wrong = validator.validate(
+            record(q, ["region": .choice("south"), "district": .choice("n1"), "towns": .choices(["tb", "ta"])]))
         #expect(wrong.map(\.kind) == [.unknownChoice, .unknownChoice])
         #expect(wrong.first?.message == "the answer is not one of the choices offered for the answer to 'region'")
         // The samples keep to the filter too.
@@ -219,10 +239,22 @@ struct QuestionRulesTests {
     }
 
     @Test(arguments: [
-        ("R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X, y=Y | filter: r", "q/1-a.txt:2:42: error: the choice 'y' has no 'r' code in front of it"),
-        ("R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X, c:y=Y | filter: r", "q/1-a.txt:2:44: error: the choice 'y' is tagged 'c', which is not a choice of 'r'"),
-        ("R | id: r | single: a=A\nD | id: d | single: a:x=X | filter: q", "q/1-a.txt:2:37: error: filter refers to an unknown question id 'q'"),
-        ("R | id: r | text\nD | id: d | single: a:x=X | filter: r", "q/1-a.txt:2:37: error: filter needs a single-choice question; 'r' is a text question"),
+        (
+            "R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X, y=Y | filter: r",
+            "q/1-a.txt:2:42: error: the choice 'y' has no 'r' code in front of it"
+        ),
+        (
+            "R | id: r | single: a=A, b=B\nD | id: d | single: a:x=X, c:y=Y | filter: r",
+            "q/1-a.txt:2:44: error: the choice 'y' is tagged 'c', which is not a choice of 'r'"
+        ),
+        (
+            "R | id: r | single: a=A\nD | id: d | single: a:x=X | filter: q",
+            "q/1-a.txt:2:37: error: filter refers to an unknown question id 'q'"
+        ),
+        (
+            "R | id: r | text\nD | id: d | single: a:x=X | filter: r",
+            "q/1-a.txt:2:37: error: filter needs a single-choice question; 'r' is a text question"
+        ),
     ])
     func filterMistakesAreLocated(text: String, expected: String) throws {
         let problems = TestQuestionnaires.problems(["1-a.txt": text])
@@ -244,7 +276,9 @@ struct QuestionRulesTests {
 }
 
 private enum RecordAlertKeys {
-    static func of(_ q: Questionnaire, _ r: PatientResponse, _ today: LocalDate) -> [String] { q.raisedAlerts(by: r, today: today).map(\.key) }
+    static func of(_ q: Questionnaire, _ r: PatientResponse, _ today: LocalDate) -> [String] {
+        q.raisedAlerts(by: r, today: today).map(\.key)
+    }
 }
 
 extension PatientResponse {

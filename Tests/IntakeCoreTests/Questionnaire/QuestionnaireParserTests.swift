@@ -89,7 +89,10 @@ struct QuestionnaireParserTests {
         #expect(q.questionCount >= 40)
         #expect(q.languages == ["en", "ar"])
         let keywords = Set(q.allQuestions.map(\.type.keyword))
-        #expect(keywords == ["text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint", "repeat", "photo"])
+        #expect(
+            keywords == [
+                "text", "yesno", "single", "multiple", "integer", "decimal", "date", "compound", "note", "geopoint", "repeat", "photo",
+            ])
         #expect(q.allQuestions.contains { $0.showIf != nil })
         for question in q.allQuestions {
             #expect(question.text.translations["ar"]?.isEmpty == false, "question \(question.position) has no Arabic text")

@@ -49,7 +49,8 @@ struct RandomRulesPropertyTests {
             case 2 where numbers.count >= 2:
                 let a = numbers.randomElement(using: &random)!, b = numbers.randomElement(using: &random)!
                 let expression = [
-                    "\(a) + \(b)", "round(\(a) * \(b) / 3, 1)", "if(\(a) > \(b), \(a) - \(b), 0)", "coalesce(\(a), 0) + 1", "max(\(a), \(b))",
+                    "\(a) + \(b)", "round(\(a) * \(b) / 3, 1)", "if(\(a) > \(b), \(a) - \(b), 0)", "coalesce(\(a), 0) + 1",
+                    "max(\(a), \(b))",
                 ].randomElement(using: &random)!
                 line += " | decimal | calculate: \(expression)"
                 numbers.append(id)

@@ -84,7 +84,9 @@ struct RepeatTests {
                 ["member_age": .integer(13), "pregnant": .yesNo(true), "weeks": .integer(40)],
             ])
         let issues = validator.validate(response).errors
-        let described = issues.map { "\($0.questionId ?? "-") \($0.instance.map { $0.map(String.init).joined(separator: ".") } ?? "-") \($0.kind)" }
+        let described = issues.map {
+            "\($0.questionId ?? "-") \($0.instance.map { $0.map(String.init).joined(separator: ".") } ?? "-") \($0.kind)"
+        }
         #expect(described.sorted() == ["member_age 2 missingRequired", "weeks 1 missingRequired"], "\(issues)")
         let broken = Self.record(q, size: 2, [["member_age": .integer(0), "pregnant": .yesNo(true)]])
         // A baby is not asked whether pregnant: the answers are dropped with a warning, not an error.
@@ -165,19 +167,34 @@ struct RepeatTests {
         ("R | id: r | repeat\nX | id: x | integer", "q/1-a.txt:1: error: the repeat that begins here has no '@end'"),
         ("X | id: x | integer\n@end", "q/1-a.txt:2:1: error: '@end' closes a repeat, and no repeat is open"),
         ("R | id: r | repeat\n@end", "q/1-a.txt:1: error: the repeat has no questions"),
-        ("R | id: r | repeat\nX | id: x | integer\n@end\nY | id: y | integer | calculate: x + 1",
-         "q/1-a.txt:4:34: error: 'x' is asked once per instance of a repeat, so it has no single answer here"),
-        ("R | id: r | repeat\nX | id: x | text\n@end\nY | id: y | integer | calculate: sum(x)",
-         "q/1-a.txt:4:38: error: sum() adds numbers, and 'x' is a text question"),
-        ("X | id: x | integer\nY | id: y | integer | calculate: count(x)",
-         "q/1-a.txt:2:40: error: count() goes over a repeat's instances, and 'x' is asked once"),
-        ("R | id: r | repeat | constraint: . > 1\nX | id: x | integer\n@end",
-         "q/1-a.txt:1: error: a repeat holds questions and cannot have constraint"),
-        ("X | id: x | integer | count: 3", "q/1-a.txt:1: error: 'count' says how many instances a repeat has, and this is a integer question"),
-        ("R | id: r | repeat\nX | id: x | yesno | alert if: . = yes | alert: Help\n@end",
-         "q/1-a.txt:2:21: error: an alert cannot be raised from inside a repeat"),
-        ("A | id: a | repeat\nB | id: b | repeat\nC | id: c | repeat\nX | id: x | text\n@end\n@end\n@end",
-         "q/1-a.txt:3: error: repeats nest at most 2 deep"),
+        (
+            "R | id: r | repeat\nX | id: x | integer\n@end\nY | id: y | integer | calculate: x + 1",
+            "q/1-a.txt:4:34: error: 'x' is asked once per instance of a repeat, so it has no single answer here"
+        ),
+        (
+            "R | id: r | repeat\nX | id: x | text\n@end\nY | id: y | integer | calculate: sum(x)",
+            "q/1-a.txt:4:38: error: sum() adds numbers, and 'x' is a text question"
+        ),
+        (
+            "X | id: x | integer\nY | id: y | integer | calculate: count(x)",
+            "q/1-a.txt:2:40: error: count() goes over a repeat's instances, and 'x' is asked once"
+        ),
+        (
+            "R | id: r | repeat | constraint: . > 1\nX | id: x | integer\n@end",
+            "q/1-a.txt:1: error: a repeat holds questions and cannot have constraint"
+        ),
+        (
+            "X | id: x | integer | count: 3",
+            "q/1-a.txt:1: error: 'count' says how many instances a repeat has, and this is a integer question"
+        ),
+        (
+            "R | id: r | repeat\nX | id: x | yesno | alert if: . = yes | alert: Help\n@end",
+            "q/1-a.txt:2:21: error: an alert cannot be raised from inside a repeat"
+        ),
+        (
+            "A | id: a | repeat\nB | id: b | repeat\nC | id: c | repeat\nX | id: x | text\n@end\n@end\n@end",
+            "q/1-a.txt:3: error: repeats nest at most 2 deep"
+        ),
         ("R | id: r | repeat ..900", "q/1-a.txt:1:20: error: a repeat has at most 500 instances"),
         ("R | id: r | repeat\nX | id: x | text\n@end s", "q/1-a.txt:3:1: error: '@end s' closes the repeat 'r' (line 1)"),
     ])
@@ -189,7 +206,8 @@ struct RepeatTests {
 
     @Test func aRecordMovesToAVersionWithTheRepeatsQuestionsRenumbered() throws {
         let old = try Self.questionnaire()
-        let newForm = Self.form.replacingOccurrences(of: "Name | id: member_name", with: "Relation | id: relation | text\nName | id: member_name")
+        let newForm = Self.form.replacingOccurrences(
+            of: "Name | id: member_name", with: "Relation | id: relation | text\nName | id: member_name")
         let new = try TestQuestionnaires.load(["1-household.txt": newForm])
         let record = Self.record(old, size: 2, [["member_name": .text("Lina"), "member_age": .integer(30)]])
         let moved = RecordMigration.migrate(record, from: old, to: new, today: LocalDate(iso: "2026-11-25")!)
@@ -197,7 +215,13 @@ struct RepeatTests {
             Issue.record("the instances are carried")
             return
         }
-        #expect(list == [[new.question(id: "member_name")!.position.index: .text("Lina"), new.question(id: "member_age")!.position.index: .integer(30)]])
+        #expect(
+            list == [
+                [
+                    new.question(id: "member_name")!.position.index: .text("Lina"),
+                    new.question(id: "member_age")!.position.index: .integer(30),
+                ]
+            ])
         #expect(moved.setAside.isEmpty)
     }
 }

@@ -8,11 +8,13 @@ import Testing
 struct AttachmentTests {
     static func bytes(_ head: [UInt8], count: Int = 64) -> Data { Data(head + Array(repeating: 0x20, count: max(0, count - head.count))) }
 
-    @Test(arguments: [
-        ([0xFF, 0xD8, 0xFF, 0xE0], AttachmentType.jpeg), ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], .png),
-        (Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBP".utf8), .webp), (Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVE".utf8), .wav), (Array("%PDF-1.7".utf8), .pdf),
-        (Array("OggS".utf8), .ogg), (Array("ID3".utf8), .mp3), (Array("\u{0}\u{0}\u{0}\u{20}ftypM4A ".utf8), .m4a),
-    ] as [([UInt8], AttachmentType)])
+    @Test(
+        arguments: [
+            ([0xFF, 0xD8, 0xFF, 0xE0], AttachmentType.jpeg), ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], .png),
+            (Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBP".utf8), .webp), (Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVE".utf8), .wav),
+            (Array("%PDF-1.7".utf8), .pdf),
+            (Array("OggS".utf8), .ogg), (Array("ID3".utf8), .mp3), (Array("\u{0}\u{0}\u{0}\u{20}ftypM4A ".utf8), .m4a),
+        ] as [([UInt8], AttachmentType)])
     func typesAreFoundByTheirBytes(head: [UInt8], type: AttachmentType) {
         #expect(AttachmentType.sniff(Self.bytes(head)) == type)
     }
@@ -38,7 +40,9 @@ struct AttachmentTests {
         record[q.question(id: "photo")!.position] = .attachment(ref)
         #expect(record.format == 2 && record.attachments == [ref])
         let bytes = RecordCodec.encode(record)
-        #expect(String(decoding: bytes, as: UTF8.self).contains(#"{"attachment":{"mediaType":"image/jpeg","sha256":"\#(ref.sha256)","size":64}}"#))
+        #expect(
+            String(decoding: bytes, as: UTF8.self).contains(
+                #"{"attachment":{"mediaType":"image/jpeg","sha256":"\#(ref.sha256)","size":64}}"#))
         #expect(RecordCodec.encode(try RecordCodec.decode(bytes)) == bytes)
         #expect(Validator(questionnaire: q).validate(record).isEmpty)
         // Malformed references are refused where they are read, saying why.
@@ -46,7 +50,10 @@ struct AttachmentTests {
         for (broken, reason) in [
             (text.replacingOccurrences(of: ref.sha256, with: "XYZ"), "the attachment's sha256 is not 64 lower-case hex digits"),
             (text.replacingOccurrences(of: #""size":64"#, with: #""size":0"#), "the attachment is empty"),
-            (text.replacingOccurrences(of: "image/jpeg", with: "text/html"), "the attachment's media type 'text/html' is not one Intake takes"),
+            (
+                text.replacingOccurrences(of: "image/jpeg", with: "text/html"),
+                "the attachment's media type 'text/html' is not one Intake takes"
+            ),
             (text.replacingOccurrences(of: #","size":64"#, with: ""), "an attachment needs its sha256, size and mediaType"),
         ] {
             #expect(throws: JSONReadError.self) { try RecordCodec.decode(Array(broken.utf8)) }

@@ -24,9 +24,12 @@ struct RecordMergeTests {
         let merge = RecordMerge(base: Self.base, mine: mine, theirs: theirs)
         #expect(merge.conflicts.map(\.field) == [.answer(QuestionPosition(section: 1, index: 3))])
         #expect(merge.conflicts.first?.mine == .answer(.text("fever")) && merge.conflicts.first?.theirs == .answer(.text("rash")))
-        #expect(merge.appliedFromMine == [.answer(QuestionPosition(section: 1, index: 1)), .answer(QuestionPosition(section: 2, index: 1))])
+        #expect(
+            merge.appliedFromMine == [.answer(QuestionPosition(section: 1, index: 1)), .answer(QuestionPosition(section: 2, index: 1))])
         let merged = merge.merged
-        #expect(merged[QuestionPosition(section: 1, index: 1)] == .integer(31) && merged[QuestionPosition(section: 1, index: 2)] == .yesNo(true))
+        #expect(
+            merged[QuestionPosition(section: 1, index: 1)] == .integer(31) && merged[QuestionPosition(section: 1, index: 2)] == .yesNo(true)
+        )
         #expect(merged[QuestionPosition(section: 1, index: 3)] == .text("rash"), "unresolved, the server's value stays")
         #expect(merged.patient.externalId == "C-2" && merged.status == .complete)
         #expect(merge.resolved { _ in .mine }[QuestionPosition(section: 1, index: 3)] == .text("fever"))
@@ -41,7 +44,9 @@ struct RecordMergeTests {
         theirs[QuestionPosition(section: 1, index: 3)] = .text("rash")
         let merge = RecordMerge(base: Self.base, mine: mine, theirs: theirs)
         #expect(merge.merged[QuestionPosition(section: 1, index: 2)] == nil, "my removal is kept")
-        #expect(merge.conflicts.map(\.field) == [.answer(QuestionPosition(section: 1, index: 3))] && merge.conflicts.first?.mine == .answer(nil))
+        #expect(
+            merge.conflicts.map(\.field) == [.answer(QuestionPosition(section: 1, index: 3))] && merge.conflicts.first?.mine == .answer(nil)
+        )
     }
 
     @Test func identicalEditsAndUntouchedRecordsMergeToTheServersRecord() {

@@ -61,7 +61,9 @@ struct ValidatorTests {
 
     /// "None of these" (`none`) is an answer on its own: with another choice, the answer is refused.
     @Test func noneIsAnAnswerOnItsOwn() throws {
-        let symptoms = try TestQuestionnaires.load(["1-a.txt": "Symptoms | id: symptoms | multiple: cough=Cough, fever=Fever, none=None of these"])
+        let symptoms = try TestQuestionnaires.load([
+            "1-a.txt": "Symptoms | id: symptoms | multiple: cough=Cough, fever=Fever, none=None of these"
+        ])
         let type = try #require(symptoms.question(id: "symptoms")?.type)
         let check = Validator(questionnaire: symptoms, today: LocalDate(iso: "2026-11-22")!)
         #expect(check.answerProblem(with: .choices(["none"]), type: type) == nil)

@@ -19,7 +19,9 @@ public enum StatisticsFiles {
     /// beside `records.sav` and `records.dta` each repeat's own table (`repeat_<id>.sav`,
     /// `repeat_<id>.dta`, as `repeat_<id>.csv`); returns the names of those repeat files.
     @discardableResult
-    static func write(_ formats: [ExportFormat], from collector: StatisticsCollector, into folder: URL, date: Date = Date()) throws -> [String] {
+    static func write(_ formats: [ExportFormat], from collector: StatisticsCollector, into folder: URL, date: Date = Date()) throws
+        -> [String]
+    {
         let chosen = Self.formats.filter(formats.contains)
         guard !chosen.isEmpty else { return [] }
         func save(_ bytes: Data, as name: String) throws {
@@ -35,7 +37,8 @@ public enum StatisticsFiles {
             guard format == .sav || format == .dta else { continue }
             for number in collector.repeatTables.indices {
                 let name = String(collector.repeatTables[number].table.fileName.dropLast(4)) + (format == .sav ? ".sav" : ".dta")
-                try save(try data(format, table: StatisticsTable(repeat: number, of: collector), collector: collector, date: date), as: name)
+                try save(
+                    try data(format, table: StatisticsTable(repeat: number, of: collector), collector: collector, date: date), as: name)
                 repeatFiles.append(name)
             }
         }

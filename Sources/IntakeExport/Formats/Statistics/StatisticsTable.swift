@@ -85,10 +85,14 @@ struct StatisticsTable {
         var variables: [StatisticsVariable] = []
         for (index, name) in table.keyColumnNames.enumerated() {
             let column = ExportColumn(name: name, type: index == 0 ? .string : .integer, source: .meta(index == 0 ? .recordId : .revision))
-            var variable = StatisticsVariable(column: column, label: "", codes: [], choices: nil, cells: rows.map { row in
-                index < row.keys.count ? CellValue.plain(row.keys[index]) : nil
-            })
-            variable.label = index == 0 ? "The record's id" : (name == "parent_instance" ? "The outer repeat's instance (from 1)" : "The instance (from 1)")
+            var variable = StatisticsVariable(
+                column: column, label: "", codes: [], choices: nil,
+                cells: rows.map { row in
+                    index < row.keys.count ? CellValue.plain(row.keys[index]) : nil
+                })
+            variable.label =
+                index == 0
+                ? "The record's id" : (name == "parent_instance" ? "The outer repeat's instance (from 1)" : "The instance (from 1)")
             variables.append(variable)
         }
         for (index, column) in table.columns.enumerated() {
@@ -111,9 +115,11 @@ struct StatisticsTable {
                 if !path.contains(where: { if case .choice = $0 { true } else { false } }) { choices = type.choices }
             }
             variables.append(
-                StatisticsVariable(column: column, label: label, codes: plan.codes(of: column), choices: choices, cells: rows.map { $0.values[index] }))
+                StatisticsVariable(
+                    column: column, label: label, codes: plan.codes(of: column), choices: choices, cells: rows.map { $0.values[index] }))
         }
-        self.init(variables: variables, rowCount: rows.count, questionnaireId: plan.questionnaireId, unansweredCode: plan.options.unansweredCode)
+        self.init(
+            variables: variables, rowCount: rows.count, questionnaireId: plan.questionnaireId, unansweredCode: plan.options.unansweredCode)
     }
 
     init(variables: [StatisticsVariable], rowCount: Int, questionnaireId: String, unansweredCode: String) {
@@ -336,7 +342,9 @@ enum StatisticsNames {
         // take one try each rather than a count from 1 each time.
         var next: [String: Int] = [:]
         func make(_ base: String) -> String {
-            var upper = String(base.uppercased().unicodeScalars.filter { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }.map(Character.init))
+            var upper = String(
+                base.uppercased().unicodeScalars.filter { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }.map(
+                    Character.init))
             // A short name starts with a letter, or readers rename the variable and lose its long name.
             if upper.first.map({ !$0.isLetter }) ?? true { upper = "V" + upper }
             var candidate = String(upper.prefix(8))

@@ -1,0 +1,154 @@
+import Foundation
+import Metrics
+import Synchronization
+
+/// Lets concurrent writers share one transaction, and so one fsync.
+///
+/// Each caller hands in a job and waits. While a commit is on its way to disk, new jobs gather;
+/// the next commit takes all of them at once. A job's result comes back only after the commit
+/// that holds it returned, so an answer still means the data is on disk. `commit` isolates jobs
+/// from one another (a savepoint each), so one failing job fails alone.
+package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
+    package typealias Commit = @Sendable ([Job]) async throws -> [Result<Output, any Error>]
+
+    private struct Waiting {
+        var job: Job
+        var continuation: CheckedContinuation<Output, any Error>
+        var since: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var waiting: [Waiting] = []
+        var committing = false
+    }
+
+    /// Where the figures go (`GET /metrics`), and how many records a job holds.
+    private struct Observer: Sendable {
+        var metrics: GroupCommitMetrics
+        var records: @Sendable (Job) -> Int
+    }
+
+    private let state = Mutex(State())
+    private let observer = Mutex<Observer?>(nil)
+    private let commit: Commit
+    private let executor: (any TaskExecutor)?
+
+    /// `executor`: where commits run. A commit is a chain of short waits on the database; on the
+    /// shared pool each wait's continuation queues behind requests being decoded and validated
+    /// (tenths of a millisecond each), and every request waits for the commit. A thread of its
+    /// own keeps the chain short.
+    package init(executor: (any TaskExecutor)? = GroupCommitExecutor.shared, commit: @escaping Commit) {
+        self.commit = commit
+        self.executor = executor
+    }
+
+    /// Reports each commit's size and time, and how long jobs waited for it, to `metrics`.
+    package func observe(_ metrics: GroupCommitMetrics, records: @escaping @Sendable (Job) -> Int) {
+        observer.withLock { $0 = Observer(metrics: metrics, records: records) }
+    }
+
+    /// Jobs handed in and waiting for the next commit (not the one on its way): for tests.
+    package var queued: Int { state.withLock { $0.waiting.count } }
+
+    package func submit(_ job: Job) async throws -> Output {
+        let metrics = observer.withLock { $0?.metrics }
+        metrics?.waiting.increment()
+        defer { metrics?.waiting.decrement() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let lead = state.withLock { state in
+                state.waiting.append(Waiting(job: job, continuation: continuation, since: .now))
+                guard !state.committing else { return false }
+                state.committing = true
+                return true
+            }
+            if lead { Task(executorPreference: executor) { await self.drain() } }
+        }
+    }
+
+    /// Commits what is waiting, again and again, until nothing is.
+    private func drain() async {
+        while true {
+            let group = state.withLock { state in
+                let group = state.waiting
+                state.waiting = []
+                if group.isEmpty { state.committing = false }
+                return group
+            }
+            guard !group.isEmpty else { return }
+            let start = ContinuousClock.now
+            let observer = observer.withLock { $0 }
+            if let observer {
+                observer.metrics.requests.record(group.count)
+                observer.metrics.records.record(group.reduce(0) { $0 + observer.records($1.job) })
+                for waiting in group { observer.metrics.wait.record(duration: start - waiting.since) }
+            }
+            do {
+                let results = try await commit(group.map(\.job))
+                observer?.metrics.duration.record(duration: .now - start)
+                for (waiting, result) in zip(group, results) { waiting.continuation.resume(with: result) }
+            } catch {
+                observer?.metrics.failures.increment()
+                for waiting in group { waiting.continuation.resume(throwing: error) }
+            }
+        }
+    }
+}
+
+/// A thread for group commits (``GroupCommit``), shared by the stores of a process: jobs run in
+/// the order they arrive.
+package final class GroupCommitExecutor: TaskExecutor, @unchecked Sendable {
+    package static let shared = GroupCommitExecutor()
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init() {
+        Thread { [unowned self] in self.run() }.start()
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        Thread.current.name = "intake-commit"
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let batch = jobs
+            jobs.removeAll(keepingCapacity: true)
+            condition.unlock()
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+}
+
+/// The figures of one store's group commits (``GroupCommit``).
+public struct GroupCommitMetrics: Sendable {
+    /// Records in each group commit.
+    let records: Metrics.Recorder
+    /// Requests (jobs) in each group commit.
+    let requests: Metrics.Recorder
+    /// From a request handing in its records to the start of the commit that holds them.
+    let wait: Metrics.Timer
+    /// Each commit, to the database's answer (after its fsync).
+    let duration: Metrics.Timer
+    /// Requests waiting for a commit now.
+    let waiting: Metrics.Meter
+    /// Group commits that failed as a whole.
+    let failures: Metrics.Counter
+
+    /// Made by `factory` (a server's own registry: two servers in one process keep their figures apart).
+    public init(factory: any MetricsFactory) {
+        records = Metrics.Recorder(label: "intake_group_commit_records", factory: factory)
+        requests = Metrics.Recorder(label: "intake_group_commit_requests", factory: factory)
+        wait = Metrics.Timer(label: "intake_group_commit_wait_seconds", factory: factory)
+        duration = Metrics.Timer(label: "intake_group_commit_duration_seconds", factory: factory)
+        waiting = Metrics.Meter(label: "intake_group_commit_waiting", factory: factory)
+        failures = Metrics.Counter(label: "intake_group_commit_failures_total", factory: factory)
+    }
+}
