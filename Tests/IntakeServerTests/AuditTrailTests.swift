@@ -9,21 +9,6 @@ import IntakeStoreTesting
 import NIOCore
 import Testing
 
-/// Every requirement of the audit trail, on every store.
-struct AuditStoreContractTests {
-    @Test(arguments: StoreKind.allCases) func eventsAreNumberedChainedAndReadBackFiltered(_ kind: StoreKind) async throws {
-        try await AuditStoreContract.eventsAreNumberedChainedAndReadBackFiltered(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func recordSavesAndConsentChangesAreOnTheTrailWithThem(_ kind: StoreKind) async throws {
-        try await AuditStoreContract.recordSavesAndConsentChangesAreOnTheTrailWithThem(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func twoServersAppendingAtOnceMakeOneChain(_ kind: StoreKind) async throws {
-        try await AuditStoreContract.twoServersAppendingAtOnceMakeOneChain(kind)
-    }
-}
-
 /// The trail is tampered with in the database itself, past the store: the database refuses
 /// while its guards stand, and once someone removes them, verification finds each kind of
 /// tampering and names the first bad event.
@@ -194,13 +179,6 @@ struct AuditRoutesTests {
     }
 }
 
-/// Every requirement of a record's history, on every store.
-struct HistoryStoreContractTests {
-    @Test(arguments: StoreKind.allCases) func eachRevisionKeepsWhoSavedItWhenAndFromWhichDevice(_ kind: StoreKind) async throws {
-        try await HistoryStoreContract.eachRevisionKeepsWhoSavedItWhenAndFromWhichDevice(kind)
-    }
-}
-
 /// `GET /v1/records/{id}?asOf=` and the device each revision came from.
 struct HistoryRoutesTests {
     @Test func aRecordReadsAsItWasAtATimeAndEachRevisionNamesItsDevice() async throws {
@@ -251,82 +229,5 @@ struct HistoryRoutesTests {
             let audit = try await client.send(.get, "/v1/audit?action=record.read", as: "admin", in: server)
             #expect((audit.json["events"] as? [[String: Any]])?.contains { ($0["details"] as? [String: String])?["asOf"] != nil } == true)
         }
-    }
-}
-
-/// Every requirement of deleting records, on every store.
-struct TombstoneStoreContractTests {
-    @Test(arguments: StoreKind.allCases) func aDeletedRecordLeavesOnlyItsTombstone(_ kind: StoreKind) async throws {
-        try await TombstoneStoreContract.aDeletedRecordLeavesOnlyItsTombstone(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func incrementalExportsListDeletionsOnce(_ kind: StoreKind) async throws {
-        try await TombstoneStoreContract.incrementalExportsListDeletionsOnce(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func purgingOldTombstonesNeverMovesACursorBack(_ kind: StoreKind) async throws {
-        try await TombstoneStoreContract.purgingOldTombstonesNeverMovesACursorBack(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func racingDeletionsAndEditsEndInOneTombstone(_ kind: StoreKind) async throws {
-        try await TombstoneStoreContract.racingDeletionsAndEditsEndInOneTombstone(kind)
-    }
-}
-
-/// Every requirement of the change feed, on every store.
-struct ChangeFeedContractTests {
-    @Test(arguments: StoreKind.allCases) func theFeedListsEachRecordAtItsLatestChangeAndDeletions(_ kind: StoreKind) async throws {
-        try await ChangeFeedContract.theFeedListsEachRecordAtItsLatestChangeAndDeletions(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func aPurgeMovesTheHorizonPastTheDeletionsItRemoved(_ kind: StoreKind) async throws {
-        try await ChangeFeedContract.aPurgeMovesTheHorizonPastTheDeletionsItRemoved(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func aReaderFollowingTheFeedWhileTwoServersSaveMissesNothing(_ kind: StoreKind) async throws {
-        try await ChangeFeedContract.aReaderFollowingTheFeedWhileTwoServersSaveMissesNothing(kind)
-    }
-}
-
-/// Every requirement of grants, on every store.
-struct GrantStoreContractTests {
-    @Test(arguments: StoreKind.allCases) func grantsGiveAccessUntilTheyExpireOrAreRevoked(_ kind: StoreKind) async throws {
-        try await GrantStoreContract.grantsGiveAccessUntilTheyExpireOrAreRevoked(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func aGrantRacingTheRecordsDeletionNeverOutlivesIt(_ kind: StoreKind) async throws {
-        try await GrantStoreContract.aGrantRacingTheRecordsDeletionNeverOutlivesIt(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func aGrantGoesToWhoeverIsOutsideTheRecordsTeamWhenGiven(_ kind: StoreKind) async throws {
-        try await GrantStoreContract.aGrantGoesToWhoeverIsOutsideTheRecordsTeamWhenGiven(kind)
-    }
-}
-
-/// Every requirement of collector-only questionnaires, on every store.
-struct CollectorOnlyContractTests {
-    @Test(arguments: StoreKind.allCases) func flippingTheSettingCountsTheQuestionnairesRecordsAsChanged(_ kind: StoreKind) async throws {
-        try await CollectorOnlyContract.flippingTheSettingCountsTheQuestionnairesRecordsAsChanged(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func twoServersFlippingAtOnceLeaveOneSettingAndUniqueCursors(_ kind: StoreKind) async throws {
-        try await CollectorOnlyContract.twoServersFlippingAtOnceLeaveOneSettingAndUniqueCursors(kind)
-    }
-}
-
-/// Every requirement of transfers, on every store.
-struct TransferContractTests {
-    @Test(arguments: StoreKind.allCases) func aTransferredRecordLeavesItsTeamsFeedAndExportsAndJoinsTheOther(_ kind: StoreKind) async throws
-    {
-        try await TransferContract.aTransferredRecordLeavesItsTeamsFeedAndExportsAndJoinsTheOther(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func aPatientMovesWithAllTheirRecordsAndAPatientsRecordOnlyWithThem(_ kind: StoreKind) async throws
-    {
-        try await TransferContract.aPatientMovesWithAllTheirRecordsAndAPatientsRecordOnlyWithThem(kind)
-    }
-
-    @Test(arguments: StoreKind.allCases) func twoServersMovingOneRecordAtOnceMoveItOnce(_ kind: StoreKind) async throws {
-        try await TransferContract.twoServersMovingOneRecordAtOnceMoveItOnce(kind)
     }
 }

@@ -1,43 +1,55 @@
+import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 import IntakeCore
 import IntakeExport
 import IntakeServer
 import IntakeService
+import Mustache
 
-/// The pages: each reads through the services the API uses, and lays out what it read.
+/// The team's day and its records: the review list, the search, one record and its review.
+/// Each page asks its row of `RoutePolicy` (in `handle`) and reads through the services the API uses.
 extension ConsoleRoutes {
-    // MARK: Signing in
-
-    /// The same sign-in as `POST /v1/sessions`: the same throttling (per account and per
-    /// address), lockout and session lifetime. The token goes to the session cookie only.
-    func signIn(_ session: ConsoleSession, _ form: ConsoleForm, address: String?) async throws -> ConsoleAnswer {
-        let language = session.language
-        let username = (form["username"] ?? "").trimmingCharacters(in: .whitespaces)
-        let password = form["password"] ?? ""
-        func refused(_ key: String, status: HTTPResponse.Status) -> ConsoleAnswer {
-            .page(render("sign-in", session, title: language["signIn"], ["problem": language[key]]), status: status)
+    func registerRecordPages(on router: Router<IntakeRequestContext>) {
+        router.get("/console/day") { request, context in
+            try await handle(request, context) { session, _ in try await day(session) }
         }
-        guard !username.isEmpty, !password.isEmpty, username.count <= 64, password.utf8.count <= 200 else {
-            return refused("badCredentials", status: .unauthorized)
+        router.get("/console/records") { request, context in
+            try await handle(request, context) { session, _ in try await records(session, request) }
         }
-        // On the trail as the API's sign-in is: the account tried, never the password.
-        let subject = String(username.prefix(100))
-        switch try await services.accounts.signIn(username: username, password: password, address: address) {
-        case .signedIn(let token, let user, _):
-            try await services.audit.record(.signIn, by: user.username, subject: user.username, details: ["via": "console"])
-            return .signedIn(token: token, location: home(user))
-        case .refused:
-            try await services.audit.record(
-                .signInFailed, by: "", subject: subject, details: ["reason": "bad_credentials", "via": "console"])
-            return refused("badCredentials", status: .unauthorized)
-        case .throttled:
-            try await services.audit.record(.signInFailed, by: "", subject: subject, details: ["reason": "throttled", "via": "console"])
-            return refused("throttled", status: .tooManyRequests)
-        case .locked:
-            try await services.audit.record(
-                .signInFailed, by: "", subject: subject, details: ["reason": "account_locked", "via": "console"])
-            return refused("lockedAccount", status: .unauthorized)
+        router.post("/console/records/search") { request, context in
+            try await handle(request, context, form: true) { session, form in try await search(session, form!) }
+        }
+        router.get("/console/records/{id}") { request, context in
+            try await handle(request, context) { session, _ in
+                try await record(session, id: try recordId(context), flash: done(request, session))
+            }
+        }
+        router.post("/console/records/{id}/review") { request, context in
+            try await handle(request, context, form: true) { session, form in
+                let id = try recordId(context)
+                guard let state = ReviewState(rawValue: form?["state"] ?? "") else {
+                    throw APIError(.unprocessableContent, code: "invalid_review_state", message: "choose has issues, approved or rejected")
+                }
+                _ = try await services.reviews.decide(
+                    id, state: state, lock: form!.flag("lock"), comment: form?["comment"], by: session.user!)
+                return .redirect("/console/records/\(id.uuidString.lowercased())?done=reviewSaved")
+            }
+        }
+        router.post("/console/records/{id}/reopen") { request, context in
+            try await handle(request, context, form: true) { session, form in
+                let id = try recordId(context)
+                _ = try await services.reviews.reopen(id, comment: form?["comment"], by: session.user!)
+                return .redirect("/console/records/\(id.uuidString.lowercased())?done=reopened")
+            }
+        }
+        router.post("/console/records/{id}/comment") { request, context in
+            try await handle(request, context, form: true) { session, form in
+                let id = try recordId(context)
+                _ = try await services.reviews.comment(id, text: form?["text"] ?? "", by: session.user!)
+                return .redirect("/console/records/\(id.uuidString.lowercased())?done=commentSaved")
+            }
         }
     }
 
@@ -345,177 +357,5 @@ extension ConsoleRoutes {
             values["adminNote"] = language["adminRecordNote"]
         }
         return .page(render("record", session, title: "\(language["record"]) \(id.uuidString.lowercased().prefix(8))", values))
-    }
-
-    // MARK: Inbox and referrals
-
-    /// The notifications a page of the inbox shows.
-    static let inboxPage = 50
-
-    func inbox(_ session: ConsoleSession, before: Int64?, flash: String?) async throws -> ConsoleAnswer {
-        let user = session.user!
-        let language = session.language
-        // What is new, the newest first, a page at a time back to the oldest: the unread ones (read
-        // ones leave with their retention, and are in `intake inbox --all`).
-        let found = try await services.teams.notifications(
-            NotificationQuery(userId: user.id, unreadOnly: true, before: before, newestFirst: true, limit: Self.inboxPage + 1))
-        let notifications = found.prefix(Self.inboxPage)
-        let unread = try await services.teams.unreadCounts(of: user).values.reduce(0, +)
-        // An alert says its message, from the questionnaire version it was raised on (read once a page).
-        var versions: [QuestionnaireReference: Questionnaire?] = [:]
-        var items: [[String: Any]] = []
-        for notification in notifications {
-            var message: String?
-            let s = notification.subject
-            if notification.type == NotificationType.recordAlert, let id = s["questionnaireId"], let version = s["questionnaireVersion"],
-                let number = s["alert"].flatMap({ Int($0) })
-            {
-                let reference = QuestionnaireReference(id: id, version: version)
-                if versions[reference] == nil { versions[reference] = .some(try await services.questionnaires.questionnaire(reference)) }
-                message = versions[reference]??.alert(number: number)?.message.text(in: language.translation)
-            }
-            let urgent =
-                notification.type == NotificationType.recordAlert
-                || (notification.type == NotificationType.referralReceived && s["priority"] == "urgent")
-            var item: [String: Any] = [
-                "at": language.time(notification.createdAt), "unread": notification.readAt == nil, "urgent": urgent,
-                "text": ConsoleNotices.describe(notification, language, alertMessage: message),
-            ]
-            if let record = notification.subject["record"] ?? notification.subject["recordId"], UUID(uuidString: record) != nil {
-                item["href"] = "/console/records/\(record)"
-            } else if notification.subject["referral"] != nil {
-                item["href"] = "/console/referrals"
-            }
-            items.append(item)
-        }
-        var values: [String: Any] = [
-            "items": items, "hasItems": !items.isEmpty,
-            "count": language["inboxCount"].replacingOccurrences(of: "{shown}", with: language.number(items.count))
-                .replacingOccurrences(of: "{total}", with: language.number(unread)),
-        ]
-        // Older: the page after this one's last; newest: back to the start.
-        if found.count > Self.inboxPage, let last = notifications.last { values["older"] = "/console/inbox?before=\(last.id)" }
-        if before != nil { values["newest"] = "/console/inbox" }
-        values["pages"] = values["older"] != nil || before != nil
-        if let flash { values["flash"] = flash }
-        return .page(render("inbox", session, title: language["inbox"], values))
-    }
-
-    func referrals(_ session: ConsoleSession, flash: String?) async throws -> ConsoleAnswer {
-        let user = session.user!
-        let language = session.language
-        func rows(_ referrals: [Referral], received: Bool) -> [[String: Any]] {
-            referrals.map { referral in
-                // Only what this user may do (a coordinator does not answer a referral assigned to a member).
-                let actions = ReferralService.actions(referral, for: user).filter { received ? $0 != .withdraw : $0 == .withdraw }
-                return [
-                    "id": referral.id.uuidString.lowercased(), "short": String(referral.id.uuidString.lowercased().prefix(8)),
-                    "state": language.word("referralState", referral.state.rawValue),
-                    "priority": language.word("priority", referral.priority.rawValue),
-                    "urgent": referral.priority != .routine, "reason": referral.reason,
-                    "from": "\(referral.referrer) (\(referral.fromTeam))",
-                    "to": referral.assignee.map { "\($0) (\(referral.toTeam))" } ?? referral.toTeam,
-                    "recordId": referral.recordId.uuidString.lowercased(),
-                    "recordShort": String(referral.recordId.uuidString.lowercased().prefix(8)),
-                    "actions": actions.map { ["action": $0.rawValue, "label": language[$0.rawValue]] },
-                ]
-            }
-        }
-        let received = rows(try await services.referrals.referrals(for: user, received: true, state: nil), received: true)
-        let sent = rows(try await services.referrals.referrals(for: user, received: false, state: nil), received: false)
-        var values: [String: Any] = [
-            "groups": [
-                // Every one, with how many there are.
-                ["title": "\(language["received"]) (\(language.number(received.count)))", "rows": received, "hasRows": !received.isEmpty],
-                ["title": "\(language["sent"]) (\(language.number(sent.count)))", "rows": sent, "hasRows": !sent.isEmpty],
-            ]
-        ]
-        if let flash { values["flash"] = flash }
-        return .page(render("referrals", session, title: language["referrals"], values))
-    }
-
-    // MARK: Exports
-
-    static let consoleFormats: [ExportFormat] = ExportFormat.allCases.filter { $0 != .attachments }
-
-    func exportsPage(_ session: ConsoleSession) async throws -> ConsoleAnswer {
-        let user = session.user!
-        let language = session.language
-        let ids = Array(Set(try await services.questionnaires.published().filter { $0.status.state != .draft }.map(\.id))).sorted()
-        guard !ids.isEmpty else {
-            return .page(
-                render("error", session, title: language["exports"], ["message": language["noQuestionnaire"], "back": "/console"]))
-        }
-        return .page(
-            render(
-                "exports", session, title: language["exports"],
-                [
-                    "questionnaires": ids.map { ["value": $0, "label": $0] },
-                    "formats": Self.consoleFormats.map {
-                        [
-                            "value": $0.rawValue, "label": language.word("format", $0.rawValue),
-                            "checked": $0 == .wideCSV || $0 == .codebookCSV,
-                        ]
-                    },
-                    "states": ReviewState.allCases.map { ["value": $0.rawValue, "label": stateLabel($0, language)] },
-                    "mayIdentify":
-                        (try? RecordAccessPolicy.export(
-                            by: user, includeIdentifiers: true,
-                            unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers
-                        ).get()) != nil,
-                ]))
-    }
-
-    /// The export the API would give the user (``RecordAccessPolicy/export(by:includeIdentifiers:unlinkedRecordsReachResearchers:)``
-    /// decides the team and what consent lets through), in the chosen formats, as one tar archive.
-    /// On the audit trail before a byte leaves, as the API's.
-    func export(_ session: ConsoleSession, _ form: ConsoleForm) async throws -> ConsoleAnswer {
-        let user = session.user!
-        var options = ExportOptions()
-        options.includeIdentifiers = form.flag("includeIdentifiers")
-        options.dropFreeText = form.flag("dropFreeText")
-        options.shiftDates = form.flag("shiftDates") && !options.includeIdentifiers
-        let reach: ExportReach
-        switch RecordAccessPolicy.export(
-            by: user, includeIdentifiers: options.includeIdentifiers,
-            unlinkedRecordsReachResearchers: services.configuration.unlinkedRecordsReachResearchers)
-        {
-        case .success(let allowed): reach = allowed
-        case .failure(.identifiers): throw APIError(.forbidden, code: "forbidden", message: "only coordinators may export identifiers")
-        case .failure(.noTeam):
-            throw APIError(.forbidden, code: "no_team", message: "your account belongs to no team; ask an admin to add it to one")
-        case .failure(.role): throw APIError(.forbidden, code: "forbidden", message: "only coordinators and researchers export records")
-        }
-        var formats = form.all("format").compactMap(ExportFormat.init(rawValue:)).filter { Self.consoleFormats.contains($0) }
-        if formats.isEmpty { formats = [.wideCSV, .codebookCSV] }
-        var states: [ReviewState] = []
-        for name in form.all("reviewState") {
-            guard let state = ReviewState(rawValue: name) else { throw APIError.badRequest("'\(name.prefix(40))' is not a review state") }
-            states.append(state)
-        }
-        let questionnaire = form["questionnaire"].flatMap { $0.isEmpty ? nil : $0 }
-        var details = [
-            "format": formats.map(\.rawValue).joined(separator: ","), "questionnaire": questionnaire ?? "", "via": "console",
-        ]
-        if options.includeIdentifiers { details["includeIdentifiers"] = "true" }
-        if options.dropFreeText { details["dropFreeText"] = "true" }
-        if options.shiftDates { details["shiftDates"] = "true" }
-        if !states.isEmpty { details["reviewStates"] = states.map(\.rawValue).joined(separator: ",") }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("intake-console-export-\(UUID().uuidString)")
-        do {
-            let summary = try await services.exports.writeFolder(
-                questionnaireId: questionnaire, since: nil, options: options, formats: formats, sideFiles: [.reports, .reportsLong],
-                reviewStates: states, reach: reach, to: folder)
-            // On the trail before a byte leaves (the archive is sent only once this is stored).
-            details["questionnaire"] = summary.questionnaire
-            details["records"] = String(summary.records)
-            _ = try await services.audit.record(.export, by: user.username, details: details)
-            // Streamed from the folder, which goes once the last byte is sent (or the download stops).
-            let archive = try TarArchive(folder: folder, root: "intake-export-\(summary.questionnaire)")
-            return .archive(name: "intake-export-\(summary.questionnaire).tar", archive, removing: folder)
-        } catch {
-            try? FileManager.default.removeItem(at: folder)
-            throw error
-        }
     }
 }

@@ -1,0 +1,9 @@
+import IntakeStoreTesting
+import Testing
+
+/// Consent governing exports, on every store.
+struct ConsentExportContractTests {
+    @Test(arguments: StoreKind.allCases) func anExportWithAConsentFilterHoldsOnlyRecordsConsentAllows(_ kind: StoreKind) async throws {
+        try await PatientStoreContract.anExportWithAConsentFilterHoldsOnlyRecordsConsentAllows(kind)
+    }
+}

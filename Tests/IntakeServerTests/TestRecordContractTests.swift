@@ -1,0 +1,8 @@
+import IntakeStoreTesting
+import Testing
+
+struct TestRecordContractTests {
+    @Test(arguments: StoreKind.allCases) func testRecordsAreKeptApartPerVersionAndTeam(_ kind: StoreKind) async throws {
+        try await TestRecordContract.testRecordsAreKeptApartPerVersionAndTeam(kind)
+    }
+}
