@@ -241,22 +241,147 @@ let package = Package(
         .testTarget(name: "IntakeFormTests", dependencies: ["IntakeForm", "IntakeTerminal", "IntakeCore"]),
         .testTarget(
             name: "IntakeFieldworkTests", dependencies: ["IntakeFieldwork", "IntakeForm", "IntakeStore", "IntakeClient", "IntakeCore"]),
+        // What the server-side test targets share: a test server, the stores the contracts run on, a
+        // browser for the console, a fixture file. Not shipped.
+        .target(
+            name: "IntakeServerTestSupport",
+            dependencies: [
+                "IntakeCore",
+                "IntakeDeployment",
+                "IntakePostgres",
+                "IntakeSQLite",
+                "IntakeServer",
+                "IntakeService",
+                "IntakeStoreTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/ServerTestSupport"
+        ),
+        .testTarget(
+            name: "IntakeServiceTests",
+            dependencies: [
+                "IntakeCore",
+                "IntakeService",
+            ]
+        ),
+        .testTarget(
+            name: "IntakeStoreContractTests",
+            dependencies: [
+                "IntakeServerTestSupport",
+                "IntakeCore",
+                "IntakeDeployment",
+                "IntakeSQLite",
+                "IntakeServer",
+                "IntakeService",
+                "IntakeStoreTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "IntakeDeploymentTests",
+            dependencies: [
+                "IntakeServerTestSupport",
+                "IntakeCore",
+                "IntakeDeployment",
+                "IntakePostgres",
+                "IntakeSQLite",
+                "IntakeServer",
+                "IntakeService",
+                "IntakeStoreTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "IntakeServerTests",
             dependencies: [
-                "IntakeService", "IntakeServer", "IntakeSQLite", "IntakePostgres", "IntakeDeployment", "IntakeStoreTesting", "IntakeCore",
+                "IntakeServerTestSupport",
                 "IntakeConsole",
-                "IntakeODK", "IntakeREDCap", "IntakeFHIR", "IntakeExport",
+                "IntakeCore",
+                "IntakeDeployment",
+                "IntakeFHIR",
+                "IntakeODK",
+                "IntakePostgres",
+                "IntakeREDCap",
+                "IntakeSQLite",
+                "IntakeServer",
+                "IntakeService",
+                "IntakeStoreTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "IntakeConsoleTests",
+            dependencies: [
+                "IntakeServerTestSupport",
+                "IntakeConsole",
+                "IntakeCore",
+                "IntakeServer",
+                "IntakeService",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "IntakeODKTests",
+            dependencies: [
+                "IntakeServerTestSupport",
+                "IntakeCore",
+                "IntakeODK",
+                "IntakeServer",
+                "IntakeService",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "IntakeREDCapTests",
+            dependencies: [
+                "IntakeServerTestSupport",
+                "IntakeCore",
+                "IntakeREDCap",
+                "IntakeServer",
+                "IntakeService",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "IntakeFHIRTests",
+            dependencies: [
+                "IntakeServerTestSupport",
+                "IntakeCore",
+                "IntakeFHIR",
+                "IntakeServer",
+                "IntakeService",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

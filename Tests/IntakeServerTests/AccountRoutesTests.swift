@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import IntakeServerTestSupport
 import Testing
 
 @testable import IntakeServer

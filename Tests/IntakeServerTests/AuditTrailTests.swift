@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import IntakeCore
 import IntakeServer
+import IntakeServerTestSupport
 import IntakeService
 import IntakeStoreTesting
 import NIOCore

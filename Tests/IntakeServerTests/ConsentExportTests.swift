@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import IntakeCore
+import IntakeServerTestSupport
 import Testing
 
 @testable import IntakeServer
@@ -11,39 +12,11 @@ import Testing
 /// records without a registry patient stay out unless the server is told otherwise; coordinators
 /// still export their whole team.
 struct ConsentExportTests {
-    /// One record per consent state (none, no_sharing, sponsors_and_partners, all_qualified_researchers) and one unlinked; their ids by state.
-    static func records(_ server: TestServer) async throws -> [String: UUID] {
-        var ids: [String: UUID] = [:]
-        for (index, scope) in [SharingScope?.none, .noSharing, .sponsorsAndPartners, .allQualifiedResearchers].enumerated() {
-            let patient = UUID()
-            _ = try await server.services.store.registerPatients([
-                NewPatient(
-                    id: patient, teamId: 1, identification: PatientIdentification(givenName: "P", familyName: "\(index)"), createdBy: "x",
-                    createdAt: Date())
-            ])
-            if let scope {
-                _ = try await server.services.store.recordConsent(
-                    Consent(patientId: patient, scope: scope, method: .written, recordedBy: "x", recordedAt: Date()))
-            }
-            var record = server.record(seed: UInt64(40 + index))
-            record.patientId = patient
-            _ = try await server.services.records.ingest([record], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
-            ids[scope?.rawValue ?? "unconsented"] = record.id
-        }
-        let unlinked = server.record(seed: 50)
-        _ = try await server.services.records.ingest([unlinked], owner: RecordOwner(teamId: 1, username: "fieldworker-a"))
-        ids["unlinked"] = unlinked.id
-        return ids
-    }
+    /// One record per consent state and one unlinked; their ids by state (``ConsentFixture``).
+    static func records(_ server: TestServer) async throws -> [String: UUID] { try await ConsentFixture.records(server) }
 
     static func exported(_ client: some TestClientProtocol, as user: String, in server: TestServer) async throws -> Set<UUID> {
-        let answer = try await client.send(.get, "/v1/exports?format=jsonl", as: user, in: server)
-        #expect(answer.status == .ok, "\(answer.text)")
-        return Set(
-            answer.text.split(separator: "\n").compactMap { line in
-                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"].flatMap { $0 as? String }.flatMap(
-                    UUID.init(uuidString:))
-            })
+        try await ConsentFixture.exported(client, as: user, in: server)
     }
 
     @Test func eachResearcherLevelGetsExactlyWhatConsentAllows() async throws {
@@ -80,9 +53,7 @@ struct ConsentExportTests {
         }
     }
 
-    static func lines(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
+    static func lines(_ text: String) -> [[String: Any]] { ConsentFixture.lines(text) }
 
     static func header(_ answer: TestResponse, _ name: String) -> String? { answer.headers[HTTPField.Name(name)!] }
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import IntakeCore
 import IntakePostgres
 import IntakeSQLite
+import IntakeServerTestSupport
 import PostgresNIO
 import Testing
 import _ConnectionPoolModule

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntakeCore
+import IntakeServerTestSupport
 import Logging
 import Testing
 
@@ -200,10 +201,10 @@ struct DoorAccessMatrixTests {
                         let status: HTTPResponse.Status
                         switch row.door {
                         case .console:
-                            let browser = ConsoleTests.Browser(client)
+                            let browser = ConsoleBrowser(client)
                             if let caller { try await browser.signIn(caller) }
                             let page = try await browser.get(caller == nil ? "/console/sign-in" : "/console/inbox")
-                            let csrf = ConsoleTests.Browser.csrf(page) ?? ""
+                            let csrf = ConsoleBrowser.csrf(page) ?? ""
                             if row.method == "GET" {
                                 status = try await browser.get(uri).status
                             } else if row.path == "/console/questionnaires" {
@@ -251,7 +252,7 @@ struct DoorAccessMatrixTests {
                             case let action?: fields.append(("content", action))
                             case nil: fields.append(("content", "version"))
                             }
-                            let body = fields.map { "\($0.0)=\(ConsoleTests.Browser.encode($0.1))" }.joined(separator: "&")
+                            let body = fields.map { "\($0.0)=\(ConsoleBrowser.encode($0.1))" }.joined(separator: "&")
                             status = try await client.execute(
                                 uri: uri, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
                                 body: ByteBuffer(string: body)

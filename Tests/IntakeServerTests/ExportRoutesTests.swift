@@ -5,6 +5,7 @@ import IntakeCore
 import IntakeDeployment
 import IntakePostgres
 import IntakeSQLite
+import IntakeServerTestSupport
 import Testing
 
 @testable import IntakeServer

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import IntakeCore
+import IntakeServerTestSupport
 import IntakeStoreTesting
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeServerTestSupport
 import Testing
 
 /// Controllers speak HTTP and go through the services: none calls the store itself, so every

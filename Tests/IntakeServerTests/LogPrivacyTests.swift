@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import IntakeCore
+import IntakeServerTestSupport
 import Logging
 import Testing
 

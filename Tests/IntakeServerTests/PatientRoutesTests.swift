@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import IntakeCore
+import IntakeServerTestSupport
 import Testing
 
 @testable import IntakeServer

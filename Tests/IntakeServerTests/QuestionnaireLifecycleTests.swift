@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import IntakeCore
 import IntakeServer
+import IntakeServerTestSupport
 import IntakeService
 import Testing
 

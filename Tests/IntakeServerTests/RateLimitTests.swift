@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import IntakeServerTestSupport
 import Testing
 
 @testable import IntakeServer

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntakeServerTestSupport
 import Logging
 import Synchronization
 import Testing

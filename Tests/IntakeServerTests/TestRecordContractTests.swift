@@ -1,8 +1,0 @@
-import IntakeStoreTesting
-import Testing
-
-struct TestRecordContractTests {
-    @Test(arguments: StoreKind.allCases) func testRecordsAreKeptApartPerVersionAndTeam(_ kind: StoreKind) async throws {
-        try await TestRecordContract.testRecordsAreKeptApartPerVersionAndTeam(kind)
-    }
-}
