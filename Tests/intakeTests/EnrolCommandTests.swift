@@ -94,6 +94,7 @@ struct EnrolCommandTests {
         }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("intake-qr-\(UUID().uuidString).pgm")
         try (Data("P5\n\(width) \(height)\n255\n".utf8) + Data(pixels)).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["zbarimg", "--raw", "-q", file.path]

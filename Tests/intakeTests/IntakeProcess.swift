@@ -67,9 +67,10 @@ struct IntakeProcess {
         return false
     }
 
-    /// Starts `intake serve` on `port` (0: a free one) and returns it once it listens, with its port.
+    /// Starts `intake serve` on `port` (0: a free one below the ephemeral range, so that a test
+    /// may stop it and start it again there) and returns it once it listens, with its port.
     func startServer(port: Int = 0, arguments: [String] = []) throws -> (process: Process, port: Int) {
-        let process = process(["serve", "--port", "\(port)"] + arguments)
+        let process = process(["serve", "--port", "\(port == 0 ? TestPorts.reserve() : port)"] + arguments)
         let errors = Pipe()
         let log = LogBuffer()
         process.standardOutput = FileHandle.nullDevice

@@ -174,10 +174,7 @@ struct TerminalCommandTests {
     /// A server that accepts connections and never answers: its socket (to close) and port.
     static func stalledServer() -> (socket: Int32, port: UInt16) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        var address = TestPorts.loopback(0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
         listen(listener, 16)
