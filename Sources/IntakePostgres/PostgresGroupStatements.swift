@@ -43,9 +43,10 @@ enum GroupStatement {
     }
 
     /// Inserts the group's new records and their first revisions (an id another server stored
-    /// first is skipped), and reads the audit trail's head; see `PostgresRecordStore.insert`.
+    /// first is skipped; a first revision's body is the record's, stored once), and reads the
+    /// audit trail's head; see `PostgresRecordStore.insert`.
     struct Insert: PostgresPreparedStatement {
-        static let name = "intake_group_insert_v1"
+        static let name = "intake_group_insert_v2"
         static let sql = """
             WITH inserted AS (
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
@@ -66,10 +67,10 @@ enum GroupStatement {
                 ) AS s
                 ORDER BY n
                 ON CONFLICT (id) DO NOTHING
-                RETURNING id, body, receivedBy, receivedAt
+                RETURNING id, receivedBy, receivedAt
             ), revisions AS (
                 INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
-                SELECT i.id, 1, q.hash, i.body, i.receivedBy, i.receivedAt, CASE WHEN q.hasDevice THEN q.device END
+                SELECT i.id, 1, q.hash, NULL, i.receivedBy, i.receivedAt, CASE WHEN q.hasDevice THEN q.device END
                 FROM inserted i
                 JOIN unnest($1::text[], $19::text[], $20::text[], $21::bool[]) AS q(id, hash, device, hasDevice) ON q.id = i.id
                 RETURNING recordId

@@ -170,8 +170,8 @@ extension PostgresRecordStore {
             insert.statuses.append(record.status.rawValue)
             insert.createdAt.append(timestamp(record.createdAt))
             insert.receivedAt.append(timestamp(entry.time))
-            insert.givenKeys.append(NameKey.lookupKey(record.patient.givenName))
-            insert.familyKeys.append(NameKey.lookupKey(record.patient.familyName))
+            insert.givenKeys.append(entry.item.givenNameKey)
+            insert.familyKeys.append(entry.item.familyNameKey)
             insert.births.append(record.patient.dateOfBirth?.description ?? "")
             insert.hasBirth.append(record.patient.dateOfBirth != nil)
             insert.externalIds.append(record.patient.externalId ?? "")
@@ -221,12 +221,12 @@ extension PostgresRecordStore {
                                 createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
                                 changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
             VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.collector), \(r.status.rawValue), 1,
-                    \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(NameKey.lookupKey(r.patient.givenName)),
-                    \(NameKey.lookupKey(r.patient.familyName)), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
+                    \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(item.givenNameKey),
+                    \(item.familyNameKey), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
                     \(r.patientId.map(key)), nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)),
                     currval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
             """, logger: logger)
-        try await insertRevision(item, body: body, revision: 1, savedBy: owner.username, at: time, connection)
+        try await insertRevision(item, revision: 1, savedBy: owner.username, at: time, connection)
         try await notifyAlerts(item, teamId: owner.teamId, at: time, connection)
         return .created(revision: 1)
     }
@@ -245,13 +245,15 @@ extension PostgresRecordStore {
         }
     }
 
+    /// The record's new current revision. Its body is the record's (stored once, there): the
+    /// revision's is NULL until an edit gives it its own as it replaces the record's.
     private static func insertRevision(
-        _ item: IngestItem, body: String, revision: Int, savedBy: String, at time: Date, _ connection: PostgresConnection
+        _ item: IngestItem, revision: Int, savedBy: String, at time: Date, _ connection: PostgresConnection
     ) async throws {
         try await connection.query(
             """
             INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
-            VALUES (\(key(item.record.id)), \(revision), \(item.contentHash), \(body), \(savedBy), \(timestamp(time)), \(item.deviceId))
+            VALUES (\(key(item.record.id)), \(revision), \(item.contentHash), NULL, \(savedBy), \(timestamp(time)), \(item.deviceId))
             """, logger: logger)
     }
 
@@ -271,7 +273,11 @@ extension PostgresRecordStore {
 
     public func revisions(of id: UUID) async throws -> [RecordRevision] {
         let rows = try await client.query(
-            "SELECT revision, body, savedBy, savedAt, deviceId FROM recordRevision WHERE recordId = \(Self.key(id)) ORDER BY revision",
+            """
+            SELECT v.revision, COALESCE(v.body, r.body), v.savedBy, v.savedAt, v.deviceId
+            FROM recordRevision v JOIN record r ON r.id = v.recordId
+            WHERE v.recordId = \(Self.key(id)) ORDER BY v.revision
+            """,
             logger: Self.logger)
         var revisions: [RecordRevision] = []
         for try await (revision, body, savedBy, savedAt, deviceId) in rows.decode((Int, String, String, Double, String?).self) {
@@ -319,17 +325,21 @@ extension PostgresRecordStore {
             }
             let r = item.record
             let body = String(decoding: item.body, as: UTF8.self)
+            // The revision that was current keeps the body this edit replaces.
+            try await connection.query(
+                "UPDATE recordRevision v SET body = r.body FROM record r WHERE r.id = \(id) AND v.recordId = r.id AND v.body IS NULL",
+                logger: Self.logger)
             try await connection.query(
                 """
                 UPDATE record SET questionnaireId = \(r.questionnaire.id), questionnaireVersion = \(r.questionnaire.version),
                     status = \(r.status.rawValue), revision = \(revision), updatedAt = \(Self.timestamp(time)),
-                    givenNameKey = \(NameKey.lookupKey(r.patient.givenName)), familyNameKey = \(NameKey.lookupKey(r.patient.familyName)),
+                    givenNameKey = \(item.givenNameKey), familyNameKey = \(item.familyNameKey),
                     dateOfBirth = \(r.patient.dateOfBirth?.description), externalId = \(r.patient.externalId), body = \(body),
                     patientId = \(r.patientId.map(Self.key)), changeSeq = nextval('record_change'),
                     teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(teamId))
                 WHERE id = \(id)
                 """, logger: Self.logger)
-            try await Self.insertRevision(item, body: body, revision: revision, savedBy: savedBy, at: time, connection)
+            try await Self.insertRevision(item, revision: revision, savedBy: savedBy, at: time, connection)
             // Before the edit's audit event: its notifications take the team lock, which comes before the audit lock.
             if let standing { try await Self.reviewEdited(standing, id: id, by: savedBy, at: time, connection) }
             _ = try await Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], connection)

@@ -582,6 +582,32 @@ extension SQLiteRecordStore {
         migrator.registerMigration("v32: the time zone a team's pages show times in") { db in
             try db.execute(sql: "ALTER TABLE team ADD COLUMN timeZone TEXT")
         }
+        // A record's current revision kept its body twice (the record's and the revision's):
+        // now it is the record's alone, the revision's NULL until an edit makes it a past one.
+        // The content hash is looked up through the key (a record has few revisions), so its
+        // own index goes. SQLite cannot drop a NOT NULL: the table is made again.
+        migrator.registerMigration("v33: each revision's body stored once") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE recordRevision_v33 (
+                        recordId TEXT NOT NULL REFERENCES record(id),
+                        revision INTEGER NOT NULL,
+                        contentHash TEXT NOT NULL,
+                        body TEXT,
+                        savedBy TEXT NOT NULL,
+                        savedAt REAL NOT NULL,
+                        deviceId TEXT,
+                        PRIMARY KEY (recordId, revision)
+                    );
+                    INSERT INTO recordRevision_v33 (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
+                        SELECT v.recordId, v.revision, v.contentHash,
+                            CASE WHEN v.revision = r.revision AND v.body = r.body THEN NULL ELSE v.body END,
+                            v.savedBy, v.savedAt, v.deviceId
+                        FROM recordRevision v LEFT JOIN record r ON r.id = v.recordId;
+                    DROP TABLE recordRevision;
+                    ALTER TABLE recordRevision_v33 RENAME TO recordRevision;
+                    """)
+        }
         return migrator
     }
 

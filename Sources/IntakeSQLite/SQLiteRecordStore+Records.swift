@@ -83,12 +83,11 @@ extension SQLiteRecordStore {
         ).execute(
             arguments: [
                 id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.collector, r.status.rawValue,
-                timestamp(r.createdAt), timestamp(time), timestamp(time), NameKey.lookupKey(r.patient.givenName),
-                NameKey.lookupKey(r.patient.familyName), r.patient.dateOfBirth?.description, r.patient.externalId, body,
+                timestamp(r.createdAt), timestamp(time), timestamp(time), item.givenNameKey,
+                item.familyNameKey, r.patient.dateOfBirth?.description, r.patient.externalId, body,
                 r.patientId.map(key), owner.teamId, owner.teamId,
             ])
-        try insertRevision(
-            item, body: body, revision: 1, savedBy: owner.username, at: time, deviceId: item.deviceId ?? owner.deviceId, db)
+        try insertRevision(item, revision: 1, savedBy: owner.username, at: time, deviceId: item.deviceId ?? owner.deviceId, db)
         try notifyAlerts(item, teamId: owner.teamId, at: time, db)
         inserted.insert(id)
         return .created(revision: 1)
@@ -112,15 +111,24 @@ extension SQLiteRecordStore {
         }
     }
 
+    /// The record's new current revision. Its body is the record's (stored once, there): the
+    /// revision's is NULL until ``keepPastBody(_:_:)`` gives it its own as an edit replaces it.
     /// `deviceId`: the item's, or its sender's (passed, not set on a copy of the item: copying
     /// the record was 6 % of the store's CPU).
     private static func insertRevision(
-        _ item: IngestItem, body: String, revision: Int, savedBy: String, at time: Date, deviceId: String?, _ db: Database
+        _ item: IngestItem, revision: Int, savedBy: String, at time: Date, deviceId: String?, _ db: Database
     ) throws {
         try db.cachedStatement(
             sql:
-                "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: [key(item.record.id), revision, item.contentHash, body, savedBy, timestamp(time), deviceId])
+                "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId) VALUES (?, ?, ?, NULL, ?, ?, ?)"
+        ).execute(arguments: [key(item.record.id), revision, item.contentHash, savedBy, timestamp(time), deviceId])
+    }
+
+    /// Before an edit replaces the record's body, the revision that was current keeps it.
+    private static func keepPastBody(_ id: String, _ db: Database) throws {
+        try db.cachedStatement(
+            sql: "UPDATE recordRevision SET body = (SELECT body FROM record WHERE id = ?) WHERE recordId = ? AND body IS NULL"
+        ).execute(arguments: [id, id])
     }
 
     public func record(id: UUID) async throws -> StoredRecord? {
@@ -151,12 +159,19 @@ extension SQLiteRecordStore {
 
     public func revisions(of id: UUID) async throws -> [RecordRevision] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM recordRevision WHERE recordId = ? ORDER BY revision", arguments: [Self.key(id)])
-                .map { row in
-                    RecordRevision(
-                        revision: row["revision"], record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)),
-                        savedBy: row["savedBy"], savedAt: Self.date(row["savedAt"]), deviceId: row["deviceId"])
-                }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT v.revision, COALESCE(v.body, r.body) AS body, v.savedBy, v.savedAt, v.deviceId
+                    FROM recordRevision v JOIN record r ON r.id = v.recordId
+                    WHERE v.recordId = ? ORDER BY v.revision
+                    """, arguments: [Self.key(id)]
+            )
+            .map { row in
+                RecordRevision(
+                    revision: row["revision"], record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)),
+                    savedBy: row["savedBy"], savedAt: Self.date(row["savedAt"]), deviceId: row["deviceId"])
+            }
         }
     }
 
@@ -172,6 +187,7 @@ extension SQLiteRecordStore {
             case .save(let next): revision = next
             }
             let r = item.record
+            try Self.keepPastBody(id, db)
             try db.execute(
                 sql: """
                     UPDATE record SET questionnaireId = ?, questionnaireVersion = ?, status = ?, revision = ?, updatedAt = ?,
@@ -182,12 +198,10 @@ extension SQLiteRecordStore {
                     """,
                 arguments: [
                     r.questionnaire.id, r.questionnaire.version, r.status.rawValue, revision, Self.timestamp(time),
-                    NameKey.lookupKey(r.patient.givenName), NameKey.lookupKey(r.patient.familyName), r.patient.dateOfBirth?.description,
+                    item.givenNameKey, item.familyNameKey, r.patient.dateOfBirth?.description,
                     r.patient.externalId, String(decoding: item.body, as: UTF8.self), r.patientId.map(Self.key), teamId, id,
                 ])
-            try Self.insertRevision(
-                item, body: String(decoding: item.body, as: UTF8.self), revision: revision, savedBy: savedBy, at: time,
-                deviceId: item.deviceId, db)
+            try Self.insertRevision(item, revision: revision, savedBy: savedBy, at: time, deviceId: item.deviceId, db)
             if let standing { try Self.reviewEdited(standing, id: id, by: savedBy, at: time, db) }
             _ = try Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], db)
             try Self.notifyAlerts(item, teamId: teamId, at: time, db)

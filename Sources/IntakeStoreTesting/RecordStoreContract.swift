@@ -69,6 +69,56 @@ public enum RecordStoreContract {
         }
     }
 
+    /// Each revision gives back the body it was saved with, the current one and every past one,
+    /// however the bodies are kept; a record sent again with the content of any of its revisions
+    /// is known as a duplicate, and a refused edit moves nothing. Two edits from one base at
+    /// once: one is saved, the other is stale, and the history is whole.
+    public static func everyRevisionKeepsItsBody(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        let a = Self.record(7)
+        let first = a.with { $0.patient.externalId = "E1" }, second = a.with { $0.patient.externalId = "E2" }
+        #expect(try await store.ingest([try IngestItem(record: a)], owner: owner, at: Date()) == [.created(revision: 1)])
+        #expect(try await store.revisions(of: a.id).map(\.record) == [a])
+        #expect(
+            try await store.update(IngestItem(record: first), baseRevision: 1, teamId: team.id, savedBy: "u", at: Date())
+                == .updated(revision: 2))
+        #expect(
+            try await store.update(IngestItem(record: a), baseRevision: 1, teamId: team.id, savedBy: "u", at: Date())
+                == .stale(currentRevision: 2))
+        #expect(
+            try await store.update(IngestItem(record: second), baseRevision: 2, teamId: team.id, savedBy: "v", at: Date())
+                == .updated(revision: 3))
+        #expect(try await store.revisions(of: a.id).map(\.record) == [a, first, second])
+        #expect(try await store.record(id: a.id)?.record == second)
+        for (sent, outcome) in [
+            (a, IngestOutcome.duplicate(revision: 3)), (first, .duplicate(revision: 3)), (second, .duplicate(revision: 3)),
+        ] {
+            #expect(try await store.ingest([try IngestItem(record: sent)], owner: owner, at: Date()) == [outcome])
+        }
+        #expect(
+            try await store.ingest([try IngestItem(record: a.with { $0.patient.externalId = "E9" })], owner: owner, at: Date()) == [
+                .conflict(currentRevision: 3)
+            ])
+
+        let b = Self.record(8)
+        _ = try await store.ingest([try IngestItem(record: b)], owner: owner, at: Date())
+        let edits = [b.with { $0.patient.externalId = "X" }, b.with { $0.patient.externalId = "Y" }]
+        let outcomes = try await withThrowingTaskGroup(of: (Int, UpdateOutcome).self) { group in
+            for (n, edit) in edits.enumerated() {
+                group.addTask {
+                    (n, try await store.update(IngestItem(record: edit), baseRevision: 1, teamId: team.id, savedBy: "u", at: Date()))
+                }
+            }
+            return try await group.reduce(into: [Int: UpdateOutcome]()) { $0[$1.0] = $1.1 }
+        }
+        let saved = try #require(outcomes.first { $0.value == .updated(revision: 2) }?.key)
+        #expect(outcomes[1 - saved] == .stale(currentRevision: 2))
+        #expect(try await store.revisions(of: b.id).map(\.record) == [b, edits[saved]])
+        #expect(try await store.record(id: b.id)?.record == edits[saved])
+    }
+
     /// An export asked for some records by id holds those (of its team and questionnaire) and no other.
     public static func exportsFilterByRecordId(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()

@@ -60,10 +60,16 @@ struct CanonicalMigrationTests {
 
         // Then the record reads back the same, is stored canonically, and re-sending it is a duplicate
         #expect(try await store.record(id: record.id)?.record == record)
-        let body = try await store.database.read { db in
-            try String.fetchOne(db, sql: "SELECT body FROM recordRevision WHERE recordId = ?", arguments: [id])
+        let (body, revisionBody) = try await store.database.read { db in
+            (
+                try String.fetchOne(db, sql: "SELECT body FROM record WHERE id = ?", arguments: [id]),
+                try String.fetchOne(db, sql: "SELECT body FROM recordRevision WHERE recordId = ?", arguments: [id])
+            )
         }
         #expect(body.map { Array($0.utf8) } == RecordCodec.encode(record))
+        // Stored once (v33): the current revision's body is the record's.
+        #expect(revisionBody == nil)
+        #expect(try await store.revisions(of: record.id).map(\.record) == [record])
         let outcome = try await store.ingest([IngestItem(record: record)], owner: RecordOwner(teamId: 1, username: "u"), at: Date())
         #expect(outcome == [.duplicate(revision: 1)])
     }

@@ -19,6 +19,10 @@ struct RecordStoreContractTests {
         try await RecordStoreContract.updatesAreOptimisticAndScopedToTheTeam(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func everyRevisionKeepsItsBody(_ kind: StoreKind) async throws {
+        try await RecordStoreContract.everyRevisionKeepsItsBody(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func exportsPageByChangeCursorWithinTeamAndQuestionnaire(_ kind: StoreKind) async throws {
         try await RecordStoreContract.exportsPageByChangeCursorWithinTeamAndQuestionnaire(kind)
     }

@@ -3,9 +3,13 @@ import IntakeCore
 
 /// A record ready to store: its canonical bytes (``RecordCodec``) and their SHA-256.
 public struct IngestItem: Sendable {
-    public var record: PatientResponse
-    public var body: [UInt8]
-    public var contentHash: String
+    public private(set) var record: PatientResponse
+    public private(set) var body: [UInt8]
+    public private(set) var contentHash: String
+    /// The patient's names as lookups find them (`NameKey.lookupKey`), worked out once, as the
+    /// request is read, not in the store's writer.
+    public private(set) var givenNameKey: String
+    public private(set) var familyNameKey: String
     /// The device it was saved from (the client's `Intake-Device-Id`), kept with the revision.
     public var deviceId: String?
     /// The alerts the record raises (the keys of the questions whose `alert if` holds): stored
@@ -16,6 +20,8 @@ public struct IngestItem: Sendable {
         self.record = record
         self.body = RecordCodec.encode(record)
         self.contentHash = RecordCodec.contentHash(ofCanonical: body)
+        self.givenNameKey = NameKey.lookupKey(record.patient.givenName)
+        self.familyNameKey = NameKey.lookupKey(record.patient.familyName)
     }
 }
 
