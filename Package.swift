@@ -276,6 +276,7 @@ let package = Package(
                 "IntakeServerTestSupport",
                 "IntakeCore",
                 "IntakeDeployment",
+                "IntakePostgres",
                 "IntakeSQLite",
                 "IntakeServer",
                 "IntakeService",

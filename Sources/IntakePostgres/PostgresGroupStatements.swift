@@ -7,9 +7,10 @@ import PostgresNIO
 /// name): PostgreSQL parses and plans each of them once instead of for every group, which was
 /// about half a millisecond of every group's time under the change lock.
 ///
-/// Should a preparation fail (a lock it waited for timed out), postgres-nio answers that failure
-/// on that connection from then on: its groups then take the request-at-a-time path, which uses
-/// none of these, until the connection is replaced. Slower, never wrong.
+/// Should a preparation fail (a lock it waited for timed out, a table away), postgres-nio answers
+/// that failure on that connection from then on: the group that met it is taken again a request
+/// at a time (which uses none of these), and the connection is closed, so the next group
+/// prepares them afresh on another (`PostgresRecordStore.commit`).
 ///
 /// Every value is an array bound as one parameter, so one plan serves a group of any size.
 /// Nullable columns travel as a value array and a flag array (an array's NULL elements cannot be

@@ -19,10 +19,30 @@ extension PostgresRecordStore {
     /// once per connection: ``GroupStatement``). Should one of them fail, the group is taken again in a new
     /// transaction a request at a time, a savepoint each, so a request that fails takes nothing
     /// else with it.
-    static func commit(_ jobs: [IngestJob], client: PostgresClient) async throws -> [Result<[IngestOutcome], any Error>] {
+    ///
+    /// The connection the group failed on is closed (the pool opens another): postgres-nio answers
+    /// a prepared statement whose preparation failed on a connection (a lock that timed out, a
+    /// table away for a migration) with that same failure for as long as the connection lives,
+    /// which would keep every later group on it on the slow path.
+    static func commit(_ jobs: [IngestJob], client: PostgresClient, fallbacks: FallbackCount) async throws -> [Result<
+        [IngestOutcome], any Error
+    >] {
         do {
-            return try await transaction(client) { connection in try await commitTogether(jobs, connection).map { .success($0) } }
+            return try await client.withConnection { connection in
+                do {
+                    try await connection.query("BEGIN", logger: logger)
+                    let outcomes = try await commitTogether(jobs, connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return outcomes.map { .success($0) }
+                } catch {
+                    // Closing it also ends the transaction: PostgreSQL rolls back what a lost
+                    // connection began.
+                    try? await connection.close()
+                    throw error
+                }
+            }
         } catch {
+            fallbacks.increment()
             return try await transaction(client) { connection in
                 let results = try await commitEach(jobs, connection)
                 // The audit trail holds every record created, in the same transaction.

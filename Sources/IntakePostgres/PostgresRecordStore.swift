@@ -3,6 +3,7 @@ import IntakeCore
 import IntakeService
 import Logging
 import PostgresNIO
+import Synchronization
 import _ConnectionPoolModule
 
 /// The store for deployments that outgrow one machine: PostgreSQL through a pooled
@@ -16,6 +17,9 @@ public final class PostgresRecordStore: RecordStore {
     let url: PostgresDatabaseURL
     private let running: Task<Void, Never>
     let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
+    /// Group commits whose records had to be taken again a request at a time (see
+    /// ``commit(_:client:fallbacks:)``): rare, and each one a connection replaced.
+    package let fallbacks: FallbackCount
     package static let logger: Logger = {
         var logger = Logger(label: "intake.postgres")
         logger.logLevel = .error
@@ -38,7 +42,9 @@ public final class PostgresRecordStore: RecordStore {
         let client = PostgresClient(configuration: try url.clientConfiguration(), backgroundLogger: Self.logger)
         self.client = client
         running = Task { await client.run() }
-        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, client: client) }
+        let fallbacks = FallbackCount()
+        self.fallbacks = fallbacks
+        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, client: client, fallbacks: fallbacks) }
         do {
             let probe = try url.connectionConfiguration()
             try await Self.withTimeout(seconds: 15) {
@@ -171,4 +177,13 @@ public final class PostgresRecordStore: RecordStore {
     static func timestamp(_ date: Date) -> Double { date.timeIntervalSince1970 }
     static func date(_ value: Double) -> Date { Date(timeIntervalSince1970: value) }
     static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
+}
+
+/// A count shared by a store and its group commits.
+package final class FallbackCount: Sendable {
+    private let value = Mutex(0)
+
+    package var count: Int { value.withLock { $0 } }
+
+    func increment() { value.withLock { $0 += 1 } }
 }
