@@ -5,7 +5,6 @@ import Hummingbird
 import HummingbirdTesting
 import IntakeCore
 import IntakeServerTestSupport
-import Logging
 import Testing
 
 @testable import IntakeConsole
@@ -18,14 +17,7 @@ import Testing
 /// (scripts/test runs these tests both ways); the real browser's run is scripts/console-browser.
 struct ConsoleTests {
     static func application(_ server: TestServer) async throws -> some ApplicationProtocol {
-        var logger = Logger(label: "intake.test")
-        logger.logLevel = .warning
-        let console = try await ConsoleModule.load()
-        return Application(
-            router: IntakeServerApp.router(server.services, modules: [console]).router,
-            server: try IntakeServerApp.httpServer(server.services.configuration),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: logger)
+        server.application(modules: [try await ConsoleModule.load()])
     }
 
     typealias Browser = ConsoleBrowser

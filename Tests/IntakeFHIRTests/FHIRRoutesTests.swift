@@ -4,7 +4,6 @@ import Hummingbird
 import HummingbirdTesting
 import IntakeCore
 import IntakeServerTestSupport
-import Logging
 import Testing
 
 @testable import IntakeFHIR
@@ -18,13 +17,7 @@ import Testing
 /// scripts/fhir-client.py.
 struct FHIRRoutesTests {
     static func application(_ server: TestServer) -> some ApplicationProtocol {
-        var logger = Logger(label: "intake.test")
-        logger.logLevel = .warning
-        return Application(
-            router: IntakeServerApp.router(server.services, modules: [FHIRModule()]).router,
-            server: try! IntakeServerApp.httpServer(server.services.configuration),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: logger)
+        server.application(modules: [FHIRModule()])
     }
 
     /// A search's every entry, following the absolute next links to the end.

@@ -4,7 +4,6 @@ import Hummingbird
 import HummingbirdTesting
 import IntakeCore
 import IntakeServerTestSupport
-import Logging
 import Testing
 
 @testable import IntakeODK
@@ -17,13 +16,7 @@ import Testing
 /// scripts/odk-client.py.
 struct ODKRoutesTests {
     static func application(_ server: TestServer) -> some ApplicationProtocol {
-        var logger = Logger(label: "intake.test")
-        logger.logLevel = .warning
-        return Application(
-            router: IntakeServerApp.router(server.services, modules: [ODKModule()]).router,
-            server: try! IntakeServerApp.httpServer(server.services.configuration),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: logger)
+        server.application(modules: [ODKModule()])
     }
 
     /// A record as an XForm instance of the questionnaire (as ODK Collect would send it).

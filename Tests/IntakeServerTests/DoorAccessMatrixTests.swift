@@ -4,7 +4,6 @@ import Hummingbird
 import HummingbirdTesting
 import IntakeCore
 import IntakeServerTestSupport
-import Logging
 import Testing
 
 @testable import IntakeConsole
@@ -146,13 +145,7 @@ struct DoorAccessMatrixTests {
             redcapTokens[caller] = try await server.services.accounts.issueToken(
                 username: caller, name: "redcap", expiresAt: nil, style: .redcap)
         }
-        var logger = Logger(label: "intake.test")
-        logger.logLevel = .critical
-        let application = Application(
-            router: IntakeServerApp.router(server.services, modules: try await Self.modules()).router,
-            server: try IntakeServerApp.httpServer(server.services.configuration),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            logger: logger)
+        let application = server.application(modules: try await Self.modules(), logLevel: .critical)
         let (records, frozenServer, frozenUsers, tokens) = (
             [Side.own: own.id, .other: other.id, .referred: referred.id, .granted: granted.id], server, users, redcapTokens
         )

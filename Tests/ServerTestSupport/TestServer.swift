@@ -60,11 +60,14 @@ package struct TestServer {
         tokens[name] = try await services.accounts.issueToken(for: user, name: "test", expiresAt: nil)
     }
 
-    package func application() -> some ApplicationProtocol {
+    /// The server's application on a free port of 127.0.0.1, with `modules` (the console and the
+    /// protocol façades) beside the API; it logs at `logLevel` and above.
+    package func application(modules: [any ServerModule] = [], logLevel: Logger.Level = .warning) -> some ApplicationProtocol {
         var logger = Logger(label: "intake.test")
-        logger.logLevel = .warning
+        logger.logLevel = logLevel
         return Application(
-            router: IntakeServerApp.router(services).router, server: try! IntakeServerApp.httpServer(services.configuration),
+            router: IntakeServerApp.router(services, modules: modules).router,
+            server: try! IntakeServerApp.httpServer(services.configuration),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 
