@@ -90,8 +90,59 @@ struct PostBench: AsyncParsableCommand {
                 BenchRow(
                     what: "POST /v1/records, two servers on one PostgreSQL database, 5 connections each", intake: format(both, "req/s"),
                     reference: "one server: " + format(postgresRate, "req/s"), ratio: both / postgresRate, target: "≥ 1.6"))
+            rows.append(try await throughOneMillisecond(tools, seconds: seconds, scratch: scratch, body: body, id: id))
         }
         return rows
+    }
+
+    /// One server, then two on one database, each reaching PostgreSQL through a 1 ms round trip
+    /// (``DelayingProxy``): where a deployment's servers and database are on different machines,
+    /// a writer that holds a lock across its round trips makes the others wait for them.
+    static func throughOneMillisecond(_ tools: BenchTools, seconds: Int, scratch: URL, body: String, id: String) async throws -> BenchRow {
+        func proxied(_ schema: String) throws -> (DelayingProxy, String) {
+            guard let direct = tools.postgres(schema: schema) else { throw BenchError("no PostgreSQL to measure") }
+            let proxy = try DelayingProxy(to: direct, delay: .microseconds(500))
+            return (proxy, proxy.url(for: direct))
+        }
+        log("post: one intake serve, PostgreSQL 1 ms away (a delaying proxy), 10 connections, for \(seconds) s …")
+        let (oneProxy, oneURL) = try proxied("bench_post_far")
+        let one: Double
+        do {
+            defer { oneProxy.stop() }
+            let server = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_188, database: oneURL)
+            defer { server.stop() }
+            one = try wrk(
+                tools, url: "http://127.0.0.1:\(server.port)/v1/records", body: body, id: id, token: server.token, seconds: seconds,
+                scratch: scratch, expect: 201)
+            log("post: one server, 1 ms away: " + (await server.groupCommits()))
+        }
+        log("post: " + oneProxy.summary)
+        log("post: two intake serve on one PostgreSQL database 1 ms away, 5 connections each, for \(seconds) s …")
+        let (twoProxy, twoURL) = try proxied("bench_post_far2")
+        let both: Double
+        do {
+            defer { twoProxy.stop() }
+            let first = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_189, database: twoURL)
+            defer { first.stop() }
+            let second = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_190, sharing: first)
+            defer { second.stop() }
+            both = try await withThrowingTaskGroup(of: Double.self) { group in
+                for (offset, (port, token)) in [(first.port, first.token), (second.port, second.token)].enumerated() {
+                    group.addTask {
+                        try wrk(
+                            tools, url: "http://127.0.0.1:\(port)/v1/records", body: body, id: id, token: token,
+                            seconds: seconds, scratch: scratch, expect: 201, connections: 5, idOffset: 16 * (offset + 1))
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            log("post: two servers, 1 ms away: " + (await first.groupCommits()) + "; " + (await second.groupCommits()))
+        }
+        log("post: " + twoProxy.summary)
+        return BenchRow(
+            what: "POST /v1/records, two servers on one PostgreSQL database 1 ms away (round trip), 5 connections each",
+            intake: format(both, "req/s"), reference: "one server 1 ms away, 10 connections: " + format(one, "req/s"), ratio: both / one,
+            target: "≥ 1.6")
     }
 
     /// Runs wrk with a script that gives every request a fresh record id; the request rate.

@@ -31,6 +31,7 @@ struct IntakeCommand: AsyncParsableCommand {
         // Over a file size limit, a write fails (and the store says so) instead of the signal
         // killing the process with the answers it holds.
         signal(SIGXFSZ, SIG_IGN)
+        EarlyQuestionnaire.start(arguments: CommandLine.arguments)
         Language.use(Language.say)
         var command: any ParsableCommand
         do {

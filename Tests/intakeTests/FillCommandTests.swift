@@ -28,6 +28,29 @@ struct FillCommandTests {
                 == .dictionary(["name": .text("Metformin"), "dose": .decimal(500), "unit": .choice("mg"), "frequency": .choice("twice")]))
     }
 
+    /// The questionnaire read early (before the command line is parsed) is always the one the
+    /// command line names, however it is written; a folder that does not load says so as before.
+    @Test func theQuestionnaireReadEarlyIsTheOneNamed() throws {
+        let french = IntakeProcess.repositoryRoot.appendingPathComponent("Tests/Questionnaires/visite-fr").path
+        for arguments in [
+            ["fill", "--questionnaire=\(french)"], ["fill", "-q", french], ["fill", "-q", "refugee-health", "-q", french],
+            ["fill", "--data-dir", intake.dataDirectory.path, "--questionnaire", french],
+        ] {
+            let result = try intake.run(arguments, input: [":quit"])
+            #expect(result.stdout.contains("Informations sur le patient"), "\(arguments): \(result.stdout)\(result.stderr)")
+            #expect(!result.stdout.contains("Patient information"), "\(arguments)")
+        }
+        let bundled = try intake.run(["fill"], input: [":quit"])
+        #expect(bundled.stdout.contains("Patient information"), "\(bundled.stdout)\(bundled.stderr)")
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("intake-early-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: broken) }
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try "id: broken\ntitle: Broken\n".write(to: broken.appendingPathComponent("manifest.txt"), atomically: true, encoding: .utf8)
+        let refused = try intake.run(["fill", "--questionnaire", broken.path], input: [":quit"])
+        #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains(broken.path), "\(refused.stderr)")
+    }
+
     @Test func badInputIsAskedAgain() throws {
         let result = try intake.run(["fill"], input: ["Amina", "Haddad", "1990-02-30", "", "x", "f", "", "Atlantis", ":quit"])
         #expect(result.status == 0)

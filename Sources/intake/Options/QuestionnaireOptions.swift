@@ -47,6 +47,7 @@ struct QuestionnaireOptions: ParsableArguments {
     static func load(_ reference: String?) throws -> Questionnaire {
         do {
             let folder = try QuestionnaireCatalog.commandLine.folder(for: reference)
+            if let early = EarlyQuestionnaire.take(folder) { return try early.get() }
             return try QuestionnaireLoader.load(directory: folder)
         } catch {
             printError(error.description)
