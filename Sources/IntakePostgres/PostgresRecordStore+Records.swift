@@ -10,6 +10,7 @@ extension PostgresRecordStore {
 
     public func observeIngest(_ metrics: GroupCommitMetrics) {
         ingestGroup.observe(metrics) { $0.items.count }
+        fallbacks.report(to: metrics)
     }
 
     /// One transaction for every request's records that arrived while the last commit ran.

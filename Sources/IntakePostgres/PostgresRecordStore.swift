@@ -180,10 +180,17 @@ public final class PostgresRecordStore: RecordStore {
 }
 
 /// A count shared by a store and its group commits.
+/// Reported as `intake_group_commit_fallbacks_total` once the store is observed.
 package final class FallbackCount: Sendable {
     private let value = Mutex(0)
+    private let metrics = Mutex<GroupCommitMetrics?>(nil)
 
     package var count: Int { value.withLock { $0 } }
 
-    func increment() { value.withLock { $0 += 1 } }
+    func increment() {
+        value.withLock { $0 += 1 }
+        metrics.withLock { $0 }?.countFallback()
+    }
+
+    func report(to metrics: GroupCommitMetrics) { self.metrics.withLock { $0 = metrics } }
 }

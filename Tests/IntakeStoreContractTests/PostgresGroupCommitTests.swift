@@ -1,6 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakePostgres
+import IntakeServer
 import IntakeServerTestSupport
 import IntakeService
 import IntakeStoreTesting
@@ -15,6 +16,8 @@ struct PostgresGroupCommitTests {
     @Test func aFailedPreparationKeepsNoConnectionOnTheSlowPath() async throws {
         let database = try StoreKind.postgres.newDatabase()
         let store = try #require(try await StoreKind.postgres.open(database: database) as? PostgresRecordStore)
+        let metrics = ServerMetrics()
+        store.observeIngest(metrics.groupCommit)
         let team = try await store.createTeam(name: "t", at: Date())
         let owner = RecordOwner(teamId: team.id, username: "u")
         func send(_ seed: UInt64) async throws -> [IngestOutcome] {
@@ -30,6 +33,8 @@ struct PostgresGroupCommitTests {
             #expect(outcome == [.created(revision: 1)])
         }
         #expect(store.fallbacks.count == 1, "no group after the table came back went the slow way")
+        let scraped = String(decoding: metrics.scrape(backlog: WebhookBacklog(webhooks: 0, events: 0)), as: UTF8.self)
+        #expect(scraped.contains("intake_group_commit_fallbacks_total 1\n"), "the operator sees it: \(scraped)")
         #expect(try await store.revisions(of: RecordStoreContract.record(2).id).isEmpty, "the failed group stored nothing")
     }
 }

@@ -141,6 +141,9 @@ public struct GroupCommitMetrics: Sendable {
     let waiting: Metrics.Meter
     /// Group commits that failed as a whole.
     let failures: Metrics.Counter
+    /// Groups a store took again a request at a time after the group as a whole failed
+    /// (PostgreSQL's group statements; SQLite keeps each request in a savepoint from the start).
+    let fallbacks: Metrics.Counter
 
     /// Made by `factory` (a server's own registry: two servers in one process keep their figures apart).
     public init(factory: any MetricsFactory) {
@@ -150,5 +153,9 @@ public struct GroupCommitMetrics: Sendable {
         duration = Metrics.Timer(label: "intake_group_commit_duration_seconds", factory: factory)
         waiting = Metrics.Meter(label: "intake_group_commit_waiting", factory: factory)
         failures = Metrics.Counter(label: "intake_group_commit_failures_total", factory: factory)
+        fallbacks = Metrics.Counter(label: "intake_group_commit_fallbacks_total", factory: factory)
     }
+
+    /// One group taken again a request at a time (``fallbacks``).
+    public func countFallback() { fallbacks.increment() }
 }
