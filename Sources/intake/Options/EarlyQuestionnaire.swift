@@ -35,7 +35,6 @@ enum EarlyQuestionnaire {
             condition.broadcast()
             condition.unlock()
         }
-        thread.stackSize = 4 << 20
         thread.start()
     }
 
