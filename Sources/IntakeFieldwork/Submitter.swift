@@ -7,7 +7,7 @@ import IntakeStore
 /// when it holds every file it names.
 enum AttachmentUpload {
     /// `"attachment"` in a record's JSON: only such records are read to find their files.
-    static let marker = Data("\"attachment\"".utf8)
+    static let marker = Array("\"attachment\"".utf8)
 
     static func files(of record: PatientResponse, from store: LocalStore, to client: IntakeClient) async throws(ClientError) {
         for ref in record.attachments {
@@ -19,7 +19,7 @@ enum AttachmentUpload {
 
     /// The same for a queued record's JSON, read only when it names a file.
     static func files(of json: [UInt8], from store: LocalStore, to client: IntakeClient) async throws(ClientError) {
-        guard Data(json).range(of: marker) != nil, let record = try? PatientResponse(jsonData: json) else { return }
+        guard ByteSearch.contains(marker, in: json), let record = try? PatientResponse(jsonData: json) else { return }
         try await files(of: record, from: store, to: client)
     }
 }

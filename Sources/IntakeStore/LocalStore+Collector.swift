@@ -97,7 +97,7 @@ extension LocalStore {
     /// collector yet: such a record is not sent (the server would refuse it) until someone signs
     /// in and ``giveCollector(_:)`` gives it one.
     public static func lacksCollector(json: [UInt8]) -> Bool {
-        guard json.firstRange(of: collectorToCome) != nil else { return false }
+        guard ByteSearch.contains(collectorToCome, in: json) else { return false }
         return (try? PatientResponse(jsonData: json))?.collector == PatientResponse.collectorToCome
     }
 
@@ -112,7 +112,7 @@ extension LocalStore {
     /// The canonical JSON names its collector once, as `"collector":"…"`; only a record whose
     /// bytes hold `"collector":""` is opened to be sure (a compound's field could be so named).
     private static func lacksCollector(_ row: Row, _ table: String, _ cipher: RecordCipher, _ db: Database) throws -> Bool {
-        guard let json = try openJSON(row, cipher, source: table, db), json.firstRange(of: collectorToCome) != nil else { return false }
+        guard let json = try openJSON(row, cipher, source: table, db), ByteSearch.contains(collectorToCome, in: json) else { return false }
         return try open(row, cipher, source: table, db)?.collector == PatientResponse.collectorToCome
     }
 

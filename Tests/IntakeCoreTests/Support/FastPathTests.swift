@@ -5,6 +5,21 @@ import Testing
 
 /// The hand-written fast paths on the record path give what Foundation gives.
 struct FastPathTests {
+    @Test func byteSearchFindsWhatFoundationFinds() {
+        var random = SeededGenerator(seed: TestSeed.make("byte search"))
+        #expect(ByteSearch.contains([], in: []))
+        #expect(!ByteSearch.contains([1], in: []))
+        #expect(ByteSearch.contains(Array(#""collector":"""#.utf8), in: Array(#"{"a":1,"collector":""}"#.utf8)))
+        #expect(!ByteSearch.contains(Array(#""collector":"""#.utf8), in: Array(#"{"a":1,"collector":"x"}"#.utf8)))
+        for _ in 0..<5000 {
+            // A small alphabet, so that partial matches and overlaps are common.
+            let haystack = (0..<Int.random(in: 0..<40, using: &random)).map { _ in UInt8.random(in: 0...3, using: &random) }
+            let needle = (0..<Int.random(in: 0..<5, using: &random)).map { _ in UInt8.random(in: 0...3, using: &random) }
+            let foundation = needle.isEmpty || Data(haystack).range(of: Data(needle)) != nil
+            #expect(ByteSearch.contains(needle, in: haystack) == foundation, "\(needle) in \(haystack)")
+        }
+    }
+
     @Test func uuidsReadLikeFoundationReadsThem() {
         var random = SeededGenerator(seed: TestSeed.make("uuids"))
         for _ in 0..<2000 {
