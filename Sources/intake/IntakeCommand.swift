@@ -31,6 +31,7 @@ struct IntakeCommand: AsyncParsableCommand {
         // Over a file size limit, a write fails (and the store says so) instead of the signal
         // killing the process with the answers it holds.
         signal(SIGXFSZ, SIG_IGN)
+        oneMallocArena(unless: CommandLine.arguments.dropFirst().first == "serve")
         EarlyQuestionnaire.start(arguments: CommandLine.arguments)
         Language.use(Language.say)
         var command: any ParsableCommand
@@ -52,4 +53,19 @@ struct IntakeCommand: AsyncParsableCommand {
             exit(withError: error)
         }
     }
+}
+
+/// A command other than the server keeps its memory in one malloc arena. glibc gives each thread
+/// that allocates an arena of its own (up to eight a core), and memory freed in one stays there:
+/// an export's reading and writing threads, and PostgresNIO's event loops, held 8 MB more at
+/// their peak this way (71 against 62 MB from PostgreSQL at 100,000 records, 65 against 57 from
+/// SQLite; no slower in alternating runs). The server, whose many threads allocate at once, keeps
+/// glibc's default. Set before any thread starts: threads take their arena at their first malloc.
+private func oneMallocArena(unless keepDefault: Bool) {
+    #if canImport(Glibc)
+        // mallopt and M_ARENA_MAX (-8) are in malloc.h, which the Glibc module does not import.
+        guard !keepDefault, let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        _ = unsafeBitCast(symbol, to: Mallopt.self)(-8, 1)
+    #endif
 }
