@@ -31,9 +31,10 @@ final class DelayingProxy: @unchecked Sendable {
 
     /// A proxy to `url`'s host and port; ``url(for:)`` gives the same URL through the proxy.
     init(to url: String, delay: Duration) throws {
-        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
-            throw BenchError("cannot read the host and port of \(url)")
+        guard let components = URLComponents(string: url), let host = components.host else {
+            throw BenchError("cannot read the host of \(url)")
         }
+        let port = components.port ?? 5432
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -63,7 +64,12 @@ final class DelayingProxy: @unchecked Sendable {
         self.port = Int(UInt16(bigEndian: local.sin_port))
         self.target = address
         self.delay = delay
-        let thread = Thread { [self] in acceptLoop() }
+        threadStarted()
+        let thread = Thread { [self] in
+            acceptLoop()
+            close(self.listener)
+            threadEnded()
+        }
         thread.start()
     }
 
@@ -90,8 +96,9 @@ final class DelayingProxy: @unchecked Sendable {
     /// Stops listening, ends every connection and waits (a few seconds at most) for their threads
     /// to count what they did.
     func stop() {
+        // The accept thread closes the listener as it leaves: closed here, its number could be
+        // given to another socket before that thread's next accept().
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         // Under the lock: a connection's sockets are forgotten under it before they are closed.
         lock.withLock {
             stopped = true
@@ -107,7 +114,8 @@ final class DelayingProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if errno == EINTR { continue }
+                // A connection given up before it was taken is no reason to stop taking others.
+                if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -142,7 +150,8 @@ final class DelayingProxy: @unchecked Sendable {
         }
     }
 
-    /// Closes a connection's two sockets once both directions have ended.
+    /// Closes a connection's two sockets once its four threads (a reader and a writer each way)
+    /// have ended: none of them then touches either number again.
     private final class Closing: @unchecked Sendable {
         let client: Int32, server: Int32
         private var ended = 0
@@ -156,7 +165,7 @@ final class DelayingProxy: @unchecked Sendable {
         func end() {
             let last = lock.withLock {
                 ended += 1
-                return ended == 2
+                return ended == 4
             }
             if last {
                 // Forgotten first: stop() never shuts down a number the system has given again.
@@ -179,6 +188,7 @@ final class DelayingProxy: @unchecked Sendable {
                 queue.put(Array(buffer[0..<count]), at: ContinuousClock.now + delay)
             }
             queue.finish()
+            closing.end()
             threadEnded()
         }
         let writer = Thread { [self] in
@@ -186,15 +196,19 @@ final class DelayingProxy: @unchecked Sendable {
             while let (chunk, due) = queue.take() {
                 let now = ContinuousClock.now
                 if now < due { Thread.sleep(forTimeInterval: seconds(due - now)) }
-                late += ContinuousClock.now - due
+                let lateBy = ContinuousClock.now - due
                 var offset = 0
                 while offset < chunk.count {
-                    let written = chunk.withUnsafeBytes { write(destination, $0.baseAddress! + offset, chunk.count - offset) }
+                    // MSG_NOSIGNAL: a peer gone (stop() shuts sockets down) is an error here, not SIGPIPE.
+                    let written = chunk.withUnsafeBytes {
+                        send(destination, $0.baseAddress! + offset, chunk.count - offset, Int32(MSG_NOSIGNAL))
+                    }
                     if written < 0 && errno == EINTR { continue }
                     if written <= 0 { break }
                     offset += written
                 }
                 if offset < chunk.count { break }
+                late += lateBy
                 sent += 1
                 total += chunk.count
             }

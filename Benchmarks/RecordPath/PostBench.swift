@@ -90,7 +90,12 @@ struct PostBench: AsyncParsableCommand {
                 BenchRow(
                     what: "POST /v1/records, two servers on one PostgreSQL database, 5 connections each", intake: format(both, "req/s"),
                     reference: "one server: " + format(postgresRate, "req/s"), ratio: both / postgresRate, target: "≥ 1.6"))
-            rows.append(try await throughOneMillisecond(tools, seconds: seconds, scratch: scratch, body: body, id: id))
+            do {
+                rows.append(try await throughOneMillisecond(tools, seconds: seconds, scratch: scratch, body: body, id: id))
+            } catch {
+                // The rows measured so far are kept.
+                log("post: the runs through a 1 ms round trip could not be made: \(error)")
+            }
         }
         return rows
     }

@@ -64,7 +64,10 @@ struct IntakeCommand: AsyncParsableCommand {
 private func oneMallocArena(unless keepDefault: Bool) {
     #if canImport(Glibc)
         // mallopt and M_ARENA_MAX (-8) are in malloc.h, which the Glibc module does not import.
-        guard !keepDefault, let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        // An operator's MALLOC_ARENA_MAX is theirs to set.
+        guard !keepDefault, ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil,
+            let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt")
+        else { return }
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
         _ = unsafeBitCast(symbol, to: Mallopt.self)(-8, 1)
     #endif

@@ -39,11 +39,16 @@ enum EarlyQuestionnaire {
     }
 
     /// The early read of `folder`, waiting for it if it is under way; nil when none was made of it.
-    /// Taken once: a later load reads the folder again.
+    /// Taken once: a later load reads the folder again. Nil, too, after ten seconds of waiting.
     static func take(_ folder: URL) -> Result<Questionnaire, QuestionnaireLoadError>? {
         condition.lock()
         defer { condition.unlock() }
-        while started { condition.wait() }
+        // Never waits long: a thread that did not start (or a folder on a hung disk) leaves the
+        // load to the normal path.
+        let deadline = Date().addingTimeInterval(10)
+        while started {
+            guard condition.wait(until: deadline) else { return nil }
+        }
         guard let early = loaded, early.folder.standardizedFileURL.path == folder.standardizedFileURL.path else { return nil }
         loaded = nil
         return early.result
