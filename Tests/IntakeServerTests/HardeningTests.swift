@@ -152,6 +152,13 @@ struct HardeningTests {
             let huge = try await client.send(
                 .get, "/v1/records?familyName=\(String(repeating: "b", count: 50_000))", as: "fieldworker-a", in: server)
             #expect(huge.status == .uriTooLong && huge.errorCode == "uri_too_long")
+            // The longest lookup the spec allows (three 200-letter filters of four-byte letters,
+            // 7.2 KB percent-encoded) is under the limit: 414 is only for what no valid lookup reaches.
+            let letters = String(repeating: Array("𝒜".utf8).map { "%" + String($0, radix: 16, uppercase: true) }.joined(), count: 200)
+            let longest = "/v1/records?familyName=\(letters)&givenName=\(letters)&externalId=\(letters)"
+            #expect(longest.utf8.count > 7_200 && longest.utf8.count <= 8 * 1024)
+            let valid = try await client.send(.get, longest, as: "fieldworker-a", in: server)
+            #expect(valid.status == .ok, "\(valid.status): \(valid.text)")
         }
     }
 
