@@ -67,25 +67,9 @@ struct PostBench: AsyncParsableCommand {
                     reference: "PocketBase: " + format(referenceRate, "req/s"), ratio: postgresRate / referenceRate, target: "≥ 2"))
 
             log("post: two intake serve on one PostgreSQL database, 5 connections each, for \(seconds) s …")
-            let first = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_186, database: tools.postgres(schema: "bench_post2"))
-            let both: Double
-            do {
-                defer { first.stop() }
-                let second = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_187, sharing: first)
-                defer { second.stop() }
-                let rates = try await withThrowingTaskGroup(of: Double.self) { group in
-                    for (offset, (port, token)) in [(first.port, first.token), (second.port, second.token)].enumerated() {
-                        group.addTask {
-                            try wrk(
-                                tools, url: "http://127.0.0.1:\(port)/v1/records", body: body, id: id, token: token, seconds: seconds,
-                                scratch: scratch, expect: 201, connections: 5, idOffset: 16 * (offset + 1))
-                        }
-                    }
-                    return try await group.reduce(0, +)
-                }
-                both = rates
-                log("post: two servers: " + (await first.groupCommits()) + "; " + (await second.groupCommits()))
-            }
+            let both = try await twoServers(
+                tools, database: tools.postgres(schema: "bench_post2"), ports: (18_186, 18_187), seconds: seconds, scratch: scratch,
+                body: body, id: id, label: "two servers")
             rows.append(
                 BenchRow(
                     what: "POST /v1/records, two servers on one PostgreSQL database, 5 connections each", intake: format(both, "req/s"),
@@ -127,27 +111,38 @@ struct PostBench: AsyncParsableCommand {
         let both: Double
         do {
             defer { twoProxy.stop() }
-            let first = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_189, database: twoURL)
-            defer { first.stop() }
-            let second = try await BenchServer.start(intake: tools.intake, in: scratch, port: 18_190, sharing: first)
-            defer { second.stop() }
-            both = try await withThrowingTaskGroup(of: Double.self) { group in
-                for (offset, (port, token)) in [(first.port, first.token), (second.port, second.token)].enumerated() {
-                    group.addTask {
-                        try wrk(
-                            tools, url: "http://127.0.0.1:\(port)/v1/records", body: body, id: id, token: token,
-                            seconds: seconds, scratch: scratch, expect: 201, connections: 5, idOffset: 16 * (offset + 1))
-                    }
-                }
-                return try await group.reduce(0, +)
-            }
-            log("post: two servers, 1 ms away: " + (await first.groupCommits()) + "; " + (await second.groupCommits()))
+            both = try await twoServers(
+                tools, database: twoURL, ports: (18_189, 18_190), seconds: seconds, scratch: scratch, body: body, id: id,
+                label: "two servers, 1 ms away")
         }
         log("post: " + twoProxy.summary)
         return BenchRow(
             what: "POST /v1/records, two servers on one PostgreSQL database 1 ms away (round trip), 5 connections each",
             intake: format(both, "req/s"), reference: "one server 1 ms away, 10 connections: " + format(one, "req/s"), ratio: both / one,
             target: "≥ 1.6")
+    }
+
+    /// Two `intake serve` on one PostgreSQL database (`database`), each under wrk with 5
+    /// connections at once; their request rates added. Logs both servers' group commits.
+    static func twoServers(
+        _ tools: BenchTools, database: String?, ports: (Int, Int), seconds: Int, scratch: URL, body: String, id: String, label: String
+    ) async throws -> Double {
+        let first = try await BenchServer.start(intake: tools.intake, in: scratch, port: ports.0, database: database)
+        defer { first.stop() }
+        let second = try await BenchServer.start(intake: tools.intake, in: scratch, port: ports.1, sharing: first)
+        defer { second.stop() }
+        let both = try await withThrowingTaskGroup(of: Double.self) { group in
+            for (offset, (port, token)) in [(first.port, first.token), (second.port, second.token)].enumerated() {
+                group.addTask {
+                    try wrk(
+                        tools, url: "http://127.0.0.1:\(port)/v1/records", body: body, id: id, token: token, seconds: seconds,
+                        scratch: scratch, expect: 201, connections: 5, idOffset: 16 * (offset + 1))
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        log("post: \(label): " + (await first.groupCommits()) + "; " + (await second.groupCommits()))
+        return both
     }
 
     /// Runs wrk with a script that gives every request a fresh record id; the request rate.
