@@ -3,7 +3,6 @@ import IntakeCore
 import IntakeService
 import Logging
 import PostgresNIO
-import Synchronization
 import _ConnectionPoolModule
 
 /// The store for deployments that outgrow one machine: PostgreSQL through a pooled
@@ -177,20 +176,4 @@ public final class PostgresRecordStore: RecordStore {
     static func timestamp(_ date: Date) -> Double { date.timeIntervalSince1970 }
     static func date(_ value: Double) -> Date { Date(timeIntervalSince1970: value) }
     static func key(_ id: UUID) -> String { id.uuidString.lowercased() }
-}
-
-/// A count shared by a store and its group commits.
-/// Reported as `intake_group_commit_fallbacks_total` once the store is observed.
-package final class FallbackCount: Sendable {
-    private let value = Mutex(0)
-    private let metrics = Mutex<GroupCommitMetrics?>(nil)
-
-    package var count: Int { value.withLock { $0 } }
-
-    func increment() {
-        value.withLock { $0 += 1 }
-        metrics.withLock { $0 }?.countFallback()
-    }
-
-    func report(to metrics: GroupCommitMetrics) { self.metrics.withLock { $0 = metrics } }
 }

@@ -7,6 +7,9 @@ import IntakeService
 public final class SQLiteRecordStore: RecordStore {
     let database: DatabasePool
     let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
+    /// Groups that failed as one and were taken again a request at a time (see
+    /// ``commit(_:into:fallbacks:)``).
+    package let fallbacks = FallbackCount()
 
     struct IngestJob: Sendable {
         var items: [IngestItem]
@@ -24,7 +27,16 @@ public final class SQLiteRecordStore: RecordStore {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // The writer keeps 32 MB of pages (indexes it updates stay in memory); readers keep
             // SQLite's default 2 MB, so an export that reads every page stays small.
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -32768") }
+            if !db.configuration.readonly {
+                try db.execute(sql: "PRAGMA cache_size = -32768")
+                // The writer's statement journals (an insert whose triggers fill the lookup
+                // tables keeps a copy of each page it changes until it ends) stay in memory, not
+                // in a file under /var/tmp: page images of records never reach an unencrypted
+                // temporary file, and no write call is made for them (profiled: the file took
+                // more bytes than the database and its WAL together under `intake flush`).
+                // Readers keep files: an export's transient tables do not grow in memory.
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            }
         }
         let database = try DatabasePool(path: path, configuration: configuration)
         self.database = database
@@ -32,7 +44,8 @@ public final class SQLiteRecordStore: RecordStore {
             throw SQLiteStoreError("\(path) was migrated by a newer Intake; run that version, or restore a backup made before it")
         }
         try Self.migrator.migrate(database)
-        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, into: database) }
+        let fallbacks = fallbacks
+        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, into: database, fallbacks: fallbacks) }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
         }

@@ -141,8 +141,8 @@ public struct GroupCommitMetrics: Sendable {
     let waiting: Metrics.Meter
     /// Group commits that failed as a whole.
     let failures: Metrics.Counter
-    /// Groups a store took again a request at a time after the group as a whole failed
-    /// (PostgreSQL's group statements; SQLite keeps each request in a savepoint from the start).
+    /// Groups a store took again a request at a time after the group as a whole failed (both
+    /// stores commit a group's requests together first, and apart only when that fails).
     let fallbacks: Metrics.Counter
 
     /// Made by `factory` (a server's own registry: two servers in one process keep their figures apart).
@@ -158,4 +158,22 @@ public struct GroupCommitMetrics: Sendable {
 
     /// One group taken again a request at a time (``fallbacks``).
     public func countFallback() { fallbacks.increment() }
+}
+
+/// A count shared by a store and its group commits: groups taken again a request at a time.
+/// Reported as `intake_group_commit_fallbacks_total` once the store is observed.
+package final class FallbackCount: Sendable {
+    private let value = Mutex(0)
+    private let metrics = Mutex<GroupCommitMetrics?>(nil)
+
+    package init() {}
+
+    package var count: Int { value.withLock { $0 } }
+
+    package func increment() {
+        value.withLock { $0 += 1 }
+        metrics.withLock { $0 }?.countFallback()
+    }
+
+    package func report(to metrics: GroupCommitMetrics) { self.metrics.withLock { $0 = metrics } }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import IntakeCore
+import IntakeSQLite
+import IntakeServer
+import IntakeServerTestSupport
+import IntakeService
+import IntakeStoreTesting
+import Testing
+
+/// What only the SQLite store's group commit has: a group goes in as one, and is taken again a
+/// request at a time (a savepoint each) only when it fails.
+struct SQLiteGroupCommitTests {
+    /// Requests sent at once share commits; one of them names a team that does not exist, so
+    /// the group holding it fails as one and is taken again apart: that request alone fails,
+    /// the others are stored once, and the operator's scrape counts the groups taken again.
+    @Test func aGroupThatFailsIsTakenAgainARequestAtATime() async throws {
+        let store = try #require(try await StoreKind.sqlite.open(database: StoreKind.sqlite.newDatabase()) as? SQLiteRecordStore)
+        let metrics = ServerMetrics()
+        store.observeIngest(metrics.groupCommit)
+        let team = try await store.createTeam(name: "t", at: Date())
+        var stored = 0
+        // Until a round puts the refused request in a group with others (nearly always the first).
+        for round in 0..<20 where store.fallbacks.count == 0 {
+            let records = (0..<16).map { RecordStoreContract.record(UInt64(90_000 + 100 * round + $0)) }
+            let results = await withTaskGroup(of: (Int, Bool).self) { group in
+                for (index, record) in records.enumerated() {
+                    let owner = RecordOwner(teamId: index == 7 ? team.id + 10_000 : team.id, username: "u")
+                    group.addTask {
+                        let outcome = try? await store.ingest([IngestItem(record: record)], owner: owner, at: Date())
+                        return (index, outcome == [.created(revision: 1)])
+                    }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            for (index, created) in results { #expect(created == (index != 7), "round \(round), request \(index)") }
+            #expect(try await store.record(id: records[7].id) == nil)
+            stored += 15
+        }
+        let fallbacks = store.fallbacks.count
+        #expect(fallbacks > 0, "no round grouped the refused request with others")
+        let scraped = String(decoding: metrics.scrape(backlog: WebhookBacklog(webhooks: 0, events: 0)), as: UTF8.self)
+        #expect(scraped.contains("intake_group_commit_fallbacks_total \(fallbacks)\n"), "the operator sees it: \(scraped)")
+        let created = try await store.auditEvents(AuditQuery(action: AuditAction.recordCreate.rawValue, limit: 1000))
+        #expect(created.count == stored && Set(created.map(\.subject)).count == stored, "each stored record audited once")
+        #expect(try await AuditLog(store: store).verify().isSound)
+        // After it, groups go together again: nothing more is counted.
+        for seed in 0..<10 {
+            let outcome = try await store.ingest(
+                [try IngestItem(record: RecordStoreContract.record(UInt64(99_000 + seed)))],
+                owner: RecordOwner(teamId: team.id, username: "u"),
+                at: Date())
+            #expect(outcome == [.created(revision: 1)])
+        }
+        #expect(store.fallbacks.count == fallbacks)
+    }
+}
