@@ -43,18 +43,21 @@ public struct Validator: Sendable {
                 {
                     sent = list[path[0] - 1]
                 }
-                for member in questionnaire.members(of: group.position) {
+                // Members read in place, by ordinal: a copy of a Question retains each of its parts.
+                let questions = questionnaire.allQuestions
+                for ordinal in questionnaire.repeatMembers[group.position] ?? [] {
+                    let position = questions[ordinal].position
                     for var issue in self.issues(
-                        of: member, answer: scoped[member.position], in: scoped, hidden: hidden, complete: complete)
+                        of: questions[ordinal], answer: scoped[position], in: scoped, hidden: hidden, complete: complete)
                     {
                         issue.instance = path
                         instanceIssues.append(issue)
                     }
-                    if let sent, let calculation = member.calculation, !calculation.usesToday, !hidden.contains(member.position),
-                        scoped[member.position] != sent[member.position.index]
+                    if let sent, let calculation = questions[ordinal].calculation, !calculation.usesToday, !hidden.contains(position),
+                        scoped[position] != sent[position.index]
                     {
                         var issue = ValidationIssue(
-                            .recalculated, member, severity: .warning,
+                            .recalculated, questions[ordinal], severity: .warning,
                             "the calculated value did not match its calculation (\(calculation)) and is recomputed")
                         issue.instance = path
                         instanceIssues.append(issue)
@@ -161,11 +164,15 @@ public struct Validator: Sendable {
     /// Answers in a repeat's instances to questions that are not asked in it (which settling
     /// would drop): refused, so no answer is lost without a word.
     private func strayAnswers(in list: [[Int: Answer]], of group: Question, path: [Int]) -> [ValidationIssue] {
-        let members = questionnaire.members(of: group.position)
+        let questions = questionnaire.allQuestions
+        let members = questionnaire.repeatMembers[group.position] ?? []
+        func member(_ index: Int) -> Int? { members.first { questions[$0].position.index == index } }
         var issues: [ValidationIssue] = []
         for (number, instance) in zip(1..., list) {
+            // Nearly every instance answers only its members and holds no repeat: nothing to say, nothing to sort.
+            if instance.keys.allSatisfy({ index in member(index).map { !questions[$0].isRepeat } ?? false }) { continue }
             for (index, answer) in instance.sorted(by: { $0.key < $1.key }) {
-                guard let member = members.first(where: { $0.position.index == index }) else {
+                guard let member = member(index) else {
                     var issue = ValidationIssue(
                         .unknownQuestion, group,
                         "an instance answers question \(group.position.section).\(index), which is not asked in this repeat; remove the answer"
@@ -174,8 +181,8 @@ public struct Validator: Sendable {
                     issues.append(issue)
                     continue
                 }
-                if member.isRepeat, case .instances(let inner) = answer {
-                    issues += strayAnswers(in: inner, of: member, path: path + [number])
+                if questions[member].isRepeat, case .instances(let inner) = answer {
+                    issues += strayAnswers(in: inner, of: questions[member], path: path + [number])
                 }
             }
         }
