@@ -24,7 +24,23 @@ extension SQLiteRecordStore {
         [IngestOutcome], any Error
     >] {
         do {
-            return try await database.write { db in try commitTogether(jobs, db) }
+            return try await database.writeWithoutTransaction { db in
+                // The group's statement journals (an insert whose triggers fill the lookup tables
+                // keeps a copy of each page it changes until it ends: about 60 KB) stay in
+                // memory, not in a file under /var/tmp: no write call is made for them (profiled:
+                // that file took more bytes than the database and its WAL together under
+                // `intake flush`), and page images of records never reach an unencrypted
+                // temporary file. Only here: a statement that changes many rows (a migration, a
+                // purge) keeps its journal in a file. SQLite reads the setting as a transaction begins.
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+                defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
+                var results: [Result<[IngestOutcome], any Error>] = []
+                try db.inTransaction {
+                    results = try commitTogether(jobs, db)
+                    return .commit
+                }
+                return results
+            }
         } catch {
             // A request alone fails alone, as it would have in a savepoint of its own.
             guard jobs.count > 1 else { return [.failure(error)] }

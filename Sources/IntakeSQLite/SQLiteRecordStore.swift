@@ -27,16 +27,7 @@ public final class SQLiteRecordStore: RecordStore {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // The writer keeps 32 MB of pages (indexes it updates stay in memory); readers keep
             // SQLite's default 2 MB, so an export that reads every page stays small.
-            if !db.configuration.readonly {
-                try db.execute(sql: "PRAGMA cache_size = -32768")
-                // The writer's statement journals (an insert whose triggers fill the lookup
-                // tables keeps a copy of each page it changes until it ends) stay in memory, not
-                // in a file under /var/tmp: page images of records never reach an unencrypted
-                // temporary file, and no write call is made for them (profiled: the file took
-                // more bytes than the database and its WAL together under `intake flush`).
-                // Readers keep files: an export's transient tables do not grow in memory.
-                try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            }
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -32768") }
         }
         let database = try DatabasePool(path: path, configuration: configuration)
         self.database = database

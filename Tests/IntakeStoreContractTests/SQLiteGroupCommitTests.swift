@@ -1,11 +1,12 @@
 import Foundation
 import IntakeCore
-import IntakeSQLite
 import IntakeServer
 import IntakeServerTestSupport
 import IntakeService
 import IntakeStoreTesting
 import Testing
+
+@testable import IntakeSQLite
 
 /// What only the SQLite store's group commit has: a group goes in as one, and is taken again a
 /// request at a time (a savepoint each) only when it fails.
@@ -52,5 +53,9 @@ struct SQLiteGroupCommitTests {
             #expect(outcome == [.created(revision: 1)])
         }
         #expect(store.fallbacks.count == fallbacks)
+        // The group's journals were kept in memory for its transaction only: the writer is back
+        // to files, where a migration's or a purge's large statement keeps its journal.
+        let tempStore = try await store.database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
+        #expect(tempStore == 0)
     }
 }
