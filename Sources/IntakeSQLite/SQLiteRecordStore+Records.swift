@@ -17,9 +17,11 @@ extension SQLiteRecordStore {
     ///
     /// The group goes in as one: no savepoint per request, whose sub-journal copied each page a
     /// request touched before changing it (with the statement journals' file, about a sixth of
-    /// the server's CPU under `intake flush`, profiled). Should any request fail, the whole group
+    /// the server's CPU under `intake flush`, profiled). Should a request fail, the whole group
     /// is rolled back and taken again with a savepoint each (``commitEach(_:_:)``), so a request
-    /// that fails takes nothing else with it.
+    /// that fails takes nothing else with it. A failing database (full, failing, locked by
+    /// another process) is no request's failure: the group fails as one, at once, as it did
+    /// when that happened at its `BEGIN` or `COMMIT`, and is counted with the failed groups.
     static func commit(_ jobs: [IngestJob], into database: DatabasePool, fallbacks: FallbackCount) async throws -> [Result<
         [IngestOutcome], any Error
     >] {
@@ -29,9 +31,10 @@ extension SQLiteRecordStore {
                 // keeps a copy of each page it changes until it ends: about 60 KB) stay in
                 // memory, not in a file under /var/tmp: no write call is made for them (profiled:
                 // that file took more bytes than the database and its WAL together under
-                // `intake flush`), and page images of records never reach an unencrypted
-                // temporary file. Only here: a statement that changes many rows (a migration, a
-                // purge) keeps its journal in a file. SQLite reads the setting as a transaction begins.
+                // `intake flush`), and on this path page images of records do not reach an
+                // unencrypted temporary file. Only here: a statement that changes many rows (a
+                // migration, a purge) and a group taken apart in savepoints keep their journals
+                // in a file. SQLite reads the setting as a transaction begins.
                 try db.execute(sql: "PRAGMA temp_store = MEMORY")
                 defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
                 var results: [Result<[IngestOutcome], any Error>] = []
@@ -42,6 +45,7 @@ extension SQLiteRecordStore {
                 return results
             }
         } catch {
+            if outage(error) != nil { throw error }
             // A request alone fails alone, as it would have in a savepoint of its own.
             guard jobs.count > 1 else { return [.failure(error)] }
             fallbacks.increment()

@@ -44,7 +44,9 @@ public final class SQLiteRecordStore: RecordStore {
 
     /// SQLite says a full disk (`SQLITE_FULL`, what a write that meets ENOSPC gives) and a
     /// failing one (`SQLITE_IOERR`, `SQLITE_CANTOPEN`); the transaction was rolled back either way.
-    public func outage(_ error: any Error) -> StoreOutage? {
+    public func outage(_ error: any Error) -> StoreOutage? { Self.outage(error) }
+
+    static func outage(_ error: any Error) -> StoreOutage? {
         guard let error = error as? DatabaseError else { return nil }
         switch error.resultCode {
         case .SQLITE_FULL: return .full

@@ -4,6 +4,7 @@ import IntakeServer
 import IntakeServerTestSupport
 import IntakeService
 import IntakeStoreTesting
+import Synchronization
 import Testing
 
 @testable import IntakeSQLite
@@ -19,15 +20,38 @@ struct SQLiteGroupCommitTests {
         let metrics = ServerMetrics()
         store.observeIngest(metrics.groupCommit)
         let team = try await store.createTeam(name: "t", at: Date())
-        var stored = 0
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        // What the writer runs: a group goes in without a savepoint, its journals in memory.
+        let statements = Mutex<[String]>([])
+        try await store.database.writeWithoutTransaction { db in
+            db.trace { event in
+                if case .statement(let statement) = event { statements.withLock { $0.append(statement.sql) } }
+            }
+        }
+        func sendAtOnce(_ seeds: Range<UInt64>) async throws {
+            try await withThrowingTaskGroup(of: [IngestOutcome].self) { group in
+                for seed in seeds {
+                    group.addTask {
+                        try await store.ingest([IngestItem(record: RecordStoreContract.record(seed))], owner: owner, at: Date())
+                    }
+                }
+                for try await outcome in group { #expect(outcome == [.created(revision: 1)]) }
+            }
+        }
+        try await sendAtOnce(80_000..<80_016)
+        let together = statements.withLock { $0 }
+        #expect(together.contains { $0.hasPrefix("PRAGMA temp_store = MEMORY") }, "\(together.prefix(5))")
+        #expect(!together.contains { $0.uppercased().hasPrefix("SAVEPOINT") }, "no request in a savepoint of its own")
+        #expect(store.fallbacks.count == 0)
+        var stored = 16
         // Until a round puts the refused request in a group with others (nearly always the first).
         for round in 0..<20 where store.fallbacks.count == 0 {
             let records = (0..<16).map { RecordStoreContract.record(UInt64(90_000 + 100 * round + $0)) }
             let results = await withTaskGroup(of: (Int, Bool).self) { group in
                 for (index, record) in records.enumerated() {
-                    let owner = RecordOwner(teamId: index == 7 ? team.id + 10_000 : team.id, username: "u")
+                    let sender = index == 7 ? RecordOwner(teamId: team.id + 10_000, username: "u") : owner
                     group.addTask {
-                        let outcome = try? await store.ingest([IngestItem(record: record)], owner: owner, at: Date())
+                        let outcome = try? await store.ingest([IngestItem(record: record)], owner: sender, at: Date())
                         return (index, outcome == [.created(revision: 1)])
                     }
                 }
@@ -39,19 +63,14 @@ struct SQLiteGroupCommitTests {
         }
         let fallbacks = store.fallbacks.count
         #expect(fallbacks > 0, "no round grouped the refused request with others")
+        #expect(statements.withLock { $0 }.contains { $0.uppercased().hasPrefix("SAVEPOINT") }, "the failed group was taken apart")
         let scraped = String(decoding: metrics.scrape(backlog: WebhookBacklog(webhooks: 0, events: 0)), as: UTF8.self)
         #expect(scraped.contains("intake_group_commit_fallbacks_total \(fallbacks)\n"), "the operator sees it: \(scraped)")
         let created = try await store.auditEvents(AuditQuery(action: AuditAction.recordCreate.rawValue, limit: 1000))
         #expect(created.count == stored && Set(created.map(\.subject)).count == stored, "each stored record audited once")
         #expect(try await AuditLog(store: store).verify().isSound)
         // After it, groups go together again: nothing more is counted.
-        for seed in 0..<10 {
-            let outcome = try await store.ingest(
-                [try IngestItem(record: RecordStoreContract.record(UInt64(99_000 + seed)))],
-                owner: RecordOwner(teamId: team.id, username: "u"),
-                at: Date())
-            #expect(outcome == [.created(revision: 1)])
-        }
+        try await sendAtOnce(99_000..<99_016)
         #expect(store.fallbacks.count == fallbacks)
         // The group's journals were kept in memory for its transaction only: the writer is back
         // to files, where a migration's or a purge's large statement keeps its journal.

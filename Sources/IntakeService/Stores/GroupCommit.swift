@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// Each caller hands in a job and waits. While a commit is on its way to disk, new jobs gather;
 /// the next commit takes all of them at once. A job's result comes back only after the commit
-/// that holds it returned, so an answer still means the data is on disk. `commit` isolates jobs
-/// from one another (a savepoint each), so one failing job fails alone.
+/// that holds it returned, so an answer still means the data is on disk. `commit` keeps jobs
+/// apart (a store takes a failed group again a job at a time), so one failing job fails alone.
 package final class GroupCommit<Job: Sendable, Output: Sendable>: Sendable {
     package typealias Commit = @Sendable ([Job]) async throws -> [Result<Output, any Error>]
 
