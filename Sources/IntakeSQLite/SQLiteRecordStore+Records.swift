@@ -18,7 +18,7 @@ extension SQLiteRecordStore {
     /// The group goes in as one: no savepoint per request, whose sub-journal copied each page a
     /// request touched before changing it (with the statement journals' file, about a sixth of
     /// the server's CPU under `intake flush`, profiled). Should a request fail, the whole group
-    /// is rolled back and taken again with a savepoint each (``commitEach(_:_:)``), so a request
+    /// is rolled back and taken again with a savepoint each (``commitGroup(_:apart:_:)``), so a request
     /// that fails takes nothing else with it. A failing database (full, failing, locked by
     /// another process) is no request's failure: the group fails as one, at once, as it did
     /// when that happened at its `BEGIN` or `COMMIT`, and is counted with the failed groups.
@@ -39,7 +39,7 @@ extension SQLiteRecordStore {
                 defer { try? db.execute(sql: "PRAGMA temp_store = DEFAULT") }
                 var results: [Result<[IngestOutcome], any Error>] = []
                 try db.inTransaction {
-                    results = try commitTogether(jobs, db)
+                    results = try commitGroup(jobs, apart: false, db)
                     return .commit
                 }
                 return results
@@ -49,49 +49,39 @@ extension SQLiteRecordStore {
             // A request alone fails alone, as it would have in a savepoint of its own.
             guard jobs.count > 1 else { return [.failure(error)] }
             fallbacks.increment()
-            return try await database.write { db in try commitEach(jobs, db) }
+            return try await database.write { db in try commitGroup(jobs, apart: true, db) }
         }
     }
 
-    /// Every request's records in the one transaction; the first failure fails them all.
-    private static func commitTogether(_ jobs: [IngestJob], _ db: Database) throws -> [Result<[IngestOutcome], any Error>] {
+    /// Every request's records in the one transaction. Together, the first failure fails them
+    /// all; `apart`, each request is in a savepoint of its own and one that fails is rolled back alone.
+    private static func commitGroup(_ jobs: [IngestJob], apart: Bool, _ db: Database) throws -> [Result<[IngestOutcome], any Error>] {
         // Which of the group's ids the database holds, in one statement: a record it does not
         // hold (nearly all of them) is inserted without a look of its own.
         var held = try Self.heldIds(jobs.flatMap { $0.items.map { key($0.record.id) } }, db)
-        var results: [Result<[IngestOutcome], any Error>] = []
-        results.reserveCapacity(jobs.count)
-        for job in jobs {
+        let results = try jobs.map { job -> Result<[IngestOutcome], any Error> in
             var inserted: Set<String> = []
-            let outcomes = try job.items.map { item in
-                try Self.ingest(item, owner: job.owner, at: job.time, held: held, inserted: &inserted, db)
+            func run() throws -> [IngestOutcome] {
+                try job.items.map { item in try Self.ingest(item, owner: job.owner, at: job.time, held: held, inserted: &inserted, db) }
             }
-            held.formUnion(inserted)
-            results.append(.success(outcomes))
+            let result: Result<[IngestOutcome], any Error>
+            if apart {
+                result = Result {
+                    var outcomes: [IngestOutcome] = []
+                    try db.inSavepoint {
+                        outcomes = try run()
+                        return .commit
+                    }
+                    return outcomes
+                }
+            } else {
+                result = .success(try run())
+            }
+            // Only once the request's records are kept: a later request sending one of these ids again finds it.
+            if case .success = result { held.formUnion(inserted) }
+            return result
         }
         // The audit trail holds every record created, in the same transaction.
-        _ = try Self.appendAudit(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), db)
-        return results
-    }
-
-    /// Each request's records in a savepoint of its own: one that fails is rolled back alone.
-    private static func commitEach(_ jobs: [IngestJob], _ db: Database) throws -> [Result<[IngestOutcome], any Error>] {
-        var held = try Self.heldIds(jobs.flatMap { $0.items.map { key($0.record.id) } }, db)
-        let results = jobs.map { job in
-            Result {
-                var outcomes: [IngestOutcome] = []
-                var inserted: Set<String> = []
-                try db.inSavepoint {
-                    outcomes = try job.items.map { item in
-                        try Self.ingest(item, owner: job.owner, at: job.time, held: held, inserted: &inserted, db)
-                    }
-                    return .commit
-                }
-                // Only once the request's savepoint is kept: a later request sending one of
-                // these ids again finds it.
-                held.formUnion(inserted)
-                return outcomes
-            }
-        }
         _ = try Self.appendAudit(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), db)
         return results
     }
