@@ -76,6 +76,9 @@ public enum DatabaseCopy {
             try await connection.query(
                 "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
                 logger: PostgresRecordStore.logger)
+            // Each team's sequence (made by a trigger as its row went in) after its records' cursors.
+            try await connection.query(
+                PostgresQuery(unsafeSQL: PostgresRecordStore.teamSequencesCatchUp), logger: PostgresRecordStore.logger)
             for table in ["membershipEvent", "notification", "announcement", "referralMessage", "consent", "device", "reviewEntry"] {
                 try await connection.query(
                     PostgresQuery(

@@ -65,13 +65,17 @@ final class PostgresExportSnapshot: ExportSnapshot {
             Task {
                 do {
                     try await client.withConnection { connection in
+                        // Every change up to the horizon has committed (read before the snapshot:
+                        // PostgresChangeCursors.swift), so the export's cursor passes no change
+                        // a writer still holds open.
+                        let horizon = try await PostgresRecordStore.changeHorizon(teamId: teamId, connection)
                         try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: PostgresRecordStore.logger)
                         let rows = try await connection.query(
                             teamId.map { "SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = \($0)" }
                                 ?? "SELECT COALESCE(MAX(changeSeq), 0) FROM record",
                             logger: PostgresRecordStore.logger
                         ).collect()
-                        let cursor = try rows.first?.decode(Int64.self) ?? 0
+                        let cursor = min(try rows.first?.decode(Int64.self) ?? 0, horizon)
                         started.waiting.withLock { $0.take() }?.resume(returning: cursor)
                         for await request in stream { await serve(request, connection) }
                         _ = try? await connection.query("COMMIT", logger: PostgresRecordStore.logger)

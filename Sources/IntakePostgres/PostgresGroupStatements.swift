@@ -44,10 +44,10 @@ enum GroupStatement {
     }
 
     /// Inserts the group's new records and their first revisions (an id another server stored
-    /// first is skipped; a first revision's body is the record's, stored once), and reads the
-    /// audit trail's head; see `PostgresRecordStore.insert`.
+    /// first is skipped; a first revision's body is the record's, stored once), each with its
+    /// cursors from the deployment's sequence and its team's; see `PostgresRecordStore.insert`.
     struct Insert: PostgresPreparedStatement {
-        static let name = "intake_group_insert_v2"
+        static let name = "intake_group_insert_v3"
         static let sql = """
             WITH inserted AS (
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
@@ -57,9 +57,7 @@ enum GroupStatement {
                     CASE WHEN hasBirth THEN birth END, CASE WHEN hasExternal THEN external END, body, CASE WHEN hasPatient THEN patient END,
                     changeSeq, teamSeq, changeSeq, teamSeq
                 FROM (
-                    SELECT q.*, nextval('record_change') AS changeSeq,
-                        (SELECT COALESCE(MAX(r.teamSeq), 0) FROM record r WHERE r.teamId = q.teamId)
-                            + row_number() OVER (PARTITION BY q.teamId ORDER BY q.n) AS teamSeq
+                    SELECT q.*, nextval('record_change') AS changeSeq, nextval(('team_change_' || q.teamId)::regclass) AS teamSeq
                     FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
                                 $8::float8[], $9::float8[], $10::text[], $11::text[], $12::text[], $13::bool[],
                                 $14::text[], $15::bool[], $16::text[], $17::text[], $18::bool[])
@@ -76,11 +74,9 @@ enum GroupStatement {
                 JOIN unnest($1::text[], $19::text[], $20::text[], $21::bool[]) AS q(id, hash, device, hasDevice) ON q.id = i.id
                 RETURNING recordId
             )
-            SELECT recordId, NULL::bigint, NULL::text FROM revisions
-            UNION ALL
-            SELECT NULL, seq, hash FROM (SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1) AS head
+            SELECT recordId FROM revisions
             """
-        typealias Row = (String?, Int64?, String?)
+        typealias Row = String
 
         var ids: [String] = []
         var questionnaireIds: [String] = []

@@ -4,6 +4,8 @@ import IntakeService
 import PostgresNIO
 
 /// Appends take the audit lock: events are numbered and chained in one order across servers.
+/// Ingest's events come through `auditPending` (PostgresChangeCursors.swift): every read of the
+/// trail links what is pending first.
 extension PostgresRecordStore {
     static let auditLock = "intake-audit"
 
@@ -39,6 +41,7 @@ extension PostgresRecordStore {
     }
 
     public func auditEvents(_ query: AuditQuery) async throws -> [AuditEvent] {
+        try await Self.chainPending(client)
         var binds = PostgresBindings()
         binds.append(query.after)
         var sql = "SELECT seq, at, actor, action, subject, details, previousHash, hash FROM auditEvent WHERE seq > $1"
@@ -73,14 +76,16 @@ extension PostgresRecordStore {
     }
 
     public func auditHead() async throws -> AuditEvent? {
-        try await client.query(
+        try await Self.chainPending(client)
+        return try await client.query(
             "SELECT seq, at, actor, action, subject, details, previousHash, hash FROM auditEvent ORDER BY seq DESC LIMIT 1",
             logger: Self.logger
         ).collect().first.map(Self.auditEvent)
     }
 
     public func auditEvent(seq: Int64) async throws -> AuditEvent? {
-        try await client.query(
+        try await Self.chainPending(client)
+        return try await client.query(
             "SELECT seq, at, actor, action, subject, details, previousHash, hash FROM auditEvent WHERE seq = \(seq)", logger: Self.logger
         ).collect().first.map(Self.auditEvent)
     }

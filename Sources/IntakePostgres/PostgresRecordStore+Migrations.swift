@@ -686,6 +686,43 @@ extension PostgresRecordStore {
                 """,
             ]
         ),
+        (
+            // Ingest takes no deployment-wide lock through its commit (PostgresChangeCursors.swift):
+            // a team's cursors come from a sequence of its own, made with the team, and records
+            // created are audited through a pending table that one chainer links after commit.
+            "v33: change cursors from sequences; the audit trail chained after commit",
+            [
+                """
+                CREATE FUNCTION intake_team_sequence() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    EXECUTE format('CREATE SEQUENCE %I MINVALUE 0 START 1', 'team_change_' || NEW.id);
+                    RETURN NEW;
+                END $$
+                """,
+                "CREATE TRIGGER team_sequence AFTER INSERT ON team FOR EACH ROW EXECUTE FUNCTION intake_team_sequence()",
+                """
+                DO $$
+                DECLARE
+                    t record;
+                BEGIN
+                    FOR t IN SELECT id FROM team LOOP
+                        EXECUTE format('CREATE SEQUENCE %I MINVALUE 0 START 1', 'team_change_' || t.id);
+                    END LOOP;
+                END $$
+                """,
+                PostgresRecordStore.teamSequencesCatchUp,
+                """
+                CREATE TABLE auditPending (
+                    id BIGSERIAL PRIMARY KEY,
+                    at DOUBLE PRECISION NOT NULL,
+                    actor TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    details TEXT NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

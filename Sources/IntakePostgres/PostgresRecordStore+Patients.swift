@@ -185,23 +185,34 @@ extension PostgresRecordStore {
             // so an export can tell whether it came before or after (the change lock orders both).
             try await Self.lock(Self.changeLock, connection)
             guard let patient = try await Self.patient(connection, id: consent.patientId, forUpdate: true) else { return nil }
+            try await Self.markChanges(teams: [patient.teamId], connection)
             let at = Self.timestamp(consent.recordedAt)
             let records = try await connection.query(
                 "SELECT id FROM record WHERE patientId = \(Self.key(consent.patientId)) ORDER BY changeSeq", logger: Self.logger
             ).collect().map { try $0.decode(String.self) }
+            let sequence = Self.teamSequence(patient.teamId)
+            // The consent's cursors are its last record's: an export that carries that change
+            // reads the consent with it. Without records, cursors of its own.
+            var cursors: (change: Int64, team: Int64)?
             for record in records {
-                try await connection.query(
+                let rows = try await connection.query(
                     """
-                    UPDATE record SET changeSeq = nextval('record_change'),
-                        teamSeq = (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = \(patient.teamId))
-                    WHERE id = \(record)
-                    """, logger: Self.logger)
+                    UPDATE record SET changeSeq = nextval('record_change'), teamSeq = nextval(\(sequence)::regclass)
+                    WHERE id = \(record) RETURNING changeSeq, teamSeq
+                    """, logger: Self.logger
+                ).collect()
+                cursors = try rows.first?.decode((Int64, Int64).self) ?? cursors
+            }
+            if cursors == nil {
+                cursors = try await connection.query(
+                    "SELECT nextval('record_change'), nextval(\(sequence)::regclass)", logger: Self.logger
+                ).collect().first?.decode((Int64, Int64).self)
             }
             try await connection.query(
                 """
                 INSERT INTO consent (patientId, scope, method, recordedBy, recordedAt, changeSeq, teamSeq)
                 VALUES (\(Self.key(consent.patientId)), \(consent.scope.rawValue), \(consent.method.rawValue), \(consent.recordedBy), \(at),
-                    (SELECT COALESCE(MAX(changeSeq), 0) FROM record), (SELECT COALESCE(MAX(teamSeq), 0) FROM record WHERE teamId = \(patient.teamId)))
+                    \(cursors?.change ?? 0), \(cursors?.team ?? 0))
                 """, logger: Self.logger)
             try await connection.query(
                 "UPDATE patient SET sharingScope = \(consent.scope.rawValue), updatedAt = \(at) WHERE id = \(Self.key(consent.patientId))",

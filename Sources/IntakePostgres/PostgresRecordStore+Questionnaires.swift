@@ -104,14 +104,12 @@ extension PostgresRecordStore {
                 "SELECT id, teamId FROM record WHERE questionnaireId = \(questionnaireId) AND deletedAt IS NULL ORDER BY changeSeq",
                 logger: Self.logger
             ).collect()
+            try await Self.markChanges(teams: try rows.map { try $0.decode((String, Int64).self).1 }, connection)
             for row in rows {
                 let (id, teamId) = try row.decode((String, Int64).self)
                 try await connection.query(
-                    """
-                    UPDATE record SET changeSeq = nextval('record_change'),
-                        teamSeq = (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = \(teamId))
-                    WHERE id = \(id)
-                    """, logger: Self.logger)
+                    "UPDATE record SET changeSeq = nextval('record_change'), teamSeq = nextval(\(Self.teamSequence(teamId))::regclass) WHERE id = \(id)",
+                    logger: Self.logger)
             }
             _ = try await Self.appendAudit(
                 [

@@ -25,14 +25,18 @@ extension PostgresRecordStore {
     /// a prepared statement whose preparation failed on a connection (a lock that timed out, a
     /// table away for a migration) with that same failure for as long as the connection lives,
     /// which would keep every later group on it on the slow path.
-    static func commit(_ jobs: [IngestJob], client: PostgresClient, fallbacks: FallbackCount) async throws -> [Result<
-        [IngestOutcome], any Error
-    >] {
+    static func commit(_ jobs: [IngestJob], client: PostgresClient, fallbacks: FallbackCount, chainer: AuditChainer, hook: CommitHook)
+        async throws
+        -> [Result<[IngestOutcome], any Error>]
+    {
+        // The group's audit events are linked onto the chain after its commit (AuditChainer).
+        defer { chainer.poke() }
         do {
             return try await client.withConnection { connection in
                 do {
                     try await connection.query("BEGIN", logger: logger)
                     let outcomes = try await commitTogether(jobs, connection)
+                    await hook.run()
                     try await connection.query("COMMIT", logger: logger)
                     return outcomes.map { .success($0) }
                 } catch {
@@ -46,22 +50,23 @@ extension PostgresRecordStore {
             fallbacks.increment()
             return try await transaction(client) { connection in
                 let results = try await commitEach(jobs, connection)
-                // The audit trail holds every record created, in the same transaction.
-                _ = try await appendAudit(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), connection)
+                // Every record created is audited, its event pending in the same transaction.
+                try await insertPending(AuditEntry.recordsCreated(jobs, results, items: \.items, owner: \.owner, at: \.time), connection)
                 return results
             }
         }
     }
 
-    /// A request at a time, a savepoint each, under the change lock.
+    /// A request at a time, a savepoint each, the cursors it takes marked (PostgresChangeCursors.swift)
+    /// in its savepoint: a team that is not there fails its own request only.
     private static func commitEach(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [Result<
         [IngestOutcome], any Error
     >] {
-        try await lock(changeLock, connection)
         var results: [Result<[IngestOutcome], any Error>] = []
         for job in jobs {
             try await connection.query("SAVEPOINT job", logger: logger)
             do {
+                try await markChanges(teams: [job.owner.teamId], connection)
                 var outcomes: [IngestOutcome] = []
                 for item in job.items { outcomes.append(try await ingest(item, owner: job.owner, at: job.time, connection)) }
                 try await connection.query("RELEASE SAVEPOINT job", logger: logger)
@@ -83,11 +88,12 @@ extension PostgresRecordStore {
     }
 
     /// The group's records in four statements however many there are (and `BEGIN`, `COMMIT`):
-    /// one look at the ids the database holds, before any lock; the change and audit locks in one
-    /// statement; one statement that inserts the new records and their first revisions, giving
-    /// out change cursors in commit order, and reads the audit trail's head; one that appends an
-    /// audit event for each record created. A record another server stored between the look and
-    /// the insert is answered as a record sent again. Alerts (rare) are one statement each.
+    /// one look at the ids the database holds; the marks of the cursors it will take (no lock
+    /// another writer waits for: PostgresChangeCursors.swift); one statement that inserts the new
+    /// records and their first revisions, their cursors from sequences; one that writes an audit
+    /// event for each record created, pending until the chainer links it after the commit. A
+    /// record another server stored between the look and the insert is answered as a record sent
+    /// again. Alerts (rare) are one statement each.
     private static func commitTogether(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [[IngestOutcome]] {
         var entries: [GroupEntry] = []
         for (index, job) in jobs.enumerated() {
@@ -99,11 +105,9 @@ extension PostgresRecordStore {
         var outcomes = [IngestOutcome?](repeating: nil, count: entries.count)
         var standings = try await look(entries, at: Array(entries.indices), connection)
         var inserting = decide(entries, standings: standings, into: &outcomes)
-        var auditHead: (seq: Int64, hash: String)?
         if !inserting.isEmpty {
-            try await lock(changeLock, then: auditLock, connection)
-            let (stored, head) = try await insert(inserting.map { entries[$0] }, connection)
-            auditHead = head
+            try await markChanges(teams: inserting.map { entries[$0].owner.teamId }, connection)
+            let stored = try await insert(inserting.map { entries[$0] }, connection)
             let created = inserting.filter { stored.contains(key(entries[$0].item.record.id)) }
             for index in created { outcomes[index] = .created(revision: 1) }
             // Another server took these ids since the look: their records (and the group's later
@@ -122,9 +126,9 @@ extension PostgresRecordStore {
         }
         var byJob = [[IngestOutcome]](repeating: [], count: jobs.count)
         for (entry, outcome) in zip(entries, outcomes) { byJob[entry.job].append(outcome!) }
-        // The audit trail holds every record created, in the same transaction (its lock is held).
-        let created = AuditEntry.recordsCreated(jobs, byJob.map { .success($0) }, items: \.items, owner: \.owner, at: \.time)
-        if !created.isEmpty { try await insertAudit(AuditChain.chain(created, after: auditHead), connection) }
+        // Every record created is audited, its event pending in the same transaction.
+        try await insertPending(
+            AuditEntry.recordsCreated(jobs, byJob.map { .success($0) }, items: \.items, owner: \.owner, at: \.time), connection)
         return byJob
     }
 
@@ -171,14 +175,9 @@ extension PostgresRecordStore {
     }
 
     /// Inserts new records and their first revisions in one statement; the ids it stored (an id
-    /// another server stored first is left out), and the audit trail's head, read after the
-    /// locks were taken. Cursors: each team's after its highest, in the order of the group; the
-    /// deployment's from its sequence (in the order the window hands rows out: by team, then
-    /// group). Either way they are above every committed cursor, and the group becomes visible
-    /// at once.
-    private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws
-        -> (stored: Set<String>, auditHead: (seq: Int64, hash: String)?)
-    {
+    /// another server stored first is left out). Cursors come from the deployment's sequence and
+    /// each team's, marked before (``markChanges(teams:_:)``).
+    private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws -> Set<String> {
         var insert = GroupStatement.Insert()
         for entry in entries {
             let record = entry.item.record
@@ -204,52 +203,55 @@ extension PostgresRecordStore {
             insert.devices.append(entry.item.deviceId ?? "")
             insert.hasDevice.append(entry.item.deviceId != nil)
         }
-        let rows = try await connection.execute(insert, logger: logger)
         var stored: Set<String> = []
-        var head: (seq: Int64, hash: String)?
-        for try await (id, seq, hash) in rows {
-            if let id { stored.insert(id) } else if let seq, let hash { head = (seq, hash) }
-        }
-        return (stored, head)
+        for try await id in try await connection.execute(insert, logger: logger) { stored.insert(id) }
+        return stored
     }
 
-    /// Under the change lock: no other writer can slip in between the look and the insert, and
-    /// change cursors (the deployment's and the team's) are given out in the order of commits.
+    /// One record of a request taken apart from its group: looked at, then inserted unless another
+    /// server stored the id meanwhile (then it is answered as sent again, as the group does).
     private static func ingest(_ item: IngestItem, owner: RecordOwner, at time: Date, _ connection: PostgresConnection) async throws
         -> IngestOutcome
     {
         var item = item
         item.deviceId = item.deviceId ?? owner.deviceId
         let id = key(item.record.id)
-        let rows = try await connection.query(
-            """
-            SELECT revision, teamId, EXISTS (SELECT 1 FROM recordRevision WHERE recordId = \(id) AND contentHash = \(item.contentHash)),
-                deletedAt IS NOT NULL
-            FROM record WHERE id = \(id)
-            """, logger: logger
-        ).collect()
-        if let row = rows.first {
-            let (current, teamId, seen, deleted) = try row.decode((Int, Int64, Bool, Bool).self)
-            let existing = RecordStanding(
-                teamId: teamId, revision: current, tombstone: deleted ? try await tombstone(id: item.record.id, connection) : nil)
-            return RecordRules.resent(existing, teamId: owner.teamId) { seen }
-        }
         let r = item.record
         let body = String(decoding: item.body, as: UTF8.self)
-        try await connection.query(
-            """
-            INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
-                                createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
-                                changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
-            VALUES (\(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.collector), \(r.status.rawValue), 1,
-                    \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(item.givenNameKey),
-                    \(item.familyNameKey), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body),
-                    \(r.patientId.map(key)), nextval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)),
-                    currval('record_change'), (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(owner.teamId)))
-            """, logger: logger)
-        try await insertRevision(item, revision: 1, savedBy: owner.username, at: time, connection)
-        try await notifyAlerts(item, teamId: owner.teamId, at: time, connection)
-        return .created(revision: 1)
+        for _ in 0..<2 {
+            let rows = try await connection.query(
+                """
+                SELECT revision, teamId, EXISTS (SELECT 1 FROM recordRevision WHERE recordId = \(id) AND contentHash = \(item.contentHash)),
+                    deletedAt IS NOT NULL
+                FROM record WHERE id = \(id)
+                """, logger: logger
+            ).collect()
+            if let row = rows.first {
+                let (current, teamId, seen, deleted) = try row.decode((Int, Int64, Bool, Bool).self)
+                let existing = RecordStanding(
+                    teamId: teamId, revision: current, tombstone: deleted ? try await tombstone(id: item.record.id, connection) : nil)
+                return RecordRules.resent(existing, teamId: owner.teamId) { seen }
+            }
+            let inserted = try await connection.query(
+                """
+                INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
+                                    createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
+                                    changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
+                SELECT \(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.collector),
+                    \(r.status.rawValue), 1, \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(item.givenNameKey),
+                    \(item.familyNameKey), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body), \(r.patientId.map(key)),
+                    s.change, s.team, s.change, s.team
+                FROM (SELECT nextval('record_change') AS change, nextval(\(teamSequence(owner.teamId))::regclass) AS team) AS s
+                ON CONFLICT (id) DO NOTHING
+                RETURNING 1
+                """, logger: logger
+            ).collect()
+            guard !inserted.isEmpty else { continue }
+            try await insertRevision(item, revision: 1, savedBy: owner.username, at: time, connection)
+            try await notifyAlerts(item, teamId: owner.teamId, at: time, connection)
+            return .created(revision: 1)
+        }
+        throw PostgresGroupError.lostRace
     }
 
     /// The team's coordinators hear of each alert the record raises, in the record's transaction.
@@ -326,7 +328,9 @@ extension PostgresRecordStore {
         -> UpdateOutcome
     {
         try await transaction { connection in
+            // Edits take turns (another edit of the record waits here, then finds its revision).
             try await Self.lock(Self.changeLock, connection)
+            try await Self.markChanges(teams: [teamId], connection)
             let id = Self.key(item.record.id)
             let rows = try await connection.query(
                 "SELECT revision, teamId, deletedAt IS NOT NULL, reviewState, reviewLocked, reviewedBy FROM record WHERE id = \(id)",
@@ -357,7 +361,7 @@ extension PostgresRecordStore {
                     givenNameKey = \(item.givenNameKey), familyNameKey = \(item.familyNameKey),
                     dateOfBirth = \(r.patient.dateOfBirth?.description), externalId = \(r.patient.externalId), body = \(body),
                     patientId = \(r.patientId.map(Self.key)), changeSeq = nextval('record_change'),
-                    teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(teamId))
+                    teamSeq = nextval(\(Self.teamSequence(teamId))::regclass)
                 WHERE id = \(id)
                 """, logger: Self.logger)
             try await Self.insertRevision(item, revision: revision, savedBy: savedBy, at: time, connection)
@@ -376,6 +380,7 @@ extension PostgresRecordStore {
             // lock, for its referrals (a referral made or answered meanwhile waits), as a transfer
             // takes them.
             try await Self.lock(Self.changeLock, then: Self.teamLock, connection)
+            try await Self.markChanges(teams: [teamId], connection)
             let key = Self.key(id)
             let rows = try await connection.query(
                 "SELECT teamId, questionnaireId, revision, deletedAt IS NOT NULL FROM record WHERE id = \(key)", logger: Self.logger
@@ -390,8 +395,7 @@ extension PostgresRecordStore {
                 """
                 UPDATE record SET deletedAt = \(at), deletedBy = \(user), deleteReason = \(reason), body = '', givenNameKey = '',
                     familyNameKey = '', dateOfBirth = NULL, externalId = NULL, patientId = NULL, updatedAt = \(at),
-                    changeSeq = nextval('record_change'),
-                    teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = \(teamId))
+                    changeSeq = nextval('record_change'), teamSeq = nextval(\(Self.teamSequence(teamId))::regclass)
                 WHERE id = \(key)
                 """, logger: Self.logger)
             try await connection.query("DELETE FROM recordRevision WHERE recordId = \(key)", logger: Self.logger)
@@ -472,14 +476,25 @@ extension PostgresRecordStore {
     }
 
     public func changes(teamId: Int64, after: Int64, limit: Int) async throws -> ChangePage {
-        try await transaction { connection in
-            // One snapshot for the page and the horizon.
-            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger)
+        try await client.withConnection { connection in
+            // Up to the cursor every change below which has committed, read before the snapshot
+            // (PostgresChangeCursors.swift): a change still open is never passed over.
+            let upTo = try await Self.changeHorizon(teamId: teamId, connection)
+            return try await Self.changes(teamId: teamId, after: after, upTo: upTo, limit: limit, connection)
+        }
+    }
+
+    private static func changes(teamId: Int64, after: Int64, upTo: Int64, limit: Int, _ connection: PostgresConnection) async throws
+        -> ChangePage
+    {
+        // One snapshot for the page and the horizon.
+        try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger)
+        do {
             let rows = try await connection.query(
                 """
                 SELECT COALESCE(exitOf, id), teamSeq, body, revision, receivedBy, collector, receivedAt, updatedAt, questionnaireId, deletedAt, deletedBy,
                     deleteReason, exitTo
-                FROM record WHERE teamId = \(teamId) AND teamSeq > \(after) ORDER BY teamSeq LIMIT \(limit)
+                FROM record WHERE teamId = \(teamId) AND teamSeq > \(after) AND teamSeq <= \(upTo) ORDER BY teamSeq LIMIT \(limit)
                 """, logger: Self.logger
             ).collect()
             var changes: [RecordChange] = []
@@ -507,7 +522,11 @@ extension PostgresRecordStore {
             let horizon =
                 try await connection.query("SELECT teamSeq FROM changeHorizon WHERE teamId = \(teamId)", logger: Self.logger)
                 .collect().first?.decode(Int64.self) ?? 0
+            try await connection.query("COMMIT", logger: Self.logger)
             return ChangePage(changes: changes, horizon: horizon)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: Self.logger)
+            throw error
         }
     }
 }

@@ -129,9 +129,9 @@ extension PostgresRecordStore {
             set += ", reviewedAt = $3, reviewedBy = $4"
         }
         if counted {
-            binds.append(current.teamId)
-            set +=
-                ", changeSeq = nextval('record_change'), teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = $\(binds.count))"
+            try await markChanges(teams: [current.teamId], connection)
+            binds.append(teamSequence(current.teamId))
+            set += ", changeSeq = nextval('record_change'), teamSeq = nextval($\(binds.count)::regclass)"
         }
         binds.append(key)
         try await connection.query(

@@ -10,6 +10,7 @@ extension PostgresRecordStore {
             try await Self.lock(Self.changeLock, connection)
             try await Self.lock(Self.teamLock, connection)
             let from = request.fromTeamId, to = request.toTeamId
+            try await Self.markChanges(teams: [from, to], connection)
             var ids: [String] = []
             switch request.subject {
             case .patient(let patient):
@@ -47,17 +48,16 @@ extension PostgresRecordStore {
                         receivedAt, givenNameKey, familyNameKey, body, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq,
                         deletedAt, deletedBy, deleteReason, exitOf, exitTo)
                     SELECT 'exit:' || id || ':' || currval('record_change'), questionnaireId, questionnaireVersion, teamId, '', status, revision,
-                        createdAt, \(at), receivedAt, '', '', '', currval('record_change'),
-                        (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = \(from)),
+                        createdAt, \(at), receivedAt, '', '', '', currval('record_change'), nextval(\(Self.teamSequence(from))::regclass),
                         firstChangeSeq, firstTeamSeq, \(at), \(request.by), 'transferred', id, \(to)
                     FROM (SELECT *, nextval('record_change') FROM record WHERE id = \(id)) AS moving
                     """, logger: Self.logger)
                 // The record itself: a change of the new team, which never held it before.
                 try await connection.query(
                     """
-                    UPDATE record SET teamId = \(to), updatedAt = \(at), changeSeq = nextval('record_change'),
-                        teamSeq = (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = \(to)),
-                        firstTeamSeq = (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = \(to))
+                    UPDATE record SET teamId = \(to), updatedAt = \(at), changeSeq = nextval('record_change'), teamSeq = s.team,
+                        firstTeamSeq = s.team
+                    FROM (SELECT nextval(\(Self.teamSequence(to))::regclass) AS team) AS s
                     WHERE id = \(id)
                     """, logger: Self.logger)
             }

@@ -3,19 +3,27 @@ import IntakeCore
 import IntakeService
 import Logging
 import PostgresNIO
+import Synchronization
 import _ConnectionPoolModule
 
 /// The store for deployments that outgrow one machine: PostgreSQL through a pooled
 /// `PostgresClient` (postgres-nio). Several servers may share one database.
 ///
-/// Writes that give records their change cursor (ingest, update) take one transaction-scoped
-/// advisory lock, so cursors are handed out in commit order: a reader that saw cursor N has seen
-/// every change up to N, whichever server made it.
+/// Change cursors come from sequences, and a reader reads up to a horizon no writer still open
+/// holds a cursor below (PostgresChangeCursors.swift): a reader that saw cursor N has seen every
+/// change up to N, whichever server made it, and ingest holds no lock another server's waits for.
+/// Other writes that take cursors (edits, deletions, reviews, consent, transfers) still take turns
+/// among themselves under the change lock.
 public final class PostgresRecordStore: RecordStore {
     package let client: PostgresClient
     let url: PostgresDatabaseURL
     private let running: Task<Void, Never>
     let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
+    /// Links the audit events of records created onto the chain after their commit.
+    let chainer: AuditChainer
+    /// For tests: runs after a group's statements and before its `COMMIT`, the transaction open
+    /// (two servers' groups are shown to commit while one is held there).
+    package let beforeGroupCommit: CommitHook
     /// Group commits whose records had to be taken again a request at a time (see
     /// ``commit(_:client:fallbacks:)``): rare, and each one a connection replaced.
     package let fallbacks: FallbackCount
@@ -24,7 +32,7 @@ public final class PostgresRecordStore: RecordStore {
         logger.logLevel = .error
         return logger
     }()
-    /// The advisory lock that orders changes (see ``lock(_:_:)``).
+    /// The advisory lock under which writes other than ingest take turns (see ``lock(_:_:)``).
     package static let changeLock = "intake-change"
 
     struct IngestJob: Sendable {
@@ -43,7 +51,13 @@ public final class PostgresRecordStore: RecordStore {
         running = Task { await client.run() }
         let fallbacks = FallbackCount()
         self.fallbacks = fallbacks
-        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, client: client, fallbacks: fallbacks) }
+        let chainer = AuditChainer(client: client)
+        self.chainer = chainer
+        let hook = CommitHook()
+        beforeGroupCommit = hook
+        ingestGroup = GroupCommit { jobs in
+            try await Self.commit(jobs, client: client, fallbacks: fallbacks, chainer: chainer, hook: hook)
+        }
         do {
             let probe = try url.connectionConfiguration()
             try await Self.withTimeout(seconds: 15) {
@@ -61,6 +75,17 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     deinit { running.cancel() }
+
+    /// See ``beforeGroupCommit``.
+    package final class CommitHook: Sendable {
+        let body = Mutex<(@Sendable () async -> Void)?>(nil)
+
+        package func set(_ body: (@Sendable () async -> Void)?) { self.body.withLock { $0 = body } }
+
+        func run() async {
+            if let body = body.withLock({ $0 }) { await body() }
+        }
+    }
 
     /// PostgreSQL says a full disk (SQLSTATE 53100), other exhausted resources (the rest of class
     /// 53: connections, memory), a server shutting down or starting (57P01–57P03), a connection

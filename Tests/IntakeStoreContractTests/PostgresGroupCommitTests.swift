@@ -9,7 +9,7 @@ import Testing
 
 /// What only the PostgreSQL store's group commit has: statements prepared once per connection.
 struct PostgresGroupCommitTests {
-    /// A group statement whose preparation failed on a connection (here: the audit trail's table
+    /// A group statement whose preparation failed on a connection (here: the revisions' table
     /// away when it is first prepared, as a migration might hold it) does not keep that connection's later groups on the
     /// one-request-at-a-time path: the failing group is taken again that way, and the groups
     /// after it go together again once the table is back.
@@ -24,10 +24,10 @@ struct PostgresGroupCommitTests {
             try await store.ingest([try IngestItem(record: RecordStoreContract.record(seed))], owner: owner, at: Date())
         }
         // Before any group: the statements are first prepared while the table is away.
-        try await PostgresTesting.execute("ALTER TABLE auditEvent RENAME TO auditEventAway", in: database)
+        try await PostgresTesting.execute("ALTER TABLE recordRevision RENAME TO recordRevisionAway", in: database)
         await #expect(throws: (any Error).self) { try await send(2) }
         #expect(store.fallbacks.count == 1, "the group that failed was taken a request at a time")
-        try await PostgresTesting.execute("ALTER TABLE auditEventAway RENAME TO auditEvent", in: database)
+        try await PostgresTesting.execute("ALTER TABLE recordRevisionAway RENAME TO recordRevision", in: database)
         for seed in 3..<40 {
             let outcome = try await send(UInt64(seed))
             #expect(outcome == [.created(revision: 1)])

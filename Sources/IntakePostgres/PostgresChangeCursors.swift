@@ -1,0 +1,151 @@
+import Foundation
+import IntakeService
+import PostgresNIO
+
+/// Change cursors without a lock held to commit.
+///
+/// A record's cursors come from sequences: the deployment's (`record_change`) and its team's
+/// (`team_change_<id>`, made by a trigger as the team is). Sequences hand values out in the order
+/// writers ask, not the order they commit, so a reader must not pass a value a writer still holds
+/// open: it would never see that change. Each writer therefore marks, before it takes a value,
+/// a value no lower than any it can take (the sequence's last value plus one; 1 for one that has
+/// handed nothing out since it was set, which is never higher) — a shared transaction-scoped advisory lock whose key holds the
+/// sequence (23 bits of a hash of schema and name) and its last value (40 bits), which
+/// PostgreSQL releases at commit or rollback — and a reader's horizon is the sequence's last
+/// value, lowered below the lowest mark still held:
+///
+/// 1. the reader reads the sequence's last value L;
+/// 2. then the marks held (`pg_locks`): H = min(L, lowest mark − 1);
+/// 3. then, in a later statement (a later snapshot), the changes up to H.
+///
+/// A change at cursor c ≤ H was handed out before step 1, so its writer marked before then. If
+/// that writer had not committed by step 3's snapshot, its mark was held at step 2 and bounds H
+/// below c; so it had, and the change is seen. Writers never wait for each other here (shared
+/// locks); a reader sees the changes of a writer still open only once it ends, and no other
+/// writer's after it: readers are bounded by the oldest writer in flight. A mark whose hash
+/// collides with another sequence's only lowers a horizon for a while.
+///
+/// Limits: a sequence's values fit the mark up to 2⁴⁰ (about 10¹² changes a team).
+extension PostgresRecordStore {
+    static let deploymentSequence = "record_change"
+
+    /// The sequence of a team's change cursors (the name is built from a number: safe in SQL text).
+    static func teamSequence(_ teamId: Int64) -> String { "team_change_\(teamId)" }
+
+    /// Sets each team's sequence after the highest cursor its records hold: after the migration
+    /// made them, and after a copy of a deployment wrote the records with their cursors.
+    package static let teamSequencesCatchUp = """
+        DO $$
+        DECLARE
+            t record;
+        BEGIN
+            FOR t IN SELECT id FROM team LOOP
+                PERFORM setval(('team_change_' || t.id)::regclass,
+                    COALESCE((SELECT MAX(teamSeq) FROM record WHERE teamId = t.id), 0) + 1, false);
+            END LOOP;
+        END $$
+        """
+
+    /// Marks, before this transaction takes cursors from them, the deployment's sequence and the
+    /// teams' (see the type's comment). Held to the transaction's end.
+    static func markChanges(teams: some Sequence<Int64>, _ connection: PostgresConnection) async throws {
+        let sequences = [deploymentSequence] + Set(teams).sorted().map(teamSequence)
+        try await connection.query(
+            """
+            SELECT pg_advisory_xact_lock_shared(((hashtext(current_schema() || ':' || s) & 8388607)::bigint << 40)
+                | LEAST(COALESCE(pg_sequence_last_value(s::regclass) + 1, 1), 1099511627775))
+            FROM unnest(\(sequences)::text[]) AS s
+            """, logger: logger)
+    }
+
+    /// The highest cursor of the sequence (a team's, or the deployment's when `teamId` is nil)
+    /// below which every change that will ever commit has: read it before the snapshot that reads
+    /// the changes (steps 1 and 2 of the type's comment, in one statement and in that order: the
+    /// sequence is read as the CTE is scanned, the marks by the subquery of its row).
+    static func changeHorizon(teamId: Int64?, _ connection: PostgresConnection) async throws -> Int64 {
+        let sequence = teamId.map(teamSequence) ?? deploymentSequence
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH l AS (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS v FROM \(sequence))
+                    SELECT LEAST(l.v, (
+                        SELECT MIN(((k.classid::bigint << 32) | k.objid::bigint) & 1099511627775) - 1 FROM pg_locks k
+                        WHERE k.locktype = 'advisory' AND k.objsubid = 1 AND l.v IS NOT NULL
+                            AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                            AND (k.classid::bigint >> 8) = (hashtext(current_schema() || ':' || '\(sequence)') & 8388607)))
+                    FROM l
+                    """),
+            logger: logger
+        ).collect()
+        return try rows.first?.decode(Int64?.self) ?? 0
+    }
+}
+
+/// The audit trail's events for records created reach it after their commit: ingest writes them
+/// to `auditPending` in its own transaction (no lock), and one chainer at a time (the audit lock)
+/// numbers and links what is pending onto the chain's head and removes it, in one transaction.
+/// Each store runs a pass after its group commits (in the background, passes coalescing) and
+/// before any read of the trail, so a reader sees every event committed before it asked; events
+/// whose writer died between its commit and the pass are linked by the next one, whoever runs it.
+extension PostgresRecordStore {
+    static func insertPending(_ entries: [AuditEntry], _ connection: PostgresConnection) async throws {
+        guard !entries.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO auditPending (at, actor, action, subject, details)
+            SELECT * FROM unnest(\(entries.map { timestamp($0.at) })::float8[], \(entries.map(\.actor))::text[],
+                \(entries.map(\.action))::text[], \(entries.map(\.subject))::text[],
+                \(entries.map { AuditEvent.detailsText($0.details) })::text[])
+            """, logger: logger)
+    }
+
+    /// Links what is pending onto the audit chain (see above); nothing to do costs one read.
+    static func chainPending(_ client: PostgresClient) async throws {
+        let waiting = try await client.query("SELECT EXISTS (SELECT 1 FROM auditPending)", logger: logger).collect()
+        guard try waiting.first?.decode(Bool.self) == true else { return }
+        try await transaction(client) { connection in
+            try await lock(auditLock, connection)
+            var ids: [Int64] = []
+            var entries: [AuditEntry] = []
+            let rows = try await connection.query(
+                "SELECT id, at, actor, action, subject, details FROM auditPending ORDER BY id", logger: logger)
+            for try await (id, at, actor, action, subject, details) in rows.decode((Int64, Double, String, String, String, String).self) {
+                ids.append(id)
+                var entry = AuditEntry(at: date(at), actor: actor, action: .recordCreate, subject: subject)
+                entry.action = action
+                entry.details = AuditEvent.details(fromText: details)
+                entries.append(entry)
+            }
+            guard !ids.isEmpty else { return }
+            let head = try await connection.query("SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1", logger: logger).collect()
+                .first.map { row in try row.decode((Int64, String).self) }
+            try await insertAudit(AuditChain.chain(entries, after: head.map { (seq: $0.0, hash: $0.1) }), connection)
+            try await connection.query("DELETE FROM auditPending WHERE id = ANY(\(ids)::bigint[])", logger: logger)
+        }
+    }
+}
+
+/// Runs the audit chainer's passes for one store in the background: a pass asked for while one
+/// runs is one more pass after it, however many asked.
+final class AuditChainer: Sendable {
+    private let wake: AsyncStream<Void>.Continuation
+    private let running: Task<Void, Never>
+
+    init(client: PostgresClient) {
+        let (stream, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.wake = wake
+        running = Task {
+            for await _ in stream {
+                // A pass that fails (the database away) leaves the events pending for the next.
+                try? await PostgresRecordStore.chainPending(client)
+            }
+        }
+    }
+
+    func poke() { wake.yield() }
+
+    deinit {
+        wake.finish()
+        running.cancel()
+    }
+}
