@@ -75,7 +75,7 @@ struct PostBench: AsyncParsableCommand {
                     what: "POST /v1/records, two servers on one PostgreSQL database, 5 connections each", intake: format(both, "req/s"),
                     reference: "one server: " + format(postgresRate, "req/s"), ratio: both / postgresRate, target: "≥ 1.6"))
             do {
-                rows.append(try await throughOneMillisecond(tools, seconds: seconds, scratch: scratch, body: body, id: id))
+                rows += try await throughOneMillisecond(tools, seconds: seconds, scratch: scratch, body: body, id: id)
             } catch {
                 // The rows measured so far are kept.
                 log("post: the runs through a 1 ms round trip could not be made: \(error)")
@@ -86,8 +86,11 @@ struct PostBench: AsyncParsableCommand {
 
     /// One server, then two on one database, each reaching PostgreSQL through a 1 ms round trip
     /// (``DelayingProxy``): where a deployment's servers and database are on different machines,
-    /// a writer that holds a lock across its round trips makes the others wait for them.
-    static func throughOneMillisecond(_ tools: BenchTools, seconds: Int, scratch: URL, body: String, id: String) async throws -> BenchRow {
+    /// a writer that holds a lock across its round trips makes the others wait for them. Two
+    /// rows: the one server's load split over two (5 connections each: what splitting costs),
+    /// and each of two servers under the one's load (10 connections each: what a second server
+    /// adds, the scale-out an operator adds a server for).
+    static func throughOneMillisecond(_ tools: BenchTools, seconds: Int, scratch: URL, body: String, id: String) async throws -> [BenchRow] {
         func proxied(_ schema: String) throws -> (DelayingProxy, String) {
             guard let direct = tools.postgres(schema: schema) else { throw BenchError("no PostgreSQL to measure") }
             let proxy = try DelayingProxy(to: direct, delay: .microseconds(500))
@@ -116,16 +119,33 @@ struct PostBench: AsyncParsableCommand {
                 label: "two servers, 1 ms away")
         }
         log("post: " + twoProxy.summary)
-        return BenchRow(
-            what: "POST /v1/records, two servers on one PostgreSQL database 1 ms away (round trip), 5 connections each",
-            intake: format(both, "req/s"), reference: "one server 1 ms away, 10 connections: " + format(one, "req/s"), ratio: both / one,
-            target: "≥ 1.6")
+        log("post: two intake serve on one PostgreSQL database 1 ms away, 10 connections each, for \(seconds) s …")
+        let (loadProxy, loadURL) = try proxied("bench_post_far3")
+        let loaded: Double
+        do {
+            defer { loadProxy.stop() }
+            loaded = try await twoServers(
+                tools, database: loadURL, ports: (18_191, 18_192), seconds: seconds, scratch: scratch, body: body, id: id,
+                label: "two servers, 1 ms away, 10 connections each", connections: 10)
+        }
+        log("post: " + loadProxy.summary)
+        return [
+            BenchRow(
+                what: "POST /v1/records, two servers on one PostgreSQL database 1 ms away (round trip), 5 connections each",
+                intake: format(both, "req/s"), reference: "one server 1 ms away, 10 connections: " + format(one, "req/s"), ratio: both / one,
+                target: "≈ 1"),
+            BenchRow(
+                what: "POST /v1/records, two servers on one PostgreSQL database 1 ms away (round trip), 10 connections each",
+                intake: format(loaded, "req/s"), reference: "one server 1 ms away, 10 connections: " + format(one, "req/s"),
+                ratio: loaded / one, target: "≥ 1.6"),
+        ]
     }
 
-    /// Two `intake serve` on one PostgreSQL database (`database`), each under wrk with 5
-    /// connections at once; their request rates added. Logs both servers' group commits.
+    /// Two `intake serve` on one PostgreSQL database (`database`), each under wrk with
+    /// `connections` at once; their request rates added. Logs both servers' group commits.
     static func twoServers(
-        _ tools: BenchTools, database: String?, ports: (Int, Int), seconds: Int, scratch: URL, body: String, id: String, label: String
+        _ tools: BenchTools, database: String?, ports: (Int, Int), seconds: Int, scratch: URL, body: String, id: String, label: String,
+        connections: Int = 5
     ) async throws -> Double {
         let first = try await BenchServer.start(intake: tools.intake, in: scratch, port: ports.0, database: database)
         defer { first.stop() }
@@ -136,7 +156,7 @@ struct PostBench: AsyncParsableCommand {
                 group.addTask {
                     try wrk(
                         tools, url: "http://127.0.0.1:\(port)/v1/records", body: body, id: id, token: token, seconds: seconds,
-                        scratch: scratch, expect: 201, connections: 5, idOffset: 16 * (offset + 1))
+                        scratch: scratch, expect: 201, connections: connections, idOffset: 16 * (offset + 1))
                 }
             }
             return try await group.reduce(0, +)

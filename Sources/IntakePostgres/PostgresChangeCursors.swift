@@ -99,17 +99,34 @@ extension PostgresRecordStore {
             """, logger: logger)
     }
 
-    /// Links what is pending onto the audit chain (see above); nothing to do costs one read.
-    static func chainPending(_ client: PostgresClient) async throws {
-        let waiting = try await client.query("SELECT EXISTS (SELECT 1 FROM auditPending)", logger: logger).collect()
-        guard try waiting.first?.decode(Bool.self) == true else { return }
+    /// Links what is pending onto the audit chain (see above): `BEGIN`, the audit lock, one read
+    /// of what is pending and of the chain's head, one statement that appends the events and
+    /// removes them from pending, `COMMIT`. Nothing to do costs one read (`known` skips it when
+    /// the caller just wrote some).
+    static func chainPending(_ client: PostgresClient, known: Bool = false) async throws {
+        if !known {
+            let waiting = try await client.query("SELECT EXISTS (SELECT 1 FROM auditPending)", logger: logger).collect()
+            guard try waiting.first?.decode(Bool.self) == true else { return }
+        }
         try await transaction(client) { connection in
             try await lock(auditLock, connection)
             var ids: [Int64] = []
             var entries: [AuditEntry] = []
+            var head: (seq: Int64, hash: String)?
+            // The head first (its row has no id), then what is pending in the order it was written.
             let rows = try await connection.query(
-                "SELECT id, at, actor, action, subject, details FROM auditPending ORDER BY id", logger: logger)
-            for try await (id, at, actor, action, subject, details) in rows.decode((Int64, Double, String, String, String, String).self) {
+                """
+                SELECT NULL::bigint, 0::float8, '', '', '', '', seq, hash FROM (SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1) AS h
+                UNION ALL
+                SELECT * FROM (SELECT id, at, actor, action, subject, details, NULL::bigint, NULL::text FROM auditPending ORDER BY id) AS p
+                """, logger: logger)
+            for try await (id, at, actor, action, subject, details, seq, hash) in rows.decode(
+                (Int64?, Double, String, String, String, String, Int64?, String?).self)
+            {
+                guard let id else {
+                    if let seq, let hash { head = (seq, hash) }
+                    continue
+                }
                 ids.append(id)
                 var entry = AuditEntry(at: date(at), actor: actor, action: .recordCreate, subject: subject)
                 entry.action = action
@@ -117,10 +134,9 @@ extension PostgresRecordStore {
                 entries.append(entry)
             }
             guard !ids.isEmpty else { return }
-            let head = try await connection.query("SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1", logger: logger).collect()
-                .first.map { row in try row.decode((Int64, String).self) }
-            try await insertAudit(AuditChain.chain(entries, after: head.map { (seq: $0.0, hash: $0.1) }), connection)
-            try await connection.query("DELETE FROM auditPending WHERE id = ANY(\(ids)::bigint[])", logger: logger)
+            // In the order they were written (a union's order is not promised).
+            let ordered = zip(ids, entries).sorted { $0.0 < $1.0 }
+            try await insertAudit(AuditChain.chain(ordered.map(\.1), after: head), removingPending: ids, connection)
         }
     }
 }
@@ -136,8 +152,10 @@ final class AuditChainer: Sendable {
         self.wake = wake
         running = Task {
             for await _ in stream {
+                // A moment for the groups committing meanwhile, so one pass links theirs too.
+                try? await Task.sleep(for: .milliseconds(5))
                 // A pass that fails (the database away) leaves the events pending for the next.
-                try? await PostgresRecordStore.chainPending(client)
+                try? await PostgresRecordStore.chainPending(client, known: true)
             }
         }
     }

@@ -45,7 +45,9 @@ enum GroupStatement {
 
     /// Inserts the group's new records and their first revisions (an id another server stored
     /// first is skipped; a first revision's body is the record's, stored once), each with its
-    /// cursors from the deployment's sequence and its team's; see `PostgresRecordStore.insert`.
+    /// cursors from the deployment's sequence and its team's, and the audit event of each record
+    /// it created, pending until the chainer links it (`AuditEntry.recordsCreated`'s event: the
+    /// details come in already written); see `PostgresRecordStore.insert`.
     struct Insert: PostgresPreparedStatement {
         static let name = "intake_group_insert_v3"
         static let sql = """
@@ -73,6 +75,12 @@ enum GroupStatement {
                 FROM inserted i
                 JOIN unnest($1::text[], $19::text[], $20::text[], $21::bool[]) AS q(id, hash, device, hasDevice) ON q.id = i.id
                 RETURNING recordId
+            ), audited AS (
+                INSERT INTO auditPending (at, actor, action, subject, details)
+                SELECT i.receivedAt, i.receivedBy, '\(AuditAction.recordCreate.rawValue)', i.id, q.details
+                FROM inserted i
+                JOIN unnest($1::text[], $22::text[]) WITH ORDINALITY AS q(id, details, n) ON q.id = i.id
+                ORDER BY q.n
             )
             SELECT recordId FROM revisions
             """
@@ -99,9 +107,10 @@ enum GroupStatement {
         var contentHashes: [String] = []
         var devices: [String] = []
         var hasDevice: [Bool] = []
+        var auditDetails: [String] = []
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 21)
+            var bindings = PostgresBindings(capacity: 22)
             bindings.append(ids)
             bindings.append(questionnaireIds)
             bindings.append(versions)
@@ -123,6 +132,7 @@ enum GroupStatement {
             bindings.append(contentHashes)
             bindings.append(devices)
             bindings.append(hasDevice)
+            bindings.append(auditDetails)
             return bindings
         }
 

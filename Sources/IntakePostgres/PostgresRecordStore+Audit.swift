@@ -27,12 +27,14 @@ extension PostgresRecordStore {
     }
 
     /// Inserts events chained after the head read under the audit lock: one statement for the
-    /// lot, however many records a group commit created.
-    static func insertAudit(_ events: [AuditEvent], _ connection: PostgresConnection) async throws {
+    /// lot, however many records a group commit created (and, for the chainer, the pending rows
+    /// they were made from removed in the same statement).
+    static func insertAudit(_ events: [AuditEvent], removingPending pending: [Int64] = [], _ connection: PostgresConnection) async throws {
         // Not a prepared statement: postgres-nio remembers a failed preparation for the
         // connection's life, and every audited write of every kind goes through here.
         try await connection.query(
             """
+            WITH linked AS (DELETE FROM auditPending WHERE id = ANY(\(pending)::bigint[]))
             INSERT INTO auditEvent (seq, at, actor, action, subject, details, previousHash, hash)
             SELECT * FROM unnest(\(events.map(\.seq))::bigint[], \(events.map(\.at))::text[], \(events.map(\.actor))::text[],
                 \(events.map(\.action))::text[], \(events.map(\.subject))::text[], \(events.map { AuditEvent.detailsText($0.details) })::text[],

@@ -15,7 +15,7 @@ extension PostgresRecordStore {
 
     /// One transaction for every request's records that arrived while the last commit ran.
     ///
-    /// The group's records go in together, in six round trips whatever their number (`BEGIN`,
+    /// The group's records go in together, in five round trips whatever their number (`BEGIN`,
     /// `COMMIT` and the statements of ``commitTogether(_:_:)``; its look and insert prepared
     /// once per connection: ``GroupStatement``). Should one of them fail, the group is taken again in a new
     /// transaction a request at a time, a savepoint each, so a request that fails takes nothing
@@ -87,11 +87,11 @@ extension PostgresRecordStore {
         var time: Date
     }
 
-    /// The group's records in four statements however many there are (and `BEGIN`, `COMMIT`):
+    /// The group's records in three statements however many there are (and `BEGIN`, `COMMIT`):
     /// one look at the ids the database holds; the marks of the cursors it will take (no lock
     /// another writer waits for: PostgresChangeCursors.swift); one statement that inserts the new
-    /// records and their first revisions, their cursors from sequences; one that writes an audit
-    /// event for each record created, pending until the chainer links it after the commit. A
+    /// records and their first revisions, their cursors from sequences, and an audit event for
+    /// each record created, pending until the chainer links it after the commit. A
     /// record another server stored between the look and the insert is answered as a record sent
     /// again. Alerts (rare) are one statement each.
     private static func commitTogether(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [[IngestOutcome]] {
@@ -126,9 +126,7 @@ extension PostgresRecordStore {
         }
         var byJob = [[IngestOutcome]](repeating: [], count: jobs.count)
         for (entry, outcome) in zip(entries, outcomes) { byJob[entry.job].append(outcome!) }
-        // Every record created is audited, its event pending in the same transaction.
-        try await insertPending(
-            AuditEntry.recordsCreated(jobs, byJob.map { .success($0) }, items: \.items, owner: \.owner, at: \.time), connection)
+        // Every record created is audited: the insert wrote its event, pending, in the same statement.
         return byJob
     }
 
@@ -202,6 +200,7 @@ extension PostgresRecordStore {
             insert.contentHashes.append(entry.item.contentHash)
             insert.devices.append(entry.item.deviceId ?? "")
             insert.hasDevice.append(entry.item.deviceId != nil)
+            insert.auditDetails.append(AuditEvent.detailsText(["team": String(entry.owner.teamId), "collector": record.collector]))
         }
         var stored: Set<String> = []
         for try await id in try await connection.execute(insert, logger: logger) { stored.insert(id) }
