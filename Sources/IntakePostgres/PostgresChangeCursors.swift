@@ -10,7 +10,7 @@ import PostgresNIO
 /// open: it would never see that change. Each writer therefore marks, before it takes a value,
 /// a value no lower than any it can take (the sequence's last value plus one; 1 for one that has
 /// handed nothing out since it was set, which is never higher) — a shared transaction-scoped advisory lock whose key holds the
-/// sequence (23 bits of a hash of schema and name) and its last value (40 bits), which
+/// sequence (23 bits of its oid) and that value (40 bits), which
 /// PostgreSQL releases at commit or rollback — and a reader's horizon is the sequence's last
 /// value, lowered below the lowest mark still held:
 ///
@@ -22,8 +22,8 @@ import PostgresNIO
 /// that writer had not committed by step 3's snapshot, its mark was held at step 2 and bounds H
 /// below c; so it had, and the change is seen. Writers never wait for each other here (shared
 /// locks); a reader sees the changes of a writer still open only once it ends, and no other
-/// writer's after it: readers are bounded by the oldest writer in flight. A mark whose hash
-/// collides with another sequence's only lowers a horizon for a while.
+/// writer's after it: readers are bounded by the oldest writer in flight. A mark whose 23 bits
+/// of oid are another sequence's too only lowers a horizon for a while.
 ///
 /// Limits: a sequence's values fit the mark up to 2⁴⁰ (about 10¹² changes a team).
 extension PostgresRecordStore {
@@ -40,8 +40,10 @@ extension PostgresRecordStore {
             t record;
         BEGIN
             FOR t IN SELECT id FROM team LOOP
-                PERFORM setval(('team_change_' || t.id)::regclass,
-                    COALESCE((SELECT MAX(teamSeq) FROM record WHERE teamId = t.id), 0) + 1, false);
+                -- Called, so its last value reads back (pg_sequence_last_value); a team without
+                -- records keeps a fresh sequence.
+                PERFORM setval(('team_change_' || t.id)::regclass, m, true)
+                FROM (SELECT MAX(teamSeq) AS m FROM record WHERE teamId = t.id) AS highest WHERE m > 0;
             END LOOP;
         END $$
         """
@@ -52,9 +54,9 @@ extension PostgresRecordStore {
         let sequences = [deploymentSequence] + Set(teams).sorted().map(teamSequence)
         try await connection.query(
             """
-            SELECT pg_advisory_xact_lock_shared(((hashtext(current_schema() || ':' || s) & 8388607)::bigint << 40)
-                | LEAST(COALESCE(pg_sequence_last_value(s::regclass) + 1, 1), 1099511627775))
-            FROM unnest(\(sequences)::text[]) AS s
+            SELECT pg_advisory_xact_lock_shared(((q.s::oid::bigint & 8388607) << 40)
+                | LEAST(COALESCE(pg_sequence_last_value(q.s) + 1, 1), 1099511627775))
+            FROM (SELECT to_regclass(name) AS s FROM unnest(\(sequences)::text[]) AS name) AS q
             """, logger: logger)
     }
 
@@ -63,16 +65,23 @@ extension PostgresRecordStore {
     /// the changes (steps 1 and 2 of the type's comment, in one statement and in that order: the
     /// sequence is read as the CTE is scanned, the marks by the subquery of its row).
     static func changeHorizon(teamId: Int64?, _ connection: PostgresConnection) async throws -> Int64 {
-        let sequence = teamId.map(teamSequence) ?? deploymentSequence
+        // A team's sequence has handed out its last value, or nothing (NULL: 0); a team with no
+        // sequence (none such) has no changes. The deployment's may have been set by a copy to
+        // hand out its value next.
+        let last =
+            teamId.map {
+                "SELECT COALESCE(pg_sequence_last_value(to_regclass('\(teamSequence($0))')), 0) AS v, to_regclass('\(teamSequence($0))') AS s"
+            }
+            ?? "SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS v, '\(deploymentSequence)'::regclass AS s FROM \(deploymentSequence)"
         let rows = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    WITH l AS (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS v FROM \(sequence))
+                    WITH l AS (\(last))
                     SELECT LEAST(l.v, (
                         SELECT MIN(((k.classid::bigint << 32) | k.objid::bigint) & 1099511627775) - 1 FROM pg_locks k
                         WHERE k.locktype = 'advisory' AND k.objsubid = 1 AND l.v IS NOT NULL
                             AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                            AND (k.classid::bigint >> 8) = (hashtext(current_schema() || ':' || '\(sequence)') & 8388607)))
+                            AND (k.classid::bigint >> 8) = (l.s::oid::bigint & 8388607)))
                     FROM l
                     """),
             logger: logger
@@ -110,34 +119,40 @@ extension PostgresRecordStore {
         }
         try await transaction(client) { connection in
             try await lock(auditLock, connection)
-            var ids: [Int64] = []
-            var entries: [AuditEntry] = []
-            var head: (seq: Int64, hash: String)?
-            // The head first (its row has no id), then what is pending in the order it was written.
-            let rows = try await connection.query(
-                """
-                SELECT NULL::bigint, 0::float8, '', '', '', '', seq, hash FROM (SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1) AS h
-                UNION ALL
-                SELECT * FROM (SELECT id, at, actor, action, subject, details, NULL::bigint, NULL::text FROM auditPending ORDER BY id) AS p
-                """, logger: logger)
-            for try await (id, at, actor, action, subject, details, seq, hash) in rows.decode(
-                (Int64?, Double, String, String, String, String, Int64?, String?).self)
-            {
-                guard let id else {
-                    if let seq, let hash { head = (seq, hash) }
-                    continue
-                }
-                ids.append(id)
-                var entry = AuditEntry(at: date(at), actor: actor, action: .recordCreate, subject: subject)
-                entry.action = action
-                entry.details = AuditEvent.details(fromText: details)
-                entries.append(entry)
-            }
-            guard !ids.isEmpty else { return }
-            // In the order they were written (a union's order is not promised).
-            let ordered = zip(ids, entries).sorted { $0.0 < $1.0 }
-            try await insertAudit(AuditChain.chain(ordered.map(\.1), after: head), removingPending: ids, connection)
+            _ = try await chainLocked(appending: [], connection)
         }
+    }
+
+    /// Under the audit lock: links what is pending onto the chain's head, then `entries`, in one
+    /// read and one statement; the events made of `entries`.
+    static func chainLocked(appending entries: [AuditEntry], _ connection: PostgresConnection) async throws -> [AuditEvent] {
+        var pending: [(id: Int64, entry: AuditEntry)] = []
+        var head: (seq: Int64, hash: String)?
+        // The head (its row has no id) and what is pending, in any order: sorted below.
+        let rows = try await connection.query(
+            """
+            SELECT NULL::bigint, 0::float8, '', '', '', '', seq, hash FROM (SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1) AS h
+            UNION ALL
+            SELECT id, at, actor, action, subject, details, NULL::bigint, NULL::text FROM auditPending
+            """, logger: logger)
+        for try await (id, at, actor, action, subject, details, seq, hash) in rows.decode(
+            (Int64?, Double, String, String, String, String, Int64?, String?).self)
+        {
+            guard let id else {
+                if let seq, let hash { head = (seq, hash) }
+                continue
+            }
+            var entry = AuditEntry(at: date(at), actor: actor, action: .recordCreate, subject: subject)
+            entry.action = action
+            entry.details = AuditEvent.details(fromText: details)
+            pending.append((id, entry))
+        }
+        guard !pending.isEmpty || !entries.isEmpty else { return [] }
+        // Pending events in the order they were written, then the new ones.
+        pending.sort { $0.id < $1.id }
+        let events = AuditChain.chain(pending.map(\.entry) + entries, after: head)
+        try await insertAudit(events, removingPending: pending.map(\.id), connection)
+        return Array(events.suffix(entries.count))
     }
 }
 

@@ -66,7 +66,10 @@ enum GroupStatement {
                         WITH ORDINALITY AS q(id, questionnaireId, version, teamId, receivedBy, collector, status, createdAt, at, givenKey,
                                              familyKey, birth, hasBirth, external, hasExternal, body, patient, hasPatient, n)
                 ) AS s
-                ORDER BY n
+                -- Rows locked in id order (their cursors were given in the group's order, above):
+                -- two servers' groups holding some of the same ids wait for each other, never in
+                -- a cycle.
+                ORDER BY id
                 ON CONFLICT (id) DO NOTHING
                 RETURNING id, receivedBy, receivedAt
             ), revisions AS (

@@ -15,15 +15,13 @@ extension PostgresRecordStore {
     }
 
     /// Appends inside a transaction already open, under the audit lock (held to its end), so an
-    /// action and its audit events are stored together or not at all.
+    /// action and its audit events are stored together or not at all. Events pending (records
+    /// created, committed before this: PostgresChangeCursors.swift) are linked first, so a record's
+    /// creation comes before whatever is done to it next.
     static func appendAudit(_ entries: [AuditEntry], _ connection: PostgresConnection) async throws -> [AuditEvent] {
         guard !entries.isEmpty else { return [] }
         try await lock(auditLock, connection)
-        let head = try await connection.query("SELECT seq, hash FROM auditEvent ORDER BY seq DESC LIMIT 1", logger: logger).collect()
-            .first.map { row in try row.decode((Int64, String).self) }
-        let events = AuditChain.chain(entries, after: head.map { (seq: $0.0, hash: $0.1) })
-        try await insertAudit(events, connection)
-        return events
+        return try await chainLocked(appending: entries, connection)
     }
 
     /// Inserts events chained after the head read under the audit lock: one statement for the

@@ -690,12 +690,16 @@ extension PostgresRecordStore {
             // Ingest takes no deployment-wide lock through its commit (PostgresChangeCursors.swift):
             // a team's cursors come from a sequence of its own, made with the team, and records
             // created are audited through a pending table that one chainer links after commit.
+            // Servers of an older version must be stopped first (docs/operator.md): they would
+            // still number a team's changes after its highest. The change lock waits for any of
+            // their writes still committing before the sequences are set after them.
             "v33: change cursors from sequences; the audit trail chained after commit",
             [
+                "SELECT pg_advisory_xact_lock(hashtextextended('\(changeLock)' || ':' || current_schema(), 0))",
                 """
                 CREATE FUNCTION intake_team_sequence() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
-                    EXECUTE format('CREATE SEQUENCE %I MINVALUE 0 START 1', 'team_change_' || NEW.id);
+                    EXECUTE format('CREATE SEQUENCE %I.%I MINVALUE 0 START 1', TG_TABLE_SCHEMA, 'team_change_' || NEW.id);
                     RETURN NEW;
                 END $$
                 """,

@@ -181,38 +181,32 @@ extension PostgresRecordStore {
     public func recordConsent(_ consent: Consent) async throws -> Patient? {
         try await transaction { connection in
             // The patient's records count as changed, so the next incremental export brings them
-            // to whoever may now receive them; the consent takes its place after those changes,
-            // so an export can tell whether it came before or after (the change lock orders both).
+            // to whoever may now receive them, read under the new consent.
             try await Self.lock(Self.changeLock, connection)
             guard let patient = try await Self.patient(connection, id: consent.patientId, forUpdate: true) else { return nil }
-            try await Self.markChanges(teams: [patient.teamId], connection)
             let at = Self.timestamp(consent.recordedAt)
             let records = try await connection.query(
-                "SELECT id FROM record WHERE patientId = \(Self.key(consent.patientId)) ORDER BY changeSeq", logger: Self.logger
-            ).collect().map { try $0.decode(String.self) }
-            let sequence = Self.teamSequence(patient.teamId)
-            // The consent's cursors are its last record's: an export that carries that change
-            // reads the consent with it. Without records, cursors of its own.
-            var cursors: (change: Int64, team: Int64)?
-            for record in records {
-                let rows = try await connection.query(
+                "SELECT id, teamId FROM record WHERE patientId = \(Self.key(consent.patientId)) ORDER BY changeSeq", logger: Self.logger
+            ).collect().map { try $0.decode((String, Int64).self) }
+            try await Self.markChanges(teams: [patient.teamId] + records.map(\.1), connection)
+            // The consent takes its cursors before its records take theirs: an export that carries
+            // any of those changes reads the consent with them, whatever other writers' cursors
+            // fall between (they no longer take turns with these).
+            let cursors = try await connection.query(
+                "SELECT nextval('record_change'), nextval(\(Self.teamSequence(patient.teamId))::regclass)", logger: Self.logger
+            ).collect().first?.decode((Int64, Int64).self)
+            for (record, teamId) in records {
+                try await connection.query(
                     """
-                    UPDATE record SET changeSeq = nextval('record_change'), teamSeq = nextval(\(sequence)::regclass)
-                    WHERE id = \(record) RETURNING changeSeq, teamSeq
-                    """, logger: Self.logger
-                ).collect()
-                cursors = try rows.first?.decode((Int64, Int64).self) ?? cursors
-            }
-            if cursors == nil {
-                cursors = try await connection.query(
-                    "SELECT nextval('record_change'), nextval(\(sequence)::regclass)", logger: Self.logger
-                ).collect().first?.decode((Int64, Int64).self)
+                    UPDATE record SET changeSeq = nextval('record_change'), teamSeq = nextval(\(Self.teamSequence(teamId))::regclass)
+                    WHERE id = \(record)
+                    """, logger: Self.logger)
             }
             try await connection.query(
                 """
                 INSERT INTO consent (patientId, scope, method, recordedBy, recordedAt, changeSeq, teamSeq)
                 VALUES (\(Self.key(consent.patientId)), \(consent.scope.rawValue), \(consent.method.rawValue), \(consent.recordedBy), \(at),
-                    \(cursors?.change ?? 0), \(cursors?.team ?? 0))
+                    \(cursors?.0 ?? 0), \(cursors?.1 ?? 0))
                 """, logger: Self.logger)
             try await connection.query(
                 "UPDATE patient SET sharingScope = \(consent.scope.rawValue), updatedAt = \(at) WHERE id = \(Self.key(consent.patientId))",

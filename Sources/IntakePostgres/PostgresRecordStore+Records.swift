@@ -432,11 +432,13 @@ extension PostgresRecordStore {
 
     public func purgeTombstones(deletedBefore cutoff: Date, by user: String, at time: Date) async throws -> TombstonePurge {
         try await transaction { connection in
-            // Under the change lock, so no change slips in between reading the newest cursors and deleting.
+            // Purges take turns with the other writers of the change lock; records arriving
+            // meanwhile (ingest takes no lock) are why what is purged and the horizon it moves are
+            // one statement, on one snapshot.
             try await Self.lock(Self.changeLock, connection)
             let before = Self.timestamp(cutoff)
-            // A team's cursor is counted from its newest row: the tombstone holding it stays
-            // until a newer change passes it, as does one a referral still points to.
+            // A team's newest row stays (its cursor shows in exports), as does a tombstone a
+            // referral still points to.
             let held = """
                 (r.teamSeq = (SELECT MAX(t.teamSeq) FROM record t WHERE t.teamId = r.teamId)
                  OR r.changeSeq = (SELECT MAX(a.changeSeq) FROM record a)
@@ -445,21 +447,16 @@ extension PostgresRecordStore {
             var binds = PostgresBindings()
             binds.append(before)
             // A change feed reader that stopped before a purged deletion must start again.
-            try await connection.query(
-                PostgresQuery(
-                    unsafeSQL: """
-                        INSERT INTO changeHorizon (teamId, teamSeq)
-                        SELECT r.teamId, MAX(r.teamSeq) FROM record r WHERE r.deletedAt IS NOT NULL AND r.deletedAt < $1 AND NOT \(held)
-                        GROUP BY r.teamId
-                        ON CONFLICT (teamId) DO UPDATE SET teamSeq = GREATEST(changeHorizon.teamSeq, EXCLUDED.teamSeq)
-                        """,
-                    binds: binds),
-                logger: Self.logger)
             let rows = try await connection.query(
                 PostgresQuery(
                     unsafeSQL: """
                         WITH gone AS (
-                            DELETE FROM record r WHERE r.deletedAt IS NOT NULL AND r.deletedAt < $1 AND NOT \(held) RETURNING 1
+                            DELETE FROM record r WHERE r.deletedAt IS NOT NULL AND r.deletedAt < $1 AND NOT \(held)
+                            RETURNING r.teamId, r.teamSeq
+                        ), horizon AS (
+                            INSERT INTO changeHorizon (teamId, teamSeq)
+                            SELECT teamId, MAX(teamSeq) FROM gone GROUP BY teamId
+                            ON CONFLICT (teamId) DO UPDATE SET teamSeq = GREATEST(changeHorizon.teamSeq, EXCLUDED.teamSeq)
                         )
                         SELECT (SELECT COUNT(*) FROM gone),
                             (SELECT COUNT(*) FROM record r WHERE r.deletedAt IS NOT NULL AND r.deletedAt < $1 AND \(held))

@@ -43,6 +43,8 @@ struct PostgresConcurrentIngestTests {
 
         // The first server's group stops before its COMMIT, its transaction open.
         let held = Gate(), release = Gate()
+        // Whatever fails below, the held transaction ends.
+        defer { release.open() }
         first.beforeGroupCommit.set {
             held.open()
             _ = await release.wait(seconds: 60)
@@ -78,6 +80,7 @@ struct PostgresConcurrentIngestTests {
             let snapshot = try await store.exportSnapshot(teamId: team.id)
             #expect(snapshot.cursor == page.changes.last?.cursor, "an export's cursor stops there too")
         }
+        #expect(try await second.exportSnapshot(teamId: nil).cursor == 1, "the deployment's cursor stops below it too")
         let readDuringHold = try await second.changes(teamId: team.id, after: 0, limit: 100)
 
         release.open()
