@@ -8,6 +8,11 @@ extension PostgresRecordStore {
         try await ingestGroup.submit(IngestJob(items: items, owner: owner, time: time))
     }
 
+    package func holdGroupCommits(at hold: CommitHold?) { commitHold.current = hold }
+
+    /// Ingest takes no lock another server's ingest waits for (PostgresChangeCursors.swift).
+    package var writersTakeTurns: Bool { false }
+
     public func observeIngest(_ metrics: GroupCommitMetrics) {
         ingestGroup.observe(metrics) { $0.items.count }
         fallbacks.report(to: metrics)
@@ -25,7 +30,7 @@ extension PostgresRecordStore {
     /// a prepared statement whose preparation failed on a connection (a lock that timed out, a
     /// table away for a migration) with that same failure for as long as the connection lives,
     /// which would keep every later group on it on the slow path.
-    static func commit(_ jobs: [IngestJob], client: PostgresClient, fallbacks: FallbackCount, chainer: AuditChainer, hook: CommitHook)
+    static func commit(_ jobs: [IngestJob], client: PostgresClient, fallbacks: FallbackCount, chainer: AuditChainer, hold: CommitHold?)
         async throws
         -> [Result<[IngestOutcome], any Error>]
     {
@@ -36,7 +41,7 @@ extension PostgresRecordStore {
                 do {
                     try await connection.query("BEGIN", logger: logger)
                     let outcomes = try await commitTogether(jobs, connection)
-                    await hook.run()
+                    await hold?.reachAndWait()
                     try await connection.query("COMMIT", logger: logger)
                     return outcomes.map { .success($0) }
                 } catch {

@@ -3,7 +3,6 @@ import IntakeCore
 import IntakeService
 import Logging
 import PostgresNIO
-import Synchronization
 import _ConnectionPoolModule
 
 /// The store for deployments that outgrow one machine: PostgreSQL through a pooled
@@ -14,16 +13,15 @@ import _ConnectionPoolModule
 /// change up to N, whichever server made it, and ingest holds no lock another server's waits for.
 /// Other writes that take cursors (edits, deletions, reviews, consent, transfers) still take turns
 /// among themselves under the change lock.
-public final class PostgresRecordStore: RecordStore {
+public final class PostgresRecordStore: RecordStore, GroupCommitHolding {
     package let client: PostgresClient
     let url: PostgresDatabaseURL
     private let running: Task<Void, Never>
     let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
     /// Links the audit events of records created onto the chain after their commit.
     let chainer: AuditChainer
-    /// For tests: runs after a group's statements and before its `COMMIT`, the transaction open
-    /// (two servers' groups are shown to commit while one is held there).
-    package let beforeGroupCommit: CommitHook
+    /// For tests: where group commits stop before their `COMMIT` (``GroupCommitHolding``).
+    let commitHold = CommitHoldPoint()
     /// Group commits whose records had to be taken again a request at a time (see
     /// ``commit(_:client:fallbacks:)``): rare, and each one a connection replaced.
     package let fallbacks: FallbackCount
@@ -53,10 +51,9 @@ public final class PostgresRecordStore: RecordStore {
         self.fallbacks = fallbacks
         let chainer = AuditChainer(client: client)
         self.chainer = chainer
-        let hook = CommitHook()
-        beforeGroupCommit = hook
+        let hold = commitHold
         ingestGroup = GroupCommit { jobs in
-            try await Self.commit(jobs, client: client, fallbacks: fallbacks, chainer: chainer, hook: hook)
+            try await Self.commit(jobs, client: client, fallbacks: fallbacks, chainer: chainer, hold: hold.current)
         }
         do {
             let probe = try url.connectionConfiguration()
@@ -75,17 +72,6 @@ public final class PostgresRecordStore: RecordStore {
     }
 
     deinit { running.cancel() }
-
-    /// See ``beforeGroupCommit``.
-    package final class CommitHook: Sendable {
-        let body = Mutex<(@Sendable () async -> Void)?>(nil)
-
-        package func set(_ body: (@Sendable () async -> Void)?) { self.body.withLock { $0 = body } }
-
-        func run() async {
-            if let body = body.withLock({ $0 }) { await body() }
-        }
-    }
 
     /// PostgreSQL says a full disk (SQLSTATE 53100), other exhausted resources (the rest of class
     /// 53: connections, memory), a server shutting down or starting (57P01–57P03), a connection

@@ -22,9 +22,9 @@ extension SQLiteRecordStore {
     /// that fails takes nothing else with it. A failing database (full, failing, locked by
     /// another process) is no request's failure: the group fails as one, at once, as it did
     /// when that happened at its `BEGIN` or `COMMIT`, and is counted with the failed groups.
-    static func commit(_ jobs: [IngestJob], into database: DatabasePool, fallbacks: FallbackCount) async throws -> [Result<
-        [IngestOutcome], any Error
-    >] {
+    static func commit(_ jobs: [IngestJob], into database: DatabasePool, fallbacks: FallbackCount, hold: CommitHold? = nil) async throws
+        -> [Result<[IngestOutcome], any Error>]
+    {
         do {
             return try await database.writeWithoutTransaction { db in
                 // The group's statement journals (an insert whose triggers fill the lookup tables
@@ -40,6 +40,7 @@ extension SQLiteRecordStore {
                 var results: [Result<[IngestOutcome], any Error>] = []
                 try db.inTransaction {
                     results = try commitGroup(jobs, apart: false, db)
+                    hold?.reachAndWaitBlocking()
                     return .commit
                 }
                 return results
@@ -52,6 +53,12 @@ extension SQLiteRecordStore {
             return try await database.write { db in try commitGroup(jobs, apart: true, db) }
         }
     }
+
+    package func holdGroupCommits(at hold: CommitHold?) { commitHold.current = hold }
+
+    /// One writer at a time: a second server's write waits for a transaction held open (up to
+    /// the busy timeout, 10 s, then 503).
+    package var writersTakeTurns: Bool { true }
 
     /// Every request's records in the one transaction. Together, the first failure fails them
     /// all; `apart`, each request is in a savepoint of its own and one that fails is rolled back alone.

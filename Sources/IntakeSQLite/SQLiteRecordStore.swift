@@ -4,12 +4,14 @@ import IntakeCore
 import IntakeService
 
 /// The embedded default store: one SQLite file (WAL) through GRDB and the system libsqlite3.
-public final class SQLiteRecordStore: RecordStore {
+public final class SQLiteRecordStore: RecordStore, GroupCommitHolding {
     let database: DatabasePool
     let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
     /// Groups that failed as one and were taken again a request at a time (see
-    /// ``commit(_:into:fallbacks:)``).
+    /// ``commit(_:into:fallbacks:hold:)``).
     package let fallbacks = FallbackCount()
+    /// For tests: where group commits stop before their `COMMIT` (``GroupCommitHolding``).
+    let commitHold = CommitHoldPoint()
 
     struct IngestJob: Sendable {
         var items: [IngestItem]
@@ -36,7 +38,8 @@ public final class SQLiteRecordStore: RecordStore {
         }
         try Self.migrator.migrate(database)
         let fallbacks = fallbacks
-        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, into: database, fallbacks: fallbacks) }
+        let hold = commitHold
+        ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, into: database, fallbacks: fallbacks, hold: hold.current) }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
         }

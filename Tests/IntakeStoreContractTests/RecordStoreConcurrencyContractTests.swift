@@ -16,6 +16,11 @@ struct RecordStoreConcurrencyContractTests {
         try await RecordStoreConcurrencyContract.aRequestTheDatabaseRefusesFailsAloneInItsGroup(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func aGroupHeldOpenBeforeItsCommitIsNeverPassedAndHoldsNoIngestBack(_ kind: StoreKind) async throws
+    {
+        try await HeldCommitContract.aGroupHeldOpenBeforeItsCommitIsNeverPassedAndHoldsNoIngestBackWhereWritersNeedNotTakeTurns(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func failedSignInsCountedByTwoServersAtOnceAreAllCounted(_ kind: StoreKind) async throws {
         try await RecordStoreConcurrencyContract.failedSignInsCountedByTwoServersAtOnceAreAllCounted(kind)
     }

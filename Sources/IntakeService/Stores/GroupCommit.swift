@@ -177,3 +177,52 @@ package final class FallbackCount: Sendable {
 
     package func report(to metrics: GroupCommitMetrics) { self.metrics.withLock { $0 = metrics } }
 }
+
+/// For tests: a point where a store's group commits stop after their statements and before
+/// their `COMMIT`, the transaction open, until released (at most a minute). What another server
+/// can do meanwhile is the store contract's `aGroupHeldOpenBeforeItsCommit…`.
+package final class CommitHold: Sendable {
+    private let state = Mutex((reached: false, released: false))
+
+    package init() {}
+
+    package var isReached: Bool { state.withLock { $0.reached } }
+
+    package func release() { state.withLock { $0.released = true } }
+
+    /// Called by the store at the point: marks it reached and waits to be released, blocking
+    /// the calling thread (SQLite's writer).
+    package func reachAndWaitBlocking() {
+        state.withLock { $0.reached = true }
+        let deadline = Date().addingTimeInterval(60)
+        while !state.withLock({ $0.released }), Date() < deadline { usleep(5_000) }
+    }
+
+    /// Called by the store at the point: marks it reached and waits to be released.
+    package func reachAndWait() async {
+        state.withLock { $0.reached = true }
+        let deadline = Date().addingTimeInterval(60)
+        while !state.withLock({ $0.released }), Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+}
+
+/// A store whose group commits a test can hold before their `COMMIT` (``CommitHold``).
+package protocol GroupCommitHolding: Sendable {
+    /// Holds every group commit from now on at `hold` (nil: no more).
+    func holdGroupCommits(at hold: CommitHold?)
+    /// Whether a second server's writes wait for a write transaction held open (SQLite's one
+    /// writer at a time) or go on (PostgreSQL's ingest).
+    var writersTakeTurns: Bool { get }
+}
+
+/// Where a store keeps the ``CommitHold`` its group commits stop at, if any.
+package final class CommitHoldPoint: Sendable {
+    private let hold = Mutex<CommitHold?>(nil)
+
+    package init() {}
+
+    package var current: CommitHold? {
+        get { hold.withLock { $0 } }
+        set { hold.withLock { $0 = newValue } }
+    }
+}
