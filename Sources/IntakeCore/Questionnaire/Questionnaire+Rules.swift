@@ -62,13 +62,16 @@ extension Questionnaire {
                 // More instances than the repeat holds: the validator refuses it; nothing more is worked out.
                 if case .repeatGroup(let bounds) = question.type, list.count > (bounds.upper ?? RepeatLimits.maxInstances) { continue }
                 let members = repeatMembers[question.position] ?? []
+                // One copy of the record for all the instances (`result` does not change while
+                // they are settled): each instance sets every member's answer, or its absence, in
+                // it in place (a copy per instance was 7 % of the check: record-cpu 106 → 99 µs).
+                var start = result
+                var hiddenAtStart = hidden
+                for member in members { hiddenAtStart.remove(allQuestions[member].position) }
                 for number in list.indices {
-                    var start = result
-                    var hiddenAtStart = hidden
                     for member in members {
                         let position = allQuestions[member].position
                         start[position] = list[number][position.index]
-                        hiddenAtStart.remove(position)
                     }
                     let (scoped, scopedHidden) = settle(members, start, hiddenAtStart, pass, path: path + [number + 1])
                     pass.visit?(question, path + [number + 1], scoped, scopedHidden)
