@@ -225,6 +225,12 @@ public struct QuestionPosition: Hashable, Comparable, Sendable, CustomStringConv
     /// `2.5`: section 2, question 5.
     public var description: String { "\(section).\(index)" }
 
+    /// One word to hash, not two: positions are hashed on every answer a check or a condition
+    /// reads (`Set<QuestionPosition>` of hidden questions).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(section &<< 32 ^ index)
+    }
+
     public static func < (lhs: QuestionPosition, rhs: QuestionPosition) -> Bool {
         (lhs.section, lhs.index) < (rhs.section, rhs.index)
     }
