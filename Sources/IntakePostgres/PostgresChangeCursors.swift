@@ -51,7 +51,15 @@ extension PostgresRecordStore {
     /// Marks, before this transaction takes cursors from them, the deployment's sequence and the
     /// teams' (see the type's comment). Held to the transaction's end.
     static func markChanges(teams: some Sequence<Int64>, _ connection: PostgresConnection) async throws {
-        let sequences = [deploymentSequence] + Set(teams).sorted().map(teamSequence)
+        try await mark([deploymentSequence] + Set(teams).sorted().map(teamSequence), connection)
+    }
+
+    /// The notifications' ids are a cursor too (webhook deliveries and notification streams
+    /// follow them): a writer marks their sequence before it inserts one.
+    static let notificationSequence = "notification_id_seq"
+
+    /// Marks `sequences` (a name that is no sequence is skipped: nothing can be taken from it).
+    static func mark(_ sequences: [String], _ connection: PostgresConnection) async throws {
         try await connection.query(
             """
             SELECT pg_advisory_xact_lock_shared(((q.s::oid::bigint & 8388607) << 40)
@@ -65,14 +73,18 @@ extension PostgresRecordStore {
     /// the changes (steps 1 and 2 of the type's comment, in one statement and in that order: the
     /// sequence is read as the CTE is scanned, the marks by the subquery of its row).
     static func changeHorizon(teamId: Int64?, _ connection: PostgresConnection) async throws -> Int64 {
-        // A team's sequence has handed out its last value, or nothing (NULL: 0); a team with no
-        // sequence (none such) has no changes. The deployment's may have been set by a copy to
-        // hand out its value next.
+        try await horizon(of: teamId.map(teamSequence) ?? deploymentSequence, alwaysThere: teamId == nil, connection)
+    }
+
+    /// ``changeHorizon(teamId:_:)`` of any marked sequence. One `alwaysThere` is read directly
+    /// (a copy may have set it to hand out its value next); another is read through
+    /// `pg_sequence_last_value` (a team's: it has handed out its last value, or nothing, NULL: 0),
+    /// and a name that is no sequence has no changes.
+    static func horizon(of sequence: String, alwaysThere: Bool, _ connection: PostgresConnection) async throws -> Int64 {
         let last =
-            teamId.map {
-                "SELECT COALESCE(pg_sequence_last_value(to_regclass('\(teamSequence($0))')), 0) AS v, to_regclass('\(teamSequence($0))') AS s"
-            }
-            ?? "SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS v, '\(deploymentSequence)'::regclass AS s FROM \(deploymentSequence)"
+            alwaysThere
+            ? "SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS v, '\(sequence)'::regclass AS s FROM \(sequence)"
+            : "SELECT COALESCE(pg_sequence_last_value(to_regclass('\(sequence)')), 0) AS v, to_regclass('\(sequence)') AS s"
         let rows = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """

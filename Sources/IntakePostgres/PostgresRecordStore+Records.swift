@@ -260,6 +260,9 @@ extension PostgresRecordStore {
 
     /// The team's coordinators hear of each alert the record raises, in the record's transaction.
     private static func notifyAlerts(_ item: IngestItem, teamId: Int64, at time: Date, _ connection: PostgresConnection) async throws {
+        guard !item.alerts.isEmpty else { return }
+        // Their ids are a cursor webhooks follow (PostgresChangeCursors.swift).
+        try await mark([notificationSequence], connection)
         for alert in item.alerts {
             let subject = NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId))
             try await connection.query(

@@ -282,6 +282,7 @@ extension PostgresRecordStore {
             var subject = ["announcement": String(id), "by": author, "text": text]
             if let teamId { subject["team"] = try await Self.teamName(connection, teamId) }
             // One statement for every recipient: an announcement to ten thousand users is one insert.
+            try await Self.mark([Self.notificationSequence], connection)
             let recipients =
                 try await connection.query(
                     """
@@ -305,6 +306,8 @@ extension PostgresRecordStore {
     static func notify(
         _ connection: PostgresConnection, username: String, type: String, eventKey: String, subject: [String: String], at time: Date
     ) async throws {
+        // Their ids are a cursor webhooks and streams follow (PostgresChangeCursors.swift).
+        try await mark([notificationSequence], connection)
         try await connection.query(
             """
             INSERT INTO notification (userId, type, eventKey, subject, createdAt)
@@ -313,17 +316,32 @@ extension PostgresRecordStore {
             """, logger: logger)
     }
 
+    /// The newest, below any notification still being written (a stream that starts here
+    /// passes none of those).
     public func newestNotificationId(userId: Int64) async throws -> Int64 {
-        try await client.query("SELECT COALESCE(MAX(id), 0)::bigint FROM notification WHERE userId = \(userId)", logger: Self.logger)
-            .collect()
-            .first?.decode(Int64.self) ?? 0
+        try await client.withConnection { connection in
+            let horizon = try await Self.horizon(of: Self.notificationSequence, alwaysThere: true, connection)
+            return try await connection.query(
+                "SELECT COALESCE(MAX(id), 0)::bigint FROM notification WHERE userId = \(userId) AND id <= \(horizon)", logger: Self.logger
+            ).collect().first?.decode(Int64.self) ?? 0
+        }
     }
 
     public func notifications(_ query: NotificationQuery) async throws -> [UserNotification] {
+        try await client.withConnection { connection in try await Self.notifications(query, connection) }
+    }
+
+    private static func notifications(_ query: NotificationQuery, _ connection: PostgresConnection) async throws -> [UserNotification] {
         var binds = PostgresBindings()
         binds.append(query.userId)
         binds.append(query.after)
         var sql = "SELECT id, userId, type, createdAt, readAt, subject FROM notification WHERE userId = $1 AND id > $2"
+        if !query.newestFirst {
+            // Read oldest first, they are followed as a cursor: none is passed that is still
+            // being written (PostgresChangeCursors.swift).
+            binds.append(try await horizon(of: notificationSequence, alwaysThere: true, connection))
+            sql += " AND id <= $\(binds.count)"
+        }
         if query.unreadOnly { sql += " AND readAt IS NULL" }
         if !query.types.isEmpty {
             binds.append(query.types)
@@ -335,7 +353,7 @@ extension PostgresRecordStore {
         }
         binds.append(query.limit)
         sql += (query.newestFirst ? " ORDER BY id DESC LIMIT $" : " ORDER BY id LIMIT $") + "\(binds.count)"
-        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map { row in
+        return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect().map { row in
             let (id, userId, type, createdAt, readAt, subject) = try row.decode((Int64, Int64, String, Double, Double?, String).self)
             return UserNotification(
                 id: id, userId: userId, type: type, createdAt: Self.date(createdAt), readAt: readAt.map(Self.date),

@@ -16,12 +16,14 @@ extension PostgresRecordStore {
                 ).collect().first?.decode(Int.self) ?? 0
             guard count < Webhook.maxPerOwner else { return .tooMany }
             let at = Self.timestamp(webhook.createdAt)
+            // It starts below any notification still being written (PostgresChangeCursors.swift).
+            let horizon = try await Self.horizon(of: Self.notificationSequence, alwaysThere: true, connection)
             try await connection.query(
                 """
                 INSERT INTO webhook (id, ownerId, createdBy, url, types, secret, createdAt, deliveredThrough, nextAttemptAt)
                 VALUES (\(Self.key(webhook.id)), \(webhook.ownerId), \(webhook.createdBy), \(webhook.url),
                         \(webhook.types.joined(separator: ",")), \(webhook.secret), \(at),
-                        (SELECT COALESCE(MAX(id), 0) FROM notification), \(at))
+                        LEAST((SELECT COALESCE(MAX(id), 0) FROM notification), \(horizon)), \(at))
                 """, logger: Self.logger)
             return .created(try await Self.webhooks(connection, where: "w.id = $1", [Self.key(webhook.id)])[0])
         }
@@ -87,21 +89,24 @@ extension PostgresRecordStore {
     }
 
     public func pendingWebhookEvents(_ webhook: Webhook, limit: Int) async throws -> [WebhookEvent] {
-        let rows: [PostgresRow]
-        if let owner = webhook.ownerId {
-            rows = try await client.query(
+        let rows: [PostgresRow] = try await client.withConnection { connection in
+            // Deliveries follow ids as a cursor: none is passed that is still being written
+            // (PostgresChangeCursors.swift).
+            let horizon = try await Self.horizon(of: Self.notificationSequence, alwaysThere: true, connection)
+            if let owner = webhook.ownerId {
+                return try await connection.query(
+                    """
+                    SELECT n.id, n.userId, n.type, n.createdAt, n.readAt, n.subject, a.username
+                    FROM notification n JOIN account a ON a.id = n.userId
+                    WHERE n.id > \(webhook.deliveredThrough) AND n.id <= \(horizon) AND n.userId = \(owner) ORDER BY n.id LIMIT \(limit)
+                    """, logger: Self.logger
+                ).collect()
+            }
+            return try await connection.query(
                 """
                 SELECT n.id, n.userId, n.type, n.createdAt, n.readAt, n.subject, a.username
                 FROM notification n JOIN account a ON a.id = n.userId
-                WHERE n.id > \(webhook.deliveredThrough) AND n.userId = \(owner) ORDER BY n.id LIMIT \(limit)
-                """, logger: Self.logger
-            ).collect()
-        } else {
-            rows = try await client.query(
-                """
-                SELECT n.id, n.userId, n.type, n.createdAt, n.readAt, n.subject, a.username
-                FROM notification n JOIN account a ON a.id = n.userId
-                WHERE n.id > \(webhook.deliveredThrough) ORDER BY n.id LIMIT \(limit)
+                WHERE n.id > \(webhook.deliveredThrough) AND n.id <= \(horizon) ORDER BY n.id LIMIT \(limit)
                 """, logger: Self.logger
             ).collect()
         }

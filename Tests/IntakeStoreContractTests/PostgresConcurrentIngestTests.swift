@@ -9,6 +9,40 @@ import Testing
 /// What only the PostgreSQL store's audit chainer has (two servers' ingest with a group held
 /// open is the store contract's HeldCommitContract, on both stores).
 struct PostgresConcurrentIngestTests {
+    /// Notification ids are a cursor too (webhook deliveries, notification streams): a record's
+    /// alert held open in one server's group is not passed by readers of the other, which see a
+    /// later notification only once the held one has committed.
+    @Test func aNotificationHeldOpenIsNeverPassed() async throws {
+        let database = try StoreKind.postgres.newDatabase()
+        let first = try #require(try await StoreKind.postgres.open(database: database) as? PostgresRecordStore)
+        let second = try await StoreKind.postgres.open(database: database)
+        let team = try await first.createTeam(name: "t", at: Date())
+        let coordinator = try await first.createUser(
+            NewUser(username: "cora", passwordHash: "h", role: .coordinator, teamId: team.id), at: Date())
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        func alerting(_ seed: UInt64) throws -> IngestItem {
+            var item = try IngestItem(record: RecordStoreContract.record(seed))
+            item.alerts = ["1"]
+            return item
+        }
+        let hold = CommitHold()
+        defer { hold.release() }
+        first.holdGroupCommits(at: hold)
+        let held = Task { try await first.ingest([try alerting(1)], owner: owner, at: Date()) }
+        let deadline = Date().addingTimeInterval(20)
+        while !hold.isReached, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(hold.isReached)
+        // A later alert commits on the other server: its notification's id is above the held one's.
+        _ = try await second.ingest([try alerting(2)], owner: owner, at: Date())
+        let during = try await second.notifications(NotificationQuery(userId: coordinator.id))
+        #expect(during.isEmpty, "a reader following ids does not pass the one held open")
+        #expect(try await second.newestNotificationId(userId: coordinator.id) == 0, "a stream starting now starts below it")
+        hold.release()
+        _ = try await held.value
+        let after = try await second.notifications(NotificationQuery(userId: coordinator.id))
+        #expect(after.count == 2 && after.map(\.id) == after.map(\.id).sorted())
+    }
+
     /// An audit event left pending (its server gone between commit and chaining) is linked by the
     /// next reader of the trail, on any server.
     @Test func pendingAuditEventsAreLinkedByTheNextReader() async throws {
