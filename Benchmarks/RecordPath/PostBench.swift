@@ -109,26 +109,18 @@ struct PostBench: AsyncParsableCommand {
             log("post: one server, 1 ms away: " + (await server.groupCommits()))
         }
         log("post: " + oneProxy.summary)
-        log("post: two intake serve on one PostgreSQL database 1 ms away, 5 connections each, for \(seconds) s …")
-        let (twoProxy, twoURL) = try proxied("bench_post_far2")
-        let both: Double
-        do {
-            defer { twoProxy.stop() }
-            both = try await twoServers(
-                tools, database: twoURL, ports: (18_189, 18_190), seconds: seconds, scratch: scratch, body: body, id: id,
-                label: "two servers, 1 ms away")
+        /// Two servers on a new schema through a proxy of their own, `connections` each.
+        func twoFar(_ schema: String, ports: (Int, Int), connections: Int) async throws -> Double {
+            log("post: two intake serve on one PostgreSQL database 1 ms away, \(connections) connections each, for \(seconds) s …")
+            let (proxy, url) = try proxied(schema)
+            defer { log("post: " + proxy.summary) }
+            defer { proxy.stop() }
+            return try await twoServers(
+                tools, database: url, ports: ports, seconds: seconds, scratch: scratch, body: body, id: id,
+                label: "two servers, 1 ms away, \(connections) connections each", connections: connections)
         }
-        log("post: " + twoProxy.summary)
-        log("post: two intake serve on one PostgreSQL database 1 ms away, 10 connections each, for \(seconds) s …")
-        let (loadProxy, loadURL) = try proxied("bench_post_far3")
-        let loaded: Double
-        do {
-            defer { loadProxy.stop() }
-            loaded = try await twoServers(
-                tools, database: loadURL, ports: (18_191, 18_192), seconds: seconds, scratch: scratch, body: body, id: id,
-                label: "two servers, 1 ms away, 10 connections each", connections: 10)
-        }
-        log("post: " + loadProxy.summary)
+        let both = try await twoFar("bench_post_far2", ports: (18_189, 18_190), connections: 5)
+        let loaded = try await twoFar("bench_post_far3", ports: (18_191, 18_192), connections: 10)
         return [
             BenchRow(
                 what: "POST /v1/records, two servers on one PostgreSQL database 1 ms away (round trip), 5 connections each",

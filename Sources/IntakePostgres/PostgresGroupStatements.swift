@@ -46,7 +46,7 @@ enum GroupStatement {
     /// Inserts the group's new records and their first revisions (an id another server stored
     /// first is skipped; a first revision's body is the record's, stored once), each with its
     /// cursors from the deployment's sequence and its team's, and the audit event of each record
-    /// it created, pending until the chainer links it (`AuditEntry.recordsCreated`'s event: the
+    /// it created, pending until the chainer links it (`AuditEntry.recordCreated`'s event: the
     /// details come in already written); see `PostgresRecordStore.insert`.
     struct Insert: PostgresPreparedStatement {
         static let name = "intake_group_insert_v3"

@@ -205,7 +205,8 @@ extension PostgresRecordStore {
             insert.contentHashes.append(entry.item.contentHash)
             insert.devices.append(entry.item.deviceId ?? "")
             insert.hasDevice.append(entry.item.deviceId != nil)
-            insert.auditDetails.append(AuditEvent.detailsText(["team": String(entry.owner.teamId), "collector": record.collector]))
+            insert.auditDetails.append(
+                AuditEvent.detailsText(AuditEntry.recordCreated(entry.item, owner: entry.owner, at: entry.time).details))
         }
         var stored: Set<String> = []
         for try await id in try await connection.execute(insert, logger: logger) { stored.insert(id) }

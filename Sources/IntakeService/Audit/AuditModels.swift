@@ -156,10 +156,16 @@ extension AuditEntry {
     {
         zip(items, outcomes).compactMap { item, outcome in
             guard case .created = outcome else { return nil }
-            return AuditEntry(
-                at: time, actor: owner.username, action: .recordCreate, subject: item.record.id.uuidString.lowercased(),
-                details: ["team": String(owner.teamId), "collector": item.record.collector])
+            return recordCreated(item, owner: owner, at: time)
         }
+    }
+
+    /// The event of one record created (a store that writes it with the record, before it knows
+    /// whether the record was created, takes it from here too).
+    public static func recordCreated(_ item: IngestItem, owner: RecordOwner, at time: Date) -> AuditEntry {
+        AuditEntry(
+            at: time, actor: owner.username, action: .recordCreate, subject: item.record.id.uuidString.lowercased(),
+            details: ["team": String(owner.teamId), "collector": item.record.collector])
     }
 
     /// The records created by each job of a group commit that succeeded.
