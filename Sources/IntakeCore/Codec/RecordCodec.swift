@@ -269,7 +269,9 @@ public enum RecordCodec {
                     guard instances.count < RepeatLimits.maxInstances else {
                         throw reader.error("a repeat group has at most \(RepeatLimits.maxInstances) instances")
                     }
-                    var instance: [Int: Answer] = [:]
+                    // Instances of a repeat have much the same questions: room for as many
+                    // answers as the one before, so the dictionary is not grown a step at a time.
+                    var instance = [Int: Answer](minimumCapacity: instances.last?.count ?? 4)
                     try reader.objectKeys { indexKey, reader throws(JSONReadError) in
                         guard let index = indexKey.position else {
                             throw reader.error("question keys are whole numbers from 1 written plainly (\"5\", not \"05\" or \"+5\")")

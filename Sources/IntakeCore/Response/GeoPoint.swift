@@ -46,6 +46,17 @@ extension GeoPoint {
     ]
 
     /// The point as named decimal parts (those it has).
+    /// One of ``parts`` by name, without making the others.
+    public func part(_ name: String) -> Answer? {
+        switch name {
+        case "latitude": .decimal(latitude)
+        case "longitude": .decimal(longitude)
+        case "altitude": altitude.map(Answer.decimal)
+        case "accuracy": accuracy.map(Answer.decimal)
+        default: nil
+        }
+    }
+
     public var parts: [String: Answer] {
         var parts: [String: Answer] = ["latitude": .decimal(latitude), "longitude": .decimal(longitude)]
         if let altitude { parts["altitude"] = .decimal(altitude) }

@@ -16,14 +16,18 @@ package enum CSV {
     }
 
     static func append(_ field: String, to out: inout [UInt8]) {
-        let quoted = field.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
-        guard quoted else { return out.append(contentsOf: field.utf8) }
-        out.append(UInt8(ascii: "\""))
-        for byte in field.utf8 {
-            out.append(byte)
-            if byte == UInt8(ascii: "\"") { out.append(byte) }
+        // Through the string's own bytes: a cell is copied at once, not a code unit at a time.
+        var field = field
+        field.withUTF8 { bytes in
+            let quoted = bytes.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
+            guard quoted else { return out.append(contentsOf: bytes) }
+            out.append(UInt8(ascii: "\""))
+            for byte in bytes {
+                out.append(byte)
+                if byte == UInt8(ascii: "\"") { out.append(byte) }
+            }
+            out.append(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     static func append(_ field: String, to out: inout String) {

@@ -21,74 +21,86 @@ public final class RepeatTableFormatter: RowFormatter {
     }
 
     /// Written from the record's row (its answers by ordinal, show-if settled), as the wide CSV
-    /// is, so an export that reads only rows writes this table too.
+    /// is, so an export that reads only rows writes this table too: straight into `out`, a line
+    /// per instance.
     func write(_ row: ExportRow, into out: inout [UInt8]) {
-        out.append(contentsOf: text(of: row).utf8)
+        let code = plan.options.unansweredCode
+        let raw = plan.options.rawCells
+        var recordId: String?
+        eachInstance(of: row) { outer, number, instance, cells in
+            let id = recordId ?? row.item.record.id.uuidString.lowercased()
+            recordId = id
+            out.append(contentsOf: id.utf8)
+            if let outer {
+                out.append(UInt8(ascii: ","))
+                out.append(contentsOf: String(outer).utf8)
+            }
+            out.append(UInt8(ascii: ","))
+            out.append(contentsOf: String(number).utf8)
+            for cell in cells {
+                out.append(UInt8(ascii: ","))
+                switch Self.value(cell, in: instance) {
+                case .text(let text)?: CSV.append(raw ? text : CSV.escape(text, marker: code), to: &out)
+                case .plain(let text)?: CSV.append(text, to: &out)
+                case .unanswered?: CSV.append(code, to: &out)
+                case nil: break
+                }
+            }
+            out.append(13)
+            out.append(10)
+        }
     }
 
     private func text(of row: ExportRow) -> String {
-        let code = plan.options.unansweredCode
-        let raw = plan.options.rawCells
-        var out = ""
-        eachRow(of: row) { keys, values in
-            let cells = values.map { value -> String in
-                switch value {
-                case .text(let text)?: raw ? text : CSV.escape(text, marker: code)
-                case .plain(let text)?: text
-                case .unanswered?: code
-                case nil: ""
-                }
-            }
-            out += CSV.line(keys + cells)
-        }
-        return out
+        var out: [UInt8] = []
+        write(row, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Hands `body` each row this table has for one record: its key cells (record id, the outer
     /// instance's number for a repeat inside a repeat, the instance's number) and a value per
-    /// column (nil for an empty cell), as collected: what this table's CSV and the statistics
-    /// files write.
+    /// column (nil for an empty cell), as collected: what the statistics files write.
     func eachRow(of row: ExportRow, _ body: (_ keys: [String], _ values: [CellValue?]) -> Void) {
+        let recordId = row.item.record.id.uuidString.lowercased()
+        eachInstance(of: row) { outer, number, instance, cells in
+            body(
+                [recordId] + (outer.map { [String($0)] } ?? []) + [String(number)], cells.map { Self.value($0, in: instance) })
+        }
+    }
+
+    /// Hands `body` each instance this table has a row for: the outer instance's number (for a
+    /// repeat inside a repeat), the instance's number, its answers by index, and where each
+    /// column's answer is in this record's version (``VersionLayout/repeatCells``).
+    private func eachInstance(
+        of row: ExportRow, _ body: (_ outer: Int?, _ number: Int, _ instance: [Int: Answer], _ cells: [VersionLayout.RepeatCell?]) -> Void
+    ) {
         let layout = row.layout
-        guard let group = layout.byKey[table.key], group.isRepeat else { return }
+        guard let cells = layout.repeatCells[table.key] else { return }
+        let group = cells.group
         func answer(_ question: Question) -> Answer? {
             guard let ordinal = layout.questionnaire.ordinal(of: question.position), !row.hidden[ordinal] else { return nil }
             return row.answers[ordinal]
         }
-        let recordId = row.item.record.id.uuidString.lowercased()
         if let parentKey = table.parentKey {
             guard let parent = layout.byKey[parentKey], case .instances(let outer)? = answer(parent) else { return }
-            for (number, instance) in zip(1..., outer) {
+            for (outerNumber, instance) in zip(1..., outer) {
                 guard case .instances(let list)? = instance[group.position.index] else { continue }
-                eachRow(list, of: group, layout: layout, keys: [recordId, String(number)], body)
+                for (number, inner) in zip(1..., list) { body(outerNumber, number, inner, cells.columns) }
             }
         } else {
             guard case .instances(let list)? = answer(group) else { return }
-            eachRow(list, of: group, layout: layout, keys: [recordId], body)
+            for (number, instance) in zip(1..., list) { body(nil, number, instance, cells.columns) }
         }
     }
 
-    private func eachRow(
-        _ list: [[Int: Answer]], of group: Question, layout: VersionLayout, keys: [String], _ body: ([String], [CellValue?]) -> Void
-    ) {
-        for (number, instance) in zip(1..., list) {
-            var values: [CellValue?] = []
-            values.reserveCapacity(table.columns.count)
-            for column in table.columns {
-                guard case .answer(let key, let path) = column.source, let member = layout.byKey[key], member.group == group.position,
-                    member.type.part(at: path[...]) != nil
-                else {
-                    values.append(nil)
-                    continue
-                }
-                guard let answer = instance[member.position.index], let text = ExportPlan.cell(answer, path[...], type: member.type) else {
-                    values.append(member.showIf == nil ? .unanswered : nil)
-                    continue
-                }
-                values.append(text.isEmpty ? nil : .text(text))
-            }
-            body(keys + [String(number)], values)
+    /// One cell of an instance: its answer at the column's part, the unanswered mark where the
+    /// question was asked and left unanswered, or nil (empty).
+    private static func value(_ cell: VersionLayout.RepeatCell?, in instance: [Int: Answer]) -> CellValue? {
+        guard let cell else { return nil }
+        guard let answer = instance[cell.index], let text = ExportPlan.cell(answer, cell.path[...], type: cell.type) else {
+            return cell.unansweredWhenMissing ? .unanswered : nil
         }
+        return text.isEmpty ? nil : .text(text)
     }
 
     public func footer() -> String { "" }

@@ -76,13 +76,12 @@ extension ExportPlan {
             break
         }
         for slot in row.layout.slots where !row.hidden[slot.ordinal] {
-            let answer = row.answers[slot.ordinal]
             if slot.inRepeat {
-                // Each instance's answer under index 1 (ExportRow); no cell for an instance the record lacks.
-                guard case .instances(let list)? = answer else { continue }
+                // Each instance's answer, read from the repeat's; no cell for an instance the record lacks.
+                guard let member = slot.repeatMember, case .instances(let list)? = row.answers[member.group] else { continue }
                 for (index, path) in slot.columns {
                     guard case .instance(let number)? = path.first, number <= list.count else { continue }
-                    guard let inner = list[number - 1][1], let text = Self.cell(inner, path.dropFirst(), type: slot.type) else {
+                    guard let inner = list[number - 1][member.index], let text = Self.cell(inner, path.dropFirst(), type: slot.type) else {
                         // Unanswered where it was asked; a question show-if can hide may have been hidden there.
                         if !slot.mayBeHidden { cell(index, .unanswered) }
                         continue
@@ -91,6 +90,7 @@ extension ExportPlan {
                 }
                 continue
             }
+            let answer = row.answers[slot.ordinal]
             for (index, path) in slot.columns {
                 guard let text = answer.flatMap({ Self.cell($0, path[...], type: slot.type) }) else {
                     cell(index, .unanswered)
@@ -105,10 +105,12 @@ extension ExportPlan {
     static func cell(_ answer: Answer, _ path: ArraySlice<AnswerStep>, type: QuestionType) -> String? {
         guard let step = path.first else { return text(of: answer) }
         switch (step, answer) {
-        case (.field(let key), _) where answer.parts != nil:
-            let fieldType = type.part(at: [step][...]) ?? .text
-            guard let value = answer.parts![key] else { return nil }
-            return cell(value, path.dropFirst(), type: fieldType)
+        case (.field(let key), .dictionary(let fields)):
+            guard let value = fields[key] else { return nil }
+            return cell(value, path.dropFirst(), type: type.part(at: path.prefix(1)) ?? .text)
+        case (.field(let key), .geopoint(let point)):
+            guard let value = point.part(key) else { return nil }
+            return cell(value, path.dropFirst(), type: type.part(at: path.prefix(1)) ?? .text)
         case (.choice(let code), .choices(let codes)):
             return codes.contains(code) ? "1" : "0"
         case (.choice(let code), .choice(let chosen)):

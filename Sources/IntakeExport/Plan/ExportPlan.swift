@@ -141,7 +141,9 @@ public struct ExportPlan: Sendable {
         self.leftOutAsIdentifying = leftOut
         self.leftOutKeys = Set(leftOut.map(\.question.key))
         self.layouts = Dictionary(
-            uniqueKeysWithValues: versions.map { ($0.version, VersionLayout(questionnaire: $0, questions: questions, columns: columns)) })
+            uniqueKeysWithValues: versions.map {
+                ($0.version, VersionLayout(questionnaire: $0, questions: questions, columns: columns, repeatTables: tables))
+            })
     }
 
     /// Whether the export leaves this question's answers out (it is identifying, and identifiers
@@ -209,33 +211,66 @@ final class VersionLayout: Sendable {
         let ordinal: Int
         let type: QuestionType
         let columns: [(index: Int, path: [AnswerStep])]
-        /// Asked in a repeat: the row holds each instance's answer (see ``ExportRow``).
+        /// Asked in a repeat: its cells read each instance's answer.
         var inRepeat = false
+        /// For a question of a repeat at the top of the version: the repeat's ordinal and the
+        /// question's index in each instance. Nil for one in a repeat inside a repeat, which
+        /// has no cells of its own in the wide CSV.
+        var repeatMember: (group: Int, index: Int)?
         /// Whether show-if can hide it, so an instance without its answer may not have asked it.
         var mayBeHidden = false
     }
 
-    /// The repeats at the top of this version, each with its questions' ordinals and indices:
-    /// what a row needs to give each of those questions its instances' answers.
-    let repeats: [(group: Int, members: [(ordinal: Int, index: Int)])]
     /// This version's questions by key.
     let byKey: [String: Question]
+    /// For each repeat table (by its repeat's key) this version has the repeat of: the repeat,
+    /// and for each of the table's columns where an instance's answer for it is, worked out once
+    /// per version rather than once per instance.
+    let repeatCells: [String: RepeatCells]
 
-    init(questionnaire: Questionnaire, questions planned: [PlannedQuestion], columns: [ExportColumn]) {
+    struct RepeatCells: Sendable {
+        let group: Question
+        /// Nil: this version has no such part in the repeat, and the cell is empty.
+        let columns: [RepeatCell?]
+    }
+
+    struct RepeatCell: Sendable {
+        /// The question's index in an instance.
+        let index: Int
+        let path: [AnswerStep]
+        let type: QuestionType
+        /// Whether an instance without the answer was asked and left it unanswered (no show-if
+        /// could have hidden it).
+        let unansweredWhenMissing: Bool
+    }
+
+    init(questionnaire: Questionnaire, questions planned: [PlannedQuestion], columns: [ExportColumn], repeatTables: [RepeatTable]) {
         self.questionnaire = questionnaire
         visibility = questionnaire.visibility
         let byKey = Dictionary(questionnaire.allQuestions.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         self.byKey = byKey
         questions = planned.map { byKey[$0.key] }
-        repeats = questionnaire.allQuestions.compactMap { group in
-            guard group.isRepeat, group.group == nil, let ordinal = questionnaire.ordinal(of: group.position) else { return nil }
-            return (
-                ordinal,
-                questionnaire.members(of: group.position).compactMap { member in
-                    questionnaire.ordinal(of: member.position).map { ($0, member.position.index) }
-                }
-            )
+        var members: [Int: (group: Int, index: Int)] = [:]
+        for group in questionnaire.allQuestions where group.isRepeat && group.group == nil {
+            guard let groupOrdinal = questionnaire.ordinal(of: group.position) else { continue }
+            for member in questionnaire.members(of: group.position) {
+                if let ordinal = questionnaire.ordinal(of: member.position) { members[ordinal] = (groupOrdinal, member.position.index) }
+            }
         }
+        var repeatCells: [String: RepeatCells] = [:]
+        for table in repeatTables {
+            guard let group = byKey[table.key], group.isRepeat else { continue }
+            repeatCells[table.key] = RepeatCells(
+                group: group,
+                columns: table.columns.map { column in
+                    guard case .answer(let key, let path) = column.source, let member = byKey[key], member.group == group.position,
+                        member.type.part(at: path[...]) != nil
+                    else { return nil }
+                    return RepeatCell(
+                        index: member.position.index, path: path, type: member.type, unansweredWhenMissing: member.showIf == nil)
+                })
+        }
+        self.repeatCells = repeatCells
         let hasColumn = columns.map { column in
             switch column.source {
             case .meta, .dataGroup: return true
@@ -252,7 +287,7 @@ final class VersionLayout: Sendable {
             guard let ordinal = questionnaire.ordinal(of: question.position) else { return nil }
             return Slot(
                 position: question.position, ordinal: ordinal, type: question.type, columns: filled, inRepeat: question.group != nil,
-                mayBeHidden: question.showIf != nil)
+                repeatMember: members[ordinal], mayBeHidden: question.showIf != nil)
         }
     }
 }

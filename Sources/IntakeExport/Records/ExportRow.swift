@@ -66,14 +66,8 @@ public struct ExportRow: Sendable {
 
     private init(item: ExportRecord, answers: [Answer?], layout: VersionLayout) {
         self.item = item
-        var answers = answers
-        // A repeat's questions get their instances' answers, each under index 1 (as the cells read them).
-        for (group, members) in layout.repeats {
-            guard case .instances(let list)? = answers[group] else { continue }
-            for (ordinal, index) in members {
-                answers[ordinal] = .instances(list.map { instance in instance[index].map { [1: $0] } ?? [:] })
-            }
-        }
+        // A repeat's questions have no answers of their own here: their cells read the repeat's
+        // instances (``VersionLayout/Slot/repeatMember``).
         self.answers = answers
         self.layout = layout
         var hidden: [Bool] = []
