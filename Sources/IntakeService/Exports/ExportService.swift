@@ -176,8 +176,9 @@ public struct ExportService: Sendable {
 
     /// Reads a prepared export's records from its snapshot, a page at a time, de-identified as its
     /// options say, in the forms its formats read (``ExportFormat/reads``). While one page is
-    /// being written, the next is read and prepared (on the other core), and never more than
-    /// that: memory stays at two pages.
+    /// being written, the next is read and prepared (on the other core), and the stored rows of
+    /// the one after it are read from the database meanwhile: memory stays at two pages and the
+    /// bytes of a third.
     public final class Pager {
         let prepared: Prepared
         let needs: ExportInput.Needs
@@ -187,6 +188,8 @@ public struct ExportService: Sendable {
         struct Page: Sendable {
             var inputs: [ExportInput]
             var cursor: Int64?
+            /// The stored rows after this page's, being read while this one is prepared.
+            var following: Task<[ExportedRecord], any Error>?
         }
 
         public init(_ prepared: Prepared, reading needs: ExportInput.Needs) {
@@ -198,20 +201,30 @@ public struct ExportService: Sendable {
         deinit { ahead?.cancel() }
 
         public func next() async throws -> [ExportInput]? {
-            let page = try await (ahead ?? fetch(after: after)).value
+            let page = try await (ahead ?? fetch(after: after, rows: nil)).value
             ahead = nil
             guard let cursor = page.cursor else { return nil }
             after = cursor
-            ahead = fetch(after: cursor)
+            ahead = fetch(after: cursor, rows: page.following)
             return page.inputs
         }
 
-        private func fetch(after cursor: Int64) -> Task<Page, any Error> {
+        /// The page after `cursor`, from its rows when they are being read already.
+        private func fetch(after cursor: Int64, rows reading: Task<[ExportedRecord], any Error>?) -> Task<Page, any Error> {
             var query = prepared.query
             query.after = cursor
             let (snapshot, keyer, plan, needs) = (prepared.snapshot, prepared.keyer, prepared.plan, needs)
             return Task {
-                let rows = try await snapshot.page(query)
+                let rows: [ExportedRecord]
+                if let reading { rows = try await reading.value } else { rows = try await snapshot.page(query) }
+                // The database reads the next page's rows while this one is prepared (one
+                // read at a time: this page's is done).
+                var following: Task<[ExportedRecord], any Error>?
+                if let last = rows.last?.cursor {
+                    var next = query
+                    next.after = last
+                    following = Task { try await snapshot.page(next) }
+                }
                 let inputs = try rows.map { stored in
                     var input = ExportInput()
                     if needs.contains(.rows) {
@@ -230,7 +243,7 @@ public struct ExportService: Sendable {
                     }
                     return input
                 }
-                return Page(inputs: inputs, cursor: rows.last?.cursor)
+                return Page(inputs: inputs, cursor: rows.last?.cursor, following: following)
             }
         }
     }
