@@ -12,6 +12,21 @@ struct FormatTests {
         #expect(try CSVReader.rows(line) == [fields])
     }
 
+    @Test func aQuoteThatACombiningMarkJoinsIsStillDoubled() throws {
+        // U+0301 after a quote, an Arabic fatha after one, a joiner: one Character each with the quote.
+        let fields = ["he said \"\u{301}hi\"", "\"\u{64E}", "a\"\u{200D}b"]
+        let line = CSV.line(fields)
+        #expect(line == "\"he said \"\"\u{301}hi\"\"\",\"\"\"\u{64E}\",\"a\"\"\u{200D}b\"\r\n")
+        var bytes: [UInt8] = []
+        for (index, field) in fields.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            CSV.append(field, to: &bytes)
+        }
+        bytes += [13, 10]
+        #expect(bytes == Array(line.utf8))
+        #expect(try CSVReader.rows(line) == [fields])
+    }
+
     @Test func cellsASpreadsheetWouldRunAreWrittenAsTextAndTheMarkerStaysUnambiguous() throws {
         let (v1, _) = try Fixtures.versions()
         let texts = [

@@ -45,7 +45,6 @@ extension GeoPoint {
         CompoundField(key: "accuracy", type: .decimal(ClosedBounds(lower: 0)), isRequired: false),
     ]
 
-    /// The point as named decimal parts (those it has).
     /// One of ``parts`` by name, without making the others.
     public func part(_ name: String) -> Answer? {
         switch name {
@@ -57,6 +56,7 @@ extension GeoPoint {
         }
     }
 
+    /// The point as named decimal parts (those it has).
     public var parts: [String: Answer] {
         var parts: [String: Answer] = ["latitude": .decimal(latitude), "longitude": .decimal(longitude)]
         if let altitude { parts["altitude"] = .decimal(altitude) }

@@ -30,14 +30,13 @@ package enum CSV {
         }
     }
 
+    /// As the bytes are written: every quote byte doubled. (Replacing `"` as a Character missed
+    /// a quote that a combining mark or joiner after it makes part of a larger character, so
+    /// `"` followed by U+0301 stayed single and the line could not be read back.)
     static func append(_ field: String, to out: inout String) {
-        if field.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) {
-            out += "\""
-            out += field.replacingOccurrences(of: "\"", with: "\"\"")
-            out += "\""
-        } else {
-            out += field
-        }
+        var bytes: [UInt8] = []
+        append(field, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
 
     /// A cell of collected text as the CSV files write it: with one leading `'` added when a

@@ -213,37 +213,69 @@ public struct ExportService: Sendable {
         private func fetch(after cursor: Int64, rows reading: Task<[ExportedRecord], any Error>?) -> Task<Page, any Error> {
             var query = prepared.query
             query.after = cursor
-            let (snapshot, keyer, plan, needs) = (prepared.snapshot, prepared.keyer, prepared.plan, needs)
-            return Task {
-                let rows: [ExportedRecord]
-                if let reading { rows = try await reading.value } else { rows = try await snapshot.page(query) }
-                // The database reads the next page's rows while this one is prepared (one
-                // read at a time: this page's is done).
-                var following: Task<[ExportedRecord], any Error>?
-                if let last = rows.last?.cursor {
-                    var next = query
-                    next.after = last
-                    following = Task { try await snapshot.page(next) }
+            let asked = query
+            let snapshot = prepared.snapshot
+            let plan = prepared.plan
+            let keyer = prepared.keyer
+            let needs = needs
+            return Task { try await Pager.page(asked, reading: reading, snapshot: snapshot, plan: plan, keyer: keyer, needs: needs) }
+        }
+
+        private static func page(
+            _ query: ExportQuery, reading: Task<[ExportedRecord], any Error>?, snapshot: any ExportSnapshot, plan: ExportPlan,
+            keyer: PatientKeyer, needs: ExportInput.Needs
+        ) async throws -> Page {
+            let rows: [ExportedRecord]
+            if let reading {
+                rows = try await withTaskCancellationHandler {
+                    try await reading.value
+                } onCancel: {
+                    reading.cancel()
                 }
-                let inputs = try rows.map { stored in
-                    var input = ExportInput()
-                    if needs.contains(.rows) {
-                        input.row = try ExportRow(
-                            body: stored.body, revision: stored.revision, plan: plan, keyer: keyer, registry: stored.registry,
-                            collector: stored.collector, reviewState: stored.reviewState?.rawValue)
-                    }
-                    if needs.contains(.records) {
-                        var record = try RecordCodec.decode(stored.body)
-                        if let collector = stored.collector { record.collector = collector }
-                        input.record = ExportRecord(
-                            record, revision: stored.revision, keyer: keyer,
-                            includeIdentifiers: plan.options.includeIdentifiers, shiftDates: plan.options.shiftDates,
-                            registry: stored.registry,
-                            reviewState: stored.reviewState?.rawValue)
-                    }
-                    return input
-                }
+            } else {
+                rows = try await snapshot.page(query)
+            }
+            // An export given up (its pager gone) reads no further.
+            try Task.checkCancellation()
+            // The database reads the next page's rows while this one is prepared (one read at
+            // a time: this page's is done); given up with this page if it fails.
+            var following: Task<[ExportedRecord], any Error>?
+            if let last = rows.last?.cursor {
+                var next = query
+                next.after = last
+                following = Task { try await snapshot.page(next) }
+            }
+            do {
+                let inputs = try prepare(rows, plan: plan, keyer: keyer, needs: needs)
+                try Task.checkCancellation()
                 return Page(inputs: inputs, cursor: rows.last?.cursor, following: following)
+            } catch {
+                following?.cancel()
+                throw error
+            }
+        }
+
+        /// The pages' stored rows in the forms the formats read.
+        private static func prepare(_ rows: [ExportedRecord], plan: ExportPlan, keyer: PatientKeyer, needs: ExportInput.Needs) throws
+            -> [ExportInput]
+        {
+            try rows.map { stored in
+                var input = ExportInput()
+                if needs.contains(.rows) {
+                    input.row = try ExportRow(
+                        body: stored.body, revision: stored.revision, plan: plan, keyer: keyer, registry: stored.registry,
+                        collector: stored.collector, reviewState: stored.reviewState?.rawValue)
+                }
+                if needs.contains(.records) {
+                    var record = try RecordCodec.decode(stored.body)
+                    if let collector = stored.collector { record.collector = collector }
+                    input.record = ExportRecord(
+                        record, revision: stored.revision, keyer: keyer,
+                        includeIdentifiers: plan.options.includeIdentifiers, shiftDates: plan.options.shiftDates,
+                        registry: stored.registry,
+                        reviewState: stored.reviewState?.rawValue)
+                }
+                return input
             }
         }
     }
