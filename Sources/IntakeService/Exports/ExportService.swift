@@ -221,6 +221,8 @@ public struct ExportService: Sendable {
             return Task { try await Pager.page(asked, reading: reading, snapshot: snapshot, plan: plan, keyer: keyer, needs: needs) }
         }
 
+        /// Reads (or takes, from `reading`) the rows `query` asks for, starts reading the rows
+        /// after them, and prepares these.
         private static func page(
             _ query: ExportQuery, reading: Task<[ExportedRecord], any Error>?, snapshot: any ExportSnapshot, plan: ExportPlan,
             keyer: PatientKeyer, needs: ExportInput.Needs
@@ -255,7 +257,7 @@ public struct ExportService: Sendable {
             }
         }
 
-        /// The pages' stored rows in the forms the formats read.
+        /// A page's stored rows in the forms the formats read.
         private static func prepare(_ rows: [ExportedRecord], plan: ExportPlan, keyer: PatientKeyer, needs: ExportInput.Needs) throws
             -> [ExportInput]
         {
