@@ -57,8 +57,11 @@ struct StartBench: AsyncParsableCommand {
             if let marker, String(decoding: seen, as: UTF8.self).contains(marker) { break }
         }
         let elapsed = seconds(ContinuousClock.now - start)
+        // Input ends, so fill leaves as a person's does (it keeps no draft of an untouched form)
+        // and closes its store: the next run starts from what a person's next fill finds, not
+        // from a killed process's leftovers.
         try? input.fileHandleForWriting.close()
-        process.terminate()
+        while !handle.availableData.isEmpty {}
         process.waitUntilExit()
         if let marker, !String(decoding: seen, as: UTF8.self).contains(marker) {
             throw BenchError(

@@ -26,12 +26,14 @@ public final class SQLiteRecordStore: RecordStore, GroupCommitHolding {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             // The writer keeps 32 MB of pages (indexes it updates stay in memory); readers keep
             // SQLite's default 2 MB, so an export that reads every page stays small.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -32768") }
         }
         let database = try DatabasePool(path: path, configuration: configuration)
+        // FULL: an acknowledged record survives a power cut, not only a crash. Set after the pool
+        // opens: GRDB sets NORMAL on its writer when it turns the log on.
+        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         self.database = database
         if try database.read({ try Self.migrator.hasBeenSuperseded($0) }) {
             throw SQLiteStoreError("\(path) was migrated by a newer Intake; run that version, or restore a backup made before it")

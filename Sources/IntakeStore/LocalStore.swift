@@ -69,11 +69,10 @@ public final class LocalStore: Sendable {
         do {
             var sqlite = GRDB.Configuration()
             sqlite.busyMode = .timeout(10)
-            sqlite.prepareDatabase { db in
-                // FULL: a committed answer survives a power cut, not only a crash.
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-            }
             database = try DatabasePool(path: path, configuration: sqlite)
+            // FULL: a committed answer survives a power cut, not only a crash. Set after the pool
+            // opens: GRDB sets NORMAL on its writer when it turns the log on.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(database)
         } catch {
             throw LocalStoreError(

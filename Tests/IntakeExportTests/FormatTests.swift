@@ -80,6 +80,31 @@ struct FormatTests {
         #expect(!text.contains("Amina") && !text.contains("Haddad") && !text.contains("CASE-7") && !text.contains("1990-05-01"))
     }
 
+    /// A repeat show-if hides (a draft can still hold its instances) has no cells in the wide CSV
+    /// and no rows in its table: both files say "not asked" alike.
+    @Test func aRepeatHiddenByShowIfHasNeitherCellsNorRows() throws {
+        let questionnaire = try Fixtures.questionnaire(
+            """
+            @title Main
+            Anyone living with you? | id: household | yesno
+            Members | id: members | repeat 0..9 | show if: household = yes
+            Member age | id: member_age | integer 0..120
+            @end members
+            """)
+        let plan = try ExportPlan(questionnaires: [questionnaire])
+        let table = try #require(plan.repeatTables.first)
+        let wide = WideCSVFormatter(plan: plan), rows = RepeatTableFormatter(plan: plan, table: table)
+        let instances = Answer.instances([[3: .integer(30)], [3: .integer(4)]])
+        let shown = Fixtures.record(questionnaire, [1: .yesNo(true), 2: instances], status: .draft)
+        let hidden = Fixtures.record(questionnaire, [1: .yesNo(false), 2: instances], status: .draft)
+        let text = wide.header() + (try wide.row(Fixtures.item(shown))) + (try wide.row(Fixtures.item(hidden)))
+        let cells = try CSVReader.table(text)
+        #expect(cells[0]["member_age_1"] == "30" && cells[0]["member_age_2"] == "4")
+        #expect(cells[1]["member_age_1"] == "" && cells[1]["member_age_2"] == "", "no cell for a hidden repeat's members")
+        #expect(try CSVReader.rows(try rows.row(Fixtures.item(shown))).count == 2)
+        #expect(try rows.row(Fixtures.item(hidden)).isEmpty, "no row for a hidden repeat's instances")
+    }
+
     @Test func longCSVHasARowPerAnswerChosenCodeAndField() throws {
         let (v1, _) = try Fixtures.versions()
         let plan = try ExportPlan(questionnaires: [v1])

@@ -12,6 +12,15 @@ import Testing
 /// What only the SQLite store's group commit has: a group goes in as one, and is taken again a
 /// request at a time (a savepoint each) only when it fails.
 struct SQLiteGroupCommitTests {
+    /// An acknowledged record survives a power cut: the writer syncs each commit to disk
+    /// (`synchronous = FULL`), which GRDB turns down to NORMAL as it opens a pool unless the store
+    /// sets it again.
+    @Test func theWriterSyncsEveryCommit() async throws {
+        let store = try #require(try await StoreKind.sqlite.open(database: StoreKind.sqlite.newDatabase()) as? SQLiteRecordStore)
+        let level = try await store.database.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(level == 2, "synchronous is \(String(describing: level)), not FULL (2)")
+    }
+
     /// Requests sent at once share commits; one of them names a team that does not exist, so
     /// the group holding it fails as one and is taken again apart: that request alone fails,
     /// the others are stored once, and the operator's scrape counts the groups taken again.

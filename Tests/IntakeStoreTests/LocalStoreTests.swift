@@ -28,6 +28,13 @@ struct LocalStoreTests {
             cursor: QuestionPosition(section: 2, index: 3))
     }
 
+    /// A saved answer survives a power cut: the writer syncs each commit (`synchronous = FULL`),
+    /// which GRDB turns down to NORMAL as it opens a pool unless the store sets it again.
+    @Test func theWriterSyncsEveryCommit() throws {
+        let level = try store.database.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(level == 2, "synchronous is \(String(describing: level)), not FULL (2)")
+    }
+
     @Test func savedDraftsSurviveReopeningTheStore() throws {
         let saved = draft(answers: [1: [1: .text("a")]])
         try store.save(saved)

@@ -77,8 +77,10 @@ extension ExportPlan {
         }
         for slot in row.layout.slots where !row.hidden[slot.ordinal] {
             if slot.inRepeat {
-                // Each instance's answer, read from the repeat's; no cell for an instance the record lacks.
-                guard let member = slot.repeatMember, case .instances(let list)? = row.answers[member.group] else { continue }
+                // Each instance's answer, read from the repeat's; no cell for an instance the record
+                // lacks, nor for any when show-if hides the repeat (its table has no rows then).
+                guard let member = slot.repeatMember, !row.hidden[member.group], case .instances(let list)? = row.answers[member.group]
+                else { continue }
                 for (index, path) in slot.columns {
                     guard case .instance(let number)? = path.first, number <= list.count else { continue }
                     guard let inner = list[number - 1][member.index], let text = Self.cell(inner, path.dropFirst(), type: slot.type) else {
