@@ -58,6 +58,38 @@ struct StatisticsFilesTests {
         #expect(ExportFormat.sav.reads == .rows)
     }
 
+    /// The statistics files are made in memory: an export that would take more than the machine
+    /// can give is refused as it grows, saying what to do, and leaves no folder (rather than the
+    /// system killing it); within the budget the same export succeeds.
+    @Test func anExportTooLargeForMemoryIsRefusedAsItGrowsAndLeavesNothing() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let questionnaire = try Fixtures.questionnaire(Self.section)
+        let plan = try ExportPlan(questionnaires: [questionnaire], options: ExportOptions())
+        let records = (0..<200).map { Fixtures.record(questionnaire, Self.answers[$0 % Self.answers.count]) }
+        func run(budget: Int, into folder: URL) async throws -> FolderExport.Summary {
+            var pages = stride(from: 0, to: records.count, by: 50).map { start in
+                records[start..<start + 50].map { ExportInput(record: Fixtures.item($0)) }
+            }
+            var export = FolderExport(plan: plan, formats: [.sav, .wideCSV], sideFiles: [], folder: folder)
+            export.statisticsMemoryBudget = budget
+            return try await export.write(cursor: nil, since: nil) { pages.isEmpty ? nil : pages.removeFirst() }
+        }
+        let refused = directory.appendingPathComponent("refused")
+        var pagesLeft = -1
+        do {
+            _ = try await run(budget: 100_000, into: refused)
+            Issue.record("an export over its memory budget was not refused")
+        } catch let error as ExportError {
+            #expect(error.description.contains("are made in memory") && error.description.contains("--format csv"), "\(error.description)")
+            let read = try #require(Int(error.description.split(separator: " ").first { Int($0) != nil } ?? ""))
+            pagesLeft = records.count - read
+        }
+        #expect(pagesLeft > 0, "refused before every record was read")
+        #expect(!FileManager.default.fileExists(atPath: refused.path), "nothing is left")
+        let summary = try await run(budget: StatisticsCollector.defaultMemoryBudget, into: directory.appendingPathComponent("kept"))
+        #expect(summary.records == records.count && summary.files.contains("records.sav"))
+    }
+
     @Test func savHasItsHeaderDictionaryLabelsAndData() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (folder, plan, records) = try await export(Self.answers)

@@ -16,7 +16,7 @@ public protocol ExportFormatter: AnyObject {
 /// builds the record itself (the wide CSV).
 protocol RowFormatter: ExportFormatter {
     var plan: ExportPlan { get }
-    func write(_ row: ExportRow, into out: inout [UInt8])
+    func write(_ row: ExportRow, into out: inout [UInt8]) throws(ExportError)
 }
 
 extension ExportFormatter {
@@ -27,9 +27,9 @@ extension ExportFormatter {
         guard readsRecords else { return }
         if let formatter = self as? any RowFormatter {
             if let row = input.row {
-                formatter.write(row, into: &out)
+                try formatter.write(row, into: &out)
             } else if let record = input.record {
-                formatter.write(try ExportRow(record, plan: formatter.plan), into: &out)
+                try formatter.write(try ExportRow(record, plan: formatter.plan), into: &out)
             } else {
                 throw ExportError("this export's reader gave no record for its \(Self.self); report this as a bug")
             }

@@ -13,6 +13,9 @@ public struct FolderExport {
     public var folder: URL
     /// Fetches a file a record names into `attachments/`; nil leaves them listed only.
     public var fetchAttachment: (@Sendable (UUID, AttachmentRef) async throws -> Data?)?
+    /// The memory the statistics files (.sav, .dta, .xlsx), made in memory, may take before the
+    /// export is refused (``StatisticsCollector/memoryBudget``): half of the machine's.
+    public var statisticsMemoryBudget = StatisticsCollector.defaultMemoryBudget
 
     public init(
         plan: ExportPlan, formats: [ExportFormat] = ExportFormat.allCases, sideFiles: [ExportSideFile] = ExportSideFile.allCases,
@@ -79,7 +82,7 @@ public struct FolderExport {
             // The statistics files (.sav, .dta, .xlsx) are written whole after the run, from
             // the records one collector keeps in memory meanwhile (see StatisticsCollector).
             let binary = formats.filter(\.isBinary)
-            let collector = binary.isEmpty ? nil : StatisticsCollector(plan: plan)
+            let collector = binary.isEmpty ? nil : StatisticsCollector(plan: plan, memoryBudget: statisticsMemoryBudget)
             if let collector { outputs.append(ExportRun.Output(formatter: collector, sink: DiscardSink())) }
             // Beside the wide CSV, each repeat's own table.
             let repeatTables = formats.contains(.wideCSV) ? plan.repeatTables : []

@@ -24,11 +24,14 @@ public enum StatisticsFiles {
     {
         let chosen = Self.formats.filter(formats.contains)
         guard !chosen.isEmpty else { return [] }
-        func save(_ bytes: Data, as name: String) throws {
+        func save(_ bytes: [UInt8], as name: String) throws {
             let path = folder.appendingPathComponent(name).path
-            guard FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
-                throw ExportError("cannot write \(path); check the disk has room")
-            }
+            // Written from the writer's bytes where they are: a copy would add the file's size to the peak.
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+                let handle = FileHandle(forWritingAtPath: path)
+            else { throw ExportError("cannot write \(path); check the disk has room") }
+            defer { try? handle.close() }
+            do { try handle.write(contentsOf: bytes) } catch { throw ExportError("cannot write \(path); check the disk has room") }
         }
         let table = StatisticsTable(collector)
         var repeatFiles: [String] = []
@@ -46,10 +49,11 @@ public enum StatisticsFiles {
     }
 
     /// The bytes of `format`'s file.
-    static func data(_ format: ExportFormat, table: StatisticsTable, collector: StatisticsCollector, date: Date = Date()) throws -> Data {
+    static func data(_ format: ExportFormat, table: StatisticsTable, collector: StatisticsCollector, date: Date = Date()) throws -> [UInt8]
+    {
         switch format {
-        case .sav: return Data(SAVWriter(table: table, date: date).data())
-        case .dta: return Data(try DTAWriter(table: table, date: date).data())
+        case .sav: return SAVWriter(table: table, date: date).data()
+        case .dta: return try DTAWriter(table: table, date: date).data()
         default:
             // Excel opens at most 1,048,576 rows and 16,384 columns.
             let longestRepeat = collector.repeatRows.map(\.count).max() ?? 0
@@ -58,7 +62,7 @@ public enum StatisticsFiles {
                     "records.xlsx cannot hold \(table.rowCount) records of \(table.variables.count) columns, or a repeat of \(longestRepeat) instances (Excel's limits are "
                         + "1,048,575 rows and 16,384 columns); leave it out with --format, or export fewer records (--since)")
             }
-            return try workbook(collector, table: table).data()
+            return [UInt8](try workbook(collector, table: table).data())
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import IntakeCore
 
 /// Gathers an export's tables for the statistics files (`records.sav`, `records.dta`,
@@ -5,9 +6,10 @@ import IntakeCore
 /// .sav or .dta header holds every string's width and the number of cases, and an .xlsx is a
 /// zip archive. So this formatter writes nothing while the records pass: it keeps every
 /// record's cells in memory (one array per column of the wide table, and the repeat tables'
-/// rows), which is acceptable for the exports Intake makes today; an export too large for
-/// memory would need a second pass over the records. ``FolderExport`` writes the files after
-/// the run.
+/// rows), and ``FolderExport`` writes the files after the run. An export too large for the
+/// machine's memory is refused as it grows past ``memoryBudget``, with what to do instead,
+/// rather than killed by the system (writing these files without holding the records would
+/// need a second pass over them, or a spool on disk: not built).
 public final class StatisticsCollector: RowFormatter {
     let plan: ExportPlan
     /// By column of the wide table, one value per record (nil: an empty cell).
@@ -16,10 +18,21 @@ public final class StatisticsCollector: RowFormatter {
     /// The repeat tables (for the .xlsx), each with its rows: key cells, then a value per column.
     let repeatTables: [RepeatTableFormatter]
     private(set) var repeatRows: [[(keys: [String], values: [CellValue?])]]
+    /// About the export's peak memory for the cells gathered so far: each cell counted twice,
+    /// gathered here and again in the table the files are made from (``estimate(_:)``; 1,485 MB
+    /// estimated for 100,000 bench records and their 1.45 million repeat instances, whose
+    /// records.sav export peaked at 1,441 MB).
+    private(set) var heldBytes = 0
+    /// The most ``heldBytes`` may reach.
+    let memoryBudget: Int
+
+    /// Half of the machine's memory.
+    public static var defaultMemoryBudget: Int { Int(min(ProcessInfo.processInfo.physicalMemory / 2, UInt64(Int.max))) }
 
     /// `repeats`: also gather the repeats' own tables (the .xlsx has a sheet for each).
-    public init(plan: ExportPlan, repeats: Bool = true) {
+    public init(plan: ExportPlan, repeats: Bool = true, memoryBudget: Int = StatisticsCollector.defaultMemoryBudget) {
         self.plan = plan
+        self.memoryBudget = memoryBudget
         columns = Array(repeating: [], count: plan.columns.count)
         repeatTables = repeats ? plan.repeatTables.map { RepeatTableFormatter(plan: plan, table: $0) } : []
         repeatRows = Array(repeating: [], count: repeatTables.count)
@@ -29,21 +42,57 @@ public final class StatisticsCollector: RowFormatter {
     public func footer() -> String { "" }
 
     public func row(_ record: ExportRecord) throws(ExportError) -> String {
-        collect(try ExportRow(record, plan: plan))
+        try collect(try ExportRow(record, plan: plan))
         return ""
     }
 
-    func write(_ row: ExportRow, into out: inout [UInt8]) { collect(row) }
+    func write(_ row: ExportRow, into out: inout [UInt8]) throws(ExportError) { try collect(row) }
 
-    private func collect(_ row: ExportRow) {
+    private func collect(_ row: ExportRow) throws(ExportError) {
         var cells = [CellValue?](repeating: nil, count: columns.count)
         plan.eachValue(of: row) { index, value in cells[index] = value }
+        heldBytes += Self.estimate(cells)
         for index in columns.indices { columns[index].append(cells[index]) }
         recordCount += 1
         for (number, table) in repeatTables.enumerated() {
-            table.eachRow(of: row) { keys, values in repeatRows[number].append((keys, values)) }
+            table.eachRow(of: row) { keys, values in
+                heldBytes += Self.estimate(values) + keys.reduce(0) { $0 + Self.estimate($1) }
+                repeatRows[number].append((keys, values))
+            }
         }
+        guard heldBytes > memoryBudget else { return }
+        let files = ExportFormat.allCases.filter(\.isBinary).map(\.fileName).joined(separator: ", ")
+        throw ExportError(
+            "\(files) are made in memory, and the \(recordCount) records read so far already need about "
+                + "\(Self.megabytes(heldBytes)) MB of the \(Self.megabytes(memoryBudget)) MB this machine can give them (half of its "
+                + "memory); nothing was written. Leave them out: --format csv --format codebook --format spss --format escaped "
+                + "--format r (SPSS and R read the CSV through records.sps and records.R), or export fewer records at a time "
+                + "(--data-group, --review-state, --since)")
     }
+
+    /// Takes the wide table's cells, leaving none here: the table made from them replaces them,
+    /// a column at a time, so the two copies are not held whole at once.
+    func takeColumns() -> [[CellValue?]] {
+        defer { columns = [] }
+        return columns
+    }
+
+    /// About what a row's cells take at the export's peak: two slots each (an optional enum with
+    /// a string; gathered, then in the table), and a text's bytes where they do not fit in one.
+    static func estimate(_ cells: [CellValue?]) -> Int {
+        var bytes = 32 + cells.count * MemoryLayout<CellValue?>.stride * 2
+        for cell in cells {
+            switch cell {
+            case .text(let text)?, .plain(let text)?: bytes += estimate(text)
+            case .unanswered?, nil: break
+            }
+        }
+        return bytes
+    }
+
+    static func estimate(_ text: String) -> Int { text.utf8.count > 15 ? 32 + text.utf8.count : 0 }
+
+    static func megabytes(_ bytes: Int) -> Int { (bytes + 999_999) / 1_000_000 }
 }
 
 /// A table as the .sav and .dta files hold it: typed variables, each with its label, value
@@ -68,7 +117,15 @@ struct StatisticsTable {
     init(_ collector: StatisticsCollector) {
         let plan = collector.plan
         let entries = CodebookEntry.entries(plan)
-        variables = zip(entries, collector.columns).map { StatisticsVariable(entry: $0, cells: $1) }
+        var columns = collector.takeColumns()
+        variables = []
+        variables.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() {
+            // The column's cells are freed once its variable holds its values.
+            let cells = index < columns.count ? columns[index] : []
+            if index < columns.count { columns[index] = [] }
+            variables.append(StatisticsVariable(entry: entry, cells: cells))
+        }
         rowCount = collector.recordCount
         questionnaireId = plan.questionnaireId
         unansweredCode = plan.options.unansweredCode
