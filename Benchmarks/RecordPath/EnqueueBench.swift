@@ -50,9 +50,9 @@ struct EnqueueBench: AsyncParsableCommand {
 
     /// A database like the local store's (WAL, synchronous FULL), with an outbox and drafts table.
     static func plainQueue(_ path: URL) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        let pool = try DatabasePool(path: path.path, configuration: configuration)
+        let pool = try DatabasePool(path: path.path)
+        // After the pool opens, as the local store does: GRDB sets NORMAL on its writer as it opens.
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try pool.write { db in
             try db.execute(
                 sql: """

@@ -86,6 +86,8 @@ struct StatisticsFilesTests {
         }
         #expect(pagesLeft > 0, "refused before every record was read")
         #expect(!FileManager.default.fileExists(atPath: refused.path), "nothing is left")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!left.contains { $0.hasPrefix(".refused.partial-") }, "nor the folder the files were made in: \(left)")
         let summary = try await run(budget: StatisticsCollector.defaultMemoryBudget, into: directory.appendingPathComponent("kept"))
         #expect(summary.records == records.count && summary.files.contains("records.sav"))
     }

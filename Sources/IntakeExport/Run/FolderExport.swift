@@ -14,7 +14,8 @@ public struct FolderExport {
     /// Fetches a file a record names into `attachments/`; nil leaves them listed only.
     public var fetchAttachment: (@Sendable (UUID, AttachmentRef) async throws -> Data?)?
     /// The memory the statistics files (.sav, .dta, .xlsx), made in memory, may take before the
-    /// export is refused (``StatisticsCollector/memoryBudget``): half of the machine's.
+    /// export is refused (``StatisticsCollector/memoryBudget``; two thirds of it with the .xlsx,
+    /// whose workbook copies every cell again): half of what the process may have.
     public var statisticsMemoryBudget = StatisticsCollector.defaultMemoryBudget
 
     public init(
@@ -82,7 +83,9 @@ public struct FolderExport {
             // The statistics files (.sav, .dta, .xlsx) are written whole after the run, from
             // the records one collector keeps in memory meanwhile (see StatisticsCollector).
             let binary = formats.filter(\.isBinary)
-            let collector = binary.isEmpty ? nil : StatisticsCollector(plan: plan, memoryBudget: statisticsMemoryBudget)
+            // records.xlsx's workbook takes a third copy of every cell as it is made.
+            let budget = binary.contains(.xlsx) ? statisticsMemoryBudget / 3 * 2 : statisticsMemoryBudget
+            let collector = binary.isEmpty ? nil : StatisticsCollector(plan: plan, memoryBudget: budget)
             if let collector { outputs.append(ExportRun.Output(formatter: collector, sink: DiscardSink())) }
             // Beside the wide CSV, each repeat's own table.
             let repeatTables = formats.contains(.wideCSV) ? plan.repeatTables : []

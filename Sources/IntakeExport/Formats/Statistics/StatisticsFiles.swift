@@ -24,19 +24,28 @@ public enum StatisticsFiles {
     {
         let chosen = Self.formats.filter(formats.contains)
         guard !chosen.isEmpty else { return [] }
-        func save(_ bytes: [UInt8], as name: String) throws {
+        func save(_ bytes: some DataProtocol, as name: String) throws {
             let path = folder.appendingPathComponent(name).path
             // Written from the writer's bytes where they are: a copy would add the file's size to the peak.
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
                 let handle = FileHandle(forWritingAtPath: path)
             else { throw ExportError("cannot write \(path); check the disk has room") }
-            defer { try? handle.close() }
-            do { try handle.write(contentsOf: bytes) } catch { throw ExportError("cannot write \(path); check the disk has room") }
+            do {
+                try handle.write(contentsOf: bytes)
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw ExportError("cannot write \(path); check the disk has room")
+            }
         }
         let table = StatisticsTable(collector)
         var repeatFiles: [String] = []
         for format in chosen {
-            try save(try data(format, table: table, collector: collector, date: date), as: format.fileName)
+            if format == .xlsx {
+                try save(try workbookData(collector, table: table), as: format.fileName)
+            } else {
+                try save(try data(format, table: table, collector: collector, date: date), as: format.fileName)
+            }
             guard format == .sav || format == .dta else { continue }
             for number in collector.repeatTables.indices {
                 let name = String(collector.repeatTables[number].table.fileName.dropLast(4)) + (format == .sav ? ".sav" : ".dta")
@@ -54,16 +63,20 @@ public enum StatisticsFiles {
         switch format {
         case .sav: return SAVWriter(table: table, date: date).data()
         case .dta: return try DTAWriter(table: table, date: date).data()
-        default:
-            // Excel opens at most 1,048,576 rows and 16,384 columns.
-            let longestRepeat = collector.repeatRows.map(\.count).max() ?? 0
-            guard table.rowCount < 1_048_576, longestRepeat < 1_048_576, table.variables.count <= 16_384 else {
-                throw ExportError(
-                    "records.xlsx cannot hold \(table.rowCount) records of \(table.variables.count) columns, or a repeat of \(longestRepeat) instances (Excel's limits are "
-                        + "1,048,575 rows and 16,384 columns); leave it out with --format, or export fewer records (--since)")
-            }
-            return [UInt8](try workbook(collector, table: table).data())
+        default: return [UInt8](try workbookData(collector, table: table))
         }
+    }
+
+    /// The bytes of records.xlsx, refused beyond what Excel opens.
+    static func workbookData(_ collector: StatisticsCollector, table: StatisticsTable) throws -> Data {
+        // Excel opens at most 1,048,576 rows and 16,384 columns.
+        let longestRepeat = collector.repeatRows.map(\.count).max() ?? 0
+        guard table.rowCount < 1_048_576, longestRepeat < 1_048_576, table.variables.count <= 16_384 else {
+            throw ExportError(
+                "records.xlsx cannot hold \(table.rowCount) records of \(table.variables.count) columns, or a repeat of \(longestRepeat) instances (Excel's limits are "
+                    + "1,048,575 rows and 16,384 columns); leave it out with --format, or export fewer records (--since)")
+        }
+        return try workbook(collector, table: table).data()
     }
 
     /// The sheets of records.xlsx: cells typed as in the .sav and .dta (``StatisticsTable``).

@@ -26,8 +26,17 @@ public final class StatisticsCollector: RowFormatter {
     /// The most ``heldBytes`` may reach.
     let memoryBudget: Int
 
-    /// Half of the machine's memory.
-    public static var defaultMemoryBudget: Int { Int(min(ProcessInfo.processInfo.physicalMemory / 2, UInt64(Int.max))) }
+    /// Half of the memory this process may have: the machine's, or its control group's limit
+    /// when it runs under one (a container, a systemd unit with MemoryMax).
+    public static var defaultMemoryBudget: Int {
+        var memory = ProcessInfo.processInfo.physicalMemory
+        if let limit = try? String(contentsOfFile: "/sys/fs/cgroup/memory.max", encoding: .utf8),
+            let bytes = UInt64(limit.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            memory = min(memory, bytes)
+        }
+        return Int(min(memory / 2, UInt64(Int.max)))
+    }
 
     /// `repeats`: also gather the repeats' own tables (the .xlsx has a sheet for each).
     public init(plan: ExportPlan, repeats: Bool = true, memoryBudget: Int = StatisticsCollector.defaultMemoryBudget) {
@@ -64,14 +73,16 @@ public final class StatisticsCollector: RowFormatter {
         let files = ExportFormat.allCases.filter(\.isBinary).map(\.fileName).joined(separator: ", ")
         throw ExportError(
             "\(files) are made in memory, and the \(recordCount) records read so far already need about "
-                + "\(Self.megabytes(heldBytes)) MB of the \(Self.megabytes(memoryBudget)) MB this machine can give them (half of its "
-                + "memory); nothing was written. Leave them out: --format csv --format codebook --format spss --format escaped "
+                + "\(Self.megabytes(heldBytes)) MB of the \(Self.megabytes(memoryBudget)) MB this export may give them; nothing "
+                + "was written. Name the files you want instead: --format csv --format codebook --format spss --format escaped "
                 + "--format r (SPSS and R read the CSV through records.sps and records.R), or export fewer records at a time "
                 + "(--data-group, --review-state, --since)")
     }
 
     /// Takes the wide table's cells, leaving none here: the table made from them replaces them,
-    /// a column at a time, so the two copies are not held whole at once.
+    /// a column at a time, so the two copies are not held whole at once. So the wide table is
+    /// made once (``StatisticsFiles/write(_:from:into:date:)`` does); the repeat tables and the
+    /// workbook read the repeats' rows, which stay.
     func takeColumns() -> [[CellValue?]] {
         defer { columns = [] }
         return columns
