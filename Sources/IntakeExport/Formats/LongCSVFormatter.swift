@@ -5,7 +5,7 @@ import IntakeCore
 /// Like the wide CSV, it leaves out answers to questions hidden by show-if (drafts can hold them).
 /// A repeat gives a row with its number of instances, then its instances' answers, each row with
 /// the instance's number (`2`, or `2.1` in a repeat inside a repeat).
-public final class LongCSVFormatter: ExportFormatter {
+public final class LongCSVFormatter: RowFormatter {
     let plan: ExportPlan
     static let columns = [
         "record_id", "patient_key", "questionnaire_version", "section", "index", "question_id", "field", "type", "value", "instance",
@@ -23,25 +23,53 @@ public final class LongCSVFormatter: ExportFormatter {
     }
 
     public func row(_ item: ExportRecord) throws(ExportError) -> String {
-        let record = item.record
-        let layout = try plan.layout(for: record.questionnaire)
-        var out = ""
-        let recordId = record.id.uuidString.lowercased()
-        let hidden = layout.questionnaire.hiddenPositions(in: record)
+        var out: [UInt8] = []
+        write(try ExportRow(item, plan: plan), into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Written from the record's row (its answers by ordinal, show-if settled), as the wide CSV
+    /// is: straight into `out` as bytes, the fields every line of the record starts with escaped
+    /// once, so an export that reads only rows writes this file too.
+    func write(_ row: ExportRow, into out: inout [UInt8]) {
+        let questionnaire = row.layout.questionnaire
+        let comma = UInt8(ascii: ",")
+        var start: [UInt8] = []
+        CSV.append(row.item.record.id.uuidString.lowercased(), to: &start)
+        start.append(comma)
+        CSV.append(row.item.patientKey ?? "", to: &start)
+        start.append(comma)
+        CSV.append(row.item.record.questionnaire.version, to: &start)
+        start.append(comma)
         func write(_ question: Question, _ answer: Answer, instance: String) {
             if plan.options.dropFreeText, question.type == .text { return }
             if plan.leavesOut(question) { return }
             let position = question.position
-            let base = [
-                recordId, item.patientKey ?? "", record.questionnaire.version, String(position.section), String(position.index),
-                question.key,
-            ]
+            var base = start
+            base.append(contentsOf: String(position.section).utf8)
+            base.append(comma)
+            base.append(contentsOf: String(position.index).utf8)
+            base.append(comma)
+            CSV.append(question.key, to: &base)
+            base.append(comma)
+            func line(field: String, keyword: String, value: String) {
+                out.append(contentsOf: base)
+                CSV.append(field, to: &out)
+                out.append(comma)
+                CSV.append(keyword, to: &out)
+                out.append(comma)
+                CSV.append(escaped(value), to: &out)
+                out.append(comma)
+                CSV.append(instance, to: &out)
+                out.append(13)
+                out.append(10)
+            }
             func emit(field: String, type: QuestionType?, _ answer: Answer) {
                 let keyword = type?.keyword ?? answer.kind
                 if case .choices(let codes) = answer {
-                    for code in codes { out += CSV.line(base + [field, keyword, escaped(code), instance]) }
+                    for code in codes { line(field: field, keyword: keyword, value: code) }
                 } else {
-                    out += CSV.line(base + [field, keyword, escaped(ExportPlan.text(of: answer)), instance])
+                    line(field: field, keyword: keyword, value: ExportPlan.text(of: answer))
                 }
             }
             if let fields = answer.parts, let defined = question.type.parts {
@@ -54,7 +82,7 @@ public final class LongCSVFormatter: ExportFormatter {
                 emit(field: "", type: question.type, answer)
             }
             guard question.isRepeat, case .instances(let list) = answer else { return }
-            let members = layout.questionnaire.members(of: question.position)
+            let members = questionnaire.members(of: question.position)
             for (number, answers) in zip(1..., list) {
                 let path = instance.isEmpty ? String(number) : "\(instance).\(number)"
                 for member in members {
@@ -62,11 +90,12 @@ public final class LongCSVFormatter: ExportFormatter {
                 }
             }
         }
-        for (position, answer) in record.allAnswers where !hidden.contains(position) {
-            guard let question = layout.questionnaire.question(at: position), question.group == nil else { continue }
-            write(question, answer, instance: "")
+        // In the questionnaire's order (by section and place); a repeat's questions are written
+        // from its instances, never from the top.
+        for ordinal in row.answers.indices where !row.hidden[ordinal] {
+            guard let answer = row.answers[ordinal], questionnaire.allQuestions[ordinal].group == nil else { continue }
+            write(questionnaire.allQuestions[ordinal], answer, instance: "")
         }
-        return out
     }
 
     public func footer() -> String { "" }
