@@ -105,6 +105,28 @@ struct FormatTests {
         #expect(try rows.row(Fixtures.item(hidden)).isEmpty, "no row for a hidden repeat's instances")
     }
 
+    /// JSON strings are escaped byte by byte: quotes, backslashes, control characters, and the
+    /// two line ends JavaScript sees in U+2028 and U+2029, but not their UTF-8 neighbours
+    /// (U+2027, €) nor Arabic or emoji; what is written reads back as the text it was.
+    @Test func jsonStringsAreEscapedWhereJSONAndJavaScriptNeedItOnly() throws {
+        let texts = [
+            "plain", "say \"hi\" \\ back", "line\nbreak\r\ttab", "\u{1}\u{1F}\u{7F}", "a\u{2028}b\u{2029}c", "\u{2027}€ مرحبا 👩🏽‍⚕️",
+            "\u{2028}", "",
+        ]
+        let written = texts.map { OrderedJSON.string($0).text }
+        #expect(
+            written == [
+                #""plain""#, #""say \"hi\" \\ back""#, #""line\nbreak\r\ttab""#, #""\u0001\u001f\#u{7F}""#, #""a\u2028b\u2029c""#,
+                "\"\u{2027}€ مرحبا 👩🏽‍⚕️\"", #""\u2028""#, #""""#,
+            ])
+        for (text, json) in zip(texts, written) {
+            let read = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) as? String
+            #expect(read == text)
+        }
+        let object = OrderedJSON.object([("b", .array([.integer(-3), .number(2.5), .bool(true), .string("x")])), ("a", .raw("{}"))])
+        #expect(object.text == #"{"b":[-3,2.5,true,"x"],"a":{}}"#)
+    }
+
     @Test func longCSVHasARowPerAnswerChosenCodeAndField() throws {
         let (v1, _) = try Fixtures.versions()
         let plan = try ExportPlan(questionnaires: [v1])
