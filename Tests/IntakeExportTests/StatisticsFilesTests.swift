@@ -92,6 +92,24 @@ struct StatisticsFilesTests {
         #expect(summary.records == records.count && summary.files.contains("records.sav"))
     }
 
+    /// The budget is half of what the process may have: the machine's memory, or its control
+    /// group's limit, v2 or v1, read from the group /proc/self/cgroup names.
+    @Test func theMemoryBudgetFollowsTheProcesssControlGroup() {
+        let gib: UInt64 = 1 << 30
+        let files = [
+            "/sys/fs/cgroup/system.slice/intake.service/memory.max": "2147483648\n",
+            "/sys/fs/cgroup/memory/docker/ab12/memory.limit_in_bytes": "1073741824\n",
+            "/sys/fs/cgroup/user.slice/memory.max": "max\n",
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n",
+        ]
+        func budget(_ groups: String) -> Int { StatisticsCollector.budget(physicalMemory: 16 * gib, groups: groups) { files[$0] } }
+        #expect(budget("0::/system.slice/intake.service\n") == Int(gib))
+        #expect(budget("4:memory:/docker/ab12\n0::/\n") == Int(gib / 2))
+        #expect(budget("0::/user.slice\n") == Int(8 * gib), "no limit: half of the machine")
+        #expect(budget("") == Int(8 * gib))
+        #expect(StatisticsCollector.defaultMemoryBudget <= Int(ProcessInfo.processInfo.physicalMemory / 2))
+    }
+
     @Test func savHasItsHeaderDictionaryLabelsAndData() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (folder, plan, records) = try await export(Self.answers)

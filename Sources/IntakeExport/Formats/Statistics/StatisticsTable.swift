@@ -27,13 +27,35 @@ public final class StatisticsCollector: RowFormatter {
     let memoryBudget: Int
 
     /// Half of the memory this process may have: the machine's, or its control group's limit
-    /// when it runs under one (a container, a systemd unit with MemoryMax).
+    /// when it runs under one (a container, a systemd unit with `MemoryMax=`): cgroup v2's
+    /// `memory.max`, v1's `memory.limit_in_bytes`.
     public static var defaultMemoryBudget: Int {
-        var memory = ProcessInfo.processInfo.physicalMemory
-        if let limit = try? String(contentsOfFile: "/sys/fs/cgroup/memory.max", encoding: .utf8),
-            let bytes = UInt64(limit.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
-            memory = min(memory, bytes)
+        budget(
+            physicalMemory: ProcessInfo.processInfo.physicalMemory,
+            groups: (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
+        ) { try? String(contentsOfFile: $0, encoding: .utf8) }
+    }
+
+    /// ``defaultMemoryBudget`` from `/proc/self/cgroup`'s text (`groups`) and the files `read`
+    /// gives (nil: no such file).
+    static func budget(physicalMemory: UInt64, groups: String, read: (String) -> String?) -> Int {
+        var memory = physicalMemory
+        var files = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+        // Lines such as "0::/system.slice/intake.service" (v2) and "4:memory:/docker/ab12" (v1):
+        // the process's own group.
+        for line in groups.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, parts[2].hasPrefix("/") else { continue }
+            if parts[1].isEmpty { files.append("/sys/fs/cgroup" + parts[2] + "/memory.max") }
+            if parts[1].split(separator: ",").contains("memory") {
+                files.append("/sys/fs/cgroup/memory" + parts[2] + "/memory.limit_in_bytes")
+            }
+        }
+        for file in files {
+            // "max" (v2) is no limit; v1 writes a number near 2^63 for none.
+            if let limit = read(file), let bytes = UInt64(limit.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                memory = min(memory, bytes)
+            }
         }
         return Int(min(memory / 2, UInt64(Int.max)))
     }
