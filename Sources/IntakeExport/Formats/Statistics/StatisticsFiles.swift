@@ -41,11 +41,7 @@ public enum StatisticsFiles {
         let table = StatisticsTable(collector)
         var repeatFiles: [String] = []
         for format in chosen {
-            if format == .xlsx {
-                try save(try workbookData(collector, table: table), as: format.fileName)
-            } else {
-                try save(try data(format, table: table, collector: collector, date: date), as: format.fileName)
-            }
+            try save(try data(format, table: table, collector: collector, date: date), as: format.fileName)
             guard format == .sav || format == .dta else { continue }
             for number in collector.repeatTables.indices {
                 let name = String(collector.repeatTables[number].table.fileName.dropLast(4)) + (format == .sav ? ".sav" : ".dta")
@@ -57,13 +53,14 @@ public enum StatisticsFiles {
         return repeatFiles
     }
 
-    /// The bytes of `format`'s file.
-    static func data(_ format: ExportFormat, table: StatisticsTable, collector: StatisticsCollector, date: Date = Date()) throws -> [UInt8]
+    /// The bytes of `format`'s file, as its writer made them (written without a copy).
+    static func data(_ format: ExportFormat, table: StatisticsTable, collector: StatisticsCollector, date: Date = Date()) throws
+        -> any DataProtocol
     {
         switch format {
         case .sav: return SAVWriter(table: table, date: date).data()
         case .dta: return try DTAWriter(table: table, date: date).data()
-        default: return [UInt8](try workbookData(collector, table: table))
+        default: return try workbookData(collector, table: table)
         }
     }
 

@@ -155,8 +155,8 @@ struct StatisticsTable {
         variables.reserveCapacity(entries.count)
         for (index, entry) in entries.enumerated() {
             // The column's cells are freed once its variable holds its values.
-            let cells = index < columns.count ? columns[index] : []
-            if index < columns.count { columns[index] = [] }
+            var cells: [CellValue?] = []
+            if index < columns.count { swap(&cells, &columns[index]) }
             variables.append(StatisticsVariable(entry: entry, cells: cells))
         }
         rowCount = collector.recordCount
