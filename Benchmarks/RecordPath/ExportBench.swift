@@ -8,7 +8,7 @@ import IntakeService
 /// `intake export --format csv` from a server database against `sqlite3 -csv` dumping the same
 /// table: records per second and peak resident memory of each, as child processes.
 struct ExportBench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "export", abstract: "intake export (wide CSV) vs sqlite3 -csv.")
+    static let configuration = CommandConfiguration(commandName: "export", abstract: "intake export (wide CSV; .sav and .dta) vs sqlite3 -csv.")
     @OptionGroup var tools: BenchTools
     @Option(help: "Records in the database.") var count = 1_000_000
     @Option(help: "A server database to fill once and reuse across runs (for profiling); it is kept.")
@@ -31,43 +31,38 @@ struct ExportBench: AsyncParsableCommand {
         let count = try await DatabaseQueue(path: database.path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0 }
         let dump = scratch.appendingPathComponent("sqlite3.csv")
         _ = try MeasuredProcess.run(tools.sqlite3, ["-csv", database.path, "SELECT * FROM record"], output: dump)
-        log("export: intake export …")
-        let folder = scratch.appendingPathComponent("export")
-        let export = try MeasuredProcess.run(
-            tools.intake, ["export", "--database", database.path, "--format", "csv", "--out", folder.path],
-            output: scratch.appendingPathComponent("export.log"))
-        guard export.status == 0 else {
-            throw BenchError(
-                "intake export failed: \((try? String(contentsOf: scratch.appendingPathComponent("export.log"), encoding: .utf8)) ?? "")")
+        /// Runs `intake export` with `arguments` and an output folder named `name`, throwing its log if it fails.
+        func export(_ name: String, _ arguments: [String]) throws -> MeasuredProcess {
+            log("export: intake export \(arguments.joined(separator: " ")) …")
+            let output = scratch.appendingPathComponent("\(name).log")
+            let run = try MeasuredProcess.run(
+                tools.intake, ["export"] + arguments + ["--out", scratch.appendingPathComponent(name).path], output: output)
+            guard run.status == 0 else {
+                throw BenchError("intake export (\(name)) failed: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+            }
+            try? FileManager.default.removeItem(at: scratch.appendingPathComponent(name))
+            return run
         }
+        let wide = try export("export", ["--database", database.path, "--format", "csv"])
         log("export: sqlite3 -csv …")
         let reference = try MeasuredProcess.run(tools.sqlite3, ["-csv", database.path, "SELECT * FROM record"], output: dump)
-        let exportRate = Double(count) / export.seconds, referenceRate = Double(count) / reference.seconds
-        var rows = [
-            BenchRow(
-                what: "intake export, wide CSV, \(count) records",
-                intake: format(exportRate, "records/s") + ", peak " + megabytes(export.peakBytes),
-                reference: "sqlite3 -csv: " + format(referenceRate, "rows/s") + ", peak " + megabytes(reference.peakBytes),
-                ratio: exportRate / referenceRate, target: "≥ 0.5, peak ≤ 64 MB")
-        ]
+        let referenceRate = Double(count) / reference.seconds
+        func row(_ what: String, _ run: MeasuredProcess, target: String, referencePeak: Bool = false) -> BenchRow {
+            let rate = Double(count) / run.seconds
+            return BenchRow(
+                what: "\(what), \(count) records", intake: format(rate, "records/s") + ", peak " + megabytes(run.peakBytes),
+                reference: "sqlite3 -csv: " + format(referenceRate, "rows/s") + (referencePeak ? ", peak " + megabytes(reference.peakBytes) : ""),
+                ratio: rate / referenceRate, target: target)
+        }
+        var rows = [row("intake export, wide CSV", wide, target: "≥ 0.5, peak ≤ 64 MB", referencePeak: true)]
+        // The statistics files, written after the run from rows kept on disk: their time and peak.
+        let statistics = try export("stats", ["--database", database.path, "--format", "sav", "--format", "dta"])
+        rows.append(row("intake export, records.sav and records.dta (and each repeat's)", statistics, target: "peak ≤ 64 MB"))
         if lookups { rows += try await LookupBench.measure(sqlite: database.path) }
         guard let postgres = tools.postgres(schema: "bench_export") else { return rows }
         try LookupBench.copy(database.path, to: postgres, tools: tools)
-        log("export: intake export from PostgreSQL …")
-        let fromPostgres = try MeasuredProcess.run(
-            tools.intake, ["export", "--database", postgres, "--format", "csv", "--out", scratch.appendingPathComponent("pg").path],
-            output: scratch.appendingPathComponent("export-pg.log"))
-        guard fromPostgres.status == 0 else {
-            throw BenchError(
-                "intake export from PostgreSQL failed: \((try? String(contentsOf: scratch.appendingPathComponent("export-pg.log"), encoding: .utf8)) ?? "")")
-        }
-        let postgresRate = Double(count) / fromPostgres.seconds
-        rows.append(
-            BenchRow(
-                what: "intake export from PostgreSQL, wide CSV, \(count) records",
-                intake: format(postgresRate, "records/s") + ", peak " + megabytes(fromPostgres.peakBytes),
-                reference: "sqlite3 -csv: " + format(referenceRate, "rows/s"), ratio: postgresRate / referenceRate,
-                target: "≥ 0.5, peak ≤ 64 MB"))
+        let fromPostgres = try export("pg", ["--database", postgres, "--format", "csv"])
+        rows.append(row("intake export from PostgreSQL, wide CSV", fromPostgres, target: "≥ 0.5, peak ≤ 64 MB"))
         if lookups { rows += try await LookupBench.measure(postgres: postgres) }
         return rows
     }

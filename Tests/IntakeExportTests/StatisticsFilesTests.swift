@@ -58,56 +58,78 @@ struct StatisticsFilesTests {
         #expect(ExportFormat.sav.reads == .rows)
     }
 
-    /// The statistics files are made in memory: an export that would take more than the machine
-    /// can give is refused as it grows, saying what to do, and leaves no folder (rather than the
-    /// system killing it); within the budget the same export succeeds.
-    @Test func anExportTooLargeForMemoryIsRefusedAsItGrowsAndLeavesNothing() async throws {
+    /// The rows wait on disk while the records pass: each cell comes back as it went in (texts
+    /// of every length, across the spool's one-megabyte writes and reads), again on a second
+    /// reading, and the facts say what the values allow.
+    @Test func aSpoolGivesItsRowsBackAsTheyWentInAndKnowsWhatTheirValuesAllow() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let questionnaire = try Fixtures.questionnaire(Self.section)
-        let plan = try ExportPlan(questionnaires: [questionnaire], options: ExportOptions())
-        let records = (0..<200).map { Fixtures.record(questionnaire, Self.answers[$0 % Self.answers.count]) }
-        func run(budget: Int, into folder: URL) async throws -> FolderExport.Summary {
-            var pages = stride(from: 0, to: records.count, by: 50).map { start in
-                records[start..<start + 50].map { ExportInput(record: Fixtures.item($0)) }
+        let spool = try StatisticsSpool(url: directory.appendingPathComponent("rows.spool"), columns: 4, sentinel: -99)
+        var rows: [[CellValue?]] = []
+        for index in 0..<3_000 {
+            let text = String(repeating: index % 2 == 0 ? "مرحبا " : "x", count: index % 700)
+            let row: [CellValue?] = [
+                .plain("\(index)"), index % 3 == 0 ? nil : .text(text), index == 7 ? .unanswered : .text("2024-02-\(10 + index % 19)"),
+                .text(index == 5 ? "-99" : "1.25"),
+            ]
+            rows.append(row)
+            try spool.append(row)
+        }
+        try spool.finish()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: spool.url.path)[.size] as? Int)
+        #expect(size > 2 * StatisticsSpool.bufferSize, "the rows crossed the buffer's size: \(size)")
+        for _ in 0..<2 {
+            var read = 0
+            try spool.forEachRow { cells in
+                let expected = rows[read].map { cell -> CellValue? in if case .plain(let text)? = cell { .text(text) } else { cell } }
+                #expect(cells == expected, "row \(read)")
+                read += 1
             }
-            var export = FolderExport(plan: plan, formats: [.sav, .wideCSV], sideFiles: [], folder: folder)
-            export.statisticsMemoryBudget = budget
-            return try await export.write(cursor: nil, since: nil) { pages.isEmpty ? nil : pages.removeFirst() }
+            #expect(read == rows.count)
         }
-        let refused = directory.appendingPathComponent("refused")
-        var pagesLeft = -1
-        do {
-            _ = try await run(budget: 100_000, into: refused)
-            Issue.record("an export over its memory budget was not refused")
-        } catch let error as ExportError {
-            #expect(error.description.contains("are made in memory") && error.description.contains("--format csv"), "\(error.description)")
-            let read = try #require(Int(error.description.split(separator: " ").first { Int($0) != nil } ?? ""))
-            pagesLeft = records.count - read
-        }
-        #expect(pagesLeft > 0, "refused before every record was read")
-        #expect(!FileManager.default.fileExists(atPath: refused.path), "nothing is left")
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        #expect(!left.contains { $0.hasPrefix(".refused.partial-") }, "nor the folder the files were made in: \(left)")
-        let summary = try await run(budget: StatisticsCollector.defaultMemoryBudget, into: directory.appendingPathComponent("kept"))
-        #expect(summary.records == records.count && summary.files.contains("records.sav"))
+        let facts = spool.facts
+        #expect(facts[0].integers && facts[0].wholeCodes && !facts[0].dates && facts[0].longest == 4)
+        #expect(!facts[1].numbers && facts[1].longest == "مرحبا ".utf8.count * 698)
+        #expect(facts[2].dates && facts[2].unanswered && !facts[2].numbers)
+        #expect(facts[3].numbers && facts[3].integers && facts[3].decimals == 2 && facts[3].sentinelAsNumber && !facts[3].sentinelAsCode)
+        spool.remove()
+        #expect(!FileManager.default.fileExists(atPath: spool.url.path))
     }
 
-    /// The budget is half of what the process may have: the machine's memory, or its control
-    /// group's limit, v2 or v1, read from the group /proc/self/cgroup names.
-    @Test func theMemoryBudgetFollowsTheProcesssControlGroup() {
-        let gib: UInt64 = 1 << 30
-        let files = [
-            "/sys/fs/cgroup/system.slice/intake.service/memory.max": "2147483648\n",
-            "/sys/fs/cgroup/memory/docker/ab12/memory.limit_in_bytes": "1073741824\n",
-            "/sys/fs/cgroup/user.slice/memory.max": "max\n",
-            "/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n",
-        ]
-        func budget(_ groups: String) -> Int { StatisticsCollector.budget(physicalMemory: 16 * gib, groups: groups) { files[$0] } }
-        #expect(budget("0::/system.slice/intake.service\n") == Int(gib))
-        #expect(budget("4:memory:/docker/ab12\n0::/\n") == Int(gib / 2))
-        #expect(budget("0::/user.slice\n") == Int(8 * gib), "no limit: half of the machine")
-        #expect(budget("") == Int(8 * gib))
-        #expect(StatisticsCollector.defaultMemoryBudget <= Int(ProcessInfo.processInfo.physicalMemory / 2))
+    /// Thousands of records, so every file is written in many flushes (and the .dta's map is
+    /// put back over bytes already on disk): the last record's values are where they belong,
+    /// and nothing the files were made from is left in the folder.
+    @Test func manyRecordsAreWrittenARowAtATimeAndLeaveNoSpool() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let many = (0..<4_000).map { index -> [Int: Answer] in
+            [
+                1: .choice("\(1 + index % 3)"), 4: .decimal(Double(index % 1000) / 4),
+                7: .text(String(repeating: "long text \(index) ", count: 200)),
+                9: .instances([[10: .integer(index % 100)]]),
+            ]
+        }
+        let (folder, _, records) = try await export(many)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!names.contains { $0.hasPrefix(".") }, "\(names)")
+        let sav = try SAVReader(try [UInt8](Data(contentsOf: folder.appendingPathComponent("records.sav"))))
+        #expect(sav.cases == records.count)
+        #expect(sav.number("weight", row: 3_999) == 249.75 && sav.number("pain", row: 3_998) == 3)
+        #expect(sav.text("other", row: 3_999) == String(repeating: "long text 3999 ", count: 200).trimmingTrailingSpaces)
+        let dta = try DTAReader(try [UInt8](Data(contentsOf: folder.appendingPathComponent("records.dta"))))
+        #expect(dta.count == records.count && dta.type("other") == DTAWriter.strL)
+        #expect(
+            dta.double("weight", row: 3_999) == 249.75 && dta.text("other", row: 3_999) == String(repeating: "long text 3999 ", count: 200))
+        let repeatDTA = try DTAReader(try [UInt8](Data(contentsOf: folder.appendingPathComponent("repeat_members.dta"))))
+        #expect(repeatDTA.count == records.count && repeatDTA.double("member_age", row: 3_999) == 99)
+        let archive = try Archive(url: folder.appendingPathComponent("records.xlsx"), accessMode: .read)
+        var sheet = Data()
+        _ = try archive.extract(try #require(archive["xl/worksheets/sheet1.xml"])) { sheet.append($0) }
+        let xml = String(decoding: sheet, as: UTF8.self)
+        #expect(xml.contains(#"<dimension ref="A1:"#) && xml.contains(#"<row r="4001">"#) && xml.hasSuffix("</sheetData></worksheet>"))
+        #expect(xml.contains("long text 3999 "))
+        let mode = try #require(
+            try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("records.xlsx").path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
     }
 
     @Test func savHasItsHeaderDictionaryLabelsAndData() async throws {
@@ -226,15 +248,17 @@ struct StatisticsFilesTests {
 
     @Test func typesFollowTheValues() {
         let column = ExportColumn(name: "code", type: .string, source: .answer(questionKey: "code", path: []))
-        let numeric = StatisticsVariable(
-            column: column, label: "", codes: ["1", "2"], choices: nil, cells: [.text("1"), nil, .unanswered])
-        #expect(numeric.kind == .code && numeric.values == [.number(1), .empty, .unanswered])
-        let padded = StatisticsVariable(column: column, label: "", codes: ["01", "2"], choices: nil, cells: [.text("01")])
+        func facts(_ cells: [CellValue?]) -> ColumnFacts { ColumnFacts(cells, sentinel: -999_999_999) }
+        let cells: [CellValue?] = [.text("1"), nil, .unanswered]
+        let numeric = StatisticsVariable(column: column, label: "", codes: ["1", "2"], choices: nil, facts: facts(cells))
+        #expect(numeric.kind == .code && cells.map(numeric.value) == [.number(1), .empty, .unanswered])
+        let padded = StatisticsVariable(column: column, label: "", codes: ["01", "2"], choices: nil, facts: facts([.text("01")]))
         #expect(padded.kind == .text && padded.textLabels.map(\.value) == ["01", "2"], "a code such as 01 stays text")
         let number = ExportColumn(name: "n", type: .number, source: .answer(questionKey: "n", path: []))
         #expect(
-            StatisticsVariable(column: number, label: "", codes: [], choices: nil, cells: [.text("2.5e-05"), .text("-3")]).kind == .number)
-        #expect(StatisticsVariable(column: number, label: "", codes: [], choices: nil, cells: [.text("inf")]).kind == .text)
+            StatisticsVariable(column: number, label: "", codes: [], choices: nil, facts: facts([.text("2.5e-05"), .text("-3")])).kind
+                == .number)
+        #expect(StatisticsVariable(column: number, label: "", codes: [], choices: nil, facts: facts([.text("inf")])).kind == .text)
         #expect(StatisticsVariable.plainNumber("0x10") == nil && StatisticsVariable.plainNumber("nan") == nil)
     }
 

@@ -74,9 +74,9 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     public static var streamable: [ExportFormat] { allCases.filter { !$0.isBinary } }
 
     /// The formatter that writes this file; `files` are all the files of the export, for the data package.
-    /// For a binary format (``isBinary``) it is a ``StatisticsCollector``, which gathers the
-    /// records and writes no text: ``FolderExport`` writes the file from it.
-    public func formatter(plan: ExportPlan, files: [ExportFormat], sideFiles: [ExportSideFile] = []) -> any ExportFormatter {
+    /// Nil for a binary format (``isBinary``): ``FolderExport`` writes those after the run, from
+    /// the rows a ``StatisticsCollector`` keeps on disk meanwhile.
+    public func formatter(plan: ExportPlan, files: [ExportFormat], sideFiles: [ExportSideFile] = []) -> (any ExportFormatter)? {
         switch self {
         case .wideCSV: WideCSVFormatter(plan: plan)
         case .longCSV: LongCSVFormatter(plan: plan)
@@ -90,7 +90,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case .r: RScriptFormatter(plan: plan)
         case .geoJSON: GeoJSONFormatter(plan: plan)
         case .attachments: AttachmentListFormatter(plan: plan)
-        case .sav, .dta, .xlsx: StatisticsCollector(plan: plan, repeats: self == .xlsx)
+        case .sav, .dta, .xlsx: nil
         }
     }
 }

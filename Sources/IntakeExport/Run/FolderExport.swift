@@ -13,10 +13,6 @@ public struct FolderExport {
     public var folder: URL
     /// Fetches a file a record names into `attachments/`; nil leaves them listed only.
     public var fetchAttachment: (@Sendable (UUID, AttachmentRef) async throws -> Data?)?
-    /// The memory the statistics files (.sav, .dta, .xlsx), made in memory, may take before the
-    /// export is refused (``StatisticsCollector/memoryBudget``; two thirds of it with the .xlsx,
-    /// whose workbook copies every cell again): half of what the process may have.
-    public var statisticsMemoryBudget = StatisticsCollector.defaultMemoryBudget
 
     public init(
         plan: ExportPlan, formats: [ExportFormat] = ExportFormat.allCases, sideFiles: [ExportSideFile] = ExportSideFile.allCases,
@@ -75,17 +71,16 @@ public struct FolderExport {
         try manager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         do {
             let sideFiles = side.files(of: sideFiles)
-            var outputs = try formats.filter { !$0.isBinary }.map { format in
-                ExportRun.Output(
-                    formatter: format.formatter(plan: plan, files: formats, sideFiles: sideFiles),
-                    sink: try FileSink(url: staging.appendingPathComponent(format.fileName)))
+            var outputs: [ExportRun.Output] = []
+            for format in formats {
+                guard let formatter = format.formatter(plan: plan, files: formats, sideFiles: sideFiles) else { continue }
+                outputs.append(
+                    ExportRun.Output(formatter: formatter, sink: try FileSink(url: staging.appendingPathComponent(format.fileName))))
             }
-            // The statistics files (.sav, .dta, .xlsx) are written whole after the run, from
-            // the records one collector keeps in memory meanwhile (see StatisticsCollector).
+            // The statistics files (.sav, .dta, .xlsx) are written after the run, from the rows
+            // one collector keeps on disk in the staging folder meanwhile (see StatisticsCollector).
             let binary = formats.filter(\.isBinary)
-            // records.xlsx's workbook takes a third copy of every cell as it is made.
-            let budget = binary.contains(.xlsx) ? statisticsMemoryBudget / 3 * 2 : statisticsMemoryBudget
-            let collector = binary.isEmpty ? nil : StatisticsCollector(plan: plan, memoryBudget: budget)
+            let collector = binary.isEmpty ? nil : try StatisticsCollector(plan: plan, folder: staging)
             if let collector { outputs.append(ExportRun.Output(formatter: collector, sink: DiscardSink())) }
             // Beside the wide CSV, each repeat's own table.
             let repeatTables = formats.contains(.wideCSV) ? plan.repeatTables : []

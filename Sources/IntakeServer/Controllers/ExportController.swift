@@ -102,7 +102,10 @@ struct ExportController {
             headers[.contentType] = format.contentType
             headers[.contentDisposition] = "attachment; filename=\"\(format.fileName)\""
             headers[Self.countHeader] = String(format.hasRecords ? prepared.count : 0)
-            let formatter = format.formatter(plan: prepared.plan, files: [.wideCSV, .longCSV, .codebookCSV])
+            // Self.format(_:) has refused the binary formats, which have no formatter.
+            guard let formatter = format.formatter(plan: prepared.plan, files: [.wideCSV, .longCSV, .codebookCSV]) else {
+                throw APIError.badRequest("format=\(format.rawValue) is written only in an export folder: run 'intake export'")
+            }
             stream = ExportStream(
                 formatter: formatter, pager: services.exports.pager(prepared, formats: [format]), hasRecords: format.hasRecords)
         case .side(let file):

@@ -42,7 +42,9 @@ struct DTAWriter {
     /// Stata 118 counts variables in 2 bytes, and holds at most 32,767.
     static let maxVariables = 32_767
 
-    func data() throws(ExportError) -> [UInt8] {
+    /// Writes the file at `url`, readable by its owner only, a row of the table at a time (and
+    /// the long texts, `strL`s, in a second pass over the rows).
+    func write(to url: URL) throws {
         guard table.variables.count <= Self.maxVariables else {
             throw ExportError(
                 "records.dta cannot hold \(table.variables.count) columns (Stata's limit is \(Self.maxVariables)); export fewer "
@@ -65,9 +67,9 @@ struct DTAWriter {
             }
         }
         var offsets: [UInt64] = []
-        var out = ByteWriter()
+        var out = try ByteWriter(file: url)
         func open(_ tag: String) {
-            offsets.append(UInt64(out.bytes.count))
+            offsets.append(UInt64(out.position))
             out.text("<\(tag)>")
         }
         out.text("<stata_dta>")
@@ -91,7 +93,7 @@ struct DTAWriter {
         out.text("</timestamp></header>")
         // The map: the offset of each section, filled in at the end.
         open("map")
-        let mapStart = out.bytes.count
+        let mapStart = out.position
         out.zeros(14 * 8)
         out.text("</map>")
         open("variable_types")
@@ -116,10 +118,18 @@ struct DTAWriter {
         out.text("</characteristics>")
         open("data")
         // strL values go in <strls>, each named by its variable and observation (both from 1).
-        var strls: [(variable: Int, observation: Int, bytes: [UInt8])] = []
-        for row in 0..<table.rowCount {
-            for (column, layout) in layouts.enumerated() {
-                let value = layout.variable.values[row]
+        func bytes(_ value: StatisticsValue) -> [UInt8] {
+            switch value {
+            case .text(let text): Array(text.utf8)
+            case .unanswered: Array(table.unansweredCode.utf8)
+            case .number(let number): Array(ExportPlan.number(number).utf8)
+            case .empty: []
+            }
+        }
+        var row = 0
+        try table.rows.forEachRow { cells in
+            for (column, (layout, cell)) in zip(layouts, cells).enumerated() {
+                let value = layout.variable.value(cell)
                 switch layout.type {
                 case Self.double:
                     switch value {
@@ -134,40 +144,39 @@ struct DTAWriter {
                     case .unanswered: out.int32(Self.longUnanswered)
                     case .empty, .text: out.int32(Self.longMissing)
                     }
+                case Self.strL:
+                    // (v, o): v in the low 2 bytes, o in the high 6.
+                    out.uint64(bytes(value).isEmpty ? 0 : UInt64(column + 1) | UInt64(row + 1) << 16)
                 default:
-                    let bytes: [UInt8]
-                    switch value {
-                    case .text(let text): bytes = Array(text.utf8)
-                    case .unanswered: bytes = Array(table.unansweredCode.utf8)
-                    case .number(let number): bytes = Array(ExportPlan.number(number).utf8)
-                    case .empty: bytes = []
-                    }
-                    if layout.type == Self.strL {
-                        if bytes.isEmpty {
-                            out.uint64(0)
-                        } else {
-                            // (v, o): v in the low 2 bytes, o in the high 6.
-                            out.uint64(UInt64(column + 1) | UInt64(row + 1) << 16)
-                            strls.append((column + 1, row + 1, bytes))
-                        }
-                    } else {
-                        let width = Int(layout.type)
-                        out.bytes(Array(bytes.prefix(width)))
-                        out.zeros(width - min(width, bytes.count))
-                    }
+                    let bytes = bytes(value)
+                    let width = Int(layout.type)
+                    out.bytes.append(contentsOf: bytes.prefix(width))
+                    out.zeros(width - min(width, bytes.count))
                 }
             }
+            row += 1
+            try out.flushIfFull()
         }
         out.text("</data>")
         open("strls")
-        for (variable, observation, bytes) in strls {
-            out.text("GSO")
-            out.uint32(UInt32(variable))
-            out.uint64(UInt64(observation))
-            out.byte(130)  // text, with a closing NUL
-            out.uint32(UInt32(bytes.count + 1))
-            out.bytes(bytes)
-            out.byte(0)
+        let strLs = layouts.indices.filter { layouts[$0].type == Self.strL }
+        if !strLs.isEmpty {
+            row = 0
+            try table.rows.forEachRow { cells in
+                for column in strLs {
+                    let bytes = bytes(layouts[column].variable.value(cells[column]))
+                    guard !bytes.isEmpty else { continue }
+                    out.text("GSO")
+                    out.uint32(UInt32(column + 1))
+                    out.uint64(UInt64(row + 1))
+                    out.byte(130)  // text, with a closing NUL
+                    out.uint32(UInt32(bytes.count + 1))
+                    out.bytes(bytes)
+                    out.byte(0)
+                }
+                row += 1
+                try out.flushIfFull()
+            }
         }
         out.text("</strls>")
         open("value_labels")
@@ -192,12 +201,12 @@ struct DTAWriter {
             out.text("</lbl>")
         }
         out.text("</value_labels>")
-        offsets.append(UInt64(out.bytes.count))
+        offsets.append(UInt64(out.position))
         out.text("</stata_dta>")
-        offsets.append(UInt64(out.bytes.count))
+        offsets.append(UInt64(out.position))
         var map = ByteWriter()
         for offset in offsets { map.uint64(offset) }
-        out.bytes.replaceSubrange(mapStart..<mapStart + 14 * 8, with: map.bytes)
-        return out.bytes
+        try out.overwrite(at: mapStart, with: map.bytes)
+        try out.close()
     }
 }

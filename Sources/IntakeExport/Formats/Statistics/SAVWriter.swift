@@ -53,14 +53,13 @@ struct SAVWriter {
         var format: (type: Int, width: Int, decimals: Int)
     }
 
-    /// The bytes of the file.
-    func data() -> [UInt8] {
+    /// Writes the file at `url`, readable by its owner only, a row of the table at a time.
+    func write(to url: URL) throws {
         let unansweredCode = table.unansweredCode
         let sentinel = Self.unansweredNumber(code: unansweredCode)
         let longNames = StatisticsNames.spss(table.variables.map(\.column))
         var layouts: [Layout] = []
         for (variable, name) in zip(table.variables, longNames) {
-            var variable = variable
             var width = 0
             var segments = [0]
             var format = (type: 5, width: 8, decimals: 0)
@@ -68,12 +67,8 @@ struct SAVWriter {
             var missingText: String?
             switch variable.kind {
             case .text:
-                for (row, value) in variable.values.enumerated() {
-                    if case .text(let text) = value, text.utf8.count > Self.maxWidth {
-                        variable.values[row] = .text(text.truncated(bytes: Self.maxWidth))
-                    }
-                }
-                width = min(Self.maxWidth, variable.textWidth(unansweredCode: unansweredCode))
+                // A longer text is cut to SPSS's longest as it is written.
+                width = min(Self.maxWidth, variable.textWidth(unansweredCode: unansweredCode, inSPSS: true))
                 segments = Self.segments(width: width)
                 format = (1, min(width, 255), 0)
                 let code = unansweredCode.utf8.count
@@ -86,11 +81,11 @@ struct SAVWriter {
             case .integer:
                 format = (5, 12, 0)
             case .number:
-                format = (5, 18, Self.decimals(variable.values))
+                format = (5, 18, variable.facts.decimals)
             case .date:
                 format = (39, 10, 0)  // SDATE10: yyyy/mm/dd
             }
-            if variable.isNumeric, variable.hasUnanswered, !variable.values.contains(.number(sentinel)),
+            if variable.isNumeric, variable.hasUnanswered, !variable.holdsUnansweredNumber,
                 !variable.numberLabels.contains(where: { $0.value == sentinel })
             {
                 missingNumber = sentinel
@@ -109,7 +104,7 @@ struct SAVWriter {
         }
         let caseSize = next - 1
 
-        var out = ByteWriter()
+        var out = try ByteWriter(file: url)
         // File header.
         out.text("$FL2")
         out.padded("@(#) SPSS DATA FILE Intake", 60)
@@ -265,9 +260,9 @@ struct SAVWriter {
         out.int32(0)
 
         // Data: each case's values in dictionary order.
-        for row in 0..<table.rowCount {
-            for layout in layouts {
-                let value = layout.variable.values[row]
+        try table.rows.forEachRow { cells in
+            for (layout, cell) in zip(layouts, cells) {
+                let value = layout.variable.value(cell)
                 if layout.variable.isNumeric {
                     switch value {
                     case .number(let number):
@@ -279,8 +274,8 @@ struct SAVWriter {
                 }
                 let bytes: [UInt8]
                 switch value {
-                case .text(let text): bytes = Array(text.utf8)
-                case .unanswered: bytes = Array(table.unansweredCode.utf8)
+                case .text(let text): bytes = Array((text.utf8.count > Self.maxWidth ? text.truncated(bytes: Self.maxWidth) : text).utf8)
+                case .unanswered: bytes = Array(unansweredCode.utf8)
                 case .number(let number): bytes = Array(ExportPlan.number(number).utf8)
                 case .empty: bytes = []
                 }
@@ -288,14 +283,14 @@ struct SAVWriter {
                 var start = 0
                 for width in layout.segments {
                     let end = min(bytes.count, start + min(width, 255))
-                    let chunk = start < end ? Array(bytes[start..<end]) : []
-                    out.bytes(chunk)
-                    out.spaces(Self.slots(width) * 8 - chunk.count)
+                    if start < end { out.bytes.append(contentsOf: bytes[start..<end]) }
+                    out.spaces(Self.slots(width) * 8 - (end - start))
                     start = end
                 }
             }
+            try out.flushIfFull()
         }
-        return out.bytes
+        try out.close()
     }
 
     /// A string of `width` bytes as SPSS segments: one up to 255 bytes; beyond, a 255-byte
@@ -311,22 +306,71 @@ struct SAVWriter {
 
     /// Seconds from 14 October 1582 to the date `days` after 1 January 1970.
     static func spssDate(days: Double) -> Double { (days + 141_428) * 86_400 }
-
-    /// The decimals to show a number column with: its values' most, up to 16.
-    static func decimals(_ values: [StatisticsValue]) -> Int {
-        var most = 0
-        for case .number(let number) in values where number != number.rounded() {
-            let text = "\(number)"
-            if text.contains("e") { return 16 }
-            most = max(most, text.split(separator: ".").last.map(\.count) ?? 0)
-        }
-        return min(most, 16)
-    }
 }
 
-/// Little-endian bytes for the statistics files.
+/// Little-endian bytes for the statistics files: kept in ``bytes``, or, made with
+/// ``init(file:)``, written to a file whenever a megabyte has gathered (``flushIfFull()``).
 struct ByteWriter {
     var bytes: [UInt8] = []
+    /// Where the bytes go (nil: they stay in ``bytes``).
+    private var file: FileHandle?
+    private var path = ""
+    /// The bytes already written to the file.
+    private(set) var written = 0
+    /// The offset the next byte will have.
+    var position: Int { written + bytes.count }
+
+    init() {}
+
+    /// A writer of a new file at `url`, readable by its owner only.
+    init(file url: URL) throws(ExportError) {
+        path = url.path
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let handle = FileHandle(forWritingAtPath: path)
+        else { throw ExportError("cannot write \(path); check the disk has room") }
+        file = handle
+        bytes.reserveCapacity(Self.bufferSize + 65_536)
+    }
+
+    static let bufferSize = 1 << 20
+
+    private func failed(_ error: any Error) -> ExportError {
+        ExportError("cannot write \(path): \((error as NSError).localizedDescription); check the disk has room")
+    }
+
+    /// Writes the bytes gathered to the file once they reach a megabyte.
+    mutating func flushIfFull() throws(ExportError) {
+        if file != nil, bytes.count >= Self.bufferSize { try flush() }
+    }
+
+    mutating func flush() throws(ExportError) {
+        guard let file, !bytes.isEmpty else { return }
+        do { try file.write(contentsOf: bytes) } catch { throw failed(error) }
+        written += bytes.count
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Puts `replacement` over the bytes from `offset` (in the file or still here).
+    mutating func overwrite(at offset: Int, with replacement: [UInt8]) throws(ExportError) {
+        if offset >= written {
+            bytes.replaceSubrange(offset - written..<offset - written + replacement.count, with: replacement)
+            return
+        }
+        try flush()
+        guard let file else { return }
+        do {
+            try file.seek(toOffset: UInt64(offset))
+            try file.write(contentsOf: replacement)
+            try file.seekToEnd()
+        } catch { throw failed(error) }
+    }
+
+    /// Writes what is left and closes the file.
+    mutating func close() throws(ExportError) {
+        try flush()
+        do { try file?.close() } catch { throw failed(error) }
+        file = nil
+    }
 
     mutating func byte(_ value: UInt8) { bytes.append(value) }
     mutating func bytes(_ values: [UInt8]) { bytes.append(contentsOf: values) }

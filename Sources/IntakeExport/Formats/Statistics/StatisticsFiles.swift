@@ -17,67 +17,52 @@ public enum StatisticsFiles {
 
     /// Writes each of `formats` this type writes into `folder`, readable by its owner only, and
     /// beside `records.sav` and `records.dta` each repeat's own table (`repeat_<id>.sav`,
-    /// `repeat_<id>.dta`, as `repeat_<id>.csv`); returns the names of those repeat files.
+    /// `repeat_<id>.dta`, as `repeat_<id>.csv`); returns the names of those repeat files. Each
+    /// file is written a row at a time from the collector's spools, which are removed after.
     @discardableResult
     static func write(_ formats: [ExportFormat], from collector: StatisticsCollector, into folder: URL, date: Date = Date()) throws
         -> [String]
     {
+        defer { collector.remove() }
         let chosen = Self.formats.filter(formats.contains)
         guard !chosen.isEmpty else { return [] }
-        func save(_ bytes: some DataProtocol, as name: String) throws {
-            let path = folder.appendingPathComponent(name).path
-            // Written from the writer's bytes where they are: a copy would add the file's size to the peak.
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-                let handle = FileHandle(forWritingAtPath: path)
-            else { throw ExportError("cannot write \(path); check the disk has room") }
-            do {
-                try handle.write(contentsOf: bytes)
-                try handle.close()
-            } catch {
-                try? handle.close()
-                throw ExportError("cannot write \(path); check the disk has room")
-            }
-        }
+        try collector.finish()
         let table = StatisticsTable(collector)
         var repeatFiles: [String] = []
         for format in chosen {
-            try save(try data(format, table: table, collector: collector, date: date), as: format.fileName)
+            try write(format, table: table, collector: collector, to: folder.appendingPathComponent(format.fileName), date: date)
             guard format == .sav || format == .dta else { continue }
             for number in collector.repeatTables.indices {
                 let name = String(collector.repeatTables[number].table.fileName.dropLast(4)) + (format == .sav ? ".sav" : ".dta")
-                try save(
-                    try data(format, table: StatisticsTable(repeat: number, of: collector), collector: collector, date: date), as: name)
+                try write(
+                    format, table: StatisticsTable(repeat: number, of: collector), collector: collector,
+                    to: folder.appendingPathComponent(name), date: date)
                 repeatFiles.append(name)
             }
         }
         return repeatFiles
     }
 
-    /// The bytes of `format`'s file, as its writer made them (written without a copy).
-    static func data(_ format: ExportFormat, table: StatisticsTable, collector: StatisticsCollector, date: Date = Date()) throws
-        -> any DataProtocol
-    {
+    /// Writes `format`'s file of `table` at `url`.
+    static func write(_ format: ExportFormat, table: StatisticsTable, collector: StatisticsCollector, to url: URL, date: Date) throws {
         switch format {
-        case .sav: return SAVWriter(table: table, date: date).data()
-        case .dta: return try DTAWriter(table: table, date: date).data()
-        default: return try workbookData(collector, table: table)
+        case .sav: try SAVWriter(table: table, date: date).write(to: url)
+        case .dta: try DTAWriter(table: table, date: date).write(to: url)
+        default:
+            // Excel opens at most 1,048,576 rows and 16,384 columns.
+            let longestRepeat = collector.repeatRows.map(\.rowCount).max() ?? 0
+            guard table.rowCount < 1_048_576, longestRepeat < 1_048_576, table.variables.count <= 16_384 else {
+                throw ExportError(
+                    "records.xlsx cannot hold \(table.rowCount) records of \(table.variables.count) columns, or a repeat of \(longestRepeat) instances (Excel's limits are "
+                        + "1,048,575 rows and 16,384 columns); leave it out with --format, or export fewer records (--since)")
+            }
+            try XLSXBook.write(workbook(collector, table: table), to: url)
         }
     }
 
-    /// The bytes of records.xlsx, refused beyond what Excel opens.
-    static func workbookData(_ collector: StatisticsCollector, table: StatisticsTable) throws -> Data {
-        // Excel opens at most 1,048,576 rows and 16,384 columns.
-        let longestRepeat = collector.repeatRows.map(\.count).max() ?? 0
-        guard table.rowCount < 1_048_576, longestRepeat < 1_048_576, table.variables.count <= 16_384 else {
-            throw ExportError(
-                "records.xlsx cannot hold \(table.rowCount) records of \(table.variables.count) columns, or a repeat of \(longestRepeat) instances (Excel's limits are "
-                    + "1,048,575 rows and 16,384 columns); leave it out with --format, or export fewer records (--since)")
-        }
-        return try workbook(collector, table: table).data()
-    }
-
-    /// The sheets of records.xlsx: cells typed as in the .sav and .dta (``StatisticsTable``).
-    static func workbook(_ collector: StatisticsCollector, table: StatisticsTable) -> XLSXBook {
+    /// The sheets of records.xlsx, each read from its spool as it is written: cells typed as in
+    /// the .sav and .dta (``StatisticsTable``).
+    static func workbook(_ collector: StatisticsCollector, table: StatisticsTable) -> [XLSXBook.RowSource] {
         let plan = collector.plan
         let code = plan.options.unansweredCode
         func cell(_ value: StatisticsValue, _ kind: StatisticsVariable.Kind) -> XLSXBook.Cell? {
@@ -88,31 +73,38 @@ public enum StatisticsFiles {
             case .text(let text): .text(text)
             }
         }
-        func sheet(_ name: String, header: [String], keys: [[String]], variables: [StatisticsVariable], rows: Int) -> XLSXBook.Sheet {
-            var cells: [[XLSXBook.Cell?]] = [header.map { .text($0) }]
-            cells.reserveCapacity(rows + 1)
-            for row in 0..<rows {
-                let keyCells: [XLSXBook.Cell?] =
-                    keys.isEmpty
-                    ? []
-                    : keys[row].enumerated().map { index, key in
-                        index == 0 ? .text(key) : StatisticsVariable.plainNumber(key).map(XLSXBook.Cell.number) ?? .text(key)
+        /// A sheet of `table` under a header row; its first `keys` columns are the repeat's keys:
+        /// the record's id as text, the instances as numbers.
+        func sheet(_ name: String, header: [String], table: StatisticsTable, keys: Int) -> XLSXBook.RowSource {
+            XLSXBook.RowSource(name: name, width: header.count, rowCount: table.rowCount + 1, freezesFirstRow: true) { body in
+                try body(XLSXBook.Row(number: 1, cells: header.map { .text($0) }))
+                var number = 1
+                try table.rows.forEachRow { cells in
+                    number += 1
+                    var row: [XLSXBook.Cell?] = []
+                    row.reserveCapacity(cells.count)
+                    for (index, (variable, value)) in zip(table.variables, cells).enumerated() {
+                        guard index < keys else {
+                            row.append(cell(variable.value(value), variable.kind))
+                            continue
+                        }
+                        guard case .text(let key)? = value else {
+                            row.append(nil)
+                            continue
+                        }
+                        row.append(index == 0 ? .text(key) : StatisticsVariable.plainNumber(key).map(XLSXBook.Cell.number) ?? .text(key))
                     }
-                cells.append(keyCells + variables.map { cell($0.values[row], $0.kind) })
+                    try body(XLSXBook.Row(number: number, cells: row))
+                }
             }
-            return XLSXBook.Sheet(name: name, cells: cells, freezesFirstRow: true)
         }
-        var sheets = [sheet("records", header: table.variables.map(\.column), keys: [], variables: table.variables, rows: table.rowCount)]
-        for (formatter, rows) in zip(collector.repeatTables, collector.repeatRows) {
+        var sheets = [sheet("records", header: table.variables.map(\.column), table: table, keys: 0)]
+        for (number, formatter) in collector.repeatTables.enumerated() {
             let repeatTable = formatter.table
-            let variables = repeatTable.columns.enumerated().map { index, column in
-                StatisticsVariable(
-                    column: column, label: "", codes: plan.codes(of: column), choices: nil, cells: rows.map { $0.values[index] })
-            }
             sheets.append(
                 sheet(
                     String(repeatTable.fileName.dropLast(4)), header: repeatTable.keyColumnNames + repeatTable.columns.map(\.name),
-                    keys: rows.map(\.keys), variables: variables, rows: rows.count))
+                    table: StatisticsTable(repeat: number, of: collector), keys: repeatTable.keyColumnNames.count))
         }
         // The codebook, with the names the .sav and .dta give each column.
         let codebook = CodebookCSVFormatter(plan: plan)
@@ -122,7 +114,10 @@ public enum StatisticsFiles {
         for (index, row) in codebook.rows().enumerated() {
             rows.append((row + [savNames[index], dtaNames[index]]).map { $0.isEmpty ? nil : .text($0) })
         }
-        sheets.append(XLSXBook.Sheet(name: "codebook", cells: rows, freezesFirstRow: true))
-        return XLSXBook(sheets: sheets)
+        sheets.append(
+            XLSXBook.RowSource(name: "codebook", width: rows.map(\.count).max() ?? 0, rowCount: rows.count, freezesFirstRow: true) { body in
+                for (index, cells) in rows.enumerated() { try body(XLSXBook.Row(number: index + 1, cells: cells)) }
+            })
+        return sheets
     }
 }

@@ -2,71 +2,37 @@ import Foundation
 import IntakeCore
 
 /// Gathers an export's tables for the statistics files (`records.sav`, `records.dta`,
-/// `records.xlsx`, see ``StatisticsFiles``), which cannot be streamed as the text files are: a
-/// .sav or .dta header holds every string's width and the number of cases, and an .xlsx is a
-/// zip archive. So this formatter writes nothing while the records pass: it keeps every
-/// record's cells in memory (one array per column of the wide table, and the repeat tables'
-/// rows), and ``FolderExport`` writes the files after the run. An export too large for the
-/// machine's memory is refused as it grows past ``memoryBudget``, with what to do instead,
-/// rather than killed by the system (writing these files without holding the records would
-/// need a second pass over them, or a spool on disk: not built).
+/// `records.xlsx`, see ``StatisticsFiles``), which cannot be written as the records pass: a
+/// .sav or .dta header holds every variable's type and width and the number of cases. So this
+/// formatter keeps each record's cells on disk (``StatisticsSpool``: the wide table, and each
+/// repeat's table for the .xlsx and the repeats' own files), learning meanwhile what each
+/// column's values allow (``ColumnFacts``), and ``FolderExport`` writes the files after the run
+/// from the spools, a row at a time. Its memory does not grow with the records.
 public final class StatisticsCollector: RowFormatter {
     let plan: ExportPlan
-    /// By column of the wide table, one value per record (nil: an empty cell).
-    private(set) var columns: [[CellValue?]]
-    private(set) var recordCount = 0
-    /// The repeat tables (for the .xlsx), each with its rows: key cells, then a value per column.
+    /// The wide table's rows: a cell per column of the plan.
+    let records: StatisticsSpool
+    /// The repeat tables, each with its rows: its key cells, then a cell per column.
     let repeatTables: [RepeatTableFormatter]
-    private(set) var repeatRows: [[(keys: [String], values: [CellValue?])]]
-    /// About the export's peak memory for the cells gathered so far: each cell counted twice,
-    /// gathered here and again in the table the files are made from (``estimate(_:)``; 1,485 MB
-    /// estimated for 100,000 bench records and their 1.45 million repeat instances, whose
-    /// records.sav export peaked at 1,441 MB).
-    private(set) var heldBytes = 0
-    /// The most ``heldBytes`` may reach.
-    let memoryBudget: Int
+    let repeatRows: [StatisticsSpool]
 
-    /// Half of the memory this process may have: the machine's, or its control group's limit
-    /// when it runs under one (a container, a systemd unit with `MemoryMax=`): cgroup v2's
-    /// `memory.max`, v1's `memory.limit_in_bytes`.
-    public static var defaultMemoryBudget: Int {
-        budget(
-            physicalMemory: ProcessInfo.processInfo.physicalMemory,
-            groups: (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
-        ) { try? String(contentsOfFile: $0, encoding: .utf8) }
-    }
-
-    /// ``defaultMemoryBudget`` from `/proc/self/cgroup`'s text (`groups`) and the files `read`
-    /// gives (nil: no such file).
-    static func budget(physicalMemory: UInt64, groups: String, read: (String) -> String?) -> Int {
-        var memory = physicalMemory
-        var files = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
-        // Lines such as "0::/system.slice/intake.service" (v2) and "4:memory:/docker/ab12" (v1):
-        // the process's own group.
-        for line in groups.split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3, parts[2].hasPrefix("/") else { continue }
-            if parts[1].isEmpty { files.append("/sys/fs/cgroup" + parts[2] + "/memory.max") }
-            if parts[1].split(separator: ",").contains("memory") {
-                files.append("/sys/fs/cgroup/memory" + parts[2] + "/memory.limit_in_bytes")
-            }
-        }
-        for file in files {
-            // "max" (v2) is no limit; v1 writes a number near 2^63 for none.
-            if let limit = read(file), let bytes = UInt64(limit.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                memory = min(memory, bytes)
-            }
-        }
-        return Int(min(memory / 2, UInt64(Int.max)))
-    }
-
-    /// `repeats`: also gather the repeats' own tables (the .xlsx has a sheet for each).
-    public init(plan: ExportPlan, repeats: Bool = true, memoryBudget: Int = StatisticsCollector.defaultMemoryBudget) {
+    /// The spools go in `folder` (the export's staging folder, readable by its owner only).
+    /// `repeats`: also gather the repeats' own tables.
+    init(plan: ExportPlan, repeats: Bool = true, folder: URL) throws(ExportError) {
         self.plan = plan
-        self.memoryBudget = memoryBudget
-        columns = Array(repeating: [], count: plan.columns.count)
+        let sentinel = SAVWriter.unansweredNumber(code: plan.options.unansweredCode)
+        records = try StatisticsSpool(url: folder.appendingPathComponent(".records.spool"), columns: plan.columns.count, sentinel: sentinel)
         repeatTables = repeats ? plan.repeatTables.map { RepeatTableFormatter(plan: plan, table: $0) } : []
-        repeatRows = Array(repeating: [], count: repeatTables.count)
+        var spools: [StatisticsSpool] = []
+        for (number, formatter) in repeatTables.enumerated() {
+            let table = formatter.table
+            spools.append(
+                try StatisticsSpool(
+                    url: folder.appendingPathComponent(".repeat-\(number).spool"),
+                    columns: table.keyColumnNames.count + table.columns.count,
+                    sentinel: sentinel))
+        }
+        repeatRows = spools
     }
 
     public func header() -> String { "" }
@@ -79,57 +45,41 @@ public final class StatisticsCollector: RowFormatter {
 
     func write(_ row: ExportRow, into out: inout [UInt8]) throws(ExportError) { try collect(row) }
 
+    var recordCount: Int { records.rowCount }
+
     private func collect(_ row: ExportRow) throws(ExportError) {
-        var cells = [CellValue?](repeating: nil, count: columns.count)
+        var cells = [CellValue?](repeating: nil, count: records.columnCount)
         plan.eachValue(of: row) { index, value in cells[index] = value }
-        heldBytes += Self.estimate(cells)
-        for index in columns.indices { columns[index].append(cells[index]) }
-        recordCount += 1
+        try records.append(cells)
         for (number, table) in repeatTables.enumerated() {
+            let spool = repeatRows[number]
+            let keyCount = table.table.keyColumnNames.count
+            var failure: ExportError?
             table.eachRow(of: row) { keys, values in
-                heldBytes += Self.estimate(values) + keys.reduce(0) { $0 + Self.estimate($1) }
-                repeatRows[number].append((keys, values))
+                guard failure == nil else { return }
+                var cells: [CellValue?] = (0..<keyCount).map { $0 < keys.count ? .plain(keys[$0]) : nil }
+                cells += values
+                do throws(ExportError) { try spool.append(cells) } catch { failure = error }
             }
+            if let failure { throw failure }
         }
-        guard heldBytes > memoryBudget else { return }
-        let files = ExportFormat.allCases.filter(\.isBinary).map(\.fileName).joined(separator: ", ")
-        throw ExportError(
-            "\(files) are made in memory, and the \(recordCount) records read so far already need about "
-                + "\(Self.megabytes(heldBytes)) MB of the \(Self.megabytes(memoryBudget)) MB this export may give them; nothing "
-                + "was written. Name the files you want instead: --format csv --format codebook --format spss --format escaped "
-                + "--format r (SPSS and R read the CSV through records.sps and records.R), or export fewer records at a time "
-                + "(--data-group, --review-state, --since)")
     }
 
-    /// Takes the wide table's cells, leaving none here: the table made from them replaces them,
-    /// a column at a time, so the two copies are not held whole at once. So the wide table is
-    /// made once (``StatisticsFiles/write(_:from:into:date:)`` does); the repeat tables and the
-    /// workbook read the repeats' rows, which stay.
-    func takeColumns() -> [[CellValue?]] {
-        defer { columns = [] }
-        return columns
+    /// Writes what the spools hold; after the run.
+    func finish() throws(ExportError) {
+        try records.finish()
+        for spool in repeatRows { try spool.finish() }
     }
 
-    /// About what a row's cells take at the export's peak: two slots each (an optional enum with
-    /// a string; gathered, then in the table), and a text's bytes where they do not fit in one.
-    static func estimate(_ cells: [CellValue?]) -> Int {
-        var bytes = 32 + cells.count * MemoryLayout<CellValue?>.stride * 2
-        for cell in cells {
-            switch cell {
-            case .text(let text)?, .plain(let text)?: bytes += estimate(text)
-            case .unanswered?, nil: break
-            }
-        }
-        return bytes
+    /// Removes the spools.
+    func remove() {
+        records.remove()
+        for spool in repeatRows { spool.remove() }
     }
-
-    static func estimate(_ text: String) -> Int { text.utf8.count > 15 ? 32 + text.utf8.count : 0 }
-
-    static func megabytes(_ bytes: Int) -> Int { (bytes + 999_999) / 1_000_000 }
 }
 
-/// A table as the .sav and .dta files hold it: typed variables, each with its label, value
-/// labels and values.
+/// A table as the .sav and .dta files hold it: typed variables, each with its label and value
+/// labels, and its rows, read from a spool (a cell per variable, typed by ``StatisticsVariable/value(_:)``).
 ///
 /// A column's type follows the plan (``ColumnType``) and is checked against the values, so a
 /// file never holds a value it cannot: yes/no and multiple-choice columns are 0/1 numbers
@@ -140,7 +90,9 @@ public final class StatisticsCollector: RowFormatter {
 /// the CSV. A column whose values do not all fit its type (a version changed it) is text.
 struct StatisticsTable {
     var variables: [StatisticsVariable]
-    var rowCount: Int
+    /// The rows, a cell per variable.
+    var rows: StatisticsSpool
+    var rowCount: Int { rows.rowCount }
     /// For the files' own labels.
     var questionnaireId: String
     /// "Asked, not answered" in a text variable (see ``StatisticsValue/unanswered``).
@@ -149,17 +101,11 @@ struct StatisticsTable {
     /// The wide table of what `collector` gathered.
     init(_ collector: StatisticsCollector) {
         let plan = collector.plan
-        let entries = CodebookEntry.entries(plan)
-        var columns = collector.takeColumns()
-        variables = []
-        variables.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() {
-            // The column's cells are freed once its variable holds its values.
-            var cells: [CellValue?] = []
-            if index < columns.count { swap(&cells, &columns[index]) }
-            variables.append(StatisticsVariable(entry: entry, cells: cells))
+        let facts = collector.records.facts
+        variables = CodebookEntry.entries(plan).enumerated().map { index, entry in
+            StatisticsVariable(entry: entry, facts: index < facts.count ? facts[index] : ColumnFacts())
         }
-        rowCount = collector.recordCount
+        rows = collector.records
         questionnaireId = plan.questionnaireId
         unansweredCode = plan.options.unansweredCode
     }
@@ -171,20 +117,17 @@ struct StatisticsTable {
     init(repeat number: Int, of collector: StatisticsCollector) {
         let plan = collector.plan
         let table = collector.repeatTables[number].table
-        let rows = collector.repeatRows[number]
+        let facts = collector.repeatRows[number].facts
         var variables: [StatisticsVariable] = []
         for (index, name) in table.keyColumnNames.enumerated() {
             let column = ExportColumn(name: name, type: index == 0 ? .string : .integer, source: .meta(index == 0 ? .recordId : .revision))
-            var variable = StatisticsVariable(
-                column: column, label: "", codes: [], choices: nil,
-                cells: rows.map { row in
-                    index < row.keys.count ? CellValue.plain(row.keys[index]) : nil
-                })
+            var variable = StatisticsVariable(column: column, label: "", codes: [], choices: nil, facts: facts[index])
             variable.label =
                 index == 0
                 ? "The record's id" : (name == "parent_instance" ? "The outer repeat's instance (from 1)" : "The instance (from 1)")
             variables.append(variable)
         }
+        let keyCount = table.keyColumnNames.count
         for (index, column) in table.columns.enumerated() {
             var label = column.name
             var choices: ChoiceSet?
@@ -206,17 +149,12 @@ struct StatisticsTable {
             }
             variables.append(
                 StatisticsVariable(
-                    column: column, label: label, codes: plan.codes(of: column), choices: choices, cells: rows.map { $0.values[index] }))
+                    column: column, label: label, codes: plan.codes(of: column), choices: choices, facts: facts[keyCount + index]))
         }
-        self.init(
-            variables: variables, rowCount: rows.count, questionnaireId: plan.questionnaireId, unansweredCode: plan.options.unansweredCode)
-    }
-
-    init(variables: [StatisticsVariable], rowCount: Int, questionnaireId: String, unansweredCode: String) {
         self.variables = variables
-        self.rowCount = rowCount
-        self.questionnaireId = questionnaireId
-        self.unansweredCode = unansweredCode
+        rows = collector.repeatRows[number]
+        questionnaireId = plan.questionnaireId
+        unansweredCode = plan.options.unansweredCode
     }
 
     /// "Intake export: <questionnaire>", for the files' labels.
@@ -253,7 +191,8 @@ struct StatisticsVariable {
     /// The question (and field, choice and instance) the column holds, as the codebook says it.
     var label: String
     var kind: Kind
-    var values: [StatisticsValue]
+    /// What the column's values allow, and the room they need.
+    var facts: ColumnFacts
     /// For `.indicator` and `.code`.
     var numberLabels: [(value: Double, label: String)] = []
     /// For a `.text` single-choice column: its codes and their labels.
@@ -261,82 +200,61 @@ struct StatisticsVariable {
     /// Whether the column holds an answer (rather than a property of the record).
     var isAnswer = true
 
-    init(column: String, label: String, kind: Kind, values: [StatisticsValue]) {
-        self.column = column
-        self.label = label
-        self.kind = kind
-        self.values = values
-    }
-
     var isNumeric: Bool { kind != .text }
 
     /// Whether some record left the question unanswered.
-    var hasUnanswered: Bool { values.contains(.unanswered) }
+    var hasUnanswered: Bool { facts.unanswered }
+
+    /// Whether a value of this numeric variable is the unanswered code's number (the facts'
+    /// sentinel), which then cannot stand for "asked, not answered".
+    var holdsUnansweredNumber: Bool {
+        switch kind {
+        case .indicator, .integer, .number: facts.sentinelAsNumber
+        case .code: facts.sentinelAsCode
+        case .date: facts.sentinelAsDate
+        case .text: false
+        }
+    }
 
     /// The most UTF-8 bytes a value of a text variable has (the unanswered code counting where
-    /// it is written), and at least the longest labelled code, so every code's label has its
-    /// value (SPSS labels only values a variable can hold); at least 1.
-    func textWidth(unansweredCode: String) -> Int {
+    /// it is written; each text cut to SPSS's longest if `inSPSS`), and at least the longest
+    /// labelled code, so every code's label has its value (SPSS labels only values a variable
+    /// can hold); at least 1.
+    func textWidth(unansweredCode: String, inSPSS: Bool = false) -> Int {
         var width = max(1, textLabels.map(\.value.utf8.count).max() ?? 1)
-        for value in values {
-            switch value {
-            case .text(let text): width = max(width, text.utf8.count)
-            case .unanswered: width = max(width, unansweredCode.utf8.count)
-            case .empty, .number: break
-            }
-        }
+        width = max(width, inSPSS ? facts.longestInSPSS : facts.longest)
+        if facts.unanswered { width = max(width, unansweredCode.utf8.count) }
         return width
     }
 
-    /// The variable of one wide-table column, typed from the plan and checked against `cells`.
-    init(entry: CodebookEntry, cells: [CellValue?]) {
+    /// The variable of one wide-table column, typed from the plan and checked against its values' `facts`.
+    init(entry: CodebookEntry, facts: ColumnFacts) {
         self.init(
             column: entry.column, label: entry.label(in: nil), codes: entry.codes,
-            choices: entry.choice == nil ? entry.partType?.choices : nil, cells: cells)
+            choices: entry.choice == nil ? entry.partType?.choices : nil, facts: facts)
     }
 
     /// The variable of a column (of the wide table or a repeat's), typed from its
-    /// ``ColumnType`` and checked against `cells`; `codes` are a single-choice column's codes
-    /// and `choices` their labels.
-    init(column: ExportColumn, label: String, codes: [String], choices: ChoiceSet?, cells: [CellValue?]) {
+    /// ``ColumnType`` and checked against what its values allow (`facts`); `codes` are a
+    /// single-choice column's codes and `choices` their labels.
+    init(column: ExportColumn, label: String, codes: [String], choices: ChoiceSet?, facts: ColumnFacts) {
         self.column = column.name
         self.label = label
+        self.facts = facts
         if case .answer = column.source {} else { isAnswer = false }
-        let texts = cells.compactMap { cell -> String? in
-            switch cell {
-            case .text(let text)?, .plain(let text)?: text
-            case .unanswered?, nil: nil
-            }
-        }
         var kind: Kind
         switch column.type {
-        case .indicator: kind = texts.allSatisfy { $0 == "0" || $0 == "1" } ? .indicator : .text
+        case .indicator: kind = facts.indicators ? .indicator : .text
         // Numbers every file keeps exactly: an integer within Excel's 15 significant digits (a
         // double's 2^53 is larger), a number short of the values SPSS and Stata read as missing.
         // A column with one that is not is text, as the CSV writes it.
-        case .integer: kind = texts.allSatisfy { Self.plainNumber($0).map { abs($0) < 1e15 } ?? false } ? .integer : .text
-        case .number: kind = texts.allSatisfy { Self.plainNumber($0).map { abs($0) < 8.9e307 } ?? false } ? .number : .text
-        case .date: kind = texts.allSatisfy { LocalDate(iso: $0) != nil } ? .date : .text
+        case .integer: kind = facts.integers ? .integer : .text
+        case .number: kind = facts.numbers ? .number : .text
+        case .date: kind = facts.dates ? .date : .text
         case .datetime: kind = .text
-        case .string:
-            kind =
-                !codes.isEmpty && codes.allSatisfy({ Self.wholeCode($0) != nil }) && texts.allSatisfy({ Self.wholeCode($0) != nil })
-                ? .code : .text
+        case .string: kind = !codes.isEmpty && codes.allSatisfy({ Self.wholeCode($0) != nil }) && facts.wholeCodes ? .code : .text
         }
         self.kind = kind
-        values = cells.map { cell in
-            switch cell {
-            case nil: return .empty
-            case .unanswered?: return .unanswered
-            case .text(let text)?, .plain(let text)?:
-                switch kind {
-                case .indicator, .integer, .number: return Self.plainNumber(text).map(StatisticsValue.number) ?? .text(text)
-                case .code: return Self.wholeCode(text).map { .number(Double($0)) } ?? .text(text)
-                case .date: return LocalDate(iso: text).map { .number(Double(Self.daysSince1970($0))) } ?? .text(text)
-                case .text: return .text(text)
-                }
-            }
-        }
         switch kind {
         case .indicator: numberLabels = [(0, "No"), (1, "Yes")]
         case .code:
@@ -346,6 +264,22 @@ struct StatisticsVariable {
         case .text where column.type == .string && !codes.isEmpty:
             textLabels = codes.map { ($0, choices?.choice(code: $0)?.label.base ?? $0) }
         default: break
+        }
+    }
+
+    /// A cell as this variable holds it (a cell its kind cannot read stays text, which the
+    /// facts rule out).
+    func value(_ cell: CellValue?) -> StatisticsValue {
+        switch cell {
+        case nil: return .empty
+        case .unanswered?: return .unanswered
+        case .text(let text)?, .plain(let text)?:
+            switch kind {
+            case .indicator, .integer, .number: return Self.plainNumber(text).map(StatisticsValue.number) ?? .text(text)
+            case .code: return Self.wholeCode(text).map { .number(Double($0)) } ?? .text(text)
+            case .date: return LocalDate(iso: text).map { .number(Double(Self.daysSince1970($0))) } ?? .text(text)
+            case .text: return .text(text)
+            }
         }
     }
 

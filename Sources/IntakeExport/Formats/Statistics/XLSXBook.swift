@@ -62,56 +62,143 @@ public struct XLSXBook: Sendable {
     /// The .xlsx file. Sheet names are made valid for Excel (see ``sheetNames(_:)``).
     public func data() throws -> Data {
         let archive = try Archive(data: Data(), accessMode: .create)
-        func add(_ path: String, _ text: String) throws {
-            let bytes = Data(text.utf8)
-            try archive.addEntry(
-                with: path, type: .file, uncompressedSize: Int64(bytes.count), modificationDate: Self.fixedDate, compressionMethod: .deflate
-            ) { position, size in
-                bytes.subdata(in: Int(position)..<Int(position) + size)
-            }
-        }
-        let names = Self.sheetNames(sheets.map(\.name))
         let styled = sheets.contains { $0.rows.contains { $0.cells.contains { if case .date? = $0 { true } else { false } } } }
-        let numbers = 1...sheets.count
-        try add(
-            "[Content_Types].xml",
-            Self.declaration + #"<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">"#
-                + #"<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>"#
-                + #"<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>"#
-                + numbers.map {
-                    #"<Override PartName="/xl/worksheets/sheet\#($0).xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>"#
-                }.joined()
-                + (styled
-                    ? #"<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>"#
-                    : "")
-                + "</Types>")
-        try add(
-            "_rels/.rels",
-            Self.declaration
-                + #"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#
-        )
-        try add(
-            "xl/workbook.xml",
-            Self.declaration
-                + #"<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>"#
-                + zip(numbers, names).map { #"<sheet name="\#(Self.escaped($1))" sheetId="\#($0)" r:id="rId\#($0)"/>"# }.joined()
-                + "</sheets></workbook>")
-        try add(
-            "xl/_rels/workbook.xml.rels",
-            Self.declaration + #"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#
-                + numbers.map {
-                    #"<Relationship Id="rId\#($0)" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet\#($0).xml"/>"#
-                }.joined()
-                + (styled
-                    ? #"<Relationship Id="rId\#(sheets.count + 1)" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>"#
-                    : "")
-                + "</Relationships>")
-        if styled { try add("xl/styles.xml", Self.styles) }
-        for (number, sheet) in zip(numbers, sheets) {
-            try add("xl/worksheets/sheet\(number).xml", Self.worksheet(sheet))
+        for (path, text) in Self.packageParts(sheetNames: sheets.map(\.name), styled: styled) {
+            try Self.add(Data(text.utf8), as: path, to: archive)
+        }
+        for (number, sheet) in sheets.enumerated() {
+            var xml = Self.worksheetStart(
+                width: sheet.rows.map(\.cells.count).max() ?? 0, lastRow: sheet.rows.last?.number, freezesFirstRow: sheet.freezesFirstRow)
+            for row in sheet.rows { Self.append(row, to: &xml) }
+            try Self.add(Data((xml + Self.worksheetEnd).utf8), as: "xl/worksheets/sheet\(number + 1).xml", to: archive)
         }
         guard let data = archive.data else { throw ExportError("the .xlsx could not be made in memory; try again") }
         return data
+    }
+
+    /// A sheet given a row at a time, for a workbook too large to hold (``write(_:to:)``).
+    struct RowSource {
+        var name: String
+        /// The most cells a row has.
+        var width: Int
+        /// The rows' count (they are numbered from 1).
+        var rowCount: Int
+        var freezesFirstRow: Bool
+        /// Calls its argument with each row, in order.
+        var rows: (_ body: (Row) throws -> Void) throws -> Void
+    }
+
+    /// Writes a workbook of `sheets` at `url`, readable by its owner only, holding a row at a
+    /// time: each sheet's part is written to a file beside `url` first (removed after), then
+    /// zipped from there.
+    static func write(_ sheets: [RowSource], to url: URL) throws {
+        let manager = FileManager.default
+        var parts: [(path: String, file: URL, size: Int)] = []
+        defer { for part in parts { try? manager.removeItem(at: part.file) } }
+        var styled = false
+        for (number, sheet) in sheets.enumerated() {
+            let file = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).sheet\(number + 1).xml")
+            var out = try ByteWriter(file: file)
+            parts.append(("xl/worksheets/sheet\(number + 1).xml", file, 0))
+            out.text(
+                worksheetStart(
+                    width: sheet.width, lastRow: sheet.rowCount > 0 ? sheet.rowCount : nil, freezesFirstRow: sheet.freezesFirstRow))
+            try sheet.rows { row in
+                var xml = ""
+                if append(row, to: &xml) { styled = true }
+                out.text(xml)
+                try out.flushIfFull()
+            }
+            out.text(worksheetEnd)
+            parts[parts.count - 1].size = out.position
+            try out.close()
+        }
+        // An empty zip archive (its end record alone), made readable by its owner only, then filled.
+        guard
+            manager.createFile(
+                atPath: url.path, contents: Data([0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)),
+                attributes: [.posixPermissions: 0o600])
+        else { throw ExportError("cannot write \(url.path); check the disk has room") }
+        do {
+            let archive = try Archive(url: url, accessMode: .update)
+            for (path, text) in packageParts(sheetNames: sheets.map(\.name), styled: styled) {
+                try add(Data(text.utf8), as: path, to: archive)
+            }
+            for part in parts {
+                guard let handle = FileHandle(forReadingAtPath: part.file.path) else {
+                    throw ExportError("cannot read \(part.file.path), a part of \(url.lastPathComponent) being made")
+                }
+                defer { try? handle.close() }
+                try archive.addEntry(
+                    with: part.path, type: .file, uncompressedSize: Int64(part.size), modificationDate: fixedDate,
+                    compressionMethod: .deflate
+                ) { position, size in
+                    try handle.seek(toOffset: UInt64(position))
+                    return try handle.read(upToCount: size) ?? Data()
+                }
+            }
+        }
+        // The archive is written out as it is closed, which says nothing of a failure: read it back.
+        guard let written = try? Archive(url: url, accessMode: .read), Array(written).count == parts.count + 4 + (styled ? 1 : 0) else {
+            throw ExportError("\(url.path) could not be written whole; check the disk has room")
+        }
+    }
+
+    private static func add(_ bytes: Data, as path: String, to archive: Archive) throws {
+        try archive.addEntry(
+            with: path, type: .file, uncompressedSize: Int64(bytes.count), modificationDate: fixedDate, compressionMethod: .deflate
+        ) { position, size in
+            bytes.subdata(in: Int(position)..<Int(position) + size)
+        }
+    }
+
+    /// The workbook's parts other than its sheets.
+    static func packageParts(sheetNames: [String], styled: Bool) -> [(path: String, text: String)] {
+        let names = Self.sheetNames(sheetNames)
+        let numbers = names.indices.map { $0 + 1 }
+        var parts: [(path: String, text: String)] = []
+        parts.append(
+            (
+                "[Content_Types].xml",
+                Self.declaration + #"<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">"#
+                    + #"<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>"#
+                    + #"<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>"#
+                    + numbers.map {
+                        #"<Override PartName="/xl/worksheets/sheet\#($0).xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>"#
+                    }.joined()
+                    + (styled
+                        ? #"<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>"#
+                        : "")
+                    + "</Types>"
+            ))
+        parts.append(
+            (
+                "_rels/.rels",
+                Self.declaration
+                    + #"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>"#
+            ))
+        parts.append(
+            (
+                "xl/workbook.xml",
+                Self.declaration
+                    + #"<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>"#
+                    + zip(numbers, names).map { #"<sheet name="\#(Self.escaped($1))" sheetId="\#($0)" r:id="rId\#($0)"/>"# }.joined()
+                    + "</sheets></workbook>"
+            ))
+        parts.append(
+            (
+                "xl/_rels/workbook.xml.rels",
+                Self.declaration + #"<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">"#
+                    + numbers.map {
+                        #"<Relationship Id="rId\#($0)" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet\#($0).xml"/>"#
+                    }.joined()
+                    + (styled
+                        ? #"<Relationship Id="rId\#(names.count + 1)" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/>"#
+                        : "")
+                    + "</Relationships>"
+            ))
+        if styled { parts.append(("xl/styles.xml", Self.styles)) }
+        return parts
     }
 
     static let declaration = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#
@@ -133,37 +220,44 @@ public struct XLSXBook: Sendable {
     static let excel1970 = 25_569
     static let first1900Date = -25_508
 
-    static func worksheet(_ sheet: Sheet) -> String {
+    /// A sheet's part up to its first row: `width` columns, `lastRow` its last row's number.
+    static func worksheetStart(width: Int, lastRow: Int?, freezesFirstRow: Bool) -> String {
         var xml = #"<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">"#
-        let width = sheet.rows.map(\.cells.count).max() ?? 0
-        if let last = sheet.rows.last?.number, width > 0 { xml += #"<dimension ref="A1:\#(columnLetters(width - 1))\#(last)"/>"# }
-        if sheet.freezesFirstRow {
+        if let lastRow, width > 0 { xml += #"<dimension ref="A1:\#(columnLetters(width - 1))\#(lastRow)"/>"# }
+        if freezesFirstRow {
             xml +=
                 #"<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>"#
         }
-        xml += "<sheetData>"
-        for row in sheet.rows {
-            xml += #"<row r="\#(row.number)">"#
-            for (column, cell) in row.cells.enumerated() {
-                guard let cell else { continue }
-                let reference = columnLetters(column) + String(row.number)
-                switch cell {
-                case .text(let text) where text.isEmpty: continue
-                case .text(let text):
-                    xml += #"<c r="\#(reference)" t="inlineStr"><is><t xml:space="preserve">\#(escaped(Self.fitting(text)))</t></is></c>"#
-                case .number(let number) where number.isFinite:
-                    xml += #"<c r="\#(reference)"><v>\#(numberText(number))</v></c>"#
-                case .number: continue
-                case .date(let days) where days >= first1900Date:
-                    xml += #"<c r="\#(reference)" s="1"><v>\#(days + excel1970)</v></c>"#
-                case .date(let days):
-                    let date = LocalDateText.iso(daysSince1970: days)
-                    xml += #"<c r="\#(reference)" t="inlineStr"><is><t>\#(date)</t></is></c>"#
-                }
+        return xml + "<sheetData>"
+    }
+
+    static let worksheetEnd = "</sheetData></worksheet>"
+
+    /// Appends `row`'s XML to `xml`; returns whether it has a date cell (which needs the styles part).
+    @discardableResult
+    static func append(_ row: Row, to xml: inout String) -> Bool {
+        var dated = false
+        xml += #"<row r="\#(row.number)">"#
+        for (column, cell) in row.cells.enumerated() {
+            guard let cell else { continue }
+            if case .date = cell { dated = true }
+            let reference = columnLetters(column) + String(row.number)
+            switch cell {
+            case .text(let text) where text.isEmpty: continue
+            case .text(let text):
+                xml += #"<c r="\#(reference)" t="inlineStr"><is><t xml:space="preserve">\#(escaped(Self.fitting(text)))</t></is></c>"#
+            case .number(let number) where number.isFinite:
+                xml += #"<c r="\#(reference)"><v>\#(numberText(number))</v></c>"#
+            case .number: continue
+            case .date(let days) where days >= first1900Date:
+                xml += #"<c r="\#(reference)" s="1"><v>\#(days + excel1970)</v></c>"#
+            case .date(let days):
+                let date = LocalDateText.iso(daysSince1970: days)
+                xml += #"<c r="\#(reference)" t="inlineStr"><is><t>\#(date)</t></is></c>"#
             }
-            xml += "</row>"
         }
-        return xml + "</sheetData></worksheet>"
+        xml += "</row>"
+        return dated
     }
 
     /// Excel's most characters in a cell (UTF-16 units): longer text is cut there, between
