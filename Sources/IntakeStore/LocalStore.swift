@@ -12,7 +12,9 @@ import IntakeCore
 public final class LocalStore: Sendable {
     public let directory: URL
     public let configuration: Configuration
-    let database: DatabasePool
+    /// One connection: the store has one user at a time per process (other processes, a flush
+    /// beside a fill, take turns through SQLite's locks and the busy timeout).
+    let database: DatabaseQueue
     let unlocked = CipherCache()
 
     public static let fileName = "intake.sqlite"
@@ -69,10 +71,18 @@ public final class LocalStore: Sendable {
         do {
             var sqlite = GRDB.Configuration()
             sqlite.busyMode = .timeout(10)
-            database = try DatabasePool(path: path, configuration: sqlite)
-            // FULL: a committed answer survives a power cut, not only a crash. Set after the pool
-            // opens: GRDB sets NORMAL on its writer when it turns the log on.
-            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            sqlite.prepareDatabase { db in
+                // The write-ahead log, so a reader in another process (a flush, a list) does not
+                // wait for a writer; set here rather than by GRDB's `.wal`, which makes a table
+                // and drops it at every open (a commit and its syncs on every command's start)
+                // and sets `synchronous = NORMAL`.
+                guard try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") == "wal" else {
+                    throw DatabaseError(message: "the write-ahead log could not be turned on")
+                }
+                // FULL: a committed answer survives a power cut, not only a crash.
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            database = try DatabaseQueue(path: path, configuration: sqlite)
             try Self.migrator.migrate(database)
         } catch {
             throw LocalStoreError(

@@ -67,17 +67,21 @@ struct StatisticsFilesTests {
         let spool = try StatisticsSpool(url: directory.appendingPathComponent("rows.spool"), columns: 4, sentinel: -99)
         var rows: [[CellValue?]] = []
         for index in 0..<3_000 {
-            let text = String(repeating: index % 2 == 0 ? "مرحبا " : "x", count: index % 700)
+            // Lengths of one, two and three bytes, and one text longer than a buffer.
+            let text =
+                index == 1_000
+                ? String(repeating: "x", count: StatisticsSpool.bufferSize + 20_000)
+                : String(repeating: index % 2 == 0 ? "مرحبا " : "x", count: index == 1_001 ? 20_000 : index % 700)
             let row: [CellValue?] = [
-                .plain("\(index)"), index % 3 == 0 ? nil : .text(text), index == 7 ? .unanswered : .text("2024-02-\(10 + index % 19)"),
-                .text(index == 5 ? "-99" : "1.25"),
+                .plain(index == 9 ? "-99" : "\(index)"), index % 3 == 0 ? nil : .text(text),
+                index == 7 ? .unanswered : .text("2024-02-\(10 + index % 19)"), .text(index == 5 ? "-99" : "1.25"),
             ]
             rows.append(row)
             try spool.append(row)
         }
         try spool.finish()
         let size = try #require(try FileManager.default.attributesOfItem(atPath: spool.url.path)[.size] as? Int)
-        #expect(size > 2 * StatisticsSpool.bufferSize, "the rows crossed the buffer's size: \(size)")
+        #expect(size > 3 * StatisticsSpool.bufferSize, "the rows crossed the buffer's size: \(size)")
         for _ in 0..<2 {
             var read = 0
             try spool.forEachRow { cells in
@@ -89,11 +93,40 @@ struct StatisticsFilesTests {
         }
         let facts = spool.facts
         #expect(facts[0].integers && facts[0].wholeCodes && !facts[0].dates && facts[0].longest == 4)
-        #expect(!facts[1].numbers && facts[1].longest == "مرحبا ".utf8.count * 698)
+        #expect(facts[0].sentinelAsCode && facts[0].sentinelAsNumber, "-99 is the sentinel as a whole code and as a number")
+        #expect(!facts[1].numbers && facts[1].longest == StatisticsSpool.bufferSize + 20_000)
+        #expect(facts[1].longestInSPSS == SAVWriter.maxWidth && !facts[1].sentinelAsCode)
         #expect(facts[2].dates && facts[2].unanswered && !facts[2].numbers)
-        #expect(facts[3].numbers && facts[3].integers && facts[3].decimals == 2 && facts[3].sentinelAsNumber && !facts[3].sentinelAsCode)
+        #expect(facts[3].numbers && facts[3].integers && facts[3].decimals == 2 && facts[3].sentinelAsNumber)
         spool.remove()
         #expect(!FileManager.default.fileExists(atPath: spool.url.path))
+    }
+
+    /// The files' bytes, pinned: the same records and date give the same files (the .sav, .dta
+    /// and .xlsx of the fixture, and the repeat's .sav and .dta). When a change means to alter
+    /// them, check the new files with pyreadstat, PSPP and openpyxl (scripts/stats-files.py)
+    /// before updating the digests.
+    @Test func theFilesKeepTheirBytes() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let questionnaire = try Fixtures.questionnaire(Self.section)
+        let plan = try ExportPlan(questionnaires: [questionnaire], options: ExportOptions())
+        let collector = try StatisticsCollector(plan: plan, folder: directory)
+        for (number, answers) in Self.answers.enumerated() {
+            var record = Fixtures.record(questionnaire, answers)
+            record.id = try #require(UUID(uuidString: "00000000-0000-4000-8000-00000000000\(number)"))
+            _ = try collector.row(Fixtures.item(record))
+        }
+        try StatisticsFiles.write([.sav, .dta, .xlsx], from: collector, into: directory, date: Date(timeIntervalSince1970: 1_795_000_000))
+        /// FNV-1a, 64 bits.
+        func digest(_ name: String) throws -> String {
+            let bytes = try Data(contentsOf: directory.appendingPathComponent(name))
+            let hash = bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+            return String(hash, radix: 16)
+        }
+        let digests = try ["records.sav", "records.dta", "records.xlsx", "repeat_members.sav", "repeat_members.dta"].map(digest)
+        #expect(digests == ["b806abce62f6d788", "5e6eb6de6a4539a9", "6aadcb592075f30f", "693114e68fe948c7", "70dc6d62148f6a71"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasPrefix(".") }, "no spool is left")
     }
 
     /// Thousands of records, so every file is written in many flushes (and the .dta's map is
@@ -108,7 +141,7 @@ struct StatisticsFilesTests {
                 9: .instances([[10: .integer(index % 100)]]),
             ]
         }
-        let (folder, _, records) = try await export(many)
+        let (folder, plan, records) = try await export(many)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(!names.contains { $0.hasPrefix(".") }, "\(names)")
         let sav = try SAVReader(try [UInt8](Data(contentsOf: folder.appendingPathComponent("records.sav"))))
@@ -125,7 +158,8 @@ struct StatisticsFilesTests {
         var sheet = Data()
         _ = try archive.extract(try #require(archive["xl/worksheets/sheet1.xml"])) { sheet.append($0) }
         let xml = String(decoding: sheet, as: UTF8.self)
-        #expect(xml.contains(#"<dimension ref="A1:"#) && xml.contains(#"<row r="4001">"#) && xml.hasSuffix("</sheetData></worksheet>"))
+        let dimension = #"<dimension ref="A1:\#(XLSXBook.columnLetters(plan.columns.count - 1))4001"/>"#
+        #expect(xml.contains(dimension) && xml.contains(#"<row r="4001">"#) && xml.hasSuffix("</sheetData></worksheet>"))
         #expect(xml.contains("long text 3999 "))
         let mode = try #require(
             try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("records.xlsx").path)[.posixPermissions] as? Int)

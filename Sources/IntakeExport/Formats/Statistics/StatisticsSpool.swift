@@ -46,6 +46,11 @@ final class StatisticsSpool {
 
     /// Adds a row of `columnCount` cells (nil: empty).
     func append(_ cells: [CellValue?]) throws(ExportError) {
+        guard cells.count == columnCount else {
+            throw ExportError(
+                "a row of \(cells.count) cells was given to a table of \(columnCount) columns (\(url.lastPathComponent)); this is a bug, please report it"
+            )
+        }
         for (index, cell) in cells.enumerated() {
             facts[index].add(cell, sentinel: sentinel)
             switch cell {
@@ -93,6 +98,9 @@ final class StatisticsSpool {
         guard let reader = FileHandle(forReadingAtPath: url.path) else {
             throw ExportError("cannot read \(url.path), the rows kept for the statistics files")
         }
+        func unreadable(_ error: any Error) -> ExportError {
+            ExportError("cannot read \(url.path), the rows kept for the statistics files: \((error as NSError).localizedDescription)")
+        }
         defer { try? reader.close() }
         var chunk: [UInt8] = []
         var position = 0
@@ -102,13 +110,14 @@ final class StatisticsSpool {
             while chunk.count - position < count, !atEnd {
                 chunk.removeSubrange(0..<position)
                 position = 0
-                let more = try reader.read(upToCount: max(Self.bufferSize, count)) ?? Data()
+                let more: Data
+                do { more = try reader.read(upToCount: max(Self.bufferSize, count)) ?? Data() } catch { throw unreadable(error) }
                 if more.isEmpty { atEnd = true } else { chunk.append(contentsOf: more) }
             }
             return chunk.count - position >= count
         }
         func damaged() -> ExportError {
-            ExportError("\(url.lastPathComponent), the rows kept for the statistics files, ends early; export again")
+            ExportError("\(url.lastPathComponent), the rows kept for the statistics files, is damaged or ends early; export again")
         }
         var cells = [CellValue?](repeating: nil, count: columnCount)
         for _ in 0..<rowCount {
@@ -129,6 +138,8 @@ final class StatisticsSpool {
                         length |= Int(byte & 0x7F) << shift
                         shift += 7
                         if byte < 0x80 { break }
+                        // No text is longer than 2^49 bytes: a longer length is a damaged file.
+                        guard shift < 49 else { throw damaged() }
                     }
                     guard try have(length) else { throw damaged() }
                     cells[column] = .text(String(decoding: chunk[position..<position + length], as: UTF8.self))

@@ -137,6 +137,11 @@ public struct XLSXBook: Sendable {
                     return try handle.read(upToCount: size) ?? Data()
                 }
             }
+        } catch let error as ExportError {
+            throw error
+        } catch {
+            // ZIPFoundation's errors (a write that failed, a part that could not be read) say little.
+            throw ExportError("cannot write \(url.path): \((error as NSError).localizedDescription); check the disk has room")
         }
         // The archive is written out as it is closed, which says nothing of a failure: read it back.
         guard let written = try? Archive(url: url, accessMode: .read), Array(written).count == parts.count + 4 + (styled ? 1 : 0) else {
