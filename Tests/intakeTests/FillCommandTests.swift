@@ -134,6 +134,12 @@ struct FillCommandTests {
         #expect(
             unknown.stderr.contains("Error: no record here has an id starting with 'ffffffff': see 'intake drafts list' for the ids")
         )
+        // fill's command line is read by fill's own type first (a faster start); what that
+        // reading refuses is answered from the root, as `intake fill`, with its usage and 64.
+        let mistyped = try intake.run(["fill", "--langauge", "ar"])
+        #expect(mistyped.status == 64 && mistyped.stderr.contains("Usage: intake fill"), "\(mistyped.stderr)")
+        let help = try intake.run(["fill", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: intake fill") && help.stdout.contains("--resume"), "\(help.stdout)")
     }
 
     @Test func draftsCanBeShownAndDiscarded() throws {
