@@ -286,32 +286,61 @@ struct StatisticsVariable {
     /// The number of text written as the export writes numbers (`-3`, `1.5`, `2.5e-05`): digits
     /// with an optional sign, fraction and exponent; nil for anything else (no `inf`, `nan` or hex).
     static func plainNumber(_ text: String) -> Double? {
-        let bytes = Array(text.utf8)
-        var index = 0
-        func digits() -> Int {
-            let start = index
-            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
-            return index - start
+        var text = text
+        // Read in place (every cell of a numeric column passes here, twice); a whole number of
+        // up to 15 digits is its digits' value, exactly what strtod gives; others go to strtod.
+        let read: (valid: Bool, whole: Double?) = text.withUTF8 { bytes in
+            var index = 0
+            var whole: Double? = 0
+            func digits() -> Int {
+                let start = index
+                while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                    whole = whole.map { $0 * 10 + Double(bytes[index] - UInt8(ascii: "0")) }
+                    index += 1
+                }
+                return index - start
+            }
+            var negative = false
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                negative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            let count = digits()
+            guard count > 0 else { return (false, nil) }
+            if count > 15 { whole = nil }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                whole = nil
+                guard digits() > 0 else { return (false, nil) }
+            }
+            if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+                index += 1
+                whole = nil
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                guard digits() > 0 else { return (false, nil) }
+            }
+            guard index == bytes.count else { return (false, nil) }
+            return (true, whole.map { negative ? -$0 : $0 })
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
-        guard digits() > 0 else { return nil }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits() > 0 else { return nil }
-        }
-        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { return nil }
-        }
-        guard index == bytes.count, let value = Double(text), value.isFinite else { return nil }
+        guard read.valid else { return nil }
+        if let whole = read.whole { return whole }
+        guard let value = Double(text), value.isFinite else { return nil }
         return value
     }
 
-    /// A choice code that is a whole number written plainly (`3`, `-1`; not `03` or `+3`), in
+    /// A choice code that is a whole number written plainly (`3`, `-1`; not `03`, `+3` or `-0`), in
     /// the range a Stata `long` holds without reaching its missing values.
     static func wholeCode(_ text: String) -> Int? {
-        guard let value = Int(text), String(value) == text, (-2_147_483_647...2_147_483_620).contains(value) else { return nil }
+        var text = text
+        // Its form first, in place: no sign but `-`, no leading zero (so `String(value) == text`).
+        let plain = text.withUTF8 { bytes -> Bool in
+            let digits = bytes.first == UInt8(ascii: "-") ? bytes.dropFirst() : bytes[...]
+            guard let first = digits.first, digits.count <= 10,
+                digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            else { return false }
+            return first != UInt8(ascii: "0") || (digits.count == 1 && digits.count == bytes.count)
+        }
+        guard plain, let value = Int(text), (-2_147_483_647...2_147_483_620).contains(value) else { return nil }
         return value
     }
 
