@@ -296,6 +296,20 @@ struct StatisticsFilesTests {
         #expect(StatisticsVariable.plainNumber("0x10") == nil && StatisticsVariable.plainNumber("nan") == nil)
     }
 
+    /// Excel's limits refuse the workbook as soon as the export outgrows them (as the records are
+    /// gathered, not after the last), saying what to do.
+    @Test func aWorkbookExcelWouldNotOpenIsRefusedAtItsLimits() {
+        #expect(throws: Never.self) { try StatisticsFiles.checkWorkbook(records: 1_048_575, columns: 16_384, longestRepeat: 1_048_575) }
+        for (records, columns, longest) in [(1_048_576, 10, 0), (10, 16_385, 0), (10, 10, 1_048_576)] {
+            do {
+                try StatisticsFiles.checkWorkbook(records: records, columns: columns, longestRepeat: longest)
+                Issue.record("not refused: \(records) records, \(columns) columns, a repeat of \(longest)")
+            } catch {
+                #expect(error.description.contains("records.xlsx cannot hold this export") && error.description.contains("--format"))
+            }
+        }
+    }
+
     /// The readings of numbers and codes, made in place for speed, agree with the plain
     /// definitions (strtod on a checked form; `Int` written back the same) on every text of
     /// digits, signs, points, exponents and spaces up to six characters, and on long ones.

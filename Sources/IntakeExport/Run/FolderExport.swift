@@ -80,7 +80,7 @@ public struct FolderExport {
             // The statistics files (.sav, .dta, .xlsx) are written after the run, from the rows
             // one collector keeps on disk in the staging folder meanwhile (see StatisticsCollector).
             let binary = formats.filter(\.isBinary)
-            let collector = binary.isEmpty ? nil : try StatisticsCollector(plan: plan, folder: staging)
+            let collector = binary.isEmpty ? nil : try StatisticsCollector(plan: plan, folder: staging, workbook: binary.contains(.xlsx))
             if let collector { outputs.append(ExportRun.Output(formatter: collector, sink: DiscardSink())) }
             // Beside the wide CSV, each repeat's own table.
             let repeatTables = formats.contains(.wideCSV) ? plan.repeatTables : []

@@ -49,15 +49,22 @@ public enum StatisticsFiles {
         case .sav: try SAVWriter(table: table, date: date).write(to: url)
         case .dta: try DTAWriter(table: table, date: date).write(to: url)
         default:
-            // Excel opens at most 1,048,576 rows and 16,384 columns.
-            let longestRepeat = collector.repeatRows.map(\.rowCount).max() ?? 0
-            guard table.rowCount < 1_048_576, longestRepeat < 1_048_576, table.variables.count <= 16_384 else {
-                throw ExportError(
-                    "records.xlsx cannot hold \(table.rowCount) records of \(table.variables.count) columns, or a repeat of \(longestRepeat) instances (Excel's limits are "
-                        + "1,048,575 rows and 16,384 columns); leave it out with --format, or export fewer records (--since)")
-            }
+            try checkWorkbook(
+                records: table.rowCount, columns: table.variables.count, longestRepeat: collector.repeatRows.map(\.rowCount).max() ?? 0)
             try XLSXBook.write(workbook(collector, table: table), to: url)
         }
+    }
+
+    /// Refuses a workbook Excel would not open: at most 1,048,576 rows (a header and 1,048,575
+    /// records, or a repeat's instances) and 16,384 columns. Checked as the records are gathered,
+    /// so an export too large for it stops there, and again before it is written.
+    static func checkWorkbook(records: Int, columns: Int, longestRepeat: Int) throws(ExportError) {
+        guard records >= 1_048_576 || longestRepeat >= 1_048_576 || columns > 16_384 else { return }
+        throw ExportError(
+            "records.xlsx cannot hold this export: Excel opens at most 1,048,575 rows of data and 16,384 columns, and it has "
+                + "\(columns) columns and \(records) records and a repeat of \(longestRepeat) instances so far; leave the .xlsx out "
+                + "with --format (the .sav, .dta and CSV files have no such limit), or export fewer records at a time (--since, "
+                + "--data-group, --review-state)")
     }
 
     /// The sheets of records.xlsx, each read from its spool as it is written: cells typed as in

@@ -16,10 +16,15 @@ public final class StatisticsCollector: RowFormatter {
     let repeatTables: [RepeatTableFormatter]
     let repeatRows: [StatisticsSpool]
 
+    /// Whether records.xlsx is asked for: the export is refused as soon as it outgrows what Excel opens.
+    let workbook: Bool
+
     /// The spools go in `folder` (the export's staging folder, readable by its owner only).
-    /// `repeats`: also gather the repeats' own tables.
-    init(plan: ExportPlan, repeats: Bool = true, folder: URL) throws(ExportError) {
+    /// `repeats`: also gather the repeats' own tables. `workbook`: records.xlsx is asked for.
+    init(plan: ExportPlan, repeats: Bool = true, folder: URL, workbook: Bool = false) throws(ExportError) {
         self.plan = plan
+        self.workbook = workbook
+        if workbook { try StatisticsFiles.checkWorkbook(records: 0, columns: plan.columns.count, longestRepeat: 0) }
         let sentinel = SAVWriter.unansweredNumber(code: plan.options.unansweredCode)
         records = try StatisticsSpool(url: folder.appendingPathComponent(".records.spool"), columns: plan.columns.count, sentinel: sentinel)
         repeatTables = repeats ? plan.repeatTables.map { RepeatTableFormatter(plan: plan, table: $0) } : []
@@ -62,6 +67,10 @@ public final class StatisticsCollector: RowFormatter {
                 do throws(ExportError) { try spool.append(cells) } catch { failure = error }
             }
             if let failure { throw failure }
+        }
+        if workbook {
+            try StatisticsFiles.checkWorkbook(
+                records: records.rowCount, columns: records.columnCount, longestRepeat: repeatRows.map(\.rowCount).max() ?? 0)
         }
     }
 
