@@ -28,11 +28,27 @@ struct LocalStoreTests {
             cursor: QuestionPosition(section: 2, index: 3))
     }
 
-    /// A saved answer survives a power cut: the writer syncs each commit (`synchronous = FULL`),
-    /// which GRDB turns down to NORMAL as it opens a pool unless the store sets it again.
+    /// A saved answer survives a power cut: the connection syncs each commit (`synchronous =
+    /// FULL`; GRDB's own WAL set-up would turn it down to NORMAL).
     @Test func theWriterSyncsEveryCommit() throws {
         let level = try store.database.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
         #expect(level == 2, "synchronous is \(String(describing: level)), not FULL (2)")
+    }
+
+    /// The store keeps the write-ahead log (readers in other processes do not wait for a
+    /// writer), and opening it writes nothing: no commit before a command's first question
+    /// (GRDB's pool made a table and dropped it at every open the log was not on disk).
+    @Test func theStoreIsInWALModeAndOpeningItWritesNothing() throws {
+        let folder = directory.appendingPathComponent("reopened")
+        do { try LocalStore(directory: folder).save(draft()) }  // closed here: SQLite removes its log
+        let log = folder.appendingPathComponent(LocalStore.fileName + "-wal").path
+        func logSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: log))?[.size] as? Int) ?? 0 }
+        #expect(logSize() == 0)
+        let reopened = try LocalStore(directory: folder)
+        #expect(logSize() == 0, "opening the store wrote \(logSize()) bytes to its log")
+        #expect(try reopened.database.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+        #expect(try reopened.database.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        #expect(try reopened.summaries().count == 1)
     }
 
     @Test func savedDraftsSurviveReopeningTheStore() throws {

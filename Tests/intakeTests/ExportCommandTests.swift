@@ -68,6 +68,43 @@ struct ExportCommandTests {
         #expect(again.status == 1 && again.stderr.contains("already exists and is not empty"))
     }
 
+    /// The statistics files are written through a spool on disk: a disk that fills as the spool,
+    /// a file or the workbook's parts are written ends the export with one clear message and
+    /// exit 1, and leaves nothing behind (no folder, no staging folder holding the answers).
+    @Test func aStatisticsExportOnAFullDiskSaysSoAndLeavesNothing() throws {
+        try FileManager.default.createDirectory(at: intake.dataDirectory, withIntermediateDirectories: true)
+        let input = intake.dataDirectory.appendingPathComponent("many.jsonl")
+        let sample = try intake.run(["sample", "--count", "300", "--output", input.path])
+        #expect(sample.status == 0, "\(sample.stderr)")
+        for format in ["sav", "dta", "xlsx"] {
+            let out = intake.dataDirectory.appendingPathComponent("full-\(format)")
+            // A (soft) file size limit of 256 KiB: the spool, and each file, outgrow it.
+            let process = intake.process([])
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [
+                "-c", "ulimit -S -f 512; exec \"$0\" export --input \"$1\" --format \"$2\" --out \"$3\"", IntakeProcess.binary.path,
+                input.path, format, out.path,
+            ]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            #expect(IntakeProcess.waitForExit(process, seconds: 60))
+            let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 1 && complaint.contains("check the disk has room"), "\(format): \(complaint)")
+            #expect(!complaint.contains("Fatal") && complaint.split(separator: "\n").count <= 2, "one clear line: \(complaint)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: intake.dataDirectory.path)
+            #expect(!left.contains { $0.hasPrefix("full-\(format)") || $0.hasPrefix(".full-\(format)") }, "\(format): \(left)")
+        }
+        // With room, the same export is whole.
+        let out = intake.dataDirectory.appendingPathComponent("roomy")
+        let roomy = try intake.run([
+            "export", "--input", input.path, "--format", "sav", "--format", "dta", "--format", "xlsx", "--out", out.path,
+        ])
+        #expect(roomy.status == 0, "\(roomy.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }.isEmpty)
+    }
+
     @Test func jsonLinesFilesExportWithoutAServer() throws {
         let v2Folder = try SecondVersion.make(in: intake.dataDirectory)
         let a = intake.dataDirectory.appendingPathComponent("a.jsonl"), b = intake.dataDirectory.appendingPathComponent("b.jsonl")
