@@ -138,6 +138,8 @@ struct FillCommandTests {
         // reading refuses is answered from the root, as `intake fill`, with its usage and 64.
         let mistyped = try intake.run(["fill", "--langauge", "ar"])
         #expect(mistyped.status == 64 && mistyped.stderr.contains("Usage: intake fill"), "\(mistyped.stderr)")
+        let version = try intake.run(["fill", "--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("0."), "the root's version, as before: \(version.stdout)")
         let help = try intake.run(["fill", "--help"])
         #expect(help.status == 0 && help.stdout.contains("USAGE: intake fill") && help.stdout.contains("--resume"), "\(help.stdout)")
     }
