@@ -20,11 +20,11 @@ extension Questionnaire {
     ///   dropped from them (cleaning a record), or kept (the form, where a change may show them again).
     func settled(
         _ response: PatientResponse, today: LocalDate, recomputingToday: Bool, dropsHidden: Bool = true, visit: InstanceVisitor? = nil
-    ) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
+    ) -> (response: PatientResponse, hidden: HiddenQuestions) {
         let pass = Pass(today: today, recomputingToday: recomputingToday, dropsHidden: dropsHidden, visit: visit)
-        guard hasRepeats else { return settle(allQuestions.indices, response, [], pass, path: []) }
+        guard hasRepeats else { return settle(allQuestions.indices, response, noneHidden, pass, path: []) }
         let topLevel = allQuestions.indices.filter { allQuestions[$0].group == nil }
-        return settle(topLevel, response, [], pass, path: [])
+        return settle(topLevel, response, noneHidden, pass, path: [])
     }
 
     /// What one settling pass does, the same at every level.
@@ -38,14 +38,14 @@ extension Questionnaire {
     /// Sees each instance of a repeat once it is settled: the group, the instance's path (1-based
     /// numbers, outermost first), the record as the instance's questions read it (their answers
     /// in place, hidden ones included) and what show-if hides there.
-    typealias InstanceVisitor = (_ group: Question, _ path: [Int], _ scoped: PatientResponse, _ hidden: Set<QuestionPosition>) -> Void
+    typealias InstanceVisitor = (_ group: Question, _ path: [Int], _ scoped: PatientResponse, _ hidden: HiddenQuestions) -> Void
 
     /// One pass over the questions at `ordinals` (one scope: the top level or one instance),
     /// settling show-if and calculations in order and every repeat's instances in turn. Inside an
     /// instance, answers show-if hides and answers to notes are dropped from the instance.
     private func settle<Ordinals: Collection<Int>>(
-        _ ordinals: Ordinals, _ start: PatientResponse, _ hiddenAtStart: Set<QuestionPosition>, _ pass: Pass, path: [Int]
-    ) -> (response: PatientResponse, hidden: Set<QuestionPosition>) {
+        _ ordinals: Ordinals, _ start: PatientResponse, _ hiddenAtStart: HiddenQuestions, _ pass: Pass, path: [Int]
+    ) -> (response: PatientResponse, hidden: HiddenQuestions) {
         var result = start
         var hidden = hiddenAtStart
         // Each question's parts are read in place (a Question is large: a copy retains each of its
@@ -109,7 +109,7 @@ extension Questionnaire {
     /// The default answer offered for `question` given the record's answers so far, if any fits.
     public func defaultAnswer(for question: Question, in response: PatientResponse, today: LocalDate) -> Answer? {
         guard let value = question.defaultValue else { return nil }
-        let hidden = hiddenPositions(in: response)
+        let hidden = hiddenQuestions(in: response)
         return Answer(value.value(today: today) { hidden.contains($0) ? nil : response[$0] }, for: question.type)
     }
 

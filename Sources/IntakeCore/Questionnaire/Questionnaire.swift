@@ -124,12 +124,7 @@ public struct Questionnaire: Sendable {
     /// to compute for every record of an export or an upload. Conditions read only earlier
     /// questions (the parser makes sure), so one pass in order settles every question.
     public func hiddenPositions(in response: PatientResponse) -> Set<QuestionPosition> {
-        var hidden = Set<QuestionPosition>()
-        for step in checks where !step.inRepeat {
-            guard let condition = step.showIf else { continue }
-            if !condition.isSatisfied(by: { hidden.contains($0) ? nil : response[$0] }) { hidden.insert(step.position) }
-        }
-        return hidden
+        hiddenQuestions(in: response).positions(in: self)
     }
 
     public func question(id: String) -> Question? {

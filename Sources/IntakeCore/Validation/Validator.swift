@@ -26,7 +26,7 @@ public struct Validator: Sendable {
     /// the value computed when the record was filled.
     public func validateAndClean(_ response: PatientResponse) -> (issues: [ValidationIssue], cleaned: PatientResponse) {
         guard questionnaire.hasCalculations, response.questionnaire == questionnaire.reference else {
-            let hidden = questionnaire.hiddenPositions(in: response)
+            let hidden = questionnaire.hiddenQuestions(in: response)
             return (validate(response, hidden: hidden), dropping(response, hidden: hidden))
         }
         // The questions of each repeat's instances are checked as each instance settles.
@@ -82,7 +82,7 @@ public struct Validator: Sendable {
         return (issues, dropping(settled, hidden: hidden))
     }
 
-    private func validate(_ response: PatientResponse, hidden: Set<QuestionPosition>) -> [ValidationIssue] {
+    private func validate(_ response: PatientResponse, hidden: HiddenQuestions) -> [ValidationIssue] {
         guard response.questionnaire == questionnaire.reference else {
             return [
                 ValidationIssue(
@@ -146,7 +146,7 @@ public struct Validator: Sendable {
     /// The issues with one question's answer as the loop above finds them, for a question asked in
     /// a repeat's instance (`response` is the record as the instance reads it).
     private func issues(
-        of question: Question, answer: Answer?, in response: PatientResponse, hidden: Set<QuestionPosition>, complete: Bool
+        of question: Question, answer: Answer?, in response: PatientResponse, hidden: HiddenQuestions, complete: Bool
     ) -> [ValidationIssue] {
         if let problem = ruleIssue(question, answer, response, hidden, complete) { return [problem] }
         if hidden.contains(question.position) {
@@ -217,7 +217,7 @@ public struct Validator: Sendable {
     /// What a question's rules say of its answer: a note answered, a constraint or pattern broken,
     /// a `required if` or a required calculation without an answer. Nil lets the usual checks run.
     private func ruleIssue(
-        _ question: Question, _ answer: Answer?, _ response: PatientResponse, _ hidden: Set<QuestionPosition>, _ complete: Bool
+        _ question: Question, _ answer: Answer?, _ response: PatientResponse, _ hidden: HiddenQuestions, _ complete: Bool
     ) -> ValidationIssue? {
         guard !hidden.contains(question.position) else { return nil }
         if question.isRepeat {
@@ -288,14 +288,14 @@ public struct Validator: Sendable {
     /// The response without answers to hidden or unknown questions.
     public func droppingHiddenAnswers(_ response: PatientResponse) -> PatientResponse {
         guard questionnaire.hasRepeats, response.questionnaire == questionnaire.reference else {
-            return dropping(response, hidden: questionnaire.hiddenPositions(in: response))
+            return dropping(response, hidden: questionnaire.hiddenQuestions(in: response))
         }
         // Inside instances too.
         let (settled, hidden) = questionnaire.settled(response, today: today, recomputingToday: false)
         return dropping(settled, hidden: hidden)
     }
 
-    private func dropping(_ response: PatientResponse, hidden: Set<QuestionPosition>) -> PatientResponse {
+    private func dropping(_ response: PatientResponse, hidden: HiddenQuestions) -> PatientResponse {
         var cleaned = response
         for (section, byIndex) in response.answers {
             for index in byIndex.keys {
