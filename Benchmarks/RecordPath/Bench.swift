@@ -95,6 +95,7 @@ enum BenchTable {
     /// records`), since issue 48 asks for the export at 100,000 and at 1,000,000 records: each
     /// size keeps a row.
     static func key(_ what: String) -> String {
+        let what = what.trimmingCharacters(in: .whitespaces)
         var count = ""
         if what.hasSuffix(" records"), let last = what.dropLast(" records".count).split(separator: " ").last, last.allSatisfy(\.isNumber) {
             count = " " + last
