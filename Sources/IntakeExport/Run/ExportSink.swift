@@ -15,10 +15,16 @@ public final class FileSink: ExportSink {
 
     /// Creates (or empties) the file at `url`, readable by its owner only.
     public init(url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw ExportError("cannot create \(url.path); check that its folder exists and is writable")
-        }
-        handle = try FileHandle(forWritingTo: url)
+        handle = try Self.ownerOnlyFile(url)
+    }
+
+    /// Creates (or empties) the file at `url`, readable by its owner only, open for writing:
+    /// every file an export writes (and the spools it keeps beside them) is made here.
+    static func ownerOnlyFile(_ url: URL) throws(ExportError) -> FileHandle {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let handle = FileHandle(forWritingAtPath: url.path)
+        else { throw ExportError("cannot create \(url.path); check that its folder exists and is writable") }
+        return handle
     }
 
     public func write(_ bytes: [UInt8]) throws {

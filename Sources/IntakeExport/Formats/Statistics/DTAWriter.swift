@@ -118,14 +118,6 @@ struct DTAWriter {
         out.text("</characteristics>")
         open("data")
         // strL values go in <strls>, each named by its variable and observation (both from 1).
-        func bytes(_ value: StatisticsValue) -> [UInt8] {
-            switch value {
-            case .text(let text): Array(text.utf8)
-            case .unanswered: Array(table.unansweredCode.utf8)
-            case .number(let number): Array(ExportPlan.number(number).utf8)
-            case .empty: []
-            }
-        }
         var row = 0
         try table.rows.forEachRow { cells in
             for (column, (layout, cell)) in zip(layouts, cells).enumerated() {
@@ -146,9 +138,9 @@ struct DTAWriter {
                     }
                 case Self.strL:
                     // (v, o): v in the low 2 bytes, o in the high 6.
-                    out.uint64(bytes(value).isEmpty ? 0 : UInt64(column + 1) | UInt64(row + 1) << 16)
+                    out.uint64(table.textBytes(value).isEmpty ? 0 : UInt64(column + 1) | UInt64(row + 1) << 16)
                 default:
-                    let bytes = bytes(value)
+                    let bytes = table.textBytes(value)
                     let width = Int(layout.type)
                     out.bytes.append(contentsOf: bytes.prefix(width))
                     out.zeros(width - min(width, bytes.count))
@@ -164,7 +156,7 @@ struct DTAWriter {
             row = 0
             try table.rows.forEachRow { cells in
                 for column in strLs {
-                    let bytes = bytes(layouts[column].variable.value(cells[column]))
+                    let bytes = table.textBytes(layouts[column].variable.value(cells[column]))
                     guard !bytes.isEmpty else { continue }
                     out.text("GSO")
                     out.uint32(UInt32(column + 1))

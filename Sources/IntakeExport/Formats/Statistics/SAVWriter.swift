@@ -272,13 +272,7 @@ struct SAVWriter {
                     }
                     continue
                 }
-                let bytes: [UInt8]
-                switch value {
-                case .text(let text): bytes = Array((text.utf8.count > Self.maxWidth ? text.truncated(bytes: Self.maxWidth) : text).utf8)
-                case .unanswered: bytes = Array(unansweredCode.utf8)
-                case .number(let number): bytes = Array(ExportPlan.number(number).utf8)
-                case .empty: bytes = []
-                }
+                let bytes = table.textBytes(value, atMost: Self.maxWidth)
                 // Each segment holds the next 255 bytes, padded with spaces to its 8-byte slots.
                 var start = 0
                 for width in layout.segments {
@@ -325,10 +319,7 @@ struct ByteWriter {
     /// A writer of a new file at `url`, readable by its owner only.
     init(file url: URL) throws(ExportError) {
         path = url.path
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-            let handle = FileHandle(forWritingAtPath: path)
-        else { throw ExportError("cannot write \(path); check the disk has room") }
-        file = handle
+        file = try FileSink.ownerOnlyFile(url)
         bytes.reserveCapacity(Self.bufferSize + 65_536)
     }
 

@@ -19,28 +19,26 @@ final class StatisticsSpool {
     /// The unanswered code as a number in a numeric variable (``SAVWriter/unansweredNumber(code:)``):
     /// the facts say which interpretation of the values meets it.
     let sentinel: Double
-    private var handle: FileHandle?
-    private var buffer: [UInt8] = []
-    static let bufferSize = 1 << 20
+    /// The rows on their way to the file.
+    private var out: ByteWriter
+    /// Whether ``finish()`` (or ``remove()``) closed the file.
+    private var closed = false
+    static let bufferSize = ByteWriter.bufferSize
 
     init(url: URL, columns: Int, sentinel: Double) throws(ExportError) {
         self.url = url
         columnCount = columns
         self.sentinel = sentinel
         facts = Array(repeating: ColumnFacts(), count: columns)
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-            let handle = FileHandle(forWritingAtPath: url.path)
-        else { throw ExportError("cannot write \(url.path); check the disk has room") }
-        self.handle = handle
-        buffer.reserveCapacity(Self.bufferSize + 4096)
+        out = try ByteWriter(file: url)
     }
 
     deinit { remove() }
 
     /// Removes the file (before the staging folder becomes the export's).
     func remove() {
-        try? handle?.close()
-        handle = nil
+        out = ByteWriter()  // the file's handle closes with the writer that had it
+        closed = true
         try? FileManager.default.removeItem(at: url)
     }
 
@@ -51,45 +49,37 @@ final class StatisticsSpool {
                 "a row of \(cells.count) cells was given to a table of \(columnCount) columns (\(url.lastPathComponent)); this is a bug, please report it"
             )
         }
+        guard !closed else {
+            throw ExportError("\(url.lastPathComponent) takes no more rows once it is finished; this is a bug, please report it")
+        }
         for (index, cell) in cells.enumerated() {
             facts[index].add(cell, sentinel: sentinel)
             switch cell {
-            case nil: buffer.append(0)
-            case .unanswered?: buffer.append(1)
+            case nil: out.byte(0)
+            case .unanswered?: out.byte(1)
             case .text(let text)?, .plain(let text)?:
-                buffer.append(2)
+                out.byte(2)
                 var text = text
                 text.withUTF8 { bytes in
                     var length = bytes.count
                     while length >= 0x80 {
-                        buffer.append(UInt8(length & 0x7F) | 0x80)
+                        out.byte(UInt8(length & 0x7F) | 0x80)
                         length >>= 7
                     }
-                    buffer.append(UInt8(length))
-                    buffer.append(contentsOf: bytes)
+                    out.byte(UInt8(length))
+                    out.bytes.append(contentsOf: bytes)
                 }
             }
         }
         rowCount += 1
-        if buffer.count >= Self.bufferSize { try flush() }
-    }
-
-    private func flush() throws(ExportError) {
-        guard !buffer.isEmpty, let handle else { return }
-        do {
-            try handle.write(contentsOf: buffer)
-        } catch {
-            throw ExportError("cannot write \(url.path): \((error as NSError).localizedDescription); check the disk has room")
-        }
-        buffer.removeAll(keepingCapacity: true)
+        try out.flushIfFull()
     }
 
     /// Writes what is left; no row is added after.
     func finish() throws(ExportError) {
-        try flush()
-        try? handle?.close()
-        handle = nil
-        buffer = []
+        guard !closed else { return }
+        try out.close()
+        closed = true
     }
 
     /// Calls `body` with each row's cells, in order (texts as ``CellValue/text(_:)``); may be

@@ -168,6 +168,17 @@ struct StatisticsTable {
 
     /// "Intake export: <questionnaire>", for the files' labels.
     var fileLabel: String { "Intake export: \(questionnaireId)" }
+
+    /// The bytes a text variable holds for `value`: the text (cut, between characters, to at
+    /// most `limit` bytes), the unanswered code, a number as the CSV writes it, or nothing.
+    func textBytes(_ value: StatisticsValue, atMost limit: Int = .max) -> [UInt8] {
+        switch value {
+        case .text(let text): Array((text.utf8.count > limit ? text.truncated(bytes: limit) : text).utf8)
+        case .unanswered: Array(unansweredCode.utf8)
+        case .number(let number): Array(ExportPlan.number(number).utf8)
+        case .empty: []
+        }
+    }
 }
 
 /// One cell of a statistics table.
