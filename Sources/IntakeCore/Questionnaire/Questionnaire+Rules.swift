@@ -75,7 +75,7 @@ extension Questionnaire {
                     }
                     let (scoped, scopedHidden) = settle(members, start, hiddenAtStart, pass, path: path + [number + 1])
                     pass.visit?(question, path + [number + 1], scoped, scopedHidden)
-                    var instance: [Int: Answer] = [:]
+                    var instance = [Int: Answer](minimumCapacity: members.count)
                     for member in members {
                         let position = allQuestions[member].position
                         guard !pass.dropsHidden || (!scopedHidden.contains(position) && allQuestions[member].takesAnswer),

@@ -45,10 +45,12 @@ public struct Validator: Sendable {
                 }
                 // Members read in place, by ordinal: a copy of a Question retains each of its parts.
                 let questions = questionnaire.allQuestions
+                // One reader for the instance's questions (see ShownAnswers).
+                let read = ShownAnswers(scoped, hidden: hidden).answer
                 for ordinal in questionnaire.repeatMembers[group.position] ?? [] {
                     let position = questions[ordinal].position
                     for var issue in self.issues(
-                        of: questions[ordinal], answer: scoped[position], in: scoped, hidden: hidden, complete: complete)
+                        of: questions[ordinal], answer: scoped[position], read: read, hidden: hidden, complete: complete)
                     {
                         issue.instance = path
                         instanceIssues.append(issue)
@@ -91,6 +93,7 @@ public struct Validator: Sendable {
             ]
         }
         let complete = response.status == .complete
+        let read = ShownAnswers(response, hidden: hidden).answer
         var issues = response.status == .complete ? patientIssues(response.patient) : []
         // Whatever the status: a draft's names are shown on terminals too.
         for field in response.patient.fieldsWithControls {
@@ -121,7 +124,7 @@ public struct Validator: Sendable {
                 }
                 continue
             }
-            if step.hasRules, let problem = ruleIssue(questionnaire.allQuestions[step.ordinal], answer, response, hidden, complete) {
+            if step.hasRules, let problem = ruleIssue(questionnaire.allQuestions[step.ordinal], answer, read, hidden, complete) {
                 issues.append(problem)
                 continue
             }
@@ -146,9 +149,9 @@ public struct Validator: Sendable {
     /// The issues with one question's answer as the loop above finds them, for a question asked in
     /// a repeat's instance (`response` is the record as the instance reads it).
     private func issues(
-        of question: Question, answer: Answer?, in response: PatientResponse, hidden: HiddenQuestions, complete: Bool
+        of question: Question, answer: Answer?, read: (QuestionPosition) -> Answer?, hidden: HiddenQuestions, complete: Bool
     ) -> [ValidationIssue] {
-        if let problem = ruleIssue(question, answer, response, hidden, complete) { return [problem] }
+        if let problem = ruleIssue(question, answer, read, hidden, complete) { return [problem] }
         if hidden.contains(question.position) {
             return answer == nil
                 ? []
@@ -216,16 +219,18 @@ public struct Validator: Sendable {
 
     /// What a question's rules say of its answer: a note answered, a constraint or pattern broken,
     /// a `required if` or a required calculation without an answer. Nil lets the usual checks run.
+    /// `read` gives the answers the question's rules read (nil for hidden ones), a
+    /// ``ShownAnswers``'s.
     private func ruleIssue(
-        _ question: Question, _ answer: Answer?, _ response: PatientResponse, _ hidden: HiddenQuestions, _ complete: Bool
+        _ question: Question, _ answer: Answer?, _ read: (QuestionPosition) -> Answer?, _ hidden: HiddenQuestions, _ complete: Bool
     ) -> ValidationIssue? {
         guard !hidden.contains(question.position) else { return nil }
         if question.isRepeat {
             if let answer, case .instances(let list) = answer {
-                return repeatIssue(question, list, { hidden.contains($0) ? nil : response[$0] }, complete)
+                return repeatIssue(question, list, read, complete)
             }
             if let answer { return check(answer, for: question).first }
-            return repeatIssue(question, [], { hidden.contains($0) ? nil : response[$0] }, complete)
+            return repeatIssue(question, [], read, complete)
         }
         if !question.takesAnswer {
             return answer == nil
@@ -233,7 +238,6 @@ public struct Validator: Sendable {
         }
         guard let answer else {
             guard complete else { return nil }
-            let read: (QuestionPosition) -> Answer? = { hidden.contains($0) ? nil : response[$0] }
             if let requiredIf = question.requiredIf, requiredIf.holds(today: today, answer: read) {
                 return ValidationIssue(.missingRequired, question, "the question is required here (\(requiredIf)) and has no answer")
             }
@@ -244,9 +248,7 @@ public struct Validator: Sendable {
             return nil
         }
         guard check(answer, type: question.type).isEmpty else { return nil }
-        if let filter = question.choiceFilter, let set = question.type.choices, !hidden.contains(filter),
-            case .choice(let parent)? = response[filter]
-        {
+        if let filter = question.choiceFilter, let set = question.type.choices, case .choice(let parent)? = read(filter) {
             let codes: [String]
             switch answer {
             case .choice(let code): codes = [code]
@@ -260,9 +262,8 @@ public struct Validator: Sendable {
             }
         }
         guard let constraint = question.constraint else { return nil }
-        return constraintIssue(question, constraint, answer: answer) { position in
-            position == question.position ? answer : hidden.contains(position) ? nil : response[position]
-        }
+        let own = question.position
+        return constraintIssue(question, constraint, answer: answer) { position in position == own ? answer : read(position) }
     }
 
     /// Why `answer` breaks the question's constraint or pattern, or nil when it keeps them. A
@@ -297,14 +298,17 @@ public struct Validator: Sendable {
 
     private func dropping(_ response: PatientResponse, hidden: HiddenQuestions) -> PatientResponse {
         var cleaned = response
+        // By ordinal: `question(at:)` would copy the section and the question for every answer.
+        let checks = questionnaire.checks
         for (section, byIndex) in response.answers {
             for index in byIndex.keys {
                 let position = QuestionPosition(section: section, index: index)
-                guard let question = questionnaire.question(at: position) else {
+                guard let ordinal = questionnaire.ordinal(of: position) else {
                     cleaned[position] = nil
                     continue
                 }
-                if hidden.contains(position) || !question.takesAnswer || question.group != nil { cleaned[position] = nil }
+                if hidden.contains(position) || checks[ordinal].inRepeat { cleaned[position] = nil }
+                if case .note = checks[ordinal].type { cleaned[position] = nil }
             }
         }
         return cleaned
@@ -438,4 +442,19 @@ public struct Validator: Sendable {
 extension [ValidationIssue] {
     /// Issues that stop a record from being completed.
     public var errors: [ValidationIssue] { filter { $0.severity == .error } }
+}
+
+/// A record's answers as rules read them, hidden ones as unanswered. A class, so its `answer`
+/// borrows the record: a closure that captures the record copies it (a retain of each of its
+/// parts, and a release after) at every answer read, which was a third of the check's rules.
+final class ShownAnswers {
+    let response: PatientResponse
+    let hidden: HiddenQuestions
+
+    init(_ response: PatientResponse, hidden: HiddenQuestions) {
+        self.response = response
+        self.hidden = hidden
+    }
+
+    func answer(_ position: QuestionPosition) -> Answer? { hidden.contains(position) ? nil : response[position] }
 }
