@@ -172,7 +172,10 @@ let package = Package(
         // The server's embedded default store: one SQLite file through GRDB.
         .target(
             name: "IntakeSQLite",
-            dependencies: ["IntakeCore", "IntakeExport", "IntakeService", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "IntakeCore", "IntakeExport", "IntakeService", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // The server's PostgreSQL store, for deployments that outgrow one machine.
         .target(

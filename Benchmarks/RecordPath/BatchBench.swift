@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import IntakeCore
 
 #if canImport(FoundationNetworking)
@@ -46,7 +47,7 @@ struct BatchBench: AsyncParsableCommand {
             do {
                 defer { server.stop() }
                 let start = ContinuousClock.now
-                try await send(bodies, expected: expected, to: "http://127.0.0.1:\(server.port)/v1/records/batch", token: server.token)
+                try await send(bodies, expected: expected, to: server.port, token: server.token)
                 rate = Double(count) / seconds(ContinuousClock.now - start)
                 log("batch: \(store): " + (await server.groupCommits()))
             }
@@ -58,29 +59,33 @@ struct BatchBench: AsyncParsableCommand {
         return rows
     }
 
-    /// Sends every body, two at a time; each must be answered 200 with all its records created.
-    static func send(_ bodies: [Data], expected: [Int], to url: String, token: String) async throws {
+    /// Sends every body, two at a time on two connections (one thread each, ``PlainHTTPConnection``);
+    /// each must be answered 200 with all its records created.
+    static func send(_ bodies: [Data], expected: [Int], to port: Int, token: String) async throws {
         let next = NextIndex()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<2 {
-                group.addTask {
-                    while let index = next.take(below: bodies.count) {
-                        var request = URLRequest(url: URL(string: url)!)
-                        request.httpMethod = "POST"
-                        request.timeoutInterval = 300
-                        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-                        request.httpBody = bodies[index]
-                        let (data, response) = try await URLSession.shared.data(for: request)
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchGroup()
+        for _ in 0..<2 {
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                do {
+                    let connection = try PlainHTTPConnection(port: port)
+                    let headers = [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")]
+                    while failure.withLock({ $0 == nil }), let index = next.take(below: bodies.count) {
+                        let (status, data) = try connection.send("POST", "/v1/records/batch", headers: headers, body: bodies[index])
                         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
                         let created = (json?["summary"] as? [String: Any])?["created"] as? Int
-                        guard (response as? HTTPURLResponse)?.statusCode == 200, created == expected[index]
+                        guard status == 200, created == expected[index]
                         else { throw BenchError("batch \(index) was not stored whole: \(String(decoding: data.prefix(300), as: UTF8.self))") }
                     }
+                } catch {
+                    failure.withLock { if $0 == nil { $0 = error } }
                 }
             }
-            try await group.waitForAll()
         }
+        await withCheckedContinuation { continuation in done.notify(queue: .global()) { continuation.resume() } }
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 }
 

@@ -6,6 +6,8 @@ import IntakeService
 /// The embedded default store: one SQLite file (WAL) through GRDB and the system libsqlite3.
 public final class SQLiteRecordStore: RecordStore, GroupCommitHolding {
     let database: DatabasePool
+    /// Copies the log into the database file beside the writer (``LogCheckpointer``).
+    let checkpointer: LogCheckpointer
     let ingestGroup: GroupCommit<IngestJob, [IngestOutcome]>
     /// Groups that failed as one and were taken again a request at a time (see
     /// ``commit(_:into:fallbacks:hold:)``).
@@ -34,6 +36,9 @@ public final class SQLiteRecordStore: RecordStore, GroupCommitHolding {
         // FULL: an acknowledged record survives a power cut, not only a crash. Set after the pool
         // opens: GRDB sets NORMAL on its writer when it turns the log on.
         try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        let checkpointer = LogCheckpointer(path: path)
+        database.writeWithoutTransaction { checkpointer.install(on: $0) }
+        self.checkpointer = checkpointer
         self.database = database
         if try database.read({ try Self.migrator.hasBeenSuperseded($0) }) {
             throw SQLiteStoreError("\(path) was migrated by a newer Intake; run that version, or restore a backup made before it")

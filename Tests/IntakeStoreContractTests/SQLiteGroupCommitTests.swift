@@ -21,6 +21,45 @@ struct SQLiteGroupCommitTests {
         #expect(level == 2, "synchronous is \(String(describing: level)), not FULL (2)")
     }
 
+    /// The log is copied into the database file beside the writer, not by it: once the log passes
+    /// 1,000 pages, the checkpointer's connection copies it (SQLite's own checkpoint would run at
+    /// the end of the writer's commit), and when it is done every page the log holds is in the
+    /// file (read from the log's index in `-shm`: its last frame and the frames copied).
+    @Test func theLogIsCopiedBesideTheWriter() async throws {
+        let path = try StoreKind.sqlite.newDatabase()
+        let store = try #require(try await StoreKind.sqlite.open(database: path) as? SQLiteRecordStore)
+        let team = try await store.createTeam(name: "t", at: Date())
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        var logged: UInt32 = 0
+        var seed: UInt64 = 70_000
+        // Until the log has passed the threshold at least once (about 8 pages a record).
+        for _ in 0..<40 where store.checkpointer.passes == 0 {
+            let items = (0..<100).map { _ in
+                seed += 1
+                return IngestItem(record: RecordStoreContract.record(seed))
+            }
+            #expect(try await store.ingest(items, owner: owner, at: Date()).allSatisfy { $0 == .created(revision: 1) })
+            store.checkpointer.settle()
+            logged = max(logged, try Self.walIndex(path).frames)
+        }
+        store.checkpointer.settle()
+        #expect(store.checkpointer.passes > 0, "no checkpoint ran beside the writer (\(logged) frames logged)")
+        #expect(store.checkpointer.inlinePasses == 0, "the writer copied the log itself")
+        let index = try Self.walIndex(path)
+        #expect(index.frames > 0 && index.copied == index.frames, "\(index.copied) of the log's \(index.frames) frames are in the file")
+        let stored = try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") }
+        #expect(stored == Int(seed - 70_000))
+    }
+
+    /// The log's last frame and the frames already copied into the database file, as the
+    /// wal-index header in `-shm` keeps them (SQLite's file format: `mxFrame` at byte 16,
+    /// `nBackfill` at byte 96, in the machine's byte order).
+    static func walIndex(_ path: String) throws -> (frames: UInt32, copied: UInt32) {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path + "-shm")).prefix(100)
+        func word(_ offset: Int) -> UInt32 { bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) } }
+        return (word(16), word(96))
+    }
+
     /// Requests sent at once share commits; one of them names a team that does not exist, so
     /// the group holding it fails as one and is taken again apart: that request alone fails,
     /// the others are stored once, and the operator's scrape counts the groups taken again.
