@@ -5,14 +5,17 @@ import Foundation
 /// Calculations, constraints, `required if`, alerts and show-if conditions that go beyond a simple
 /// comparison are kept this way; evaluating one reads answers by position.
 public struct BoundExpression: Sendable, Hashable, CustomStringConvertible {
-    public var expression: Expression
+    public let expression: Expression
     /// Where each question id the expression reads stands (`.` is the question's own answer).
-    public var positions: [String: QuestionPosition]
+    public let positions: [String: QuestionPosition]
     /// Whether it depends on the day (`today()`, `age()`): such values are not recomputed later.
-    public var usesToday: Bool
+    public let usesToday: Bool
     /// What `sum()` and `count()` read across a repeat's instances: by question id, the repeat
     /// group whose instances hold it and the question's index there (nil: the group itself).
-    public var repeated: [String: RepeatedRead]
+    public let repeated: [String: RepeatedRead]
+    /// The expression compiled (``CompiledExpression``), and what each of its reads reads.
+    private let compiled: CompiledExpression
+    private let reads: [Read]
 
     public struct RepeatedRead: Sendable, Hashable {
         public var group: QuestionPosition
@@ -24,27 +27,62 @@ public struct BoundExpression: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What a read of the compiled expression reads: a question's answer, one question's answers
+    /// across a repeat's instances, or nothing (an id no question has).
+    private enum Read: Sendable {
+        case position(QuestionPosition)
+        case repeated(RepeatedRead)
+        case none
+    }
+
     public init(_ expression: Expression, positions: [String: QuestionPosition], repeated: [String: RepeatedRead] = [:]) {
         self.expression = expression
         self.positions = positions
         self.repeated = repeated
         usesToday = expression.usesToday
+        var reads: [Read] = []
+        var numbers: [String: Int] = [:]
+        compiled = CompiledExpression(expression) { id in
+            if let number = numbers[id] { return number }
+            numbers[id] = reads.count
+            reads.append(repeated[id].map(Read.repeated) ?? positions[id].map(Read.position) ?? .none)
+            return reads.count - 1
+        }
+        self.reads = reads
     }
+
+    /// Any day: the evaluator's `today` for expressions that do not read it.
+    private static let anyDay = LocalDate(year: 2000, month: 1, day: 1)!
 
     /// The value for the answers `answer` gives by position (nil: unanswered or hidden).
     public func value(today: LocalDate? = nil, answer: (QuestionPosition) -> Answer?) -> ExpressionValue {
-        let evaluator = ExpressionEvaluator(today: usesToday ? today ?? .today() : LocalDate(year: 2000, month: 1, day: 1)!)
-        guard !repeated.isEmpty else { return evaluator.evaluate(expression) { id in positions[id].flatMap(answer) } }
-        return evaluator.evaluate(expression) { id in
-            guard let read = repeated[id] else { return positions[id].flatMap(answer) }
-            // Each instance's value under index 1, as sum() and count() take it.
-            guard case .instances(let list)? = answer(read.group) else { return nil }
-            return .instances(
-                list.map { instance in
-                    guard let index = read.index else { return [1: .yesNo(true)] }
-                    return instance[index].map { [1: $0] } ?? [:]
-                })
+        let evaluator = ExpressionEvaluator(today: usesToday ? today ?? .today() : Self.anyDay)
+        // The reads alone are captured: a closure over `self` copies the whole value at each read.
+        let reads = reads
+        return evaluator.evaluate(compiled) { number in
+            switch reads[number] {
+            case .position(let position): return answer(position)
+            case .repeated(let read):
+                // Each instance's value under index 1, as sum() and count() take it.
+                guard case .instances(let list)? = answer(read.group) else { return nil }
+                return .instances(
+                    list.map { instance in
+                        guard let index = read.index else { return [1: .yesNo(true)] }
+                        return instance[index].map { [1: $0] } ?? [:]
+                    })
+            case .none: return nil
+            }
         }
+    }
+
+    public static func == (a: BoundExpression, b: BoundExpression) -> Bool {
+        a.expression == b.expression && a.positions == b.positions && a.repeated == b.repeated
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(expression)
+        hasher.combine(positions)
+        hasher.combine(repeated)
     }
 
     /// Whether it holds: a missing value does not.

@@ -66,27 +66,50 @@ public struct ExpressionEvaluator: Sendable {
 
     /// The value of `expression`, reading answers by question id (nil: unanswered or hidden).
     public func evaluate(_ expression: Expression, answer: (String) -> Answer?) -> ExpressionValue {
+        var names: [String] = []
+        let compiled = CompiledExpression(expression) { name in
+            if let slot = names.firstIndex(of: name) { return slot }
+            names.append(name)
+            return names.count - 1
+        }
+        return evaluate(compiled) { answer(names[$0]) }
+    }
+
+    /// The value of a compiled expression, reading the answer of each of its reads by number.
+    func evaluate(_ expression: CompiledExpression, read: (Int) -> Answer?) -> ExpressionValue {
         switch expression {
-        case .number(let value): return .number(value)
-        case .text(let value): return .text(value)
-        case .date(let value): return .date(value)
-        case .bool(let value): return .bool(value)
-        case .name(let id, _): return ExpressionValue(answer(id))
+        case .value(let value): return value
+        case .read(let slot): return ExpressionValue(read(slot))
         case .negate(let inner):
-            guard case .number(let value) = evaluate(inner, answer: answer) else { return .missing }
+            guard case .number(let value) = evaluate(inner, read: read) else { return .missing }
             return .number(-value)
         case .arithmetic(let op, let a, let b):
-            return Self.arithmetic(op, evaluate(a, answer: answer), evaluate(b, answer: answer))
+            return Self.arithmetic(op, evaluate(a, read: read), evaluate(b, read: read))
         case .compare(let op, let a, let b):
-            guard let order = Self.order(evaluate(a, answer: answer), evaluate(b, answer: answer), op) else { return .bool(false) }
+            guard let order = Self.order(evaluate(a, read: read), evaluate(b, read: read), op) else { return .bool(false) }
             return .bool(op.holds(for: order))
         case .answered(let inner, let expected):
-            let value = evaluate(inner, answer: answer)
+            let value = evaluate(inner, read: read)
             return .bool((value != .missing) == expected)
-        case .and(let parts): return .bool(parts.allSatisfy { evaluate($0, answer: answer).isTrue })
-        case .or(let parts): return .bool(parts.contains { evaluate($0, answer: answer).isTrue })
-        case .not(let inner): return .bool(!evaluate(inner, answer: answer).isTrue)
-        case .call(let name, let arguments, _): return call(name, arguments, answer: answer)
+        case .and(let parts): return .bool(parts.allSatisfy { evaluate($0, read: read).isTrue })
+        case .or(let parts): return .bool(parts.contains { evaluate($0, read: read).isTrue })
+        case .not(let inner): return .bool(!evaluate(inner, read: read).isTrue)
+        case .call(let function, let arguments):
+            return call(function, count: arguments.count) { index in
+                index < arguments.count ? evaluate(arguments[index], read: read) : .missing
+            }
+        case .total(let function, let slot):
+            // Over a repeat: the question reads as each instance's value under index 1 (BoundExpression).
+            // A repeat not answered (not reached, or hidden) has no total; one with no instance has 0.
+            guard let slot, case .instances(let list)? = read(slot) else { return .missing }
+            let values = list.compactMap { $0[1] }
+            if function == .count { return .number(Double(values.count)) }
+            return .number(
+                values.reduce(0) { total, answer in
+                    if case .number(let number) = ExpressionValue(answer) { return total + number }
+                    return total
+                })
+        case .unknownCall: return .missing
         }
     }
 
@@ -140,68 +163,76 @@ public struct ExpressionEvaluator: Sendable {
         }
     }
 
-    func call(_ name: String, _ arguments: [Expression], answer: (String) -> Answer?) -> ExpressionValue {
-        func value(_ index: Int) -> ExpressionValue { index < arguments.count ? evaluate(arguments[index], answer: answer) : .missing }
+    /// A function's value; `value(i)` is its i-th argument's (missing past the last of `count`),
+    /// worked out only when the function asks for it.
+    func call(_ function: ExpressionFunction, count: Int, value: (Int) -> ExpressionValue) -> ExpressionValue {
         func numbers() -> [Double]? {
             var result: [Double] = []
-            for index in arguments.indices {
+            for index in 0..<count {
                 guard case .number(let number) = value(index) else { return nil }
                 result.append(number)
             }
             return result
         }
-        switch name {
-        case "if": return value(0).isTrue ? value(1) : value(2)
-        case "coalesce":
-            for index in arguments.indices where value(index) != .missing { return value(index) }
+        switch function {
+        case .if: return value(0).isTrue ? value(1) : value(2)
+        case .coalesce:
+            for index in 0..<count {
+                let given = value(index)
+                if given != .missing { return given }
+            }
             return .missing
-        case "concat": return .text(arguments.indices.map { value($0).text }.joined())
-        case "round":
+        case .concat: return .text((0..<count).map { value($0).text }.joined())
+        case .round:
             guard case .number(let number) = value(0) else { return .missing }
             var digits = 0.0
-            if arguments.count > 1 {
+            if count > 1 {
                 guard case .number(let given) = value(1), given.rounded() == given, (0...10).contains(given) else { return .missing }
                 digits = given
             }
             let scale = pow(10, digits)
             let rounded = (number * scale).rounded(.toNearestOrAwayFromZero) / scale
             return rounded.isFinite ? .number(rounded) : .number(number)
-        case "int":
+        case .int:
             guard case .number(let number) = value(0) else { return .missing }
             return .number(number.rounded(.towardZero))
-        case "pow":
+        case .pow:
             guard case .number(let base) = value(0), case .number(let exponent) = value(1) else { return .missing }
             let result = pow(base, exponent)
             return result.isFinite ? .number(result) : .missing
-        case "length":
-            guard case .text(let text) = value(0) else { return value(0) == .missing ? .missing : .number(Double(value(0).text.count)) }
+        case .length:
+            let given = value(0)
+            guard case .text(let text) = given else { return given == .missing ? .missing : .number(Double(given.text.count)) }
             return .number(Double(text.count))
-        case "contains":
+        case .contains:
             let (haystack, needle) = (value(0), value(1))
             guard haystack != .missing, needle != .missing else { return .bool(false) }
             // Case folded the same on every device, whatever its locale.
             return .bool(haystack.text.lowercased().contains(needle.text.lowercased()))
-        case "matches":
+        case .matches:
             // A regular expression the whole text matches; an invalid one matches nothing.
-            guard case .text(let pattern) = value(1), value(0) != .missing, let compiled = CompiledPattern.cached(pattern) else {
+            let text = value(0)
+            guard case .text(let pattern) = value(1), text != .missing, let compiled = CompiledPattern.cached(pattern) else {
                 return .bool(false)
             }
-            return .bool(compiled.matches(value(0).text))
-        case "lower", "upper":
-            guard value(0) != .missing else { return .missing }
-            return .text(name == "lower" ? value(0).text.lowercased() : value(0).text.uppercased())
-        case "substr":
+            return .bool(compiled.matches(text.text))
+        case .lower, .upper:
+            let text = value(0)
+            guard text != .missing else { return .missing }
+            return .text(function == .lower ? text.text.lowercased() : text.text.uppercased())
+        case .substr:
             // substr(text, start, length): characters from `start` (0 is the first).
-            guard value(0) != .missing, case .number(let start) = value(1), start >= 0, start.rounded() == start else { return .missing }
-            let characters = Array(value(0).text)
+            let text = value(0)
+            guard text != .missing, case .number(let start) = value(1), start >= 0, start.rounded() == start else { return .missing }
+            let characters = Array(text.text)
             let from = min(Int(min(start, 1e9)), characters.count)
             var to = characters.count
-            if arguments.count > 2 {
+            if count > 2 {
                 guard case .number(let length) = value(2), length >= 0, length.rounded() == length else { return .missing }
                 to = min(characters.count, from + Int(min(length, 1e9)))
             }
             return .text(String(characters[from..<to]))
-        case "number":
+        case .number:
             // A choice coded by number (a score's 0 to 3) as that number.
             switch value(0) {
             case .number(let number): return .number(number)
@@ -210,42 +241,33 @@ public struct ExpressionEvaluator: Sendable {
             case .bool(let flag): return .number(flag ? 1 : 0)
             default: return .missing
             }
-        case "abs":
+        case .abs:
             guard case .number(let number) = value(0) else { return .missing }
             return .number(abs(number))
-        case "min": return numbers().flatMap { $0.min() }.map { .number($0) } ?? .missing
-        case "max": return numbers().flatMap { $0.max() }.map { .number($0) } ?? .missing
-        case "today": return .date(today)
-        case "age": return Self.years(value(0), .date(today))
-        case "years-between": return Self.years(value(0), value(1))
-        case "days-between":
+        case .min: return numbers().flatMap { $0.min() }.map { .number($0) } ?? .missing
+        case .max: return numbers().flatMap { $0.max() }.map { .number($0) } ?? .missing
+        case .today: return .date(today)
+        case .age: return Self.years(value(0), .date(today))
+        case .yearsBetween: return Self.years(value(0), value(1))
+        case .daysBetween:
             guard case .date(let from) = value(0), case .date(let to) = value(1) else { return .missing }
             return .number(Double(to.ordinal - from.ordinal))
-        case "count-selected":
+        case .countSelected:
             switch value(0) {
             case .choices(let codes): return .number(Double(codes.count))
             case .text: return .number(1)
             default: return .number(0)
             }
-        case "sum", "count":
-            // Over a repeat: the question reads as each instance's value under index 1 (BoundExpression).
-            // A repeat not answered (not reached, or hidden) has no total; one with no instance has 0.
-            guard case .name(let id, _) = arguments[0], case .instances(let list)? = answer(id) else { return .missing }
-            let values = list.compactMap { $0[1] }
-            if name == "count" { return .number(Double(values.count)) }
-            return .number(
-                values.reduce(0) { total, answer in
-                    if case .number(let number) = ExpressionValue(answer) { return total + number }
-                    return total
-                })
-        case "selected":
+        case .selected:
             guard case .text(let code) = value(1) else { return .bool(false) }
             switch value(0) {
             case .choices(let codes): return .bool(codes.contains(code))
             case .text(let chosen): return .bool(chosen == code)
             default: return .bool(false)
             }
-        default: return .missing
+        case .sum, .count:
+            // Read across a repeat's instances: compiled to `.total`, which needs the read itself.
+            return .missing
         }
     }
 
