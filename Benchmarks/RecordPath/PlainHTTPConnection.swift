@@ -27,6 +27,13 @@ final class PlainHTTPConnection {
             close(socket)
             throw BenchError("cannot connect to 127.0.0.1:\(port): errno \(errno)")
         }
+        // Each write goes out at once (no wait for the answer to the last one), and a server
+        // that stops answering fails the bench after 300 s rather than hanging it.
+        var one: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var limit = timeval(tv_sec: 300, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(socket) }
@@ -59,12 +66,23 @@ final class PlainHTTPConnection {
         if chunked {
             while true {
                 let lineEnd = try readUntil([13, 10])
-                let size = Int(String(decoding: buffer[..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16) ?? 0
+                let line = String(decoding: buffer[..<lineEnd], as: UTF8.self)
+                guard let size = line.split(separator: ";").first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces), radix: 16) }),
+                    size >= 0
+                else { throw BenchError("a chunk of the answer has no size: \(line.prefix(40))") }
                 buffer.removeFirst(lineEnd + 2)
+                if size == 0 {
+                    // The last chunk: trailers, if any, end with an empty line.
+                    while true {
+                        let end = try readUntil([13, 10])
+                        buffer.removeFirst(end + 2)
+                        if end == 0 { break }
+                    }
+                    break
+                }
                 try fill(size + 2)
                 content += buffer[..<size]
                 buffer.removeFirst(size + 2)
-                if size == 0 { break }
             }
         } else {
             let size = length ?? 0

@@ -23,20 +23,24 @@ final class LogCheckpointer: @unchecked Sendable {
     /// The log's size, in pages, from which the writer checkpoints itself (64 MB of 4 KB pages).
     static let inlinePages: Int32 = 16_000
 
-    private let path: String
     private let queue = DispatchQueue(label: "intake.sqlite.checkpoint", qos: .utility)
     private let state = NSLock()
     /// Whether a checkpoint was asked for since the last one began, and whether one is running.
     private var asked = false
     private var running = false
-    /// Opened on first use, on the queue only.
-    private var connection: DatabaseQueue?
+    /// Its own connection, opened with the store (so a checkpoint that runs after the store is
+    /// gone never makes a database where the file was), used on the queue only.
+    private let connection: DatabaseQueue
     /// For tests: the checkpoints run, and those the writer had to run itself.
     private(set) var passes = 0
     private(set) var inlinePasses = 0
 
-    init(path: String) {
-        self.path = path
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.label = "intake.sqlite.checkpoint"
+        connection = try DatabaseQueue(path: path, configuration: configuration)
+        // Sync the database file before the log is reused, as the writer would.
+        try connection.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
     }
 
     /// Installs the log hook on the writer's connection. This replaces SQLite's automatic
@@ -100,16 +104,7 @@ final class LogCheckpointer: @unchecked Sendable {
     /// again, and the writer's own checkpoint past ``inlinePages`` to bound.
     private func checkpoint() {
         do {
-            if connection == nil {
-                var configuration = Configuration()
-                configuration.label = "intake.sqlite.checkpoint"
-                connection = try DatabaseQueue(path: path, configuration: configuration)
-            }
-            try connection?.writeWithoutTransaction { db in
-                // Sync the database file before the log is reused, as the writer would.
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                try db.checkpoint(.passive)
-            }
+            try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
             state.withLock { passes += 1 }
         } catch {
             // Nothing is lost: the pages stay in the log until a checkpoint copies them.

@@ -36,7 +36,7 @@ public final class SQLiteRecordStore: RecordStore, GroupCommitHolding {
         // FULL: an acknowledged record survives a power cut, not only a crash. Set after the pool
         // opens: GRDB sets NORMAL on its writer when it turns the log on.
         try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-        let checkpointer = LogCheckpointer(path: path)
+        let checkpointer = try LogCheckpointer(path: path)
         database.writeWithoutTransaction { checkpointer.install(on: $0) }
         self.checkpointer = checkpointer
         self.database = database
