@@ -31,9 +31,12 @@ final class LogCheckpointer: @unchecked Sendable {
     /// Its own connection, opened with the store (so a checkpoint that runs after the store is
     /// gone never makes a database where the file was), used on the queue only.
     private let connection: DatabaseQueue
-    /// For tests: the checkpoints run, and those the writer had to run itself.
-    private(set) var passes = 0
-    private(set) var inlinePasses = 0
+    /// The checkpoints run, and those the writer had to run itself (under `state`).
+    private var passCount = 0
+    private var inlineCount = 0
+    /// For tests: the checkpoints run beside the writer, and those the writer ran itself.
+    var passes: Int { state.withLock { passCount } }
+    var inlinePasses: Int { state.withLock { inlineCount } }
 
     init(path: String) throws {
         var configuration = Configuration()
@@ -71,7 +74,7 @@ final class LogCheckpointer: @unchecked Sendable {
     }
 
     private func countInline() {
-        state.withLock { inlinePasses += 1 }
+        state.withLock { inlineCount += 1 }
     }
 
     /// Called by the writer after a commit: runs a checkpoint soon, unless one is already due.
@@ -105,7 +108,7 @@ final class LogCheckpointer: @unchecked Sendable {
     private func checkpoint() {
         do {
             try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
-            state.withLock { passes += 1 }
+            state.withLock { passCount += 1 }
         } catch {
             // Nothing is lost: the pages stay in the log until a checkpoint copies them.
         }
