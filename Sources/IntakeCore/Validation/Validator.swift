@@ -147,7 +147,7 @@ public struct Validator: Sendable {
     }
 
     /// The issues with one question's answer as the loop above finds them, for a question asked in
-    /// a repeat's instance (`response` is the record as the instance reads it).
+    /// a repeat's instance (`read` gives the answers as the instance reads them, hidden ones as none).
     private func issues(
         of question: Question, answer: Answer?, read: (QuestionPosition) -> Answer?, hidden: HiddenQuestions, complete: Bool
     ) -> [ValidationIssue] {
