@@ -119,11 +119,7 @@ final class DelayingProxy: @unchecked Sendable {
                 return
             }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = target
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else {
+            guard connect(server, to: target) else {
                 close(client)
                 close(server)
                 continue

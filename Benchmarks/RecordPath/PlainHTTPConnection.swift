@@ -16,14 +16,7 @@ final class PlainHTTPConnection {
     init(port: Int) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw BenchError("cannot make a socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard connect(socket, to: .loopback(port: port)) else {
             close(socket)
             throw BenchError("cannot connect to 127.0.0.1:\(port): errno \(errno)")
         }
@@ -129,4 +122,23 @@ final class PlainHTTPConnection {
         guard count > 0 else { throw BenchError("the server closed the connection before its answer ended (errno \(errno))") }
         buffer += chunk[..<count]
     }
+}
+
+extension sockaddr_in {
+    /// 127.0.0.1:`port`.
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}
+
+/// Connects `socket` to an IPv4 address (the bench's sockets: the HTTP sender, the delaying proxy).
+func connect(_ socket: Int32, to address: sockaddr_in) -> Bool {
+    var address = address
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
 }
