@@ -89,8 +89,10 @@ public final class LocalStore: Sendable {
                 "cannot open the local store \(path)",
                 fix: "check that the folder is writable and the file is an Intake store; another version of Intake may have written it")
         }
+        // chmod itself: FileManager's setAttributes reads its dictionary of attributes through
+        // dynamic casts, a sixth of opening the store at a command's start.
         for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path + suffix)
+            _ = chmod(path + suffix, 0o600)
         }
     }
 

@@ -79,7 +79,9 @@ private func oneMallocArena(unless keepDefault: Bool) {
     #if canImport(Glibc)
         // mallopt and M_ARENA_MAX (-8) are in malloc.h, which the Glibc module does not import.
         // An operator's MALLOC_ARENA_MAX is theirs to set.
-        guard !keepDefault, ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil,
+        // getenv, not ProcessInfo's dictionary of the whole environment: this runs before the
+        // early questionnaire's thread may start, at every command's start.
+        guard !keepDefault, getenv("MALLOC_ARENA_MAX") == nil,
             let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt")
         else { return }
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32

@@ -95,7 +95,7 @@ extension Annotation {
                 rest, column: restColumn, name: name, example: name == "required if" ? "pregnant = yes" : ". = yes")
             return name == "required if" ? .requiredIf(expression) : .alertIf(expression)
         }
-        let keyword = String(lowered.prefix { $0.isLetter || $0 == "_" || $0 == "/" })
+        let keyword = String(lowered.prefix { $0.isLetterQuickly || $0 == "_" || $0 == "/" })
         let rest = dropSeparator(text.dropFirst(keyword.count))
         let restColumn = segment.column + text.count - rest.count
         switch keyword {
@@ -184,7 +184,7 @@ extension Annotation {
     }
 
     static func parseType(_ text: String, column: Int, allowCompound: Bool) throws(Failure) -> TypeSpec {
-        let keyword = String(text.lowercased().prefix { $0.isLetter || $0 == "/" || $0 == "-" })
+        let keyword = String(text.lowercased().prefix { $0.isLetterQuickly || $0 == "/" || $0 == "-" })
         let rest = dropSeparator(Substring(text).dropFirst(keyword.count))
         let restColumn = column + text.count - rest.count
         switch keyword {

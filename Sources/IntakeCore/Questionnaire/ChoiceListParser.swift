@@ -25,7 +25,7 @@ enum ChoiceListParser {
     static func isCode(_ s: String) -> Bool {
         !s.isEmpty
             && s.unicodeScalars.allSatisfy {
-                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0))
+                $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == "."
             }
     }
 

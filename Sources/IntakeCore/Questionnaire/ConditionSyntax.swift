@@ -207,9 +207,9 @@ struct ConditionParser {
     }
 
     static func isIdentifier(_ s: String) -> Bool {
-        guard let first = s.unicodeScalars.first, first.properties.isAlphabetic || first == "_", first.isASCII else {
+        guard let first = s.unicodeScalars.first, first.isASCIILetter || first == "_" else {
             return false
         }
-        return s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+        return s.unicodeScalars.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "_" }
     }
 }

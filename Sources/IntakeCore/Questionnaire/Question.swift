@@ -306,7 +306,7 @@ public struct CompoundField: Sendable, Hashable {
         self.key = key
         self.type = type
         self.isRequired = isRequired
-        let words = key.replacingOccurrences(of: "_", with: " ")
+        let words = String(key.map { $0 == "_" ? " " : $0 })
         self.label = label ?? LocalizedText(words.prefix(1).uppercased() + words.dropFirst())
     }
 }

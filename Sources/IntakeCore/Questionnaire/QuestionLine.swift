@@ -28,27 +28,46 @@ struct QuestionLine {
             let column = (line.distance(from: line.startIndex, to: line.firstIndex(of: "@")!)) + 1
             return .directive(name: String(name), value: value, column: column)
         }
+        // Columns count characters, as a person sees them; a segment's text is copied a run of
+        // plain characters at a time (escapes end a run), not character by character. A
+        // character is told apart by its first byte when it is that one byte: comparing
+        // characters goes through Unicode's normalization for every letter that is not ASCII.
+        let bytes = line.utf8
+        func single(_ index: String.Index, _ after: String.Index) -> UInt8? {
+            bytes.index(after: index) == after ? bytes[index] : nil
+        }
         var segments: [Segment] = []
         var current = ""
         var start: Int?
         var column = 0
-        var chars = Array(line)[...]
-        while let c = chars.popFirst() {
+        var run = line.startIndex
+        var index = line.startIndex
+        while index < line.endIndex {
+            let after = line.index(after: index)
+            let byte = single(index, after)
             column += 1
-            if c == "\\", let next = chars.first, next == "|" || next == "#" || next == "@" {
-                chars.removeFirst()
+            if byte == UInt8(ascii: "\\"), after < line.endIndex, case let afterNext = line.index(after: after),
+                let next = single(after, afterNext), next == UInt8(ascii: "|") || next == UInt8(ascii: "#") || next == UInt8(ascii: "@")
+            {
+                current += line[run..<index]
                 if start == nil { start = column }
-                current.append(next)
+                current.append(Character(Unicode.Scalar(next)))
                 column += 1
-            } else if c == "|" {
+                index = afterNext
+                run = index
+            } else if byte == UInt8(ascii: "|") {
+                current += line[run..<index]
                 segments.append(Segment(text: current.trimmingSpaces(), column: start ?? column))
                 current = ""
                 start = nil
+                index = after
+                run = index
             } else {
-                if start == nil, !c.isWhitespace { start = column }
-                current.append(c)
+                if start == nil, !(byte.map { $0 == 0x20 || (0x09...0x0D).contains($0) } ?? line[index].isWhitespace) { start = column }
+                index = after
             }
         }
+        current += line[run..<line.endIndex]
         segments.append(Segment(text: current.trimmingSpaces(), column: start ?? column + 1))
         return .question(text: segments[0], annotations: Array(segments.dropFirst()))
     }

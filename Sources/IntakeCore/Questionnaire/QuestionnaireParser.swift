@@ -73,7 +73,7 @@ final class QuestionnaireParser {
         let text = TextFile(path: file.path, bytes: file.bytes)
         text.diagnostics.forEach(report)
         let name = file.path.split(separator: "/").last.map(String.init) ?? file.path
-        contentByFile[name] = text.lines.map { "\($0.number):\($0.text)" }
+        contentByFile[name] = text.lines.map { String($0.number) + ":" + $0.text }
         return text
     }
 
@@ -93,7 +93,10 @@ final class QuestionnaireParser {
         for name in contentByFile.keys.sorted() {
             let lines = contentByFile[name]!
             digest.update(data: Array("\(name)\n\(lines.count)\n".utf8))
-            for line in lines { digest.update(data: Array((line + "\n").utf8)) }
+            for var line in lines {
+                line.withUTF8 { digest.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+                digest.update(data: [0x0A])
+            }
         }
         return String(digest.finalize().hex.prefix(16))
     }

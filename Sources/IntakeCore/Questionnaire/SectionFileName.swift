@@ -22,7 +22,7 @@ struct SectionFileName: Hashable {
 
     /// `history` → `History`, `social-needs` → `Social needs`.
     var defaultTitle: String {
-        let words = name.replacingOccurrences(of: "-", with: " ").replacingOccurrences(of: "_", with: " ")
+        let words = String(name.map { $0 == "-" || $0 == "_" ? " " : $0 })
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 }

@@ -54,24 +54,18 @@ struct TextFile {
                     hint: "this looks like a binary file; questionnaire files are plain UTF-8 text"))
             return
         }
-        var scalars = String.UnicodeScalarView()
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        decoding: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: break decoding
-            case .error:
-                diagnostics.append(
-                    QuestionnaireDiagnostic(
-                        path: path, line: number, column: String(scalars).count + 1,
-                        message: "bytes that are not valid UTF-8",
-                        hint: "save the file as UTF-8 (in most editors: Save with Encoding → UTF-8)"))
-                return
-            }
+        // Valid UTF-8 (nearly every line) is checked in one pass; a line that is not is decoded
+        // again scalar by scalar, to find the column of its first bad byte.
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            diagnostics.append(
+                QuestionnaireDiagnostic(
+                    path: path, line: number, column: Self.validPrefixCount(bytes) + 1,
+                    message: "bytes that are not valid UTF-8",
+                    hint: "save the file as UTF-8 (in most editors: Save with Encoding → UTF-8)"))
+            return
         }
-        let text = String(scalars)
-        guard text.count <= Self.maxLineLength else {
+        // A line of no more bytes than the limit has no more characters either.
+        guard bytes.count <= Self.maxLineLength || text.count <= Self.maxLineLength else {
             diagnostics.append(
                 QuestionnaireDiagnostic(
                     path: path, line: number, column: Self.maxLineLength + 1,
@@ -80,6 +74,15 @@ struct TextFile {
             return
         }
         lines.append(Line(number: number, text: text))
+    }
+
+    /// The characters before the first byte that is not valid UTF-8.
+    private static func validPrefixCount(_ bytes: ArraySlice<UInt8>) -> Int {
+        var scalars = String.UnicodeScalarView()
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while case .scalarValue(let scalar) = decoder.decode(&iterator) { scalars.append(scalar) }
+        return String(scalars).count
     }
 
     private static func characterCount(_ bytes: ArraySlice<UInt8>) -> Int {
