@@ -40,37 +40,59 @@ public enum HeldCommitContract {
         #expect(await waitUntil(seconds: 20) { hold.isReached }, "the first server's group reached its commit")
 
         // The second server sends the same team's records, and another team's.
-        let sent = Task {
-            var outcomes: [IngestOutcome] = []
-            for seed in 3..<8 {
+        func send() -> Task<[IngestOutcome], any Error> {
+            Task {
+                var outcomes: [IngestOutcome] = []
+                for seed in 3..<8 {
+                    outcomes += try await second.ingest(
+                        [try IngestItem(record: RecordStoreContract.record(UInt64(seed)))], owner: owner, at: Date())
+                }
                 outcomes += try await second.ingest(
-                    [try IngestItem(record: RecordStoreContract.record(UInt64(seed)))], owner: owner, at: Date())
+                    [try IngestItem(record: RecordStoreContract.record(9))], owner: RecordOwner(teamId: other.id, username: "b"), at: Date()
+                )
+                return outcomes
             }
-            outcomes += try await second.ingest(
-                [try IngestItem(record: RecordStoreContract.record(9))], owner: RecordOwner(teamId: other.id, username: "b"), at: Date())
-            return outcomes
         }
-        let done = Done()
-        Task {
-            _ = try? await sent.value
-            await done.set()
-        }
-        if first.writersTakeTurns {
-            // One writer at a time: the second server's first group waits for the held one.
-            #expect(!(await waitUntil(seconds: 1) { await done.value }), "a second writer waited for the transaction held open")
-        } else {
-            #expect(await waitUntil(seconds: 20) { await done.value }, "the second server's groups committed while the first's was open")
-        }
-
         // Readers stop below the change held open: the record committed before, and nothing of
         // the same team's after it, on either server.
-        for store in [first as any RecordStore, second] {
-            let page = try await store.changes(teamId: team.id, after: 0, limit: 100)
-            #expect(page.changes.map(\.id) == [before.id], "a reader does not pass the change held open")
-            #expect(
-                try await store.exportSnapshot(teamId: team.id).cursor == page.changes.last?.cursor, "an export's cursor stops there too")
+        func readersStopBelowTheHold() async throws -> ChangePage {
+            for store in [first as any RecordStore, second] {
+                let page = try await store.changes(teamId: team.id, after: 0, limit: 100)
+                #expect(page.changes.map(\.id) == [before.id], "a reader does not pass the change held open")
+                #expect(
+                    try await store.exportSnapshot(teamId: team.id).cursor == page.changes.last?.cursor,
+                    "an export's cursor stops there too")
+            }
+            return try await second.changes(teamId: team.id, after: 0, limit: 100)
         }
-        let readDuringHold = try await second.changes(teamId: team.id, after: 0, limit: 100)
+        // Set once the second server's sending has ended, however it ended.
+        func finished(_ sent: Task<[IngestOutcome], any Error>) -> Done {
+            let done = Done()
+            Task {
+                _ = try? await sent.value
+                await done.set()
+            }
+            return done
+        }
+        let sent: Task<[IngestOutcome], any Error>
+        let readDuringHold: ChangePage
+        if first.writersTakeTurns {
+            // One writer at a time: nothing commits while the group is held, so the readers are
+            // asked first, and the second server's first group then waits (as it must) for as
+            // short a time as the check allows: the writer's busy timeout (10 s) is a deployment's
+            // bound, and a loaded machine could otherwise hold the group open past it.
+            readDuringHold = try await readersStopBelowTheHold()
+            sent = send()
+            let done = finished(sent)
+            #expect(!(await waitUntil(seconds: 1) { await done.value }), "a second writer waited for the transaction held open")
+        } else {
+            // Writers that need not take turns: the second server's groups commit while the
+            // first's is open, and readers still stop below the one held open.
+            sent = send()
+            let done = finished(sent)
+            #expect(await waitUntil(seconds: 20) { await done.value }, "the second server's groups committed while the first's was open")
+            readDuringHold = try await readersStopBelowTheHold()
+        }
 
         hold.release()
         #expect(try await heldIngest.value == [.created(revision: 1)])
