@@ -75,30 +75,48 @@ extension ExportPlan {
             }
             break
         }
-        for slot in row.layout.slots where !row.hidden[slot.ordinal] {
-            if slot.inRepeat {
-                // Each instance's answer, read from the repeat's; no cell for an instance the record
-                // lacks, nor for any when show-if hides the repeat (its table has no rows then).
-                guard let member = slot.repeatMember, !row.hidden[member.group], case .instances(let list)? = row.answers[member.group]
-                else { continue }
-                for (index, path) in slot.columns {
-                    guard case .instance(let number)? = path.first, number <= list.count else { continue }
-                    guard let inner = list[number - 1][member.index], let text = Self.cell(inner, path.dropFirst(), type: slot.type) else {
-                        // Unanswered where it was asked; a question show-if can hide may have been hidden there.
-                        if !slot.mayBeHidden { cell(index, .unanswered) }
-                        continue
+        // The slots and their columns are read in place: copying a slot (its type, its
+        // columns' paths) for every question of every record was a fifth of writing a line.
+        row.layout.slots.withUnsafeBufferPointer { slots in
+            for slot in slots.indices where !row.hidden[slots[slot].ordinal] {
+                if slots[slot].inRepeat {
+                    // Each instance's answer, read from the repeat's; no cell for an instance the record
+                    // lacks, nor for any when show-if hides the repeat (its table has no rows then).
+                    guard let member = slots[slot].repeatMember, !row.hidden[member.group],
+                        case .instances(let list)? = row.answers[member.group]
+                    else { continue }
+                    slots[slot].columns.withUnsafeBufferPointer { columns in
+                        for column in columns.indices {
+                            guard case .instance(let number)? = columns[column].path.first, number <= list.count else { continue }
+                            guard let inner = list[number - 1][member.index],
+                                let text = Self.cell(inner, columns[column].path.dropFirst(), type: slots[slot].type)
+                            else {
+                                // Unanswered where it was asked; a question show-if can hide may have been hidden there.
+                                if !slots[slot].mayBeHidden { cell(columns[column].index, .unanswered) }
+                                continue
+                            }
+                            if !text.isEmpty { cell(columns[column].index, .text(text)) }
+                        }
                     }
-                    if !text.isEmpty { cell(index, .text(text)) }
-                }
-                continue
-            }
-            let answer = row.answers[slot.ordinal]
-            for (index, path) in slot.columns {
-                guard let text = answer.flatMap({ Self.cell($0, path[...], type: slot.type) }) else {
-                    cell(index, .unanswered)
                     continue
                 }
-                if !text.isEmpty { cell(index, .text(text)) }
+                guard let answer = row.answers[slots[slot].ordinal] else {
+                    for column in slots[slot].columns { cell(column.index, .unanswered) }
+                    continue
+                }
+                slots[slot].columns.withUnsafeBufferPointer { columns in
+                    for column in columns.indices {
+                        // A question's own answer (most columns) needs neither its type nor a path.
+                        let text =
+                            columns[column].path.isEmpty
+                            ? Self.text(of: answer) : Self.cell(answer, columns[column].path[...], type: slots[slot].type)
+                        guard let text else {
+                            cell(columns[column].index, .unanswered)
+                            continue
+                        }
+                        if !text.isEmpty { cell(columns[column].index, .text(text)) }
+                    }
+                }
             }
         }
     }
