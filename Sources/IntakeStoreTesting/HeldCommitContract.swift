@@ -85,6 +85,9 @@ public enum HeldCommitContract {
             sent = send()
             let done = finished(sent)
             #expect(!(await waitUntil(seconds: 1) { await done.value }), "a second writer waited for the transaction held open")
+            // And while it waits, readers still read (they do not queue behind the writer) and
+            // still stop below the held change.
+            _ = try await readersStopBelowTheHold()
         } else {
             // Writers that need not take turns: the second server's groups commit while the
             // first's is open, and readers still stop below the one held open.
