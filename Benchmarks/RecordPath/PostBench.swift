@@ -154,6 +154,11 @@ struct PostBench: AsyncParsableCommand {
             return try await group.reduce(0, +)
         }
         log("post: \(label): " + (await first.groupCommits()) + "; " + (await second.groupCommits()))
+        // The audit trail is still one sound chain after two servers wrote to it at once (one of
+        // the must-holds): a run whose trail does not verify gives no figure.
+        let audit = try runProgram(tools.intake, ["admin", "audit", "verify", "--database", first.database])
+        guard audit.contains("The audit trail is sound") else { throw BenchError("after \(label): \(audit.suffix(300))") }
+        log("post: \(label): " + (audit.split(separator: "\n").first.map(String.init) ?? audit))
         return both
     }
 
