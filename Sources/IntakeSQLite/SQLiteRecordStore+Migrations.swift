@@ -608,7 +608,88 @@ extension SQLiteRecordStore {
                     ALTER TABLE recordRevision_v33 RENAME TO recordRevision;
                     """)
         }
+        // A lookup entry is keyed by its record's rowid, which grows as records come: its
+        // insert lands at the end of the table's B-tree, not on a page at random, and the
+        // unique index of record ids it kept (one page written a record, at scale) goes. The
+        // triggers match the record's id as well as its rowid, so an entry whose record's rowid
+        // moved (a VACUUM may renumber a table without an INTEGER PRIMARY KEY) is left alone,
+        // never taken for another record's; `placeLookupEntries` then remakes them at the open.
+        // A record inserted deleted (a transfer's exit entry) gets no entry.
+        migrator.registerMigration("v34: lookup entries keyed by their record's rowid") { db in
+            try db.execute(
+                sql: """
+                    DROP TRIGGER record_lookup_insert;
+                    DROP TRIGGER record_lookup_update;
+                    DROP TRIGGER record_lookup_delete;
+                    CREATE TABLE lookupEntry_v34 (
+                        entry INTEGER PRIMARY KEY,
+                        recordId TEXT NOT NULL,
+                        teamId INTEGER NOT NULL,
+                        familyNameKey TEXT NOT NULL,
+                        givenNameKey TEXT NOT NULL,
+                        dateOfBirth TEXT,
+                        externalIdKey TEXT,
+                        updatedAt REAL NOT NULL
+                    );
+                    INSERT INTO lookupEntry_v34 (entry, recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                        SELECT r.rowid, e.recordId, e.teamId, e.familyNameKey, e.givenNameKey, e.dateOfBirth, e.externalIdKey, e.updatedAt
+                        FROM lookupEntry e JOIN record r ON r.id = e.recordId
+                        WHERE r.deletedAt IS NULL
+                        ORDER BY r.rowid;
+                    DROP TABLE lookupEntry;
+                    ALTER TABLE lookupEntry_v34 RENAME TO lookupEntry;
+                    CREATE INDEX lookupEntry_birth ON lookupEntry (teamId, dateOfBirth);
+                    CREATE INDEX lookupEntry_external ON lookupEntry (teamId, externalIdKey);
+                    CREATE INDEX lookupEntry_family_newest ON lookupEntry (teamId, familyNameKey, updatedAt DESC, recordId);
+                    CREATE INDEX lookupEntry_given_newest ON lookupEntry (teamId, givenNameKey, updatedAt DESC, recordId);
+                    CREATE INDEX lookupEntry_pair_newest ON lookupEntry (teamId, familyNameKey, givenNameKey, updatedAt DESC, recordId);
+                    CREATE TRIGGER lookupEntry_keys_insert AFTER INSERT ON lookupEntry BEGIN
+                        INSERT OR IGNORE INTO lookupKey (teamId, field, key) VALUES (new.teamId, 0, new.familyNameKey);
+                        INSERT OR IGNORE INTO lookupKey (teamId, field, key) VALUES (new.teamId, 1, new.givenNameKey);
+                    END;
+                    CREATE TRIGGER lookupEntry_keys_update AFTER UPDATE OF teamId, familyNameKey, givenNameKey ON lookupEntry BEGIN
+                        INSERT OR IGNORE INTO lookupKey (teamId, field, key) VALUES (new.teamId, 0, new.familyNameKey);
+                        INSERT OR IGNORE INTO lookupKey (teamId, field, key) VALUES (new.teamId, 1, new.givenNameKey);
+                    END;
+                    CREATE TRIGGER record_lookup_insert AFTER INSERT ON record WHEN new.deletedAt IS NULL BEGIN
+                        INSERT INTO lookupEntry (entry, recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                        VALUES (new.rowid, new.id, new.teamId, new.familyNameKey, new.givenNameKey, new.dateOfBirth, lower(new.externalId),
+                            new.updatedAt);
+                    END;
+                    CREATE TRIGGER record_lookup_update AFTER UPDATE ON record BEGIN
+                        UPDATE lookupEntry SET teamId = new.teamId, familyNameKey = new.familyNameKey, givenNameKey = new.givenNameKey,
+                            dateOfBirth = new.dateOfBirth, externalIdKey = lower(new.externalId), updatedAt = new.updatedAt
+                        WHERE entry = new.rowid AND recordId = new.id;
+                    END;
+                    CREATE TRIGGER record_lookup_delete AFTER UPDATE OF deletedAt ON record WHEN new.deletedAt IS NOT NULL BEGIN
+                        DELETE FROM lookupEntry WHERE entry = new.rowid AND recordId = new.id;
+                    END;
+                    """)
+        }
         return migrator
+    }
+
+    /// Lookup entries sit on their records' rowids (v34). Should something have renumbered the
+    /// record table's rowids since (a `VACUUM` may: the table has no INTEGER PRIMARY KEY), the
+    /// newest entries no longer match the records at their keys, and all entries are made
+    /// again from the records. Asked at every open; it reads the 64 newest entries by key.
+    static func placeLookupEntries(_ db: Database) throws {
+        let misplaced =
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM (
+                        SELECT e.recordId, r.id FROM lookupEntry e LEFT JOIN record r ON r.rowid = e.entry ORDER BY e.entry DESC LIMIT 64
+                    ) WHERE id IS NOT recordId
+                    """) ?? 0
+        guard misplaced > 0 else { return }
+        try db.execute(
+            sql: """
+                DELETE FROM lookupEntry;
+                INSERT INTO lookupEntry (entry, recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                    SELECT rowid, id, teamId, familyNameKey, givenNameKey, dateOfBirth, lower(externalId), updatedAt
+                    FROM record WHERE deletedAt IS NULL ORDER BY rowid;
+                """)
     }
 
     /// Keys stored before v26 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

@@ -48,8 +48,7 @@ extension SQLiteRecordStore {
                         FROM record WHERE id = ?
                         """,
                     arguments: [exit, at, next, from, at, request.by, to, id])
-                // Nothing to find by name: the insert trigger made a lookup entry for it.
-                try db.execute(sql: "DELETE FROM lookupEntry WHERE recordId = ?", arguments: [exit])
+                // Nothing to find by name: inserted deleted, it gets no lookup entry (record_lookup_insert).
                 // The record itself: a change of the new team, which never held it before.
                 try db.execute(
                     sql: """
