@@ -58,26 +58,15 @@ struct ArabicNameKeyMigrationTests {
 
     @Test func aSQLiteDatabaseOfSchemaV25IsFoundByAnyVariant() async throws {
         #expect(!Self.oldKeys.isEmpty, "fold leaves variants in الأحمد إبراهيم فاطمة مُوسى")
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-migration-\(UUID().uuidString)/db.sqlite").path
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         // Given a database at schema v25 holding records and registry patients keyed by fold
-        let queue = try DatabaseQueue(path: path)
-        try SQLiteRecordStore.migrator.migrate(queue, upTo: "v25: when a referral was accepted and by whom; an invitation's message")
+        let (path, queue) = try MigrationDatabase.queue(upTo: "v25: when a referral was accepted and by whom; an invitation's message")
         let records = Self.records()
         try await queue.write { db in
             try db.execute(sql: "INSERT INTO team (id, name, createdAt) VALUES (1, 't', 0)")
             for (index, record) in records.enumerated() {
-                try db.execute(
-                    sql: """
-                        INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision, createdAt,
-                            updatedAt, receivedAt, givenNameKey, familyNameKey, body, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq, collector)
-                        VALUES (?, ?, ?, 1, 'u', 'complete', 1, 0, ?, 0, ?, ?, ?, ?, ?, ?, ?, 'u')
-                        """,
-                    arguments: [
-                        record.id.uuidString.lowercased(), record.questionnaire.id, record.questionnaire.version, Double(index),
-                        NameKey.fold(record.patient.givenName), NameKey.fold(record.patient.familyName),
-                        String(decoding: RecordCodec.encode(record), as: UTF8.self), index + 1, index + 1, index + 1, index + 1,
-                    ])
+                try MigrationDatabase.insertRecord(
+                    record, index: index, givenKey: NameKey.fold(record.patient.givenName),
+                    familyKey: NameKey.fold(record.patient.familyName), db)
                 try db.execute(
                     sql: """
                         INSERT INTO patient (id, teamId, givenName, familyName, givenKey, familyKey, revision, createdBy, createdAt, updatedAt)

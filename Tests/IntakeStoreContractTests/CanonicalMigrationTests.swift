@@ -22,8 +22,7 @@ struct CanonicalMigrationTests {
     }
 
     @Test func recordsStoredBeforeTheCanonicalFormAreRewrittenAndStillRecognised() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-migration-\(UUID().uuidString)/db.sqlite").path
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let path = try MigrationDatabase.path()
         // A sample record whose old spelling differs from the canonical one (most do: ten answers
         // in a section, a whole decimal).
         var found: (PatientResponse, String)?
@@ -75,8 +74,7 @@ struct CanonicalMigrationTests {
     }
 
     @Test func recordsStoredBeforeTeamCursorsGetTheirTeamsCursorsInTheOrderTheyChanged() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-migration-\(UUID().uuidString)/db.sqlite").path
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let path = try MigrationDatabase.path()
         // Given a database at schema v6 with changes of two teams interleaved
         let queue = try DatabaseQueue(path: path)
         try SQLiteRecordStore.migrator.migrate(queue, upTo: "v6: failed sign-ins per account, and the lock they lead to")

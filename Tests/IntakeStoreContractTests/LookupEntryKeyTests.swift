@@ -12,12 +12,6 @@ import Testing
 /// on its record's rowid (a VACUUM may renumber them) is never taken for another record's, and
 /// the entries are made again when the server opens the database.
 struct LookupEntryKeyTests {
-    static func folder() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("intake-lookup-key-\(UUID().uuidString)/db.sqlite").path
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        return path
-    }
-
     static let names = [("Amina", "Haddad"), ("فاطمة", "الأحمد"), ("Omar", "Haddad")]
 
     static func records() -> [PatientResponse] {
@@ -46,25 +40,15 @@ struct LookupEntryKeyTests {
     }
 
     @Test func aDatabaseOfSchemaV33KeepsItsEntriesOnTheirRecords() async throws {
-        let path = try Self.folder()
         // Given a database at v33 with three records and a deleted one (entries keyed as before)
-        let queue = try DatabaseQueue(path: path)
-        try SQLiteRecordStore.migrator.migrate(queue, upTo: "v33: each revision's body stored once")
+        let (path, queue) = try MigrationDatabase.queue(upTo: "v33: each revision's body stored once")
         let records = Self.records() + [RecordStoreContract.record(950)]
         try await queue.write { db in
             try db.execute(sql: "INSERT INTO team (id, name, createdAt) VALUES (1, 't', 0)")
             for (index, record) in records.enumerated() {
-                try db.execute(
-                    sql: """
-                        INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision, createdAt,
-                            updatedAt, receivedAt, givenNameKey, familyNameKey, body, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq, collector)
-                        VALUES (?, ?, ?, 1, 'u', 'complete', 1, 0, ?, 0, ?, ?, ?, ?, ?, ?, ?, 'u')
-                        """,
-                    arguments: [
-                        record.id.uuidString.lowercased(), record.questionnaire.id, record.questionnaire.version, Double(index),
-                        NameKey.lookupKey(record.patient.givenName), NameKey.lookupKey(record.patient.familyName),
-                        String(decoding: RecordCodec.encode(record), as: UTF8.self), index + 1, index + 1, index + 1, index + 1,
-                    ])
+                try MigrationDatabase.insertRecord(
+                    record, index: index, givenKey: NameKey.lookupKey(record.patient.givenName),
+                    familyKey: NameKey.lookupKey(record.patient.familyName), db)
             }
             try db.execute(sql: "UPDATE record SET deletedAt = 1 WHERE id = ?", arguments: [records[3].id.uuidString.lowercased()])
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM lookupEntry") == 3)
@@ -86,7 +70,7 @@ struct LookupEntryKeyTests {
     }
 
     @Test func entriesMovedOffTheirRecordsAreNeverTakenForAnotherAndAreMadeAgainAtTheOpen() async throws {
-        let path = try Self.folder()
+        let path = try MigrationDatabase.path()
         var store: SQLiteRecordStore? = try SQLiteRecordStore(path: path)
         let team = try await store!.createTeam(name: "mobile unit", at: Date())
         let records = Self.records()
