@@ -610,11 +610,14 @@ extension SQLiteRecordStore {
         }
         // A lookup entry is keyed by its record's rowid, which grows as records come: its
         // insert lands at the end of the table's B-tree, not on a page at random, and the
-        // unique index of record ids it kept (one page written a record, at scale) goes. The
-        // triggers match the record's id as well as its rowid, so an entry whose record's rowid
-        // moved (a VACUUM may renumber a table without an INTEGER PRIMARY KEY) is left alone,
-        // never taken for another record's; `placeLookupEntries` then remakes them at the open.
-        // A record inserted deleted (a transfer's exit entry) gets no entry.
+        // unique index of record ids it kept (one page written a record, at scale) goes. Should
+        // the record table's rowids move (a dump restored into a new file without
+        // --preserve-rowids closes the gaps purged tombstones leave; SQLite's documentation says
+        // a VACUUM may too), the update and delete triggers, which match the record's id as well
+        // as its rowid, leave a misplaced entry alone rather than take it for another record's;
+        // a new record's entry replaces whatever sits at its rowid (v35); and
+        // `placeLookupEntries` remakes them all at the open. A record inserted deleted (a
+        // transfer's exit entry) gets no entry.
         migrator.registerMigration("v34: lookup entries keyed by their record's rowid") { db in
             try db.execute(
                 sql: """
@@ -666,15 +669,29 @@ extension SQLiteRecordStore {
                     END;
                     """)
         }
+        // v34's insert trigger failed a new record whose rowid held a misplaced entry (a UNIQUE
+        // constraint, at every try until a restart remade the entries): it replaces it now.
+        migrator.registerMigration("v35: a new record's lookup entry replaces a misplaced one") { db in
+            try db.execute(
+                sql: """
+                    DROP TRIGGER record_lookup_insert;
+                    CREATE TRIGGER record_lookup_insert AFTER INSERT ON record WHEN new.deletedAt IS NULL BEGIN
+                        INSERT OR REPLACE INTO lookupEntry (entry, recordId, teamId, familyNameKey, givenNameKey, dateOfBirth, externalIdKey, updatedAt)
+                        VALUES (new.rowid, new.id, new.teamId, new.familyNameKey, new.givenNameKey, new.dateOfBirth, lower(new.externalId),
+                            new.updatedAt);
+                    END;
+                    """)
+        }
         return migrator
     }
 
     /// Lookup entries sit on their records' rowids (v34). Should something have renumbered the
-    /// record table's rowids since (a `VACUUM` may: the table has no INTEGER PRIMARY KEY), the
-    /// newest entries no longer match the records at their keys, and all entries are made
-    /// again from the records. Asked at every open; it reads the 64 newest entries by key.
-    static func placeLookupEntries(_ db: Database) throws {
-        let misplaced =
+    /// record table's rowids since (see v34), the newest entries no longer match the records at
+    /// their keys, and all entries are made again from the records. Asked at every open: a
+    /// read of the 64 newest entries by key (a sample: renumbering closes gaps, which moves the
+    /// newest rows), and a write only when one is misplaced.
+    static func placeLookupEntries(_ database: some DatabaseWriter) throws {
+        let misplaced = try database.read { db in
             try Int.fetchOne(
                 db,
                 sql: """
@@ -682,7 +699,12 @@ extension SQLiteRecordStore {
                         SELECT e.recordId, r.id FROM lookupEntry e LEFT JOIN record r ON r.rowid = e.entry ORDER BY e.entry DESC LIMIT 64
                     ) WHERE id IS NOT recordId
                     """) ?? 0
+        }
         guard misplaced > 0 else { return }
+        try database.write { db in try Self.remakeLookupEntries(db) }
+    }
+
+    private static func remakeLookupEntries(_ db: Database) throws {
         try db.execute(
             sql: """
                 DELETE FROM lookupEntry;
