@@ -16,14 +16,7 @@ import Testing
 struct ArabicNameKeyMigrationTests {
     static let people = [("فاطمة", "الأحمد"), ("مُوسى", "إبراهيم"), ("Amina", "Haddad")]
 
-    static func records() -> [PatientResponse] {
-        people.enumerated().map { index, name in
-            RecordStoreContract.record(UInt64(800 + index)).with {
-                $0.patient.givenName = name.0
-                $0.patient.familyName = name.1
-            }
-        }
-    }
+    static func records() -> [PatientResponse] { MigrationDatabase.records(of: people, seed: 800) }
 
     /// The keys an older server stored that the migration must change.
     static let oldKeys = people.flatMap { [$0.0, $0.1] }.map(NameKey.fold).filter { NameKey.lookupKey($0) != $0 }

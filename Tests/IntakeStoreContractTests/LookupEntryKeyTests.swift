@@ -15,16 +15,9 @@ import Testing
 struct LookupEntryKeyTests {
     static let names = [("Amina", "Haddad"), ("فاطمة", "الأحمد"), ("Omar", "Haddad")]
 
-    static func records() -> [PatientResponse] {
-        names.enumerated().map { index, name in
-            RecordStoreContract.record(UInt64(900 + index)).with {
-                $0.patient.givenName = name.0
-                $0.patient.familyName = name.1
-            }
-        }
-    }
+    static func records() -> [PatientResponse] { MigrationDatabase.records(of: names, seed: 900) }
 
-    /// Each live record's entry, keyed by its rowid; nil where an entry is missing or misplaced.
+    /// How many live records have no entry at their rowid, or another record's there.
     static func misplacedEntries(_ store: SQLiteRecordStore) async throws -> Int {
         try await store.database.read { db in
             try Int.fetchOne(

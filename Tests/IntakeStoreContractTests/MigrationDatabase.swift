@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import IntakeCore
+import IntakeStoreTesting
 
 @testable import IntakeSQLite
 
@@ -20,6 +21,16 @@ enum MigrationDatabase {
         let queue = try DatabaseQueue(path: path)
         try SQLiteRecordStore.migrator.migrate(queue, upTo: migration)
         return (path, queue)
+    }
+
+    /// Records of the people named (given, family), their seeds counted up from `seed`.
+    static func records(of people: [(given: String, family: String)], seed: UInt64) -> [PatientResponse] {
+        people.enumerated().map { index, name in
+            RecordStoreContract.record(seed + UInt64(index)).with {
+                $0.patient.givenName = name.given
+                $0.patient.familyName = name.family
+            }
+        }
     }
 
     /// A record's row as a server of schema v24 to v33 stored it, in team 1, with the name keys
