@@ -105,7 +105,8 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                 before = "c.\(column) <= ?"
                 arguments += [after]
             case .time(let time):
-                sql += " AND EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordId = r.id AND v.revision = 1 AND v.savedAt < ?)"
+                sql +=
+                    " AND EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordRow = r.rowid AND v.recordId = r.id AND v.revision = 1 AND v.savedAt < ?)"
                 arguments += [SQLiteRecordStore.timestamp(time)]
                 before = "c.recordedAt < ?"
                 arguments += [SQLiteRecordStore.timestamp(time)]

@@ -616,7 +616,7 @@ extension SQLiteRecordStore {
         // a VACUUM may too), the update and delete triggers, which match the record's id as well
         // as its rowid, leave a misplaced entry alone rather than take it for another record's;
         // a new record's entry takes the place of whatever sits at its rowid (v36); and
-        // `placeLookupEntries` remakes them all at the open. A record inserted deleted (a
+        // `placeRowsKeyedByRecord` remakes them all at the open. A record inserted deleted (a
         // transfer's exit entry) gets no entry.
         migrator.registerMigration("v34: lookup entries keyed by their record's rowid") { db in
             try db.execute(
@@ -697,26 +697,79 @@ extension SQLiteRecordStore {
                     END;
                     """)
         }
+        // A record's revisions are keyed by the record's rowid, which grows as records come:
+        // a new record's revision lands at the end of the table's one B-tree (WITHOUT ROWID),
+        // where its key on the record's id put it on a page at random (one page written a
+        // record, at scale). The id stays in the row and every statement matches both, so a
+        // revision left on a renumbered rowid (see v34) is never taken for another record's;
+        // `placeRowsKeyedByRecord` puts them back at the open, and the store's writes do before they
+        // touch a record whose revisions are not where its rowid says (``placedRevisions``).
+        // No foreign key: SQLite would look for a purged record's revisions by a scan.
+        migrator.registerMigration("v37: revisions keyed by their record's rowid") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE recordRevision_v37 (
+                        recordRow INTEGER NOT NULL,
+                        revision INTEGER NOT NULL,
+                        recordId TEXT NOT NULL,
+                        contentHash TEXT NOT NULL,
+                        body TEXT,
+                        savedBy TEXT NOT NULL,
+                        savedAt REAL NOT NULL,
+                        deviceId TEXT,
+                        PRIMARY KEY (recordRow, revision)
+                    ) WITHOUT ROWID;
+                    INSERT INTO recordRevision_v37 (recordRow, revision, recordId, contentHash, body, savedBy, savedAt, deviceId)
+                        SELECT r.rowid, v.revision, v.recordId, v.contentHash, v.body, v.savedBy, v.savedAt, v.deviceId
+                        FROM recordRevision v JOIN record r ON r.id = v.recordId
+                        WHERE r.deletedAt IS NULL
+                        ORDER BY r.rowid, v.revision;
+                    DROP TABLE recordRevision;
+                    ALTER TABLE recordRevision_v37 RENAME TO recordRevision;
+                    """)
+        }
         return migrator
     }
 
-    /// Lookup entries sit on their records' rowids (v34). Should something have renumbered the
-    /// record table's rowids since (see v34), the newest entries no longer match the records at
-    /// their keys, and all entries are made again from the records. Asked at every open: a
-    /// read of the 64 newest entries by key (a sample: renumbering closes gaps, which moves the
-    /// newest rows), and a write only when one is misplaced.
-    static func placeLookupEntries(_ database: some DatabaseWriter) throws {
-        let misplaced = try database.read { db in
-            try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT COUNT(*) FROM (
-                        SELECT e.recordId, r.id FROM lookupEntry e LEFT JOIN record r ON r.rowid = e.entry ORDER BY e.entry DESC LIMIT 64
-                    ) WHERE id IS NOT recordId
-                    """) ?? 0
+    /// Every revision put on its record's rowid now. Those of records deleted (or purged) while
+    /// they were misplaced, which the delete's keyed statement missed, go: a deleted record's
+    /// revisions are not kept.
+    static func remakeRevisions(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TEMP TABLE placedRevision AS
+                    SELECT r.rowid AS recordRow, v.revision, v.recordId, v.contentHash, v.body, v.savedBy, v.savedAt, v.deviceId
+                    FROM recordRevision v JOIN record r ON r.id = v.recordId
+                    WHERE r.deletedAt IS NULL;
+                DELETE FROM recordRevision;
+                INSERT INTO recordRevision (recordRow, revision, recordId, contentHash, body, savedBy, savedAt, deviceId)
+                    SELECT recordRow, revision, recordId, contentHash, body, savedBy, savedAt, deviceId FROM placedRevision
+                    ORDER BY recordRow, revision;
+                DROP TABLE placedRevision;
+                """)
+    }
+
+    /// Lookup entries (v34) and revisions (v37) sit on their records' rowids. Should something
+    /// have renumbered the record table's rowids since (see v34), the newest of them no longer
+    /// match the records at their keys, and all are placed again from the records. Asked at
+    /// every open: a read of the 64 newest of each by key (a sample: renumbering closes gaps,
+    /// which moves the newest rows), and a write only when one is misplaced.
+    static func placeRowsKeyedByRecord(_ database: some DatabaseWriter) throws {
+        let tables: [(table: String, key: String, remake: (Database) throws -> Void)] = [
+            ("lookupEntry", "entry", remakeLookupEntries), ("recordRevision", "recordRow", remakeRevisions),
+        ]
+        for (table, key, remake) in tables {
+            let misplaced = try database.read { db in
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) FROM (
+                            SELECT t.recordId, r.id FROM \(table) t LEFT JOIN record r ON r.rowid = t.\(key) ORDER BY t.\(key) DESC LIMIT 64
+                        ) WHERE id IS NOT recordId
+                        """) ?? 0
+            }
+            if misplaced > 0 { try database.write { db in try remake(db) } }
         }
-        guard misplaced > 0 else { return }
-        try database.write { db in try Self.remakeLookupEntries(db) }
     }
 
     private static func remakeLookupEntries(_ db: Database) throws {

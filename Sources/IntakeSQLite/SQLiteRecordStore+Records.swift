@@ -112,12 +112,14 @@ extension SQLiteRecordStore {
     ) throws -> IngestOutcome {
         let id = key(item.record.id)
         if held.contains(id) || inserted.contains(id),
-            let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM record WHERE id = ?"), arguments: [id])
+            let existing = try Row.fetchOne(db.cachedStatement(sql: "SELECT rowid, * FROM record WHERE id = ?"), arguments: [id])
         {
             return try RecordRules.resent(standing(existing), teamId: owner.teamId) {
-                try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ? AND contentHash = ?)"),
-                    arguments: [id, item.contentHash]) ?? false
+                let row = try placedRevisions(existing, db)
+                return try Bool.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordRow = ? AND recordId = ? AND contentHash = ?)"),
+                    arguments: [row, id, item.contentHash]) ?? false
             }
         }
         let r = item.record
@@ -139,7 +141,8 @@ extension SQLiteRecordStore {
                 item.familyNameKey, r.patient.dateOfBirth?.description, r.patient.externalId, body,
                 r.patientId.map(key), owner.teamId, owner.teamId,
             ])
-        try insertRevision(item, revision: 1, savedBy: owner.username, at: time, deviceId: item.deviceId ?? owner.deviceId, db)
+        try insertRevision(
+            item, at: db.lastInsertedRowID, revision: 1, savedBy: owner.username, at: time, deviceId: item.deviceId ?? owner.deviceId, db)
         try notifyAlerts(item, teamId: owner.teamId, at: time, db)
         inserted.insert(id)
         return .created(revision: 1)
@@ -163,24 +166,58 @@ extension SQLiteRecordStore {
         }
     }
 
-    /// The record's new current revision. Its body is the record's (stored once, there): the
-    /// revision's is NULL until ``keepPastBody(_:_:)`` gives it its own as an edit replaces it.
-    /// `deviceId`: the item's, or its sender's (passed, not set on a copy of the item: copying
-    /// the record was 6 % of the store's CPU).
+    /// The record's new current revision, on the record's rowid `recordRow` (v37). Its body is
+    /// the record's (stored once, there): the revision's is NULL until ``keepPastBody(_:row:_:)``
+    /// gives it its own as an edit replaces it. `deviceId`: the item's, or its sender's (passed,
+    /// not set on a copy of the item: copying the record was 6 % of the store's CPU). Should
+    /// another record's revision be in its place (rowids renumbered while the server ran), all
+    /// revisions are placed again and it is inserted then.
     private static func insertRevision(
-        _ item: IngestItem, revision: Int, savedBy: String, at time: Date, deviceId: String?, _ db: Database
+        _ item: IngestItem, at recordRow: Int64, revision: Int, savedBy: String, at time: Date, deviceId: String?, _ db: Database
     ) throws {
-        try db.cachedStatement(
-            sql:
-                "INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId) VALUES (?, ?, ?, NULL, ?, ?, ?)"
-        ).execute(arguments: [key(item.record.id), revision, item.contentHash, savedBy, timestamp(time), deviceId])
+        let insert = """
+            INSERT INTO recordRevision (recordRow, revision, recordId, contentHash, body, savedBy, savedAt, deviceId)
+            VALUES (?, ?, ?, ?, NULL, ?, ?, ?)
+            """
+        let arguments: StatementArguments = [
+            recordRow, revision, key(item.record.id), item.contentHash, savedBy, timestamp(time), deviceId,
+        ]
+        do {
+            try db.cachedStatement(sql: insert).execute(arguments: arguments)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+            // Asked for again: a statement that failed is not run twice (GRDB drops it from its
+            // cache; its reset would answer with the failure).
+            try remakeRevisions(db)
+            try db.cachedStatement(sql: insert).execute(arguments: arguments)
+        }
+    }
+
+    /// The rowid a record's revisions sit on (v37), `row` being its row with its rowid, once
+    /// they are known to be there: should its current revision be missing at its rowid but held
+    /// elsewhere (rowids renumbered while the server ran, which the open's check had no chance
+    /// to see), every revision is placed again first. A lookup by key; the scan and the rewrite
+    /// only for a record whose revisions moved, once.
+    static func placedRevisions(_ row: Row, _ db: Database) throws -> Int64 {
+        let recordRow: Int64 = row["rowid"], id: String = row["id"], revision: Int = row["revision"]
+        let placed = try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordRow = ? AND revision = ? AND recordId = ?)"),
+            arguments: [recordRow, revision, id])
+        if placed != true,
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM recordRevision WHERE recordId = ?)", arguments: [id]) == true
+        {
+            try remakeRevisions(db)
+        }
+        return recordRow
     }
 
     /// Before an edit replaces the record's body, the revision that was current keeps it.
-    private static func keepPastBody(_ id: String, _ db: Database) throws {
+    private static func keepPastBody(_ id: String, row recordRow: Int64, _ db: Database) throws {
         try db.cachedStatement(
-            sql: "UPDATE recordRevision SET body = (SELECT body FROM record WHERE id = ?) WHERE recordId = ? AND body IS NULL"
-        ).execute(arguments: [id, id])
+            sql: """
+                UPDATE recordRevision SET body = (SELECT body FROM record WHERE id = ?)
+                WHERE recordRow = ? AND recordId = ? AND body IS NULL
+                """
+        ).execute(arguments: [id, recordRow, id])
     }
 
     public func record(id: UUID) async throws -> StoredRecord? {
@@ -211,15 +248,22 @@ extension SQLiteRecordStore {
 
     public func revisions(of id: UUID) async throws -> [RecordRevision] {
         try await database.read { db in
-            try Row.fetchAll(
+            // By the record's rowid (v37); should its revisions have moved off it since the open
+            // (rowids renumbered while the server ran), found by a scan of them all.
+            let select = "SELECT v.revision, COALESCE(v.body, r.body) AS body, v.savedBy, v.savedAt, v.deviceId FROM record r"
+            let id = Self.key(id)
+            var rows = try Row.fetchAll(
                 db,
-                sql: """
-                    SELECT v.revision, COALESCE(v.body, r.body) AS body, v.savedBy, v.savedAt, v.deviceId
-                    FROM recordRevision v JOIN record r ON r.id = v.recordId
-                    WHERE v.recordId = ? ORDER BY v.revision
-                    """, arguments: [Self.key(id)]
-            )
-            .map { row in
+                sql: "\(select) JOIN recordRevision v ON v.recordRow = r.rowid AND v.recordId = r.id WHERE r.id = ? ORDER BY v.revision",
+                arguments: [id])
+            if rows.isEmpty,
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM record WHERE id = ? AND deletedAt IS NULL)", arguments: [id])
+                    == true
+            {
+                rows = try Row.fetchAll(
+                    db, sql: "\(select) JOIN recordRevision v ON v.recordId = r.id WHERE r.id = ? ORDER BY v.revision", arguments: [id])
+            }
+            return try rows.map { row in
                 RecordRevision(
                     revision: row["revision"], record: try PatientResponse(jsonData: Data((row["body"] as String).utf8)),
                     savedBy: row["savedBy"], savedAt: Self.date(row["savedAt"]), deviceId: row["deviceId"])
@@ -233,13 +277,16 @@ extension SQLiteRecordStore {
         try await database.write { db in
             let id = Self.key(item.record.id)
             let revision: Int
-            let standing = try Self.standing(db, id: id)
+            let row = try Row.fetchOne(db, sql: "SELECT rowid, * FROM record WHERE id = ?", arguments: [id])
+            let standing = row.map(Self.standing)
             switch RecordRules.edit(standing, teamId: teamId, baseRevision: baseRevision) {
             case .refuse(let outcome): return outcome
             case .save(let next): revision = next
             }
+            guard let row else { return .notFound }
             let r = item.record
-            try Self.keepPastBody(id, db)
+            let recordRow = try Self.placedRevisions(row, db)
+            try Self.keepPastBody(id, row: recordRow, db)
             try db.execute(
                 sql: """
                     UPDATE record SET questionnaireId = ?, questionnaireVersion = ?, status = ?, revision = ?, updatedAt = ?,
@@ -253,7 +300,7 @@ extension SQLiteRecordStore {
                     item.givenNameKey, item.familyNameKey, r.patient.dateOfBirth?.description,
                     r.patient.externalId, String(decoding: item.body, as: UTF8.self), r.patientId.map(Self.key), teamId, id,
                 ])
-            try Self.insertRevision(item, revision: revision, savedBy: savedBy, at: time, deviceId: item.deviceId, db)
+            try Self.insertRevision(item, at: recordRow, revision: revision, savedBy: savedBy, at: time, deviceId: item.deviceId, db)
             if let standing { try Self.reviewEdited(standing, id: id, by: savedBy, at: time, db) }
             _ = try Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], db)
             try Self.notifyAlerts(item, teamId: teamId, at: time, db)
@@ -264,8 +311,11 @@ extension SQLiteRecordStore {
     public func deleteRecord(id: UUID, teamId: Int64, reason: String, by user: String, at time: Date) async throws -> DeleteOutcome {
         try await database.write { db in
             let key = Self.key(id)
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [key]) else { return .notFound }
+            guard let row = try Row.fetchOne(db, sql: "SELECT rowid, * FROM record WHERE id = ?", arguments: [key]) else {
+                return .notFound
+            }
             if case .refuse(let outcome) = RecordRules.delete(Self.standing(row), teamId: teamId) { return outcome }
+            let recordRow = try Self.placedRevisions(row, db)
             // The content goes; the row stays as the tombstone, its cursors moved so the next
             // incremental export lists it as removed.
             try db.execute(
@@ -277,7 +327,7 @@ extension SQLiteRecordStore {
                     WHERE id = ?
                     """,
                 arguments: [Self.timestamp(time), user, reason, Self.timestamp(time), teamId, key])
-            try db.execute(sql: "DELETE FROM recordRevision WHERE recordId = ?", arguments: [key])
+            try db.execute(sql: "DELETE FROM recordRevision WHERE recordRow = ? AND recordId = ?", arguments: [recordRow, key])
             // The thread's comments are free text that may name the patient: they go with the record.
             try db.execute(sql: "DELETE FROM reviewEntry WHERE recordId = ?", arguments: [key])
             // Its open referrals close, and both sides are told: nothing is left to do.

@@ -44,7 +44,7 @@ public final class SQLiteRecordStore: RecordStore, GroupCommitHolding {
             throw SQLiteStoreError("\(path) was migrated by a newer Intake; run that version, or restore a backup made before it")
         }
         try Self.migrator.migrate(database)
-        try Self.placeLookupEntries(database)
+        try Self.placeRowsKeyedByRecord(database)
         let fallbacks = fallbacks
         let hold = commitHold
         ingestGroup = GroupCommit { jobs in try await Self.commit(jobs, into: database, fallbacks: fallbacks, hold: hold.current) }
