@@ -125,9 +125,7 @@ extension PostgresRecordStore {
                 inserting = decide(entries, standings: standings, into: &outcomes)
                 guard inserting.isEmpty else { throw PostgresGroupError.lostRace }
             }
-            for index in created {
-                try await notifyAlerts(entries[index].item, teamId: entries[index].owner.teamId, at: entries[index].time, connection)
-            }
+            try await notifyAlerts(created.map { (entries[$0].item, entries[$0].owner.teamId, entries[$0].time) }, connection)
         }
         var byJob = [[IngestOutcome]](repeating: [], count: jobs.count)
         for (entry, outcome) in zip(entries, outcomes) { byJob[entry.job].append(outcome!) }
@@ -253,27 +251,39 @@ extension PostgresRecordStore {
             ).collect()
             guard !inserted.isEmpty else { continue }
             try await insertRevision(item, revision: 1, savedBy: owner.username, at: time, connection)
-            try await notifyAlerts(item, teamId: owner.teamId, at: time, connection)
+            try await notifyAlerts([(item, owner.teamId, time)], connection)
             return .created(revision: 1)
         }
         throw PostgresGroupError.lostRace
     }
 
-    /// The team's coordinators hear of each alert the record raises, in the record's transaction.
-    private static func notifyAlerts(_ item: IngestItem, teamId: Int64, at time: Date, _ connection: PostgresConnection) async throws {
-        guard !item.alerts.isEmpty else { return }
+    /// The team's coordinators hear of each alert the records raise, in the records' transaction:
+    /// one statement for all of them (a statement an alert was a round trip each, most of a
+    /// group's time when most records raise one), the notifications made in the records' order,
+    /// then the alerts', then the coordinators'.
+    static func notifyAlerts(_ records: [(item: IngestItem, teamId: Int64, at: Date)], _ connection: PostgresConnection) async throws {
+        var keys: [String] = [], subjects: [String] = [], times: [Double] = [], teams: [Int64] = []
+        for (item, teamId, time) in records {
+            for alert in item.alerts {
+                keys.append(RecordAlert.eventKey(record: item.record, alert: alert))
+                subjects.append(NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId)))
+                times.append(timestamp(time))
+                teams.append(teamId)
+            }
+        }
+        guard !keys.isEmpty else { return }
         // Their ids are a cursor webhooks follow (PostgresChangeCursors.swift).
         try await mark([notificationSequence], connection)
-        for alert in item.alerts {
-            let subject = NotificationSubject.encode(RecordAlert.subject(record: item.record, alert: alert, teamId: teamId))
-            try await connection.query(
-                """
-                INSERT INTO notification (userId, type, eventKey, subject, createdAt)
-                SELECT id, \(NotificationType.recordAlert), \(RecordAlert.eventKey(record: item.record, alert: alert)), \(subject), \(timestamp(time))
-                FROM account WHERE role = 'coordinator' AND teamId = \(teamId)
-                ON CONFLICT (userId, eventKey) DO NOTHING
-                """, logger: logger)
-        }
+        try await connection.query(
+            """
+            INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+            SELECT a.id, \(NotificationType.recordAlert), q.eventKey, q.subject, q.at
+            FROM unnest(\(keys)::text[], \(subjects)::text[], \(times)::float8[], \(teams)::bigint[])
+                WITH ORDINALITY AS q(eventKey, subject, at, teamId, n)
+            JOIN account a ON a.role = 'coordinator' AND a.teamId = q.teamId
+            ORDER BY q.n, a.id
+            ON CONFLICT (userId, eventKey) DO NOTHING
+            """, logger: logger)
     }
 
     /// The record's new current revision. Its body is the record's (stored once, there): the
@@ -376,7 +386,7 @@ extension PostgresRecordStore {
             // Before the edit's audit event: its notifications take the team lock, which comes before the audit lock.
             if let standing { try await Self.reviewEdited(standing, id: id, by: savedBy, at: time, connection) }
             _ = try await Self.appendAudit([AuditEntry.recordUpdate(item, revision: revision, by: savedBy, at: time)], connection)
-            try await Self.notifyAlerts(item, teamId: teamId, at: time, connection)
+            try await Self.notifyAlerts([(item, teamId, time)], connection)
             return .updated(revision: revision)
         }
     }

@@ -38,6 +38,43 @@ public enum RecordStoreContract {
         }
     }
 
+    /// A group of records raising alerts tells each coordinator of the records' team of each
+    /// alert once, in the records' order and each record's alerts' order; a record sent again,
+    /// the team's other members and another team's coordinators hear nothing.
+    public static func aGroupsAlertsReachEveryCoordinatorOnceInOrder(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "t", at: Date())
+        let other = try await store.createTeam(name: "o", at: Date())
+        var people: [String: Int64] = [:]
+        for (name, role, teamId) in [
+            ("lead", Role.coordinator, team.id), ("second", .coordinator, team.id), ("ana", .fieldworker, team.id),
+            ("elsewhere", .coordinator, other.id),
+        ] {
+            people[name] = try await store.createUser(NewUser(username: name, passwordHash: "h", role: role, teamId: teamId), at: Date()).id
+        }
+        let owner = RecordOwner(teamId: team.id, username: "ana")
+        func item(_ seed: UInt64, alerts: [String]) throws -> IngestItem {
+            var item = try IngestItem(record: Self.record(seed))
+            item.alerts = alerts
+            return item
+        }
+        let items = [try item(61, alerts: ["2", "1"]), try item(62, alerts: []), try item(63, alerts: ["1"])]
+        #expect(try await store.ingest(items, owner: owner, at: Date()) == Array(repeating: .created(revision: 1), count: 3))
+        // Sent again (a flush that was not answered): no second notification.
+        #expect(try await store.ingest([items[0]], owner: owner, at: Date()) == [.duplicate(revision: 1)])
+        let expected = [(items[0], "2"), (items[0], "1"), (items[2], "1")].map { item, alert in
+            RecordAlert.subject(record: item.record, alert: alert, teamId: team.id)
+        }
+        for name in ["lead", "second"] {
+            let heard = try await store.notifications(NotificationQuery(userId: people[name]!, types: [NotificationType.recordAlert]))
+            #expect(heard.map(\.subject) == expected, "\(name)")
+            #expect(heard.map(\.id) == heard.map(\.id).sorted())
+        }
+        for name in ["ana", "elsewhere"] {
+            #expect(try await store.notifications(NotificationQuery(userId: people[name]!)).isEmpty, "\(name)")
+        }
+    }
+
     public static func anIdOfAnotherTeamsRecordIsTakenWhateverTheContent(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let team = try await store.createTeam(name: "t", at: Date())

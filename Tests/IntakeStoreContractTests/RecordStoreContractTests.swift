@@ -11,6 +11,10 @@ struct RecordStoreContractTests {
         try await RecordStoreContract.ingestRecognisesDuplicatesAndConflictsWithinOneBatch(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func aGroupsAlertsReachEveryCoordinatorOnceInOrder(_ kind: StoreKind) async throws {
+        try await RecordStoreContract.aGroupsAlertsReachEveryCoordinatorOnceInOrder(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func anIdOfAnotherTeamsRecordIsTakenWhateverTheContent(_ kind: StoreKind) async throws {
         try await RecordStoreContract.anIdOfAnotherTeamsRecordIsTakenWhateverTheContent(kind)
     }
