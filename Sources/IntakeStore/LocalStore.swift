@@ -82,8 +82,7 @@ public final class LocalStore: Sendable {
                 // FULL: a committed answer survives a power cut, not only a crash.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
             }
-            database = try DatabaseQueue(path: path, configuration: sqlite)
-            try Self.migrator.migrate(database)
+            database = try Self.open(path, sqlite)
         } catch {
             throw LocalStoreError(
                 "cannot open the local store \(path)",
@@ -93,6 +92,25 @@ public final class LocalStore: Sendable {
         // dynamic casts, a sixth of opening the store at a command's start.
         for suffix in ["", "-wal", "-shm"] {
             _ = chmod(path + suffix, 0o600)
+        }
+    }
+
+    /// The store at `path`, migrated. Two commands started at once on a new store (a machine's
+    /// first use: a fill, and a list in another terminal) both make it: the one that loses the
+    /// race meets a table the other just created, or the log's mode the other is setting, and
+    /// fails; asked again a moment later, it finds that done. A store that cannot be opened fails
+    /// every time, and is reported after the last try (under half a second later).
+    private static func open(_ path: String, _ configuration: GRDB.Configuration) throws -> DatabaseQueue {
+        var attempt = 1
+        while true {
+            do {
+                let database = try DatabaseQueue(path: path, configuration: configuration)
+                try migrator.migrate(database)
+                return database
+            } catch  where attempt < 5 {
+                attempt += 1
+                usleep(UInt32.random(in: 50_000...100_000))
+            }
         }
     }
 

@@ -28,6 +28,23 @@ struct LocalStoreTests {
             cursor: QuestionPosition(section: 2, index: 3))
     }
 
+    /// Two commands started at once on a machine's first use (a fill, and a list in another
+    /// terminal) both open the new store: the one that did not make it finds it made, rather than
+    /// failing on a table the other created or the log's mode the other was setting.
+    @Test func twoOpensOfANewStoreAtOnceBothSucceed() async throws {
+        for _ in 0..<20 {
+            let fresh = FileManager.default.temporaryDirectory.appendingPathComponent("intake-store-race-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: fresh) }
+            let opened = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<3 {
+                    group.addTask { (try? LocalStore(directory: fresh).summaries()) != nil }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(opened == [true, true, true])
+        }
+    }
+
     /// A saved answer survives a power cut: the connection syncs each commit (`synchronous =
     /// FULL`; GRDB's own WAL set-up would turn it down to NORMAL).
     @Test func theWriterSyncsEveryCommit() throws {
