@@ -115,6 +115,8 @@ struct CopiedTable: Sendable {
     var columns: [(name: String, kind: Kind)]
     /// The column(s) rows are read in order of, for the digest.
     var order: String
+    /// How the SQLite side reads its rows in `order`, when not from its table alone.
+    var sourceSelect: String? = nil
 
     static let all: [CopiedTable] = [
         CopiedTable(
@@ -160,7 +162,15 @@ struct CopiedTable: Sendable {
                 ("recordId", .text), ("revision", .integer), ("contentHash", .text), ("body", .text), ("savedBy", .text),
                 ("savedAt", .real),
                 ("deviceId", .text),
-            ], order: "recordId, revision"),
+            ], order: "recordId, revision",
+            // Revisions are keyed by their record's rowid (SQLite v37): read in their records' id
+            // order through the record's key and theirs, not sorted (the copy opens the store
+            // first, which puts revisions on their records).
+            sourceSelect: """
+                SELECT v.recordId, v.revision, v.contentHash, v.body, v.savedBy, v.savedAt, v.deviceId
+                FROM record r JOIN recordRevision v ON v.recordRow = r.rowid AND v.recordId = r.id
+                ORDER BY r.id, v.revision
+                """),
         CopiedTable(
             source: "serverSecret", target: "serverSecret", columns: [("name", .text), ("value", .blob), ("createdAt", .real)],
             order: "name"),
@@ -292,7 +302,7 @@ struct CopiedTable: Sendable {
     func copy(from snapshot: DatabaseSnapshot, to connection: PostgresConnection, progress: (Int) -> Void) async throws {
         var offset = 0
         while true {
-            let (sql, start) = ("SELECT \(sourceColumns) FROM \(quotedSource) ORDER BY \(order) LIMIT ? OFFSET ?", offset)
+            let (sql, start) = (sourceQuery + " LIMIT ? OFFSET ?", offset)
             let rows = try await snapshot.read { db in
                 try Row.fetchAll(db, sql: sql, arguments: [Self.pageSize, start]).map(sourceValues)
             }
@@ -322,7 +332,7 @@ struct CopiedTable: Sendable {
         try snapshot.read { db in
             var hash = SHA256()
             var count = 0
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(sourceColumns) FROM \(quotedSource) ORDER BY \(order)")
+            let cursor = try Row.fetchCursor(db, sql: sourceQuery)
             while let row = try cursor.next() {
                 Self.add(sourceValues(row), to: &hash)
                 count += 1
@@ -350,6 +360,8 @@ struct CopiedTable: Sendable {
     }
 
     private var quotedSource: String { "\"\(source)\"" }
+    /// The SQLite side's rows in `order`.
+    private var sourceQuery: String { sourceSelect ?? "SELECT \(sourceColumns) FROM \(quotedSource) ORDER BY \(order)" }
     private var sourceColumns: String { columns.map(\.name).joined(separator: ", ") }
 
     private func sourceValues(_ row: Row) -> [Value] {

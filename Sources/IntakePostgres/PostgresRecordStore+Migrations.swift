@@ -758,8 +758,13 @@ extension PostgresRecordStore {
                 """
                 CREATE FUNCTION intake_lookup_keys_inserted() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
                 BEGIN
+                    -- In key order: two servers' groups adding the same new keys wait for each
+                    -- other, never in a cycle.
                     INSERT INTO lookupKey (teamId, field, key)
-                    SELECT teamId, 0, familyNameKey FROM added UNION SELECT teamId, 1, givenNameKey FROM added
+                    SELECT teamId, field, key FROM (
+                        SELECT teamId, 0 AS field, familyNameKey AS key FROM added UNION SELECT teamId, 1, givenNameKey FROM added
+                    ) AS k
+                    ORDER BY teamId, field, key COLLATE "C"
                     ON CONFLICT DO NOTHING;
                     RETURN NULL;
                 END $$

@@ -105,9 +105,15 @@ struct SQLiteExportSnapshot: ExportSnapshot {
                 before = "c.\(column) <= ?"
                 arguments += [after]
             case .time(let time):
-                sql +=
-                    " AND EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordRow = r.rowid AND v.recordId = r.id AND v.revision = 1 AND v.savedAt < ?)"
-                arguments += [SQLiteRecordStore.timestamp(time)]
+                // By the record's rowid (v37); should its revisions have moved off it while the
+                // server ran (see `SQLiteRecordStore.placedRevisions`), by a scan of them.
+                sql += """
+                     AND (EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordRow = r.rowid AND v.recordId = r.id
+                                  AND v.revision = 1 AND v.savedAt < ?)
+                        OR (NOT EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordRow = r.rowid AND v.recordId = r.id)
+                            AND EXISTS (SELECT 1 FROM recordRevision v WHERE v.recordId = r.id AND v.revision = 1 AND v.savedAt < ?)))
+                    """
+                arguments += [SQLiteRecordStore.timestamp(time), SQLiteRecordStore.timestamp(time)]
                 before = "c.recordedAt < ?"
                 arguments += [SQLiteRecordStore.timestamp(time)]
             }

@@ -731,21 +731,19 @@ extension SQLiteRecordStore {
         return migrator
     }
 
-    /// Every revision put on its record's rowid now. Those of records deleted (or purged) while
-    /// they were misplaced, which the delete's keyed statement missed, go: a deleted record's
+    /// Every revision put on its record's rowid now, in place: first moved to keys no rowid has
+    /// (negative), then each onto its record's rowid, so no two ever meet on one key (no copy of
+    /// the table: past bodies are patients' data, and this can run inside a group commit, whose
+    /// temporary storage is memory). Those of records deleted (or purged) while they were
+    /// misplaced, which the delete's keyed statement missed, go first: a deleted record's
     /// revisions are not kept.
     static func remakeRevisions(_ db: Database) throws {
         try db.execute(
             sql: """
-                CREATE TEMP TABLE placedRevision AS
-                    SELECT r.rowid AS recordRow, v.revision, v.recordId, v.contentHash, v.body, v.savedBy, v.savedAt, v.deviceId
-                    FROM recordRevision v JOIN record r ON r.id = v.recordId
-                    WHERE r.deletedAt IS NULL;
-                DELETE FROM recordRevision;
-                INSERT INTO recordRevision (recordRow, revision, recordId, contentHash, body, savedBy, savedAt, deviceId)
-                    SELECT recordRow, revision, recordId, contentHash, body, savedBy, savedAt, deviceId FROM placedRevision
-                    ORDER BY recordRow, revision;
-                DROP TABLE placedRevision;
+                DELETE FROM recordRevision
+                    WHERE NOT EXISTS (SELECT 1 FROM record r WHERE r.id = recordRevision.recordId AND r.deletedAt IS NULL);
+                UPDATE recordRevision SET recordRow = -recordRow - 1 WHERE recordRow >= 0;
+                UPDATE recordRevision SET recordRow = (SELECT r.rowid FROM record r WHERE r.id = recordRevision.recordId);
                 """)
     }
 

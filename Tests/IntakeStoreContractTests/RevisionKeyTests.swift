@@ -156,4 +156,36 @@ struct RevisionKeyTests {
         #expect(try await reopened.revisions(of: first.id).count == 3)
         #expect(try await reopened.revisions(of: records[2].id).map(\.record) == [records[2]])
     }
+
+    /// An incremental export by time asks whether a record was first saved before that time (its
+    /// first revision's time): with the revisions moved off their records' rowids, a record whose
+    /// patient withdrew consent is still listed for removal.
+    @Test func aWithdrawalIsListedWithTheRevisionsMovedOffTheirRecords() async throws {
+        let store = try SQLiteRecordStore(path: try MigrationDatabase.path())
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let team = try await store.createTeam(name: "clinic", at: start)
+        let patient = UUID()
+        _ = try await store.registerPatients([
+            NewPatient(
+                id: patient, teamId: team.id, identification: PatientIdentification(givenName: "Amina", familyName: "Haddad"),
+                createdBy: "c", createdAt: start)
+        ])
+        _ = try await store.recordConsent(
+            Consent(patientId: patient, scope: .allQualifiedResearchers, method: .written, recordedBy: "c", recordedAt: start))
+        let record = RecordStoreContract.record(990).with { $0.patientId = patient }
+        _ = try await store.ingest([IngestItem(record: record)], owner: RecordOwner(teamId: team.id, username: "c"), at: start)
+        let withdrawnAt = start + 60
+        _ = try await store.recordConsent(
+            Consent(patientId: patient, scope: .noSharing, method: .verbal, recordedBy: "c", recordedAt: withdrawnAt))
+        func withdrawn() async throws -> [UUID] {
+            let snapshot = try await store.exportSnapshot(teamId: nil)
+            var query = ExportQuery(questionnaireId: record.questionnaire.id, teamId: nil, after: 0, upTo: snapshot.cursor)
+            query.consent = ConsentFilter(scopes: ResearchAccess.external.scopes, includeUnlinked: false)
+            query.previous = .time(withdrawnAt)
+            return try await snapshot.withdrawn(query)
+        }
+        #expect(try await withdrawn() == [record.id])
+        try await Self.misplace(store, [record])
+        #expect(try await withdrawn() == [record.id])
+    }
 }
