@@ -349,10 +349,6 @@ extension SQLiteRecordStore {
             locked: row["reviewLocked"], reviewedBy: row["reviewedBy"])
     }
 
-    private static func standing(_ db: Database, id: String) throws -> RecordStanding? {
-        try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ?", arguments: [id]).map(standing)
-    }
-
     public func tombstone(id: UUID) async throws -> Tombstone? {
         try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM record WHERE id = ? AND deletedAt IS NOT NULL", arguments: [Self.key(id)]).flatMap(
