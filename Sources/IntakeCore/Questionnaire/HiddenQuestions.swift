@@ -30,6 +30,13 @@ package struct HiddenQuestions: Sendable, Equatable {
         hidden[ordinal] = false
     }
 
+    /// Whether show-if hides the question at `ordinal`.
+    package func contains(ordinal: Int) -> Bool { hidden[ordinal] }
+
+    mutating func insert(ordinal: Int) { hidden[ordinal] = true }
+
+    mutating func remove(ordinal: Int) { hidden[ordinal] = false }
+
     /// The positions hidden, of `questionnaire`'s questions.
     func positions(in questionnaire: Questionnaire) -> Set<QuestionPosition> {
         Set(hidden.indices.lazy.filter { hidden[$0] }.map { questionnaire.allQuestions[$0].position })

@@ -21,10 +21,28 @@ extension Questionnaire {
     func settled(
         _ response: PatientResponse, today: LocalDate, recomputingToday: Bool, dropsHidden: Bool = true, visit: InstanceVisitor? = nil
     ) -> (response: PatientResponse, hidden: HiddenQuestions) {
+        let (settled, _, hidden) = settledSheet(
+            response, today: today, recomputingToday: recomputingToday, dropsHidden: dropsHidden, visit: visit)
+        return (settled, hidden)
+    }
+
+    /// ``settled(_:today:recomputingToday:dropsHidden:visit:)``, with the settled answers also
+    /// by ordinal (the top level's: each repeat's members hold what the record holds there).
+    func settledSheet(
+        _ response: PatientResponse, today: LocalDate, recomputingToday: Bool, dropsHidden: Bool = true, visit: InstanceVisitor? = nil
+    ) -> (response: PatientResponse, sheet: AnswerSheet, hidden: HiddenQuestions) {
         let pass = Pass(today: today, recomputingToday: recomputingToday, dropsHidden: dropsHidden, visit: visit)
-        guard hasRepeats else { return settle(allQuestions.indices, response, noneHidden, pass, path: []) }
-        let topLevel = allQuestions.indices.filter { allQuestions[$0].group == nil }
-        return settle(topLevel, response, noneHidden, pass, path: [])
+        var sheet = AnswerSheet(response, for: self)
+        var hidden = noneHidden
+        let topLevel = hasRepeats ? checks.indices.filter { !checks[$0].inRepeat } : Array(checks.indices)
+        settle(topLevel, &sheet, &hidden, pass, path: [])
+        // Settling writes only calculations and repeats: those go back into the record; every
+        // other answer (and any to a position no question has) is the record's as it was.
+        var result = response
+        for ordinal in topLevel where allQuestions[ordinal].calculation != nil || allQuestions[ordinal].isRepeat {
+            result[allQuestions[ordinal].position] = sheet.answers[ordinal]
+        }
+        return (result, sheet, hidden)
     }
 
     /// What one settling pass does, the same at every level.
@@ -36,63 +54,65 @@ extension Questionnaire {
     }
 
     /// Sees each instance of a repeat once it is settled: the group, the instance's path (1-based
-    /// numbers, outermost first), the record as the instance's questions read it (their answers
-    /// in place, hidden ones included) and what show-if hides there.
-    typealias InstanceVisitor = (_ group: Question, _ path: [Int], _ scoped: PatientResponse, _ hidden: HiddenQuestions) -> Void
+    /// numbers, outermost first), the answers as the instance's questions read them (their
+    /// answers in their members' places, hidden ones included) and what show-if hides there.
+    typealias InstanceVisitor = (_ group: Question, _ path: [Int], _ scoped: AnswerSheet, _ hidden: HiddenQuestions) -> Void
 
     /// One pass over the questions at `ordinals` (one scope: the top level or one instance),
     /// settling show-if and calculations in order and every repeat's instances in turn. Inside an
     /// instance, answers show-if hides and answers to notes are dropped from the instance.
+    ///
+    /// Answers are read and written by ordinal on `sheet`: each instance's answers are placed in
+    /// its members' places, settled there, and read back into the instance; the members' places
+    /// hold again what they held before once the repeat is settled.
     private func settle<Ordinals: Collection<Int>>(
-        _ ordinals: Ordinals, _ start: PatientResponse, _ hiddenAtStart: HiddenQuestions, _ pass: Pass, path: [Int]
-    ) -> (response: PatientResponse, hidden: HiddenQuestions) {
-        var result = start
-        var hidden = hiddenAtStart
+        _ ordinals: Ordinals, _ sheet: inout AnswerSheet, _ hidden: inout HiddenQuestions, _ pass: Pass, path: [Int]
+    ) {
         // Each question's parts are read in place (a Question is large: a copy retains each of its
-        // parts), and answers are read through closures that do not outlive their call, so
-        // `result` and `hidden` stay on the stack: this runs for every record a server receives.
+        // parts), and answers are read through closures that do not outlive their call.
         for ordinal in ordinals {
-            if let condition = allQuestions[ordinal].showIf, !condition.isSatisfied(by: { hidden.contains($0) ? nil : result[$0] }) {
-                hidden.insert(allQuestions[ordinal].position)
+            if let condition = allQuestions[ordinal].showIf, !condition.isSatisfied(by: { hidden.contains($0) ? nil : sheet[$0] }) {
+                hidden.insert(ordinal: ordinal)
                 continue
             }
             if allQuestions[ordinal].isRepeat {
-                let question = allQuestions[ordinal]
-                guard case .instances(var list)? = result[question.position] else { continue }
-                // More instances than the repeat holds: the validator refuses it; nothing more is worked out.
-                if case .repeatGroup(let bounds) = question.type, list.count > (bounds.upper ?? RepeatLimits.maxInstances) { continue }
-                let members = repeatMembers[question.position] ?? []
-                // One copy of the record for all the instances (`result` does not change while
-                // they are settled): each instance sets every member's answer, or its absence, in
-                // it in place (a copy per instance was 7 % of the check: record-cpu 106 → 99 µs).
-                var start = result
-                var hiddenAtStart = hidden
-                for member in members { hiddenAtStart.remove(allQuestions[member].position) }
-                for number in list.indices {
-                    for member in members {
-                        let position = allQuestions[member].position
-                        start[position] = list[number][position.index]
-                    }
-                    let (scoped, scopedHidden) = settle(members, start, hiddenAtStart, pass, path: path + [number + 1])
-                    pass.visit?(question, path + [number + 1], scoped, scopedHidden)
-                    var instance = [Int: Answer](minimumCapacity: members.count)
-                    for member in members {
-                        let position = allQuestions[member].position
-                        guard !pass.dropsHidden || (!scopedHidden.contains(position) && allQuestions[member].takesAnswer),
-                            let answer = scoped[position]
-                        else { continue }
-                        instance[position.index] = answer
-                    }
-                    list[number] = instance
-                }
-                result[question.position] = .instances(list)
+                settleInstances(of: ordinal, &sheet, hidden, pass, path: path)
                 continue
             }
             guard let calculation = allQuestions[ordinal].calculation, pass.recomputingToday || !calculation.usesToday else { continue }
-            let value = calculation.value(today: pass.today) { hidden.contains($0) ? nil : result[$0] }
-            result[allQuestions[ordinal].position] = Answer(value, for: allQuestions[ordinal].type)
+            let value = calculation.value(today: pass.today) { hidden.contains($0) ? nil : sheet[$0] }
+            sheet.answers[ordinal] = Answer(value, for: allQuestions[ordinal].type)
         }
-        return (result, hidden)
+    }
+
+    /// Settles each instance of the repeat at `ordinal` in its members' places on `sheet`, and
+    /// puts the settled instances in the repeat's place.
+    private func settleInstances(of ordinal: Int, _ sheet: inout AnswerSheet, _ hidden: HiddenQuestions, _ pass: Pass, path: [Int]) {
+        guard case .instances(var list)? = sheet.answers[ordinal] else { return }
+        // More instances than the repeat holds: the validator refuses it; nothing more is worked out.
+        if case .repeatGroup(let bounds) = allQuestions[ordinal].type, list.count > (bounds.upper ?? RepeatLimits.maxInstances) { return }
+        let members = repeatMembers[allQuestions[ordinal].position] ?? []
+        // What the members' places hold outside the instances (an answer sent outside its
+        // repeat, which the validator warns of), put back once the instances are settled.
+        let outside = members.map { sheet.answers[$0] }
+        var hiddenAtStart = hidden
+        for member in members { hiddenAtStart.remove(ordinal: member) }
+        for number in list.indices {
+            for member in members { sheet.answers[member] = list[number][allQuestions[member].position.index] }
+            var scopedHidden = hiddenAtStart
+            settle(members, &sheet, &scopedHidden, pass, path: path + [number + 1])
+            pass.visit?(allQuestions[ordinal], path + [number + 1], sheet, scopedHidden)
+            var instance = [Int: Answer](minimumCapacity: members.count)
+            for member in members {
+                guard !pass.dropsHidden || (!scopedHidden.contains(ordinal: member) && allQuestions[member].takesAnswer),
+                    let answer = sheet.answers[member]
+                else { continue }
+                instance[allQuestions[member].position.index] = answer
+            }
+            list[number] = instance
+        }
+        for (member, answer) in zip(members, outside) { sheet.answers[member] = answer }
+        sheet.answers[ordinal] = .instances(list)
     }
 
     /// The question's type with only the choices its `filter:` offers for the record's answers

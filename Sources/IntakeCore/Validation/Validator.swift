@@ -27,7 +27,7 @@ public struct Validator: Sendable {
     public func validateAndClean(_ response: PatientResponse) -> (issues: [ValidationIssue], cleaned: PatientResponse) {
         guard questionnaire.hasCalculations, response.questionnaire == questionnaire.reference else {
             let hidden = questionnaire.hiddenQuestions(in: response)
-            return (validate(response, hidden: hidden), dropping(response, hidden: hidden))
+            return (validate(response, sheet: nil, hidden: hidden), dropping(response, hidden: hidden))
         }
         // The questions of each repeat's instances are checked as each instance settles.
         var instanceIssues: [ValidationIssue] = []
@@ -50,13 +50,14 @@ public struct Validator: Sendable {
                 for ordinal in questionnaire.repeatMembers[group.position] ?? [] {
                     let position = questions[ordinal].position
                     for var issue in self.issues(
-                        of: questions[ordinal], answer: scoped[position], read: read, hidden: hidden, complete: complete)
+                        of: questions[ordinal], answer: scoped.answers[ordinal], read: read, hidden: hidden, complete: complete)
                     {
                         issue.instance = path
                         instanceIssues.append(issue)
                     }
-                    if let sent, let calculation = questions[ordinal].calculation, !calculation.usesToday, !hidden.contains(position),
-                        scoped[position] != sent[position.index]
+                    if let sent, let calculation = questions[ordinal].calculation, !calculation.usesToday,
+                        !hidden.contains(ordinal: ordinal),
+                        scoped.answers[ordinal] != sent[position.index]
                     {
                         var issue = ValidationIssue(
                             .recalculated, questions[ordinal], severity: .warning,
@@ -66,25 +67,30 @@ public struct Validator: Sendable {
                     }
                 }
             } : nil
-        let (settled, hidden) = questionnaire.settled(response, today: today, recomputingToday: false, visit: visit)
-        var issues = validate(settled, hidden: hidden) + instanceIssues
+        let (settled, sheet, hidden) = questionnaire.settledSheet(response, today: today, recomputingToday: false, visit: visit)
+        var issues = validate(settled, sheet: sheet, hidden: hidden) + instanceIssues
+        // By ordinal, the questions read in place (a loop over them copies each).
+        let questions = questionnaire.allQuestions
         if questionnaire.hasRepeats {
-            for group in questionnaire.allQuestions where group.isRepeat && group.group == nil {
-                if case .instances(let list)? = response[group.position] { issues += strayAnswers(in: list, of: group, path: []) }
+            for ordinal in questions.indices where questions[ordinal].isRepeat && questions[ordinal].group == nil {
+                if case .instances(let list)? = response[questions[ordinal].position] {
+                    issues += strayAnswers(in: list, of: questions[ordinal], path: [])
+                }
             }
         }
-        for question in questionnaire.allQuestions where question.calculation != nil && !hidden.contains(question.position) {
-            if settled[question.position] != response[question.position] {
+        for ordinal in questions.indices where questions[ordinal].calculation != nil && !hidden.contains(ordinal: ordinal) {
+            if sheet.answers[ordinal] != response[questions[ordinal].position] {
                 issues.append(
                     ValidationIssue(
-                        .recalculated, question, severity: .warning,
-                        "the calculated value did not match its calculation (\(question.calculation!)) and is recomputed"))
+                        .recalculated, questions[ordinal], severity: .warning,
+                        "the calculated value did not match its calculation (\(questions[ordinal].calculation!)) and is recomputed"))
             }
         }
         return (issues, dropping(settled, hidden: hidden))
     }
 
-    private func validate(_ response: PatientResponse, hidden: HiddenQuestions) -> [ValidationIssue] {
+    /// - Parameter sheet: the record's answers by ordinal, when settling laid them out already.
+    private func validate(_ response: PatientResponse, sheet: AnswerSheet?, hidden: HiddenQuestions) -> [ValidationIssue] {
         guard response.questionnaire == questionnaire.reference else {
             return [
                 ValidationIssue(
@@ -93,7 +99,8 @@ public struct Validator: Sendable {
             ]
         }
         let complete = response.status == .complete
-        let read = ShownAnswers(response, hidden: hidden).answer
+        let sheet = sheet ?? AnswerSheet(response, for: questionnaire)
+        let read = ShownAnswers(sheet, hidden: hidden).answer
         var issues = response.status == .complete ? patientIssues(response.patient) : []
         // Whatever the status: a draft's names are shown on terminals too.
         for field in response.patient.fieldsWithControls {
@@ -104,7 +111,7 @@ public struct Validator: Sendable {
         }
         let answered = response.answerCount
         var known = 0
-        for check in questionnaire.checks where response[check.position] != nil { known += 1 }
+        for check in questionnaire.checks where sheet.answers[check.ordinal] != nil { known += 1 }
         if known < answered {
             for (position, _) in response.allAnswers where questionnaire.question(at: position) == nil {
                 issues.append(
@@ -114,7 +121,7 @@ public struct Validator: Sendable {
             }
         }
         for step in questionnaire.checks {
-            let answer = response[step.position]
+            let answer = sheet.answers[step.ordinal]
             if step.inRepeat {
                 if answer != nil {
                     issues.append(
@@ -128,7 +135,7 @@ public struct Validator: Sendable {
                 issues.append(problem)
                 continue
             }
-            if hidden.contains(step.position) {
+            if hidden.contains(ordinal: step.ordinal) {
                 if answer != nil {
                     issues.append(
                         ValidationIssue(
@@ -445,16 +452,16 @@ extension [ValidationIssue] {
 }
 
 /// A record's answers as rules read them, hidden ones as unanswered. A class, so its `answer`
-/// borrows the record: a closure that captures the record copies it (a retain of each of its
-/// parts, and a release after) at every answer read, which was a third of the check's rules.
+/// borrows the answers: a closure that captures them copies them (a retain, and a release
+/// after) at every answer read, which was a third of the check's rules.
 final class ShownAnswers {
-    let response: PatientResponse
+    let sheet: AnswerSheet
     let hidden: HiddenQuestions
 
-    init(_ response: PatientResponse, hidden: HiddenQuestions) {
-        self.response = response
+    init(_ sheet: AnswerSheet, hidden: HiddenQuestions) {
+        self.sheet = sheet
         self.hidden = hidden
     }
 
-    func answer(_ position: QuestionPosition) -> Answer? { hidden.contains(position) ? nil : response[position] }
+    func answer(_ position: QuestionPosition) -> Answer? { hidden.contains(position) ? nil : sheet[position] }
 }
