@@ -53,10 +53,11 @@ extension Questionnaire {
         var visit: InstanceVisitor?
     }
 
-    /// Sees each instance of a repeat once it is settled: the group, the instance's path (1-based
+    /// Sees each instance of a repeat once it is settled: the group's ordinal (not the group: a
+    /// copy of a question for each instance retains each of its parts), the instance's path (1-based
     /// numbers, outermost first), the answers as the instance's questions read them (their
     /// answers in their members' places, hidden ones included) and what show-if hides there.
-    typealias InstanceVisitor = (_ group: Question, _ path: [Int], _ scoped: AnswerSheet, _ hidden: HiddenQuestions) -> Void
+    typealias InstanceVisitor = (_ group: Int, _ path: [Int], _ scoped: AnswerSheet, _ hidden: HiddenQuestions) -> Void
 
     /// One pass over the questions at `ordinals` (one scope: the top level or one instance),
     /// settling show-if and calculations in order and every repeat's instances in turn. Inside an
@@ -101,7 +102,7 @@ extension Questionnaire {
             for member in members { sheet.answers[member] = list[number][allQuestions[member].position.index] }
             var scopedHidden = hiddenAtStart
             settle(members, &sheet, &scopedHidden, pass, path: path + [number + 1])
-            pass.visit?(allQuestions[ordinal], path + [number + 1], sheet, scopedHidden)
+            pass.visit?(ordinal, path + [number + 1], sheet, scopedHidden)
             var instance = [Int: Answer](minimumCapacity: members.count)
             for member in members {
                 guard !pass.dropsHidden || (!scopedHidden.contains(ordinal: member) && allQuestions[member].takesAnswer),

@@ -36,18 +36,18 @@ public struct Validator: Sendable {
         let visit: Questionnaire.InstanceVisitor? =
             questionnaire.hasRepeats
             ? { group, path, scoped, hidden in
+                // Members read in place, by ordinal: a copy of a Question retains each of its parts.
+                let questions = questionnaire.allQuestions
                 // The instance as it was sent, for a top-level repeat: calculations it recomputed are said.
                 var sent: [Int: Answer]?
-                if group.group == nil, path.count == 1, case .instances(let list)? = response[group.position],
+                if questions[group].group == nil, path.count == 1, case .instances(let list)? = response[questions[group].position],
                     list.indices.contains(path[0] - 1)
                 {
                     sent = list[path[0] - 1]
                 }
-                // Members read in place, by ordinal: a copy of a Question retains each of its parts.
-                let questions = questionnaire.allQuestions
                 // One reader for the instance's questions (see ShownAnswers).
                 let read = ShownAnswers(scoped, hidden: hidden).answer
-                for ordinal in questionnaire.repeatMembers[group.position] ?? [] {
+                for ordinal in questionnaire.repeatMembers[questions[group].position] ?? [] {
                     let position = questions[ordinal].position
                     for var issue in self.issues(
                         of: questions[ordinal], answer: scoped.answers[ordinal], read: read, hidden: hidden, complete: complete)
@@ -120,34 +120,36 @@ public struct Validator: Sendable {
                         message: "there is no question \(position) in \(questionnaire.reference); remove the answer"))
             }
         }
-        for step in questionnaire.checks {
-            let answer = sheet.answers[step.ordinal]
-            if step.inRepeat {
+        // Each step read in place: a copy of one retains its type's and condition's parts.
+        let checks = questionnaire.checks
+        for ordinal in checks.indices {
+            let answer = sheet.answers[ordinal]
+            if checks[ordinal].inRepeat {
                 if answer != nil {
                     issues.append(
                         ValidationIssue(
-                            .unknownQuestion, questionnaire.allQuestions[step.ordinal], severity: .warning,
+                            .unknownQuestion, questionnaire.allQuestions[ordinal], severity: .warning,
                             "answered outside its repeat (its answers belong in the repeat's instances); the answer is dropped"))
                 }
                 continue
             }
-            if step.hasRules, let problem = ruleIssue(questionnaire.allQuestions[step.ordinal], answer, read, hidden, complete) {
+            if checks[ordinal].hasRules, let problem = ruleIssue(questionnaire.allQuestions[ordinal], answer, read, hidden, complete) {
                 issues.append(problem)
                 continue
             }
-            if hidden.contains(ordinal: step.ordinal) {
+            if hidden.contains(ordinal: ordinal) {
                 if answer != nil {
                     issues.append(
                         ValidationIssue(
-                            .hiddenAnswer, questionnaire.allQuestions[step.ordinal], severity: .warning,
+                            .hiddenAnswer, questionnaire.allQuestions[ordinal], severity: .warning,
                             "answered, but hidden by its show-if condition; the answer is dropped"))
                 }
             } else if let answer {
-                let problems = check(answer, type: step.type)
-                if !problems.isEmpty { issues += check(answer, for: questionnaire.allQuestions[step.ordinal]) }
-            } else if complete, step.isRequired {
+                let problems = check(answer, type: checks[ordinal].type)
+                if !problems.isEmpty { issues += check(answer, for: questionnaire.allQuestions[ordinal]) }
+            } else if complete, checks[ordinal].isRequired {
                 issues.append(
-                    ValidationIssue(.missingRequired, questionnaire.allQuestions[step.ordinal], "a required question has no answer"))
+                    ValidationIssue(.missingRequired, questionnaire.allQuestions[ordinal], "a required question has no answer"))
             }
         }
         return issues

@@ -134,10 +134,11 @@ struct SettleByOrdinalTests {
                 let (settled, sheet, hidden) = questionnaire.settledSheet(
                     record, today: today, recomputingToday: recomputing, dropsHidden: drops
                 ) { group, path, scoped, scopedHidden in
-                    let members = questionnaire.repeatMembers[group.position] ?? []
+                    let position = questionnaire.allQuestions[group].position
+                    let members = questionnaire.repeatMembers[position] ?? []
                     seen.append(
                         Seen(
-                            group: group.position, path: path, answers: members.map { scoped.answers[$0] },
+                            group: position, path: path, answers: members.map { scoped.answers[$0] },
                             hidden: members.map { scopedHidden.contains(ordinal: $0) }))
                 }
                 #expect(settled == expected, "\(label)")
