@@ -6,7 +6,8 @@ import Foundation
 /// instance's answers into its members' places in turn, so one sheet serves every instance.
 ///
 /// Answers the record holds for positions no question has are not on the sheet (the record keeps
-/// them until it is cleaned); the patient's fields (section 0) are read from the identification.
+/// them until it is cleaned); the patient's fields (section 0) are read from the identification,
+/// as a record reads them (questionnaires are read from sections 1 on: no question is in 0).
 package struct AnswerSheet {
     /// By ordinal (``Questionnaire/allQuestions``).
     package var answers: [Answer?]

@@ -34,14 +34,16 @@ extension Questionnaire {
         let pass = Pass(today: today, recomputingToday: recomputingToday, dropsHidden: dropsHidden, visit: visit)
         var sheet = AnswerSheet(response, for: self)
         var hidden = noneHidden
-        let topLevel = hasRepeats ? checks.indices.filter { !checks[$0].inRepeat } : Array(checks.indices)
-        settle(topLevel, &sheet, &hidden, pass, path: [])
+        var result = response
         // Settling writes only calculations and repeats: those go back into the record; every
         // other answer (and any to a position no question has) is the record's as it was.
-        var result = response
-        for ordinal in topLevel where allQuestions[ordinal].calculation != nil || allQuestions[ordinal].isRepeat {
-            result[allQuestions[ordinal].position] = sheet.answers[ordinal]
+        func settleTopLevel<Ordinals: Collection<Int>>(_ ordinals: Ordinals) {
+            settle(ordinals, &sheet, &hidden, pass, path: [])
+            for ordinal in ordinals where allQuestions[ordinal].calculation != nil || allQuestions[ordinal].isRepeat {
+                result[allQuestions[ordinal].position] = sheet.answers[ordinal]
+            }
         }
+        if hasRepeats { settleTopLevel(checks.indices.filter { !checks[$0].inRepeat }) } else { settleTopLevel(checks.indices) }
         return (result, sheet, hidden)
     }
 
@@ -96,11 +98,10 @@ extension Questionnaire {
         // What the members' places hold outside the instances (an answer sent outside its
         // repeat, which the validator warns of), put back once the instances are settled.
         let outside = members.map { sheet.answers[$0] }
-        var hiddenAtStart = hidden
-        for member in members { hiddenAtStart.remove(ordinal: member) }
         for number in list.indices {
             for member in members { sheet.answers[member] = list[number][allQuestions[member].position.index] }
-            var scopedHidden = hiddenAtStart
+            // The scope around never hides a member (they are not among its questions).
+            var scopedHidden = hidden
             settle(members, &sheet, &scopedHidden, pass, path: path + [number + 1])
             pass.visit?(ordinal, path + [number + 1], sheet, scopedHidden)
             var instance = [Int: Answer](minimumCapacity: members.count)

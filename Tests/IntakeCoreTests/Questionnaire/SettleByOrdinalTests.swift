@@ -11,8 +11,8 @@ import Testing
 /// answers taken away, calculations sent wrong, answers sent outside their repeat and to
 /// positions no question has.
 struct SettleByOrdinalTests {
-    /// What a visitor saw of one instance: the group, the path, each member's answer and
-    /// whether it was hidden.
+    /// What a visitor saw of one instance: the group, the path, every question's answer as the
+    /// instance's rules read them, and whether each member was hidden.
     struct Seen: Equatable {
         var group: QuestionPosition
         var path: [Int]
@@ -52,7 +52,7 @@ struct SettleByOrdinalTests {
                         seen.append(
                             Seen(
                                 group: question.position, path: path + [number + 1],
-                                answers: members.map { scoped[questionnaire.allQuestions[$0].position] },
+                                answers: questionnaire.allQuestions.map { scoped[$0.position] },
                                 hidden: members.map { scopedHidden.contains(questionnaire.allQuestions[$0].position) }))
                         var instance: [Int: Answer] = [:]
                         for member in members {
@@ -79,23 +79,51 @@ struct SettleByOrdinalTests {
         return settle(topLevel, response, [], path: [])
     }
 
+    /// A repeat in a repeat, calculations that read the day and the patient, a repeat show-if hides.
     static let nested = """
         @title Nested
         How many people? | id: size | integer 1..10
+        Patient's age | id: years | integer | calculate: age(date_of_birth)
         Members | id: members | repeat 0..6 | count: size
         Age | id: member_age | integer 0..120
         Pregnant? | id: pregnant | yesno | show if: member_age > 12
         Next year | id: next_age | integer | calculate: member_age + 1
         Visits | id: visits | repeat ..3
         Weight | id: weight | decimal 1..200
+        Seen on | id: seen_on | date
+        Days since | id: since | integer | calculate: days-between(seen_on, today())
         Heavier | id: heavier | decimal | calculate: weight + member_age
         Note | note | show if: weight > 50
         @end visits
         Visits made | id: visit_count | integer | calculate: count(weight)
         @end
         Total age | id: total_age | integer | calculate: sum(member_age)
+        Others | id: others | repeat ..2 | show if: size > 5
+        Other's age | id: other_age | integer 0..120
+        Older | id: older | integer | calculate: other_age + 1
+        @end
         Mothers | id: mothers | integer | show if: total_age > 30
         """
+
+    /// Instances taken apart at random, inner ones too: an answer taken away or sent as another
+    /// kind, an answer to an index the repeat does not ask, an instance more than the repeat holds.
+    static func shaken(_ list: [[Int: Answer]], _ random: inout SeededGenerator) -> [[Int: Answer]] {
+        var list = list
+        for number in list.indices {
+            // Keys in order: a dictionary's order changes from one process to the next.
+            for key in list[number].keys.sorted() {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0: list[number][key] = nil
+                case 1: list[number][key] = .integer(Int.random(in: 0...60, using: &random))
+                case 2: if case .instances(let inner)? = list[number][key] { list[number][key] = .instances(shaken(inner, &random)) }
+                default: continue
+                }
+            }
+            if Int.random(in: 0..<8, using: &random) == 0 { list[number][99] = .integer(Int.random(in: 0...60, using: &random)) }
+        }
+        if !list.isEmpty, Int.random(in: 0..<10, using: &random) == 0 { list += Array(repeating: list[0], count: 8) }
+        return list
+    }
 
     /// The record, taken apart at random the ways a field record may be.
     static func shaken(_ record: PatientResponse, _ questionnaire: Questionnaire, _ random: inout SeededGenerator) -> PatientResponse {
@@ -104,14 +132,9 @@ struct SettleByOrdinalTests {
             switch Int.random(in: 0..<8, using: &random) {
             case 0: record[position] = nil
             case 1: record[position] = .integer(Int.random(in: 0...60, using: &random))
-            case 2:
-                // An instance loses an answer, or gains one sent wrong.
-                guard case .instances(var list) = answer, !list.isEmpty else { continue }
-                let number = Int.random(in: list.indices, using: &random)
-                if let key = list[number].keys.randomElement(using: &random) {
-                    list[number][key] = Bool.random(using: &random) ? nil : .integer(Int.random(in: 0...60, using: &random))
-                }
-                record[position] = .instances(list)
+            case 2, 3:
+                guard case .instances(let list) = answer else { continue }
+                record[position] = .instances(shaken(list, &random))
             default: continue
             }
         }
@@ -126,7 +149,7 @@ struct SettleByOrdinalTests {
     static func compare(_ questionnaire: Questionnaire, _ records: [PatientResponse], label: String) {
         let today = LocalDate(iso: "2026-11-30")!
         for record in records {
-            for (recomputing, drops) in [(false, true), (true, false), (true, true)] {
+            for (recomputing, drops) in [(false, true), (false, false), (true, false), (true, true)] {
                 var expectedSeen: [Seen] = []
                 let (expected, expectedHidden) = plainSettle(
                     questionnaire, record, today: today, recomputingToday: recomputing, dropsHidden: drops, seen: &expectedSeen)
@@ -138,7 +161,7 @@ struct SettleByOrdinalTests {
                     let members = questionnaire.repeatMembers[position] ?? []
                     seen.append(
                         Seen(
-                            group: position, path: path, answers: members.map { scoped.answers[$0] },
+                            group: position, path: path, answers: scoped.answers,
                             hidden: members.map { scopedHidden.contains(ordinal: $0) }))
                 }
                 #expect(settled == expected, "\(label)")
@@ -160,6 +183,13 @@ struct SettleByOrdinalTests {
         var samples = SampleGenerator(questionnaire: questionnaire, seed: seed)
         let records = (0..<60).map { _ in Self.shaken(samples.next(), questionnaire, &random) }
         Self.compare(questionnaire, records, label: text)
+        // Some of the random questionnaires hold repeats; those of this seed's that do are settled with instances.
+        if questionnaire.hasRepeats {
+            #expect(
+                records.contains { record in
+                    record.allAnswers.contains { if case .instances(let list) = $0.answer { !list.isEmpty } else { false } }
+                })
+        }
     }
 
     @Test func theBundledAndANestedQuestionnaireSettleAsOnTheRecord() throws {
