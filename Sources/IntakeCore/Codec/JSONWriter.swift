@@ -47,8 +47,39 @@ package struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         digits(number)
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma = false
+    }
+
+    /// A key the program spells, of letters only (an answer's kind): copied as it is, with
+    /// nothing to escape.
+    package mutating func letterKey(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// A day as a string, `YYYY-MM-DD` (``LocalDate/description``), its digits written in place.
+    package mutating func date(_ day: LocalDate) {
+        guard (0...9999).contains(day.year) else { return string(day.description) }
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "0") + UInt8(day.year / 1000))
+        bytes.append(UInt8(ascii: "0") + UInt8(day.year / 100 % 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(day.year / 10 % 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(day.year % 10))
+        bytes.append(UInt8(ascii: "-"))
+        bytes.append(UInt8(ascii: "0") + UInt8(day.month / 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(day.month % 10))
+        bytes.append(UInt8(ascii: "-"))
+        bytes.append(UInt8(ascii: "0") + UInt8(day.day / 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(day.day % 10))
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
     }
 
     private mutating func digits(_ value: Int) {

@@ -336,9 +336,11 @@ public enum RecordCodec {
             for section in record.answers.keys.sorted() {
                 writer.key(section)
                 writer.beginObject()
-                for (index, answer) in record.answers[section]!.sorted(by: { $0.key < $1.key }) {
+                let byIndex = record.answers[section]!
+                // The indexes sorted, not the pairs: a pair's copy retains its answer's parts.
+                for index in byIndex.keys.sorted() {
                     writer.key(index)
-                    write(answer, into: &writer)
+                    write(byIndex[index]!, into: &writer)
                 }
                 writer.endObject()
             }
@@ -373,7 +375,7 @@ public enum RecordCodec {
         writer.beginObject()
         if let date = patient.dateOfBirth {
             writer.key("dateOfBirth")
-            writer.string(date.description)
+            writer.date(date)
         }
         if let external = patient.externalId {
             writer.key("externalId")
@@ -396,12 +398,12 @@ public enum RecordCodec {
 
     package static func write(_ answer: Answer, into writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key(answer.kind)
+        writer.letterKey(kindKey(answer))
         switch answer {
         case .text(let value), .choice(let value): writer.string(value)
         case .integer(let value): writer.integer(value)
         case .decimal(let value): writer.number(value)
-        case .date(let value): writer.string(value.description)
+        case .date(let value): writer.date(value)
         case .yesNo(let value): writer.bool(value)
         case .choices(let codes):
             writer.beginArray()
@@ -442,14 +444,32 @@ public enum RecordCodec {
             writer.beginArray()
             for instance in instances {
                 writer.beginObject()
-                for (index, answer) in instance.sorted(by: { $0.key < $1.key }) {
+                // The indexes sorted, not the pairs: a pair's copy retains its answer's parts.
+                for index in instance.keys.sorted() {
                     writer.key(index)
-                    write(answer, into: &writer)
+                    write(instance[index]!, into: &writer)
                 }
                 writer.endObject()
             }
             writer.endArray()
         }
         writer.endObject()
+    }
+
+    /// The key an answer is written under, its kind (``Answer/kind``).
+    package static func kindKey(_ answer: Answer) -> StaticString {
+        switch answer {
+        case .text: "text"
+        case .integer: "integer"
+        case .decimal: "decimal"
+        case .date: "date"
+        case .yesNo: "yesNo"
+        case .choice: "choice"
+        case .choices: "choices"
+        case .dictionary: "dictionary"
+        case .geopoint: "geopoint"
+        case .instances: "instances"
+        case .attachment: "attachment"
+        }
     }
 }

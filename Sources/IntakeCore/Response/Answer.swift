@@ -22,21 +22,7 @@ public enum Answer: Hashable, Sendable {
     case attachment(AttachmentRef)
 
     /// The JSON key of this answer's type.
-    public var kind: String {
-        switch self {
-        case .text: "text"
-        case .integer: "integer"
-        case .decimal: "decimal"
-        case .date: "date"
-        case .yesNo: "yesNo"
-        case .choice: "choice"
-        case .choices: "choices"
-        case .dictionary: "dictionary"
-        case .geopoint: "geopoint"
-        case .instances: "instances"
-        case .attachment: "attachment"
-        }
-    }
+    public var kind: String { RecordCodec.kindKey(self).description }
 
     /// The record format that first has this kind of answer.
     public var format: Int {
