@@ -57,7 +57,7 @@ package struct JSONWriter {
     package mutating func letterKey(_ key: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }  // a one-letter literal may be kept as a scalar, not bytes
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         needsComma = false
