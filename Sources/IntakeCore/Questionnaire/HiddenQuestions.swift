@@ -35,8 +35,6 @@ package struct HiddenQuestions: Sendable, Equatable {
 
     mutating func insert(ordinal: Int) { hidden[ordinal] = true }
 
-    mutating func remove(ordinal: Int) { hidden[ordinal] = false }
-
     /// The positions hidden, of `questionnaire`'s questions.
     func positions(in questionnaire: Questionnaire) -> Set<QuestionPosition> {
         Set(hidden.indices.lazy.filter { hidden[$0] }.map { questionnaire.allQuestions[$0].position })
