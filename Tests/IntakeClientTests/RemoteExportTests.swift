@@ -57,8 +57,7 @@ struct RemoteExportTests {
         var logger = Logger(label: "intake.fake")
         logger.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
+        try await IntakeServerApp.running(app, logger: logger) {
             let client = IntakeClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, token: "t", timeout: 5)
             var failure: (any Error)?
             for _ in 0..<100 {
@@ -78,7 +77,6 @@ struct RemoteExportTests {
             }
             #expect("\(failure.map { "\($0)" } ?? "no error")".contains("announced 5 records but 2 arrived"))
             #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] == [], "no folder, no download left")
-            group.cancelAll()
         }
     }
 

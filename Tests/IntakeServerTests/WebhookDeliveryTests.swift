@@ -58,14 +58,8 @@ struct WebhookDeliveryTests {
             let app = Application(
                 router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                 onServerRunning: { bound.set($0.localAddress?.port ?? 0) }, logger: Logger(label: "receiver"))
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await app.runService()
-                    return nil
-                }
-                let result = try await body("http://127.0.0.1:\(try await bound.wait())/hook")
-                group.cancelAll()
-                return result
+            return try await IntakeServerApp.running(app, logger: Logger(label: "receiver"), onFailure: { bound.fail($0) }) {
+                try await body("http://127.0.0.1:\(try await bound.wait())/hook")
             }
         }
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import IntakeService
 import Logging
+import ServiceLifecycle
 
 extension IntakeServerApp {
     /// Runs the server on 127.0.0.1:`port` (0: any free port) while `body` runs with the port it
@@ -14,24 +15,56 @@ extension IntakeServerApp {
             router: router(services).router, server: try httpServer(services.configuration),
             configuration: .init(address: .hostname("127.0.0.1", port: port)),
             onServerRunning: { bound.set($0.localAddress?.port ?? port) }, logger: logger)
-        return try await withThrowingTaskGroup(of: T?.self) { group in
+        let dispatcher = services.webhookDispatcher(logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await dispatcher.run() }
+            defer { group.cancelAll() }  // the dispatcher, once the server has stopped
+            return try await running(app, logger: logger, onFailure: { bound.fail($0) }) {
+                try await body(try await bound.wait())
+            }
+        }
+    }
+
+    /// Runs `service` (a Hummingbird application) while `body` runs, then shuts it down
+    /// gracefully and waits until it has stopped; `body`'s error, if any, is rethrown after that.
+    ///
+    /// The server is never stopped by cancelling its task: a connection accepted while the task
+    /// is cancelled is never handed over, and swift-nio then traps ("Deinited NIOAsyncWriter
+    /// without calling finish()", apple/swift-nio#3481). A graceful shutdown stops accepting,
+    /// lets requests in flight finish (long polls answer at once) and closes idle connections;
+    /// only one stuck past `maximumShutdown` is cancelled.
+    public static func running<T: Sendable>(
+        _ service: some Service, logger: Logger, maximumShutdown: Duration = .seconds(20),
+        onFailure: @escaping @Sendable (any Error) -> Void = { _ in }, while body: () async throws -> T
+    ) async throws -> T {
+        var configuration = ServiceGroupConfiguration(services: [service], logger: logger)
+        configuration.maximumGracefulShutdownDuration = maximumShutdown
+        let serviceGroup = ServiceGroup(configuration: configuration)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 do {
-                    try await app.runService()
+                    try await serviceGroup.run()
                 } catch {
-                    bound.fail(error)  // a port already taken says so at once, not after the wait
+                    onFailure(error)  // a port already taken says so at once, not after the wait
                     throw error
                 }
-                return nil
             }
-            let dispatcher = services.webhookDispatcher(logger: logger)
-            group.addTask {
-                await dispatcher.run()
-                return nil
+            let outcome: Result<T, any Error>
+            do {
+                outcome = .success(try await body())
+            } catch {
+                outcome = .failure(error)
             }
-            let result = try await body(try await bound.wait())
-            group.cancelAll()
-            return result
+            await serviceGroup.triggerGracefulShutdown()
+            var stopFailure: (any Error)?
+            do {
+                try await group.waitForAll()
+            } catch {
+                stopFailure = error
+            }
+            let value = try outcome.get()  // the body's error first: it says what the test saw
+            if let stopFailure { throw stopFailure }
+            return value
         }
     }
 }
