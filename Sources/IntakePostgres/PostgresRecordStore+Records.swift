@@ -20,9 +20,9 @@ extension PostgresRecordStore {
 
     /// One transaction for every request's records that arrived while the last commit ran.
     ///
-    /// The group's records go in together, in five round trips whatever their number (`BEGIN`,
-    /// `COMMIT` and the statements of ``commitTogether(_:_:)``; its look and insert prepared
-    /// once per connection: ``GroupStatement``). Should one of them fail, the group is taken again in a new
+    /// The group's records go in together, in four round trips whatever their number (`BEGIN`,
+    /// `COMMIT` and the statements of ``commitTogether(_:_:)``; its insert, and the look it takes
+    /// only for ids the database held, prepared once per connection: ``GroupStatement``). Should one of them fail, the group is taken again in a new
     /// transaction a request at a time, a savepoint each, so a request that fails takes nothing
     /// else with it.
     ///
@@ -92,13 +92,15 @@ extension PostgresRecordStore {
         var time: Date
     }
 
-    /// The group's records in three statements however many there are (and `BEGIN`, `COMMIT`):
-    /// one look at the ids the database holds; the marks of the cursors it will take (no lock
-    /// another writer waits for: PostgresChangeCursors.swift); one statement that inserts the new
-    /// records and their first revisions, their cursors from sequences, and an audit event for
-    /// each record created, pending until the chainer links it after the commit. A
-    /// record another server stored between the look and the insert is answered as a record sent
-    /// again. Alerts (rare) are one statement each.
+    /// The group's records in two statements however many there are (and `BEGIN`, `COMMIT`): the
+    /// marks of the cursors it will take (no lock another writer waits for:
+    /// PostgresChangeCursors.swift); one statement that inserts the records and their first
+    /// revisions, their cursors from sequences, and an audit event for each record created,
+    /// pending until the chainer links it after the commit. Nearly every record is new, so the
+    /// ids the database holds are looked at only when the insert left some out (`ON CONFLICT DO
+    /// NOTHING`): a record sent again, or one another server stored meanwhile, is then answered
+    /// by ``RecordRules`` from what the database holds. The alerts of the records created are one
+    /// more statement.
     private static func commitTogether(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [[IngestOutcome]] {
         var entries: [GroupEntry] = []
         for (index, job) in jobs.enumerated() {
@@ -108,20 +110,20 @@ extension PostgresRecordStore {
             }
         }
         var outcomes = [IngestOutcome?](repeating: nil, count: entries.count)
-        var standings = try await look(entries, at: Array(entries.indices), connection)
-        var inserting = decide(entries, standings: standings, into: &outcomes)
+        // Only a later send of an id within the group is decided before the insert (by the first).
+        var inserting = decide(entries, standings: [:], into: &outcomes)
         if !inserting.isEmpty {
             try await markChanges(teams: inserting.map { entries[$0].owner.teamId }, connection)
             let stored = try await insert(inserting.map { entries[$0] }, connection)
             let created = inserting.filter { stored.contains(key(entries[$0].item.record.id)) }
             for index in created { outcomes[index] = .created(revision: 1) }
-            // Another server took these ids since the look: their records (and the group's later
-            // sends of them) are answered as sent again.
-            let lost = Set(inserting.map { key(entries[$0].item.record.id) }).subtracting(stored)
-            if !lost.isEmpty {
-                let again = entries.indices.filter { lost.contains(key(entries[$0].item.record.id)) }
+            // Ids the database held (sent again, or stored by another server meanwhile): their
+            // records, and the group's later sends of them, are answered from what it holds.
+            let held = Set(inserting.map { key(entries[$0].item.record.id) }).subtracting(stored)
+            if !held.isEmpty {
+                let again = entries.indices.filter { held.contains(key(entries[$0].item.record.id)) }
                 for index in again { outcomes[index] = nil }
-                standings = try await look(entries, at: again, connection)
+                let standings = try await look(entries, at: again, connection)
                 inserting = decide(entries, standings: standings, into: &outcomes)
                 guard inserting.isEmpty else { throw PostgresGroupError.lostRace }
             }
