@@ -49,9 +49,11 @@ extension PostgresRecordStore {
         """
 
     /// Marks, before this transaction takes cursors from them, the deployment's sequence and the
-    /// teams' (see the type's comment). Held to the transaction's end.
-    static func markChanges(teams: some Sequence<Int64>, _ connection: PostgresConnection) async throws {
-        try await mark([deploymentSequence] + Set(teams).sorted().map(teamSequence), connection)
+    /// teams' (see the type's comment), then `others` (the notifications' sequence, for a group
+    /// whose insert notifies), in the order the separate marks took them. Held to the
+    /// transaction's end.
+    static func markChanges(teams: some Sequence<Int64>, also others: [String] = [], _ connection: PostgresConnection) async throws {
+        try await mark([deploymentSequence] + Set(teams).sorted().map(teamSequence) + others, connection)
     }
 
     /// The notifications' ids are a cursor too (webhook deliveries and notification streams

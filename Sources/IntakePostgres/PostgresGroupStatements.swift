@@ -49,7 +49,7 @@ enum GroupStatement {
     /// it created, pending until the chainer links it (`AuditEntry.recordCreated`'s event: the
     /// details come in already written); see `PostgresRecordStore.insert`.
     struct Insert: PostgresPreparedStatement {
-        static let name = "intake_group_insert_v3"
+        static let name = "intake_group_insert_v4"
         static let sql = """
             WITH inserted AS (
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
@@ -71,7 +71,7 @@ enum GroupStatement {
                 -- a cycle.
                 ORDER BY id
                 ON CONFLICT (id) DO NOTHING
-                RETURNING id, receivedBy, receivedAt
+                RETURNING id, teamId, receivedBy, receivedAt
             ), revisions AS (
                 INSERT INTO recordRevision (recordId, revision, contentHash, body, savedBy, savedAt, deviceId)
                 SELECT i.id, 1, q.hash, NULL, i.receivedBy, i.receivedAt, CASE WHEN q.hasDevice THEN q.device END
@@ -84,6 +84,16 @@ enum GroupStatement {
                 FROM inserted i
                 JOIN unnest($1::text[], $22::text[]) WITH ORDINALITY AS q(id, details, n) ON q.id = i.id
                 ORDER BY q.n
+            ), notified AS (
+                -- The alerts of the records created (not of one sent again), to the team's
+                -- coordinators, in the alerts' order; the notification sequence was marked first.
+                INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+                SELECT a.id, '\(NotificationType.recordAlert)', q.eventKey, q.subject, i.receivedAt
+                FROM unnest($23::text[], $24::text[], $25::text[]) WITH ORDINALITY AS q(id, eventKey, subject, n)
+                JOIN inserted i ON i.id = q.id
+                JOIN account a ON a.role = 'coordinator' AND a.teamId = i.teamId
+                ORDER BY q.n, a.id
+                ON CONFLICT (userId, eventKey) DO NOTHING
             )
             SELECT recordId FROM revisions
             """
@@ -111,9 +121,13 @@ enum GroupStatement {
         var devices: [String] = []
         var hasDevice: [Bool] = []
         var auditDetails: [String] = []
+        /// One element per alert a record raises: its record's id, its event key and subject.
+        var alertRecordIds: [String] = []
+        var alertKeys: [String] = []
+        var alertSubjects: [String] = []
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 22)
+            var bindings = PostgresBindings(capacity: 25)
             bindings.append(ids)
             bindings.append(questionnaireIds)
             bindings.append(versions)
@@ -136,6 +150,9 @@ enum GroupStatement {
             bindings.append(devices)
             bindings.append(hasDevice)
             bindings.append(auditDetails)
+            bindings.append(alertRecordIds)
+            bindings.append(alertKeys)
+            bindings.append(alertSubjects)
             return bindings
         }
 

@@ -113,7 +113,10 @@ extension PostgresRecordStore {
         // Only a later send of an id within the group is decided before the insert (by the first).
         var inserting = decide(entries, standings: [:], into: &outcomes)
         if !inserting.isEmpty {
-            try await markChanges(teams: inserting.map { entries[$0].owner.teamId }, connection)
+            // The notification sequence too when a record raises an alert: the insert notifies.
+            let alerting = inserting.contains { !entries[$0].item.alerts.isEmpty }
+            try await markChanges(
+                teams: inserting.map { entries[$0].owner.teamId }, also: alerting ? [notificationSequence] : [], connection)
             let stored = try await insert(inserting.map { entries[$0] }, connection)
             let created = inserting.filter { stored.contains(key(entries[$0].item.record.id)) }
             for index in created { outcomes[index] = .created(revision: 1) }
@@ -127,7 +130,6 @@ extension PostgresRecordStore {
                 inserting = decide(entries, standings: standings, into: &outcomes)
                 guard inserting.isEmpty else { throw PostgresGroupError.lostRace }
             }
-            try await notifyAlerts(created.map { (entries[$0].item, entries[$0].owner.teamId, entries[$0].time) }, connection)
         }
         var byJob = [[IngestOutcome]](repeating: [], count: jobs.count)
         for (entry, outcome) in zip(entries, outcomes) { byJob[entry.job].append(outcome!) }
@@ -177,8 +179,9 @@ extension PostgresRecordStore {
         return inserting
     }
 
-    /// Inserts new records and their first revisions in one statement; the ids it stored (an id
-    /// another server stored first is left out). Cursors come from the deployment's sequence and
+    /// Inserts new records and their first revisions in one statement, with their audit events
+    /// and the notifications of their alerts; the ids it stored (an id the database held is left
+    /// out, and so are its alerts). Cursors come from the deployment's sequence and
     /// each team's, marked before (``markChanges(teams:_:)``).
     private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws -> Set<String> {
         var insert = GroupStatement.Insert()
@@ -207,6 +210,12 @@ extension PostgresRecordStore {
             insert.hasDevice.append(entry.item.deviceId != nil)
             insert.auditDetails.append(
                 AuditEvent.detailsText(AuditEntry.recordCreated(entry.item, owner: entry.owner, at: entry.time).details))
+            for alert in entry.item.alerts {
+                insert.alertRecordIds.append(key(record.id))
+                insert.alertKeys.append(RecordAlert.eventKey(record: record, alert: alert))
+                insert.alertSubjects.append(
+                    NotificationSubject.encode(RecordAlert.subject(record: record, alert: alert, teamId: entry.owner.teamId)))
+            }
         }
         var stored: Set<String> = []
         for try await id in try await connection.execute(insert, logger: logger) { stored.insert(id) }
