@@ -78,7 +78,8 @@ private func require<T>(_ value: T?) throws -> T {
 /// (and a copy into the database later); an index keyed at random costs about one a record.
 enum PageCensus {
     static func take(database: String, sqlite3: String, scratch: URL, _ commit: () async throws -> Void) async throws {
-        let result = try runProgram(sqlite3, [database, "PRAGMA wal_checkpoint(TRUNCATE);"])
+        // Waits (up to 10 s) for the store's own checkpoint, which the last commit may have started.
+        let result = try runProgram(sqlite3, ["-cmd", ".timeout 10000", database, "PRAGMA wal_checkpoint(TRUNCATE);"])
         guard result.hasPrefix("0|") else { throw BenchError("the log could not be emptied before the census: \(result)") }
         let before = scratch.appendingPathComponent("census.sqlite").path
         try FileManager.default.copyItem(atPath: database, toPath: before)
@@ -91,7 +92,7 @@ enum PageCensus {
             if parts.count == 2, let page = Int(parts[0]) { tree[page] = String(parts[1]) }
         }
         var counts: [String: Int] = [:]
-        for page in pages { counts[tree[page] ?? "(a page new to the file)", default: 0] += 1 }
+        for page in pages { counts[tree[page] ?? "(a page new to the file, or free before)", default: 0] += 1 }
         log("census: one commit wrote \(pages.count) pages (\(Set(pages).count) distinct):")
         for (name, count) in counts.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
             log(String(format: "census: %6d  %@", count, name))

@@ -52,8 +52,13 @@ extension PostgresRecordStore {
     /// teams' (see the type's comment), then `others` (the notifications' sequence, for a group
     /// whose insert notifies), in the order the separate marks took them. Held to the
     /// transaction's end.
-    static func markChanges(teams: some Sequence<Int64>, also others: [String] = [], _ connection: PostgresConnection) async throws {
-        try await mark([deploymentSequence] + Set(teams).sorted().map(teamSequence) + others, connection)
+    ///
+    /// `lockTimeout` also sets the transaction's lock timeout, in the same statement (a group
+    /// commit's: see `PostgresRecordStore.commitTogether`).
+    static func markChanges(
+        teams: some Sequence<Int64>, also others: [String] = [], lockTimeout: Duration? = nil, _ connection: PostgresConnection
+    ) async throws {
+        try await mark([deploymentSequence] + Set(teams).sorted().map(teamSequence) + others, lockTimeout: lockTimeout, connection)
     }
 
     /// The notifications' ids are a cursor too (webhook deliveries and notification streams
@@ -61,10 +66,21 @@ extension PostgresRecordStore {
     static let notificationSequence = "notification_id_seq"
 
     /// Marks `sequences` (a name that is no sequence is skipped: nothing can be taken from it).
-    static func mark(_ sequences: [String], _ connection: PostgresConnection) async throws {
+    static func mark(_ sequences: [String], lockTimeout: Duration? = nil, _ connection: PostgresConnection) async throws {
+        guard let lockTimeout else {
+            try await connection.query(
+                """
+                SELECT pg_advisory_xact_lock_shared(((q.s::oid::bigint & 8388607) << 40)
+                    | LEAST(COALESCE(pg_sequence_last_value(q.s) + 1, 1), 1099511627775))
+                FROM (SELECT to_regclass(name) AS s FROM unnest(\(sequences)::text[]) AS name) AS q
+                """, logger: logger)
+            return
+        }
+        let milliseconds = lockTimeout.components.seconds * 1000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000
         try await connection.query(
             """
-            SELECT pg_advisory_xact_lock_shared(((q.s::oid::bigint & 8388607) << 40)
+            SELECT set_config('lock_timeout', \(String(milliseconds) + "ms"), true),
+                pg_advisory_xact_lock_shared(((q.s::oid::bigint & 8388607) << 40)
                 | LEAST(COALESCE(pg_sequence_last_value(q.s) + 1, 1), 1099511627775))
             FROM (SELECT to_regclass(name) AS s FROM unnest(\(sequences)::text[]) AS name) AS q
             """, logger: logger)

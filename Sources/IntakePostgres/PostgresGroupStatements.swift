@@ -43,11 +43,13 @@ enum GroupStatement {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
-    /// Inserts the group's new records and their first revisions (an id another server stored
-    /// first is skipped; a first revision's body is the record's, stored once), each with its
-    /// cursors from the deployment's sequence and its team's, and the audit event of each record
-    /// it created, pending until the chainer links it (`AuditEntry.recordCreated`'s event: the
-    /// details come in already written); see `PostgresRecordStore.insert`.
+    /// Inserts the group's new records and their first revisions (an id the database holds is
+    /// left out by `ON CONFLICT`, which waits for a transaction changing that record: the group's
+    /// lock timeout bounds that, see `PostgresRecordStore.commitTogether`; a first revision's body is the record's,
+    /// stored once), each with its cursors from the deployment's sequence and its team's; the
+    /// audit event of each record it created, pending until the chainer links it
+    /// (`AuditEntry.recordCreated`'s event: the details come in already written); and the
+    /// notifications of the alerts the created records raise. See `PostgresRecordStore.insert`.
     struct Insert: PostgresPreparedStatement {
         static let name = "intake_group_insert_v4"
         static let sql = """

@@ -92,6 +92,9 @@ extension PostgresRecordStore {
         var time: Date
     }
 
+    /// How long a group commit waits for a row another transaction holds (see ``commitTogether(_:_:)``).
+    static let groupLockTimeout: Duration = .seconds(1)
+
     /// The group's records in two statements however many there are (and `BEGIN`, `COMMIT`): the
     /// marks of the cursors it will take (no lock another writer waits for:
     /// PostgresChangeCursors.swift); one statement that inserts the records and their first
@@ -99,8 +102,16 @@ extension PostgresRecordStore {
     /// pending until the chainer links it after the commit. Nearly every record is new, so the
     /// ids the database holds are looked at only when the insert left some out (`ON CONFLICT DO
     /// NOTHING`): a record sent again, or one another server stored meanwhile, is then answered
-    /// by ``RecordRules`` from what the database holds. The alerts of the records created are one
-    /// more statement.
+    /// by ``RecordRules`` from what the database holds. The insert also notifies the alerts of
+    /// the records it created.
+    ///
+    /// `ON CONFLICT` waits for a transaction that is changing a record the group sends again (an
+    /// edit, a transfer, a questionnaire's collector-only switch, which changes all its records
+    /// in one transaction), and the server's ingest would wait with it. So the group's
+    /// transaction waits for a lock at most ``groupLockTimeout``; past it the group fails and is
+    /// taken again a request at a time, which looks before it inserts and waits for nothing.
+    /// (A look in the insert's own statement, `WHERE NOT EXISTS`, was tried: the statement's
+    /// plan, prepared once while the table was small, scanned the whole table for it.)
     private static func commitTogether(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [[IngestOutcome]] {
         var entries: [GroupEntry] = []
         for (index, job) in jobs.enumerated() {
@@ -116,7 +127,8 @@ extension PostgresRecordStore {
             // The notification sequence too when a record raises an alert: the insert notifies.
             let alerting = inserting.contains { !entries[$0].item.alerts.isEmpty }
             try await markChanges(
-                teams: inserting.map { entries[$0].owner.teamId }, also: alerting ? [notificationSequence] : [], connection)
+                teams: inserting.map { entries[$0].owner.teamId }, also: alerting ? [notificationSequence] : [],
+                lockTimeout: groupLockTimeout, connection)
             let stored = try await insert(inserting.map { entries[$0] }, connection)
             let created = inserting.filter { stored.contains(key(entries[$0].item.record.id)) }
             for index in created { outcomes[index] = .created(revision: 1) }
@@ -182,7 +194,8 @@ extension PostgresRecordStore {
     /// Inserts new records and their first revisions in one statement, with their audit events
     /// and the notifications of their alerts; the ids it stored (an id the database held is left
     /// out, and so are its alerts). Cursors come from the deployment's sequence and
-    /// each team's, marked before (``markChanges(teams:_:)``).
+    /// each team's (and the notifications' ids from theirs), marked before
+    /// (``markChanges(teams:also:_:)``).
     private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws -> Set<String> {
         var insert = GroupStatement.Insert()
         for entry in entries {
@@ -268,8 +281,8 @@ extension PostgresRecordStore {
         throw PostgresGroupError.lostRace
     }
 
-    /// The team's coordinators hear of each alert the records raise, in the records' transaction:
-    /// one statement for all of them (a statement an alert was a round trip each, most of a
+    /// The team's coordinators hear of each alert the records raise, in the records' transaction,
+    /// when the records are stored apart (a group's insert notifies its own): one statement for all of them (a statement an alert was a round trip each, most of a
     /// group's time when most records raise one), the notifications made in the records' order,
     /// then the alerts', then the coordinators'.
     static func notifyAlerts(_ records: [(item: IngestItem, teamId: Int64, at: Date)], _ connection: PostgresConnection) async throws {

@@ -43,6 +43,35 @@ struct PostgresConcurrentIngestTests {
         #expect(after.count == 2 && after.map(\.id) == after.map(\.id).sorted())
     }
 
+    /// A record sent again while another transaction is changing it (an edit, a transfer, a
+    /// questionnaire's collector-only switch, which updates all its records at once) is answered
+    /// soon, with the new records of its group: the group waits for that transaction no longer
+    /// than its lock timeout (its insert's `ON CONFLICT` on the held id would wait until the
+    /// other commits, and the server's ingest with it), then is taken again a request at a time.
+    @Test func aRecordSentAgainWaitsNoLongerThanTheGroupsLockTimeout() async throws {
+        let database = try StoreKind.postgres.newDatabase()
+        let store = try await StoreKind.postgres.open(database: database)
+        let team = try await store.createTeam(name: "t", at: Date())
+        let owner = RecordOwner(teamId: team.id, username: "u")
+        let sent = RecordStoreContract.record(1), new = RecordStoreContract.record(2)
+        _ = try await store.ingest([try IngestItem(record: sent)], owner: owner, at: Date())
+        let items = [try IngestItem(record: sent), try IngestItem(record: new)]
+        let finished = Finished()
+        let (inTime, ingest) = try await PostgresTesting.whileHolding(
+            "UPDATE record SET updatedAt = updatedAt + 1 WHERE id = '\(sent.id.uuidString.lowercased())'", in: database
+        ) { () async throws -> (Bool, Task<[IngestOutcome], any Error>) in
+            let ingest = Task {
+                defer { finished.set() }
+                return try await store.ingest(items, owner: owner, at: Date())
+            }
+            let deadline = ContinuousClock.now + .seconds(15)
+            while !finished.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            return (finished.isSet, ingest)
+        }
+        #expect(inTime, "the group waited for the transaction holding the record, past its lock timeout")
+        #expect(try await ingest.value == [.duplicate(revision: 1), .created(revision: 1)])
+    }
+
     /// An audit event left pending (its server gone between commit and chaining) is linked by the
     /// next reader of the trail, on any server.
     @Test func pendingAuditEventsAreLinkedByTheNextReader() async throws {
@@ -62,4 +91,12 @@ struct PostgresConcurrentIngestTests {
         #expect(created.count == 2)
         #expect(try await AuditLog(store: second).verify().isSound)
     }
+}
+
+/// Set once a task has finished.
+private final class Finished: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    var isSet: Bool { lock.withLock { done } }
+    func set() { lock.withLock { done = true } }
 }

@@ -56,4 +56,28 @@ package enum PostgresTesting {
             try await client.query(PostgresQuery(unsafeSQL: sql))
         }
     }
+
+    /// Runs `body` while another connection holds a transaction open that ran `sql` (so the
+    /// rows it changed stay locked), then rolls that transaction back.
+    package static func whileHolding<T: Sendable>(_ sql: String, in database: String, _ body: () async throws -> T) async throws -> T {
+        let client = PostgresClient(
+            configuration: try PostgresDatabaseURL(database).clientConfiguration(), backgroundLogger: Logger(label: "test"))
+        let logger = Logger(label: "test")
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                do {
+                    let value = try await body()
+                    try await connection.query("ROLLBACK", logger: logger)
+                    return value
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
 }

@@ -31,8 +31,9 @@ extension IntakeServerApp {
     /// The server is never stopped by cancelling its task: a connection accepted while the task
     /// is cancelled is never handed over, and swift-nio then traps ("Deinited NIOAsyncWriter
     /// without calling finish()", apple/swift-nio#3481). A graceful shutdown stops accepting,
-    /// lets requests in flight finish (long polls answer at once) and closes idle connections;
-    /// only one stuck past `maximumShutdown` is cancelled.
+    /// lets requests in flight finish (long polls answer at once) and closes idle connections.
+    /// Should the stop take longer than `maximumShutdown`, the group is cancelled after all, and
+    /// that is thrown as an error of its own.
     public static func running<T: Sendable>(
         _ service: some Service, logger: Logger, maximumShutdown: Duration = .seconds(20),
         onFailure: @escaping @Sendable (any Error) -> Void = { _ in }, while body: () async throws -> T
@@ -63,6 +64,9 @@ extension IntakeServerApp {
                 stopFailure = error
             }
             let value = try outcome.get()  // the body's error first: it says what the test saw
+            if stopFailure is CancellationError {
+                throw ConfigurationError("the server did not stop within \(maximumShutdown) of being asked to; it was cancelled")
+            }
             if let stopFailure { throw stopFailure }
             return value
         }
