@@ -78,8 +78,14 @@ private func require<T>(_ value: T?) throws -> T {
 /// (and a copy into the database later); an index keyed at random costs about one a record.
 enum PageCensus {
     static func take(database: String, sqlite3: String, scratch: URL, _ commit: () async throws -> Void) async throws {
-        // Waits (up to 10 s) for the store's own checkpoint, which the last commit may have started.
-        let result = try runProgram(sqlite3, ["-cmd", ".timeout 10000", database, "PRAGMA wal_checkpoint(TRUNCATE);"])
+        // The store's own checkpoint may be running (the last commit may have asked for one): a
+        // checkpoint then answers busy at once, whatever the busy timeout, so try again for 10 s.
+        var result = ""
+        for _ in 0..<100 {
+            result = try runProgram(sqlite3, ["-cmd", ".timeout 1000", database, "PRAGMA wal_checkpoint(TRUNCATE);"])
+            if result.hasPrefix("0|") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         guard result.hasPrefix("0|") else { throw BenchError("the log could not be emptied before the census: \(result)") }
         let before = scratch.appendingPathComponent("census.sqlite").path
         try FileManager.default.copyItem(atPath: database, toPath: before)

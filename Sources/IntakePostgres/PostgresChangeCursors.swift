@@ -49,16 +49,15 @@ extension PostgresRecordStore {
         """
 
     /// Marks, before this transaction takes cursors from them, the deployment's sequence and the
-    /// teams' (see the type's comment), then `others` (the notifications' sequence, for a group
-    /// whose insert notifies), in the order the separate marks took them. Held to the
-    /// transaction's end.
-    ///
-    /// `lockTimeout` also sets the transaction's lock timeout, in the same statement (a group
-    /// commit's: see `PostgresRecordStore.commitTogether`).
-    static func markChanges(
-        teams: some Sequence<Int64>, also others: [String] = [], lockTimeout: Duration? = nil, _ connection: PostgresConnection
-    ) async throws {
-        try await mark([deploymentSequence] + Set(teams).sorted().map(teamSequence) + others, lockTimeout: lockTimeout, connection)
+    /// teams' (see the type's comment). Held to the transaction's end.
+    static func markChanges(teams: some Sequence<Int64>, _ connection: PostgresConnection) async throws {
+        try await mark(changeSequences(teams: teams), connection)
+    }
+
+    /// The sequences a transaction that writes records of `teams` draws its cursors from, in the
+    /// order they are marked.
+    static func changeSequences(teams: some Sequence<Int64>) -> [String] {
+        [deploymentSequence] + Set(teams).sorted().map(teamSequence)
     }
 
     /// The notifications' ids are a cursor too (webhook deliveries and notification streams
@@ -66,25 +65,36 @@ extension PostgresRecordStore {
     static let notificationSequence = "notification_id_seq"
 
     /// Marks `sequences` (a name that is no sequence is skipped: nothing can be taken from it).
-    static func mark(_ sequences: [String], lockTimeout: Duration? = nil, _ connection: PostgresConnection) async throws {
-        guard let lockTimeout else {
-            try await connection.query(
-                """
-                SELECT pg_advisory_xact_lock_shared(((q.s::oid::bigint & 8388607) << 40)
-                    | LEAST(COALESCE(pg_sequence_last_value(q.s) + 1, 1), 1099511627775))
-                FROM (SELECT to_regclass(name) AS s FROM unnest(\(sequences)::text[]) AS name) AS q
-                """, logger: logger)
-            return
-        }
-        let milliseconds = lockTimeout.components.seconds * 1000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000
+    static func mark(_ sequences: [String], _ connection: PostgresConnection) async throws {
         try await connection.query(
-            """
-            SELECT set_config('lock_timeout', \(String(milliseconds) + "ms"), true),
-                pg_advisory_xact_lock_shared(((q.s::oid::bigint & 8388607) << 40)
-                | LEAST(COALESCE(pg_sequence_last_value(q.s) + 1, 1), 1099511627775))
-            FROM (SELECT to_regclass(name) AS s FROM unnest(\(sequences)::text[]) AS name) AS q
-            """, logger: logger)
+            "SELECT \(unescaped: markOfEach) FROM (SELECT to_regclass(name) AS s FROM unnest(\(sequences)::text[]) AS name) AS q",
+            logger: logger)
     }
+
+    /// A group commit's first statement: marks `sequences` (as ``mark(_:_:)``), sets the
+    /// transaction's lock timeout, and reads which of `ids` the database holds (by this
+    /// statement's snapshot: it waits for no transaction changing one of them), all in one round
+    /// trip. Unprepared, so its look is planned for the ids it is given.
+    static func markForGroup(_ sequences: [String], lockTimeout: Duration, probing ids: [String], _ connection: PostgresConnection)
+        async throws -> Set<String>
+    {
+        // At least 1 ms: 0 would turn the timeout off.
+        let milliseconds = max(1, lockTimeout.components.seconds * 1000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let rows = try await connection.query(
+            """
+            SELECT ARRAY(SELECT id FROM record WHERE id = ANY(\(ids)::text[])), set_config('lock_timeout', \(String(milliseconds) + "ms"), true),
+                \(unescaped: markOfEach)
+            FROM (SELECT to_regclass(name) AS s FROM unnest(\(sequences)::text[]) AS name) AS q
+            """, logger: logger
+        ).collect()
+        return Set(try rows.first.map { try $0.makeRandomAccess()[0].decode([String].self) } ?? [])
+    }
+
+    /// The mark of each sequence `q.s` (see the type's comment), over a relation `q(s regclass)`.
+    private static let markOfEach = """
+        pg_advisory_xact_lock_shared(((q.s::oid::bigint & 8388607) << 40)
+            | LEAST(COALESCE(pg_sequence_last_value(q.s) + 1, 1), 1099511627775))
+        """
 
     /// The highest cursor of the sequence (a team's, or the deployment's when `teamId` is nil)
     /// below which every change that will ever commit has: read it before the snapshot that reads

@@ -92,7 +92,7 @@ extension PostgresRecordStore {
         var time: Date
     }
 
-    /// How long a group commit waits for a row another transaction holds (see ``commitTogether(_:_:)``).
+    /// How long a group commit waits for a lock another transaction holds (see ``commitTogether(_:_:)``).
     static let groupLockTimeout: Duration = .seconds(1)
 
     /// The group's records in two statements however many there are (and `BEGIN`, `COMMIT`): the
@@ -105,13 +105,15 @@ extension PostgresRecordStore {
     /// by ``RecordRules`` from what the database holds. The insert also notifies the alerts of
     /// the records it created.
     ///
-    /// `ON CONFLICT` waits for a transaction that is changing a record the group sends again (an
-    /// edit, a transfer, a questionnaire's collector-only switch, which changes all its records
-    /// in one transaction), and the server's ingest would wait with it. So the group's
-    /// transaction waits for a lock at most ``groupLockTimeout``; past it the group fails and is
-    /// taken again a request at a time, which looks before it inserts and waits for nothing.
-    /// (A look in the insert's own statement, `WHERE NOT EXISTS`, was tried: the statement's
-    /// plan, prepared once while the table was small, scanned the whole table for it.)
+    /// Ids the database holds are found by the group's first statement (with its marks, by that
+    /// statement's snapshot), so the insert leaves them out without meeting them: its `ON
+    /// CONFLICT` waits for a transaction that is changing a record it meets (an edit, a
+    /// transfer, a questionnaire's collector-only switch, which changes all its records in one
+    /// transaction), and the server's ingest would wait with it. It meets only an id another
+    /// server inserts meanwhile; should that server's transaction stay open, the group waits no
+    /// longer than ``groupLockTimeout`` and is then taken again a request at a time. (The look
+    /// was first put in the prepared insert itself, `WHERE NOT EXISTS`: its plan, made once
+    /// while the table was small, scanned the whole table for it.)
     private static func commitTogether(_ jobs: [IngestJob], _ connection: PostgresConnection) async throws -> [[IngestOutcome]] {
         var entries: [GroupEntry] = []
         for (index, job) in jobs.enumerated() {
@@ -126,11 +128,12 @@ extension PostgresRecordStore {
         if !inserting.isEmpty {
             // The notification sequence too when a record raises an alert: the insert notifies.
             let alerting = inserting.contains { !entries[$0].item.alerts.isEmpty }
-            try await markChanges(
-                teams: inserting.map { entries[$0].owner.teamId }, also: alerting ? [notificationSequence] : [],
-                lockTimeout: groupLockTimeout, connection)
-            let stored = try await insert(inserting.map { entries[$0] }, connection)
-            let created = inserting.filter { stored.contains(key(entries[$0].item.record.id)) }
+            let heldBefore = try await markForGroup(
+                changeSequences(teams: inserting.map { entries[$0].owner.teamId }) + (alerting ? [notificationSequence] : []),
+                lockTimeout: groupLockTimeout, probing: inserting.map { key(entries[$0].item.record.id) }, connection)
+            let fresh = inserting.filter { !heldBefore.contains(key(entries[$0].item.record.id)) }
+            let stored = fresh.isEmpty ? [] : try await insert(fresh.map { entries[$0] }, connection)
+            let created = fresh.filter { stored.contains(key(entries[$0].item.record.id)) }
             for index in created { outcomes[index] = .created(revision: 1) }
             // Ids the database held (sent again, or stored by another server meanwhile): their
             // records, and the group's later sends of them, are answered from what it holds.
@@ -195,7 +198,7 @@ extension PostgresRecordStore {
     /// and the notifications of their alerts; the ids it stored (an id the database held is left
     /// out, and so are its alerts). Cursors come from the deployment's sequence and
     /// each team's (and the notifications' ids from theirs), marked before
-    /// (``markChanges(teams:also:_:)``).
+    /// (``markForGroup(_:lockTimeout:probing:_:)``).
     private static func insert(_ entries: [GroupEntry], _ connection: PostgresConnection) async throws -> Set<String> {
         var insert = GroupStatement.Insert()
         for entry in entries {

@@ -58,7 +58,8 @@ package enum PostgresTesting {
     }
 
     /// Runs `body` while another connection holds a transaction open that ran `sql` (so the
-    /// rows it changed stay locked), then rolls that transaction back.
+    /// rows it changed stay locked), then rolls that transaction back. `sql` returns the rows it
+    /// changed (`RETURNING`); none is an error, so a test cannot pass holding nothing.
     package static func whileHolding<T: Sendable>(_ sql: String, in database: String, _ body: () async throws -> T) async throws -> T {
         let client = PostgresClient(
             configuration: try PostgresDatabaseURL(database).clientConfiguration(), backgroundLogger: Logger(label: "test"))
@@ -68,7 +69,8 @@ package enum PostgresTesting {
             defer { group.cancelAll() }
             return try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                let changed = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+                guard !changed.isEmpty else { throw HoldingNothing(sql: sql) }
                 do {
                     let value = try await body()
                     try await connection.query("ROLLBACK", logger: logger)
@@ -80,4 +82,10 @@ package enum PostgresTesting {
             }
         }
     }
+}
+
+/// `PostgresTesting.whileHolding`'s statement changed no row.
+package struct HoldingNothing: Error, CustomStringConvertible {
+    package var sql: String
+    package var description: String { "the statement to hold changed no row: \(sql)" }
 }

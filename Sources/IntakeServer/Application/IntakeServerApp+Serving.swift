@@ -32,8 +32,8 @@ extension IntakeServerApp {
     /// is cancelled is never handed over, and swift-nio then traps ("Deinited NIOAsyncWriter
     /// without calling finish()", apple/swift-nio#3481). A graceful shutdown stops accepting,
     /// lets requests in flight finish (long polls answer at once) and closes idle connections.
-    /// Should the stop take longer than `maximumShutdown`, the group is cancelled after all, and
-    /// that is thrown as an error of its own.
+    /// Should the stop take longer than `maximumShutdown`, the service is cancelled after all;
+    /// the `CancellationError` that then ends it is thrown as ``ServerStopTimedOut``.
     public static func running<T: Sendable>(
         _ service: some Service, logger: Logger, maximumShutdown: Duration = .seconds(20),
         onFailure: @escaping @Sendable (any Error) -> Void = { _ in }, while body: () async throws -> T
@@ -64,13 +64,17 @@ extension IntakeServerApp {
                 stopFailure = error
             }
             let value = try outcome.get()  // the body's error first: it says what the test saw
-            if stopFailure is CancellationError {
-                throw ConfigurationError("the server did not stop within \(maximumShutdown) of being asked to; it was cancelled")
-            }
+            if stopFailure is CancellationError { throw ServerStopTimedOut(limit: maximumShutdown) }
             if let stopFailure { throw stopFailure }
             return value
         }
     }
+}
+
+/// A server asked to stop that had not stopped in time, and was cancelled.
+public struct ServerStopTimedOut: Error, CustomStringConvertible {
+    public var limit: Duration
+    public var description: String { "the server did not stop within \(limit) of being asked to, and was cancelled" }
 }
 
 /// The port the server bound, once it listens.
