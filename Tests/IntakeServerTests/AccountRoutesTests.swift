@@ -78,6 +78,10 @@ struct AccountRoutesTests {
             #expect(token.status == .created)
             let farid = try #require(token.json["token"] as? String)
             #expect(try await client.send(.get, "/v1/me", as: farid, in: server).status == .ok)
+            // A team that does not exist is a mistake in the change (422), not a missing user (404).
+            let unknownTeam = try await client.send(.patch, "/v1/users/farid", as: "admin", in: server, json: ["team": "الكل في المجمو عة"])
+            #expect(unknownTeam.status == .unprocessableContent)
+            #expect("\(unknownTeam.json)".contains("no team is named"))
             let disabled = try await client.send(.patch, "/v1/users/farid", as: "admin", in: server, json: ["disabled": true])
             #expect(disabled.json["disabled"] as? Bool == true)
             #expect(try await client.send(.get, "/v1/me", as: farid, in: server).status == .unauthorized)

@@ -129,7 +129,10 @@ public struct AccountService: Sendable {
             researchAccess: researchAccess)
         if let team {
             if let name = team {
-                guard let found = try await store.team(named: name) else { throw RecordStoreError.notFound("team '\(name)'") }
+                // 422, not 404: the user asked for exists; the team named in the change does not.
+                guard let found = try await store.team(named: name) else {
+                    throw ServiceError.invalidRequest("no team is named '\(name)'; name a team that exists (intake admin team list)")
+                }
                 change.teamId = .some(found.id)
             } else {
                 change.teamId = .some(nil)
