@@ -99,11 +99,10 @@ extension PostgresRecordStore {
     /// marks of the cursors it will take (no lock another writer waits for:
     /// PostgresChangeCursors.swift); one statement that inserts the records and their first
     /// revisions, their cursors from sequences, and an audit event for each record created,
-    /// pending until the chainer links it after the commit. Nearly every record is new, so the
-    /// ids the database holds are looked at only when the insert left some out (`ON CONFLICT DO
-    /// NOTHING`): a record sent again, or one another server stored meanwhile, is then answered
-    /// by ``RecordRules`` from what the database holds. The insert also notifies the alerts of
-    /// the records it created.
+    /// pending until the chainer links it after the commit. The insert also notifies the alerts
+    /// of the records it created. Ids it did not store (a record sent again, or one another
+    /// server stored meanwhile) are looked at afterwards and answered by ``RecordRules`` from
+    /// what the database holds.
     ///
     /// Ids the database holds are found by the group's first statement (with its marks, by that
     /// statement's snapshot), so the insert leaves them out without meeting them: its `ON
