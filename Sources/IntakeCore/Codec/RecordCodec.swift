@@ -67,7 +67,7 @@ public enum RecordCodec {
     }
 
     private enum Member: UInt16 {
-        case format, id, questionnaire, patient, answers, status, collector, deviceId, language, createdAt, updatedAt, patientId
+        case format, id, questionnaire, patient, answers, status, collector, deviceId, language, createdAt, updatedAt, patientId, caseLink
 
         /// Its flag in the set of keys seen so far.
         var bit: UInt16 { 1 << rawValue }
@@ -86,6 +86,7 @@ public enum RecordCodec {
             case key.is("language"): self = .language
             case key.is("createdAt"): self = .createdAt
             case key.is("updatedAt"): self = .updatedAt
+            case key.is("case"): self = .caseLink
             default: return nil
             }
         }
@@ -98,6 +99,7 @@ public enum RecordCodec {
         var questionnaire: QuestionnaireReference?
         var patient = PatientIdentification()
         var patientId: UUID?
+        var caseLink: CaseLink?
         var status: PatientResponse.Status?
         var collector: String?
         var deviceId: String?
@@ -124,6 +126,7 @@ public enum RecordCodec {
             case .patientId:
                 guard let value = UUID(canonical: try reader.string()) else { throw reader.error("expected a patient id (a UUID)") }
                 patientId = value
+            case .caseLink: caseLink = try RecordCodec.caseLink(&reader)
             case .answers: preconditionFailure("answers are read by their caller")
             case .status:
                 guard let value = PatientResponse.Status(rawValue: try reader.string()) else {
@@ -148,9 +151,11 @@ public enum RecordCodec {
             guard let deviceId else { throw missing("deviceId", reader, start) }
             guard let createdAt else { throw missing("createdAt", reader, start) }
             guard let updatedAt else { throw missing("updatedAt", reader, start) }
-            return PatientResponse(
+            var record = PatientResponse(
                 id: id, questionnaire: questionnaire, patient: patient, status: status, collector: collector,
                 deviceId: deviceId, language: language, createdAt: createdAt, updatedAt: updatedAt, patientId: patientId)
+            record.caseLink = caseLink
+            return record
         }
 
         private func missing(_ key: String, _ reader: borrowing JSONReader, _ start: Int) -> JSONReadError {
@@ -172,6 +177,44 @@ public enum RecordCodec {
         }
         guard let id, let version else { throw reader.error("questionnaire needs both 'id' and 'version'", at: start) }
         return QuestionnaireReference(id: id, version: version)
+    }
+
+    /// `"case": {"id": …, "list": …, "properties": {"1": {"integer": 4}}}`.
+    private static func caseLink(_ reader: inout JSONReader) throws(JSONReadError) -> CaseLink {
+        var id: UUID?
+        var list: String?
+        var properties: [Int: Answer]?
+        let start = reader.index
+        try reader.objectKeys { key, reader throws(JSONReadError) in
+            switch true {
+            case key.is("id"):
+                guard id == nil else { throw reader.error("the key 'id' appears twice") }
+                guard let value = UUID(canonical: try reader.string()) else { throw reader.error("expected a case id (a UUID)") }
+                id = value
+            case key.is("list"):
+                guard list == nil else { throw reader.error("the key 'list' appears twice") }
+                let value = try reader.string()
+                guard CaseListName.isValid(value) else {
+                    throw reader.error("a case list's name is lowercase letters, digits, '-' and '_', starting with a letter")
+                }
+                list = value
+            case key.is("properties"):
+                guard properties == nil else { throw reader.error("the key 'properties' appears twice") }
+                var values: [Int: Answer] = [:]
+                try reader.objectKeys { indexKey, reader throws(JSONReadError) in
+                    guard let index = indexKey.position else {
+                        throw reader.error("property keys are whole numbers from 1 written plainly (\"2\", not \"02\")")
+                    }
+                    let value = try answer(&reader)
+                    guard values.updateValue(value, forKey: index) == nil else { throw reader.error("property \(index) appears twice") }
+                }
+                properties = values
+            default:
+                throw reader.error("unknown key '\(key.string)' in case; it has 'id', 'list' and 'properties'")
+            }
+        }
+        guard let id, let list else { throw reader.error("case needs both 'id' and 'list'", at: start) }
+        return CaseLink(id: id, list: list, properties: properties ?? [:])
     }
 
     private static func patient(_ reader: inout JSONReader) throws(JSONReadError) -> PatientIdentification {
@@ -345,6 +388,23 @@ public enum RecordCodec {
                 writer.endObject()
             }
             writer.endObject()
+        }
+        if let link = record.caseLink {
+            member("case") { writer in
+                writer.beginObject()
+                writer.key("id")
+                writer.string(link.id.uuidString.lowercased())
+                writer.key("list")
+                writer.string(link.list)
+                writer.key("properties")
+                writer.beginObject()
+                for index in link.properties.keys.sorted() {
+                    writer.key(index)
+                    write(link.properties[index]!, into: &writer)
+                }
+                writer.endObject()
+                writer.endObject()
+            }
         }
         member("collector") { $0.string(record.collector) }
         member("createdAt") { $0.string(Timestamp.string(from: record.createdAt)) }

@@ -78,6 +78,12 @@ enum ExpressionLexer {
                     word = String(word.prefix { $0 != "-" })
                     end = index + word.count
                 }
+                // `case.edd`: a property of the case a follow-up is filled for, read as one name.
+                if word == "case", end + 1 < chars.count, chars[end] == ".", chars[end + 1].isLetter || chars[end + 1] == "_" {
+                    end += 1
+                    while end < chars.count, chars[end].isLetter || chars[end].isNumber || chars[end] == "_" { end += 1 }
+                    word = String(chars[index..<end])
+                }
                 tokens.append((.word(word), column))
                 index = end
                 continue

@@ -12,12 +12,15 @@ package struct AnswerSheet {
     /// By ordinal (``Questionnaire/allQuestions``).
     package var answers: [Answer?]
     let patient: PatientIdentification
+    /// The case's properties as the visit saw them (section -1).
+    let caseProperties: [Int: Answer]
     let ordinals: QuestionOrdinals
 
     /// `response`'s answers placed by ordinal for `questionnaire`.
     package init(_ response: PatientResponse, for questionnaire: Questionnaire) {
         ordinals = questionnaire.ordinals
         patient = response.patient
+        caseProperties = response.caseLink?.properties ?? [:]
         var answers = [Answer?](repeating: nil, count: questionnaire.checks.count)
         for (section, byIndex) in response.answers {
             for (index, answer) in byIndex {
@@ -31,6 +34,7 @@ package struct AnswerSheet {
     /// section 0 as expressions read them.
     package subscript(position: QuestionPosition) -> Answer? {
         if position.section == 0 { return patient.expressionAnswer(position.index) }
+        if position.section == CaseRules.section { return caseProperties[position.index] }
         guard let ordinal = ordinals[position] else { return nil }
         return answers[ordinal]
     }

@@ -17,6 +17,8 @@ public struct Questionnaire: Sendable {
     public var languages: [String]
     /// How the questionnaire names its languages (`fr` → `Français`), where its manifest does.
     public var languageNames: [String: String] = [:]
+    /// The case list it follows and the cases it opens (`cases.txt`).
+    public var cases = CaseRules()
     public var sections: [Section] {
         didSet {
             (allQuestions, checks, ordinals) = Self.index(sections)

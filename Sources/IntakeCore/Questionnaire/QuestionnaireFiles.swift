@@ -66,14 +66,14 @@ public struct QuestionnaireFiles: Sendable {
         if let dataFolder = Self.dataFolder(near: url) {
             lists = Self.readTextFiles(in: dataFolder, problems: &problems)
         }
-        for (name, file) in files where !Self.isSectionOrManifest(name) {
+        for (name, file) in files where !Self.isQuestionnaireFile(name) {
             lists[name] = file
         }
         if !problems.isEmpty { throw QuestionnaireLoadError(problems) }
     }
 
-    static func isSectionOrManifest(_ name: String) -> Bool {
-        name == "manifest.txt" || name.first?.isNumber == true
+    static func isQuestionnaireFile(_ name: String) -> Bool {
+        name == "manifest.txt" || name == CaseRules.fileName || name.first?.isNumber == true
     }
 
     private static func dataFolder(near url: URL) -> URL? {

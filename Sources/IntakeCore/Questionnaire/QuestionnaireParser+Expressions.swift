@@ -5,6 +5,8 @@ extension QuestionnaireParser {
     enum ExpressionRole: String {
         case showIf = "show if", calculate, constraint, requiredIf = "required if", defaultValue = "default", alertIf = "alert if"
         case repeatCount = "count"
+        /// An expression of `cases.txt`: read once the record is complete, like an alert's.
+        case caseRule = "case rule"
 
         /// Whether `.` (the question's own answer) means something here.
         var readsOwnAnswer: Bool { self == .constraint || self == .alertIf }
@@ -137,6 +139,7 @@ extension QuestionnaireParser {
             case .alertIf:
                 question.alert = QuestionAlert(condition: bound, message: alertMessages[own.position] ?? LocalizedText(""))
             case .repeatCount: question.repeatCount = bound
+            case .caseRule: continue
             }
             sections[s].questions[pending.position.index - 1] = question
         }
@@ -285,7 +288,7 @@ extension QuestionnaireParser {
     }
 
     /// The expression with the position of each question it reads, or nil after reporting why not.
-    private func bind(_ pending: PendingExpression, own: Question, byId: [String: Question]) -> BoundExpression? {
+    func bind(_ pending: PendingExpression, own: Question, byId: [String: Question]) -> BoundExpression? {
         let role = pending.role
         func fail(_ column: Int, _ message: String, _ hint: String? = nil) -> BoundExpression? {
             report(pending.path, pending.line, column, message, hint: hint)
@@ -334,6 +337,27 @@ extension QuestionnaireParser {
                         return
                     }
                     positions["."] = own.position
+                    return
+                }
+                if name.hasPrefix("case.") {
+                    let property = String(name.dropFirst("case.".count))
+                    guard caseRules.follows != nil else {
+                        problem = (
+                            column, "'\(name)' reads the case a follow-up is filled for, and this questionnaire follows no case list",
+                            "add 'follows: <list>' and 'property: \(property) <type>' to cases.txt"
+                        )
+                        return
+                    }
+                    guard let found = caseRules.property(named: property) else {
+                        let declared = caseRules.follows!.properties.map(\.name)
+                        let hint = Suggestion.nearest(to: property, in: declared).map { "did you mean 'case.\($0)'?" }
+                        problem = (
+                            column, "the case has no property '\(property)' declared in cases.txt",
+                            hint ?? "declare it there: 'property: \(property) <type>'"
+                        )
+                        return
+                    }
+                    positions[name] = found.position
                     return
                 }
                 guard let question = byId[name] else {
@@ -464,6 +488,12 @@ extension QuestionnaireParser {
         /// The choice question a side of a comparison names, whose codes the other side may spell.
         func choiceSide(_ side: Expression) -> Question? {
             guard case .name(let name, _) = side else { return nil }
+            if name.hasPrefix("case."), let found = caseRules.property(named: String(name.dropFirst("case.".count))) {
+                // A case property compared with its codes: `case.reason = mood`.
+                return Question(
+                    position: found.position, id: name, text: LocalizedText(name), type: found.property.type, isRequired: false, help: nil,
+                    showIf: nil, line: 0)
+            }
             if name == "sex", byId[name] == nil {
                 // The patient's sex, compared with its codes: `sex = female`.
                 let codes = PatientIdentification.Sex.allCases.map { Choice(code: $0.rawValue, label: LocalizedText($0.rawValue)) }

@@ -26,6 +26,9 @@ final class QuestionnaireParser {
     var pendingFilters: [(position: QuestionPosition, id: String, path: String, line: Int, column: Int)] = []
     /// The repeat group each question in one is asked in (its header's position).
     var groupOf: [QuestionPosition: QuestionPosition] = [:]
+    /// What `cases.txt` declares, its expressions bound once every question is read.
+    var caseRules = CaseRules()
+    var pendingCaseExpressions: [PendingCaseExpression] = []
 
     init(files: QuestionnaireFiles) {
         self.files = files
@@ -53,6 +56,7 @@ final class QuestionnaireParser {
         let manifest = parseManifest()
         languages = manifest.languages
         var sections = parseSections()
+        parseCases()
         let conditions = resolveConditions(in: sections)
         for s in sections.indices {
             for q in sections[s].questions.indices {
@@ -60,11 +64,13 @@ final class QuestionnaireParser {
             }
         }
         resolveExpressions(in: &sections)
+        resolveCaseExpressions(in: sections)
         let translated = applyTranslations(to: sections)
         var questionnaire = Questionnaire(
             id: manifest.id, title: manifest.title, version: version(), formatVersion: manifest.format,
             languages: manifest.languages, sections: translated)
         questionnaire.languageNames = manifest.languageNames
+        questionnaire.cases = caseRules
         return questionnaire
     }
 

@@ -20,6 +20,8 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
         for byIndex in answers.values {
             for answer in byIndex.values where answer.format > format { format = answer.format }
         }
+        // A record filled for a case is of format 2: format 1 has no `case`.
+        if caseLink != nil { format = max(format, 2) }
         return format
     }
 
@@ -38,6 +40,8 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
     public var deviceId: String
     /// The language the form was filled in, if not the questionnaire's base language.
     public var language: String?
+    /// The case the record was filled for, when its questionnaire follows a case list.
+    public var caseLink: CaseLink?
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -67,6 +71,8 @@ public struct PatientResponse: Hashable, Sendable, Identifiable {
         get {
             // Section 0 is the patient's identification, as expressions read it (`date_of_birth`, `sex`).
             if position.section == 0 { return patient.expressionAnswer(position.index) }
+            // Section -1 is the case's properties as the visit saw them (`case.edd`).
+            if position.section == CaseRules.section { return caseLink?.properties[position.index] }
             return answers[position.section]?[position.index]
         }
         set {

@@ -32,6 +32,14 @@ public struct SampleGenerator {
             language: Bool.random(using: &random) ? nil : questionnaire.languages.dropFirst().first,
             createdAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded()),
             updatedAt: Date(timeIntervalSince1970: created.timeIntervalSince1970.rounded() + 900))
+        if let follows = questionnaire.cases.follows {
+            // A follow-up is filled for a case: an invented one, with a value for each property it reads.
+            var properties: [Int: Answer] = [:]
+            for (offset, property) in follows.properties.enumerated() where Double.random(in: 0..<1, using: &random) < 0.9 {
+                properties[offset + 1] = answer(for: property.type)
+            }
+            response.caseLink = CaseLink(id: uuid(), list: follows.list, properties: properties)
+        }
         fill(questionnaire.allQuestions.filter { $0.group == nil }, into: &response)
         return response
     }

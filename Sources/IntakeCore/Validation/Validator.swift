@@ -102,6 +102,7 @@ public struct Validator: Sendable {
         let sheet = sheet ?? AnswerSheet(response, for: questionnaire)
         let read = ShownAnswers(sheet, hidden: hidden).answer
         var issues = response.status == .complete ? patientIssues(response.patient) : []
+        issues += caseIssues(response)
         // Whatever the status: a draft's names are shown on terminals too.
         for field in response.patient.fieldsWithControls {
             issues.append(
@@ -466,4 +467,57 @@ final class ShownAnswers {
     }
 
     func answer(_ position: QuestionPosition) -> Answer? { hidden.contains(position) ? nil : sheet[position] }
+}
+
+extension Validator {
+    /// A record names a case only when its questionnaire follows that case's list, with the
+    /// properties it reads in their types; a complete follow-up names one.
+    private func caseIssues(_ response: PatientResponse) -> [ValidationIssue] {
+        let follows = questionnaire.cases.follows
+        guard let link = response.caseLink else {
+            guard let follows, response.status == .complete else { return [] }
+            return [
+                ValidationIssue(
+                    kind: .missingRequired, field: "case",
+                    message:
+                        "\(questionnaire.id) is filled for a case of the list '\(follows.list)', and the record names none; pick the case (intake fill --case ID)"
+                )
+            ]
+        }
+        guard let follows else {
+            return [
+                ValidationIssue(
+                    kind: .invalidValue, field: "case",
+                    message: "the record names a case, and \(questionnaire.id) is filled for no case list; remove 'case'")
+            ]
+        }
+        guard link.list == follows.list else {
+            return [
+                ValidationIssue(
+                    kind: .invalidValue, field: "case",
+                    message: "the record's case is of the list '\(link.list)', and \(questionnaire.id) follows '\(follows.list)'")
+            ]
+        }
+        var issues: [ValidationIssue] = []
+        for index in link.properties.keys.sorted() {
+            guard follows.properties.indices.contains(index - 1) else {
+                issues.append(
+                    ValidationIssue(
+                        kind: .unknownQuestion, field: "case",
+                        message:
+                            "the case's property \(index) is not one \(questionnaire.id) reads (it reads \(follows.properties.count)); remove it"
+                    ))
+                continue
+            }
+            let property = follows.properties[index - 1]
+            let value = link.properties[index]!
+            if Answer(ExpressionValue(value), for: property.type) != value {
+                issues.append(
+                    ValidationIssue(
+                        kind: .wrongType, field: "case",
+                        message: "the case's property '\(property.name)' is not a possible \(property.type.keyword) value"))
+            }
+        }
+        return issues
+    }
 }

@@ -213,6 +213,7 @@ struct QuestionnaireCommand: ParsableCommand {
                     print(
                         "ok: \(url.path): \(q.id) version \(q.version), \(q.sections.count) sections, \(q.questionCount) questions, languages \(q.languages.joined(separator: ", "))"
                     )
+                    if let cases = q.cases.summary { print("  cases: \(cases)") }
                 } catch {
                     printError(error.description)
                     failed = true

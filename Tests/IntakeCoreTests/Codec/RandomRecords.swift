@@ -68,7 +68,7 @@ struct RandomRecords {
                 bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
                 bytes[12], bytes[13], bytes[14], bytes[15]
             ))
-        return PatientResponse(
+        var record = PatientResponse(
             id: id, questionnaire: QuestionnaireReference(id: string(), version: string()),
             patient: PatientIdentification(
                 givenName: string(), familyName: string(), dateOfBirth: Bool.random(using: &random) ? date() : nil,
@@ -84,6 +84,20 @@ struct RandomRecords {
                         bytes[4],
                         bytes[3], bytes[2], bytes[1], bytes[0]
                     )) : nil)
+        // Drawn last, so the draws before it make the records they made before cases.
+        if Int.random(in: 0..<4, using: &random) == 0 {
+            var properties: [Int: Answer] = [:]
+            for _ in 0..<Int.random(in: 0...4, using: &random) { properties[Int.random(in: 1...12, using: &random)] = answer() }
+            let lists = ["follow-up", "pregnancy", "tb_treatment", "a"]
+            record.caseLink = CaseLink(
+                id: UUID(
+                    uuid: (
+                        bytes[8], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[0], bytes[9], bytes[10],
+                        bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                    )),
+                list: lists.randomElement(using: &random)!, properties: properties)
+        }
+        return record
     }
 }
 
