@@ -183,6 +183,7 @@ public enum RecordCodec {
     private static func caseLink(_ reader: inout JSONReader) throws(JSONReadError) -> CaseLink {
         var id: UUID?
         var list: String?
+        var revision: Int?
         var properties: [Int: Answer]?
         let start = reader.index
         try reader.objectKeys { key, reader throws(JSONReadError) in
@@ -198,6 +199,11 @@ public enum RecordCodec {
                     throw reader.error("a case list's name is lowercase letters, digits, '-' and '_', starting with a letter")
                 }
                 list = value
+            case key.is("revision"):
+                guard revision == nil else { throw reader.error("the key 'revision' appears twice") }
+                let value = try reader.integer()
+                guard value >= 1 else { throw reader.error("a case's revision is 1 or more") }
+                revision = value
             case key.is("properties"):
                 guard properties == nil else { throw reader.error("the key 'properties' appears twice") }
                 var values: [Int: Answer] = [:]
@@ -210,11 +216,11 @@ public enum RecordCodec {
                 }
                 properties = values
             default:
-                throw reader.error("unknown key '\(key.string)' in case; it has 'id', 'list' and 'properties'")
+                throw reader.error("unknown key '\(key.string)' in case; it has 'id', 'list', 'revision' and 'properties'")
             }
         }
-        guard let id, let list else { throw reader.error("case needs both 'id' and 'list'", at: start) }
-        return CaseLink(id: id, list: list, properties: properties ?? [:])
+        guard let id, let list, let revision else { throw reader.error("case needs 'id', 'list' and 'revision'", at: start) }
+        return CaseLink(id: id, list: list, revision: revision, properties: properties ?? [:])
     }
 
     private static func patient(_ reader: inout JSONReader) throws(JSONReadError) -> PatientIdentification {
@@ -403,6 +409,8 @@ public enum RecordCodec {
                     write(link.properties[index]!, into: &writer)
                 }
                 writer.endObject()
+                writer.key("revision")
+                writer.integer(link.revision)
                 writer.endObject()
             }
         }

@@ -21,6 +21,8 @@ public struct CaseEffects: Sendable, Hashable {
     public struct Update: Sendable, Hashable {
         public var caseId: UUID
         public var list: String
+        /// The case's revision the visit was made from.
+        public var baseRevision: Int
         /// The properties the visit sets, by name; a property whose expression has no value is
         /// left as it was, so it is not here.
         public var properties: [String: Answer]
@@ -59,7 +61,7 @@ extension Questionnaire {
         var effects = CaseEffects()
         if let follows = cases.follows, let link = record.caseLink, link.list == follows.list {
             effects.update = CaseEffects.Update(
-                caseId: link.id, list: follows.list, properties: properties(follows.assignments, record: record, today: today),
+                caseId: link.id, list: follows.list, baseRevision: link.revision, properties: properties(follows.assignments, record: record, today: today),
                 due: due(follows.due, today: today, read: read), closes: follows.closeIf?.holds(today: today, answer: read) ?? false)
         }
         for (place, opening) in cases.opens.enumerated() where opening.condition?.holds(today: today, answer: read) ?? true {

@@ -142,12 +142,12 @@ extension CaseRules.Follow {
     /// The link a follow-up record carries for the case `caseId` whose properties are `values`
     /// (by name, as the case holds them): each property the questionnaire reads, in its declared
     /// type (a code set as text is read as the choice; a value that fits no longer is left out).
-    public func link(caseId: UUID, values: [String: Answer]) -> CaseLink {
+    public func link(caseId: UUID, revision: Int = 1, values: [String: Answer]) -> CaseLink {
         var properties: [Int: Answer] = [:]
         for (offset, property) in self.properties.enumerated() {
             guard let value = values[property.name] else { continue }
             if let typed = Answer(ExpressionValue(value), for: property.type) { properties[offset + 1] = typed }
         }
-        return CaseLink(id: caseId, list: list, properties: properties)
+        return CaseLink(id: caseId, list: list, revision: revision, properties: properties)
     }
 }

@@ -95,7 +95,7 @@ struct RandomRecords {
                         bytes[8], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[0], bytes[9], bytes[10],
                         bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
                     )),
-                list: lists.randomElement(using: &random)!, properties: properties)
+                list: lists.randomElement(using: &random)!, revision: Int.random(in: 1...40, using: &random), properties: properties)
         }
         return record
     }

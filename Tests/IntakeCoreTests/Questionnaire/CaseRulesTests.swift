@@ -299,25 +299,27 @@ struct CaseRulesTests {
             createdAt: Date(timeIntervalSince1970: 1_763_789_948), updatedAt: Date(timeIntervalSince1970: 1_763_789_948))
         #expect(record.format == 1)
         record.caseLink = CaseLink(
-            id: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, list: "follow-up",
+            id: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, list: "follow-up", revision: 3,
             properties: [10: .integer(2), 2: .choice("b")])
         #expect(record.format == 2)
         let text = String(decoding: RecordCodec.encode(record), as: UTF8.self)
         #expect(
             text.hasPrefix(
-                #"{"answers":{},"case":{"id":"00000000-0000-4000-8000-000000000001","list":"follow-up","properties":{"2":{"choice":"b"},"10":{"integer":2}}},"collector":"c","#
+                #"{"answers":{},"case":{"id":"00000000-0000-4000-8000-000000000001","list":"follow-up","properties":{"2":{"choice":"b"},"10":{"integer":2}},"revision":3},"collector":"c","#
             ))
         #expect(try RecordCodec.decode(Array(text.utf8)) == record)
         for (bad, message) in [
-            (#""case":{"id":"x","list":"follow-up"}"#, "expected a case id"),
-            (#""case":{"id":"00000000-0000-4000-8000-000000000001"}"#, "case needs both 'id' and 'list'"),
+            (#""case":{"id":"x","list":"follow-up","revision":1}"#, "expected a case id"),
+            (#""case":{"id":"00000000-0000-4000-8000-000000000001","list":"a"}"#, "case needs 'id', 'list' and 'revision'"),
+            (#""case":{"id":"00000000-0000-4000-8000-000000000001","list":"a","revision":0}"#, "revision is 1 or more"),
             (#""case":{"id":"00000000-0000-4000-8000-000000000001","list":"Follow Up"}"#, "a case list's name"),
             (#""case":{"id":"00000000-0000-4000-8000-000000000001","list":"a","owner":"x"}"#, "unknown key 'owner' in case"),
             (#""case":{"id":"00000000-0000-4000-8000-000000000001","list":"a","properties":{"02":{"integer":1}}}"#, "property keys"),
         ] {
+            #expect(text.contains(#""revision":3}"#))
             let edited = text.replacingOccurrences(
                 of:
-                    #""case":{"id":"00000000-0000-4000-8000-000000000001","list":"follow-up","properties":{"2":{"choice":"b"},"10":{"integer":2}}}"#,
+                    #""case":{"id":"00000000-0000-4000-8000-000000000001","list":"follow-up","properties":{"2":{"choice":"b"},"10":{"integer":2}},"revision":3}"#,
                 with: bad)
             let error = #expect(throws: JSONReadError.self) { _ = try RecordCodec.decode(Array(edited.utf8)) }
             #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
