@@ -76,6 +76,9 @@ public enum DatabaseCopy {
             try await connection.query(
                 "SELECT setval('record_change', COALESCE((SELECT MAX(changeSeq) FROM record), 0) + 1, false)",
                 logger: PostgresRecordStore.logger)
+            try await connection.query(
+                "SELECT setval('intake_case_seq', COALESCE((SELECT MAX(changeSeq) FROM intakeCase), 0) + 1, false)",
+                logger: PostgresRecordStore.logger)
             // Each team's sequence (made by a trigger as its row went in) after its records' cursors.
             try await connection.query(
                 PostgresQuery(unsafeSQL: PostgresRecordStore.teamSequencesCatchUp), logger: PostgresRecordStore.logger)
@@ -278,6 +281,13 @@ struct CopiedTable: Sendable {
                 ("tokenHash", .text), ("enrolledAt", .real), ("revokedAt", .real), ("revokedBy", .text), ("lastSeenAt", .real),
                 ("lastUploadAt", .real), ("queueSize", .integer), ("intakeVersion", .text),
             ], order: "id"),
+        CopiedTable(
+            source: "intakeCase", target: "intakeCase",
+            columns: [
+                ("id", .text), ("teamId", .integer), ("list", .text), ("patientId", .text), ("assignee", .text), ("status", .text),
+                ("due", .text), ("revision", .integer), ("changeSeq", .integer), ("updatedAt", .real), ("body", .text),
+            ], order: "changeSeq"),
+        CopiedTable(source: "caseCursor", target: "caseCursor", columns: [("teamId", .integer), ("cursor", .integer)], order: "teamId"),
     ]
 
     /// One value, as both sides read it.

@@ -775,6 +775,33 @@ extension PostgresRecordStore {
                 """,
             ]
         ),
+        (
+            // Cases (issue 49): one row a case, its inputs and state in `body` (CaseBody), the
+            // columns a pull reads by. Case writers take the case lock, so `changeSeq` (from
+            // the sequence) follows commit order and a reader following it passes nothing.
+            "v35: cases",
+            [
+                """
+                CREATE TABLE intakeCase (
+                    id TEXT PRIMARY KEY,
+                    teamId BIGINT NOT NULL,
+                    list TEXT NOT NULL,
+                    patientId TEXT,
+                    assignee TEXT,
+                    status TEXT NOT NULL,
+                    due TEXT,
+                    revision BIGINT NOT NULL,
+                    changeSeq BIGINT NOT NULL UNIQUE,
+                    updatedAt DOUBLE PRECISION NOT NULL,
+                    body TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX intakeCase_team ON intakeCase (teamId, changeSeq)",
+                "CREATE INDEX intakeCase_assignee ON intakeCase (teamId, assignee, changeSeq) WHERE status = 'open'",
+                "CREATE SEQUENCE intake_case_seq",
+                "CREATE TABLE caseCursor (teamId BIGINT PRIMARY KEY, cursor BIGINT NOT NULL)",
+            ]
+        ),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

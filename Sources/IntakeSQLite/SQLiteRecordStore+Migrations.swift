@@ -728,6 +728,29 @@ extension SQLiteRecordStore {
                     ALTER TABLE recordRevision_v37 RENAME TO recordRevision;
                     """)
         }
+        // Cases (issue 49): one row a case, its inputs and state in `body` (CaseBody), the columns
+        // a pull reads by. `changeSeq` orders case changes (the one writer takes the next).
+        migrator.registerMigration("v38: cases") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE intakeCase (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        teamId INTEGER NOT NULL,
+                        list TEXT NOT NULL,
+                        patientId TEXT,
+                        assignee TEXT,
+                        status TEXT NOT NULL,
+                        due TEXT,
+                        revision INTEGER NOT NULL,
+                        changeSeq INTEGER NOT NULL UNIQUE,
+                        updatedAt REAL NOT NULL,
+                        body TEXT NOT NULL
+                    );
+                    CREATE INDEX intakeCase_team ON intakeCase (teamId, changeSeq);
+                    CREATE INDEX intakeCase_assignee ON intakeCase (teamId, assignee, changeSeq) WHERE status = 'open';
+                    CREATE TABLE caseCursor (teamId INTEGER PRIMARY KEY NOT NULL, cursor INTEGER NOT NULL);
+                    """)
+        }
         return migrator
     }
 

@@ -270,7 +270,7 @@ public enum RecordCodec {
 
     private static let answerKinds = "text, integer, decimal, date, yesNo, choice, choices, dictionary, geopoint, instances, attachment"
 
-    private static func answer(_ reader: inout JSONReader) throws(JSONReadError) -> Answer {
+    package static func answer(_ reader: inout JSONReader) throws(JSONReadError) -> Answer {
         var result: Answer?
         let start = reader.index
         try reader.objectKeys { kind, reader throws(JSONReadError) in

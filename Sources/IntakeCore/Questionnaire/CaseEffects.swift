@@ -61,7 +61,8 @@ extension Questionnaire {
         var effects = CaseEffects()
         if let follows = cases.follows, let link = record.caseLink, link.list == follows.list {
             effects.update = CaseEffects.Update(
-                caseId: link.id, list: follows.list, baseRevision: link.revision, properties: properties(follows.assignments, record: record, today: today),
+                caseId: link.id, list: follows.list, baseRevision: link.revision,
+                properties: properties(follows.assignments, record: record, today: today),
                 due: due(follows.due, today: today, read: read), closes: follows.closeIf?.holds(today: today, answer: read) ?? false)
         }
         for (place, opening) in cases.opens.enumerated() where opening.condition?.holds(today: today, answer: read) ?? true {

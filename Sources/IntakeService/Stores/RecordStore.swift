@@ -9,7 +9,7 @@ import IntakeCore
 /// Services never take the whole of it: each depends on the narrow protocols it uses
 /// (``RecordDataStore``, ``ExportStore``, ``SecretStore``, ``ReferralStore``, …).
 public protocol RecordStore: RecordDataStore, ExportStore, SecretStore, QuestionnaireStore, AccountStore, TeamStore, ReferralStore,
-    WebhookStore, PatientStore, AuditStore, GrantStore, DeviceStore, ReviewStore
+    WebhookStore, PatientStore, AuditStore, GrantStore, DeviceStore, ReviewStore, CaseStore
 {
     /// Throws when the store cannot be read, for `/health`.
     func checkHealth() async throws

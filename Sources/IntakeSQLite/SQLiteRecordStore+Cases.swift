@@ -1,0 +1,115 @@
+import Foundation
+import GRDB
+import IntakeCore
+import IntakeService
+
+extension SQLiteRecordStore {
+    public func caseCursor(teamId: Int64) async throws -> Int64 {
+        try await database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT cursor FROM caseCursor WHERE teamId = ?", arguments: [teamId]) ?? 0
+        }
+    }
+
+    public func advanceCases(
+        teamId: Int64, from: Int64, to: Int64, reading ids: Set<UUID>, at time: Date,
+        _ decide: @Sendable ([UUID: StoredCase]) -> [StoredCase]
+    ) async throws -> Bool {
+        try await database.write { db in
+            let cursor = try Int64.fetchOne(db, sql: "SELECT cursor FROM caseCursor WHERE teamId = ?", arguments: [teamId]) ?? 0
+            guard cursor == from else { return false }
+            var current: [UUID: StoredCase] = [:]
+            for id in ids {
+                if let found = try Self.storedCase(db, id: id) { current[id] = found }
+            }
+            for stored in decide(current) { try Self.write(stored, at: time, db) }
+            try db.execute(
+                sql: "INSERT INTO caseCursor (teamId, cursor) VALUES (?, ?) ON CONFLICT (teamId) DO UPDATE SET cursor = excluded.cursor",
+                arguments: [teamId, to])
+            return true
+        }
+    }
+
+    public func storedCase(id: UUID) async throws -> StoredCase? {
+        try await database.read { db in try Self.storedCase(db, id: id) }
+    }
+
+    public func changeCase(id: UUID, teamId: Int64, at time: Date, _ decide: @Sendable (StoredCase) -> StoredCase?) async throws
+        -> StoredCase?
+    {
+        try await database.write { db in
+            guard let current = try Self.storedCase(db, id: id), current.teamId == teamId else { return nil }
+            guard let changed = decide(current) else { return current }
+            try Self.write(changed, at: time, db)
+            return try Self.storedCase(db, id: id)
+        }
+    }
+
+    public func openCases(teamId: Int64, visibleTo username: String?, changedAfter: Int64, limit: Int) async throws -> [StoredCase] {
+        try await database.read { db in
+            let (visible, arguments) = Self.visible(username)
+            return try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM intakeCase WHERE teamId = ? AND status = 'open'\(visible) AND changeSeq > ? ORDER BY changeSeq LIMIT ?",
+                arguments: [teamId] + arguments + [changedAfter, limit]
+            ).map(Self.storedCase)
+        }
+    }
+
+    public func openCaseIds(teamId: Int64, visibleTo username: String?) async throws -> [UUID] {
+        try await database.read { db in
+            let (visible, arguments) = Self.visible(username)
+            return try String.fetchAll(
+                db, sql: "SELECT id FROM intakeCase WHERE teamId = ? AND status = 'open'\(visible) ORDER BY changeSeq",
+                arguments: [teamId] + arguments
+            ).compactMap(UUID.init(uuidString:))
+        }
+    }
+
+    public func teamCases(teamId: Int64, changedAfter: Int64, limit: Int) async throws -> [StoredCase] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM intakeCase WHERE teamId = ? AND changeSeq > ? ORDER BY changeSeq LIMIT ?",
+                arguments: [teamId, changedAfter, limit]
+            ).map(Self.storedCase)
+        }
+    }
+
+    /// `AND (assignee = ? OR assignee IS NULL)` for a field worker: theirs and the team's.
+    private static func visible(_ username: String?) -> (String, StatementArguments) {
+        guard let username else { return ("", []) }
+        return (" AND (assignee = ? OR assignee IS NULL)", [username])
+    }
+
+    private static func storedCase(_ db: Database, id: UUID) throws -> StoredCase? {
+        try Row.fetchOne(db, sql: "SELECT * FROM intakeCase WHERE id = ?", arguments: [key(id)]).map(storedCase)
+    }
+
+    private static func storedCase(_ row: Row) throws -> StoredCase {
+        var stored = StoredCase(
+            id: UUID(uuidString: row["id"])!, list: row["list"], teamId: row["teamId"],
+            patientId: (row["patientId"] as String?).flatMap(UUID.init(uuidString:)),
+            opening: CaseOpeningFacts(recordId: UUID(), at: Date(timeIntervalSince1970: 0), collector: "", properties: [:], due: nil),
+            assignee: row["assignee"], status: CaseStatus(rawValue: row["status"]) ?? .open, revision: row["revision"],
+            changeSeq: row["changeSeq"], updatedAt: date(row["updatedAt"]))
+        stored.due = (row["due"] as String?).flatMap(LocalDate.init(iso:))
+        try CaseBody.decode(row["body"], into: &stored)
+        return stored
+    }
+
+    /// Writes the case with the next change sequence (the one writer takes it: commit order).
+    private static func write(_ stored: StoredCase, at time: Date, _ db: Database) throws {
+        let next = (try Int64.fetchOne(db, sql: "SELECT MAX(changeSeq) FROM intakeCase") ?? 0) + 1
+        try db.execute(
+            sql: """
+                INSERT INTO intakeCase (id, teamId, list, patientId, assignee, status, due, revision, changeSeq, updatedAt, body)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET teamId = excluded.teamId, list = excluded.list, patientId = excluded.patientId,
+                    assignee = excluded.assignee, status = excluded.status, due = excluded.due, revision = excluded.revision,
+                    changeSeq = excluded.changeSeq, updatedAt = excluded.updatedAt, body = excluded.body
+                """,
+            arguments: [
+                key(stored.id), stored.teamId, stored.list, stored.patientId.map(key), stored.assignee, stored.status.rawValue,
+                stored.due?.description, stored.revision, next, timestamp(time), CaseBody.encode(stored),
+            ])
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import IntakeCore
+
+/// How a case's state follows from what opened it and its visits: the one rule, in one place.
+///
+/// - Visits apply in the order they were **made** (their record's `createdAt`, then the record's
+///   id), not the order they arrived: a visit flushed a week late does not undo the visits made
+///   after it.
+/// - Each property a visit sets takes that value; one it does not set keeps its value. The due
+///   date likewise. Whether the case is open follows the latest visit (a visit that closes it,
+///   or one that does not).
+/// - Two visits **saw neither the other** when each was made from a revision the other's arrival
+///   had not reached (two machines offline with the same case). Where such visits leave a property,
+///   or the case's status, different, the property is flagged as a conflict, naming the visits;
+///   nothing is lost (both records are kept, both visits stay in the case).
+public enum CaseFold {
+    /// The case with `visit` recorded: a new visit takes the next revision; a visit already
+    /// recorded (its record sent again, or edited) is replaced and keeps its arrival.
+    public static func recording(_ visit: CaseVisit, in stored: StoredCase, at time: Date) -> StoredCase {
+        var next = stored
+        var visit = visit
+        if let index = next.visits.firstIndex(where: { $0.recordId == visit.recordId }) {
+            visit.arrivalRevision = next.visits[index].arrivalRevision
+            next.visits[index] = visit
+        } else {
+            visit.arrivalRevision = (next.visits.map(\.arrivalRevision).max() ?? 1) + 1
+            next.visits.append(visit)
+        }
+        next.updatedAt = time
+        return folded(next)
+    }
+
+    /// The state `stored`'s opening and visits give.
+    public static func folded(_ stored: StoredCase) -> StoredCase {
+        var state = stored
+        state.properties = stored.opening.properties
+        state.due = stored.opening.due
+        state.status = .open
+        state.revision = (stored.visits.map(\.arrivalRevision).max() ?? 1)
+        let ordered = stored.visits.sorted { ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString) }
+        for visit in ordered {
+            for (name, value) in visit.properties { state.properties[name] = value }
+            if let due = visit.due { state.due = due }
+            state.status = visit.closes ? .closed : .open
+        }
+        state.conflicts = conflicts(ordered)
+        return state
+    }
+
+    /// The properties visits that saw neither the other left different, each with the visits.
+    static func conflicts(_ ordered: [CaseVisit]) -> [CaseConflict] {
+        var byProperty: [String: [UUID]] = [:]
+        func flag(_ property: String, _ a: CaseVisit, _ b: CaseVisit) {
+            var ids = byProperty[property] ?? []
+            for id in [a.recordId, b.recordId] where !ids.contains(id) { ids.append(id) }
+            byProperty[property] = ids
+        }
+        for (i, a) in ordered.enumerated() {
+            for b in ordered[(i + 1)...] where !a.saw(b) && !b.saw(a) {
+                for (name, value) in a.properties where b.properties[name].map({ $0 != value }) == true { flag(name, a, b) }
+                if a.closes != b.closes { flag("status", a, b) }
+            }
+        }
+        let order = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.recordId, $0) })
+        return byProperty.keys.sorted().map { property in
+            CaseConflict(property: property, recordIds: byProperty[property]!.sorted { order[$0]! < order[$1]! })
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import IntakeCore
+
+/// A case: follow-up work about one patient, opened by a complete record whose questionnaire's
+/// `cases.txt` opens it, changed by the visits recorded for it, assigned to a field worker or left
+/// to the team (docs/cases.md).
+///
+/// Its state is a fold of what opened it and its visits (``CaseFold``): the store keeps the
+/// inputs with the state, so a visit that arrives late, or out of its time's order, folds again
+/// from the start.
+public struct StoredCase: Sendable, Hashable {
+    public var id: UUID
+    public var list: String
+    public var teamId: Int64
+    /// The registry patient of the record that opened it, when it names one.
+    public var patientId: UUID?
+    /// What opened it.
+    public var opening: CaseOpeningFacts
+    /// Who it is assigned to; nil: the team (its coordinators assign it).
+    public var assignee: String?
+    public var status: CaseStatus
+    /// Its properties now, by name.
+    public var properties: [String: Answer]
+    public var due: LocalDate?
+    /// 1 when opened; each visit's arrival adds one (a record sent again does not).
+    public var revision: Int
+    /// The visits recorded for it, in the order they arrived.
+    public var visits: [CaseVisit]
+    /// Properties two visits that saw neither the other changed to different values.
+    public var conflicts: [CaseConflict]
+    /// Where the case's last change stands among the store's case changes (a pull's cursor).
+    public var changeSeq: Int64
+    public var updatedAt: Date
+
+    public init(
+        id: UUID, list: String, teamId: Int64, patientId: UUID?, opening: CaseOpeningFacts, assignee: String?, status: CaseStatus = .open,
+        properties: [String: Answer] = [:], due: LocalDate? = nil, revision: Int = 1, visits: [CaseVisit] = [],
+        conflicts: [CaseConflict] = [],
+        changeSeq: Int64 = 0, updatedAt: Date
+    ) {
+        self.id = id
+        self.list = list
+        self.teamId = teamId
+        self.patientId = patientId
+        self.opening = opening
+        self.assignee = assignee
+        self.status = status
+        self.properties = properties
+        self.due = due
+        self.revision = revision
+        self.visits = visits
+        self.conflicts = conflicts
+        self.changeSeq = changeSeq
+        self.updatedAt = updatedAt
+    }
+}
+
+public enum CaseStatus: String, Sendable, Hashable, CaseIterable {
+    case open, closed
+}
+
+/// The record that opened a case, and what it set.
+public struct CaseOpeningFacts: Sendable, Hashable {
+    public var recordId: UUID
+    /// When the record was made (its `createdAt`).
+    public var at: Date
+    public var collector: String
+    public var properties: [String: Answer]
+    public var due: LocalDate?
+
+    public init(recordId: UUID, at: Date, collector: String, properties: [String: Answer], due: LocalDate?) {
+        self.recordId = recordId
+        self.at = at
+        self.collector = collector
+        self.properties = properties
+        self.due = due
+    }
+}
+
+/// A visit: a complete record filled for the case, and what it changes.
+public struct CaseVisit: Sendable, Hashable {
+    public var recordId: UUID
+    /// When the visit was made (the record's `createdAt`): visits apply in this order, whatever
+    /// order they arrive in.
+    public var at: Date
+    public var collector: String
+    /// The case's revision the visit was made from.
+    public var baseRevision: Int
+    /// The case's revision its arrival made (2 for the first visit to arrive).
+    public var arrivalRevision: Int
+    public var properties: [String: Answer]
+    public var due: LocalDate?
+    public var closes: Bool
+
+    public init(
+        recordId: UUID, at: Date, collector: String, baseRevision: Int, arrivalRevision: Int, properties: [String: Answer],
+        due: LocalDate?, closes: Bool
+    ) {
+        self.recordId = recordId
+        self.at = at
+        self.collector = collector
+        self.baseRevision = baseRevision
+        self.arrivalRevision = arrivalRevision
+        self.properties = properties
+        self.due = due
+        self.closes = closes
+    }
+
+    /// Whether the visit was made from a revision that holds `other` (the other arrived first,
+    /// and this visit's machine pulled the case after it).
+    public func saw(_ other: CaseVisit) -> Bool { other.arrivalRevision <= baseRevision }
+}
+
+/// Two or more visits that saw neither the other, and left one property (or whether the case is
+/// closed: `status`) different: flagged for review; the latest visit's value stands meanwhile.
+public struct CaseConflict: Sendable, Hashable {
+    public var property: String
+    /// The visits' records, oldest visit first.
+    public var recordIds: [UUID]
+
+    public init(property: String, recordIds: [UUID]) {
+        self.property = property
+        self.recordIds = recordIds
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Where the server keeps cases (``StoredCase``). The store decides nothing: the case service
+/// folds each case (``CaseFold``) and says what to write; the store writes it in one transaction,
+/// gives each written case the next case change sequence (in commit order: a reader following
+/// the sequence passes no case written after it read), and answers the pull's queries.
+public protocol CaseStore: Sendable {
+    /// How far the team's change feed has been read into its cases (0 before any).
+    func caseCursor(teamId: Int64) async throws -> Int64
+    /// In one transaction: when the team's case cursor is still `from`, reads the cases `ids`
+    /// names (those that exist), writes the cases `decide` returns (a case it returns unchanged
+    /// is written too) and moves the cursor to `to`. False, writing nothing, when the cursor
+    /// was elsewhere: another server read those changes first.
+    func advanceCases(
+        teamId: Int64, from: Int64, to: Int64, reading ids: Set<UUID>, at time: Date,
+        _ decide: @Sendable ([UUID: StoredCase]) -> [StoredCase]
+    ) async throws -> Bool
+    /// The case, open or closed.
+    func storedCase(id: UUID) async throws -> StoredCase?
+    /// Changes one case in one transaction as `decide` says (nil: no change); the case written
+    /// takes the next change sequence. Nil when the team has no such case.
+    func changeCase(id: UUID, teamId: Int64, at time: Date, _ decide: @Sendable (StoredCase) -> StoredCase?) async throws
+        -> StoredCase?
+    /// The team's open cases that `visibleTo` follows (assigned to them, or to nobody; every
+    /// open case when nil), changed after `changedAfter`, in change order.
+    func openCases(teamId: Int64, visibleTo username: String?, changedAfter: Int64, limit: Int) async throws -> [StoredCase]
+    /// The ids of those cases, whatever their change: what a machine keeps (it drops the others).
+    func openCaseIds(teamId: Int64, visibleTo username: String?) async throws -> [UUID]
+    /// The team's cases of every status, in change order after `changedAfter` (a coordinator's view).
+    func teamCases(teamId: Int64, changedAfter: Int64, limit: Int) async throws -> [StoredCase]
+}
