@@ -19,6 +19,8 @@ public enum CaseStoreContract {
             patientId: n % 3 == 0 ? UUID.named("case-contract-patient-\(n)") : nil,
             opening: CaseOpeningFacts(
                 recordId: opened, at: start.addingTimeInterval(Double(n)), collector: "a",
+                patient: PatientIdentification(
+                    givenName: "أمينة", familyName: "Haddad \(n)", dateOfBirth: LocalDate(iso: "1990-05-01"), sex: .female),
                 properties: ["phq2": .integer(n % 7), "reason": .text("low_mood"), "name_note": .text("وحدة متنقلة \(n)")],
                 due: LocalDate(iso: "2027-01-15")),
             assignee: assignee, status: status, updatedAt: start)

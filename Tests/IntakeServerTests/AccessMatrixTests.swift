@@ -162,6 +162,15 @@ struct AccessMatrixTests {
                 method: .delete, route: "/v1/records/{id}", uri: "/v1/records/{doomed}",
                 success: .ok,
                 body: { _, _, _ in json(["reason": "entered twice"]) }),
+            Case(method: .get, route: "/v1/cases", uri: "/v1/cases", success: .ok),
+            // No case has this id: whoever the routes let through is told so.
+            Case(method: .get, route: "/v1/cases/{id}", uri: "/v1/cases/00000000-0000-4000-8000-0000000000c1", success: .notFound),
+            Case(
+                method: .put, route: "/v1/cases/{id}/assignee", uri: "/v1/cases/00000000-0000-4000-8000-0000000000c1/assignee",
+                success: .notFound, body: { _, _, _ in json(["assignee": "fieldworker-a"]) }),
+            Case(
+                method: .put, route: "/v1/cases/{id}/status", uri: "/v1/cases/00000000-0000-4000-8000-0000000000c1/status",
+                success: .notFound, body: { _, _, _ in json(["status": "closed"]) }),
             Case(method: .get, route: "/v1/changes", uri: "/v1/changes?since=0", success: .ok),
             Case(
                 method: .post, route: "/v1/records/{id}/grants", uri: "/v1/records/{own}/grants",

@@ -223,7 +223,7 @@ public enum RecordCodec {
         return CaseLink(id: id, list: list, revision: revision, properties: properties ?? [:])
     }
 
-    private static func patient(_ reader: inout JSONReader) throws(JSONReadError) -> PatientIdentification {
+    package static func patient(_ reader: inout JSONReader) throws(JSONReadError) -> PatientIdentification {
         var patient = PatientIdentification()
         var seen: Set<String> = []
         try reader.object { key, reader throws(JSONReadError) in
@@ -439,7 +439,7 @@ public enum RecordCodec {
         writer.endObject()
     }
 
-    private static func write(_ patient: PatientIdentification, into writer: inout JSONWriter) {
+    package static func write(_ patient: PatientIdentification, into writer: inout JSONWriter) {
         writer.beginObject()
         if let date = patient.dateOfBirth {
             writer.key("dateOfBirth")

@@ -140,6 +140,12 @@ public enum RoutePolicy {
         RouteRule("POST", "/v1/records/{id}/transfer", [.coordinator], team: true, .record(.transfer), audit: .action),
         RouteRule("POST", "/v1/patients/{id}/transfer", [.coordinator], team: true, .patient(write: true), audit: .action),
         RouteRule("POST", "/v1/tombstones/purge", [.admin], audit: .action),
+        // Cases: a team's field workers pull those they follow; coordinators see, assign and close
+        // every one (RecordAccessPolicy.decide(_:by:onCaseOf:assignee:isOpen:) decides each case).
+        RouteRule("GET", "/v1/cases", Role.writers, team: true),
+        RouteRule("GET", "/v1/cases/{id}", Role.writers, team: true),
+        RouteRule("PUT", "/v1/cases/{id}/assignee", [.coordinator], team: true),
+        RouteRule("PUT", "/v1/cases/{id}/status", [.coordinator], team: true),
         RouteRule("GET", "/v1/changes", Role.writers, team: true),
         RouteRule("GET", "/v1/changes/stream", Role.writers, team: true),
         RouteRule("GET", "/v1/exports", [.coordinator, .researcher], audit: .action),

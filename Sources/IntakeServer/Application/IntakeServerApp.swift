@@ -25,6 +25,8 @@ public struct IntakeServices: Sendable {
     public let audit: AuditLog
     /// Enrolment codes, devices and their tokens.
     public let devices: DeviceService
+    /// Cases: what records open and change, who follows them.
+    public let cases: CaseService
     /// What the server measures (`GET /metrics`).
     public let metrics: ServerMetrics
 
@@ -52,6 +54,7 @@ public struct IntakeServices: Sendable {
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
         self.devices = DeviceService(store: store, clock: configuration.clock)
+        self.cases = CaseService(store: store, questionnaires: questionnaires)
         self.metrics = ServerMetrics()
         store.observeIngest(metrics.groupCommit)
     }
@@ -118,6 +121,7 @@ public enum IntakeServerApp {
         ReportController(services: services).register(registrar)
         AuditController(services: services).register(registrar)
         DeviceController(services: services).register(registrar)
+        CaseController(services: services).register(registrar)
         for module in modules { module.register(on: router, services: services) }
         return (router, registrar.routes)
     }
@@ -171,6 +175,9 @@ public enum IntakeServerApp {
         let dispatcher = services.webhookDispatcher(logger: logger)
         let delivery = Task { await dispatcher.run() }
         defer { delivery.cancel() }
+        // Cases follow the records stored, here or through another server.
+        let cases = Task { await services.cases.run(wake: services.records.changes) }
+        defer { cases.cancel() }
         do {
             try await application(services, modules: modules, logger: logger, onRunning: onRunning).runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {

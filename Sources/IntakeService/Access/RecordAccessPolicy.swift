@@ -191,3 +191,44 @@ public enum ExportRefusal: Error, Sendable, Equatable {
     /// A coordinator of no team has no records to export.
     case noTeam
 }
+
+/// What someone may want to do with a case.
+public enum CaseAction: String, Sendable, CaseIterable {
+    /// See it: its properties, its patient, its visits.
+    case read
+    /// Give it to a field worker, or back to the team.
+    case assign
+    /// Close it (or open it again) without a visit.
+    case close
+}
+
+extension RecordAccessPolicy {
+    /// Who may see and change a case, the one place that decides it:
+    /// - its team's coordinators see every case of the team, open or closed, and assign and close them;
+    /// - a field worker of the team sees the open cases assigned to them or left to the team (a
+    ///   closed case, or one assigned to another, is not theirs to know: 404), and may only read;
+    /// - anyone else (another team, admins, researchers, who export instead) is told it does not exist.
+    public static func decide(_ action: CaseAction, by user: User, onCaseOf teamId: Int64, assignee: String?, isOpen: Bool)
+        -> AccessDecision
+    {
+        guard user.teamId == teamId else { return .notFound }
+        switch user.role {
+        case .coordinator: return .allowed
+        case .fieldworker:
+            guard isOpen, assignee == nil || assignee == user.username else { return .notFound }
+            return action == .read ? .allowed : .forbidden(code: "not_a_coordinator")
+        case .admin, .researcher: return .notFound
+        }
+    }
+
+    /// Which of its team's open cases `user`'s pull holds: a field worker's own and the team's
+    /// (`visibleTo` their name), a coordinator's every one (nil); nil for anyone else (403).
+    public static func casePull(by user: User) -> (teamId: Int64, visibleTo: String?)? {
+        guard let team = user.teamId else { return nil }
+        switch user.role {
+        case .fieldworker: return (team, user.username)
+        case .coordinator: return (team, nil)
+        case .admin, .researcher: return nil
+        }
+    }
+}

@@ -15,18 +15,7 @@ package enum CaseBody {
         var writer = JSONWriter(capacity: 256 + stored.visits.count * 160)
         writer.beginObject()
         writer.key("conflicts")
-        writer.beginArray()
-        for conflict in stored.conflicts {
-            writer.beginObject()
-            writer.key("property")
-            writer.string(conflict.property)
-            writer.key("records")
-            writer.beginArray()
-            for id in conflict.recordIds { writer.string(id.uuidString.lowercased()) }
-            writer.endArray()
-            writer.endObject()
-        }
-        writer.endArray()
+        write(stored.conflicts, into: &writer)
         writer.key("opening")
         writer.beginObject()
         writer.key("at")
@@ -35,6 +24,8 @@ package enum CaseBody {
         writer.string(stored.opening.collector)
         writer.key("due")
         if let due = stored.opening.due { writer.date(due) } else { writer.null() }
+        writer.key("patient")
+        RecordCodec.write(stored.opening.patient, into: &writer)
         writer.key("properties")
         write(stored.opening.properties, into: &writer)
         writer.key("record")
@@ -67,6 +58,22 @@ package enum CaseBody {
         writer.endArray()
         writer.endObject()
         return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// `[{"property": "phq2", "records": ["…", "…"]}]`, as the body and the API write conflicts.
+    package static func write(_ conflicts: [CaseConflict], into writer: inout JSONWriter) {
+        writer.beginArray()
+        for conflict in conflicts {
+            writer.beginObject()
+            writer.key("property")
+            writer.string(conflict.property)
+            writer.key("records")
+            writer.beginArray()
+            for id in conflict.recordIds { writer.string(id.uuidString.lowercased()) }
+            writer.endArray()
+            writer.endObject()
+        }
+        writer.endArray()
     }
 
     /// Properties by name, in name order.
@@ -104,6 +111,7 @@ package enum CaseBody {
                         case "at": result.opening.at = try time(&reader)
                         case "collector": result.opening.collector = try reader.string()
                         case "due": result.opening.due = try date(&reader)
+                        case "patient": result.opening.patient = try RecordCodec.patient(&reader)
                         case "properties": result.opening.properties = try properties(&reader)
                         case "record": result.opening.recordId = try uuid(&reader)
                         default: _ = try reader.skipValue()

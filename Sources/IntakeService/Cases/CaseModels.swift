@@ -65,13 +65,19 @@ public struct CaseOpeningFacts: Sendable, Hashable {
     /// When the record was made (its `createdAt`).
     public var at: Date
     public var collector: String
+    /// Who the case is about, as the record that opened it names them: a follow-up's form
+    /// starts from it (identifying: sent only to those who follow the case).
+    public var patient: PatientIdentification
     public var properties: [String: Answer]
     public var due: LocalDate?
 
-    public init(recordId: UUID, at: Date, collector: String, properties: [String: Answer], due: LocalDate?) {
+    public init(
+        recordId: UUID, at: Date, collector: String, patient: PatientIdentification = .init(), properties: [String: Answer], due: LocalDate?
+    ) {
         self.recordId = recordId
         self.at = at
         self.collector = collector
+        self.patient = patient
         self.properties = properties
         self.due = due
     }

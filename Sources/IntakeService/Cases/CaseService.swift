@@ -1,0 +1,226 @@
+import Foundation
+import IntakeCore
+import Logging
+
+/// Cases: what records do to them, read from each team's change feed after the records are
+/// stored (``catchUp(teamId:at:)``), and what people see and change of them.
+///
+/// Ingest never waits for cases: a record is acknowledged once it is stored, and the cases it
+/// opens or updates follow within a moment, from the change feed, by whichever server reads the
+/// feed first (the team's case cursor moves only from where it stood). A crash between the two
+/// loses nothing: the cursor has not moved, and the next pass reads the records again; a record
+/// read twice opens no second case and counts as one visit.
+public final class CaseService: Sendable {
+    public typealias Store = CaseStore & RecordDataStore & AccountStore
+
+    let store: any Store
+    let questionnaires: QuestionnaireService
+    let logger: Logger
+    static let pageSize = 200
+
+    public init(store: any Store, questionnaires: QuestionnaireService, logger: Logger = Logger(label: "intake.cases")) {
+        self.store = store
+        self.questionnaires = questionnaires
+        self.logger = logger
+    }
+
+    // MARK: Following the change feed
+
+    /// Reads the team's change feed past its case cursor to its end, writing what the records do
+    /// to cases; how many changes it read.
+    @discardableResult
+    public func catchUp(teamId: Int64, at time: Date = Date()) async throws -> Int {
+        var read = 0
+        while true {
+            let cursor = try await store.caseCursor(teamId: teamId)
+            let page = try await store.changes(teamId: teamId, after: cursor, limit: Self.pageSize)
+            guard let last = page.changes.last else { return read }
+            let work = try await effects(of: page.changes, teamId: teamId)
+            let ids = Set(work.map(\.caseId))
+            let moved = try await store.advanceCases(teamId: teamId, from: cursor, to: last.cursor, reading: ids, at: time) { current in
+                Self.apply(work, to: current, teamId: teamId, at: time)
+            }
+            // Another server took the same changes first: read from where it left the cursor.
+            if moved { read += page.changes.count }
+        }
+    }
+
+    /// Every team's feed, once; how many changes it read.
+    @discardableResult
+    public func catchUpAll(at time: Date = Date()) async throws -> Int {
+        var read = 0
+        for team in try await store.teams() { read += try await catchUp(teamId: team.id, at: time) }
+        return read
+    }
+
+    /// Follows every team's feed until the task is cancelled: a pass when `wake` says records
+    /// were stored, and every `interval` (records stored through another server).
+    public func run(interval: Duration = .seconds(2), wake: NotificationHub? = nil) async {
+        while !Task.isCancelled {
+            let seen = wake?.generation
+            do {
+                try await catchUpAll()
+            } catch {
+                logger.warning("could not bring cases up to date", metadata: ["error.type": "\(type(of: error))"])
+            }
+            if let wake, let seen {
+                await wake.wait(after: seen, timeout: interval)
+            } else {
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// One thing a record does to a case.
+    enum Work: Sendable {
+        case open(id: UUID, list: String, patientId: UUID?, facts: CaseOpeningFacts, assignee: String?)
+        case visit(id: UUID, list: String, CaseVisit)
+
+        var caseId: UUID {
+            switch self {
+            case .open(let id, _, _, _, _), .visit(let id, _, _): id
+            }
+        }
+    }
+
+    /// What the saved records among `changes` do to cases, in feed order.
+    private func effects(of changes: [RecordChange], teamId: Int64) async throws -> [Work] {
+        var work: [Work] = []
+        for change in changes {
+            guard case .saved(let stored) = change.kind, stored.record.status == .complete,
+                let questionnaire = try await questionnaires.questionnaire(stored.record.questionnaire), !questionnaire.cases.isEmpty
+            else { continue }
+            let record = stored.record
+            let effects = questionnaire.caseEffects(of: record)
+            if let update = effects.update {
+                work.append(
+                    .visit(
+                        id: update.caseId, list: update.list,
+                        CaseVisit(
+                            recordId: record.id, at: record.createdAt, collector: stored.collector, baseRevision: update.baseRevision,
+                            arrivalRevision: 0, properties: update.properties, due: update.due, closes: update.closes)))
+            }
+            for opened in effects.opened {
+                let facts = CaseOpeningFacts(
+                    recordId: record.id, at: record.createdAt, collector: stored.collector, patient: record.patient,
+                    properties: opened.properties, due: opened.due)
+                work.append(
+                    .open(
+                        id: opened.caseId, list: opened.list, patientId: record.patientId, facts: facts,
+                        assignee: opened.assignment == .collector ? stored.collector : nil))
+            }
+        }
+        return work
+    }
+
+    /// The cases `work` writes, from the cases as they stand (`current`): an opening makes its
+    /// case (or, sent again or edited, gives it what the record now sets, keeping whom it is
+    /// assigned to); a visit is recorded on its case. A visit of a case this team does not have
+    /// (of another list, another team's, or one never opened) changes nothing.
+    static func apply(_ work: [Work], to current: [UUID: StoredCase], teamId: Int64, at time: Date) -> [StoredCase] {
+        var cases = current
+        var changed: [UUID] = []
+        for item in work {
+            switch item {
+            case .open(let id, let list, let patientId, let facts, let assignee):
+                if var existing = cases[id] {
+                    guard existing.teamId == teamId, existing.list == list else { continue }
+                    existing.opening = facts
+                    existing.patientId = patientId
+                    existing.updatedAt = time
+                    cases[id] = CaseFold.folded(existing)
+                } else {
+                    cases[id] = CaseFold.folded(
+                        StoredCase(
+                            id: id, list: list, teamId: teamId, patientId: patientId, opening: facts, assignee: assignee, updatedAt: time))
+                }
+            case .visit(let id, let list, let visit):
+                guard let existing = cases[id], existing.teamId == teamId, existing.list == list else { continue }
+                cases[id] = CaseFold.recording(visit, in: existing, at: time)
+            }
+            if !changed.contains(item.caseId) { changed.append(item.caseId) }
+        }
+        return changed.compactMap { cases[$0] }
+    }
+
+    // MARK: What people see and change
+
+    /// A page of `user`'s pull: the open cases they follow changed after `after`, and, on the
+    /// last page (fewer than `limit`), the ids of every open case they follow (a machine drops the
+    /// cases it holds that are not among them).
+    public func pull(by user: User, after: Int64, limit: Int) async throws -> (cases: [StoredCase], ids: [UUID]?) {
+        guard let reach = RecordAccessPolicy.casePull(by: user) else {
+            throw ServiceError(.forbidden(code: "no_cases"), "cases reach the field workers and coordinators of a team")
+        }
+        let cases = try await store.openCases(teamId: reach.teamId, visibleTo: reach.visibleTo, changedAfter: after, limit: limit)
+        let ids = cases.count < limit ? try await store.openCaseIds(teamId: reach.teamId, visibleTo: reach.visibleTo) : nil
+        return (cases, ids)
+    }
+
+    /// Every case of the coordinator's team, open or closed, in change order.
+    public func teamCases(by user: User, after: Int64, limit: Int) async throws -> [StoredCase] {
+        guard user.role == .coordinator, let team = user.teamId else {
+            throw ServiceError(.forbidden(code: "not_a_coordinator"), "only a team's coordinators list all of its cases")
+        }
+        return try await store.teamCases(teamId: team, changedAfter: after, limit: limit)
+    }
+
+    /// One case, if `user` may see it.
+    public func show(_ id: UUID, by user: User) async throws -> StoredCase {
+        guard let stored = try await store.storedCase(id: id) else { throw Self.notFound(id) }
+        try Self.check(.read, user, stored)
+        return stored
+    }
+
+    /// Assigns the case to a field worker of its team, or to the team (nil).
+    public func assign(_ id: UUID, to assignee: String?, by user: User, at time: Date = Date()) async throws -> StoredCase {
+        guard let stored = try await store.storedCase(id: id) else { throw Self.notFound(id) }
+        try Self.check(.assign, user, stored)
+        if let assignee {
+            let member = try await store.credentials(username: assignee)?.user
+            guard let member, member.teamId == stored.teamId, member.role == .fieldworker || member.role == .coordinator, !member.disabled
+            else {
+                throw ServiceError(
+                    .unprocessable(code: "unknown_assignee"),
+                    "'\(assignee)' is no active field worker or coordinator of the case's team; assign it to one, or to the team (null)")
+            }
+        }
+        return try await change(id, stored.teamId, at: time) { current in
+            var next = current
+            next.assignee = assignee
+            return next
+        }
+    }
+
+    /// Closes the case without a visit (`closed` false: opens it again).
+    public func close(_ id: UUID, closed: Bool = true, by user: User, at time: Date = Date()) async throws -> StoredCase {
+        guard let stored = try await store.storedCase(id: id) else { throw Self.notFound(id) }
+        try Self.check(.close, user, stored)
+        return try await change(id, stored.teamId, at: time) { current in
+            var next = current
+            next.status = closed ? .closed : .open
+            return next
+        }
+    }
+
+    private func change(_ id: UUID, _ teamId: Int64, at time: Date, _ decide: @escaping @Sendable (StoredCase) -> StoredCase) async throws
+        -> StoredCase
+    {
+        guard let changed = try await store.changeCase(id: id, teamId: teamId, at: time, decide) else { throw Self.notFound(id) }
+        return changed
+    }
+
+    private static func check(_ action: CaseAction, _ user: User, _ stored: StoredCase) throws {
+        switch RecordAccessPolicy.decide(
+            action, by: user, onCaseOf: stored.teamId, assignee: stored.assignee, isOpen: stored.status == .open)
+        {
+        case .allowed: return
+        case .notFound, .gone: throw notFound(stored.id)
+        case .forbidden(let code): throw ServiceError(.forbidden(code: code), "only the team's coordinators assign and close cases")
+        }
+    }
+
+    private static func notFound(_ id: UUID) -> ServiceError {
+        ServiceError(.notFound, "no case \(id.uuidString.lowercased()) is yours to see")
+    }
+}

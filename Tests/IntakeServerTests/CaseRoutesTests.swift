@@ -1,0 +1,184 @@
+import Foundation
+import HummingbirdTesting
+import IntakeCore
+import IntakeServerTestSupport
+import Testing
+
+@testable import IntakeServer
+@testable import IntakeService
+
+/// Cases through the API, on the test store (both stores in CI): a screening opens a case for
+/// its collector, only those who follow it pull it, a follow-up visit updates and closes it, two
+/// visits made offline from one revision are both kept and flagged, and coordinators assign.
+struct CaseRoutesTests {
+    static let root = TestServer.repositoryRoot.appendingPathComponent("Questionnaires")
+
+    /// A screening record that opens a case (flagged) or does not.
+    static func screening(_ server: TestServer, flagged: Bool, from seed: UInt64) -> PatientResponse {
+        var seed = seed
+        while true {
+            let record = server.record(seed: seed)
+            if !server.questionnaire.caseEffects(of: record).opened.isEmpty == flagged { return record }
+            seed += 1
+        }
+    }
+
+    /// A complete follow-up of `stored` (as pulled), collected by `collector`, ending in `outcome`.
+    static func followUp(
+        _ q: Questionnaire, of stored: [String: Any], collector: String, seed: UInt64, outcome: String, phq: (String, String)
+    ) throws -> PatientResponse {
+        var generator = SampleGenerator(questionnaire: q, seed: seed, collector: collector)
+        var record = generator.next()
+        let text = try #require(stored["id"] as? String)
+        let id = try #require(UUID(uuidString: text))
+        let revision = try #require(stored["revision"] as? Int)
+        let properties = try #require(stored["properties"] as? [String: Any])
+        var values: [String: Answer] = [:]
+        for (name, value) in properties {
+            let data = try JSONSerialization.data(withJSONObject: value)
+            let wrapped =
+                #"{"format":1,"id":"00000000-0000-4000-8000-000000000000","questionnaire":{"id":"x","version":"y"},"patient":{},"answers":{"1":{"1":"#
+                + String(decoding: data, as: UTF8.self)
+                + #"}},"status":"draft","collector":"c","deviceId":"d","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}"#
+            values[name] = try RecordCodec.decode(Array(wrapped.utf8)).answers[1]?[1]
+        }
+        record.caseLink = q.cases.follows!.link(caseId: id, revision: revision, values: values)
+        func set(_ id: String, _ answer: Answer?) { record[q.question(id: id)!.position] = answer }
+        set("contact", .choice("home"))
+        set("phq_interest", .choice(phq.0))
+        set("phq_down", .choice(phq.1))
+        set("self_harm", .yesNo(false))
+        set("referral", .choice("not_needed"))
+        set("outcome", .choice(outcome))
+        set("next_visit", outcome == "continue" ? .date(LocalDate(iso: "2099-01-01")!) : nil)
+        set("visit_date", .date(LocalDate.today(in: TimeZone(identifier: "UTC")!)))
+        record = q.calculated(record, today: LocalDate.today(in: TimeZone(identifier: "UTC")!))
+        #expect(Validator(questionnaire: q).validate(record).filter { $0.severity == .error }.isEmpty)
+        return record
+    }
+
+    @Test func aScreeningOpensACaseThatOnlyItsFollowerPullsAndAVisitClosesIt() async throws {
+        var made = try await TestServer.make()
+        try await made.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
+        let server = made
+        _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
+        let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
+        let flagged = Self.screening(server, flagged: true, from: 1)
+        let plain = Self.screening(server, flagged: false, from: 1)
+        try await server.application().test(.router) { client in
+            for record in [flagged, plain] {
+                #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .created)
+            }
+            // Nothing is pulled until the case service reads the records stored.
+            #expect((try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [Any])?.isEmpty == true)
+            #expect(try await server.services.cases.catchUpAll() == 2)
+            #expect(try await server.services.cases.catchUpAll() == 0, "read once")
+
+            let pull = try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server)
+            #expect(pull.status == .ok)
+            let cases = try #require(pull.json["cases"] as? [[String: Any]])
+            #expect(cases.count == 1)
+            let opened = cases[0]
+            let caseId = try #require(opened["id"] as? String)
+            #expect(opened["assignee"] as? String == "fieldworker-a" && opened["status"] as? String == "open")
+            #expect(opened["openedBy"] as? String == flagged.id.uuidString.lowercased())
+            #expect((opened["patient"] as? [String: Any])?["familyName"] as? String == flagged.patient.familyName)
+            #expect((opened["properties"] as? [String: Any])?["reason"] != nil && opened["due"] is String)
+            #expect(pull.json["caseIds"] as? [String] == [caseId] && pull.json["more"] as? Bool == false)
+
+            // Another field worker of the team does not receive it, nor another team, nor a researcher.
+            let other = try await client.send(.get, "/v1/cases", as: "fieldworker-a2", in: server)
+            #expect((other.json["cases"] as? [Any])?.isEmpty == true && (other.json["caseIds"] as? [Any])?.isEmpty == true)
+            #expect(try await client.send(.get, "/v1/cases/\(caseId)", as: "fieldworker-a2", in: server).status == .notFound)
+            #expect(try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-b", in: server).status == .notFound)
+            #expect(try await client.send(.get, "/v1/cases", as: "researcher", in: server).status == .forbidden)
+            // A pull from the cursor brings nothing new.
+            let cursor = try #require(pull.json["cursor"] as? Int)
+            #expect(
+                (try await client.send(.get, "/v1/cases?after=\(cursor)", as: "fieldworker-a", in: server).json["cases"] as? [Any])?.isEmpty
+                    == true)
+
+            // The follow-up visit, resolved: the case is updated and closed, and leaves A's machine.
+            let visit = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 5, outcome: "resolved", phq: ("1", "0"))
+            let sent = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit)
+            #expect(sent.status == .created, "\(sent.text)")
+            try await server.services.cases.catchUpAll()
+            let closed = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server)
+            #expect(closed.json["status"] as? String == "closed" && closed.json["revision"] as? Int == 2)
+            #expect((closed.json["properties"] as? [String: Any])?["phq2"] as? [String: Int] == ["integer": 1])
+            #expect((closed.json["properties"] as? [String: Any])?["visits"] as? [String: Int] == ["integer": 1])
+            #expect((closed.json["visits"] as? [[String: Any]])?.map { $0["record"] as? String } == [visit.id.uuidString.lowercased()])
+            let after = try await client.send(.get, "/v1/cases?after=\(cursor)", as: "fieldworker-a", in: server)
+            #expect((after.json["cases"] as? [Any])?.isEmpty == true && (after.json["caseIds"] as? [Any])?.isEmpty == true)
+            #expect(try await client.send(.get, "/v1/cases/\(caseId)", as: "fieldworker-a", in: server).status == .notFound)
+            // Sent again, the visit counts once.
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .ok)
+            try await server.services.cases.catchUpAll()
+            #expect(try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server).json["revision"] as? Int == 2)
+        }
+    }
+
+    @Test func twoVisitsMadeOfflineFromOneRevisionAreBothKeptAndFlagged() async throws {
+        var made = try await TestServer.make()
+        try await made.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
+        let server = made
+        _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
+        let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
+        try await server.application().test(.router) { client in
+            let screening = Self.screening(server, flagged: true, from: 40)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
+            try await server.services.cases.catchUpAll()
+            let opened = try #require(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
+            let caseId = try #require(opened["id"] as? String)
+            // Two machines of A's, offline, each from revision 1: one scores 2, the other 5.
+            let one = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 7, outcome: "continue", phq: ("1", "1"))
+            let two = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 8, outcome: "continue", phq: ("3", "2"))
+            for visit in [one, two] {
+                #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .created)
+            }
+            try await server.services.cases.catchUpAll()
+            let state = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server).json
+            #expect(state["status"] as? String == "open" && state["revision"] as? Int == 3)
+            let conflicts = try #require(state["conflicts"] as? [[String: Any]])
+            #expect(conflicts.map { $0["property"] as? String }.contains("phq2"))
+            let flagged = try #require(conflicts.first { $0["property"] as? String == "phq2" }?["records"] as? [String])
+            #expect(Set(flagged) == Set([one.id, two.id].map { $0.uuidString.lowercased() }))
+            // Both records are kept.
+            for visit in [one, two] {
+                #expect(
+                    try await client.send(.get, "/v1/records/\(visit.id.uuidString.lowercased())", as: "coordinator-a", in: server).status
+                        == .ok)
+            }
+
+            // A coordinator gives the case to the team: the other field worker now pulls it.
+            let refused = try await client.send(
+                .put, "/v1/cases/\(caseId)/assignee", as: "coordinator-a", in: server, json: ["assignee": "fieldworker-b"])
+            #expect(refused.status == .unprocessableContent && refused.errorCode == "unknown_assignee")
+            #expect(
+                try await client.send(
+                    .put, "/v1/cases/\(caseId)/assignee", as: "fieldworker-a", in: server, json: ["assignee": "fieldworker-a2"]
+                ).status == .forbidden)
+            let toTeam = try await client.send(
+                .put, "/v1/cases/\(caseId)/assignee", as: "coordinator-a", in: server, body: Data(#"{"assignee":null}"#.utf8))
+            #expect(toTeam.status == .ok && toTeam.json["assignee"] is NSNull)
+            #expect((try await client.send(.get, "/v1/cases", as: "fieldworker-a2", in: server).json["caseIds"] as? [String]) == [caseId])
+            let toA2 = try await client.send(
+                .put, "/v1/cases/\(caseId)/assignee", as: "coordinator-a", in: server, json: ["assignee": "fieldworker-a2"])
+            #expect(toA2.json["assignee"] as? String == "fieldworker-a2")
+            #expect(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["caseIds"] as? [String])?.isEmpty == true)
+            // Closed by the coordinator without a visit, and opened again.
+            #expect(
+                try await client.send(.put, "/v1/cases/\(caseId)/status", as: "coordinator-a", in: server, json: ["status": "closed"]).json[
+                    "status"] as? String == "closed")
+            #expect(
+                try await client.send(.put, "/v1/cases/\(caseId)/status", as: "coordinator-a", in: server, json: ["status": "shut"]).status
+                    == .unprocessableContent)
+            let all = try await client.send(.get, "/v1/cases?all=true", as: "coordinator-a", in: server)
+            #expect((all.json["cases"] as? [Any])?.count == 1 && all.json["caseIds"] == nil)
+            #expect(try await client.send(.get, "/v1/cases?all=true", as: "fieldworker-a", in: server).status == .forbidden)
+            #expect(try await client.send(.get, "/v1/cases?limit=0", as: "fieldworker-a", in: server).status == .badRequest)
+        }
+    }
+}
