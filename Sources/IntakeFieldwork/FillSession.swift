@@ -22,6 +22,9 @@ public struct FillSession {
     /// A registry patient a new record is about: its patient section comes filled in from the
     /// registry and the record points to them (`patientId`).
     public var patient: RemotePatient?
+    /// The case a new record is a follow-up of (`intake fill --case`): the patient section comes
+    /// filled in from it, and the record names it, its revision and the properties it reads.
+    public var followedCase: FollowedCase?
     /// The person's language (`INTAKE_LANGUAGE`, the locale), for a new record when the
     /// questionnaire has it; a draft resumed keeps its own unless `--language` says otherwise.
     public var preferredLanguage: String?
@@ -50,6 +53,18 @@ public struct FillSession {
         let say = FormLanguage(language ?? preferredLanguage ?? questionnaire.baseLanguage)
         io.setRightToLeft(say.isRightToLeft)
         guard var draft = try chooseDraft(resume: resume, draftId: draftId, say: say) else { return .done }
+        if let follows = questionnaire.cases.follows, draft.response.caseLink == nil,
+            draft.response.questionnaire == questionnaire.reference
+        {
+            throw FieldworkError(
+                "\(questionnaire.id) is filled for a case of the list '\(follows.list)'; pick the case: intake fill --case ID "
+                    + "('intake cases list' shows the cases on this machine; 'intake cases pull' brings new ones)")
+        }
+        if let followedCase, draft.response.caseLink?.id == followedCase.id {
+            io.write(
+                "Follow-up of case \(followedCase.id.uuidString.lowercased().prefix(8)) (\(followedCase.list)) for \(followedCase.patient.givenName) \(followedCase.patient.familyName)."
+            )
+        }
         let isNew = try store.draft(id: draft.response.id) == nil
         // Who fills a new record is known once someone signs in, or when given.
         if draft.baseRevision == nil, collector != PatientResponse.collectorToCome,
@@ -112,6 +127,19 @@ public struct FillSession {
 
     func newDraft() throws -> Draft {
         var response = PatientResponse(questionnaire: questionnaire.reference, collector: collector, deviceId: try store.deviceId())
+        if let followedCase {
+            guard let link = followedCase.link(for: questionnaire) else {
+                throw FieldworkError(
+                    "case \(followedCase.id.uuidString.lowercased().prefix(8)) is of the list '\(followedCase.list)', and \(questionnaire.id) "
+                        + (questionnaire.cases.follows.map { "follows '\($0.list)'" } ?? "follows no case list")
+                        + "; fill it with the questionnaire that follows '\(followedCase.list)'")
+            }
+            response.caseLink = link
+            response.patient = followedCase.patient
+            response.patientId = followedCase.patientId
+            // The form starts at the first question; ':back' still reaches the patient section.
+            return Draft(response: response, cursor: QuestionPosition(section: 1, index: 1))
+        }
         guard let patient, let id = UUID(uuidString: patient.id) else { return Draft(response: response) }
         response.patientId = id
         response.patient = PatientIdentification(

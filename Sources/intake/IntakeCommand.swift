@@ -19,7 +19,7 @@ struct IntakeCommand: AsyncParsableCommand {
             ExportCommand.self, TeamCommand.self, InvitationCommand.self, InboxCommand.self,
             AnnounceCommand.self, ReferCommand.self, ReferralsCommand.self, ReviewCommand.self, WebhookCommand.self, PatientCommand.self,
             HistoryCommand.self,
-            DeleteCommand.self, SyncCommand.self, GrantCommand.self, TransferCommand.self, StatusCommand.self,
+            DeleteCommand.self, SyncCommand.self, GrantCommand.self, TransferCommand.self, StatusCommand.self, CasesCommand.self,
         ]
     )
 

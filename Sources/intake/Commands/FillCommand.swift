@@ -45,6 +45,13 @@ struct FillCommand: AsyncParsableCommand {
     )
     var patient: String?
 
+    @Option(
+        name: .customLong("case"),
+        help: ArgumentHelp(
+            "A case on this machine (its id or first characters, or the patient's name; see 'intake cases list'): fill its follow-up, offline too.",
+            valueName: "case"))
+    var caseReference: String?
+
     @Flag(
         help: """
             When the record cannot be sent now, keep trying in the background (a detached 'intake flush --watch', \
@@ -56,6 +63,9 @@ struct FillCommand: AsyncParsableCommand {
         if patient != nil, resume {
             throw ValidationError("--patient starts a new record; a draft keeps the patient it has.")
         }
+        if caseReference != nil, resume || patient != nil {
+            throw ValidationError("--case starts a new follow-up about the case's patient; give it without --resume and --patient.")
+        }
         // A mistyped option (--langauge ar) is the parser's to name; "ar" is not a draft then.
         if draftId != nil, !resume, !UnknownOption.typed(for: Self.self) {
             throw ValidationError("Please add --resume to continue a draft: intake fill --resume \(draftId!)")
@@ -65,7 +75,15 @@ struct FillCommand: AsyncParsableCommand {
     func run() async throws {
         // The store's questionnaires are readable before it is unlocked.
         let store = try storeOptions.open()
-        let questionnaire = try questionnaireOptions.loadForFilling(store: store)
+        // A case is sealed: the store is unlocked first, and the case says which questionnaire follows it.
+        var followed: FollowedCase?
+        if let caseReference {
+            try store.unlock()
+            followed = try CaseCopy(store: store).find(caseReference)
+        }
+        let questionnaire =
+            try followed.map { try questionnaireOptions.loadFollowing(list: $0.list, store: store) }
+            ?? questionnaireOptions.loadForFilling(store: store)
         // The person's language when the questionnaire speaks it: the whole screen follows,
         // the passphrase prompt included.
         let preferred = Language.say.code.flatMap { questionnaire.languages.contains($0) ? $0 : nil }
@@ -94,6 +112,10 @@ struct FillCommand: AsyncParsableCommand {
             }
             session.patient = try await client.patient(try await PatientReference.resolve(patient, with: client))
             // A new record, whatever drafts there are.
+            session.interactive = false
+        }
+        if let followed {
+            session.followedCase = followed
             session.interactive = false
         }
         session.preferredLanguage = preferred

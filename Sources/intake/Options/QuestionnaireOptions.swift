@@ -35,6 +35,31 @@ struct QuestionnaireOptions: ParsableArguments {
         }
     }
 
+    /// The questionnaire that follows the case list `list`: `--questionnaire` when given (it must
+    /// follow that list), else the one among those pulled from the server, or else in the local
+    /// Questionnaires folder, whose `cases.txt` follows it.
+    func loadFollowing(list: String, store: LocalStore) throws -> Questionnaire {
+        if questionnaire != nil {
+            let chosen = try loadForFilling(store: store)
+            guard chosen.cases.follows?.list == list else {
+                throw ValidationError(
+                    "\(chosen.id) does not follow the case list '\(list)'; leave out --questionnaire to use the one that does.")
+            }
+            return chosen
+        }
+        for pulled in try store.pulledQuestionnaires() where pulled.state == "published" {
+            if let current = try store.currentPulled(id: pulled.id), let loaded = try? current.load(), loaded.cases.follows?.list == list {
+                return loaded
+            }
+        }
+        for folder in QuestionnaireCatalog.commandLine.folders() {
+            if let loaded = try? QuestionnaireLoader.load(directory: folder), loaded.cases.follows?.list == list { return loaded }
+        }
+        throw ValidationError(
+            "No questionnaire on this machine follows the case list '\(list)'; pull your team's questionnaires ('intake questionnaire pull') and try again."
+        )
+    }
+
     /// A version of a questionnaire kept on this machine (pulled from the server), for a draft
     /// begun on a version other than the one loaded.
     static func kept(_ reference: QuestionnaireReference, in store: LocalStore) -> Questionnaire? {

@@ -1,0 +1,131 @@
+import Foundation
+import IntakeClient
+import IntakeCore
+import IntakeStore
+
+/// The cases this machine's account follows, kept sealed in the local store (like the registry's
+/// copy), brought up to date by `intake cases pull` from where the last pull stopped, and read
+/// offline by `intake cases list|show` and `intake fill --case`.
+///
+/// A pull asks only for the cases changed since the copy's cursor; its last page names every
+/// open case the account follows, and the copy drops the others (closed, or given to someone
+/// else). A copy of another server or account starts again from the beginning.
+public struct CaseCopy: Sendable {
+    public let store: LocalStore
+    static let document = "cases"
+
+    public init(store: LocalStore) {
+        self.store = store
+    }
+
+    public struct Summary: Sendable, Equatable {
+        /// Cases new or changed on this machine.
+        public var received = 0
+        /// Cases dropped: closed, or no longer the account's.
+        public var dropped = 0
+        public var total = 0
+    }
+
+    /// Brings the copy up to date; what changed.
+    @discardableResult
+    public func pull(from client: IntakeClient, user: String) async throws -> Summary {
+        let server = client.baseURL.absoluteString
+        var copy = try load() ?? FollowedCase.Copy(server: server, user: user, cursor: 0, cases: [])
+        if copy.server != server || copy.user != user { copy = FollowedCase.Copy(server: server, user: user, cursor: 0, cases: []) }
+        let before = Set(copy.cases.map(\.id))
+        var received = 0
+        while true {
+            let page = try await client.cases(after: copy.cursor)
+            received += page.cases.count
+            copy = copy.applying(page)
+            if !page.more { break }
+        }
+        try store.saveDocument(Self.document, Data(copy.encoded()))
+        let after = Set(copy.cases.map(\.id))
+        return Summary(received: received, dropped: before.subtracting(after).count, total: copy.cases.count)
+    }
+
+    /// The copy; nil before the first pull.
+    public func load() throws -> FollowedCase.Copy? {
+        guard let (data, _) = try store.document(Self.document) else { return nil }
+        do {
+            return try FollowedCase.Copy.decode(data)
+        } catch {
+            throw FieldworkError(
+                "the cases kept on this machine cannot be read (\(error.message)); run 'intake cases pull' to fetch them again")
+        }
+    }
+
+    /// The case `reference` names in the copy: its id or first characters (as listings show
+    /// them), or the patient's name (given, family or both, ignoring case); one case only.
+    public func find(_ reference: String) throws -> FollowedCase {
+        guard let copy = try load() else {
+            throw FieldworkError("this machine holds no cases yet; run 'intake cases pull' while the server can be reached")
+        }
+        let text = reference.trimmingCharacters(in: .whitespaces)
+        let lowered = text.lowercased()
+        var matches = ShortId.isPrefix(lowered) ? copy.cases.filter { $0.id.uuidString.lowercased().hasPrefix(lowered) } : []
+        if matches.isEmpty {
+            let key = NameKey.lookupKey(text)
+            matches = copy.cases.filter { followed in
+                let given = NameKey.lookupKey(followed.patient.givenName), family = NameKey.lookupKey(followed.patient.familyName)
+                return !key.isEmpty
+                    && (given == key || family == key
+                        || NameKey.lookupKey("\(followed.patient.givenName) \(followed.patient.familyName)") == key)
+            }
+        }
+        guard let first = matches.first else {
+            throw FieldworkError(
+                "no case on this machine is '\(text.prefix(40))'; 'intake cases list' shows them (run 'intake cases pull' first for new ones)"
+            )
+        }
+        guard matches.count == 1 else {
+            throw FieldworkError(
+                "'\(text.prefix(40))' names \(matches.count) cases on this machine; give the case's id as 'intake cases list' shows it")
+        }
+        return first
+    }
+}
+
+/// How `intake cases` shows cases: a list with initials, never names, and one case in full.
+public enum CaseText {
+    public static func list(_ cases: [FollowedCase], today: LocalDate) -> [String] {
+        guard !cases.isEmpty else { return ["No open cases on this machine."] }
+        var lines = [TextTable.row(["id", "list", "who", "due", "for", "visits"], widths: [8, 12, 5, 11, 12, 6])]
+        for followed in cases {
+            let due = followed.due.map { $0.description + (followed.isOverdue(on: today) ? "!" : "") } ?? "-"
+            lines.append(
+                TextTable.row(
+                    [
+                        String(followed.id.uuidString.lowercased().prefix(8)), followed.list, followed.patient.initials, due,
+                        followed.assignee ?? "(team)", String(followed.visits) + (followed.conflicts.isEmpty ? "" : " ⚠"),
+                    ], widths: [8, 12, 5, 11, 12, 6]))
+        }
+        let overdue = cases.filter { $0.isOverdue(on: today) }.count
+        if overdue > 0 { lines.append("\(overdue) overdue (marked !).") }
+        if cases.contains(where: { !$0.conflicts.isEmpty }) {
+            lines.append("⚠: visits made offline from the same revision disagree; a coordinator reviews them.")
+        }
+        return lines
+    }
+
+    public static func detail(_ followed: FollowedCase, today: LocalDate) -> [String] {
+        var lines = [
+            "Case \(followed.id.uuidString.lowercased())",
+            "  list:      \(followed.list) (\(followed.status))",
+            "  patient:   \(followed.patient.givenName) \(followed.patient.familyName)"
+                + (followed.patient.dateOfBirth.map { ", born \($0)" } ?? ""),
+            "  follows:   \(followed.assignee ?? "the team")",
+            "  due:       \(followed.due.map { $0.description + (followed.isOverdue(on: today) ? " (overdue)" : "") } ?? "-")",
+            "  visits:    \(followed.visits) (revision \(followed.revision))",
+        ]
+        for name in followed.properties.keys.sorted() {
+            lines.append("  \(name): \(ExpressionValue(followed.properties[name]!).text)")
+        }
+        if !followed.conflicts.isEmpty {
+            lines.append("  conflicts: \(followed.conflicts.joined(separator: ", ")) (visits made offline from one revision disagree)")
+        }
+        lines.append("Fill its follow-up: intake fill --case \(followed.id.uuidString.lowercased().prefix(8))")
+        return lines
+    }
+}
