@@ -62,8 +62,10 @@ public struct FillSession {
         }
         if let followedCase, draft.response.caseLink?.id == followedCase.id {
             io.write(
-                "Follow-up of case \(followedCase.id.uuidString.lowercased().prefix(8)) (\(followedCase.list)) for \(followedCase.patient.givenName) \(followedCase.patient.familyName)."
-            )
+                say(
+                    .followUpOfCase(
+                        id: String(followedCase.id.uuidString.lowercased().prefix(8)), list: followedCase.list,
+                        name: "\(followedCase.patient.givenName) \(followedCase.patient.familyName)")))
         }
         let isNew = try store.draft(id: draft.response.id) == nil
         // Who fills a new record is known once someone signs in, or when given.

@@ -99,6 +99,9 @@ public final class FormSession {
     /// Runs the form until the record is complete, the person quits, or input ends.
     public func run() throws -> Outcome {
         introduce()
+        // What calculations read may be there before any answer: the case a follow-up is filled
+        // for, a registry patient's date of birth.
+        if questionnaire.hasCalculations { recalculate() }
         while true {
             if let outcome = try step() { return outcome }
         }

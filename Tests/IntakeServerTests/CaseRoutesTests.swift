@@ -181,4 +181,33 @@ struct CaseRoutesTests {
             #expect(try await client.send(.get, "/v1/cases?limit=0", as: "fieldworker-a", in: server).status == .badRequest)
         }
     }
+
+    /// Deleting the record that opened a case leaves nothing of the patient in the case.
+    @Test func deletingTheOpeningRecordClosesTheCaseAndErasesThePatient() async throws {
+        let server = try await TestServer.make()
+        try await server.application().test(.router) { client in
+            let screening = Self.screening(server, flagged: true, from: 60)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
+            try await server.services.cases.catchUpAll()
+            let opened = try #require(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
+            let caseId = try #require(opened["id"] as? String)
+            let deleted = try await client.send(
+                .delete, "/v1/records/\(screening.id.uuidString.lowercased())", as: "coordinator-a", in: server,
+                body: Data(#"{"reason": "entered for the wrong patient"}"#.utf8))
+            #expect(deleted.status == .ok || deleted.status == .noContent, "\(deleted.text)")
+            try await server.services.cases.catchUpAll()
+            let erased = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server)
+            #expect(erased.json["status"] as? String == "closed")
+            #expect(
+                (erased.json["patient"] as? [String: Any])?.isEmpty == true
+                    && (erased.json["properties"] as? [String: Any])?.isEmpty == true)
+            #expect(!erased.text.contains(screening.patient.familyName))
+            let reopen = try await client.send(
+                .put, "/v1/cases/\(caseId)/status", as: "coordinator-a", in: server, json: ["status": "open"])
+            #expect(reopen.status == .conflict && reopen.errorCode == "case_erased")
+            #expect(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["caseIds"] as? [String])?.isEmpty == true)
+        }
+    }
 }

@@ -86,4 +86,32 @@ struct CaseFoldTests {
         #expect(read == state)
         #expect(CaseFold.folded(read) == state)
     }
+
+    @Test func aCoordinatorsClosingTakesItsPlaceAmongTheVisitsByItsTime() {
+        var state = CaseFold.folded(Self.opened())
+        state = CaseFold.recording(Self.visit(hours: 24, base: 1, ["phq2": .integer(3)]), in: state, at: Self.start)
+        state.statusChanges.append(CaseStatusChange(at: Self.start.addingTimeInterval(30 * 3600), closed: true, by: "lead"))
+        state = CaseFold.folded(state)
+        #expect(state.status == .closed)
+        // A visit made before the closing, arriving after it, does not open the case again.
+        state = CaseFold.recording(Self.visit(hours: 20, base: 1, ["phq2": .integer(2)]), in: state, at: Self.start)
+        #expect(state.status == .closed)
+        // One made after it does: the latest word stands.
+        state = CaseFold.recording(Self.visit(hours: 40, base: 3, ["phq2": .integer(1)]), in: state, at: Self.start)
+        #expect(state.status == .open && state.properties["phq2"] == .integer(1))
+        // Kept in the body.
+        var read = state
+        read.statusChanges = []
+        read.visits = []
+        try? CaseBody.decode(CaseBody.encode(state), into: &read)
+        #expect(read.statusChanges == state.statusChanges && CaseFold.folded(read) == state)
+    }
+
+    @Test func aCaseWhoseOpeningRecordWasDeletedIsClosedAndKeepsNoProperties() {
+        var state = CaseFold.folded(Self.opened())
+        state = CaseFold.recording(Self.visit(hours: 24, base: 1, ["phq2": .integer(3)]), in: state, at: Self.start)
+        state.erased = true
+        state = CaseFold.folded(state)
+        #expect(state.status == .closed && state.properties.isEmpty && state.due == nil)
+    }
 }

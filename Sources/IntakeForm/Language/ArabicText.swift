@@ -25,6 +25,7 @@ enum ArabicText {
         case .resuming(let place, let answers): "متابعة المسودة عند \(describe(place))؛ عدد الإجابات حتى الآن: \(answers)."
         case .typeHelp: "اكتب \(latin(":help")) لعرض الأوامر. تُحفظ كل إجابة فور كتابتها."
         case .editingRevision(let revision): "تعديل سجل الخادم عند المراجعة \(revision)."
+        case .followUpOfCase(let id, let list, let name): "متابعة الحالة \(latin(id)) (\(latin(list))) للمريض \(name): بيانات المريض معبّأة."
         case .registryPatient(let name, let id): "المريض \(name)، من سجل المرضى (\(latin(id))): بيانات المريض معبّأة."
 
         case .patientHeading: "── بيانات المريض ──"

@@ -10,6 +10,7 @@ enum EnglishText {
             "Resuming the draft at \(describe(place)); \(answers) answer\(answers == 1 ? "" : "s") so far."
         case .typeHelp: "Type :help for commands. Every answer is saved as you go."
         case .editingRevision(let revision): "Editing the server's record at revision \(revision)."
+        case .followUpOfCase(let id, let list, let name): "Follow-up of case \(id) (\(list)) for \(name): the patient section is filled in."
         case .registryPatient(let name, let id): "Patient \(name), from the registry (\(id)): the patient section is filled in."
 
         case .patientHeading: "── Patient information ──"

@@ -14,6 +14,8 @@ public enum FormText: Sendable {
     case typeHelp
     case editingRevision(Int)
     case registryPatient(name: String, id: String)
+    /// `intake fill --case`: the follow-up of a case, about its patient.
+    case followUpOfCase(id: String, list: String, name: String)
 
     // Sections and questions.
     case patientHeading

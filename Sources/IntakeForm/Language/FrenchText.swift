@@ -13,6 +13,7 @@ enum FrenchText {
             "Reprise du brouillon à \(describe(place)) ; \(plural(answers, "réponse", "réponses")) jusqu'ici."
         case .typeHelp: "Tapez :help pour voir les commandes. Chaque réponse est enregistrée au fur et à mesure."
         case .editingRevision(let revision): "Modification de la fiche du serveur, révision \(revision)."
+        case .followUpOfCase(let id, let list, let name): "Suivi du cas \(id) (\(list)) pour \(name) : la section patient est déjà remplie."
         case .registryPatient(let name, let id): "Patient \(name) (registre, \(id)) : la section patient est déjà remplie."
 
         case .patientHeading: "── Informations sur le patient ──"

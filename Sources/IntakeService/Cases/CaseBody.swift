@@ -31,8 +31,23 @@ package enum CaseBody {
         writer.key("record")
         writer.string(stored.opening.recordId.uuidString.lowercased())
         writer.endObject()
+        writer.key("erased")
+        writer.bool(stored.erased)
         writer.key("properties")
         write(stored.properties, into: &writer)
+        writer.key("statusChanges")
+        writer.beginArray()
+        for change in stored.statusChanges {
+            writer.beginObject()
+            writer.key("at")
+            writer.string(Timestamp.string(from: change.at))
+            writer.key("by")
+            writer.string(change.by)
+            writer.key("closed")
+            writer.bool(change.closed)
+            writer.endObject()
+        }
+        writer.endArray()
         writer.key("visits")
         writer.beginArray()
         for visit in stored.visits {
@@ -118,6 +133,20 @@ package enum CaseBody {
                         }
                     }
                 case "properties": result.properties = try properties(&reader)
+                case "erased": result.erased = try reader.bool()
+                case "statusChanges":
+                    try reader.array { _, reader throws(JSONReadError) in
+                        var change = CaseStatusChange(at: Date(timeIntervalSince1970: 0), closed: true, by: "")
+                        try reader.object { key, reader throws(JSONReadError) in
+                            switch key {
+                            case "at": change.at = try time(&reader)
+                            case "by": change.by = try reader.string()
+                            case "closed": change.closed = try reader.bool()
+                            default: _ = try reader.skipValue()
+                            }
+                        }
+                        result.statusChanges.append(change)
+                    }
                 case "visits":
                     try reader.array { _, reader throws(JSONReadError) in
                         var visit = CaseVisit(

@@ -13,6 +13,8 @@ import IntakeCore
 ///   had not reached (two machines offline with the same case). Where such visits leave a property,
 ///   or the case's status, different, the property is flagged as a conflict, naming the visits;
 ///   nothing is lost (both records are kept, both visits stay in the case).
+/// - A coordinator's closing (or opening again) takes its place among the visits by its time.
+/// - A case whose opening record was deleted is closed, and keeps no properties.
 public enum CaseFold {
     /// The case with `visit` recorded: a new visit takes the next revision; a visit already
     /// recorded (its record sent again, or edited) is replaced and keeps its arrival.
@@ -38,12 +40,28 @@ public enum CaseFold {
         state.status = .open
         state.revision = (stored.visits.map(\.arrivalRevision).max() ?? 1)
         let ordered = stored.visits.sorted { ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString) }
+        // A coordinator's closing or reopening takes its place among the visits by its time.
+        var changes = stored.statusChanges.sorted { $0.at < $1.at }[...]
+        func applyChanges(before time: Date?) {
+            while let change = changes.first, time.map({ change.at <= $0 }) ?? true {
+                state.status = change.closed ? .closed : .open
+                changes.removeFirst()
+            }
+        }
         for visit in ordered {
+            applyChanges(before: visit.at)
             for (name, value) in visit.properties { state.properties[name] = value }
             if let due = visit.due { state.due = due }
             state.status = visit.closes ? .closed : .open
         }
+        applyChanges(before: nil)
         state.conflicts = conflicts(ordered)
+        if stored.erased {
+            state.status = .closed
+            state.properties = [:]
+            state.due = nil
+            state.conflicts = []
+        }
         return state
     }
 

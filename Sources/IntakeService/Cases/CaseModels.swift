@@ -28,6 +28,13 @@ public struct StoredCase: Sendable, Hashable {
     public var visits: [CaseVisit]
     /// Properties two visits that saw neither the other changed to different values.
     public var conflicts: [CaseConflict]
+    /// A coordinator's closing or opening again, each at its time: they take their place among
+    /// the visits by time (a visit made before a closing, arriving after it, does not reopen it).
+    public var statusChanges: [CaseStatusChange] = []
+    /// The record that opened it was deleted: the case is closed and keeps nothing of the patient
+    /// (its patient, its properties and what its visits set are gone; the visits' records are
+    /// records of their own).
+    public var erased = false
     /// Where the case's last change stands among the store's case changes (a pull's cursor).
     public var changeSeq: Int64
     public var updatedAt: Date
@@ -115,6 +122,19 @@ public struct CaseVisit: Sendable, Hashable {
     /// Whether the visit was made from a revision that holds `other` (the other arrived first,
     /// and this visit's machine pulled the case after it).
     public func saw(_ other: CaseVisit) -> Bool { other.arrivalRevision <= baseRevision }
+}
+
+/// A coordinator's closing of a case without a visit, or opening it again.
+public struct CaseStatusChange: Sendable, Hashable {
+    public var at: Date
+    public var closed: Bool
+    public var by: String
+
+    public init(at: Date, closed: Bool, by: String) {
+        self.at = at
+        self.closed = closed
+        self.by = by
+    }
 }
 
 /// Two or more visits that saw neither the other, and left one property (or whether the case is

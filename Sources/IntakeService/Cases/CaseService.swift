@@ -75,18 +75,33 @@ public final class CaseService: Sendable {
     enum Work: Sendable {
         case open(id: UUID, list: String, patientId: UUID?, facts: CaseOpeningFacts, assignee: String?)
         case visit(id: UUID, list: String, CaseVisit)
+        /// The record that may have opened this case was deleted.
+        case openerDeleted(id: UUID, recordId: UUID)
 
         var caseId: UUID {
             switch self {
-            case .open(let id, _, _, _, _), .visit(let id, _, _): id
+            case .open(let id, _, _, _, _), .visit(let id, _, _), .openerDeleted(let id, _): id
             }
         }
     }
+
+    /// How many `opens:` lines of one record a deletion looks for (the cases a record opens are
+    /// named by their place; a questionnaire opens fewer).
+    static let openingsLookedFor = 16
 
     /// What the saved records among `changes` do to cases, in feed order.
     private func effects(of changes: [RecordChange], teamId: Int64) async throws -> [Work] {
         var work: [Work] = []
         for change in changes {
+            if case .deleted(let tombstone) = change.kind {
+                // The cases it opened keep nothing of the patient (docs/cases.md).
+                for place in 0..<Self.openingsLookedFor {
+                    work.append(
+                        .openerDeleted(id: CaseEffects.openedCaseId(record: tombstone.recordId, place: place), recordId: tombstone.recordId)
+                    )
+                }
+                continue
+            }
             guard case .saved(let stored) = change.kind, stored.record.status == .complete,
                 let questionnaire = try await questionnaires.questionnaire(stored.record.questionnaire), !questionnaire.cases.isEmpty
             else { continue }
@@ -124,7 +139,7 @@ public final class CaseService: Sendable {
             switch item {
             case .open(let id, let list, let patientId, let facts, let assignee):
                 if var existing = cases[id] {
-                    guard existing.teamId == teamId, existing.list == list else { continue }
+                    guard existing.teamId == teamId, existing.list == list, !existing.erased else { continue }
                     existing.opening = facts
                     existing.patientId = patientId
                     existing.updatedAt = time
@@ -135,8 +150,18 @@ public final class CaseService: Sendable {
                             id: id, list: list, teamId: teamId, patientId: patientId, opening: facts, assignee: assignee, updatedAt: time))
                 }
             case .visit(let id, let list, let visit):
-                guard let existing = cases[id], existing.teamId == teamId, existing.list == list else { continue }
+                guard let existing = cases[id], existing.teamId == teamId, existing.list == list, !existing.erased else { continue }
                 cases[id] = CaseFold.recording(visit, in: existing, at: time)
+            case .openerDeleted(let id, let recordId):
+                guard var existing = cases[id], existing.opening.recordId == recordId, !existing.erased else { continue }
+                existing.erased = true
+                existing.opening.patient = PatientIdentification()
+                existing.opening.properties = [:]
+                existing.opening.due = nil
+                existing.patientId = nil
+                for index in existing.visits.indices { existing.visits[index].properties = [:] }
+                existing.updatedAt = time
+                cases[id] = CaseFold.folded(existing)
             }
             if !changed.contains(item.caseId) { changed.append(item.caseId) }
         }
@@ -192,14 +217,22 @@ public final class CaseService: Sendable {
         }
     }
 
-    /// Closes the case without a visit (`closed` false: opens it again).
+    /// Closes the case without a visit (`closed` false: opens it again), at `time`: a visit made
+    /// before it and arriving later does not undo it (``CaseFold``). A case whose opening record
+    /// was deleted stays closed.
     public func close(_ id: UUID, closed: Bool = true, by user: User, at time: Date = Date()) async throws -> StoredCase {
         guard let stored = try await store.storedCase(id: id) else { throw Self.notFound(id) }
         try Self.check(.close, user, stored)
+        if stored.erased, !closed {
+            throw ServiceError(
+                .conflict(code: "case_erased"), "the record that opened this case was deleted; the case cannot be opened again")
+        }
+        let username = user.username
         return try await change(id, stored.teamId, at: time) { current in
             var next = current
-            next.status = closed ? .closed : .open
-            return next
+            next.statusChanges.append(CaseStatusChange(at: time, closed: closed, by: username))
+            next.updatedAt = time
+            return CaseFold.folded(next)
         }
     }
 
