@@ -11,7 +11,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Measure the record path against reference tools, in one run, and print the ratios.",
         subcommands: [
             All.self, PostBench.self, FlushBench.self, ExportBench.self, LookupBench.self, EnqueueBench.self, StartBench.self, InboxBench.self,
-            RecordCPUBench.self, BatchBench.self, StoreBench.self,
+            RecordCPUBench.self, BatchBench.self, StoreBench.self, CasesBench.self,
         ],
         defaultSubcommand: All.self)
 
@@ -29,6 +29,7 @@ struct Bench: AsyncParsableCommand {
             rows += try EnqueueBench.measure(count: 3000)
             rows += try StartBench.measure(tools, runs: 30)
             rows += try await InboxBench.measure(tools, users: 10_000, listeners: 500)
+            rows += try await CasesBench.measure(tools, count: 100_000, assigned: 200)
             BenchRow.printTable(rows)
         }
     }

@@ -22,12 +22,20 @@ final class BenchServer {
 
     /// `database`: a PostgreSQL URL, or nil for a SQLite file in `scratch`.
     /// `sharing`: a second server on that server's database (and with its token).
-    static func start(intake: String, in scratch: URL, port: Int, database postgres: String? = nil, sharing: BenchServer? = nil)
-        async throws -> BenchServer
-    {
+    /// `tokens`: the database is prepared already, with these tokens.
+    static func start(
+        intake: String, in scratch: URL, port: Int, database postgres: String? = nil, sharing: BenchServer? = nil,
+        tokens prepared: (String, String)? = nil
+    ) async throws -> BenchServer {
         let database = sharing?.database ?? postgres ?? scratch.appendingPathComponent("server.sqlite").path
         let tokens: (String, String)
-        if let sharing { tokens = (sharing.token, sharing.adminToken) } else { tokens = try await prepare(database) }
+        if let sharing {
+            tokens = (sharing.token, sharing.adminToken)
+        } else if let prepared {
+            tokens = prepared
+        } else {
+            tokens = try await prepare(database)
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: intake)
         process.arguments = ["serve", "--database", database, "--port", String(port), "--log-level", "error"]

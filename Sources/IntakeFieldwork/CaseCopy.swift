@@ -34,12 +34,16 @@ public struct CaseCopy: Sendable {
         if copy.server != server || copy.user != user { copy = FollowedCase.Copy(server: server, user: user, cursor: 0, cases: []) }
         let before = Set(copy.cases.map(\.id))
         var received = 0
+        var pages: [FollowedCase.Page] = []
+        var cursor = copy.cursor
         while true {
-            let page = try await client.cases(after: copy.cursor)
+            let page = try await client.cases(after: cursor, limit: 1000)
             received += page.cases.count
-            copy = copy.applying(page)
+            pages.append(page)
+            cursor = max(cursor, page.cursor)
             if !page.more { break }
         }
+        copy = copy.applying(pages)
         try store.saveDocument(Self.document, Data(copy.encoded()))
         let after = Set(copy.cases.map(\.id))
         return Summary(received: received, dropped: before.subtracting(after).count, total: copy.cases.count)

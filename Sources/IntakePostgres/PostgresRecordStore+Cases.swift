@@ -65,18 +65,24 @@ extension PostgresRecordStore {
     }
 
     public func openCases(teamId: Int64, visibleTo username: String?, changedAfter: Int64, limit: Int) async throws -> [StoredCase] {
-        var binds = PostgresBindings()
-        binds.append(teamId)
-        var sql = Self.caseSelect + " WHERE teamId = $1 AND status = 'open'"
-        if let username {
-            binds.append(username)
-            sql += " AND (assignee = $2 OR assignee IS NULL)"
+        guard let username else {
+            return try await client.query(
+                "\(unescaped: Self.caseSelect) WHERE teamId = \(teamId) AND status = 'open' AND changeSeq > \(changedAfter) ORDER BY changeSeq LIMIT \(limit)",
+                logger: Self.logger
+            ).collect().map(Self.storedCase)
         }
-        binds.append(changedAfter)
-        sql += " AND changeSeq > $\(binds.count)"
-        binds.append(limit)
-        sql += " ORDER BY changeSeq LIMIT $\(binds.count)"
-        return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.storedCase)
+        // The account's cases and the team's, each a range of the assignee index in change order,
+        // merged: a page reads no more than it sends, however many cases others have.
+        return try await client.query(
+            """
+            SELECT * FROM ((\(unescaped: Self.caseSelect) WHERE teamId = \(teamId) AND status = 'open' AND assignee = \(username)
+                AND changeSeq > \(changedAfter) ORDER BY changeSeq LIMIT \(limit))
+            UNION ALL
+            (\(unescaped: Self.caseSelect) WHERE teamId = \(teamId) AND status = 'open' AND assignee IS NULL
+                AND changeSeq > \(changedAfter) ORDER BY changeSeq LIMIT \(limit))) AS visible
+            ORDER BY changeSeq LIMIT \(limit)
+            """, logger: Self.logger
+        ).collect().map(Self.storedCase)
     }
 
     public func openCaseIds(teamId: Int64, visibleTo username: String?) async throws -> [UUID] {

@@ -46,11 +46,25 @@ extension SQLiteRecordStore {
 
     public func openCases(teamId: Int64, visibleTo username: String?, changedAfter: Int64, limit: Int) async throws -> [StoredCase] {
         try await database.read { db in
-            let (visible, arguments) = Self.visible(username)
+            guard let username else {
+                return try Row.fetchAll(
+                    db, sql: "SELECT * FROM intakeCase WHERE teamId = ? AND status = 'open' AND changeSeq > ? ORDER BY changeSeq LIMIT ?",
+                    arguments: [teamId, changedAfter, limit]
+                ).map(Self.storedCase)
+            }
+            // The account's cases and the team's, each a range of the assignee index in change
+            // order, merged: a page reads no more than it sends, however many cases others have.
             return try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM intakeCase WHERE teamId = ? AND status = 'open'\(visible) AND changeSeq > ? ORDER BY changeSeq LIMIT ?",
-                arguments: [teamId] + arguments + [changedAfter, limit]
+                sql: """
+                    SELECT * FROM (SELECT * FROM intakeCase WHERE teamId = ? AND status = 'open' AND assignee = ? AND changeSeq > ?
+                                   ORDER BY changeSeq LIMIT ?)
+                    UNION ALL
+                    SELECT * FROM (SELECT * FROM intakeCase WHERE teamId = ? AND status = 'open' AND assignee IS NULL AND changeSeq > ?
+                                   ORDER BY changeSeq LIMIT ?)
+                    ORDER BY changeSeq LIMIT ?
+                    """,
+                arguments: [teamId, username, changedAfter, limit, teamId, changedAfter, limit, limit]
             ).map(Self.storedCase)
         }
     }

@@ -229,17 +229,19 @@ extension FollowedCase {
             return copy
         }
 
-        /// The copy with a page of the pull applied: changed cases replaced (a closed one
-        /// dropped), and, on the last page, every case the server no longer sends dropped.
-        public func applying(_ page: Page) -> Copy {
+        /// The copy with the pages of a pull applied, in order: changed cases replaced (a closed
+        /// one dropped), and, on the last page, every case the server no longer sends dropped.
+        public func applying(_ pages: [Page]) -> Copy {
             var byId = Dictionary(cases.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-            for followed in page.cases { byId[followed.id] = followed.status == "open" ? followed : nil }
-            if let keep = page.caseIds.map(Set.init) { byId = byId.filter { keep.contains($0.key) } }
             var next = self
+            for page in pages {
+                for followed in page.cases { byId[followed.id] = followed.status == "open" ? followed : nil }
+                if let keep = page.caseIds.map(Set.init) { byId = byId.filter { keep.contains($0.key) } }
+                next.cursor = max(next.cursor, page.cursor)
+            }
             // Soonest due first; those without a due date last; then the oldest opened.
             let never = LocalDate(year: 9999, month: 12, day: 31)!
             next.cases = byId.values.sorted { ($0.due ?? never, $0.openedAt) < ($1.due ?? never, $1.openedAt) }
-            next.cursor = max(cursor, page.cursor)
             return next
         }
     }

@@ -54,15 +54,19 @@ public final class CaseService: Sendable {
     }
 
     /// Follows every team's feed until the task is cancelled: a pass when `wake` says records
-    /// were stored, and every `interval` (records stored through another server).
-    public func run(interval: Duration = .seconds(2), wake: NotificationHub? = nil) async {
+    /// were stored, and every `interval` (records stored through another server). Under a stream
+    /// of records, passes are at least `pause` apart, so each takes many records in one
+    /// transaction instead of competing with ingest for every one.
+    public func run(interval: Duration = .seconds(2), pause: Duration = .milliseconds(250), wake: NotificationHub? = nil) async {
         while !Task.isCancelled {
             let seen = wake?.generation
+            var read = 0
             do {
-                try await catchUpAll()
+                read = try await catchUpAll()
             } catch {
                 logger.warning("could not bring cases up to date", metadata: ["error.type": "\(type(of: error))"])
             }
+            if read > 0 { try? await Task.sleep(for: pause) }
             if let wake, let seen {
                 await wake.wait(after: seen, timeout: interval)
             } else {
