@@ -68,6 +68,16 @@ public struct ODKModule: ServerModule {
         router.get("\(b)/projects/:project/forms/:form/submissions/:instance/comments") { request, context in
             await api.answer(request, context) { try await api.comments(context) }
         }
+        // Case lists as entity lists, cases as entities.
+        router.get("\(b)/projects/:project/datasets") { request, context in
+            await api.answer(request, context) { try await api.datasets(context) }
+        }
+        router.get("\(b)/projects/:project/datasets/:name/entities") { request, context in
+            await api.answer(request, context) { try await api.entities(context) }
+        }
+        router.post("\(b)/projects/:project/datasets/:name/entities") { request, context in
+            await api.answer(request, context) { try await api.createEntity(request, context) }
+        }
         // Anything else under ODK's prefix is refused as Central refuses it ({"code": 404.1}),
         // never in Intake's own error shape: a client reads one kind of error here.
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {

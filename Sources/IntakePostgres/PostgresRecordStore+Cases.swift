@@ -43,6 +43,18 @@ extension PostgresRecordStore {
         }
     }
 
+    public func insertCase(_ stored: StoredCase, at time: Date) async throws -> Bool {
+        try await transaction { connection in
+            try await Self.lock(Self.caseLock, connection)
+            guard
+                try await connection.query("SELECT 1 FROM intakeCase WHERE id = \(Self.key(stored.id))", logger: Self.logger).collect()
+                    .isEmpty
+            else { return false }
+            try await Self.write(stored, at: time, connection)
+            return true
+        }
+    }
+
     public func storedCase(id: UUID) async throws -> StoredCase? {
         try await client.query("\(unescaped: Self.caseSelect) WHERE id = \(Self.key(id))", logger: Self.logger).collect().first.map(
             Self.storedCase)

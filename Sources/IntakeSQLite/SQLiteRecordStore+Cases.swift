@@ -29,6 +29,14 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func insertCase(_ stored: StoredCase, at time: Date) async throws -> Bool {
+        try await database.write { db in
+            guard try Self.storedCase(db, id: stored.id) == nil else { return false }
+            try Self.write(stored, at: time, db)
+            return true
+        }
+    }
+
     public func storedCase(id: UUID) async throws -> StoredCase? {
         try await database.read { db in try Self.storedCase(db, id: id) }
     }

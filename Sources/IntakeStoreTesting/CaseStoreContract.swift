@@ -102,6 +102,12 @@ public enum CaseStoreContract {
         }
         #expect(try await store.openCaseIds(teamId: team.id, visibleTo: "a").isEmpty)
         #expect(try await store.teamCases(teamId: team.id, changedAfter: 0, limit: 100).count == 4)
+        // A case no record opened is inserted once, and pulled like the others.
+        var made = sample(9, teamId: team.id, assignee: nil)
+        made.id = UUID.named("case-contract-made")
+        #expect(try await store.insertCase(made, at: start))
+        #expect(try await !store.insertCase(made, at: start), "an id is inserted once")
+        #expect(try await store.openCaseIds(teamId: team.id, visibleTo: "a").contains(made.id))
         // Another team's case is not changed through this team; no change leaves it as it was.
         #expect(try await store.changeCase(id: cases[4].id, teamId: team.id, at: start) { $0 } == nil)
         let unchanged = try await store.changeCase(id: cases[1].id, teamId: team.id, at: start) { _ in nil }

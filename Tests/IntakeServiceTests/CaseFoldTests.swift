@@ -114,4 +114,21 @@ struct CaseFoldTests {
         state = CaseFold.folded(state)
         #expect(state.status == .closed && state.properties.isEmpty && state.due == nil)
     }
+
+    @Test func visitsMadeOneAfterTheOtherOnOneMachineSawEachOther() {
+        var state = CaseFold.folded(Self.opened())
+        var first = Self.visit(hours: 24, base: 1, ["phq2": .integer(3)])
+        first.deviceId = "machine-1"
+        var second = Self.visit(hours: 48, base: 1, ["phq2": .integer(1)])
+        second.deviceId = "machine-1"
+        var elsewhere = Self.visit(hours: 30, base: 1, ["phq2": .integer(5)])
+        elsewhere.deviceId = "machine-2"
+        state = CaseFold.recording(first, in: state, at: Self.start)
+        state = CaseFold.recording(second, in: state, at: Self.start)
+        #expect(state.conflicts.isEmpty && state.properties["phq2"] == .integer(1))
+        // Another machine's visit from the same revision saw neither.
+        state = CaseFold.recording(elsewhere, in: state, at: Self.start)
+        #expect(state.conflicts.map(\.property) == ["phq2"])
+        #expect(Set(state.conflicts[0].recordIds) == Set([first.recordId, second.recordId, elsewhere.recordId]))
+    }
 }

@@ -62,14 +62,14 @@ extension Questionnaire {
         if let follows = cases.follows, let link = record.caseLink, link.list == follows.list {
             effects.update = CaseEffects.Update(
                 caseId: link.id, list: follows.list, baseRevision: link.revision,
-                properties: properties(follows.assignments, record: record, today: today),
+                properties: properties(follows.assignments, record: record, today: today, typed: true),
                 due: due(follows.due, today: today, read: read), closes: follows.closeIf?.holds(today: today, answer: read) ?? false)
         }
         for (place, opening) in cases.opens.enumerated() where opening.condition?.holds(today: today, answer: read) ?? true {
             effects.opened.append(
                 CaseEffects.Opened(
                     caseId: CaseEffects.openedCaseId(record: record.id, place: place), list: opening.list,
-                    properties: properties(opening.assignments, record: record, today: today),
+                    properties: properties(opening.assignments, record: record, today: today, typed: opening.list == cases.follows?.list),
                     due: due(opening.due, today: today, read: read),
                     assignment: opening.assignment))
         }
@@ -82,10 +82,13 @@ extension Questionnaire {
     }
 
     /// The values `assignments` give for `record`, by property name.
-    private func properties(_ assignments: [CaseRules.Assignment], record: PatientResponse, today: LocalDate) -> [String: Answer] {
+    /// `typed`: the list is the one the questionnaire follows, whose properties it declares.
+    private func properties(_ assignments: [CaseRules.Assignment], record: PatientResponse, today: LocalDate, typed: Bool) -> [String:
+        Answer]
+    {
         var values: [String: Answer] = [:]
         for assignment in assignments {
-            if let value = caseValue(assignment, record: record, today: today) { values[assignment.property] = value }
+            if let value = caseValue(assignment, record: record, today: today, typed: typed) { values[assignment.property] = value }
         }
         return values
     }
@@ -93,10 +96,10 @@ extension Questionnaire {
     /// A property's value: of its declared type when the questionnaire reads it as `case.name`;
     /// the answer itself when the expression is a question's id (a choice stays a choice); else
     /// what the expression's value is (a whole number an integer).
-    private func caseValue(_ assignment: CaseRules.Assignment, record: PatientResponse, today: LocalDate) -> Answer? {
+    private func caseValue(_ assignment: CaseRules.Assignment, record: PatientResponse, today: LocalDate, typed: Bool) -> Answer? {
         let read: (QuestionPosition) -> Answer? = { record[$0] }
         let value = assignment.value.value(today: today, answer: read)
-        if let declared = cases.property(named: assignment.property)?.property {
+        if typed, let declared = cases.property(named: assignment.property)?.property {
             return Answer(value, for: declared.type)
         }
         if case .name(let id, _) = assignment.value.expression, let position = assignment.value.positions[id],

@@ -17,6 +17,8 @@ import Foundation
 public struct CaseRules: Sendable, Hashable {
     /// The file that declares them, in a questionnaire folder.
     public static let fileName = "cases.txt"
+    /// At most this many `opens:` in one questionnaire.
+    public static let maxOpenings = 16
 
     /// The list whose open cases this questionnaire is filled for.
     public var follows: Follow?
@@ -130,8 +132,32 @@ public enum CaseAssignment: String, Sendable, Hashable, CaseIterable {
     case team
 }
 
+extension CaseRules.Property {
+    /// The value `text` spells for this property (ODK's entities hold text): a number, a date
+    /// `YYYY-MM-DD`, yes or no, a choice's code, codes separated by spaces; nil when it spells none.
+    public func answer(fromText text: String) -> Answer? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        switch type {
+        case .text: return trimmed.isEmpty ? nil : .text(text)
+        case .integer: return Int(trimmed).map(Answer.integer)
+        case .decimal: return Double(trimmed).flatMap { $0.isFinite ? .decimal($0) : nil }
+        case .date: return LocalDate(iso: trimmed).map(Answer.date)
+        case .yesNo:
+            switch trimmed.lowercased() {
+            case "yes", "true", "1": return .yesNo(true)
+            case "no", "false", "0": return .yesNo(false)
+            default: return nil
+            }
+        default: return Answer(.text(trimmed), for: type)
+        }
+    }
+}
+
 /// A list's name: lowercase letters, digits, `-` and `_`, starting with a letter (`follow-up`).
 public enum CaseListName {
+    /// A property's name: letters, digits and `_`, starting with a letter or `_`, at most 64.
+    public static func isPropertyName(_ name: String) -> Bool { name.count <= 64 && ConditionParser.isIdentifier(name) }
+
     public static func isValid(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, ("a"..."z").contains(first), name.count <= 64 else { return false }
         return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }

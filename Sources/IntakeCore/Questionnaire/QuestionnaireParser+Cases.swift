@@ -62,6 +62,8 @@ extension QuestionnaireParser {
             }
             if key == "follows" || key == "opens" {
                 guard CaseListName.isValid(value) else {
+                    // The block's lines are not read against another block's.
+                    block = .some(-1)
                     fail(
                         "'\(value)' is not a case list's name",
                         "a list's name is lowercase letters, digits, '-' and '_', starting with a letter: 'follow-up'",
@@ -82,11 +84,19 @@ extension QuestionnaireParser {
                     followsLine = line.number
                     block = .some(nil)
                 } else {
+                    guard caseRules.opens.count < CaseRules.maxOpenings else {
+                        block = .some(-1)
+                        fail(
+                            "a questionnaire opens at most \(CaseRules.maxOpenings) kinds of case",
+                            "open fewer; a case's properties say more than a case per condition")
+                        continue
+                    }
                     caseRules.opens.append(CaseRules.Opening(list: value))
                     block = .some(caseRules.opens.count - 1)
                 }
                 continue
             }
+            if case .some(.some(-1)) = block { continue }
             guard case .some(let current) = block else {
                 fail(
                     "'\(key)' comes before any 'follows:' or 'opens:'",
@@ -241,6 +251,19 @@ extension QuestionnaireParser {
         }
     }
 
+    /// Whether `expression` may give a date: not a plain number, text or yes/no, nor a question
+    /// of another type read alone (what else it gives is known only when it is computed).
+    static func mayBeDate(_ expression: Expression, byId: [String: Question]) -> Bool {
+        switch expression {
+        case .number, .text, .bool, .compare, .answered, .and, .or, .not: return false
+        case .name(let id, _):
+            guard let question = byId[id] else { return true }
+            if case .date = question.type { return true }
+            return false
+        default: return true
+        }
+    }
+
     /// Checks `cases.txt`'s expressions against the questions, as an alert's are: any question
     /// (a record is complete when they are read), a repeat's by `sum()` and `count()`, and the
     /// followed case's properties as `case.name`. `today()` is the day the record was made
@@ -262,8 +285,10 @@ extension QuestionnaireParser {
             case .openIf(let opening): caseRules.opens[opening].condition = bound
             case .closeIf: caseRules.follows?.closeIf = bound
             case .due(let opening):
-                if case .number = bound.expression {
-                    report(file.path, pending.line, pending.column, "'due' is a date", hint: "for example 'due: visit_date + 28'")
+                if !Self.mayBeDate(bound.expression, byId: byId) {
+                    report(
+                        file.path, pending.line, pending.column, "'due' is a date, and \(bound) is not one",
+                        hint: "give a date question, or a date and days: 'due: visit_date + 28', 'due: today() + 14'")
                     continue
                 }
                 if let opening { caseRules.opens[opening].due = bound } else { caseRules.follows?.due = bound }

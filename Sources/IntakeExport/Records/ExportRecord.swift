@@ -57,6 +57,9 @@ public struct ExportRecord: Sendable {
         if !includeIdentifiers {
             self.record.patient = PatientIdentification(sex: record.patient.sex)
             self.record.patientId = nil
+            // The case's properties as the visit saw them may name or reach the patient: a
+            // de-identified export keeps which case the record was for, not what the case said.
+            self.record.caseLink?.properties = [:]
         }
         if shiftDates, let keyer { shift(by: keyer.dateShift(patientKey: patientKey, recordId: record.id)) }
     }
@@ -69,6 +72,10 @@ public struct ExportRecord: Sendable {
         record.patient.dateOfBirth = record.patient.dateOfBirth?.adding(days: -days)
         registry?.consentedAt? -= seconds
         for (position, answer) in record.allAnswers { record[position] = Self.shifted(answer, by: days) }
+        if var link = record.caseLink {
+            link.properties = link.properties.mapValues { Self.shifted($0, by: days) }
+            record.caseLink = link
+        }
         datesShifted = true
     }
 

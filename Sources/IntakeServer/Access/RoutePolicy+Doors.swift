@@ -98,6 +98,11 @@ extension RoutePolicy {
             RouteRule("PATCH", submission, Role.managers, .record(.review), audit: .action, door: .odk),
             RouteRule("POST", "\(submission)/comments", Role.patientReaders, .record(.readReview), audit: .action, door: .odk),
             RouteRule("GET", "\(submission)/comments", Role.patientReaders, .record(.readReview), door: .odk),
+            // Case lists as entity lists, cases as entities: who follows a case sees it (as GET
+            // /v1/cases); coordinators open one by hand (a case no record opened).
+            RouteRule("GET", "\(b)/projects/{project}/datasets", Role.writers, team: true, door: .odk),
+            RouteRule("GET", "\(b)/projects/{project}/datasets/{name}/entities", Role.writers, team: true, door: .odk),
+            RouteRule("POST", "\(b)/projects/{project}/datasets/{name}/entities", [.coordinator], team: true, door: .odk),
         ]
             + ["GET", "POST", "PUT", "PATCH", "DELETE"].map {
                 // Anything else under the prefix: ODK's own 404, to whoever asks.

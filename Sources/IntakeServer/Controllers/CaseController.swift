@@ -114,6 +114,8 @@ struct CaseController {
         writer.integer(Int(stored.changeSeq))
         writer.key("due")
         if let due = stored.due { writer.date(due) } else { writer.null() }
+        writer.key("erased")
+        writer.bool(stored.erased)
         writer.key("id")
         writer.string(stored.id.uuidString.lowercased())
         writer.key("list")

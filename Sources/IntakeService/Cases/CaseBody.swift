@@ -62,6 +62,8 @@ package enum CaseBody {
             writer.bool(visit.closes)
             writer.key("collector")
             writer.string(visit.collector)
+            writer.key("device")
+            writer.string(visit.deviceId)
             writer.key("due")
             if let due = visit.due { writer.date(due) } else { writer.null() }
             writer.key("properties")
@@ -159,6 +161,7 @@ package enum CaseBody {
                             case "base": visit.baseRevision = try reader.integer()
                             case "closes": visit.closes = try reader.bool()
                             case "collector": visit.collector = try reader.string()
+                            case "device": visit.deviceId = try reader.string()
                             case "due": visit.due = try date(&reader)
                             case "properties": visit.properties = try properties(&reader)
                             case "record": visit.recordId = try uuid(&reader)

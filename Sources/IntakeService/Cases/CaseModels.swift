@@ -104,11 +104,15 @@ public struct CaseVisit: Sendable, Hashable {
     public var properties: [String: Answer]
     public var due: LocalDate?
     public var closes: Bool
+    /// The machine the visit was filled on: its later visits saw its earlier ones, whatever
+    /// revision its copy of the case was at.
+    public var deviceId: String
 
     public init(
         recordId: UUID, at: Date, collector: String, baseRevision: Int, arrivalRevision: Int, properties: [String: Answer],
-        due: LocalDate?, closes: Bool
+        due: LocalDate?, closes: Bool, deviceId: String = ""
     ) {
+        self.deviceId = deviceId
         self.recordId = recordId
         self.at = at
         self.collector = collector
@@ -119,9 +123,12 @@ public struct CaseVisit: Sendable, Hashable {
         self.closes = closes
     }
 
-    /// Whether the visit was made from a revision that holds `other` (the other arrived first,
-    /// and this visit's machine pulled the case after it).
-    public func saw(_ other: CaseVisit) -> Bool { other.arrivalRevision <= baseRevision }
+    /// Whether the visit was made knowing `other`: from a revision that holds it (the other
+    /// arrived first, and this visit's machine pulled the case after it), or on the same machine
+    /// after it (two visits made offline, one after the other).
+    public func saw(_ other: CaseVisit) -> Bool {
+        other.arrivalRevision <= baseRevision || (!deviceId.isEmpty && deviceId == other.deviceId && other.at <= at)
+    }
 }
 
 /// A coordinator's closing of a case without a visit, or opening it again.

@@ -90,8 +90,8 @@ public final class CaseService: Sendable {
     }
 
     /// How many `opens:` lines of one record a deletion looks for (the cases a record opens are
-    /// named by their place; a questionnaire opens fewer).
-    static let openingsLookedFor = 16
+    /// named by their place; a questionnaire has at most ``CaseRules/maxOpenings``).
+    static let openingsLookedFor = CaseRules.maxOpenings
 
     /// What the saved records among `changes` do to cases, in feed order.
     private func effects(of changes: [RecordChange], teamId: Int64) async throws -> [Work] {
@@ -106,9 +106,26 @@ public final class CaseService: Sendable {
                 }
                 continue
             }
-            guard case .saved(let stored) = change.kind, stored.record.status == .complete,
-                let questionnaire = try await questionnaires.questionnaire(stored.record.questionnaire), !questionnaire.cases.isEmpty
-            else { continue }
+            if case .transferred = change.kind {
+                // Out of this team's reach: the cases it opened here keep nothing of the patient.
+                for place in 0..<Self.openingsLookedFor {
+                    work.append(.openerDeleted(id: CaseEffects.openedCaseId(record: change.id, place: place), recordId: change.id))
+                }
+                continue
+            }
+            guard case .saved(let stored) = change.kind, stored.record.status == .complete else { continue }
+            // A version that cannot be read (it should not happen: versions are checked when
+            // published) holds no team's cases back: its records open and change none.
+            let questionnaire: Questionnaire?
+            do {
+                questionnaire = try await questionnaires.questionnaire(stored.record.questionnaire)
+            } catch {
+                logger.warning(
+                    "a record's questionnaire version could not be read for its cases",
+                    metadata: ["questionnaire": "\(stored.record.questionnaire)", "error.type": "\(type(of: error))"])
+                continue
+            }
+            guard let questionnaire, !questionnaire.cases.isEmpty else { continue }
             let record = stored.record
             let effects = questionnaire.caseEffects(of: record)
             if let update = effects.update {
@@ -117,7 +134,8 @@ public final class CaseService: Sendable {
                         id: update.caseId, list: update.list,
                         CaseVisit(
                             recordId: record.id, at: record.createdAt, collector: stored.collector, baseRevision: update.baseRevision,
-                            arrivalRevision: 0, properties: update.properties, due: update.due, closes: update.closes)))
+                            arrivalRevision: 0, properties: update.properties, due: update.due, closes: update.closes,
+                            deviceId: record.deviceId)))
             }
             for opened in effects.opened {
                 let facts = CaseOpeningFacts(
@@ -170,6 +188,111 @@ public final class CaseService: Sendable {
             if !changed.contains(item.caseId) { changed.append(item.caseId) }
         }
         return changed.compactMap { cases[$0] }
+    }
+
+    // MARK: Case lists, as the ODK façade serves them
+
+    /// A case list as the questionnaires `user` sees declare it: its name, when the first of
+    /// them was published, the properties they read or set, and the questionnaires.
+    public struct CaseList: Sendable, Hashable {
+        public var name: String
+        public var createdAt: Date
+        public var properties: [String]
+        public var questionnaires: [String]
+    }
+
+    /// The case lists the published questionnaires `user` sees declare, by name.
+    public func lists(for user: User) async throws -> [CaseList] {
+        var lists: [String: CaseList] = [:]
+        for published in try await questionnaires.visible(to: user) where published.status.state != .draft {
+            guard
+                let questionnaire = try await questionnaires.questionnaire(
+                    QuestionnaireReference(id: published.id, version: published.version))
+            else { continue }
+            let rules = questionnaire.cases
+            var named: [(String, [String])] = rules.opens.map { ($0.list, $0.assignments.map(\.property)) }
+            if let follows = rules.follows {
+                named.append((follows.list, follows.properties.map(\.name) + follows.assignments.map(\.property)))
+            }
+            for (name, properties) in named {
+                var list = lists[name] ?? CaseList(name: name, createdAt: published.publishedAt, properties: [], questionnaires: [])
+                list.createdAt = min(list.createdAt, published.publishedAt)
+                for property in properties where !list.properties.contains(property) { list.properties.append(property) }
+                if !list.questionnaires.contains(published.id) { list.questionnaires.append(published.id) }
+                lists[name] = list
+            }
+        }
+        return lists.values.sorted { $0.name < $1.name }
+    }
+
+    /// Opens a case no record opened (through the ODK façade): a coordinator's, in a list the
+    /// published questionnaires declare, about the patient `label` names, left to the team. A
+    /// property a questionnaire following the list reads takes that declared type (a text that
+    /// does not fit it is refused); any other is text.
+    public func create(
+        list: String, id: UUID, label: String, data: [String: String], by user: User, at time: Date = Date()
+    ) async throws -> StoredCase {
+        guard user.role == .coordinator, let teamId = user.teamId else {
+            throw ServiceError(.forbidden(code: "not_a_coordinator"), "only a team's coordinators open cases by hand")
+        }
+        guard try await lists(for: user).contains(where: { $0.name == list }) else {
+            throw ServiceError(.notFound, "no published questionnaire declares the case list '\(list)'")
+        }
+        let trimmed = label.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 200 else {
+            throw ServiceError(.invalidRequest, "a case's label names its patient: 1 to 200 characters")
+        }
+        var declared: [String: QuestionType] = [:]
+        for published in try await questionnaires.visible(to: user) where published.status.state != .draft {
+            guard let q = try await questionnaires.questionnaire(QuestionnaireReference(id: published.id, version: published.version)),
+                let follows = q.cases.follows, follows.list == list
+            else { continue }
+            for property in follows.properties { declared[property.name] = property.type }
+        }
+        var properties: [String: Answer] = [:]
+        for (name, text) in data {
+            guard CaseListName.isPropertyName(name) else {
+                throw ServiceError(
+                    .invalidRequest, "'\(name.prefix(64))' is not a property name: letters, digits and '_', starting with a letter")
+            }
+            guard let type = declared[name] else {
+                properties[name] = .text(text)
+                continue
+            }
+            guard let value = CaseRules.Property(name: name, type: type).answer(fromText: text) else {
+                throw ServiceError(.invalidRequest, "'\(name)' is a \(type.keyword) property, and the value given is not one")
+            }
+            properties[name] = value
+        }
+        let parts = trimmed.split(separator: " ", maxSplits: 1).map(String.init)
+        let patient = PatientIdentification(givenName: parts[0], familyName: parts.count > 1 ? parts[1] : "")
+        let stored = CaseFold.folded(
+            StoredCase(
+                id: id, list: list, teamId: teamId, patientId: nil,
+                opening: CaseOpeningFacts(
+                    recordId: id, at: time, collector: user.username, patient: patient, properties: properties, due: nil),
+                assignee: nil, updatedAt: time))
+        guard try await store.insertCase(stored, at: time) else {
+            throw ServiceError(.conflict(code: "case_exists"), "a case already has the id \(id.uuidString.lowercased())")
+        }
+        return try await store.storedCase(id: id) ?? stored
+    }
+
+    /// A list's cases `user` sees: a coordinator every case of the team in it, a field worker the
+    /// open ones they follow.
+    public func cases(in list: String, for user: User) async throws -> [StoredCase] {
+        guard let reach = RecordAccessPolicy.casePull(by: user) else { return [] }
+        var all: [StoredCase] = []
+        var after: Int64 = 0
+        while true {
+            let page =
+                reach.visibleTo == nil
+                ? try await store.teamCases(teamId: reach.teamId, changedAfter: after, limit: 1000)
+                : try await store.openCases(teamId: reach.teamId, visibleTo: reach.visibleTo, changedAfter: after, limit: 1000)
+            all += page.filter { $0.list == list }
+            guard page.count == 1000, let last = page.last else { return all }
+            after = last.changeSeq
+        }
     }
 
     // MARK: What people see and change

@@ -15,6 +15,9 @@ public protocol CaseStore: Sendable {
         teamId: Int64, from: Int64, to: Int64, reading ids: Set<UUID>, at time: Date,
         _ decide: @Sendable ([UUID: StoredCase]) -> [StoredCase]
     ) async throws -> Bool
+    /// Writes a case no record opened (one made through the ODK façade), with the next change
+    /// sequence; false, writing nothing, when a case has its id.
+    func insertCase(_ stored: StoredCase, at time: Date) async throws -> Bool
     /// The case, open or closed.
     func storedCase(id: UUID) async throws -> StoredCase?
     /// Changes one case in one transaction as `decide` says (nil: no change); the case written

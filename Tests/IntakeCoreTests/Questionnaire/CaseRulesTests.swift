@@ -242,6 +242,12 @@ struct CaseRulesTests {
                     && $0.hint == "did you mean 'case.score'?"
             })
         #expect(expressions.contains { $0.line == 6 && $0.message == "'c' is not a choice of 'case.kind'" })
+        // 'due' is a date; a block under a list name that cannot be one is not read against another block.
+        let dues = Self.problems(Self.screening, cases: "opens: follow-up\ndue: score\nopens: Bad Name\nif: nothing_here = 1")
+        #expect(dues.contains { $0.line == 2 && $0.message.hasPrefix("'due' is a date") })
+        #expect(!dues.contains { $0.line == 4 }, "\(dues)")
+        let many = Self.problems(Self.screening, cases: (0...16).map { "opens: list\($0)" }.joined(separator: "\n"))
+        #expect(many.contains { $0.line == 17 && $0.message.contains("at most 16") })
         let noList = Self.problems(Self.screening + "\nX | id: x | integer | calculate: case.score", cases: "opens: follow-up")
         #expect(noList.contains { $0.message.contains("this questionnaire follows no case list") })
     }
