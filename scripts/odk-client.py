@@ -12,6 +12,7 @@ Intake's own JSON Lines export of the same records, value by value.
 usage: scripts/odk-client.py [--intake .build/debug/intake] [--database URL]
 """
 import json
+import time
 import uuid
 import os
 import sys
@@ -307,6 +308,55 @@ def main():
         except Exception as error:
             check("400" in str(error), f"an edit without deprecatedID is a 400: {error}")
         print("odk-client: submissions.list, a project's lastSubmission, a form's attachments and submissions.edit work through pyodk")
+
+        # Cases as entities. The screenings above opened follow-up cases a moment after they were
+        # stored; the case list is an entity list, its cases are entities.
+        cases = []
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            cases = api(base, "GET", "/v1/cases?all=true&limit=1000", cora_token)["cases"]
+            time.sleep(1)
+            if cases and len(api(base, "GET", "/v1/cases?all=true&limit=1000", cora_token)["cases"]) == len(cases):
+                break
+        check(len(cases) > 0, "the screenings opened cases")
+        lists = cora.entity_lists.list()
+        check([entity_list.name for entity_list in lists] == ["follow-up"], f"the case list is an entity list: {[l.name for l in lists]}")
+        check(lists and "phq2" in [p.name for p in (lists[0].properties or [])], "the entity list names its properties")
+        entities = cora.entities.list(entity_list_name="follow-up")
+        check({e.uuid for e in entities} == {c["id"] for c in cases}, f"the entities are the cases: {len(entities)} vs {len(cases)}")
+        for entity in entities:
+            case = next(c for c in cases if c["id"] == entity.uuid)
+            name = " ".join(part for part in [case["patient"].get("givenName"), case["patient"].get("familyName")] if part)
+            if not check(entity.currentVersion.label == name and entity.currentVersion.version == case["revision"]
+                         and entity.currentVersion.data.get("phq2") == str(case["properties"]["phq2"]["integer"]),
+                         f"entity {entity.uuid} is its case: {entity.currentVersion}"):
+                break
+        # The coordinator creates one; a field worker's machine then pulls it (left to the team).
+        # With the follow-up published, the properties it reads take its types.
+        run("admin", "publish", "follow-up")
+        made = cora.entities.create(label="Nadia Saleh", data={"reason": "self_harm", "phq2": "4", "note": "seen at the market"},
+                                    entity_list_name="follow-up")
+        check(made.currentVersion.label == "Nadia Saleh" and made.currentVersion.data.get("phq2") == "4", f"the entity created: {made}")
+        shown = api(base, "GET", f"/v1/cases/{made.uuid}", cora_token)
+        check(shown["assignee"] is None and shown["properties"]["phq2"] == {"integer": 4} and shown["properties"]["reason"] == {"choice": "self_harm"},
+              f"the entity is a case left to the team, its data in the follow-up's types: {shown}")
+        env["INTAKE_KIOSK"] = "1"
+        pulled = run("cases", "pull", "--server", base, "--token", fatima_token)
+        check("open on this machine" in pulled, f"intake cases pull: {pulled}")
+        listed = run("cases", "list")
+        check(made.uuid[:8] in listed, f"the field worker's machine pulled the entity created through pyodk: {listed}")
+        fatima = client(base, work, "fatima", "fatima-password-1", project)
+        try:
+            fatima.entities.create(label="Someone", data={}, entity_list_name="follow-up")
+            check(False, "a field worker cannot create an entity")
+        except Exception as error:
+            check("403" in str(error), f"a field worker's entity is refused: {error}")
+        try:
+            cora.entities.create(label="Someone", data={"phq2": "four"}, entity_list_name="follow-up")
+            check(False, "a value that does not fit its property is refused")
+        except Exception as error:
+            check("422" in str(error), f"phq2 'four' is refused: {error}")
+        print(f"odk-client: pyodk lists the case list and its {len(entities)} entities, and creates one that a field worker's machine pulls")
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -79,6 +79,10 @@ extension ODKRoutes {
         default: throw ODKError.badRequest("The entity's 'uuid' is not a UUID.")
         }
         let created = try await services.cases.create(list: name, id: id, label: label, data: data, by: user)
+        // Who opened which case, by hand: ids and names of lists only, never the label or data.
+        try await services.audit.record(
+            .apiChange, by: user.username, subject: "/odk/v1/projects/\(team.id)/datasets/\(name)/entities/\(id.uuidString.lowercased())",
+            details: ["method": "POST", "status": "200"])
         return Self.json(Self.entityJSON(created, creatorId: Int(user.id)))
     }
 

@@ -102,7 +102,7 @@ extension RoutePolicy {
             // /v1/cases); coordinators open one by hand (a case no record opened).
             RouteRule("GET", "\(b)/projects/{project}/datasets", Role.writers, team: true, door: .odk),
             RouteRule("GET", "\(b)/projects/{project}/datasets/{name}/entities", Role.writers, team: true, door: .odk),
-            RouteRule("POST", "\(b)/projects/{project}/datasets/{name}/entities", [.coordinator], team: true, door: .odk),
+            RouteRule("POST", "\(b)/projects/{project}/datasets/{name}/entities", [.coordinator], team: true, audit: .action, door: .odk),
         ]
             + ["GET", "POST", "PUT", "PATCH", "DELETE"].map {
                 // Anything else under the prefix: ODK's own 404, to whoever asks.

@@ -260,7 +260,7 @@ public final class CaseService: Sendable {
                 continue
             }
             guard let value = CaseRules.Property(name: name, type: type).answer(fromText: text) else {
-                throw ServiceError(.invalidRequest, "'\(name)' is a \(type.keyword) property, and the value given is not one")
+                throw ServiceError(.invalidRequest, "'\(name)' is a property of type \(type.keyword); the value given is not one")
             }
             properties[name] = value
         }
