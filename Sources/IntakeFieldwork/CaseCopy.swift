@@ -49,6 +49,23 @@ public struct CaseCopy: Sendable {
         return Summary(received: received, dropped: before.subtracting(after).count, total: copy.cases.count)
     }
 
+    /// A follow-up completed on this machine, applied to its copy of the case: what it sets, its
+    /// due date; a visit that closes the case takes it off the machine. The next pull brings the
+    /// server's word; meanwhile a second visit made here reads what the first one left.
+    public func recordVisit(_ record: PatientResponse, questionnaire: Questionnaire) throws {
+        guard let update = questionnaire.caseEffects(of: record).update, var copy = try load(),
+            let index = copy.cases.firstIndex(where: { $0.id == update.caseId })
+        else { return }
+        if update.closes {
+            copy.cases.remove(at: index)
+        } else {
+            for (name, value) in update.properties { copy.cases[index].properties[name] = value }
+            if let due = update.due { copy.cases[index].due = due }
+            copy.cases[index].visits += 1
+        }
+        try store.saveDocument(Self.document, Data(copy.encoded()))
+    }
+
     /// The copy; nil before the first pull.
     public func load() throws -> FollowedCase.Copy? {
         guard let (data, _) = try store.document(Self.document) else { return nil }

@@ -83,6 +83,9 @@ public struct FormRun {
             }
             let ending = report(outcome, say: say)
             if case .queued = outcome { remindAlerts(of: record, questionnaire: questionnaire, say: say) }
+            // A follow-up: this machine's copy of its case says what the visit changed (a cache:
+            // the next pull brings the server's word, so a failure here loses nothing).
+            if record.caseLink != nil, ending == .done { try? CaseCopy(store: store).recordVisit(record, questionnaire: questionnaire) }
             if case .invalid = outcome, let hint = DraftMigration.hint(for: record, store: store, say: say) { io.write(hint) }
             return ending
         case .quit, .abandoned(inputEnded: false):

@@ -798,6 +798,7 @@ extension PostgresRecordStore {
                 """,
                 "CREATE INDEX intakeCase_team ON intakeCase (teamId, changeSeq)",
                 "CREATE INDEX intakeCase_assignee ON intakeCase (teamId, assignee, changeSeq) WHERE status = 'open'",
+                "CREATE INDEX intakeCase_open ON intakeCase (teamId, changeSeq) WHERE status = 'open'",
                 "CREATE SEQUENCE intake_case_seq",
                 "CREATE TABLE caseCursor (teamId BIGINT PRIMARY KEY, cursor BIGINT NOT NULL)",
             ]

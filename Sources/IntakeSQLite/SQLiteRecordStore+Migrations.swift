@@ -748,6 +748,7 @@ extension SQLiteRecordStore {
                     );
                     CREATE INDEX intakeCase_team ON intakeCase (teamId, changeSeq);
                     CREATE INDEX intakeCase_assignee ON intakeCase (teamId, assignee, changeSeq) WHERE status = 'open';
+                    CREATE INDEX intakeCase_open ON intakeCase (teamId, changeSeq) WHERE status = 'open';
                     CREATE TABLE caseCursor (teamId INTEGER PRIMARY KEY NOT NULL, cursor INTEGER NOT NULL);
                     """)
         }

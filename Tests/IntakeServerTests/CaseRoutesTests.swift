@@ -210,4 +210,29 @@ struct CaseRoutesTests {
                 (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["caseIds"] as? [String])?.isEmpty == true)
         }
     }
+
+    /// A case opened by hand (the ODK façade's entities): a coordinator's, in a declared list, its
+    /// label the patient's name, nothing a terminal would run.
+    @Test func aCaseOpenedByHandIsChecked() async throws {
+        let server = try await TestServer.make()
+        let coordinator = try #require(try await server.services.store.credentials(username: "coordinator-a")?.user)
+        let fieldworker = try #require(try await server.services.store.credentials(username: "fieldworker-a")?.user)
+        let made = try await server.services.cases.create(
+            list: "follow-up", id: UUID(), label: "  Nadia   Al Saleh ", data: ["note": "at the market"], by: coordinator)
+        #expect(made.opening.patient.givenName == "Nadia" && made.opening.patient.familyName == "Al Saleh" && made.assignee == nil)
+        for (label, data) in [("\u{1B}[31mNadia", [String: String]()), ("Nadia", ["note": "a\u{07}b"]), ("", [:])] {
+            await #expect(throws: ServiceError.self) {
+                _ = try await server.services.cases.create(list: "follow-up", id: UUID(), label: label, data: data, by: coordinator)
+            }
+        }
+        await #expect(throws: ServiceError.self) {
+            _ = try await server.services.cases.create(list: "no-such-list", id: UUID(), label: "Nadia", data: [:], by: coordinator)
+        }
+        await #expect(throws: ServiceError.self) {
+            _ = try await server.services.cases.create(list: "follow-up", id: UUID(), label: "Nadia", data: [:], by: fieldworker)
+        }
+        await #expect(throws: ServiceError.self) {
+            _ = try await server.services.cases.create(list: "follow-up", id: made.id, label: "Nadia", data: [:], by: coordinator)
+        }
+    }
 }

@@ -68,6 +68,9 @@ struct CasesEndToEndTests {
         let first = try machineA.run(["fill", "--case", short] + online(amina), input: Self.followUp(phq: ("1", "0"), outcome: "resolved"))
         #expect(first.status == 0 && first.stdout.contains("Saved offline"), "\(first.stdout)\(first.stderr)")
         #expect(first.stdout.contains("Follow-up of case \(short)"), "\(first.stdout)")
+        // The visit closed the case: this machine's copy says so at once, offline.
+        let afterVisit = try machineA.run(["cases", "list"])
+        #expect(afterVisit.stdout.contains("No open cases"), "\(afterVisit.stdout)")
         Thread.sleep(forTimeInterval: 1.1)  // made later, by its time
         let second = try machineA2.run(
             ["fill", "--case", "Haddad"] + online(amina), input: Self.followUp(phq: ("3", "3"), outcome: "continue", next: "2099-01-01"))
@@ -79,17 +82,19 @@ struct CasesEndToEndTests {
         // Back online: A's machine flushes; the case is updated and closed, and leaves A's machine.
         (process, port) = try server.startServer(port: port)
         #expect(try machineA.run(["flush"] + online(amina)).stdout.contains("Uploaded: 1."))
-        var after = try machineA.run(["cases", "pull"] + online(amina))
+        // The server closed it: the coordinator, who receives every open case of the team, has none.
+        let machineC = IntakeProcess()
+        var closedNow = try machineC.run(["cases", "pull"] + online(cora))
         let closing = Date().addingTimeInterval(20)
-        while !after.stdout.contains("Cases: 0 open"), Date() < closing {
+        while !closedNow.stdout.contains("Cases: 0 open"), Date() < closing {
             Thread.sleep(forTimeInterval: 0.3)
-            after = try machineA.run(["cases", "pull"] + online(amina))
+            closedNow = try machineC.run(["cases", "pull"] + online(cora))
         }
-        #expect(after.stdout.contains("Cases: 0 open") && after.stdout.contains("1 closed or given"), "\(after.stdout)\(after.stderr)")
+        #expect(closedNow.stdout.contains("Cases: 0 open"), "\(closedNow.stdout)\(closedNow.stderr)")
+        #expect(try machineA.run(["cases", "pull"] + online(amina)).stdout.contains("Cases: 0 open"))
 
         // The second machine's follow-up, made from the same revision, arrives: kept, and flagged.
         #expect(try machineA2.run(["flush"] + online(amina)).stdout.contains("Uploaded: 1."))
-        let machineC = IntakeProcess()
         var review = try machineC.run(["cases", "pull"] + online(cora))
         let flagged = Date().addingTimeInterval(20)
         while !review.stdout.contains("Cases: 1 open"), Date() < flagged {

@@ -77,7 +77,7 @@ extension QuestionnaireParser {
                         fail(
                             "the questionnaire already follows '\(caseRules.follows!.list)' (line \(followsLine))",
                             "a questionnaire is filled for a case of one list; open cases of others with 'opens:'")
-                        block = .some(nil)
+                        block = .some(-1)
                         continue
                     }
                     caseRules.follows = CaseRules.Follow(list: value)

@@ -45,11 +45,22 @@ public final class CaseService: Sendable {
         }
     }
 
-    /// Every team's feed, once; how many changes it read.
+    /// Every team's feed, once; how many changes it read. A team whose feed cannot be read now
+    /// holds no other team back (it is said, by its id, and tried again at the next pass).
     @discardableResult
     public func catchUpAll(at time: Date = Date()) async throws -> Int {
         var read = 0
-        for team in try await store.teams() { read += try await catchUp(teamId: team.id, at: time) }
+        var failed: (any Error)?
+        for team in try await store.teams() {
+            do {
+                read += try await catchUp(teamId: team.id, at: time)
+            } catch {
+                logger.warning(
+                    "could not bring a team's cases up to date", metadata: ["team": "\(team.id)", "error.type": "\(type(of: error))"])
+                failed = failed ?? error
+            }
+        }
+        if let failed, read == 0 { throw failed }
         return read
     }
 
@@ -206,7 +217,7 @@ public final class CaseService: Sendable {
         var lists: [String: CaseList] = [:]
         for published in try await questionnaires.visible(to: user) where published.status.state != .draft {
             guard
-                let questionnaire = try await questionnaires.questionnaire(
+                let questionnaire = try? await questionnaires.questionnaire(
                     QuestionnaireReference(id: published.id, version: published.version))
             else { continue }
             let rules = questionnaire.cases
@@ -242,9 +253,17 @@ public final class CaseService: Sendable {
         guard !trimmed.isEmpty, trimmed.count <= 200 else {
             throw ServiceError(.invalidRequest, "a case's label names its patient: 1 to 200 characters")
         }
+        // What reaches field workers' terminals holds no control character, as records' text does not.
+        guard !ControlCharacters.contained(in: trimmed), !data.contains(where: { ControlCharacters.contained(in: $0.key + $0.value) })
+        else {
+            throw ServiceError(.invalidRequest, "the label or a value \(ControlCharacters.problem)")
+        }
+        guard data.values.allSatisfy({ $0.count <= 10_000 }), data.count <= 200 else {
+            throw ServiceError(.invalidRequest, "a case holds at most 200 properties of at most 10,000 characters each")
+        }
         var declared: [String: QuestionType] = [:]
         for published in try await questionnaires.visible(to: user) where published.status.state != .draft {
-            guard let q = try await questionnaires.questionnaire(QuestionnaireReference(id: published.id, version: published.version)),
+            guard let q = try? await questionnaires.questionnaire(QuestionnaireReference(id: published.id, version: published.version)),
                 let follows = q.cases.follows, follows.list == list
             else { continue }
             for property in follows.properties { declared[property.name] = property.type }
@@ -264,8 +283,8 @@ public final class CaseService: Sendable {
             }
             properties[name] = value
         }
-        let parts = trimmed.split(separator: " ", maxSplits: 1).map(String.init)
-        let patient = PatientIdentification(givenName: parts[0], familyName: parts.count > 1 ? parts[1] : "")
+        let parts = trimmed.split(whereSeparator: \.isWhitespace).map(String.init)
+        let patient = PatientIdentification(givenName: parts[0], familyName: parts.dropFirst().joined(separator: " "))
         let stored = CaseFold.folded(
             StoredCase(
                 id: id, list: list, teamId: teamId, patientId: nil,
