@@ -57,8 +57,7 @@ extension Questionnaire {
         guard record.status == .complete, !cases.isEmpty else { return CaseEffects() }
         // `today()` is the day the record was made (UTC): the server may read it days later. By
         // arithmetic: a calendar and a time zone made for each record cost more than the rest.
-        let day = CivilDays.date(fromDays: Int64((record.createdAt.timeIntervalSince1970 / 86_400).rounded(.down)))
-        let today = LocalDate(year: day.year, month: day.month, day: day.day) ?? LocalDate(year: 2000, month: 1, day: 1)!
+        let today = LocalDate(utcDayOf: record.createdAt) ?? LocalDate(year: 2000, month: 1, day: 1)!
         let read: (QuestionPosition) -> Answer? = { record[$0] }
         var effects = CaseEffects()
         if let follows = cases.follows, let link = record.caseLink, link.list == follows.list {

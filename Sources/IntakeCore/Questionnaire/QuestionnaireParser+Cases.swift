@@ -156,7 +156,7 @@ extension QuestionnaireParser {
                     continue
                 }
                 let name = value[..<equals].trimmingSpaces()
-                guard ConditionParser.isIdentifier(name), name.count <= 64 else {
+                guard CaseListName.isPropertyName(name) else {
                     fail(
                         "'\(name)' is not a property name",
                         "a property's name is letters, digits and '_', starting with a letter: 'last_visit'",
@@ -197,7 +197,7 @@ extension QuestionnaireParser {
         }
         let spec = parts[0]
         let name = String(spec.prefix { !$0.isWhitespace })
-        guard ConditionParser.isIdentifier(name), name.count <= 64 else {
+        guard CaseListName.isPropertyName(name) else {
             report(
                 path, line, column, "'\(name)' is not a property name",
                 hint: "a property's name is letters, digits and '_', starting with a letter: 'last_visit'")

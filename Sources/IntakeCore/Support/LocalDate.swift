@@ -48,6 +48,13 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         case noSuchDay(day: Int, month: Int, year: Int, days: Int)
     }
 
+    /// The day `time` falls on in UTC, by arithmetic (no calendar is made); nil outside the
+    /// years 1 to 9999.
+    public init?(utcDayOf time: Date) {
+        let day = CivilDays.date(fromDays: Int64((time.timeIntervalSince1970 / 86_400).rounded(.down)))
+        self.init(year: day.year, month: day.month, day: day.day)
+    }
+
     /// Today in the given time zone (the device's by default).
     public static func today(in timeZone: TimeZone = .current, now: Date = Date()) -> LocalDate {
         var calendar = Calendar(identifier: .gregorian)

@@ -212,14 +212,28 @@ public final class CaseService: Sendable {
         public var questionnaires: [String]
     }
 
+    /// The published versions `user` sees, parsed; a version that cannot be read declares no
+    /// list (records of it open no case either).
+    private func published(for user: User) async throws -> [(PublishedQuestionnaire, Questionnaire)] {
+        var parsed: [(PublishedQuestionnaire, Questionnaire)] = []
+        for published in try await questionnaires.visible(to: user) where published.status.state != .draft {
+            if let questionnaire = try? await questionnaires.questionnaire(
+                QuestionnaireReference(id: published.id, version: published.version))
+            {
+                parsed.append((published, questionnaire))
+            }
+        }
+        return parsed
+    }
+
     /// The case lists the published questionnaires `user` sees declare, by name.
     public func lists(for user: User) async throws -> [CaseList] {
+        try await lists(in: published(for: user))
+    }
+
+    private func lists(in versions: [(PublishedQuestionnaire, Questionnaire)]) -> [CaseList] {
         var lists: [String: CaseList] = [:]
-        for published in try await questionnaires.visible(to: user) where published.status.state != .draft {
-            guard
-                let questionnaire = try? await questionnaires.questionnaire(
-                    QuestionnaireReference(id: published.id, version: published.version))
-            else { continue }
+        for (published, questionnaire) in versions {
             let rules = questionnaire.cases
             var named: [(String, [String])] = rules.opens.map { ($0.list, $0.assignments.map(\.property)) }
             if let follows = rules.follows {
@@ -246,7 +260,8 @@ public final class CaseService: Sendable {
         guard user.role == .coordinator, let teamId = user.teamId else {
             throw ServiceError(.forbidden(code: "not_a_coordinator"), "only a team's coordinators open cases by hand")
         }
-        guard try await lists(for: user).contains(where: { $0.name == list }) else {
+        let versions = try await published(for: user)
+        guard lists(in: versions).contains(where: { $0.name == list }) else {
             throw ServiceError(.notFound, "no published questionnaire declares the case list '\(list)'")
         }
         let trimmed = label.trimmingCharacters(in: .whitespaces)
@@ -262,10 +277,8 @@ public final class CaseService: Sendable {
             throw ServiceError(.invalidRequest, "a case holds at most 200 properties of at most 10,000 characters each")
         }
         var declared: [String: QuestionType] = [:]
-        for published in try await questionnaires.visible(to: user) where published.status.state != .draft {
-            guard let q = try? await questionnaires.questionnaire(QuestionnaireReference(id: published.id, version: published.version)),
-                let follows = q.cases.follows, follows.list == list
-            else { continue }
+        for (_, questionnaire) in versions {
+            guard let follows = questionnaire.cases.follows, follows.list == list else { continue }
             for property in follows.properties { declared[property.name] = property.type }
         }
         var properties: [String: Answer] = [:]

@@ -30,8 +30,13 @@ struct CasesCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try storeOptions.openUnlocked()
             let client = try clientOptions.requireClient(dataDirectory: storeOptions.directory)
-            guard let user = await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) else {
-                throw ValidationError("Sign in first: 'intake login --server URL --username NAME'.")
+            // Whose cases the copy holds: the name saved at sign-in, else the server's answer (a
+            // server that does not answer says so, rather than asking to sign in).
+            let user: String
+            if let known = await clientOptions.signedInUsername(dataDirectory: storeOptions.directory) {
+                user = known
+            } else {
+                user = try await client.me()
             }
             let summary = try await CaseCopy(store: store).pull(from: client, user: user)
             print(
