@@ -13,6 +13,31 @@ extension PostgresRecordStore {
             .decode(Int64.self) ?? 0
     }
 
+    public func caseFeed(teamId: Int64, after: Int64, limit: Int) async throws -> [CaseFeedEntry] {
+        try await client.withConnection { connection in
+            // Up to the cursor every change below which has committed, as the change feed reads
+            // (PostgresChangeCursors.swift); the record's columns but its body (nor its patient's).
+            let upTo = try await Self.changeHorizon(teamId: teamId, connection)
+            let rows = try await connection.query(
+                """
+                SELECT teamSeq, id, exitOf, deletedAt IS NOT NULL, caseWork FROM record
+                WHERE teamId = \(teamId) AND teamSeq > \(after) AND teamSeq <= \(upTo) ORDER BY teamSeq LIMIT \(limit)
+                """, logger: Self.logger)
+            var entries: [CaseFeedEntry] = []
+            for try await (cursor, id, exitOf, deleted, caseWork) in rows.decode((Int64, String, String?, Bool, String?).self) {
+                if let exitOf {
+                    if let recordId = UUID(uuidString: exitOf) {
+                        entries.append(CaseFeedEntry(cursor: cursor, recordId: recordId, kind: .transferred))
+                    }
+                    continue
+                }
+                guard let recordId = UUID(uuidString: id) else { continue }
+                entries.append(CaseFeedEntry(cursor: cursor, recordId: recordId, kind: deleted ? .deleted : .saved(caseWork: caseWork)))
+            }
+            return entries
+        }
+    }
+
     public func advanceCases(
         teamId: Int64, from: Int64, to: Int64, reading ids: Set<UUID>, at time: Date,
         _ decide: @Sendable ([UUID: StoredCase]) -> [StoredCase]

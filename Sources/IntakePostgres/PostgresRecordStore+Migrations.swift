@@ -803,6 +803,20 @@ extension PostgresRecordStore {
                 "CREATE TABLE caseCursor (teamId BIGINT PRIMARY KEY, cursor BIGINT NOT NULL)",
             ]
         ),
+        (
+            // What a record does to cases, worked out at ingest and kept on its row
+            // (CaseWorkCodec): the case service reads it, not the record. A record stored
+            // before, which the case service has not read yet, is marked to be read once.
+            "v36: a record's case work on its row",
+            [
+                "ALTER TABLE record ADD COLUMN caseWork TEXT",
+                """
+                UPDATE record SET caseWork = 'derive'
+                WHERE deletedAt IS NULL AND exitOf IS NULL
+                  AND teamSeq > COALESCE((SELECT c.cursor FROM caseCursor c WHERE c.teamId = record.teamId), 0)
+                """,
+            ]
+        ),
     ]
 
     /// Keys stored before v24 are `NameKey.fold` of the names; `NameKey.lookupKey` is that with

@@ -10,6 +10,27 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func caseFeed(teamId: Int64, after: Int64, limit: Int) async throws -> [CaseFeedEntry] {
+        try await database.read { db in
+            // The record's columns but its body (nor its patient's).
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql:
+                        "SELECT teamSeq, id, exitOf, deletedAt, caseWork FROM record WHERE teamId = ? AND teamSeq > ? ORDER BY teamSeq LIMIT ?"
+                ),
+                arguments: [teamId, after, limit]
+            ).compactMap { row -> CaseFeedEntry? in
+                let cursor: Int64 = row["teamSeq"]
+                if let exitOf = row["exitOf"] as String? {
+                    return UUID(uuidString: exitOf).map { CaseFeedEntry(cursor: cursor, recordId: $0, kind: .transferred) }
+                }
+                guard let id = UUID(uuidString: row["id"]) else { return nil }
+                let deleted = row["deletedAt"] as Double? != nil
+                return CaseFeedEntry(cursor: cursor, recordId: id, kind: deleted ? .deleted : .saved(caseWork: row["caseWork"]))
+            }
+        }
+    }
+
     public func advanceCases(
         teamId: Int64, from: Int64, to: Int64, reading ids: Set<UUID>, at time: Date,
         _ decide: @Sendable ([UUID: StoredCase]) -> [StoredCase]
@@ -103,7 +124,7 @@ extension SQLiteRecordStore {
     }
 
     private static func storedCase(_ db: Database, id: UUID) throws -> StoredCase? {
-        try Row.fetchOne(db, sql: "SELECT * FROM intakeCase WHERE id = ?", arguments: [key(id)]).map(storedCase)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM intakeCase WHERE id = ?"), arguments: [key(id)]).map(storedCase)
     }
 
     private static func storedCase(_ row: Row) throws -> StoredCase {
@@ -120,15 +141,16 @@ extension SQLiteRecordStore {
 
     /// Writes the case with the next change sequence (the one writer takes it: commit order).
     private static func write(_ stored: StoredCase, at time: Date, _ db: Database) throws {
-        let next = (try Int64.fetchOne(db, sql: "SELECT MAX(changeSeq) FROM intakeCase") ?? 0) + 1
-        try db.execute(
+        let next = (try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(changeSeq) FROM intakeCase")) ?? 0) + 1
+        try db.cachedStatement(
             sql: """
                 INSERT INTO intakeCase (id, teamId, list, patientId, assignee, status, due, revision, changeSeq, updatedAt, body)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET teamId = excluded.teamId, list = excluded.list, patientId = excluded.patientId,
                     assignee = excluded.assignee, status = excluded.status, due = excluded.due, revision = excluded.revision,
                     changeSeq = excluded.changeSeq, updatedAt = excluded.updatedAt, body = excluded.body
-                """,
+                """
+        ).execute(
             arguments: [
                 key(stored.id), stored.teamId, stored.list, stored.patientId.map(key), stored.assignee, stored.status.rawValue,
                 stored.due?.description, stored.revision, next, timestamp(time), CaseBody.encode(stored),

@@ -752,6 +752,18 @@ extension SQLiteRecordStore {
                     CREATE TABLE caseCursor (teamId INTEGER PRIMARY KEY NOT NULL, cursor INTEGER NOT NULL);
                     """)
         }
+        // What a record does to cases, worked out at ingest and kept on its row (CaseWorkCodec):
+        // the case service reads it, not the record. A record stored before, which the case
+        // service has not read yet, is marked to be read once ('derive').
+        migrator.registerMigration("v39: a record's case work on its row") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN caseWork TEXT;
+                    UPDATE record SET caseWork = 'derive'
+                        WHERE deletedAt IS NULL AND exitOf IS NULL
+                          AND teamSeq > COALESCE((SELECT c.cursor FROM caseCursor c WHERE c.teamId = record.teamId), 0);
+                    """)
+        }
         return migrator
     }
 

@@ -43,6 +43,48 @@ public enum CaseStoreContract {
         return a == b
     }
 
+    /// The case service reads the change feed without the records: each change's cursor (the
+    /// change feed's), its record, and the case work ingest kept on the row; an edit replaces
+    /// it, a deletion leaves none, a move to another team is an exit here and arrives there
+    /// with its work.
+    public static func theCaseFeedCarriesEachRecordsCaseWork(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "mobile unit", at: start)
+        let other = try await store.createTeam(name: "وحدة متنقلة", at: start)
+        let owner = RecordOwner(teamId: team.id, username: "amina")
+        let records = (0..<3).map { RecordStoreContract.record(4900 + UInt64($0)) }
+        let works: [String?] = [#"[{"open":"a"}]"#, nil, #"[{"visit":"c","note":"وحدة"}]"#]
+        let items = zip(records, works).map { record, work in
+            var item = IngestItem(record: record)
+            item.caseWork = work
+            return item
+        }
+        _ = try await store.ingest(items, owner: owner, at: start)
+        let feed = try await store.caseFeed(teamId: team.id, after: 0, limit: 10)
+        #expect(feed.map(\.recordId) == records.map(\.id))
+        #expect(feed.map(\.kind) == works.map { .saved(caseWork: $0) })
+        #expect(feed.map(\.cursor) == (try await store.changes(teamId: team.id, after: 0, limit: 10)).changes.map(\.cursor))
+        #expect(try await store.caseFeed(teamId: team.id, after: feed[0].cursor, limit: 1).map(\.recordId) == [records[1].id])
+        #expect(try await store.caseFeed(teamId: other.id, after: 0, limit: 10).isEmpty)
+
+        // An edit carries its own work (here none); a deletion none.
+        var edit = IngestItem(record: records[0].with { $0.patient.externalId = "E-1" })
+        edit.caseWork = #"[{"open":"a2"}]"#
+        #expect(try await store.update(edit, baseRevision: 1, teamId: team.id, savedBy: "amina", at: start + 1) == .updated(revision: 2))
+        _ = try await store.deleteRecord(id: records[2].id, teamId: team.id, reason: "wrong patient", by: "cora", at: start + 2)
+        let later = try await store.caseFeed(teamId: team.id, after: feed[2].cursor, limit: 10)
+        #expect(later.map(\.recordId) == [records[0].id, records[2].id])
+        #expect(later.map(\.kind) == [.saved(caseWork: #"[{"open":"a2"}]"#), .deleted])
+
+        // Moved: an exit from this team's feed; in the other's, the record with its work.
+        let moved = try await store.transfer(
+            TransferRequest(subject: .records([records[0].id]), fromTeamId: team.id, toTeamId: other.id, by: "cora", at: start + 3))
+        #expect(moved == .transferred([records[0].id]))
+        let exit = try await store.caseFeed(teamId: team.id, after: later[1].cursor, limit: 10)
+        #expect(exit.map(\.recordId) == [records[0].id] && exit.map(\.kind) == [.transferred])
+        #expect(try await store.caseFeed(teamId: other.id, after: 0, limit: 10).map(\.kind) == [.saved(caseWork: #"[{"open":"a2"}]"#)])
+    }
+
     public static func casesAreKeptWholeAndPulledOnlyByThoseWhoFollowThem(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let team = try await store.createTeam(name: "mobile unit", at: start)

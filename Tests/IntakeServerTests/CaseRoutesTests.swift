@@ -182,6 +182,26 @@ struct CaseRoutesTests {
         }
     }
 
+    /// A record stored before its server kept case work on the row, and not yet read by the
+    /// case service (marked `derive` by the migration), is read once: it opens its case as a
+    /// record sent now does. The work kept at ingest is what the record itself gives.
+    @Test func aRecordStoredBeforeCaseWorkWasKeptOpensItsCaseFromItself() async throws {
+        let server = try await TestServer.make()
+        let store = server.services.cases.store
+        let team = try #require(try await store.team(named: "team-a"))
+        let screening = Self.screening(server, flagged: true, from: 80)
+        let kept = try #require(CaseService.caseWork(of: screening, questionnaire: server.questionnaire))
+        #expect(CaseWorkCodec.encode(try CaseWorkCodec.decode(kept)) == kept, "the work reads back as written")
+        var item = IngestItem(record: screening)
+        item.caseWork = CaseWorkCodec.derive
+        let owner = RecordOwner(teamId: team.id, username: screening.collector)
+        #expect(try await store.ingest([item], owner: owner, at: Date()) == [.created(revision: 1)])
+        #expect(try await server.services.cases.catchUpAll() >= 1)
+        let opened = try await store.openCases(teamId: team.id, visibleTo: nil, changedAfter: 0, limit: 10)
+        #expect(opened.map(\.opening.recordId) == [screening.id])
+        #expect(opened.first?.opening.patient == screening.patient && opened.first?.assignee == screening.collector)
+    }
+
     /// Deleting the record that opened a case leaves nothing of the patient in the case.
     @Test func deletingTheOpeningRecordClosesTheCaseAndErasesThePatient() async throws {
         let server = try await TestServer.make()

@@ -8,6 +8,10 @@ struct CaseStoreContractTests {
         try await CaseStoreContract.casesAreKeptWholeAndPulledOnlyByThoseWhoFollowThem(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func theCaseFeedCarriesEachRecordsCaseWork(_ kind: StoreKind) async throws {
+        try await CaseStoreContract.theCaseFeedCarriesEachRecordsCaseWork(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func theCursorMovesOnlyFromWhereItStood(_ kind: StoreKind) async throws {
         try await CaseStoreContract.theCursorMovesOnlyFromWhereItStood(kind)
     }

@@ -17,20 +17,7 @@ package enum CaseBody {
         writer.key("conflicts")
         write(stored.conflicts, into: &writer)
         writer.key("opening")
-        writer.beginObject()
-        writer.key("at")
-        writer.string(Timestamp.string(from: stored.opening.at))
-        writer.key("collector")
-        writer.string(stored.opening.collector)
-        writer.key("due")
-        if let due = stored.opening.due { writer.date(due) } else { writer.null() }
-        writer.key("patient")
-        RecordCodec.write(stored.opening.patient, into: &writer)
-        writer.key("properties")
-        write(stored.opening.properties, into: &writer)
-        writer.key("record")
-        writer.string(stored.opening.recordId.uuidString.lowercased())
-        writer.endObject()
+        write(stored.opening, into: &writer)
         writer.key("erased")
         writer.bool(stored.erased)
         writer.key("properties")
@@ -50,31 +37,89 @@ package enum CaseBody {
         writer.endArray()
         writer.key("visits")
         writer.beginArray()
-        for visit in stored.visits {
-            writer.beginObject()
-            writer.key("arrival")
-            writer.integer(visit.arrivalRevision)
-            writer.key("at")
-            writer.string(Timestamp.string(from: visit.at))
-            writer.key("base")
-            writer.integer(visit.baseRevision)
-            writer.key("closes")
-            writer.bool(visit.closes)
-            writer.key("collector")
-            writer.string(visit.collector)
-            writer.key("device")
-            writer.string(visit.deviceId)
-            writer.key("due")
-            if let due = visit.due { writer.date(due) } else { writer.null() }
-            writer.key("properties")
-            write(visit.properties, into: &writer)
-            writer.key("record")
-            writer.string(visit.recordId.uuidString.lowercased())
-            writer.endObject()
-        }
+        for visit in stored.visits { write(visit, into: &writer) }
         writer.endArray()
         writer.endObject()
         return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// What opened a case, as an object.
+    package static func write(_ opening: CaseOpeningFacts, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("at")
+        writer.string(Timestamp.string(from: opening.at))
+        writer.key("collector")
+        writer.string(opening.collector)
+        writer.key("due")
+        if let due = opening.due { writer.date(due) } else { writer.null() }
+        writer.key("patient")
+        RecordCodec.write(opening.patient, into: &writer)
+        writer.key("properties")
+        write(opening.properties, into: &writer)
+        writer.key("record")
+        writer.string(opening.recordId.uuidString.lowercased())
+        writer.endObject()
+    }
+
+    /// A visit, as an object.
+    package static func write(_ visit: CaseVisit, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("arrival")
+        writer.integer(visit.arrivalRevision)
+        writer.key("at")
+        writer.string(Timestamp.string(from: visit.at))
+        writer.key("base")
+        writer.integer(visit.baseRevision)
+        writer.key("closes")
+        writer.bool(visit.closes)
+        writer.key("collector")
+        writer.string(visit.collector)
+        writer.key("device")
+        writer.string(visit.deviceId)
+        writer.key("due")
+        if let due = visit.due { writer.date(due) } else { writer.null() }
+        writer.key("properties")
+        write(visit.properties, into: &writer)
+        writer.key("record")
+        writer.string(visit.recordId.uuidString.lowercased())
+        writer.endObject()
+    }
+
+    package static func opening(_ reader: inout JSONReader) throws(JSONReadError) -> CaseOpeningFacts {
+        var opening = CaseOpeningFacts(recordId: UUID(), at: Date(timeIntervalSince1970: 0), collector: "", properties: [:], due: nil)
+        try reader.object { key, reader throws(JSONReadError) in
+            switch key {
+            case "at": opening.at = try time(&reader)
+            case "collector": opening.collector = try reader.string()
+            case "due": opening.due = try date(&reader)
+            case "patient": opening.patient = try RecordCodec.patient(&reader)
+            case "properties": opening.properties = try properties(&reader)
+            case "record": opening.recordId = try uuid(&reader)
+            default: _ = try reader.skipValue()
+            }
+        }
+        return opening
+    }
+
+    package static func visit(_ reader: inout JSONReader) throws(JSONReadError) -> CaseVisit {
+        var visit = CaseVisit(
+            recordId: UUID(), at: Date(timeIntervalSince1970: 0), collector: "", baseRevision: 1, arrivalRevision: 2,
+            properties: [:], due: nil, closes: false)
+        try reader.object { key, reader throws(JSONReadError) in
+            switch key {
+            case "arrival": visit.arrivalRevision = try reader.integer()
+            case "at": visit.at = try time(&reader)
+            case "base": visit.baseRevision = try reader.integer()
+            case "closes": visit.closes = try reader.bool()
+            case "collector": visit.collector = try reader.string()
+            case "device": visit.deviceId = try reader.string()
+            case "due": visit.due = try date(&reader)
+            case "properties": visit.properties = try properties(&reader)
+            case "record": visit.recordId = try uuid(&reader)
+            default: _ = try reader.skipValue()
+            }
+        }
+        return visit
     }
 
     /// `[{"property": "phq2", "records": ["…", "…"]}]`, as the body and the API write conflicts.
@@ -122,18 +167,7 @@ package enum CaseBody {
                         }
                         result.conflicts.append(conflict)
                     }
-                case "opening":
-                    try reader.object { key, reader throws(JSONReadError) in
-                        switch key {
-                        case "at": result.opening.at = try time(&reader)
-                        case "collector": result.opening.collector = try reader.string()
-                        case "due": result.opening.due = try date(&reader)
-                        case "patient": result.opening.patient = try RecordCodec.patient(&reader)
-                        case "properties": result.opening.properties = try properties(&reader)
-                        case "record": result.opening.recordId = try uuid(&reader)
-                        default: _ = try reader.skipValue()
-                        }
-                    }
+                case "opening": result.opening = try opening(&reader)
                 case "properties": result.properties = try properties(&reader)
                 case "erased": result.erased = try reader.bool()
                 case "statusChanges":
@@ -149,27 +183,7 @@ package enum CaseBody {
                         }
                         result.statusChanges.append(change)
                     }
-                case "visits":
-                    try reader.array { _, reader throws(JSONReadError) in
-                        var visit = CaseVisit(
-                            recordId: UUID(), at: Date(timeIntervalSince1970: 0), collector: "", baseRevision: 1, arrivalRevision: 2,
-                            properties: [:], due: nil, closes: false)
-                        try reader.object { key, reader throws(JSONReadError) in
-                            switch key {
-                            case "arrival": visit.arrivalRevision = try reader.integer()
-                            case "at": visit.at = try time(&reader)
-                            case "base": visit.baseRevision = try reader.integer()
-                            case "closes": visit.closes = try reader.bool()
-                            case "collector": visit.collector = try reader.string()
-                            case "device": visit.deviceId = try reader.string()
-                            case "due": visit.due = try date(&reader)
-                            case "properties": visit.properties = try properties(&reader)
-                            case "record": visit.recordId = try uuid(&reader)
-                            default: _ = try reader.skipValue()
-                            }
-                        }
-                        result.visits.append(visit)
-                    }
+                case "visits": try reader.array { _, reader throws(JSONReadError) in result.visits.append(try visit(&reader)) }
                 default: _ = try reader.skipValue()
                 }
             }
@@ -183,18 +197,18 @@ package enum CaseBody {
         return values
     }
 
-    private static func uuid(_ reader: inout JSONReader) throws(JSONReadError) -> UUID {
+    package static func uuid(_ reader: inout JSONReader) throws(JSONReadError) -> UUID {
         guard let id = UUID(canonical: try reader.string()) else { throw reader.error("expected a UUID") }
         return id
     }
 
-    private static func date(_ reader: inout JSONReader) throws(JSONReadError) -> LocalDate? {
+    package static func date(_ reader: inout JSONReader) throws(JSONReadError) -> LocalDate? {
         if reader.null() { return nil }
         guard let day = LocalDate(iso: try reader.string()) else { throw reader.error("expected a date") }
         return day
     }
 
-    private static func time(_ reader: inout JSONReader) throws(JSONReadError) -> Date {
+    package static func time(_ reader: inout JSONReader) throws(JSONReadError) -> Date {
         guard let time = Timestamp.date(from: try reader.string()) else { throw reader.error("expected a time") }
         return time
     }

@@ -26,22 +26,26 @@ public final class CaseService: Sendable {
 
     // MARK: Following the change feed
 
-    /// Reads the team's change feed past its case cursor to its end, writing what the records do
-    /// to cases; how many changes it read.
+    /// Reads the team's change feed past its case cursor to its end as it stands, writing what
+    /// the records do to cases; how many changes it read.
     @discardableResult
     public func catchUp(teamId: Int64, at time: Date = Date()) async throws -> Int {
         var read = 0
         while true {
             let cursor = try await store.caseCursor(teamId: teamId)
-            let page = try await store.changes(teamId: teamId, after: cursor, limit: Self.pageSize)
-            guard let last = page.changes.last else { return read }
-            let work = try await effects(of: page.changes, teamId: teamId)
+            let page = try await store.caseFeed(teamId: teamId, after: cursor, limit: Self.pageSize)
+            guard let last = page.last else { return read }
+            let work = try await effects(of: page, teamId: teamId)
             let ids = Set(work.map(\.caseId))
             let moved = try await store.advanceCases(teamId: teamId, from: cursor, to: last.cursor, reading: ids, at: time) { current in
                 Self.apply(work, to: current, teamId: teamId, at: time)
             }
             // Another server took the same changes first: read from where it left the cursor.
-            if moved { read += page.changes.count }
+            if moved { read += page.count }
+            // The end as it stood: what came since waits for the next pass, which takes it in
+            // one transaction (chasing the feed's tail under a stream of records made a
+            // transaction, and a sync to disk, for every few records: a third of ingest's rate).
+            if moved && page.count < Self.pageSize { return read }
         }
     }
 
@@ -104,59 +108,79 @@ public final class CaseService: Sendable {
     /// named by their place; a questionnaire has at most ``CaseRules/maxOpenings``).
     static let openingsLookedFor = CaseRules.maxOpenings
 
-    /// What the saved records among `changes` do to cases, in feed order.
-    private func effects(of changes: [RecordChange], teamId: Int64) async throws -> [Work] {
+    /// What the changes of `feed` do to cases, in feed order: a saved record's work as ingest
+    /// kept it (``CaseWorkCodec``), read from the record itself only when it was stored before
+    /// its server kept it; a deletion or a move to another team erases the cases it opened.
+    private func effects(of feed: [CaseFeedEntry], teamId: Int64) async throws -> [Work] {
         var work: [Work] = []
-        for change in changes {
-            if case .deleted(let tombstone) = change.kind {
+        for entry in feed {
+            switch entry.kind {
+            case .deleted, .transferred:
                 // The cases it opened keep nothing of the patient (docs/cases.md).
                 for place in 0..<Self.openingsLookedFor {
                     work.append(
-                        .openerDeleted(id: CaseEffects.openedCaseId(record: tombstone.recordId, place: place), recordId: tombstone.recordId)
-                    )
+                        .openerDeleted(id: CaseEffects.openedCaseId(record: entry.recordId, place: place), recordId: entry.recordId))
                 }
+            case .saved(caseWork: nil):
                 continue
-            }
-            if case .transferred = change.kind {
-                // Out of this team's reach: the cases it opened here keep nothing of the patient.
-                for place in 0..<Self.openingsLookedFor {
-                    work.append(.openerDeleted(id: CaseEffects.openedCaseId(record: change.id, place: place), recordId: change.id))
+            case .saved(caseWork: .some(CaseWorkCodec.derive)):
+                guard let stored = try await store.record(id: entry.recordId), stored.teamId == teamId else { continue }
+                guard let questionnaire = try await readable(stored.record.questionnaire) else { continue }
+                work += Self.work(of: stored.record, collector: stored.collector, questionnaire: questionnaire)
+            case .saved(caseWork: let text?):
+                do {
+                    work += try CaseWorkCodec.decode(text)
+                } catch {
+                    // It should not happen (the server wrote it): the record changes no case, and holds no other back.
+                    logger.warning("a record's case work could not be read", metadata: ["error.type": "\(type(of: error))"])
                 }
-                continue
             }
-            guard case .saved(let stored) = change.kind, stored.record.status == .complete else { continue }
-            // A version that cannot be read (it should not happen: versions are checked when
-            // published) holds no team's cases back: its records open and change none.
-            let questionnaire: Questionnaire?
-            do {
-                questionnaire = try await questionnaires.questionnaire(stored.record.questionnaire)
-            } catch {
-                logger.warning(
-                    "a record's questionnaire version could not be read for its cases",
-                    metadata: ["questionnaire": "\(stored.record.questionnaire)", "error.type": "\(type(of: error))"])
-                continue
-            }
-            guard let questionnaire, !questionnaire.cases.isEmpty else { continue }
-            let record = stored.record
-            let effects = questionnaire.caseEffects(of: record)
-            if let update = effects.update {
-                work.append(
-                    .visit(
-                        id: update.caseId, list: update.list,
-                        CaseVisit(
-                            recordId: record.id, at: record.createdAt, collector: stored.collector, baseRevision: update.baseRevision,
-                            arrivalRevision: 0, properties: update.properties, due: update.due, closes: update.closes,
-                            deviceId: record.deviceId)))
-            }
-            for opened in effects.opened {
-                let facts = CaseOpeningFacts(
-                    recordId: record.id, at: record.createdAt, collector: stored.collector, patient: record.patient,
-                    properties: opened.properties, due: opened.due)
-                work.append(
-                    .open(
-                        id: opened.caseId, list: opened.list, patientId: record.patientId, facts: facts,
-                        assignee: opened.assignment == .collector ? stored.collector : nil))
-            }
+        }
+        return work
+    }
+
+    /// The version, parsed; nil, said, when it cannot be read (it should not happen: versions
+    /// are checked when published): its records open and change no case, and hold none back.
+    private func readable(_ reference: QuestionnaireReference) async throws -> Questionnaire? {
+        do {
+            return try await questionnaires.questionnaire(reference)
+        } catch {
+            logger.warning(
+                "a record's questionnaire version could not be read for its cases",
+                metadata: ["questionnaire": "\(reference)", "error.type": "\(type(of: error))"])
+            return nil
+        }
+    }
+
+    /// What a complete record does to cases, as its questionnaire's `cases.txt` says: its
+    /// openings and its visit, encoded to be kept with it (nil: nothing). Worked out as the record
+    /// is checked at ingest, where it is read already (``RecordService``).
+    public static func caseWork(of record: PatientResponse, questionnaire: Questionnaire) -> String? {
+        CaseWorkCodec.encode(work(of: record, collector: record.collector, questionnaire: questionnaire))
+    }
+
+    /// What `record`, kept with `collector`, does to cases.
+    static func work(of record: PatientResponse, collector: String, questionnaire: Questionnaire) -> [Work] {
+        guard record.status == .complete, !questionnaire.cases.isEmpty else { return [] }
+        var work: [Work] = []
+        let effects = questionnaire.caseEffects(of: record)
+        if let update = effects.update {
+            work.append(
+                .visit(
+                    id: update.caseId, list: update.list,
+                    CaseVisit(
+                        recordId: record.id, at: record.createdAt, collector: collector, baseRevision: update.baseRevision,
+                        arrivalRevision: 0, properties: update.properties, due: update.due, closes: update.closes,
+                        deviceId: record.deviceId)))
+        }
+        for opened in effects.opened {
+            let facts = CaseOpeningFacts(
+                recordId: record.id, at: record.createdAt, collector: collector, patient: record.patient,
+                properties: opened.properties, due: opened.due)
+            work.append(
+                .open(
+                    id: opened.caseId, list: opened.list, patientId: record.patientId, facts: facts,
+                    assignee: opened.assignment == .collector ? collector : nil))
         }
         return work
     }

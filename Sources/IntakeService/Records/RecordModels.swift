@@ -15,6 +15,10 @@ public struct IngestItem: Sendable {
     /// The alerts the record raises (the keys of the questions whose `alert if` holds): stored
     /// with it, each as a notification to the team's coordinators, once per record and alert.
     public var alerts: [String] = []
+    /// What the record does to cases (its openings and its visit: ``CaseService/caseWork(of:questionnaire:)``),
+    /// worked out where it is checked and kept on its row, for the case service to follow the
+    /// change feed without reading records again; nil: nothing.
+    public var caseWork: String?
 
     public init(record: PatientResponse) {
         self.record = record

@@ -113,6 +113,7 @@ public struct RecordService: Sendable {
         }
         var item = IngestItem(record: cleaned)
         item.alerts = RecordAlert.raised(byCleaned: cleaned, questionnaire: questionnaire, today: today)
+        item.caseWork = CaseService.caseWork(of: cleaned, questionnaire: questionnaire)
         return .valid(item, warnings: issues)
     }
 

@@ -7,6 +7,9 @@ import Foundation
 public protocol CaseStore: Sendable {
     /// How far the team's change feed has been read into its cases (0 before any).
     func caseCursor(teamId: Int64) async throws -> Int64
+    /// The team's change feed after `after` (up to `limit` changes, in feed order) as the case
+    /// service reads it: what each change does to cases, without the records' bodies.
+    func caseFeed(teamId: Int64, after: Int64, limit: Int) async throws -> [CaseFeedEntry]
     /// In one transaction: when the team's case cursor is still `from`, reads the cases `ids`
     /// names (those that exist), writes the cases `decide` returns (a case it returns unchanged
     /// is written too) and moves the cursor to `to`. False, writing nothing, when the cursor
@@ -31,4 +34,26 @@ public protocol CaseStore: Sendable {
     func openCaseIds(teamId: Int64, visibleTo username: String?) async throws -> [UUID]
     /// The team's cases of every status, in change order after `changedAfter` (a coordinator's view).
     func teamCases(teamId: Int64, changedAfter: Int64, limit: Int) async throws -> [StoredCase]
+}
+
+/// One change of a team's feed as the case service reads it (``CaseStore/caseFeed(teamId:after:limit:)``).
+public struct CaseFeedEntry: Sendable, Equatable {
+    public var cursor: Int64
+    public var recordId: UUID
+    public var kind: Kind
+
+    public enum Kind: Sendable, Equatable {
+        /// Stored (created, edited, or moved in its feed by another change), with the case work
+        /// its row keeps (``IngestItem/caseWork``; nil: none).
+        case saved(caseWork: String?)
+        case deleted
+        /// Moved to another team: out of this team's reach.
+        case transferred
+    }
+
+    public init(cursor: Int64, recordId: UUID, kind: Kind) {
+        self.cursor = cursor
+        self.recordId = recordId
+        self.kind = kind
+    }
 }
