@@ -152,7 +152,7 @@ struct CopiedTable: Sendable {
                 ("firstTeamSeq", .integer),
                 ("deletedAt", .real), ("deletedBy", .text), ("deleteReason", .text), ("exitOf", .text), ("exitTo", .integer),
                 ("reviewState", .text), ("reviewLocked", .boolean), ("reviewedAt", .real), ("reviewedBy", .text),
-                ("caseWork", .text),
+                ("caseWork", .text), ("followsCase", .text),
             ], order: "changeSeq"),
         CopiedTable(
             source: "reviewEntry", target: "reviewEntry",

@@ -51,23 +51,25 @@ enum GroupStatement {
     /// (`AuditEntry.recordCreated`'s event: the details come in already written); and the
     /// notifications of the alerts the created records raise. See `PostgresRecordStore.insert`.
     struct Insert: PostgresPreparedStatement {
-        static let name = "intake_group_insert_v5"
+        static let name = "intake_group_insert_v6"
         static let sql = """
             WITH inserted AS (
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
                                     createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
-                                    caseWork, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
+                                    caseWork, followsCase, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
                 SELECT id, questionnaireId, version, teamId, receivedBy, collector, status, 1, createdAt, at, at, givenKey, familyKey,
                     CASE WHEN hasBirth THEN birth END, CASE WHEN hasExternal THEN external END, body, CASE WHEN hasPatient THEN patient END,
-                    CASE WHEN hasCaseWork THEN caseWork END, changeSeq, teamSeq, changeSeq, teamSeq
+                    CASE WHEN hasCaseWork THEN caseWork END, CASE WHEN hasFollowsCase THEN followsCase END, changeSeq, teamSeq, changeSeq,
+                    teamSeq
                 FROM (
                     SELECT q.*, nextval('record_change') AS changeSeq, nextval(('team_change_' || q.teamId)::regclass) AS teamSeq
                     FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[],
                                 $8::float8[], $9::float8[], $10::text[], $11::text[], $12::text[], $13::bool[],
-                                $14::text[], $15::bool[], $16::text[], $17::text[], $18::bool[], $26::text[], $27::bool[])
+                                $14::text[], $15::bool[], $16::text[], $17::text[], $18::bool[], $26::text[], $27::bool[],
+                                $28::text[], $29::bool[])
                         WITH ORDINALITY AS q(id, questionnaireId, version, teamId, receivedBy, collector, status, createdAt, at, givenKey,
                                              familyKey, birth, hasBirth, external, hasExternal, body, patient, hasPatient, caseWork,
-                                             hasCaseWork, n)
+                                             hasCaseWork, followsCase, hasFollowsCase, n)
                 ) AS s
                 -- Rows locked in id order (their cursors were given in the group's order, above):
                 -- two servers' groups holding some of the same ids wait for each other, never in
@@ -131,9 +133,12 @@ enum GroupStatement {
         /// What each record does to cases (`IngestItem.caseWork`), and whether it does anything.
         var caseWorks: [String] = []
         var hasCaseWork: [Bool] = []
+        /// The case each record names (`IngestItem.followsCase`), and whether it names one.
+        var followsCases: [String] = []
+        var hasFollowsCase: [Bool] = []
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 27)
+            var bindings = PostgresBindings(capacity: 29)
             bindings.append(ids)
             bindings.append(questionnaireIds)
             bindings.append(versions)
@@ -161,6 +166,8 @@ enum GroupStatement {
             bindings.append(alertSubjects)
             bindings.append(caseWorks)
             bindings.append(hasCaseWork)
+            bindings.append(followsCases)
+            bindings.append(hasFollowsCase)
             return bindings
         }
 

@@ -20,19 +20,24 @@ extension PostgresRecordStore {
             let upTo = try await Self.changeHorizon(teamId: teamId, connection)
             let rows = try await connection.query(
                 """
-                SELECT teamSeq, id, exitOf, deletedAt IS NOT NULL, caseWork FROM record
+                SELECT teamSeq, id, exitOf, deletedAt IS NOT NULL, caseWork, followsCase FROM record
                 WHERE teamId = \(teamId) AND teamSeq > \(after) AND teamSeq <= \(upTo) ORDER BY teamSeq LIMIT \(limit)
                 """, logger: Self.logger)
             var entries: [CaseFeedEntry] = []
-            for try await (cursor, id, exitOf, deleted, caseWork) in rows.decode((Int64, String, String?, Bool, String?).self) {
+            for try await (cursor, id, exitOf, deleted, caseWork, followsCase) in rows.decode(
+                (Int64, String, String?, Bool, String?, String?).self)
+            {
+                let followed = followsCase.flatMap(UUID.init(uuidString:))
                 if let exitOf {
                     if let recordId = UUID(uuidString: exitOf) {
-                        entries.append(CaseFeedEntry(cursor: cursor, recordId: recordId, kind: .transferred))
+                        entries.append(CaseFeedEntry(cursor: cursor, recordId: recordId, kind: .transferred(followedCase: followed)))
                     }
                     continue
                 }
                 guard let recordId = UUID(uuidString: id) else { continue }
-                entries.append(CaseFeedEntry(cursor: cursor, recordId: recordId, kind: deleted ? .deleted : .saved(caseWork: caseWork)))
+                entries.append(
+                    CaseFeedEntry(
+                        cursor: cursor, recordId: recordId, kind: deleted ? .deleted(followedCase: followed) : .saved(caseWork: caseWork)))
             }
             return entries
         }
@@ -141,6 +146,42 @@ extension PostgresRecordStore {
             "\(unescaped: Self.caseSelect) WHERE teamId = \(teamId) AND changeSeq > \(changedAfter) ORDER BY changeSeq LIMIT \(limit)",
             logger: Self.logger
         ).collect().map(Self.storedCase)
+    }
+
+    public func openCasesByDue(teamId: Int64, visibleTo username: String?, limit: Int) async throws -> [StoredCase] {
+        // Those with a due date by it (the due index), then those without, in change order.
+        func page(dated: Bool, limit: Int) async throws -> [StoredCase] {
+            var binds = PostgresBindings()
+            binds.append(teamId)
+            var sql = "\(Self.caseSelect) WHERE teamId = $1 AND status = 'open' AND due IS \(dated ? "NOT NULL" : "NULL")"
+            if let username {
+                binds.append(username)
+                sql += " AND (assignee = $2 OR assignee IS NULL)"
+            }
+            binds.append(limit)
+            sql += " ORDER BY \(dated ? "due, " : "")changeSeq LIMIT $\(binds.count)"
+            return try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().map(Self.storedCase)
+        }
+        let dated = try await page(dated: true, limit: limit)
+        guard dated.count < limit else { return dated }
+        return dated + (try await page(dated: false, limit: limit - dated.count))
+    }
+
+    public func caseCounts(teamId: Int64, visibleTo username: String?, today: LocalDate) async throws -> CaseCounts {
+        var binds = PostgresBindings()
+        binds.append(today.description)
+        binds.append(teamId)
+        var sql = """
+            SELECT COUNT(*), COUNT(*) FILTER (WHERE due < $1), COUNT(*) FILTER (WHERE due = $1), COUNT(*) FILTER (WHERE assignee IS NULL)
+            FROM intakeCase WHERE teamId = $2 AND status = 'open'
+            """
+        if let username {
+            binds.append(username)
+            sql += " AND (assignee = $3 OR assignee IS NULL)"
+        }
+        let row = try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: Self.logger).collect().first
+        let (open, overdue, dueToday, unassigned) = try row?.decode((Int, Int, Int, Int).self) ?? (0, 0, 0, 0)
+        return CaseCounts(open: open, overdue: overdue, dueToday: dueToday, unassigned: unassigned)
     }
 
     private static let caseSelect =

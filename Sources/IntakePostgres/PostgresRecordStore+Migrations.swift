@@ -806,10 +806,18 @@ extension PostgresRecordStore {
         (
             // What a record does to cases, worked out at ingest and kept on its row
             // (CaseWorkCodec): the case service reads it, not the record. A record stored
-            // before, which the case service has not read yet, is marked to be read once.
+            // before, which the case service has not read yet, is marked to be read once. The
+            // case a record names (`followsCase`) stays when it is deleted or moved: its visit
+            // is withdrawn.
             "v36: a record's case work on its row",
             [
                 "ALTER TABLE record ADD COLUMN caseWork TEXT",
+                "ALTER TABLE record ADD COLUMN followsCase TEXT",
+                "CREATE INDEX intakeCase_due ON intakeCase (teamId, due) WHERE status = 'open'",
+                """
+                UPDATE record SET followsCase = body::jsonb -> 'case' ->> 'id'
+                WHERE deletedAt IS NULL AND exitOf IS NULL AND position('"case"' in body) > 0
+                """,
                 """
                 UPDATE record SET caseWork = 'derive'
                 WHERE deletedAt IS NULL AND exitOf IS NULL

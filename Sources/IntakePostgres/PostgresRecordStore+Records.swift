@@ -225,6 +225,8 @@ extension PostgresRecordStore {
             insert.hasDevice.append(entry.item.deviceId != nil)
             insert.caseWorks.append(entry.item.caseWork ?? "")
             insert.hasCaseWork.append(entry.item.caseWork != nil)
+            insert.followsCases.append(entry.item.followsCase ?? "")
+            insert.hasFollowsCase.append(entry.item.followsCase != nil)
             insert.auditDetails.append(
                 AuditEvent.detailsText(AuditEntry.recordCreated(entry.item, owner: entry.owner, at: entry.time).details))
             for alert in entry.item.alerts {
@@ -267,11 +269,11 @@ extension PostgresRecordStore {
                 """
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
                                     createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body, patientId,
-                                    caseWork, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
+                                    caseWork, followsCase, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
                 SELECT \(id), \(r.questionnaire.id), \(r.questionnaire.version), \(owner.teamId), \(owner.username), \(r.collector),
                     \(r.status.rawValue), 1, \(timestamp(r.createdAt)), \(timestamp(time)), \(timestamp(time)), \(item.givenNameKey),
                     \(item.familyNameKey), \(r.patient.dateOfBirth?.description), \(r.patient.externalId), \(body), \(r.patientId.map(key)),
-                    \(item.caseWork), s.change, s.team, s.change, s.team
+                    \(item.caseWork), \(item.followsCase), s.change, s.team, s.change, s.team
                 FROM (SELECT nextval('record_change') AS change, nextval(\(teamSequence(owner.teamId))::regclass) AS team) AS s
                 ON CONFLICT (id) DO NOTHING
                 RETURNING 1
@@ -406,7 +408,8 @@ extension PostgresRecordStore {
                     status = \(r.status.rawValue), revision = \(revision), updatedAt = \(Self.timestamp(time)),
                     givenNameKey = \(item.givenNameKey), familyNameKey = \(item.familyNameKey),
                     dateOfBirth = \(r.patient.dateOfBirth?.description), externalId = \(r.patient.externalId), body = \(body),
-                    patientId = \(r.patientId.map(Self.key)), caseWork = \(item.caseWork), changeSeq = nextval('record_change'),
+                    patientId = \(r.patientId.map(Self.key)), caseWork = \(item.caseWork), followsCase = \(item.followsCase),
+                    changeSeq = nextval('record_change'),
                     teamSeq = nextval(\(Self.teamSequence(teamId))::regclass)
                 WHERE id = \(id)
                 """, logger: Self.logger)

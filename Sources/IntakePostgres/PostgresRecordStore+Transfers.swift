@@ -46,10 +46,10 @@ extension PostgresRecordStore {
                     """
                     INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision, createdAt, updatedAt,
                         receivedAt, givenNameKey, familyNameKey, body, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq,
-                        deletedAt, deletedBy, deleteReason, exitOf, exitTo)
+                        deletedAt, deletedBy, deleteReason, exitOf, exitTo, followsCase)
                     SELECT 'exit:' || id || ':' || currval('record_change'), questionnaireId, questionnaireVersion, teamId, '', status, revision,
                         createdAt, \(at), receivedAt, '', '', '', currval('record_change'), nextval(\(Self.teamSequence(from))::regclass),
-                        firstChangeSeq, firstTeamSeq, \(at), \(request.by), 'transferred', id, \(to)
+                        firstChangeSeq, firstTeamSeq, \(at), \(request.by), 'transferred', id, \(to), followsCase
                     FROM (SELECT *, nextval('record_change') FROM record WHERE id = \(id)) AS moving
                     """, logger: Self.logger)
                 // The record itself: a change of the new team, which never held it before.

@@ -16,17 +16,21 @@ extension SQLiteRecordStore {
             try Row.fetchAll(
                 db.cachedStatement(
                     sql:
-                        "SELECT teamSeq, id, exitOf, deletedAt, caseWork FROM record WHERE teamId = ? AND teamSeq > ? ORDER BY teamSeq LIMIT ?"
+                        "SELECT teamSeq, id, exitOf, deletedAt, caseWork, followsCase FROM record WHERE teamId = ? AND teamSeq > ? ORDER BY teamSeq LIMIT ?"
                 ),
                 arguments: [teamId, after, limit]
             ).compactMap { row -> CaseFeedEntry? in
                 let cursor: Int64 = row["teamSeq"]
+                let followed = (row["followsCase"] as String?).flatMap(UUID.init(uuidString:))
                 if let exitOf = row["exitOf"] as String? {
-                    return UUID(uuidString: exitOf).map { CaseFeedEntry(cursor: cursor, recordId: $0, kind: .transferred) }
+                    return UUID(uuidString: exitOf).map {
+                        CaseFeedEntry(cursor: cursor, recordId: $0, kind: .transferred(followedCase: followed))
+                    }
                 }
                 guard let id = UUID(uuidString: row["id"]) else { return nil }
                 let deleted = row["deletedAt"] as Double? != nil
-                return CaseFeedEntry(cursor: cursor, recordId: id, kind: deleted ? .deleted : .saved(caseWork: row["caseWork"]))
+                return CaseFeedEntry(
+                    cursor: cursor, recordId: id, kind: deleted ? .deleted(followedCase: followed) : .saved(caseWork: row["caseWork"]))
             }
         }
     }
@@ -95,6 +99,46 @@ extension SQLiteRecordStore {
                     """,
                 arguments: [teamId, username, changedAfter, limit, teamId, changedAfter, limit, limit]
             ).map(Self.storedCase)
+        }
+    }
+
+    public func openCasesByDue(teamId: Int64, visibleTo username: String?, limit: Int) async throws -> [StoredCase] {
+        try await database.read { db in
+            // Those with a due date by it (the due index), then those without, in change order.
+            let whose = username == nil ? "" : "AND (assignee = ? OR assignee IS NULL)"
+            var arguments: StatementArguments = [teamId]
+            if let username { arguments += [username] }
+            let dated = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT * FROM intakeCase WHERE teamId = ? AND status = 'open' AND due IS NOT NULL \(whose) ORDER BY due, changeSeq LIMIT ?",
+                arguments: arguments + [limit]
+            ).map(Self.storedCase)
+            guard dated.count < limit else { return dated }
+            let undated = try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM intakeCase WHERE teamId = ? AND status = 'open' AND due IS NULL \(whose) ORDER BY changeSeq LIMIT ?",
+                arguments: arguments + [limit - dated.count]
+            ).map(Self.storedCase)
+            return dated + undated
+        }
+    }
+
+    public func caseCounts(teamId: Int64, visibleTo username: String?, today: LocalDate) async throws -> CaseCounts {
+        try await database.read { db in
+            let whose = username == nil ? "" : "AND (assignee = ? OR assignee IS NULL)"
+            var arguments: StatementArguments = [today.description, today.description, teamId]
+            if let username { arguments += [username] }
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS open, COALESCE(SUM(due < ?), 0) AS overdue, COALESCE(SUM(due = ?), 0) AS dueToday,
+                        COALESCE(SUM(assignee IS NULL), 0) AS unassigned
+                    FROM intakeCase WHERE teamId = ? AND status = 'open' \(whose)
+                    """, arguments: arguments)
+            return CaseCounts(
+                open: row?["open"] ?? 0, overdue: row?["overdue"] ?? 0, dueToday: row?["dueToday"] ?? 0, unassigned: row?["unassigned"] ?? 0
+            )
         }
     }
 

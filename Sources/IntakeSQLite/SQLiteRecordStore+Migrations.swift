@@ -754,11 +754,16 @@ extension SQLiteRecordStore {
         }
         // What a record does to cases, worked out at ingest and kept on its row (CaseWorkCodec):
         // the case service reads it, not the record. A record stored before, which the case
-        // service has not read yet, is marked to be read once ('derive').
+        // service has not read yet, is marked to be read once ('derive'). The case a record
+        // names (`followsCase`) stays when it is deleted or moved: its visit is withdrawn.
         migrator.registerMigration("v39: a record's case work on its row") { db in
             try db.execute(
                 sql: """
                     ALTER TABLE record ADD COLUMN caseWork TEXT;
+                    ALTER TABLE record ADD COLUMN followsCase TEXT;
+                    CREATE INDEX intakeCase_due ON intakeCase (teamId, due) WHERE status = 'open';
+                    UPDATE record SET followsCase = json_extract(body, '$.case.id')
+                        WHERE deletedAt IS NULL AND exitOf IS NULL AND instr(body, '"case"') > 0 AND json_valid(body);
                     UPDATE record SET caseWork = 'derive'
                         WHERE deletedAt IS NULL AND exitOf IS NULL
                           AND teamSeq > COALESCE((SELECT c.cursor FROM caseCursor c WHERE c.teamId = record.teamId), 0);

@@ -128,8 +128,8 @@ extension SQLiteRecordStore {
             sql: """
                 INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, collector, status, revision,
                                     createdAt, updatedAt, receivedAt, givenNameKey, familyNameKey, dateOfBirth, externalId, body,
-                                    patientId, caseWork, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
-                VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
+                                    patientId, caseWork, followsCase, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
                         (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?),
                         (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
                         (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?))
@@ -139,7 +139,7 @@ extension SQLiteRecordStore {
                 id, r.questionnaire.id, r.questionnaire.version, owner.teamId, owner.username, r.collector, r.status.rawValue,
                 timestamp(r.createdAt), timestamp(time), timestamp(time), item.givenNameKey,
                 item.familyNameKey, r.patient.dateOfBirth?.description, r.patient.externalId, body,
-                r.patientId.map(key), item.caseWork, owner.teamId, owner.teamId,
+                r.patientId.map(key), item.caseWork, item.followsCase, owner.teamId, owner.teamId,
             ])
         try insertRevision(
             item, at: db.lastInsertedRowID, revision: 1, savedBy: owner.username, at: time, deviceId: item.deviceId ?? owner.deviceId, db)
@@ -290,7 +290,7 @@ extension SQLiteRecordStore {
             try db.execute(
                 sql: """
                     UPDATE record SET questionnaireId = ?, questionnaireVersion = ?, status = ?, revision = ?, updatedAt = ?,
-                        givenNameKey = ?, familyNameKey = ?, dateOfBirth = ?, externalId = ?, body = ?, patientId = ?, caseWork = ?,
+                        givenNameKey = ?, familyNameKey = ?, dateOfBirth = ?, externalId = ?, body = ?, patientId = ?, caseWork = ?, followsCase = ?,
                         changeSeq = (SELECT COALESCE(MAX(changeSeq), 0) + 1 FROM record),
                         teamSeq = (SELECT COALESCE(MAX(teamSeq), 0) + 1 FROM record WHERE teamId = ?)
                     WHERE id = ?
@@ -298,7 +298,8 @@ extension SQLiteRecordStore {
                 arguments: [
                     r.questionnaire.id, r.questionnaire.version, r.status.rawValue, revision, Self.timestamp(time),
                     item.givenNameKey, item.familyNameKey, r.patient.dateOfBirth?.description,
-                    r.patient.externalId, String(decoding: item.body, as: UTF8.self), r.patientId.map(Self.key), item.caseWork, teamId, id,
+                    r.patient.externalId, String(decoding: item.body, as: UTF8.self), r.patientId.map(Self.key), item.caseWork,
+                    item.followsCase, teamId, id,
                 ])
             try Self.insertRevision(item, at: recordRow, revision: revision, savedBy: savedBy, at: time, deviceId: item.deviceId, db)
             if let standing { try Self.reviewEdited(standing, id: id, by: savedBy, at: time, db) }

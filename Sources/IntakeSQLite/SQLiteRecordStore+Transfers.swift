@@ -41,10 +41,10 @@ extension SQLiteRecordStore {
                     sql: """
                         INSERT INTO record (id, questionnaireId, questionnaireVersion, teamId, receivedBy, status, revision, createdAt, updatedAt,
                             receivedAt, givenNameKey, familyNameKey, body, changeSeq, teamSeq, firstChangeSeq, firstTeamSeq,
-                            deletedAt, deletedBy, deleteReason, exitOf, exitTo)
+                            deletedAt, deletedBy, deleteReason, exitOf, exitTo, followsCase)
                         SELECT ?, questionnaireId, questionnaireVersion, teamId, '', status, revision, createdAt, ?, receivedAt, '', '', '',
                             ?, (SELECT COALESCE(MAX(t.teamSeq), 0) + 1 FROM record t WHERE t.teamId = ?),
-                            firstChangeSeq, firstTeamSeq, ?, ?, 'transferred', id, ?
+                            firstChangeSeq, firstTeamSeq, ?, ?, 'transferred', id, ?, followsCase
                         FROM record WHERE id = ?
                         """,
                     arguments: [exit, at, next, from, at, request.by, to, id])

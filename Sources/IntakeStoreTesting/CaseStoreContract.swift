@@ -46,13 +46,16 @@ public enum CaseStoreContract {
     /// The case service reads the change feed without the records: each change's cursor (the
     /// change feed's), its record, and the case work ingest kept on the row; an edit replaces
     /// it, a deletion leaves none, a move to another team is an exit here and arrives there
-    /// with its work.
+    /// with its work. A deletion and an exit name the case the record was a visit of.
     public static func theCaseFeedCarriesEachRecordsCaseWork(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let team = try await store.createTeam(name: "mobile unit", at: start)
         let other = try await store.createTeam(name: "وحدة متنقلة", at: start)
         let owner = RecordOwner(teamId: team.id, username: "amina")
-        let records = (0..<3).map { RecordStoreContract.record(4900 + UInt64($0)) }
+        let followed = [UUID.named("case-feed-a"), UUID.named("case-feed-c")]
+        var records = (0..<3).map { RecordStoreContract.record(4900 + UInt64($0)) }
+        records[0].caseLink = CaseLink(id: followed[0], list: "follow-up")
+        records[2].caseLink = CaseLink(id: followed[1], list: "follow-up", revision: 3)
         let works: [String?] = [#"[{"open":"a"}]"#, nil, #"[{"visit":"c","note":"وحدة"}]"#]
         let items = zip(records, works).map { record, work in
             var item = IngestItem(record: record)
@@ -67,22 +70,65 @@ public enum CaseStoreContract {
         #expect(try await store.caseFeed(teamId: team.id, after: feed[0].cursor, limit: 1).map(\.recordId) == [records[1].id])
         #expect(try await store.caseFeed(teamId: other.id, after: 0, limit: 10).isEmpty)
 
-        // An edit carries its own work (here none); a deletion none.
+        // An edit carries its own work (none, then some again); a deletion none.
+        let none = IngestItem(record: records[0].with { $0.patient.externalId = "E-0" })
+        #expect(try await store.update(none, baseRevision: 1, teamId: team.id, savedBy: "amina", at: start + 1) == .updated(revision: 2))
+        let cleared = try await store.caseFeed(teamId: team.id, after: feed[2].cursor, limit: 10)
+        #expect(cleared.map(\.kind) == [.saved(caseWork: nil)], "an edit that does nothing to cases leaves no work on the row")
         var edit = IngestItem(record: records[0].with { $0.patient.externalId = "E-1" })
         edit.caseWork = #"[{"open":"a2"}]"#
-        #expect(try await store.update(edit, baseRevision: 1, teamId: team.id, savedBy: "amina", at: start + 1) == .updated(revision: 2))
+        #expect(try await store.update(edit, baseRevision: 2, teamId: team.id, savedBy: "amina", at: start + 1) == .updated(revision: 3))
         _ = try await store.deleteRecord(id: records[2].id, teamId: team.id, reason: "wrong patient", by: "cora", at: start + 2)
         let later = try await store.caseFeed(teamId: team.id, after: feed[2].cursor, limit: 10)
         #expect(later.map(\.recordId) == [records[0].id, records[2].id])
-        #expect(later.map(\.kind) == [.saved(caseWork: #"[{"open":"a2"}]"#), .deleted])
+        #expect(later.map(\.kind) == [.saved(caseWork: #"[{"open":"a2"}]"#), .deleted(followedCase: followed[1])])
 
         // Moved: an exit from this team's feed; in the other's, the record with its work.
         let moved = try await store.transfer(
             TransferRequest(subject: .records([records[0].id]), fromTeamId: team.id, toTeamId: other.id, by: "cora", at: start + 3))
         #expect(moved == .transferred([records[0].id]))
         let exit = try await store.caseFeed(teamId: team.id, after: later[1].cursor, limit: 10)
-        #expect(exit.map(\.recordId) == [records[0].id] && exit.map(\.kind) == [.transferred])
+        #expect(exit.map(\.recordId) == [records[0].id] && exit.map(\.kind) == [.transferred(followedCase: followed[0])])
         #expect(try await store.caseFeed(teamId: other.id, after: 0, limit: 10).map(\.kind) == [.saved(caseWork: #"[{"open":"a2"}]"#)])
+    }
+
+    /// The console's list: open cases soonest due first (those without a due date last), only
+    /// those the account follows; and the counts of the team's day.
+    public static func openCasesAreListedByDueAndCounted(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "mobile unit", at: start)
+        let other = try await store.createTeam(name: "وحدة متنقلة", at: start)
+        func with(_ n: Int, team: Int64, assignee: String?, due: String?, status: CaseStatus = .open) -> StoredCase {
+            var stored = sample(100 + n, teamId: team, assignee: assignee, status: status)
+            stored.due = due.flatMap(LocalDate.init(iso:))
+            return stored
+        }
+        let cases = [
+            with(1, team: team.id, assignee: "a", due: "2027-01-20"), with(2, team: team.id, assignee: nil, due: "2027-01-10"),
+            with(3, team: team.id, assignee: "b", due: "2027-01-05"), with(4, team: team.id, assignee: "a", due: nil),
+            with(5, team: team.id, assignee: "a", due: "2027-01-12"),
+            with(6, team: team.id, assignee: "a", due: "2027-01-01", status: .closed),
+            with(7, team: other.id, assignee: "a", due: "2027-01-01"),
+        ]
+        #expect(try await store.advanceCases(teamId: team.id, from: 0, to: 1, reading: [], at: start) { _ in cases })
+        let today = LocalDate(iso: "2027-01-12")!
+        #expect(
+            try await store.openCasesByDue(teamId: team.id, visibleTo: nil, limit: 10).map(\.id)
+                == [cases[2], cases[1], cases[4], cases[0], cases[3]].map(\.id))
+        #expect(
+            try await store.openCasesByDue(teamId: team.id, visibleTo: "a", limit: 10).map(\.id)
+                == [cases[1], cases[4], cases[0], cases[3]].map(\.id))
+        #expect(try await store.openCasesByDue(teamId: team.id, visibleTo: "a", limit: 2).map(\.id) == [cases[1], cases[4]].map(\.id))
+        #expect(try await store.openCasesByDue(teamId: team.id, visibleTo: nil, limit: 4).last?.id == cases[0].id)
+        #expect(
+            try await store.caseCounts(teamId: team.id, visibleTo: nil, today: today)
+                == CaseCounts(open: 5, overdue: 2, dueToday: 1, unassigned: 1))
+        #expect(
+            try await store.caseCounts(teamId: team.id, visibleTo: "a", today: today)
+                == CaseCounts(open: 4, overdue: 1, dueToday: 1, unassigned: 1))
+        #expect(
+            try await store.caseCounts(teamId: other.id, visibleTo: "z", today: today)
+                == CaseCounts(open: 0, overdue: 0, dueToday: 0, unassigned: 0))
     }
 
     public static func casesAreKeptWholeAndPulledOnlyByThoseWhoFollowThem(_ kind: some RecordStoreFactory) async throws {

@@ -202,6 +202,43 @@ struct CaseRoutesTests {
         #expect(opened.first?.opening.patient == screening.patient && opened.first?.assignee == screening.collector)
     }
 
+    /// Deleting a follow-up's record withdraws its visit: the case is what its other visits make
+    /// it (here: open again, its properties the opening's), its revision does not go back, and it
+    /// returns to its field worker's machine.
+    @Test func deletingAVisitsRecordWithdrawsTheVisit() async throws {
+        let server = try await TestServer.make()
+        _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
+        let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
+        try await server.application().test(.router) { client in
+            let screening = Self.screening(server, flagged: true, from: 90)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
+            try await server.services.cases.catchUpAll()
+            let opened = try #require(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
+            let caseId = try #require(opened["id"] as? String)
+            let before = try #require(opened["properties"] as? [String: Any])
+            let visit = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 11, outcome: "resolved", phq: ("0", "0"))
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .created)
+            try await server.services.cases.catchUpAll()
+            let closed = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server).json
+            #expect(closed["status"] as? String == "closed" && closed["revision"] as? Int == 2)
+
+            let deleted = try await client.send(
+                .delete, "/v1/records/\(visit.id.uuidString.lowercased())", as: "coordinator-a", in: server,
+                body: Data(#"{"reason": "filled for the wrong patient"}"#.utf8))
+            #expect(deleted.status == .ok || deleted.status == .noContent, "\(deleted.text)")
+            try await server.services.cases.catchUpAll()
+            let withdrawn = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server).json
+            #expect(withdrawn["status"] as? String == "open" && withdrawn["revision"] as? Int == 2, "\(withdrawn)")
+            #expect((withdrawn["visits"] as? [Any])?.isEmpty == true)
+            let properties = try #require(withdrawn["properties"] as? [String: Any])
+            #expect(Set(properties.keys) == Set(before.keys))
+            #expect("\(properties["phq2"] ?? "")" == "\(before["phq2"] ?? "")", "the visit's score is gone with it")
+            #expect(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["caseIds"] as? [String]) == [caseId])
+        }
+    }
+
     /// Deleting the record that opened a case leaves nothing of the patient in the case.
     @Test func deletingTheOpeningRecordClosesTheCaseAndErasesThePatient() async throws {
         let server = try await TestServer.make()

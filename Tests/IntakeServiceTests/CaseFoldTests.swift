@@ -131,4 +131,33 @@ struct CaseFoldTests {
         #expect(state.conflicts.map(\.property) == ["phq2"])
         #expect(Set(state.conflicts[0].recordIds) == Set([first.recordId, second.recordId, elsewhere.recordId]))
     }
+    @Test func aWithdrawnVisitSetsNothingClosesNothingAndKeepsItsRevision() {
+        var state = CaseFold.folded(Self.opened())
+        let one = Self.visit(hours: 24, base: 1, ["phq2": .integer(1)], closes: true)
+        let two = Self.visit(hours: 30, base: 1, ["phq2": .integer(6)])
+        state = CaseFold.recording(one, in: state, at: Self.start)
+        state = CaseFold.recording(two, in: state, at: Self.start)
+        #expect(state.revision == 3 && state.conflicts.map(\.property) == ["phq2", "status"])
+        var withdrawn = state
+        withdrawn.visits[1].withdrawn = true
+        withdrawn.visits[1].properties = [:]
+        withdrawn = CaseFold.folded(withdrawn)
+        #expect(withdrawn.revision == 3, "the revision does not go back")
+        #expect(withdrawn.properties["phq2"] == .integer(1) && withdrawn.status == .closed && withdrawn.conflicts.isEmpty)
+        var body = withdrawn
+        CaseBodyCheck.roundTrip(&body)
+        #expect(body.visits.map(\.withdrawn) == [false, true])
+    }
+}
+
+/// A case read back from its body.
+enum CaseBodyCheck {
+    static func roundTrip(_ stored: inout StoredCase) {
+        var read = stored
+        read.visits = []
+        read.conflicts = []
+        read.statusChanges = []
+        try? CaseBody.decode(CaseBody.encode(stored), into: &read)
+        stored = read
+    }
 }

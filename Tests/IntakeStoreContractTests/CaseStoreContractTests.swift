@@ -12,6 +12,10 @@ struct CaseStoreContractTests {
         try await CaseStoreContract.theCaseFeedCarriesEachRecordsCaseWork(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func openCasesAreListedByDueAndCounted(_ kind: StoreKind) async throws {
+        try await CaseStoreContract.openCasesAreListedByDueAndCounted(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func theCursorMovesOnlyFromWhereItStood(_ kind: StoreKind) async throws {
         try await CaseStoreContract.theCursorMovesOnlyFromWhereItStood(kind)
     }

@@ -138,7 +138,10 @@ struct CaseController {
         writer.string(Timestamp.string(from: stored.updatedAt))
         writer.key("visits")
         writer.beginArray()
-        for visit in stored.visits.sorted(by: { ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString) }) {
+        // A withdrawn visit (its record deleted or moved away) is no visit of the case any more.
+        for visit in stored.visits.filter({ !$0.withdrawn }).sorted(by: {
+            ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString)
+        }) {
             writer.beginObject()
             writer.key("at")
             writer.string(Timestamp.string(from: visit.at))

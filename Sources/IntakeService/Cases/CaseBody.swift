@@ -82,6 +82,10 @@ package enum CaseBody {
         write(visit.properties, into: &writer)
         writer.key("record")
         writer.string(visit.recordId.uuidString.lowercased())
+        if visit.withdrawn {
+            writer.key("withdrawn")
+            writer.bool(true)
+        }
         writer.endObject()
     }
 
@@ -116,6 +120,7 @@ package enum CaseBody {
             case "due": visit.due = try date(&reader)
             case "properties": visit.properties = try properties(&reader)
             case "record": visit.recordId = try uuid(&reader)
+            case "withdrawn": visit.withdrawn = try reader.bool()
             default: _ = try reader.skipValue()
             }
         }

@@ -15,6 +15,8 @@ import IntakeCore
 ///   nothing is lost (both records are kept, both visits stay in the case).
 /// - A coordinator's closing (or opening again) takes its place among the visits by its time.
 /// - A case whose opening record was deleted is closed, and keeps no properties.
+/// - A visit whose record was deleted, or moved to another team, is withdrawn: it keeps its
+///   revision and nothing else, and the case is what its other visits make it.
 public enum CaseFold {
     /// The case with `visit` recorded: a new visit takes the next revision; a visit already
     /// recorded (its record sent again, or edited) is replaced and keeps its arrival.
@@ -39,7 +41,7 @@ public enum CaseFold {
         state.due = stored.opening.due
         state.status = .open
         state.revision = (stored.visits.map(\.arrivalRevision).max() ?? 1)
-        let ordered = stored.visits.sorted { ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString) }
+        let ordered = stored.visits.filter { !$0.withdrawn }.sorted { ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString) }
         // A coordinator's closing or reopening takes its place among the visits by its time.
         var changes = stored.statusChanges.sorted { $0.at < $1.at }[...]
         func applyChanges(before time: Date?) {

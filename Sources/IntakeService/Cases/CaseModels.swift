@@ -107,6 +107,9 @@ public struct CaseVisit: Sendable, Hashable {
     /// The machine the visit was filled on: its later visits saw its earlier ones, whatever
     /// revision its copy of the case was at.
     public var deviceId: String
+    /// Its record was deleted, or moved to another team: it keeps its place in the case's
+    /// revisions, nothing else (it sets nothing, closes nothing, conflicts with nothing).
+    public var withdrawn = false
 
     public init(
         recordId: UUID, at: Date, collector: String, baseRevision: Int, arrivalRevision: Int, properties: [String: Answer],

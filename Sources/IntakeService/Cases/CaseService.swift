@@ -94,12 +94,14 @@ public final class CaseService: Sendable {
     enum Work: Sendable {
         case open(id: UUID, list: String, patientId: UUID?, facts: CaseOpeningFacts, assignee: String?)
         case visit(id: UUID, list: String, CaseVisit)
-        /// The record that may have opened this case was deleted.
+        /// The record that may have opened this case was deleted (or moved to another team).
         case openerDeleted(id: UUID, recordId: UUID)
+        /// The record of a visit of this case was deleted (or moved to another team).
+        case visitWithdrawn(id: UUID, recordId: UUID)
 
         var caseId: UUID {
             switch self {
-            case .open(let id, _, _, _, _), .visit(let id, _, _), .openerDeleted(let id, _): id
+            case .open(let id, _, _, _, _), .visit(let id, _, _), .openerDeleted(let id, _), .visitWithdrawn(let id, _): id
             }
         }
     }
@@ -115,12 +117,14 @@ public final class CaseService: Sendable {
         var work: [Work] = []
         for entry in feed {
             switch entry.kind {
-            case .deleted, .transferred:
-                // The cases it opened keep nothing of the patient (docs/cases.md).
+            case .deleted(let followed), .transferred(let followed):
+                // The cases it opened keep nothing of the patient; the case it visited, nothing
+                // of the visit (docs/cases.md).
                 for place in 0..<Self.openingsLookedFor {
                     work.append(
                         .openerDeleted(id: CaseEffects.openedCaseId(record: entry.recordId, place: place), recordId: entry.recordId))
                 }
+                if let followed { work.append(.visitWithdrawn(id: followed, recordId: entry.recordId)) }
             case .saved(caseWork: nil):
                 continue
             case .saved(caseWork: .some(CaseWorkCodec.derive)):
@@ -217,6 +221,15 @@ public final class CaseService: Sendable {
                 existing.opening.due = nil
                 existing.patientId = nil
                 for index in existing.visits.indices { existing.visits[index].properties = [:] }
+                existing.updatedAt = time
+                cases[id] = CaseFold.folded(existing)
+            case .visitWithdrawn(let id, let recordId):
+                guard var existing = cases[id], existing.teamId == teamId, !existing.erased,
+                    let index = existing.visits.firstIndex(where: { $0.recordId == recordId && !$0.withdrawn })
+                else { continue }
+                existing.visits[index].withdrawn = true
+                existing.visits[index].properties = [:]
+                existing.visits[index].due = nil
                 existing.updatedAt = time
                 cases[id] = CaseFold.folded(existing)
             }
@@ -366,6 +379,17 @@ public final class CaseService: Sendable {
     }
 
     /// Every case of the coordinator's team, open or closed, in change order.
+    /// The open cases `user` follows (a coordinator: the team's), soonest due first, at most
+    /// `limit`, and how many there are by what they need on `today` (the team's day in its zone).
+    public func board(for user: User, today: LocalDate, limit: Int) async throws -> (cases: [StoredCase], counts: CaseCounts) {
+        guard let reach = RecordAccessPolicy.casePull(by: user) else {
+            throw ServiceError(.forbidden(code: "no_cases"), "cases reach the field workers and coordinators of a team")
+        }
+        async let cases = store.openCasesByDue(teamId: reach.teamId, visibleTo: reach.visibleTo, limit: limit)
+        async let counts = store.caseCounts(teamId: reach.teamId, visibleTo: reach.visibleTo, today: today)
+        return (try await cases, try await counts)
+    }
+
     public func teamCases(by user: User, after: Int64, limit: Int) async throws -> [StoredCase] {
         guard user.role == .coordinator, let team = user.teamId else {
             throw ServiceError(.forbidden(code: "not_a_coordinator"), "only a team's coordinators list all of its cases")

@@ -48,6 +48,12 @@ enum CaseWorkCodec {
                 writer.string(id.uuidString.lowercased())
                 writer.key("record")
                 writer.string(recordId.uuidString.lowercased())
+            case .visitWithdrawn(let id, let recordId):
+                // Likewise.
+                writer.key("withdraw")
+                writer.string(id.uuidString.lowercased())
+                writer.key("record")
+                writer.string(recordId.uuidString.lowercased())
             }
             writer.endObject()
         }
@@ -59,7 +65,7 @@ enum CaseWorkCodec {
         var work: [CaseService.Work] = []
         try JSONReader.document(Array(text.utf8)) { reader throws(JSONReadError) in
             try reader.array { _, reader throws(JSONReadError) in
-                var open: UUID?, visitOf: UUID?, erase: UUID?, record: UUID?
+                var open: UUID?, visitOf: UUID?, erase: UUID?, withdraw: UUID?, record: UUID?
                 var list = "", patientId: UUID?, assignee: String?
                 var opening: CaseOpeningFacts?, visit: CaseVisit?
                 try reader.object { key, reader throws(JSONReadError) in
@@ -67,6 +73,7 @@ enum CaseWorkCodec {
                     case "open": open = try CaseBody.uuid(&reader)
                     case "visit": visitOf = try CaseBody.uuid(&reader)
                     case "erase": erase = try CaseBody.uuid(&reader)
+                    case "withdraw": withdraw = try CaseBody.uuid(&reader)
                     case "record": record = try CaseBody.uuid(&reader)
                     case "list": list = try reader.string()
                     case "patientId": patientId = reader.null() ? nil : try CaseBody.uuid(&reader)
@@ -82,8 +89,10 @@ enum CaseWorkCodec {
                     work.append(.visit(id: visitOf, list: list, visit))
                 } else if let erase, let record {
                     work.append(.openerDeleted(id: erase, recordId: record))
+                } else if let withdraw, let record {
+                    work.append(.visitWithdrawn(id: withdraw, recordId: record))
                 } else {
-                    throw reader.error("expected an opening, a visit or an erasure")
+                    throw reader.error("expected an opening, a visit, an erasure or a withdrawal")
                 }
             }
         }

@@ -19,6 +19,9 @@ public struct IngestItem: Sendable {
     /// worked out where it is checked and kept on its row, for the case service to follow the
     /// change feed without reading records again; nil: nothing.
     public var caseWork: String?
+    /// The case the record names (`case.id`): kept on its row when it is deleted or moved, so
+    /// the case service withdraws its visit from that case.
+    public var followsCase: String? { record.caseLink.map { $0.id.uuidString.lowercased() } }
 
     public init(record: PatientResponse) {
         self.record = record

@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 
 /// Where the server keeps cases (``StoredCase``). The store decides nothing: the case service
 /// folds each case (``CaseFold``) and says what to write; the store writes it in one transaction,
@@ -34,6 +35,26 @@ public protocol CaseStore: Sendable {
     func openCaseIds(teamId: Int64, visibleTo username: String?) async throws -> [UUID]
     /// The team's cases of every status, in change order after `changedAfter` (a coordinator's view).
     func teamCases(teamId: Int64, changedAfter: Int64, limit: Int) async throws -> [StoredCase]
+    /// Up to `limit` of the team's open cases `visibleTo` follows (as ``openCases(teamId:visibleTo:changedAfter:limit:)``),
+    /// soonest due first (those without a due date last, in change order): the console's list.
+    func openCasesByDue(teamId: Int64, visibleTo username: String?, limit: Int) async throws -> [StoredCase]
+    /// How many of those there are: open, due before `today`, due on it, and left to the team.
+    func caseCounts(teamId: Int64, visibleTo username: String?, today: LocalDate) async throws -> CaseCounts
+}
+
+/// How many open cases a team (or a field worker) has, by what they need (the team's day).
+public struct CaseCounts: Sendable, Equatable {
+    public var open: Int
+    public var overdue: Int
+    public var dueToday: Int
+    public var unassigned: Int
+
+    public init(open: Int, overdue: Int, dueToday: Int, unassigned: Int) {
+        self.open = open
+        self.overdue = overdue
+        self.dueToday = dueToday
+        self.unassigned = unassigned
+    }
 }
 
 /// One change of a team's feed as the case service reads it (``CaseStore/caseFeed(teamId:after:limit:)``).
@@ -46,9 +67,10 @@ public struct CaseFeedEntry: Sendable, Equatable {
         /// Stored (created, edited, or moved in its feed by another change), with the case work
         /// its row keeps (``IngestItem/caseWork``; nil: none).
         case saved(caseWork: String?)
-        case deleted
+        /// Deleted; `followedCase`: the case it was a visit of (its `case.id`), when it named one.
+        case deleted(followedCase: UUID?)
         /// Moved to another team: out of this team's reach.
-        case transferred
+        case transferred(followedCase: UUID?)
     }
 
     public init(cursor: Int64, recordId: UUID, kind: Kind) {
