@@ -233,6 +233,11 @@ def main():
         stored = api(base, "POST", "/v1/records/batch", fatima, {"records": records})
         check(all(r["outcome"] == "created" for r in stored["results"]), f"records not stored: {stored}")
         reviewed, referred = records[0]["id"].lower(), records[1]["id"].lower()
+        # Screenings of which some open a follow-up case (a score or an illness that flags).
+        screenings = os.path.join(work, "screenings.jsonl")
+        run(intake, env, "sample", "--count", "12", "--seed", "17", "--collector", "fatima", "--output", screenings)
+        more = api(base, "POST", "/v1/records/batch", fatima, {"records": [json.loads(line) for line in open(screenings, encoding="utf-8")]})
+        check(all(r["outcome"] == "created" for r in more["results"]), f"screenings not stored: {more}")
         api(base, "POST", "/v1/referrals", fatima, {"recordId": referred, "toTeam": "clinic", "reason": "Needs a second look"})
         cora_token = run(intake, env, "admin", "token", "create", "cora")
         registered = api(base, "POST", "/v1/patients", cora_token, {"givenName": "Amina", "familyName": "Haddad", "dateOfBirth": "1990-05-01"})
@@ -245,6 +250,23 @@ def main():
         check(console.driver.current_url.endswith("/console/day"), f"a coordinator lands on the day: {console.driver.current_url}")
         check(console.driver.find_element(By.TAG_NAME, "h1").text == "The team's day", "the day's heading")
         console.check_page("day")
+
+        # Cases: the team's open cases soonest due first, one case's timeline, closing it.
+        opened, deadline = [], time.time() + 20
+        while not opened and time.time() < deadline:
+            opened = api(base, "GET", "/v1/cases", cora_token)["cases"]
+            if not opened:
+                time.sleep(0.5)
+        check(opened, "a screening that flags opens a case (the case service)")
+        case_id = opened[0]["id"]
+        console.open("/console/cases")
+        check(case_id in console.driver.page_source, "the case is listed")
+        console.check_page("cases")
+        console.click(console.driver.find_element(By.CSS_SELECTOR, f"a[href='/console/cases/{case_id}']"))
+        check("opened the case" in console.driver.page_source, "the case's timeline")
+        console.check_page("case")
+        console.submit("form[action$='/status']")
+        check("The case is updated." in console.driver.page_source and "closed the case" in console.driver.page_source, "the case is closed")
 
         console.open("/console/records?state=received")
         check(reviewed[:8] in console.driver.page_source, "the record waits for review")
@@ -390,7 +412,7 @@ def main():
         check("Your role" in console.driver.page_source or "forbidden" in console.driver.page_source.lower() or "not" in console.driver.page_source,
               "a researcher does not read records")
         print(f"console-browser: {len(CHECKED)} pages checked in chromium (axe, HTML5, screenshots in {arguments.screenshots}): "
-              "sign-in, the day, review, inbox, referral, team and invitation, registry, questionnaires and publishing, export, Arabic, field worker, admin, researcher")
+              "sign-in, the day, cases, review, inbox, referral, team and invitation, registry, questionnaires and publishing, export, Arabic, field worker, admin, researcher")
     except Failure as failure:
         print(f"console-browser: FAILED: {failure}", file=sys.stderr)
         return 1

@@ -78,6 +78,7 @@ struct ConsoleRoutes: Sendable {
     func register(on router: Router<IntakeRequestContext>) {
         registerSessionPages(on: router)
         registerRecordPages(on: router)
+        registerCasePages(on: router)
         registerInboxPages(on: router)
         registerExportPages(on: router)
         registerTeamPages(on: router)
@@ -243,7 +244,7 @@ struct ConsoleRoutes: Sendable {
         "reviewSaved", "reopened", "commentSaved", "allRead", "referralDone", "stateDone", "publishedDone", "unlocked", "signedOut",
         "signedOutEverywhere",
         "memberRemoved", "invitationConfirmed", "invitationRevoked", "announced", "userCreated", "consentRecorded", "patientSaved",
-        "tokenRevoked", "timeZoneSet",
+        "tokenRevoked", "timeZoneSet", "caseSaved",
     ]
 
     func recordId(_ context: IntakeRequestContext) throws -> UUID {
@@ -288,7 +289,7 @@ struct ConsoleRoutes: Sendable {
         switch user.role {
         case .coordinator:
             items = [
-                ("day", "teamDay", "/console/day"), ("records", "records", "/console/records"),
+                ("day", "teamDay", "/console/day"), ("records", "records", "/console/records"), ("cases", "cases", "/console/cases"),
                 ("referrals", "referrals", "/console/referrals"),
                 ("patients", "patients", "/console/patients"), ("team", "team", "/console/team"),
             ]
@@ -299,8 +300,8 @@ struct ConsoleRoutes: Sendable {
             ]
         case .fieldworker:
             items = [
-                ("records", "records", "/console/records"), ("referrals", "referrals", "/console/referrals"),
-                ("patients", "patients", "/console/patients"),
+                ("records", "records", "/console/records"), ("cases", "cases", "/console/cases"),
+                ("referrals", "referrals", "/console/referrals"), ("patients", "patients", "/console/patients"),
             ]
         case .researcher: items = []
         }

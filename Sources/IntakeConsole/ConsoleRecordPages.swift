@@ -95,6 +95,14 @@ extension ConsoleRoutes {
             "perCollectorChart": ConsoleChart.bars(
                 perCollector.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, language: language, title: language["perCollector"]),
         ]
+        if user.role == .coordinator {
+            // The team's follow-up work: its open cases by what they need today.
+            let counts = try await services.cases.board(for: user, today: caseToday(), limit: 0).counts
+            values["showCases"] = true
+            values["casesOverdue"] = language.number(counts.overdue)
+            values["casesDueToday"] = language.number(counts.dueToday)
+            values["casesUnassigned"] = language.number(counts.unassigned)
+        }
         if user.role == .coordinator, let team = user.teamId {
             let devices = try await services.devices.devices(teamId: team).filter { $0.revokedAt == nil }
             values["showDevices"] = true

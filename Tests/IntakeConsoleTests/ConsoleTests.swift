@@ -69,6 +69,7 @@ struct ConsoleTests {
             for uri in [
                 "/console/day", "/console/records", "/console/records/\(id)", "/console/inbox", "/console/referrals", "/console/exports",
                 "/console/team/team-a", "/console/patients", "/console/questionnaires", "/console/questionnaires/\(q.id)/\(q.version)",
+                "/console/cases",
             ] {
                 let answer = try await browser.get(uri)
                 let html = Self.html(answer)
@@ -306,6 +307,7 @@ struct ConsoleTests {
                         "referrals", try await browser.get("/console/referrals"),
                         try await client.send(.get, "/v1/referrals", as: caller, in: server)
                     ),
+                    ("cases", try await browser.get("/console/cases"), try await client.send(.get, "/v1/cases", as: caller, in: server)),
                     (
                         "export", try await browser.post("/console/exports", [("csrf", token), ("format", "csv")]),
                         try await client.send(.get, "/v1/exports?format=csv", as: caller, in: server)

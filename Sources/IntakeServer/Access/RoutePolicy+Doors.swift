@@ -36,6 +36,11 @@ extension RoutePolicy {
         console("POST", "/console/records/{id}/review", as: "POST /v1/records/{id}/review"),
         console("POST", "/console/records/{id}/reopen", as: "POST /v1/records/{id}/review/reopen"),
         console("POST", "/console/records/{id}/comment", as: "POST /v1/records/{id}/review/comments"),
+        // Cases: the open cases the account follows, one case, and a coordinator's changes.
+        console("GET", "/console/cases", as: "GET /v1/cases"),
+        console("GET", "/console/cases/{id}", as: "GET /v1/cases/{id}"),
+        console("POST", "/console/cases/{id}/assignee", as: "PUT /v1/cases/{id}/assignee"),
+        console("POST", "/console/cases/{id}/status", as: "PUT /v1/cases/{id}/status"),
         console("GET", "/console/inbox", as: "GET /v1/notifications"),
         console("POST", "/console/inbox/read", as: "POST /v1/notifications/read"),
         console("GET", "/console/referrals", as: "GET /v1/referrals"),
