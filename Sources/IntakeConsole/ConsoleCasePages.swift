@@ -62,19 +62,18 @@ extension ConsoleRoutes {
                 "id": stored.id.uuidString.lowercased(), "short": String(stored.id.uuidString.lowercased().prefix(8)), "list": stored.list,
                 "patient": Self.patientName(stored.opening.patient, language),
                 "assignee": stored.assignee ?? language["theTeam"],
-                "due": stored.due.map { language.day($0.description) } ?? "—",
+                "due": stored.due.map { language.date($0.description) } ?? "—",
                 "visits": language.number(stored.visits.filter { !$0.withdrawn }.count),
+                // Said for every row, true or false: a key a row lacks is looked up on the page.
+                "overdue": overdue, "dueToday": stored.due == today, "conflicts": !stored.conflicts.isEmpty,
             ]
-            if overdue { row["overdue"] = true }
-            if stored.due == today { row["dueToday"] = true }
-            if !stored.conflicts.isEmpty { row["conflicts"] = true }
             return row
         }
         let values: [String: Any] = [
             "rows": rows, "hasRows": !rows.isEmpty,
-            "open": language.number(counts.open), "overdue": language.number(counts.overdue),
-            "dueToday": language.number(counts.dueToday), "unassigned": language.number(counts.unassigned),
-            "more": counts.open > rows.count ? language.number(counts.open - rows.count) : "",
+            "countOpen": language.number(counts.open), "countOverdue": language.number(counts.overdue),
+            "countDueToday": language.number(counts.dueToday), "countUnassigned": language.number(counts.unassigned),
+            "hasMore": counts.open > rows.count, "more": language.number(max(0, counts.open - rows.count)),
         ]
         return .page(render("cases", session, title: language["cases"], values))
     }
@@ -122,7 +121,7 @@ extension ConsoleRoutes {
             "status": language.word("caseStatus", stored.status.rawValue), "erased": stored.erased,
             "patient": Self.patientName(stored.opening.patient, language),
             "assignee": stored.assignee ?? language["theTeam"],
-            "due": stored.due.map { language.day($0.description) } ?? "—",
+            "due": stored.due.map { language.date($0.description) } ?? "—",
             "overdue": stored.status == .open && (stored.due.map { $0 < today } ?? false),
             "revision": language.number(stored.revision),
             "properties": stored.properties.keys.sorted().map { ["name": $0, "value": ExpressionValue(stored.properties[$0]!).text] },
@@ -141,11 +140,10 @@ extension ConsoleRoutes {
         ]
         if coordinator, let team = user.teamId {
             let members = try await services.store.members(teamId: team)
-            values["members"] = members.filter { $0.role == .fieldworker || $0.role == .coordinator }.map { member -> [String: Any] in
-                var option: [String: Any] = ["name": member.username]
-                if member.username == stored.assignee { option["selected"] = true }
-                return option
-            }
+            var names = members.filter { $0.role == .fieldworker || $0.role == .coordinator }.map(\.username)
+            // Whoever it is assigned to now is shown as such, even gone from the team.
+            if let assignee = stored.assignee, !names.contains(assignee) { names.insert(assignee, at: 0) }
+            values["members"] = names.map { name -> [String: Any] in ["name": name, "selected": name == stored.assignee] }
             values["teamSelected"] = stored.assignee == nil
             values["nextStatus"] = stored.status == .open ? "closed" : "open"
             values["nextStatusLabel"] = language[stored.status == .open ? "closeCase" : "reopenCase"]

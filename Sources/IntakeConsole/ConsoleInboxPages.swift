@@ -102,6 +102,10 @@ extension ConsoleRoutes {
                 item["href"] = "/console/records/\(record)"
             } else if notification.subject["referral"] != nil {
                 item["href"] = "/console/referrals"
+            } else if let id = notification.subject["case"], UUID(uuidString: id) != nil {
+                item["href"] = "/console/cases/\(id)"
+            } else if notification.type == NotificationType.casesOverdue {
+                item["href"] = "/console/cases"
             }
             items.append(item)
         }

@@ -95,7 +95,7 @@ extension ConsoleRoutes {
             "perCollectorChart": ConsoleChart.bars(
                 perCollector.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, language: language, title: language["perCollector"]),
         ]
-        if user.role == .coordinator {
+        if user.role == .coordinator, user.teamId != nil {
             // The team's follow-up work: its open cases by what they need today.
             let counts = try await services.cases.board(for: user, today: caseToday(), limit: 0).counts
             values["showCases"] = true

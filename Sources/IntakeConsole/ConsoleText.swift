@@ -73,8 +73,11 @@ enum ConsoleLanguage: String, CaseIterable, Sendable {
         return digits(formatter.string(from: date)) + " " + digits(name)
     }
 
+    /// A day (`2026-11-26`) as the user reads it, with its year (a due date may be last year's).
+    func date(_ key: String) -> String { day(key, template: "yyyyMMMd") }
+
     /// A day (`2026-11-26`) as the user reads it.
-    func day(_ key: String) -> String {
+    func day(_ key: String, template: String = "EEEMMMd") -> String {
         let parser = DateFormatter()
         parser.locale = Locale(identifier: "en_US_POSIX")
         parser.timeZone = TimeZone(identifier: "UTC")
@@ -83,7 +86,7 @@ enum ConsoleLanguage: String, CaseIterable, Sendable {
         let formatter = DateFormatter()
         formatter.locale = locale
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.setLocalizedDateFormatFromTemplate("EEEMMMd")
+        formatter.setLocalizedDateFormatFromTemplate(template)
         return digits(formatter.string(from: date))
     }
 

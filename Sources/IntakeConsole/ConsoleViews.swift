@@ -280,6 +280,19 @@ enum ConsoleNotices {
                 "Alerte sur la fiche \(record) : \(alertMessage)")
         case NotificationType.announcement:
             return say("Announcement from \(by): ", "إعلان من \(by): ", "Annonce de \(by) : ") + (s["text"] ?? "")
+        case NotificationType.caseOverdue:
+            let id = String((s["case"] ?? "").prefix(8))
+            let due = s["due"].map { language.date($0) } ?? ""
+            let list = s["list"] ?? ""
+            return say(
+                "The \(list) case \(id) you follow is overdue (due \(due)).",
+                "حالة المتابعة \(id) (\(list)) التي تتابعها متأخرة (موعدها \(due)).",
+                "Le suivi \(id) (\(list)) dont vous avez la charge est en retard (échéance \(due)).")
+        case NotificationType.casesOverdue:
+            let count = language.number(Int(s["count"] ?? "") ?? 0)
+            return say(
+                "\(count) open case(s) of the team are overdue.", "\(count) من حالات المتابعة المفتوحة للفريق متأخرة.",
+                "\(count) suivi(s) ouvert(s) de l'équipe en retard.")
         default:
             return notification.type.replacingOccurrences(of: "_", with: " ") + (record.isEmpty ? "" : " \(record)")
                 + (by.isEmpty ? "" : " (\(by))")

@@ -116,6 +116,14 @@ public enum TeamText {
             return "ALERT \(s["alert"] ?? "?") of \(s["questionnaireId"] ?? "a questionnaire") (record \(record))"
                 + (message.map { ": \($0); open the record with 'intake lookup --id \(record)'" }
                     ?? ": open the record to act on it: 'intake lookup --id \(record)' (this machine lacks that questionnaire version for the alert's message).")
+        case "case_overdue":
+            // Ids only: who the case is about stays in the case.
+            let id = s["case"].map { String($0.prefix(8)) } ?? "?"
+            return
+                "Case \(id) (\(s["list"] ?? "?")) that you follow is overdue (due \(s["due"] ?? "?")): 'intake cases show \(id)', then 'intake fill --case \(id)'."
+        case "cases_overdue":
+            return
+                "\(s["count"] ?? "?") open case(s) of '\(s["team"] ?? "?")' are overdue ('intake cases list' after 'intake cases pull', or the console's Cases)."
         case "review_has_issues", "review_rejected", "review_reopened", "review_comment", "review_edited":
             // Ids only: the comment stays in the record's thread ('intake review show').
             let record = s["record"].map { String($0.prefix(8)) } ?? ""
@@ -173,6 +181,7 @@ public struct NotificationKinds: Sendable {
     public static let groups: [(word: String, types: [String])] = [
         ("invitation", ["invitation_"]), ("referral", ["referral_"]), ("alert", ["record_alert"]), ("review", ["review_"]),
         ("team", ["membership_changed"]), ("announcement", ["announcement"]), ("transfer", ["records_transferred"]),
+        ("case", ["case_overdue", "cases_overdue"]),
     ]
 
     private let patterns: [String]

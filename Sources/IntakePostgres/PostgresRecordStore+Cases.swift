@@ -167,6 +167,27 @@ extension PostgresRecordStore {
         return dated + (try await page(dated: false, limit: limit - dated.count))
     }
 
+    public func notifyAboutCases(_ notices: [CaseNotice], at time: Date) async throws -> Int {
+        guard !notices.isEmpty else { return 0 }
+        return try await transaction { connection in
+            // Their ids are a cursor webhooks and streams follow (PostgresChangeCursors.swift).
+            try await Self.mark([Self.notificationSequence], connection)
+            let rows = try await connection.query(
+                """
+                INSERT INTO notification (userId, type, eventKey, subject, createdAt)
+                SELECT a.id, q.type, q.eventKey, q.subject, \(Self.timestamp(time))
+                FROM unnest(\(notices.map(\.username))::text[], \(notices.map(\.type))::text[], \(notices.map(\.eventKey))::text[],
+                            \(notices.map { NotificationSubject.encode($0.subject) })::text[]) WITH ORDINALITY AS q(username, type, eventKey, subject, n)
+                JOIN account a ON a.username = q.username
+                ORDER BY q.n
+                ON CONFLICT (userId, eventKey) DO NOTHING
+                RETURNING 1
+                """, logger: Self.logger
+            ).collect()
+            return rows.count
+        }
+    }
+
     public func caseCounts(teamId: Int64, visibleTo username: String?, today: LocalDate) async throws -> CaseCounts {
         var binds = PostgresBindings()
         binds.append(today.description)

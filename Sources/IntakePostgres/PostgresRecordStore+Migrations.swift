@@ -815,8 +815,9 @@ extension PostgresRecordStore {
                 "ALTER TABLE record ADD COLUMN followsCase TEXT",
                 "CREATE INDEX intakeCase_due ON intakeCase (teamId, due) WHERE status = 'open'",
                 """
-                UPDATE record SET followsCase = body::jsonb -> 'case' ->> 'id'
-                WHERE deletedAt IS NULL AND exitOf IS NULL AND position('"case"' in body) > 0
+                -- Read from the canonical body's text, not parsed: a body that is not JSON fails nothing.
+                UPDATE record SET followsCase = substring(body from '"case":\\{"id":"([0-9a-f-]{36})"')
+                WHERE deletedAt IS NULL AND exitOf IS NULL AND position('"case":{"id":"' in body) > 0
                 """,
                 """
                 UPDATE record SET caseWork = 'derive'

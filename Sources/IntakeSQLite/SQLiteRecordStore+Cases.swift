@@ -124,6 +124,18 @@ extension SQLiteRecordStore {
         }
     }
 
+    public func notifyAboutCases(_ notices: [CaseNotice], at time: Date) async throws -> Int {
+        try await database.write { db in
+            var made = 0
+            for notice in notices {
+                try Self.notify(
+                    db, username: notice.username, type: notice.type, eventKey: notice.eventKey, subject: notice.subject, at: time)
+                made += db.changesCount
+            }
+            return made
+        }
+    }
+
     public func caseCounts(teamId: Int64, visibleTo username: String?, today: LocalDate) async throws -> CaseCounts {
         try await database.read { db in
             let whose = username == nil ? "" : "AND (assignee = ? OR assignee IS NULL)"

@@ -131,6 +131,31 @@ public enum CaseStoreContract {
                 == CaseCounts(open: 0, overdue: 0, dueToday: 0, unassigned: 0))
     }
 
+    /// The case service's notices: each stored for its user once per event key, none for an
+    /// account that does not exist; how many were new.
+    public static func caseNoticesAreStoredOncePerUserAndEvent(_ kind: some RecordStoreFactory) async throws {
+        let store = try await kind.open()
+        let team = try await store.createTeam(name: "mobile unit", at: start)
+        for name in ["amina", "cora"] {
+            _ = try await store.createUser(
+                NewUser(username: name, passwordHash: "h", role: name == "cora" ? .coordinator : .fieldworker, teamId: team.id), at: start)
+        }
+        let notices = [
+            CaseNotice(
+                username: "amina", type: "case_overdue", eventKey: "case-overdue:x:2027-01-01", subject: ["case": "x", "due": "2027-01-01"]),
+            CaseNotice(username: "cora", type: "cases_overdue", eventKey: "cases-overdue:1:2027-01-02", subject: ["count": "3"]),
+            CaseNotice(username: "nobody", type: "case_overdue", eventKey: "case-overdue:x:2027-01-01", subject: [:]),
+            CaseNotice(
+                username: "amina", type: "case_overdue", eventKey: "case-overdue:x:2027-01-01", subject: ["case": "x", "due": "2027-01-01"]),
+        ]
+        #expect(try await store.notifyAboutCases(notices, at: start) == 2)
+        #expect(try await store.notifyAboutCases(notices, at: start + 60) == 0, "once per user and event")
+        #expect(try await store.notifyAboutCases([], at: start) == 0)
+        let amina = try #require(try await store.credentials(username: "amina")?.user)
+        let told = try await store.notifications(NotificationQuery(userId: amina.id))
+        #expect(told.map(\.type) == ["case_overdue"] && told.first?.subject == ["case": "x", "due": "2027-01-01"])
+    }
+
     public static func casesAreKeptWholeAndPulledOnlyByThoseWhoFollowThem(_ kind: some RecordStoreFactory) async throws {
         let store = try await kind.open()
         let team = try await store.createTeam(name: "mobile unit", at: start)

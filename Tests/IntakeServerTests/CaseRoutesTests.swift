@@ -239,6 +239,50 @@ struct CaseRoutesTests {
         }
     }
 
+    /// An open case past its due date is told to its assignee once (per due date) and the team's
+    /// coordinators once a day, naming the case, never the patient; not before it is due, and not
+    /// once it is closed.
+    @Test func anOverdueCaseIsToldToItsAssigneeOnceAndToTheCoordinatorsOnceADay() async throws {
+        let server = try await TestServer.make()
+        let screening = Self.screening(server, flagged: true, from: 120)
+        _ = try await server.services.records.ingest([screening], owner: RecordOwner(teamId: 1, username: screening.collector))
+        try await server.services.cases.catchUpAll()
+        let store = server.services.cases.store
+        let opened = try #require(try await store.openCasesByDue(teamId: 1, visibleTo: nil, limit: 10).first)
+        let due = try #require(opened.due)
+        let assignee = try #require(opened.assignee)
+        let noon = try #require(Timestamp.date(from: "\(due)T12:00:00Z"))
+        let coordinators = try await store.members(teamId: 1).filter { $0.role == .coordinator }.count
+        #expect(coordinators >= 1)
+        #expect(try await server.services.cases.notifyOverdue(at: noon) == 0, "due today is not overdue")
+        let later = noon.addingTimeInterval(2 * 86_400)
+        #expect(try await server.services.cases.notifyOverdue(at: later) == 1 + coordinators)
+        #expect(try await server.services.cases.notifyOverdue(at: later.addingTimeInterval(600)) == 0, "told once")
+        #expect(
+            try await server.services.cases.notifyOverdue(at: later.addingTimeInterval(86_400)) == coordinators, "the coordinators daily")
+
+        try await server.application().test(.router) { client in
+            let told = try await client.send(.get, "/v1/notifications?type=case_overdue", as: assignee, in: server)
+            let notices = try #require(told.json["notifications"] as? [[String: Any]])
+            #expect(notices.count == 1)
+            let subject = try #require(notices.first?["subject"] as? [String: String])
+            #expect(subject == ["case": opened.id.uuidString.lowercased(), "list": opened.list, "due": due.description])
+            #expect(!told.text.contains(screening.patient.familyName), "never the patient")
+            let digest = try await client.send(.get, "/v1/notifications?type=cases_overdue", as: "coordinator-a", in: server)
+            #expect((digest.json["notifications"] as? [[String: Any]])?.count == 2)
+            #expect(
+                (try await client.send(.get, "/v1/notifications?type=cases_overdue", as: "coordinator-b", in: server).json["notifications"]
+                    as? [Any])?.isEmpty == true)
+            // Closed, it is told of no more.
+            #expect(
+                try await client.send(
+                    .put, "/v1/cases/\(opened.id.uuidString.lowercased())/status", as: "coordinator-a", in: server,
+                    json: ["status": "closed"]
+                ).status == .ok)
+        }
+        #expect(try await server.services.cases.notifyOverdue(at: later.addingTimeInterval(3 * 86_400)) == 0)
+    }
+
     /// Deleting the record that opened a case leaves nothing of the patient in the case.
     @Test func deletingTheOpeningRecordClosesTheCaseAndErasesThePatient() async throws {
         let server = try await TestServer.make()

@@ -16,6 +16,10 @@ struct CaseStoreContractTests {
         try await CaseStoreContract.openCasesAreListedByDueAndCounted(kind)
     }
 
+    @Test(arguments: StoreKind.allCases) func caseNoticesAreStoredOncePerUserAndEvent(_ kind: StoreKind) async throws {
+        try await CaseStoreContract.caseNoticesAreStoredOncePerUserAndEvent(kind)
+    }
+
     @Test(arguments: StoreKind.allCases) func theCursorMovesOnlyFromWhereItStood(_ kind: StoreKind) async throws {
         try await CaseStoreContract.theCursorMovesOnlyFromWhereItStood(kind)
     }

@@ -54,7 +54,7 @@ public struct IntakeServices: Sendable {
         self.webhooks = WebhookService(store: store, settings: configuration.webhooks, hub: teams.hub, clock: configuration.clock)
         self.patients = PatientService(store: store, clock: configuration.clock)
         self.devices = DeviceService(store: store, clock: configuration.clock)
-        self.cases = CaseService(store: store, questionnaires: questionnaires)
+        self.cases = CaseService(store: store, questionnaires: questionnaires, hub: teams.hub)
         self.metrics = ServerMetrics()
         store.observeIngest(metrics.groupCommit)
     }
@@ -178,6 +178,18 @@ public enum IntakeServerApp {
         // Cases follow the records stored, here or through another server.
         let cases = Task { await services.cases.run(wake: services.records.changes) }
         defer { cases.cancel() }
+        // Overdue cases are told of at start and every ten minutes (each once: event keys).
+        let overdue = Task {
+            while !Task.isCancelled {
+                do {
+                    try await services.cases.notifyOverdue()
+                } catch {
+                    logger.warning("could not tell of overdue cases", metadata: ["error.type": "\(type(of: error))"])
+                }
+                try? await Task.sleep(for: .seconds(600))
+            }
+        }
+        defer { overdue.cancel() }
         do {
             try await application(services, modules: modules, logger: logger, onRunning: onRunning).runService()
         } catch let error as IOError where error.errnoCode == EADDRINUSE || error.errnoCode == EACCES {

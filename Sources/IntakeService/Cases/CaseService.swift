@@ -11,17 +11,65 @@ import Logging
 /// loses nothing: the cursor has not moved, and the next pass reads the records again; a record
 /// read twice opens no second case and counts as one visit.
 public final class CaseService: Sendable {
-    public typealias Store = CaseStore & RecordDataStore & AccountStore
+    public typealias Store = CaseStore & RecordDataStore & AccountStore & TeamStore
 
     let store: any Store
     let questionnaires: QuestionnaireService
     let logger: Logger
+    /// Told when overdue cases were notified (the notification streams).
+    let hub: NotificationHub?
     static let pageSize = 200
 
-    public init(store: any Store, questionnaires: QuestionnaireService, logger: Logger = Logger(label: "intake.cases")) {
+    public init(
+        store: any Store, questionnaires: QuestionnaireService, hub: NotificationHub? = nil, logger: Logger = Logger(label: "intake.cases")
+    ) {
         self.store = store
         self.questionnaires = questionnaires
+        self.hub = hub
         self.logger = logger
+    }
+
+    // MARK: Overdue cases
+
+    /// The overdue cases a pass tells their assignees of, per team (the soonest due first);
+    /// the coordinators' count is of them all.
+    static let overdueNoticesPerTeam = 1_000
+
+    /// Tells of overdue cases, in each team's time zone: each assignee once per case and due date
+    /// (`case_overdue`), and the team's coordinators once a day how many of the team's open cases
+    /// are overdue (`cases_overdue`). Subjects name the case, its list and due date, never the
+    /// patient. Run again, it tells nobody twice (the event keys); how many notices it made.
+    @discardableResult
+    public func notifyOverdue(at time: Date = Date()) async throws -> Int {
+        var notices: [CaseNotice] = []
+        for team in try await store.teams() {
+            let zone = team.timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+            let today = LocalDate.today(in: zone, now: time)
+            let counts = try await store.caseCounts(teamId: team.id, visibleTo: nil, today: today)
+            guard counts.overdue > 0 else { continue }
+            let overdue = try await store.openCasesByDue(teamId: team.id, visibleTo: nil, limit: Self.overdueNoticesPerTeam).filter {
+                $0.due.map { $0 < today } ?? false
+            }
+            for stored in overdue {
+                guard let assignee = stored.assignee, let due = stored.due else { continue }
+                notices.append(
+                    CaseNotice(
+                        username: assignee, type: NotificationType.caseOverdue,
+                        eventKey: NotificationEvent.caseOverdue(stored.id, due: due),
+                        subject: ["case": stored.id.uuidString.lowercased(), "list": stored.list, "due": due.description]))
+            }
+            for member in try await store.members(teamId: team.id) where member.role == .coordinator {
+                notices.append(
+                    CaseNotice(
+                        username: member.username, type: NotificationType.casesOverdue,
+                        eventKey: NotificationEvent.casesOverdue(teamId: team.id, on: today),
+                        subject: ["team": team.name, "count": String(counts.overdue), "day": today.description]))
+            }
+        }
+        guard !notices.isEmpty else { return 0 }
+        let made = try await store.notifyAboutCases(notices, at: time)
+        if made > 0 { hub?.notify() }
+        return made
     }
 
     // MARK: Following the change feed

@@ -40,6 +40,25 @@ public protocol CaseStore: Sendable {
     func openCasesByDue(teamId: Int64, visibleTo username: String?, limit: Int) async throws -> [StoredCase]
     /// How many of those there are: open, due before `today`, due on it, and left to the team.
     func caseCounts(teamId: Int64, visibleTo username: String?, today: LocalDate) async throws -> CaseCounts
+    /// Stores the notices, each for its user (an account that no longer exists gets none), each
+    /// once per user and event key, in one transaction; how many were new.
+    func notifyAboutCases(_ notices: [CaseNotice], at time: Date) async throws -> Int
+}
+
+/// A notification the case service sends (``CaseService/notifyOverdue(at:)``).
+public struct CaseNotice: Sendable, Equatable {
+    public var username: String
+    public var type: String
+    public var eventKey: String
+    /// Ids and names only (``NotificationSubject``).
+    public var subject: [String: String]
+
+    public init(username: String, type: String, eventKey: String, subject: [String: String]) {
+        self.username = username
+        self.type = type
+        self.eventKey = eventKey
+        self.subject = subject
+    }
 }
 
 /// How many open cases a team (or a field worker) has, by what they need (the team's day).

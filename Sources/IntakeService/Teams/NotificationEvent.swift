@@ -1,4 +1,5 @@
 import Foundation
+import IntakeCore
 
 /// What each notification says and under which event key, made here once for every store. A
 /// recipient gets at most one notification per key, so a change retried after a crash never
@@ -23,6 +24,12 @@ public enum NotificationEvent {
     public static func invitation(_ id: UUID, _ event: String) -> String { "invitation:\(lower(id)):\(event)" }
 
     public static func announcement(_ id: Int64) -> String { "announcement:\(id)" }
+
+    /// A case overdue, once per due date (a new due date is told again).
+    public static func caseOverdue(_ id: UUID, due: LocalDate) -> String { "case-overdue:\(lower(id)):\(due)" }
+
+    /// A team's overdue cases, once a day (in the team's time zone).
+    public static func casesOverdue(teamId: Int64, on day: LocalDate) -> String { "cases-overdue:\(teamId):\(day)" }
 
     /// One transfer, told to the coordinators of both teams.
     public static func transfer(_ id: UUID) -> String { "transfer:\(lower(id))" }

@@ -319,10 +319,16 @@ public enum NotificationType {
     /// To the last reviewer: a record they reviewed was edited since.
     public static let reviewEdited = "review_edited"
 
+    /// To a case's assignee: it is open past its due date (once per case and due date). The
+    /// subject names the case, its list and due date: never the patient.
+    public static let caseOverdue = "case_overdue"
+    /// To a team's coordinators, once a day while any is: how many of the team's open cases are overdue.
+    public static let casesOverdue = "cases_overdue"
+
     public static let all = [
         invited, invitationAccepted, invitationConfirmed, invitationDeclined, invitationRevoked, membershipChanged, announcement,
         referralReceived, referralAccepted, referralDeclined, referralCompleted, referralWithdrawn, referralReassigned, referralMessage,
         recordsTransferred, referralUnassigned, referralRetargeted, recordAlert, reviewHasIssues, reviewRejected, reviewReopened,
-        reviewComment, reviewEdited, referralClosed, referralReturned,
+        reviewComment, reviewEdited, referralClosed, referralReturned, caseOverdue, casesOverdue,
     ]
 }
