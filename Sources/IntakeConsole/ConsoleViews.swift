@@ -282,12 +282,10 @@ enum ConsoleNotices {
             return say("Announcement from \(by): ", "إعلان من \(by): ", "Annonce de \(by) : ") + (s["text"] ?? "")
         case NotificationType.caseOverdue:
             let id = String((s["case"] ?? "").prefix(8))
-            let due = s["due"].map { language.date($0) } ?? ""
             let list = s["list"] ?? ""
             return say(
-                "The \(list) case \(id) you follow is overdue (due \(due)).",
-                "حالة المتابعة \(id) (\(list)) التي تتابعها متأخرة (موعدها \(due)).",
-                "Le suivi \(id) (\(list)) dont vous avez la charge est en retard (échéance \(due)).")
+                "The \(list) case \(id) you follow is overdue.", "حالة المتابعة \(id) (\(list)) التي تتابعها متأخرة.",
+                "Le suivi \(id) (\(list)) dont vous avez la charge est en retard.")
         case NotificationType.casesOverdue:
             let count = language.number(Int(s["count"] ?? "") ?? 0)
             return say(

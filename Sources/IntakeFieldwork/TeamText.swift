@@ -120,7 +120,7 @@ public enum TeamText {
             // Ids only: who the case is about stays in the case.
             let id = s["case"].map { String($0.prefix(8)) } ?? "?"
             return
-                "Case \(id) (\(s["list"] ?? "?")) that you follow is overdue (due \(s["due"] ?? "?")): 'intake cases show \(id)', then 'intake fill --case \(id)'."
+                "Case \(id) (\(s["list"] ?? "?")) that you follow is overdue: 'intake cases pull', 'intake cases show \(id)', then 'intake fill --case \(id)'."
         case "cases_overdue":
             return
                 "\(s["count"] ?? "?") open case(s) of '\(s["team"] ?? "?")' are overdue ('intake cases list' after 'intake cases pull', or the console's Cases)."

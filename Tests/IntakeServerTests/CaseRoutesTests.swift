@@ -266,7 +266,7 @@ struct CaseRoutesTests {
             let notices = try #require(told.json["notifications"] as? [[String: Any]])
             #expect(notices.count == 1)
             let subject = try #require(notices.first?["subject"] as? [String: String])
-            #expect(subject == ["case": opened.id.uuidString.lowercased(), "list": opened.list, "due": due.description])
+            #expect(subject == ["case": opened.id.uuidString.lowercased(), "list": opened.list], "no due date: it may say why")
             #expect(!told.text.contains(screening.patient.familyName), "never the patient")
             let digest = try await client.send(.get, "/v1/notifications?type=cases_overdue", as: "coordinator-a", in: server)
             #expect((digest.json["notifications"] as? [[String: Any]])?.count == 2)
@@ -281,6 +281,22 @@ struct CaseRoutesTests {
                 ).status == .ok)
         }
         #expect(try await server.services.cases.notifyOverdue(at: later.addingTimeInterval(3 * 86_400)) == 0)
+    }
+
+    /// An assignee who can no longer act on the case (disabled here; gone from the team alike) is
+    /// not told of it: the coordinators' count has it.
+    @Test func anOverdueCaseOfAnAssigneeWhoCannotActIsLeftToTheCoordinatorsCount() async throws {
+        let server = try await TestServer.make()
+        let screening = Self.screening(server, flagged: true, from: 140)
+        _ = try await server.services.records.ingest([screening], owner: RecordOwner(teamId: 1, username: screening.collector))
+        try await server.services.cases.catchUpAll()
+        let store = server.services.cases.store
+        let opened = try #require(try await store.openCasesByDue(teamId: 1, visibleTo: nil, limit: 10).first)
+        let due = try #require(opened.due)
+        _ = try await store.updateUser(username: try #require(opened.assignee), UserChange(disabled: true))
+        let coordinators = try await store.members(teamId: 1).filter { $0.role == .coordinator }.count
+        let later = try #require(Timestamp.date(from: "\(due)T12:00:00Z")).addingTimeInterval(2 * 86_400)
+        #expect(try await server.services.cases.notifyOverdue(at: later) == coordinators)
     }
 
     /// Deleting the record that opened a case leaves nothing of the patient in the case.

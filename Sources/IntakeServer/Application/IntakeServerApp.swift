@@ -179,7 +179,7 @@ public enum IntakeServerApp {
         let cases = Task { await services.cases.run(wake: services.records.changes) }
         defer { cases.cancel() }
         // Overdue cases are told of at start and every ten minutes (each once: event keys).
-        let overdue = Task {
+        let overdue = Task { [logger] in
             while !Task.isCancelled {
                 do {
                     try await services.cases.notifyOverdue()

@@ -37,28 +37,33 @@ public final class CaseService: Sendable {
 
     /// Tells of overdue cases, in each team's time zone: each assignee once per case and due date
     /// (`case_overdue`), and the team's coordinators once a day how many of the team's open cases
-    /// are overdue (`cases_overdue`). Subjects name the case, its list and due date, never the
-    /// patient. Run again, it tells nobody twice (the event keys); how many notices it made.
+    /// are overdue (`cases_overdue`). Only active members of the case's team are told (a case whose
+    /// assignee left or was disabled is in the coordinators' count). Subjects name the case and
+    /// its list: never the patient, nor the due date (which may say why the case was opened). Run
+    /// again, it tells nobody twice (the event keys); how many notices it made.
     @discardableResult
     public func notifyOverdue(at time: Date = Date()) async throws -> Int {
         var notices: [CaseNotice] = []
+        let active = Set(try await store.users().filter { !$0.disabled }.map(\.username))
         for team in try await store.teams() {
             let zone = team.timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
             let today = LocalDate.today(in: zone, now: time)
             let counts = try await store.caseCounts(teamId: team.id, visibleTo: nil, today: today)
             guard counts.overdue > 0 else { continue }
+            let members = try await store.members(teamId: team.id).filter { active.contains($0.username) }
+            let followers = Set(members.filter { $0.role == .fieldworker || $0.role == .coordinator }.map(\.username))
             let overdue = try await store.openCasesByDue(teamId: team.id, visibleTo: nil, limit: Self.overdueNoticesPerTeam).filter {
                 $0.due.map { $0 < today } ?? false
             }
             for stored in overdue {
-                guard let assignee = stored.assignee, let due = stored.due else { continue }
+                guard let assignee = stored.assignee, followers.contains(assignee), let due = stored.due else { continue }
                 notices.append(
                     CaseNotice(
                         username: assignee, type: NotificationType.caseOverdue,
                         eventKey: NotificationEvent.caseOverdue(stored.id, due: due),
-                        subject: ["case": stored.id.uuidString.lowercased(), "list": stored.list, "due": due.description]))
+                        subject: ["case": stored.id.uuidString.lowercased(), "list": stored.list]))
             }
-            for member in try await store.members(teamId: team.id) where member.role == .coordinator {
+            for member in members where member.role == .coordinator {
                 notices.append(
                     CaseNotice(
                         username: member.username, type: NotificationType.casesOverdue,
