@@ -182,7 +182,7 @@ public enum IntakeServerApp {
         let overdue = Task { [logger] in
             while !Task.isCancelled {
                 do {
-                    try await services.cases.notifyOverdue()
+                    try await services.cases.notifyOverdue(at: services.configuration.clock())
                 } catch {
                     logger.warning("could not tell of overdue cases", metadata: ["error.type": "\(type(of: error))"])
                 }

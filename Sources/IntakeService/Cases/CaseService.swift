@@ -40,41 +40,54 @@ public final class CaseService: Sendable {
     /// are overdue (`cases_overdue`). Only active members of the case's team are told (a case whose
     /// assignee left or was disabled is in the coordinators' count). Subjects name the case and
     /// its list: never the patient, nor the due date (which may say why the case was opened). Run
-    /// again, it tells nobody twice (the event keys); how many notices it made.
+    /// again, it tells nobody twice (the event keys); how many notices it made. A team whose
+    /// cases cannot be read now holds no other team back (it is said, by its id).
     @discardableResult
     public func notifyOverdue(at time: Date = Date()) async throws -> Int {
         var notices: [CaseNotice] = []
         let active = Set(try await store.users().filter { !$0.disabled }.map(\.username))
         for team in try await store.teams() {
-            let zone = team.timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
-            let today = LocalDate.today(in: zone, now: time)
-            let counts = try await store.caseCounts(teamId: team.id, visibleTo: nil, today: today)
-            guard counts.overdue > 0 else { continue }
-            let members = try await store.members(teamId: team.id).filter { active.contains($0.username) }
-            let followers = Set(members.filter { $0.role == .fieldworker || $0.role == .coordinator }.map(\.username))
-            let overdue = try await store.openCasesByDue(teamId: team.id, visibleTo: nil, limit: Self.overdueNoticesPerTeam).filter {
-                $0.due.map { $0 < today } ?? false
-            }
-            for stored in overdue {
-                guard let assignee = stored.assignee, followers.contains(assignee), let due = stored.due else { continue }
-                notices.append(
-                    CaseNotice(
-                        username: assignee, type: NotificationType.caseOverdue,
-                        eventKey: NotificationEvent.caseOverdue(stored.id, due: due),
-                        subject: ["case": stored.id.uuidString.lowercased(), "list": stored.list]))
-            }
-            for member in members where member.role == .coordinator {
-                notices.append(
-                    CaseNotice(
-                        username: member.username, type: NotificationType.casesOverdue,
-                        eventKey: NotificationEvent.casesOverdue(teamId: team.id, on: today),
-                        subject: ["team": team.name, "count": String(counts.overdue), "day": today.description]))
+            do {
+                notices += try await overdueNotices(of: team, active: active, at: time)
+            } catch {
+                logger.warning(
+                    "could not read a team's overdue cases", metadata: ["team": "\(team.id)", "error.type": "\(type(of: error))"])
             }
         }
         guard !notices.isEmpty else { return 0 }
         let made = try await store.notifyAboutCases(notices, at: time)
         if made > 0 { hub?.notify() }
         return made
+    }
+
+    /// What ``notifyOverdue(at:)`` tells of one team's cases.
+    private func overdueNotices(of team: Team, active: Set<String>, at time: Date) async throws -> [CaseNotice] {
+        var notices: [CaseNotice] = []
+        let zone = team.timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(identifier: "UTC")!
+        let today = LocalDate.today(in: zone, now: time)
+        let counts = try await store.caseCounts(teamId: team.id, visibleTo: nil, today: today)
+        guard counts.overdue > 0 else { return [] }
+        let members = try await store.members(teamId: team.id).filter { active.contains($0.username) }
+        let followers = Set(members.filter { $0.role == .fieldworker || $0.role == .coordinator }.map(\.username))
+        let overdue = try await store.openCasesByDue(teamId: team.id, visibleTo: nil, limit: Self.overdueNoticesPerTeam).filter {
+            $0.due.map { $0 < today } ?? false
+        }
+        for stored in overdue {
+            guard let assignee = stored.assignee, followers.contains(assignee), let due = stored.due else { continue }
+            notices.append(
+                CaseNotice(
+                    username: assignee, type: NotificationType.caseOverdue,
+                    eventKey: NotificationEvent.caseOverdue(stored.id, due: due),
+                    subject: ["case": stored.id.uuidString.lowercased(), "list": stored.list]))
+        }
+        for member in members where member.role == .coordinator {
+            notices.append(
+                CaseNotice(
+                    username: member.username, type: NotificationType.casesOverdue,
+                    eventKey: NotificationEvent.casesOverdue(teamId: team.id, on: today),
+                    subject: ["team": team.name, "count": String(counts.overdue), "day": today.description]))
+        }
+        return notices
     }
 
     // MARK: Following the change feed
