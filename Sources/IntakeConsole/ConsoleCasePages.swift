@@ -155,7 +155,7 @@ extension ConsoleRoutes {
     /// A case's patient as its list and page name them: the name the opening record gave (a case
     /// erased keeps none).
     static func patientName(_ patient: PatientIdentification, _ language: ConsoleLanguage) -> String {
-        let name = [patient.givenName, patient.familyName].filter { !$0.isEmpty }.joined(separator: " ")
+        let name = patient.fullName
         return name.isEmpty ? "—" : name
     }
 }

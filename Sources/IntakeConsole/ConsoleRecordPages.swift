@@ -266,7 +266,7 @@ extension ConsoleRoutes {
         let rows = matches.map { match -> [String: Any] in
             [
                 "id": match.id.uuidString.lowercased(), "short": String(match.id.uuidString.lowercased().prefix(8)),
-                "patient": [match.patient.givenName, match.patient.familyName].filter { !$0.isEmpty }.joined(separator: " "),
+                "patient": match.patient.fullName,
                 "questionnaire": "\(match.questionnaire.id) \(match.questionnaire.version)", "collector": match.collector,
                 "state": "", "stateLabel": "", "changed": language.time(match.updatedAt),
             ]
@@ -318,7 +318,7 @@ extension ConsoleRoutes {
                 .recordRead, by: user.username, subject: id.uuidString.lowercased(), details: ["revisions": "all", "via": "console"])
             let revisions = try await services.records.revisions(of: id)
             values["revision"] = language.number(stored.revision)
-            let patient = [stored.record.patient.givenName, stored.record.patient.familyName].filter { !$0.isEmpty }.joined(separator: " ")
+            let patient = stored.record.patient.fullName
             if !patient.isEmpty { values["patient"] = patient }
             if let questionnaire = try await services.questionnaires.questionnaire(stored.record.questionnaire) {
                 // The alerts the record raises now (as stored: cleaned of hidden answers), each by its message.

@@ -270,7 +270,7 @@ extension ConsoleRoutes {
         let rows = found.map { patient -> [String: Any] in
             [
                 "id": patient.id.uuidString.lowercased(),
-                "name": [patient.identification.givenName, patient.identification.familyName].filter { !$0.isEmpty }.joined(separator: " "),
+                "name": patient.identification.fullName,
                 "externalId": patient.identification.externalId ?? "",
                 "sharing": patient.sharingScope.map { language.word("sharing", $0.rawValue) } ?? "—",
                 "groups": patient.dataGroups.joined(separator: ", "),
@@ -344,7 +344,7 @@ extension ConsoleRoutes {
             }
             return ["name": name, "chart": ConsoleChart.bars(bars, language: language, title: name)]
         }
-        let name = [patient.identification.givenName, patient.identification.familyName].filter { !$0.isEmpty }.joined(separator: " ")
+        let name = patient.identification.fullName
         let sexChoices: [PatientIdentification.Sex?] = [nil] + PatientIdentification.Sex.allCases.map { Optional($0) }
         let sexes: [[String: Any]] = sexChoices.map { sex in
             let label: String = sex.map { language["sex.\($0.rawValue)"] } ?? "—"

@@ -90,7 +90,7 @@ extension ODKRoutes {
     static func entityJSON(_ stored: StoredCase, creatorId: Int) -> JSONValue {
         var data: [String: JSONValue] = [:]
         for (name, value) in stored.properties { data[name] = .string(ExpressionValue(value).text) }
-        let label = [stored.opening.patient.givenName, stored.opening.patient.familyName].filter { !$0.isEmpty }.joined(separator: " ")
+        let label = stored.opening.patient.fullName
         return .object([
             "uuid": .string(stored.id.uuidString.lowercased()), "creatorId": .integer(creatorId), "createdAt": date(stored.opening.at),
             "updatedAt": date(stored.updatedAt), "deletedAt": stored.erased ? date(stored.updatedAt) : .null,

@@ -22,6 +22,9 @@ public struct PatientIdentification: Hashable, Sendable, Codable {
         self.externalId = externalId
     }
 
+    /// `Amina Haddad`: the names given, in order, the empty ones left out (empty when none is).
+    public var fullName: String { [givenName, familyName].filter { !$0.isEmpty }.joined(separator: " ") }
+
     /// `A. K.`: enough to tell drafts apart on screen without showing a full name.
     public var initials: String {
         [givenName, familyName].compactMap { $0.trimmingSpaces().first.map { "\($0)." } }
