@@ -7,6 +7,8 @@
   item is, codes come from the item's answerOptions, items follow the Questionnaire's order;
 - every subject and Consent.patient reference names a Patient in the bundle, one Patient per key;
 - reports.jsonl, reports_long.csv and removed.csv (when written) agree with export.json;
+- cases.csv agrees with export.json (one row per case, ids unique, patient keys of the records'
+  kind), and every case_history.csv row names a case of cases.csv, in the order made;
 - datapackage.json passes `frictionless validate`;
 - records.sps runs in GNU PSPP without an error or warning and reads every record;
 - records.R runs in R with warnings as errors and gives a data frame of every record and column;
@@ -240,6 +242,34 @@ def main():
         removed_header, removed_rows = check_csv(folder / "removed.csv")
         if removed_header != ["record_id", "reason"] or removed_rows != summary.get("removed"):
             problem(f"removed.csv has {removed_rows} rows under {removed_header}, export.json says {summary.get('removed')}")
+
+    if (folder / "cases.csv").exists():
+        with open(folder / "cases.csv", newline="", encoding="utf-8") as handle:
+            case_rows = list(csv.DictReader(handle, strict=True))
+        check_csv(folder / "cases.csv")
+        if len(case_rows) != summary.get("cases"):
+            problem(f"cases.csv has {len(case_rows)} cases, export.json says {summary.get('cases')}")
+        ids = [row["case_id"] for row in case_rows]
+        if len(set(ids)) != len(ids):
+            problem("cases.csv lists a case twice")
+        lists = set(summary.get("caseLists") or [])
+        for number, row in enumerate(case_rows, start=2):
+            if row["list"] not in lists or row["status"] not in ("open", "closed"):
+                problem(f"cases.csv:{number}: list {row['list']!r} or status {row['status']!r} is not one export.json names")
+            if row["patient_key"] and not row["patient_key"].startswith("pk-"):
+                problem(f"cases.csv:{number}: the patient key is not a pseudonymous key")
+        if (folder / "case_history.csv").exists():
+            check_csv(folder / "case_history.csv")
+            with open(folder / "case_history.csv", newline="", encoding="utf-8") as handle:
+                changes = list(csv.DictReader(handle, strict=True))
+            known = set(ids)
+            last = {}
+            for number, change in enumerate(changes, start=2):
+                if change["case_id"] not in known:
+                    problem(f"case_history.csv:{number}: names a case cases.csv does not list")
+                elif change["at"] < last.get(change["case_id"], ""):
+                    problem(f"case_history.csv:{number}: a change listed before an earlier one of its case")
+                last[change["case_id"]] = change["at"]
 
     result = subprocess.run([args.frictionless, "validate", str(folder / "datapackage.json")], capture_output=True, text=True)
     if result.returncode != 0:

@@ -12,6 +12,8 @@ public struct ExportResponse: Sendable {
     public var questionnaireId: String?
     /// The deployment's data groups, each a column of the export.
     public var dataGroups: [String] = []
+    /// The case lists a case file covers.
+    public var caseLists: [String] = []
 }
 
 extension IntakeClient {
@@ -57,6 +59,7 @@ extension IntakeClient {
             file: destination, cursor: header("Intake-Export-Cursor"),
             records: header("Intake-Export-Records").flatMap(Int.init), versions: versions,
             questionnaireId: header("Intake-Export-Questionnaire"),
-            dataGroups: (header("Intake-Export-Data-Groups") ?? "").split(separator: ",").map(String.init))
+            dataGroups: (header("Intake-Export-Data-Groups") ?? "").split(separator: ",").map(String.init),
+            caseLists: (header("Intake-Export-Case-Lists") ?? "").split(separator: ",").map(String.init))
     }
 }

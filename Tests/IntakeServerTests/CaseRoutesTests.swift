@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import IntakeCore
 import IntakeServerTestSupport
@@ -350,6 +351,100 @@ struct CaseRoutesTests {
         }
         await #expect(throws: ServiceError.self) {
             _ = try await server.services.cases.create(list: "follow-up", id: made.id, label: "Nadia", data: [:], by: coordinator)
+        }
+    }
+
+    /// A CSV's rows, by column name (cells hold no comma or quote here).
+    static func rows(_ text: String) -> [[String: String]] {
+        let lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        guard let header = lines.first?.components(separatedBy: ",") else { return [] }
+        return lines.dropFirst().map { line in
+            Dictionary(uniqueKeysWithValues: zip(header, line.components(separatedBy: ",")).map { ($0, $1) })
+        }
+    }
+
+    /// The exports hold the cases of the lists the questionnaire opens or follows and what set
+    /// their properties, keyed and dated as the records are: a coordinator's with the registry
+    /// id when identifiers are in, a researcher's only as far as the records reach them.
+    @Test func exportsHoldTheCasesAndWhatSetTheirProperties() async throws {
+        let server = try await TestServer.make { $0.unlinkedRecordsReachResearchers = true }
+        _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
+        let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
+        try await server.application().test(.router) { client in
+            let screening = Self.screening(server, flagged: true, from: 300)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
+            try await server.services.cases.catchUpAll()
+            let opened = try #require(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
+            let caseId = try #require(opened["id"] as? String)
+            let visit = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 12, outcome: "continue", phq: ("2", "1"))
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .created)
+            try await server.services.cases.catchUpAll()
+
+            for (user, extra) in [("coordinator-a", "&includeIdentifiers=true"), ("researcher", "&shiftDates=true")] {
+                let path = "/v1/exports?questionnaire=\(screening.questionnaire.id)" + extra
+                let records = Self.rows(try await client.send(.get, path, as: user, in: server).text)
+                let record = try #require(records.first { $0["record_id"] == screening.id.uuidString.lowercased() })
+                let response = try await client.send(.get, path + "&format=cases", as: user, in: server)
+                #expect(response.status == .ok, "\(response.text)")
+                #expect(response.headers[HTTPField.Name("Intake-Export-Case-Lists")!] == "follow-up")
+                let cases = Self.rows(response.text)
+                #expect(cases.count == 1, "\(user): \(response.text)")
+                let row = try #require(cases.first)
+                #expect(row["case_id"] == caseId && row["list"] == "follow-up" && row["status"] == "open")
+                #expect(row["opened_by_record"] == screening.id.uuidString.lowercased() && row["opened_by"] == "fieldworker-a")
+                #expect(row["patient_key"] == record["patient_key"] && row["patient_key"]?.hasPrefix("pk-") == true)
+                #expect(row["opened_at"] == record["created_at"], "dated as its opening record: \(row) \(record)")
+                #expect(row["revision"] == "2" && row["visits"] == "1" && row["prop_phq2"] == "3" && row["prop_visits"] == "1")
+                #expect((row["patient_id"] != nil) == (user == "coordinator-a"))
+                if user == "researcher" { #expect(row["due"] != "2099-01-01", "the due date is moved with the patient's dates") }
+
+                let history = Self.rows(try await client.send(.get, path + "&format=case-history", as: user, in: server).text)
+                let phq = history.filter { $0["property"] == "phq2" }
+                #expect(phq.map { $0["source"] } == ["opened", "visit"] && phq.last?["value"] == "3", "\(history)")
+                #expect(phq.last?["record_id"] == visit.id.uuidString.lowercased())
+                #expect(history.allSatisfy { $0["case_id"] == caseId })
+                // The follow-up's export names the same list, and the same case.
+                let fromFollowUp = Self.rows(
+                    try await client.send(.get, "/v1/exports?questionnaire=follow-up&format=cases" + extra, as: user, in: server).text)
+                #expect(fromFollowUp.map { $0["case_id"] } == [caseId])
+            }
+            // Another team's coordinator exports none of it.
+            let other = try await client.send(
+                .get, "/v1/exports?questionnaire=\(screening.questionnaire.id)&format=cases", as: "coordinator-b", in: server)
+            #expect(other.status == .ok && Self.rows(other.text).isEmpty)
+        }
+    }
+
+    /// A property set from an identifying question, or from such a property, is identifying; one
+    /// set from a text question is free text: the case files' columns leave them out as the
+    /// records' leave the questions out.
+    @Test func caseFilesLeaveOutIdentifyingAndFreeTextPropertiesAsTheRecordsDo() async throws {
+        let server = try await TestServer.make()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-up-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: Self.root.appendingPathComponent("follow-up"), to: folder)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rules = folder.appendingPathComponent("cases.txt")
+        let text = try String(contentsOf: rules, encoding: .utf8)
+        try
+            (text.replacingOccurrences(of: "property: visits integer 0..", with: "property: visits integer 0..\nproperty: last_notes text")
+            + "set: last_notes = notes\nset: notes_seen = case.last_notes\n").write(to: rules, atomically: true, encoding: .utf8)
+        _ = try await server.services.questionnaires.publish(directory: folder)
+        try await server.application().test(.router) { client in
+            func header(_ extra: String) async throws -> [String] {
+                let response = try await client.send(
+                    .get, "/v1/exports?questionnaire=refugee-health&format=cases" + extra, as: "coordinator-a", in: server)
+                #expect(response.status == .ok, "\(response.text)")
+                return response.text.components(separatedBy: "\r\n")[0].components(separatedBy: ",").filter { $0.hasPrefix("prop_") }
+            }
+            let all = try await header("&includeIdentifiers=true")
+            #expect(all.contains("prop_last_notes") && all.contains("prop_notes_seen") && all.contains("prop_phq2"), "\(all)")
+            let deIdentified = try await header("")
+            #expect(!deIdentified.contains("prop_last_notes") && !deIdentified.contains("prop_notes_seen"), "\(deIdentified)")
+            #expect(deIdentified.contains("prop_phq2") && deIdentified.contains("prop_last_contact"))
+            let noText = try await header("&includeIdentifiers=true&dropFreeText=true")
+            #expect(
+                !noText.contains("prop_last_notes") && !noText.contains("prop_notes_seen") && noText.contains("prop_reason"), "\(noText)")
         }
     }
 }

@@ -101,3 +101,19 @@ package enum CSV {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+/// Counts the rows of CSV text read in pieces: line ends outside quoted fields.
+struct CSVRowCounter {
+    private(set) var rows = 0
+    private var quoted = false
+
+    mutating func count(_ bytes: [UInt8]) {
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") {
+                quoted.toggle()
+            } else if byte == 10, !quoted {
+                rows += 1
+            }
+        }
+    }
+}

@@ -126,6 +126,57 @@ public final class DataPackageFormatter: ExportFormatter {
                     name: "removed", path: ExportSideFile.removed.fileName, title: "Records of earlier exports to delete, and why",
                     schema: [("fields", .array(fields)), ("missingValues", .array([])), ("primaryKey", .array([.string("record_id")]))]))
         }
+        if let columns = plan.caseColumns {
+            func field(_ name: String, _ type: String, required: Bool = false, enumeration: [String] = [], description: String? = nil)
+                -> OrderedJSON
+            {
+                var members: [(String, OrderedJSON)] = [("name", .string(name)), ("type", .string(type))]
+                if type == "datetime" { members.append(("format", .string("any"))) }
+                if let description { members.append(("description", .string(description))) }
+                var constraints: [(String, OrderedJSON)] = []
+                if required { constraints.append(("required", .bool(true))) }
+                if !enumeration.isEmpty { constraints.append(("enum", .array(enumeration.map { .string($0) }))) }
+                if !constraints.isEmpty { members.append(("constraints", .object(constraints))) }
+                return .object(members)
+            }
+            if sideFiles.contains(.cases) {
+                var fields = [
+                    field("case_id", "string", required: true), field("list", "string", required: true),
+                    field("patient_key", "string", description: "The key of the case's patient, as in records.csv"),
+                    field("opened_by_record", "string", description: "The record that opened the case (empty: opened by hand)"),
+                    field("opened_at", "datetime", required: true), field("opened_by", "string"),
+                    field("assignee", "string", description: "The field worker it is assigned to (empty: the team)"),
+                    field("status", "string", required: true, enumeration: ["open", "closed"]), field("due", "date"),
+                    field("revision", "integer", required: true), field("visits", "integer", required: true),
+                    field("last_visit_at", "datetime"),
+                    field("conflicts", "string", description: "Properties two visits made offline left different, separated by spaces"),
+                ]
+                if plan.options.includeIdentifiers { fields.insert(field("patient_id", "string"), at: 3) }
+                fields += columns.properties.map { field(ExportCaseColumns.column($0), "string", description: "The case property \($0)") }
+                resources.append(
+                    resource(
+                        name: "cases", path: ExportSideFile.cases.fileName, title: "Cases of \(columns.lists.joined(separator: ", "))",
+                        schema: [
+                            ("fields", .array(fields)), ("missingValues", .array([.string("")])),
+                            ("primaryKey", .array([.string("case_id")])),
+                        ]
+                    ))
+            }
+            if sideFiles.contains(.caseHistory) {
+                let fields = [
+                    field("case_id", "string", required: true), field("list", "string", required: true),
+                    field("at", "datetime", required: true),
+                    field("source", "string", required: true, enumeration: ExportCase.Change.Source.allCases.map(\.rawValue)),
+                    field("record_id", "string"), field("by", "string"), field("property", "string", required: true),
+                    field("value", "string"),
+                ]
+                resources.append(
+                    resource(
+                        name: "case_history", path: ExportSideFile.caseHistory.fileName,
+                        title: "What set each case's properties, status and due date, one row per change",
+                        schema: [("fields", .array(fields)), ("missingValues", .array([.string("")]))]))
+            }
+        }
         let newest = plan.versions[plan.versions.count - 1]
         let package = OrderedJSON.object([
             ("name", .string(ExportPlan.safeName(plan.questionnaireId).lowercased().replacingOccurrences(of: "_", with: "-"))),

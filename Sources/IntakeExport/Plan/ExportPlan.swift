@@ -19,6 +19,9 @@ public struct ExportPlan: Sendable {
     public let leftOutAsIdentifying: [PlannedQuestion.Appearance]
     /// A table per repeat group (`repeat_<id>.csv`), with every instance.
     public let repeatTables: [RepeatTable]
+    /// The columns of the case files written beside the records, when they are (the data
+    /// package describes them).
+    public var caseColumns: ExportCaseColumns?
     private let leftOutKeys: Set<String>
     let layouts: [String: VersionLayout]
 

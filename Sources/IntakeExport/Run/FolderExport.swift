@@ -41,6 +41,9 @@ public struct FolderExport {
         public var removed: Int?
         /// How many reports reports.jsonl holds.
         public var reports: Int?
+        /// How many cases cases.csv holds, and of which lists.
+        public var cases: Int?
+        public var caseLists: [String]?
         /// How many files `attachments/` holds, and how many attachments.csv lists that it does not.
         public var attachments: Int?
         public var attachmentsMissing: Int?
@@ -71,6 +74,9 @@ public struct FolderExport {
         try manager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         do {
             let sideFiles = side.files(of: sideFiles)
+            // The data package describes the case files' property columns.
+            var plan = plan
+            if let cases = side.cases, sideFiles.contains(where: \.readsCases) { plan.caseColumns = cases.columns }
             var outputs: [ExportRun.Output] = []
             for format in formats {
                 guard let formatter = format.formatter(plan: plan, files: formats, sideFiles: sideFiles) else { continue }
@@ -108,6 +114,15 @@ public struct FolderExport {
             if let nextReports = side.nextReports, sideFiles.contains(where: \.readsReports) {
                 reportCount = try await ReportFiles(options: plan.options, files: sideFiles, folder: staging).write(nextPage: nextReports)
             }
+            var caseCount: Int?
+            if let cases = side.cases {
+                for file in sideFiles where file.readsCases {
+                    let sink = try FileSink(url: staging.appendingPathComponent(file.fileName))
+                    let count = try await cases.write(file) { try sink.write($0) }
+                    try sink.close()
+                    if file == .cases { caseCount = count }
+                }
+            }
             var summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,
                 files: formats.map(\.fileName) + repeatTables.map(\.fileName) + repeatStatisticsFiles + sideFiles.map(\.fileName),
@@ -116,6 +131,10 @@ public struct FolderExport {
                 dropFreeText: plan.options.dropFreeText, shiftDates: plan.options.shiftDates, generatedAt: Timestamp.string(from: Date()))
             summary.removed = removedCount
             summary.reports = reportCount
+            if let caseCount, let cases = side.cases {
+                summary.cases = caseCount
+                summary.caseLists = cases.columns.lists
+            }
             if let fetched {
                 summary.attachments = fetched.written
                 summary.attachmentsMissing = fetched.missing
@@ -208,6 +227,13 @@ extension FolderExport.Summary {
                 : "De-identified: names, date of birth and external id are left out.")
         if shiftDates == true { lines.append("Dates are shifted back by a secret number of days per patient.") }
         if let reports { lines.append("\(reports) dated report(s) of the exported patients are in reports.jsonl.") }
+        if let cases, let lists = caseLists {
+            lines.append(
+                lists.isEmpty
+                    ? "The questionnaire opens and follows no case list: cases.csv is empty."
+                    : "\(cases) case(s) of \(lists.joined(separator: ", ")) are in cases.csv, what set their properties in case_history.csv."
+            )
+        }
         if let attachments, let missing = attachmentsMissing, attachments + missing > 0 {
             lines.append(
                 "\(attachments) file(s) the records name are in attachments/"

@@ -28,6 +28,8 @@ public struct ExportDownload: Sendable {
     public var questionnaireId: String?
     /// The deployment's data groups, each a column of the export.
     public var dataGroups: [String]
+    /// The case lists a case file covers.
+    public var caseLists: [String] = []
 
     public init(file: URL, cursor: String?, records: Int?, versions: [String], questionnaireId: String?, dataGroups: [String] = []) {
         self.file = file
@@ -84,8 +86,14 @@ public struct RemoteExport {
         let download = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8) + ".jsonl")
         let reportsDownload = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8) + ".reports.jsonl")
         let removedDownload = parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8) + ".removed.csv")
+        let caseDownloads = Dictionary(
+            uniqueKeysWithValues: ExportSideFile.allCases.filter(\.readsCases).map {
+                ($0, parent.appendingPathComponent(stalePrefix + UUID().uuidString.prefix(8) + "." + $0.fileName))
+            })
         defer {
-            for file in [download, reportsDownload, removedDownload] { try? FileManager.default.removeItem(at: file) }
+            for file in [download, reportsDownload, removedDownload] + caseDownloads.values {
+                try? FileManager.default.removeItem(at: file)
+            }
         }
         var query = ["format": ExportFormat.jsonLines.rawValue]
         if let questionnaireId { query["questionnaire"] = questionnaireId }
@@ -124,6 +132,40 @@ public struct RemoteExport {
                     }
                 }
                 return page.isEmpty ? nil : page
+            }
+        }
+        // The case files come as the server writes them; their header names the property columns.
+        let caseFiles = sideFiles.filter(\.readsCases)
+        if !caseFiles.isEmpty {
+            var lists: [String] = []
+            for file in caseFiles {
+                sideQuery["format"] = file.rawValue
+                sideQuery["since"] = nil
+                let received = try await server.downloadExport(query: sideQuery, into: caseDownloads[file]!, idleTimeout: idleTimeout)
+                lists = received.caseLists
+            }
+            var properties: [String] = []
+            if let casesFile = caseDownloads[.cases], caseFiles.contains(.cases) {
+                let reader = try JSONLinesReader(url: casesFile)
+                if let header = try reader.nextLine() {
+                    properties = ExportCaseColumns.properties(
+                        headerLine: String(decoding: header, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                }
+            }
+            let downloads = caseDownloads
+            side.cases = ExportCaseSource(columns: ExportCaseColumns(lists: lists, properties: properties)) { file, write in
+                guard let url = downloads[file], let handle = try? FileHandle(forReadingFrom: url) else {
+                    throw ExportError("cannot read the \(file.fileName) the server sent; check the disk has room")
+                }
+                defer { try? handle.close() }
+                var rows = CSVRowCounter()
+                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    let bytes = Array(chunk)
+                    rows.count(bytes)
+                    try await write(bytes)
+                }
+                // Its header aside: the cases (or changes) it holds.
+                return max(rows.rows - 1, 0)
             }
         }
 

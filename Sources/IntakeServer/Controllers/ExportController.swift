@@ -10,8 +10,9 @@ import IntakeService
 /// Coordinators export their team's records and may include identifiers; researchers export
 /// every team's records (or their own team's, when they belong to one), always de-identified,
 /// and only what each patient's consent shares with their access level. Besides the record
-/// formats, `reports` and `reports-long` give the patients' dated reports and `removed` (with
-/// `since`) the records an earlier export held that its receiver must delete.
+/// formats, `reports` and `reports-long` give the patients' dated reports, `removed` (with
+/// `since`) the records an earlier export held that its receiver must delete, and `cases` and
+/// `case-history` the cases of the lists the questionnaire opens or follows.
 struct ExportController {
     let services: IntakeServices
     static let parameters = [
@@ -111,7 +112,11 @@ struct ExportController {
         case .side(let file):
             headers[.contentType] = file.contentType
             headers[.contentDisposition] = "attachment; filename=\"\(file.fileName)\""
-            if file == .removed {
+            if file.readsCases {
+                let source = try await services.exports.caseSource(prepared)
+                headers[Self.caseListsHeader] = source.columns.lists.joined(separator: ",")
+                stream = ExportStream(cases: source, file: file)
+            } else if file == .removed {
                 guard let removed = try await services.exports.removed(prepared) else {
                     // Each parameter is valid on its own; together they ask for nothing: 422, as the contract says.
                     throw APIError(
@@ -150,6 +155,7 @@ struct ExportController {
     static let versionsHeader = HTTPField.Name("Intake-Export-Versions")!
     static let questionnaireHeader = HTTPField.Name("Intake-Export-Questionnaire")!
     static let dataGroupsHeader = HTTPField.Name("Intake-Export-Data-Groups")!
+    static let caseListsHeader = HTTPField.Name("Intake-Export-Case-Lists")!
 
     enum Format {
         case records(ExportFormat)
@@ -190,6 +196,7 @@ private final class ExportStream: @unchecked Sendable {
         case records(any ExportFormatter, ExportService.Pager, hasRecords: Bool)
         case reports(ExportService.ReportPager, ExportSideFile, ExportOptions)
         case text(String, count: Int)
+        case cases(ExportCaseSource, ExportSideFile)
     }
     private let source: Source
 
@@ -200,6 +207,10 @@ private final class ExportStream: @unchecked Sendable {
 
     init(reports: ExportService.ReportPager, file: ExportSideFile, options: ExportOptions) {
         source = .reports(reports, file, options)
+    }
+
+    init(cases: ExportCaseSource, file: ExportSideFile) {
+        source = .cases(cases, file)
     }
 
     /// A text made already, holding `count` rows.
@@ -215,6 +226,8 @@ private final class ExportStream: @unchecked Sendable {
             _ = try await ReportFiles.stream(file, options: options, nextPage: { try await pager.next() }, write: write)
         case .text(let text, _):
             try await write(Array(text.utf8))
+        case .cases(let cases, let file):
+            _ = try await cases.write(file, write)
         }
     }
 }

@@ -16,7 +16,8 @@ extension ExportService {
                 consent: reach.consent, dataGroups: dataGroups, reviewStates: reviewStates))
         let pager = pager(prepared, formats: formats)
         let reports = ReportPager(prepared)
-        let side = ExportSideSources(removed: try await removed(prepared), nextReports: { try await reports.next() })
+        let cases = sideFiles.contains(where: \.readsCases) ? try await caseSource(prepared) : nil
+        let side = ExportSideSources(removed: try await removed(prepared), nextReports: { try await reports.next() }, cases: cases)
         let total = prepared.count
         return try await FolderExport(plan: prepared.plan, formats: formats, sideFiles: sideFiles, folder: folder).write(
             cursor: String(prepared.cursor), since: since, side: side, progress: { progress($0, total) }

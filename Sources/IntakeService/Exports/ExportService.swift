@@ -5,8 +5,9 @@ import IntakeExport
 /// Builds research exports from the store: the plan over every published version of a
 /// questionnaire, the pseudonym secret, and the records page by page.
 public struct ExportService: Sendable {
-    /// What exports need of a store: snapshots, the pseudonym secret, questionnaires and data groups.
-    public typealias Store = ExportStore & SecretStore & QuestionnaireStore & PatientStore
+    /// What exports need of a store: snapshots, the pseudonym secret, questionnaires, data
+    /// groups, and the teams and their cases.
+    public typealias Store = ExportStore & SecretStore & QuestionnaireStore & PatientStore & CaseStore & AccountStore
     let store: any Store
     let questionnaires: QuestionnaireService
     /// The name of the server secret patient keys are made with.

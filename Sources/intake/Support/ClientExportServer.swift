@@ -10,9 +10,11 @@ struct ClientExportServer: ExportServer {
 
     func downloadExport(query: [String: String], into file: URL, idleTimeout: TimeInterval) async throws -> ExportDownload {
         let response = try await client.downloadExport(query: query, to: file, idleTimeout: idleTimeout)
-        return ExportDownload(
+        var download = ExportDownload(
             file: response.file, cursor: response.cursor, records: response.records, versions: response.versions,
             questionnaireId: response.questionnaireId, dataGroups: response.dataGroups)
+        download.caseLists = response.caseLists
+        return download
     }
 
     func questionnaire(_ reference: QuestionnaireReference) async throws -> Questionnaire {

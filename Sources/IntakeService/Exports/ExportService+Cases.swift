@@ -1,0 +1,247 @@
+import Foundation
+import IntakeCore
+import IntakeExport
+
+extension ExportService {
+    /// The case files' columns for a prepared export: the lists the exported questionnaire opens
+    /// or follows, and their properties as every published questionnaire declares them, less
+    /// those the export may not hold.
+    ///
+    /// A property is identifying when a `property:` line says so, or when what sets it reads an
+    /// identifying question (or an identifying property); it is free text when declared `text`,
+    /// or when what sets it reads a text question. A de-identified export leaves identifying
+    /// properties out, as it leaves the questions out; `dropFreeText` leaves free text out.
+    public func caseColumns(_ prepared: Prepared) async throws -> ExportCaseColumns {
+        var lists: [String] = []
+        for version in prepared.plan.versions {
+            let rules = version.cases
+            for name in rules.opens.map(\.list) + [rules.follows?.list].compactMap({ $0 }) where !lists.contains(name) {
+                lists.append(name)
+            }
+        }
+        guard !lists.isEmpty else { return ExportCaseColumns(lists: [], properties: []) }
+        var order: [String] = []
+        var identifying = Set<String>()
+        var freeText = Set<String>()
+        /// What sets a property, for the taint that passes through `case.name` reads.
+        var reads: [(property: String, properties: [String])] = []
+        func note(_ property: String) { if !order.contains(property) { order.append(property) } }
+        func assignment(_ property: String, _ value: BoundExpression, in questionnaire: Questionnaire) {
+            note(property)
+            var caseReads: [String] = []
+            for position in value.positions.values {
+                if position.section == CaseRules.section {
+                    let declared = questionnaire.cases.follows?.properties
+                    if let declared, position.index >= 1, position.index <= declared.count {
+                        caseReads.append(declared[position.index - 1].name)
+                    }
+                    continue
+                }
+                guard let question = questionnaire.question(at: position) else { continue }
+                if question.isIdentifying { identifying.insert(property) }
+                if case .text = question.type { freeText.insert(property) }
+            }
+            reads.append((property, caseReads))
+        }
+        let published = try await store.questionnaires().filter { $0.status.state != .draft }
+        for entry in published {
+            guard let questionnaire = try? await questionnaires.questionnaire(QuestionnaireReference(id: entry.id, version: entry.version))
+            else { continue }
+            let rules = questionnaire.cases
+            for opening in rules.opens where lists.contains(opening.list) {
+                for set in opening.assignments { assignment(set.property, set.value, in: questionnaire) }
+            }
+            if let follows = rules.follows, lists.contains(follows.list) {
+                for property in follows.properties {
+                    note(property.name)
+                    if property.isIdentifying { identifying.insert(property.name) }
+                    if case .text = property.type { freeText.insert(property.name) }
+                }
+                for set in follows.assignments { assignment(set.property, set.value, in: questionnaire) }
+            }
+        }
+        // A property set from an identifying (or free-text) property is one too.
+        var changed = true
+        while changed {
+            changed = false
+            for (property, from) in reads {
+                if !identifying.contains(property), from.contains(where: identifying.contains) {
+                    identifying.insert(property)
+                    changed = true
+                }
+                if !freeText.contains(property), from.contains(where: freeText.contains) {
+                    freeText.insert(property)
+                    changed = true
+                }
+            }
+        }
+        let options = prepared.plan.options
+        let kept = order.filter {
+            (options.includeIdentifiers || !identifying.contains($0)) && !(options.dropFreeText && freeText.contains($0))
+        }
+        return ExportCaseColumns(lists: lists, properties: kept)
+    }
+
+    /// The cases a prepared export reaches, a page at a time: the cases of `columns`' lists of
+    /// its team (every team's for a researcher's), of patients whose consent and data groups the
+    /// export's records obey, keyed and de-identified as they are. Every case, open or closed,
+    /// whatever changed since an earlier export (as the reports); cases whose opening record was
+    /// deleted keep nothing and are left out.
+    public final class CasePager {
+        let prepared: Prepared
+        let columns: ExportCaseColumns
+        let store: any ExportService.Store
+        private var teams: [Int64]?
+        private var after: Int64 = 0
+        private var patients: [UUID: Patient?] = [:]
+        let limit = 500
+
+        init(_ prepared: Prepared, columns: ExportCaseColumns, store: any ExportService.Store) {
+            self.prepared = prepared
+            self.columns = columns
+            self.store = store
+        }
+
+        public func next() async throws -> [ExportCase]? {
+            if columns.lists.isEmpty { return nil }
+            if teams == nil {
+                if let team = prepared.query.teamId {
+                    teams = [team]
+                } else {
+                    teams = try await store.teams().map(\.id).sorted()
+                }
+            }
+            while let team = teams?.first {
+                let page = try await store.teamCases(teamId: team, changedAfter: after, limit: limit)
+                if page.count < limit {
+                    teams?.removeFirst()
+                    after = 0
+                } else if let last = page.last {
+                    after = last.changeSeq
+                }
+                var exported: [ExportCase] = []
+                for stored in page where !stored.erased && columns.lists.contains(stored.list) {
+                    guard try await reaches(stored) else { continue }
+                    exported.append(
+                        ExportCase(
+                            Self.facts(of: stored), columns: columns, keyer: prepared.keyer, options: prepared.plan.options))
+                }
+                if !exported.isEmpty { return exported }
+            }
+            return nil
+        }
+
+        /// Whether the export may hold the case: its patient's consent shares with a researcher
+        /// (a case without a registry patient as the records without one), and the patient is
+        /// in one of the asked data groups, when some are.
+        private func reaches(_ stored: StoredCase) async throws -> Bool {
+            let consent = prepared.query.consent
+            let groups = prepared.query.dataGroups
+            guard consent != nil || !groups.isEmpty else { return true }
+            guard let patientId = stored.patientId else { return groups.isEmpty && (consent?.includeUnlinked ?? true) }
+            let patient: Patient?
+            if let known = patients[patientId] {
+                patient = known
+            } else {
+                patient = try await store.patient(id: patientId)
+                patients[patientId] = patient
+            }
+            guard let patient else { return false }
+            if let consent, !consent.scopes.contains(patient.effectiveScope) { return false }
+            return groups.isEmpty || patient.dataGroups.contains(where: groups.contains)
+        }
+
+        /// The case whole, with what set its properties in the order made.
+        static func facts(of stored: StoredCase) -> ExportCase.Facts {
+            let opening = stored.opening
+            let openedBy = opening.recordId == stored.id ? nil : opening.recordId
+            var history: [ExportCase.Change] = []
+            for (name, value) in opening.properties.sorted(by: { $0.key < $1.key }) {
+                history.append(
+                    ExportCase.Change(
+                        at: opening.at, source: .opened, recordId: openedBy, by: opening.collector, property: name, value: value))
+            }
+            if let due = opening.due {
+                history.append(
+                    ExportCase.Change(
+                        at: opening.at, source: .opened, recordId: openedBy, by: opening.collector, property: "due", value: .date(due)))
+            }
+            enum Step {
+                case visit(CaseVisit)
+                case change(CaseStatusChange)
+                var at: Date {
+                    switch self {
+                    case .visit(let visit): visit.at
+                    case .change(let change): change.at
+                    }
+                }
+            }
+            let visits = stored.visits.filter { !$0.withdrawn }
+            // As the fold orders them: visits by time (and record), a coordinator's change before a visit of its time.
+            let steps =
+                (visits.map(Step.visit) + stored.statusChanges.map(Step.change)).enumerated().sorted { a, b in
+                    if a.element.at != b.element.at { return a.element.at < b.element.at }
+                    switch (a.element, b.element) {
+                    case (.visit(let x), .visit(let y)): return x.recordId.uuidString < y.recordId.uuidString
+                    case (.change, .visit): return true
+                    case (.visit, .change): return false
+                    case (.change, .change): return a.offset < b.offset
+                    }
+                }.map(\.element)
+            var closed = false
+            for step in steps {
+                switch step {
+                case .visit(let visit):
+                    for (name, value) in visit.properties.sorted(by: { $0.key < $1.key }) {
+                        history.append(
+                            ExportCase.Change(
+                                at: visit.at, source: .visit, recordId: visit.recordId, by: visit.collector, property: name, value: value))
+                    }
+                    if let due = visit.due {
+                        history.append(
+                            ExportCase.Change(
+                                at: visit.at, source: .visit, recordId: visit.recordId, by: visit.collector, property: "due",
+                                value: .date(due)))
+                    }
+                    if visit.closes != closed {
+                        closed = visit.closes
+                        history.append(
+                            ExportCase.Change(
+                                at: visit.at, source: .visit, recordId: visit.recordId, by: visit.collector, property: "status",
+                                value: .text(closed ? "closed" : "open")))
+                    }
+                case .change(let change):
+                    if change.closed != closed {
+                        closed = change.closed
+                        history.append(
+                            ExportCase.Change(
+                                at: change.at, source: .coordinator, recordId: nil, by: change.by, property: "status",
+                                value: .text(closed ? "closed" : "open")))
+                    }
+                }
+            }
+            return ExportCase.Facts(
+                id: stored.id, list: stored.list, patientId: stored.patientId, patient: opening.patient, openedBy: openedBy,
+                openedAt: opening.at, collector: opening.collector, assignee: stored.assignee, status: stored.status.rawValue,
+                due: stored.due,
+                revision: stored.revision, visits: visits.count, lastVisitAt: visits.map(\.at).max(),
+                conflicts: Array(Set(stored.conflicts.map(\.property))), properties: stored.properties, history: history)
+        }
+    }
+
+    /// Pages of the cases a prepared export reaches (``CasePager``).
+    public func casePager(_ prepared: Prepared, columns: ExportCaseColumns) -> CasePager {
+        CasePager(prepared, columns: columns, store: store)
+    }
+
+    /// The case files of a prepared export, each written from its own pass over the cases.
+    public func caseSource(_ prepared: Prepared) async throws -> ExportCaseSource {
+        let columns = try await caseColumns(prepared)
+        let service = self
+        return ExportCaseSource(columns: columns) { file, write in
+            let pager = service.casePager(prepared, columns: columns)
+            return try await CaseFiles.stream(
+                file, columns: columns, options: prepared.plan.options, nextPage: { try await pager.next() }, write: write)
+        }
+    }
+}
