@@ -357,6 +357,49 @@ def main():
         except Exception as error:
             check("422" in str(error), f"phq2 'four' is refused: {error}")
         print(f"odk-client: pyodk lists the case list and its {len(entities)} entities, and creates one that a field worker's machine pulls")
+
+        # Updates: from the version read, a stale version refused, a field worker refused; the
+        # field worker's machine gets the change at its next pull.
+        updated = cora.entities.update(made.uuid, entity_list_name="follow-up", label="Nadia Saleh", data={"phq2": "5"},
+                                       base_version=made.currentVersion.version)
+        check(updated.currentVersion.version == made.currentVersion.version + 1 and updated.currentVersion.data.get("phq2") == "5",
+              f"the update is the case's next version: {updated.currentVersion}")
+        try:
+            cora.entities.update(made.uuid, entity_list_name="follow-up", data={"phq2": "1"}, base_version=made.currentVersion.version)
+            check(False, "an update from a stale version is refused")
+        except Exception as error:
+            check("409" in str(error), f"a stale baseVersion is a 409: {error}")
+        try:
+            fatima.entities.update(made.uuid, entity_list_name="follow-up", data={"phq2": "1"}, force=True)
+            check(False, "a field worker cannot update an entity")
+        except Exception as error:
+            check("403" in str(error), f"a field worker's update is refused: {error}")
+        run("cases", "pull", "--server", base, "--token", fatima_token)
+        shown = run("cases", "show", made.uuid[:8])
+        check("5" in shown.split("phq2", 1)[-1][:40], f"the field worker's machine has the update: {shown}")
+
+        # merge: one row matches the entity created (by label) and changes it, one is new.
+        table = cora.entities.get_table(entity_list_name="follow-up")["value"]
+        check(any(row["__id"] == made.uuid and row["phq2"] == "5" and row["__system"]["version"] == updated.currentVersion.version
+                  for row in table), f"get_table reads the entities: {[r for r in table if r['__id'] == made.uuid]}")
+        before = len(table)
+        merged = cora.entities.merge([{"label": "Nadia Saleh", "phq2": "6", "reason": "self_harm"},
+                                      {"label": "Omar Haddad", "phq2": "3", "reason": "low_mood"}],
+                                     entity_list_name="follow-up", source_keys=["label", "phq2", "reason"])
+        check(len(merged.to_insert) == 1 and len(merged.to_update) == 1, f"merge inserts one and updates one: {merged}")
+        table = cora.entities.get_table(entity_list_name="follow-up")["value"]
+        check(len(table) == before + 1 and any(row["label"] == "Omar Haddad" and row["phq2"] == "3" for row in table)
+              and any(row["__id"] == made.uuid and row["phq2"] == "6" for row in table), "merge created one entity and updated the other")
+        # delete: a case opened by hand goes; one a screening opened is deleted with its record.
+        check(cora.entities.delete(made.uuid, entity_list_name="follow-up") is True, "the entity made by hand is deleted")
+        check(all(row["__id"] != made.uuid for row in cora.entities.get_table(entity_list_name="follow-up")["value"]),
+              "a deleted entity is gone from the table")
+        try:
+            cora.entities.delete(cases[0]["id"], entity_list_name="follow-up")
+            check(False, "a case a record opened is not deleted through its entity")
+        except Exception as error:
+            check("409" in str(error), f"deleting a record's case is a 409: {error}")
+        print("odk-client: pyodk updates (with versions), merges and deletes entities, and gets the entity table")
     finally:
         server.terminate()
         server.wait(timeout=30)

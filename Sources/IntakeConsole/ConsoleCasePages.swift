@@ -63,7 +63,7 @@ extension ConsoleRoutes {
                 "patient": Self.patientName(stored.opening.patient, language),
                 "assignee": stored.assignee ?? language["theTeam"],
                 "due": stored.due.map { language.date($0.description) } ?? "—",
-                "visits": language.number(stored.visits.filter { !$0.withdrawn }.count),
+                "visits": language.number(stored.recordVisits.count),
                 // Said for every row, true or false: a key a row lacks is looked up on the page.
                 "overdue": overdue, "dueToday": stored.due == today, "conflicts": !stored.conflicts.isEmpty,
             ]
@@ -97,9 +97,11 @@ extension ConsoleRoutes {
         for visit in stored.visits {
             var values: [String: Any] = [
                 "when": language.time(visit.at), "who": visit.collector,
-                "what": visit.withdrawn ? language["visitWithdrawn"] : visit.closes ? language["visitClosed"] : language["visitMade"],
+                "what": visit.byHand
+                    ? language["caseEditedBy"]
+                    : visit.withdrawn ? language["visitWithdrawn"] : visit.closes ? language["visitClosed"] : language["visitMade"],
             ]
-            if !visit.withdrawn {
+            if !visit.withdrawn, !visit.byHand {
                 values["record"] = visit.recordId.uuidString.lowercased()
                 values["recordShort"] = String(visit.recordId.uuidString.lowercased().prefix(8))
             }

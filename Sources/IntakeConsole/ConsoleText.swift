@@ -295,10 +295,12 @@ enum ConsoleText {
             "visite retirée (sa fiche a été supprimée ou transférée)",
         ],
         "caseClosedBy": ["closed the case", "أغلق الحالة", "a clos le suivi"],
+        "caseEditedBy": ["changed its properties by hand", "غيّر خصائصها يدويًا", "a modifié ses propriétés à la main"],
         "caseReopenedBy": ["opened the case again", "أعاد فتح الحالة", "a rouvert le suivi"],
         "caseErased": [
-            "its opening record was deleted: nothing of the patient is kept", "حُذف السجل الذي فتحها: لا يُحفظ شيء عن المريض",
-            "sa fiche d'ouverture a été supprimée : rien du patient n'est gardé",
+            "it was deleted (or its opening record was): nothing of the patient is kept",
+            "حُذفت (أو حُذف السجل الذي فتحها): لا يُحفظ شيء عن المريض",
+            "il a été supprimé (ou sa fiche d'ouverture) : rien du patient n'est gardé",
         ],
         "conflicts": ["Conflicts", "التعارضات", "Conflits"],
         "conflictsExplained": [

@@ -78,6 +78,21 @@ public struct ODKModule: ServerModule {
         router.post("\(b)/projects/:project/datasets/:name/entities") { request, context in
             await api.answer(request, context) { try await api.createEntity(request, context) }
         }
+        router.get("\(b)/projects/:project/datasets/:name/entities/:uuid") { request, context in
+            await api.answer(request, context) { try await api.entity(context) }
+        }
+        router.patch("\(b)/projects/:project/datasets/:name/entities/:uuid") { request, context in
+            await api.answer(request, context) { try await api.updateEntity(request, context) }
+        }
+        router.delete("\(b)/projects/:project/datasets/:name/entities/:uuid") { request, context in
+            await api.answer(request, context) { try await api.deleteEntity(context) }
+        }
+        router.post("\(b)/projects/:project/datasets/:name/properties") { request, context in
+            await api.answer(request, context) { try await api.createProperty(request, context) }
+        }
+        router.get("\(b)/projects/:project/datasets/:name/Entities") { request, context in
+            await api.answer(request, context) { try await api.entityTable(request, context) }
+        }
         // Anything else under ODK's prefix is refused as Central refuses it ({"code": 404.1}),
         // never in Intake's own error shape: a client reads one kind of error here.
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {

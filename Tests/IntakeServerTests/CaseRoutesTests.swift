@@ -447,4 +447,68 @@ struct CaseRoutesTests {
                 !noText.contains("prop_last_notes") && !noText.contains("prop_notes_seen") && noText.contains("prop_reason"), "\(noText)")
         }
     }
+
+    /// A coordinator's change by hand (an ODK entity's update) is folded among the visits by its
+    /// time: it takes the next revision, a visit made offline from the revision before it that
+    /// sets the same property otherwise is flagged, it never reopens a closed case, and a stale
+    /// revision is refused. Only a case opened by hand is deleted by hand.
+    @Test func aChangeByHandIsFoldedAmongTheVisits() async throws {
+        let server = try await TestServer.make()
+        _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
+        let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
+        let coordinator = try #require(try await server.services.store.credentials(username: "coordinator-a")?.user)
+        let fieldworker = try #require(try await server.services.store.credentials(username: "fieldworker-a")?.user)
+        try await server.application().test(.router) { client in
+            let screening = Self.screening(server, flagged: true, from: 500)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
+            try await server.services.cases.catchUpAll()
+            let opened = try #require(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
+            let text = try #require(opened["id"] as? String)
+            let id = try #require(UUID(uuidString: text))
+            // Made offline from revision 1, before the change by hand; it arrives after it.
+            let visit = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 21, outcome: "continue", phq: ("0", "1"))
+
+            let edited = try await server.services.cases.update(
+                id, list: "follow-up", label: nil, data: ["phq2": "5", "reason": ""], baseRevision: 1, by: coordinator)
+            #expect(edited.revision == 2 && edited.properties["phq2"] == .integer(5) && edited.status == .open)
+            #expect(edited.recordVisits.isEmpty && edited.visits.first?.byHand == true)
+            let stale = await #expect(throws: ServiceError.self) {
+                try await server.services.cases.update(
+                    id, list: "follow-up", label: nil, data: ["phq2": "4"], baseRevision: 1, by: coordinator)
+            }
+            #expect(stale?.kind == .conflict(code: "version_mismatch"))
+            await #expect(throws: ServiceError.self) {
+                try await server.services.cases.update(
+                    id, list: "follow-up", label: nil, data: ["phq2": "4"], baseRevision: nil, by: fieldworker)
+            }
+            let renamed = await #expect(throws: ServiceError.self) {
+                try await server.services.cases.update(
+                    id, list: "follow-up", label: "Someone Else", data: [:], baseRevision: nil, by: coordinator)
+            }
+            #expect(renamed?.kind == .conflict(code: "label_from_record"))
+
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .created)
+            try await server.services.cases.catchUpAll()
+            let read = try #require(try await server.services.store.storedCase(id: id))
+            #expect(read.revision == 3 && read.properties["phq2"] == .integer(5), "the later change by hand stands")
+            #expect(read.conflicts.map(\.property).contains("phq2"), "\(read.conflicts)")
+            #expect(read.recordVisits.map(\.recordId) == [visit.id])
+
+            _ = try await server.services.cases.close(id, by: coordinator)
+            let afterClose = try await server.services.cases.update(
+                id, list: "follow-up", label: nil, data: ["phq2": "2"], baseRevision: nil, by: coordinator)
+            #expect(afterClose.status == .closed && afterClose.properties["phq2"] == .integer(2), "a change by hand opens nothing")
+            let refused = await #expect(throws: ServiceError.self) {
+                try await server.services.cases.delete(id, list: "follow-up", by: coordinator)
+            }
+            #expect(refused?.kind == .conflict(code: "opened_by_record"))
+
+            let byHand = try await server.services.cases.create(
+                list: "follow-up", id: UUID(), label: "Nadia Saleh", data: ["phq2": "3"], by: coordinator)
+            let deleted = try await server.services.cases.delete(byHand.id, list: "follow-up", by: coordinator)
+            #expect(deleted.erased && deleted.status == .closed && deleted.properties.isEmpty && deleted.opening.patient.fullName.isEmpty)
+            #expect(try await server.services.store.storedCase(id: byHand.id)?.erased == true)
+        }
+    }
 }

@@ -108,6 +108,15 @@ extension RoutePolicy {
             RouteRule("GET", "\(b)/projects/{project}/datasets", Role.writers, team: true, door: .odk),
             RouteRule("GET", "\(b)/projects/{project}/datasets/{name}/entities", Role.writers, team: true, door: .odk),
             RouteRule("POST", "\(b)/projects/{project}/datasets/{name}/entities", [.coordinator], team: true, audit: .action, door: .odk),
+            RouteRule("GET", "\(b)/projects/{project}/datasets/{name}/entities/{uuid}", Role.writers, team: true, door: .odk),
+            RouteRule("GET", "\(b)/projects/{project}/datasets/{name}/Entities", Role.writers, team: true, door: .odk),
+            // Coordinators change a case by hand, and delete one opened by hand (as PUT /v1/cases/{id}/status).
+            RouteRule(
+                "PATCH", "\(b)/projects/{project}/datasets/{name}/entities/{uuid}", [.coordinator], team: true, audit: .action, door: .odk),
+            RouteRule(
+                "DELETE", "\(b)/projects/{project}/datasets/{name}/entities/{uuid}", [.coordinator], team: true, audit: .action,
+                door: .odk),
+            RouteRule("POST", "\(b)/projects/{project}/datasets/{name}/properties", [.coordinator], team: true, audit: .action, door: .odk),
         ]
             + ["GET", "POST", "PUT", "PATCH", "DELETE"].map {
                 // Anything else under the prefix: ODK's own 404, to whoever asks.

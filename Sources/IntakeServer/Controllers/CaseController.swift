@@ -138,8 +138,9 @@ struct CaseController {
         writer.string(Timestamp.string(from: stored.updatedAt))
         writer.key("visits")
         writer.beginArray()
-        // A withdrawn visit (its record deleted or moved away) is no visit of the case any more.
-        for visit in stored.visits.filter({ !$0.withdrawn }).sorted(by: {
+        // A withdrawn visit (its record deleted or moved away) is no visit of the case any more;
+        // a change by hand (an ODK entity's update) is none either: its properties show it.
+        for visit in stored.recordVisits.sorted(by: {
             ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString)
         }) {
             writer.beginObject()

@@ -200,6 +200,8 @@ public enum CaseAction: String, Sendable, CaseIterable {
     case assign
     /// Close it (or open it again) without a visit.
     case close
+    /// Change its properties by hand, or delete a case opened by hand (an ODK entity's update and deletion).
+    case update
 }
 
 extension RecordAccessPolicy {

@@ -86,6 +86,10 @@ package enum CaseBody {
             writer.key("withdrawn")
             writer.bool(true)
         }
+        if visit.byHand {
+            writer.key("byHand")
+            writer.bool(true)
+        }
         writer.endObject()
     }
 
@@ -121,6 +125,7 @@ package enum CaseBody {
             case "properties": visit.properties = try properties(&reader)
             case "record": visit.recordId = try uuid(&reader)
             case "withdrawn": visit.withdrawn = try reader.bool()
+            case "byHand": visit.byHand = try reader.bool()
             default: _ = try reader.skipValue()
             }
         }

@@ -13,7 +13,9 @@ import IntakeCore
 ///   had not reached (two machines offline with the same case). Where such visits leave a property,
 ///   or the case's status, different, the property is flagged as a conflict, naming the visits;
 ///   nothing is lost (both records are kept, both visits stay in the case).
-/// - A coordinator's closing (or opening again) takes its place among the visits by its time.
+/// - A coordinator's closing (or opening again) takes its place among the visits by its time; so
+///   does a change of properties by hand (an ODK entity's update), which is folded as a visit
+///   that sets those properties and leaves the status as it is.
 /// - A case whose opening record was deleted is closed, and keeps no properties.
 /// - A visit whose record was deleted, or moved to another team, is withdrawn: it keeps its
 ///   revision and nothing else, and the case is what its other visits make it.
@@ -54,7 +56,8 @@ public enum CaseFold {
             applyChanges(before: visit.at)
             for (name, value) in visit.properties { state.properties[name] = value }
             if let due = visit.due { state.due = due }
-            state.status = visit.closes ? .closed : .open
+            // A change by hand sets properties; only a visit opens or closes the case.
+            if !visit.byHand { state.status = visit.closes ? .closed : .open }
         }
         applyChanges(before: nil)
         state.conflicts = conflicts(ordered)
@@ -65,6 +68,20 @@ public enum CaseFold {
             state.conflicts = []
         }
         return state
+    }
+
+    /// The case deleted (its opening record deleted, or, opened by hand, deleted itself): closed,
+    /// keeping nothing of the patient (who, what was set, when due); its visits keep their places.
+    public static func erased(_ stored: StoredCase, at time: Date) -> StoredCase {
+        var next = stored
+        next.erased = true
+        next.opening.patient = PatientIdentification()
+        next.opening.properties = [:]
+        next.opening.due = nil
+        next.patientId = nil
+        for index in next.visits.indices { next.visits[index].properties = [:] }
+        next.updatedAt = time
+        return folded(next)
     }
 
     /// The properties visits that saw neither the other left different, each with the visits.
@@ -78,7 +95,7 @@ public enum CaseFold {
         for (i, a) in ordered.enumerated() {
             for b in ordered[(i + 1)...] where !a.saw(b) && !b.saw(a) {
                 for (name, value) in a.properties where b.properties[name].map({ $0 != value }) == true { flag(name, a, b) }
-                if a.closes != b.closes { flag("status", a, b) }
+                if a.closes != b.closes, !a.byHand, !b.byHand { flag("status", a, b) }
             }
         }
         let order = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.recordId, $0) })

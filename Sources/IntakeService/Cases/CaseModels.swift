@@ -35,6 +35,10 @@ public struct StoredCase: Sendable, Hashable {
     /// (its patient, its properties and what its visits set are gone; the visits' records are
     /// records of their own).
     public var erased = false
+    /// The visits recorded by records that stand: neither withdrawn nor a change by hand.
+    public var recordVisits: [CaseVisit] { visits.filter { !$0.withdrawn && !$0.byHand } }
+    /// Whether a coordinator opened it by hand (an ODK entity), not a record.
+    public var openedByHand: Bool { opening.recordId == id }
     /// Where the case's last change stands among the store's case changes (a pull's cursor).
     public var changeSeq: Int64
     public var updatedAt: Date
@@ -110,6 +114,10 @@ public struct CaseVisit: Sendable, Hashable {
     /// Its record was deleted, or moved to another team: it keeps its place in the case's
     /// revisions, nothing else (it sets nothing, closes nothing, conflicts with nothing).
     public var withdrawn = false
+    /// A coordinator's change of properties by hand (an ODK entity's update), not a record:
+    /// ``recordId`` names the change, ``collector`` the coordinator. It sets properties and
+    /// never opens or closes the case.
+    public var byHand = false
 
     public init(
         recordId: UUID, at: Date, collector: String, baseRevision: Int, arrivalRevision: Int, properties: [String: Answer],

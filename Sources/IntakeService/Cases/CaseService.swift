@@ -280,15 +280,8 @@ public final class CaseService: Sendable {
                 guard let existing = cases[id], existing.teamId == teamId, existing.list == list, !existing.erased else { continue }
                 cases[id] = CaseFold.recording(visit, in: existing, at: time)
             case .openerDeleted(let id, let recordId):
-                guard var existing = cases[id], existing.opening.recordId == recordId, !existing.erased else { continue }
-                existing.erased = true
-                existing.opening.patient = PatientIdentification()
-                existing.opening.properties = [:]
-                existing.opening.due = nil
-                existing.patientId = nil
-                for index in existing.visits.indices { existing.visits[index].properties = [:] }
-                existing.updatedAt = time
-                cases[id] = CaseFold.folded(existing)
+                guard let existing = cases[id], existing.opening.recordId == recordId, !existing.erased else { continue }
+                cases[id] = CaseFold.erased(existing, at: time)
             case .visitWithdrawn(let id, let recordId):
                 guard var existing = cases[id], existing.teamId == teamId, !existing.erased,
                     let index = existing.visits.firstIndex(where: { $0.recordId == recordId && !$0.withdrawn })
@@ -360,21 +353,89 @@ public final class CaseService: Sendable {
     public func create(
         list: String, id: UUID, label: String, data: [String: String], by user: User, at time: Date = Date()
     ) async throws -> StoredCase {
+        try await create(list: list, [NewCase(id: id, label: label, data: data)], by: user, at: time)[0]
+    }
+
+    /// A case to open by hand: its id, the label naming its patient, its properties as text.
+    public struct NewCase: Sendable {
+        public var id: UUID
+        public var label: String
+        public var data: [String: String]
+
+        public init(id: UUID, label: String, data: [String: String]) {
+            self.id = id
+            self.label = label
+            self.data = data
+        }
+    }
+
+    /// Opens several cases by hand (ODK's bulk creation, at most 5,000): every one is checked
+    /// before any is written, then each is written in its turn (a case whose id exists already
+    /// stops the rest: 409 `case_exists`, those before it kept).
+    public func create(list: String, _ cases: [NewCase], by user: User, at time: Date = Date()) async throws -> [StoredCase] {
         guard user.role == .coordinator, let teamId = user.teamId else {
             throw ServiceError(.forbidden(code: "not_a_coordinator"), "only a team's coordinators open cases by hand")
         }
+        guard !cases.isEmpty, cases.count <= 5_000 else {
+            throw ServiceError(.invalidRequest, "give 1 to 5,000 cases to open at once")
+        }
+        guard Set(cases.map(\.id)).count == cases.count else { throw ServiceError(.invalidRequest, "two of the cases given have one id") }
         let versions = try await published(for: user)
         guard lists(in: versions).contains(where: { $0.name == list }) else {
             throw ServiceError(.notFound, "no published questionnaire declares the case list '\(list)'")
         }
+        var made: [StoredCase] = []
+        for (offset, new) in cases.enumerated() {
+            let patient: PatientIdentification
+            let properties: [String: Answer]
+            do {
+                patient = try Self.patient(labelled: new.label)
+                properties = try Self.properties(new.data, of: list, in: versions)
+            } catch let error as ServiceError where cases.count > 1 {
+                throw ServiceError(error.kind, "case \(offset + 1) of \(cases.count): \(error.description)")
+            }
+            made.append(
+                CaseFold.folded(
+                    StoredCase(
+                        id: new.id, list: list, teamId: teamId, patientId: nil,
+                        opening: CaseOpeningFacts(
+                            recordId: new.id, at: time, collector: user.username, patient: patient, properties: properties, due: nil),
+                        assignee: nil, updatedAt: time)))
+        }
+        var written: [StoredCase] = []
+        for stored in made {
+            guard try await store.insertCase(stored, at: time) else {
+                throw ServiceError(
+                    .conflict(code: "case_exists"),
+                    "a case already has the id \(stored.id.uuidString.lowercased())"
+                        + (written.isEmpty ? "" : "; the \(written.count) case(s) before it were opened"))
+            }
+            written.append(try await store.storedCase(id: stored.id) ?? stored)
+        }
+        return written
+    }
+
+    /// The patient an entity's label names (given name first), checked.
+    static func patient(labelled label: String) throws -> PatientIdentification {
         let trimmed = label.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.count <= 200 else {
             throw ServiceError(.invalidRequest, "a case's label names its patient: 1 to 200 characters")
         }
         // What reaches field workers' terminals holds no control character, as records' text does not.
-        guard !ControlCharacters.contained(in: trimmed), !data.contains(where: { ControlCharacters.contained(in: $0.key + $0.value) })
-        else {
-            throw ServiceError(.invalidRequest, "the label or a value \(ControlCharacters.problem)")
+        guard !ControlCharacters.contained(in: trimmed) else {
+            throw ServiceError(.invalidRequest, "the label \(ControlCharacters.problem)")
+        }
+        let parts = trimmed.split(whereSeparator: \.isWhitespace).map(String.init)
+        return PatientIdentification(givenName: parts[0], familyName: parts.dropFirst().joined(separator: " "))
+    }
+
+    /// Properties given as text (as ODK's entities hold them), each in the type a questionnaire
+    /// following `list` declares (any other is text); a text that does not fit its type is refused.
+    static func properties(_ data: [String: String], of list: String, in versions: [(PublishedQuestionnaire, Questionnaire)]) throws
+        -> [String: Answer]
+    {
+        guard !data.contains(where: { ControlCharacters.contained(in: $0.key + $0.value) }) else {
+            throw ServiceError(.invalidRequest, "a value \(ControlCharacters.problem)")
         }
         guard data.values.allSatisfy({ $0.count <= 10_000 }), data.count <= 200 else {
             throw ServiceError(.invalidRequest, "a case holds at most 200 properties of at most 10,000 characters each")
@@ -399,18 +460,72 @@ public final class CaseService: Sendable {
             }
             properties[name] = value
         }
-        let parts = trimmed.split(whereSeparator: \.isWhitespace).map(String.init)
-        let patient = PatientIdentification(givenName: parts[0], familyName: parts.dropFirst().joined(separator: " "))
-        let stored = CaseFold.folded(
-            StoredCase(
-                id: id, list: list, teamId: teamId, patientId: nil,
-                opening: CaseOpeningFacts(
-                    recordId: id, at: time, collector: user.username, patient: patient, properties: properties, due: nil),
-                assignee: nil, updatedAt: time))
-        guard try await store.insertCase(stored, at: time) else {
-            throw ServiceError(.conflict(code: "case_exists"), "a case already has the id \(id.uuidString.lowercased())")
+        return properties
+    }
+
+    /// Whether `list` is a case list the published questionnaires `user` sees declare, with a property `name`.
+    public func declares(list: String, property name: String? = nil, for user: User) async throws -> Bool {
+        guard let found = try await lists(for: user).first(where: { $0.name == list }) else { return false }
+        return name.map(found.properties.contains) ?? true
+    }
+
+    /// A coordinator's change of a case by hand (an ODK entity's update): the properties `data`
+    /// gives (in the types the list's questionnaires declare; an empty text changes nothing),
+    /// folded as a visit made now from `baseRevision` (nil: from the case's revision, whatever
+    /// it is). A revision other than the case's is refused (409 `version_mismatch`), as Central
+    /// refuses a stale `baseVersion`. A new `label` renames the patient of a case opened by hand;
+    /// a case a record opened takes its patient's name from that record.
+    public func update(
+        _ id: UUID, list: String, label: String?, data: [String: String], baseRevision: Int?, by user: User, at time: Date = Date()
+    ) async throws -> StoredCase {
+        guard let stored = try await store.storedCase(id: id), stored.list == list else { throw Self.notFound(id) }
+        try Self.check(.update, user, stored)
+        if stored.erased { throw ServiceError(.conflict(code: "case_erased"), "this case was deleted; it cannot be changed") }
+        if let baseRevision, baseRevision != stored.revision {
+            throw ServiceError(
+                .conflict(code: "version_mismatch"),
+                "the case is at revision \(stored.revision), not \(baseRevision): read it again and change what it is now")
         }
-        return try await store.storedCase(id: id) ?? stored
+        var newName: PatientIdentification?
+        if let label, label.trimmingCharacters(in: .whitespaces) != stored.opening.patient.fullName {
+            guard stored.openedByHand else {
+                throw ServiceError(
+                    .conflict(code: "label_from_record"),
+                    "a record opened this case: its label is the patient's name that record gives; correct the name there")
+            }
+            newName = try Self.patient(labelled: label)
+        }
+        let renamed = newName
+        let properties = try Self.properties(data.filter { !$0.value.isEmpty }, of: list, in: try await published(for: user))
+        let username = user.username
+        return try await change(id, stored.teamId, at: time) { current in
+            var next = current
+            if let renamed { next.opening.patient = renamed }
+            guard !properties.isEmpty else {
+                next.updatedAt = time
+                return CaseFold.folded(next)
+            }
+            var edit = CaseVisit(
+                recordId: UUID(), at: time, collector: username, baseRevision: baseRevision ?? current.revision, arrivalRevision: 0,
+                properties: properties, due: nil, closes: false)
+            edit.byHand = true
+            return CaseFold.recording(edit, in: next, at: time)
+        }
+    }
+
+    /// Deletes a case a coordinator opened by hand (an ODK entity's deletion): it is closed and
+    /// keeps nothing of the patient, as a case whose opening record was deleted. A case a record
+    /// opened is deleted with that record (409 `opened_by_record`).
+    public func delete(_ id: UUID, list: String, by user: User, at time: Date = Date()) async throws -> StoredCase {
+        guard let stored = try await store.storedCase(id: id), stored.list == list else { throw Self.notFound(id) }
+        try Self.check(.update, user, stored)
+        guard stored.openedByHand else {
+            throw ServiceError(
+                .conflict(code: "opened_by_record"),
+                "a record opened this case: delete that record to delete the case, or close the case (PUT /v1/cases/{id}/status)")
+        }
+        if stored.erased { return stored }
+        return try await change(id, stored.teamId, at: time) { current in CaseFold.erased(current, at: time) }
     }
 
     /// A list's cases `user` sees: a coordinator every case of the team in it, a field worker the

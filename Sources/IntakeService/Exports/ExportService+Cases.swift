@@ -177,6 +177,7 @@ extension ExportService {
                 }
             }
             let visits = stored.visits.filter { !$0.withdrawn }
+            let recorded = stored.recordVisits
             // As the fold orders them: visits by time (and record), a coordinator's change before a visit of its time.
             let steps =
                 (visits.map(Step.visit) + stored.statusChanges.map(Step.change)).enumerated().sorted { a, b in
@@ -192,23 +193,19 @@ extension ExportService {
             for step in steps {
                 switch step {
                 case .visit(let visit):
-                    for (name, value) in visit.properties.sorted(by: { $0.key < $1.key }) {
+                    // A change by hand is a coordinator's, and names no record.
+                    let source: ExportCase.Change.Source = visit.byHand ? .coordinator : .visit
+                    let record = visit.byHand ? nil : visit.recordId
+                    func change(_ property: String, _ value: Answer) {
                         history.append(
                             ExportCase.Change(
-                                at: visit.at, source: .visit, recordId: visit.recordId, by: visit.collector, property: name, value: value))
+                                at: visit.at, source: source, recordId: record, by: visit.collector, property: property, value: value))
                     }
-                    if let due = visit.due {
-                        history.append(
-                            ExportCase.Change(
-                                at: visit.at, source: .visit, recordId: visit.recordId, by: visit.collector, property: "due",
-                                value: .date(due)))
-                    }
-                    if visit.closes != closed {
+                    for (name, value) in visit.properties.sorted(by: { $0.key < $1.key }) { change(name, value) }
+                    if let due = visit.due { change("due", .date(due)) }
+                    if !visit.byHand, visit.closes != closed {
                         closed = visit.closes
-                        history.append(
-                            ExportCase.Change(
-                                at: visit.at, source: .visit, recordId: visit.recordId, by: visit.collector, property: "status",
-                                value: .text(closed ? "closed" : "open")))
+                        change("status", .text(closed ? "closed" : "open"))
                     }
                 case .change(let change):
                     if change.closed != closed {
@@ -224,7 +221,7 @@ extension ExportService {
                 id: stored.id, list: stored.list, patientId: stored.patientId, patient: opening.patient, openedBy: openedBy,
                 openedAt: opening.at, collector: opening.collector, assignee: stored.assignee, status: stored.status.rawValue,
                 due: stored.due,
-                revision: stored.revision, visits: visits.count, lastVisitAt: visits.map(\.at).max(),
+                revision: stored.revision, visits: recorded.count, lastVisitAt: recorded.map(\.at).max(),
                 conflicts: Array(Set(stored.conflicts.map(\.property))), properties: stored.properties, history: history)
         }
     }
