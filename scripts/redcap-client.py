@@ -20,6 +20,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import sys
+import time
+import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from intake_server import ClientRun, api, layout  # noqa: E402
@@ -305,6 +307,76 @@ def main():
                     said = str(error)
                     check(all(name in said for name in numeric + radios), f"each of the three bad cells is named: {said[:400]}")
             print("redcap-client: a record imported through PyCap by the field worker holds what was sent; importing it again, or a DataFrame round trip, changes nothing and makes no revision")
+        # Follow-up visits: with the follow-up published, the screening's project has it as a
+        # repeating instrument, each visit a row under the record that opened its case.
+        run("admin", "publish", "follow-up")
+        cases = []
+        for _ in range(60):
+            cases = api(base, "GET", "/v1/cases?all=true&limit=1000", cora_bearer)["cases"]
+            if cases:
+                break
+            time.sleep(0.5)
+        if check(cases, "the screenings sent opened cases"):
+            case = cases[0]
+            followed = api(base, "GET", "/v1/questionnaires", cora_bearer)
+            version = next(q["version"] for q in followed["questionnaires"] if q["id"] == "follow-up")
+            props = dict(case["properties"])
+            # The form shows each property in the type the follow-up declares: the reason, set
+            # by an if() of texts, is a choice there.
+            if "reason" in props:
+                props["reason"] = {"choice": next(iter(props["reason"].values()))}
+            places = {"reason": "1", "phq2": "2", "long_term_illness": "3", "self_harm": "4", "visits": "5"}
+            visits = []
+            for number, (interest, down) in enumerate([("1", "2"), ("0", "1")], start=1):
+                made = f"2026-11-2{number}T09:00:00.000Z"
+                answers = {"4": {"date": f"2026-11-2{number}"}, "5": {"choice": "home"}, "6": {"choice": interest}, "7": {"choice": down},
+                           "8": {"integer": int(interest) + int(down)}, "9": {"yesNo": False}, "11": {"choice": "not_needed"},
+                           "12": {"choice": "continue"}, "13": {"date": "2099-01-01"}, "3": {"integer": props.get("visits", {}).get("integer", 0)}}
+                if "reason" in props:
+                    answers["1"] = props["reason"]
+                if "phq2" in props:
+                    answers["2"] = props["phq2"]
+                visit = {"format": 2, "id": str(uuid.uuid4()), "questionnaire": {"id": "follow-up", "version": version},
+                         "patient": case["patient"], "answers": {"1": answers}, "status": "complete", "collector": "fatima",
+                         "deviceId": "pycap-test", "createdAt": made, "updatedAt": made,
+                         "case": {"id": case["id"], "list": "follow-up", "revision": 1,
+                                  "properties": {places[k]: v for k, v in props.items() if k in places}}}
+                try:
+                    api(base, "POST", "/v1/records", fatima_bearer, visit)
+                except urllib.error.HTTPError as error:
+                    check(False, f"the visit is stored: {error.code} {error.read().decode()[:600]}")
+                visits.append(visit["id"])
+            shown = {}
+            for _ in range(60):
+                shown = api(base, "GET", f"/v1/cases/{case['id']}", cora_bearer)
+                if len(shown.get("visits", [])) == 2:
+                    break
+                time.sleep(0.5)
+            check(len(shown.get("visits", [])) == 2, f"the case has its two visits: {shown.get('visits')}")
+            followups = Project(url, cora_token)
+            repeating = followups.export_repeating_instruments_events()
+            check(any(r["form_name"] == "follow_up" for r in repeating), f"the follow-up is a repeating instrument: {repeating}")
+            check("follow_up" in [i["instrument_name"] for i in followups.export_instruments()], "the follow-up is an instrument")
+            visit_fields = followups.export_metadata(forms=["follow_up"])
+            check(visit_fields and visit_fields[0]["field_name"] == "follow_up_record_id"
+                  and all(f["form_name"] == "follow_up" for f in visit_fields), f"the follow-up's fields: {[f['field_name'] for f in visit_fields][:5]}")
+            opening = next(c for c in cases if c["id"] == case["id"])["openedBy"]
+            rows = followups.export_records(records=[opening])
+            visit_rows = [r for r in rows if r.get("redcap_repeat_instrument") == "follow_up"]
+            check([r["redcap_repeat_instance"] for r in visit_rows] == [1, 2] and [r["follow_up_record_id"] for r in visit_rows] == visits
+                  and all(r["record_id"] == opening and r["follow_up_outcome"] == "continue" for r in visit_rows),
+                  f"the visits are rows of the opening record, in the order made: {[(r['redcap_repeat_instance'], r['follow_up_record_id']) for r in visit_rows]}")
+            check([r["follow_up_phq2_score"] for r in visit_rows] == ["3", "1"], f"each visit holds its answers: {[r['follow_up_phq2_score'] for r in visit_rows]}")
+            frame = followups.export_records(forms=["follow_up"], format_type="df")
+            check("follow_up_record_id" in frame.columns and (frame["redcap_repeat_instrument"] == "follow_up").sum() == len(
+                [r for r in followups.export_records(forms=["follow_up"]) if r["redcap_repeat_instrument"] == "follow_up"]), "a DataFrame of the visits")
+            try:
+                cora_project = Project(url, fatima_token)
+                cora_project.import_records([visit_rows[0]])
+                check(False, "a visit is not imported through the screening's project")
+            except RedcapError as error:
+                check("/redcap/follow-up/api/" in str(error), f"importing a visit names where visits go: {error}")
+            print("redcap-client: the follow-up is a repeating instrument: PyCap reads each case's visits under the record that opened it, in the order made")
         # Files are not served: REDCap's XML error (its default for a request naming no format),
         # which PyCap reads as an error, never a 200 whose error text would be saved as the file.
         form = urllib.parse.urlencode({"token": cora_token, "content": "file", "action": "export", "record": "x", "field": "f"}).encode()

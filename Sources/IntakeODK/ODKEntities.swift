@@ -242,7 +242,10 @@ extension ODKRoutes {
             guard let value = Int(text), value >= 0 else { throw ODKError.badRequest("\(key) must be a whole number, 0 or more.") }
             return value
         }
-        let rows = try await services.cases.cases(in: name, for: user).filter { !$0.erased }.sorted { $0.changeSeq < $1.changeSeq }
+        // In the order they were opened, which a change does not move: pages by $skip stay put.
+        let rows = try await services.cases.cases(in: name, for: user).filter { !$0.erased }.sorted {
+            ($0.opening.at, $0.id.uuidString) < ($1.opening.at, $1.id.uuidString)
+        }
         let start = min(try number("$skip") ?? 0, rows.count)
         let end = try number("$top").map { start + min($0, rows.count - start) } ?? rows.count
         var document: [String: JSONValue] = [
@@ -260,9 +263,8 @@ extension ODKRoutes {
         var row: [String: JSONValue] = [:]
         for name in properties { row[name] = .string("") }
         for (name, value) in stored.properties { row[name] = .string(ExpressionValue(value).text) }
-        let label = stored.opening.patient.fullName
         row["__id"] = .string(stored.id.uuidString.lowercased())
-        row["label"] = .string(label.isEmpty ? stored.id.uuidString.lowercased() : label)
+        row["label"] = .string(stored.label)
         row["__system"] = .object([
             "createdAt": date(stored.opening.at), "creatorId": .string("0"), "creatorName": .string(stored.opening.collector),
             "updates": .integer(stored.revision - 1), "updatedAt": stored.revision > 1 ? date(stored.updatedAt) : .null,
@@ -276,13 +278,12 @@ extension ODKRoutes {
     static func entityJSON(_ stored: StoredCase, creatorId: Int) -> JSONValue {
         var data: [String: JSONValue] = [:]
         for (name, value) in stored.properties { data[name] = .string(ExpressionValue(value).text) }
-        let label = stored.opening.patient.fullName
         return .object([
             "uuid": .string(stored.id.uuidString.lowercased()), "creatorId": .integer(creatorId), "createdAt": date(stored.opening.at),
             "updatedAt": date(stored.updatedAt), "deletedAt": stored.erased ? date(stored.updatedAt) : .null,
             "conflict": stored.conflicts.isEmpty ? .null : .string("soft"),
             "currentVersion": .object([
-                "label": .string(label.isEmpty ? stored.id.uuidString.lowercased() : label), "current": .bool(true),
+                "label": .string(stored.label), "current": .bool(true),
                 "createdAt": date(stored.updatedAt), "creatorId": .integer(creatorId), "userAgent": .string("Intake"),
                 "version": .integer(stored.revision), "data": .object(data), "baseVersion": .null,
                 "conflictingProperties": stored.conflicts.isEmpty ? .null : .array(stored.conflicts.map { .string($0.property) }),

@@ -83,6 +83,32 @@ struct REDCapImport {
                     "The following fields were not found in the project as real data fields: \(unknown.sorted().prefix(20).joined(separator: ", "))"
             )
         }
+        // Follow-up visits are read here, not written: a visit is a record of its follow-up's
+        // own project. A visit's row, or a visit's cell in a record's row, is refused unless
+        // blank (an export sent back with its visit rows emptied imports as it was).
+        let visitForms = project.followUpInstruments
+        if !visitForms.isEmpty {
+            let visitColumns = Set(
+                project.fields.filter { $0.followUp != nil }.flatMap { $0.exportNames.map(\.name) }
+                    + visitForms.values.map { "\($0)_complete" })
+            for (number, row) in rows.enumerated() {
+                let form = row["redcap_repeat_instrument"] ?? ""
+                let isVisit = visitForms.values.contains(form)
+                let filled = row.filter { key, value in
+                    !value.isEmpty && (isVisit ? !pseudo.contains(key) && key != REDCapProject.recordIdField : visitColumns.contains(key))
+                }
+                if let followUp = visitForms.first(where: { $0.value == form })?.key
+                    ?? (filled.isEmpty ? nil : visitForms.keys.sorted().first),
+                    !filled.isEmpty
+                {
+                    throw Problem(
+                        message:
+                            "Row \(number + 1) gives a visit of \(followUp) (\(filled.keys.sorted().prefix(3).joined(separator: ", "))): follow-up visits are exported here, not imported; import them in /redcap/\(followUp)/api/ (its record_id is the visit's record id), or leave those rows out."
+                    )
+                }
+            }
+        }
+        let rows = rows.filter { !visitForms.values.contains($0["redcap_repeat_instrument"] ?? "") }
         var order: [String] = []
         var byRecord: [String: [[String: String]]] = [:]
         for (number, row) in rows.enumerated() {
@@ -142,7 +168,10 @@ struct REDCapImport {
                     }
                     continue
                 }
-                guard let (field, code) = columns[column], field.name != REDCapProject.recordIdField else { continue }
+                // A visit's columns were checked blank above: they change nothing of the record.
+                guard let (field, code) = columns[column], field.name != REDCapProject.recordIdField, field.followUp == nil else {
+                    continue
+                }
                 if let part = field.patient {
                     guard instance == nil || text.isEmpty else {
                         throw Problem(

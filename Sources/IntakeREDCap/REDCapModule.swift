@@ -242,7 +242,28 @@ struct REDCapRoutes: Sendable {
 
     /// The project for `questionnaireId` as `user` sees it: every published (or closed) version.
     func project(_ questionnaireId: String, for user: User) async throws -> REDCapProject {
-        try REDCapProject(plan: await plan(questionnaireId, for: user))
+        let plan = try await plan(questionnaireId, for: user)
+        return REDCapProject(plan: plan, followUps: try await followUps(of: plan, for: user))
+    }
+
+    /// The published questionnaires `user` sees that follow a case list `plan`'s questionnaire
+    /// opens, as plans (sorted by id): each a repeating instrument of its visits.
+    func followUps(of plan: ExportPlan, for user: User) async throws -> [ExportPlan] {
+        let opened = Set(plan.versions.flatMap { $0.cases.opens.map(\.list) })
+        guard !opened.isEmpty else { return [] }
+        var ids: Set<String> = []
+        for published in try await services.questionnaires.visible(to: user)
+        where published.status.state != .draft && published.id != plan.questionnaireId && !ids.contains(published.id) {
+            guard
+                let questionnaire = try? await services.questionnaires.questionnaire(
+                    QuestionnaireReference(id: published.id, version: published.version)),
+                let list = questionnaire.cases.follows?.list, opened.contains(list)
+            else { continue }
+            ids.insert(published.id)
+        }
+        var plans: [ExportPlan] = []
+        for id in ids.sorted() { plans.append(try await self.plan(id, for: user)) }
+        return plans
     }
 
     func plan(_ questionnaireId: String, for user: User) async throws -> ExportPlan {

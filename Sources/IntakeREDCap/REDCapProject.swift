@@ -16,6 +16,8 @@ struct REDCapProject {
         var name: String
         var label: String
         var repeating: Bool
+        /// The follow-up questionnaire whose visits it holds (a repeating instrument, read only).
+        var followUp: String? = nil
     }
 
     /// One REDCap field, and where its value comes from.
@@ -39,6 +41,9 @@ struct REDCapProject {
         var repeatKey: String?
         /// The patient's identification it holds (`givenName`, `familyName`, `dateOfBirth`, `sex`, `externalId`).
         var patient: String?
+        /// The follow-up questionnaire whose visits it is answered in (its question is that
+        /// questionnaire's); with no question, the visit's own record id.
+        var followUp: String?
         /// When it is shown, in REDCap's branching logic (`[sex] = 'female' and [age] >= 15`).
         var branching = ""
 
@@ -68,12 +73,19 @@ struct REDCapProject {
     /// Question key → field names (one, or one per compound part).
     var fieldsOfQuestion: [String: [Int]] = [:]
     var hasRepeats: Bool { instruments.contains(where: \.repeating) }
+    /// The repeating instruments that hold follow-up visits, by the follow-up questionnaire's id.
+    var followUpInstruments: [String: String] {
+        Dictionary(
+            instruments.compactMap { instrument in instrument.followUp.map { ($0, instrument.name) } }, uniquingKeysWith: { a, _ in a })
+    }
     /// The repeat group (by question key) each repeating instrument holds.
     private(set) var repeatOfInstrument: [String: String] = [:]
 
     func repeatKey(of instrument: String) -> String? { repeatOfInstrument[instrument] }
 
-    init(plan: ExportPlan) {
+    /// - Parameter followUps: the questionnaires that follow the cases this one opens: each a
+    ///   repeating instrument whose instances are the visits of the case a record opened.
+    init(plan: ExportPlan, followUps: [ExportPlan] = []) {
         questionnaireId = plan.questionnaireId
         let newest = plan.versions[plan.versions.count - 1]
         title = newest.title.base
@@ -153,37 +165,38 @@ struct REDCapProject {
                 form = repeatForm
                 repeatKey = groupQuestion.key
             }
+            let made = Self.fields(of: question, form: form) { unique($0, prefix: "f_") }
+            if made.isEmpty { continue }
             var indexes: [Int] = []
-            func add(_ field: Field) {
+            for var field in made {
+                field.repeatKey = repeatKey
                 indexes.append(fields.count)
                 fields.append(field)
             }
-            let label = question.text.base
-            switch question.type {
-            case .compound(let parts):
-                for part in parts {
-                    var field = Self.field(
-                        for: part.type, name: unique("\(question.key)_\(part.key)", prefix: "f_"), form: form,
-                        label: "\(label): \(part.label.base)")
-                    field.questionKey = question.key
-                    field.part = part.key
-                    field.repeatKey = repeatKey
-                    field.required = question.isRequired && part.isRequired
-                    field.identifier = question.isIdentifying
-                    add(field)
-                }
-            case .repeatGroup: continue
-            default:
-                var field = Self.field(for: question.type, name: unique(question.key, prefix: "f_"), form: form, label: label)
-                field.questionKey = question.key
-                field.repeatKey = repeatKey
-                field.required = question.isRequired
-                field.identifier = question.isIdentifying
-                if question.calculation != nil { field.note = "Calculated by Intake" }
-                add(field)
-            }
             fieldsOfQuestion[question.key] = indexes
             if let showIf = question.showIf { shownWhen.append((indexes, showIf)) }
+        }
+        // Each follow-up: one repeating instrument of its questions (the patient's fields and
+        // repeats aside), each field named after the instrument so it never meets the record's
+        // own, and first the visit's record id.
+        for followUp in followUps {
+            let newestVisit = followUp.versions[followUp.versions.count - 1]
+            let form = instrument(followUp.questionnaireId, label: newestVisit.title.base, repeating: true)
+            instruments[instruments.count - 1].followUp = followUp.questionnaireId
+            var visitId = Field(
+                name: unique("\(form)_record_id", prefix: "f_"), form: form, type: "text",
+                label: "The visit's record id (its record in \(followUp.questionnaireId))")
+            visitId.followUp = followUp.questionnaireId
+            fields.append(visitId)
+            for planned in followUp.questions {
+                let question = planned.latest
+                guard !followUp.leavesOut(question), question.group == nil, !question.isRepeat else { continue }
+                let made = Self.fields(of: question, form: form) { unique("\(form)_\($0)", prefix: "f_") }
+                for var field in made {
+                    field.followUp = followUp.questionnaireId
+                    fields.append(field)
+                }
+            }
         }
         // REDCap keeps an instrument's fields together in its data dictionary: a section's
         // fields, then each repeating instrument's (a repeat's questions come between a section's
@@ -197,6 +210,32 @@ struct REDCapProject {
         for (indexes, condition) in shownWhen {
             guard let logic = branching(condition, in: newest) else { continue }
             for index in indexes { fields[moved[index]!].branching = logic }
+        }
+    }
+
+    /// The fields of one question in `form`: one, or one per part of a compound question (none
+    /// for a repeat, which is an instrument); `name` makes each field's name unique from its raw one.
+    static func fields(of question: Question, form: String, name: (String) -> String) -> [Field] {
+        switch question.type {
+        case .compound(let parts):
+            return parts.map { part in
+                var field = Self.field(
+                    for: part.type, name: name("\(question.key)_\(part.key)"), form: form,
+                    label: "\(question.text.base): \(part.label.base)")
+                field.questionKey = question.key
+                field.part = part.key
+                field.required = question.isRequired && part.isRequired
+                field.identifier = question.isIdentifying
+                return field
+            }
+        case .repeatGroup: return []
+        default:
+            var field = Self.field(for: question.type, name: name(question.key), form: form, label: question.text.base)
+            field.questionKey = question.key
+            field.required = question.isRequired
+            field.identifier = question.isIdentifying
+            if question.calculation != nil { field.note = "Calculated by Intake" }
+            return [field]
         }
     }
 
@@ -338,7 +377,13 @@ struct REDCapProject {
                 ("branching_logic", field.branching), ("required_field", field.required ? "y" : ""), ("custom_alignment", ""),
                 ("question_number", ""),
                 ("matrix_group_name", ""), ("matrix_ranking", ""),
-                ("field_annotation", field.questionKey.map { "@INTAKE-QUESTION=\($0)\(field.part.map { "/\($0)" } ?? "")" } ?? ""),
+                (
+                    "field_annotation",
+                    field.questionKey.map {
+                        "@INTAKE-QUESTION=\(field.followUp.map { "\($0):" } ?? "")\($0)\(field.part.map { "/\($0)" } ?? "")"
+                    }
+                        ?? ""
+                ),
             ]
         }
     }

@@ -9,6 +9,10 @@ struct REDCapRows {
     let project: REDCapProject
     /// The questionnaire of each version, by version.
     let versions: [String: Questionnaire]
+    /// The follow-up questionnaires' versions, by id and version (``visitKey(_:)``).
+    var followUpVersions: [String: Questionnaire] = [:]
+
+    static func visitKey(_ reference: QuestionnaireReference) -> String { reference.id + "\u{0}" + reference.version }
 
     enum Values {
         case raw
@@ -29,15 +33,17 @@ struct REDCapRows {
         return columns
     }
 
-    /// The rows of one record: its base row, then a row per instance of each repeating instrument.
-    func rows(_ item: ExportRecord, columns: [String], values: Values) -> [[String: String]] {
+    /// The rows of one record: its base row, then a row per instance of each repeating
+    /// instrument, then a row per visit of the case it opened (`visits`, in the order made), in
+    /// its follow-up's instrument.
+    func rows(_ item: ExportRecord, visits: [ExportRecord] = [], columns: [String], values: Values) -> [[String: String]] {
         let record = item.record
         guard let questionnaire = versions[record.questionnaire.version] else { return [] }
         let id = record.id.uuidString.lowercased()
         let complete = record.status == .complete ? "2" : "0"
         var base: [String: String] = [REDCapProject.recordIdField: id]
         var instances: [(form: String, number: Int, values: [String: String])] = []
-        for field in project.fields where field.holdsData {
+        for field in project.fields where field.holdsData && field.followUp == nil {
             if let patient = field.patient {
                 let text = Self.patient(record.patient, patient)
                 if case .labels = values, !text.isEmpty {
@@ -67,6 +73,26 @@ struct REDCapRows {
             }
         }
         for instrument in project.instruments where !instrument.repeating { base["\(instrument.name)_complete"] = complete }
+        // Each visit, numbered within its follow-up's instrument in the order given.
+        var visitNumbers: [String: Int] = [:]
+        for visit in visits {
+            guard let form = project.followUpInstruments[visit.record.questionnaire.id],
+                let questionnaire = followUpVersions[Self.visitKey(visit.record.questionnaire)]
+            else { continue }
+            let number = (visitNumbers[form] ?? 0) + 1
+            visitNumbers[form] = number
+            var cells: [String: String] = [:]
+            for field in project.fields(of: form) where field.holdsData {
+                guard let key = field.questionKey else {
+                    cells[field.name] = visit.record.id.uuidString.lowercased()
+                    continue
+                }
+                guard let question = questionnaire.question(id: key) ?? Self.question(key, in: questionnaire) else { continue }
+                fill(&cells, field, answer: visit.record[question.position], values: values)
+            }
+            instances.append((form, number, cells))
+        }
+        let visitForms = Set(project.followUpInstruments.values)
         var rows: [[String: String]] = []
         func row(_ cells: [String: String], form: String, instance: Int?) -> [String: String] {
             var out: [String: String] = [:]
@@ -76,7 +102,10 @@ struct REDCapRows {
                 out["redcap_repeat_instrument"] = form
                 out["redcap_repeat_instance"] = instance.map(String.init) ?? ""
             }
-            if let instance, instance > 0, columns.contains("\(form)_complete") { out["\(form)_complete"] = complete }
+            if let instance, instance > 0, columns.contains("\(form)_complete") {
+                // A visit is a complete record of its own (only those are a case's visits).
+                out["\(form)_complete"] = visitForms.contains(form) ? "2" : complete
+            }
             return out
         }
         rows.append(row(base, form: "", instance: nil))

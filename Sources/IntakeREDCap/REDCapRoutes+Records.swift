@@ -48,7 +48,8 @@ extension REDCapRoutes {
         var request = ExportService.Request(questionnaireId: questionnaireId, teamId: reach.teamId, consent: reach.consent)
         if let only, only.count <= ExportQuery.maxRecordIds { request.recordIds = Array(only) }
         let prepared = try await services.exports.prepare(request)
-        let project = REDCapProject(plan: prepared.plan)
+        let followUps = try await followUps(of: prepared.plan, for: user)
+        let project = REDCapProject(plan: prepared.plan, followUps: followUps)
         // Fields asked for (a checkbox by its base name), always with the record id; forms add theirs.
         var wanted: Set<String>?
         let askedFields = form.list("fields")
@@ -76,18 +77,45 @@ extension REDCapRoutes {
             if let unknown = filter.fields.first(where: { !columns.contains($0) }) {
                 throw REDCapError.bad("The filterLogic names a field this project does not have: \(unknown.prefix(100)).")
             }
-            let repeated = Set(project.fields.filter { $0.repeatKey != nil }.flatMap { $0.exportNames.map(\.name) })
+            let repeated = Set(project.fields.filter { $0.repeatKey != nil || $0.followUp != nil }.flatMap { $0.exportNames.map(\.name) })
             if let field = filter.fields.first(where: { repeated.contains($0) }) {
                 throw REDCapError.bad(
                     "The filterLogic names \(field.prefix(100)), a field of a repeating instrument; this server filters on the record's own fields only."
                 )
             }
         }
+        // The visits of the cases the records opened: each follow-up's records as its own export
+        // holds them for this caller (its consent and de-identification), by the opening record.
+        let visitIds = try await services.exports.caseVisits(
+            teamId: reach.teamId, lists: Set(followUps.compactMap { $0.versions.last?.cases.follows?.list }))
+        var visitOf: [UUID: ExportRecord] = [:]
+        var followUpVersions: [String: Questionnaire] = [:]
+        if !visitIds.isEmpty {
+            let wanted = Set(visitIds.values.joined())
+            for followUp in followUps {
+                for version in followUp.versions { followUpVersions[REDCapRows.visitKey(version.reference)] = version }
+                let visits = try await services.exports.prepare(
+                    ExportService.Request(questionnaireId: followUp.questionnaireId, teamId: reach.teamId, consent: reach.consent))
+                let lines = JSONLinesFormatter(plan: visits.plan)
+                let pager = services.exports.pager(visits, formats: [.jsonLines])
+                while let page = try await pager.next() {
+                    for input in page {
+                        guard let record = input.record, wanted.contains(record.record.id) else { continue }
+                        let line = try lines.row(record).trimmingCharacters(in: .whitespacesAndNewlines)
+                        visitOf[record.record.id] = try ExportRecord(jsonLine: Data(line.utf8))
+                    }
+                }
+            }
+        }
         try await services.audit.record(
             .export, by: user.username,
-            details: ["format": "redcap", "questionnaire": questionnaireId, "via": "redcap", "records": String(prepared.count)])
-        let rowsOf = REDCapRows(
+            details: [
+                "format": "redcap", "questionnaire": questionnaireId, "via": "redcap", "records": String(prepared.count),
+                "visits": String(visitOf.count),
+            ])
+        var rowsOf = REDCapRows(
             project: project, versions: Dictionary(prepared.plan.versions.map { ($0.version, $0) }, uniquingKeysWith: { a, _ in a }))
+        rowsOf.followUpVersions = followUpVersions
         let allColumns = rowsOf.columns(fields: nil)
         let columns = rowsOf.columns(fields: wanted)
         let formatter = JSONLinesFormatter(plan: prepared.plan)
@@ -103,10 +131,15 @@ extension REDCapRoutes {
                 let changed = shown.record.updatedAt
                 if let begin, changed < begin { continue }
                 if let end, changed > end { continue }
-                let rows = rowsOf.rows(shown, columns: allColumns, values: .raw)
+                let visits = (visitIds[shown.record.id] ?? []).compactMap { visitOf[$0] }
+                let rows = rowsOf.rows(shown, visits: visits, columns: allColumns, values: .raw)
                 if let filter, let base = rows.first, !filter.holds(base) { continue }
                 let shownRows: [[String: String]]
-                if case .raw = values { shownRows = rows } else { shownRows = rowsOf.rows(shown, columns: allColumns, values: values) }
+                if case .raw = values {
+                    shownRows = rows
+                } else {
+                    shownRows = rowsOf.rows(shown, visits: visits, columns: allColumns, values: values)
+                }
                 for row in shownRows {
                     // A repeat's row only when it has any of the fields asked for.
                     if let form = row["redcap_repeat_instrument"], !form.isEmpty, wanted != nil,
@@ -160,7 +193,7 @@ extension REDCapRoutes {
         let returnContent = form["returnContent"] ?? "count"
         guard ["count", "ids", "nothing"].contains(returnContent) else { throw REDCapError.bad("returnContent is count, ids or nothing.") }
         let plan = try await plan(questionnaireId, for: user)
-        let project = REDCapProject(plan: plan)
+        let project = REDCapProject(plan: plan, followUps: try await followUps(of: plan, for: user))
         let newest = plan.versions[plan.versions.count - 1]
         let rows = dataFormat == "csv" ? try Self.csvRows(form["data"] ?? "") : try Self.importRows(form["data"] ?? "")
         let importer = REDCapImport(project: project, questionnaire: newest, teamId: teamId)

@@ -371,4 +371,90 @@ struct REDCapRoutesTests {
             #expect(byResearcher.status == .forbidden)
         }
     }
+
+    /// A questionnaire that opens cases has its follow-up as a repeating instrument: each
+    /// record's rows are followed by a row per visit of the case it opened, in the order made,
+    /// the follow-up's fields named after its instrument. Visits are read here, not imported.
+    @Test func followUpVisitsAreARepeatingInstrumentOfTheRecordThatOpenedTheCase() async throws {
+        let server = try await TestServer.make()
+        let root = TestServer.repositoryRoot.appendingPathComponent("Questionnaires/follow-up")
+        _ = try await server.services.questionnaires.publish(directory: root)
+        let followUp = try QuestionnaireLoader.load(directory: root)
+        let coordinator = try await Self.token(server, "coordinator-a")
+        let other = try await Self.token(server, "coordinator-b")
+        try await server.application(modules: [REDCapModule()]).test(.router) { client in
+            let screening = CaseFixtures.screening(server, flagged: true, from: 700)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
+            try await server.services.cases.catchUpAll()
+            let opened = try #require(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
+            var visits: [PatientResponse] = []
+            for (seed, phq) in [(UInt64(31), ("1", "1")), (32, ("2", "0"))] {
+                let visit = try CaseFixtures.followUp(
+                    followUp, of: opened, collector: "fieldworker-a", seed: seed, outcome: "continue", phq: phq)
+                #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .created)
+                visits.append(visit)
+            }
+            try await server.services.cases.catchUpAll()
+            let made = visits.sorted { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
+
+            let repeating = Self.rows(
+                try await Self.post(client, [("token", coordinator), ("content", "repeatingFormsEvents"), ("format", "json")]))
+            #expect(repeating.map { $0["form_name"] } == ["household_members", "follow_up"])
+            let metadata = Self.rows(
+                try await Self.post(
+                    client, [("token", coordinator), ("content", "metadata"), ("format", "json"), ("forms[0]", "follow_up")]))
+            #expect(metadata.first?["field_name"] == "follow_up_record_id" && metadata.allSatisfy { $0["form_name"] == "follow_up" })
+            #expect(
+                metadata.contains {
+                    $0["field_name"] == "follow_up_outcome" && $0["field_annotation"] == "@INTAKE-QUESTION=follow-up:outcome"
+                })
+            #expect(!metadata.contains { $0["field_name"] == "follow_up_notes" }, "identifying questions are left out")
+
+            let rows = Self.rows(
+                try await Self.post(client, [("token", coordinator), ("content", "record"), ("format", "json"), ("type", "flat")]))
+            let id = screening.id.uuidString.lowercased()
+            let mine = rows.filter { $0["record_id"] == id }
+            #expect(mine.first?["redcap_repeat_instrument"] == "" && mine.first?["follow_up_outcome"] == "")
+            let visitRows = mine.filter { $0["redcap_repeat_instrument"] == "follow_up" }
+            #expect(visitRows.map { $0["redcap_repeat_instance"] } == ["1", "2"])
+            #expect(visitRows.map { $0["follow_up_record_id"] } == made.map { $0.id.uuidString.lowercased() })
+            #expect(visitRows.allSatisfy { $0["follow_up_outcome"] == "continue" && $0["follow_up_complete"] == "2" }, "\(visitRows)")
+            #expect(visitRows.allSatisfy { $0["phq2_score"] == "" }, "a visit's row holds none of the record's own fields")
+            // Asked for the instrument alone: the record id and the visits.
+            let only = Self.rows(
+                try await Self.post(
+                    client,
+                    [("token", coordinator), ("content", "record"), ("format", "json"), ("type", "flat"), ("forms[0]", "follow_up")]))
+            #expect(only.filter { $0["redcap_repeat_instrument"] == "follow_up" && $0["record_id"] == id }.count == 2)
+            // Another team reads none of it; a filter on a visit's field is refused.
+            let theirs = Self.rows(
+                try await Self.post(client, [("token", other), ("content", "record"), ("format", "json"), ("type", "flat")]))
+            #expect(!theirs.contains { $0["record_id"] == id || $0["redcap_repeat_instrument"] == "follow_up" })
+            let filtered = try await Self.post(
+                client,
+                [
+                    ("token", coordinator), ("content", "record"), ("format", "json"), ("type", "flat"),
+                    ("filterLogic", "[follow_up_outcome] = 'continue'"),
+                ])
+            #expect(filtered.status == .badRequest)
+
+            // A visit's row is refused on import, naming where visits go; the record's own row goes in.
+            func send(_ rows: [[String: String]]) async throws -> TestResponse {
+                let data = String(decoding: try JSONSerialization.data(withJSONObject: rows), as: UTF8.self)
+                return try await Self.post(
+                    client, [("token", coordinator), ("content", "record"), ("format", "json"), ("type", "flat"), ("data", data)])
+            }
+            let refused = try await send([visitRows[0]])
+            #expect(refused.status == .badRequest && refused.text.contains("/redcap/follow-up/api/"), "\(refused.text)")
+            var base = try #require(mine.first)
+            base["follow_up_outcome"] = "resolved"
+            #expect(try await send([base]).status == .badRequest, "a visit's cell in the record's row is refused")
+            let stored = try #require(try await server.services.store.record(id: screening.id))
+            base["follow_up_outcome"] = ""
+            let accepted = try await send([base])
+            #expect(accepted.status == .ok, "\(accepted.text)")
+            #expect(try await server.services.store.record(id: screening.id)?.revision == stored.revision, "nothing changed")
+        }
+    }
 }

@@ -14,58 +14,14 @@ import Testing
 struct CaseRoutesTests {
     static let root = TestServer.repositoryRoot.appendingPathComponent("Questionnaires")
 
-    /// A screening record that opens a case (flagged) or does not.
-    static func screening(_ server: TestServer, flagged: Bool, from seed: UInt64) -> PatientResponse {
-        var seed = seed
-        while true {
-            let record = server.record(seed: seed)
-            if !server.questionnaire.caseEffects(of: record).opened.isEmpty == flagged { return record }
-            seed += 1
-        }
-    }
-
-    /// A complete follow-up of `stored` (as pulled), collected by `collector`, ending in `outcome`.
-    static func followUp(
-        _ q: Questionnaire, of stored: [String: Any], collector: String, seed: UInt64, outcome: String, phq: (String, String)
-    ) throws -> PatientResponse {
-        var generator = SampleGenerator(questionnaire: q, seed: seed, collector: collector)
-        var record = generator.next()
-        let text = try #require(stored["id"] as? String)
-        let id = try #require(UUID(uuidString: text))
-        let revision = try #require(stored["revision"] as? Int)
-        let properties = try #require(stored["properties"] as? [String: Any])
-        var values: [String: Answer] = [:]
-        for (name, value) in properties {
-            let data = try JSONSerialization.data(withJSONObject: value)
-            let wrapped =
-                #"{"format":1,"id":"00000000-0000-4000-8000-000000000000","questionnaire":{"id":"x","version":"y"},"patient":{},"answers":{"1":{"1":"#
-                + String(decoding: data, as: UTF8.self)
-                + #"}},"status":"draft","collector":"c","deviceId":"d","createdAt":"2026-01-01T00:00:00Z","updatedAt":"2026-01-01T00:00:00Z"}"#
-            values[name] = try RecordCodec.decode(Array(wrapped.utf8)).answers[1]?[1]
-        }
-        record.caseLink = q.cases.follows!.link(caseId: id, revision: revision, values: values)
-        func set(_ id: String, _ answer: Answer?) { record[q.question(id: id)!.position] = answer }
-        set("contact", .choice("home"))
-        set("phq_interest", .choice(phq.0))
-        set("phq_down", .choice(phq.1))
-        set("self_harm", .yesNo(false))
-        set("referral", .choice("not_needed"))
-        set("outcome", .choice(outcome))
-        set("next_visit", outcome == "continue" ? .date(LocalDate(iso: "2099-01-01")!) : nil)
-        set("visit_date", .date(LocalDate.today(in: TimeZone(identifier: "UTC")!)))
-        record = q.calculated(record, today: LocalDate.today(in: TimeZone(identifier: "UTC")!))
-        #expect(Validator(questionnaire: q).validate(record).filter { $0.severity == .error }.isEmpty)
-        return record
-    }
-
     @Test func aScreeningOpensACaseThatOnlyItsFollowerPullsAndAVisitClosesIt() async throws {
         var made = try await TestServer.make()
         try await made.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
         let server = made
         _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
         let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
-        let flagged = Self.screening(server, flagged: true, from: 1)
-        let plain = Self.screening(server, flagged: false, from: 1)
+        let flagged = CaseFixtures.screening(server, flagged: true, from: 1)
+        let plain = CaseFixtures.screening(server, flagged: false, from: 1)
         try await server.application().test(.router) { client in
             for record in [flagged, plain] {
                 #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: record).status == .created)
@@ -100,7 +56,8 @@ struct CaseRoutesTests {
                     == true)
 
             // The follow-up visit, resolved: the case is updated and closed, and leaves A's machine.
-            let visit = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 5, outcome: "resolved", phq: ("1", "0"))
+            let visit = try CaseFixtures.followUp(
+                followUp, of: opened, collector: "fieldworker-a", seed: 5, outcome: "resolved", phq: ("1", "0"))
             let sent = try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit)
             #expect(sent.status == .created, "\(sent.text)")
             try await server.services.cases.catchUpAll()
@@ -126,15 +83,17 @@ struct CaseRoutesTests {
         _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
         let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
         try await server.application().test(.router) { client in
-            let screening = Self.screening(server, flagged: true, from: 40)
+            let screening = CaseFixtures.screening(server, flagged: true, from: 40)
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
             try await server.services.cases.catchUpAll()
             let opened = try #require(
                 (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
             let caseId = try #require(opened["id"] as? String)
             // Two machines of A's, offline, each from revision 1: one scores 2, the other 5.
-            let one = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 7, outcome: "continue", phq: ("1", "1"))
-            let two = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 8, outcome: "continue", phq: ("3", "2"))
+            let one = try CaseFixtures.followUp(
+                followUp, of: opened, collector: "fieldworker-a", seed: 7, outcome: "continue", phq: ("1", "1"))
+            let two = try CaseFixtures.followUp(
+                followUp, of: opened, collector: "fieldworker-a", seed: 8, outcome: "continue", phq: ("3", "2"))
             for visit in [one, two] {
                 #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .created)
             }
@@ -190,7 +149,7 @@ struct CaseRoutesTests {
         let server = try await TestServer.make()
         let store = server.services.cases.store
         let team = try #require(try await store.team(named: "team-a"))
-        let screening = Self.screening(server, flagged: true, from: 80)
+        let screening = CaseFixtures.screening(server, flagged: true, from: 80)
         let kept = try #require(CaseService.caseWork(of: screening, questionnaire: server.questionnaire))
         #expect(CaseWorkCodec.encode(try CaseWorkCodec.decode(kept)) == kept, "the work reads back as written")
         var item = IngestItem(record: screening)
@@ -211,14 +170,15 @@ struct CaseRoutesTests {
         _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
         let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
         try await server.application().test(.router) { client in
-            let screening = Self.screening(server, flagged: true, from: 90)
+            let screening = CaseFixtures.screening(server, flagged: true, from: 90)
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
             try await server.services.cases.catchUpAll()
             let opened = try #require(
                 (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
             let caseId = try #require(opened["id"] as? String)
             let before = try #require(opened["properties"] as? [String: Any])
-            let visit = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 11, outcome: "resolved", phq: ("0", "0"))
+            let visit = try CaseFixtures.followUp(
+                followUp, of: opened, collector: "fieldworker-a", seed: 11, outcome: "resolved", phq: ("0", "0"))
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .created)
             try await server.services.cases.catchUpAll()
             let closed = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server).json
@@ -245,7 +205,7 @@ struct CaseRoutesTests {
     /// once it is closed.
     @Test func anOverdueCaseIsToldToItsAssigneeOnceAndToTheCoordinatorsOnceADay() async throws {
         let server = try await TestServer.make()
-        let screening = Self.screening(server, flagged: true, from: 120)
+        let screening = CaseFixtures.screening(server, flagged: true, from: 120)
         _ = try await server.services.records.ingest([screening], owner: RecordOwner(teamId: 1, username: screening.collector))
         try await server.services.cases.catchUpAll()
         let store = server.services.cases.store
@@ -288,7 +248,7 @@ struct CaseRoutesTests {
     /// not told of it: the coordinators' count has it.
     @Test func anOverdueCaseOfAnAssigneeWhoCannotActIsLeftToTheCoordinatorsCount() async throws {
         let server = try await TestServer.make()
-        let screening = Self.screening(server, flagged: true, from: 140)
+        let screening = CaseFixtures.screening(server, flagged: true, from: 140)
         _ = try await server.services.records.ingest([screening], owner: RecordOwner(teamId: 1, username: screening.collector))
         try await server.services.cases.catchUpAll()
         let store = server.services.cases.store
@@ -304,7 +264,7 @@ struct CaseRoutesTests {
     @Test func deletingTheOpeningRecordClosesTheCaseAndErasesThePatient() async throws {
         let server = try await TestServer.make()
         try await server.application().test(.router) { client in
-            let screening = Self.screening(server, flagged: true, from: 60)
+            let screening = CaseFixtures.screening(server, flagged: true, from: 60)
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
             try await server.services.cases.catchUpAll()
             let opened = try #require(
@@ -338,7 +298,12 @@ struct CaseRoutesTests {
         let made = try await server.services.cases.create(
             list: "follow-up", id: UUID(), label: "  Nadia   Al Saleh ", data: ["note": "at the market"], by: coordinator)
         #expect(made.opening.patient.givenName == "Nadia" && made.opening.patient.familyName == "Al Saleh" && made.assignee == nil)
-        for (label, data) in [("\u{1B}[31mNadia", [String: String]()), ("Nadia", ["note": "a\u{07}b"]), ("", [:])] {
+        // Control characters, a name of no letter (a line break alone), a property named as the
+        // case's own status: refused, never a crash.
+        for (label, data) in [
+            ("\u{1B}[31mNadia", [String: String]()), ("Nadia", ["note": "a\u{07}b"]), ("", [:]), ("\n", [:]), (" \n ", [:]),
+            ("Nadia\nSaleh", [:]), ("\u{2028}", [:]), ("Nadia", ["status": "closed"]),
+        ] {
             await #expect(throws: ServiceError.self) {
                 _ = try await server.services.cases.create(list: "follow-up", id: UUID(), label: label, data: data, by: coordinator)
             }
@@ -351,6 +316,17 @@ struct CaseRoutesTests {
         }
         await #expect(throws: ServiceError.self) {
             _ = try await server.services.cases.create(list: "follow-up", id: made.id, label: "Nadia", data: [:], by: coordinator)
+        }
+        // An empty value is no value (ODK's unset); a new label alone takes a revision too.
+        let blank = try await server.services.cases.create(
+            list: "follow-up", id: UUID(), label: "Omar Haddad", data: ["phq2": "", "note": ""], by: coordinator)
+        #expect(blank.properties.isEmpty)
+        let renamed = try await server.services.cases.update(
+            blank.id, list: "follow-up", label: "Omar Al Haddad", data: [:], baseRevision: blank.revision, by: coordinator)
+        #expect(renamed.label == "Omar Al Haddad" && renamed.revision == blank.revision + 1)
+        await #expect(throws: ServiceError.self) {
+            _ = try await server.services.cases.update(
+                blank.id, list: "follow-up", label: "\n", data: [:], baseRevision: nil, by: coordinator)
         }
     }
 
@@ -371,13 +347,14 @@ struct CaseRoutesTests {
         _ = try await server.services.questionnaires.publish(directory: Self.root.appendingPathComponent("follow-up"))
         let followUp = try QuestionnaireLoader.load(directory: Self.root.appendingPathComponent("follow-up"))
         try await server.application().test(.router) { client in
-            let screening = Self.screening(server, flagged: true, from: 300)
+            let screening = CaseFixtures.screening(server, flagged: true, from: 300)
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
             try await server.services.cases.catchUpAll()
             let opened = try #require(
                 (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
             let caseId = try #require(opened["id"] as? String)
-            let visit = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 12, outcome: "continue", phq: ("2", "1"))
+            let visit = try CaseFixtures.followUp(
+                followUp, of: opened, collector: "fieldworker-a", seed: 12, outcome: "continue", phq: ("2", "1"))
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: visit).status == .created)
             try await server.services.cases.catchUpAll()
 
@@ -428,7 +405,8 @@ struct CaseRoutesTests {
         let text = try String(contentsOf: rules, encoding: .utf8)
         try
             (text.replacingOccurrences(of: "property: visits integer 0..", with: "property: visits integer 0..\nproperty: last_notes text")
-            + "set: last_notes = notes\nset: notes_seen = case.last_notes\n").write(to: rules, atomically: true, encoding: .utf8)
+            + "set: last_notes = notes\nset: notes_seen = case.last_notes\nset: born = date_of_birth\nset: women = sex\n").write(
+                to: rules, atomically: true, encoding: .utf8)
         _ = try await server.services.questionnaires.publish(directory: folder)
         try await server.application().test(.router) { client in
             func header(_ extra: String) async throws -> [String] {
@@ -441,6 +419,8 @@ struct CaseRoutesTests {
             #expect(all.contains("prop_last_notes") && all.contains("prop_notes_seen") && all.contains("prop_phq2"), "\(all)")
             let deIdentified = try await header("")
             #expect(!deIdentified.contains("prop_last_notes") && !deIdentified.contains("prop_notes_seen"), "\(deIdentified)")
+            #expect(all.contains("prop_born") && !deIdentified.contains("prop_born"), "the date of birth identifies")
+            #expect(deIdentified.contains("prop_women"), "the sex does not, as in the records")
             #expect(deIdentified.contains("prop_phq2") && deIdentified.contains("prop_last_contact"))
             let noText = try await header("&includeIdentifiers=true&dropFreeText=true")
             #expect(
@@ -459,7 +439,7 @@ struct CaseRoutesTests {
         let coordinator = try #require(try await server.services.store.credentials(username: "coordinator-a")?.user)
         let fieldworker = try #require(try await server.services.store.credentials(username: "fieldworker-a")?.user)
         try await server.application().test(.router) { client in
-            let screening = Self.screening(server, flagged: true, from: 500)
+            let screening = CaseFixtures.screening(server, flagged: true, from: 500)
             #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
             try await server.services.cases.catchUpAll()
             let opened = try #require(
@@ -467,7 +447,8 @@ struct CaseRoutesTests {
             let text = try #require(opened["id"] as? String)
             let id = try #require(UUID(uuidString: text))
             // Made offline from revision 1, before the change by hand; it arrives after it.
-            let visit = try Self.followUp(followUp, of: opened, collector: "fieldworker-a", seed: 21, outcome: "continue", phq: ("0", "1"))
+            let visit = try CaseFixtures.followUp(
+                followUp, of: opened, collector: "fieldworker-a", seed: 21, outcome: "continue", phq: ("0", "1"))
 
             let edited = try await server.services.cases.update(
                 id, list: "follow-up", label: nil, data: ["phq2": "5", "reason": ""], baseRevision: 1, by: coordinator)

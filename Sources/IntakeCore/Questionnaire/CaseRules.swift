@@ -19,6 +19,8 @@ public struct CaseRules: Sendable, Hashable {
     public static let fileName = "cases.txt"
     /// At most this many `opens:` in one questionnaire.
     public static let maxOpenings = 16
+    /// Names a case keeps for itself (its status, its due date): no property takes them.
+    public static let reservedPropertyNames: Set<String> = ["status", "due"]
 
     /// The list whose open cases this questionnaire is filled for.
     public var follows: Follow?

@@ -156,10 +156,12 @@ extension QuestionnaireParser {
                     continue
                 }
                 let name = value[..<equals].trimmingSpaces()
-                guard CaseListName.isPropertyName(name) else {
+                guard CaseListName.isPropertyName(name), !CaseRules.reservedPropertyNames.contains(name) else {
                     fail(
                         "'\(name)' is not a property name",
-                        "a property's name is letters, digits and '_', starting with a letter: 'last_visit'",
+                        CaseRules.reservedPropertyNames.contains(name)
+                            ? "'\(name)' is the case's own ('close if:' and 'due:' set it): name the property otherwise"
+                            : "a property's name is letters, digits and '_', starting with a letter: 'last_visit'",
                         column: valueColumn)
                     continue
                 }
@@ -197,10 +199,12 @@ extension QuestionnaireParser {
         }
         let spec = parts[0]
         let name = String(spec.prefix { !$0.isWhitespace })
-        guard CaseListName.isPropertyName(name) else {
+        guard CaseListName.isPropertyName(name), !CaseRules.reservedPropertyNames.contains(name) else {
             report(
                 path, line, column, "'\(name)' is not a property name",
-                hint: "a property's name is letters, digits and '_', starting with a letter: 'last_visit'")
+                hint: CaseRules.reservedPropertyNames.contains(name)
+                    ? "'\(name)' is the case's own ('close if:' and 'due:' set it): name the property otherwise"
+                    : "a property's name is letters, digits and '_', starting with a letter: 'last_visit'")
             return
         }
         guard caseRules.follows?.properties.contains(where: { $0.name == name }) != true else {

@@ -16,14 +16,21 @@ public struct ExportCase: Sendable {
             case opened, visit, coordinator
         }
 
+        /// What it sets: a property, or the case's own status or due date.
+        public enum Kind: Sendable, Hashable {
+            case property, status, due
+        }
+
         public var at: Date
         public var source: Source
         public var recordId: UUID?
         public var by: String
         public var property: String
         public var value: Answer
+        public var kind: Kind
 
-        public init(at: Date, source: Source, recordId: UUID?, by: String, property: String, value: Answer) {
+        public init(at: Date, source: Source, recordId: UUID?, by: String, property: String, value: Answer, kind: Kind = .property) {
+            self.kind = kind
             self.at = at
             self.source = source
             self.recordId = recordId
@@ -87,7 +94,8 @@ public struct ExportCase: Sendable {
         let kept = Set(columns.properties)
         facts.conflicts = whole.conflicts.filter { $0 == "status" || kept.contains($0) }.sorted()
         facts.properties = whole.properties.filter { kept.contains($0.key) }
-        facts.history = whole.history.filter { ["status", "due"].contains($0.property) || kept.contains($0.property) }
+        facts.history = whole.history.filter { $0.kind == .status || ($0.kind == .due ? !columns.dueLeftOut : kept.contains($0.property)) }
+        if columns.dueLeftOut { facts.due = nil }
         if options.shiftDates, let keyer {
             let days = keyer.dateShift(patientKey: patientKey, recordId: whole.openedBy ?? whole.id)
             let seconds = TimeInterval(days * 86_400)
@@ -113,6 +121,8 @@ public struct ExportCaseColumns: Sendable, Hashable {
     public var lists: [String]
     /// The properties written, in order.
     public var properties: [String]
+    /// Whether the due date is left out (worked out from an identifying answer, in a de-identified export).
+    public var dueLeftOut = false
 
     public init(lists: [String], properties: [String]) {
         self.lists = lists

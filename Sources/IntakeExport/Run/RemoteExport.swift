@@ -138,11 +138,22 @@ public struct RemoteExport {
         let caseFiles = sideFiles.filter(\.readsCases)
         if !caseFiles.isEmpty {
             var lists: [String] = []
-            for file in caseFiles {
+            var served = true
+            for file in caseFiles where served {
                 sideQuery["format"] = file.rawValue
                 sideQuery["since"] = nil
-                let received = try await server.downloadExport(query: sideQuery, into: caseDownloads[file]!, idleTimeout: idleTimeout)
-                lists = received.caseLists
+                do {
+                    let received = try await server.downloadExport(query: sideQuery, into: caseDownloads[file]!, idleTimeout: idleTimeout)
+                    lists = received.caseLists
+                } catch  where "\(error)".contains("unknown format '\(file.rawValue)'") {
+                    // A server older than cases: the export is written without them.
+                    served = false
+                    continue
+                }
+                // Every line the server writes ends with CRLF: a file that does not was cut.
+                guard Self.endsWithLineBreak(caseDownloads[file]!) else {
+                    throw ExportError("the \(file.fileName) the server sent was cut short; export again")
+                }
             }
             var properties: [String] = []
             if let casesFile = caseDownloads[.cases], caseFiles.contains(.cases) {
@@ -153,19 +164,21 @@ public struct RemoteExport {
                 }
             }
             let downloads = caseDownloads
-            side.cases = ExportCaseSource(columns: ExportCaseColumns(lists: lists, properties: properties)) { file, write in
-                guard let url = downloads[file], let handle = try? FileHandle(forReadingFrom: url) else {
-                    throw ExportError("cannot read the \(file.fileName) the server sent; check the disk has room")
+            if served {
+                side.cases = ExportCaseSource(columns: ExportCaseColumns(lists: lists, properties: properties)) { file, write in
+                    guard let url = downloads[file], let handle = try? FileHandle(forReadingFrom: url) else {
+                        throw ExportError("cannot read the \(file.fileName) the server sent; check the disk has room")
+                    }
+                    defer { try? handle.close() }
+                    var rows = CSVRowCounter()
+                    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                        let bytes = Array(chunk)
+                        rows.count(bytes)
+                        try await write(bytes)
+                    }
+                    // Its header aside: the cases (or changes) it holds.
+                    return max(rows.rows - 1, 0)
                 }
-                defer { try? handle.close() }
-                var rows = CSVRowCounter()
-                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    let bytes = Array(chunk)
-                    rows.count(bytes)
-                    try await write(bytes)
-                }
-                // Its header aside: the cases (or changes) it holds.
-                return max(rows.rows - 1, 0)
             }
         }
 
@@ -192,5 +205,17 @@ public struct RemoteExport {
         let server = self.server
         export.fetchAttachment = { record, ref in try await server.attachment(record: record, sha256: ref.sha256) }
         return try await export.write(to: folder, cursor: received.cursor, since: since, side: side) { progress($0, lines) }
+    }
+}
+
+extension RemoteExport {
+    /// Whether the file's last two bytes are CRLF (read from its end, not whole).
+    static func endsWithLineBreak(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd(), size >= 2, (try? handle.seek(toOffset: size - 2)) != nil,
+            let tail = try? handle.read(upToCount: 2)
+        else { return false }
+        return tail == Data("\r\n".utf8)
     }
 }

@@ -37,6 +37,11 @@ public struct StoredCase: Sendable, Hashable {
     public var erased = false
     /// The visits recorded by records that stand: neither withdrawn nor a change by hand.
     public var recordVisits: [CaseVisit] { visits.filter { !$0.withdrawn && !$0.byHand } }
+    /// Its label (ODK's): the patient's name, or its id when it names none.
+    public var label: String {
+        let name = opening.patient.fullName.trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty ? id.uuidString.lowercased() : name
+    }
     /// Whether a coordinator opened it by hand (an ODK entity), not a record.
     public var openedByHand: Bool { opening.recordId == id }
     /// Where the case's last change stands among the store's case changes (a pull's cursor).

@@ -417,16 +417,17 @@ public final class CaseService: Sendable {
 
     /// The patient an entity's label names (given name first), checked.
     static func patient(labelled label: String) throws -> PatientIdentification {
-        let trimmed = label.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.count <= 200 else {
-            throw ServiceError(.invalidRequest, "a case's label names its patient: 1 to 200 characters")
-        }
-        // What reaches field workers' terminals holds no control character, as records' text does not.
-        guard !ControlCharacters.contained(in: trimmed) else {
-            throw ServiceError(.invalidRequest, "the label \(ControlCharacters.problem)")
+        let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
+        // What reaches field workers' terminals holds no control character, as records' text
+        // does not; a name is one line.
+        guard !ControlCharacters.contained(in: trimmed), !trimmed.contains(where: \.isNewline) else {
+            throw ServiceError(.invalidRequest, "the label is one line of text: \(ControlCharacters.problem)")
         }
         let parts = trimmed.split(whereSeparator: \.isWhitespace).map(String.init)
-        return PatientIdentification(givenName: parts[0], familyName: parts.dropFirst().joined(separator: " "))
+        guard let first = parts.first, trimmed.count <= 200 else {
+            throw ServiceError(.invalidRequest, "a case's label names its patient: 1 to 200 characters")
+        }
+        return PatientIdentification(givenName: first, familyName: parts.dropFirst().joined(separator: " "))
     }
 
     /// Properties given as text (as ODK's entities hold them), each in the type a questionnaire
@@ -446,7 +447,12 @@ public final class CaseService: Sendable {
             for property in follows.properties { declared[property.name] = property.type }
         }
         var properties: [String: Answer] = [:]
-        for (name, text) in data {
+        // An empty text is no value (ODK's way of leaving a property unset).
+        for (name, text) in data where !text.isEmpty {
+            guard !CaseRules.reservedPropertyNames.contains(name) else {
+                throw ServiceError(
+                    .invalidRequest, "'\(name)' is the case's own (its status or due date), not a property: name it otherwise")
+            }
             guard CaseListName.isPropertyName(name) else {
                 throw ServiceError(
                     .invalidRequest, "'\(name.prefix(64))' is not a property name: letters, digits and '_', starting with a letter")
@@ -487,7 +493,7 @@ public final class CaseService: Sendable {
                 "the case is at revision \(stored.revision), not \(baseRevision): read it again and change what it is now")
         }
         var newName: PatientIdentification?
-        if let label, label.trimmingCharacters(in: .whitespaces) != stored.opening.patient.fullName {
+        if let label, label.trimmingCharacters(in: .whitespacesAndNewlines) != stored.label {
             guard stored.openedByHand else {
                 throw ServiceError(
                     .conflict(code: "label_from_record"),
@@ -496,21 +502,35 @@ public final class CaseService: Sendable {
             newName = try Self.patient(labelled: label)
         }
         let renamed = newName
-        let properties = try Self.properties(data.filter { !$0.value.isEmpty }, of: list, in: try await published(for: user))
-        let username = user.username
-        return try await change(id, stored.teamId, at: time) { current in
-            var next = current
-            if let renamed { next.opening.patient = renamed }
-            guard !properties.isEmpty else {
-                next.updatedAt = time
-                return CaseFold.folded(next)
-            }
-            var edit = CaseVisit(
-                recordId: UUID(), at: time, collector: username, baseRevision: baseRevision ?? current.revision, arrivalRevision: 0,
-                properties: properties, due: nil, closes: false)
-            edit.byHand = true
-            return CaseFold.recording(edit, in: next, at: time)
+        let properties = try Self.properties(data, of: list, in: try await published(for: user))
+        // The change is recorded only if the case is still as it was read (not deleted, at the
+        // revision named): checked again where it is written, in the store's transaction.
+        var edit = CaseVisit(
+            recordId: UUID(), at: time, collector: user.username, baseRevision: baseRevision ?? stored.revision, arrivalRevision: 0,
+            properties: properties, due: nil, closes: false)
+        edit.byHand = true
+        let change = edit
+        guard
+            let written = try await store.changeCase(
+                id: id, teamId: stored.teamId, at: time,
+                { current in
+                    guard !current.erased, baseRevision.map({ $0 == current.revision }) ?? true else { return nil }
+                    var next = current
+                    if let renamed { next.opening.patient = renamed }
+                    var made = change
+                    if baseRevision == nil { made.baseRevision = current.revision }
+                    // A change of the label alone takes a revision too, so another client sees it changed.
+                    return CaseFold.recording(made, in: next, at: time)
+                })
+        else { throw Self.notFound(id) }
+        guard written.visits.contains(where: { $0.recordId == change.recordId }) else {
+            if written.erased { throw ServiceError(.conflict(code: "case_erased"), "this case was deleted; it cannot be changed") }
+            throw ServiceError(
+                .conflict(code: "version_mismatch"),
+                "the case is at revision \(written.revision), not \(baseRevision ?? stored.revision): read it again and change what it is now"
+            )
         }
+        return written
     }
 
     /// Deletes a case a coordinator opened by hand (an ODK entity's deletion): it is closed and

@@ -23,25 +23,48 @@ extension ExportService {
         var order: [String] = []
         var identifying = Set<String>()
         var freeText = Set<String>()
-        /// What sets a property, for the taint that passes through `case.name` reads.
-        var reads: [(property: String, properties: [String])] = []
+        /// What sets a property (or the due date: `nil`), for the taint that passes through `case.name` reads.
+        var reads: [(property: String?, properties: [String])] = []
+        var dueIdentifying = false
         func note(_ property: String) { if !order.contains(property) { order.append(property) } }
-        func assignment(_ property: String, _ value: BoundExpression, in questionnaire: Questionnaire) {
-            note(property)
-            var caseReads: [String] = []
-            for position in value.positions.values {
-                if position.section == CaseRules.section {
-                    let declared = questionnaire.cases.follows?.properties
-                    if let declared, position.index >= 1, position.index <= declared.count {
-                        caseReads.append(declared[position.index - 1].name)
-                    }
-                    continue
-                }
-                guard let question = questionnaire.question(at: position) else { continue }
-                if question.isIdentifying { identifying.insert(property) }
-                if case .text = question.type { freeText.insert(property) }
+        /// What an expression reads: an identifying question (or the date of birth), a text
+        /// question, and which case properties.
+        func taint(_ value: BoundExpression, in questionnaire: Questionnaire) -> (identifying: Bool, text: Bool, properties: [String]) {
+            var result = (identifying: false, text: false, properties: [String]())
+            func question(_ question: Question) {
+                if question.isIdentifying { result.identifying = true }
+                if case .text = question.type { result.text = true }
             }
-            reads.append((property, caseReads))
+            for position in value.positions.values {
+                switch position.section {
+                case CaseRules.section:
+                    let declared = questionnaire.cases.follows?.properties ?? []
+                    if position.index >= 1, position.index <= declared.count { result.properties.append(declared[position.index - 1].name) }
+                case 0:
+                    // The patient's identification: the date of birth identifies, the sex does not.
+                    if position != PatientIdentification.expressionFields["sex"] { result.identifying = true }
+                default:
+                    if let found = questionnaire.question(at: position) { question(found) }
+                }
+            }
+            // A repeat's answers summed or counted: as identifying as any question asked in it.
+            for read in value.repeated.values {
+                for section in questionnaire.sections {
+                    for member in section.questions where member.group == read.group { question(member) }
+                }
+            }
+            return result
+        }
+        func assignment(_ property: String?, _ value: BoundExpression, in questionnaire: Questionnaire) {
+            if let property { note(property) }
+            let found = taint(value, in: questionnaire)
+            if let property {
+                if found.identifying { identifying.insert(property) }
+                if found.text { freeText.insert(property) }
+            } else if found.identifying {
+                dueIdentifying = true
+            }
+            reads.append((property, found.properties))
         }
         let published = try await store.questionnaires().filter { $0.status.state != .draft }
         for entry in published {
@@ -50,14 +73,18 @@ extension ExportService {
             let rules = questionnaire.cases
             for opening in rules.opens where lists.contains(opening.list) {
                 for set in opening.assignments { assignment(set.property, set.value, in: questionnaire) }
+                if let due = opening.due { assignment(nil, due, in: questionnaire) }
             }
-            if let follows = rules.follows, lists.contains(follows.list) {
-                for property in follows.properties {
-                    note(property.name)
-                    if property.isIdentifying { identifying.insert(property.name) }
-                    if case .text = property.type { freeText.insert(property.name) }
-                }
+            guard let follows = rules.follows else { continue }
+            // Whatever the list: a property of another list read into one of these carries its kind.
+            for property in follows.properties {
+                if lists.contains(follows.list) { note(property.name) }
+                if property.isIdentifying { identifying.insert(property.name) }
+                if case .text = property.type { freeText.insert(property.name) }
+            }
+            if lists.contains(follows.list) {
                 for set in follows.assignments { assignment(set.property, set.value, in: questionnaire) }
+                if let due = follows.due { assignment(nil, due, in: questionnaire) }
             }
         }
         // A property set from an identifying (or free-text) property is one too.
@@ -65,6 +92,10 @@ extension ExportService {
         while changed {
             changed = false
             for (property, from) in reads {
+                guard let property else {
+                    if from.contains(where: identifying.contains) { dueIdentifying = true }
+                    continue
+                }
                 if !identifying.contains(property), from.contains(where: identifying.contains) {
                     identifying.insert(property)
                     changed = true
@@ -79,7 +110,10 @@ extension ExportService {
         let kept = order.filter {
             (options.includeIdentifiers || !identifying.contains($0)) && !(options.dropFreeText && freeText.contains($0))
         }
-        return ExportCaseColumns(lists: lists, properties: kept)
+        var columns = ExportCaseColumns(lists: lists, properties: kept)
+        // A due date worked out from the date of birth (or another identifying answer) would tell it.
+        columns.dueLeftOut = dueIdentifying && !options.includeIdentifiers
+        return columns
     }
 
     /// The cases a prepared export reaches, a page at a time: the cases of `columns`' lists of
@@ -94,6 +128,9 @@ extension ExportService {
         private var teams: [Int64]?
         private var after: Int64 = 0
         private var patients: [UUID: Patient?] = [:]
+        /// The cases written already: one changed while the pass reads moves behind it, and is
+        /// not written twice.
+        private var seen: Set<UUID> = []
         let limit = 500
 
         init(_ prepared: Prepared, columns: ExportCaseColumns, store: any ExportService.Store) {
@@ -120,7 +157,7 @@ extension ExportService {
                     after = last.changeSeq
                 }
                 var exported: [ExportCase] = []
-                for stored in page where !stored.erased && columns.lists.contains(stored.list) {
+                for stored in page where !stored.erased && columns.lists.contains(stored.list) && seen.insert(stored.id).inserted {
                     guard try await reaches(stored) else { continue }
                     exported.append(
                         ExportCase(
@@ -164,7 +201,8 @@ extension ExportService {
             if let due = opening.due {
                 history.append(
                     ExportCase.Change(
-                        at: opening.at, source: .opened, recordId: openedBy, by: opening.collector, property: "due", value: .date(due)))
+                        at: opening.at, source: .opened, recordId: openedBy, by: opening.collector, property: "due", value: .date(due),
+                        kind: .due))
             }
             enum Step {
                 case visit(CaseVisit)
@@ -196,16 +234,17 @@ extension ExportService {
                     // A change by hand is a coordinator's, and names no record.
                     let source: ExportCase.Change.Source = visit.byHand ? .coordinator : .visit
                     let record = visit.byHand ? nil : visit.recordId
-                    func change(_ property: String, _ value: Answer) {
+                    func change(_ property: String, _ value: Answer, kind: ExportCase.Change.Kind = .property) {
                         history.append(
                             ExportCase.Change(
-                                at: visit.at, source: source, recordId: record, by: visit.collector, property: property, value: value))
+                                at: visit.at, source: source, recordId: record, by: visit.collector, property: property, value: value,
+                                kind: kind))
                     }
                     for (name, value) in visit.properties.sorted(by: { $0.key < $1.key }) { change(name, value) }
-                    if let due = visit.due { change("due", .date(due)) }
+                    if let due = visit.due { change("due", .date(due), kind: .due) }
                     if !visit.byHand, visit.closes != closed {
                         closed = visit.closes
-                        change("status", .text(closed ? "closed" : "open"))
+                        change("status", .text(closed ? "closed" : "open"), kind: .status)
                     }
                 case .change(let change):
                     if change.closed != closed {
@@ -213,7 +252,7 @@ extension ExportService {
                         history.append(
                             ExportCase.Change(
                                 at: change.at, source: .coordinator, recordId: nil, by: change.by, property: "status",
-                                value: .text(closed ? "closed" : "open")))
+                                value: .text(closed ? "closed" : "open"), kind: .status))
                     }
                 }
             }
@@ -224,6 +263,29 @@ extension ExportService {
                 revision: stored.revision, visits: recorded.count, lastVisitAt: recorded.map(\.at).max(),
                 conflicts: Array(Set(stored.conflicts.map(\.property))), properties: stored.properties, history: history)
         }
+    }
+
+    /// The visits of the cases of `lists` that records opened, by the opening record's id: the
+    /// visits' record ids in the order made (withdrawn visits and changes by hand aside), of
+    /// `teamId`'s cases (every team's when nil). What the REDCap façade repeats under a record.
+    public func caseVisits(teamId: Int64?, lists: Set<String>) async throws -> [UUID: [UUID]] {
+        guard !lists.isEmpty else { return [:] }
+        let teams: [Int64]
+        if let teamId { teams = [teamId] } else { teams = try await store.teams().map(\.id) }
+        var visits: [UUID: [UUID]] = [:]
+        for team in teams {
+            var after: Int64 = 0
+            while true {
+                let page = try await store.teamCases(teamId: team, changedAfter: after, limit: 500)
+                for stored in page where lists.contains(stored.list) && !stored.erased && !stored.openedByHand {
+                    let made = stored.recordVisits.sorted { ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString) }
+                    if !made.isEmpty { visits[stored.opening.recordId, default: []] += made.map(\.recordId) }
+                }
+                guard page.count == 500, let last = page.last else { break }
+                after = last.changeSeq
+            }
+        }
+        return visits
     }
 
     /// Pages of the cases a prepared export reaches (``CasePager``).

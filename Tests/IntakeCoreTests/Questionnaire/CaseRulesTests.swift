@@ -194,6 +194,12 @@ struct CaseRulesTests {
             only("set: x = 1\nfollows: follow-up\nproperty: score integer\nproperty: kind single: a=A, b=B\nproperty: high yesno") == [
                 "cases.txt:1:1: 'set' comes before any 'follows:' or 'opens:'"
             ])
+        // A case's status and due date are its own: no property takes their names.
+        let reserved = only(
+            "follows: follow-up\nproperty: score integer\nproperty: kind single: a=A, b=B\nproperty: high yesno\nproperty: due date\nset: status = 1"
+        )
+        #expect(reserved.contains("cases.txt:5:11: 'due' is not a property name"), "\(reserved)")
+        #expect(reserved.contains("cases.txt:6:6: 'status' is not a property name"), "\(reserved)")
         let problems = only(
             """
             follows: Follow Up
