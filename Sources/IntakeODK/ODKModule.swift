@@ -47,6 +47,9 @@ public struct ODKModule: ServerModule {
         router.get("\(b)/projects/:project/forms/:form/attachments") { request, context in
             await api.answer(request, context) { try await api.formAttachments(context) }
         }
+        router.get("\(b)/projects/:project/forms/:form/attachments/:name") { request, context in
+            await api.answer(request, context) { try await api.formAttachment(context) }
+        }
         router.post("\(b)/projects/:project/forms/:form/submissions") { request, context in
             await api.answer(request, context) { try await api.createSubmission(request, context) }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import IntakeCore
+import IntakeExport
 import IntakeServer
 import IntakeService
 import IntakeXLSForm
@@ -161,10 +162,49 @@ extension ODKRoutes {
 
     /// A form's attachments (`GET …/forms/{form}/attachments`): none, since a questionnaire's
     /// choice lists are written into its XForm, not served as media files.
+    /// `GET …/forms/{form}/attachments`: a follow-up's one attachment, its case list as ODK's
+    /// entity-list CSV (`datasetExists`); none for any other form.
     func formAttachments(_ context: IntakeRequestContext) async throws -> Response {
         let (user, _) = try await team(context)
-        _ = try await form(named: Self.parameter(context, "form"), for: user)
-        return Self.json(.array([]))
+        let (_, questionnaire) = try await form(named: Self.parameter(context, "form"), for: user)
+        guard let list = questionnaire.cases.follows?.list else { return Self.json(.array([])) }
+        let cases = try await followedCases(list, for: user)
+        return Self.json(
+            .array([
+                .object([
+                    "name": .string("\(list).csv"), "type": .string("file"), "exists": .bool(true), "blobExists": .bool(false),
+                    "datasetExists": .bool(true), "updatedAt": Self.date(cases.map(\.updatedAt).max()),
+                ])
+            ]))
+    }
+
+    /// `GET …/forms/{form}/attachments/{name}`: the follow-up's case list as ODK Collect reads an
+    /// entity list: `name` (the case's id), `label`, `__version` and each property the list's
+    /// questionnaires declare, as text; the open cases the caller follows, as `intake cases pull` gives them.
+    func formAttachment(_ context: IntakeRequestContext) async throws -> Response {
+        let (user, _) = try await team(context)
+        let (_, questionnaire) = try await form(named: Self.parameter(context, "form"), for: user)
+        let name = Self.parameter(context, "name")
+        guard let list = questionnaire.cases.follows?.list, name == "\(list).csv" else {
+            throw ODKError.notFound("form attachment \(name.prefix(64))")
+        }
+        let properties = try await services.cases.lists(for: user).first { $0.name == list }?.properties ?? []
+        var text = CSV.line(["name", "label", "__version"] + properties)
+        for stored in try await followedCases(list, for: user) {
+            text += CSV.line(
+                [stored.id.uuidString.lowercased(), stored.label, String(stored.revision)]
+                    + properties.map { property in stored.properties[property].map { ExpressionValue($0).text } ?? "" })
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The open cases of `list` the user follows (a coordinator: every open case of the team), in the order they were opened.
+    private func followedCases(_ list: String, for user: User) async throws -> [StoredCase] {
+        try await services.cases.cases(in: list, for: user).filter { $0.status == .open && !$0.erased }.sorted {
+            ($0.opening.at, $0.id.uuidString) < ($1.opening.at, $1.id.uuidString)
+        }
     }
 
     func attachments(_ context: IntakeRequestContext) async throws -> Response {

@@ -109,11 +109,13 @@ struct REDCapProject {
             var name = Self.fieldName(raw, prefix: "form_")
             var suffix = 2
             let base = name
-            while formNames.contains(name) {
+            // An instrument's `<name>_complete` column is no field's name either.
+            while formNames.contains(name) || used.contains("\(name)_complete") {
                 name = "\(base)_\(suffix)"
                 suffix += 1
             }
             formNames.insert(name)
+            used.insert("\(name)_complete")
             instruments.append(Instrument(name: name, label: label, repeating: repeating))
             return name
         }

@@ -87,7 +87,7 @@ extension REDCapRoutes {
         // The visits of the cases the records opened: each follow-up's records as its own export
         // holds them for this caller (its consent and de-identification), by the opening record.
         let visitIds = try await services.exports.caseVisits(
-            teamId: reach.teamId, lists: Set(followUps.compactMap { $0.versions.last?.cases.follows?.list }))
+            teamId: reach.teamId, lists: Set(followUps.flatMap { $0.versions.compactMap(\.cases.follows?.list) }))
         var visitOf: [UUID: ExportRecord] = [:]
         var followUpVersions: [String: Questionnaire] = [:]
         if !visitIds.isEmpty {

@@ -170,6 +170,18 @@ extension FormReader {
                 continue
             }
             var (word, list, orOther) = Self.readType(raw)
+            // The question an entity_id names picks the case to follow from the list's file:
+            // Intake names the case outside the form (intake fill --case), so it is not asked.
+            let rowName = row[nameColumn.index].trimmingCharacters(in: .whitespaces)
+            if let followed = entityPicker[rowName], ["select_one_from_file", "select_one", "csv-external"].contains(word) {
+                pickerRows[rowName] = row.number
+                leftOutNames[rowName] = row.number
+                problem(
+                    .leftOut, "survey", row.number, typeColumn.shown,
+                    "'\(rowName)' picks the \(followed) case to update; Intake names the case when the form is filled (intake fill --case), so it is not asked"
+                )
+                continue
+            }
             if word == "select_one_external", list.map({ lists[$0] != nil }) == true { word = "select_one" }
             if word == "select_one_from_file" || word == "select_multiple_from_file", let file = list {
                 if let listName = choicesFromFile(file, row: row) {

@@ -189,34 +189,35 @@ extension FormReader {
         return read(text, row: row, column: column)
     }
 
-    mutating func read(_ text: String, row: Sheet.Row, column: Columns.Column) -> Expression? {
+    mutating func read(_ written: String, row: Sheet.Row, column: Columns.Column, sheet: String = "survey") -> Expression? {
+        let text = readingCaseProperties(written)
         do {
             return try XPath.read(text, names: names)
         } catch {
             if text.contains(where: { "‘’“”".contains($0) }) {
                 // ODK reads such an expression (its quotes straight); Intake does not guess.
                 problem(
-                    .unsupported, "survey", row.number, column.shown,
+                    .unsupported, sheet, row.number, column.shown,
                     "the expression has curly quotes (‘’“”), which Intake does not read as quotes: \(error.message)",
                     "write straight quotes (' or \") in expressions")
                 return nil
             }
             if text.contains("${last-saved#") {
                 problem(
-                    .unsupported, "survey", row.number, column.shown,
+                    .unsupported, sheet, row.number, column.shown,
                     "'${last-saved#…}' (the last saved record's answer) has no Intake equivalent", "leave it out, or import with --partial")
                 return nil
             }
             if let (name, at) = leftOutNames.first(where: { text.contains("${\($0.key)}") }) {
                 problem(
-                    .unsupported, "survey", row.number, column.shown,
+                    .unsupported, sheet, row.number, column.shown,
                     "the expression reads ${\(name)}, which Intake does not ask (row \(at))",
                     "write the expression without it, or import with --partial to leave it out")
                 return nil
             }
             let unsupported = ["no Intake equivalent", "stands for the answer itself", "is neither a ${question} nor a quoted value"]
                 .contains { error.message.contains($0) }
-            problem(unsupported ? .unsupported : .error, "survey", row.number, column.shown, error.message, error.hint)
+            problem(unsupported ? .unsupported : .error, sheet, row.number, column.shown, error.message, error.hint)
             return nil
         }
     }
@@ -499,10 +500,13 @@ extension FormReader {
                 }
             }
         }
-        if !survey.value("trigger", in: row).isEmpty || !survey.value("save_to", in: row).isEmpty {
-            problem(
-                .unsupported, "survey", row.number, column(survey.value("trigger", in: row).isEmpty ? "save_to" : "trigger"),
-                "'trigger' and 'save_to' (entities) have no Intake equivalent")
+        if !survey.value("trigger", in: row).isEmpty {
+            problem(.unsupported, "survey", row.number, column("trigger"), "'trigger' has no Intake equivalent")
+        }
+        let saveTo = survey.value("save_to", in: row)
+        if !saveTo.isEmpty {
+            // A case property set from the answer (cases.txt's `set:`, written with the entities).
+            savedTo.append((row.number, item.name, saveTo))
         }
         let readOnly = survey.value("read_only", in: row).lowercased()
         if ["yes", "true", "true()", "1"].contains(readOnly), calculation == nil, item.word != "note" {
@@ -738,6 +742,6 @@ enum ChoiceListName {
         return name.unicodeScalars.allSatisfy {
             $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
         }
-            && name != "manifest"
+            && name != "manifest" && name != "cases"
     }
 }

@@ -43,6 +43,19 @@ struct FormReader {
     var leftOutNames: [String: Int] = [:]
     /// Choice names Intake codes otherwise, by list: `24/7` → `24_7`.
     var codeRenames: [String: [String: String]] = [:]
+    /// The entities sheet's rows and columns (``readEntities()``).
+    var entities: [EntityDeclaration] = []
+    var entityColumns = Columns(nil, sheet: "entities")
+    /// The questions an `entity_id` names (`${case}`), by name: the list each picks from.
+    var entityPicker: [String: String] = [:]
+    /// Those seen on the survey sheet (not asked: Intake names the case outside the form), by name: their row.
+    var pickerRows: [String: Int] = [:]
+    /// The survey's `save_to` cells: the row, the question's Intake id, and `property` or `list#property`.
+    var savedTo: [(row: Int, question: String, target: String)] = []
+    /// The properties of the followed case the expressions read (ODK's `instance('list')/root/item[…]/p`).
+    var caseReads: Set<String> = []
+    /// `cases.txt` whole, as Intake's export writes it in the settings' `intake` cell (`case: …` lines).
+    var settingsCaseLines: [String] = []
 
     struct ChoiceRow {
         var row: Int
@@ -79,7 +92,7 @@ struct FormReader {
             return XLSFormImport(id: fallbackId, files: [:], problems: problems, leftOut: leftOut, questionnaire: nil)
         }
         for sheet in workbook.sheets where !Workbook.formSheets.contains(sheet.name.lowercased()) {
-            let unsupported = ["entities", "osm"].contains(sheet.name.lowercased())
+            let unsupported = sheet.name.lowercased() == "osm"
             problem(
                 unsupported ? .unsupported : .leftOut, sheet.name, nil, nil,
                 unsupported
@@ -107,8 +120,17 @@ struct FormReader {
         if let sheet = workbook.sheet("choices") { choiceRows = readable(sheet) }
         choiceColumns = Columns(choiceRows.first, sheet: workbook.sheet("choices")?.name ?? "choices")
         let settings = readSettings()
+        settingsCaseLines = settings.intake.filter { $0.hasPrefix("case:") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+        // The followed case's yes/no and multiple-choice properties read as questions of those kinds do.
+        for line in settingsCaseLines where line.hasPrefix("property:") {
+            let words = line.dropFirst(9).split(whereSeparator: \.isWhitespace)
+            guard words.count >= 2 else { continue }
+            if words[1] == "yesno" { names.yesNo.insert("case.\(words[0])") }
+            if words[1].hasPrefix("multiple") { names.multiple.insert("case.\(words[0])") }
+        }
         readLanguages(settings: settings)
         readChoices(Array(choiceRows.dropFirst()))
+        readEntities()
         if let external = workbook.sheet("external_choices") {
             // ODK's external choices (`select_one_external`, searched on the phone) are a list like
             // any other to Intake, filtered by the same columns.
@@ -123,6 +145,7 @@ struct FormReader {
         let id = settings.id
         writeManifest(id: id, settings: settings)
         writeLists()
+        writeCases()
         let questionnaire = load()
         return XLSFormImport(id: id, files: files.mapValues(\.text), problems: problems, leftOut: leftOut, questionnaire: questionnaire)
     }
@@ -140,7 +163,9 @@ struct FormReader {
             guard files.keys.contains(where: { $0.first?.isNumber == true }) else { return nil }
             let texts = files.mapValues(\.text)
             do {
-                let sections = texts.filter { $0.key == "manifest.txt" || $0.key.first?.isNumber == true }
+                let sections = texts.filter {
+                    $0.key == "manifest.txt" || $0.key == CaseRules.fileName || $0.key.first?.isNumber == true
+                }
                 let lists = texts.filter { sections[$0.key] == nil }
                 return try QuestionnaireLoader.load(QuestionnaireFiles(directory: "import", texts: sections, lists: lists))
             } catch {

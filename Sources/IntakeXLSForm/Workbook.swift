@@ -11,7 +11,7 @@ public struct Workbook: Sendable, Equatable {
     }
 
     /// The sheets of an XLSForm Intake reads (lower-cased); a workbook's other sheets are named, not read.
-    static let formSheets: Set<String> = ["survey", "choices", "settings", "external_choices"]
+    static let formSheets: Set<String> = ["survey", "choices", "settings", "external_choices", "entities"]
 
     /// The sheet of that name, compared ignoring case (pyxform does).
     public func sheet(_ name: String) -> Sheet? {

@@ -6,9 +6,9 @@ import IntakeCore
 /// patterns, alerts, compound questions) goes in an `intake` column, which pyxform and ODK pass
 /// over and Intake's import reads back, so importing the export gives the questionnaire again.
 public enum XLSFormExporter {
-    /// The questionnaire's XLSForm as an .xlsx file.
-    public static func xlsx(_ questionnaire: Questionnaire) throws -> Data {
-        try XLSXWriter.data(workbook(questionnaire))
+    /// The questionnaire's XLSForm as an .xlsx file; `casesText` is its `cases.txt`, when it has one.
+    public static func xlsx(_ questionnaire: Questionnaire, casesText: String? = nil) throws -> Data {
+        try XLSXWriter.data(workbook(questionnaire, casesText: casesText))
     }
 
     /// A question's show-if as XLSForm's `relevant` writes it.
@@ -17,8 +17,13 @@ public enum XLSFormExporter {
         return question.showIf.map { XPath.write(writer.expression($0), writer.context) }
     }
 
-    public static func workbook(_ questionnaire: Questionnaire) -> Workbook {
+    /// The workbook. A questionnaire's cases go two ways: as ODK's entities (an `entities` sheet
+    /// and `save_to` cells, for ODK's tools), when it opens or follows one list; and whole, the
+    /// `cases.txt` lines (`casesText`) in the settings' `intake` cell, which Intake's import reads
+    /// back (property types, due dates, closing and assignment, which entities cannot say).
+    public static func workbook(_ questionnaire: Questionnaire, casesText: String? = nil) -> Workbook {
         var writer = FormWriter(questionnaire)
+        writer.casesText = casesText
         return writer.run()
     }
 }
@@ -33,11 +38,50 @@ private struct FormWriter {
     /// By list: the choices column holding its tags (named after the question that filters it).
     var filterColumns: [String: String] = [:]
     var filterColumnOrder: Set<String> = []
+    var casesText: String?
+    /// The one entity ODK's sheet holds: its list, and the property each question saves to.
+    let entity: (list: String, follows: Bool, condition: Expression?, saves: [String: String])?
 
     init(_ questionnaire: Questionnaire) {
         self.questionnaire = questionnaire
         languages = questionnaire.languages.isEmpty ? ["en"] : questionnaire.languages
-        context = XPath.Writing(questionnaire)
+        var context = XPath.Writing(questionnaire)
+        if let follows = questionnaire.cases.follows {
+            // `case.name` reads the case the picker question names; its yes/no and multiple-choice
+            // properties compare as the questions of those kinds do.
+            context.caseList = follows.list
+            var picker = XPath.Writing.casePicker
+            while questionnaire.question(id: picker) != nil { picker += "_" }
+            context.picker = picker
+            for property in follows.properties {
+                if property.type == .yesNo { context.yesNo.insert("case.\(property.name)") }
+                if case .multipleChoice = property.type { context.multiple.insert("case.\(property.name)") }
+            }
+        }
+        self.context = context
+        // ODK's entities: one entity per form here (pyxform wants two in different groups).
+        let rules = questionnaire.cases
+        func saves(_ assignments: [CaseRules.Assignment]) -> [String: String] {
+            var saves: [String: String] = [:]
+            for set in assignments {
+                // A property set from one question's answer is that question's save_to.
+                // ODK reserves `name`, `label` and names starting `__` (the settings' case lines carry those).
+                let reserved = ["name", "label"].contains(set.property) || set.property.hasPrefix("__")
+                if case .name(let id, _) = set.value.expression, questionnaire.question(id: id) != nil, saves[id] == nil, !reserved {
+                    saves[id] = set.property
+                }
+            }
+            return saves
+        }
+        if let follows = rules.follows {
+            // The case followed is the one entity ODK's sheet holds (a form's two entities would
+            // need two groups); the cases it opens travel in the settings' case lines.
+            entity = (follows.list, true, nil, saves(follows.assignments))
+        } else if rules.opens.count == 1, let opening = rules.opens.first {
+            entity = (opening.list, false, opening.condition?.expression, saves(opening.assignments))
+        } else {
+            entity = nil
+        }
     }
 
     func header(_ field: String, _ language: String) -> String { "\(field)::\(Languages.header(for: language, in: questionnaire))" }
@@ -72,6 +116,14 @@ private struct FormWriter {
             }
             survey.append(["type": "end group", "intake": "patient"])
         }
+        if let entity, entity.follows {
+            // The case to follow, picked from the list's entities (ODK's way); Intake's form
+            // names it outside (intake fill --case), and its import leaves this question out.
+            survey.append([
+                "type": "select_one_from_file \(entity.list).csv", "name": context.picker,
+                header("label", languages[0]): "Case", "required": "yes",
+            ])
+        }
         let keys = Set(questionnaire.allQuestions.map(\.key))
         for section in questionnaire.sections {
             // pyxform wants every name read by ${…} unique in the whole form, groups' too.
@@ -91,16 +143,29 @@ private struct FormWriter {
             for _ in open { survey.append(["type": "end repeat"]) }
             survey.append(["type": "end group"])
         }
-        return Workbook(sheets: [
+        var sheets = [
             sheet(
                 "survey", survey, fixed: ["type", "name"],
                 order: [
                     "label", "hint", "required", "relevant", "constraint", "constraint_message", "calculation", "default", "choice_filter",
-                    "repeat_count", "appearance", "intake",
+                    "repeat_count", "appearance", "save_to", "intake",
                 ]),
             sheet("choices", choices, fixed: ["list_name", "name"], order: ["label"] + filterColumnOrder.sorted()),
             sheet("settings", [settings()], fixed: ["form_title", "form_id", "version", "default_language"], order: ["intake"]),
-        ])
+        ]
+        if let entity {
+            var row = ["list_name": entity.list]
+            if entity.follows {
+                row["entity_id"] = "${\(context.picker)}"
+            } else {
+                // ODK names an entity by its label; Intake names a case by its record's patient.
+                row["label"] = "'\(entity.list)'"
+                if let condition = entity.condition { row["create_if"] = XPath.write(condition, context) }
+            }
+            let columns = ["list_name", "label", "create_if", "entity_id"].filter { $0 == "list_name" || row[$0] != nil }
+            sheets.append(Sheet(name: "entities", cells: [columns, columns.map { row[$0] ?? "" }]))
+        }
+        return Workbook(sheets: sheets)
     }
 
     func settings() -> [String: String] {
@@ -111,7 +176,10 @@ private struct FormWriter {
         let titles = languages.dropFirst().compactMap { language in
             questionnaire.title.translations[language].map { "title.\(language): \($0)" }
         }
-        if !titles.isEmpty { row["intake"] = titles.joined(separator: "\n") }
+        // The case rules whole, a line each after `case:`, for Intake's import to read back.
+        let cases = (casesText ?? "").split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.map { "case: \($0)" }
+        if !titles.isEmpty || !cases.isEmpty { row["intake"] = (titles + cases).joined(separator: "\n") }
         return row
     }
 
@@ -152,6 +220,8 @@ private struct FormWriter {
                 visit(bound)
             }
         }
+        // The entity's create_if is written too.
+        if questionnaire.cases.follows == nil, questionnaire.cases.opens.count == 1 { visit(questionnaire.cases.opens[0].condition) }
         return used
     }
 
@@ -159,6 +229,7 @@ private struct FormWriter {
 
     mutating func add(_ question: Question) {
         var row: [String: String] = ["name": question.key]
+        if let property = entity?.saves[question.key], question.group == nil { row["save_to"] = property }
         var intake: [String] = []
         var translatedIntake: [String: [String]] = [:]
         let isCalculateRow =

@@ -390,6 +390,12 @@ enum XPath {
         var questions: Set<String>
         var yesNo: Set<String>
         var multiple: Set<String>
+        /// The case list a follow-up's `case.name` reads, through the question that picks the
+        /// case (ODK's `instance('list')/root/item[name=${picker}]/name`); nil: written as text.
+        var caseList: String? = nil
+        /// That question's name (``casePicker``, unless a question has it).
+        var picker = casePicker
+        static let casePicker = "intake_case"
     }
 
     static func write(_ expression: Expression, _ context: Writing) -> String {
@@ -459,6 +465,9 @@ enum XPath {
 
     private static func reference(_ name: String, _ context: Writing) -> String {
         if name == "." { return "." }
+        if let list = context.caseList, name.hasPrefix("case.") {
+            return "instance('\(list)')/root/item[name=${\(context.picker)}]/\(name.dropFirst(5))"
+        }
         if context.questions.contains(name) || PatientIdentification.expressionFields[name] != nil { return "${\(name)}" }
         return quoted(name)  // a choice's code written bare
     }

@@ -323,10 +323,47 @@ struct ODKRoutesTests {
             #expect(project.json["lastSubmission"] is String, "\(project.text)")
         }
     }
+    /// A follow-up form's case list is its entity-list attachment: listed with `datasetExists`,
+    /// and read as ODK Collect reads an entity list (name, label, __version, the properties), only
+    /// the open cases the caller follows. Another form has no attachment.
+    @Test func aFollowUpsCaseListIsItsEntityListAttachment() async throws {
+        var made = try await TestServer.make()
+        try await made.addUser("fieldworker-a2", role: .fieldworker, team: "team-a")
+        let server = made
+        _ = try await server.services.questionnaires.publish(
+            directory: TestServer.repositoryRoot.appendingPathComponent("Questionnaires/follow-up"))
+        try await Self.application(server).test(.router) { client in
+            let screening = CaseFixtures.screening(server, flagged: true, from: 900)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
+            try await server.services.cases.catchUpAll()
+            let caseId = try #require(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first?["id"]
+                    as? String)
+            func get(_ path: String, as user: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/odk/v1/projects/1/forms/" + path, method: .get,
+                    headers: [.authorization: "Bearer \(server.tokens[user] ?? user)"])
+            }
+            let listed = try await get("follow-up/attachments", as: "fieldworker-a")
+            let entries = try #require(try JSONSerialization.jsonObject(with: Data(buffer: listed.body)) as? [[String: Any]])
+            #expect(entries.count == 1 && entries[0]["name"] as? String == "follow-up.csv" && entries[0]["datasetExists"] as? Bool == true)
+            let csv = try await get("follow-up/attachments/follow-up.csv", as: "fieldworker-a")
+            #expect(csv.status == .ok && csv.headers[.contentType]?.hasPrefix("text/csv") == true)
+            let lines = String(buffer: csv.body).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            #expect(lines.first?.hasPrefix("name,label,__version,") == true && lines.first?.contains("phq2") == true, "\(lines)")
+            #expect(lines.count == 2 && lines[1].hasPrefix("\(caseId),\(screening.patient.fullName),1,"), "\(lines)")
+            // Not followed by another field worker; no attachment of another name, nor of the screening.
+            let other = try await get("follow-up/attachments/follow-up.csv", as: "fieldworker-a2")
+            #expect(String(buffer: other.body).components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == 1)
+            #expect(try await get("follow-up/attachments/other.csv", as: "fieldworker-a").status == .notFound)
+            #expect(String(buffer: try await get("refugee-health/attachments", as: "fieldworker-a").body) == "[]")
+        }
+    }
 }
 
 extension TestResponse {
     var jsonArray: [[String: Any]] {
         (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [[String: Any]] ?? []
     }
+
 }

@@ -324,6 +324,9 @@ struct CaseRoutesTests {
         let renamed = try await server.services.cases.update(
             blank.id, list: "follow-up", label: "Omar Al Haddad", data: [:], baseRevision: blank.revision, by: coordinator)
         #expect(renamed.label == "Omar Al Haddad" && renamed.revision == blank.revision + 1)
+        let unchanged = try await server.services.cases.update(
+            blank.id, list: "follow-up", label: "Omar Al Haddad", data: ["phq2": ""], baseRevision: renamed.revision, by: coordinator)
+        #expect(unchanged.revision == renamed.revision, "a change that changes nothing takes no revision")
         await #expect(throws: ServiceError.self) {
             _ = try await server.services.cases.update(
                 blank.id, list: "follow-up", label: "\n", data: [:], baseRevision: nil, by: coordinator)

@@ -104,6 +104,13 @@ public struct RemoteExport {
         if options.dropFreeText { query["dropFreeText"] = "true" }
         if options.shiftDates { query["shiftDates"] = "true" }
         let received = try await server.downloadExport(query: query, into: download, idleTimeout: idleTimeout)
+        // A cut connection is said before anything else is asked.
+        var lines = 0
+        let reader = try JSONLinesReader(url: download)
+        while try reader.nextLine() != nil { lines += 1 }
+        if let expected = received.records, expected != lines {
+            throw ExportError("the server announced \(expected) records but \(lines) arrived; the connection was cut — export again")
+        }
         // The side files cover what the records did: up to the cursor they came with.
         var sideQuery = query
         sideQuery["until"] = received.cursor
@@ -156,7 +163,7 @@ public struct RemoteExport {
                 }
             }
             var properties: [String] = []
-            if let casesFile = caseDownloads[.cases], caseFiles.contains(.cases) {
+            if served, let casesFile = caseDownloads[.cases], caseFiles.contains(.cases) {
                 let reader = try JSONLinesReader(url: casesFile)
                 if let header = try reader.nextLine() {
                     properties = ExportCaseColumns.properties(
@@ -182,12 +189,6 @@ public struct RemoteExport {
             }
         }
 
-        var lines = 0
-        let reader = try JSONLinesReader(url: download)
-        while try reader.nextLine() != nil { lines += 1 }
-        if let expected = received.records, expected != lines {
-            throw ExportError("the server announced \(expected) records but \(lines) arrived; the connection was cut — export again")
-        }
         // Columns cover every version the server has, as its own CSV does, so incremental
         // exports keep the same columns whichever versions their records answer.
         guard let id = received.questionnaireId ?? questionnaireId, !received.versions.isEmpty else {

@@ -91,6 +91,8 @@ extension RoutePolicy {
             RouteRule("GET", "\(b)/projects/{project}/forms", Role.everyone, door: .odk),
             RouteRule("GET", form, Role.everyone, door: .odk),
             RouteRule("GET", "\(form)/attachments", Role.everyone, door: .odk),
+            // A follow-up's case list as its entity-list attachment: the cases the caller follows (as GET /v1/cases).
+            RouteRule("GET", "\(form)/attachments/{name}", Role.writers, team: true, door: .odk),
             // Submissions read as a JSON Lines export holds them (as GET /v1/exports).
             RouteRule("GET", "\(form)/{table}", [.coordinator, .researcher], .export(identifiers: false), audit: .action, door: .odk),
             RouteRule("GET", "\(form)/{table}/**", [.coordinator, .researcher], .export(identifiers: false), audit: .action, door: .odk),

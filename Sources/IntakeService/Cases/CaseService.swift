@@ -503,6 +503,15 @@ public final class CaseService: Sendable {
         }
         let renamed = newName
         let properties = try Self.properties(data, of: list, in: try await published(for: user))
+        // Nothing to change (no value, the same label): the case as it is, at its revision.
+        if properties.isEmpty, renamed == nil {
+            if let baseRevision, baseRevision != stored.revision {
+                throw ServiceError(
+                    .conflict(code: "version_mismatch"),
+                    "the case is at revision \(stored.revision), not \(baseRevision): read it again and change what it is now")
+            }
+            return stored
+        }
         // The change is recorded only if the case is still as it was read (not deleted, at the
         // revision named): checked again where it is written, in the store's transaction.
         var edit = CaseVisit(

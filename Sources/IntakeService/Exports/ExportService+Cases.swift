@@ -55,8 +55,12 @@ extension ExportService {
             }
             return result
         }
-        func assignment(_ property: String?, _ value: BoundExpression, in questionnaire: Questionnaire) {
-            if let property { note(property) }
+        /// What sets a property (nil: the due date) of a list exported (`exported`), or of another
+        /// list, whose properties may be read into one exported (by name: conservative where
+        /// two lists share one).
+        func assignment(_ property: String?, _ value: BoundExpression, in questionnaire: Questionnaire, exported: Bool = true) {
+            if let property, exported { note(property) }
+            if property == nil, !exported { return }
             let found = taint(value, in: questionnaire)
             if let property {
                 if found.identifying { identifying.insert(property) }
@@ -71,9 +75,10 @@ extension ExportService {
             guard let questionnaire = try? await questionnaires.questionnaire(QuestionnaireReference(id: entry.id, version: entry.version))
             else { continue }
             let rules = questionnaire.cases
-            for opening in rules.opens where lists.contains(opening.list) {
-                for set in opening.assignments { assignment(set.property, set.value, in: questionnaire) }
-                if let due = opening.due { assignment(nil, due, in: questionnaire) }
+            for opening in rules.opens {
+                let exported = lists.contains(opening.list)
+                for set in opening.assignments { assignment(set.property, set.value, in: questionnaire, exported: exported) }
+                if let due = opening.due { assignment(nil, due, in: questionnaire, exported: exported) }
             }
             guard let follows = rules.follows else { continue }
             // Whatever the list: a property of another list read into one of these carries its kind.
@@ -82,10 +87,9 @@ extension ExportService {
                 if property.isIdentifying { identifying.insert(property.name) }
                 if case .text = property.type { freeText.insert(property.name) }
             }
-            if lists.contains(follows.list) {
-                for set in follows.assignments { assignment(set.property, set.value, in: questionnaire) }
-                if let due = follows.due { assignment(nil, due, in: questionnaire) }
-            }
+            let exported = lists.contains(follows.list)
+            for set in follows.assignments { assignment(set.property, set.value, in: questionnaire, exported: exported) }
+            if let due = follows.due { assignment(nil, due, in: questionnaire, exported: exported) }
         }
         // A property set from an identifying (or free-text) property is one too.
         var changed = true
@@ -272,20 +276,22 @@ extension ExportService {
         guard !lists.isEmpty else { return [:] }
         let teams: [Int64]
         if let teamId { teams = [teamId] } else { teams = try await store.teams().map(\.id) }
-        var visits: [UUID: [UUID]] = [:]
+        var visits: [UUID: [(at: Date, id: UUID)]] = [:]
         for team in teams {
             var after: Int64 = 0
             while true {
                 let page = try await store.teamCases(teamId: team, changedAfter: after, limit: 500)
                 for stored in page where lists.contains(stored.list) && !stored.erased && !stored.openedByHand {
-                    let made = stored.recordVisits.sorted { ($0.at, $0.recordId.uuidString) < ($1.at, $1.recordId.uuidString) }
-                    if !made.isEmpty { visits[stored.opening.recordId, default: []] += made.map(\.recordId) }
+                    if !stored.recordVisits.isEmpty {
+                        visits[stored.opening.recordId, default: []] += stored.recordVisits.map { ($0.at, $0.recordId) }
+                    }
                 }
                 guard page.count == 500, let last = page.last else { break }
                 after = last.changeSeq
             }
         }
-        return visits
+        // In the order made, whichever of the record's cases each visits.
+        return visits.mapValues { $0.sorted { ($0.at, $0.id.uuidString) < ($1.at, $1.id.uuidString) }.map(\.id) }
     }
 
     /// Pages of the cases a prepared export reaches (``CasePager``).

@@ -125,8 +125,14 @@ extension QuestionnaireCommand {
             if FileManager.default.fileExists(atPath: url.path) && !replace {
                 throw ValidationError("\(url.path) already exists; choose another file with --output, or replace it with --replace.")
             }
+            // The case rules travel whole in the XLSForm's settings (and as ODK's entities).
+            let cases = (try? QuestionnaireCatalog.commandLine.folder(for: questionnaire)).flatMap {
+                try? String(contentsOf: $0.appendingPathComponent(CaseRules.fileName), encoding: .utf8)
+            }
             let data =
-                xform ? Data(XFormWriter.xform(loaded, formId: loaded.id, version: loaded.version).utf8) : try XLSFormExporter.xlsx(loaded)
+                xform
+                ? Data(XFormWriter.xform(loaded, formId: loaded.id, version: loaded.version).utf8)
+                : try XLSFormExporter.xlsx(loaded, casesText: cases)
             do {
                 try data.write(to: url, options: .atomic)
             } catch {
