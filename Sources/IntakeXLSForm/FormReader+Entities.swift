@@ -99,7 +99,7 @@ extension FormReader {
             if !entities.isEmpty || !savedTo.isEmpty {
                 problem(
                     .leftOut, "settings", 2, nil,
-                    "the case rules are read from the settings' intake cell (Intake's export writes them whole); the entities sheet and save_to cells are not read",
+                    "the case rules are read from the case: lines of the settings (Intake's export writes them whole there); the entities sheet and save_to cells are not read",
                     "to change the cases, edit the case: lines, or delete them to have the entities sheet read")
             }
             let column = workbook.sheet("settings").flatMap { Columns(readable($0).first, sheet: $0.name).first("intake")?.shown }
