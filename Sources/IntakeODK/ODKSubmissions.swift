@@ -167,7 +167,10 @@ extension ODKRoutes {
     func formAttachments(_ context: IntakeRequestContext) async throws -> Response {
         let (user, _) = try await team(context)
         let (_, questionnaire) = try await form(named: Self.parameter(context, "form"), for: user)
-        guard let list = questionnaire.cases.follows?.list else { return Self.json(.array([])) }
+        // Listed to those who follow cases (who may read it), as Central lists what it serves.
+        guard let list = questionnaire.cases.follows?.list, RecordAccessPolicy.casePull(by: user) != nil else {
+            return Self.json(.array([]))
+        }
         let cases = try await followedCases(list, for: user)
         return Self.json(
             .array([
@@ -188,7 +191,10 @@ extension ODKRoutes {
         guard let list = questionnaire.cases.follows?.list, name == "\(list).csv" else {
             throw ODKError.notFound("form attachment \(name.prefix(64))")
         }
-        let properties = try await services.cases.lists(for: user).first { $0.name == list }?.properties ?? []
+        // ODK keeps `name` and `label` (and `__…`) for the entity's own: a property so named is left out.
+        let properties = (try await services.cases.lists(for: user).first { $0.name == list }?.properties ?? []).filter {
+            !["name", "label"].contains($0) && !$0.hasPrefix("__")
+        }
         var text = CSV.line(["name", "label", "__version"] + properties)
         for stored in try await followedCases(list, for: user) {
             text += CSV.line(

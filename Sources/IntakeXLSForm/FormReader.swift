@@ -122,11 +122,16 @@ struct FormReader {
         let settings = readSettings()
         settingsCaseLines = settings.intake.filter { $0.hasPrefix("case:") }.map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
         // The followed case's yes/no and multiple-choice properties read as questions of those kinds do.
-        for line in settingsCaseLines where line.hasPrefix("property:") {
-            let words = line.dropFirst(9).split(whereSeparator: \.isWhitespace)
+        for line in settingsCaseLines {
+            // As cases.txt is read: `Property : flag YesNo|identifying` too.
+            guard let colon = line.firstIndex(of: ":"), line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "property"
+            else { continue }
+            let value = line[line.index(after: colon)...].prefix { $0 != "|" }
+            let words = value.split(whereSeparator: \.isWhitespace)
             guard words.count >= 2 else { continue }
-            if words[1] == "yesno" { names.yesNo.insert("case.\(words[0])") }
-            if words[1].hasPrefix("multiple") { names.multiple.insert("case.\(words[0])") }
+            let type = String(words[1].lowercased().prefix { $0.isLetter })
+            if type == "yesno" { names.yesNo.insert("case.\(words[0])") }
+            if type == "multiple" { names.multiple.insert("case.\(words[0])") }
         }
         readLanguages(settings: settings)
         readChoices(Array(choiceRows.dropFirst()))

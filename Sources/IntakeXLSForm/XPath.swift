@@ -325,6 +325,10 @@ enum XPath {
             }
             switch name {
             case "selected" where arguments.count == 2:
+                // A followed case's multiple-choice property: Intake's `case.name = code` (includes).
+                if case .name(let id, _) = arguments[0], id.hasPrefix("case.") {
+                    return .compare(.equal, arguments[0], coded(arguments[1], for: arguments[0]))
+                }
                 return .call(name, [arguments[0], coded(arguments[1], for: arguments[0])], column: 1)
             case "not":
                 try wants(1...1)
@@ -425,7 +429,7 @@ enum XPath {
             (body, own) = ("\(text(a, context, outer: level)) \(symbol) \(text(b, context, outer: level + 1))", level)
         case .compare(let op, let a, let b):
             if op == .equal || op == .notEqual, let (id, code) = multipleAndCode(a, b, context) ?? multipleAndCode(b, a, context) {
-                let selected = "selected(${\(id)}, \(quoted(code)))"
+                let selected = "selected(\(reference(id, context)), \(quoted(code)))"
                 (body, own) = (op == .equal ? selected : "not(\(selected))", 8)
             } else {
                 let level = op == .equal || op == .notEqual ? 3 : 4

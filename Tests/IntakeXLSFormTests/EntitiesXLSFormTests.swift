@@ -107,4 +107,40 @@ import Testing
             #expect(imported.question(id: "intake_case") == nil)
         }
     }
+
+    /// A follow-up reading a multiple-choice and a yes/no property: both written as ODK reads the
+    /// entity's values, and read back as the same show-if; case lines written as any cases.txt may be.
+    @Test func multipleChoiceAndYesNoPropertiesGoOutAsODKReadsThem() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-up-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: Self.questionnaires.appendingPathComponent("follow-up"), to: folder)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rules = folder.appendingPathComponent(CaseRules.fileName)
+        let cases = try String(contentsOf: rules, encoding: .utf8).replacingOccurrences(
+            of: "property: visits integer 0..",
+            with: "property: visits integer 0..\nProperty : sym multiple: a=A, b=B\nproperty: flag YesNo|identifying")
+        try cases.write(to: rules, atomically: true, encoding: .utf8)
+        let section = folder.appendingPathComponent("1-visit.txt")
+        try
+            (try String(contentsOf: section, encoding: .utf8)
+            + "What was seen | id: seen | text | show if: case.sym = a and case.flag = yes\n").write(
+                to: section, atomically: true, encoding: .utf8)
+        let arabic = folder.appendingPathComponent("1-visit.ar.txt")
+        try (try String(contentsOf: arabic, encoding: .utf8) + "ما الذي رُئي | id: seen\n").write(
+            to: arabic, atomically: true, encoding: .utf8)
+        let original = try QuestionnaireLoader.load(directory: folder)
+        let workbook = XLSFormExporter.workbook(original, casesText: cases)
+        let survey = try #require(workbook.sheet("survey"))
+        let relevant = try #require(survey.rows[0].cells.firstIndex(of: "relevant"))
+        let shown = try #require(survey.rows.first { $0[1] == "seen" })[relevant]
+        #expect(shown.contains("selected(instance('follow-up')/root/item[name=${intake_case}]/sym, 'a')"), "\(shown)")
+        #expect(shown.contains("instance('follow-up')/root/item[name=${intake_case}]/flag = 'yes'"), "\(shown)")
+        let back = XLSFormImporter.importForm(workbook, fallbackId: "follow-up")
+        #expect(back.problems.isEmpty, "\(back.problems)")
+        let imported = try #require(back.questionnaire)
+        #expect(imported.cases == original.cases)
+        // The same condition (its columns in the text aside).
+        #expect(
+            String(describing: imported.question(id: "seen")?.showIf) == String(describing: original.question(id: "seen")?.showIf)
+                && original.question(id: "seen")?.showIf != nil)
+    }
 }
