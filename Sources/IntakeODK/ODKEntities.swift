@@ -146,21 +146,13 @@ extension ODKRoutes {
         guard user.teamId == team.id else { throw ODKError.notFound("project \(team.id)") }
         let id = try entityId(context)
         let name = Self.parameter(context, "name")
+        let query = try ODKOData.query(request)
         var baseVersion: Int?
-        var force = false
-        for pair in (request.uri.query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let value = parts.count > 1 ? parts[1] : ""
-            switch parts[0] {
-            case "baseVersion":
-                guard let number = Int(value), number >= 1 else {
-                    throw ODKError.badRequest("baseVersion is the entity's version, 1 or more.")
-                }
-                baseVersion = number
-            case "force": force = value.lowercased() == "true"
-            default: break
-            }
+        if let value = query["baseVersion"] {
+            guard let number = Int(value), number >= 1 else { throw ODKError.badRequest("baseVersion is the entity's version, 1 or more.") }
+            baseVersion = number
         }
+        let force = query["force"]?.lowercased() == "true"
         guard baseVersion != nil || force else {
             throw ODKError.badRequest("Give baseVersion (the version you changed) or force=true (change whatever version it is).")
         }
@@ -226,22 +218,8 @@ extension ODKRoutes {
         guard let list = try await services.cases.lists(for: user).first(where: { $0.name == name }) else {
             throw ODKError.notFound("entity list \(name.prefix(64))")
         }
-        var query: [String: String] = [:]
-        for pair in (request.uri.query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let key = parts[0].removingPercentEncoding ?? parts[0]
-            guard ["$top", "$skip", "$count", "$format"].contains(key) else {
-                throw ODKError(
-                    status: .notImplemented, code: 501.1,
-                    message: "The requested feature \(key.prefix(40)) is not supported by this server.")
-            }
-            query[key] = parts.count > 1 ? parts[1] : ""
-        }
-        func number(_ key: String) throws -> Int? {
-            guard let text = query[key] else { return nil }
-            guard let value = Int(text), value >= 0 else { throw ODKError.badRequest("\(key) must be a whole number, 0 or more.") }
-            return value
-        }
+        let query = try ODKOData.query(request, supported: ["$top", "$skip", "$count", "$format"])
+        func number(_ key: String) throws -> Int? { try ODKOData.number(query, key) }
         // In the order they were opened, which a change does not move: pages by $skip stay put.
         let rows = try await services.cases.cases(in: name, for: user).filter { !$0.erased }.sorted {
             ($0.opening.at, $0.id.uuidString) < ($1.opening.at, $1.id.uuidString)

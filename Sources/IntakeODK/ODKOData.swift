@@ -30,6 +30,35 @@ enum ODKOData {
 
     static let supported: Set<String> = ["$top", "$skip", "$count", "$wkt", "$filter", "$expand", "$select", "$skiptoken", "$format"]
 
+    /// A request's query, form-encoded as requests sends it (`+` a space, `%2B` a plus) and
+    /// decoded here, once; a parameter outside `supported` (when given) is refused as Central
+    /// refuses a feature it lacks (501).
+    static func query(_ request: Request, supported: Set<String>? = nil) throws -> [String: String] {
+        func decoded(_ text: Substring) -> String {
+            let spaced = text.replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        var query: [String: String] = [:]
+        for pair in (request.uri.query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = decoded(parts[0])
+            if let supported, !supported.contains(name) {
+                throw ODKError(
+                    status: .notImplemented, code: 501.1,
+                    message: "The requested feature \(name.prefix(40)) is not supported by this server.")
+            }
+            query[name] = decoded(parts.count > 1 ? parts[1] : "")
+        }
+        return query
+    }
+
+    /// A paging parameter (`$top`, `$skip`): a whole number, 0 or more.
+    static func number(_ query: [String: String], _ name: String) throws -> Int? {
+        guard let text = query[name] else { return nil }
+        guard let value = Int(text), value >= 0 else { throw ODKError.badRequest("\(name) must be a whole number, 0 or more.") }
+        return value
+    }
+
     struct Row {
         var id: String
         var submitted: Date
@@ -71,29 +100,9 @@ extension ODKRoutes {
                 status: .notImplemented, code: 501.1,
                 message: "The requested feature \(table) is not supported by this server; it serves the Submissions table.")
         }
-        var query: [String: String] = [:]
-        for pair in (request.uri.query ?? "").split(separator: "&") {
-            // Form encoding, as requests sends it: `+` is a space and `%2B` a plus, so the raw
-            // query is decoded here, once.
-            func decoded(_ text: Substring) -> String {
-                let spaced = text.replacingOccurrences(of: "+", with: " ")
-                return spaced.removingPercentEncoding ?? spaced
-            }
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let (key, value) = (parts[0], parts.count > 1 ? parts[1] : "")
-            let name = decoded(key)
-            guard ODKOData.supported.contains(name) else {
-                throw ODKError(
-                    status: .notImplemented, code: 501.1, message: "The requested feature \(name) is not supported by this server.")
-            }
-            query[name] = decoded(value)
-        }
+        let query = try ODKOData.query(request, supported: ODKOData.supported)
         func flag(_ name: String) -> Bool { query[name]?.lowercased() == "true" }
-        func number(_ name: String) throws -> Int? {
-            guard let text = query[name] else { return nil }
-            guard let value = Int(text), value >= 0 else { throw ODKError.badRequest("\(name) must be a whole number, 0 or more.") }
-            return value
-        }
+        func number(_ name: String) throws -> Int? { try ODKOData.number(query, name) }
         let filter = try query["$filter"].map { text in
             do { return try ODKFilter.parse(text) } catch let error as ODKFilter.Unsupported {
                 throw ODKError(

@@ -488,9 +488,7 @@ public final class CaseService: Sendable {
         try Self.check(.update, user, stored)
         if stored.erased { throw ServiceError(.conflict(code: "case_erased"), "this case was deleted; it cannot be changed") }
         if let baseRevision, baseRevision != stored.revision {
-            throw ServiceError(
-                .conflict(code: "version_mismatch"),
-                "the case is at revision \(stored.revision), not \(baseRevision): read it again and change what it is now")
+            throw Self.versionMismatch(at: stored.revision, given: baseRevision)
         }
         var newName: PatientIdentification?
         if let label, label.trimmingCharacters(in: .whitespacesAndNewlines) != stored.label {
@@ -503,15 +501,9 @@ public final class CaseService: Sendable {
         }
         let renamed = newName
         let properties = try Self.properties(data, of: list, in: try await published(for: user))
-        // Nothing to change (no value, the same label): the case as it is, at its revision.
-        if properties.isEmpty, renamed == nil {
-            if let baseRevision, baseRevision != stored.revision {
-                throw ServiceError(
-                    .conflict(code: "version_mismatch"),
-                    "the case is at revision \(stored.revision), not \(baseRevision): read it again and change what it is now")
-            }
-            return stored
-        }
+        // Nothing to change (no value, the same label): the case as it is, at its revision (the
+        // revision named was checked above).
+        if properties.isEmpty, renamed == nil { return stored }
         // The change is recorded only if the case is still as it was read (not deleted, at the
         // revision named): checked again where it is written, in the store's transaction.
         var edit = CaseVisit(
@@ -534,10 +526,7 @@ public final class CaseService: Sendable {
         else { throw Self.notFound(id) }
         guard written.visits.contains(where: { $0.recordId == change.recordId }) else {
             if written.erased { throw ServiceError(.conflict(code: "case_erased"), "this case was deleted; it cannot be changed") }
-            throw ServiceError(
-                .conflict(code: "version_mismatch"),
-                "the case is at revision \(written.revision), not \(baseRevision ?? stored.revision): read it again and change what it is now"
-            )
+            throw Self.versionMismatch(at: written.revision, given: baseRevision ?? stored.revision)
         }
         return written
     }
@@ -668,6 +657,13 @@ public final class CaseService: Sendable {
         case .notFound, .gone: throw notFound(stored.id)
         case .forbidden(let code): throw ServiceError(.forbidden(code: code), "only the team's coordinators assign and close cases")
         }
+    }
+
+    /// A change named a revision the case is no longer at (Central's stale `baseVersion`).
+    private static func versionMismatch(at revision: Int, given: Int) -> ServiceError {
+        ServiceError(
+            .conflict(code: "version_mismatch"),
+            "the case is at revision \(revision), not \(given): read it again and change what it is now")
     }
 
     private static func notFound(_ id: UUID) -> ServiceError {
