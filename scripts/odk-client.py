@@ -400,6 +400,58 @@ def main():
         except Exception as error:
             check("409" in str(error), f"deleting a record's case is a 409: {error}")
         print("odk-client: pyodk updates (with versions), merges and deletes entities, and gets the entity table")
+
+        # A follow-up as ODK Collect fills it: the field worker reads the follow-up's XForm and its
+        # entity-list attachment, picks a case of hers, fills the visit and sends it; the case is
+        # visited and closed, and leaves her machine at its next pull.
+        import csv
+        import datetime
+        import io
+        import xml.etree.ElementTree as ET
+        fatima = client(base, work, "fatima", "fatima-password-1", project)
+        xform = fatima.session.get(f"projects/{project}/forms/follow-up.xml").text
+        check('src="jr://file-csv/follow-up.csv"' in xform and 'update="1"' in xform,
+              "the follow-up's XForm updates the entity it picks from follow-up.csv")
+        rows = list(csv.DictReader(io.StringIO(fatima.session.get(f"projects/{project}/forms/follow-up/attachments/follow-up.csv").text)))
+        mine = [c for c in api(base, "GET", "/v1/cases", fatima_token)["cases"] if c["status"] == "open"]
+        check({row["name"] for row in rows} == {c["id"] for c in mine} and rows,
+              f"the attachment lists the open cases she follows: {len(rows)} rows, {len(mine)} cases")
+        row = rows[0]
+        ns = {"x": "http://www.w3.org/2002/xforms"}
+        model = ET.fromstring(xform).find(".//x:model", ns)
+        data = model.find("x:instance/x:data", ns)
+        values = {"intake_case": row["name"], "reason": row.get("reason", ""), "last_phq2": row.get("phq2", ""),
+                  "visits_before": row.get("visits") or "0", "visit_date": datetime.date.today().isoformat(), "contact": "home",
+                  "phq_interest": "0", "phq_down": "1", "phq2_score": "1", "self_harm": "no", "referral": "not_needed",
+                  "outcome": "resolved"}
+        visit_id = str(uuid.uuid4())
+        for element in data.iter():
+            name = element.tag.split("}")[-1]
+            if name in values:
+                element.text = values[name]
+            elif name == "instanceID":
+                element.text = f"uuid:{visit_id}"
+            elif name == "entity":
+                element.set("id", row["name"])
+                element.set("baseVersion", row["__version"])
+        ET.register_namespace("", ns["x"])
+        submission = ET.tostring(data, encoding="unicode")
+        fatima.submissions.create(xml=submission, form_id="follow-up", device_id="collect:follow-up")
+        visited = {}
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            visited = api(base, "GET", f"/v1/cases/{row['name']}", cora_token)
+            if visited.get("status") == "closed":
+                break
+            time.sleep(0.5)
+        check(visited.get("status") == "closed" and len(visited.get("visits", [])) == 1,
+              f"the visit sent through pyodk closed its case: {visited.get('status')}, {len(visited.get('visits', []))} visit(s)")
+        stored_visit = api(base, "GET", f"/v1/records/{visit_id}", cora_token)
+        link = (stored_visit.get("record") or stored_visit).get("case", {})
+        check(link.get("id") == row["name"], f"the record names the case it visited: {link}")
+        run("cases", "pull", "--server", base, "--token", fatima_token)
+        check(row["name"][:8] not in run("cases", "list"), "the closed case left her machine at its next pull")
+        print("odk-client: a follow-up filled from its XForm and entity list and sent through pyodk visits and closes its case")
     finally:
         server.terminate()
         server.wait(timeout=30)

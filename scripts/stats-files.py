@@ -20,7 +20,9 @@ record's own:
 Also checked: variable labels (the codebook's text, cut where SPSS and Stata cut them), value
 labels (choices, No/Yes), that the .xlsx has the sheets records, repeat_<id> and codebook, that
 its repeat sheets hold every instance of records.jsonl, that its codebook sheet is codebook.csv,
-and that no cell of it is a formula (text starting with = + - @ is text).
+and that no cell of it is a formula (text starting with = + - @ is text). When the export has
+cases.csv and case_history.csv, their .sav and .dta and their sheets hold the CSV's rows, value
+by value.
 
 Prints "stats files: ok (N records, M values; .sav, .dta, .xlsx)" and exits 0, or prints each
 mismatch (record id, column, file, expected and found) and exits 1. Answers are compared, never
@@ -543,6 +545,76 @@ def check_repeat_files(folder, code):
     return checked
 
 
+def check_case_files(folder):
+    """cases.csv and case_history.csv against their .sav, .dta and records.xlsx sheet, row by
+    row and value by value: the same rows in the same order, each value the CSV's (one leading '
+    removed), as the same number, the same day or the same text; empty as missing."""
+    import openpyxl
+    import pyreadstat
+
+    checked = []
+    book = openpyxl.load_workbook(folder / "records.xlsx", read_only=True) if (folder / "records.xlsx").exists() else None
+    for stem in ("cases", "case_history"):
+        if not (folder / f"{stem}.csv").exists():
+            continue
+        with open(folder / f"{stem}.csv", newline="", encoding="utf-8") as f:
+            table = list(csv.reader(f, strict=True))
+        header, body = table[0], [[unescape_csv(cell) for cell in row] for row in table[1:]]
+        sources = []
+        for suffix in (".sav", ".dta"):
+            path = folder / f"{stem}{suffix}"
+            if not path.exists():
+                if (folder / f"records{suffix}").exists():
+                    mismatches.append(f"{path.name} is missing beside records{suffix}")
+                continue
+            read = pyreadstat.read_sav if suffix == ".sav" else pyreadstat.read_dta
+            data, meta = read(str(path), disable_datetime_conversion=True, output_format="dict")
+            kinds = meta.original_variable_types
+            columns = [
+                (data[name], kinds.get(name, "").startswith(("SDATE", "DATE", "ADATE", "EDATE")) or kinds.get(name, "") == "%td")
+                for name in meta.column_names
+            ]
+            if len(columns) != len(header) or meta.number_rows != len(body):
+                mismatches.append(f"{path.name}: {len(columns)} variables and {meta.number_rows} rows, {stem}.csv has {len(header)} and {len(body)}")
+                continue
+            epoch = (lambda n: SPSS_EPOCH + datetime.timedelta(seconds=n)) if suffix == ".sav" else (lambda n: STATA_EPOCH + datetime.timedelta(days=n))
+            sources.append((path.name, lambda row, column, columns=columns, epoch=epoch: (columns[column][0][row], columns[column][1], epoch)))
+        if book is not None:
+            if stem not in book.sheetnames:
+                mismatches.append(f"records.xlsx: no sheet {stem} beside {stem}.csv")
+            else:
+                rows = list(book[stem].iter_rows(values_only=True))
+                if [str(cell) for cell in rows[0]] != header or len(rows) - 1 != len(body):
+                    mismatches.append(f"records.xlsx {stem}: its header or {len(rows) - 1} rows are not {stem}.csv's ({len(body)} rows)")
+                else:
+                    sources.append((f"records.xlsx {stem}", lambda row, column, rows=rows: (rows[row + 1][column], None, None)))
+        for name, value in sources:
+            for row, cells in enumerate(body):
+                for column, expected in enumerate(cells):
+                    found, is_date, epoch = value(row, column)
+                    compared[0] += 1
+                    if expected == "":
+                        if not (found is None or found == "" or is_nan(found)):
+                            mismatch(name, row + 1, header[column], "(missing)", found)
+                        continue
+                    if isinstance(found, (datetime.datetime, datetime.date)):
+                        ok = xlsx_date(found) == expected
+                    elif isinstance(found, str):
+                        ok = found.rstrip(" ") == expected.rstrip(" ") if name.endswith(".sav") else xlsx_text(found) == expected
+                    elif is_date:
+                        ok = as_number(found) is not None and epoch(as_number(found)).isoformat() == expected
+                    else:
+                        number = as_number(found)
+                        try:
+                            ok = number is not None and abs(number - float(expected)) <= 1e-12 * max(1.0, abs(float(expected)))
+                        except ValueError:
+                            ok = False
+                    if not ok:
+                        mismatch(name, row + 1, header[column], expected, found)
+            checked.append(name)
+    return checked
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
@@ -584,6 +656,10 @@ def main():
             checked += check_repeat_files(folder, args.unanswered_code)
         except Exception as error:  # a reader refusing a file is a failure, not a crash
             mismatches.append(f"a repeat's .sav or .dta cannot be read: {type(error).__name__}: {error}")
+    try:
+        checked += check_case_files(folder)
+    except Exception as error:  # a reader refusing a file is a failure, not a crash
+        mismatches.append(f"a case file's .sav, .dta or sheet cannot be read: {type(error).__name__}: {error}")
     if mismatches:
         for line in mismatches[:80]:
             print(f"stats files: {line}")

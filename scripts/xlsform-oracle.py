@@ -266,6 +266,8 @@ def bundled():
         return
     if 'dataset="follow-up"' not in visit.xform or "update=" not in visit.xform or "instance('follow-up')" not in visit.xform:
         fail("pyxform's XForm of the bundled follow-up does not update the follow-up entity it reads")
+    # The XForm Intake's ODK API serves for the follow-up: an entity update that picks its case from follow-up.csv.
+    odk_validate("follow-up", os.path.join(ROOT, "Questionnaires", "follow-up"))
     print("xlsform-oracle: the bundled screening creates, and the follow-up updates, a follow-up entity in pyxform's XForms")
 
 

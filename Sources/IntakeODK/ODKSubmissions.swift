@@ -23,7 +23,8 @@ extension ODKRoutes {
         let document = try ODKInstance.parse(try await body(request))
         let questionnaire = try await version(of: document, form: form, current: current)
         let deviceId = request.uri.queryParameters["deviceID"].map(String.init) ?? "odk-api"
-        let record = try ODKInstance.record(document, questionnaire: questionnaire, collector: user.username, deviceId: deviceId)
+        var record = try ODKInstance.record(document, questionnaire: questionnaire, collector: user.username, deviceId: deviceId)
+        try await linkCase(&record, document, questionnaire: questionnaire, user: user)
         let results = try await services.records.ingest([record], owner: RecordOwner(teamId: team.id, username: user.username))
         switch results.first {
         case .stored(.created, _)?:
@@ -70,6 +71,7 @@ extension ODKRoutes {
         record.createdAt = stored.record.createdAt
         record.status = stored.record.status
         if document.child("patient") == nil { record.patient = stored.record.patient }
+        try await linkCase(&record, document, questionnaire: questionnaire, user: user, keeping: stored.record)
         switch try await services.records.edit(
             record, of: stored, baseRevision: stored.revision, savedBy: user.username, uploadsTeam: team.id, deviceId: deviceId)
         {
@@ -91,6 +93,55 @@ extension ODKRoutes {
                 status: .badRequest, code: 400.2,
                 message: "The edit is not a valid record (\(code)): \(message)\(said.isEmpty ? "" : ": " + said)")
         }
+    }
+
+    /// A follow-up's case, as its XForm picks it (``XFormWriter/casePicker(_:)``, an entity's
+    /// `name`): the record names it as `intake fill --case` does, at the version the form read
+    /// (`meta/entity/@baseVersion`, else the case's now), with the case's properties and its
+    /// patient (the form does not ask it). Any case of the sender's team may be named (a visit
+    /// made offline keeps a case closed or reassigned since: ``CaseAction/visit``). An edit keeps
+    /// the case its record names unless it picks another.
+    func linkCase(
+        _ record: inout PatientResponse, _ document: ODKElement, questionnaire: Questionnaire, user: User,
+        keeping stored: PatientResponse? = nil
+    ) async throws {
+        guard let follows = questionnaire.cases.follows else { return }
+        let picker = XFormWriter.casePicker(questionnaire)
+        let picked = document.child(picker)?.value.trimmingCharacters(in: .whitespaces) ?? ""
+        if let stored, let kept = stored.caseLink, picked.isEmpty || UUID(uuidString: picked) == kept.id {
+            record.caseLink = kept
+            record.patient = stored.patient
+            record.patientId = stored.patientId
+            return
+        }
+        guard !picked.isEmpty else {
+            throw ODKError(
+                status: .badRequest, code: 400.2,
+                message:
+                    "\(questionnaire.id) is filled for a case of the list '\(follows.list)': name it in \(picker), the name (id) of an entity of \(follows.list).csv."
+            )
+        }
+        let found: StoredCase
+        do {
+            guard let id = UUID(uuidString: picked) else { throw ServiceError.notFound(picked) }
+            found = try await services.cases.visited(id, by: user)
+        } catch let error as ServiceError where error.isMissing {
+            throw ODKError(
+                status: .badRequest, code: 400.2,
+                message:
+                    "\(picker) names no case of the list '\(follows.list)' of your team: give the name (id) of an entity of \(follows.list).csv."
+            )
+        }
+        guard found.list == follows.list else {
+            throw ODKError(
+                status: .badRequest, code: 400.2,
+                message: "\(picker) names a case of the list '\(found.list)'; \(questionnaire.id) follows '\(follows.list)'.")
+        }
+        let read = document.child("meta")?.child("entity")?.attributes["baseVersion"].flatMap { Int($0) }
+        record.caseLink = follows.link(
+            caseId: found.id, revision: read.map { min(max($0, 1), found.revision) } ?? found.revision, values: found.properties)
+        record.patient = found.opening.patient
+        record.patientId = found.patientId
     }
 
     /// The questionnaire version an instance is of: its form's, and the version its root names.

@@ -27,7 +27,17 @@ public enum XFormWriter {
         ("external_id", .externalId),
     ]
 
+    /// The question a follow-up's XForm picks its case with (an entity of the list's CSV, by its
+    /// `name`, the case's id): `intake_case`, unless a question or section has that name.
+    public static func casePicker(_ questionnaire: Questionnaire) -> String { XPath.Writing(odkForm: questionnaire).picker }
+
     /// The questionnaire's XForm; `formId` and `version` are those the ODK API lists.
+    ///
+    /// A follow-up (`follows: list`) is ODK's entity update: its first question picks the case
+    /// from the list's entity CSV (`jr://file-csv/<list>.csv`, the form's attachment), `case.name`
+    /// reads that entity's property, a question whose answer sets a property saves to it, and
+    /// `meta/entity` names the entity and the version it was read at. The patient is the case's:
+    /// the form does not ask it.
     public static func xform(_ questionnaire: Questionnaire, formId: String, version: String) -> String {
         var writer = Writer(questionnaire: questionnaire)
         return writer.document(formId: formId, version: version)
@@ -58,6 +68,8 @@ public enum XFormWriter {
         let languages: [String]
         let paths: [QuestionPosition: String]
         let context: XPath.Writing
+        /// The entity a follow-up updates (nil for any other questionnaire).
+        let entity: ODKEntity?
         var itext: [String: [(id: String, text: String)]] = [:]
         var binds: [String] = []
         var lists: [(name: String, choices: [Choice])] = []
@@ -66,7 +78,8 @@ public enum XFormWriter {
             self.questionnaire = questionnaire
             languages = questionnaire.languages.isEmpty ? ["en"] : questionnaire.languages
             paths = XFormWriter.paths(questionnaire)
-            context = XPath.Writing(questionnaire)
+            context = XPath.Writing(odkForm: questionnaire)
+            entity = ODKEntity(questionnaire).flatMap { $0.follows ? $0 : nil }
         }
 
         /// An expression with each `${id}` made the question's path in the instance.
@@ -76,6 +89,7 @@ public enum XFormWriter {
             for question in questionnaire.allQuestions { if let id = question.id { byId[id] = paths[question.position] } }
             byId["date_of_birth"] = byId["date_of_birth"] ?? "/data/patient/date_of_birth"
             byId["sex"] = byId["sex"] ?? "/data/patient/sex"
+            if entity != nil { byId[context.picker] = "/data/\(context.picker)" }
             var out = ""
             while let open = text.range(of: "${") {
                 out += text[..<open.lowerBound]
@@ -98,14 +112,25 @@ public enum XFormWriter {
         mutating func document(formId: String, version: String) -> String {
             var instance = "<data id=\"\(escaped(formId))\" version=\"\(escaped(version))\">"
             var body = ""
-            // The patient's identification, which every Intake record holds.
+            if let entity {
+                // The case, picked from the list's entities by their label; its id is the entity's name.
+                let path = "/data/\(context.picker)"
+                instance += "<\(context.picker)/>"
+                binds.append(#"<bind nodeset="\#(path)" type="string" required="true()"/>"#)
+                body +=
+                    #"<select1 ref="\#(path)">"# + label("\(path):label", LocalizedText("Case"))
+                    + #"<itemset nodeset="instance('\#(escaped(entity.list))')/root/item"><value ref="name"/><label ref="label"/></itemset></select1>"#
+            }
+            // The patient's identification, which every Intake record holds (a follow-up's is its case's).
             instance += "<patient>"
             body += #"<group ref="/data/patient">"# + label("/data/patient:label", LocalizedText("Patient"))
+            if entity != nil { binds.append(#"<bind nodeset="/data/patient" relevant="false()"/>"#) }
             for (element, field) in XFormWriter.patientFields {
                 let path = "/data/patient/\(element)"
                 instance += "<\(element)/>"
                 let type = field == .dateOfBirth ? "date" : "string"
-                binds.append(#"<bind nodeset="\#(path)" type="\#(type)"\#(field.isRequired ? #" required="true()""# : "")/>"#)
+                let required = field.isRequired && entity == nil
+                binds.append(#"<bind nodeset="\#(path)" type="\#(type)"\#(required ? #" required="true()""# : "")/>"#)
                 if field == .sex {
                     lists.append(
                         (
@@ -162,7 +187,19 @@ public enum XFormWriter {
                 instance += "</\(sectionElement)>"
                 body += "</group>"
             }
-            instance += "<meta><instanceID/></meta></data>"
+            if let entity {
+                // ODK's entity update: the entity picked, at the version the form read it.
+                let item = "instance('\(entity.list)')/root/item[name= /data/\(context.picker) ]"
+                instance +=
+                    #"<meta><entity dataset="\#(escaped(entity.list))" id="" update="1" baseVersion=""/><instanceID/></meta></data>"#
+                binds.append(
+                    #"<bind nodeset="/data/meta/entity/@id" type="string" readonly="true()" calculate=" /data/\#(context.picker) "/>"#)
+                binds.append(
+                    #"<bind nodeset="/data/meta/entity/@baseVersion" type="string" readonly="true()" calculate="\#(escaped(item + "/__version"))"/>"#
+                )
+            } else {
+                instance += "<meta><instanceID/></meta></data>"
+            }
             binds.append(#"<bind nodeset="/data/meta/instanceID" type="string" readonly="true()" jr:preload="uid"/>"#)
 
             for list in lists {
@@ -170,8 +207,9 @@ public enum XFormWriter {
             }
             var xml = #"<?xml version="1.0" encoding="UTF-8"?>"#
             xml +=
-                #"<h:html xmlns="http://www.w3.org/2002/xforms" xmlns:h="http://www.w3.org/1999/xhtml" xmlns:jr="http://openrosa.org/javarosa" xmlns:odk="http://www.opendatakit.org/xforms" xmlns:orx="http://openrosa.org/xforms" xmlns:xsd="http://www.w3.org/2001/XMLSchema">"#
-            xml += "<h:head><h:title>\(escaped(questionnaire.title.base))</h:title><model odk:xforms-version=\"1.0.0\"><itext>"
+                #"<h:html xmlns="http://www.w3.org/2002/xforms" xmlns:h="http://www.w3.org/1999/xhtml" xmlns:jr="http://openrosa.org/javarosa" xmlns:odk="http://www.opendatakit.org/xforms" xmlns:orx="http://openrosa.org/xforms" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:entities="http://www.opendatakit.org/xforms/entities">"#
+            let entities = entity == nil ? "" : #" entities:entities-version="2023.1.0""#
+            xml += "<h:head><h:title>\(escaped(questionnaire.title.base))</h:title><model odk:xforms-version=\"1.0.0\"\(entities)><itext>"
             for (offset, language) in languages.enumerated() {
                 xml +=
                     "<translation lang=\"\(escaped(Languages.header(for: language, in: questionnaire)))\"\(offset == 0 ? " default=\"true()\"" : "")>"
@@ -179,6 +217,7 @@ public enum XFormWriter {
                 xml += "</translation>"
             }
             xml += "</itext><instance>\(instance)</instance>"
+            if let entity { xml += "<instance id=\"\(escaped(entity.list))\" src=\"jr://file-csv/\(escaped(entity.list)).csv\"/>" }
             for list in lists {
                 xml += "<instance id=\"\(escaped(list.name))\"><root>"
                 for (index, choice) in list.choices.enumerated() {
@@ -213,7 +252,7 @@ public enum XFormWriter {
                 // One instance per list of choices: a name taken by other choices gets a suffix.
                 var name = set.listName ?? question.key
                 var suffix = 2
-                while let taken = lists.first(where: { $0.name == name }), taken.choices != set.choices {
+                while name == entity?.list || lists.contains(where: { $0.name == name && $0.choices != set.choices }) {
                     name = "\(set.listName ?? question.key)_\(suffix)"
                     suffix += 1
                 }
@@ -310,6 +349,7 @@ public enum XFormWriter {
         mutating func addRules(_ question: Question, to bind: inout String) {
             let path = paths[question.position]!
             if question.isRequired { bind += #" required="true()""# }
+            if let property = entity?.saves[question.key], question.group == nil { bind += #" entities:saveto="\#(escaped(property))""# }
             if let requiredIf = question.requiredIf { bind += #" required="\#(escaped(xpath(requiredIf.expression)))""# }
             if let showIf = question.showIf { bind += #" relevant="\#(escaped(xpath(condition(showIf))))""# }
             if let calculation = question.calculation {

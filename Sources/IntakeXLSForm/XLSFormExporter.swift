@@ -40,48 +40,13 @@ private struct FormWriter {
     var filterColumnOrder: Set<String> = []
     var casesText: String?
     /// The one entity ODK's sheet holds: its list, and the property each question saves to.
-    let entity: (list: String, follows: Bool, condition: Expression?, saves: [String: String])?
+    let entity: ODKEntity?
 
     init(_ questionnaire: Questionnaire) {
         self.questionnaire = questionnaire
         languages = questionnaire.languages.isEmpty ? ["en"] : questionnaire.languages
-        var context = XPath.Writing(questionnaire)
-        if let follows = questionnaire.cases.follows {
-            // `case.name` reads the case the picker question names; its yes/no and multiple-choice
-            // properties compare as the questions of those kinds do.
-            context.caseList = follows.list
-            var picker = XPath.Writing.casePicker
-            while questionnaire.question(id: picker) != nil { picker += "_" }
-            context.picker = picker
-            for property in follows.properties {
-                if property.type == .yesNo { context.yesNo.insert("case.\(property.name)") }
-                if case .multipleChoice = property.type { context.multiple.insert("case.\(property.name)") }
-            }
-        }
-        self.context = context
-        // ODK's entities: one entity per form here (pyxform wants two in different groups).
-        let rules = questionnaire.cases
-        func saves(_ assignments: [CaseRules.Assignment]) -> [String: String] {
-            var saves: [String: String] = [:]
-            for set in assignments {
-                // A property set from one question's answer is that question's save_to.
-                // ODK reserves `name`, `label` and names starting `__` (the settings' case lines carry those).
-                let reserved = ["name", "label"].contains(set.property) || set.property.hasPrefix("__")
-                if case .name(let id, _) = set.value.expression, questionnaire.question(id: id) != nil, saves[id] == nil, !reserved {
-                    saves[id] = set.property
-                }
-            }
-            return saves
-        }
-        if let follows = rules.follows {
-            // The case followed is the one entity ODK's sheet holds (a form's two entities would
-            // need two groups); the cases it opens travel in the settings' case lines.
-            entity = (follows.list, true, nil, saves(follows.assignments))
-        } else if rules.opens.count == 1, let opening = rules.opens.first {
-            entity = (opening.list, false, opening.condition?.expression, saves(opening.assignments))
-        } else {
-            entity = nil
-        }
+        context = XPath.Writing(odkForm: questionnaire)
+        entity = ODKEntity(questionnaire)
     }
 
     func header(_ field: String, _ language: String) -> String { "\(field)::\(Languages.header(for: language, in: questionnaire))" }

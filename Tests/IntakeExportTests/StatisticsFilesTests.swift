@@ -166,6 +166,85 @@ struct StatisticsFilesTests {
         #expect(mode == 0o600)
     }
 
+    /// The case files' .sav, .dta and sheets are read from cases.csv's and case_history.csv's
+    /// bytes as they are written, in whatever chunks: a property is a number only when every
+    /// value is one written plainly (a leading zero keeps it text), the CSV's `'` guard is not
+    /// part of a value, and no spool is left.
+    @Test func theCaseFilesHaveTheirOwnStatisticsFilesAndSheets() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let questionnaire = try Fixtures.questionnaire(Self.section)
+        let plan = try ExportPlan(questionnaires: [questionnaire], options: ExportOptions())
+        var pages = [[ExportInput(record: Fixtures.item(Fixtures.record(questionnaire, Self.answers[0])))]]
+        let columns = ExportCaseColumns(lists: ["follow-up"], properties: ["phq2", "phone", "seen", "note"])
+        let header = CSV.line(columns.caseColumns(includeIdentifiers: false))
+        let rows = [
+            [
+                "c1", "follow-up", "", "", "2026-11-01T10:00:00Z", "field", "", "open", "2026-12-01", "2", "1", "", "", "3", "0791",
+                "2026-10-30", "'=not a formula",
+            ],
+            [
+                "c2", "follow-up", "", "", "2026-11-02T10:00:00Z", "field", "amal", "closed", "", "1", "0", "", "phq2", "12", "12",
+                "2026-10-31", "two\r\nlines, \"quoted\"",
+            ],
+        ].map(CSV.line)
+        let history =
+            CSV.line(ExportCaseColumns.historyColumns)
+            + CSV.line(["c1", "follow-up", "2026-11-01T10:00:00Z", "opened", "", "field", "phq2", "3"])
+        let source = ExportCaseSource(columns: columns) { file, write in
+            // Bytes in chunks of 7, cutting quotes, line ends and UTF-8 alike.
+            let bytes = Array((file == .cases ? header + rows.joined() : history).utf8)
+            for start in stride(from: 0, to: bytes.count, by: 7) { try await write(Array(bytes[start..<min(start + 7, bytes.count)])) }
+            return file == .cases ? rows.count : 1
+        }
+        let folder = directory.appendingPathComponent("out")
+        let summary = try await FolderExport(
+            plan: plan, formats: [.codebookMarkdown, .sav, .dta, .xlsx], sideFiles: [.cases, .caseHistory], folder: folder
+        )
+        .write(cursor: nil, since: nil, side: ExportSideSources(cases: source)) { pages.isEmpty ? nil : pages.removeFirst() }
+        #expect(summary.cases == 2)
+        for name in ["cases.sav", "cases.dta", "case_history.sav", "case_history.dta"] { #expect(summary.files.contains(name), "\(name)") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!names.contains { $0.hasPrefix(".") }, "\(names)")
+        let sav = try SAVReader(try [UInt8](Data(contentsOf: folder.appendingPathComponent("cases.sav"))))
+        #expect(sav.cases == 2 && sav.label("prop_phq2") == "The case property phq2")
+        #expect(sav.number("prop_phq2", row: 1) == 12 && sav.number("revision", row: 0) == 2)
+        #expect(sav.text("prop_phone", row: 0) == "0791" && sav.text("prop_phone", row: 1) == "12", "a leading zero keeps the column text")
+        #expect(sav.text("prop_note", row: 0) == "=not a formula" && sav.text("prop_note", row: 1) == "two\r\nlines, \"quoted\"")
+        #expect(sav.text("assignee", row: 1) == "amal" && sav.text("conflicts", row: 1) == "phq2")
+        let dta = try DTAReader(try [UInt8](Data(contentsOf: folder.appendingPathComponent("cases.dta"))))
+        #expect(dta.count == 2 && dta.format("prop_seen") == "%td" && dta.format("due") == "%td")
+        #expect(dta.text("prop_note", row: 0) == "=not a formula" && dta.text("case_id", row: 1) == "c2")
+        let changes = try SAVReader(try [UInt8](Data(contentsOf: folder.appendingPathComponent("case_history.sav"))))
+        #expect(changes.cases == 1 && changes.text("source", row: 0) == "opened" && changes.text("value", row: 0) == "3")
+        let archive = try Archive(url: folder.appendingPathComponent("records.xlsx"), accessMode: .read)
+        var book = Data()
+        _ = try archive.extract(try #require(archive["xl/workbook.xml"])) { book.append($0) }
+        let workbook = String(decoding: book, as: UTF8.self)
+        #expect(workbook.contains(#"name="cases""#) && workbook.contains(#"name="case_history""#))
+        let codebook = try String(contentsOf: folder.appendingPathComponent("codebook.md"), encoding: .utf8)
+        #expect(codebook.contains("## Case files") && codebook.contains("`prop_phone`") && codebook.contains("case_history.csv"))
+    }
+
+    /// The splitter gives the records CSVReader reads, whatever the chunks.
+    @Test func theLineSplitterReadsRecordsAcrossAnyChunks() throws {
+        let lines = [["a", "b,c", "d\"e"], ["", "two\r\nlines", "\"\""], ["مرحبا", "x"], ["'=1", ""]]
+        let text = lines.map(CSV.line).joined()
+        let expected = try IntakeCore.CSVReader.records(text).map(\.fields)
+        let bytes = Array(text.utf8)
+        for size in 1...bytes.count {
+            var splitter = CSVLineSplitter()
+            var records: [[String]] = []
+            for start in stride(from: 0, to: bytes.count, by: size) {
+                records += splitter.feed(Array(bytes[start..<min(start + size, bytes.count)]))
+            }
+            let last = splitter.finish()
+            #expect(last == .some(nil) && records == expected, "chunks of \(size)")
+        }
+        var open = CSVLineSplitter()
+        _ = open.feed(Array("a,\"unfinished".utf8))
+        #expect(open.finish() == nil, "a file that ends inside quotes")
+    }
+
     @Test func savHasItsHeaderDictionaryLabelsAndData() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (folder, plan, records) = try await export(Self.answers)

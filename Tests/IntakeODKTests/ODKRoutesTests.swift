@@ -359,6 +359,70 @@ struct ODKRoutesTests {
             #expect(String(buffer: try await get("refugee-health/attachments", as: "fieldworker-a").body) == "[]")
         }
     }
+
+    /// A follow-up's XForm is ODK's entity update: it picks the case from the list's CSV, reads
+    /// its properties through it, saves answers to properties and names the entity in
+    /// meta/entity; a submission of it visits the case it picks, with the case's patient, as
+    /// `intake fill --case` does. One that picks no case, or a case not of the team, is refused
+    /// saying what to send.
+    @Test func aFollowUpSubmittedThroughODKVisitsTheCaseItPicks() async throws {
+        let server = try await TestServer.make()
+        let (published, _) = try await server.services.questionnaires.publish(
+            directory: TestServer.repositoryRoot.appendingPathComponent("Questionnaires/follow-up"))
+        let followUp = try #require(
+            try await server.services.questionnaires.questionnaire(QuestionnaireReference(id: published.id, version: published.version)))
+        try await Self.application(server).test(.router) { client in
+            let screening = CaseFixtures.screening(server, flagged: true, from: 950)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening).status == .created)
+            try await server.services.cases.catchUpAll()
+            let pulled = try #require(
+                (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]])?.first)
+            let caseId = try #require(pulled["id"] as? String)
+
+            let form = try await client.execute(
+                uri: "/odk/v1/projects/1/forms/follow-up.xml", method: .get,
+                headers: [.authorization: "Bearer \(server.tokens["fieldworker-a"]!)"])
+            let xform = String(buffer: form.body)
+            #expect(form.status == .ok, "\(xform.prefix(300))")
+            #expect(xform.contains(#"<instance id="follow-up" src="jr://file-csv/follow-up.csv"/>"#))
+            #expect(
+                xform.contains(#"<select1 ref="/data/intake_case">"#)
+                    && xform.contains(#"<itemset nodeset="instance('follow-up')/root/item">"#))
+            #expect(xform.contains(#"<entity dataset="follow-up" id="" update="1" baseVersion=""/>"#))
+            #expect(xform.contains("instance('follow-up')/root/item[name= /data/intake_case ]/phq2"), "case.phq2 reads the picked entity")
+            #expect(xform.contains(#"entities:saveto="phq2""#) && xform.contains(#"<bind nodeset="/data/patient" relevant="false()"/>"#))
+
+            var visit = try CaseFixtures.followUp(
+                followUp, of: pulled, collector: "fieldworker-a", seed: 951, outcome: "resolved", phq: ("0", "1"))
+            visit.patient = PatientIdentification()
+            var xml = Self.instance(visit, followUp, formId: "follow-up")
+            xml = xml.replacingOccurrences(
+                of: #"<patient><given_name></given_name><family_name></family_name><sex></sex></patient>"#, with: "<patient/>")
+            func post(_ body: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/odk/v1/projects/1/forms/follow-up/submissions", method: .post,
+                    headers: [.contentType: "application/xml", .authorization: "Bearer \(server.tokens["fieldworker-a"]!)"],
+                    body: ByteBuffer(string: body))
+            }
+            let unpicked = try await post(xml)
+            #expect(unpicked.status == .badRequest && unpicked.text.contains("intake_case"), "\(unpicked.text)")
+            let opening = #"<data id="follow-up" version="\#(visit.questionnaire.version)">"#
+            let stranger = try await post(
+                xml.replacingOccurrences(of: opening, with: opening + "<intake_case>\(UUID().uuidString.lowercased())</intake_case>"))
+            #expect(stranger.status == .badRequest && stranger.text.contains("no case of the list"), "\(stranger.text)")
+            let picked = xml.replacingOccurrences(
+                of: "<meta>", with: #"<meta><entity dataset="follow-up" id="\#(caseId)" update="1" baseVersion="1"/>"#
+            ).replacingOccurrences(of: opening, with: opening + "<intake_case>\(caseId)</intake_case>")
+            let sent = try await post(picked)
+            #expect(sent.status == .ok, "\(sent.text)")
+            let stored = try #require(try await server.services.store.record(id: visit.id))
+            #expect(stored.record.caseLink?.id.uuidString.lowercased() == caseId && stored.record.caseLink?.revision == 1)
+            #expect(stored.record.patient == screening.patient, "the case's patient, as intake fill --case takes it")
+            try await server.services.cases.catchUpAll()
+            let shown = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server)
+            #expect(shown.json["status"] as? String == "closed" && (shown.json["visits"] as? [Any])?.count == 1, "\(shown.text)")
+        }
+    }
 }
 
 extension TestResponse {

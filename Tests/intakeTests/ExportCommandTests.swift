@@ -159,7 +159,12 @@ struct ExportCommandTests {
                         "records.sps", "records_escaped.csv", "records.R", "export.json", "places.geojson", "repeat_household_members.csv",
                         "attachments.csv",
                         "records.sav", "records.dta", "records.xlsx", "repeat_household_members.sav", "repeat_household_members.dta",
-                    ] + (fromServer ? ["reports.jsonl", "reports_long.csv", "cases.csv", "case_history.csv"] : [])))
+                    ]
+                        + (fromServer
+                            ? [
+                                "reports.jsonl", "reports_long.csv", "cases.csv", "case_history.csv", "cases.sav", "cases.dta",
+                                "case_history.sav", "case_history.dta",
+                            ] : [])))
         // Every place answered is a GeoJSON point, longitude first, of a record exported.
         let places = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("places.geojson"))) as? [String: Any])

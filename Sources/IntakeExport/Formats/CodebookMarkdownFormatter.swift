@@ -55,6 +55,56 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
             ]
             out += "| " + cells.map(Self.escaped).joined(separator: " | ") + " |\n"
         }
+        if let columns = plan.caseColumns { out += caseSection(columns) }
+        return out
+    }
+
+    /// The case files' columns (`cases.csv`, `case_history.csv`, and their .sav, .dta and sheets),
+    /// and what this questionnaire's versions set each property to.
+    func caseSection(_ columns: ExportCaseColumns) -> String {
+        var setBy: [String: [String]] = [:]
+        for version in plan.versions {
+            let rules = version.cases
+            var assignments = rules.opens.flatMap { opening in
+                opening.assignments.map { ($0.property, "opening `\(opening.list)`: `\($0.value)`") }
+            }
+            if let follows = rules.follows {
+                assignments += follows.assignments.map { ($0.property, "visit of `\(follows.list)`: `\($0.value)`") }
+            }
+            for (property, text) in assignments where !(setBy[property]?.contains(text) ?? false) {
+                setBy[property, default: []].append(text)
+            }
+        }
+        var out = """
+
+            ## Case files
+
+            `cases.csv` has one row per case of the lists \(columns.lists.map { "`\($0)`" }.joined(separator: ", ")) (open and \
+            closed), its patient keyed and its dates moved as the records' are; `case_history.csv` one row per change to a \
+            case's properties, status or due date, in the order made (by the opening record, a visit, or a coordinator by \
+            hand). Their values are written as the records' are (yes/no as `1`/`0`, dates `YYYY-MM-DD`, choices by code). \
+            When the export has the statistics files, each has its own `.sav` and `.dta` (`cases.sav`, \
+            `case_history.dta`, …) and a sheet in records.xlsx: a property is a number there when every value is a number \
+            written plainly, a date when every value is a date, and text otherwise. \
+            \(columns.dueLeftOut ? "The due date is left out: it is worked out from an identifying answer. " : "")\
+            Properties set from identifying answers are \(plan.options.includeIdentifiers ? "included" : "left out").
+
+            | file | column | type | holds |
+            |---|---|---|---|
+
+            """
+        func rows(_ names: [String], in file: ExportSideFile) {
+            for name in names {
+                var holds = ExportCaseColumns.description(of: name, in: file)
+                if name.hasPrefix("prop_"), let sets = setBy[String(name.dropFirst(5))] {
+                    holds += "; set by this questionnaire's " + sets.joined(separator: ", ")
+                }
+                let type = ExportCaseColumns.fixedColumnTypes[name]?.rawValue ?? (name.hasPrefix("prop_") ? "property" : "string")
+                out += "| " + [file.fileName, "`\(name)`", type, holds].map(Self.escaped).joined(separator: " | ") + " |\n"
+            }
+        }
+        rows(columns.caseColumns(includeIdentifiers: plan.options.includeIdentifiers), in: .cases)
+        rows(ExportCaseColumns.historyColumns, in: .caseHistory)
         return out
     }
 

@@ -127,32 +127,33 @@ public final class DataPackageFormatter: ExportFormatter {
                     schema: [("fields", .array(fields)), ("missingValues", .array([])), ("primaryKey", .array([.string("record_id")]))]))
         }
         if let columns = plan.caseColumns {
-            func field(_ name: String, _ type: String, required: Bool = false, enumeration: [String] = [], description: String? = nil)
+            func field(_ name: String, _ type: String, in file: ExportSideFile, required: Bool = false, enumeration: [String] = [])
                 -> OrderedJSON
             {
                 var members: [(String, OrderedJSON)] = [("name", .string(name)), ("type", .string(type))]
                 if type == "datetime" { members.append(("format", .string("any"))) }
-                if let description { members.append(("description", .string(description))) }
+                members.append(("description", .string(ExportCaseColumns.description(of: name, in: file))))
                 var constraints: [(String, OrderedJSON)] = []
                 if required { constraints.append(("required", .bool(true))) }
                 if !enumeration.isEmpty { constraints.append(("enum", .array(enumeration.map { .string($0) }))) }
                 if !constraints.isEmpty { members.append(("constraints", .object(constraints))) }
                 return .object(members)
             }
+            func fields(_ names: [String], in file: ExportSideFile, required: Set<String>) -> [OrderedJSON] {
+                names.map { name in
+                    let type = ExportCaseColumns.fixedColumnTypes[name]?.tableSchemaType ?? "string"
+                    let enumeration =
+                        switch name {
+                        case "status": ["open", "closed"]
+                        case "source" where file == .caseHistory: ExportCase.Change.Source.allCases.map(\.rawValue)
+                        default: [String]()
+                        }
+                    return field(name, type, in: file, required: required.contains(name), enumeration: enumeration)
+                }
+            }
             if sideFiles.contains(.cases) {
-                var fields = [
-                    field("case_id", "string", required: true), field("list", "string", required: true),
-                    field("patient_key", "string", description: "The key of the case's patient, as in records.csv"),
-                    field("opened_by_record", "string", description: "The record that opened the case (empty: opened by hand)"),
-                    field("opened_at", "datetime", required: true), field("opened_by", "string"),
-                    field("assignee", "string", description: "The field worker it is assigned to (empty: the team)"),
-                    field("status", "string", required: true, enumeration: ["open", "closed"]), field("due", "date"),
-                    field("revision", "integer", required: true), field("visits", "integer", required: true),
-                    field("last_visit_at", "datetime"),
-                    field("conflicts", "string", description: "Properties two visits made offline left different, separated by spaces"),
-                ]
-                if plan.options.includeIdentifiers { fields.insert(field("patient_id", "string"), at: 3) }
-                fields += columns.properties.map { field(ExportCaseColumns.column($0), "string", description: "The case property \($0)") }
+                let names = columns.caseColumns(includeIdentifiers: plan.options.includeIdentifiers)
+                let fields = fields(names, in: .cases, required: ["case_id", "list", "opened_at", "status", "revision", "visits"])
                 resources.append(
                     resource(
                         name: "cases", path: ExportSideFile.cases.fileName, title: "Cases of \(columns.lists.joined(separator: ", "))",
@@ -163,13 +164,8 @@ public final class DataPackageFormatter: ExportFormatter {
                     ))
             }
             if sideFiles.contains(.caseHistory) {
-                let fields = [
-                    field("case_id", "string", required: true), field("list", "string", required: true),
-                    field("at", "datetime", required: true),
-                    field("source", "string", required: true, enumeration: ExportCase.Change.Source.allCases.map(\.rawValue)),
-                    field("record_id", "string"), field("by", "string"), field("property", "string", required: true),
-                    field("value", "string"),
-                ]
+                let fields = fields(
+                    ExportCaseColumns.historyColumns, in: .caseHistory, required: ["case_id", "list", "at", "source", "property"])
                 resources.append(
                     resource(
                         name: "case_history", path: ExportSideFile.caseHistory.fileName,

@@ -141,6 +141,40 @@ public struct ExportCaseColumns: Sendable, Hashable {
     /// `case_history.csv`'s columns.
     public static let historyColumns = ["case_id", "list", "at", "source", "record_id", "by", "property", "value"]
 
+    /// The types of the case files' columns other than properties (text when not named).
+    public static let fixedColumnTypes: [String: ColumnType] = [
+        "opened_at": .datetime, "last_visit_at": .datetime, "at": .datetime, "due": .date, "revision": .integer, "visits": .integer,
+    ]
+
+    /// What a column of `file` (`cases.csv` or `case_history.csv`) holds: the data package's
+    /// descriptions and the statistics files' variable labels.
+    public static func description(of column: String, in file: ExportSideFile) -> String {
+        if column.hasPrefix("prop_") { return "The case property \(column.dropFirst(5))" }
+        switch (column, file) {
+        case ("case_id", _): return "The case's id"
+        case ("list", _): return "The case list"
+        case ("patient_key", _): return "The key of the case's patient, as in records.csv"
+        case ("patient_id", _): return "The case's patient in the registry"
+        case ("opened_by_record", _): return "The record that opened the case (empty: opened by hand)"
+        case ("opened_at", _): return "When the case was opened"
+        case ("opened_by", _): return "Who opened it"
+        case ("assignee", _): return "The field worker it is assigned to (empty: the team)"
+        case ("status", _): return "open or closed"
+        case ("due", _): return "When the next visit is due"
+        case ("revision", _): return "The case's revision: one more at each change"
+        case ("visits", _): return "The follow-up records filled for it"
+        case ("last_visit_at", _): return "When the latest visit was made"
+        case ("conflicts", _): return "Properties two visits made offline left different, separated by spaces"
+        case ("at", _): return "When the change was made"
+        case ("source", _): return "What made it: the opening record (opened), a visit, or a coordinator by hand"
+        case ("record_id", _): return "The record that made it (empty: a coordinator by hand)"
+        case ("by", _): return "Who made it"
+        case ("property", _): return "The property it set, or status, or due"
+        case ("value", _): return "The value it set"
+        default: return column
+        }
+    }
+
     /// Every column of `cases.csv` (the registry patient's id after the key when identifiers are in).
     public func caseColumns(includeIdentifiers: Bool) -> [String] {
         var columns = Self.fixedColumns

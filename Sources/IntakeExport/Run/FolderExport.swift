@@ -97,8 +97,26 @@ public struct FolderExport {
                         sink: try FileSink(url: staging.appendingPathComponent(table.fileName))))
             }
             let count = try await ExportRun.run(outputs, progress: progress, nextPage: nextPage)
+            // The case files, after the records (read as the records were); the statistics files
+            // hold them too, read from their bytes as they are written.
+            var caseCount: Int?
+            let caseTables = collector == nil ? nil : StatisticsCaseTables(files: sideFiles, folder: staging, options: plan.options)
+            if let cases = side.cases {
+                for file in sideFiles where file.readsCases {
+                    let sink = try FileSink(url: staging.appendingPathComponent(file.fileName))
+                    let count = try await cases.write(file) { bytes in
+                        try sink.write(bytes)
+                        try caseTables?.feed(file, bytes)
+                    }
+                    try sink.close()
+                    if file == .cases { caseCount = count }
+                }
+            }
             var repeatStatisticsFiles: [String] = []
-            if let collector { repeatStatisticsFiles = try StatisticsFiles.write(binary, from: collector, into: staging) }
+            if let collector {
+                repeatStatisticsFiles = try StatisticsFiles.write(
+                    binary, from: collector, cases: caseTables, into: staging)
+            }
             var fetched: (written: Int, missing: Int)?
             if let list = outputs.lazy.compactMap({ $0.formatter as? AttachmentListFormatter }).first {
                 fetched = try await fetchAttachments(list.listed, into: staging.appendingPathComponent("attachments"))
@@ -113,15 +131,6 @@ public struct FolderExport {
             var reportCount: Int?
             if let nextReports = side.nextReports, sideFiles.contains(where: \.readsReports) {
                 reportCount = try await ReportFiles(options: plan.options, files: sideFiles, folder: staging).write(nextPage: nextReports)
-            }
-            var caseCount: Int?
-            if let cases = side.cases {
-                for file in sideFiles where file.readsCases {
-                    let sink = try FileSink(url: staging.appendingPathComponent(file.fileName))
-                    let count = try await cases.write(file) { try sink.write($0) }
-                    try sink.close()
-                    if file == .cases { caseCount = count }
-                }
             }
             var summary = Summary(
                 questionnaire: plan.questionnaireId, versions: plan.versions.map(\.version), records: count,

@@ -603,6 +603,14 @@ public final class CaseService: Sendable {
         return stored
     }
 
+    /// The case a follow-up record `user` sends names, as the record-access policy lets them
+    /// visit it (any case of their team: a visit made offline keeps a case closed or reassigned since).
+    public func visited(_ id: UUID, by user: User) async throws -> StoredCase {
+        guard let stored = try await store.storedCase(id: id), !stored.erased else { throw Self.notFound(id) }
+        try Self.check(.visit, user, stored)
+        return stored
+    }
+
     /// Assigns the case to a field worker of its team, or to the team (nil).
     public func assign(_ id: UUID, to assignee: String?, by user: User, at time: Date = Date()) async throws -> StoredCase {
         guard let stored = try await store.storedCase(id: id) else { throw Self.notFound(id) }

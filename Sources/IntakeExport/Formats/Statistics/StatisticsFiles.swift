@@ -7,7 +7,8 @@ import IntakeCore
 /// - `records.sav` (``SAVWriter``) and `records.dta` (``DTAWriter``) hold the wide table, typed
 ///   (see ``StatisticsTable``), with variable labels and value labels.
 /// - `records.xlsx` (``XLSXBook``) has a sheet `records` (the wide table), one per repeat
-///   (`repeat_<id>`, as the CSV files beside records.csv) and `codebook` (codebook.csv's rows,
+///   (`repeat_<id>`, as the CSV files beside records.csv), `cases` and `case_history` when the
+///   export has those files (``StatisticsCaseTables``), and `codebook` (codebook.csv's rows,
 ///   with the names each column has in the .sav and .dta). Numbers are number cells and dates
 ///   date cells; text, choice codes and the unanswered code are text, exactly as collected: an
 ///   inline string is never a formula, so the CSV's leading `'` is not needed (nor added).
@@ -19,39 +20,63 @@ public enum StatisticsFiles {
     /// beside `records.sav` and `records.dta` each repeat's own table (`repeat_<id>.sav`,
     /// `repeat_<id>.dta`, as `repeat_<id>.csv`); returns the names of those repeat files. Each
     /// file is written a row at a time from the collector's spools, which are removed after.
+    ///
+    /// With `cases` (read from `cases.csv` and `case_history.csv` as they were written), each case
+    /// file has its own `.sav` and `.dta` beside them, and its sheet in records.xlsx.
     @discardableResult
-    static func write(_ formats: [ExportFormat], from collector: StatisticsCollector, into folder: URL, date: Date = Date()) throws
-        -> [String]
-    {
-        defer { collector.remove() }
+    static func write(
+        _ formats: [ExportFormat], from collector: StatisticsCollector, cases: StatisticsCaseTables? = nil, into folder: URL,
+        date: Date = Date()
+    ) throws -> [String] {
+        defer {
+            collector.remove()
+            cases?.remove()
+        }
         let chosen = Self.formats.filter(formats.contains)
         guard !chosen.isEmpty else { return [] }
         try collector.finish()
+        try cases?.finish()
         let table = StatisticsTable(collector)
-        var repeatFiles: [String] = []
+        let code = collector.plan.options.unansweredCode
+        let caseTables: [(name: String, table: StatisticsTable)] = (cases?.tables ?? []).compactMap { found in
+            found.table(questionnaireId: collector.plan.questionnaireId, unansweredCode: code).map {
+                (String(found.file.fileName.dropLast(4)), $0)
+            }
+        }
+        var sideFiles: [String] = []
         for format in chosen {
-            try write(format, table: table, collector: collector, to: folder.appendingPathComponent(format.fileName), date: date)
+            try write(
+                format, table: table, collector: collector, caseTables: caseTables, to: folder.appendingPathComponent(format.fileName),
+                date: date)
             guard format == .sav || format == .dta else { continue }
+            let suffix = format == .sav ? ".sav" : ".dta"
             for number in collector.repeatTables.indices {
-                let name = String(collector.repeatTables[number].table.fileName.dropLast(4)) + (format == .sav ? ".sav" : ".dta")
+                let name = String(collector.repeatTables[number].table.fileName.dropLast(4)) + suffix
                 try write(
                     format, table: StatisticsTable(repeat: number, of: collector), collector: collector,
                     to: folder.appendingPathComponent(name), date: date)
-                repeatFiles.append(name)
+                sideFiles.append(name)
+            }
+            for (name, caseTable) in caseTables {
+                try write(format, table: caseTable, collector: collector, to: folder.appendingPathComponent(name + suffix), date: date)
+                sideFiles.append(name + suffix)
             }
         }
-        return repeatFiles
+        return sideFiles
     }
 
     /// Writes `format`'s file of `table` at `url`.
-    static func write(_ format: ExportFormat, table: StatisticsTable, collector: StatisticsCollector, to url: URL, date: Date) throws {
+    static func write(
+        _ format: ExportFormat, table: StatisticsTable, collector: StatisticsCollector,
+        caseTables: [(name: String, table: StatisticsTable)] = [], to url: URL, date: Date
+    ) throws {
         switch format {
         case .sav: try SAVWriter(table: table, date: date).write(to: url)
         case .dta: try DTAWriter(table: table, date: date).write(to: url)
         default:
-            try checkWorkbook(
-                records: table.rowCount, columns: table.variables.count, longestRepeat: collector.repeatRows.map(\.rowCount).max() ?? 0)
-            try XLSXBook.write(workbook(collector, table: table), to: url)
+            let longest = (collector.repeatRows.map(\.rowCount) + caseTables.map(\.table.rowCount)).max() ?? 0
+            try checkWorkbook(records: table.rowCount, columns: table.variables.count, longestRepeat: longest)
+            try XLSXBook.write(workbook(collector, table: table, caseTables: caseTables), to: url)
         }
     }
 
@@ -69,7 +94,9 @@ public enum StatisticsFiles {
 
     /// The sheets of records.xlsx, each read from its spool as it is written: cells typed as in
     /// the .sav and .dta (``StatisticsTable``).
-    static func workbook(_ collector: StatisticsCollector, table: StatisticsTable) -> [XLSXBook.RowSource] {
+    static func workbook(
+        _ collector: StatisticsCollector, table: StatisticsTable, caseTables: [(name: String, table: StatisticsTable)] = []
+    ) -> [XLSXBook.RowSource] {
         let plan = collector.plan
         let code = plan.options.unansweredCode
         func cell(_ value: StatisticsValue, _ kind: StatisticsVariable.Kind) -> XLSXBook.Cell? {
@@ -112,6 +139,9 @@ public enum StatisticsFiles {
                 sheet(
                     String(repeatTable.fileName.dropLast(4)), header: repeatTable.keyColumnNames + repeatTable.columns.map(\.name),
                     table: StatisticsTable(repeat: number, of: collector), keys: repeatTable.keyColumnNames.count))
+        }
+        for (name, caseTable) in caseTables {
+            sheets.append(sheet(name, header: caseTable.variables.map(\.column), table: caseTable, keys: 0))
         }
         // The codebook, with the names the .sav and .dta give each column.
         let codebook = CodebookCSVFormatter(plan: plan)

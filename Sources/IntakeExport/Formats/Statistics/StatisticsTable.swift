@@ -107,6 +107,13 @@ struct StatisticsTable {
     /// "Asked, not answered" in a text variable (see ``StatisticsValue/unanswered``).
     var unansweredCode: String
 
+    init(variables: [StatisticsVariable], rows: StatisticsSpool, questionnaireId: String, unansweredCode: String) {
+        self.variables = variables
+        self.rows = rows
+        self.questionnaireId = questionnaireId
+        self.unansweredCode = unansweredCode
+    }
+
     /// The wide table of what `collector` gathered.
     init(_ collector: StatisticsCollector) {
         let plan = collector.plan
