@@ -23,8 +23,9 @@ extension ODKRoutes {
         let document = try ODKInstance.parse(try await body(request))
         let questionnaire = try await version(of: document, form: form, current: current)
         let deviceId = request.uri.queryParameters["deviceID"].map(String.init) ?? "odk-api"
-        var record = try ODKInstance.record(document, questionnaire: questionnaire, collector: user.username, deviceId: deviceId)
-        try await linkCase(&record, document, questionnaire: questionnaire, user: user)
+        let followed = try await followedCase(document, questionnaire: questionnaire, user: user)
+        let record = try ODKInstance.record(
+            document, questionnaire: questionnaire, collector: user.username, deviceId: deviceId, followed: followed)
         let results = try await services.records.ingest([record], owner: RecordOwner(teamId: team.id, username: user.username))
         switch results.first {
         case .stored(.created, _)?:
@@ -66,12 +67,13 @@ extension ODKRoutes {
                 message: "An edit names the version it replaces in meta/deprecatedID, and its own in meta/instanceID.")
         }
         let deviceId = request.uri.queryParameters["deviceID"].map(String.init) ?? "odk-api"
-        var record = try ODKInstance.record(document, questionnaire: questionnaire, collector: stored.record.collector, deviceId: deviceId)
+        let followed = try await followedCase(document, questionnaire: questionnaire, user: user, editing: stored.record)
+        var record = try ODKInstance.record(
+            document, questionnaire: questionnaire, collector: stored.record.collector, deviceId: deviceId, followed: followed)
         record.id = id
         record.createdAt = stored.record.createdAt
         record.status = stored.record.status
-        if document.child("patient") == nil { record.patient = stored.record.patient }
-        try await linkCase(&record, document, questionnaire: questionnaire, user: user, keeping: stored.record)
+        if document.child("patient") == nil, followed == nil { record.patient = stored.record.patient }
         switch try await services.records.edit(
             record, of: stored, baseRevision: stored.revision, savedBy: user.username, uploadsTeam: team.id, deviceId: deviceId)
         {
@@ -96,23 +98,26 @@ extension ODKRoutes {
     }
 
     /// A follow-up's case, as its XForm picks it (``XFormWriter/casePicker(_:)``, an entity's
-    /// `name`): the record names it as `intake fill --case` does, at the version the form read
-    /// (`meta/entity/@baseVersion`, else the case's now), with the case's properties and its
-    /// patient (the form does not ask it). Any case of the sender's team may be named (a visit
-    /// made offline keeps a case closed or reassigned since: ``CaseAction/visit``). An edit keeps
-    /// the case its record names unless it picks another.
-    func linkCase(
-        _ record: inout PatientResponse, _ document: ODKElement, questionnaire: Questionnaire, user: User,
-        keeping stored: PatientResponse? = nil
-    ) async throws {
-        guard let follows = questionnaire.cases.follows else { return }
+    /// `name`): the record names it as `intake fill --case` does, with the case's patient (the
+    /// form does not ask it) and its properties as they stood at the version the form read
+    /// (`meta/entity/@baseVersion`; else as they stand). Which cases a field worker may name is
+    /// the record-access policy's (``CaseAction/visit``). An edit keeps the case its record
+    /// names: picking another is refused (its visit would stay counted on the first).
+    func followedCase(_ document: ODKElement, questionnaire: Questionnaire, user: User, editing stored: PatientResponse? = nil)
+        async throws -> ODKInstance.FollowedCase?
+    {
+        guard let follows = questionnaire.cases.follows else { return nil }
         let picker = XFormWriter.casePicker(questionnaire)
         let picked = document.child(picker)?.value.trimmingCharacters(in: .whitespaces) ?? ""
-        if let stored, let kept = stored.caseLink, picked.isEmpty || UUID(uuidString: picked) == kept.id {
-            record.caseLink = kept
-            record.patient = stored.patient
-            record.patientId = stored.patientId
-            return
+        if let stored, let kept = stored.caseLink {
+            guard picked.isEmpty || UUID(uuidString: picked) == kept.id else {
+                throw ODKError(
+                    status: .badRequest, code: 400.2,
+                    message:
+                        "An edit keeps the case its submission visits (\(kept.id.uuidString.lowercased())); to visit another case, send a new submission."
+                )
+            }
+            return ODKInstance.FollowedCase(link: kept, patient: stored.patient, patientId: stored.patientId)
         }
         guard !picked.isEmpty else {
             throw ODKError(
@@ -121,27 +126,26 @@ extension ODKRoutes {
                     "\(questionnaire.id) is filled for a case of the list '\(follows.list)': name it in \(picker), the name (id) of an entity of \(follows.list).csv."
             )
         }
-        let found: StoredCase
+        let read = document.child("meta")?.child("entity")?.attributes["baseVersion"].flatMap { Int($0) }
+        let seen: StoredCase
         do {
             guard let id = UUID(uuidString: picked) else { throw ServiceError.notFound(picked) }
-            found = try await services.cases.visited(id, by: user)
+            seen = try await services.cases.visited(id, by: user, asOf: read)
         } catch let error as ServiceError where error.isMissing {
             throw ODKError(
                 status: .badRequest, code: 400.2,
                 message:
-                    "\(picker) names no case of the list '\(follows.list)' of your team: give the name (id) of an entity of \(follows.list).csv."
+                    "\(picker) names no case of the list '\(follows.list)' you may visit: give the name (id) of an entity of \(follows.list).csv as the form's attachment lists it."
             )
         }
-        guard found.list == follows.list else {
+        guard seen.list == follows.list else {
             throw ODKError(
                 status: .badRequest, code: 400.2,
-                message: "\(picker) names a case of the list '\(found.list)'; \(questionnaire.id) follows '\(follows.list)'.")
+                message: "\(picker) names a case of the list '\(seen.list)'; \(questionnaire.id) follows '\(follows.list)'.")
         }
-        let read = document.child("meta")?.child("entity")?.attributes["baseVersion"].flatMap { Int($0) }
-        record.caseLink = follows.link(
-            caseId: found.id, revision: read.map { min(max($0, 1), found.revision) } ?? found.revision, values: found.properties)
-        record.patient = found.opening.patient
-        record.patientId = found.patientId
+        return ODKInstance.FollowedCase(
+            link: follows.link(caseId: seen.id, revision: seen.revision, values: seen.properties), patient: seen.opening.patient,
+            patientId: seen.patientId)
     }
 
     /// The questionnaire version an instance is of: its form's, and the version its root names.
@@ -233,7 +237,8 @@ extension ODKRoutes {
     }
 
     /// `GET …/forms/{form}/attachments/{name}`: the follow-up's case list as ODK Collect reads an
-    /// entity list: `name` (the case's id), `label`, `__version` and each property the list's
+    /// entity list: `name` (the case's id), `label`, `__version`, the patient's `__date_of_birth`
+    /// and `__sex`, and each property the list's
     /// questionnaires declare, as text; the open cases the caller follows, as `intake cases pull` gives them.
     func formAttachment(_ context: IntakeRequestContext) async throws -> Response {
         let (user, _) = try await team(context)
@@ -246,10 +251,16 @@ extension ODKRoutes {
         let properties = (try await services.cases.lists(for: user).first { $0.name == list }?.properties ?? []).filter {
             !["name", "label"].contains($0) && !$0.hasPrefix("__")
         }
-        var text = CSV.line(["name", "label", "__version"] + properties)
+        // The patient's date of birth and sex, which a follow-up's expressions may read (its XForm
+        // reads them here: the form does not ask the patient), under names no property takes.
+        var text = CSV.line(["name", "label", "__version", "__date_of_birth", "__sex"] + properties)
         for stored in try await followedCases(list, for: user) {
+            let patient = stored.opening.patient
             text += CSV.line(
-                [stored.id.uuidString.lowercased(), stored.label, String(stored.revision)]
+                [
+                    stored.id.uuidString.lowercased(), stored.label, String(stored.revision), patient.dateOfBirth?.description ?? "",
+                    patient.sex?.rawValue ?? "",
+                ]
                     + properties.map { property in stored.properties[property].map { ExpressionValue($0).text } ?? "" })
         }
         return Response(
@@ -377,8 +388,18 @@ enum ODKInstance {
         func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) { malformed = true }
     }
 
-    /// The record the instance holds, shaped as the form's XForm (``XFormWriter``).
-    static func record(_ root: ODKElement, questionnaire: Questionnaire, collector: String, deviceId: String) throws -> PatientResponse {
+    /// The case a follow-up's instance visits, and its patient (``ODKRoutes/followedCase(_:questionnaire:user:editing:)``).
+    struct FollowedCase: Equatable {
+        var link: CaseLink
+        var patient: PatientIdentification
+        var patientId: UUID?
+    }
+
+    /// The record the instance holds, shaped as the form's XForm (``XFormWriter``); a follow-up's
+    /// names `followed` and its patient.
+    static func record(
+        _ root: ODKElement, questionnaire: Questionnaire, collector: String, deviceId: String, followed: FollowedCase? = nil
+    ) throws -> PatientResponse {
         guard let instanceID = root.child("meta")?.child("instanceID")?.value, !instanceID.isEmpty,
             let id = UUID(uuidString: instanceID.lowercased().hasPrefix("uuid:") ? String(instanceID.dropFirst(5)) : instanceID)
         else { throw ODKError(status: .badRequest, code: 400.2, message: "The submission has no meta/instanceID of the form uuid:…") }
@@ -411,6 +432,12 @@ enum ODKInstance {
         var response = PatientResponse(
             id: id, questionnaire: questionnaire.reference, patient: patient, answers: answers, status: .complete, collector: collector,
             deviceId: deviceId)
+        // Before what is hidden is worked out: show-if may read the case and the patient.
+        if let followed {
+            response.caseLink = followed.link
+            response.patient = followed.patient
+            response.patientId = followed.patientId
+        }
         // A repeat with no instance has no element in an XForm instance: one the form shows was
         // answered with none (count() is 0), as the form stores it; one it hides stays unanswered.
         let hidden = questionnaire.hiddenPositions(in: response)

@@ -46,7 +46,11 @@ extension XPath.Writing {
         guard let follows = questionnaire.cases.follows else { return }
         caseList = follows.list
         var picker = Self.casePicker
-        while questionnaire.question(id: picker) != nil || questionnaire.sections.contains(where: { $0.name == picker }) { picker += "_" }
+        while questionnaire.question(id: picker) != nil
+            || questionnaire.sections.contains(where: { $0.name == picker || XFormWriter.elementName($0) == picker })
+        {
+            picker += "_"
+        }
         self.picker = picker
         for property in follows.properties {
             if property.type == .yesNo { yesNo.insert("case.\(property.name)") }

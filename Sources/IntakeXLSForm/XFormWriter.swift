@@ -87,9 +87,15 @@ public enum XFormWriter {
             var text = XPath.write(expression, context)
             var byId: [String: String] = [:]
             for question in questionnaire.allQuestions { if let id = question.id { byId[id] = paths[question.position] } }
+            if let entity {
+                // A follow-up's patient is its case's: read from the picked entity (the form does not ask it).
+                let item = "instance('\(entity.list)')/root/item[name= /data/\(context.picker) ]"
+                byId["date_of_birth"] = byId["date_of_birth"] ?? "\(item)/__date_of_birth"
+                byId["sex"] = byId["sex"] ?? "\(item)/__sex"
+                byId[context.picker] = "/data/\(context.picker)"
+            }
             byId["date_of_birth"] = byId["date_of_birth"] ?? "/data/patient/date_of_birth"
             byId["sex"] = byId["sex"] ?? "/data/patient/sex"
-            if entity != nil { byId[context.picker] = "/data/\(context.picker)" }
             var out = ""
             while let open = text.range(of: "${") {
                 out += text[..<open.lowerBound]

@@ -183,7 +183,7 @@ struct StatisticsFilesTests {
                 "2026-10-30", "'=not a formula",
             ],
             [
-                "c2", "follow-up", "", "", "2026-11-02T10:00:00Z", "field", "amal", "closed", "", "1", "0", "", "phq2", "12", "12",
+                "c2", "follow-up", "", "", "2026-11-02T10:00:00Z", "field", "'amal", "closed", "", "1", "0", "", "phq2", "12", "12",
                 "2026-10-31", "two\r\nlines, \"quoted\"",
             ],
         ].map(CSV.line)
@@ -210,7 +210,7 @@ struct StatisticsFilesTests {
         #expect(sav.number("prop_phq2", row: 1) == 12 && sav.number("revision", row: 0) == 2)
         #expect(sav.text("prop_phone", row: 0) == "0791" && sav.text("prop_phone", row: 1) == "12", "a leading zero keeps the column text")
         #expect(sav.text("prop_note", row: 0) == "=not a formula" && sav.text("prop_note", row: 1) == "two\r\nlines, \"quoted\"")
-        #expect(sav.text("assignee", row: 1) == "amal" && sav.text("conflicts", row: 1) == "phq2")
+        #expect(sav.text("assignee", row: 1) == "'amal" && sav.text("conflicts", row: 1) == "phq2", "only values the CSV guards lose a '")
         let dta = try DTAReader(try [UInt8](Data(contentsOf: folder.appendingPathComponent("cases.dta"))))
         #expect(dta.count == 2 && dta.format("prop_seen") == "%td" && dta.format("due") == "%td")
         #expect(dta.text("prop_note", row: 0) == "=not a formula" && dta.text("case_id", row: 1) == "c2")
@@ -223,6 +223,17 @@ struct StatisticsFilesTests {
         #expect(workbook.contains(#"name="cases""#) && workbook.contains(#"name="case_history""#))
         let codebook = try String(contentsOf: folder.appendingPathComponent("codebook.md"), encoding: .utf8)
         #expect(codebook.contains("## Case files") && codebook.contains("`prop_phone`") && codebook.contains("case_history.csv"))
+
+        // With raw cells the CSV guards nothing, and a value's own leading ' is kept.
+        var raw = ExportOptions()
+        raw.rawCells = true
+        let rawPlan = try ExportPlan(questionnaires: [questionnaire], options: raw)
+        var rawPages = [[ExportInput(record: Fixtures.item(Fixtures.record(questionnaire, Self.answers[0])))]]
+        let rawFolder = directory.appendingPathComponent("raw")
+        _ = try await FolderExport(plan: rawPlan, formats: [.sav], sideFiles: [.cases], folder: rawFolder)
+            .write(cursor: nil, since: nil, side: ExportSideSources(cases: source)) { rawPages.isEmpty ? nil : rawPages.removeFirst() }
+        let rawSAV = try SAVReader(try [UInt8](Data(contentsOf: rawFolder.appendingPathComponent("cases.sav"))))
+        #expect(rawSAV.text("prop_note", row: 0) == "'=not a formula")
     }
 
     /// The splitter gives the records CSVReader reads, whatever the chunks.

@@ -392,6 +392,15 @@ struct ODKRoutesTests {
             #expect(xform.contains("instance('follow-up')/root/item[name= /data/intake_case ]/phq2"), "case.phq2 reads the picked entity")
             #expect(xform.contains(#"entities:saveto="phq2""#) && xform.contains(#"<bind nodeset="/data/patient" relevant="false()"/>"#))
 
+            // A coordinator changes the case by hand meanwhile: revision 2, phq2 5. The visit,
+            // made from version 1, names revision 1 and the properties it read then.
+            struct Change: Encodable { var data: [String: String] }
+            let changed = try await client.send(
+                .patch, "/odk/v1/projects/1/datasets/follow-up/entities/\(caseId)?force=true", as: "coordinator-a", in: server,
+                json: Change(data: ["phq2": "5"]))
+            #expect(changed.status == .ok, "\(changed.text)")
+            let before = try #require(pulled["properties"] as? [String: Any])
+
             var visit = try CaseFixtures.followUp(
                 followUp, of: pulled, collector: "fieldworker-a", seed: 951, outcome: "resolved", phq: ("0", "1"))
             visit.patient = PatientIdentification()
@@ -417,10 +426,50 @@ struct ODKRoutesTests {
             #expect(sent.status == .ok, "\(sent.text)")
             let stored = try #require(try await server.services.store.record(id: visit.id))
             #expect(stored.record.caseLink?.id.uuidString.lowercased() == caseId && stored.record.caseLink?.revision == 1)
+            let phq2 = try #require(followUp.cases.follows?.properties.firstIndex { $0.name == "phq2" })
+            #expect(
+                stored.record.caseLink?.properties[phq2 + 1] == .integer((before["phq2"] as? [String: Any])?["integer"] as? Int ?? -1),
+                "the properties as the form read them, at version 1, not the change made since")
             #expect(stored.record.patient == screening.patient, "the case's patient, as intake fill --case takes it")
             try await server.services.cases.catchUpAll()
             let shown = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server)
             #expect(shown.json["status"] as? String == "closed" && (shown.json["visits"] as? [Any])?.count == 1, "\(shown.text)")
+
+            // A second visit made offline before the case closed still visits it; another
+            // team's field worker cannot name it; an edit cannot move a visit to another case.
+            var late = try CaseFixtures.followUp(
+                followUp, of: pulled, collector: "fieldworker-a", seed: 952, outcome: "resolved", phq: ("1", "1"))
+            late.patient = PatientIdentification()
+            let lateXML = Self.instance(late, followUp, formId: "follow-up").replacingOccurrences(
+                of: opening, with: opening + "<intake_case>\(caseId)</intake_case>")
+            #expect(try await post(lateXML).status == .ok, "a visit to a case closed since is kept")
+            try await server.services.cases.catchUpAll()
+            let again = try await client.send(.get, "/v1/cases/\(caseId)", as: "coordinator-a", in: server)
+            #expect((again.json["visits"] as? [Any])?.count == 2, "\(again.text)")
+            let otherTeam = try await client.execute(
+                uri: "/odk/v1/projects/2/forms/follow-up/submissions", method: .post,
+                headers: [.contentType: "application/xml", .authorization: "Bearer \(server.tokens["fieldworker-b"]!)"],
+                body: ByteBuffer(
+                    string: lateXML.replacingOccurrences(of: late.id.uuidString.lowercased(), with: UUID().uuidString.lowercased())))
+            #expect(otherTeam.status == .badRequest || otherTeam.status == .notFound, "\(otherTeam.text)")
+            let screening2 = CaseFixtures.screening(server, flagged: true, from: 990)
+            #expect(try await client.send(.post, "/v1/records", as: "fieldworker-a", in: server, json: screening2).status == .created)
+            try await server.services.cases.catchUpAll()
+            let cases = (try await client.send(.get, "/v1/cases", as: "fieldworker-a", in: server).json["cases"] as? [[String: Any]]) ?? []
+            let second = try #require(cases.compactMap { $0["id"] as? String }.first { $0 != caseId })
+            let moved = try await client.execute(
+                uri: "/odk/v1/projects/1/forms/follow-up/submissions/uuid%3A\(visit.id.uuidString.lowercased())", method: .put,
+                headers: [.contentType: "application/xml", .authorization: "Bearer \(server.tokens["coordinator-a"]!)"],
+                body: ByteBuffer(
+                    string: picked.replacingOccurrences(
+                        of: "<intake_case>\(caseId)</intake_case>", with: "<intake_case>\(second)</intake_case>"
+                    )
+                    .replacingOccurrences(
+                        of: "<instanceID>uuid:\(visit.id.uuidString.lowercased())</instanceID>",
+                        with:
+                            "<instanceID>uuid:\(UUID().uuidString.lowercased())</instanceID><deprecatedID>uuid:\(visit.id.uuidString.lowercased())</deprecatedID>"
+                    )))
+            #expect(moved.status == .badRequest && moved.text.contains("An edit keeps the case"), "\(moved.text)")
         }
     }
 }

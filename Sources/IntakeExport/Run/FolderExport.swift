@@ -36,6 +36,8 @@ public struct FolderExport {
         public var includeIdentifiers: Bool
         public var dropFreeText: Bool
         public var shiftDates: Bool?
+        /// Whether collected text is written as collected, without the `'` guard (`--raw-cells`).
+        public var rawCells: Bool?
         public var generatedAt: String
         /// How many records removed.csv lists (incremental exports from a server).
         public var removed: Int?
@@ -138,6 +140,7 @@ public struct FolderExport {
                 cursor: cursor, since: since,
                 includeIdentifiers: plan.options.includeIdentifiers,
                 dropFreeText: plan.options.dropFreeText, shiftDates: plan.options.shiftDates, generatedAt: Timestamp.string(from: Date()))
+            summary.rawCells = plan.options.rawCells
             summary.removed = removedCount
             summary.reports = reportCount
             if let caseCount, let cases = side.cases {

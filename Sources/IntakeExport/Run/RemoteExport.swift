@@ -103,6 +103,8 @@ public struct RemoteExport {
         if options.includeIdentifiers { query["includeIdentifiers"] = "true" }
         if options.dropFreeText { query["dropFreeText"] = "true" }
         if options.shiftDates { query["shiftDates"] = "true" }
+        // The case files come as the server writes them: raw when the export's cells are.
+        if options.rawCells { query["rawCells"] = "true" }
         let received = try await server.downloadExport(query: query, into: download, idleTimeout: idleTimeout)
         // A cut connection is said before anything else is asked.
         var lines = 0

@@ -203,7 +203,8 @@ public enum CaseAction: String, Sendable, CaseIterable {
     /// Change its properties by hand, or delete a case opened by hand (an ODK entity's update and deletion).
     case update
     /// Name it as the case a follow-up record visits (an ODK submission picks it by id): a visit
-    /// made offline keeps its case though the case was closed or given to another since.
+    /// made offline keeps its case though the case was closed since, or given to another after
+    /// the visitor opened or visited it.
     case visit
 }
 
@@ -212,16 +213,17 @@ extension RecordAccessPolicy {
     /// - its team's coordinators see every case of the team, open or closed, and assign and close them;
     /// - a field worker of the team sees the open cases assigned to them or left to the team (a
     ///   closed case, or one assigned to another, is not theirs to know: 404), and may only read;
-    ///   any of the team's cases a follow-up of theirs names is visited (made offline, it was theirs then);
+    ///   a follow-up of theirs visits such a case though it was closed since, and a case they opened
+    ///   or visited before though it was given to another since (`hadIt`): made offline, it was theirs then;
     /// - anyone else (another team, admins, researchers, who export instead) is told it does not exist.
-    public static func decide(_ action: CaseAction, by user: User, onCaseOf teamId: Int64, assignee: String?, isOpen: Bool)
-        -> AccessDecision
-    {
+    public static func decide(
+        _ action: CaseAction, by user: User, onCaseOf teamId: Int64, assignee: String?, isOpen: Bool, hadIt: Bool = false
+    ) -> AccessDecision {
         guard user.teamId == teamId else { return .notFound }
         switch user.role {
         case .coordinator: return .allowed
         case .fieldworker:
-            if action == .visit { return .allowed }
+            if action == .visit, assignee == nil || assignee == user.username || hadIt { return .allowed }
             guard isOpen, assignee == nil || assignee == user.username else { return .notFound }
             return action == .read ? .allowed : .forbidden(code: "not_a_coordinator")
         case .admin, .researcher: return .notFound

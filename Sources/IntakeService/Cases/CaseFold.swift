@@ -36,6 +36,15 @@ public enum CaseFold {
         return folded(next)
     }
 
+    /// The case as it stood at `revision`, as a machine that read it then saw it: its opening and
+    /// the visits that had arrived by then (`stored` itself at its revision or later).
+    public static func asOf(_ revision: Int, _ stored: StoredCase) -> StoredCase {
+        guard revision < stored.revision, revision >= 1 else { return stored }
+        var past = stored
+        past.visits = stored.visits.filter { $0.arrivalRevision <= revision }
+        return folded(past)
+    }
+
     /// The state `stored`'s opening and visits give.
     public static func folded(_ stored: StoredCase) -> StoredCase {
         var state = stored

@@ -604,11 +604,15 @@ public final class CaseService: Sendable {
     }
 
     /// The case a follow-up record `user` sends names, as the record-access policy lets them
-    /// visit it (any case of their team: a visit made offline keeps a case closed or reassigned since).
-    public func visited(_ id: UUID, by user: User) async throws -> StoredCase {
+    /// visit it (``CaseAction/visit``: a visit made offline keeps a case closed since, or given
+    /// to another after they opened or visited it).
+    /// The case is given as it stood at `revision` (the version the visit's form read; nil: now).
+    public func visited(_ id: UUID, by user: User, asOf revision: Int? = nil) async throws -> StoredCase {
         guard let stored = try await store.storedCase(id: id), !stored.erased else { throw Self.notFound(id) }
-        try Self.check(.visit, user, stored)
-        return stored
+        // Whether the visitor opened it or visited it before (then it was theirs, whoever has it now).
+        let hadIt = stored.opening.collector == user.username || stored.visits.contains { $0.collector == user.username && !$0.withdrawn }
+        try Self.check(.visit, user, stored, hadIt: hadIt)
+        return revision.map { CaseFold.asOf($0, stored) } ?? stored
     }
 
     /// Assigns the case to a field worker of its team, or to the team (nil).
@@ -657,9 +661,9 @@ public final class CaseService: Sendable {
         return changed
     }
 
-    private static func check(_ action: CaseAction, _ user: User, _ stored: StoredCase) throws {
+    private static func check(_ action: CaseAction, _ user: User, _ stored: StoredCase, hadIt: Bool = false) throws {
         switch RecordAccessPolicy.decide(
-            action, by: user, onCaseOf: stored.teamId, assignee: stored.assignee, isOpen: stored.status == .open)
+            action, by: user, onCaseOf: stored.teamId, assignee: stored.assignee, isOpen: stored.status == .open, hadIt: hadIt)
         {
         case .allowed: return
         case .notFound, .gone: throw notFound(stored.id)

@@ -25,6 +25,9 @@ final class StatisticsCaseTables {
         var spool: StatisticsSpool?
         /// Per column: whether every value is a number written as the export writes numbers.
         var plainNumbers: [Bool] = []
+        /// Per column: whether it holds values the CSV guards with a leading `'` (the properties'
+        /// and the history's values, unless the cells are raw).
+        var guarded: [Bool] = []
         var splitter = CSVLineSplitter()
 
         init(file: ExportSideFile, url: URL, sentinel: Double, rawCells: Bool) {
@@ -38,6 +41,7 @@ final class StatisticsCaseTables {
             guard let spool else {
                 columns = fields
                 plainNumbers = Array(repeating: true, count: fields.count)
+                guarded = fields.map { !rawCells && ($0.hasPrefix("prop_") || (file == .caseHistory && $0 == "value")) }
                 spool = try StatisticsSpool(url: url, columns: fields.count, sentinel: sentinel)
                 return
             }
@@ -48,7 +52,7 @@ final class StatisticsCaseTables {
             var cells = [CellValue?](repeating: nil, count: fields.count)
             for (index, field) in fields.enumerated() where !field.isEmpty {
                 // The CSV's one leading `'` (a guard against formulas) is not part of the value.
-                let value = !rawCells && field.utf8.first == UInt8(ascii: "'") ? String(field.dropFirst()) : field
+                let value = guarded[index] && field.utf8.first == UInt8(ascii: "'") ? String(field.dropFirst()) : field
                 if plainNumbers[index] {
                     plainNumbers[index] = StatisticsVariable.plainNumber(value).map { ExportPlan.number($0) == value } ?? false
                 }

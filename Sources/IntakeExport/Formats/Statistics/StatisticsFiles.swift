@@ -74,9 +74,11 @@ public enum StatisticsFiles {
         case .sav: try SAVWriter(table: table, date: date).write(to: url)
         case .dta: try DTAWriter(table: table, date: date).write(to: url)
         default:
-            let longest = (collector.repeatRows.map(\.rowCount) + caseTables.map(\.table.rowCount)).max() ?? 0
-            try checkWorkbook(records: table.rowCount, columns: table.variables.count, longestRepeat: longest)
-            try XLSXBook.write(workbook(collector, table: table, caseTables: caseTables), to: url)
+            try checkWorkbook(
+                records: table.rowCount, columns: table.variables.count, longestRepeat: collector.repeatRows.map(\.rowCount).max() ?? 0)
+            // A case file longer than a sheet holds is left out of the workbook: its .sav and .dta (and CSV) hold it.
+            let sheets = caseTables.filter { $0.table.rowCount < 1_048_576 && $0.table.variables.count <= 16_384 }
+            try XLSXBook.write(workbook(collector, table: table, caseTables: sheets), to: url)
         }
     }
 
