@@ -21,7 +21,7 @@ package struct AnswerSheet {
         ordinals = questionnaire.ordinals
         patient = response.patient
         caseProperties = response.caseLink?.properties ?? [:]
-        var answers = [Answer?](repeating: nil, count: questionnaire.checks.count)
+        var answers = [Answer?].noAnswers(questionnaire.checks.count)
         for (section, byIndex) in response.answers {
             for (index, answer) in byIndex {
                 if let ordinal = ordinals[QuestionPosition(section: section, index: index)] { answers[ordinal] = answer }

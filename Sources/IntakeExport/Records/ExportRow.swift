@@ -42,7 +42,7 @@ public struct ExportRow: Sendable {
         let days = item.datesShifted ? keyer?.dateShift(patientKey: item.patientKey, recordId: header.id) ?? 0 : 0
         let layout = try plan.layout(for: header.questionnaire)
         let ordinals = layout.visibility.ordinals
-        var answers = [Answer?](repeating: nil, count: layout.visibility.questionCount)
+        var answers = [Answer?].noAnswers(layout.visibility.questionCount)
         for (position, answer) in found {
             guard let ordinal = ordinals[position] else { continue }
             answers[ordinal] = days == 0 ? answer : ExportRecord.shifted(answer, by: days)
@@ -54,7 +54,7 @@ public struct ExportRow: Sendable {
     public init(_ item: ExportRecord, plan: ExportPlan) throws(ExportError) {
         let layout = try plan.layout(for: item.record.questionnaire)
         let ordinals = layout.visibility.ordinals
-        var answers = [Answer?](repeating: nil, count: layout.visibility.questionCount)
+        var answers = [Answer?].noAnswers(layout.visibility.questionCount)
         for (section, byIndex) in item.record.answers {
             for (index, answer) in byIndex {
                 guard let ordinal = ordinals[QuestionPosition(section: section, index: index)] else { continue }
