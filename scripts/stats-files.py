@@ -584,7 +584,7 @@ def check_case_files(folder, raw_cells):
             sources.append((path.name, lambda row, column, columns=columns, epoch=epoch: (columns[column][0][row], columns[column][1], epoch)))
         if book is not None:
             if stem not in book.sheetnames:
-                if len(body) < 1048575:  # a longer one is left out of the workbook, as Excel holds no more rows
+                if len(body) <= 1048575:  # a longer one is left out of the workbook, as Excel holds no more rows
                     mismatches.append(f"records.xlsx: no sheet {stem} beside {stem}.csv")
             else:
                 rows = list(book[stem].iter_rows(values_only=True))

@@ -99,8 +99,9 @@ extension ODKRoutes {
 
     /// A follow-up's case, as its XForm picks it (``XFormWriter/casePicker(_:)``, an entity's
     /// `name`): the record names it as `intake fill --case` does, with the case's patient (the
-    /// form does not ask it) and its properties as they stood at the version the form read
-    /// (`meta/entity/@baseVersion`; else as they stand). Which cases a field worker may name is
+    /// form does not ask it) and its properties as its visits had left them at the version the
+    /// form read (`meta/entity/@baseVersion`; else as they stand; a visit edited or withdrawn
+    /// since, which makes no new version, is read as it is now). Which cases a field worker may name is
     /// the record-access policy's (``CaseAction/visit``). An edit keeps the case its record
     /// names: picking another is refused (its visit would stay counted on the first).
     func followedCase(_ document: ODKElement, questionnaire: Questionnaire, user: User, editing stored: PatientResponse? = nil)
@@ -126,7 +127,8 @@ extension ODKRoutes {
                     "\(questionnaire.id) is filled for a case of the list '\(follows.list)': name it in \(picker), the name (id) of an entity of \(follows.list).csv."
             )
         }
-        let read = document.child("meta")?.child("entity")?.attributes["baseVersion"].flatMap { Int($0) }
+        // A version below 1 is read as 1: the form saw at least the case as it was opened.
+        let read = document.child("meta")?.child("entity")?.attributes["baseVersion"].flatMap { Int($0) }.map { max($0, 1) }
         let seen: StoredCase
         do {
             guard let id = UUID(uuidString: picked) else { throw ServiceError.notFound(picked) }

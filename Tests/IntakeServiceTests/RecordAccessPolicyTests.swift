@@ -14,6 +14,24 @@ struct RecordAccessPolicyTests {
     let cora = Self.user("cora", .coordinator, team: 1)
     let otto = Self.user("otto", .coordinator, team: 2)
 
+    /// A follow-up sent through ODK names a case a field worker was given, though it was closed
+    /// since, or one whose opening record is theirs; not another's case, nor another team's.
+    @Test func aVisitNamesACaseItsFieldWorkerHadAndNoOther() {
+        func visit(_ user: User, team: Int64 = 1, assignee: String?, open: Bool, hadIt: Bool = false) -> AccessDecision {
+            RecordAccessPolicy.decide(.visit, by: user, onCaseOf: team, assignee: assignee, isOpen: open, hadIt: hadIt)
+        }
+        #expect(visit(fatima, assignee: "fatima", open: false) == .allowed, "closed since the visit was made")
+        #expect(visit(fatima, assignee: nil, open: false) == .allowed, "the team's, closed since")
+        #expect(visit(fatima, assignee: "farid", open: true) == .notFound, "another's, never hers")
+        #expect(visit(fatima, assignee: "farid", open: true, hadIt: true) == .allowed, "she opened it; given to farid since")
+        #expect(visit(fatima, team: 2, assignee: nil, open: true, hadIt: true) == .notFound)
+        #expect(visit(cora, assignee: "farid", open: false) == .allowed)
+        #expect(visit(otto, assignee: nil, open: true) == .notFound)
+        #expect(
+            RecordAccessPolicy.decide(.read, by: fatima, onCaseOf: 1, assignee: "fatima", isOpen: false) == .notFound,
+            "visiting is not reading")
+    }
+
     @Test func aTeamSeesItsRecordsAndNobodyElseKnowsThemExceptByReferralOrGrant() {
         let record = RecordFacts(teamId: 1, collector: "fatima")
         for action in RecordAction.allCases { #expect(RecordAccessPolicy.decide(action, by: otto, on: record) == .notFound, "\(action)") }

@@ -84,7 +84,7 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
             case's properties, status or due date, in the order made (by the opening record, a visit, or a coordinator by \
             hand). Their values are written as the records' are (yes/no as `1`/`0`, dates `YYYY-MM-DD`, choices by code). \
             When the export has the statistics files, each has its own `.sav` and `.dta` (`cases.sav`, \
-            `case_history.dta`, …) and a sheet in records.xlsx: a property is a number there when every value is a number \
+            `case_history.dta`, …) and a sheet in records.xlsx (when it fits one: Excel holds 1,048,575 rows): a property is a number there when every value is a number \
             written plainly, a date when every value is a date, and text otherwise. \
             \(columns.dueLeftOut ? "The due date is left out: it is worked out from an identifying answer. " : "")\
             Properties set from identifying answers are \(plan.options.includeIdentifiers ? "included" : "left out")\

@@ -204,7 +204,8 @@ public enum CaseAction: String, Sendable, CaseIterable {
     case update
     /// Name it as the case a follow-up record visits (an ODK submission picks it by id): a visit
     /// made offline keeps its case though the case was closed since, or given to another after
-    /// the visitor opened or visited it.
+    /// the visitor opened it (the ODK façade asks this; a record sent to `POST /v1/records`
+    /// names its case unchecked, and the case service folds it into a case of its own team only).
     case visit
 }
 
@@ -213,8 +214,8 @@ extension RecordAccessPolicy {
     /// - its team's coordinators see every case of the team, open or closed, and assign and close them;
     /// - a field worker of the team sees the open cases assigned to them or left to the team (a
     ///   closed case, or one assigned to another, is not theirs to know: 404), and may only read;
-    ///   a follow-up of theirs visits such a case though it was closed since, and a case they opened
-    ///   or visited before though it was given to another since (`hadIt`): made offline, it was theirs then;
+    ///   a follow-up of theirs visits such a case though it was closed since, and a case whose
+    ///   opening record is theirs though it was given to another since (`hadIt`);
     /// - anyone else (another team, admins, researchers, who export instead) is told it does not exist.
     public static func decide(
         _ action: CaseAction, by user: User, onCaseOf teamId: Int64, assignee: String?, isOpen: Bool, hadIt: Bool = false

@@ -605,12 +605,13 @@ public final class CaseService: Sendable {
 
     /// The case a follow-up record `user` sends names, as the record-access policy lets them
     /// visit it (``CaseAction/visit``: a visit made offline keeps a case closed since, or given
-    /// to another after they opened or visited it).
+    /// to another after they opened it).
     /// The case is given as it stood at `revision` (the version the visit's form read; nil: now).
     public func visited(_ id: UUID, by user: User, asOf revision: Int? = nil) async throws -> StoredCase {
         guard let stored = try await store.storedCase(id: id), !stored.erased else { throw Self.notFound(id) }
-        // Whether the visitor opened it or visited it before (then it was theirs, whoever has it now).
-        let hadIt = stored.opening.collector == user.username || stored.visits.contains { $0.collector == user.username && !$0.withdrawn }
+        // Whether the visitor opened it (the record that opened it is theirs: they met the
+        // patient). A visit of theirs does not count: one can be sent for any case of the team.
+        let hadIt = stored.opening.collector == user.username
         try Self.check(.visit, user, stored, hadIt: hadIt)
         return revision.map { CaseFold.asOf($0, stored) } ?? stored
     }
