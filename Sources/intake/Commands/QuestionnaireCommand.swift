@@ -204,6 +204,9 @@ struct QuestionnaireCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("Questionnaire folders or ids.", valueName: "folder"))
         var folders: [String] = [QuestionnaireCatalog.defaultId]
 
+        /// How many untranslated texts a folder's note lists.
+        static let untranslatedShown = 30
+
         func run() throws {
             var failed = false
             for folder in folders {
@@ -214,6 +217,17 @@ struct QuestionnaireCommand: ParsableCommand {
                         "ok: \(url.path): \(q.id) version \(q.version), \(q.sections.count) sections, \(q.questionCount) questions, languages \(q.languages.joined(separator: ", "))"
                     )
                     if let cases = q.cases.summary { print("  cases: \(cases)") }
+                    // Not a problem (the questionnaire loads), but rarely meant: said, not refused.
+                    let untranslated = q.untranslated
+                    if !untranslated.isEmpty {
+                        print(
+                            "  note: \(untranslated.count) text(s) a translation leaves in the base language (its readers see that instead):"
+                        )
+                        for item in untranslated.prefix(Self.untranslatedShown) { print("    \(item)") }
+                        if untranslated.count > Self.untranslatedShown {
+                            print("    … and \(untranslated.count - Self.untranslatedShown) more")
+                        }
+                    }
                 } catch {
                     printError(error.description)
                     failed = true
