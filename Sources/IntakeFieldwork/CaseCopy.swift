@@ -110,18 +110,29 @@ public struct CaseCopy: Sendable {
 
 /// How `intake cases` shows cases: a list with initials, never names, and one case in full.
 public enum CaseText {
-    public static func list(_ cases: [FollowedCase], today: LocalDate) -> [String] {
+    /// The columns of the full table; a terminal narrower than they (a phone's, 40 columns) gets
+    /// the first four, which fit one.
+    static let listWidths = [8, 12, 5, 11, 12, 6]
+
+    /// The table of `intake cases list`, soonest due first; `width`: the terminal's columns, when
+    /// it says (a narrow one gets id, list, initials and due, its conflicts marked beside the due date).
+    public static func list(_ cases: [FollowedCase], today: LocalDate, width: Int? = nil) -> [String] {
         guard !cases.isEmpty else { return ["No open cases on this machine."] }
-        var lines = [TextTable.row(["id", "list", "who", "due", "for", "visits"], widths: [8, 12, 5, 11, 12, 6])]
+        let narrow = width.map { $0 < listWidths.reduce(listWidths.count - 1, +) } ?? false
+        let widths = narrow ? Array(listWidths.prefix(4)) : listWidths
+        let header = ["id", "list", "who", "due", "for", "visits"]
+        var lines = [TextTable.row(Array(header.prefix(widths.count)), widths: widths)]
         for followed in cases {
             let due = followed.due.map { $0.description + (followed.isOverdue(on: today) ? "!" : "") } ?? "-"
-            lines.append(
-                TextTable.row(
-                    [
-                        String(followed.id.uuidString.lowercased().prefix(8)), followed.list, followed.patient.initials, due,
-                        followed.assignee ?? "(team)", String(followed.visits) + (followed.conflicts.isEmpty ? "" : " ⚠"),
-                    ], widths: [8, 12, 5, 11, 12, 6]))
+            let conflict = followed.conflicts.isEmpty ? "" : " ⚠"
+            let row = [
+                String(followed.id.uuidString.lowercased().prefix(8)), followed.list, followed.patient.initials,
+                narrow ? due + conflict.trimmingCharacters(in: .whitespaces) : due, followed.assignee ?? "(team)",
+                String(followed.visits) + conflict,
+            ]
+            lines.append(TextTable.row(Array(row.prefix(widths.count)), widths: widths))
         }
+        if narrow { lines.append("Details: intake cases show ID") }
         let overdue = cases.filter { $0.isOverdue(on: today) }.count
         if overdue > 0 { lines.append("\(overdue) overdue (marked !).") }
         if cases.contains(where: { !$0.conflicts.isEmpty }) {

@@ -3,6 +3,7 @@ import Foundation
 import IntakeClient
 import IntakeCore
 import IntakeFieldwork
+import IntakeTerminal
 
 struct CasesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,7 +57,7 @@ struct CasesCommand: AsyncParsableCommand {
                 print("No cases on this machine yet: run 'intake cases pull' while the server can be reached.")
                 return
             }
-            CaseText.list(copy.cases, today: CasesCommand.today).forEach { print($0) }
+            CaseText.list(copy.cases, today: CasesCommand.today, width: TerminalSize.columns(STDOUT_FILENO)).forEach { print($0) }
         }
     }
 

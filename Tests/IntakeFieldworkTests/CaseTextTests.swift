@@ -1,0 +1,44 @@
+import Foundation
+import IntakeCore
+import IntakeFieldwork
+import Testing
+
+/// `intake cases list` as a field worker's terminal shows it.
+struct CaseTextTests {
+    let today = LocalDate(iso: "2026-12-01")!
+    var cases: [FollowedCase] {
+        [
+            FollowedCase(
+                id: UUID(uuidString: "E593AB6E-0000-4000-8000-000000000001")!, list: "follow-up", assignee: "amina",
+                due: LocalDate(iso: "2026-11-20"), openedAt: Date(), patient: PatientIdentification(givenName: "فاطمة", familyName: "حداد"),
+                visits: 2, conflicts: ["phq2"]),
+            FollowedCase(
+                id: UUID(uuidString: "599512A3-0000-4000-8000-000000000002")!, list: "follow-up", due: LocalDate(iso: "2026-12-09"),
+                openedAt: Date(), patient: PatientIdentification(givenName: "Sami", familyName: "Al Hassan")),
+        ]
+    }
+
+    @Test func aWideTerminalGetsEveryColumn() {
+        let lines = CaseText.list(cases, today: today, width: 80).map(Self.plain)
+        #expect(lines[0] == "id       list         who   due         for          visits")
+        #expect(lines[1].hasPrefix("e593ab6e follow-up    ") && lines[1].hasSuffix("2026-11-20! amina        2 ⚠"), "\(lines[1])")
+        #expect(lines[2].hasSuffix("2026-12-09  (team)       0"), "\(lines[2])")
+        #expect(CaseText.list(cases, today: today).map(Self.plain) == lines, "a pipe (no width) gets the full table")
+    }
+
+    /// A phone's terminal (40 columns): each case on one line of it, its conflict beside its
+    /// due date, and where the rest is shown.
+    @Test func aFortyColumnTerminalGetsOneLineACase() {
+        let lines = CaseText.list(cases, today: today, width: 40).map(Self.plain)
+        #expect(lines[0] == "id       list         who   due")
+        #expect(lines[1].hasSuffix("2026-11-20!⚠"), "\(lines[1])")
+        #expect(lines[2].hasSuffix("S. A. 2026-12-09"), "\(lines[2])")
+        #expect(lines.contains("Details: intake cases show ID"))
+        for line in lines.prefix(3) { #expect(line.unicodeScalars.count <= 40, "\(line)") }
+    }
+
+    /// A row without the direction marks that keep an Arabic name's cells in their columns.
+    static func plain(_ line: String) -> String {
+        String(String.UnicodeScalarView(line.unicodeScalars.filter { $0 != "\u{200E}" && $0 != "\u{200F}" }))
+    }
+}
