@@ -78,6 +78,19 @@ extension ConsoleRoutes {
         return .page(render("cases", session, title: language["cases"], values))
     }
 
+    /// How the newest published questionnaire that follows `list` declares its properties (their
+    /// choices' labels); nil when none does.
+    func caseDeclaration(of list: String) async throws -> CaseRules.Follow? {
+        let versions = try await services.questionnaires.published().filter { $0.status.state != .draft }
+        for version in versions.sorted(by: { $0.publishedAt > $1.publishedAt }) {
+            let reference = QuestionnaireReference(id: version.id, version: version.version)
+            if let follows = try await services.questionnaires.questionnaire(reference)?.cases.follows, follows.list == list {
+                return follows
+            }
+        }
+        return nil
+    }
+
     func casePage(_ session: ConsoleSession, id: UUID, flash: String?) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
@@ -117,6 +130,7 @@ extension ConsoleRoutes {
                     ]
                 ))
         }
+        let follows = try await caseDeclaration(of: stored.list)
         let coordinator = RoutePolicy.admits("PUT", "/v1/cases/{id}/assignee", user) && !stored.erased
         var values: [String: Any] = [
             "id": stored.id.uuidString.lowercased(), "list": stored.list,
@@ -126,7 +140,14 @@ extension ConsoleRoutes {
             "due": stored.due.map { language.date($0.description) } ?? "—",
             "overdue": stored.status == .open && (stored.due.map { $0 < today } ?? false),
             "revision": language.number(stored.revision),
-            "properties": stored.properties.keys.sorted().map { ["name": $0, "value": ExpressionValue(stored.properties[$0]!).text] },
+            "properties": stored.properties.keys.sorted().map { name in
+                let value = stored.properties[name]!
+                let declared = follows?.properties.first { $0.name == name }
+                return [
+                    "name": name,
+                    "value": declared.map { $0.text(of: value, language: language.translation) } ?? ExpressionValue(value).text,
+                ]
+            },
             "hasProperties": !stored.properties.isEmpty,
             "conflicts": stored.conflicts.map { conflict in
                 [

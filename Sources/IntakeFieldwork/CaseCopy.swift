@@ -141,7 +141,9 @@ public enum CaseText {
         return lines
     }
 
-    public static func detail(_ followed: FollowedCase, today: LocalDate) -> [String] {
+    /// What `intake cases show` prints; `follows`: the declaration of the questionnaire that
+    /// follows the case's list, whose choices' labels its properties are shown by.
+    public static func detail(_ followed: FollowedCase, today: LocalDate, follows: CaseRules.Follow? = nil) -> [String] {
         var lines = [
             "Case \(followed.id.uuidString.lowercased())",
             "  list:      \(followed.list) (\(followed.status))",
@@ -152,7 +154,9 @@ public enum CaseText {
             "  visits:    \(followed.visits) (revision \(followed.revision))",
         ]
         for name in followed.properties.keys.sorted() {
-            lines.append("  \(name): \(ExpressionValue(followed.properties[name]!).text)")
+            let value = followed.properties[name]!
+            let text = follows?.properties.first { $0.name == name }.map { $0.text(of: value) } ?? ExpressionValue(value).text
+            lines.append("  \(name): \(text)")
         }
         if !followed.conflicts.isEmpty {
             lines.append("  conflicts: \(followed.conflicts.joined(separator: ", ")) (visits made offline from one revision disagree)")

@@ -54,10 +54,19 @@ struct ConsoleCaseTests {
             let day = Self.html(try await coordinator.get("/console/day"))
             #expect(day.contains("cases left to the team") && day.contains("href=\"/console/cases\""))
 
+            // Before a questionnaire follows its list, a choice property shows its code.
+            // (The screening sets it as text, `set: reason = if(…, "self_harm", …)`; the follow-up reads it as its choice.)
+            let reason = try #require(stored.properties["reason"].map { ExpressionValue($0).text })
+            #expect(Self.html(try await coordinator.get("/console/cases/\(id)")).contains("<td>\(reason)</td>"))
+            _ = try await server.services.questionnaires.publish(
+                directory: TestServer.repositoryRoot.appendingPathComponent("Questionnaires/follow-up"))
             let page = try await coordinator.get("/console/cases/\(id)")
             #expect(page.status == .ok)
             let shown = Self.html(page)
             #expect(shown.contains("opened the case") && shown.contains("/console/records/\(screening.id.uuidString.lowercased())"))
+            // Once one does, by the label it declares.
+            let label = ["low_mood": "Low mood", "long_term_illness": "A long-term illness", "self_harm": "Thoughts of self-harm"][reason]
+            #expect(shown.contains("<td>reason</td><td>\(try #require(label))</td>"), "\(reason)")
             let token = try #require(Browser.csrf(page))
             // Left to the team, then closed: both on the case, both in its timeline.
             let assigned = try await coordinator.post("/console/cases/\(id)/assignee", [("csrf", token), ("assignee", "")])

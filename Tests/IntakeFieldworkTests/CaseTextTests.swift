@@ -37,6 +37,24 @@ struct CaseTextTests {
         for line in lines.prefix(3) { #expect(line.unicodeScalars.count <= 40, "\(line)") }
     }
 
+    /// `intake cases show`: a choice property by the label the following questionnaire declares
+    /// (several joined), a code it lacks as it stands, other values as they are; by its code
+    /// when no questionnaire on the machine follows the list.
+    @Test func showGivesAChoicePropertyByItsLabel() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let followUp = try QuestionnaireLoader.load(directory: root.appendingPathComponent("Questionnaires/follow-up"))
+        let follows = try #require(followUp.cases.follows)
+        var followed = cases[0]
+        followed.properties = ["reason": .text("self_harm"), "phq2": .integer(4), "self_harm": .yesNo(true), "kept": .choice("gone")]
+        let shown = CaseText.detail(followed, today: today, follows: follows)
+        #expect(shown.contains("  reason: Thoughts of self-harm"), "\(shown)")
+        #expect(shown.contains("  phq2: 4") && shown.contains("  self_harm: yes") && shown.contains("  kept: gone"))
+        #expect(CaseText.detail(followed, today: today).contains("  reason: self_harm"))
+        let reason = try #require(follows.properties.first { $0.name == "reason" })
+        #expect(reason.text(of: .choice("low_mood")) == "Low mood")
+        #expect(reason.text(of: .choices(["low_mood", "self_harm", "other"])) == "Low mood, Thoughts of self-harm, other")
+    }
+
     /// A row without the direction marks that keep an Arabic name's cells in their columns.
     static func plain(_ line: String) -> String {
         String(String.UnicodeScalarView(line.unicodeScalars.filter { $0 != "\u{200E}" && $0 != "\u{200F}" }))

@@ -153,6 +153,20 @@ extension CaseRules.Property {
         default: return Answer(.text(trimmed), for: type)
         }
     }
+
+    /// The value as people read it: a choice by its label (in `language` when the declaration
+    /// gives one), several separated by commas, a code the declaration lacks as it stands; any
+    /// other value as expressions write it. A code a screening set as text (`set: reason =
+    /// "low_mood"`) is read as the choice, as a follow-up reads it.
+    public func text(of value: Answer, language: String? = nil) -> String {
+        guard let set = type.choices else { return ExpressionValue(value).text }
+        func label(_ code: String) -> String { set.choice(code: code)?.label.text(in: language) ?? code }
+        switch Answer(ExpressionValue(value), for: type) ?? value {
+        case .choice(let code): return label(code)
+        case .choices(let codes): return codes.map(label).joined(separator: ", ")
+        default: return ExpressionValue(value).text
+        }
+    }
 }
 
 /// A list's name: lowercase letters, digits, `-` and `_`, starting with a letter (`follow-up`).

@@ -69,7 +69,10 @@ struct CasesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try storeOptions.openUnlocked()
-            CaseText.detail(try CaseCopy(store: store).find(reference), today: CasesCommand.today).forEach { print($0) }
+            let followed = try CaseCopy(store: store).find(reference)
+            // Its properties' choices are shown by their labels, as the questionnaire that follows its list declares them.
+            let follows = (try? QuestionnaireOptions.following(list: followed.list, store: store))?.cases.follows
+            CaseText.detail(followed, today: CasesCommand.today, follows: follows).forEach { print($0) }
         }
     }
 

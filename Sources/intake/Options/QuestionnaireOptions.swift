@@ -47,6 +47,15 @@ struct QuestionnaireOptions: ParsableArguments {
             }
             return chosen
         }
+        if let found = try Self.following(list: list, store: store) { return found }
+        throw ValidationError(
+            "No questionnaire on this machine follows the case list '\(list)'; pull your team's questionnaires ('intake questionnaire pull') and try again."
+        )
+    }
+
+    /// The questionnaire that follows the case list `list` among those pulled from the server,
+    /// or else in the local Questionnaires folder; nil when none does.
+    static func following(list: String, store: LocalStore) throws -> Questionnaire? {
         for pulled in try store.pulledQuestionnaires() where pulled.state == "published" {
             if let current = try store.currentPulled(id: pulled.id), let loaded = try? current.load(), loaded.cases.follows?.list == list {
                 return loaded
@@ -55,9 +64,7 @@ struct QuestionnaireOptions: ParsableArguments {
         for folder in QuestionnaireCatalog.commandLine.folders() {
             if let loaded = try? QuestionnaireLoader.load(directory: folder), loaded.cases.follows?.list == list { return loaded }
         }
-        throw ValidationError(
-            "No questionnaire on this machine follows the case list '\(list)'; pull your team's questionnaires ('intake questionnaire pull') and try again."
-        )
+        return nil
     }
 
     /// A version of a questionnaire kept on this machine (pulled from the server), for a draft
