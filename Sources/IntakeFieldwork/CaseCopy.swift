@@ -1,6 +1,7 @@
 import Foundation
 import IntakeClient
 import IntakeCore
+import IntakeForm
 import IntakeStore
 
 /// The cases this machine's account follows, kept sealed in the local store (like the registry's
@@ -114,54 +115,61 @@ public enum CaseText {
     /// the first four, which fit one.
     static let listWidths = [8, 12, 5, 11, 12, 6]
 
-    /// The table of `intake cases list`, soonest due first; `width`: the terminal's columns, when
-    /// it says (a narrow one gets id, list, initials and due, its conflicts marked beside the due date).
-    public static func list(_ cases: [FollowedCase], today: LocalDate, width: Int? = nil) -> [String] {
-        guard !cases.isEmpty else { return ["No open cases on this machine."] }
+    /// The table of `intake cases list`, soonest due first, in the language `say` speaks;
+    /// `width`: the terminal's columns, when it says (a narrow one gets id, list, initials and
+    /// due, its conflicts marked beside the due date).
+    public static func list(_ cases: [FollowedCase], today: LocalDate, width: Int? = nil, say: FormLanguage = FormLanguage(nil))
+        -> [String]
+    {
+        guard !cases.isEmpty else { return [say(.casesNone)] }
         let narrow = width.map { $0 < listWidths.reduce(listWidths.count - 1, +) } ?? false
         let widths = narrow ? Array(listWidths.prefix(4)) : listWidths
-        let header = ["id", "list", "who", "due", "for", "visits"]
-        var lines = [TextTable.row(Array(header.prefix(widths.count)), widths: widths)]
+        let rtl = say.isRightToLeft
+        let header = say(.caseColumns).split(separator: "|").map(String.init)
+        var lines = [TextTable.row(Array(header.prefix(widths.count)), widths: widths, rightToLeft: rtl)]
         for followed in cases {
             let due = followed.due.map { $0.description + (followed.isOverdue(on: today) ? "!" : "") } ?? "-"
             let conflict = followed.conflicts.isEmpty ? "" : " ⚠"
             let row = [
                 String(followed.id.uuidString.lowercased().prefix(8)), followed.list, followed.patient.initials,
-                narrow ? due + conflict.trimmingCharacters(in: .whitespaces) : due, followed.assignee ?? "(team)",
+                narrow ? due + conflict.trimmingCharacters(in: .whitespaces) : due, followed.assignee ?? say(.caseTheTeam),
                 String(followed.visits) + conflict,
             ]
-            lines.append(TextTable.row(Array(row.prefix(widths.count)), widths: widths))
+            lines.append(TextTable.row(Array(row.prefix(widths.count)), widths: widths, rightToLeft: rtl))
         }
-        if narrow { lines.append("Details: intake cases show ID") }
+        if narrow { lines.append(say(.casesDetails)) }
         let overdue = cases.filter { $0.isOverdue(on: today) }.count
-        if overdue > 0 { lines.append("\(overdue) overdue (marked !).") }
-        if cases.contains(where: { !$0.conflicts.isEmpty }) {
-            lines.append("⚠: visits made offline from the same revision disagree; a coordinator reviews them.")
-        }
+        if overdue > 0 { lines.append(say(.casesOverdue(overdue))) }
+        if cases.contains(where: { !$0.conflicts.isEmpty }) { lines.append(say(.casesConflictNote)) }
         return lines
     }
 
-    /// What `intake cases show` prints; `follows`: the declaration of the questionnaire that
-    /// follows the case's list, whose choices' labels its properties are shown by.
-    public static func detail(_ followed: FollowedCase, today: LocalDate, follows: CaseRules.Follow? = nil) -> [String] {
+    /// What `intake cases show` prints, in the language `say` speaks; `follows`: the declaration
+    /// of the questionnaire that follows the case's list, whose choices' labels its properties
+    /// are shown by.
+    public static func detail(
+        _ followed: FollowedCase, today: LocalDate, follows: CaseRules.Follow? = nil, say: FormLanguage = FormLanguage(nil)
+    ) -> [String] {
+        let labels = say(.caseFields).split(separator: "|").map(String.init)
+        func field(_ index: Int, _ value: String) -> String {
+            "  " + (labels[index] + ":").padding(toLength: max(11, labels[index].count + 2), withPad: " ", startingAt: 0) + value
+        }
         var lines = [
-            "Case \(followed.id.uuidString.lowercased())",
-            "  list:      \(followed.list) (\(followed.status))",
-            "  patient:   \(followed.patient.givenName) \(followed.patient.familyName)"
-                + (followed.patient.dateOfBirth.map { ", born \($0)" } ?? ""),
-            "  follows:   \(followed.assignee ?? "the team")",
-            "  due:       \(followed.due.map { $0.description + (followed.isOverdue(on: today) ? " (overdue)" : "") } ?? "-")",
-            "  visits:    \(followed.visits) (revision \(followed.revision))",
+            say(.caseHeading(id: followed.id.uuidString.lowercased())),
+            field(0, "\(followed.list) (\(say(.caseStatus(open: followed.status == "open"))))"),
+            field(1, followed.patient.fullName + (followed.patient.dateOfBirth.map { say(.caseBorn($0.description)) } ?? "")),
+            field(2, followed.assignee ?? say(.caseTheTeam)),
+            field(3, followed.due.map { $0.description + (followed.isOverdue(on: today) ? " " + say(.caseOverdue) : "") } ?? "-"),
+            field(4, say(.caseVisits(visits: followed.visits, revision: followed.revision))),
         ]
         for name in followed.properties.keys.sorted() {
             let value = followed.properties[name]!
-            let text = follows?.properties.first { $0.name == name }.map { $0.text(of: value) } ?? ExpressionValue(value).text
+            let text =
+                follows?.properties.first { $0.name == name }.map { $0.text(of: value, language: say.code) } ?? ExpressionValue(value).text
             lines.append("  \(name): \(text)")
         }
-        if !followed.conflicts.isEmpty {
-            lines.append("  conflicts: \(followed.conflicts.joined(separator: ", ")) (visits made offline from one revision disagree)")
-        }
-        lines.append("Fill its follow-up: intake fill --case \(followed.id.uuidString.lowercased().prefix(8))")
+        if !followed.conflicts.isEmpty { lines.append(field(5, say(.caseConflicts(followed.conflicts.joined(separator: ", "))))) }
+        lines.append(say(.caseFill(id: String(followed.id.uuidString.lowercased().prefix(8)))))
         return lines
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import IntakeCore
 import IntakeFieldwork
+import IntakeForm
 import Testing
 
 /// `intake cases list` as a field worker's terminal shows it.
@@ -53,6 +54,27 @@ struct CaseTextTests {
         let reason = try #require(follows.properties.first { $0.name == "reason" })
         #expect(reason.text(of: .choice("low_mood")) == "Low mood")
         #expect(reason.text(of: .choices(["low_mood", "self_harm", "other"])) == "Low mood, Thoughts of self-harm, other")
+    }
+
+    /// In the field worker's language: Arabic's table reads right to left, French's in French;
+    /// a narrow Arabic table still fits 40 columns.
+    @Test func theListAndACaseSpeakTheFieldWorkersLanguage() {
+        let arabic = FormLanguage("ar")
+        let lines = CaseText.list(cases, today: today, width: 80, say: arabic)
+        #expect(Self.plain(lines[0]) == "المعرّف  القائمة      من    الموعد      المتابِع     الزيارات")
+        #expect(lines[0].contains("\u{200F}") && lines[2].contains("\u{200F}"), "each cell ends with a right-to-left mark")
+        #expect(lines.contains("متأخرة: 1 (عليها !)."))
+        #expect(Self.plain(lines[2]).contains("(الفريق)"))
+        for line in CaseText.list(cases, today: today, width: 40, say: arabic).prefix(3) {
+            #expect(Self.plain(line).unicodeScalars.count <= 40, "\(line)")
+        }
+        let shown = CaseText.detail(cases[0], today: today, say: arabic).map(Self.plain)
+        #expect(shown[0] == "الحالة e593ab6e-0000-4000-8000-000000000001")
+        #expect(shown[1] == "  القائمة:   follow-up (مفتوحة)" && shown[2] == "  المريض:    فاطمة حداد", "\(shown)")
+        #expect(shown.contains("  الموعد:    2026-11-20 (متأخرة)"), "\(shown)")
+        let french = CaseText.detail(cases[1], today: today, say: FormLanguage("fr"))
+        #expect(french.contains("  suivi par: (équipe)") && french.last == "Saisir son suivi : intake fill --case 599512a3", "\(french)")
+        #expect(CaseText.list([], today: today, say: FormLanguage("fr")) == ["Aucun cas ouvert sur cet appareil."])
     }
 
     /// A row without the direction marks that keep an Arabic name's cells in their columns.

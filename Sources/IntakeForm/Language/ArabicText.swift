@@ -270,6 +270,23 @@ enum ArabicText {
 
         case .questionnairesToPull(let versions):
             "إصدارات استبيان منشورة لم تُسحب إلى هذا الجهاز: \(versions.count) (\(versions.map(latin).joined(separator: "، "))). اسحبها بالأمر \(latin("intake questionnaire pull"))."
+        case .casesPulled(let total, let received, let dropped):
+            "الحالات المفتوحة على هذا الجهاز: \(total)، محفوظة مشفّرة (جديدة أو معدّلة: \(received)، مغلقة أو أُسندت إلى غيرك: \(dropped))."
+        case .casesNoneYet: "لا حالات على هذا الجهاز بعد: شغّل \(latin("intake cases pull")) عندما يمكن الوصول إلى الخادم."
+        case .casesNone: "لا حالات مفتوحة على هذا الجهاز."
+        case .caseColumns: "المعرّف|القائمة|من|الموعد|المتابِع|الزيارات"
+        case .caseTheTeam: "(الفريق)"
+        case .casesOverdue(let count): "متأخرة: \(count) (عليها !)."
+        case .casesConflictNote: "⚠: زيارات سُجّلت دون اتصال من المراجعة نفسها ولا تتفق؛ يراجعها المنسّق."
+        case .casesDetails: "التفاصيل: \(latin("intake cases show ID"))"
+        case .caseHeading(let id): "الحالة \(latin(id))"
+        case .caseStatus(let open): open ? "مفتوحة" : "مغلقة"
+        case .caseFields: "القائمة|المريض|المتابِع|الموعد|الزيارات|التعارضات"
+        case .caseBorn(let date): "، مواليد \(latin(date))"
+        case .caseOverdue: "(متأخرة)"
+        case .caseVisits(let visits, let revision): "\(visits) (المراجعة \(revision))"
+        case .caseConflicts(let properties): "\(latin(properties)) (زيارات سُجّلت دون اتصال من مراجعة واحدة ولا تتفق)"
+        case .caseFill(let id): "سجّل زيارة متابعتها: \(latin("intake fill --case " + id))"
         case .queueListEmpty: "قائمة الانتظار فارغة."
         case .queueColumns: "المعرّف|الحالة|المحاولات|في الانتظار منذ|النوع|السبب"
         case .queueWaiting: "ينتظر"

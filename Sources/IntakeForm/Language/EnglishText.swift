@@ -231,6 +231,23 @@ enum EnglishText {
 
         case .questionnairesToPull(let versions):
             "\(plural(versions.count, "questionnaire version")) published that this machine has not pulled (\(versions.joined(separator: ", "))): 'intake questionnaire pull'."
+        case .casesPulled(let total, let received, let dropped):
+            "Cases: \(total) open on this machine, sealed (\(received) new or changed, \(dropped) closed or given to someone else)."
+        case .casesNoneYet: "No cases on this machine yet: run 'intake cases pull' while the server can be reached."
+        case .casesNone: "No open cases on this machine."
+        case .caseColumns: "id|list|who|due|for|visits"
+        case .caseTheTeam: "(team)"
+        case .casesOverdue(let count): "\(count) overdue (marked !)."
+        case .casesConflictNote: "⚠: visits made offline from the same revision disagree; a coordinator reviews them."
+        case .casesDetails: "Details: intake cases show ID"
+        case .caseHeading(let id): "Case \(id)"
+        case .caseStatus(let open): open ? "open" : "closed"
+        case .caseFields: "list|patient|follows|due|visits|conflicts"
+        case .caseBorn(let date): ", born \(date)"
+        case .caseOverdue: "(overdue)"
+        case .caseVisits(let visits, let revision): "\(visits) (revision \(revision))"
+        case .caseConflicts(let properties): "\(properties) (visits made offline from one revision disagree)"
+        case .caseFill(let id): "Fill its follow-up: intake fill --case \(id)"
         case .queueListEmpty: "The queue is empty."
         case .queueColumns: "ID|STATE|ATTEMPTS|QUEUED|KIND|REASON"
         case .queueWaiting: "waiting"

@@ -214,6 +214,26 @@ public enum FormText: Sendable {
     case interrupted
     case interruptedSending
 
+    // `intake cases`.
+    case casesPulled(total: Int, received: Int, dropped: Int)
+    case casesNoneYet
+    case casesNone
+    /// The columns of `intake cases list`, separated by `|`: id, list, initials, due, who follows, visits.
+    case caseColumns
+    case caseTheTeam
+    case casesOverdue(Int)
+    case casesConflictNote
+    case casesDetails
+    case caseHeading(id: String)
+    case caseStatus(open: Bool)
+    /// The labels of `intake cases show`, separated by `|`: list, patient, follows, due, visits, conflicts.
+    case caseFields
+    case caseBorn(String)
+    case caseOverdue
+    case caseVisits(visits: Int, revision: Int)
+    case caseConflicts(String)
+    case caseFill(id: String)
+
     // `intake flush`.
     case queueEmpty
     // `intake queue list`.

@@ -275,6 +275,23 @@ enum FrenchText {
 
         case .questionnairesToPull(let versions):
             "\(plural(versions.count, "version de questionnaire publiée que cet appareil n'a pas téléchargée", "versions de questionnaire publiées que cet appareil n'a pas téléchargées")) (\(versions.joined(separator: ", "))) : 'intake questionnaire pull'."
+        case .casesPulled(let total, let received, let dropped):
+            "Cas : \(total) ouverts sur cet appareil, chiffrés (\(received) nouveaux ou modifiés, \(dropped) fermés ou confiés à quelqu'un d'autre)."
+        case .casesNoneYet: "Aucun cas sur cet appareil : lancez 'intake cases pull' quand le serveur est joignable."
+        case .casesNone: "Aucun cas ouvert sur cet appareil."
+        case .caseColumns: "id|liste|qui|échéance|suivi par|visites"
+        case .caseTheTeam: "(équipe)"
+        case .casesOverdue(let count): "\(count) en retard (marqués !)."
+        case .casesConflictNote: "⚠ : des visites faites hors ligne depuis la même révision divergent ; un coordinateur les examine."
+        case .casesDetails: "Détails : intake cases show ID"
+        case .caseHeading(let id): "Cas \(id)"
+        case .caseStatus(let open): open ? "ouvert" : "fermé"
+        case .caseFields: "liste|patient|suivi par|échéance|visites|conflits"
+        case .caseBorn(let date): ", né(e) le \(date)"
+        case .caseOverdue: "(en retard)"
+        case .caseVisits(let visits, let revision): "\(visits) (révision \(revision))"
+        case .caseConflicts(let properties): "\(properties) (des visites faites hors ligne depuis une même révision divergent)"
+        case .caseFill(let id): "Saisir son suivi : intake fill --case \(id)"
         case .queueListEmpty: "La file d'attente est vide."
         case .queueColumns: "ID|ÉTAT|ESSAIS|EN FILE DEPUIS|TYPE|MOTIF"
         case .queueWaiting: "en attente"

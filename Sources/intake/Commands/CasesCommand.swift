@@ -3,6 +3,7 @@ import Foundation
 import IntakeClient
 import IntakeCore
 import IntakeFieldwork
+import IntakeForm
 import IntakeTerminal
 
 struct CasesCommand: AsyncParsableCommand {
@@ -40,9 +41,7 @@ struct CasesCommand: AsyncParsableCommand {
                 user = try await client.me()
             }
             let summary = try await CaseCopy(store: store).pull(from: client, user: user)
-            print(
-                "Cases: \(summary.total) open on this machine, sealed (\(summary.received) new or changed, \(summary.dropped) closed or given to someone else)."
-            )
+            print(Language.say(.casesPulled(total: summary.total, received: summary.received, dropped: summary.dropped)))
         }
     }
 
@@ -54,10 +53,11 @@ struct CasesCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try storeOptions.openUnlocked()
             guard let copy = try CaseCopy(store: store).load() else {
-                print("No cases on this machine yet: run 'intake cases pull' while the server can be reached.")
+                print(Language.say(.casesNoneYet))
                 return
             }
-            CaseText.list(copy.cases, today: CasesCommand.today, width: TerminalSize.columns(STDOUT_FILENO)).forEach { print($0) }
+            CaseText.list(copy.cases, today: CasesCommand.today, width: TerminalSize.columns(STDOUT_FILENO), say: Language.say)
+                .forEach { print($0) }
         }
     }
 
@@ -72,7 +72,7 @@ struct CasesCommand: AsyncParsableCommand {
             let followed = try CaseCopy(store: store).find(reference)
             // Its properties' choices are shown by their labels, as the questionnaire that follows its list declares them.
             let follows = (try? QuestionnaireOptions.following(list: followed.list, store: store))?.cases.follows
-            CaseText.detail(followed, today: CasesCommand.today, follows: follows).forEach { print($0) }
+            CaseText.detail(followed, today: CasesCommand.today, follows: follows, say: Language.say).forEach { print($0) }
         }
     }
 
