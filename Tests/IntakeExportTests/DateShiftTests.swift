@@ -18,7 +18,7 @@ struct DateShiftTests {
         let a = ExportRecord(first, keyer: keyer, includeIdentifiers: false, shiftDates: true)
         let b = ExportRecord(second, keyer: keyer, includeIdentifiers: false, shiftDates: true)
         let days = keyer.dateShift(patientKey: a.patientKey, recordId: first.id)
-        #expect((0..<365).contains(days))
+        #expect((1...365).contains(days))
         #expect(a.datesShifted && b.datesShifted)
         #expect(a.record[QuestionPosition(section: 1, index: 1)] == .date(LocalDate(year: 2026, month: 3, day: 1)!.adding(days: -days)))
         guard case .dictionary(let fields)? = a.record[QuestionPosition(section: 1, index: 2)] else { Issue.record("compound"); return }
@@ -31,6 +31,9 @@ struct DateShiftTests {
     @Test func shiftsDifferBetweenPatientsAndAreNeverAppliedTwice() throws {
         let shifts = Set((0..<200).map { keyer.dateShift(patientKey: "pk-\($0)", recordId: UUID()) })
         #expect(shifts.count > 100, "spread over the range")
+        // No patient keeps real dates: of 3,000, about 8 would draw 0 days were 0 a shift.
+        let all = (0..<3_000).map { keyer.dateShift(patientKey: "pk-\($0)", recordId: UUID()) }
+        #expect(all.allSatisfy { (1...365).contains($0) }, "\(all.filter { !(1...365).contains($0) })")
         let (v1, _) = try Fixtures.versions()
         let once = ExportRecord(Fixtures.record(v1, [1: .yesNo(true)]), keyer: keyer, includeIdentifiers: false, shiftDates: true)
         let line = try JSONLinesFormatter(plan: try ExportPlan(questionnaires: [v1])).row(once)

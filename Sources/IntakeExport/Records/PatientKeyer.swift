@@ -24,13 +24,16 @@ public struct PatientKeyer: Sendable {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
 
-    /// How many days (0 to 364) to move a patient's dates back: the same for every record with
+    /// How many days (1 to 365) to move a patient's dates back: the same for every record with
     /// this patient key (or, without one, for this record), and unguessable without the secret.
+    /// Never 0, which would leave one patient in 365 with real dates (the hash's 0 is read as 365;
+    /// every other patient's shift is what it was before).
     public func dateShift(patientKey: String?, recordId: UUID) -> Int {
         let subject = patientKey ?? recordId.uuidString.lowercased()
         let mac = HMAC<SHA256>.authenticationCode(for: Data(("intake-date-shift-1\u{1F}" + subject).utf8), using: key)
         let value = mac.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        return Int(value % 365)
+        let days = Int(value % 365)
+        return days == 0 ? 365 : days
     }
 
     /// `pk-` and 24 hex digits, or nil when the record has no names to key.
