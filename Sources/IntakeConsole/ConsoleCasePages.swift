@@ -84,7 +84,8 @@ extension ConsoleRoutes {
         let versions = try await services.questionnaires.published().filter { $0.status.state != .draft }
         for version in versions.sorted(by: { $0.publishedAt > $1.publishedAt }) {
             let reference = QuestionnaireReference(id: version.id, version: version.version)
-            if let follows = try await services.questionnaires.questionnaire(reference)?.cases.follows, follows.list == list {
+            // A version that cannot be read now labels nothing, rather than failing the page.
+            if let follows = (try? await services.questionnaires.questionnaire(reference))?.cases.follows, follows.list == list {
                 return follows
             }
         }

@@ -54,6 +54,11 @@ struct CaseTextTests {
         let reason = try #require(follows.properties.first { $0.name == "reason" })
         #expect(reason.text(of: .choice("low_mood")) == "Low mood")
         #expect(reason.text(of: .choices(["low_mood", "self_harm", "other"])) == "Low mood, Thoughts of self-harm, other")
+        // A multiple-choice property keeps a code its declaration lacks, shown as it stands.
+        let tags = CaseRules.Property(
+            name: "tags", type: .multipleChoice(ChoiceSet(choices: [Choice(code: "a", label: LocalizedText("Alpha"))])))
+        #expect(tags.text(of: .choices(["a", "other"])) == "Alpha, other")
+        #expect(tags.text(of: .text("a")) == "Alpha")
     }
 
     /// In the field worker's language: Arabic's table reads right to left, French's in French;

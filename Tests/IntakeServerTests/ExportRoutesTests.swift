@@ -176,7 +176,7 @@ struct ExportRoutesTests {
             let before = try #require(Timestamp.date(from: plain[0]["createdAt"] as! String))
             let after = try #require(Timestamp.date(from: shifted[0]["createdAt"] as! String))
             let days = before.timeIntervalSince(after) / 86_400
-            #expect(days >= 0 && days < 365 && days == days.rounded())
+            #expect((1...365).contains(days) && days == days.rounded())
             let both = try await client.send(.get, "/v1/exports?shiftDates=true&includeIdentifiers=true", as: "coordinator-a", in: server)
             // Each is a valid flag; together they contradict each other: 422, not a malformed request.
             #expect(both.status == .unprocessableContent && both.errorCode == "conflicting_options")

@@ -161,7 +161,9 @@ extension CaseRules.Property {
     public func text(of value: Answer, language: String? = nil) -> String {
         guard let set = type.choices else { return ExpressionValue(value).text }
         func label(_ code: String) -> String { set.choice(code: code)?.label.text(in: language) ?? code }
-        switch Answer(ExpressionValue(value), for: type) ?? value {
+        var value = value
+        if case .text = value, let read = Answer(ExpressionValue(value), for: type) { value = read }
+        switch value {
         case .choice(let code): return label(code)
         case .choices(let codes): return codes.map(label).joined(separator: ", ")
         default: return ExpressionValue(value).text

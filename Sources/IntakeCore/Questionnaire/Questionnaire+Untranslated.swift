@@ -56,7 +56,9 @@ extension Questionnaire {
                             if let set = field.type.choices { choiceSets.append(("\(field.key).", set)) }
                         }
                     }
-                    for (prefix, set) in choiceSets {
+                    for (fieldPrefix, set) in choiceSets {
+                        // A shared list's file names its codes bare; a field's inline choices are labelled `field.code`.
+                        let prefix = set.listName == nil ? fieldPrefix : ""
                         let codes = set.choices.filter { missing($0.label) }.map { "'\(prefix)\($0.code)'" }
                         guard !codes.isEmpty else { continue }
                         let what =

@@ -33,7 +33,7 @@ public final class CodebookMarkdownFormatter: ExportFormatter {
             - Identifiers are \(plan.options.includeIdentifiers ? "**included**" : "left out"); `patient_key` links the records \
             of one patient (a keyed hash of the folded names and date of birth). \
             \(plan.options.dropFreeText ? "Free-text answers are left out." : "Free-text answers are included and may contain names or places.")
-            \(identifyingNote)\(plan.options.shiftDates ? "- **Dates are shifted**: every date and time of a patient's records is moved back by the same secret number of days (0 to 364), so intervals within a patient are kept but calendar dates are not real. `age_years` is computed before shifting.\n" : "")\
+            \(identifyingNote)\(plan.options.shiftDates ? "- **Dates are shifted**: every date and time of a patient's records is moved back by the same secret number of days (1 to 365), so intervals within a patient are kept but calendar dates are not real. `age_years` is computed before shifting.\n" : "")\
             - `records_long.csv` has one row per answer (one per chosen code, one per compound field), keyed by section and index.
             - `records.sav` (SPSS), `records.dta` (Stata 14+) and `records.xlsx` (Excel: a sheet per table and this codebook) \
             hold the same values, typed: yes/no and multiple-choice columns are 0/1 labelled No/Yes, single-choice codes that are \

@@ -6,7 +6,7 @@ public struct ExportOptions: Sendable, Hashable {
     public var includeIdentifiers: Bool
     /// Free-text answers can hold names and places; this leaves their columns out.
     public var dropFreeText: Bool
-    /// Moves every date and time of a patient's records back by the same number of days (0 to 364,
+    /// Moves every date and time of a patient's records back by the same number of days (1 to 365,
     /// from a keyed hash of the patient key), hiding real dates but keeping intervals.
     public var shiftDates: Bool
     /// Written for a question that was asked (shown) but not answered. Hidden questions, and questions

@@ -55,7 +55,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: "Leave out free-text answers, which can hold names and places.")
     var dropFreeText = false
 
-    @Flag(help: "Move each patient's dates and times back by a secret number of days (0 to 364), keeping intervals.")
+    @Flag(help: "Move each patient's dates and times back by a secret number of days (1 to 365), keeping intervals.")
     var shiftDates = false
 
     @Option(
