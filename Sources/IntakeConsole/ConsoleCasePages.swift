@@ -78,20 +78,6 @@ extension ConsoleRoutes {
         return .page(render("cases", session, title: language["cases"], values))
     }
 
-    /// How the newest published questionnaire that follows `list` declares its properties (their
-    /// choices' labels); nil when none does.
-    func caseDeclaration(of list: String) async throws -> CaseRules.Follow? {
-        let versions = try await services.questionnaires.published().filter { $0.status.state != .draft }
-        for version in versions.sorted(by: { $0.publishedAt > $1.publishedAt }) {
-            let reference = QuestionnaireReference(id: version.id, version: version.version)
-            // A version that cannot be read now labels nothing, rather than failing the page.
-            if let follows = (try? await services.questionnaires.questionnaire(reference))?.cases.follows, follows.list == list {
-                return follows
-            }
-        }
-        return nil
-    }
-
     func casePage(_ session: ConsoleSession, id: UUID, flash: String?) async throws -> ConsoleAnswer {
         let user = session.user!
         let language = session.language
@@ -131,7 +117,7 @@ extension ConsoleRoutes {
                     ]
                 ))
         }
-        let follows = try await caseDeclaration(of: stored.list)
+        let follows = try await services.cases.declaration(of: stored.list, for: user)
         let coordinator = RoutePolicy.admits("PUT", "/v1/cases/{id}/assignee", user) && !stored.erased
         var values: [String: Any] = [
             "id": stored.id.uuidString.lowercased(), "list": stored.list,

@@ -322,6 +322,13 @@ public final class CaseService: Sendable {
         return parsed
     }
 
+    /// How the newest published questionnaire `user` sees that follows `list` declares its
+    /// properties (their types, their choices' labels); nil when none does.
+    public func declaration(of list: String, for user: User) async throws -> CaseRules.Follow? {
+        try await published(for: user).sorted { $0.0.publishedAt > $1.0.publishedAt }
+            .lazy.compactMap { $0.1.cases.follows }.first { $0.list == list }
+    }
+
     /// The case lists the published questionnaires `user` sees declare, by name.
     public func lists(for user: User) async throws -> [CaseList] {
         try await lists(in: published(for: user))
