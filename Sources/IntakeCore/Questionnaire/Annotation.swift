@@ -309,8 +309,8 @@ extension Annotation {
     static func parseChoices(_ text: Substring, column: Int) throws(Failure) -> [(code: String, label: String, filter: String?)] {
         var result: [(code: String, label: String, filter: String?)] = []
         var offset = 0
-        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            defer { offset += part.count + 1 }
+        for (part, characters) in text.split(atASCII: UInt8(ascii: ",")) {
+            defer { offset += characters + 1 }
             let partColumn = column + offset + part.prefix { $0 == " " }.count
             let item = part.trimmingSpaces()
             guard !item.isEmpty else {

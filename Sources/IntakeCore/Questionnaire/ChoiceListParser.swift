@@ -5,11 +5,11 @@ enum ChoiceListParser {
     /// `SY = Syria` or `Syria` (code `syria`); `amman:sahab = Sahab` is a choice shown when the
     /// question that filters the list is answered `amman`. Nil when no code can be made.
     static func choice(from item: String) -> (code: String, label: String, filter: String?)? {
-        if let equals = item.firstIndex(of: "=") {
+        if let equals = item.firstIndex(ofASCII: UInt8(ascii: "=")) {
             var code = item[..<equals].trimmingSpaces()
             let label = item[item.index(after: equals)...].trimmingSpaces()
             var filter: String?
-            if let colon = code.firstIndex(of: ":") {
+            if let colon = code.firstIndex(ofASCII: UInt8(ascii: ":")) {
                 filter = String(code[..<colon]).trimmingSpaces()
                 code = String(code[code.index(after: colon)...]).trimmingSpaces()
                 guard isCode(filter!) else { return nil }

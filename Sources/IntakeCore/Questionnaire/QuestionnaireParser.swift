@@ -96,13 +96,17 @@ final class QuestionnaireParser {
     /// The first 16 hex digits of SHA-256 over every file's name and decoded lines, in name order.
     private func version() -> String {
         var digest = SHA256()
+        // A file's bytes are gathered and hashed at once (the same bytes as a line at a time).
+        var bytes: [UInt8] = []
         for name in contentByFile.keys.sorted() {
             let lines = contentByFile[name]!
-            digest.update(data: Array("\(name)\n\(lines.count)\n".utf8))
-            for var line in lines {
-                line.withUTF8 { digest.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-                digest.update(data: [0x0A])
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: "\(name)\n\(lines.count)\n".utf8)
+            for line in lines {
+                bytes.append(contentsOf: line.utf8)
+                bytes.append(0x0A)
             }
+            digest.update(data: bytes)
         }
         return String(digest.finalize().hex.prefix(16))
     }
