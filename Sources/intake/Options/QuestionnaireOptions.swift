@@ -96,7 +96,8 @@ extension QuestionnaireCatalog {
     ///
     /// Read at every `intake fill`'s start (on the early questionnaire's thread), so through the
     /// C library: `getenv` rather than Foundation's dictionary of the whole environment, and
-    /// `realpath` rather than `resolvingSymlinksInPath()` (a fifth of that thread's time at a start).
+    /// `realpath` rather than `resolvingSymlinksInPath()` (finding the folder was about a tenth of
+    /// that thread's time at a start).
     static var commandLine: QuestionnaireCatalog {
         if let explicit = getenv("INTAKE_QUESTIONNAIRES").map({ String(cString: $0) }), !explicit.isEmpty {
             return QuestionnaireCatalog(root: URL(fileURLWithPath: explicit))
